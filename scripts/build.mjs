@@ -7,7 +7,8 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 await build({
-  entryPoints: { main: 'src/main.ts' },
+  // emulator.js lets plain scripts (the demo, benchmarks) start the emulator in-process.
+  entryPoints: { main: 'src/main.ts', emulator: 'src/emulator/index.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

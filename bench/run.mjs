@@ -1,0 +1,114 @@
+// `npm run bench`: start-up ratios against `node -e 0` measured in this same run,
+// peak memory of each command, then the emulator and events throughput benchmarks.
+// Budgets (design.md): --version, --help, calls --help ≤ 1.3×; account --json and
+// calls list --json (SVC_API_KEY, running emulator) ≤ 1.6×; peak memory ≤ 60 MiB.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const svc = join(root, 'bin/svc.js');
+const peakPreload = join(root, 'bench/peak-rss.cjs');
+const runs = Number(process.env.BENCH_RUNS ?? 30);
+const scratch = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Wall time of `node <args>` (median of `runs`, after 3 warm-ups) and its peak RSS. */
+function measure(args, env = {}) {
+  const rssFile = join(scratch, `rss-${Math.random().toString(16).slice(2)}`);
+  const fullEnv = { ...process.env, ...env, SVC_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1' };
+  const times = [];
+  for (let i = 0; i < runs + 3; i++) {
+    const started = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, args, { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (result.status !== 0) {
+      throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    }
+    if (i >= 3) times.push(ms);
+  }
+  // Peak memory from separate runs, so the preload does not colour the timings.
+  for (let i = 0; i < 3; i++) {
+    spawnSync(process.execPath, ['--require', peakPreload, ...args], {
+      env: { ...fullEnv, SVC_BENCH_RSS_FILE: rssFile },
+      stdio: 'ignore',
+    });
+  }
+  const peaks = readFileSync(rssFile, 'utf8').trim().split('\n').map(Number);
+  return { ms: median(times), peakMiB: Math.max(...peaks) / 1024 };
+}
+
+async function startEmulator() {
+  const child = spawn(process.execPath, [svc, 'emulator', '--port', '0', '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      const end = buffered.indexOf('\n');
+      if (end >= 0) resolve(buffered.slice(0, end));
+    });
+    child.on('exit', (code) => reject(new Error(`emulator exited ${code}`)));
+  });
+  return { ...JSON.parse(line), stop: () => child.kill('SIGINT') };
+}
+
+const emulator = await startEmulator();
+const apiEnv = { SVC_API_KEY: emulator.keys.test, SVC_BASE_URL: emulator.url };
+
+const cases = [
+  { name: 'svc --version', args: [svc, '--version'], budget: 1.3 },
+  { name: 'svc --help', args: [svc, '--help'], budget: 1.3 },
+  { name: 'svc calls --help', args: [svc, 'calls', '--help'], budget: 1.3 },
+  { name: 'svc account --json', args: [svc, 'account', '--json'], env: apiEnv, budget: 1.6 },
+  { name: 'svc calls list --json', args: [svc, 'calls', 'list', '--json'], env: apiEnv, budget: 1.6 },
+];
+
+const baseline = measure(['-e', '0']);
+const rows = [];
+let overBudget = 0;
+for (const c of cases) {
+  const m = measure(c.args, c.env);
+  const ratio = m.ms / baseline.ms;
+  const ok = ratio <= c.budget && m.peakMiB <= 60;
+  if (!ok) overBudget++;
+  rows.push({ command: c.name, ms: m.ms.toFixed(1), ratio: `${ratio.toFixed(2)}×`, budget: `≤ ${c.budget}×`, peakMiB: m.peakMiB.toFixed(1), ok: ok ? 'yes' : 'NO' });
+}
+
+console.log(`node ${process.version}, ${runs} runs each, median wall time`);
+console.log(`baseline: node -e 0 = ${baseline.ms.toFixed(1)} ms, peak ${baseline.peakMiB.toFixed(1)} MiB`);
+console.table(rows);
+
+const results = { baselineMs: baseline.ms, startup: rows };
+try {
+  const { runEventsBench } = await import('./events.mjs');
+  const events = await runEventsBench();
+  results.events = events;
+  console.log(`events tail --json: ${Math.round(events.eventsPerSecond)} events/s, lost ${events.lost}, publish→print p50 ${events.p50Ms?.toFixed?.(1)} ms, p95 ${events.p95Ms?.toFixed?.(1)} ms (target ≥ 20,000/s, none lost)`);
+  if (events.eventsPerSecond < 20_000 || events.lost > 0) overBudget++;
+} catch (error) {
+  console.log(`events benchmark unavailable: ${error.message}`);
+  overBudget++;
+}
+try {
+  const { runEmulatorBench } = await import('./emulator.mjs');
+  const emu = await runEmulatorBench({ url: emulator.url, keys: emulator.keys, org_id: emulator.org_id });
+  results.emulator = emu;
+  console.log(`emulator: ${Math.round(emu.requestsPerSecond)} authenticated requests/s (target ≥ 1,000), ${Math.round(emu.eventsPerSecond)} events/s to one stream (target ≥ 20,000), lost ${emu.lost}`);
+  if (emu.requestsPerSecond < 1000 || emu.eventsPerSecond < 20_000 || emu.lost > 0) overBudget++;
+} catch (error) {
+  console.log(`emulator benchmark unavailable: ${error.message}`);
+  overBudget++;
+}
+
+emulator.stop();
+rmSync(scratch, { recursive: true, force: true });
+console.log(overBudget ? `${overBudget} result(s) outside the budget` : 'all within budget');
+process.exitCode = overBudget ? 1 : 0;
