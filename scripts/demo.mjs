@@ -1,0 +1,125 @@
+// `npm run demo`: the main job end to end against an emulator started in this
+// process, in a temporary config dir, so it needs no account and leaves nothing
+// behind. Each step runs the real `svc` (bin/svc.js) and shows what a user sees.
+// Login uses the real loopback flow; the admin's click is answered by the
+// emulator's approvals control, so no browser is needed.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const svcBin = join(root, 'bin/svc.js');
+const { startEmulator } = await import(join(root, 'dist/emulator.js'));
+
+const emulator = await startEmulator({ port: 0 });
+const configDir = mkdtempSync(join(tmpdir(), 'svc-demo-'));
+const env = {
+  ...process.env,
+  SVC_CONFIG_DIR: configDir,
+  SVC_BASE_URL: emulator.url,
+  // A throwaway file store, so the demo never writes into your real keychain.
+  SVC_CREDENTIAL_STORE: 'file',
+  SVC_DEMO: '1',
+};
+delete env.SVC_API_KEY;
+delete env.SVC_PROFILE;
+delete env.SVC_MODE;
+
+const bold = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${text}\x1b[0m` : text);
+const say = (text) => process.stdout.write(`\n${bold(`# ${text}`)}\n`);
+
+/** Runs `svc args…`, echoing the command and its output; resolves with its stdout. */
+function svc(args, { input, onStderr, quiet = false } = {}) {
+  process.stdout.write(`${bold('$')} svc ${args.map((a) => (/[\s,]/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [svcBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (!quiet) process.stdout.write(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      process.stderr.write(chunk);
+      onStderr?.(chunk.toString());
+    });
+    child.stdin.end(input ?? '');
+    child.on('exit', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`svc ${args.join(' ')} exited ${code}`)),
+    );
+  });
+}
+
+/** The admin's side of the login: approve, then let the browser follow the redirect. */
+async function approveInBrowser(authorizeUrl) {
+  await fetch(`${emulator.url}/_emulator/approvals`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: emulator.seed.admin.email, org_id: emulator.seed.org_id, decision: 'approve' }),
+  });
+  const authorize = await fetch(authorizeUrl, { redirect: 'manual' });
+  const callback = authorize.headers.get('location');
+  if (!callback) throw new Error(`the authorize page answered ${authorize.status} without a redirect`);
+  await fetch(callback);
+}
+
+let exitCode = 0;
+try {
+  say(`A local emulator of the service is running at ${emulator.url} (organization ${emulator.seed.org_name}).`);
+
+  say('Sign in through the browser (loopback + PKCE). Here the emulator plays the admin who clicks Approve.');
+  let approving;
+  let stderrSoFar = '';
+  await svc(['login', '--no-browser'], {
+    onStderr: (text) => {
+      stderrSoFar += text;
+      const url = stderrSoFar.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
+      if (url && !approving) approving = approveInBrowser(url);
+    },
+  });
+  await approving;
+
+  say('Who am I, and what may this login do?');
+  await svc(['auth', 'status']);
+  await svc(['account']);
+
+  say('Add the organization\'s test key, and switch to test mode: nothing is billed there.');
+  await svc(['keys', 'add', '--name', 'demo-test', '--stdin'], { input: `${emulator.seed.keys.test}\n` });
+  await svc(['mode', 'test']);
+
+  say('Watch the event stream live while we work (it stops after 5 events).');
+  const tail = spawn(process.execPath, [svcBin, 'events', 'tail', '--max-events', '5'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tailDone = new Promise((resolve) => tail.on('exit', resolve));
+  const prefixLines = (chunk) => chunk.toString().replace(/^(?=.)/gm, '  [events tail] ');
+  tail.stdout.on('data', (chunk) => process.stdout.write(prefixLines(chunk)));
+  tail.stderr.on('data', (chunk) => process.stderr.write(prefixLines(chunk)));
+  await new Promise((resolve) => setTimeout(resolve, 700)); // let the stream connect
+
+  say('Start an interpreted call between English and Spanish, then end it.');
+  const started = await svc(['calls', 'start', '--languages', 'en,es', '--title', 'Demo call']);
+  const callId = started.match(/call_\w+/)?.[0];
+  await svc(['calls', 'end', callId]);
+
+  say('Open a support chat and post a message.');
+  const chat = await svc(['chats', 'start', '--language', 'en', '--subject', 'Demo chat']);
+  const chatId = chat.match(/chat_\w+/)?.[0];
+  await svc(['chats', 'send', chatId, 'Hello from the demo']);
+
+  say('Translate a sentence (test mode answers with a tagged stand-in).');
+  await svc(['translate', 'Good morning, everyone', '--to', 'es']);
+
+  const tailExit = await tailDone;
+  if (tailExit !== 0) throw new Error(`events tail exited ${tailExit}`);
+
+  say('Sign out: the tokens are revoked on the service and removed here.');
+  await svc(['logout']);
+  say('Done. Try it yourself: `node bin/svc.js emulator` in one terminal, `svc --help` in another.');
+} catch (error) {
+  process.stderr.write(`\ndemo failed: ${error.message}\n`);
+  exitCode = 1;
+} finally {
+  await emulator.close();
+  rmSync(configDir, { recursive: true, force: true });
+}
+process.exitCode = exitCode;
