@@ -1,0 +1,57 @@
+// Server-Sent Events reading (WHATWG HTML "Server-sent events" §9.2), shared by
+// `events tail` and `chats stream`. The line protocol itself is eventsource-parser's;
+// this file turns a byte stream into an async sequence of messages.
+import { createParser } from 'eventsource-parser';
+
+export interface SseMessage {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+export interface ReadSseOptions {
+  /** Called for each comment line (`: keepalive`), without the leading colon. */
+  onComment?: (text: string) => void;
+  /** Called for every chunk of bytes, before it is parsed: a heartbeat watchdog resets on it. */
+  onBytes?: (byteLength: number) => void;
+  /** Called when the server sends `retry: <ms>`. */
+  onRetry?: (ms: number) => void;
+}
+
+/**
+ * Yields each complete message of an SSE body, in order. Bytes may arrive split anywhere
+ * (inside a line, a CRLF pair or a multi-byte UTF-8 character). A message the body ends
+ * in the middle of is dropped, as the standard says ("If the file ends in the middle of
+ * an event, ... the pending data is discarded").
+ */
+export async function* readSse(
+  body: AsyncIterable<Uint8Array>,
+  opts: ReadSseOptions = {},
+): AsyncGenerator<SseMessage> {
+  // The parser calls back synchronously during feed(); collect, then yield the batch.
+  let pending: SseMessage[] = [];
+  const parser = createParser({
+    onEvent(message) {
+      const out: SseMessage = { data: message.data };
+      if (message.id !== undefined) out.id = message.id;
+      if (message.event !== undefined) out.event = message.event;
+      pending.push(out);
+    },
+    onComment: opts.onComment,
+    onRetry: opts.onRetry,
+  });
+  // stream:true keeps a multi-byte character split across chunks intact.
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of body) {
+    opts.onBytes?.(chunk.byteLength);
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      for (const message of batch) yield message;
+    }
+  }
+  parser.feed(decoder.decode());
+  // Whatever did not end with a blank line is an incomplete event: discarded on purpose.
+  for (const message of pending) yield message;
+}

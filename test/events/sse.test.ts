@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { readSse, type SseMessage } from '../../src/api/sse.js';
+
+const encoder = new TextEncoder();
+
+async function* chunksOf(bytes: Uint8Array, sizes: number[]): AsyncGenerator<Uint8Array> {
+  let offset = 0;
+  let i = 0;
+  while (offset < bytes.length) {
+    const size = sizes[i++ % sizes.length] ?? 1;
+    yield bytes.subarray(offset, offset + size);
+    offset += size;
+  }
+}
+
+async function collect(body: AsyncIterable<Uint8Array>, comments?: string[]): Promise<SseMessage[]> {
+  const out: SseMessage[] = [];
+  for await (const m of readSse(body, { onComment: (c) => comments?.push(c) })) out.push(m);
+  return out;
+}
+
+const stream =
+  ': keepalive\n\n' +
+  'id: evt_1\nevent: call.started\ndata: {"id":"evt_1","title":"caf\u00e9 \u{1F4DE}"}\n\n' +
+  'id: evt_2\r\nevent: chat.message.created\r\ndata: {"id":"evt_2"}\r\n\r\n' +
+  'data: line one\ndata: line two\n\n' +
+  'id: evt_3\nevent: call.ended\ndata: {"id":"evt_3"}\n\n';
+
+const expected: SseMessage[] = [
+  { id: 'evt_1', event: 'call.started', data: '{"id":"evt_1","title":"caf\u00e9 \u{1F4DE}"}' },
+  { id: 'evt_2', event: 'chat.message.created', data: '{"id":"evt_2"}' },
+  { data: 'line one\nline two' },
+  { id: 'evt_3', event: 'call.ended', data: '{"id":"evt_3"}' },
+];
+
+describe('readSse', () => {
+  it('parses a stream delivered in one chunk', async () => {
+    const comments: string[] = [];
+    const got = await collect(chunksOf(encoder.encode(stream), [1 << 20]), comments);
+    expect(got).toEqual(expected);
+    expect(comments.map((c) => c.trim())).toEqual(['keepalive']);
+  });
+
+  it('gives the same messages however the bytes are split (inside CRLF, inside UTF-8 characters)', async () => {
+    const bytes = encoder.encode(stream);
+    for (const sizes of [[1], [2], [3], [5, 1, 7], [13, 2], [64]]) {
+      expect(await collect(chunksOf(bytes, sizes))).toEqual(expected);
+    }
+  });
+
+  it('splits at every single byte position without losing or changing a message', async () => {
+    const bytes = encoder.encode(stream);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      async function* two(): AsyncGenerator<Uint8Array> {
+        yield bytes.subarray(0, cut);
+        yield bytes.subarray(cut);
+      }
+      expect(await collect(two())).toEqual(expected);
+    }
+  });
+
+  it('drops an event the body ends in the middle of', async () => {
+    const bytes = encoder.encode('id: evt_1\ndata: {"a":1}\n\nid: evt_2\ndata: {"b"');
+    const got = await collect(chunksOf(bytes, [4]));
+    expect(got).toEqual([{ id: 'evt_1', data: '{"a":1}' }]);
+  });
+
+  it('reports every chunk of bytes so a heartbeat watchdog can reset', async () => {
+    const bytes = encoder.encode(': keepalive\n\n: keepalive\n\n');
+    let seen = 0;
+    for await (const _ of readSse(chunksOf(bytes, [5]), { onBytes: (n) => (seen += n) })) void _;
+    expect(seen).toBe(bytes.length);
+  });
+
+  it('yields messages as they arrive, before the body ends', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    async function* slow(): AsyncGenerator<Uint8Array> {
+      yield encoder.encode('id: evt_1\ndata: x\n\n');
+      await gate;
+      yield encoder.encode('id: evt_2\ndata: y\n\n');
+    }
+    const it = readSse(slow());
+    const first = await it.next();
+    expect(first.value).toEqual({ id: 'evt_1', data: 'x' });
+    release();
+    const second = await it.next();
+    expect(second.value).toEqual({ id: 'evt_2', data: 'y' });
+    expect((await it.next()).done).toBe(true);
+  });
+});
