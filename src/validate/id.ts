@@ -1,0 +1,32 @@
+import { ID_PREFIX } from '../shared/constants.js';
+import { invalid } from './invalid.js';
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+const NOUN: Record<IdKind, string> = {
+  call: 'call',
+  link: 'link',
+  line: 'phone line',
+  participant: 'participant',
+  chat: 'chat',
+  message: 'message',
+  event: 'event',
+  org: 'organization',
+  key: 'key',
+};
+
+/**
+ * An object id of the given kind: its prefix (api-contract.md "Conventions") and then
+ * letters, digits, `_` or `-`. Checked locally so that a call id passed where a chat id
+ * belongs fails with exit 2 and a clear hint, instead of a 404 from the service.
+ */
+export function parseId(value: string, kind: IdKind): string {
+  const prefix = ID_PREFIX[kind];
+  const trimmed = value.trim();
+  if (!trimmed.startsWith(prefix) || !/^[A-Za-z0-9_-]+$/.test(trimmed.slice(prefix.length)) || trimmed === prefix) {
+    const other = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => trimmed.startsWith(ID_PREFIX[k]) && k !== kind);
+    const hint = other ? ` (that is a ${NOUN[other]} id)` : '';
+    invalid(`"${value}" is not a ${NOUN[kind]} id${hint}: ${NOUN[kind]} ids look like ${prefix}8f2a1c`);
+  }
+  return trimmed;
+}

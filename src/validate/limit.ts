@@ -1,0 +1,29 @@
+import { invalid } from './invalid.js';
+
+/** api-contract.md "Conventions": list pages hold 1–100 objects. */
+export const MAX_PAGE_LIMIT = 100;
+
+/** `--limit N`: a whole number from 1 to 100. */
+export function parseLimit(value: string | number, what = '--limit'): number {
+  const text = String(value).trim();
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_LIMIT) {
+    invalid(`${what} "${value}" must be a whole number from 1 to ${MAX_PAGE_LIMIT} (use --all to fetch everything)`);
+  }
+  return n;
+}
+
+/** One of a fixed set of values, e.g. `--status active|ended`. */
+export function parseChoice<const T extends string>(value: string, choices: readonly T[], what: string): T {
+  const lower = value.trim().toLowerCase();
+  const match = choices.find((choice) => choice === lower);
+  if (match === undefined) invalid(`${what} "${value}" must be one of: ${choices.join(', ')}`);
+  return match;
+}
+
+/** A text that must not be empty and must fit a maximum length (counted in UTF-16 units: never less than the characters the service counts). */
+export function parseText(value: string, what: string, maxLength: number): string {
+  if (value.trim() === '') invalid(`${what} is empty: give some text`);
+  if (value.length > maxLength) invalid(`${what} is ${value.length} characters long; the limit is ${maxLength.toLocaleString('en-US')}`);
+  return value;
+}

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import {
+  InvalidValueError,
+  parseAreaCode,
+  parseChoice,
+  parseCountryCode,
+  parseDurationSeconds,
+  parseE164,
+  parseId,
+  parseLanguageList,
+  parseLanguageTag,
+  parseLimit,
+  parseText,
+} from '../../src/validate/index.js';
+
+function messageOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidValueError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the validator to refuse the value');
+}
+
+describe('language tags (BCP 47)', () => {
+  it.each([
+    ['en', 'en'],
+    ['EN-us', 'en-US'],
+    ['zh-hant-tw', 'zh-Hant-TW'],
+    ['es-419', 'es-419'],
+    [' pt-BR ', 'pt-BR'],
+  ])('accepts %s as %s', (input, canonical) => {
+    expect(parseLanguageTag(input)).toBe(canonical);
+  });
+
+  it.each(['', 'x', 'english', '123', 'en--US', 'e1'])('refuses %j with an example of a valid tag', (input) => {
+    expect(messageOf(() => parseLanguageTag(input))).toMatch(/BCP 47 language tag such as en, es/);
+  });
+
+  it('suggests a hyphen for an underscore', () => {
+    expect(messageOf(() => parseLanguageTag('en_US'))).toContain('did you mean en-US?');
+  });
+
+  it('reads a comma-separated list and refuses duplicates', () => {
+    expect(parseLanguageList('en, es-mx')).toEqual(['en', 'es-MX']);
+    expect(messageOf(() => parseLanguageList('en,EN'))).toContain('twice');
+    expect(messageOf(() => parseLanguageList('en,spanish'))).toContain('"spanish"');
+  });
+});
+
+describe('E.164 numbers, countries, area codes', () => {
+  it('accepts numbers and strips the punctuation people paste', () => {
+    expect(parseE164('+14155550100')).toBe('+14155550100');
+    expect(parseE164('+1 (415) 555-0100')).toBe('+14155550100');
+    expect(parseE164('+44.20.7946.0958')).toBe('+442079460958');
+  });
+
+  it.each(['14155550100', '+0123456', '+1', '+1234567890123456', '+1415abc0100', ''])('refuses %j', (input) => {
+    expect(messageOf(() => parseE164(input))).toContain('e.g. +14155550100');
+  });
+
+  it('explains a missing plus sign', () => {
+    expect(messageOf(() => parseE164('4155550100'))).toContain('must start with +');
+  });
+
+  it('upper-cases countries and checks area codes', () => {
+    expect(parseCountryCode('us')).toBe('US');
+    expect(messageOf(() => parseCountryCode('USA'))).toContain('two-letter');
+    expect(parseAreaCode('415')).toBe('415');
+    expect(messageOf(() => parseAreaCode('4a5'))).toContain('2 to 5 digits');
+  });
+});
+
+describe('durations', () => {
+  it.each([
+    ['90s', 90],
+    ['15m', 900],
+    ['1h', 3600],
+    ['2d', 172_800],
+    ['1h30m', 5400],
+    ['1H', 3600],
+  ])('%s is %i seconds', (input, seconds) => {
+    expect(parseDurationSeconds(input)).toBe(seconds);
+  });
+
+  it.each(['60', '1w', 'h', '-1h', '1.5h', '', '1h1h'])('refuses %j with examples', (input) => {
+    expect(messageOf(() => parseDurationSeconds(input))).toMatch(/90s|repeats/);
+  });
+
+  it('refuses zero', () => {
+    expect(messageOf(() => parseDurationSeconds('0s'))).toContain('longer than zero');
+  });
+});
+
+describe('ids by prefix', () => {
+  it('accepts ids of the right kind', () => {
+    expect(parseId('call_8f2a1c', 'call')).toBe('call_8f2a1c');
+    expect(parseId(' chat_AbC-9 ', 'chat')).toBe('chat_AbC-9');
+  });
+
+  it('names the kind an id of the wrong kind belongs to', () => {
+    const message = messageOf(() => parseId('chat_123', 'call'));
+    expect(message).toContain('not a call id');
+    expect(message).toContain('that is a chat id');
+    expect(message).toContain('call_8f2a1c');
+  });
+
+  it.each(['', 'call_', '123', 'line_12 3', 'call_../x'])('refuses %j', (input) => {
+    expect(messageOf(() => parseId(input, 'line'))).toContain('line_8f2a1c');
+  });
+});
+
+describe('limits, choices and text', () => {
+  it('accepts 1 to 100', () => {
+    expect(parseLimit('1')).toBe(1);
+    expect(parseLimit('100')).toBe(100);
+  });
+
+  it.each(['0', '101', '-5', '2.5', 'ten', ''])('refuses --limit %j and mentions --all', (input) => {
+    expect(messageOf(() => parseLimit(input))).toContain('--all');
+  });
+
+  it('matches choices case-insensitively and lists them on failure', () => {
+    expect(parseChoice('Active', ['active', 'ended'], '--status')).toBe('active');
+    expect(messageOf(() => parseChoice('open', ['active', 'ended'], '--status'))).toContain('active, ended');
+  });
+
+  it('refuses empty and over-long text', () => {
+    expect(parseText('hi', 'text', 10)).toBe('hi');
+    expect(messageOf(() => parseText('  ', 'text', 10))).toContain('empty');
+    expect(messageOf(() => parseText('x'.repeat(11), 'text', 10))).toContain('limit is 10');
+  });
+});
