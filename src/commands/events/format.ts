@@ -1,0 +1,104 @@
+// One human line per event: local time, type, id, and a short summary of the object.
+
+export interface ApiEvent {
+  object?: string;
+  id: string;
+  type: string;
+  created_at?: string;
+  livemode?: boolean;
+  data?: Record<string, unknown>;
+}
+
+/** Reads an SSE data field as an event; null when it is not one (so the caller can report it). */
+export function parseEvent(data: string): ApiEvent | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    if (value && typeof value === 'object' && typeof (value as ApiEvent).id === 'string' && typeof (value as ApiEvent).type === 'string') {
+      return value as ApiEvent;
+    }
+  } catch {
+    // fall through: not JSON
+  }
+  return null;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+
+function quoted(v: unknown, max = 48): string | undefined {
+  const s = str(v);
+  if (s === undefined) return undefined;
+  const flat = s.replace(/\s+/g, ' ');
+  return JSON.stringify(flat.length > max ? `${flat.slice(0, max - 1)}…` : flat);
+}
+
+function join(parts: Array<string | undefined>): string {
+  return parts.filter((p): p is string => p !== undefined).join(' ');
+}
+
+/** A few words that say what happened to which object; never the whole payload. */
+export function summarize(event: ApiEvent): string {
+  const d = event.data ?? {};
+  const family = event.type.split('.')[0];
+  if (event.type === 'call.participant.dialed') {
+    return join([str(d.id), str(d.phone), str(d.language), str(d.status), d.call_id ? `on ${str(d.call_id)}` : undefined]);
+  }
+  if (event.type === 'chat.message.created') {
+    return join([str(d.id), d.chat_id ? `in ${str(d.chat_id)}` : undefined, str(d.kind) === 'voice' ? 'voice' : undefined, quoted(d.text ?? d.transcript)]);
+  }
+  switch (family) {
+    case 'call': {
+      const langs = Array.isArray(d.languages) ? d.languages.filter((l) => typeof l === 'string').join('→') : undefined;
+      return join([str(d.id), quoted(d.title), langs || undefined, str(d.status)]);
+    }
+    case 'chat':
+      return join([str(d.id), quoted(d.subject), str(d.language), str(d.status)]);
+    case 'link':
+      return join([str(d.id), str(d.url), str(d.language), d.call_id ? `for ${str(d.call_id)}` : undefined]);
+    case 'line':
+      return join([str(d.id), str(d.number), str(d.country), str(d.status)]);
+    case 'translation': {
+      const dir = d.to ? `${str(d.from) ?? '?'}→${str(d.to)}` : undefined;
+      return join([dir, typeof d.characters === 'number' ? `${d.characters} chars` : undefined]);
+    }
+    case 'balance':
+      return typeof d.available === 'number'
+        ? `${(d.available / 100).toFixed(2)} ${(str(d.currency) ?? 'usd').toUpperCase()} available`
+        : join([str(d.id)]);
+    default:
+      return join([str(d.id), str(d.status)]);
+  }
+}
+
+/** HH:MM:SS in the machine's time zone, from the event's created_at (else `fallbackMs`). */
+export function localTime(createdAt: string | undefined, fallbackMs: number): string {
+  const parsed = createdAt ? Date.parse(createdAt) : Number.NaN;
+  const d = new Date(Number.isNaN(parsed) ? fallbackMs : parsed);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+export interface LineStyle {
+  /** Aligned columns for a terminal; tab-separated fields when piped. */
+  tty: boolean;
+  /** Colours the type by its family (identity when colour is off). */
+  paintType: (type: string, text: string) => string;
+}
+
+const TYPE_WIDTH = 'call.participant.dialed'.length;
+
+export function formatEventLine(event: ApiEvent, nowMs: number, style: LineStyle): string {
+  const time = localTime(event.created_at, nowMs);
+  const summary = summarize(event);
+  if (!style.tty) return [time, event.type, event.id, summary].join('\t');
+  return `${time}  ${style.paintType(event.type, event.type.padEnd(TYPE_WIDTH))}  ${event.id}  ${summary}`.trimEnd();
+}
+
+/** The colour of each family, as chalk method names. */
+export const FAMILY_COLOURS: Record<string, 'cyan' | 'magenta' | 'blue' | 'yellow' | 'green' | 'red'> = {
+  call: 'cyan',
+  chat: 'magenta',
+  link: 'blue',
+  line: 'yellow',
+  translation: 'green',
+  balance: 'red',
+};

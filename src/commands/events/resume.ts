@@ -1,0 +1,84 @@
+// What keeps a tail alive across broken connections, as pure pieces: the delay before
+// each reconnect, and a bounded memory of the ids already printed.
+
+export const HEARTBEAT_TIMEOUT_MS = 45_000;
+const FIRST_DELAY_MS = 250;
+const MAX_DELAY_MS = 10_000;
+
+/**
+ * Delay before reconnect attempt `attempt` (1 = the first after a loss): exponential from
+ * 250 ms, capped at 10 s, with "equal jitter" (half fixed, half random) so that many
+ * tails cut at once by a server restart do not all come back in the same instant.
+ * `random01` is a number in [0, 1).
+ */
+export function reconnectDelayMs(attempt: number, random01: number): number {
+  const ceiling = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + (ceiling / 2) * random01);
+}
+
+/** A number in [0, 1) from random bytes (the context's randomness, so tests can fix it). */
+export function random01From(bytes: Uint8Array): number {
+  const b = bytes;
+  return (((b[0] ?? 0) << 16) | ((b[1] ?? 0) << 8) | (b[2] ?? 0)) / 0x1000000;
+}
+
+/**
+ * Ids already delivered, remembered for the last `capacity` events. Resuming with
+ * Last-Event-ID should never repeat an event; this is the defence if a server does.
+ */
+export class SeenIds {
+  private readonly ids = new Set<string>();
+  private readonly order: string[] = [];
+  private head = 0;
+
+  constructor(private readonly capacity = 10_000) {}
+
+  /** True the first time an id is offered, false for a repeat. */
+  add(id: string): boolean {
+    if (this.ids.has(id)) return false;
+    this.ids.add(id);
+    this.order.push(id);
+    if (this.order.length - this.head > this.capacity) {
+      this.ids.delete(this.order[this.head]!);
+      this.head++;
+      // Compact now and then instead of shifting on every eviction.
+      if (this.head > this.capacity) {
+        this.order.splice(0, this.head);
+        this.head = 0;
+      }
+    }
+    return true;
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
+}
+
+/** "3.2 s", "1 min 5 s": how long a tail was away, for the reconnect line. */
+export function formatAway(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
+}
+
+/**
+ * Durations as flags take them: `500ms`, `45s`, `5m`, `1h`, `1h30m`, or a bare number of
+ * seconds. Returns milliseconds, or null when the text is not a duration.
+ */
+export function parseDuration(text: string): number | null {
+  const value = text.trim();
+  if (/^\d+(?:\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let matched = 0;
+  for (let m = re.exec(value); m; m = re.exec(value)) {
+    total += Number(m[1]) * unit[m[2]!]!;
+    matched = re.lastIndex;
+  }
+  if (matched === 0 || matched !== value.length) return null;
+  return Math.round(total);
+}
