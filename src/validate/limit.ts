@@ -22,7 +22,7 @@ export function parseChoice<const T extends string>(value: string, choices: read
 }
 
 /** A text that must not be empty and must fit a maximum length (counted in UTF-16 units: never less than the characters the service counts). */
-export function parseText(value: string, what: string, maxLength: number): string {
+export function parseText(value: string, what: string, maxLength = Number.POSITIVE_INFINITY): string {
   if (value.trim() === '') invalid(`${what} is empty: give some text`);
   if (value.length > maxLength) invalid(`${what} is ${value.length} characters long; the limit is ${maxLength.toLocaleString('en-US')}`);
   return value;

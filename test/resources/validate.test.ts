@@ -132,3 +132,15 @@ describe('limits, choices and text', () => {
     expect(messageOf(() => parseText('x'.repeat(11), 'text', 10))).toContain('limit is 10');
   });
 });
+
+describe('voice files', () => {
+  it('maps extensions to audio types and refuses the rest', async () => {
+    const { audioContentType, checkVoiceSize, MAX_VOICE_BYTES } = await import('../../src/validate/index.js');
+    expect(audioContentType('a.wav')).toBe('audio/wav');
+    expect(audioContentType('A.M4A')).toBe('audio/mp4');
+    expect(messageOf(() => audioContentType('photo.png'))).toContain('not an audio file');
+    expect(messageOf(() => checkVoiceSize('a.ogg', 0))).toContain('empty');
+    expect(messageOf(() => checkVoiceSize('a.ogg', MAX_VOICE_BYTES + 1))).toContain('at most 10 MiB');
+    expect(() => checkVoiceSize('a.ogg', MAX_VOICE_BYTES)).not.toThrow();
+  });
+});
