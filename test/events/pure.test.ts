@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } from '../../src/commands/events/filter.js';
-import { formatAway, parseDuration, random01From, reconnectDelayMs, SeenIds } from '../../src/commands/events/resume.js';
+import { formatAway, random01From, reconnectDelayMs, SeenIds } from '../../src/commands/events/resume.js';
 import { formatEventLine, parseEvent, summarize, type ApiEvent } from '../../src/commands/events/format.js';
 
 function pattern(raw: string): TypePattern {
@@ -37,19 +37,6 @@ describe('--type patterns', () => {
     expect(serverTypeParams([pattern('call.*'), pattern('chat.closed')])).toEqual(['call.*', 'chat.closed']);
     expect(serverTypeParams([pattern('call.*'), pattern('*')])).toEqual([]);
   });
-});
-
-describe('durations', () => {
-  it.each([
-    ['2s', 2000],
-    ['500ms', 500],
-    ['5m', 300_000],
-    ['1h30m', 5_400_000],
-    ['90', 90_000],
-    ['1.5s', 1500],
-  ])('%s is %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
-
-  it.each(['', 's', '5x', '5 m', '-1s', '1h-2m', 'm5'])('%j is not a duration', (text) => expect(parseDuration(text)).toBeNull());
 });
 
 describe('reconnect backoff', () => {

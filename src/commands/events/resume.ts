@@ -63,22 +63,3 @@ export function formatAway(ms: number): string {
   const seconds = Math.round((ms % 60_000) / 1000);
   return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
 }
-
-/**
- * Durations as flags take them: `500ms`, `45s`, `5m`, `1h`, `1h30m`, or a bare number of
- * seconds. Returns milliseconds, or null when the text is not a duration.
- */
-export function parseDuration(text: string): number | null {
-  const value = text.trim();
-  if (/^\d+(?:\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(value); m; m = re.exec(value)) {
-    total += Number(m[1]) * unit[m[2]!]!;
-    matched = re.lastIndex;
-  }
-  if (matched === 0 || matched !== value.length) return null;
-  return Math.round(total);
-}

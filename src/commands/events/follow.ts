@@ -1,0 +1,141 @@
+// Following an SSE stream for as long as the user wants it: reconnect after a drop or a
+// silent connection, resume with Last-Event-ID (WHATWG HTML §9.2.4), and give up only
+// after `timeoutMs` without a connection, so that a supervisor can restart us.
+import type { Clock } from '../../context.js';
+import { readSse, type SseMessage } from '../../api/sse.js';
+import { HEARTBEAT_TIMEOUT_MS, reconnectDelayMs } from './resume.js';
+
+export interface OpenedStream {
+  body: AsyncIterable<Uint8Array>;
+}
+
+/** Opens one connection; `lastEventId` goes in the Last-Event-ID header when set. */
+export type OpenStream = (lastEventId: string | undefined, signal: AbortSignal) => Promise<OpenedStream>;
+
+/** What the handler of a message asks for next. */
+export type MessageVerdict = 'continue' | 'stop';
+
+export interface FollowOptions {
+  open: OpenStream;
+  /** Handles one message; may return a promise (the stream waits: backpressure). */
+  onMessage: (message: SseMessage) => MessageVerdict | Promise<MessageVerdict>;
+  /** True when a failed connection attempt is worth retrying (network, 5xx, 429, stream ended). */
+  isRetryable: (error: unknown) => boolean;
+  clock: Clock;
+  /** A number in [0, 1), for the jitter of the backoff. */
+  random01: () => number;
+  signal: AbortSignal;
+  /** Give up after this long without a connection. */
+  timeoutMs: number;
+  /** Reconnect when no byte (event or keepalive comment) arrives for this long. */
+  heartbeatMs?: number;
+  /** Sent as Last-Event-ID on the first connection (`--since`). */
+  lastEventId?: string;
+  /** A connection is back after `awayMs` without one (`first`: the first one, after failed attempts). */
+  onReconnected?: (info: { awayMs: number; attempts: number; lastEventId: string | undefined; first: boolean }) => void;
+  /** A connection was lost; `reason` says why, for --debug style messages. */
+  onLost?: (reason: string) => void;
+}
+
+export type FollowResult =
+  | { outcome: 'stopped'; lastEventId: string | undefined; reconnects: number }
+  | { outcome: 'aborted'; lastEventId: string | undefined; reconnects: number }
+  | { outcome: 'timed-out'; lastEventId: string | undefined; reconnects: number; awayMs: number };
+
+class HeartbeatTimeout extends Error {
+  override readonly name = 'HeartbeatTimeout';
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+export async function follow(opts: FollowOptions): Promise<FollowResult> {
+  const { clock, signal } = opts;
+  const heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_TIMEOUT_MS;
+  let lastEventId = opts.lastEventId;
+  let reconnects = 0;
+  let everConnected = false;
+  // Without a connection since (the start counts: a tail that never connects also times out).
+  let lostAt = clock.now();
+  let attempts = 0;
+
+  while (!signal.aborted) {
+    const attempt = new AbortController();
+    const onAbort = () => attempt.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let connected = false;
+    let lastByteAt = clock.now();
+    const attemptStartedAt = lastByteAt;
+
+    // The watchdog sleeps until the next deadline rather than being reset on every chunk:
+    // at tens of thousands of events a second, a timer per chunk would cost more than the events.
+    const watchdog = (async () => {
+      while (!attempt.signal.aborted) {
+        const deadline = connected
+          ? lastByteAt + heartbeatMs
+          : Math.min(attemptStartedAt + heartbeatMs, lostAt + opts.timeoutMs);
+        const wait = deadline - clock.now();
+        if (wait <= 0) {
+          attempt.abort(new HeartbeatTimeout(connected ? `no data for ${heartbeatMs / 1000} s` : 'connecting took too long'));
+          return;
+        }
+        try {
+          await clock.sleep(wait, attempt.signal);
+        } catch {
+          return;
+        }
+      }
+    })();
+
+    let stop = false;
+    let lossReason = 'the server ended the stream';
+    try {
+      const stream = await opts.open(lastEventId, attempt.signal);
+      connected = true;
+      lastByteAt = clock.now();
+      if (everConnected || attempts > 0) {
+        if (everConnected) reconnects++;
+        opts.onReconnected?.({ awayMs: clock.now() - lostAt, attempts, lastEventId, first: !everConnected });
+      }
+      everConnected = true;
+      attempts = 0;
+      const messages = readSse(stream.body, { onBytes: () => (lastByteAt = clock.now()) });
+      for await (const message of messages) {
+        if (message.id) lastEventId = message.id;
+        let verdict = opts.onMessage(message);
+        if (typeof verdict !== 'string') verdict = await verdict;
+        if (verdict === 'stop') {
+          stop = true;
+          break;
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) break;
+      const reason = attempt.signal.aborted ? attempt.signal.reason : error;
+      if (!(reason instanceof HeartbeatTimeout) && !opts.isRetryable(error)) throw error;
+      lossReason = describe(reason);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      // Ends the request (closing the socket) and the watchdog.
+      attempt.abort();
+      await watchdog;
+    }
+    if (stop) return { outcome: 'stopped', lastEventId, reconnects };
+    if (signal.aborted) break;
+
+    if (connected) lostAt = clock.now();
+    opts.onLost?.(lossReason);
+    const awayMs = clock.now() - lostAt;
+    if (awayMs >= opts.timeoutMs) return { outcome: 'timed-out', lastEventId, reconnects, awayMs };
+    attempts++;
+    const delay = Math.min(reconnectDelayMs(attempts, opts.random01()), opts.timeoutMs - awayMs);
+    try {
+      await clock.sleep(delay, signal);
+    } catch {
+      break;
+    }
+  }
+  return { outcome: 'aborted', lastEventId, reconnects };
+}

@@ -1,0 +1,150 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/context.js';
+import { follow, type FollowOptions, type OpenStream } from '../../src/commands/events/follow.js';
+
+// Real time with short figures: the heartbeat and timeout logic is exercised for real, quickly.
+const clock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => delay(ms, undefined, { signal }),
+};
+
+const encoder = new TextEncoder();
+const frame = (n: number) => encoder.encode(`id: evt_${n}\nevent: call.started\ndata: {"id":"evt_${n}"}\n\n`);
+
+class Retryable extends Error {}
+
+/** A server holding events 1..total; each connection runs `behaviour` after the events it chooses to send. */
+function server(total: number, plan: Array<{ send: number; then: 'error' | 'end' | 'stall' }>) {
+  const seenLastIds: Array<string | undefined> = [];
+  let connection = 0;
+  const open: OpenStream = async (lastEventId, signal) => {
+    seenLastIds.push(lastEventId);
+    const step = plan[connection++] ?? { send: Infinity, then: 'end' as const };
+    const from = lastEventId ? Number(lastEventId.slice(4)) + 1 : 1;
+    async function* body(): AsyncGenerator<Uint8Array> {
+      let sent = 0;
+      for (let n = from; n <= total && sent < step.send; n++, sent++) yield frame(n);
+      if (step.then === 'error') throw new Retryable('socket hang up');
+      if (step.then === 'stall') {
+        await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Retryable('aborted')), { once: true }));
+      }
+    }
+    return { body: body() };
+  };
+  return { open, seenLastIds };
+}
+
+function options(open: OpenStream, overrides: Partial<FollowOptions> = {}) {
+  const got: string[] = [];
+  const reconnected: number[] = [];
+  const opts: FollowOptions = {
+    open,
+    onMessage: (m) => {
+      got.push(m.id ?? '');
+      return 'continue';
+    },
+    isRetryable: (e) => e instanceof Retryable,
+    clock,
+    random01: () => 0,
+    signal: new AbortController().signal,
+    timeoutMs: 300,
+    heartbeatMs: 150,
+    onReconnected: (info) => reconnected.push(info.attempts),
+    ...overrides,
+  };
+  return { opts, got, reconnected };
+}
+
+const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `evt_${from + i}`);
+
+describe('follow', () => {
+  it('resumes after dropped connections with Last-Event-ID, losing and repeating nothing', async () => {
+    const s = server(10, [
+      { send: 3, then: 'error' },
+      { send: 4, then: 'end' },
+      { send: 99, then: 'stall' },
+    ]);
+    const { opts, got, reconnected } = options(s.open, { timeoutMs: 2000 });
+    let count = 0;
+    opts.onMessage = (m) => {
+      got.push(m.id ?? '');
+      return ++count === 10 ? 'stop' : 'continue';
+    };
+    const result = await follow(opts);
+    expect(result).toMatchObject({ outcome: 'stopped', lastEventId: 'evt_10', reconnects: 2 });
+    expect(got).toEqual(ids(1, 10));
+    expect(s.seenLastIds).toEqual([undefined, 'evt_3', 'evt_7']);
+    expect(reconnected).toEqual([1, 1]);
+  });
+
+  it('sends --since as Last-Event-ID on the first connection', async () => {
+    const s = server(5, [{ send: 99, then: 'end' }]);
+    const { opts, got } = options(s.open, { lastEventId: 'evt_2' });
+    let count = 0;
+    opts.onMessage = (m) => (got.push(m.id ?? ''), ++count === 3 ? 'stop' : 'continue');
+    await follow(opts);
+    expect(s.seenLastIds[0]).toBe('evt_2');
+    expect(got).toEqual(ids(3, 5));
+  });
+
+  it('reconnects when a connection goes silent past the heartbeat timeout', async () => {
+    const s = server(4, [
+      { send: 2, then: 'stall' },
+      { send: 99, then: 'stall' },
+    ]);
+    const { opts, got } = options(s.open, { heartbeatMs: 100, timeoutMs: 5000 });
+    let count = 0;
+    opts.onMessage = (m) => (got.push(m.id ?? ''), ++count === 4 ? 'stop' : 'continue');
+    const lost: string[] = [];
+    opts.onLost = (reason) => lost.push(reason);
+    const result = await follow(opts);
+    expect(result.outcome).toBe('stopped');
+    expect(got).toEqual(ids(1, 4));
+    expect(s.seenLastIds).toEqual([undefined, 'evt_2']);
+    expect(lost[0]).toMatch(/no data/);
+  });
+
+  it('gives up after the timeout without a connection', async () => {
+    let tries = 0;
+    const open: OpenStream = async () => {
+      tries++;
+      throw new Retryable('connect ECONNREFUSED');
+    };
+    const { opts } = options(open, { timeoutMs: 400 });
+    const started = Date.now();
+    const result = await follow(opts);
+    expect(result.outcome).toBe('timed-out');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    expect(tries).toBeGreaterThan(1);
+  });
+
+  it('gives up when a connection attempt hangs past the timeout', async () => {
+    const open: OpenStream = (_id, signal) =>
+      new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+    const { opts } = options(open, { timeoutMs: 200, heartbeatMs: 10_000 });
+    const result = await follow(opts);
+    expect(result.outcome).toBe('timed-out');
+  });
+
+  it('lets an error that retrying cannot fix through', async () => {
+    const open: OpenStream = async () => {
+      throw new Error('forbidden');
+    };
+    const { opts } = options(open);
+    await expect(follow(opts)).rejects.toThrow('forbidden');
+  });
+
+  it('stops when aborted (Ctrl-C), mid-stream', async () => {
+    const s = server(3, [{ send: 99, then: 'stall' }]);
+    const controller = new AbortController();
+    const { opts, got } = options(s.open, { signal: controller.signal, heartbeatMs: 10_000, timeoutMs: 10_000 });
+    opts.onMessage = (m) => {
+      got.push(m.id ?? '');
+      if (got.length === 3) setTimeout(() => controller.abort(), 20);
+      return 'continue';
+    };
+    const result = await follow(opts);
+    expect(result).toMatchObject({ outcome: 'aborted', lastEventId: 'evt_3', reconnects: 0 });
+  });
+});
