@@ -1,0 +1,83 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/context.js';
+import { Forwarder, formatDelivery, type DeliveryReport, type PostJson } from '../../src/commands/events/forward.js';
+
+const clock: Clock = { now: () => Date.now(), sleep: (ms, signal) => delay(ms, undefined, { signal }) };
+
+// The forwarder's own tests post with the global fetch to a real local server;
+// the command wires the context's HTTP in its place.
+const post: PostJson = async (url, body, headers, signal) => {
+  const res = await fetch(url, { method: 'POST', body, headers, signal });
+  await res.arrayBuffer();
+  return { status: res.status };
+};
+
+const closers: Array<() => void> = [];
+afterEach(() => closers.splice(0).forEach((close) => close()));
+
+async function receiver(answer: (n: number, req: IncomingMessage, body: string) => number) {
+  const received: Array<{ id: string | undefined; type: string | undefined; body: string }> = [];
+  let n = 0;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const status = answer(++n, req, body);
+      if (status >= 200 && status < 300) {
+        received.push({ id: req.headers['svc-event-id'] as string, type: req.headers['content-type'], body });
+      }
+      res.statusCode = status;
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  closers.push(() => server.close());
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, requests: () => n };
+}
+
+describe('Forwarder', () => {
+  it('delivers in order with the event id header, retrying failed deliveries', async () => {
+    // Every third request fails once: each event still arrives exactly once, in order.
+    const r = await receiver((n) => (n % 3 === 0 ? 500 : 200));
+    const reports: DeliveryReport[] = [];
+    const f = new Forwarder({ url: r.url, post, clock, signal: new AbortController().signal, report: (d) => reports.push(d), retryDelayMs: 5 });
+    for (let i = 1; i <= 20; i++) f.enqueue(`evt_${i}`, 'call.started', JSON.stringify({ id: `evt_${i}`, type: 'call.started' }));
+    await f.drain();
+    expect(r.received.map((x) => x.id)).toEqual(Array.from({ length: 20 }, (_, i) => `evt_${i + 1}`));
+    expect(r.received.every((x) => x.type === 'application/json')).toBe(true);
+    expect(JSON.parse(r.received[4]!.body)).toEqual({ id: 'evt_5', type: 'call.started' });
+    expect(reports.every((d) => d.ok)).toBe(true);
+    expect(reports.some((d) => d.attempts === 2)).toBe(true);
+    expect(f.delivered).toBe(20);
+    expect(r.requests()).toBeGreaterThan(20);
+  });
+
+  it('gives up on an event after its attempts and goes on with the next', async () => {
+    const r = await receiver((_n, _req, body) => (body.includes('evt_bad') ? 503 : 200));
+    const reports: DeliveryReport[] = [];
+    const f = new Forwarder({ url: r.url, post, clock, signal: new AbortController().signal, report: (d) => reports.push(d), attempts: 3, retryDelayMs: 5 });
+    f.enqueue('evt_1', 'call.started', '{"id":"evt_1"}');
+    f.enqueue('evt_bad', 'call.ended', '{"id":"evt_bad"}');
+    f.enqueue('evt_2', 'call.ended', '{"id":"evt_2"}');
+    await f.drain();
+    expect(r.received.map((x) => x.id)).toEqual(['evt_1', 'evt_2']);
+    expect(reports[1]).toMatchObject({ eventId: 'evt_bad', ok: false, status: 503, attempts: 3 });
+    expect(f.failed).toBe(1);
+    expect(formatDelivery(reports[1]!, r.url)).toMatch(/503 POST .* evt_bad call\.ended after 3 attempts — gave up/);
+  });
+
+  it('reports a delivery to a closed port as failed without a status', async () => {
+    const r = await receiver(() => 200);
+    closers.splice(0).forEach((close) => close());
+    const reports: DeliveryReport[] = [];
+    const f = new Forwarder({ url: r.url, post, clock, signal: new AbortController().signal, report: (d) => reports.push(d), attempts: 2, retryDelayMs: 5 });
+    f.enqueue('evt_1', 'call.started', '{}');
+    await f.drain();
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ ok: false, status: null, attempts: 2 });
+    expect(formatDelivery(reports[0]!, r.url)).toMatch(/failed \(/);
+  });
+});
