@@ -1,0 +1,74 @@
+// The small slice of `fetch` the OAuth requests need. Taking it as a parameter keeps
+// these protocol steps free of any particular HTTP client (global fetch, undici, ctx.http).
+
+export interface FetchInit {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface FetchResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+export type FetchLike = (url: string, init: FetchInit) => Promise<FetchResponse>;
+
+/** Why an OAuth step failed; each kind maps to one exit code at the command's edge. */
+export type OAuthFailureKind =
+  /** RFC 6749 §5.2 error answered by the token endpoint (e.g. invalid_grant). */
+  | 'oauth'
+  /** The server answered something that does not follow the protocol. */
+  | 'invalid_response'
+  /** No answer at all (connection refused, DNS, reset). */
+  | 'network';
+
+export class OAuthStepError extends Error {
+  override readonly name = 'OAuthStepError';
+  constructor(
+    readonly kind: OAuthFailureKind,
+    message: string,
+    readonly details: { status?: number; oauthError?: string; cause?: unknown } = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+  }
+}
+
+/** Sends a request, turning a transport failure into OAuthStepError('network'). */
+export async function send(fetchLike: FetchLike, url: string, init: FetchInit): Promise<{ status: number; body: string; headers: FetchResponse['headers'] }> {
+  let response: FetchResponse;
+  let body: string;
+  try {
+    response = await fetchLike(url, init);
+    body = await response.text();
+  } catch (cause) {
+    if (init.signal?.aborted) throw cause; // Ctrl-C is not a network failure
+    throw new OAuthStepError('network', `could not reach ${new URL(url).origin}: ${describe(cause)}`, { cause });
+  }
+  return { status: response.status, body, headers: response.headers };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof Error && cause.message) return cause.message;
+    return error.message;
+  }
+  return String(error);
+}
+
+/** Parses a JSON object body, or throws OAuthStepError('invalid_response') naming the endpoint. */
+export function parseJsonObject(body: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new OAuthStepError('invalid_response', `${what} did not answer JSON`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new OAuthStepError('invalid_response', `${what} did not answer a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,159 @@
+// Token endpoint (service-spec.md §4.2, RFC 6749 §4.1.3 and §6) and revocation
+// endpoint (§4.3, RFC 7009) requests, each paired with the validation of its answer.
+import { PREFIX } from '../shared/constants.js';
+import { OAuthStepError, parseJsonObject, send, type FetchLike } from './http.js';
+
+/** Who the app is at the token endpoint. A public client (the CLI's own) has no secret. */
+export interface ClientAuth {
+  clientId: string;
+  clientSecret?: string;
+}
+
+/** A token response that passed field-by-field validation (service-spec.md §2). */
+export interface TokenSet {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  /** Granted scopes, in the order the server listed them. */
+  scopes: string[];
+  org_id: string;
+}
+
+/** RFC 6749 §4.1.3: exchange the authorization code, proving possession of the PKCE verifier (RFC 7636 §4.5). */
+export function exchangeCode(
+  fetchLike: FetchLike,
+  tokenEndpoint: string,
+  client: ClientAuth,
+  grant: { code: string; redirectUri: string; codeVerifier: string },
+  signal?: AbortSignal,
+): Promise<TokenSet> {
+  return tokenRequest(fetchLike, tokenEndpoint, client, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.codeVerifier,
+  }, signal);
+}
+
+/** RFC 6749 §6: trade the (single-use) refresh token for a new pair. */
+export function refreshTokens(
+  fetchLike: FetchLike,
+  tokenEndpoint: string,
+  client: ClientAuth,
+  refreshToken: string,
+  signal?: AbortSignal,
+): Promise<TokenSet> {
+  return tokenRequest(fetchLike, tokenEndpoint, client, { grant_type: 'refresh_token', refresh_token: refreshToken }, signal);
+}
+
+/**
+ * RFC 7009 §2.1: revoke a token, which on this service disconnects the app from the
+ * organization (service-spec.md §4.3). §2.2: 200 means revoked (or already unknown).
+ */
+export async function revokeToken(
+  fetchLike: FetchLike,
+  revocationEndpoint: string,
+  client: ClientAuth,
+  token: { value: string; hint: 'access_token' | 'refresh_token' },
+  signal?: AbortSignal,
+): Promise<void> {
+  const { status, body } = await send(fetchLike, revocationEndpoint, {
+    method: 'POST',
+    headers: formHeaders(client),
+    body: formBody(client, { token: token.value, token_type_hint: token.hint }),
+    signal,
+  });
+  if (status !== 200) throw oauthError(status, body, 'the revocation endpoint');
+}
+
+async function tokenRequest(
+  fetchLike: FetchLike,
+  tokenEndpoint: string,
+  client: ClientAuth,
+  params: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<TokenSet> {
+  const { status, body, headers } = await send(fetchLike, tokenEndpoint, {
+    method: 'POST',
+    headers: formHeaders(client),
+    body: formBody(client, params),
+    signal,
+  });
+  // RFC 6749 §5.1: success is 200; anything else carries a §5.2 error.
+  if (status !== 200) throw oauthError(status, body, 'the token endpoint');
+  void headers; // Cache-Control: no-store is the server's duty; nothing for the client to check.
+  return validateTokenResponse(parseJsonObject(body, 'the token endpoint'));
+}
+
+/**
+ * RFC 6749 §2.3.1: a confidential client authenticates with HTTP Basic (id and secret
+ * form-encoded first); a public client sends only its client_id in the body (§3.2.1).
+ */
+function formHeaders(client: ClientAuth): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
+  if (client.clientSecret !== undefined) {
+    const id = encodeURIComponent(client.clientId);
+    const secret = encodeURIComponent(client.clientSecret);
+    headers.authorization = `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+  }
+  return headers;
+}
+
+function formBody(client: ClientAuth, params: Record<string, string>): string {
+  const form = new URLSearchParams(params);
+  if (client.clientSecret === undefined) form.set('client_id', client.clientId);
+  return form.toString();
+}
+
+/** RFC 6749 §5.2: `error` (and `error_description`) in a JSON body. */
+function oauthError(status: number, body: string, endpoint: string): OAuthStepError {
+  let code: string | undefined;
+  let description: string | undefined;
+  try {
+    const json = JSON.parse(body) as Record<string, unknown>;
+    if (typeof json.error === 'string') code = json.error;
+    if (typeof json.error_description === 'string') description = json.error_description;
+  } catch {
+    // not JSON: keep the status alone
+  }
+  if (code === undefined) {
+    return new OAuthStepError('invalid_response', `${endpoint} answered HTTP ${status}`, { status });
+  }
+  const text = description ? `${code}: ${description}` : code;
+  return new OAuthStepError('oauth', `${endpoint} refused: ${text}`, { status, oauthError: code });
+}
+
+/** service-spec.md §2 "Token response" and RFC 6749 §5.1, checked one field at a time. */
+export function validateTokenResponse(json: Record<string, unknown>): TokenSet {
+  const bad = (field: string, rule: string): never => {
+    throw new OAuthStepError('invalid_response', `the token endpoint answered an invalid "${field}": ${rule}`);
+  };
+  const prefixed = (field: string, prefix: string): string => {
+    const value = json[field];
+    if (typeof value !== 'string' || !value.startsWith(prefix) || value.length === prefix.length) {
+      return bad(field, `expected a string starting with ${prefix}`);
+    }
+    return value;
+  };
+
+  const access_token = prefixed('access_token', PREFIX.accessToken);
+  const refresh_token = prefixed('refresh_token', PREFIX.refreshToken);
+  // RFC 6749 §7.1: the type is case-insensitive; the service uses Bearer.
+  if (typeof json.token_type !== 'string' || json.token_type.toLowerCase() !== 'bearer') bad('token_type', 'expected Bearer');
+  const expires_in = json.expires_in;
+  if (typeof expires_in !== 'number' || !Number.isInteger(expires_in) || expires_in <= 0) {
+    bad('expires_in', 'expected a positive whole number of seconds');
+  }
+  const org_id = prefixed('org_id', 'org_');
+  // service-spec.md §2: granted scopes separated by single spaces. Scopes this version
+  // does not know are kept (the service may add some), but the shape must hold.
+  const scope = json.scope;
+  if (typeof scope !== 'string') return bad('scope', 'expected the granted scopes separated by spaces');
+  const scopes = scope === '' ? [] : scope.split(' ');
+  if (scopes.some((item) => item === '' || /\s/.test(item))) bad('scope', 'expected scopes separated by single spaces');
+  return { access_token, token_type: 'Bearer', expires_in: expires_in as number, refresh_token, scopes, org_id };
+}

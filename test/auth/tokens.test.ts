@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { validateMetadata, metadataUrl } from '../../src/auth/discovery.js';
+import { OAuthStepError } from '../../src/auth/http.js';
+import { refreshTokens, revokeToken, validateTokenResponse } from '../../src/auth/tokens.js';
+import type { FetchInit, FetchLike } from '../../src/auth/http.js';
+
+const good = {
+  access_token: 'svc_oat_abc',
+  token_type: 'Bearer',
+  expires_in: 3600,
+  refresh_token: 'svc_ort_def',
+  scope: 'calls:read account:read',
+  org_id: 'org_123',
+};
+
+describe('validateTokenResponse (service-spec.md §2)', () => {
+  it('accepts a complete response and splits the scopes', () => {
+    expect(validateTokenResponse(good)).toEqual({
+      access_token: 'svc_oat_abc',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: 'svc_ort_def',
+      scopes: ['calls:read', 'account:read'],
+      org_id: 'org_123',
+    });
+  });
+
+  it.each([
+    ['access_token', 'abc'],
+    ['access_token', undefined],
+    ['refresh_token', 'svc_oat_xyz'],
+    ['token_type', 'mac'],
+    ['expires_in', '3600'],
+    ['expires_in', 0],
+    ['expires_in', 1.5],
+    ['scope', 'calls:read  account:read'],
+    ['scope', ['calls:read']],
+    ['org_id', ''],
+    ['org_id', 42],
+  ])('refuses %s = %j, naming the field', (field, value) => {
+    const body: Record<string, unknown> = { ...good, [field]: value };
+    if (value === undefined) delete body[field];
+    expect(() => validateTokenResponse(body)).toThrow(new RegExp(`"${field}"`));
+  });
+});
+
+describe('token and revoke requests', () => {
+  function recorder(status: number, body: string) {
+    const calls: { url: string; init: FetchInit }[] = [];
+    const fetchLike: FetchLike = async (url, init) => {
+      calls.push({ url, init });
+      return { status, headers: new Headers(), text: async () => body };
+    };
+    return { calls, fetchLike };
+  }
+
+  it('sends a public client id in the form, a confidential one as HTTP Basic', async () => {
+    const pub = recorder(200, JSON.stringify(good));
+    await refreshTokens(pub.fetchLike, 'http://x/oauth2/token', { clientId: 'svc_app_cli' }, 'svc_ort_1');
+    const form = new URLSearchParams(pub.calls[0]!.init.body);
+    expect(Object.fromEntries(form)).toEqual({ grant_type: 'refresh_token', refresh_token: 'svc_ort_1', client_id: 'svc_app_cli' });
+    expect(pub.calls[0]!.init.headers.authorization).toBeUndefined();
+
+    const conf = recorder(200, JSON.stringify(good));
+    await refreshTokens(conf.fetchLike, 'http://x/oauth2/token', { clientId: 'svc_app_1', clientSecret: 'svc_cs_2' }, 'svc_ort_1');
+    expect(conf.calls[0]!.init.headers.authorization).toBe(`Basic ${Buffer.from('svc_app_1:svc_cs_2').toString('base64')}`);
+    expect(new URLSearchParams(conf.calls[0]!.init.body).has('client_id')).toBe(false);
+  });
+
+  it('turns an RFC 6749 §5.2 answer into an oauth error with its code', async () => {
+    const { fetchLike } = recorder(400, JSON.stringify({ error: 'invalid_grant', error_description: 'used' }));
+    const error = await refreshTokens(fetchLike, 'http://x/t', { clientId: 'c' }, 'r').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OAuthStepError);
+    expect(error).toMatchObject({ kind: 'oauth', details: { oauthError: 'invalid_grant', status: 400 } });
+  });
+
+  it('reports an unreachable server as a network failure', async () => {
+    const fetchLike: FetchLike = async () => {
+      throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
+    };
+    await expect(revokeToken(fetchLike, 'http://127.0.0.1:9/oauth2/revoke', { clientId: 'c' }, { value: 'svc_oat_1', hint: 'access_token' }))
+      .rejects.toMatchObject({ kind: 'network', message: expect.stringContaining('ECONNREFUSED') });
+  });
+});
+
+describe('discovery (RFC 8414)', () => {
+  const metadata = {
+    issuer: 'http://127.0.0.1:4010',
+    authorization_endpoint: 'http://127.0.0.1:4010/oauth/authorize',
+    token_endpoint: 'http://127.0.0.1:4010/oauth2/token',
+    revocation_endpoint: 'http://127.0.0.1:4010/oauth2/revoke',
+    code_challenge_methods_supported: ['S256'],
+  };
+
+  it('builds the well-known address per §3', () => {
+    expect(metadataUrl('http://127.0.0.1:4010/')).toBe('http://127.0.0.1:4010/.well-known/oauth-authorization-server');
+    expect(metadataUrl('https://api.example/tenant')).toBe('https://api.example/.well-known/oauth-authorization-server/tenant');
+  });
+
+  it('accepts matching metadata and refuses another issuer or no S256', () => {
+    expect(validateMetadata(metadata, 'http://127.0.0.1:4010/').token_endpoint).toBe(metadata.token_endpoint);
+    expect(() => validateMetadata({ ...metadata, issuer: 'https://evil.example' }, 'http://127.0.0.1:4010')).toThrow(/issuer/);
+    expect(() => validateMetadata({ ...metadata, code_challenge_methods_supported: ['plain'] }, 'http://127.0.0.1:4010')).toThrow(/S256/);
+    expect(() => validateMetadata({ ...metadata, token_endpoint: 42 }, 'http://127.0.0.1:4010')).toThrow(/token_endpoint/);
+  });
+});
