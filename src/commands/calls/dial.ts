@@ -1,0 +1,47 @@
+// `svc calls dial ID --to +E164 [--line ID] [--language L]` — billed in live mode; refused in test mode.
+import type { Context } from '../../context.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
+import { parseE164, parseId, parseLanguageTag } from '../../validate/index.js';
+import { type Flags, requiredArg, stringFlag, validated, call, confirmBilled } from './shared.js';
+import { printObject } from '../../io/output.js';
+import { type Participant, participantFields, timeFormat } from './views.js';
+
+export interface CallsDialOptions {
+  callId: string;
+  to: string;
+  lineId?: string;
+  language?: string;
+}
+
+export function parse(args: string[], flags: Flags): CallsDialOptions {
+  const callId = requiredArg(args, 0, 'call ID', 'svc calls dial call_8f2a1c --to +14155550100');
+  const to = stringFlag(flags, 'to');
+  if (to === undefined) throw new UsageError('missing --to: give the phone number to dial in E.164 form, e.g. --to +14155550100');
+  const line = stringFlag(flags, 'line');
+  const language = stringFlag(flags, 'language');
+  return validated(() => {
+    const opts: CallsDialOptions = { callId: parseId(callId, 'call'), to: parseE164(to, '--to') };
+    if (line !== undefined) opts.lineId = parseId(line, 'line');
+    if (language !== undefined) opts.language = parseLanguageTag(language, '--language');
+    return opts;
+  });
+}
+
+export async function run(opts: CallsDialOptions, ctx: Context): Promise<void> {
+  // Test mode cannot reach real phones (service-spec.md "Test mode" 7): say so before
+  // a request that can only be refused.
+  const { credential } = await ctx.api();
+  if (credential.mode === 'test') {
+    throw new CliError(
+      'phones cannot be dialled in test mode: test calls connect, but never ring a real number',
+      EXIT.failure,
+      'dial with a live credential (--live), which is billed',
+    );
+  }
+  await confirmBilled(ctx, `Dialling ${opts.to}`);
+  const body: Record<string, unknown> = { to: opts.to };
+  if (opts.lineId !== undefined) body.line_id = opts.lineId;
+  if (opts.language !== undefined) body.language = opts.language;
+  const participant = await call<Participant>(ctx, 'calls.dial', { params: { id: opts.callId }, body });
+  await printObject(ctx, participantFields(participant, timeFormat(ctx)), participant);
+}

@@ -1,0 +1,20 @@
+// `svc calls end ID`
+import type { Context } from '../../context.js';
+import { parseId } from '../../validate/index.js';
+import { type Flags, requiredArg, validated, call } from './shared.js';
+import { printObject } from '../../io/output.js';
+import { type Call, callFields, timeFormat } from './views.js';
+
+export interface CallsEndOptions {
+  id: string;
+}
+
+export function parse(args: string[], _flags: Flags): CallsEndOptions {
+  const id = requiredArg(args, 0, 'call ID', 'svc calls end call_8f2a1c');
+  return { id: validated(() => parseId(id, 'call')) };
+}
+
+export async function run(opts: CallsEndOptions, ctx: Context): Promise<void> {
+  const ended = await call<Call>(ctx, 'calls.end', { params: { id: opts.id } });
+  await printObject(ctx, callFields(ended, timeFormat(ctx)), ended);
+}

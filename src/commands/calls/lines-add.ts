@@ -1,0 +1,31 @@
+// `svc calls lines add --country US [--area-code 415]` — billed in live mode.
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { parseAreaCode, parseCountryCode } from '../../validate/index.js';
+import { type Flags, stringFlag, validated, call, confirmBilled } from './shared.js';
+import { printObject } from '../../io/output.js';
+import { type Line, lineFields, timeFormat } from './views.js';
+
+export interface LinesAddOptions {
+  country: string;
+  areaCode?: string;
+}
+
+export function parse(_args: string[], flags: Flags): LinesAddOptions {
+  const country = stringFlag(flags, 'country');
+  if (country === undefined) throw new UsageError('missing --country: give a two-letter country code, e.g. --country US');
+  const areaCode = stringFlag(flags, 'areaCode');
+  return validated(() => {
+    const opts: LinesAddOptions = { country: parseCountryCode(country, '--country') };
+    if (areaCode !== undefined) opts.areaCode = parseAreaCode(areaCode, '--area-code');
+    return opts;
+  });
+}
+
+export async function run(opts: LinesAddOptions, ctx: Context): Promise<void> {
+  await confirmBilled(ctx, `Adding a phone line in ${opts.country}`);
+  const body: Record<string, unknown> = { country: opts.country };
+  if (opts.areaCode !== undefined) body.area_code = opts.areaCode;
+  const line = await call<Line>(ctx, 'lines.create', { body });
+  await printObject(ctx, lineFields(line, timeFormat(ctx)), line);
+}

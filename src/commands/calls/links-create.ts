@@ -1,0 +1,34 @@
+// `svc calls links create [--call ID] [--language L] [--expires-in 1h]`
+import type { Context } from '../../context.js';
+import { parseDurationSeconds, parseId, parseLanguageTag } from '../../validate/index.js';
+import { type Flags, stringFlag, validated, call } from './shared.js';
+import { printObject } from '../../io/output.js';
+import { type Link, linkFields, timeFormat } from './views.js';
+
+export interface LinksCreateOptions {
+  callId?: string;
+  language?: string;
+  expiresInSeconds?: number;
+}
+
+export function parse(_args: string[], flags: Flags): LinksCreateOptions {
+  const call = stringFlag(flags, 'call');
+  const language = stringFlag(flags, 'language');
+  const expiresIn = stringFlag(flags, 'expiresIn');
+  return validated(() => {
+    const opts: LinksCreateOptions = {};
+    if (call !== undefined) opts.callId = parseId(call, 'call');
+    if (language !== undefined) opts.language = parseLanguageTag(language, '--language');
+    if (expiresIn !== undefined) opts.expiresInSeconds = parseDurationSeconds(expiresIn, '--expires-in');
+    return opts;
+  });
+}
+
+export async function run(opts: LinksCreateOptions, ctx: Context): Promise<void> {
+  const body: Record<string, unknown> = {};
+  if (opts.callId !== undefined) body.call_id = opts.callId;
+  if (opts.language !== undefined) body.language = opts.language;
+  if (opts.expiresInSeconds !== undefined) body.expires_in = opts.expiresInSeconds;
+  const link = await call<Link>(ctx, 'links.create', { body });
+  await printObject(ctx, linkFields(link, timeFormat(ctx)), link);
+}

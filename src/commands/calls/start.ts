@@ -1,0 +1,37 @@
+// `svc calls start --languages en,es [--title T]` — billed in live mode.
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { parseLanguageList } from '../../validate/index.js';
+import { type Flags, stringFlag, validated, call, confirmBilled } from './shared.js';
+import { printObject } from '../../io/output.js';
+import { type Call, callFields, timeFormat } from './views.js';
+
+export interface CallsStartOptions {
+  /** The call's two languages (api-contract.md: exactly 2 BCP 47 tags). */
+  languages: [string, string];
+  title?: string;
+}
+
+export function parse(_args: string[], flags: Flags): CallsStartOptions {
+  const languagesText = stringFlag(flags, 'languages');
+  if (languagesText === undefined) throw new UsageError('missing --languages: give the two languages of the call, e.g. --languages en,es');
+  const languages = validated(() => parseLanguageList(languagesText, '--languages'));
+  if (languages.length !== 2) {
+    throw new UsageError(`--languages needs exactly two language tags, one per side of the call, e.g. --languages en,es (got ${languages.length})`);
+  }
+  const opts: CallsStartOptions = { languages: [languages[0]!, languages[1]!] };
+  const title = stringFlag(flags, 'title');
+  if (title !== undefined) {
+    if (title.trim() === '') throw new UsageError('--title is empty: give a title, e.g. --title "Intake"');
+    opts.title = title;
+  }
+  return opts;
+}
+
+export async function run(opts: CallsStartOptions, ctx: Context): Promise<void> {
+  await confirmBilled(ctx, 'Starting a call');
+  const body: Record<string, unknown> = { languages: opts.languages };
+  if (opts.title !== undefined) body.title = opts.title;
+  const started = await call<Call>(ctx, 'calls.create', { body });
+  await printObject(ctx, callFields(started, timeFormat(ctx)), started);
+}

@@ -1,0 +1,21 @@
+// `svc chats get ID`
+import type { Context } from '../../context.js';
+import { parseId } from '../../validate/index.js';
+import { type Flags, requiredArg, validated, call } from '../calls/shared.js';
+import { printObject } from '../../io/output.js';
+import { timeFormat } from '../calls/views.js';
+import { type Chat, chatFields } from './views.js';
+
+export interface ChatsGetOptions {
+  id: string;
+}
+
+export function parse(args: string[], _flags: Flags): ChatsGetOptions {
+  const id = requiredArg(args, 0, 'chat ID', 'svc chats get chat_8f2a1c');
+  return { id: validated(() => parseId(id, 'chat')) };
+}
+
+export async function run(opts: ChatsGetOptions, ctx: Context): Promise<void> {
+  const chat = await call<Chat>(ctx, 'chats.get', { params: { id: opts.id } });
+  await printObject(ctx, chatFields(chat, timeFormat(ctx)), chat);
+}

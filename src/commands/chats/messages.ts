@@ -1,0 +1,21 @@
+// `svc chats messages ID [--limit N] [--all]`
+import type { Context } from '../../context.js';
+import { parseId } from '../../validate/index.js';
+import { type Flags, type ListFlags, parseListFlags, requiredArg, validated, fetchList } from '../calls/shared.js';
+import { printList } from '../../io/output.js';
+import { timeFormat } from '../calls/views.js';
+import { type Message, messageColumns } from './views.js';
+
+export interface ChatsMessagesOptions extends ListFlags {
+  id: string;
+}
+
+export function parse(args: string[], flags: Flags): ChatsMessagesOptions {
+  const id = requiredArg(args, 0, 'chat ID', 'svc chats messages chat_8f2a1c');
+  return { id: validated(() => parseId(id, 'chat')), ...parseListFlags(flags) };
+}
+
+export async function run(opts: ChatsMessagesOptions, ctx: Context): Promise<void> {
+  const messages = await fetchList<Message>(ctx, 'chats.messages.list', opts, { params: { id: opts.id } });
+  await printList(ctx, messages, messageColumns(timeFormat(ctx)));
+}

@@ -1,0 +1,27 @@
+// `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
+import type { Context } from '../../context.js';
+import { parseId, parseText } from '../../validate/index.js';
+import { type Flags, positional, requiredArg, validated, call, readStdinText } from '../calls/shared.js';
+import { printObject } from '../../io/output.js';
+import { timeFormat } from '../calls/views.js';
+import { type Message, messageFields } from './views.js';
+
+export interface ChatsSendOptions {
+  id: string;
+  /** undefined: read the message from stdin. */
+  text?: string;
+}
+
+export function parse(args: string[], _flags: Flags): ChatsSendOptions {
+  const id = requiredArg(args, 0, 'chat ID', 'svc chats send chat_8f2a1c "Hello"');
+  const words = positional(args).slice(1);
+  const opts: ChatsSendOptions = { id: validated(() => parseId(id, 'chat')) };
+  if (words.length > 0) opts.text = validated(() => parseText(words.join(' '), 'the message'));
+  return opts;
+}
+
+export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
+  const text = opts.text ?? (await readStdinText(ctx, 'the message', 'svc chats send chat_8f2a1c "Hello", or echo "Hello" | svc chats send chat_8f2a1c'));
+  const message = await call<Message>(ctx, 'chats.messages.create', { params: { id: opts.id }, body: { text } });
+  await printObject(ctx, messageFields(message, timeFormat(ctx)), message);
+}

@@ -1,0 +1,32 @@
+// `svc chats start --language L [--subject S]`
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { parseLanguageTag } from '../../validate/index.js';
+import { type Flags, stringFlag, validated, call } from '../calls/shared.js';
+import { printObject } from '../../io/output.js';
+import { timeFormat } from '../calls/views.js';
+import { type Chat, chatFields } from './views.js';
+
+export interface ChatsStartOptions {
+  language: string;
+  subject?: string;
+}
+
+export function parse(_args: string[], flags: Flags): ChatsStartOptions {
+  const language = stringFlag(flags, 'language');
+  if (language === undefined) throw new UsageError("missing --language: give the customer's language, e.g. --language fr");
+  const opts: ChatsStartOptions = { language: validated(() => parseLanguageTag(language, '--language')) };
+  const subject = stringFlag(flags, 'subject');
+  if (subject !== undefined) {
+    if (subject.trim() === '') throw new UsageError('--subject is empty: give a subject, e.g. --subject "Order 42"');
+    opts.subject = subject;
+  }
+  return opts;
+}
+
+export async function run(opts: ChatsStartOptions, ctx: Context): Promise<void> {
+  const body: Record<string, unknown> = { language: opts.language };
+  if (opts.subject !== undefined) body.subject = opts.subject;
+  const chat = await call<Chat>(ctx, 'chats.create', { body });
+  await printObject(ctx, chatFields(chat, timeFormat(ctx)), chat);
+}

@@ -1,0 +1,77 @@
+// Chats and their messages (api-contract.md "Resources"), for lists and single objects.
+import { type Column } from '../../io/output.js';
+import type { TimeFormat } from '../calls/views.js';
+
+export interface Chat {
+  id: string;
+  object: 'chat';
+  livemode: boolean;
+  created_at: string;
+  status: 'open' | 'closed' | string;
+  language: string;
+  subject?: string | null;
+}
+
+export interface Message {
+  id: string;
+  object: 'message';
+  livemode: boolean;
+  created_at: string;
+  chat_id: string;
+  kind: 'text' | 'voice' | string;
+  text?: string | null;
+  language?: string | null;
+  translation?: { language: string; text: string } | null;
+  transcript?: string | null;
+}
+
+export function chatColumns(time: TimeFormat): Column<Chat>[] {
+  return [
+    { header: 'ID', value: (c) => c.id },
+    { header: 'STATUS', value: (c) => c.status },
+    { header: 'LANGUAGE', value: (c) => c.language },
+    { header: 'SUBJECT', value: (c) => c.subject },
+    { header: 'CREATED', value: (c) => time(c.created_at) },
+  ];
+}
+
+export function chatFields(chat: Chat, time: TimeFormat): Array<readonly [string, unknown]> {
+  return [
+    ['id', chat.id],
+    ['status', chat.status],
+    ['language', chat.language],
+    ['subject', chat.subject],
+    ['mode', chat.livemode ? 'live' : 'test'],
+    ['created', time(chat.created_at)],
+  ];
+}
+
+/** What a message says: its text, or a voice message's transcript. */
+export function messageText(m: Message): string {
+  return (m.kind === 'voice' ? (m.transcript ?? m.text) : m.text) ?? '';
+}
+
+export function messageColumns(time: TimeFormat): Column<Message>[] {
+  return [
+    { header: 'ID', value: (m) => m.id },
+    { header: 'KIND', value: (m) => m.kind },
+    { header: 'LANGUAGE', value: (m) => m.language },
+    { header: 'TEXT', value: (m) => messageText(m) },
+    { header: 'TRANSLATION', value: (m) => (m.translation ? `[${m.translation.language}] ${m.translation.text}` : '') },
+    { header: 'CREATED', value: (m) => time(m.created_at) },
+  ];
+}
+
+export function messageFields(m: Message, time: TimeFormat): Array<readonly [string, unknown]> {
+  const fields: Array<readonly [string, unknown]> = [
+    ['id', m.id],
+    ['chat', m.chat_id],
+    ['kind', m.kind],
+    ['language', m.language],
+    ['text', m.text],
+  ];
+  if (m.kind === 'voice') fields.push(['transcript', m.transcript]);
+  if (m.translation) fields.push(['translation', `[${m.translation.language}] ${m.translation.text}`]);
+  fields.push(['mode', m.livemode ? 'live' : 'test'], ['created', time(m.created_at)]);
+  return fields;
+}

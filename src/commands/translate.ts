@@ -1,0 +1,101 @@
+// `svc translate [TEXT…] --to L [--from L] [--lines]`
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { parseLanguageTag, parseText } from '../validate/index.js';
+import { printJson, printNdjson } from '../io/output.js';
+import { mapInOrder } from './calls/ordered.js';
+import { type Flags, booleanFlag, call, positional, readStdinText, stringFlag, validated } from './calls/shared.js';
+
+/** api-contract.md: POST /v1/translate takes at most 5,000 characters. */
+export const MAX_TRANSLATE_CHARS = 5000;
+
+export interface TranslateOptions {
+  to: string;
+  from?: string;
+  /** The text from the arguments; undefined: read stdin. */
+  text?: string;
+  /** Translate each stdin line on its own, printing results in input order. */
+  lines: boolean;
+}
+
+export function parse(args: string[], flags: Flags): TranslateOptions {
+  const to = stringFlag(flags, 'to');
+  if (to === undefined) throw new UsageError('missing --to: give the target language, e.g. --to es');
+  const from = stringFlag(flags, 'from');
+  const words = positional(args);
+  const lines = booleanFlag(flags, 'lines');
+  if (lines && words.length > 0) {
+    throw new UsageError('--lines translates stdin line by line: give the text on stdin, not as arguments (e.g. svc translate --lines --to de < lines.txt)');
+  }
+  return validated(() => {
+    const opts: TranslateOptions = { to: parseLanguageTag(to, '--to'), lines };
+    if (from !== undefined) opts.from = parseLanguageTag(from, '--from');
+    if (words.length > 0) opts.text = parseText(words.join(' '), 'the text', MAX_TRANSLATE_CHARS);
+    return opts;
+  });
+}
+
+/** Requests in flight with --lines: enough to overlap latency, few enough to stay polite to the 600/min limit. */
+export const LINES_CONCURRENCY = 6;
+
+export interface Translation {
+  object: 'translation';
+  text: string;
+  to: string;
+  from: string | null;
+  characters: number;
+  livemode: boolean;
+}
+
+export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
+  if (opts.lines) return translateLines(opts, ctx);
+  const text =
+    opts.text ?? (await readStdinText(ctx, 'text to translate', 'svc translate "Good morning" --to es, or echo "Good morning" | svc translate --to es'));
+  validated(() => parseText(text, 'the text', MAX_TRANSLATE_CHARS));
+  const translation = await translateOne(ctx, text, opts);
+  if (ctx.globals.json) printJson(ctx, translation);
+  else ctx.io.stdout.write(`${translation.text}\n`);
+}
+
+function translateOne(ctx: Context, text: string, opts: TranslateOptions): Promise<Translation> {
+  const body: Record<string, unknown> = { text, to: opts.to };
+  if (opts.from !== undefined) body.from = opts.from;
+  return call<Translation>(ctx, 'translate', { body });
+}
+
+/**
+ * Each stdin line translated on its own, several requests in flight, printed in input
+ * order (mapInOrder). A blank line is passed through as a blank line without a request,
+ * so the output lines up with the input; with --json it is a translation of nothing
+ * (`text: ""`, `characters: 0`), so NDJSON keeps one object per input line.
+ */
+async function translateLines(opts: TranslateOptions, ctx: Context): Promise<void> {
+  if (ctx.io.stdin.isTTY) {
+    throw new UsageError('--lines reads the lines to translate from stdin: pipe them in, e.g. svc translate --lines --to de < lines.txt');
+  }
+  const { credential } = await ctx.api();
+  const lineNumbers = numbered(ctx.io.stdin.lines());
+  await mapInOrder(
+    lineNumbers,
+    LINES_CONCURRENCY,
+    async ({ text, number }): Promise<Translation> => {
+      if (text.trim() === '') {
+        return { object: 'translation', text: '', to: opts.to, from: opts.from ?? null, characters: 0, livemode: credential.mode === 'live' };
+      }
+      validated(() => parseText(text, `line ${number}`, MAX_TRANSLATE_CHARS));
+      return translateOne(ctx, text, opts);
+    },
+    (translation) => {
+      if (ctx.globals.json) printNdjson(ctx, translation);
+      else ctx.io.stdout.write(`${translation.text.replace(/\r?\n/g, ' ')}\n`);
+    },
+  );
+}
+
+async function* numbered(lines: AsyncIterable<string>): AsyncGenerator<{ text: string; number: number }> {
+  let number = 0;
+  for await (const line of lines) {
+    number += 1;
+    yield { text: line.replace(/\r$/, ''), number };
+  }
+}
