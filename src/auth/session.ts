@@ -1,0 +1,83 @@
+// The access token of a profile's OAuth connection, refreshed when needed (design.md
+// "Credentials"). Refresh tokens are single use (service-spec.md §5.9), so two processes
+// refreshing at once would make the second present a used token and lose the connection.
+// Hence: refresh only under the per-profile lock, and re-read the stored pair inside it.
+import type { Context } from '../context.js';
+import { AuthError, InterruptedError, NetworkError } from '../errors.js';
+import { OAuthStepError } from './http.js';
+import { clientOf, fetchOf, readStored, REFRESH_AHEAD_MS, storageOf, writeStored, type StoredOAuth } from './stored.js';
+import { refreshTokens } from './tokens.js';
+
+export interface AccessTokenOptions {
+  /** The service answered 401 to the current token: get a new one even if it looks valid. */
+  forceRefresh: boolean;
+}
+
+export async function getOAuthAccessToken(ctx: Context, profile: string, opts: AccessTokenOptions): Promise<string> {
+  const config = await ctx.config.read();
+  const storage = storageOf(config, profile);
+  const stored = await readStored(ctx, profile, storage);
+  if (stored === null) {
+    throw new AuthError(`profile "${profile}" has no OAuth sign-in stored`, `run \`svc login --profile ${profile}\``);
+  }
+  if (!opts.forceRefresh && !nearExpiry(stored, ctx.clock.now())) return stored.access_token;
+
+  const failedToken = stored.access_token;
+  return ctx.withProfileLock(profile, async () => {
+    // Inside the lock: another process may have rotated the pair while we waited.
+    const current = (await readStored(ctx, profile, storage)) ?? stored;
+    const rotatedMeanwhile = current.access_token !== failedToken;
+    if (!nearExpiry(current, ctx.clock.now()) && (!opts.forceRefresh || rotatedMeanwhile)) return current.access_token;
+    const orgName = config.profiles[profile]?.org_name ?? current.org_id;
+    return refreshUnderLock(ctx, profile, current, orgName);
+  });
+}
+
+function nearExpiry(stored: StoredOAuth, now: number): boolean {
+  return stored.expires_at - REFRESH_AHEAD_MS <= now;
+}
+
+/** RFC 6749 §6, then the new pair is stored before anything else can fail. Caller holds the lock. */
+async function refreshUnderLock(ctx: Context, profile: string, current: StoredOAuth, orgName: string): Promise<string> {
+  let tokens;
+  try {
+    tokens = await refreshTokens(fetchOf(ctx), current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal);
+  } catch (error) {
+    throw refreshFailure(ctx, error, profile, orgName);
+  }
+  if (tokens.org_id !== current.org_id) {
+    throw new AuthError(`the service answered a refresh of profile "${profile}" with another organization (${tokens.org_id})`, `run \`svc login --profile ${profile}\``);
+  }
+  const next: StoredOAuth = {
+    ...current,
+    access_token: tokens.access_token,
+    refresh_token: tokens.refresh_token,
+    expires_at: ctx.clock.now() + tokens.expires_in * 1000,
+    scope: tokens.scopes.join(' '),
+  };
+  // The old refresh token is spent now: losing the new pair would end the connection.
+  const storage = await writeStored(ctx, profile, next);
+  await ctx.config
+    .update((config) => {
+      const meta = config.profiles[profile]?.oauth;
+      if (meta) Object.assign(meta, { expires_at: next.expires_at, scopes: tokens.scopes, storage });
+    })
+    .catch(() => {
+      // Metadata only (shown by auth status); the tokens themselves are safe.
+    });
+  return next.access_token;
+}
+
+function refreshFailure(ctx: Pick<Context, 'signal'>, error: unknown, profile: string, orgName: string): Error {
+  if (ctx.signal.aborted) return new InterruptedError();
+  if (error instanceof OAuthStepError) {
+    if (error.kind === 'network') return new NetworkError(error.message, 'check the network and the base URL, then try again');
+    // invalid_grant: revoked, disconnected by the org, or used; invalid_client: the app was deleted.
+    // Nothing stored is deleted: `svc auth status` still shows the profile, `svc login` replaces it.
+    if (error.kind === 'oauth' && (error.details.oauthError === 'invalid_grant' || error.details.oauthError === 'invalid_client')) {
+      return new AuthError(`the connection to ${orgName} has ended; run svc login`, `svc login --profile ${profile}`);
+    }
+    return new AuthError(`refreshing the sign-in of profile "${profile}" failed: ${error.message}`, `run \`svc login --profile ${profile}\``);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
