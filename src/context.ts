@@ -2,6 +2,12 @@
 // commands are testable in-process (runCli) and `main.ts` is the only place that
 // touches `process`. The CLI core fills in the services (config, credentials, api).
 import type { Mode } from './shared/constants.js';
+import type { ConfigStore } from './config/config.js';
+import type { SecretStore } from './credentials/store.js';
+import type { ResolvedCredential } from './credentials/resolve.js';
+import type { ApiClient } from './api/client.js';
+import type { HttpTransport } from './api/http.js';
+import type { Prompter } from './io/interactive.js';
 
 export interface Output {
   write(chunk: string): void;
@@ -59,4 +65,26 @@ export interface BaseContext {
   /** Aborted on Ctrl-C (SIGINT); long-running commands stop and exit 130. */
   signal: AbortSignal;
   globals: GlobalOptions;
+}
+
+/** Everything a command's `run(opts, ctx)` may use. Built by src/cli/context.ts. */
+export interface Context extends BaseContext {
+  /** `svc/<version>`: the User-Agent and `--version`. */
+  version: string;
+  /** config.json in the config dir: read(), update(fn) under a cross-process lock. */
+  config: ConfigStore;
+  /** Secrets: keychain (service `svc`, account `<profile>:<name>`), else credentials.json. */
+  secrets: SecretStore;
+  /** Hidden input and yes/no questions; callers check for a TTY first (src/io/interactive.ts). */
+  prompter: Prompter;
+  /** Raw HTTP on the process's one dispatcher, with --debug logging and redaction (OAuth endpoints, discovery). */
+  http: HttpTransport;
+  /** Runs fn holding the per-profile lock file (OAuth refresh; stale locks are taken over). */
+  withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
+  /** The profile name the globals/env/config choose (--profile, SVC_PROFILE, default_profile, "default"). */
+  profileName(): Promise<string>;
+  /** The credential a request uses (design.md "Credentials"); AuthError (exit 3) when there is none. */
+  resolveCredential(): Promise<ResolvedCredential>;
+  /** An API client for the resolved credential (undici loaded on first call). */
+  api(): Promise<ApiClient>;
 }

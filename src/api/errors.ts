@@ -1,0 +1,106 @@
+// Every status of service-spec.md §7 becomes a message naming the cause and the next
+// step, with design.md's exit code. The message names profile, organization and mode,
+// so it is never unclear which account a failure concerns (stripe-cli#1135).
+import { ApiError, EXIT } from '../errors.js';
+import type { ResolvedCredential } from '../credentials/resolve.js';
+import { redactText } from '../io/redact.js';
+
+export interface ErrorSubject {
+  method: string;
+  path: string;
+  credential?: Pick<ResolvedCredential, 'kind' | 'source' | 'mode' | 'profileName' | 'profile'>;
+  /** Retry-After in seconds, for 429. */
+  retryAfterSeconds?: number;
+  /** Why a 429/502 was not retried further. */
+  retryNote?: string;
+}
+
+interface ValidationItem {
+  loc?: unknown[];
+  msg?: string;
+  type?: string;
+}
+
+/** The `detail` of an error body as text; a 422 list becomes "field: problem" lines. */
+export function detailText(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.trim() || undefined;
+  if (typeof body !== 'object' || body === null) return undefined;
+  const detail = (body as { detail?: unknown }).detail;
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) return (detail as ValidationItem[]).map(validationLine).join('; ');
+  const oauth = body as { error?: unknown; error_description?: unknown };
+  if (typeof oauth.error === 'string') return typeof oauth.error_description === 'string' ? `${oauth.error}: ${oauth.error_description}` : oauth.error;
+  return undefined;
+}
+
+function validationLine(item: ValidationItem): string {
+  const loc = Array.isArray(item.loc) ? item.loc.filter((p, i) => !(i === 0 && (p === 'body' || p === 'query'))).join('.') : '';
+  return `${loc || 'request'}: ${item.msg ?? item.type ?? 'invalid'}`;
+}
+
+/** `this key or app lacks the <scope> scope` → the scope. */
+export function missingScope(detail: string | undefined): string | undefined {
+  return detail ? /lacks the (\S+) scope/.exec(detail)?.[1] : undefined;
+}
+
+function subjectLabel(subject: ErrorSubject): string {
+  const c = subject.credential;
+  if (!c) return '';
+  const org = c.profile?.org_name ?? c.profile?.org_id;
+  const who = c.source === 'env' ? 'SVC_API_KEY' : `profile "${c.profileName}"`;
+  return ` [${who}${org ? `, ${org}` : ''}, ${c.mode} mode]`;
+}
+
+export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubject): ApiError {
+  const detail = detailText(body);
+  const where = subjectLabel(subject);
+  const request = `${subject.method} ${subject.path}`;
+  const c = subject.credential;
+  const profileFlag = c && c.source === 'profile' ? ` --profile ${c.profileName}` : '';
+  const said = detail ? `: ${redactText(detail)}` : '';
+  switch (status) {
+    case 400:
+      return new ApiError(`the service refused ${request}${said}${where}`, status, EXIT.failure, body,
+        c?.mode === 'test' && subject.path.includes('/dial') ? 'phones cannot be dialled in test mode; use --live' : undefined);
+    case 401: {
+      const hint = !c
+        ? 'run `svc login` or `svc keys add`'
+        : c.source === 'env'
+          ? 'SVC_API_KEY is missing, unknown or revoked: set a valid key, or unset it to use a stored profile'
+          : c.kind === 'oauth'
+            ? `the sign-in has expired or was disconnected: run \`svc login${profileFlag}\``
+            : `the key may have been revoked: run \`svc keys add${profileFlag}\` with a new key`;
+      return new ApiError(`not authenticated: the service refused the credential${said}${where}`, status, EXIT.unauthenticated, body, hint);
+    }
+    case 402:
+      return new ApiError(`payment required: the organization's prepaid balance has run out${where}`, status, EXIT.paymentRequired, body,
+        'top up the prepaid balance (see `svc account balance`), or try it free in test mode with --test');
+    case 403: {
+      const scope = missingScope(detail);
+      const hint = !scope
+        ? undefined
+        : c?.kind === 'oauth'
+          ? `sign in again granting it: \`svc login${profileFlag} --scopes ${scope}\` (plus the scopes you already use)`
+          : `create a key with the ${scope} scope in the organization's API settings, then \`svc keys add${profileFlag}\``;
+      return new ApiError(`forbidden: ${scope ? `the credential lacks the ${scope} scope` : detail ?? 'the credential may not do this'}${where}`, status, EXIT.forbidden, body, hint);
+    }
+    case 404:
+      return new ApiError(`not found: ${request}${said}${where}`, status, EXIT.notFound, body,
+        c ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)` : undefined);
+    case 409:
+      return new ApiError(`conflict: the object's state does not allow this${said}${where}`, status, EXIT.conflict, body);
+    case 422:
+      return new ApiError(`invalid request${said}${where}`, status, EXIT.usage, body, 'check the arguments and flags (svc <command> --help)');
+    case 429:
+      return new ApiError(
+        `rate limited: too many requests${subject.retryAfterSeconds !== undefined ? `; the service asks to wait ${subject.retryAfterSeconds} s` : ''}${subject.retryNote ? ` (${subject.retryNote})` : ''}${where}`,
+        status, EXIT.rateLimited, body, 'the limit is 600 requests per minute per key or app: wait and run it again');
+    case 502:
+    case 503:
+    case 504:
+      return new ApiError(`upstream failure: ${status}${said}${subject.retryNote ? ` (${subject.retryNote})` : ''}${where}`, status, EXIT.upstream, body,
+        'an upstream service (interpretation, telephony) failed; the request may be retried');
+    default:
+      return new ApiError(`${request} failed with ${status}${said}${where}`, status, EXIT.failure, body);
+  }
+}

@@ -1,0 +1,92 @@
+// One invocation: commander parses argv, the chosen leaf's module is imported, its
+// parse() validates, its run() acts; every error becomes a message on stderr and the
+// exit code of design.md. Used by main.ts (the process) and runCli (tests).
+import type { GlobalOptions } from '../context.js';
+import { CliError, EXIT, exitCodeOf, isAbortError } from '../errors.js';
+import { redactText } from '../io/redact.js';
+import { buildProgram, globalMode } from './program.js';
+import type { CommandModule, Invocation } from './program.js';
+import { createContext } from './context.js';
+import type { Runtime } from './context.js';
+
+interface CommanderErrorLike {
+  code: string;
+  exitCode: number;
+}
+
+function isCommanderError(error: unknown): error is CommanderErrorLike {
+  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('commander.');
+}
+
+function isModuleNotFound(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === 'ERR_MODULE_NOT_FOUND' || /Failed to load url|Cannot find module/.test(e?.message ?? '');
+}
+
+export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, debug: boolean): number {
+  const code = exitCodeOf(error);
+  if (code === EXIT.interrupted) return code;
+  if (error instanceof CliError) {
+    runtime.stderr.write(`error: ${redactText(error.message)}\n`);
+    if (error.hint) runtime.stderr.write(`  ${redactText(error.hint)}\n`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    runtime.stderr.write(`error: unexpected failure: ${redactText(message)}\n`);
+    if (debug && error instanceof Error && error.stack) runtime.stderr.write(redactText(error.stack) + '\n');
+    else runtime.stderr.write('  run it again with --debug for details\n');
+  }
+  return code;
+}
+
+export async function execute(argv: readonly string[], runtime: Runtime, version: string): Promise<number> {
+  let exitCode = 0;
+  let debug = argv.includes('--debug');
+  const program = buildProgram({
+    version,
+    writeOut: (text) => runtime.stdout.write(text),
+    writeErr: (text) => runtime.stderr.write(text),
+    columns: runtime.stdout.columns,
+    async invoke(invocation: Invocation) {
+      const g = invocation.globals;
+      debug = Boolean(g.debug);
+      const globals: GlobalOptions = {
+        json: Boolean(g.json),
+        debug,
+        color: g.color !== false,
+        yes: Boolean(g.yes),
+      };
+      if (g.profile) globals.profile = g.profile;
+      if (g.baseUrl) globals.baseUrl = g.baseUrl;
+      const mode = globalMode(g);
+      if (mode) globals.mode = mode;
+      try {
+        const ctx = createContext(runtime, globals, version);
+        let module: CommandModule;
+        try {
+          module = (await invocation.load()) as CommandModule;
+        } catch (error) {
+          if (isModuleNotFound(error)) throw new CliError(`\`svc ${invocation.name}\` is not available in this build yet (its module is missing)`);
+          throw error;
+        }
+        const opts = module.parse(invocation.args, invocation.flags);
+        const result = await module.run(opts as never, ctx as never);
+        exitCode = typeof result === 'number' ? result : 0;
+      } catch (error) {
+        if (runtime.signal.aborted && (isAbortError(error) || !(error instanceof CliError))) exitCode = EXIT.interrupted;
+        else exitCode = printError(runtime, error, debug);
+      }
+    },
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (isCommanderError(error)) {
+      // --help and --version end through exitOverride too: those are successes.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      // `svc calls` with no subcommand prints its help on stderr: a usage error.
+      return EXIT.usage;
+    }
+    return printError(runtime, error, debug);
+  }
+  return exitCode;
+}

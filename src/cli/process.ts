@@ -1,0 +1,101 @@
+// The real runtime: the process's streams, clock, randomness and browser.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Input, Output } from '../context.js';
+import type { Runtime } from './context.js';
+
+/** stdout that goes quiet after EPIPE (`svc calls list | head -1`): exit 0, no stack trace. */
+function stdoutOutput(onBrokenPipe: () => void): Output {
+  let broken = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') {
+      broken = true;
+      onBrokenPipe();
+    } else throw error;
+  });
+  return {
+    write(chunk) {
+      if (!broken) process.stdout.write(chunk);
+    },
+    get isTTY() {
+      return Boolean(process.stdout.isTTY);
+    },
+    get columns() {
+      return process.stdout.columns;
+    },
+  };
+}
+
+function stderrOutput(): Output {
+  return {
+    write(chunk) {
+      process.stderr.write(chunk);
+    },
+    get isTTY() {
+      return Boolean(process.stderr.isTTY);
+    },
+    get columns() {
+      return process.stderr.columns;
+    },
+  };
+}
+
+function stdinInput(): Input {
+  return {
+    get isTTY() {
+      return Boolean(process.stdin.isTTY);
+    },
+    async readAll() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    async *lines() {
+      const { createInterface } = await import('node:readline');
+      const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+      try {
+        for await (const line of rl) yield line;
+      } finally {
+        rl.close();
+      }
+    },
+  };
+}
+
+export function createProcessRuntime(controller: AbortController): { runtime: Runtime; dispose(): Promise<void> } {
+  const runtime: Runtime = {
+    env: process.env,
+    stdout: stdoutOutput(() => {
+      // The reader has gone: stop the command quietly, success.
+      controller.abort();
+      process.exitCode = 0;
+    }),
+    stderr: stderrOutput(),
+    stdin: stdinInput(),
+    clock: {
+      now: () => Date.now(),
+      sleep: async (ms, signal) => {
+        await delay(ms, undefined, { signal });
+      },
+    },
+    random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
+    browser: {
+      async open(url) {
+        const { default: open } = await import('open');
+        const child = await open(url, { wait: false });
+        await new Promise<void>((resolve, reject) => {
+          child.once('error', reject);
+          child.once('spawn', () => resolve());
+        });
+      },
+    },
+    signal: controller.signal,
+  };
+  return {
+    runtime,
+    async dispose() {
+      const { closeHttp } = await import('../api/http.js');
+      await closeHttp();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// Cross-process locks (proper-lockfile: an atomic mkdir of `<file>.lock`, its mtime
+// refreshed while held, so a lock left by a killed process goes stale and is taken over).
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { LOCKS_DIR } from './paths.js';
+
+/** A lock not refreshed for this long belongs to a dead process. */
+const STALE_MS = 10_000;
+
+/**
+ * Runs `fn` holding the lock on `target` (which need not exist). Waits for another
+ * holder with backoff for up to ~30 s, which covers a refresh or config write in flight.
+ */
+export async function withFileLock<T>(target: string, fn: () => Promise<T>): Promise<T> {
+  const { default: lockfile } = await import('proper-lockfile');
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(target, {
+      realpath: false,
+      stale: STALE_MS,
+      update: STALE_MS / 2,
+      retries: { retries: 60, factor: 1.3, minTimeout: 20, maxTimeout: 1000, randomize: true },
+      onCompromised: () => {
+        // Another process took the lock over as stale: our work is already under way and
+        // the re-read inside the next holder copes, so do not crash (the default throws).
+      },
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOCKED') throw new ConfigError(`could not lock ${target}: another svc process holds it`, target, 'try again in a moment');
+    throw new ConfigError(`could not lock ${target}: ${(error as Error).message}`, target, 'check that the config directory is writable');
+  }
+  try {
+    return await fn();
+  } finally {
+    await release().catch(() => {});
+  }
+}
+
+/** The per-profile lock (OAuth refresh and other read-modify-write of one profile's secrets). */
+export async function withProfileLockIn<T>(dir: string, profile: string, fn: () => Promise<T>): Promise<T> {
+  const locks = join(dir, LOCKS_DIR);
+  try {
+    await mkdir(locks, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new ConfigError(`cannot create ${locks}: ${(error as Error).message}`, locks, 'check that the config directory is writable');
+  }
+  return withFileLock(join(locks, `${encodeURIComponent(profile)}`), fn);
+}

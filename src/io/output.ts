@@ -1,0 +1,105 @@
+// Rendering results on stdout (design.md "Output and errors"): --json prints the API's
+// JSON as one document; otherwise a table on a TTY (cli-table3, loaded only then) and
+// tab-separated lines when piped, so `svc calls list | cut -f1` works.
+import type { Context } from '../context.js';
+
+export interface Column<T> {
+  header: string;
+  /** The cell text; undefined/null print as empty (TSV) or `-` (table). */
+  value(row: T): string | number | boolean | null | undefined;
+}
+
+export function printJson(ctx: Pick<Context, 'io'>, data: unknown): void {
+  ctx.io.stdout.write(JSON.stringify(data, null, 2) + '\n');
+}
+
+/** One JSON document per line, for streams (--json on events tail, chats stream). */
+export function printNdjson(ctx: Pick<Context, 'io'>, data: unknown): void {
+  ctx.io.stdout.write(JSON.stringify(data) + '\n');
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return String(value);
+}
+
+/** Tab-separated lines with no header: stable for scripts. Tabs/newlines inside cells become spaces. */
+export function renderTsv<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
+  return rows.map((row) => columns.map((c) => cell(c.value(row)).replace(/[\t\r\n]+/g, ' ')).join('\t') + '\n').join('');
+}
+
+export async function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: boolean): Promise<string> {
+  const { default: Table } = await import('cli-table3');
+  const head = color ? (await import('chalk')).default.bold : (s: string) => s;
+  const table = new Table({
+    head: columns.map((c) => head(c.header)),
+    style: { head: [], border: [], compact: true },
+    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' },
+  });
+  for (const row of rows) table.push(columns.map((c) => cell(c.value(row)) || '-'));
+  return table.toString() + '\n';
+}
+
+/**
+ * Prints a list result: `json` as the API's JSON, else a table (TTY) or TSV (piped).
+ * An empty list prints nothing on stdout and a note on stderr when on a TTY.
+ */
+export async function printList<T>(ctx: Pick<Context, 'io' | 'globals'>, rows: readonly T[], columns: readonly Column<T>[], json: unknown = rows): Promise<void> {
+  if (ctx.globals.json) return printJson(ctx, json);
+  if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(renderTsv(rows, columns));
+  if (rows.length === 0) {
+    ctx.io.stderr.write('(none)\n');
+    return;
+  }
+  ctx.io.stdout.write(await renderTable(rows, columns, ctx.io.color));
+}
+
+/** Prints one object: JSON, or `field<TAB>value` lines (a two-column table on a TTY). */
+export async function printObject(ctx: Pick<Context, 'io' | 'globals'>, fields: ReadonlyArray<readonly [string, unknown]>, json: unknown): Promise<void> {
+  if (ctx.globals.json) return printJson(ctx, json);
+  const rows = fields.map(([k, v]) => ({ k, v: Array.isArray(v) ? v.join(',') : v }));
+  const columns: Column<{ k: string; v: unknown }>[] = [
+    { header: 'FIELD', value: (r) => r.k },
+    { header: 'VALUE', value: (r) => cell(r.v) },
+  ];
+  if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(renderTsv(rows, columns));
+  const width = Math.max(...rows.map((r) => r.k.length));
+  const label = ctx.io.color ? (await import('chalk')).default.bold : (s: string) => s;
+  ctx.io.stdout.write(rows.map((r) => `${label(r.k.padEnd(width))}  ${cell(r.v) || '-'}\n`).join(''));
+}
+
+/** Warnings, progress and notes: stderr, never stdout. */
+export function note(ctx: Pick<Context, 'io'>, message: string): void {
+  ctx.io.stderr.write(message + '\n');
+}
+
+export function warn(ctx: Pick<Context, 'io'>, message: string): void {
+  ctx.io.stderr.write(`warning: ${message}\n`);
+}
+
+/** "3 min ago" / "in 5 min" relative to `now` (ms). */
+export function relativeTime(iso: string | number, now: number): string {
+  const then = typeof iso === 'number' ? iso : Date.parse(iso);
+  if (Number.isNaN(then)) return String(iso);
+  const seconds = Math.round((now - then) / 1000);
+  const abs = Math.abs(seconds);
+  const [n, unit] =
+    abs < 60 ? [abs, 's'] : abs < 3600 ? [Math.round(abs / 60), 'min'] : abs < 86_400 ? [Math.round(abs / 3600), 'h'] : [Math.round(abs / 86_400), 'd'];
+  if (abs < 5) return 'just now';
+  return seconds >= 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`;
+}
+
+/** Local date-time for tables: `2026-11-22 19:35`. */
+export function localTime(iso: string | number): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** Cents (possibly fractional) as `$12.34` / `$0.0150`. */
+export function money(cents: number, currency = 'usd'): string {
+  const amount = cents / 100;
+  const digits = Number.isInteger(cents) ? 2 : 4;
+  return currency.toLowerCase() === 'usd' ? `$${amount.toFixed(digits)}` : `${amount.toFixed(digits)} ${currency.toUpperCase()}`;
+}

@@ -1,0 +1,38 @@
+// The process edge: the only place that reads process.argv/env, touches the real
+// stdin/stdout/stderr, handles SIGINT and sets process.exitCode (never process.exit,
+// so pending output drains). Kept tiny: `--version` answers before anything else loads.
+import type { Runtime } from './cli/context.js';
+import { svcVersion } from './cli/version.js';
+
+export type { Runtime };
+
+/** In-process entry (tests, the demo): runs one command line, returns the exit code. */
+export async function execute(argv: readonly string[], runtime: Runtime): Promise<number> {
+  const version = svcVersion();
+  if (argv.length === 1 && argv[0] === '--version') {
+    runtime.stdout.write(`${version}\n`);
+    return 0;
+  }
+  const cli = await import('./cli/execute.js');
+  return cli.execute(argv, runtime, version);
+}
+
+export async function main(): Promise<void> {
+  const { createProcessRuntime } = await import('./cli/process.js');
+  const controller = new AbortController();
+  const { runtime, dispose } = createProcessRuntime(controller);
+  const onSigint = () => {
+    // First Ctrl-C: ask the command to stop (it exits 130); a second one ends the process.
+    if (controller.signal.aborted) process.kill(process.pid, 'SIGINT');
+    controller.abort();
+    process.exitCode = 130;
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    const code = await execute(process.argv.slice(2), runtime);
+    process.exitCode = controller.signal.aborted && code !== 0 ? 130 : code;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await dispose();
+  }
+}
