@@ -1,0 +1,249 @@
+// `svc calls …`, `svc calls links …`, `svc calls lines …` in-process against the emulator
+// on port 0, in test and live mode: happy paths, 404/409/422 from the service, 402,
+// local validation that never reaches the network, pagination with --all.
+import { describe, expect, it } from 'vitest';
+import { tsvRows, useEmulator } from './harness.js';
+
+const h = useEmulator();
+
+async function startCall(mode: 'test' | 'live' = 'test'): Promise<{ id: string; status: string; languages: string[]; livemode: boolean }> {
+  const result = await h.svc(['calls', 'start', '--languages', 'en,es', '--json'], { mode });
+  expect(result.exitCode, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+describe('calls in test mode', () => {
+  it('start, get, list, end: the API JSON with --json, free of charge and silent about billing', async () => {
+    const start = await h.svc(['calls', 'start', '--languages', 'en,ES', '--title', 'Intake', '--json']);
+    expect(start.exitCode, start.stderr).toBe(0);
+    const call = JSON.parse(start.stdout);
+    expect(call).toMatchObject({ object: 'call', status: 'active', languages: ['en', 'es'], title: 'Intake', livemode: false });
+    expect(start.stderr).not.toContain('billed');
+
+    const got = await h.svc(['calls', 'get', call.id, '--json']);
+    expect(JSON.parse(got.stdout)).toEqual(call);
+
+    const listed = await h.svc(['calls', 'list', '--status', 'active', '--json']);
+    expect(listed.exitCode).toBe(0);
+    expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((c) => c.id)).toContain(call.id);
+
+    const ended = await h.svc(['calls', 'end', call.id, '--json']);
+    expect(ended.exitCode, ended.stderr).toBe(0);
+    expect(JSON.parse(ended.stdout)).toMatchObject({ id: call.id, status: 'ended' });
+
+    const endedList = await h.svc(['calls', 'list', '--status', 'ended', '--json']);
+    expect((JSON.parse(endedList.stdout) as Array<{ id: string }>).map((c) => c.id)).toContain(call.id);
+    const activeList = await h.svc(['calls', 'list', '--status', 'active', '--json']);
+    expect((JSON.parse(activeList.stdout) as Array<{ id: string }>).map((c) => c.id)).not.toContain(call.id);
+  });
+
+  it('piped output is tab-separated with the id first; one object is field<TAB>value lines', async () => {
+    const call = await startCall();
+    const list = await h.svc(['calls', 'list', '--limit', '5']);
+    const rows = tsvRows(list.stdout);
+    const row = rows.find((r) => r[0] === call.id);
+    expect(row?.slice(0, 3)).toEqual([call.id, 'active', 'en,es']);
+    expect(row?.[4]).toMatch(/^\d{4}-\d\d-\d\dT/); // ISO time for scripts
+    expect(rows.length).toBeLessThanOrEqual(5);
+
+    const got = await h.svc(['calls', 'get', call.id]);
+    expect(tsvRows(got.stdout)).toContainEqual(['id', call.id]);
+    expect(tsvRows(got.stdout)).toContainEqual(['status', 'active']);
+  });
+
+  it('a table on a terminal, with local and relative times', async () => {
+    const call = await startCall();
+    const list = await h.svc(['calls', 'list'], { tty: true });
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/ID\s+STATUS\s+LANGUAGES\s+TITLE\s+CREATED/);
+    expect(list.stdout).toContain(call.id);
+    expect(list.stdout).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d \((just now|\d+ s ago)\)/);
+  });
+
+  it('ending an ended call is a conflict (exit 6); an unknown call is not found (exit 5)', async () => {
+    const call = await startCall();
+    expect((await h.svc(['calls', 'end', call.id])).exitCode).toBe(0);
+    const again = await h.svc(['calls', 'end', call.id]);
+    expect(again.exitCode).toBe(6);
+    expect(again.stderr).toContain('already ended');
+
+    const missing = await h.svc(['calls', 'get', 'call_doesnotexist']);
+    expect(missing.exitCode).toBe(5);
+    expect(missing.stderr).toContain('not found');
+  });
+
+  it('a test-mode call is invisible to a live key (404), and the other way round', async () => {
+    const call = await startCall('test');
+    expect((await h.svc(['calls', 'get', call.id], { mode: 'live' })).exitCode).toBe(5);
+    const liveCall = await startCall('live');
+    expect((await h.svc(['calls', 'get', liveCall.id], { mode: 'test' })).exitCode).toBe(5);
+  });
+
+  it('dialling in test mode fails before any request, saying phones cannot be dialled', async () => {
+    const call = await startCall();
+    const requests = await h.requestsDuring(async () => {
+      const dial = await h.svc(['calls', 'dial', call.id, '--to', '+14155550100']);
+      expect(dial.exitCode).toBe(1);
+      expect(dial.stderr).toContain('phones cannot be dialled in test mode');
+      expect(dial.stderr).toContain('--live');
+    });
+    expect(requests).toBe(0);
+  });
+
+  it('bad input exits 2 with an example, without touching the network', async () => {
+    const cases: Array<[string[], string]> = [
+      [['calls', 'start', '--languages', 'en'], 'exactly two'],
+      [['calls', 'start', '--languages', 'en,english'], 'BCP 47'],
+      [['calls', 'get', 'chat_123'], 'that is a chat id'],
+      [['calls', 'end', 'nope'], 'call_8f2a1c'],
+      [['calls', 'dial', 'call_1', '--to', '4155550100'], 'must start with +'],
+      [['calls', 'dial', 'call_1', '--to', '+14155550100', '--language', 'xx_YY'], 'did you mean xx-YY'],
+      [['calls', 'list', '--limit', '0'], '1 to 100'],
+      [['calls', 'links', 'create', '--expires-in', 'soon'], '90s, 15m, 1h'],
+      [['calls', 'lines', 'add', '--country', 'USA'], 'two-letter'],
+      [['calls', 'lines', 'release', 'call_1'], 'line_8f2a1c'],
+    ];
+    const requests = await h.requestsDuring(async () => {
+      for (const [argv, message] of cases) {
+        const result = await h.svc(argv);
+        expect(result.exitCode, argv.join(' ')).toBe(2);
+        expect(result.stderr, argv.join(' ')).toContain(message);
+        expect(result.stdout).toBe('');
+      }
+    });
+    expect(requests).toBe(0);
+  });
+
+  it('the service refusing a body that passes local checks is exit 2 with its field and problem (422)', async () => {
+    const long = await h.svc(['calls', 'start', '--languages', 'en,es', '--title', 'x'.repeat(300)]);
+    expect(long.exitCode).toBe(2);
+    expect(long.stderr).toContain('invalid request');
+    expect(long.stderr).toContain('title');
+  });
+});
+
+describe('calls in live mode', () => {
+  it('start says it is billed (stderr) and, without a terminal, just runs', async () => {
+    const result = await h.svc(['calls', 'start', '--languages', 'en,fr', '--json'], { mode: 'live' });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/billed .*live mode/);
+    expect(JSON.parse(result.stdout)).toMatchObject({ livemode: true, status: 'active' });
+  });
+
+  it('on a terminal it asks; declining does nothing (exit 1), --yes skips the question', async () => {
+    const asked: string[] = [];
+    const no = await h.svc(['calls', 'start', '--languages', 'en,fr'], {
+      mode: 'live',
+      tty: true,
+      extra: { prompter: { password: async () => '', confirm: async (message) => (asked.push(message), false) } },
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('Starting a call');
+    expect(no.exitCode).toBe(1);
+    expect(no.stderr).toContain('cancelled');
+    expect(no.stdout).toBe('');
+
+    const yes = await h.svc(['calls', 'start', '--languages', 'en,fr', '--yes', '--json'], { mode: 'live', tty: true });
+    expect(yes.exitCode, yes.stderr).toBe(0); // the default test prompter would fail the run if asked
+    expect(yes.stderr).toContain('billed');
+  });
+
+  it('dial: a ringing participant; dialling an ended call is a conflict; an unknown line is not found', async () => {
+    const call = await startCall('live');
+    const dial = await h.svc(['calls', 'dial', call.id, '--to', '+1 415 555 0100', '--language', 'es', '--json'], { mode: 'live' });
+    expect(dial.exitCode, dial.stderr).toBe(0);
+    expect(dial.stderr).toContain('billed');
+    expect(JSON.parse(dial.stdout)).toMatchObject({ object: 'participant', call_id: call.id, phone: '+14155550100', language: 'es', status: 'ringing' });
+
+    const noLine = await h.svc(['calls', 'dial', call.id, '--to', '+14155550100', '--line', 'line_nothere'], { mode: 'live' });
+    expect(noLine.exitCode).toBe(5);
+
+    expect((await h.svc(['calls', 'end', call.id], { mode: 'live' })).exitCode).toBe(0);
+    const ended = await h.svc(['calls', 'dial', call.id, '--to', '+14155550100'], { mode: 'live' });
+    expect(ended.exitCode).toBe(6);
+  });
+
+  it('an empty balance is exit 8 and suggests --test', async () => {
+    await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 0 });
+    try {
+      const result = await h.svc(['calls', 'start', '--languages', 'en,es'], { mode: 'live' });
+      expect(result.exitCode).toBe(8);
+      expect(result.stderr).toContain('balance');
+      expect(result.stderr).toContain('--test');
+      // Test mode is never billed, even now.
+      expect((await h.svc(['calls', 'start', '--languages', 'en,es'])).exitCode).toBe(0);
+    } finally {
+      await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 10_000 });
+    }
+  });
+});
+
+describe('links', () => {
+  it.each(['test', 'live'] as const)('create for a call and list them (%s mode)', async (mode) => {
+    const call = await startCall(mode);
+    const created = await h.svc(['calls', 'links', 'create', '--call', call.id, '--language', 'fr', '--expires-in', '2h', '--json'], { mode });
+    expect(created.exitCode, created.stderr).toBe(0);
+    const link = JSON.parse(created.stdout);
+    expect(link).toMatchObject({ object: 'link', call_id: call.id, language: 'fr', livemode: mode === 'live' });
+    expect(Date.parse(link.expires_at) - Date.parse(link.created_at)).toBe(7200 * 1000);
+
+    const list = await h.svc(['calls', 'links', 'list'], { mode });
+    expect(tsvRows(list.stdout).map((r) => r[0])).toContain(link.id);
+  });
+
+  it('a link for an unknown call is 404, for an ended call 409, and a lifetime the service refuses is 422', async () => {
+    expect((await h.svc(['calls', 'links', 'create', '--call', 'call_nothere'])).exitCode).toBe(5);
+    const call = await startCall();
+    await h.svc(['calls', 'end', call.id]);
+    expect((await h.svc(['calls', 'links', 'create', '--call', call.id])).exitCode).toBe(6);
+    const tooLong = await h.svc(['calls', 'links', 'create', '--expires-in', '400d']);
+    expect(tooLong.exitCode).toBe(2);
+    expect(tooLong.stderr).toContain('expires_in');
+  });
+});
+
+describe('phone lines', () => {
+  it.each(['test', 'live'] as const)('add, list, release, and release again is a conflict (%s mode)', async (mode) => {
+    const added = await h.svc(['calls', 'lines', 'add', '--country', 'us', '--area-code', '415', '--json'], { mode });
+    expect(added.exitCode, added.stderr).toBe(0);
+    expect(added.stderr.includes('billed')).toBe(mode === 'live');
+    const line = JSON.parse(added.stdout);
+    expect(line).toMatchObject({ object: 'line', country: 'US', status: 'active' });
+    expect(line.number).toMatch(/^\+1415\d+$/);
+
+    const list = await h.svc(['calls', 'lines', 'list', '--json'], { mode });
+    expect((JSON.parse(list.stdout) as Array<{ id: string }>).map((l) => l.id)).toContain(line.id);
+
+    const released = await h.svc(['calls', 'lines', 'release', line.id, '--json'], { mode });
+    expect(released.exitCode, released.stderr).toBe(0);
+    expect(JSON.parse(released.stdout)).toMatchObject({ id: line.id, status: 'released' });
+    const again = await h.svc(['calls', 'lines', 'release', line.id], { mode });
+    expect(again.exitCode).toBe(6);
+    expect((await h.svc(['calls', 'lines', 'release', 'line_nothere'], { mode })).exitCode).toBe(5);
+  });
+});
+
+describe('pagination', () => {
+  it('--all follows cursors past 100 objects; the default is one page', async () => {
+    // A fresh mode-scoped set: the live calls made above do not matter, count test calls.
+    const made: string[] = [];
+    for (let i = 0; i < 105; i += 1) {
+      const { status, body } = await h.direct('POST', '/v1/calls', { languages: ['en', 'de'], title: `bulk ${i}` });
+      expect(status).toBe(201);
+      made.push(body.id);
+    }
+    const all = await h.svc(['calls', 'list', '--all', '--json']);
+    expect(all.exitCode, all.stderr).toBe(0);
+    const ids = (JSON.parse(all.stdout) as Array<{ id: string }>).map((c) => c.id);
+    expect(ids.length).toBeGreaterThanOrEqual(105);
+    expect(new Set(ids).size).toBe(ids.length); // no page twice
+    for (const id of made) expect(ids).toContain(id);
+    // Newest first, as the service lists them.
+    expect(ids.indexOf(made[104]!)).toBeLessThan(ids.indexOf(made[0]!));
+
+    const onePage = await h.svc(['calls', 'list', '--json']);
+    expect(JSON.parse(onePage.stdout)).toHaveLength(20);
+    const piped = await h.svc(['calls', 'list', '--all']);
+    expect(tsvRows(piped.stdout)).toHaveLength(ids.length);
+  });
+});
