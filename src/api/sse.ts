@@ -2,6 +2,8 @@
 // `events tail` and `chats stream`. The line protocol itself is eventsource-parser's;
 // this file turns a byte stream into an async sequence of messages.
 import { createParser } from 'eventsource-parser';
+import type { ApiClient, ApiRequest } from './client.js';
+import { CliError } from '../errors.js';
 
 export interface SseMessage {
   id?: string;
@@ -55,3 +57,29 @@ export async function* readSse(
   // Whatever did not end with a blank line is an incomplete event: discarded on purpose.
   for (const message of pending) yield message;
 }
+
+/**
+ * Opens an authenticated event stream through the core's API client (same dispatcher,
+ * bearer credential, OAuth refresh on 401, retries and error mapping), and hands back
+ * its body for `readSse`. `lastEventId` resumes after that event (WHATWG HTML §9.2.4).
+ * A non-2xx answer throws the client's ApiError before any byte is read.
+ */
+export async function openSse(
+  api: Pick<ApiClient, 'stream'>,
+  req: ApiRequest,
+  lastEventId?: string,
+): Promise<{ body: AsyncIterable<Uint8Array>; contentType: string }> {
+  const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache', ...(req.headers ?? {}) };
+  if (lastEventId) headers['last-event-id'] = lastEventId;
+  const response = await api.stream({ ...req, headers });
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!contentType.includes('text/event-stream')) {
+    await response.body?.cancel().catch(() => {});
+    throw new CliError(`expected an event stream from ${response.url || 'the service'} but got ${contentType || 'no content type'}`);
+  }
+  const body = response.body;
+  if (!body) return { body: emptyBody(), contentType };
+  return { body: body as AsyncIterable<Uint8Array>, contentType };
+}
+
+async function* emptyBody(): AsyncGenerator<Uint8Array> {}

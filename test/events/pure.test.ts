@@ -14,6 +14,9 @@ describe('--type patterns', () => {
     expect(pattern('call.*')).toEqual({ kind: 'prefix', prefix: 'call.' });
     expect(pattern('chat.message.created')).toEqual({ kind: 'exact', type: 'chat.message.created' });
     expect(pattern('*')).toEqual({ kind: 'prefix', prefix: '' });
+    expect(pattern('call.')).toEqual({ kind: 'prefix', prefix: 'call.' });
+    expect(pattern('call')).toEqual({ kind: 'prefix', prefix: 'call.' });
+    expect(pattern('chat.message.*')).toEqual({ kind: 'prefix', prefix: 'chat.message.' });
   });
 
   it('refuses typos and unknown families, suggesting the family form', () => {
@@ -21,7 +24,8 @@ describe('--type patterns', () => {
     expect('error' in typo && typo.error).toMatch(/did you mean call\.\*/);
     expect('error' in parseTypePattern('nope.*')).toBe(true);
     expect('error' in parseTypePattern('')).toBe(true);
-    expect('error' in parseTypePattern('call')).toBe(true);
+    expect('error' in parseTypePattern('calls')).toBe(true);
+    expect('error' in parseTypePattern('call.*.x')).toBe(true);
   });
 
   it('matches by prefix or exactly, everything when no pattern is given', () => {

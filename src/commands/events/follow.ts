@@ -42,8 +42,9 @@ export type FollowResult =
   | { outcome: 'aborted'; lastEventId: string | undefined; reconnects: number }
   | { outcome: 'timed-out'; lastEventId: string | undefined; reconnects: number; awayMs: number };
 
-class HeartbeatTimeout extends Error {
-  override readonly name = 'HeartbeatTimeout';
+/** Carries an error of the message handler through the stream loop untouched (it is never retried). */
+class HandlerFailure {
+  constructor(readonly error: unknown) {}
 }
 
 function describe(error: unknown): string {
@@ -63,11 +64,14 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
 
   while (!signal.aborted) {
     const attempt = new AbortController();
-    const onAbort = () => attempt.abort(signal.reason);
+    const onAbort = () => attempt.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     let connected = false;
     let lastByteAt = clock.now();
     const attemptStartedAt = lastByteAt;
+    // Set when the watchdog cuts the attempt; the abort itself is a plain AbortError, which
+    // the HTTP client passes through without retrying.
+    let silence: string | undefined;
 
     // The watchdog sleeps until the next deadline rather than being reset on every chunk:
     // at tens of thousands of events a second, a timer per chunk would cost more than the events.
@@ -78,7 +82,8 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
           : Math.min(attemptStartedAt + heartbeatMs, lostAt + opts.timeoutMs);
         const wait = deadline - clock.now();
         if (wait <= 0) {
-          attempt.abort(new HeartbeatTimeout(connected ? `no data for ${heartbeatMs / 1000} s` : 'connecting took too long'));
+          silence = connected ? `no data for ${heartbeatMs / 1000} s` : 'connecting took too long';
+          attempt.abort();
           return;
         }
         try {
@@ -104,18 +109,23 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
       const messages = readSse(stream.body, { onBytes: () => (lastByteAt = clock.now()) });
       for await (const message of messages) {
         if (message.id) lastEventId = message.id;
-        let verdict = opts.onMessage(message);
-        if (typeof verdict !== 'string') verdict = await verdict;
+        let verdict: MessageVerdict;
+        try {
+          const result = opts.onMessage(message);
+          verdict = typeof result === 'string' ? result : await result;
+        } catch (error) {
+          throw new HandlerFailure(error);
+        }
         if (verdict === 'stop') {
           stop = true;
           break;
         }
       }
     } catch (error) {
+      if (error instanceof HandlerFailure) throw error.error;
       if (signal.aborted) break;
-      const reason = attempt.signal.aborted ? attempt.signal.reason : error;
-      if (!(reason instanceof HeartbeatTimeout) && !opts.isRetryable(error)) throw error;
-      lossReason = describe(reason);
+      if (silence === undefined && !opts.isRetryable(error)) throw error;
+      lossReason = silence ?? describe(error);
     } finally {
       signal.removeEventListener('abort', onAbort);
       // Ends the request (closing the socket) and the watchdog.
