@@ -1,0 +1,22 @@
+// The emulator's clock is injectable so that code expiry (10 min) and token expiry
+// (1 h) are tested without waiting; POST /_emulator/clock moves it forward.
+
+export interface EmulatorClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export interface AdvancingClock extends EmulatorClock {
+  advance(ms: number): void;
+}
+
+/** Wraps a clock (default: real time) with an offset that only ever grows. */
+export function advancingClock(base: EmulatorClock = { now: () => Date.now() }): AdvancingClock {
+  let offsetMs = 0;
+  return {
+    now: () => base.now() + offsetMs,
+    advance(ms: number) {
+      if (ms > 0) offsetMs += ms;
+    },
+  };
+}

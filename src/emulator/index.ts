@@ -1,0 +1,75 @@
+// `startEmulator()`: the local implementation of the service, for `svc emulator` and tests.
+import type { AddressInfo } from 'node:net';
+import { advancingClock } from './clock.js';
+import type { AdvancingClock, EmulatorClock } from './clock.js';
+import { createApp } from './server.js';
+import { createState } from './state.js';
+import type { Seed, State } from './state.js';
+
+export type { EmulatorClock, AdvancingClock } from './clock.js';
+export type { Seed, State } from './state.js';
+
+export interface EmulatorOptions {
+  /** 0 picks a free port. Default 0. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default: real time; POST /_emulator/clock adds an offset either way. */
+  clock?: EmulatorClock;
+  /** Interval of `: keepalive` comments on streams. Default 15 s (api-contract.md "Events"). */
+  keepaliveMs?: number;
+}
+
+export interface RunningEmulator {
+  /** http://HOST:PORT, no trailing slash; serves both {base_url} and {auth_url}. */
+  url: string;
+  port: number;
+  /** The seed of the latest start or reset. */
+  readonly seed: Seed;
+  state: State;
+  clock: AdvancingClock;
+  close(): Promise<void>;
+}
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const { createAdaptorServer } = await import('@hono/node-server');
+  const clock = advancingClock(opts.clock);
+  const state = createState(clock, opts.keepaliveMs ?? 15_000);
+  const app = createApp(state);
+  const host = opts.host ?? '127.0.0.1';
+  const server = createAdaptorServer({ fetch: app.fetch }) as import('node:http').Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(host)}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    get seed() {
+      return state.seed;
+    },
+    state,
+    clock,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const subscriber of [...state.subscribers]) subscriber.end();
+        server.close(() => resolve());
+        // Keep-alive and half-finished connections would otherwise hold close() open.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+/** A wildcard bind is reached through loopback; IPv6 literals need brackets in a URL. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}

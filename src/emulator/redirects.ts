@@ -1,0 +1,36 @@
+// Redirect URI rules: https only, http only for localhost (service-spec.md §2), and
+// loopback URIs match with ANY port (RFC 8252 §7.3, api-contract.md "Authorization server").
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+function parse(uri: string): URL | null {
+  try {
+    return new URL(uri);
+  } catch {
+    return null;
+  }
+}
+
+export function isLoopback(url: URL): boolean {
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+}
+
+/** May an app register this redirect URI? */
+export function isAllowedRedirectUri(uri: string): boolean {
+  const url = parse(uri);
+  if (!url || url.hash) return false;
+  return url.protocol === 'https:' || isLoopback(url);
+}
+
+/** Does the presented redirect URI match one registered for the app? */
+export function redirectMatches(registered: string[], presented: string): boolean {
+  const url = parse(presented);
+  if (!url) return false;
+  return registered.some((candidate) => {
+    if (candidate === presented) return true;
+    const reg = parse(candidate);
+    if (!reg || !isLoopback(reg) || !isLoopback(url)) return false;
+    // RFC 8252 §7.3: the port is chosen by the native app at request time.
+    return reg.hostname === url.hostname && reg.pathname === url.pathname && reg.search === url.search;
+  });
+}

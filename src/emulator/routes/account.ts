@@ -1,0 +1,39 @@
+import type { Hono } from 'hono';
+import { requireScope } from '../auth.js';
+import { PRICES, balanceObject } from '../billing.js';
+import { notFound } from '../errors.js';
+import { credentialOf } from '../http.js';
+import type { EmulatorEnv } from '../http.js';
+import type { State } from '../state.js';
+
+export function accountRoutes(app: Hono<EmulatorEnv>, state: State): void {
+  app.get('/v1/account', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'account:read');
+    const org = state.orgs.get(credential.org_id);
+    if (!org) throw notFound('no such organization');
+    return c.json({
+      object: 'account',
+      id: org.id,
+      name: org.name,
+      livemode: credential.mode === 'live',
+      credential: {
+        type: credential.type,
+        scopes: credential.scopes,
+        ...(credential.key_id ? { key_id: credential.key_id } : {}),
+        ...(credential.client_id ? { client_id: credential.client_id } : {}),
+      },
+    });
+  });
+
+  app.get('/v1/balance', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'account:read');
+    return c.json(balanceObject(state, credential.org_id, credential.mode === 'live'));
+  });
+
+  app.get('/v1/prices', (c) => {
+    requireScope(credentialOf(c), 'account:read');
+    return c.json({ object: 'list', data: PRICES, has_more: false, next_cursor: null });
+  });
+}

@@ -1,0 +1,150 @@
+// The authorize page (service-spec.md §4.1): sign in, choose an organization, approve or
+// deny. Problems with client_id or redirect_uri are shown here and never redirected
+// (RFC 6749 §4.1.2.1); every other problem is redirected to the app with an error.
+import type { Context, Hono } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { SCOPES } from '../../shared/constants.js';
+import type { Scope } from '../../shared/constants.js';
+import type { EmulatorEnv } from '../http.js';
+import { randomToken, sameSecret } from '../ids.js';
+import { issueCode } from '../oauth.js';
+import { consentPage, errorPage, signInPage } from '../pages/authorize.js';
+import { redirectMatches } from '../redirects.js';
+import type { AuthorizeRequest, Session, State } from '../state.js';
+
+const SESSION_COOKIE = 'svc_emulator_session';
+/** A form left open longer than this must start again. */
+const REQUEST_TTL_MS = 30 * 60_000;
+
+type Ctx = Context<EmulatorEnv>;
+
+function redirectTo(redirectUri: string, params: Record<string, string | null>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== null) url.searchParams.set(name, value);
+  return url.toString();
+}
+
+export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
+  const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 = 200) =>
+    c.html(html, status, { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" });
+
+  const session = (c: Ctx): Session => {
+    const id = getCookie(c, SESSION_COOKIE);
+    const found = id ? state.sessions.get(id) : undefined;
+    if (found) return found;
+    const newSessionId = randomToken(24);
+    const created: Session = { csrf: randomToken(24), email: null };
+    state.sessions.set(newSessionId, created);
+    setCookie(c, SESSION_COOKIE, newSessionId, { httpOnly: true, sameSite: 'Lax', path: '/oauth' });
+    return created;
+  };
+
+  const decide = (c: Ctx, request: AuthorizeRequest, decision: 'approve' | 'deny', orgId: string, status: 302 | 303) => {
+    if (decision === 'deny') {
+      return c.redirect(redirectTo(request.redirect_uri, { error: 'access_denied', state: request.state }), status);
+    }
+    const code = issueCode(state, request, orgId);
+    return c.redirect(redirectTo(request.redirect_uri, { code, state: request.state }), status);
+  };
+
+  const consent = (c: Ctx, s: Session, requestId: string, request: AuthorizeRequest) => {
+    const user = state.users.get(s.email!)!;
+    const orgs = [...user.orgs].flatMap((id) => {
+      const org = state.orgs.get(id);
+      return org ? [{ id: org.id, name: org.name }] : [];
+    });
+    if (orgs.length === 0) return page(c, errorPage('No organization', 'You are not an admin of any organization.'), 403);
+    const appName = state.apps.get(request.client_id)?.name ?? request.client_id;
+    return page(c, consentPage({ csrf: s.csrf, request: requestId, appName, email: user.email, scopes: request.scopes, orgs }));
+  };
+
+  /** The pending request a form refers to, after checking the session's CSRF token. */
+  const formRequest = async (c: Ctx) => {
+    const s = session(c);
+    const form = await c.req.parseBody();
+    const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+    if (!field('csrf') || !sameSecret(field('csrf'), s.csrf)) {
+      return { error: page(c, errorPage('Form expired', 'This form is no longer valid (CSRF check failed). Start again from the app.'), 403) };
+    }
+    const requestId = field('request');
+    const request = state.authorizeRequests.get(requestId);
+    if (!request || state.clock.now() > request.created_at + REQUEST_TTL_MS) {
+      return { error: page(c, errorPage('Request expired', 'This authorization request is no longer pending. Start again from the app.'), 400) };
+    }
+    return { s, field, requestId, request };
+  };
+
+  app.get('/oauth/authorize', (c) => {
+    const q = (name: string) => c.req.query(name) ?? null;
+    const clientId = q('client_id');
+    const client = clientId ? state.apps.get(clientId) : undefined;
+    if (!client) return page(c, errorPage('Unknown app', `No app has the client id ${clientId ?? '(none)'}.`), 400);
+    const redirectUri = q('redirect_uri');
+    if (!redirectUri || !redirectMatches(client.redirect_uris, redirectUri)) {
+      return page(c, errorPage('Invalid redirect URI', `${redirectUri ?? '(none)'} is not registered for ${client.name}.`), 400);
+    }
+    const appState = q('state');
+    const fail = (error: string, description: string) =>
+      c.redirect(redirectTo(redirectUri, { error, error_description: description, state: appState }), 302);
+
+    const responseType = q('response_type');
+    if (responseType !== null && responseType !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
+    const scopeParam = q('scope');
+    // The scope parameter is optional: when omitted, all scopes are asked for (service-spec.md §4.1).
+    const asked = scopeParam === null ? [...SCOPES] : scopeParam.split(' ').filter(Boolean);
+    const unknown = asked.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length > 0 || asked.length === 0) return fail('invalid_scope', `unknown scope: ${unknown.join(' ') || '(empty)'}`);
+    const challenge = q('code_challenge');
+    // PKCE is required, and only S256 (RFC 7636 §4.3; a missing method would mean "plain").
+    if (challenge === null) return fail('invalid_request', 'code_challenge is required (PKCE)');
+    if (q('code_challenge_method') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+    if (!/^[A-Za-z0-9\-_]{43}$/.test(challenge)) return fail('invalid_request', 'code_challenge must be BASE64URL(SHA256(verifier))');
+
+    const request: AuthorizeRequest = {
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      scopes: [...new Set(asked)] as Scope[],
+      state: appState,
+      code_challenge: challenge,
+      created_at: state.clock.now(),
+    };
+    // A pre-arranged decision (POST /_emulator/approvals) answers at once, as if the admin clicked.
+    const approval = state.approvals.shift();
+    if (approval) return decide(c, request, approval.decision, approval.org_id, 302);
+
+    const requestId = randomToken(16);
+    state.authorizeRequests.set(requestId, request);
+    const s = session(c);
+    if (s.email) return consent(c, s, requestId, request);
+    return page(c, signInPage({ csrf: s.csrf, request: requestId, appName: client.name }));
+  });
+
+  app.post('/oauth/authorize/signin', async (c) => {
+    const form = await formRequest(c);
+    if ('error' in form) return form.error;
+    const { s, field, requestId, request } = form;
+    const user = state.users.get(field('email'));
+    if (!user || !sameSecret(field('password'), user.password)) {
+      const appName = state.apps.get(request.client_id)?.name ?? request.client_id;
+      return page(c, signInPage({ csrf: s.csrf, request: requestId, appName, email: field('email'), error: 'Wrong email or password.' }), 401);
+    }
+    s.email = user.email;
+    return consent(c, s, requestId, request);
+  });
+
+  app.post('/oauth/authorize/decision', async (c) => {
+    const form = await formRequest(c);
+    if ('error' in form) return form.error;
+    const { s, field, requestId, request } = form;
+    if (!s.email) return page(c, errorPage('Not signed in', 'Sign in first. Start again from the app.'), 401);
+    const decision = field('decision');
+    if (decision !== 'approve' && decision !== 'deny') return page(c, errorPage('No decision', 'Choose Approve or Deny.'), 400);
+    const orgId = field('org_id');
+    if (decision === 'approve' && !state.users.get(s.email)?.orgs.has(orgId)) {
+      return page(c, errorPage('Not an admin', 'You are not an admin of that organization.'), 403);
+    }
+    state.authorizeRequests.delete(requestId);
+    // 303: the browser follows a form POST's answer with a GET.
+    return decide(c, request, decision, orgId, 303);
+  });
+}

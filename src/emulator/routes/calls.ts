@@ -1,0 +1,165 @@
+// Calls, their participants, links and phone lines (api-contract.md "Resources").
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { ID_PREFIX } from '../../shared/constants.js';
+import { requireScope } from '../auth.js';
+import { charge, costOf, ensureFunds } from '../billing.js';
+import { badRequest, conflict } from '../errors.js';
+import { publish } from '../events.js';
+import { credentialOf, owned, store, visibleTo } from '../http.js';
+import type { EmulatorEnv } from '../http.js';
+import { rfc3339 } from '../ids.js';
+import type { State } from '../state.js';
+import { e164, jsonBody, languageTag, listQuery, page, parseQuery } from '../validate.js';
+
+const newCall = z.strictObject({
+  languages: z.array(languageTag).length(2, 'exactly two language tags'),
+  title: z.string().max(200).optional(),
+});
+const dial = z.strictObject({
+  to: e164,
+  line_id: z.string().min(1).optional(),
+  language: languageTag.optional(),
+});
+const newLink = z.strictObject({
+  call_id: z.string().min(1).optional(),
+  language: languageTag.optional(),
+  expires_in: z.number().int().min(60).max(30 * 86400).optional(),
+});
+const newLine = z.strictObject({
+  country: z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code, e.g. US'),
+  area_code: z.string().regex(/^\d{2,4}$/, 'two to four digits').optional(),
+});
+
+export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
+  app.get('/v1/calls', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:read');
+    const query = parseQuery(c, listQuery.extend({ status: z.enum(['active', 'ended']).optional() }));
+    const visible = visibleTo(credential);
+    return c.json(page(state.calls.values(), query, (s) => visible(s) && (!query.status || s.obj.status === query.status)));
+  });
+
+  app.get('/v1/calls/:id', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:read');
+    return c.json(owned(state.calls, c.req.param('id'), credential).obj);
+  });
+
+  app.post('/v1/calls', async (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:write');
+    const body = await jsonBody(c, newCall);
+    const cost = costOf('call_minute');
+    ensureFunds(state, credential, cost);
+    const call = store(state, state.calls, credential, ID_PREFIX.call, 'call', {
+      status: 'active',
+      languages: body.languages.map((tag) => Intl.getCanonicalLocales(tag)[0]),
+      title: body.title ?? null,
+      ended_at: null as string | null,
+    });
+    publish(state, credential.org_id, credential.mode, 'call.started', call);
+    charge(state, credential, cost);
+    return c.json(call, 201);
+  });
+
+  app.post('/v1/calls/:id/end', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:write');
+    const call = owned(state.calls, c.req.param('id'), credential).obj;
+    if (call.status === 'ended') throw conflict('the call has already ended');
+    call.status = 'ended';
+    call.ended_at = rfc3339(state.clock.now());
+    publish(state, credential.org_id, credential.mode, 'call.ended', call);
+    return c.json(call);
+  });
+
+  app.post('/v1/calls/:id/dial', async (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:write');
+    const body = await jsonBody(c, dial);
+    const call = owned(state.calls, c.req.param('id'), credential).obj;
+    if (credential.mode === 'test') throw badRequest('phones cannot be dialled in test mode');
+    if (call.status === 'ended') throw conflict('the call has ended');
+    if (body.line_id !== undefined) {
+      const line = owned(state.lines, body.line_id, credential).obj;
+      if (line.status !== 'active') throw conflict('the phone line has been released');
+    }
+    const cost = costOf('dial_minute');
+    ensureFunds(state, credential, cost);
+    const participant = store(state, state.participants, credential, ID_PREFIX.participant, 'participant', {
+      call_id: call.id,
+      phone: body.to,
+      language: body.language ?? call.languages[1],
+      line_id: body.line_id ?? null,
+      status: 'ringing',
+    });
+    publish(state, credential.org_id, credential.mode, 'call.participant.dialed', participant);
+    charge(state, credential, cost);
+    return c.json(participant, 201);
+  });
+
+  app.get('/v1/links', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:read');
+    return c.json(page(state.links.values(), parseQuery(c, listQuery), visibleTo(credential)));
+  });
+
+  app.post('/v1/links', async (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:write');
+    const body = await jsonBody(c, newLink);
+    if (body.call_id !== undefined) {
+      const call = owned(state.calls, body.call_id, credential).obj;
+      if (call.status === 'ended') throw conflict('the call has ended');
+    }
+    const expiresIn = body.expires_in ?? 86_400;
+    const link = store(state, state.links, credential, ID_PREFIX.link, 'link', {
+      url: '',
+      call_id: body.call_id ?? null,
+      language: body.language ?? null,
+      expires_at: rfc3339(state.clock.now() + expiresIn * 1000),
+    });
+    link.url = `${new URL(c.req.url).origin}/join/${link.id}`;
+    publish(state, credential.org_id, credential.mode, 'link.created', link);
+    return c.json(link, 201);
+  });
+
+  app.get('/v1/lines', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:write');
+    return c.json(page(state.lines.values(), parseQuery(c, listQuery), visibleTo(credential)));
+  });
+
+  app.post('/v1/lines', async (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:write');
+    const body = await jsonBody(c, newLine);
+    const cost = costOf('line_month');
+    ensureFunds(state, credential, cost);
+    const line = store(state, state.lines, credential, ID_PREFIX.line, 'line', {
+      number: fakeNumber(body.area_code),
+      country: body.country,
+      status: 'active',
+    });
+    publish(state, credential.org_id, credential.mode, 'line.created', line);
+    charge(state, credential, cost);
+    return c.json(line, 201);
+  });
+
+  app.delete('/v1/lines/:id', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'calls:write');
+    const line = owned(state.lines, c.req.param('id'), credential).obj;
+    if (line.status === 'released') throw conflict('the phone line has already been released');
+    line.status = 'released';
+    publish(state, credential.org_id, credential.mode, 'line.released', line);
+    return c.json(line);
+  });
+}
+
+/** A number in the fictional 555-01xx range, so nothing real is ever shown as dialable. */
+function fakeNumber(areaCode = '415'): string {
+  const tail = String(Math.floor(Math.random() * 100)).padStart(2, '0');
+  return `+1${areaCode}55501${tail}`.slice(0, 16);
+}

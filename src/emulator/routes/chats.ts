@@ -1,0 +1,128 @@
+// Support chats, their messages, voice messages and the chat's live stream.
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { ID_PREFIX } from '../../shared/constants.js';
+import { requireScope } from '../auth.js';
+import type { Credential } from '../auth.js';
+import { charge, costOf, ensureFunds } from '../billing.js';
+import { HttpError, conflict, invalidOne } from '../errors.js';
+import { publish } from '../events.js';
+import { credentialOf, owned, store, visibleTo } from '../http.js';
+import type { EmulatorEnv } from '../http.js';
+import { SSE_HEADERS, openStream } from '../sse.js';
+import type { State } from '../state.js';
+import { characterCount, standInTranslation, voicePlaceholderTranscript } from '../translate.js';
+import { VOICE_BODY_LIMIT, jsonBody, languageTag, listQuery, page, parseQuery, readBody } from '../validate.js';
+
+const newChat = z.strictObject({ language: languageTag, subject: z.string().max(200).optional() });
+const newMessage = z.strictObject({
+  text: z.string().min(1).refine((text) => characterCount(text) <= 5000, 'at most 5,000 characters'),
+  language: languageTag.optional(),
+});
+
+export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
+  const openChat = (id: string, credential: Credential) => {
+    const chat = owned(state.chats, id, credential).obj;
+    if (chat.status === 'closed') throw conflict('the chat is closed');
+    return chat;
+  };
+
+  const addMessage = (credential: Credential, chat: any, fields: Record<string, unknown>, cost: number) => {
+    ensureFunds(state, credential, cost);
+    const message = store(state, state.messages, credential, ID_PREFIX.message, 'message', { chat_id: chat.id, ...fields });
+    publish(state, credential.org_id, credential.mode, 'chat.message.created', message);
+    charge(state, credential, cost);
+    return message;
+  };
+
+  app.get('/v1/chats', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'sessions:read');
+    const query = parseQuery(c, listQuery.extend({ status: z.enum(['open', 'closed']).optional() }));
+    const visible = visibleTo(credential);
+    return c.json(page(state.chats.values(), query, (s) => visible(s) && (!query.status || s.obj.status === query.status)));
+  });
+
+  app.get('/v1/chats/:id', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'sessions:read');
+    return c.json(owned(state.chats, c.req.param('id'), credential).obj);
+  });
+
+  app.post('/v1/chats', async (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'sessions:write');
+    const body = await jsonBody(c, newChat);
+    const chat = store(state, state.chats, credential, ID_PREFIX.chat, 'chat', {
+      status: 'open',
+      language: body.language,
+      subject: body.subject ?? null,
+    });
+    publish(state, credential.org_id, credential.mode, 'chat.started', chat);
+    return c.json(chat, 201);
+  });
+
+  app.post('/v1/chats/:id/close', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'sessions:write');
+    const chat = openChat(c.req.param('id'), credential);
+    chat.status = 'closed';
+    publish(state, credential.org_id, credential.mode, 'chat.closed', chat);
+    return c.json(chat);
+  });
+
+  app.get('/v1/chats/:id/messages', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'sessions:read');
+    const chat = owned(state.chats, c.req.param('id'), credential).obj;
+    const visible = visibleTo(credential);
+    return c.json(page(state.messages.values(), parseQuery(c, listQuery), (s) => visible(s) && s.obj.chat_id === chat.id));
+  });
+
+  app.post('/v1/chats/:id/messages', async (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'sessions:write');
+    const body = await jsonBody(c, newMessage);
+    const chat = openChat(c.req.param('id'), credential);
+    const language = body.language ?? chat.language;
+    const translation = language === chat.language ? null : { language: chat.language, text: standInTranslation(body.text, chat.language) };
+    const cost = costOf('translation_character', characterCount(body.text));
+    return c.json(addMessage(credential, chat, { kind: 'text', text: body.text, language, translation, transcript: null }, cost), 201);
+  });
+
+  app.post('/v1/chats/:id/voice', async (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'sessions:write');
+    const chat = openChat(c.req.param('id'), credential);
+    const type = c.req.header('content-type') ?? '';
+    if (!/^audio\/[\w.+-]+/i.test(type)) throw new HttpError(415, 'a voice message must be sent as audio/* (e.g. audio/ogg)');
+    const audio = await readBody(c, VOICE_BODY_LIMIT);
+    if (audio.length === 0) throw invalidOne(['body'], 'the voice message is empty', 'missing');
+    const transcript = voicePlaceholderTranscript(audio.length);
+    const fields = { kind: 'voice', text: transcript, language: chat.language, translation: null, transcript };
+    return c.json(addMessage(credential, chat, fields, costOf('translation_character', transcript.length)), 201);
+  });
+
+  app.get('/v1/chats/:id/stream', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'sessions:read');
+    const chat = owned(state.chats, c.req.param('id'), credential).obj;
+    const { stream, subscriber } = openStream(
+      state,
+      {
+        org_id: credential.org_id,
+        mode: credential.mode,
+        authorized: credential.authorized,
+        frame: (event) => {
+          const data = event.data as { id?: string; chat_id?: string };
+          if (event.type === 'chat.closed' && data.id === chat.id) queueMicrotask(() => subscriber.end());
+          if (event.type !== 'chat.message.created' || data.chat_id !== chat.id) return null;
+          return `id: ${data.id}\nevent: message\ndata: ${JSON.stringify(data)}\n\n`;
+        },
+        backlog: [],
+      },
+      c.req.raw.signal,
+    );
+    return c.body(stream, 200, SSE_HEADERS);
+  });
+}

@@ -1,0 +1,71 @@
+// The event list and the live event stream (api-contract.md "Events").
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { requireScope } from '../auth.js';
+import { invalidOne } from '../errors.js';
+import { eventLog, retained, seqOfEventId, typeMatcher } from '../events.js';
+import { credentialOf } from '../http.js';
+import type { EmulatorEnv } from '../http.js';
+import { SSE_HEADERS, openStream } from '../sse.js';
+import type { State } from '../state.js';
+import { decodeCursor, encodeCursor, listQuery, parseQuery } from '../validate.js';
+
+const typeFilter = z.array(z.string().regex(/^[a-z0-9_.*]+$/, 'an event type or prefix such as call or call.*')).optional();
+
+export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
+  app.get('/v1/events', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'events:read');
+    const query = parseQuery(c, listQuery.extend({ type: typeFilter }), ['type']);
+    const matches = typeMatcher(query.type ?? []);
+    const before = query.cursor === undefined ? Infinity : decodeCursor(query.cursor);
+    const events = retained(eventLog(state, credential.org_id, credential.mode));
+    const data: string[] = [];
+    let lastSeq = 0;
+    let has_more = false;
+    for (let i = events.length - 1; i >= 0; i--) {
+      const event = events[i]!;
+      if (event.seq >= before || !matches(event.type)) continue;
+      if (data.length === query.limit) {
+        has_more = true;
+        break;
+      }
+      data.push(event.json);
+      lastSeq = event.seq;
+    }
+    // The events are already JSON: splice them in rather than parse and re-serialize.
+    const body = `{"object":"list","data":[${data.join(',')}],"has_more":${has_more},"next_cursor":${has_more ? JSON.stringify(encodeCursor(lastSeq)) : 'null'}}`;
+    return c.body(body, 200, { 'Content-Type': 'application/json' });
+  });
+
+  app.get('/v1/events/stream', (c) => {
+    const credential = credentialOf(c);
+    requireScope(credential, 'events:read');
+    const query = parseQuery(c, z.object({ type: typeFilter }), ['type']);
+    const matches = typeMatcher(query.type ?? []);
+    const lastEventId = c.req.header('last-event-id');
+    let after = 0;
+    if (lastEventId !== undefined && lastEventId !== '') {
+      const seq = seqOfEventId(lastEventId.trim());
+      if (seq === null) throw invalidOne(['header', 'Last-Event-ID'], 'not an event id this API gave out', 'value_error');
+      after = seq;
+    }
+    const backlog = after
+      ? retained(eventLog(state, credential.org_id, credential.mode))
+          .filter((event) => event.seq > after && matches(event.type))
+          .map((event) => event.frame)
+      : [];
+    const { stream } = openStream(
+      state,
+      {
+        org_id: credential.org_id,
+        mode: credential.mode,
+        authorized: credential.authorized,
+        frame: (event) => (matches(event.type) ? event.frame : null),
+        backlog,
+      },
+      c.req.raw.signal,
+    );
+    return c.body(stream, 200, SSE_HEADERS);
+  });
+}

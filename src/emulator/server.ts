@@ -1,0 +1,74 @@
+// The emulator's HTTP application: shared middleware (stats, faults, credential, rate
+// limit), one route file per resource, and ONE error handler writing the spec's bodies.
+import { Hono } from 'hono';
+import { authenticate, presentedSecret } from './auth.js';
+import { HttpError, OAuthError } from './errors.js';
+import { takeFault } from './faults.js';
+import type { EmulatorEnv } from './http.js';
+import { takeRequest } from './ratelimit.js';
+import { accountRoutes } from './routes/account.js';
+import { authorizeRoutes } from './routes/authorize.js';
+import { callRoutes } from './routes/calls.js';
+import { chatRoutes } from './routes/chats.js';
+import { controlRoutes } from './routes/control.js';
+import { eventRoutes } from './routes/events.js';
+import { oauthRoutes } from './routes/oauth.js';
+import { translateRoutes } from './routes/translate.js';
+import type { State } from './state.js';
+
+export const CONTROL_PREFIX = '/_emulator';
+
+export function createApp(state: State): Hono<EmulatorEnv> {
+  const app = new Hono<EmulatorEnv>();
+
+  app.use('*', async (c, next) => {
+    state.stats.requests++;
+    // The control plane itself never fails on purpose: tests must always be able to arrange.
+    if (!c.req.path.startsWith(CONTROL_PREFIX)) {
+      const fault = takeFault(state, c.req.path);
+      if (fault) throw fault;
+    }
+    await next();
+  });
+
+  app.use('/v1/*', async (c, next) => {
+    const credential = authenticate(
+      state,
+      presentedSecret({ authorization: c.req.header('authorization'), apiKey: c.req.header('x-api-key') }),
+    );
+    const decision = takeRequest(state, credential.rate_key);
+    if (!decision.allowed) {
+      state.stats.rate_limited++;
+      throw new HttpError(429, 'too many requests: 600 per minute per API key or connected app', decision.headers);
+    }
+    for (const [name, value] of Object.entries(decision.headers)) c.header(name, value);
+    c.set('credential', credential);
+    await next();
+  });
+
+  accountRoutes(app, state);
+  callRoutes(app, state);
+  chatRoutes(app, state);
+  translateRoutes(app, state);
+  eventRoutes(app, state);
+  oauthRoutes(app, state);
+  authorizeRoutes(app, state);
+  controlRoutes(app, state);
+
+  app.notFound((c) => c.json({ detail: `no such path: ${c.req.method} ${c.req.path}` }, 404));
+
+  app.onError((error, c) => {
+    if (error instanceof HttpError) {
+      return c.json({ detail: error.detail }, error.status as 400, error.headers);
+    }
+    if (error instanceof OAuthError) {
+      const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+      if (error.status === 401) headers['WWW-Authenticate'] = 'Basic realm="svc"';
+      const body = error.description ? { error: error.error, error_description: error.description } : { error: error.error };
+      return c.json(body, error.status, headers);
+    }
+    return c.json({ detail: `internal error in the emulator: ${(error as Error).message}` }, 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,95 @@
+// Server-Sent Events out of the emulator. Frames queue per stream and leave in one
+// batched write per pull, so a burst of 50,000 events is a few large writes; the
+// ReadableStream is only pulled when the socket drained (backpressure), and nothing
+// queued is ever dropped.
+import type { Mode } from '../shared/constants.js';
+import type { EmulatorEvent, State, Subscriber } from './state.js';
+
+export interface StreamSpec {
+  org_id: string;
+  mode: Mode;
+  authorized(): boolean;
+  /** The frame to send for a published event, or null to skip it. */
+  frame(event: EmulatorEvent): string | null;
+  /** Frames to send first (a resume's retained events); taken in the same tick as subscribing, so no gap. */
+  backlog: string[];
+}
+
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-store',
+  'X-Accel-Buffering': 'no',
+} as const;
+
+const MAX_CHUNK_CHARS = 1 << 20;
+
+export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal): { stream: ReadableStream<Uint8Array>; subscriber: Subscriber } {
+  const encoder = new TextEncoder();
+  let queue: string[] = spec.backlog;
+  let wake: (() => void) | null = null;
+  let ended = false;
+  const wakeUp = () => {
+    const resolve = wake;
+    wake = null;
+    resolve?.();
+  };
+  const keepalive = setInterval(() => {
+    if (!spec.authorized()) return subscriber.end();
+    queue.push(': keepalive\n\n');
+    wakeUp();
+  }, state.keepaliveMs);
+  keepalive.unref();
+
+  const subscriber: Subscriber = {
+    org_id: spec.org_id,
+    mode: spec.mode,
+    authorized: spec.authorized,
+    onEvent(event) {
+      if (ended) return;
+      const frame = spec.frame(event);
+      if (frame === null) return;
+      queue.push(frame);
+      if (wake) wakeUp();
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      state.subscribers.delete(subscriber);
+      clearInterval(keepalive);
+      wakeUp();
+    },
+  };
+  state.subscribers.add(subscriber);
+  abort?.addEventListener('abort', () => subscriber.end(), { once: true });
+
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        while (queue.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
+        if (ended) {
+          // An ended stream (revoked credential, drop, shutdown) closes at once; a client resumes with Last-Event-ID.
+          queue = [];
+          controller.close();
+          return;
+        }
+        controller.enqueue(encoder.encode(takeChunk()));
+      },
+      cancel() {
+        subscriber.end();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+
+  /** Joins queued frames into one write of at most ~1 MiB of text. */
+  function takeChunk(): string {
+    let size = 0;
+    let count = 0;
+    while (count < queue.length && size < MAX_CHUNK_CHARS) size += queue[count++]!.length;
+    const chunk = count === queue.length ? queue.join('') : queue.slice(0, count).join('');
+    queue = count === queue.length ? [] : queue.slice(count);
+    return chunk;
+  }
+
+  return { stream, subscriber };
+}

@@ -1,0 +1,284 @@
+// The emulator's whole world, as plain data. Routes change it only through the small
+// operations in this folder; reset() empties it and plants the seed.
+import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../shared/constants.js';
+import type { Mode, Scope } from '../shared/constants.js';
+import type { AdvancingClock } from './clock.js';
+import { newId, randomToken, sha256 } from './ids.js';
+
+export interface Org {
+  id: string;
+  name: string;
+  /** Prepaid balance in cents (live mode only; test mode is never billed). */
+  balance: number;
+}
+
+export interface User {
+  email: string;
+  password: string;
+  /** Ids of the organizations this user administers. */
+  orgs: Set<string>;
+}
+
+export interface ApiKey {
+  id: string;
+  org_id: string;
+  mode: Mode;
+  scopes: Scope[];
+  /** sha256 of the key: the key itself is never kept (service-spec.md §5.4). */
+  hash: string;
+  revoked: boolean;
+}
+
+export interface App {
+  client_id: string;
+  name: string;
+  redirect_uris: string[];
+  /** sha256 of the client secret; null for a public client (PKCE only). */
+  secret_hash: string | null;
+}
+
+/** One connection of an app to an organization, made by one code exchange. */
+export interface Grant {
+  id: string;
+  client_id: string;
+  org_id: string;
+  scopes: Scope[];
+  active: boolean;
+  created_at: number;
+}
+
+export interface AuthCode {
+  client_id: string;
+  redirect_uri: string;
+  org_id: string;
+  scopes: Scope[];
+  code_challenge: string;
+  issued_at: number;
+  used: boolean;
+  /** The grant this code's exchange made, so that a replay can revoke it (RFC 6749 §4.1.2). */
+  grant_id: string | null;
+}
+
+export interface AccessToken {
+  grant_id: string;
+  expires_at: number;
+  revoked: boolean;
+}
+
+export interface RefreshToken {
+  grant_id: string;
+  used: boolean;
+}
+
+/** A resource object as the API shows it, plus who owns it. */
+export interface Stored<T extends { id: string; livemode: boolean }> {
+  org_id: string;
+  seq: number;
+  obj: T;
+}
+
+export interface EmulatorEvent {
+  seq: number;
+  id: string;
+  type: string;
+  /** The event object serialized once, shared by every list and stream. */
+  json: string;
+  /** The same event as one SSE frame (api-contract.md "Events", Stream). */
+  frame: string;
+  data: unknown;
+}
+
+export interface EventLog {
+  events: EmulatorEvent[];
+}
+
+export interface Subscriber {
+  org_id: string;
+  mode: Mode;
+  onEvent(event: EmulatorEvent): void;
+  /** Whether the credential that opened the stream still works. */
+  authorized(): boolean;
+  end(): void;
+}
+
+export interface Approval {
+  email: string;
+  org_id: string;
+  decision: 'approve' | 'deny';
+}
+
+export interface Fault {
+  path_prefix: string;
+  status: 429 | 502;
+  remaining: number;
+}
+
+export interface Stats {
+  requests: number;
+  tokens_issued: number;
+  refreshes: number;
+  refresh_reuse: number;
+  rate_limited: number;
+}
+
+export interface Seed {
+  org_id: string;
+  org_name: string;
+  admin: { email: string; password: string };
+  keys: { test: string; live: string };
+  cli_client_id: string;
+}
+
+export interface Session {
+  csrf: string;
+  email: string | null;
+}
+
+/** A pending authorize request, referred to by the sign-in and consent forms. */
+export interface AuthorizeRequest {
+  client_id: string;
+  redirect_uri: string;
+  scopes: Scope[];
+  state: string | null;
+  code_challenge: string;
+  created_at: number;
+}
+
+export interface State {
+  clock: AdvancingClock;
+  keepaliveMs: number;
+  seq: number;
+  orgs: Map<string, Org>;
+  users: Map<string, User>;
+  keys: Map<string, ApiKey>;
+  keysByHash: Map<string, ApiKey>;
+  apps: Map<string, App>;
+  grants: Map<string, Grant>;
+  codes: Map<string, AuthCode>;
+  accessTokens: Map<string, AccessToken>;
+  refreshTokens: Map<string, RefreshToken>;
+  calls: Map<string, Stored<any>>;
+  participants: Map<string, Stored<any>>;
+  links: Map<string, Stored<any>>;
+  lines: Map<string, Stored<any>>;
+  chats: Map<string, Stored<any>>;
+  messages: Map<string, Stored<any>>;
+  eventLogs: Map<string, EventLog>;
+  subscribers: Set<Subscriber>;
+  approvals: Approval[];
+  faults: Fault[];
+  rateWindows: Map<string, { start: number; count: number }>;
+  sessions: Map<string, Session>;
+  authorizeRequests: Map<string, AuthorizeRequest>;
+  stats: Stats;
+  seed: Seed;
+}
+
+export const EVENT_RETENTION = 10_000;
+export const SEED_ADMIN = { email: 'admin@acme.test', password: 'acme-admin' } as const;
+export const SEED_BALANCE_CENTS = 10_000;
+
+export function createState(clock: AdvancingClock, keepaliveMs: number): State {
+  const state = { clock, keepaliveMs, subscribers: new Set<Subscriber>() } as State;
+  reset(state);
+  return state;
+}
+
+/** Empties the world (ending open streams) and plants the seed (api-contract.md "Seed"). */
+export function reset(state: State): Seed {
+  for (const subscriber of [...state.subscribers]) subscriber.end();
+  state.subscribers.clear();
+  Object.assign(state, {
+    seq: 0,
+    orgs: new Map(),
+    users: new Map(),
+    keys: new Map(),
+    keysByHash: new Map(),
+    apps: new Map(),
+    grants: new Map(),
+    codes: new Map(),
+    accessTokens: new Map(),
+    refreshTokens: new Map(),
+    calls: new Map(),
+    participants: new Map(),
+    links: new Map(),
+    lines: new Map(),
+    chats: new Map(),
+    messages: new Map(),
+    eventLogs: new Map(),
+    approvals: [],
+    faults: [],
+    rateWindows: new Map(),
+    sessions: new Map(),
+    authorizeRequests: new Map(),
+    stats: { requests: 0, tokens_issued: 0, refreshes: 0, refresh_reuse: 0, rate_limited: 0 },
+  });
+  const { org } = createOrg(state, 'Acme', SEED_BALANCE_CENTS, { ...SEED_ADMIN });
+  const test = createKey(state, org.id, 'test', [...SCOPES]).key;
+  const live = createKey(state, org.id, 'live', [...SCOPES]).key;
+  state.apps.set(CLI_CLIENT_ID, {
+    client_id: CLI_CLIENT_ID,
+    name: 'svc CLI',
+    redirect_uris: [`http://127.0.0.1${CLI_REDIRECT_PATH}`],
+    secret_hash: null,
+  });
+  state.seed = {
+    org_id: org.id,
+    org_name: org.name,
+    admin: { ...SEED_ADMIN },
+    keys: { test, live },
+    cli_client_id: CLI_CLIENT_ID,
+  };
+  return state.seed;
+}
+
+export function nextSeq(state: State): number {
+  return ++state.seq;
+}
+
+export function createOrg(
+  state: State,
+  name: string,
+  balance: number,
+  admin?: { email: string; password: string },
+): { org: Org; admin: { email: string; password: string } } {
+  const org: Org = { id: newId(ID_PREFIX.org), name, balance };
+  state.orgs.set(org.id, org);
+  const account = admin ?? { email: `admin+${org.id.slice(4, 12).toLowerCase()}@${slug(name)}.test`, password: randomToken(9) };
+  const user = state.users.get(account.email) ?? { email: account.email, password: account.password, orgs: new Set() };
+  user.orgs.add(org.id);
+  state.users.set(user.email, user);
+  return { org, admin: { email: user.email, password: user.password } };
+}
+
+function slug(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'org';
+}
+
+export function createKey(state: State, orgId: string, mode: Mode, scopes: Scope[]): { id: string; key: string } {
+  const key = (mode === 'live' ? PREFIX.liveKey : PREFIX.testKey) + randomToken(24);
+  const record: ApiKey = { id: newId(ID_PREFIX.key), org_id: orgId, mode, scopes, hash: sha256(key), revoked: false };
+  state.keys.set(record.id, record);
+  state.keysByHash.set(record.hash, record);
+  return { id: record.id, key };
+}
+
+/** Ends open streams whose credential stopped working (revoked, expired, disconnected). */
+export function endUnauthorizedStreams(state: State): void {
+  for (const subscriber of [...state.subscribers]) {
+    if (!subscriber.authorized()) subscriber.end();
+  }
+}
+
+/** Disconnects an app from an organization (revoke, org action) or from every org (clientId deleted). */
+export function endGrants(state: State, match: (grant: Grant) => boolean): number {
+  let ended = 0;
+  for (const grant of state.grants.values()) {
+    if (grant.active && match(grant)) {
+      grant.active = false;
+      ended++;
+    }
+  }
+  endUnauthorizedStreams(state);
+  return ended;
+}

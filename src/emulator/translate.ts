@@ -1,0 +1,13 @@
+// The emulator has no interpreter: every translation is the test-mode stand-in
+// `[<language>] <text>` (service-spec.md "Test mode" 2), in live mode too.
+export function standInTranslation(text: string, to: string): string {
+  return `[${to}] ${text}`;
+}
+
+export function characterCount(text: string): number {
+  return [...text].length;
+}
+
+export function voicePlaceholderTranscript(bytes: number): string {
+  return `(placeholder transcript of a ${bytes}-byte voice message)`;
+}

@@ -1,0 +1,112 @@
+// Request input: bodies read with a size cap, JSON parsed without trusting it, and every
+// body and query validated by zod into the 422 list form (api-contract.md "Conventions").
+// Unknown body fields are REJECTED (422 `extra_forbidden`), so a client's typo shows at once.
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { HttpError, invalid, invalidOne } from './errors.js';
+import type { ValidationItem } from './errors.js';
+import type { Stored } from './state.js';
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+export const VOICE_BODY_LIMIT = 10 * 1024 * 1024;
+
+/** Reads the raw body, stopping (413) as soon as it passes `limit` bytes. */
+export async function readBody(c: Context, limit: number): Promise<Buffer> {
+  const declared = Number(c.req.header('content-length') ?? NaN);
+  if (declared > limit) throw new HttpError(413, `the request body is larger than ${limit} bytes`);
+  const body = c.req.raw.body;
+  if (!body) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) throw new HttpError(413, `the request body is larger than ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function issuesToItems(where: 'body' | 'query', issues: readonly z.core.$ZodIssue[]): ValidationItem[] {
+  return issues.flatMap((issue): ValidationItem[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ loc: [where, ...issue.path.map(String), key], msg: 'unknown field', type: 'extra_forbidden' }));
+    }
+    const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+    return [{
+      loc: [where, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+      msg: missing ? 'field required' : issue.message,
+      type: missing ? 'missing' : issue.code,
+    }];
+  });
+}
+
+/** A JSON body validated by `schema`; an empty body counts as `{}` so missing fields are named. */
+export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  const raw = await readBody(c, JSON_BODY_LIMIT);
+  let value: unknown = {};
+  if (raw.length > 0) {
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+      throw new HttpError(415, 'the request body must be JSON (Content-Type: application/json)');
+    }
+    try {
+      value = JSON.parse(raw.toString('utf8'));
+    } catch (error) {
+      throw invalidOne(['body'], `the body is not valid JSON: ${(error as Error).message}`, 'json_invalid');
+    }
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalid(issuesToItems('body', result.error.issues));
+  return result.data;
+}
+
+export function parseQuery<S extends z.ZodType>(c: Context, schema: S, repeatable: string[] = []): z.output<S> {
+  const query: Record<string, unknown> = { ...c.req.query() };
+  for (const name of repeatable) {
+    const values = c.req.queries(name);
+    if (values) query[name] = values;
+  }
+  const result = schema.safeParse(query);
+  if (!result.success) throw invalid(issuesToItems('query', result.error.issues));
+  return result.data;
+}
+
+/** A BCP 47 language tag, checked by the platform's own parser. */
+export const languageTag = z.string().refine((tag) => {
+  try {
+    return Intl.getCanonicalLocales(tag).length === 1;
+  } catch {
+    return false;
+  }
+}, 'not a valid BCP 47 language tag');
+
+export const e164 = z.string().regex(/^\+[1-9]\d{1,14}$/, 'not an E.164 phone number (+ and up to 15 digits)');
+
+export const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).optional(),
+});
+
+/** Lists are newest first; the cursor is opaque (the last returned sequence number, encoded). */
+export function page<T extends { id: string; livemode: boolean }>(
+  items: Iterable<Stored<T>>,
+  query: { limit: number; cursor?: string | undefined },
+  keep: (item: Stored<T>) => boolean,
+): { object: 'list'; data: T[]; has_more: boolean; next_cursor: string | null } {
+  const before = query.cursor === undefined ? Infinity : decodeCursor(query.cursor);
+  const all = [...items].filter((item) => item.seq < before && keep(item)).sort((a, b) => b.seq - a.seq);
+  const data = all.slice(0, query.limit);
+  const has_more = all.length > data.length;
+  const last = data[data.length - 1];
+  return { object: 'list', data: data.map((d) => d.obj), has_more, next_cursor: has_more && last ? encodeCursor(last.seq) : null };
+}
+
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`s:${seq}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): number {
+  const match = /^s:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw invalidOne(['query', 'cursor'], 'not a cursor this API gave out', 'value_error');
+  return Number(match[1]);
+}

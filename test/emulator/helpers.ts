@@ -1,0 +1,108 @@
+// Shared helpers of the emulator tests: a real emulator on port 0, reached over real HTTP.
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+
+/** Starts one emulator for the file; each test resets it through the control plane when it needs a clean world. */
+export function useEmulator(opts: EmulatorOptions = {}): () => RunningEmulator {
+  let emulator: RunningEmulator | undefined;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, ...opts });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+  return () => emulator!;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export async function call(
+  emu: RunningEmulator,
+  method: string,
+  path: string,
+  opts: { key?: string | undefined; json?: unknown; body?: string | Uint8Array; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body = opts.body;
+  if (opts.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(opts.json);
+  }
+  const response = await fetch(emu.url + path, { method, headers, body: (body ?? null) as never, redirect: 'manual' });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+export async function resetSeed(emu: RunningEmulator) {
+  const answer = await call(emu, 'POST', '/_emulator/reset');
+  return answer.body as RunningEmulator['seed'];
+}
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export function form(params: Record<string, string>): { body: string; headers: Record<string, string> } {
+  return { body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+}
+
+/** Logs in without a browser: a pre-arranged approval, then the authorize URL with redirects off. */
+export async function authorizeViaApproval(
+  emu: RunningEmulator,
+  opts: { clientId?: string; redirectUri?: string; scope?: string; orgId?: string; decision?: 'approve' | 'deny' } = {},
+): Promise<{ location: URL; verifier: string; redirectUri: string; state: string }> {
+  const { verifier, challenge } = pkcePair();
+  const state = randomBytes(8).toString('hex');
+  const redirectUri = opts.redirectUri ?? 'http://127.0.0.1:53682/callback';
+  await call(emu, 'POST', '/_emulator/approvals', {
+    json: { email: 'admin@acme.test', org_id: opts.orgId ?? emu.seed.org_id, decision: opts.decision ?? 'approve' },
+  });
+  const query = new URLSearchParams({
+    client_id: opts.clientId ?? 'svc_app_cli',
+    redirect_uri: redirectUri,
+    state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...(opts.scope !== undefined ? { scope: opts.scope } : {}),
+  });
+  const answer = await call(emu, 'GET', `/oauth/authorize?${query}`);
+  if (answer.status !== 302) throw new Error(`authorize answered ${answer.status}: ${answer.text}`);
+  return { location: new URL(answer.headers.get('location')!), verifier, redirectUri, state };
+}
+
+export async function exchange(
+  emu: RunningEmulator,
+  code: string,
+  verifier: string,
+  redirectUri: string,
+  client: { id: string; secret?: string | null } = { id: 'svc_app_cli' },
+): Promise<Answer> {
+  const params: Record<string, string> = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri };
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (client.secret) headers.authorization = `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
+  else params.client_id = client.id;
+  return call(emu, 'POST', '/oauth2/token', { body: new URLSearchParams(params).toString(), headers });
+}
+
+/** A full OAuth login for the CLI's public app; answers the token response. */
+export async function login(emu: RunningEmulator, scope?: string): Promise<any> {
+  const auth = await authorizeViaApproval(emu, scope === undefined ? {} : { scope });
+  const answer = await exchange(emu, auth.location.searchParams.get('code')!, auth.verifier, auth.redirectUri);
+  if (answer.status !== 200) throw new Error(`token answered ${answer.status}: ${answer.text}`);
+  return answer.body;
+}
