@@ -1,0 +1,189 @@
+// `svc chats …` in-process against the emulator: start/get/list/close, messages from
+// arguments and stdin, voice uploads (and every local refusal before any upload), and
+// the live message stream.
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tsvRows, useEmulator, type Mode } from './harness.js';
+
+const h = useEmulator();
+const files = mkdtempSync(join(tmpdir(), 'svc-voice-'));
+afterAll(() => rmSync(files, { recursive: true, force: true }));
+
+async function startChat(mode: Mode = 'test', language = 'fr'): Promise<{ id: string; status: string; language: string }> {
+  const result = await h.svc(['chats', 'start', '--language', language, '--subject', 'Order 42', '--json'], { mode });
+  expect(result.exitCode, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+describe.each(['test', 'live'] as const)('chats in %s mode', (mode) => {
+  it('start, get, list by status, close; closing twice is a conflict', async () => {
+    const chat = await startChat(mode);
+    expect(chat).toMatchObject({ object: 'chat', status: 'open', language: 'fr', subject: 'Order 42', livemode: mode === 'live' });
+    expect(JSON.parse((await h.svc(['chats', 'get', chat.id, '--json'], { mode })).stdout)).toEqual(chat);
+
+    const open = await h.svc(['chats', 'list', '--status', 'open'], { mode });
+    expect(tsvRows(open.stdout).find((r) => r[0] === chat.id)?.slice(0, 4)).toEqual([chat.id, 'open', 'fr', 'Order 42']);
+
+    const closed = await h.svc(['chats', 'close', chat.id, '--json'], { mode });
+    expect(closed.exitCode, closed.stderr).toBe(0);
+    expect(JSON.parse(closed.stdout).status).toBe('closed');
+    const closedList = await h.svc(['chats', 'list', '--status', 'closed', '--json'], { mode });
+    expect((JSON.parse(closedList.stdout) as Array<{ id: string }>).map((c) => c.id)).toContain(chat.id);
+
+    const again = await h.svc(['chats', 'close', chat.id], { mode });
+    expect(again.exitCode).toBe(6);
+    expect(again.stderr).toContain('closed');
+  });
+
+  it('send from an argument and from stdin; messages lists them; a closed chat refuses (409)', async () => {
+    const chat = await startChat(mode);
+    const sent = await h.svc(['chats', 'send', chat.id, 'Where is my order?', '--json'], { mode });
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    expect(JSON.parse(sent.stdout)).toMatchObject({ object: 'message', chat_id: chat.id, kind: 'text', text: 'Where is my order?' });
+
+    const piped = await h.svc(['chats', 'send', chat.id, '--json'], { mode, stdin: 'Bonjour\nça va ?\n' });
+    expect(piped.exitCode, piped.stderr).toBe(0);
+    expect(JSON.parse(piped.stdout).text).toBe('Bonjour\nça va ?');
+
+    const messages = await h.svc(['chats', 'messages', chat.id, '--json'], { mode });
+    const texts = (JSON.parse(messages.stdout) as Array<{ text: string }>).map((m) => m.text);
+    expect(texts).toEqual(['Bonjour\nça va ?', 'Where is my order?']); // newest first
+
+    const tsv = await h.svc(['chats', 'messages', chat.id], { mode });
+    expect(tsvRows(tsv.stdout)[0]?.[3]).toBe('Bonjour ça va ?'); // a newline inside a cell never splits a row
+
+    await h.svc(['chats', 'close', chat.id], { mode });
+    const refused = await h.svc(['chats', 'send', chat.id, 'hello?'], { mode });
+    expect(refused.exitCode).toBe(6);
+  });
+
+  it('voice: an audio file is uploaded with its type and gets a transcript', async () => {
+    const chat = await startChat(mode);
+    const file = join(files, `note-${mode}.ogg`);
+    writeFileSync(file, Buffer.from('OggS fake audio bytes'));
+    const result = await h.svc(['chats', 'voice', chat.id, file, '--json'], { mode });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const message = JSON.parse(result.stdout);
+    expect(message).toMatchObject({ object: 'message', chat_id: chat.id, kind: 'voice' });
+    expect(typeof message.transcript).toBe('string');
+    expect(message.transcript.length).toBeGreaterThan(0);
+  });
+});
+
+describe('chats: errors', () => {
+  it('unknown and other-mode chats are not found (exit 5)', async () => {
+    expect((await h.svc(['chats', 'get', 'chat_nothere'])).exitCode).toBe(5);
+    const live = await startChat('live');
+    expect((await h.svc(['chats', 'messages', live.id])).exitCode).toBe(5);
+  });
+
+  it('a message the service refuses is exit 2 with the field (422)', async () => {
+    const chat = await startChat();
+    const result = await h.svc(['chats', 'send', chat.id, 'x'.repeat(5001)]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('text');
+  });
+
+  it('bad input, an empty stdin, and bad voice files are refused locally (exit 2) with no request', async () => {
+    const chat = await startChat();
+    const empty = join(files, 'empty.wav');
+    writeFileSync(empty, '');
+    const huge = join(files, 'huge.mp3');
+    writeFileSync(huge, '');
+    truncateSync(huge, 10 * 1024 * 1024 + 1); // sparse: 10 MiB and one byte
+    const text = join(files, 'notes.txt');
+    writeFileSync(text, 'not audio');
+    const cases: Array<[string[], string, string?]> = [
+      [['chats', 'start', '--language', 'french'], 'BCP 47'],
+      [['chats', 'get', 'call_1'], 'that is a call id'],
+      [['chats', 'send', chat.id], 'empty', ''],
+      [['chats', 'voice', chat.id, join(files, 'missing.ogg')], 'does not exist'],
+      [['chats', 'voice', chat.id, empty], 'is empty'],
+      [['chats', 'voice', chat.id, huge], 'at most 10 MiB'],
+      [['chats', 'voice', chat.id, text], 'not an audio file'],
+      [['chats', 'voice', chat.id, files + '/'], 'no extension'],
+    ];
+    const requests = await h.requestsDuring(async () => {
+      for (const [argv, message, stdin] of cases) {
+        const result = await h.svc(argv, stdin === undefined ? {} : { stdin });
+        expect(result.exitCode, argv.join(' ')).toBe(2);
+        expect(result.stderr, argv.join(' ')).toContain(message);
+      }
+    });
+    expect(requests).toBe(0);
+  });
+
+  it('send with neither text nor piped stdin says how to give it instead of waiting', async () => {
+    const chat = await startChat();
+    const result = await h.svc(['chats', 'send', chat.id], { tty: true });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('pipe it on stdin');
+  });
+});
+
+describe('chats stream', () => {
+  /** Waits until the emulator has `count` open streams. */
+  async function streamsOpen(count: number): Promise<void> {
+    for (let i = 0; i < 200; i += 1) {
+      if ((await h.control('GET', '/_emulator/stats')).open_streams >= count) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`no stream opened (waiting for ${count})`);
+  }
+
+  it('prints messages posted meanwhile as NDJSON, and ends when the chat is closed', async () => {
+    const chat = await startChat();
+    await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'before the stream' });
+    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const running = h.svc(['chats', 'stream', chat.id, '--json']);
+    await streamsOpen(baseline + 1);
+    for (const text of ['first', 'second', 'third']) {
+      expect((await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text })).status).toBe(201);
+    }
+    // Another chat's messages must not appear.
+    const other = await startChat();
+    await h.direct('POST', `/v1/chats/${other.id}/messages`, { text: 'elsewhere' });
+    await h.direct('POST', `/v1/chats/${chat.id}/close`);
+
+    const result = await running;
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((m) => m.text)).toEqual(['first', 'second', 'third']);
+    expect(lines.every((m) => m.object === 'message' && m.chat_id === chat.id)).toBe(true);
+    expect(result.stderr).toContain('closed');
+  });
+
+  it('piped without --json: one tab-separated line per message', async () => {
+    const chat = await startChat();
+    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const running = h.svc(['chats', 'stream', chat.id]);
+    await streamsOpen(baseline + 1);
+    const posted = await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'hello there', language: 'en' });
+    expect(posted.status).toBe(201);
+    await h.direct('POST', `/v1/chats/${chat.id}/close`);
+    const result = await running;
+    expect(result.exitCode, result.stderr).toBe(0);
+    const rows = tsvRows(result.stdout);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.slice(0, 4)).toEqual([posted.body.id, 'text', 'en', 'hello there']);
+    expect(rows[0]?.[4]).toBe(`[fr] ${posted.body.translation.text}`);
+  });
+
+  it('Ctrl-C (the abort signal) ends it with exit 130', async () => {
+    const chat = await startChat();
+    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const controller = new AbortController();
+    const running = h.svc(['chats', 'stream', chat.id], { extra: { signal: controller.signal } });
+    await streamsOpen(baseline + 1);
+    controller.abort();
+    const result = await running;
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toBe('');
+  });
+
+  it('an unknown chat is exit 5 before streaming', async () => {
+    expect((await h.svc(['chats', 'stream', 'chat_nothere'])).exitCode).toBe(5);
+  });
+});
