@@ -18,8 +18,12 @@ export function metadataUrl(baseUrl: string): string {
 }
 
 /** RFC 8414 §3.1–3.3: fetch the metadata and validate it before using any of it. */
-export async function discover(fetchLike: FetchLike, baseUrl: string, signal?: AbortSignal): Promise<AuthServerMetadata> {
-  const url = metadataUrl(baseUrl);
+export async function discover(
+  fetchLike: FetchLike,
+  baseUrl: string,
+  signal?: AbortSignal,
+  url: string = metadataUrl(baseUrl),
+): Promise<AuthServerMetadata> {
   const what = `the authorization server metadata (${url})`;
   const { status, body } = await send(fetchLike, url, { method: 'GET', headers: { accept: 'application/json' }, signal });
   // RFC 8414 §3.2: a successful response uses 200.

@@ -1,0 +1,34 @@
+// `svc auth switch PROFILE`: makes PROFILE the default profile.
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { note, printJson, warn } from '../../io/output.js';
+
+export interface AuthSwitchOptions {
+  profile: string;
+}
+
+export function parse(args: string[], _flags: Record<string, unknown>): AuthSwitchOptions {
+  const profile = args[0];
+  if (profile === undefined || profile === '') throw new UsageError('missing PROFILE: e.g. svc auth switch work');
+  if (args.length > 1) throw new UsageError(`svc auth switch takes one profile name (got "${args.join(' ')}")`);
+  return { profile };
+}
+
+export async function run(opts: AuthSwitchOptions, ctx: Context): Promise<void> {
+  const org = await ctx.config.update((config) => {
+    const profile = config.profiles[opts.profile];
+    if (!profile) {
+      const known = Object.keys(config.profiles);
+      throw new UsageError(
+        `there is no profile "${opts.profile}"` + (known.length ? `; the profiles are: ${known.join(', ')}` : '; no profile is configured yet'),
+        `run \`svc login --profile ${opts.profile}\` to create it`,
+      );
+    }
+    config.default_profile = opts.profile;
+    return profile.org_name ?? profile.org_id ?? null;
+  });
+  if (ctx.globals.json) printJson(ctx, { default_profile: opts.profile, org_name: org });
+  note(ctx, `The default profile is now "${opts.profile}"${org ? ` (${org})` : ''}.`);
+  const envProfile = ctx.env.SVC_PROFILE;
+  if (envProfile && envProfile !== opts.profile) warn(ctx, `SVC_PROFILE=${envProfile} is set and still overrides the default profile`);
+}

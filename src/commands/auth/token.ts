@@ -1,0 +1,24 @@
+// `svc auth token`: prints the credential in use, and only it, for scripts
+// (`curl -H "Authorization: Bearer $(svc auth token)"`). An OAuth token is refreshed
+// first when it is about to expire, so what is printed works for a while.
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { getOAuthAccessToken } from '../../auth/session.js';
+import { printJson } from '../../io/output.js';
+
+export type AuthTokenOptions = Record<string, never>;
+
+export function parse(args: string[], _flags: Record<string, unknown>): AuthTokenOptions {
+  if (args.length > 0) throw new UsageError(`svc auth token takes no arguments (got "${args.join(' ')}")`);
+  return {};
+}
+
+export async function run(_opts: AuthTokenOptions, ctx: Context): Promise<void> {
+  const credential = await ctx.resolveCredential();
+  const token = credential.kind === 'oauth' ? await getOAuthAccessToken(ctx, credential.profileName, { forceRefresh: false }) : credential.apiKey!;
+  if (ctx.globals.json) {
+    printJson(ctx, { token, type: credential.kind, mode: credential.mode, profile: credential.source === 'env' ? null : credential.profileName });
+  } else {
+    ctx.io.stdout.write(`${token}\n`);
+  }
+}

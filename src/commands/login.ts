@@ -1,0 +1,329 @@
+// `svc login`: the OAuth 2.0 authorization code flow with PKCE for a native app
+// (service-spec.md §4.1–4.2 and §5.7, RFC 6749 §4.1, RFC 7636, RFC 8252), storing the
+// connection as one secret entry and the profile's metadata in config.json.
+import type { Context } from '../context.js';
+import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
+import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
+import { chooseBaseUrl } from '../credentials/resolve.js';
+import type { ConfigData, Profile } from '../config/config.js';
+import { DEFAULT_PROFILE } from '../config/config.js';
+import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
+import { confirm } from '../io/interactive.js';
+import { note, printObject, warn } from '../io/output.js';
+import { InvalidValueError, parseDurationSeconds } from '../validate/index.js';
+import { parsePastedRedirect, type CallbackOutcome } from '../auth/callback.js';
+import { discover, type AuthServerMetadata } from '../auth/discovery.js';
+import { OAuthStepError } from '../auth/http.js';
+import { PortInUseError, startLoopbackServer, type LoopbackServer } from '../auth/loopback.js';
+import { createPkce, createState, type Pkce } from '../auth/pkce.js';
+import { fetchOf, storedFromTokens, writeStored, type StoredOAuth } from '../auth/stored.js';
+import { exchangeCode, type ClientAuth, type TokenSet } from '../auth/tokens.js';
+
+export interface LoginOptions {
+  /** Scopes to ask for; undefined asks for all (service-spec.md §4.1: scope omitted). */
+  scopes?: string[];
+  /** false: never try to open a browser (--no-browser). */
+  browser: boolean;
+  /** Loopback port; undefined lets the OS choose (RFC 8252 §7.3). */
+  port?: number;
+  timeoutSeconds: number;
+  clientId?: string;
+}
+
+export function parse(_args: string[], flags: Record<string, unknown>): LoginOptions {
+  const opts: LoginOptions = { browser: flags.browser !== false && flags.noBrowser !== true, timeoutSeconds: 300 };
+
+  if (flags.scopes !== undefined) {
+    const list = String(flags.scopes).split(',').map((s) => s.trim()).filter(Boolean);
+    if (list.length === 0) throw new UsageError(`--scopes needs at least one scope: ${SCOPES.join(', ')}`);
+    const unknown = list.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; the scopes are: ${SCOPES.join(', ')}`);
+    opts.scopes = [...new Set(list)];
+  }
+
+  if (flags.port !== undefined) {
+    const text = String(flags.port);
+    const port = Number(text);
+    if (!/^\d+$/.test(text) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number from 1 to 65535, not "${text}"`);
+    opts.port = port;
+  }
+
+  if (flags.timeout !== undefined) {
+    try {
+      opts.timeoutSeconds = parseDurationSeconds(String(flags.timeout), '--timeout');
+    } catch (error) {
+      if (error instanceof InvalidValueError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
+
+  if (flags.clientId !== undefined) opts.clientId = checkClientId(String(flags.clientId), '--client-id');
+  return opts;
+}
+
+function checkClientId(value: string, from: string): string {
+  if (!value.startsWith(PREFIX.clientId) || value.length === PREFIX.clientId.length) {
+    throw new UsageError(`${from} must be an OAuth client id starting with ${PREFIX.clientId}, not "${value}"`);
+  }
+  return value;
+}
+
+export interface LoginResult {
+  profile: string;
+  org_id: string;
+  org_name: string | null;
+  scopes: string[];
+  base_url: string;
+  client_id: string;
+  expires_at: string;
+  storage: string;
+}
+
+export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
+  const profileName = await ctx.profileName();
+  const before = await ctx.config.read();
+  const existing = before.profiles[profileName];
+  const baseUrl = chooseBaseUrl(ctx, existing);
+  const client = clientAuth(opts, ctx);
+
+  const metadata = await step(() => discover(fetchOf(ctx), baseUrl, ctx.signal, joinUrl(baseUrl, ENDPOINTS['oauth.metadata'].path).href), ctx);
+  const pkce = createPkce(ctx.random);
+  const state = createState(ctx.random);
+
+  let loopback: LoopbackServer;
+  try {
+    loopback = await startLoopbackServer({ expectedState: state, ...(opts.port !== undefined ? { port: opts.port } : {}) });
+  } catch (error) {
+    if (error instanceof PortInUseError) {
+      throw new UsageError(`${error.message}`, 'choose another --port, or leave --port out to use a free one');
+    }
+    throw error;
+  }
+
+  let outcome: CallbackOutcome;
+  try {
+    const url = authorizeUrl(metadata, client, loopback.redirectUri, pkce, state, opts.scopes);
+    outcome = await waitForCallback(ctx, opts, url, loopback, state);
+  } finally {
+    await loopback.close();
+  }
+
+  if (outcome.kind === 'denied') throw new AuthError('the admin refused the sign-in (access_denied)', 'run `svc login` again and approve, or ask an admin of the organization');
+  if (outcome.kind === 'error') {
+    throw new AuthError(`the sign-in failed: ${outcome.error}${outcome.description ? ` (${outcome.description})` : ''}`, 'run `svc login` again');
+  }
+
+  // RFC 6749 §4.1.3 with RFC 7636 §4.5: the same redirect_uri, and the verifier.
+  const tokens = await step(
+    () => exchangeCode(fetchOf(ctx), metadata.token_endpoint, client, { code: outcome.code, redirectUri: loopback.redirectUri, codeVerifier: pkce.verifier }, ctx.signal),
+    ctx,
+  );
+
+  // A profile is one organization: moving it to another one must be deliberate.
+  if (existing?.org_id && existing.org_id !== tokens.org_id) {
+    const ok = await confirm(
+      ctx,
+      `profile "${profileName}" belongs to ${existing.org_name ?? existing.org_id} (${existing.org_id}); this sign-in is for ${tokens.org_id}. Replace the profile's organization (its API keys are removed)?`,
+    );
+    if (!ok) throw new CliError(`nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`, 1, 'use `svc login --profile NAME` to sign in to another organization under a new profile');
+  }
+
+  const stored = storedFromTokens(tokens, ctx.clock.now(), {
+    client,
+    token_endpoint: metadata.token_endpoint,
+    revocation_endpoint: metadata.revocation_endpoint ?? joinUrl(baseUrl, ENDPOINTS['oauth.revoke'].path).href,
+  });
+  // The tokens first: without them the metadata below would describe nothing.
+  const storage = await writeStored(ctx, profileName, stored);
+  const orgName = await organizationName(ctx, profileName, baseUrl, existing, tokens);
+  await recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage);
+
+  const result: LoginResult = {
+    profile: profileName,
+    org_id: tokens.org_id,
+    org_name: orgName,
+    scopes: tokens.scopes,
+    base_url: baseUrl,
+    client_id: client.clientId,
+    expires_at: new Date(stored.expires_at).toISOString(),
+    storage,
+  };
+  note(ctx, `Signed in to ${orgName ?? tokens.org_id} as profile "${profileName}".`);
+  await printObject(
+    ctx,
+    [
+      ['profile', profileName],
+      ['organization', orgName ?? ''],
+      ['org_id', tokens.org_id],
+      ['scopes', tokens.scopes],
+      ['base_url', baseUrl],
+      ['stored_in', storage],
+    ],
+    result,
+  );
+}
+
+/** --client-id / SVC_CLIENT_ID, else the CLI's own public app; SVC_CLIENT_SECRET for a confidential one. */
+function clientAuth(opts: LoginOptions, ctx: Context): ClientAuth {
+  const fromEnv = ctx.env.SVC_CLIENT_ID;
+  const clientId = opts.clientId ?? (fromEnv ? checkClientId(fromEnv, 'SVC_CLIENT_ID') : CLI_CLIENT_ID);
+  const secret = ctx.env.SVC_CLIENT_SECRET;
+  if (secret && clientId === CLI_CLIENT_ID) throw new UsageError('SVC_CLIENT_SECRET is set, but the svc app is a public client without a secret', 'unset SVC_CLIENT_SECRET, or pass --client-id of your own app');
+  if (secret && !secret.startsWith(PREFIX.clientSecret)) throw new UsageError(`SVC_CLIENT_SECRET must start with ${PREFIX.clientSecret}`);
+  return secret ? { clientId, clientSecret: secret } : { clientId };
+}
+
+/** service-spec.md §4.1: the authorize request, with the RFC 6749 §4.1.1 response_type. */
+export function authorizeUrl(metadata: AuthServerMetadata, client: ClientAuth, redirectUri: string, pkce: Pkce, state: string, scopes?: string[]): string {
+  const url = new URL(metadata.authorization_endpoint);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', client.clientId);
+  url.searchParams.set('redirect_uri', redirectUri);
+  if (scopes) url.searchParams.set('scope', scopes.join(' '));
+  url.searchParams.set('state', state);
+  url.searchParams.set('code_challenge', pkce.challenge);
+  url.searchParams.set('code_challenge_method', pkce.method);
+  return url.href;
+}
+
+/** Why no browser can be opened here, or null when one can (design.md: SSH, no display, --no-browser). */
+export function noBrowserReason(opts: Pick<LoginOptions, 'browser'>, env: Context['env'], platform: string): string | null {
+  if (!opts.browser) return '--no-browser';
+  if (env.SSH_TTY || env.SSH_CONNECTION) return 'this is an SSH session';
+  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return 'there is no display (DISPLAY/WAYLAND_DISPLAY unset)';
+  return null;
+}
+
+/** The first of: the loopback callback, a pasted redirect (no browser), the timeout, Ctrl-C. */
+async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, loopback: LoopbackServer, state: string): Promise<CallbackOutcome> {
+  const done = new AbortController();
+  const stop = AbortSignal.any([done.signal, ctx.signal]);
+  try {
+    let reason = noBrowserReason(opts, ctx.env, process.platform);
+    if (reason === null) {
+      note(ctx, `Opening your browser to sign in. If it does not open, visit:\n  ${url}`);
+      try {
+        await ctx.browser.open(url);
+      } catch (error) {
+        reason = `the browser could not be opened (${(error as Error).message})`;
+      }
+    }
+    const waits: Promise<CallbackOutcome>[] = [loopback.outcome, timeout(ctx, opts.timeoutSeconds, stop), interrupted(ctx.signal)];
+    if (reason !== null) {
+      note(
+        ctx,
+        `No browser here (${reason}). Open this address in a browser to sign in:\n  ${url}\n` +
+          `After you approve, the browser goes to ${loopback.redirectUri}?…; if that page does not load ` +
+          '(the browser is on another machine), copy the whole address from its address bar and paste it here.',
+      );
+      waits.push(pastedRedirect(ctx, state, stop));
+    }
+    return await Promise.race(waits);
+  } finally {
+    done.abort();
+  }
+}
+
+function timeout(ctx: Context, seconds: number, stop: AbortSignal): Promise<never> {
+  return ctx.clock.sleep(seconds * 1000, stop).then(
+    () => {
+      throw new AuthError(`no sign-in arrived within ${formatSeconds(seconds)}; gave up`, 'run `svc login` again (use --timeout to wait longer)');
+    },
+    () => new Promise<never>(() => {}), // stopped: another wait won
+  );
+}
+
+function interrupted(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(new InterruptedError());
+    signal.addEventListener('abort', () => reject(new InterruptedError()), { once: true });
+  });
+}
+
+/** Lines pasted on stdin until one is this login's redirect; at end of input, keeps waiting for the loopback. */
+async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal): Promise<CallbackOutcome> {
+  const lines = ctx.io.stdin.lines()[Symbol.asyncIterator]();
+  stop.addEventListener('abort', () => void lines.return?.(undefined)?.catch(() => {}), { once: true });
+  for (;;) {
+    const next = await lines.next();
+    if (next.done || stop.aborted) return new Promise<never>(() => {});
+    const line = next.value.trim();
+    if (line === '') continue;
+    const outcome = parsePastedRedirect(line, state);
+    if (outcome.kind !== 'foreign') return outcome;
+    warn(ctx, `that is not the redirect of this sign-in (${outcome.reason}); paste the whole address from the browser's address bar`);
+  }
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+/** Protocol failures to the design's exit codes: no answer → 9, a refusal → 3, nonsense → 1. */
+async function step<T>(fn: () => Promise<T>, ctx: Context): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (ctx.signal.aborted) throw new InterruptedError();
+    if (!(error instanceof OAuthStepError)) throw error;
+    if (error.kind === 'network') throw new NetworkError(error.message, 'check the network and the base URL (--base-url / SVC_BASE_URL)');
+    if (error.kind === 'oauth') {
+      const expired = error.details.oauthError === 'invalid_grant';
+      throw new AuthError(
+        expired ? `the service refused the authorization code (${error.message}); it is valid for 10 minutes and only once` : error.message,
+        'run `svc login` again',
+      );
+    }
+    throw new CliError(error.message);
+  }
+}
+
+/** GET /v1/account with the new token, for the organization's name (needs account:read). */
+async function organizationName(ctx: Context, profileName: string, baseUrl: string, existing: Profile | undefined, tokens: TokenSet): Promise<string | null> {
+  try {
+    const { createApiClient } = await import('../api/client.js');
+    const api = createApiClient(ctx, { kind: 'oauth', source: 'profile', mode: 'live', profileName, profile: existing, baseUrl });
+    const account = await api.request<{ id?: unknown; name?: unknown }>({ endpoint: 'account.get' });
+    if (typeof account?.name === 'string') return account.name;
+  } catch (error) {
+    if (ctx.signal.aborted) throw new InterruptedError();
+    if (!tokens.scopes.includes('account:read')) return existing?.org_id === tokens.org_id ? existing.org_name ?? null : null;
+    warn(ctx, `signed in, but reading the organization's name failed: ${(error as Error).message}`);
+  }
+  return existing?.org_id === tokens.org_id ? existing.org_name ?? null : null;
+}
+
+async function recordProfile(
+  ctx: Context,
+  profileName: string,
+  baseUrl: string,
+  stored: StoredOAuth,
+  tokens: TokenSet,
+  orgName: string | null,
+  storage: Awaited<ReturnType<typeof writeStored>>,
+): Promise<void> {
+  const removedKeys = await ctx.config.update((config: ConfigData) => {
+    const profile: Profile = config.profiles[profileName] ?? {};
+    let removed: string[] = [];
+    if (profile.org_id && profile.org_id !== tokens.org_id) {
+      // Keys of the old organization would act for it under this profile's new name.
+      removed = Object.keys(profile.keys ?? {});
+      delete profile.keys;
+      delete profile.mode;
+      delete profile.org_name;
+    }
+    profile.base_url = baseUrl;
+    profile.org_id = tokens.org_id;
+    if (orgName !== null) profile.org_name = orgName;
+    profile.oauth = { client_id: stored.client_id, scopes: tokens.scopes, expires_at: stored.expires_at, storage };
+    config.profiles[profileName] = profile;
+    // The first profile becomes the default, so plain `svc …` finds it.
+    if (config.default_profile === undefined && (profileName === DEFAULT_PROFILE || Object.keys(config.profiles).length === 1)) {
+      config.default_profile = profileName;
+    }
+    return removed;
+  });
+  for (const name of removedKeys) await ctx.secrets.delete(profileName, name);
+}
