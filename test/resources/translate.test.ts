@@ -1,0 +1,98 @@
+// `svc translate` in-process against the emulator: text from arguments or stdin, plain
+// text for pipes, JSON with --json, and --lines keeping input order while several
+// requests are in flight and some are refused with 429 (waited out via Retry-After).
+import { describe, expect, it } from 'vitest';
+import { useEmulator } from './harness.js';
+
+const h = useEmulator();
+
+describe('translate', () => {
+  it.each(['test', 'live'] as const)('prints only the translated text (%s mode)', async (mode) => {
+    const result = await h.svc(['translate', 'Good', 'morning', '--to', 'es'], { mode });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe('[es] Good morning\n'); // the emulator's stand-in in both modes
+  });
+
+  it('reads stdin when no text is given, and --json gives the API object', async () => {
+    const result = await h.svc(['translate', '--to', 'de', '--from', 'en', '--json'], { stdin: 'Hello\nworld\n' });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      object: 'translation',
+      text: '[de] Hello\nworld',
+      to: 'de',
+      from: 'en',
+      characters: 11,
+      livemode: false,
+    });
+  });
+
+  it('--lines: one output line per input line, in input order, blank lines kept, through injected 429s', async () => {
+    const input = Array.from({ length: 25 }, (_, i) => (i === 7 ? '' : `line ${i + 1}`));
+    // The first requests are refused with 429 (Retry-After: 1): they finish after later
+    // ones, and the output must still follow the input.
+    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 429, count: 3 });
+    let result: Awaited<ReturnType<typeof h.svc>> | undefined;
+    const requests = await h.requestsDuring(async () => {
+      result = await h.svc(['translate', '--lines', '--to', 'fr'], { stdin: input.join('\n') + '\n' });
+    });
+    expect(result!.exitCode, result!.stderr).toBe(0);
+    expect(result!.stdout.split('\n').slice(0, -1)).toEqual(input.map((line) => (line === '' ? '' : `[fr] ${line}`)));
+    // 24 non-blank lines, plus the three refused attempts that were retried.
+    expect(requests).toBe(24 + 3);
+  });
+
+  it('--lines --json: NDJSON, one translation object per input line, in order', async () => {
+    const input = ['un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit'];
+    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 429, count: 2 });
+    const result = await h.svc(['translate', '--lines', '--to', 'en', '--json'], { stdin: input.join('\n') });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const objects = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(objects.map((o) => o.text)).toEqual(input.map((word) => `[en] ${word}`));
+    expect(objects.every((o) => o.object === 'translation' && o.to === 'en')).toBe(true);
+  });
+
+  it('a line over 5,000 characters stops --lines with exit 2 after the lines before it', async () => {
+    const result = await h.svc(['translate', '--lines', '--to', 'es'], { stdin: `ok\n${'x'.repeat(5001)}\nnever\n` });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('[es] ok\n');
+    expect(result.stderr).toContain('line 2');
+  });
+
+  it('an empty balance in live mode is exit 8 and suggests --test', async () => {
+    await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 0 });
+    try {
+      const result = await h.svc(['translate', 'hello', '--to', 'es'], { mode: 'live' });
+      expect(result.exitCode).toBe(8);
+      expect(result.stderr).toContain('--test');
+    } finally {
+      await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 10_000 });
+    }
+  });
+
+  it('a credential without the translate scope is exit 4 naming the scope', async () => {
+    const { key } = await h.control('POST', `/_emulator/orgs/${h.emulator.seed.org_id}/keys`, { mode: 'test', scopes: ['calls:read'] });
+    const result = await h.svc(['translate', 'hello', '--to', 'es'], { env: { SVC_API_KEY: key } });
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain('translate');
+  });
+
+  it('bad input is exit 2 with no request: missing --to, a bad tag, --lines with arguments, empty stdin', async () => {
+    const requests = await h.requestsDuring(async () => {
+      for (const [argv, message, stdin] of [
+        [['translate', 'hi', '--to', 'spanish'], 'BCP 47'],
+        [['translate', 'hi', '--to', 'es', '--from', 'en_GB'], 'did you mean en-GB'],
+        [['translate', 'hi', '--to', 'es', '--lines'], 'stdin'],
+        [['translate', '--to', 'es'], 'empty', '\n'],
+        [['translate', 'x'.repeat(5001), '--to', 'es'], '5,000'],
+      ] as Array<[string[], string, string?]>) {
+        const result = await h.svc(argv, stdin === undefined ? {} : { stdin });
+        expect(result.exitCode, argv.join(' ')).toBe(2);
+        expect(result.stderr, argv.join(' ')).toContain(message);
+      }
+      const noTo = await h.svc(['translate', 'hi']);
+      expect(noTo.exitCode).toBe(2);
+      expect(noTo.stderr).toContain('--to');
+    });
+    expect(requests).toBe(0);
+  });
+});
