@@ -1,0 +1,380 @@
+// `svc events tail` in-process against the emulator over real HTTP.
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { execute } from '../../src/main.js';
+import type { Runtime } from '../../src/cli/context.js';
+import { MemorySecretStore } from '../../src/credentials/store.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+
+let emu: RunningEmulator;
+
+beforeAll(async () => {
+  // Short keepalives: a stream whose credential expired ends at the next one.
+  emu = await startEmulator({ port: 0, keepaliveMs: 200 });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+beforeEach(async () => {
+  await control('POST', '/_emulator/reset');
+});
+
+async function control<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(emu.url + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+const publish = (type: string, count: number, mode: 'test' | 'live' = 'test') =>
+  control<unknown>('POST', '/_emulator/events', { org_id: emu.seed.org_id, mode, type, count });
+
+async function openStreams(): Promise<number> {
+  return (await control<{ open_streams: number }>('GET', '/_emulator/stats')).open_streams;
+}
+
+/** Waits until `n` event streams are open (the tail has connected), failing after a while. */
+async function streamsOpen(n = 1): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if ((await openStreams()) >= n) return;
+    await delay(10);
+  }
+  throw new Error(`no ${n} open event stream(s) after 4 s`);
+}
+
+const keyEnv = (key = emu.seed.keys.test) => ({ SVC_API_KEY: key, SVC_BASE_URL: emu.url });
+const ndjson = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { id: string; type: string; object: string; livemode: boolean; data: { n?: number } });
+
+function expectStrictlyIncreasingUnique(ids: string[]): void {
+  expect(new Set(ids).size).toBe(ids.length);
+  // Event ids are fixed-width, so their order as strings is their order of publication.
+  for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
+}
+
+describe('events tail', () => {
+  it('prints NDJSON, the events as the API sent them, and stops after --max-events', async () => {
+    const run = runCli(['events', 'tail', '--json', '--max-events', '5'], { env: keyEnv() });
+    await streamsOpen();
+    await publish('call.started', 8);
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    const events = ndjson(stdout);
+    expect(events).toHaveLength(5);
+    expect(events.every((e) => e.object === 'event' && e.type === 'call.started' && e.livemode === false)).toBe(true);
+    expect(events.map((e) => e.data.n)).toEqual([1, 2, 3, 4, 5]);
+    // The header names the organization and the mode, on stderr.
+    expect(stderr).toMatch(/test-mode events of Acme/);
+    // The same lines as the list endpoint holds (as sent, not re-serialized).
+    const list = await fetch(`${emu.url}/v1/events?limit=8`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+    const sent = list.data.reverse().slice(0, 5).map((e) => JSON.stringify(e));
+    expect(stdout.trimEnd().split('\n')).toEqual(sent);
+  });
+
+  it('keeps only the --type families and types asked for', async () => {
+    const run = runCli(['events', 'tail', '--json', '--type', 'call.*', '--type', 'chat.message.created', '--max-events', '6'], { env: keyEnv() });
+    await streamsOpen();
+    await publish('chat.started', 3);
+    await publish('call.started', 2);
+    await publish('balance.updated', 2);
+    await publish('chat.message.created', 2);
+    await publish('link.created', 1);
+    await publish('call.participant.dialed', 2);
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    expect(ndjson(stdout).map((e) => e.type)).toEqual([
+      'call.started',
+      'call.started',
+      'chat.message.created',
+      'chat.message.created',
+      'call.participant.dialed',
+      'call.participant.dialed',
+    ]);
+  });
+
+  it('prints one human line per event: time, type, id, summary (tab-separated when piped)', async () => {
+    const run = runCli(['events', 'tail', '--max-events', '2'], { env: keyEnv() });
+    await streamsOpen();
+    // A real state change, so the summary has an object to describe.
+    const res = await fetch(`${emu.url}/v1/calls`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.seed.keys.test}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ languages: ['en', 'es'], title: 'Intake' }),
+    });
+    const call = (await res.json()) as { id: string };
+    await publish('line.created', 1);
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    const [time, type, id, summary] = lines[0]!.split('\t');
+    expect(time).toMatch(/^\d\d:\d\d:\d\d$/);
+    expect(type).toBe('call.started');
+    expect(id).toMatch(/^evt_/);
+    expect(summary).toContain(call.id);
+    expect(summary).toContain('"Intake"');
+    expect(lines[1]!.split('\t')[1]).toBe('line.created');
+  });
+
+  it('replays retained events after --since first, then live ones', async () => {
+    await publish('call.started', 10);
+    const list = await fetch(`${emu.url}/v1/events?limit=10`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } }).then(
+      (r) => r.json() as Promise<{ data: Array<{ id: string }> }>,
+    );
+    const oldestFirst = list.data.map((e) => e.id).reverse();
+    const run = runCli(['events', 'tail', '--json', '--since', oldestFirst[2]!, '--max-events', '9'], { env: keyEnv() });
+    await streamsOpen();
+    await publish('call.ended', 2);
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    const events = ndjson(stdout);
+    expect(events.slice(0, 7).map((e) => e.id)).toEqual(oldestFirst.slice(3));
+    expect(events.slice(7).map((e) => e.type)).toEqual(['call.ended', 'call.ended']);
+  });
+
+  it('resumes after dropped connections with no gap and no repeat, over thousands of events', async () => {
+    const batches = 6;
+    const perBatch = 1500;
+    const total = batches * perBatch;
+    const run = runCli(['events', 'tail', '--json', '--max-events', String(total)], { env: keyEnv() });
+    await streamsOpen();
+    for (let b = 0; b < batches; b++) {
+      await publish('chat.message.created', perBatch);
+      // Cut the stream while the batch may still be in flight; the events published
+      // before the tail comes back must be replayed from Last-Event-ID.
+      await control('POST', '/_emulator/streams/drop');
+    }
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    const ids = ndjson(stdout).map((e) => e.id);
+    expect(ids).toHaveLength(total);
+    expectStrictlyIncreasingUnique(ids);
+    expect(stderr).toMatch(/reconnected after .* away, resuming after evt_/);
+  });
+
+  it('a key without events:read is refused with exit 4 naming the scope', async () => {
+    const { key } = await control<{ key: string }>('POST', `/_emulator/orgs/${emu.seed.org_id}/keys`, { mode: 'test', scopes: ['calls:read'] });
+    const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json'], { env: keyEnv(key) });
+    expect(exitCode).toBe(4);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/events:read/);
+  });
+
+  it('a revoked key ends the tail with exit 3 instead of reconnecting forever', async () => {
+    const { id, key } = await control<{ id: string; key: string }>('POST', `/_emulator/orgs/${emu.seed.org_id}/keys`, { mode: 'test' });
+    const run = runCli(['events', 'tail', '--json'], { env: keyEnv(key) });
+    await streamsOpen();
+    await control('DELETE', `/_emulator/orgs/${emu.seed.org_id}/keys/${id}`);
+    const { exitCode, stderr } = await run;
+    expect(exitCode).toBe(3);
+    expect(stderr).not.toContain(key);
+  });
+
+  it('exits 9 after --timeout without a connection when the service is gone', async () => {
+    const gone = await startEmulator({ port: 0 });
+    const url = gone.url;
+    await gone.close();
+    const started = Date.now();
+    const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '2s'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: url } });
+    expect(exitCode).toBe(9);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/no connection to the event stream/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('Ctrl-C prints a one-line summary on stderr and exits 130', async () => {
+    const controller = new AbortController();
+    const run = runCli(['events', 'tail', '--json'], { env: keyEnv(), signal: controller.signal });
+    await streamsOpen();
+    await publish('call.started', 3);
+    // Give the three time to arrive (the assertion below fails if they did not), then interrupt.
+    await delay(300);
+    controller.abort();
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode).toBe(130);
+    expect(ndjson(stdout)).toHaveLength(3);
+    expect(stderr).toMatch(/stopped: 3 events, 0 reconnects/);
+  });
+
+  it('ends quietly with exit 0 when stdout is closed (EPIPE)', async () => {
+    let written = '';
+    let writes = 0;
+    const configDir = tempConfigDir();
+    const runtime: Runtime = {
+      env: { HOME: configDir, SVC_CONFIG_DIR: configDir, ...keyEnv() },
+      stdout: {
+        isTTY: false,
+        write(chunk) {
+          // The reader (`| head -1`) goes away after the first write.
+          if (++writes > 1) throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+          written += chunk;
+        },
+      },
+      stderr: { isTTY: false, write: () => {} },
+      stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
+      clock: { now: () => Date.now(), sleep: (ms, signal) => delay(ms, undefined, { signal }) },
+      random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
+      browser: { open: async () => {} },
+      signal: new AbortController().signal,
+      secrets: new MemorySecretStore(),
+    };
+    const run = execute(['events', 'tail', '--json'], runtime);
+    await streamsOpen();
+    await publish('call.started', 1);
+    await delay(100);
+    await publish('call.started', 1);
+    expect(await run).toBe(0);
+    expect(ndjson(written)).toHaveLength(1);
+  });
+
+  it('refuses bad options with exit 2 before any request', async () => {
+    const before = (await control<{ requests: number }>('GET', '/_emulator/stats')).requests;
+    for (const argv of [
+      ['--type', 'call.start'],
+      ['--max-events', '0'],
+      ['--max-events', 'ten'],
+      ['--forward-to', 'ftp://example.com/x'],
+      ['--forward-to', 'not a url'],
+      ['--timeout', '5x'],
+      ['--since', 'call_123'],
+    ]) {
+      const { exitCode, stderr } = await runCli(['events', 'tail', ...argv], { env: keyEnv() });
+      expect(exitCode, argv.join(' ')).toBe(2);
+      expect(stderr).toMatch(/error:/);
+    }
+    const after = (await control<{ requests: number }>('GET', '/_emulator/stats')).requests;
+    // Only the stats call itself counts, if the emulator counts control requests at all.
+    expect(after - before).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('events tail --forward-to', () => {
+  const closers: Array<() => void> = [];
+  afterEach(() => closers.splice(0).forEach((close) => close()));
+
+  it('POSTs each event in order with its id header, retrying deliveries that fail', async () => {
+    const received: Array<{ id: string; body: { id: string }; contentType: string | undefined }> = [];
+    let requests = 0;
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        requests++;
+        // Every third request fails: the tail must retry it, and order must hold.
+        if (requests % 3 === 0) {
+          res.statusCode = 500;
+          return res.end();
+        }
+        received.push({ id: String(req.headers['svc-event-id']), body: JSON.parse(body) as { id: string }, contentType: req.headers['content-type'] });
+        res.statusCode = 204;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => server.close());
+    const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+
+    const run = runCli(['events', 'tail', '--json', '--max-events', '12', '--forward-to', hook], { env: keyEnv() });
+    await streamsOpen();
+    await publish('call.ended', 12);
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    const printed = ndjson(stdout).map((e) => e.id);
+    expect(printed).toHaveLength(12);
+    expect(received.map((r) => r.id)).toEqual(printed);
+    expect(received.map((r) => r.body.id)).toEqual(printed);
+    expect(received.every((r) => r.contentType === 'application/json')).toBe(true);
+    expect(requests).toBeGreaterThan(12);
+    // Delivery statuses go to stderr with --json, so stdout stays NDJSON.
+    expect(stderr.match(/→ 204 POST/g)?.length).toBe(12);
+    expect(stderr).toMatch(/after 2 attempts/);
+  });
+});
+
+describe('events tail with an OAuth profile', () => {
+  it('refreshes an expired token mid-stream and resumes without a gap', async () => {
+    // Sign in as `svc login` would, through the emulator's approvals and token endpoint.
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    await control('POST', '/_emulator/approvals', { email: emu.seed.admin.email, org_id: emu.seed.org_id, decision: 'approve' });
+    const redirectUri = 'http://127.0.0.1:53682/callback';
+    const authorize = new URL(`${emu.url}/oauth/authorize`);
+    for (const [k, v] of Object.entries({ client_id: emu.seed.cli_client_id, redirect_uri: redirectUri, state: 's1', code_challenge: challenge, code_challenge_method: 'S256', response_type: 'code' }))
+      authorize.searchParams.set(k, v);
+    const redirect = await fetch(authorize, { redirect: 'manual' });
+    const code = new URL(redirect.headers.get('location')!).searchParams.get('code')!;
+    const tokenRes = await fetch(`${emu.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: emu.seed.cli_client_id }),
+    });
+    const tokens = (await tokenRes.json()) as { access_token: string; refresh_token: string; expires_in: number; scope: string; org_id: string };
+    expect(tokens.access_token).toMatch(/^svc_oat_/);
+
+    const configDir = tempConfigDir();
+    const expiresAt = Date.now() + tokens.expires_in * 1000;
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({
+        version: 1,
+        default_profile: 'acme',
+        profiles: {
+          acme: {
+            base_url: emu.url,
+            org_id: tokens.org_id,
+            org_name: 'Acme',
+            mode: 'live',
+            oauth: { client_id: emu.seed.cli_client_id, scopes: tokens.scope.split(' '), expires_at: expiresAt, storage: 'memory' },
+          },
+        },
+      }),
+    );
+    const secrets = new MemorySecretStore();
+    await secrets.set(
+      'acme',
+      'oauth',
+      JSON.stringify({
+        org_id: tokens.org_id,
+        access_token: tokens.access_token,
+        refresh_token: tokens.refresh_token,
+        expires_at: expiresAt,
+        scope: tokens.scope,
+        client_id: emu.seed.cli_client_id,
+        token_endpoint: `${emu.url}/oauth2/token`,
+      }),
+    );
+
+    const run = runCli(['events', 'tail', '--json', '--max-events', '40'], { configDir, secrets });
+    await streamsOpen();
+    await publish('call.started', 20, 'live');
+    // An hour passes on the service's clock: the token expires and the stream ends.
+    await control('POST', '/_emulator/clock', { advance_seconds: 3601 });
+    await publish('call.ended', 20, 'live');
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    const events = ndjson(stdout);
+    expect(events).toHaveLength(40);
+    expectStrictlyIncreasingUnique(events.map((e) => e.id));
+    expect(events.every((e) => e.livemode)).toBe(true);
+    expect(events.filter((e) => e.type === 'call.ended')).toHaveLength(20);
+    const stats = await control<{ refreshes: number }>('GET', '/_emulator/stats');
+    expect(stats.refreshes).toBe(1);
+    // The rotated pair was stored.
+    const stored = JSON.parse((await secrets.get('acme', 'oauth'))!) as { refresh_token: string };
+    expect(stored.refresh_token).not.toBe(tokens.refresh_token);
+    expect(stderr).not.toContain(tokens.access_token);
+  });
+});
