@@ -130,6 +130,16 @@ describe('calls in live mode', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ livemode: true, status: 'active' });
   });
 
+  it('list and get see live calls only', async () => {
+    const live = await startCall('live');
+    const test = await startCall('test');
+    const list = await h.svc(['calls', 'list', '--all', '--json'], { mode: 'live' });
+    const ids = (JSON.parse(list.stdout) as Array<{ id: string; livemode: boolean }>).map((c) => c.id);
+    expect(ids).toContain(live.id);
+    expect(ids).not.toContain(test.id);
+    expect(JSON.parse((await h.svc(['calls', 'get', live.id, '--json'], { mode: 'live' })).stdout).livemode).toBe(true);
+  });
+
   it('on a terminal it asks; declining does nothing (exit 1), --yes skips the question', async () => {
     const asked: string[] = [];
     const no = await h.svc(['calls', 'start', '--languages', 'en,fr'], {

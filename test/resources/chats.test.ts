@@ -183,6 +183,24 @@ describe('chats stream', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('a dropped connection reconnects and catches up: every message once, in order', async () => {
+    const chat = await startChat();
+    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const running = h.svc(['chats', 'stream', chat.id, '--json']);
+    await streamsOpen(baseline + 1);
+    await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'a' });
+    await h.control('POST', '/_emulator/streams/drop');
+    // Posted while the client is (most likely) away: the stream will not replay it, the catch-up must.
+    await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'b' });
+    await streamsOpen(baseline + 1);
+    await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'c' });
+    await h.direct('POST', `/v1/chats/${chat.id}/close`);
+    const result = await running;
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).text)).toEqual(['a', 'b', 'c']);
+    expect(result.stderr).toContain('reconnecting');
+  });
+
   it('an unknown chat is exit 5 before streaming', async () => {
     expect((await h.svc(['chats', 'stream', 'chat_nothere'])).exitCode).toBe(5);
   });
