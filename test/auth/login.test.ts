@@ -1,0 +1,214 @@
+// `svc login` end to end against the emulator over real HTTP, with a scripted browser.
+import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { MemorySecretStore } from '../../src/credentials/store.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { authorizeRedirect, control, envFor, runWithPaste, scriptedBrowser } from './support.js';
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await emulator.close();
+});
+beforeEach(async () => {
+  await control(emulator, 'POST', '/_emulator/reset');
+});
+
+function storedOAuth(secrets: MemorySecretStore, profile = 'default') {
+  const text = secrets.secrets.get(`${profile}:oauth`);
+  return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
+}
+
+describe('svc login', () => {
+  it('runs the whole flow: PKCE and state on the authorize URL, tokens stored as one entry, org named', async () => {
+    const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
+    const browser = scriptedBrowser(emulator);
+    const result = await runCli(['login', '--scopes', 'calls:read,account:read'], { env: envFor(emulator), browser, secrets, configDir });
+    expect(result.stderr).not.toMatch(/error/);
+    expect(result.exitCode).toBe(0);
+
+    const authorize = new URL(browser.opened[0]!);
+    expect(authorize.pathname).toBe('/oauth/authorize');
+    expect(authorize.searchParams.get('client_id')).toBe('svc_app_cli');
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(authorize.searchParams.get('state')).toBeTruthy();
+    expect(authorize.searchParams.get('scope')).toBe('calls:read account:read');
+    expect(authorize.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+
+    expect(result.stdout).toContain('Acme');
+    expect(result.stdout).toContain('default');
+    expect(result.stdout).toContain('calls:read');
+
+    const stored = storedOAuth(secrets)!;
+    expect(stored.org_id).toBe(emulator.seed.org_id);
+    expect(String(stored.access_token)).toMatch(/^svc_oat_/);
+    expect(String(stored.refresh_token)).toMatch(/^svc_ort_/);
+    expect(stored.scope).toBe('calls:read account:read');
+    expect(stored.client_id).toBe('svc_app_cli');
+    expect(stored.expires_at).toBeGreaterThan(Date.now() + 3500_000);
+    // Never a token on either stream.
+    expect(result.stdout + result.stderr).not.toMatch(/svc_o(at|rt)_/);
+
+    const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+    expect(config.profiles.default).toMatchObject({
+      base_url: emulator.url,
+      org_id: emulator.seed.org_id,
+      org_name: 'Acme',
+      oauth: { client_id: 'svc_app_cli', scopes: ['calls:read', 'account:read'], expires_at: stored.expires_at },
+    });
+    expect(JSON.stringify(config)).not.toMatch(/svc_o(at|rt)_/);
+  });
+
+  it('--json answers the organization, profile and scopes without any token', async () => {
+    const result = await runCli(['login', '--json', '--profile', 'ops'], { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+    expect(result.exitCode).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json).toMatchObject({ profile: 'ops', org_id: emulator.seed.org_id, org_name: 'Acme', base_url: emulator.url });
+    expect(json.scopes).toContain('account:read');
+    expect(result.stdout).not.toMatch(/svc_o(at|rt)_/);
+  });
+
+  it('exits 3 when the admin refuses', async () => {
+    const secrets = new MemorySecretStore();
+    const result = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, { decision: 'deny' }), secrets });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toMatch(/the admin refused/);
+    expect(storedOAuth(secrets)).toBeUndefined();
+  });
+
+  it('ignores a callback with the wrong state (400) and keeps waiting for the right one', async () => {
+    let wrongStatus = 0;
+    const browser = scriptedBrowser(emulator, {
+      beforeCallback: async (callback) => {
+        const forged = new URL(callback);
+        forged.searchParams.set('state', 'forged');
+        wrongStatus = (await fetch(forged)).status;
+      },
+    });
+    const result = await runCli(['login'], { env: envFor(emulator), browser });
+    expect(wrongStatus).toBe(400);
+    expect(result.exitCode).toBe(0);
+  });
+
+  it('exits 3 when the code is exchanged after its 10 minutes', async () => {
+    const secrets = new MemorySecretStore();
+    const browser = scriptedBrowser(emulator, {
+      beforeCallback: () => control(emulator, 'POST', '/_emulator/clock', { advance_seconds: 601 }),
+    });
+    const result = await runCli(['login'], { env: envFor(emulator), browser, secrets });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toMatch(/invalid_grant/);
+    expect(result.stderr).toMatch(/10 minutes/);
+    expect(storedOAuth(secrets)).toBeUndefined();
+  });
+
+  it('exits 2 naming --port when the port is in use', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = await runCli(['login', '--port', String(port)], { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(`port ${port}`);
+      expect(result.stderr).toContain('--port');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('uses the port asked for', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const browser = scriptedBrowser(emulator);
+    const result = await runCli(['login', '--port', String(port)], { env: envFor(emulator), browser });
+    expect(result.exitCode).toBe(0);
+    expect(new URL(browser.opened[0]!).searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${port}/callback`);
+  });
+
+  it('gives up after --timeout with exit 3, and Ctrl-C exits 130', async () => {
+    const idle = { open: async () => {} };
+    const timedOut = await runCli(['login', '--timeout', '1s'], { env: envFor(emulator), browser: idle });
+    expect(timedOut.exitCode).toBe(3);
+    expect(timedOut.stderr).toMatch(/within 1 s/);
+
+    const controller = new AbortController();
+    const interrupted = await runCli(['login'], {
+      env: envFor(emulator),
+      browser: { open: async () => void setTimeout(() => controller.abort(), 50) },
+      signal: controller.signal,
+    });
+    expect(interrupted.exitCode).toBe(130);
+  });
+
+  it('without a browser prints the URL on stderr and accepts the redirect pasted on stdin', async () => {
+    let pasted = false;
+    const secrets = new MemorySecretStore();
+    const result = await runWithPaste(['login', '--no-browser'], {
+      env: { SVC_BASE_URL: emulator.url },
+      secrets,
+      watch: (stderr, type) => {
+        const url = stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
+        if (!url || pasted) return;
+        pasted = true;
+        // The browser is "on another machine": it never reaches the loopback server.
+        void control(emulator, 'POST', '/_emulator/approvals', { email: emulator.seed.admin.email, org_id: emulator.seed.org_id, decision: 'approve' })
+          .then(() => authorizeRedirect(url))
+          .then((callback) => {
+            type('not a url at all');
+            type(callback.href);
+          });
+      },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/paste/i);
+    expect(result.stderr).toMatch(/not the redirect of this sign-in/);
+    expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+  });
+
+  it('treats an SSH session or a missing display as no browser', async () => {
+    const opened: string[] = [];
+    const result = await runCli(['login', '--timeout', '1s'], {
+      env: { SVC_BASE_URL: emulator.url, DISPLAY: ':0', SSH_CONNECTION: '10.0.0.1 22 10.0.0.2 22' },
+      browser: { open: async (url) => void opened.push(url) },
+    });
+    expect(opened).toEqual([]);
+    expect(result.stderr).toMatch(/SSH session/);
+    expect(result.stderr).toMatch(/\/oauth\/authorize\?/);
+    expect(result.exitCode).toBe(3);
+  });
+
+  it('asks before moving a profile to another organization: without a terminal it fails naming --yes', async () => {
+    const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
+    expect((await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(0);
+
+    const other = await control<{ id: string; admin: { email: string } }>(emulator, 'POST', '/_emulator/orgs', { name: 'Globex' });
+    const otherOrg = other.id;
+    const choice = { email: other.admin.email, org_id: otherOrg };
+    const refused = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('--yes');
+    expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+
+    const moved = await runCli(['login', '--yes'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
+    expect(moved.exitCode).toBe(0);
+    expect(moved.stdout).toContain('Globex');
+    expect(storedOAuth(secrets)?.org_id).toBe(otherOrg);
+  });
+
+  it('refuses bad flags before doing anything', async () => {
+    for (const argv of [['login', '--scopes', 'calls:read,everything'], ['login', '--port', '70000'], ['login', '--timeout', 'soon'], ['login', '--client-id', 'abc']]) {
+      const result = await runCli(argv, { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+      expect(result.exitCode, argv.join(' ')).toBe(2);
+    }
+  });
+});
