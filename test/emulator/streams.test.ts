@@ -1,0 +1,190 @@
+import { createParser } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { call, login, resetSeed, useEmulator } from './helpers.js';
+
+const emulator = useEmulator({ keepaliveMs: 100 });
+
+interface OpenStream {
+  status: number;
+  headers: Headers;
+  messages: EventSourceMessage[];
+  comments: string[];
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>;
+  waitFor(predicate: () => boolean, ms?: number): Promise<void>;
+  close(): void;
+}
+
+async function openStream(url: string, key: string, headers: Record<string, string> = {}): Promise<OpenStream> {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, ...headers }, signal: controller.signal });
+  const messages: EventSourceMessage[] = [];
+  const comments: string[] = [];
+  const parser = createParser({ onEvent: (m) => messages.push(m), onComment: (c) => comments.push(c.trim()) });
+  const ended = (async () => {
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch {
+      // aborted by close()
+    }
+  })();
+  return {
+    status: response.status,
+    headers: response.headers,
+    messages,
+    comments,
+    ended,
+    async waitFor(predicate, ms = 10_000) {
+      const deadline = Date.now() + ms;
+      while (!predicate()) {
+        if (Date.now() > deadline) throw new Error(`timed out; have ${messages.length} messages`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    close: () => controller.abort(),
+  };
+}
+
+describe('events: list and live stream', () => {
+  beforeEach(async () => {
+    await resetSeed(emulator());
+  });
+
+  it('every state change publishes its event with livemode; the list filters by type prefix', async () => {
+    const emu = emulator();
+    const key = emu.seed.keys.test;
+    const made = (await call(emu, 'POST', '/v1/calls', { key, json: { languages: ['en', 'es'] } })).body;
+    await call(emu, 'POST', `/v1/calls/${made.id}/end`, { key });
+    const chat = (await call(emu, 'POST', '/v1/chats', { key, json: { language: 'en' } })).body;
+    await call(emu, 'POST', `/v1/chats/${chat.id}/messages`, { key, json: { text: 'hi' } });
+    await call(emu, 'POST', `/v1/chats/${chat.id}/close`, { key });
+    await call(emu, 'POST', '/v1/translate', { key, json: { text: 'hi', to: 'de' } });
+    await call(emu, 'POST', '/v1/links', { key, json: {} });
+    const line = (await call(emu, 'POST', '/v1/lines', { key, json: { country: 'GB' } })).body;
+    await call(emu, 'DELETE', `/v1/lines/${line.id}`, { key });
+    const all = (await call(emu, 'GET', '/v1/events?limit=100', { key })).body;
+    expect(all.data.map((e: any) => e.type)).toEqual([
+      'line.released', 'line.created', 'link.created', 'translation.created', 'chat.closed',
+      'chat.message.created', 'chat.started', 'call.ended', 'call.started',
+    ]);
+    for (const event of all.data) {
+      expect(event).toMatchObject({ object: 'event', livemode: false });
+      expect(event.id).toMatch(/^evt_/);
+    }
+    for (const filter of ['type=call', 'type=call.*']) {
+      expect((await call(emu, 'GET', `/v1/events?${filter}`, { key })).body.data.map((e: any) => e.type)).toEqual(['call.ended', 'call.started']);
+    }
+    const two = (await call(emu, 'GET', '/v1/events?type=chat.closed&type=line.created', { key })).body.data.map((e: any) => e.type);
+    expect(two).toEqual(['line.created', 'chat.closed']);
+    const page1 = (await call(emu, 'GET', '/v1/events?limit=4', { key })).body;
+    const page2 = (await call(emu, 'GET', `/v1/events?limit=100&cursor=${page1.next_cursor}`, { key })).body;
+    expect([...page1.data, ...page2.data].map((e: any) => e.id)).toEqual(all.data.map((e: any) => e.id));
+  });
+
+  it('the stream sends id/event/data frames, keepalive comments, and filters by type', async () => {
+    const emu = emulator();
+    const key = emu.seed.keys.test;
+    const stream = await openStream(`${emu.url}/v1/events/stream?type=chat`, key);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await call(emu, 'POST', '/v1/calls', { key, json: { languages: ['en', 'es'] } });
+    const chat = (await call(emu, 'POST', '/v1/chats', { key, json: { language: 'en' } })).body;
+    await stream.waitFor(() => stream.messages.length === 1 && stream.comments.includes('keepalive'));
+    const [message] = stream.messages;
+    expect(message!.event).toBe('chat.started');
+    expect(message!.data).not.toContain('\n');
+    const event = JSON.parse(message!.data);
+    expect(event).toMatchObject({ object: 'event', type: 'chat.started', livemode: false, data: { id: chat.id } });
+    expect(message!.id).toBe(event.id);
+    expect((await call(emu, 'GET', '/_emulator/stats')).body.open_streams).toBe(1);
+    stream.close();
+  });
+
+  it('a test credential never receives live events on the stream', async () => {
+    const emu = emulator();
+    const stream = await openStream(`${emu.url}/v1/events/stream`, emu.seed.keys.test);
+    await call(emu, 'POST', '/v1/calls', { key: emu.seed.keys.live, json: { languages: ['en', 'es'] } });
+    await call(emu, 'POST', '/v1/chats', { key: emu.seed.keys.test, json: { language: 'en' } });
+    await stream.waitFor(() => stream.messages.length >= 1);
+    expect(stream.messages.map((m) => m.event)).toEqual(['chat.started']);
+    stream.close();
+  });
+
+  it('resumes with Last-Event-ID over thousands of events with no gap and no repeat, across a drop', async () => {
+    const emu = emulator();
+    const key = emu.seed.keys.live;
+    const stream = await openStream(`${emu.url}/v1/events/stream`, key);
+    const published = await call(emu, 'POST', '/_emulator/events', { json: { org_id: emu.seed.org_id, mode: 'live', type: 'call.started', count: 3000 } });
+    expect(published.status).toBe(201);
+    await stream.waitFor(() => stream.messages.length >= 1000);
+    // Cut every stream mid-flight, then publish more while the client is away.
+    expect((await call(emu, 'POST', '/_emulator/streams/drop')).body.dropped).toBe(1);
+    await stream.ended;
+    const received = stream.messages.length;
+    expect(received).toBeGreaterThanOrEqual(1000);
+    await call(emu, 'POST', '/_emulator/events', { json: { org_id: emu.seed.org_id, mode: 'live', type: 'call.ended', count: 2000 } });
+    const lastId = stream.messages[received - 1]!.id!;
+    const resumed = await openStream(`${emu.url}/v1/events/stream`, key, { 'last-event-id': lastId });
+    await call(emu, 'POST', '/_emulator/events', { json: { org_id: emu.seed.org_id, mode: 'live', type: 'call.ended', count: 500 } });
+    await resumed.waitFor(() => received + resumed.messages.length >= 5500);
+    const all = [...stream.messages, ...resumed.messages].map((m) => JSON.parse(m.data));
+    expect(all).toHaveLength(5500);
+    expect(new Set(all.map((e) => e.id)).size).toBe(5500);
+    const counts = all.map((e) => `${e.type}:${e.data.n}`);
+    expect(counts.slice(0, 3000)).toEqual(Array.from({ length: 3000 }, (_, i) => `call.started:${i + 1}`));
+    expect(counts.slice(3000, 5000)).toEqual(Array.from({ length: 2000 }, (_, i) => `call.ended:${i + 1}`));
+    resumed.close();
+  });
+
+  it('a stream ends when its key is revoked, and when its OAuth token expires', async () => {
+    const emu = emulator();
+    const made = (await call(emu, 'POST', `/_emulator/orgs/${emu.seed.org_id}/keys`, { json: { mode: 'test' } })).body;
+    const byKey = await openStream(`${emu.url}/v1/events/stream`, made.key);
+    await call(emu, 'DELETE', `/_emulator/orgs/${emu.seed.org_id}/keys/${made.id}`);
+    await byKey.ended;
+    const tokens = await login(emu);
+    const byToken = await openStream(`${emu.url}/v1/events/stream`, tokens.access_token);
+    await call(emu, 'POST', '/_emulator/clock', { json: { advance_seconds: 3601 } });
+    await byToken.ended;
+    const revokedLater = await login(emu);
+    const byRevoked = await openStream(`${emu.url}/v1/events/stream`, revokedLater.access_token);
+    await call(emu, 'POST', '/oauth2/revoke', { body: `token=${revokedLater.refresh_token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await byRevoked.ended;
+    expect((await call(emu, 'GET', '/_emulator/stats')).body.open_streams).toBe(0);
+  });
+
+  it('a bad Last-Event-ID is 422 and the stream needs events:read', async () => {
+    const emu = emulator();
+    const bad = await call(emu, 'GET', '/v1/events/stream', { key: emu.seed.keys.test, headers: { 'last-event-id': 'nonsense' } });
+    expect(bad.status).toBe(422);
+    const made = (await call(emu, 'POST', `/_emulator/orgs/${emu.seed.org_id}/keys`, { json: { mode: 'test', scopes: ['calls:read'] } })).body;
+    expect((await call(emu, 'GET', '/v1/events/stream', { key: made.key })).body).toEqual({ detail: 'this key or app lacks the events:read scope' });
+  });
+
+  it("the chat stream sends the chat's new messages as event: message", async () => {
+    const emu = emulator();
+    const key = emu.seed.keys.test;
+    const chat = (await call(emu, 'POST', '/v1/chats', { key, json: { language: 'en' } })).body;
+    const other = (await call(emu, 'POST', '/v1/chats', { key, json: { language: 'en' } })).body;
+    const stream = await openStream(`${emu.url}/v1/chats/${chat.id}/stream`, key);
+    await call(emu, 'POST', `/v1/chats/${other.id}/messages`, { key, json: { text: 'elsewhere' } });
+    const posted = (await call(emu, 'POST', `/v1/chats/${chat.id}/messages`, { key, json: { text: 'hello' } })).body;
+    await stream.waitFor(() => stream.messages.length === 1);
+    expect(stream.messages[0]!.event).toBe('message');
+    expect(JSON.parse(stream.messages[0]!.data)).toEqual(posted);
+    await call(emu, 'POST', `/v1/chats/${chat.id}/close`, { key });
+    await stream.ended;
+  });
+
+  it('close() ends open streams and resolves promptly', async () => {
+    const { startEmulator } = await import('../../src/emulator/index.js');
+    const own = await startEmulator({ port: 0 });
+    const stream = await openStream(`${own.url}/v1/events/stream`, own.seed.keys.test);
+    await own.close();
+    await stream.ended;
+    expect(own.state.subscribers.size).toBe(0);
+  });
+});
