@@ -1,0 +1,34 @@
+// `svc account prices`: what each billable operation costs.
+import type { Context } from '../../context.js';
+import type { ListPage } from '../../api/endpoints.js';
+import { money, printList } from '../../io/output.js';
+import type { Price } from './types.js';
+
+export type AccountPricesOptions = Record<string, never>;
+
+export function parse(_args: string[], _flags: Record<string, unknown>): AccountPricesOptions {
+  return {};
+}
+
+const UNITS: Record<string, string> = {
+  call_minute: 'per call minute',
+  dial_minute: 'per dialled minute',
+  translation_character: 'per translated character',
+  line_month: 'per line per month',
+};
+
+export async function run(_opts: AccountPricesOptions, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const page = await api.request<ListPage<Price>>({ endpoint: 'prices.list' });
+  await printList(
+    ctx,
+    page.data,
+    [
+      { header: 'ITEM', value: (p) => p.item },
+      { header: 'PRICE', value: (p) => (ctx.io.stdout.isTTY ? money(p.unit_amount, p.currency) : p.unit_amount) },
+      { header: 'CURRENCY', value: (p) => p.currency },
+      { header: 'UNIT', value: (p) => UNITS[p.item] ?? '' },
+    ],
+    page,
+  );
+}

@@ -1,0 +1,42 @@
+// `svc account`: the organization, the mode, the credential in use, its scopes, the balance.
+import type { Context } from '../../context.js';
+import { ApiError } from '../../errors.js';
+import { money, printObject } from '../../io/output.js';
+import { redact } from '../../io/redact.js';
+import type { Account, Balance } from './types.js';
+
+export type AccountShowOptions = Record<string, never>;
+
+export function parse(_args: string[], _flags: Record<string, unknown>): AccountShowOptions {
+  return {};
+}
+
+export async function run(_opts: AccountShowOptions, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const account = await api.request<Account>({ endpoint: 'account.get' });
+  let balance: Balance | null = null;
+  try {
+    balance = await api.request<Balance>({ endpoint: 'balance.get' });
+  } catch (error) {
+    // The account answered, so account:read is there; anything else is a real failure.
+    if (!(error instanceof ApiError) || error.status !== 403) throw error;
+  }
+  const c = api.credential;
+  const credential =
+    c.kind === 'oauth'
+      ? `OAuth sign-in (${account.credential.client_id ?? c.profile?.oauth?.client_id ?? 'app'})`
+      : `API key ${redact(c.apiKey ?? '')}${c.source === 'env' ? ' from SVC_API_KEY' : ` "${c.keyName}"`}`;
+  await printObject(
+    ctx,
+    [
+      ['organization', account.name],
+      ['id', account.id],
+      ['mode', account.livemode ? 'live' : 'test'],
+      ['profile', c.source === 'env' ? '(SVC_API_KEY)' : c.profileName],
+      ['credential', credential],
+      ['scopes', account.credential.scopes.join(' ')],
+      ['balance', balance ? money(balance.available, balance.currency) : 'unknown'],
+    ],
+    { ...account, balance },
+  );
+}

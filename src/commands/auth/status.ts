@@ -1,0 +1,93 @@
+// `svc auth status`: every profile with its organization, mode, credentials, scopes and
+// where each secret is stored (keychain or file), so it is never unclear which account a
+// command acts on (stripe-cli#1135) or that a secret fell back to a file (cli/cli#8954).
+// Local only: no request is made. Exit 3 when the chosen profile has no usable credential.
+import type { Context } from '../../context.js';
+import type { Profile } from '../../config/config.js';
+import { chooseMode, chooseProfileName, requireProfile } from '../../credentials/resolve.js';
+import type { ResolvedCredential } from '../../credentials/resolve.js';
+import { AuthError, CliError, EXIT } from '../../errors.js';
+import { printJson, relativeTime } from '../../io/output.js';
+import { redact } from '../../io/redact.js';
+import { redactedKey } from '../keys/shared.js';
+
+export type AuthStatusOptions = Record<string, never>;
+
+export function parse(_args: string[], _flags: Record<string, unknown>): AuthStatusOptions {
+  return {};
+}
+
+function describeActive(c: ResolvedCredential): string {
+  if (c.source === 'env') return `SVC_API_KEY (${redact(c.apiKey ?? '')}, ${c.mode} mode)`;
+  const what = c.kind === 'oauth' ? 'the OAuth sign-in' : `the ${c.mode} key "${c.keyName}"`;
+  return `profile "${c.profileName}", ${c.mode} mode, ${what}`;
+}
+
+function profileLines(name: string, profile: Profile, isDefault: boolean, now: number): string[] {
+  const lines: string[] = [];
+  const org = profile.org_name ? `${profile.org_name} (${profile.org_id ?? '?'})` : profile.org_id ?? 'organization unknown';
+  lines.push(`${name}${isDefault ? ' (default)' : ''}: ${org}${profile.base_url ? ` at ${profile.base_url}` : ''}`);
+  lines.push(`  mode: ${profile.mode ?? 'not set'}`);
+  if (profile.oauth) {
+    const o = profile.oauth;
+    const expiry = o.expires_at ? (o.expires_at > now ? `access token expires ${relativeTime(o.expires_at, now)}` : `access token expired ${relativeTime(o.expires_at, now)} (refreshed on next use)`) : '';
+    lines.push(`  OAuth sign-in (live): app ${o.client_id}, scopes ${o.scopes.join(' ') || 'none'}${expiry ? `, ${expiry}` : ''}; stored in ${o.storage}`);
+  }
+  for (const key of Object.values(profile.keys ?? {}).sort((a, b) => a.name.localeCompare(b.name))) {
+    lines.push(`  ${key.mode} key "${key.name}": ${redactedKey(key)}, scopes ${key.scopes.join(' ') || 'none'}; stored in ${key.storage}`);
+  }
+  if (!profile.oauth && !Object.keys(profile.keys ?? {}).length) lines.push('  no credentials');
+  return lines;
+}
+
+export async function run(_opts: AuthStatusOptions, ctx: Context): Promise<number | void> {
+  const config = await ctx.config.read();
+  const chosen = chooseProfileName(ctx, config);
+  if ((ctx.globals.profile || ctx.env.SVC_PROFILE) && !ctx.env.SVC_API_KEY) requireProfile(config, chosen);
+  const now = ctx.clock.now();
+
+  let active: ResolvedCredential | undefined;
+  let problem: CliError | undefined;
+  try {
+    active = await ctx.resolveCredential();
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    problem = error;
+  }
+
+  if (ctx.globals.json) {
+    printJson(ctx, {
+      default_profile: config.default_profile ?? null,
+      active: active
+        ? { profile: active.source === 'env' ? null : active.profileName, source: active.source, mode: active.mode, type: active.kind, key_name: active.keyName ?? null }
+        : { profile: chosen, error: problem?.message ?? null },
+      env_api_key: ctx.env.SVC_API_KEY ? redact(ctx.env.SVC_API_KEY) : null,
+      config_file: ctx.config.path,
+      profiles: Object.entries(config.profiles).map(([name, p]) => ({
+        name,
+        default: name === (config.default_profile ?? 'default'),
+        org_id: p.org_id ?? null,
+        org_name: p.org_name ?? null,
+        base_url: p.base_url ?? null,
+        mode: p.mode ?? null,
+        effective_mode: chooseMode({ globals: { json: false, debug: false, color: false, yes: false }, env: {} }, p),
+        oauth: p.oauth ?? null,
+        keys: Object.values(p.keys ?? {}).map((k) => ({ ...k, redacted: redactedKey(k) })),
+      })),
+    });
+  } else {
+    const out: string[] = [];
+    const names = Object.keys(config.profiles);
+    if (!names.length) out.push(`No profiles yet (config: ${ctx.config.path}).`);
+    for (const name of names.sort()) out.push(...profileLines(name, config.profiles[name]!, name === (config.default_profile ?? 'default'), now));
+    if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile.`);
+    if (active) out.push(`Commands use: ${describeActive(active)}.`);
+    ctx.io.stdout.write(out.join('\n') + '\n');
+  }
+
+  if (problem) {
+    ctx.io.stderr.write(`error: ${problem.message}\n`);
+    if (problem.hint) ctx.io.stderr.write(`  ${problem.hint}\n`);
+    return problem instanceof AuthError ? EXIT.unauthenticated : problem.exitCode;
+  }
+}

@@ -1,0 +1,33 @@
+// `svc keys list`: the profile's keys as config.json records them (never the keys themselves).
+import type { Context } from '../../context.js';
+import type { KeyMeta } from '../../config/config.js';
+import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
+import { printList } from '../../io/output.js';
+import { redactedKey } from './shared.js';
+
+export type KeysListOptions = Record<string, never>;
+
+export function parse(_args: string[], _flags: Record<string, unknown>): KeysListOptions {
+  return {};
+}
+
+export async function run(_opts: KeysListOptions, ctx: Context): Promise<void> {
+  const config = await ctx.config.read();
+  const profileName = chooseProfileName(ctx, config);
+  const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
+  const profile = explicit ? requireProfile(config, profileName) : config.profiles[profileName];
+  const keys = Object.values(profile?.keys ?? {}).sort((a, b) => a.name.localeCompare(b.name));
+  const rows = keys.map((k) => ({ ...k, redacted: redactedKey(k) }));
+  await printList<KeyMeta & { redacted: string }>(
+    ctx,
+    rows,
+    [
+      { header: 'NAME', value: (k) => k.name },
+      { header: 'MODE', value: (k) => k.mode },
+      { header: 'KEY', value: (k) => k.redacted },
+      { header: 'SCOPES', value: (k) => k.scopes.join(',') },
+      { header: 'STORED', value: (k) => k.storage },
+    ],
+    rows,
+  );
+}

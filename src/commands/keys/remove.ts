@@ -1,0 +1,34 @@
+// `svc keys remove NAME`: forgets a stored key (secret and metadata). The key stays valid
+// at the service: revoking it is done in the organization's API settings.
+import type { Context } from '../../context.js';
+import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
+import { UsageError } from '../../errors.js';
+import { printJson } from '../../io/output.js';
+import { parseKeyName, redactedKey } from './shared.js';
+
+export interface KeysRemoveOptions {
+  name: string;
+}
+
+export function parse(args: string[], _flags: Record<string, unknown>): KeysRemoveOptions {
+  if (!args[0]) throw new UsageError('missing NAME: the key\'s name, see `svc keys list`');
+  return { name: parseKeyName(args[0], 'NAME') };
+}
+
+export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> {
+  const config = await ctx.config.read();
+  const profileName = chooseProfileName(ctx, config);
+  const profile = requireProfile(config, profileName);
+  const meta = profile.keys?.[opts.name];
+  if (!meta) {
+    const names = Object.keys(profile.keys ?? {});
+    throw new UsageError(`profile "${profileName}" has no key named "${opts.name}"` + (names.length ? ` (keys: ${names.join(', ')})` : ' (it has no keys)'));
+  }
+  await ctx.secrets.delete(profileName, opts.name);
+  await ctx.config.update((cfg) => {
+    delete cfg.profiles[profileName]?.keys?.[opts.name];
+  });
+  if (ctx.globals.json) return printJson(ctx, { profile: profileName, removed: { ...meta, redacted: redactedKey(meta) } });
+  ctx.io.stdout.write(`Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}".\n`);
+  ctx.io.stderr.write('The key itself still works at the service until it is revoked in the organization\'s API settings.\n');
+}

@@ -1,0 +1,55 @@
+// `svc mode [test|live]`: shows the mode commands use (and why), or sets the profile's default.
+import type { Context } from '../../context.js';
+import type { Mode } from '../../shared/constants.js';
+import { chooseMode, chooseProfileName, keyForMode, parseModeValue, requireProfile } from '../../credentials/resolve.js';
+import { modeOfKey } from '../../shared/constants.js';
+import { printJson, printObject } from '../../io/output.js';
+
+export interface ModeOptions {
+  set?: Mode;
+}
+
+export function parse(args: string[], _flags: Record<string, unknown>): ModeOptions {
+  return args[0] === undefined ? {} : { set: parseModeValue(args[0], 'MODE') };
+}
+
+export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
+  const config = await ctx.config.read();
+  const profileName = chooseProfileName(ctx, config);
+  const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
+
+  if (opts.set) {
+    const mode = opts.set;
+    if (explicit || Object.keys(config.profiles).length > 0) requireProfile(config, profileName);
+    await ctx.config.update((cfg) => {
+      (cfg.profiles[profileName] ??= {}).mode = mode;
+      cfg.default_profile ??= profileName;
+    });
+    const profile = config.profiles[profileName];
+    const usable = mode === 'test' ? keyForMode(profile, 'test') : profile?.oauth ?? keyForMode(profile, 'live');
+    if (ctx.globals.json) printJson(ctx, { profile: profileName, mode });
+    else ctx.io.stdout.write(`Profile "${profileName}" now uses ${mode} mode by default.\n`);
+    if (!usable)
+      ctx.io.stderr.write(
+        `note: profile "${profileName}" has no ${mode} credential yet: ` +
+          (mode === 'test' ? `run \`svc keys add --profile ${profileName}\` with a svc_test_ key\n` : `run \`svc login --profile ${profileName}\`\n`),
+      );
+    if (ctx.env.SVC_MODE || ctx.env.SVC_API_KEY)
+      ctx.io.stderr.write(`note: ${ctx.env.SVC_API_KEY ? 'SVC_API_KEY' : 'SVC_MODE'} is set and takes precedence over the profile's mode\n`);
+    return;
+  }
+
+  if (explicit) requireProfile(config, profileName);
+  const profile = config.profiles[profileName];
+  let mode: Mode;
+  let source: string;
+  const envKeyMode = ctx.env.SVC_API_KEY ? modeOfKey(ctx.env.SVC_API_KEY) : null;
+  if (envKeyMode) [mode, source] = [envKeyMode, 'SVC_API_KEY'];
+  else if (ctx.globals.mode) [mode, source] = [ctx.globals.mode, `--${ctx.globals.mode}`];
+  else if (ctx.env.SVC_MODE) [mode, source] = [chooseMode(ctx, profile), 'SVC_MODE'];
+  else if (profile?.mode) [mode, source] = [profile.mode, `profile "${profileName}"`];
+  else [mode, source] = [chooseMode(ctx, profile), 'the credentials the profile has'];
+  if (ctx.globals.json) return printJson(ctx, { profile: profileName, mode, source, profile_mode: profile?.mode ?? null });
+  if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(`${mode}\n`);
+  await printObject(ctx, [['mode', mode], ['from', source], ['profile', profileName]], null);
+}
