@@ -1,0 +1,207 @@
+// Tokens after login: refresh ahead of expiry and after a 401, refused refreshes, logout,
+// auth token and auth switch, against the emulator over real HTTP.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { MemorySecretStore } from '../../src/credentials/store.js';
+import type { Clock } from '../../src/context.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { control, envFor, scriptedBrowser, stats } from './support.js';
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await emulator.close();
+});
+beforeEach(async () => {
+  await control(emulator, 'POST', '/_emulator/reset');
+});
+
+/** A logged-in profile: its secret store and config dir, shared by the runs that follow. */
+async function loggedIn(profile = 'default', extra: { env?: Record<string, string>; argv?: string[] } = {}) {
+  const secrets = new MemorySecretStore();
+  const configDir = tempConfigDir();
+  const login = await runCli(['login', '--profile', profile, ...(extra.argv ?? [])], {
+    env: envFor(emulator, extra.env),
+    browser: scriptedBrowser(emulator),
+    secrets,
+    configDir,
+  });
+  expect(login.stderr).not.toMatch(/^error/m);
+  expect(login.exitCode).toBe(0);
+  const stored = () => JSON.parse(secrets.secrets.get(`${profile}:oauth`)!) as { access_token: string; refresh_token: string; expires_at: number };
+  const run = (argv: string[], opts: { clock?: Clock; env?: Record<string, string> } = {}) =>
+    runCli(argv, { env: { SVC_BASE_URL: emulator.url, ...extra.env, ...opts.env }, secrets, configDir, ...(opts.clock ? { clock: opts.clock } : {}) });
+  return { secrets, configDir, stored, run };
+}
+
+const shiftedClock = (offsetMs: number): Clock => ({
+  now: () => Date.now() + offsetMs,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+});
+
+async function bearerWorks(token: string): Promise<number> {
+  return (await fetch(`${emulator.url}/v1/account`, { headers: { authorization: `Bearer ${token}` } })).status;
+}
+
+describe('access token refresh', () => {
+  it('uses the stored token while it is fresh, without refreshing', async () => {
+    const session = await loggedIn();
+    const before = session.stored();
+    const result = await session.run(['account', '--json']);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout).id).toBe(emulator.seed.org_id);
+    expect((await stats(emulator)).refreshes).toBe(0);
+    expect(session.stored().access_token).toBe(before.access_token);
+  });
+
+  it('refreshes 60 s ahead of expiry and stores the new pair', async () => {
+    const session = await loggedIn();
+    const before = session.stored();
+    // 59 minutes and 10 seconds later: inside the 60 s margin.
+    const result = await session.run(['auth', 'token'], { clock: shiftedClock(3550_000) });
+    expect(result.exitCode).toBe(0);
+    const after = session.stored();
+    expect(result.stdout).toBe(`${after.access_token}\n`);
+    expect(after.access_token).not.toBe(before.access_token);
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(await bearerWorks(after.access_token)).toBe(200);
+    expect(await bearerWorks(before.access_token)).toBe(401);
+    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+    const config = JSON.parse(readFileSync(join(session.configDir, 'config.json'), 'utf8'));
+    expect(config.profiles.default.oauth.expires_at).toBe(after.expires_at);
+  });
+
+  it('refreshes once after a 401 (the service saw the token expire) and retries the request', async () => {
+    const session = await loggedIn();
+    await control(emulator, 'POST', '/_emulator/clock', { advance_seconds: 3601 });
+    const result = await session.run(['account', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+  });
+
+  it('a reused refresh token (a stale copy of the pair) ends the connection with exit 3, deleting nothing', async () => {
+    const session = await loggedIn();
+    const stale = session.secrets.secrets.get('default:oauth')!;
+    expect((await session.run(['auth', 'token'], { clock: shiftedClock(3550_000) })).exitCode).toBe(0);
+    session.secrets.secrets.set('default:oauth', stale); // e.g. restored from a backup
+    const result = await session.run(['auth', 'token'], { clock: shiftedClock(3550_000) });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('the connection to Acme has ended; run svc login');
+    expect((await stats(emulator)).refresh_reuse).toBe(1);
+    expect(session.secrets.secrets.get('default:oauth')).toBe(stale);
+  });
+
+  it('the organization disconnecting the app ends the connection: exit 3 naming the org', async () => {
+    const session = await loggedIn();
+    await control(emulator, 'DELETE', `/_emulator/orgs/${emulator.seed.org_id}/connections/svc_app_cli`);
+    const result = await session.run(['account', '--json']);
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('the connection to Acme has ended; run svc login');
+    expect(session.secrets.secrets.has('default:oauth')).toBe(true);
+  });
+
+  it("deleting the organization's own app ends the connection too (confidential client with a secret)", async () => {
+    const app = await control<{ client_id: string; client_secret: string }>(emulator, 'POST', '/_emulator/apps', {
+      name: 'Acme tools',
+      redirect_uris: ['http://127.0.0.1/callback'],
+    });
+    expect(app.client_secret).toMatch(/^svc_cs_/);
+    const session = await loggedIn('tools', { argv: ['--client-id', app.client_id], env: { SVC_CLIENT_SECRET: app.client_secret } });
+    expect(session.stored()).toMatchObject({ client_id: app.client_id });
+    // The secret lets it refresh.
+    expect((await session.run(['auth', 'token', '--profile', 'tools'], { clock: shiftedClock(3550_000) })).exitCode).toBe(0);
+
+    await control(emulator, 'DELETE', `/_emulator/apps/${app.client_id}`);
+    const result = await session.run(['account', '--json', '--profile', 'tools']);
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('the connection to Acme has ended; run svc login');
+  });
+});
+
+describe('svc logout', () => {
+  it('revokes at the service, then deletes the local secret and metadata', async () => {
+    const session = await loggedIn();
+    const { access_token } = session.stored();
+    const connections = () => control<{ data: unknown[] }>(emulator, 'GET', `/_emulator/orgs/${emulator.seed.org_id}/connections`);
+    expect((await connections()).data).toHaveLength(1);
+    const result = await session.run(['logout']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/revoked/);
+    expect(await bearerWorks(access_token)).toBe(401);
+    expect((await connections()).data).toEqual([]);
+    expect(session.secrets.secrets.has('default:oauth')).toBe(false);
+    const config = JSON.parse(readFileSync(join(session.configDir, 'config.json'), 'utf8'));
+    expect(config.profiles.default.oauth).toBeUndefined();
+    expect((await session.run(['account'])).exitCode).toBe(3);
+  });
+
+  it('offline, still forgets the sign-in here and says the revoke failed', async () => {
+    const offline = await startEmulator({ port: 0 });
+    const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
+    const login = await runCli(['login'], { env: envFor(offline), browser: scriptedBrowser(offline), secrets, configDir });
+    expect(login.exitCode).toBe(0);
+    await offline.close();
+    const result = await runCli(['logout'], { env: { SVC_BASE_URL: offline.url }, secrets, configDir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/revoke failed/);
+    expect(result.stderr).toMatch(/could not reach/);
+    expect(secrets.secrets.has('default:oauth')).toBe(false);
+  });
+
+  it('--all logs out of every signed-in profile', async () => {
+    const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
+    for (const profile of ['a', 'b']) {
+      const login = await runCli(['login', '--profile', profile], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir });
+      expect(login.exitCode).toBe(0);
+    }
+    const result = await runCli(['logout', '--all', '--json'], { env: { SVC_BASE_URL: emulator.url }, secrets, configDir });
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([
+      { profile: 'a', signed_in: true, revoked: true },
+      { profile: 'b', signed_in: true, revoked: true },
+    ]);
+    expect([...secrets.secrets.keys()].filter((k) => k.endsWith(':oauth'))).toEqual([]);
+  });
+});
+
+describe('svc auth token and svc auth switch', () => {
+  it('auth token prints only the working credential: the OAuth token, or SVC_API_KEY', async () => {
+    const session = await loggedIn();
+    const result = await session.run(['auth', 'token']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^svc_oat_\S+\n$/);
+    expect(await bearerWorks(result.stdout.trim())).toBe(200);
+
+    const withKey = await session.run(['auth', 'token'], { env: { SVC_API_KEY: emulator.seed.keys.test } });
+    expect(withKey.stdout).toBe(`${emulator.seed.keys.test}\n`);
+  });
+
+  it('auth switch sets the default profile; an unknown one exits 2 listing the known ones', async () => {
+    const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
+    for (const profile of ['work', 'home']) {
+      expect((await runCli(['login', '--profile', profile], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(0);
+    }
+    const readConfig = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+    expect(readConfig().default_profile).toBe('work');
+
+    const switched = await runCli(['auth', 'switch', 'home'], { env: { SVC_BASE_URL: emulator.url }, secrets, configDir });
+    expect(switched.exitCode).toBe(0);
+    expect(readConfig().default_profile).toBe('home');
+    const token = await runCli(['auth', 'token'], { env: { SVC_BASE_URL: emulator.url }, secrets, configDir });
+    expect(token.stdout.trim()).toBe(JSON.parse(secrets.secrets.get('home:oauth')!).access_token);
+
+    const unknown = await runCli(['auth', 'switch', 'nope'], { env: { SVC_BASE_URL: emulator.url }, secrets, configDir });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain('work');
+    expect(unknown.stderr).toContain('home');
+    expect(readConfig().default_profile).toBe('home');
+  });
+});
