@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { BaseContext } from '../../src/context.js';
+import { parse, parseEmulatorStart, run, runEmulatorStart } from '../../src/commands/emulator/start.js';
+
+function fakeContext(controller: AbortController, json = false) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const ctx = {
+    env: {},
+    io: {
+      stdout: { write: (s: string) => void out.push(s), isTTY: false },
+      stderr: { write: (s: string) => void err.push(s), isTTY: false },
+      stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
+      color: false,
+    },
+    clock: { now: () => Date.now(), sleep: async () => {} },
+    random: { bytes: (n: number) => new Uint8Array(n) },
+    browser: { open: async () => {} },
+    signal: controller.signal,
+    globals: { json, debug: false, color: false, yes: false },
+  } as BaseContext;
+  return { ctx, out, err };
+}
+
+async function until(predicate: () => boolean) {
+  for (let i = 0; i < 500 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe('svc emulator (start command)', () => {
+  it('parses port and host with defaults, and refuses bad ports with a usage error (exit 2)', () => {
+    expect(parseEmulatorStart({})).toEqual({ port: 4010, host: '127.0.0.1', json: false });
+    expect(parseEmulatorStart({ port: '0', host: '0.0.0.0', json: true })).toEqual({ port: 0, host: '0.0.0.0', json: true });
+    expect(parse([], { port: '65535' })).toMatchObject({ port: 65535 });
+    for (const port of ['-1', '65536', '1.5', 'abc', '']) {
+      let caught: any;
+      try {
+        parseEmulatorStart({ port });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught?.exitCode, port).toBe(2);
+      expect(caught?.name).toBe('UsageError');
+    }
+    expect(() => parse(['extra'], {})).toThrow(/no arguments/);
+  });
+
+  it('--json prints one JSON line with the url, seed and full keys, and stops on abort with 0', async () => {
+    const controller = new AbortController();
+    const { ctx, out, err } = fakeContext(controller);
+    const running = runEmulatorStart({ port: 0, host: '127.0.0.1', json: true }, ctx);
+    await until(() => out.length > 0);
+    const lines = out.join('').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const info = JSON.parse(lines[0]!);
+    expect(Object.keys(info)).toEqual(['url', 'org_id', 'org_name', 'admin', 'keys', 'cli_client_id']);
+    expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.url).not.toMatch(/:0$/);
+    const account = await fetch(`${info.url}/v1/account`, { headers: { authorization: `Bearer ${info.keys.test}` } });
+    expect(account.status).toBe(200);
+    expect(err.join('')).toBe('');
+    controller.abort();
+    expect(await running).toBe(0);
+    await expect(fetch(`${info.url}/v1/account`)).rejects.toThrow();
+  });
+
+  it('human output names the org, admin and keys; a non-loopback host warns on stderr', async () => {
+    const controller = new AbortController();
+    const { ctx, out, err } = fakeContext(controller);
+    const running = run({ port: 0, host: '0.0.0.0', json: false }, ctx);
+    await until(() => out.length > 0);
+    const text = out.join('');
+    expect(text).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(text).toContain('admin@acme.test');
+    expect(text).toMatch(/svc_test_\S+/);
+    expect(text).toMatch(/svc_live_\S+/);
+    expect(err.join('')).toMatch(/control plane .* open to that network/);
+    expect(err.join('')).not.toMatch(/svc_(test|live)_/);
+    controller.abort();
+    expect(await running).toBe(0);
+  });
+});
