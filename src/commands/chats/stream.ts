@@ -1,8 +1,11 @@
 // `svc chats stream ID` — the chat's new messages as they arrive; `--json` gives NDJSON,
 // one message per line, written as each arrives. Ctrl-C ends it (exit 130); a closed
-// chat ends it (exit 0); a dropped connection reconnects and catches up from the list.
+// chat ends it (exit 0). The connection is followed like `events tail` does (the events
+// command's follow loop): a drop or 45 s of silence reconnects, and since the chat stream
+// does not replay, each reconnection catches up from the message list, printing what was
+// posted meanwhile exactly once. No connection for 5 minutes: exit 9.
 import type { Context } from '../../context.js';
-import { CliError, EXIT, InterruptedError } from '../../errors.js';
+import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { note, printNdjson, renderTsv } from '../../io/output.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, call, requiredArg, validated } from '../calls/shared.js';
@@ -13,8 +16,13 @@ export interface ChatsStreamOptions {
   id: string;
 }
 
-/** Reconnections in a row without receiving anything before giving up (exit 9). */
-const MAX_RECONNECTS = 5;
+/** Give up (exit 9) after this long without a connection, so a supervisor can restart us. */
+export const STREAM_TIMEOUT_MS = 5 * 60_000;
+/** Message ids remembered to print each message once; far more than a reconnection can overlap. */
+const SEEN_LIMIT = 10_000;
+
+/** Thrown from a reconnection attempt when the chat has been closed: the stream is over. */
+class ChatClosed extends Error {}
 
 export function parse(args: string[], _flags: Flags): ChatsStreamOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats stream chat_8f2a1c');
@@ -22,66 +30,81 @@ export function parse(args: string[], _flags: Flags): ChatsStreamOptions {
 }
 
 export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<number> {
-  const [{ readSse }, api] = await Promise.all([import('../../api/sse.js'), ctx.api()]);
+  const [{ openSse }, { follow }, api] = await Promise.all([
+    import('../../api/sse.js'),
+    import('../events/follow.js'),
+    ctx.api(),
+  ]);
   const seen = new Set<string>();
   const print = (message: Message): void => {
-    if (seen.has(message.id)) return; // a catch-up after a reconnect may overlap the stream
+    if (seen.has(message.id)) return; // a catch-up may overlap what the stream delivers
     seen.add(message.id);
+    if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value!);
     printMessage(ctx, message);
   };
-  if (ctx.io.stderr.isTTY) note(ctx, `waiting for new messages in ${opts.id} (Ctrl-C to stop)`);
+  /** The newest message when the stream first opened: older ones were never "new". */
+  let marker: string | null | undefined;
 
-  let failures = 0;
-  /** Server time of the first connection (its Date header): what is older was never "new". */
-  let since: number | undefined;
-  for (;;) {
-    try {
-      const response = await api.stream({ endpoint: 'chats.stream', params: { id: opts.id }, headers: { accept: 'text/event-stream' } });
-      // Messages posted while we were away are not replayed by the stream: fetch them.
-      if (since !== undefined) await catchUp(ctx, opts.id, since, print);
-      else since = serverTime(response.headers.get('date')) ?? ctx.clock.now();
-      if (response.body) {
-        for await (const sse of readSse(response.body)) {
-          failures = 0;
-          if (sse.event !== undefined && sse.event !== 'message') continue;
-          print(JSON.parse(sse.data) as Message);
+  const newestFirst = async (limit: number, signal: AbortSignal): Promise<Message[]> =>
+    (await call<{ data: Message[] }>(ctx, 'chats.messages.list', { params: { id: opts.id }, query: { limit }, signal })).data;
+
+  if (ctx.io.stderr.isTTY) note(ctx, `waiting for new messages in ${opts.id} (Ctrl-C to stop)`);
+  try {
+    const result = await follow({
+      async open(lastEventId, signal) {
+        const reconnecting = marker !== undefined;
+        if (reconnecting) {
+          const chat = await call<Chat>(ctx, 'chats.get', { params: { id: opts.id }, signal });
+          if (chat.status === 'closed') throw new ChatClosed();
+          note(ctx, 'the message stream was cut; reconnecting…');
         }
-      }
-    } catch (error) {
-      if (ctx.signal.aborted || error instanceof InterruptedError) return EXIT.interrupted;
-      if (error instanceof CliError) throw error; // 4xx from the service: 404, 403, 401…
-      // The connection broke mid-stream: reconnect below.
+        const stream = await openSse(api, { endpoint: 'chats.stream', params: { id: opts.id }, signal }, lastEventId);
+        // Read the list only once the stream is open, so that nothing falls between the two.
+        if (!reconnecting) marker = (await newestFirst(1, signal))[0]?.id ?? null;
+        else {
+          const page = await newestFirst(100, signal);
+          const cut = page.findIndex((m) => m.id === marker);
+          for (const message of (cut === -1 ? page : page.slice(0, cut)).reverse()) print(message);
+        }
+        return stream;
+      },
+      onMessage(sse) {
+        if (sse.event === undefined || sse.event === 'message') print(JSON.parse(sse.data) as Message);
+        return 'continue';
+      },
+      isRetryable,
+      clock: ctx.clock,
+      random01: () => {
+        const [a = 0, b = 0] = ctx.random.bytes(2);
+        return (a * 256 + b) / 65_536;
+      },
+      signal: ctx.signal,
+      timeoutMs: STREAM_TIMEOUT_MS,
+    });
+    if (result.outcome === 'timed-out') {
+      throw new CliError(
+        `no connection to the message stream of ${opts.id} for ${Math.round(result.awayMs / 1000)} s`,
+        EXIT.upstream,
+        'check the network and run it again; `svc chats messages` lists what was posted',
+      );
     }
-    if (ctx.signal.aborted) return EXIT.interrupted;
-    // The stream ended. A closed chat has nothing more to say; otherwise reconnect.
-    const chat = await call<Chat>(ctx, 'chats.get', { params: { id: opts.id } });
-    if (chat.status === 'closed') {
+    return EXIT.interrupted; // only Ctrl-C ends the follow loop otherwise
+  } catch (error) {
+    if (error instanceof ChatClosed) {
       note(ctx, `${opts.id} is closed: no more messages`);
       return EXIT.ok;
     }
-    failures += 1;
-    if (failures > MAX_RECONNECTS) {
-      throw new CliError(`the message stream of ${opts.id} keeps ending (${MAX_RECONNECTS} reconnections)`, EXIT.upstream, 'run it again; `svc chats messages` lists what was posted');
-    }
-    note(ctx, 'the message stream ended; reconnecting…');
-    try {
-      await ctx.clock.sleep(Math.min(500 * 2 ** (failures - 1), 8000), ctx.signal);
-    } catch {
-      return EXIT.interrupted;
-    }
+    if (ctx.signal.aborted) return EXIT.interrupted;
+    throw error;
   }
 }
 
-/** The newest page of messages posted since the stream began, oldest first (print skips those already shown). */
-async function catchUp(ctx: Context, chatId: string, since: number, print: (m: Message) => void): Promise<void> {
-  const page = await call<{ data: Message[] }>(ctx, 'chats.messages.list', { params: { id: chatId }, query: { limit: 100 } });
-  for (const message of [...page.data].reverse()) if (Date.parse(message.created_at) >= since) print(message);
-}
-
-/** An HTTP Date header (1 s precision) as ms, one second early to be safe; undefined if absent. */
-function serverTime(header: string | null): number | undefined {
-  const ms = header ? Date.parse(header) : Number.NaN;
-  return Number.isNaN(ms) ? undefined : ms - 1000;
+/** Worth reconnecting: the network, 429/5xx, or a cut body; not 401/403/404 or a closed chat. */
+function isRetryable(error: unknown): boolean {
+  if (error instanceof ChatClosed) return false;
+  if (error instanceof NetworkError) return true;
+  if (error instanceof ApiError) return error.status === 429 || error.status >= 500;
+  return !(error instanceof CliError);
 }
 
 function printMessage(ctx: Context, message: Message): void {
