@@ -58,6 +58,27 @@ describe('translate', () => {
     expect(result.stderr).toContain('line 2');
   });
 
+  it('an upstream failure (502) is exit 9 and, for a POST, not repeated blindly', async () => {
+    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 502, count: 1 });
+    const requests = await h.requestsDuring(async () => {
+      const result = await h.svc(['translate', 'hello', '--to', 'es']);
+      expect(result.exitCode).toBe(9);
+      expect(result.stderr).toContain('may be retried');
+      expect(result.stdout).toBe('');
+    });
+    expect(requests).toBe(1);
+  });
+
+  it('--lines stops at the first failure, after printing the lines before it in order', async () => {
+    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 502, count: 1 });
+    const result = await h.svc(['translate', '--lines', '--to', 'es'], { stdin: 'one\ntwo\nthree\n' });
+    expect(result.exitCode).toBe(9);
+    // Whichever line failed, what was printed is an in-order prefix that stops before it.
+    const printed = result.stdout.split('\n').slice(0, -1);
+    expect(printed.length).toBeLessThan(3);
+    expect(printed).toEqual(['[es] one', '[es] two', '[es] three'].slice(0, printed.length));
+  });
+
   it('an empty balance in live mode is exit 8 and suggests --test', async () => {
     await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 0 });
     try {
