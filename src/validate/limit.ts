@@ -21,9 +21,18 @@ export function parseChoice<const T extends string>(value: string, choices: read
   return match;
 }
 
-/** A text that must not be empty and must fit a maximum length (counted in UTF-16 units: never less than the characters the service counts). */
+/**
+ * A text that must not be empty and must fit a maximum length, counted in Unicode code
+ * points (characters as people count them: an emoji is one, not two UTF-16 units).
+ */
 export function parseText(value: string, what: string, maxLength = Number.POSITIVE_INFINITY): string {
   if (value.trim() === '') invalid(`${what} is empty: give some text`);
-  if (value.length > maxLength) invalid(`${what} is ${value.length} characters long; the limit is ${maxLength.toLocaleString('en-US')}`);
+  if (value.length > maxLength) {
+    // UTF-16 length is an upper bound of the code points: count them only when it matters.
+    const characters = [...value].length;
+    if (characters > maxLength) {
+      invalid(`${what} is ${characters.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`);
+    }
+  }
   return value;
 }

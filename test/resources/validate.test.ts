@@ -144,3 +144,11 @@ describe('voice files', () => {
     expect(() => checkVoiceSize('a.ogg', MAX_VOICE_BYTES)).not.toThrow();
   });
 });
+
+describe('text length in characters', () => {
+  it('counts an emoji as one character, as the service does', () => {
+    const emoji = '😀'.repeat(10); // 20 UTF-16 units
+    expect(parseText(emoji, 'text', 10)).toBe(emoji);
+    expect(messageOf(() => parseText(emoji + '😀', 'text', 10))).toContain('11 characters long');
+  });
+});

@@ -1,5 +1,6 @@
 // Helpers shared by the resource commands (calls, links, lines, chats, translate):
-// reading commander's flags, and turning a validator's refusal into a usage error.
+// reading commander's flags, turning a validator's refusal into a usage error, the
+// live-mode billing notice, and requests and lists through the core's API client.
 import type { Context } from '../../context.js';
 import type { ApiRequest, QueryValue } from '../../api/client.js';
 import { type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
