@@ -55,9 +55,12 @@ export function retained(log: EventLog): EmulatorEvent[] {
   return extra > 0 ? log.events.slice(extra) : log.events;
 }
 
-/** `?type=` filters: `call.*`, `call.` and `call` all select `call.started`; an exact type selects itself. */
+/**
+ * `?type=` filters, repeatable: `call.*`, `call.` and `call` all select `call.started` (a
+ * family, matched at dot boundaries); an exact type selects itself; `*` selects everything.
+ */
 export function typeMatcher(filters: string[]): (type: string) => boolean {
-  if (filters.length === 0) return () => true;
   const prefixes = filters.map((f) => f.replace(/\.?\*$/, '').replace(/\.$/, ''));
+  if (prefixes.length === 0 || prefixes.includes('')) return () => true;
   return (type) => prefixes.some((p) => type === p || type.startsWith(`${p}.`));
 }

@@ -1,4 +1,18 @@
 // `startEmulator()`: the local implementation of the service, for `svc emulator` and tests.
+//
+// Choices where the spec and contract leave room (kept here so users of the emulator know):
+// - Unknown body fields and unknown query parameters are rejected: 422 `extra_forbidden`.
+// - A JSON body with another Content-Type is 415; malformed JSON is 422 (`json_invalid`);
+//   JSON bodies are capped at 1 MiB and voice bodies at 10 MiB (413).
+// - Prices: /v1/prices. Live mode checks the balance before a billable operation and refuses
+//   (402) one it cannot cover in full; the balance never goes negative.
+// - Translation is always the stand-in `[<to>] <text>`, and voice transcripts a placeholder,
+//   in both modes (the emulator has no interpreter).
+// - Rate limit: fixed 60 s windows of the emulator clock per API key / per (app, org).
+// - A used refresh token presented again is invalid_grant and counted (refresh_reuse); it does
+//   not revoke the connection, so a lost refresh race is visible in stats, not fatal.
+// - `?type=` on events: exact type, or family `call`, `call.`, `call.*`; `*` = all.
+// - stats.requests counts every request the emulator received, control plane included.
 import type { AddressInfo } from 'node:net';
 import { advancingClock } from './clock.js';
 import type { AdvancingClock, EmulatorClock } from './clock.js';

@@ -1,6 +1,7 @@
 // Request input: bodies read with a size cap, JSON parsed without trusting it, and every
 // body and query validated by zod into the 422 list form (api-contract.md "Conventions").
-// Unknown body fields are REJECTED (422 `extra_forbidden`), so a client's typo shows at once.
+// Unknown body fields AND unknown query parameters are REJECTED (422 `extra_forbidden`),
+// consistently, so a client's typo shows at once instead of being silently ignored.
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { HttpError, invalid, invalidOne } from './errors.js';
@@ -82,7 +83,7 @@ export const languageTag = z.string().refine((tag) => {
 
 export const e164 = z.string().regex(/^\+[1-9]\d{1,14}$/, 'not an E.164 phone number (+ and up to 15 digits)');
 
-export const listQuery = z.object({
+export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().min(1).optional(),
 });

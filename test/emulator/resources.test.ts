@@ -166,6 +166,9 @@ describe('resources, modes, billing and input rules', () => {
     expect(badPhone.status).toBe(422);
     expect(badPhone.body.detail[0].loc).toEqual(['body', 'to']);
     expect((await call(emu, 'GET', '/v1/calls?status=maybe', { key })).status).toBe(422);
+    const unknownQuery = await call(emu, 'GET', '/v1/calls?colour=red', { key });
+    expect(unknownQuery.status).toBe(422);
+    expect(unknownQuery.body.detail[0]).toMatchObject({ loc: ['query', 'colour'], type: 'extra_forbidden' });
     expect((await call(emu, 'GET', '/v1/calls', { key })).body.data).toHaveLength(1);
   });
 
@@ -183,6 +186,21 @@ describe('resources, modes, billing and input rules', () => {
     expect(array.status).toBe(422);
     expect((await call(emu, 'GET', '/v1/calls', { key })).body.data).toEqual([]);
     expect((await call(emu, 'GET', '/v1/nothing', { key })).status).toBe(404);
+    // Odd input anywhere is answered, never a crash (500).
+    const odd = [
+      await call(emu, 'GET', '/v1/calls/%E0%A4%A', { key }),
+      await call(emu, 'GET', '/v1/account', { headers: { authorization: 'Bearer' } }),
+      await call(emu, 'GET', '/v1/account', { headers: { authorization: 'Basic !!!' } }),
+      await call(emu, 'POST', '/oauth2/token', { body: '%%%', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic %%%' } }),
+      await call(emu, 'POST', '/v1/calls', { key, body: 'null', headers: { 'content-type': 'application/json' } }),
+      await call(emu, 'POST', '/v1/calls', { key, body: '"text"', headers: { 'content-type': 'application/json' } }),
+      await call(emu, 'GET', `/v1/events?type=${encodeURIComponent('<bad>')}`, { key }),
+      await call(emu, 'POST', '/_emulator/orgs', { body: '{', headers: { 'content-type': 'application/json' } }),
+    ];
+    for (const answer of odd) {
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+    }
   });
 
   it('links: made for a call, listed newest first', async () => {

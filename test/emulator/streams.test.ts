@@ -77,6 +77,7 @@ describe('events: list and live stream', () => {
     for (const filter of ['type=call', 'type=call.*']) {
       expect((await call(emu, 'GET', `/v1/events?${filter}`, { key })).body.data.map((e: any) => e.type)).toEqual(['call.ended', 'call.started']);
     }
+    expect((await call(emu, 'GET', '/v1/events?type=*&limit=100', { key })).body.data).toHaveLength(9);
     const two = (await call(emu, 'GET', '/v1/events?type=chat.closed&type=line.created', { key })).body.data.map((e: any) => e.type);
     expect(two).toEqual(['line.created', 'chat.closed']);
     const page1 = (await call(emu, 'GET', '/v1/events?limit=4', { key })).body;

@@ -41,7 +41,7 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.get('/v1/events/stream', (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'events:read');
-    const query = parseQuery(c, z.object({ type: typeFilter }), ['type']);
+    const query = parseQuery(c, z.strictObject({ type: typeFilter }), ['type']);
     const matches = typeMatcher(query.type ?? []);
     const lastEventId = c.req.header('last-event-id');
     let after = 0;
