@@ -38,7 +38,10 @@ let shared: Promise<{ dispatcher: Dispatcher; fetch: typeof import('undici').fet
 /** One dispatcher per process, so keep-alive connections are reused across every request. */
 function undiciFor(env: HttpOptions['env']) {
   shared ??= (async () => {
-    const undici = await import('undici');
+    // undici is CommonJS: bundled by esbuild its chunk exports only `default`, while Node's
+    // own loader (vitest runs the source) also offers named exports. `default` works in both.
+    const loaded = await import('undici');
+    const undici = (loaded as unknown as { default?: typeof loaded }).default ?? loaded;
     const options = { connectTimeout: CONNECT_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, bodyTimeout: BODY_TIMEOUT_MS };
     const proxied = PROXY_VARS.some((name) => env[name]);
     const dispatcher = proxied
