@@ -135,6 +135,16 @@ describe('follow', () => {
     await expect(follow(opts)).rejects.toThrow('forbidden');
   });
 
+  it('does not retry a failure of the message handler (only connection trouble is retried)', async () => {
+    const s = server(3, [{ send: 99, then: 'stall' }]);
+    const { opts } = options(s.open, { isRetryable: () => true });
+    opts.onMessage = () => {
+      throw new Error('disk full');
+    };
+    await expect(follow(opts)).rejects.toThrow('disk full');
+    expect(s.seenLastIds).toHaveLength(1);
+  });
+
   it('stops when aborted (Ctrl-C), mid-stream', async () => {
     const s = server(3, [{ send: 99, then: 'stall' }]);
     const controller = new AbortController();

@@ -23,6 +23,9 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await control('POST', '/_emulator/reset');
+  // A previous test's stream may still be closing; `streamsOpen()` must count only this test's.
+  await control('POST', '/_emulator/streams/drop');
+  for (let i = 0; i < 400 && (await openStreams()) > 0; i++) await delay(10);
 });
 
 async function control<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
@@ -127,6 +130,30 @@ describe('events tail', () => {
     expect(summary).toContain(call.id);
     expect(summary).toContain('"Intake"');
     expect(lines[1]!.split('\t')[1]).toBe('line.created');
+  });
+
+  it('on a terminal, aligns the columns and colours the type by family', async () => {
+    const run = runCli(['events', 'tail', '--max-events', '2'], { env: keyEnv(), tty: true });
+    await streamsOpen();
+    await publish('call.ended', 1);
+    await publish('chat.closed', 1);
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).not.toContain('\t');
+    // cyan for calls, magenta for chats (ANSI 36 and 35).
+    expect(lines[0]).toMatch(/\u001b\[36mcall\.ended\s+\u001b\[39m  evt_/);
+    expect(lines[1]).toMatch(/\u001b\[35mchat\.closed\s+\u001b\[39m  evt_/);
+    // The first tail's stream closes asynchronously: wait for it, so the second is the one counted.
+    for (let i = 0; i < 400 && (await openStreams()) > 0; i++) await delay(10);
+    const { stdout: plain } = await (async () => {
+      const again = runCli(['events', 'tail', '--max-events', '1'], { env: { ...keyEnv(), NO_COLOR: '1' }, tty: true });
+      await streamsOpen();
+      await publish('call.ended', 1);
+      return again;
+    })();
+    expect(plain).not.toContain('\u001b[');
   });
 
   it('replays retained events after --since first, then live ones', async () => {

@@ -172,7 +172,9 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
 
   let paintType = (_type: string, text: string) => text;
   if (!json && io.color) {
-    const chalk = (await import('chalk')).default;
+    // io.color already decided (TTY, NO_COLOR, --no-color): don't let chalk second-guess it.
+    const { Chalk } = await import('chalk');
+    const chalk = new Chalk({ level: 1 });
     paintType = (type, text) => {
       const colour = FAMILY_COLOURS[type.split('.')[0] ?? ''];
       return colour ? chalk[colour](text) : text;
