@@ -8,7 +8,7 @@ import type { SecretStorage } from '../config/config.js';
 import { writeFileAtomic } from '../config/atomic.js';
 import { withFileLock } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
-import { ConfigError, KeychainError } from '../errors.js';
+import { ConfigError, KeychainError, UsageError } from '../errors.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3_000;
@@ -167,7 +167,7 @@ export type StorePreference = 'auto' | 'keychain' | 'file';
 export function storePreference(value: string | undefined): StorePreference {
   if (value === undefined || value === '' || value === 'auto') return 'auto';
   if (value === 'keychain' || value === 'file') return value;
-  throw new KeychainError(`SVC_CREDENTIAL_STORE must be "keychain" or "file", not ${JSON.stringify(value)}`);
+  throw new UsageError(`SVC_CREDENTIAL_STORE must be "keychain" or "file", not ${JSON.stringify(value)}`);
 }
 
 /**

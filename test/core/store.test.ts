@@ -1,0 +1,121 @@
+// Where secrets go: the keychain (service `svc`, account `<profile>:<name>`), else a 0600
+// credentials.json announced before the write, or exactly what SVC_CREDENTIAL_STORE forces.
+// The keychain backends here are fakes that fail or hang on demand (the real one is
+// exercised by test/real/keychain.test.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { failingKeychain, hangingKeychain, workingKeychain } from '../helpers/keychains.js';
+import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, KEYCHAIN_TIMEOUT_MS } from '../../src/credentials/store.js';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await testEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+const config = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+
+describe('secret storage', () => {
+  it('keychain available: the key goes there, under service svc and account <profile>:<name>, and nowhere else', async () => {
+    const configDir = tempConfigDir();
+    const keychain = workingKeychain();
+    const key = emu.seed.keys.test;
+    const r = await runCli(['keys', 'add', '--name', 'dev', '--base-url', emu.url], { configDir, keychain, stdin: key });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(keychain.entries.get('svc/default:dev')).toBe(key);
+    expect(config(configDir).profiles.default.keys.dev.storage).toBe('keychain');
+    expect(existsSync(join(configDir, 'credentials.json'))).toBe(false);
+    expect(readFileSync(join(configDir, 'config.json'), 'utf8')).not.toContain(key);
+
+    expect((await runCli(['account'], { configDir, keychain })).exitCode).toBe(0);
+    expect((await runCli(['keys', 'remove', 'dev'], { configDir, keychain })).exitCode).toBe(0);
+    expect(keychain.entries.size).toBe(0);
+  });
+
+  it('no keychain: warns why, then writes a 0600 credentials.json; later reads use it', async () => {
+    const configDir = tempConfigDir();
+    const keychain = failingKeychain();
+    const key = emu.seed.keys.test;
+    const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: key });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/^warning: the OS keychain failed \(write\): .*org\.freedesktop\.secrets/m);
+    expect(r.stderr).toContain(join(configDir, 'credentials.json'));
+    expect(r.stderr).toContain('SVC_CREDENTIAL_STORE=keychain');
+    const file = join(configDir, 'credentials.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8')).secrets['default:test']).toBe(key);
+    expect(config(configDir).profiles.default.keys.test.storage).toBe('file');
+    expect(r.stderr + r.stdout).not.toContain(key);
+
+    const again = await runCli(['account', '--json'], { configDir, keychain });
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).toBe('');
+    const status = await runCli(['auth', 'status'], { configDir, keychain });
+    expect(status.stdout).toContain('stored in file');
+  });
+
+  it('the warning comes before the secret touches the disk', async () => {
+    const dir = tempConfigDir();
+    const file = new FileSecretStore(dir);
+    const seen: boolean[] = [];
+    const store = new FallbackSecretStore(new KeychainSecretStore(failingKeychain()), file, 'auto', () => seen.push(existsSync(file.path)));
+    expect(await store.set('p', 'test', 'svc_test_0123456789abcdef')).toBe('file');
+    expect(seen).toEqual([false]);
+    expect(existsSync(file.path)).toBe(true);
+  });
+
+  it('a hanging keychain is given up on after the time limit (3 s by default) and falls back', async () => {
+    expect(KEYCHAIN_TIMEOUT_MS).toBe(3000);
+    const configDir = tempConfigDir();
+    const keychain = hangingKeychain();
+    const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, keychainTimeoutMs: 200, stdin: emu.seed.keys.test });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain('did not answer within 0.2 s');
+    expect(keychain.calls).toContain('set');
+    expect(config(configDir).profiles.default.keys.test.storage).toBe('file');
+  });
+
+  it('SVC_CREDENTIAL_STORE=keychain makes a missing keychain an error (exit 1 with the reason), writing nothing', async () => {
+    const configDir = tempConfigDir();
+    const r = await runCli(['keys', 'add', '--base-url', emu.url], {
+      configDir,
+      keychain: failingKeychain(),
+      env: { SVC_CREDENTIAL_STORE: 'keychain' },
+      stdin: emu.seed.keys.test,
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('org.freedesktop.secrets');
+    expect(r.stderr).toContain('SVC_CREDENTIAL_STORE=keychain');
+    expect(existsSync(join(configDir, 'credentials.json'))).toBe(false);
+    expect(existsSync(join(configDir, 'config.json'))).toBe(false);
+  });
+
+  it('SVC_CREDENTIAL_STORE=file never touches the keychain; a bad value is a usage error', async () => {
+    const configDir = tempConfigDir();
+    const keychain = workingKeychain();
+    const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, env: { SVC_CREDENTIAL_STORE: 'file' }, stdin: emu.seed.keys.test });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(keychain.calls).toEqual([]);
+    expect(config(configDir).profiles.default.keys.test.storage).toBe('file');
+    const bad = await runCli(['keys', 'list'], { configDir, keychain, env: { SVC_CREDENTIAL_STORE: 'vault' } });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('SVC_CREDENTIAL_STORE');
+  });
+
+  it('a secret missing from its store is exit 3 naming the command to run again', async () => {
+    const configDir = tempConfigDir();
+    const keychain = workingKeychain();
+    await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test });
+    keychain.entries.clear();
+    const r = await runCli(['account'], { configDir, keychain });
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain('svc keys add --profile default --name test');
+  });
+});
