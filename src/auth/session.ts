@@ -11,7 +11,16 @@ import { refreshTokens } from './tokens.js';
 export interface AccessTokenOptions {
   /** The service answered 401 to the current token: get a new one even if it looks valid. */
   forceRefresh: boolean;
+  /** The token the service refused (defaults to the last one this process handed out for the profile). */
+  failedToken?: string;
 }
+
+/**
+ * The token last handed out per profile in this process. After a 401, the stored token
+ * may already be a newer one (another process rotated it meanwhile): only the token that
+ * actually failed tells "rotated since" apart from "still the refused one".
+ */
+const handedOut = new Map<string, string>();
 
 export async function getOAuthAccessToken(ctx: Context, profile: string, opts: AccessTokenOptions): Promise<string> {
   const config = await ctx.config.read();
@@ -20,10 +29,10 @@ export async function getOAuthAccessToken(ctx: Context, profile: string, opts: A
   if (stored === null) {
     throw new AuthError(`profile "${profile}" has no OAuth sign-in stored`, `run \`svc login --profile ${profile}\``);
   }
-  if (!opts.forceRefresh && !nearExpiry(stored, ctx.clock.now())) return stored.access_token;
+  if (!opts.forceRefresh && !nearExpiry(stored, ctx.clock.now())) return handOut(ctx, profile, stored.access_token);
 
-  const failedToken = stored.access_token;
-  return ctx.withProfileLock(profile, async () => {
+  const failedToken = opts.forceRefresh ? (opts.failedToken ?? handedOut.get(handOutKey(ctx, profile)) ?? stored.access_token) : stored.access_token;
+  const token = await ctx.withProfileLock(profile, async () => {
     // Inside the lock: another process may have rotated the pair while we waited.
     const current = (await readStored(ctx, profile, storage)) ?? stored;
     const rotatedMeanwhile = current.access_token !== failedToken;
@@ -31,6 +40,17 @@ export async function getOAuthAccessToken(ctx: Context, profile: string, opts: A
     const orgName = config.profiles[profile]?.org_name ?? current.org_id;
     return refreshUnderLock(ctx, profile, current, orgName);
   });
+  return handOut(ctx, profile, token);
+}
+
+/** Per config file and profile: one process may (in tests) serve several config dirs. */
+function handOutKey(ctx: Pick<Context, 'config'>, profile: string): string {
+  return `${ctx.config.path}\0${profile}`;
+}
+
+function handOut(ctx: Pick<Context, 'config'>, profile: string, token: string): string {
+  handedOut.set(handOutKey(ctx, profile), token);
+  return token;
 }
 
 function nearExpiry(stored: StoredOAuth, now: number): boolean {

@@ -1,0 +1,120 @@
+// 16 parallel `svc account --json` processes with an expired access token: exactly one
+// refresh on the service, none presenting a used refresh token, all exit 0 (design.md
+// "Credentials"). Real child processes, because the lock and the re-read are about processes.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { FileSecretStore } from '../../src/credentials/store.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { control, envFor, scriptedBrowser, stats } from './support.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+// A private bundle, so that this suite never races another one rebuilding dist/.
+const buildDir = join(root, '.tmp', `auth-parallel-${randomBytes(4).toString('hex')}`);
+const launcher = join(buildDir, 'svc.mjs');
+const PROCESSES = 16;
+
+let emulator: RunningEmulator;
+
+beforeAll(async () => {
+  mkdirSync(buildDir, { recursive: true });
+  const { build } = await import('esbuild');
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  // The same options as scripts/build.mjs, into our own directory.
+  await build({
+    entryPoints: { main: join(root, 'src/main.ts') },
+    outdir: buildDir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.18',
+    external: ['@napi-rs/keyring'],
+    define: { __SVC_VERSION__: JSON.stringify(pkg.version) },
+    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+    chunkNames: 'chunks/[name]-[hash]',
+    logLevel: 'warning',
+  });
+  writeFileSync(launcher, "import { main } from './main.js';\nmain();\n");
+  emulator = await startEmulator({ port: 0 });
+}, 120_000);
+
+afterAll(async () => {
+  await emulator?.close();
+  rmSync(buildDir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  await control(emulator, 'POST', '/_emulator/reset');
+});
+
+interface Child {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function svc(args: string[], env: Record<string, string>): Promise<Child> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [launcher, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Logs in (in-process) with the file store the children will read. */
+async function loginToFileStore(): Promise<{ configDir: string; env: Record<string, string> }> {
+  const configDir = tempConfigDir();
+  const login = await runCli(['login'], {
+    env: envFor(emulator, { SVC_CREDENTIAL_STORE: 'file' }),
+    browser: scriptedBrowser(emulator),
+    secrets: new FileSecretStore(configDir),
+    configDir,
+  });
+  expect(login.exitCode).toBe(0);
+  return { configDir, env: { HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emulator.url } };
+}
+
+async function runAll(env: Record<string, string>): Promise<Child[]> {
+  return Promise.all(Array.from({ length: PROCESSES }, () => svc(['account', '--json'], env)));
+}
+
+function expectAllSucceeded(children: Child[]): void {
+  for (const child of children) {
+    expect(child.stderr).toBe('');
+    expect(child.code).toBe(0);
+    expect(JSON.parse(child.stdout).id).toBe(emulator.seed.org_id);
+  }
+}
+
+describe(`${PROCESSES} parallel processes with an expired access token`, () => {
+  it('refresh exactly once when the service says 401', async () => {
+    const { env } = await loginToFileStore();
+    await control(emulator, 'POST', '/_emulator/clock', { advance_seconds: 3601 });
+    const children = await runAll(env);
+    expectAllSucceeded(children);
+    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+  });
+
+  it('refresh exactly once when the stored expiry has passed', async () => {
+    const { configDir, env } = await loginToFileStore();
+    await control(emulator, 'POST', '/_emulator/clock', { advance_seconds: 3601 });
+    const path = join(configDir, 'credentials.json');
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { secrets: Record<string, string> };
+    const stored = JSON.parse(file.secrets['default:oauth']!) as { expires_at: number };
+    file.secrets['default:oauth'] = JSON.stringify({ ...stored, expires_at: Date.now() - 1000 });
+    writeFileSync(path, JSON.stringify(file), { mode: 0o600 });
+
+    const children = await runAll(env);
+    expectAllSucceeded(children);
+    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+  });
+});
