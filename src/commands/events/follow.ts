@@ -33,8 +33,8 @@ export interface FollowOptions {
   lastEventId?: string;
   /** A connection is back after `awayMs` without one (`first`: the first one, after failed attempts). */
   onReconnected?: (info: { awayMs: number; attempts: number; lastEventId: string | undefined; first: boolean }) => void;
-  /** A connection was lost; `reason` says why, for --debug style messages. */
-  onLost?: (reason: string) => void;
+  /** A connection (or an attempt at one) failed; `failures` counts those since the last good connection, this one included. */
+  onLost?: (reason: string, failures: number) => void;
 }
 
 export type FollowResult =
@@ -136,7 +136,7 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
     if (signal.aborted) break;
 
     if (connected) lostAt = clock.now();
-    opts.onLost?.(lossReason);
+    opts.onLost?.(lossReason, attempts + 1);
     const awayMs = clock.now() - lostAt;
     if (awayMs >= opts.timeoutMs) return { outcome: 'timed-out', lastEventId, reconnects, awayMs };
     attempts++;

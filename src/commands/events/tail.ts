@@ -248,8 +248,9 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     signal,
     timeoutMs: opts.timeoutMs,
     ...(opts.since ? { lastEventId: opts.since } : {}),
-    onLost: (reason) => {
-      if (!signal.aborted) io.stderr.write(`connection lost (${reason}); reconnecting…\n`);
+    onLost: (reason, failures) => {
+      // Say it once per outage; every failed retry only with --debug.
+      if (!signal.aborted && (failures === 1 || ctx.globals.debug)) io.stderr.write(`connection lost (${reason}); reconnecting…\n`);
     },
     onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
       io.stderr.write(
