@@ -26,7 +26,7 @@ function redirectTo(redirectUri: string, params: Record<string, string | null>):
 
 export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
   const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 = 200) =>
-    c.html(html, status, { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" });
+    c.html(html, status, { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" });
 
   const session = (c: Ctx): Session => {
     const id = getCookie(c, SESSION_COOKIE);
