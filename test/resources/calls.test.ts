@@ -1,7 +1,11 @@
 // `svc calls …`, `svc calls links …`, `svc calls lines …` in-process against the emulator
 // on port 0, in test and live mode: happy paths, 404/409/422 from the service, 402,
 // local validation that never reaches the network, pagination with --all.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MemorySecretStore } from '../../src/credentials/store.js';
 import { tsvRows, useEmulator } from './harness.js';
 
 const h = useEmulator();
@@ -85,9 +89,36 @@ describe('calls in test mode', () => {
       const dial = await h.svc(['calls', 'dial', call.id, '--to', '+14155550100']);
       expect(dial.exitCode).toBe(1);
       expect(dial.stderr).toContain('phones cannot be dialled in test mode');
-      expect(dial.stderr).toContain('--live');
+      expect(dial.stderr).toContain('SVC_API_KEY holds a test key');
     });
     expect(requests).toBe(0);
+  });
+
+  it('with a configured profile: test mode by flag, live by flag, and the dial hint names --live', async () => {
+    const secrets = new MemorySecretStore();
+    const configDir = mkdtempSync(join(tmpdir(), 'svc-profile-'));
+    try {
+      const asProfile = (argv: string[], stdin?: string) =>
+        // No SVC_API_KEY: the credential comes from the profile the keys were added to.
+        h.svc(argv, { extra: { secrets, configDir, env: { SVC_BASE_URL: h.emulator.url, SVC_CONFIG_DIR: configDir } }, ...(stdin === undefined ? {} : { stdin }) });
+      expect((await asProfile(['keys', 'add', '--name', 'test', '--stdin'], `${h.emulator.seed.keys.test}\n`)).exitCode).toBe(0);
+      expect((await asProfile(['keys', 'add', '--name', 'live', '--stdin'], `${h.emulator.seed.keys.live}\n`)).exitCode).toBe(0);
+
+      const testCall = await asProfile(['calls', 'start', '--languages', 'en,es', '--test', '--json']);
+      expect(testCall.exitCode, testCall.stderr).toBe(0);
+      const call = JSON.parse(testCall.stdout);
+      expect(call.livemode).toBe(false);
+      const dial = await asProfile(['calls', 'dial', call.id, '--to', '+14155550100', '--test']);
+      expect(dial.exitCode).toBe(1);
+      expect(dial.stderr).toContain('dial in live mode (--live)');
+
+      const liveCall = await asProfile(['calls', 'start', '--languages', 'en,es', '--live', '--json']);
+      expect(liveCall.exitCode, liveCall.stderr).toBe(0);
+      expect(JSON.parse(liveCall.stdout).livemode).toBe(true);
+      expect(liveCall.stderr).toContain('billed to Acme');
+    } finally {
+      rmSync(configDir, { recursive: true, force: true });
+    }
   });
 
   it('bad input exits 2 with an example, without touching the network', async () => {

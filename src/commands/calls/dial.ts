@@ -35,7 +35,9 @@ export async function run(opts: CallsDialOptions, ctx: Context): Promise<void> {
     throw new CliError(
       'phones cannot be dialled in test mode: test calls connect, but never ring a real number',
       EXIT.failure,
-      'dial with a live credential (--live), which is billed',
+      credential.source === 'env'
+        ? 'SVC_API_KEY holds a test key: set it to a live key (svc_live_…) to dial; live dialling is billed'
+        : 'dial in live mode (--live), which is billed',
     );
   }
   await confirmBilled(ctx, `Dialling ${opts.to}`);
