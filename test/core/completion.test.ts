@@ -1,0 +1,63 @@
+// The shipped completion scripts are exactly what the command tree generates; the
+// completion command prints the same; `--profile <TAB>` is answered by `svc __complete profiles`.
+import { describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { completionScript, SHELLS } from '../../src/cli/completion.js';
+import { commandTree } from '../../src/cli/tree.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const shipped = (shell: string) => readFileSync(join(root, 'completions', `svc.${shell}`), 'utf8');
+const hasBash = spawnSync('bash', ['--version']).status === 0;
+
+describe('completions', () => {
+  for (const shell of SHELLS) {
+    it(`completions/svc.${shell} matches the command tree (else: npm run completions)`, async () => {
+      expect(completionScript(shell, commandTree())).toBe(shipped(shell));
+      const printed = await runCli(['completion', shell]);
+      expect(printed.exitCode).toBe(0);
+      expect(printed.stdout).toBe(shipped(shell));
+    });
+  }
+
+  it('every command of the tree is in every script', () => {
+    const tree = commandTree();
+    for (const shell of SHELLS) for (const cmd of tree.commands.filter((c) => c.name() !== '__complete')) expect(shipped(shell)).toContain(cmd.name());
+  });
+
+  it('an unknown shell is a usage error', async () => {
+    expect((await runCli(['completion', 'tcsh'])).exitCode).toBe(2);
+  });
+
+  it('`svc __complete profiles` lists the configured profiles, and nothing on a broken config', async () => {
+    const configDir = tempConfigDir();
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { work: {}, default: {} } }));
+    expect((await runCli(['__complete', 'profiles'], { configDir })).stdout).toBe('default\nwork\n');
+    writeFileSync(join(configDir, 'config.json'), '{');
+    const broken = await runCli(['__complete', 'profiles'], { configDir });
+    expect(broken).toMatchObject({ exitCode: 0, stdout: '' });
+  });
+
+  it.skipIf(!hasBash)('in bash: subcommands, choices and --profile through `svc __complete profiles`', () => {
+    // A stand-in svc on PATH answering __complete, as the installed one does (the real
+    // install is driven by test/real/package.test.ts).
+    const bin = mkdtempSync(join(tmpdir(), 'svc-bin-'));
+    writeFileSync(join(bin, 'svc'), '#!/bin/sh\n[ "$1" = __complete ] && [ "$2" = profiles ] && printf "alpha\\nbeta\\n"\n');
+    chmodSync(join(bin, 'svc'), 0o755);
+    const complete = (line: string) =>
+      execFileSync('bash', ['--norc', '--noprofile', join(root, 'test/real/shells/bash-complete.bash'), join(root, 'completions/svc.bash'), line], {
+        env: { PATH: `${bin}:${process.env.PATH}` },
+        encoding: 'utf8',
+      })
+        .trim()
+        .split('\n');
+    expect(complete('svc ca')).toEqual(['calls']);
+    expect(complete('svc calls lines ')).toEqual(['add', 'list', 'release']);
+    expect(complete('svc --profile x chats list --status ')).toEqual(['closed', 'open']);
+    expect(complete('svc calls list --profile ')).toEqual(['alpha', 'beta']);
+    expect(complete('svc mode ')).toEqual(['live', 'test']);
+  });
+});
