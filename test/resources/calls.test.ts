@@ -284,6 +284,9 @@ describe('pagination', () => {
 
     const onePage = await h.svc(['calls', 'list', '--json']);
     expect(JSON.parse(onePage.stdout)).toHaveLength(20);
+    expect(onePage.stderr).toBe('');
+    const onTerminal = await h.svc(['calls', 'list', '--limit', '3'], { tty: true });
+    expect(onTerminal.stderr).toContain('showing the newest 3; there are more');
     const piped = await h.svc(['calls', 'list', '--all']);
     expect(tsvRows(piped.stdout)).toHaveLength(ids.length);
   });

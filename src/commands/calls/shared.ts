@@ -103,6 +103,8 @@ export async function fetchList<T>(
   if (!list.all) {
     if (list.limit !== undefined) query.limit = String(list.limit);
     const page = await api.request<ListPage<T>>({ endpoint, ...request, query });
+    // Say that the list goes on, to a person only: scripts get exactly what they asked for.
+    if (page.has_more && ctx.io.stderr.isTTY) note(ctx, `showing the newest ${page.data.length}; there are more (--limit up to 100, or --all)`);
     return page.data;
   }
   // The core spinner has no text update: a fresh one per page keeps the count current.
