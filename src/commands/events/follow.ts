@@ -34,7 +34,7 @@ export interface FollowOptions {
   /** A connection is back after `awayMs` without one (`first`: the first one, after failed attempts). */
   onReconnected?: (info: { awayMs: number; attempts: number; lastEventId: string | undefined; first: boolean }) => void;
   /** A connection (or an attempt at one) failed; `failures` counts those since the last good connection, this one included. */
-  onLost?: (reason: string, failures: number) => void;
+  onLost?: (reason: string, failures: number, everConnected: boolean) => void;
 }
 
 export type FollowResult =
@@ -136,7 +136,7 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
     if (signal.aborted) break;
 
     if (connected) lostAt = clock.now();
-    opts.onLost?.(lossReason, attempts + 1);
+    opts.onLost?.(lossReason, attempts + 1, everConnected);
     const awayMs = clock.now() - lostAt;
     if (awayMs >= opts.timeoutMs) return { outcome: 'timed-out', lastEventId, reconnects, awayMs };
     attempts++;

@@ -248,9 +248,10 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     signal,
     timeoutMs: opts.timeoutMs,
     ...(opts.since ? { lastEventId: opts.since } : {}),
-    onLost: (reason, failures) => {
+    onLost: (reason, failures, everConnected) => {
       // Say it once per outage; every failed retry only with --debug.
-      if (!signal.aborted && (failures === 1 || ctx.globals.debug)) io.stderr.write(`connection lost (${reason}); reconnecting…\n`);
+      if (signal.aborted || (failures > 1 && !ctx.globals.debug)) return;
+      io.stderr.write(`${everConnected ? 'connection lost' : 'cannot connect'} (${reason}); ${everConnected ? 'reconnecting' : 'retrying'}…\n`);
     },
     onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
       io.stderr.write(
