@@ -239,6 +239,18 @@ describe('resources, modes, billing and input rules', () => {
     expect((await call(emu, 'GET', '/_emulator/stats')).body.rate_limited).toBe(1);
   });
 
+  it('rate limit: 600 per minute for each connected app, too', async () => {
+    const emu = emulator();
+    const tokens = await login(emu);
+    const answers = await Promise.all(Array.from({ length: 601 }, () => call(emu, 'GET', '/v1/account', { key: tokens.access_token })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(600);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited).toHaveLength(1);
+    expect(limited[0]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    // API keys of the same organization keep their own budgets.
+    expect((await call(emu, 'GET', '/v1/account', { key: emu.seed.keys.live })).status).toBe(200);
+  });
+
   it('faults: the next N requests under a path prefix fail with the chosen status, then work again', async () => {
     const emu = emulator();
     const key = emu.seed.keys.test;

@@ -180,6 +180,31 @@ describe('events: list and live stream', () => {
     await stream.ended;
   });
 
+  it('a stream the client closes is forgotten by the emulator', async () => {
+    const emu = emulator();
+    const stream = await openStream(`${emu.url}/v1/events/stream`, emu.seed.keys.test);
+    expect((await call(emu, 'GET', '/_emulator/stats')).body.open_streams).toBe(1);
+    stream.close();
+    for (let i = 0; i < 200 && emu.state.subscribers.size > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await call(emu, 'GET', '/_emulator/stats')).body.open_streams).toBe(0);
+  });
+
+  it('retains the last 10,000 events per organization and mode', async () => {
+    const emu = emulator();
+    const key = emu.seed.keys.test;
+    const published = (await call(emu, 'POST', '/_emulator/events', { json: { org_id: emu.seed.org_id, mode: 'test', type: 'chat.started', count: 10_500 } })).body;
+    // Resuming from the very first id: the 499 after it that fell out of retention cannot be replayed.
+    const resumed = await openStream(`${emu.url}/v1/events/stream`, key, { 'last-event-id': published.first_id });
+    await resumed.waitFor(() => resumed.messages.length >= 10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(resumed.messages).toHaveLength(10_000);
+    expect(JSON.parse(resumed.messages[0]!.data).data.n).toBe(501);
+    expect(resumed.messages[9_999]!.id).toBe(published.last_id);
+    resumed.close();
+    // The live key's log is another one: nothing there.
+    expect((await call(emu, 'GET', '/v1/events', { key: emu.seed.keys.live })).body.data).toEqual([]);
+  });
+
   it('close() ends open streams and resolves promptly', async () => {
     const { startEmulator } = await import('../../src/emulator/index.js');
     const own = await startEmulator({ port: 0 });
