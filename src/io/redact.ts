@@ -10,7 +10,7 @@ export function redact(secret: string): string {
   return `${prefix}…${last4}`;
 }
 
-const SECRET_PATTERN = /svc_(?:live|test|oat|ort|cs)_[A-Za-z0-9_\-.~+/=]+/g;
+const SECRET_PATTERN = /svc_(?:live|test|oat|ort|cs)_[A-Za-z0-9_-]+/g;
 
 /** Replaces every svc secret inside a text (headers, bodies, error messages). */
 export function redactText(text: string): string {
