@@ -333,6 +333,39 @@ describe('events tail --forward-to', () => {
   });
 });
 
+describe('events tail against a server that repeats itself', () => {
+  it('prints each event once even when a resumed stream replays events already sent', async () => {
+    const frame = (n: number) => `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","data":{}}\n\n`;
+    const lastEventIds: Array<string | undefined> = [];
+    const server = createServer((req, res) => {
+      if (!req.url?.startsWith('/v1/events/stream')) {
+        res.statusCode = 404;
+        res.setHeader('content-type', 'application/json');
+        return res.end('{"detail":"not here"}');
+      }
+      lastEventIds.push(req.headers['last-event-id'] as string | undefined);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (lastEventIds.length === 1) {
+        res.end([1, 2, 3].map(frame).join(''));
+      } else {
+        // Ignores Last-Event-ID and starts over: the tail must not print 1-3 again.
+        res.write([1, 2, 3, 4, 5].map(frame).join(''));
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--max-events', '5'], { env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url } });
+      expect(exitCode, stderr).toBe(0);
+      expect(ndjson(stdout).map((e) => e.id)).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5']);
+      expect(lastEventIds).toEqual([undefined, 'evt_3']);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
 describe('events tail with an OAuth profile', () => {
   it('refreshes an expired token mid-stream and resumes without a gap', async () => {
     // Sign in as `svc login` would, through the emulator's approvals and token endpoint.
