@@ -205,6 +205,32 @@ describe('svc login', () => {
     expect(storedOAuth(secrets)?.org_id).toBe(otherOrg);
   });
 
+  it('on a terminal, asks before moving the profile; declining stores nothing', async () => {
+    const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
+    expect((await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(0);
+    const other = await control<{ id: string; admin: { email: string } }>(emulator, 'POST', '/_emulator/orgs', { name: 'Initech' });
+    const choice = { email: other.admin.email, org_id: other.id };
+    const asked: string[] = [];
+    const prompter = (answer: boolean) => ({
+      password: async () => '',
+      confirm: async (message: string) => (asked.push(message), answer),
+    });
+
+    const declined = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir, tty: true, prompter: prompter(false) });
+    expect(asked[0]).toContain('Acme');
+    expect(asked[0]).toContain(other.id);
+    expect(declined.exitCode).toBe(1);
+    expect(declined.stderr).toMatch(/nothing was stored/);
+    expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+
+    const accepted = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir, tty: true, prompter: prompter(true) });
+    expect(accepted.exitCode).toBe(0);
+    expect(storedOAuth(secrets)?.org_id).toBe(other.id);
+    const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+    expect(config.profiles.default).toMatchObject({ org_id: other.id, org_name: 'Initech' });
+  });
+
   it('refuses bad flags before doing anything', async () => {
     for (const argv of [['login', '--scopes', 'calls:read,everything'], ['login', '--port', '70000'], ['login', '--timeout', 'soon'], ['login', '--client-id', 'abc']]) {
       const result = await runCli(argv, { env: envFor(emulator), browser: scriptedBrowser(emulator) });
