@@ -30,7 +30,8 @@ export async function main(): Promise<void> {
   process.once('SIGINT', onSigint);
   try {
     const code = await execute(process.argv.slice(2), runtime);
-    process.exitCode = controller.signal.aborted && code !== 0 ? 130 : code;
+    const readerClosedStdout = (controller.signal.reason as { code?: unknown } | undefined)?.code === 'EPIPE';
+    process.exitCode = readerClosedStdout ? 0 : controller.signal.aborted && code !== 0 ? 130 : code;
   } finally {
     process.off('SIGINT', onSigint);
     await dispose();

@@ -66,8 +66,9 @@ export function createProcessRuntime(controller: AbortController): { runtime: Ru
   const runtime: Runtime = {
     env: process.env,
     stdout: stdoutOutput(() => {
-      // The reader has gone: stop the command quietly, success.
-      controller.abort();
+      // The reader has gone: stop the command quietly, success. The reason tells main()
+      // this abort is a closed pipe (exit 0), not a Ctrl-C (exit 130).
+      controller.abort(Object.assign(new Error('stdout was closed by its reader'), { code: 'EPIPE' }));
       process.exitCode = 0;
     }),
     stderr: stderrOutput(),
