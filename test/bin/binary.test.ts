@@ -1,0 +1,215 @@
+// The shipped program, spawned as a user runs it: `node bin/svc.js` over the esbuild
+// bundle in dist/. The in-process suites run the TypeScript source; this one catches
+// what only the bundle can get wrong (module interop, lazy chunks, the process edge:
+// exit codes, the stdout/stderr split, signals, a closed pipe).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'bin/svc.js');
+
+let emulator: RunningEmulator;
+let configDir: string;
+
+interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns the bundled svc; `stdin` is written then closed (no stdin = /dev/null, like CI). */
+function svc(args: string[], opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: configDir,
+        SVC_CONFIG_DIR: configDir,
+        SVC_CREDENTIAL_STORE: 'file',
+        SVC_BASE_URL: emulator.url,
+        ...opts.env,
+      },
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
+  });
+}
+
+async function control(method: string, path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${emulator.url}/_emulator${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return text ? JSON.parse(text) : undefined;
+}
+
+beforeAll(async () => {
+  // `npm test` builds first; a bare `vitest run` builds here so the suite never runs a stale bundle by accident.
+  if (!existsSync(join(root, 'dist/main.js'))) {
+    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
+    if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
+  }
+  emulator = await startEmulator({ port: 0 });
+  configDir = mkdtempSync(join(tmpdir(), 'svc-binary-'));
+});
+
+afterAll(async () => {
+  await emulator?.close();
+  rmSync(configDir, { recursive: true, force: true });
+});
+
+describe('bin/svc.js over the bundle', () => {
+  it('prints the version on stdout and nothing on stderr', async () => {
+    const ran = await svc(['--version']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(ran.stderr).toBe('');
+  });
+
+  it('exits 2 on an unknown command, with the error on stderr only', async () => {
+    const ran = await svc(['cals', 'list']);
+    expect(ran.code).toBe(2);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toMatch(/cals/);
+  });
+
+  it('exits 2 on a malformed key before any request, and never echoes it', async () => {
+    // Reading the counter is itself a request: measure what two reads in a row add.
+    const first = (await control('GET', '/stats')).requests;
+    const before = (await control('GET', '/stats')).requests;
+    const ran = await svc(['keys', 'add', '--stdin'], { stdin: 'sk_live_notours_1234567890' });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).not.toContain('sk_live_notours_1234567890');
+    expect((await control('GET', '/stats')).requests - before).toBe(before - first);
+  });
+
+  it('prints the account as JSON on stdout with SVC_API_KEY, nothing on stderr', async () => {
+    const ran = await svc(['account', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test } });
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    const account = JSON.parse(ran.stdout);
+    expect(account.id).toBe(emulator.seed.org_id);
+  });
+
+  it('exits 3 for a revoked key and says what to do, without printing the key', async () => {
+    const made = await control('POST', `/orgs/${emulator.seed.org_id}/keys`, { mode: 'test' });
+    await control('DELETE', `/orgs/${emulator.seed.org_id}/keys/${made.id}`);
+    const ran = await svc(['calls', 'list'], { env: { SVC_API_KEY: made.key } });
+    expect(ran.code).toBe(3);
+    expect(ran.stdout).toBe('');
+    // The next step for an env credential is to fix the variable (for a stored one, svc login / keys add).
+    expect(ran.stderr).toMatch(/revoked/);
+    expect(ran.stderr).toMatch(/SVC_API_KEY/);
+    expect(ran.stderr).not.toContain(made.key);
+  });
+
+  it('exits 4 when the key lacks the scope, naming it', async () => {
+    const made = await control('POST', `/orgs/${emulator.seed.org_id}/keys`, { mode: 'test', scopes: ['account:read'] });
+    const ran = await svc(['calls', 'list'], { env: { SVC_API_KEY: made.key } });
+    expect(ran.code).toBe(4);
+    expect(ran.stderr).toContain('calls:read');
+  });
+
+  it('exits 5 for an unknown call and 6 for ending an ended one', async () => {
+    const env = { SVC_API_KEY: emulator.seed.keys.test };
+    expect((await svc(['calls', 'get', 'call_doesnotexist0000'], { env })).code).toBe(5);
+    const started = await svc(['calls', 'start', '--languages', 'en,es', '--json'], { env });
+    expect(started.code).toBe(0);
+    const call = JSON.parse(started.stdout);
+    expect((await svc(['calls', 'end', call.id], { env })).code).toBe(0);
+    const again = await svc(['calls', 'end', call.id], { env });
+    expect(again.code).toBe(6);
+    expect(again.stdout).toBe('');
+  });
+
+  it('exits 8 when the live balance is empty and suggests --test', async () => {
+    const org = await control('POST', '/orgs', { name: 'Broke', balance: 0 });
+    const made = await control('POST', `/orgs/${org.id ?? org.org_id}/keys`, { mode: 'live' });
+    const ran = await svc(['calls', 'start', '--languages', 'en,es', '--yes'], { env: { SVC_API_KEY: made.key } });
+    expect(ran.code).toBe(8);
+    expect(ran.stderr).toContain('--test');
+  });
+
+  it('retries a 502 on a read and exits 9 when it persists', async () => {
+    const env = { SVC_API_KEY: emulator.seed.keys.test };
+    await control('POST', '/faults', { path_prefix: '/v1/balance', status: 502, count: 1 });
+    expect((await svc(['account', 'balance', '--json'], { env })).code).toBe(0);
+    await control('POST', '/faults', { path_prefix: '/v1/balance', status: 502, count: 50 });
+    const ran = await svc(['account', 'balance', '--json'], { env });
+    expect(ran.code).toBe(9);
+    await control('POST', '/reset');
+  });
+
+  it('keeps every secret out of --debug output', async () => {
+    const key = emulator.seed.keys.test;
+    const ran = await svc(['account', '--debug', '--json'], { env: { SVC_API_KEY: key } });
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toMatch(/GET .*\/v1\/account/);
+    expect(ran.stderr).not.toContain(key);
+    expect(ran.stderr).toContain(`…${key.slice(-4)}`);
+  });
+
+  it('translates stdin lines in input order through the bundle', async () => {
+    const ran = await svc(['translate', '--lines', '--to', 'de'], {
+      env: { SVC_API_KEY: emulator.seed.keys.test },
+      stdin: 'one\ntwo\nthree\n',
+    });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toBe('[de] one\n[de] two\n[de] three\n');
+  });
+
+  it('ends `events tail --json` quietly with exit 0 when the reader closes the pipe', async () => {
+    const key = emulator.seed.keys.test;
+    await control('POST', '/events', { org_id: emulator.seed.org_id, mode: 'test', type: 'call.started', count: 1 });
+    const newest = await fetch(`${emulator.url}/v1/events?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+    const mark = ((await newest.json()) as { data: Array<{ id: string }> }).data[0]!.id;
+    await control('POST', '/events', { org_id: emulator.seed.org_id, mode: 'test', type: 'call.started', count: 2000 });
+    // `head` reads 3 lines and exits; svc's next write meets a closed pipe. (Async spawn:
+    // the emulator serves from this process's event loop.)
+    const ran = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn('bash', ['-c', `"${process.execPath}" "${bin}" events tail --json --since ${mark} | head -n 3; echo "svc-exit=\${PIPESTATUS[0]}" >&2`], {
+        env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: key },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', () => resolve({ stdout, stderr }));
+    });
+    const lines = ran.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines.map((line) => JSON.parse(line).type)).toEqual(['call.started', 'call.started', 'call.started']);
+    expect(ran.stderr).toContain('svc-exit=0');
+    expect(ran.stderr).not.toMatch(/EPIPE|Error:/);
+  });
+
+  it('exits 130 on Ctrl-C during `events tail`, with a summary on stderr', async () => {
+    const child = spawn(process.execPath, [bin, 'events', 'tail'], {
+      env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.seed.keys.test },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve) => child.stderr.once('data', () => resolve()));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(code).toBe(130);
+    expect(stderr.length).toBeGreaterThan(0);
+  });
+});
