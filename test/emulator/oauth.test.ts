@@ -225,6 +225,34 @@ describe('OAuth authorization server', () => {
     expect(json).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
   });
 
+  it('the admin chooses among the organizations they administer, and only those', async () => {
+    const emu = emulator();
+    const second = (await call(emu, 'POST', '/_emulator/orgs', { json: { name: 'Initech <b>', admin_email: 'admin@acme.test' } })).body;
+    expect(second.admin).toEqual({ email: 'admin@acme.test', password: 'acme-admin' });
+    const stranger = (await call(emu, 'POST', '/_emulator/orgs', { json: { name: 'Elsewhere' } })).body;
+    const { verifier, challenge } = pkcePair();
+    const redirectUri = 'http://127.0.0.1:40405/callback';
+    const query = new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: redirectUri, state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    const first = await fetch(`${emu.url}/oauth/authorize?${query}`);
+    const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+    const field = (text: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(text)?.[1] ?? '';
+    const html = await first.text();
+    const post = (path: string, params: Record<string, string>) =>
+      fetch(emu.url + path, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams(params).toString() });
+    const consent = await (await post('/oauth/authorize/signin', { csrf: field(html, 'csrf'), request: field(html, 'request'), email: 'admin@acme.test', password: 'acme-admin' })).text();
+    expect(consent).toContain(`value="${emu.seed.org_id}"`);
+    expect(consent).toContain(`value="${second.id}"`);
+    expect(consent).toContain('Initech &lt;b&gt;');
+    expect(consent).not.toContain(stranger.id);
+    const params = { csrf: field(consent, 'csrf'), request: field(consent, 'request'), decision: 'approve' };
+    expect((await post('/oauth/authorize/decision', { ...params, org_id: stranger.id })).status).toBe(403);
+    const approved = await post('/oauth/authorize/decision', { ...params, org_id: second.id });
+    const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+    const tokens = await exchange(emu, code, verifier, redirectUri);
+    expect(tokens.body.org_id).toBe(second.id);
+    expect((await call(emu, 'GET', '/v1/account', { key: tokens.body.access_token })).body.name).toBe('Initech <b>');
+  });
+
   it('the HTML form flow: sign in with CSRF and session cookie, choose the org, approve, deny', async () => {
     const emu = emulator();
     const { verifier, challenge } = pkcePair();

@@ -14,7 +14,13 @@ import { createKey, createOrg, endGrants, endUnauthorizedStreams, reset } from '
 import type { State } from '../state.js';
 import { jsonBody } from '../validate.js';
 
-const newOrg = z.strictObject({ name: z.string().min(1).max(200), balance: z.number().int().min(0).optional() });
+// `admin_email` (an emulator extension) makes an existing user admin of the new org too,
+// so that the authorize page's organization choice can be exercised.
+const newOrg = z.strictObject({
+  name: z.string().min(1).max(200),
+  balance: z.number().int().min(0).optional(),
+  admin_email: z.string().email().optional(),
+});
 const newKey = z.strictObject({ mode: z.enum(['test', 'live']), scopes: z.array(z.enum(SCOPES)).optional() });
 const setBalance = z.strictObject({ available: z.number().int().min(0) });
 const newApp = z.strictObject({
@@ -47,7 +53,9 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
 
   app.post('/_emulator/orgs', async (c) => {
     const body = await jsonBody(c, newOrg);
-    const made = createOrg(state, body.name, body.balance ?? 0);
+    const existing = body.admin_email ? state.users.get(body.admin_email) : undefined;
+    const admin = body.admin_email ? { email: body.admin_email, password: existing?.password ?? randomToken(9) } : undefined;
+    const made = createOrg(state, body.name, body.balance ?? 0, admin);
     return c.json({ id: made.org.id, org_id: made.org.id, name: made.org.name, balance: made.org.balance, admin: made.admin }, 201);
   });
 
