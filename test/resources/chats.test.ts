@@ -201,7 +201,25 @@ describe('chats stream', () => {
     expect(result.stderr).toContain('reconnecting');
   });
 
-  it('an unknown chat is exit 5 before streaming', async () => {
+  it('an unknown chat is exit 5; a closed chat ends at once (exit 0) instead of waiting forever', async () => {
     expect((await h.svc(['chats', 'stream', 'chat_nothere'])).exitCode).toBe(5);
+    const chat = await startChat();
+    await h.direct('POST', `/v1/chats/${chat.id}/close`);
+    const result = await h.svc(['chats', 'stream', chat.id]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('is closed');
+  });
+
+  it('on a terminal: the local time, the text and its translation', async () => {
+    const chat = await startChat();
+    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const running = h.svc(['chats', 'stream', chat.id], { tty: true });
+    await streamsOpen(baseline + 1);
+    await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'Where is it?', language: 'en' });
+    await h.direct('POST', `/v1/chats/${chat.id}/close`);
+    const result = await running;
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`waiting for new messages in ${chat.id}`);
+    expect(result.stdout).toMatch(/^\d{1,2}:\d\d:\d\d.* {2}Where is it\? {2}→ \[fr\] \[fr\] Where is it\?\n$/);
   });
 });

@@ -53,11 +53,10 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
     const result = await follow({
       async open(lastEventId, signal) {
         const reconnecting = marker !== undefined;
-        if (reconnecting) {
-          const chat = await call<Chat>(ctx, 'chats.get', { params: { id: opts.id }, signal });
-          if (chat.status === 'closed') throw new ChatClosed();
-          note(ctx, 'the message stream was cut; reconnecting…');
-        }
+        // A closed chat gets no new messages (and its stream would idle forever): stop here.
+        const chat = await call<Chat>(ctx, 'chats.get', { params: { id: opts.id }, signal });
+        if (chat.status === 'closed') throw new ChatClosed();
+        if (reconnecting) note(ctx, 'the message stream was cut; reconnecting…');
         const stream = await openSse(api, { endpoint: 'chats.stream', params: { id: opts.id }, signal }, lastEventId);
         // Read the list only once the stream is open, so that nothing falls between the two.
         if (!reconnecting) marker = (await newestFirst(1, signal))[0]?.id ?? null;
