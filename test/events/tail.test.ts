@@ -62,6 +62,39 @@ const ndjson = (stdout: string) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { id: string; type: string; object: string; livemode: boolean; data: { n?: number } });
 
+/** The CLI in-process with its output visible while it runs (runCli only returns it at the end). */
+function startCli(argv: string[], opts: { signal?: AbortSignal; beforeWrite?: () => void } = {}) {
+  let stdout = '';
+  let stderr = '';
+  const configDir = tempConfigDir();
+  const runtime: Runtime = {
+    env: { HOME: configDir, SVC_CONFIG_DIR: configDir, ...keyEnv() },
+    stdout: {
+      isTTY: false,
+      write(chunk) {
+        opts.beforeWrite?.();
+        stdout += chunk;
+      },
+    },
+    stderr: { isTTY: false, write: (chunk) => void (stderr += chunk) },
+    stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
+    clock: { now: () => Date.now(), sleep: (ms, signal) => delay(ms, undefined, { signal }) },
+    random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
+    browser: { open: async () => {} },
+    signal: opts.signal ?? new AbortController().signal,
+    secrets: new MemorySecretStore(),
+  };
+  return { done: execute(argv, runtime), stdout: () => stdout, stderr: () => stderr };
+}
+
+async function until(condition: () => boolean, what = 'condition'): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (condition()) return;
+    await delay(10);
+  }
+  throw new Error(`${what} not met after 5 s`);
+}
+
 function expectStrictlyIncreasingUnique(ids: string[]): void {
   expect(new Set(ids).size).toBe(ids.length);
   // Event ids are fixed-width, so their order as strings is their order of publication.
@@ -226,47 +259,32 @@ describe('events tail', () => {
 
   it('Ctrl-C prints a one-line summary on stderr and exits 130', async () => {
     const controller = new AbortController();
-    const run = runCli(['events', 'tail', '--json'], { env: keyEnv(), signal: controller.signal });
+    const cli = startCli(['events', 'tail', '--json'], { signal: controller.signal });
     await streamsOpen();
     await publish('call.started', 3);
-    // Give the three time to arrive (the assertion below fails if they did not), then interrupt.
-    await delay(300);
+    await until(() => ndjson(cli.stdout()).length === 3);
     controller.abort();
-    const { exitCode, stdout, stderr } = await run;
-    expect(exitCode).toBe(130);
-    expect(ndjson(stdout)).toHaveLength(3);
-    expect(stderr).toMatch(/stopped: 3 events, 0 reconnects/);
+    expect(await cli.done).toBe(130);
+    expect(ndjson(cli.stdout())).toHaveLength(3);
+    expect(cli.stderr()).toMatch(/stopped: 3 events, 0 reconnects/);
   });
 
   it('ends quietly with exit 0 when stdout is closed (EPIPE)', async () => {
-    let written = '';
-    let writes = 0;
-    const configDir = tempConfigDir();
-    const runtime: Runtime = {
-      env: { HOME: configDir, SVC_CONFIG_DIR: configDir, ...keyEnv() },
-      stdout: {
-        isTTY: false,
-        write(chunk) {
-          // The reader (`| head -1`) goes away after the first write.
-          if (++writes > 1) throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
-          written += chunk;
-        },
+    let closed = false;
+    const cli = startCli(['events', 'tail', '--json'], {
+      // The reader (`| head -1`) has gone once it has its line: writes fail like a closed pipe.
+      beforeWrite: () => {
+        if (closed) throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
       },
-      stderr: { isTTY: false, write: () => {} },
-      stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
-      clock: { now: () => Date.now(), sleep: (ms, signal) => delay(ms, undefined, { signal }) },
-      random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
-      browser: { open: async () => {} },
-      signal: new AbortController().signal,
-      secrets: new MemorySecretStore(),
-    };
-    const run = execute(['events', 'tail', '--json'], runtime);
+    });
     await streamsOpen();
     await publish('call.started', 1);
-    await delay(100);
+    await until(() => cli.stdout() !== '');
+    closed = true;
     await publish('call.started', 1);
-    expect(await run).toBe(0);
-    expect(ndjson(written)).toHaveLength(1);
+    expect(await cli.done).toBe(0);
+    expect(ndjson(cli.stdout())).toHaveLength(1);
+    expect(cli.stderr()).not.toMatch(/stopped:|error/);
   });
 
   it('refuses bad options with exit 2 before any request', async () => {
