@@ -17,6 +17,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const buildDir = join(root, '.tmp', `auth-parallel-${randomBytes(4).toString('hex')}`);
 const launcher = join(buildDir, 'svc.mjs');
 const PROCESSES = 16;
+// 16 Node start-ups on a 2-core machine, while other suites run: generous, and not a timing assertion.
+const SPAWN_TIMEOUT_MS = 120_000;
 
 let emulator: RunningEmulator;
 
@@ -102,7 +104,7 @@ describe(`${PROCESSES} parallel processes with an expired access token`, () => {
     const children = await runAll(env);
     expectAllSucceeded(children);
     expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
-  });
+  }, SPAWN_TIMEOUT_MS);
 
   it('refresh exactly once when the stored expiry has passed', async () => {
     const { configDir, env } = await loginToFileStore();
@@ -116,5 +118,5 @@ describe(`${PROCESSES} parallel processes with an expired access token`, () => {
     const children = await runAll(env);
     expectAllSucceeded(children);
     expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
-  });
+  }, SPAWN_TIMEOUT_MS);
 });
