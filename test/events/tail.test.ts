@@ -384,6 +384,44 @@ describe('events tail against a server that repeats itself', () => {
   });
 });
 
+describe('events tail against a server that goes silent', () => {
+  it('reconnects with Last-Event-ID when no byte arrives for 45 s (on a clock running 1,000 times faster)', async () => {
+    const frame = (n: number) => `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","data":{}}\n\n`;
+    const lastEventIds: Array<string | undefined> = [];
+    const server = createServer((req, res) => {
+      if (!req.url?.startsWith('/v1/events/stream')) {
+        res.statusCode = 404;
+        return res.end();
+      }
+      lastEventIds.push(req.headers['last-event-id'] as string | undefined);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // The first connection sends one event and then nothing, not even a keepalive, and never ends.
+      res.write(frame(lastEventIds.length));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const origin = Date.now();
+    const fast = {
+      now: () => origin + (Date.now() - origin) * 1000,
+      sleep: (ms: number, signal?: AbortSignal) => delay(ms / 1000, undefined, { signal }),
+    };
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--max-events', '2'], {
+        env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url },
+        clock: fast,
+      });
+      expect(exitCode, stderr).toBe(0);
+      expect(ndjson(stdout).map((e) => e.id)).toEqual(['evt_1', 'evt_2']);
+      expect(lastEventIds).toEqual([undefined, 'evt_1']);
+      expect(stderr).toMatch(/connection lost \(no data for 45 s\)/);
+      expect(stderr).toMatch(/reconnected after .* away, resuming after evt_1/);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
 describe('events tail with an OAuth profile', () => {
   it('refreshes an expired token mid-stream and resumes without a gap', async () => {
     // Sign in as `svc login` would, through the emulator's approvals and token endpoint.
