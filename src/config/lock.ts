@@ -1,7 +1,7 @@
 // Cross-process locks (proper-lockfile: an atomic mkdir of `<file>.lock`, its mtime
 // refreshed while held, so a lock left by a killed process goes stale and is taken over).
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { LOCKS_DIR } from './paths.js';
 
@@ -16,6 +16,8 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>): Pro
   const { default: lockfile } = await import('proper-lockfile');
   let release: () => Promise<void>;
   try {
+    // On a fresh machine the config directory does not exist yet, and the lock lives beside its file.
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
     release = await lockfile.lock(target, {
       realpath: false,
       stale: STALE_MS,

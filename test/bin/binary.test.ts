@@ -3,7 +3,7 @@
 // what only the bundle can get wrong (module interop, lazy chunks, the process edge:
 // exit codes, the stdout/stderr split, signals, a closed pipe).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +95,17 @@ describe('bin/svc.js over the bundle', () => {
     expect(ran.code).toBe(2);
     expect(ran.stderr).not.toContain('sk_live_notours_1234567890');
     expect((await control('GET', '/stats')).requests - before).toBe(before - first);
+  });
+
+  it('stores a first key on a fresh machine, where the config directory does not exist yet', async () => {
+    const fresh = join(configDir, 'not-yet', 'svc');
+    const key = emulator.seed.keys.test;
+    const ran = await svc(['keys', 'add', '--stdin'], { env: { SVC_CONFIG_DIR: fresh }, stdin: key });
+    expect(ran.stderr).not.toContain(key);
+    expect(ran.code).toBe(0);
+    const file = join(fresh, 'credentials.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(fresh, 'config.json'), 'utf8')).not.toContain(key);
   });
 
   it('prints the account as JSON on stdout with SVC_API_KEY, nothing on stderr', async () => {
