@@ -264,6 +264,8 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
 
   out.flush();
   if (out.failure) throw out.failure;
+  // A closed stdout ends the tail quietly with 0: either a write reported EPIPE here, or the
+  // process runtime aborted ctx.signal with an EPIPE-coded reason (Ctrl-C aborts without one).
   if (out.closed || isBrokenPipe(ctx.signal.reason)) return 0;
 
   if (result.outcome === 'stopped') {
