@@ -205,6 +205,22 @@ describe('events: list and live stream', () => {
     expect((await call(emu, 'GET', '/v1/events', { key: emu.seed.keys.live })).body.data).toEqual([]);
   });
 
+  it('with an injected clock, a stream ends at the next keepalive once its token has expired', async () => {
+    const { startEmulator } = await import('../../src/emulator/index.js');
+    let now = Date.UTC(2030, 0, 1);
+    const own = await startEmulator({ port: 0, clock: { now: () => now }, keepaliveMs: 50 });
+    try {
+      const tokens = await login(own);
+      const stream = await openStream(`${own.url}/v1/events/stream`, tokens.access_token);
+      await stream.waitFor(() => stream.comments.includes('keepalive'));
+      now += 3600 * 1000;
+      await stream.ended;
+      expect((await call(own, 'GET', '/v1/account', { key: tokens.access_token })).status).toBe(401);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('close() ends open streams and resolves promptly', async () => {
     const { startEmulator } = await import('../../src/emulator/index.js');
     const own = await startEmulator({ port: 0 });
