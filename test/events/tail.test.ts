@@ -287,6 +287,17 @@ describe('events tail', () => {
     expect(cli.stderr()).not.toMatch(/stopped:|error/);
   });
 
+  it('ends quietly with exit 0 when the runtime reports stdout closed (an abort with an EPIPE reason)', async () => {
+    const controller = new AbortController();
+    const cli = startCli(['events', 'tail', '--json'], { signal: controller.signal });
+    await streamsOpen();
+    await publish('call.started', 2);
+    await until(() => ndjson(cli.stdout()).length === 2);
+    controller.abort(Object.assign(new Error('stdout was closed by its reader'), { code: 'EPIPE' }));
+    expect(await cli.done).toBe(0);
+    expect(cli.stderr()).not.toMatch(/stopped:|error/);
+  });
+
   it('refuses bad options with exit 2 before any request', async () => {
     const before = (await control<{ requests: number }>('GET', '/_emulator/stats')).requests;
     for (const argv of [
