@@ -95,7 +95,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     loopback = await startLoopbackServer({ expectedState: state, ...(opts.port !== undefined ? { port: opts.port } : {}) });
   } catch (error) {
     if (error instanceof PortInUseError) {
-      throw new UsageError(`${error.message}`, 'choose another --port, or leave --port out to use a free one');
+      throw new UsageError(error.message, 'choose another --port, or leave --port out to use a free one');
     }
     throw error;
   }
@@ -121,11 +121,14 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
 
   // A profile is one organization: moving it to another one must be deliberate.
   if (existing?.org_id && existing.org_id !== tokens.org_id) {
-    const ok = await confirm(
-      ctx,
-      `profile "${profileName}" belongs to ${existing.org_name ?? existing.org_id} (${existing.org_id}); this sign-in is for ${tokens.org_id}. Replace the profile's organization (its API keys are removed)?`,
-    );
-    if (!ok) throw new CliError(`nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`, 1, 'use `svc login --profile NAME` to sign in to another organization under a new profile');
+    const bound = `profile "${profileName}" belongs to ${existing.org_name ?? existing.org_id} (${existing.org_id}); this sign-in is for ${tokens.org_id}`;
+    const elsewhere = 'or use `svc login --profile NAME` to sign in to that organization under a new profile';
+    // Never prompt without a terminal: fail naming the flag that answers (design.md).
+    if (!ctx.globals.yes && !(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
+      throw new UsageError(`${bound}; nothing was stored`, `run it again with --yes to move the profile to the new organization, ${elsewhere}`);
+    }
+    const ok = await confirm(ctx, `${bound}. Move the profile to it (its API keys are removed)?`);
+    if (!ok) throw new CliError(`nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`, 1, elsewhere.replace(/^or u/, 'U'));
   }
 
   const stored = storedFromTokens(tokens, ctx.clock.now(), {
@@ -282,17 +285,19 @@ async function step<T>(fn: () => Promise<T>, ctx: Context): Promise<T> {
 
 /** GET /v1/account with the new token, for the organization's name (needs account:read). */
 async function organizationName(ctx: Context, profileName: string, baseUrl: string, existing: Profile | undefined, tokens: TokenSet): Promise<string | null> {
+  const known = existing?.org_id === tokens.org_id ? (existing.org_name ?? null) : null;
+  // Without account:read the service would answer 403: keep what we know instead of asking.
+  if (!tokens.scopes.includes('account:read')) return known;
   try {
     const { createApiClient } = await import('../api/client.js');
     const api = createApiClient(ctx, { kind: 'oauth', source: 'profile', mode: 'live', profileName, profile: existing, baseUrl });
-    const account = await api.request<{ id?: unknown; name?: unknown }>({ endpoint: 'account.get' });
+    const account = await api.request<{ name?: unknown }>({ endpoint: 'account.get' });
     if (typeof account?.name === 'string') return account.name;
   } catch (error) {
     if (ctx.signal.aborted) throw new InterruptedError();
-    if (!tokens.scopes.includes('account:read')) return existing?.org_id === tokens.org_id ? existing.org_name ?? null : null;
     warn(ctx, `signed in, but reading the organization's name failed: ${(error as Error).message}`);
   }
-  return existing?.org_id === tokens.org_id ? existing.org_name ?? null : null;
+  return known;
 }
 
 async function recordProfile(
