@@ -75,6 +75,21 @@ describe('svc login', () => {
     expect(result.stdout).not.toMatch(/svc_o(at|rt)_/);
   });
 
+  it('without account:read, still signs in, naming the org by id only', async () => {
+    const result = await runCli(['login', '--scopes', 'calls:read', '--json'], { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ org_id: emulator.seed.org_id, org_name: null, scopes: ['calls:read'] });
+    expect(result.stderr).not.toMatch(/warning/);
+  });
+
+  it('--debug shows the OAuth requests with every secret redacted', async () => {
+    const result = await runCli(['login', '--debug'], { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('/oauth2/token');
+    expect(result.stderr).not.toMatch(/svc_o(at|rt)_[A-Za-z0-9_-]{8,}/);
+    expect(result.stderr).not.toMatch(/code_verifier=[A-Za-z0-9_-]{20,}/);
+  });
+
   it('exits 3 when the admin refuses', async () => {
     const secrets = new MemorySecretStore();
     const result = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, { decision: 'deny' }), secrets });
