@@ -4,7 +4,7 @@ import type { Credential } from './auth.js';
 import { notFound } from './errors.js';
 import { newId, rfc3339 } from './ids.js';
 import { nextSeq } from './state.js';
-import type { State, Stored } from './state.js';
+import type { ObjectBase, State, Stored } from './state.js';
 
 export type EmulatorEnv = { Variables: { credential: Credential } };
 export type EmulatorContext = Context<EmulatorEnv>;
@@ -32,21 +32,21 @@ export function visibleTo(credential: Credential) {
 }
 
 /** Makes and stores a new object with the common fields (id, object, livemode, created_at). */
-export function store<T extends Record<string, unknown>>(
+export function store<T extends ObjectBase>(
   state: State,
-  collection: Map<string, Stored<any>>,
+  collection: Map<string, Stored<T>>,
   credential: Credential,
   prefix: string,
   object: string,
-  fields: T,
-): { id: string; object: string; livemode: boolean; created_at: string } & T {
+  fields: Omit<T, keyof ObjectBase>,
+): T {
   const obj = {
     id: newId(prefix),
     object,
     livemode: credential.mode === 'live',
     created_at: rfc3339(state.clock.now()),
     ...fields,
-  };
+  } as T;
   collection.set(obj.id, { org_id: credential.org_id, seq: nextSeq(state), obj });
   return obj;
 }

@@ -70,6 +70,57 @@ export interface RefreshToken {
   used: boolean;
 }
 
+/** Fields every object has (api-contract.md "Conventions"). */
+export interface ObjectBase {
+  id: string;
+  object: string;
+  livemode: boolean;
+  created_at: string;
+}
+
+export interface CallObject extends ObjectBase {
+  status: 'active' | 'ended';
+  languages: string[];
+  title: string | null;
+  ended_at: string | null;
+}
+
+export interface ParticipantObject extends ObjectBase {
+  call_id: string;
+  phone: string;
+  language: string;
+  line_id: string | null;
+  status: 'ringing';
+}
+
+export interface LinkObject extends ObjectBase {
+  url: string;
+  call_id: string | null;
+  language: string | null;
+  expires_at: string;
+}
+
+export interface LineObject extends ObjectBase {
+  number: string;
+  country: string;
+  status: 'active' | 'released';
+}
+
+export interface ChatObject extends ObjectBase {
+  status: 'open' | 'closed';
+  language: string;
+  subject: string | null;
+}
+
+export interface MessageObject extends ObjectBase {
+  chat_id: string;
+  kind: 'text' | 'voice';
+  text: string;
+  language: string;
+  translation: { language: string; text: string } | null;
+  transcript: string | null;
+}
+
 /** A resource object as the API shows it, plus who owns it. */
 export interface Stored<T extends { id: string; livemode: boolean }> {
   org_id: string;
@@ -157,12 +208,12 @@ export interface State {
   codes: Map<string, AuthCode>;
   accessTokens: Map<string, AccessToken>;
   refreshTokens: Map<string, RefreshToken>;
-  calls: Map<string, Stored<any>>;
-  participants: Map<string, Stored<any>>;
-  links: Map<string, Stored<any>>;
-  lines: Map<string, Stored<any>>;
-  chats: Map<string, Stored<any>>;
-  messages: Map<string, Stored<any>>;
+  calls: Map<string, Stored<CallObject>>;
+  participants: Map<string, Stored<ParticipantObject>>;
+  links: Map<string, Stored<LinkObject>>;
+  lines: Map<string, Stored<LineObject>>;
+  chats: Map<string, Stored<ChatObject>>;
+  messages: Map<string, Stored<MessageObject>>;
   eventLogs: Map<string, EventLog>;
   subscribers: Set<Subscriber>;
   approvals: Approval[];

@@ -72,14 +72,17 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S, repeatabl
   return result.data;
 }
 
-/** A BCP 47 language tag, checked by the platform's own parser. */
-export const languageTag = z.string().refine((tag) => {
-  try {
-    return Intl.getCanonicalLocales(tag).length === 1;
-  } catch {
-    return false;
-  }
-}, 'not a valid BCP 47 language tag');
+/** A BCP 47 language tag, checked by the platform's own parser and kept in canonical case (`es-MX`). */
+export const languageTag = z
+  .string()
+  .refine((tag) => {
+    try {
+      return Intl.getCanonicalLocales(tag).length === 1;
+    } catch {
+      return false;
+    }
+  }, 'not a valid BCP 47 language tag')
+  .transform((tag) => Intl.getCanonicalLocales(tag)[0]!);
 
 export const e164 = z.string().regex(/^\+[1-9]\d{1,14}$/, 'not an E.164 phone number (+ and up to 15 digits)');
 

@@ -75,7 +75,7 @@ describe('emulator core: seed, keys, account, calls', () => {
   it('starts, lists, reads and ends calls', async () => {
     const emu = emulator();
     const key = emu.seed.keys.test;
-    const started = await call(emu, 'POST', '/v1/calls', { key, json: { languages: ['en', 'es-MX'], title: 'Intake' } });
+    const started = await call(emu, 'POST', '/v1/calls', { key, json: { languages: ['EN', 'es-mx'], title: 'Intake' } });
     expect(started.status).toBe(201);
     expect(started.body).toMatchObject({ object: 'call', status: 'active', languages: ['en', 'es-MX'], title: 'Intake', livemode: false });
     expect(started.body.id).toMatch(/^call_/);

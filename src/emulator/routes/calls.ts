@@ -54,9 +54,9 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     ensureFunds(state, credential, cost);
     const call = store(state, state.calls, credential, ID_PREFIX.call, 'call', {
       status: 'active',
-      languages: body.languages.map((tag) => Intl.getCanonicalLocales(tag)[0]),
+      languages: body.languages,
       title: body.title ?? null,
-      ended_at: null as string | null,
+      ended_at: null,
     });
     publish(state, credential.org_id, credential.mode, 'call.started', call);
     charge(state, credential, cost);
@@ -90,7 +90,7 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const participant = store(state, state.participants, credential, ID_PREFIX.participant, 'participant', {
       call_id: call.id,
       phone: body.to,
-      language: body.language ?? call.languages[1],
+      language: body.language ?? call.languages[1]!,
       line_id: body.line_id ?? null,
       status: 'ringing',
     });

@@ -10,7 +10,7 @@ import { publish } from '../events.js';
 import { credentialOf, owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import { SSE_HEADERS, openStream } from '../sse.js';
-import type { State } from '../state.js';
+import type { ChatObject, MessageObject, ObjectBase, State } from '../state.js';
 import { characterCount, standInTranslation, voicePlaceholderTranscript } from '../translate.js';
 import { VOICE_BODY_LIMIT, jsonBody, languageTag, listQuery, page, parseQuery, readBody } from '../validate.js';
 
@@ -27,7 +27,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return chat;
   };
 
-  const addMessage = (credential: Credential, chat: any, fields: Record<string, unknown>, cost: number) => {
+  const addMessage = (credential: Credential, chat: ChatObject, fields: Omit<MessageObject, keyof ObjectBase | 'chat_id'>, cost: number) => {
     ensureFunds(state, credential, cost);
     const message = store(state, state.messages, credential, ID_PREFIX.message, 'message', { chat_id: chat.id, ...fields });
     publish(state, credential.org_id, credential.mode, 'chat.message.created', message);
@@ -99,7 +99,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const audio = await readBody(c, VOICE_BODY_LIMIT);
     if (audio.length === 0) throw invalidOne(['body'], 'the voice message is empty', 'missing');
     const transcript = voicePlaceholderTranscript(audio.length);
-    const fields = { kind: 'voice', text: transcript, language: chat.language, translation: null, transcript };
+    const fields = { kind: 'voice' as const, text: transcript, language: chat.language, translation: null, transcript };
     return c.json(addMessage(credential, chat, fields, costOf('translation_character', transcript.length)), 201);
   });
 
