@@ -246,6 +246,16 @@ describe('svc login', () => {
     expect(config.profiles.default).toMatchObject({ org_id: other.id, org_name: 'Initech' });
   });
 
+  it('exits 9 when the service cannot be reached, before any browser opens', async () => {
+    const closed = await startEmulator({ port: 0 });
+    await closed.close();
+    const browser = scriptedBrowser(emulator);
+    const result = await runCli(['login'], { env: envFor(closed), browser });
+    expect(result.exitCode).toBe(9);
+    expect(result.stderr).toMatch(/could not reach/);
+    expect(browser.opened).toEqual([]);
+  });
+
   it('refuses bad flags before doing anything', async () => {
     for (const argv of [['login', '--scopes', 'calls:read,everything'], ['login', '--port', '70000'], ['login', '--timeout', 'soon'], ['login', '--client-id', 'abc']]) {
       const result = await runCli(argv, { env: envFor(emulator), browser: scriptedBrowser(emulator) });
