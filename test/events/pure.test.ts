@@ -117,6 +117,7 @@ describe('event lines', () => {
       'line_1 +14155550100 US released',
     );
     expect(summarize({ id: 'e', type: 'future.thing', data: { id: 'x_1' } })).toBe('x_1');
+    expect(summarize({ id: 'e', type: 'call.started', data: { object: 'synthetic', n: 3, of: 10 } })).toBe('synthetic 3/10');
     const long = summarize({ id: 'e', type: 'chat.message.created', data: { id: 'm', text: 'x'.repeat(500) } });
     expect(long.length).toBeLessThan(70);
   });

@@ -45,6 +45,7 @@ export function summarize(event: ApiEvent): string {
   if (event.type === 'chat.message.created') {
     return join([str(d.id), d.chat_id ? `in ${str(d.chat_id)}` : undefined, str(d.kind) === 'voice' ? 'voice' : undefined, quoted(d.text ?? d.transcript)]);
   }
+  if (d.object === 'synthetic') return join(['synthetic', typeof d.n === 'number' && typeof d.of === 'number' ? `${d.n}/${d.of}` : undefined]);
   switch (family) {
     case 'call': {
       const langs = Array.isArray(d.languages) ? d.languages.filter((l) => typeof l === 'string').join('→') : undefined;
@@ -65,7 +66,8 @@ export function summarize(event: ApiEvent): string {
         ? `${(d.available / 100).toFixed(2)} ${(str(d.currency) ?? 'usd').toUpperCase()} available`
         : join([str(d.id)]);
     default:
-      return join([str(d.id), str(d.status)]);
+      // An unknown kind (or the emulator's synthetic load events): whatever names it.
+      return join([str(d.id) ?? str(d.object), str(d.status)]);
   }
 }
 
