@@ -21,17 +21,19 @@ export async function main(): Promise<void> {
   const { createProcessRuntime } = await import('./cli/process.js');
   const controller = new AbortController();
   const { runtime, dispose } = createProcessRuntime(controller);
+  // First Ctrl-C: the command stops through ctx.signal, and svc exits 130 however it
+  // ended. Registered `once`, so a second Ctrl-C gets Node's default: the process ends.
+  let interrupted = false;
   const onSigint = () => {
-    // First Ctrl-C: ask the command to stop (it exits 130); a second one ends the process.
-    if (controller.signal.aborted) process.kill(process.pid, 'SIGINT');
+    interrupted = true;
     controller.abort();
-    process.exitCode = 130;
   };
   process.once('SIGINT', onSigint);
   try {
     const code = await execute(process.argv.slice(2), runtime);
+    // A reader that closed stdout (`svc … | head`) is not a failure: the abort carries EPIPE.
     const readerClosedStdout = (controller.signal.reason as { code?: unknown } | undefined)?.code === 'EPIPE';
-    process.exitCode = readerClosedStdout ? 0 : controller.signal.aborted && code !== 0 ? 130 : code;
+    process.exitCode = interrupted ? 130 : readerClosedStdout ? 0 : code;
   } finally {
     process.off('SIGINT', onSigint);
     await dispose();

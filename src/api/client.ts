@@ -34,11 +34,6 @@ export interface ListRequest extends ApiRequest {
   all?: boolean;
 }
 
-/** What src/auth/session.ts provides: a valid access token for the profile's OAuth connection. */
-export interface OAuthSessionModule {
-  getOAuthAccessToken(ctx: Context, profileName: string, options: { forceRefresh: boolean }): Promise<string>;
-}
-
 export interface ApiClient {
   readonly credential: ResolvedCredential;
   /** The parsed JSON answer (undefined for an empty body); throws ApiError on non-2xx. */
@@ -86,8 +81,7 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
   const bearer = async (forceRefresh: boolean): Promise<string> => {
     if (credential.kind === 'api_key') return credential.apiKey!;
     // src/auth/session.ts (the login helper's) refreshes under the profile lock.
-    // @ts-ignore -- until src/auth/session.ts lands; the shape is OAuthSessionModule
-    const session = (await import('../auth/session.js')) as OAuthSessionModule;
+    const session = await import('../auth/session.js');
     return session.getOAuthAccessToken(ctx, credential.profileName, { forceRefresh });
   };
 

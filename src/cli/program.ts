@@ -117,7 +117,6 @@ export function buildProgram(options: ProgramOptions): Command {
       .option('--client-id <id>', 'OAuth app client id (default: the svc app)')
       .addHelpText('after', examples('svc login', 'svc login --profile work --scopes calls:read,calls:write', 'svc login --no-browser')),
     'login',
-    // @ts-ignore -- src/commands/login.ts is the login helper's; it lands in parallel
     () => import('../commands/login.js'),
   );
   leaf(
@@ -127,7 +126,6 @@ export function buildProgram(options: ProgramOptions): Command {
       .option('--all', 'log out of every profile')
       .addHelpText('after', examples('svc logout', 'svc logout --profile work', 'svc logout --all')),
     'logout',
-    // @ts-ignore -- src/commands/logout.ts is the login helper's; it lands in parallel
     () => import('../commands/logout.js'),
   );
 
@@ -148,7 +146,6 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('print a valid access token for the profile (refreshing it if needed)')
       .addHelpText('after', examples('svc auth token', 'curl -H "Authorization: Bearer $(svc auth token)" …')),
     'auth token',
-    // @ts-ignore -- the login helper's module; it lands in parallel
     () => import('../commands/auth/token.js'),
   );
   leaf(
@@ -158,7 +155,6 @@ export function buildProgram(options: ProgramOptions): Command {
       .argument('<profile>', 'profile name')
       .addHelpText('after', examples('svc auth switch work')),
     'auth switch',
-    // @ts-ignore -- the login helper's module; it lands in parallel
     () => import('../commands/auth/switch.js'),
   );
 
@@ -411,7 +407,6 @@ export function buildProgram(options: ProgramOptions): Command {
       .option('--timeout <duration>', 'give up after this long without a connection')
       .addHelpText('after', examples('svc events tail --type call. --type chat.closed', 'svc events tail --json --max-events 100', 'svc events tail --forward-to http://localhost:3000/hooks')),
     'events tail',
-    // @ts-ignore -- the events helper's module; it lands in parallel
     () => import('../commands/events/tail.js'),
   );
 
@@ -456,7 +451,6 @@ export function buildProgram(options: ProgramOptions): Command {
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .addHelpText('after', examples('svc emulator', 'svc emulator --port 0')),
     'emulator',
-    // @ts-ignore -- the emulator helper's module; it lands in parallel
     () => import('../commands/emulator/start.js'),
   );
 

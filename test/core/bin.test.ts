@@ -1,0 +1,107 @@
+// The process edge, spawned for real: the bundle as scripts/build.mjs makes it, run by a
+// launcher like bin/svc.js. Exit codes, the stdout/stderr split, a closed pipe, Ctrl-C.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+
+const root = join(import.meta.dirname, '..', '..');
+// Inside the repository (.tmp/ is ignored) so the external keychain addon resolves from node_modules.
+const out = join(root, '.tmp', `bin-test-${process.pid}`);
+const launcher = join(out, 'svc.mjs');
+let emu: TestEmulator;
+
+beforeAll(async () => {
+  mkdirSync(out, { recursive: true });
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+  await build({
+    entryPoints: { main: join(root, 'src/main.ts') },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.18',
+    external: ['@napi-rs/keyring'],
+    define: { __SVC_VERSION__: JSON.stringify(version) },
+    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+    chunkNames: 'chunks/[name]-[hash]',
+    logLevel: 'silent',
+  });
+  writeFileSync(launcher, "import { main } from './main.js';\nmain();\n");
+  emu = await testEmulator();
+}, 60_000);
+afterAll(async () => {
+  rmSync(out, { recursive: true, force: true });
+  await emu?.close();
+});
+
+const baseEnv = () => ({ PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'svc-home-')), SVC_CREDENTIAL_STORE: 'file' });
+const svc = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [launcher, ...args], { env: { ...baseEnv(), ...env }, encoding: 'utf8' });
+/** Without blocking the event loop: the emulator serving it lives in this process. */
+const svcAsync = (args: string[], env: Record<string, string>) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [launcher, ...args], { env: { ...baseEnv(), ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+
+describe('spawned svc', () => {
+  it('--version: stdout only, exit 0', () => {
+    const r = svc(['--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(r.stderr).toBe('');
+  });
+
+  it('no credential: nothing on stdout, the error on stderr, exit 3', () => {
+    const r = svc(['account']);
+    expect(r.status).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('svc keys add');
+  });
+
+  it('a usage error exits 2; a result goes to stdout', async () => {
+    expect(svc(['calls', 'list', '--status', 'maybe']).status).toBe(2);
+    const r = await svcAsync(['account', 'balance', '--json'], { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).object).toBe('balance');
+  });
+
+  it('a reader that closes the pipe early is a quiet success', () => {
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${launcher}" completion bash | head -n 1`], { env: baseEnv(), encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^# bash completion for svc/);
+    expect(r.stderr).toBe('');
+  });
+
+  it('Ctrl-C (SIGINT) ends a running command with exit 130', async () => {
+    // `svc emulator` runs until interrupted.
+    const child = spawn(process.execPath, [launcher, 'emulator', '--port', '0'], { env: baseEnv() });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    await new Promise<void>((resolve, reject) => {
+      const poll = setInterval(() => {
+        if (/127\.0\.0\.1:\d+/.test(output)) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 50);
+      child.once('exit', () => {
+        clearInterval(poll);
+        reject(new Error(`emulator exited early: ${output}`));
+      });
+    });
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).toBe(130);
+  });
+});
