@@ -13,6 +13,12 @@ const STALE_MS = 10_000;
  * holder with backoff for up to ~30 s, which covers a refresh or config write in flight.
  */
 export async function withFileLock<T>(target: string, fn: () => Promise<T>): Promise<T> {
+  // The lock sits beside the target: on first use the config dir may not exist yet.
+  try {
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new ConfigError(`cannot create ${dirname(target)}: ${(error as Error).message}`, dirname(target), 'make it writable, or point SVC_CONFIG_DIR at a writable directory');
+  }
   const { default: lockfile } = await import('proper-lockfile');
   let release: () => Promise<void>;
   try {

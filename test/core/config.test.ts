@@ -59,6 +59,14 @@ describe('config.json', () => {
     }
   });
 
+  it('a config dir that does not exist yet is created (first run), owner-only', async () => {
+    const dir = join(tempConfigDir(), 'not', 'yet', 'svc');
+    const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir: dir, stdin: emu.seed.keys.test });
+    expect(r.exitCode).toBe(0);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.org_name).toBe('Acme');
+  });
+
   it('writes are atomic: 0600, no temp file left behind', async () => {
     const dir = tempConfigDir();
     const store = new FileConfigStore(dir);
