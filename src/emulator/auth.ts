@@ -39,7 +39,7 @@ export function authenticate(state: State, secret: string | null): Credential {
       type: 'oauth',
       org_id: grant.org_id,
       mode: 'live',
-      scopes: grant.scopes,
+      scopes: token.scopes,
       client_id: grant.client_id,
       rate_key: `app:${grant.client_id}:${grant.org_id}`,
       authorized,

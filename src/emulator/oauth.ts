@@ -120,25 +120,31 @@ export function refresh(state: State, app: App, refreshToken: string, scope: str
     throw new OAuthError(400, 'invalid_grant', 'the refresh token was already used');
   }
   if (!grant.active) throw new OAuthError(400, 'invalid_grant', 'the app was disconnected from the organization');
+  // §6: a refresh may ask for fewer scopes than granted, never more; omitted means all granted.
+  let scopes = grant.scopes;
   if (scope !== null) {
-    const asked = scope.split(' ').filter(Boolean);
-    if (asked.some((s) => !grant.scopes.includes(s as Scope))) throw new OAuthError(400, 'invalid_scope', 'a refresh cannot widen the granted scopes');
+    const asked = [...new Set(scope.split(' ').filter(Boolean))];
+    if (asked.length === 0 || asked.some((s) => !grant.scopes.includes(s as Scope))) {
+      throw new OAuthError(400, 'invalid_scope', 'a refresh cannot widen the granted scopes');
+    }
+    scopes = grant.scopes.filter((s) => asked.includes(s));
   }
   record.used = true;
   for (const token of state.accessTokens.values()) {
     if (token.grant_id === grant.id) token.revoked = true;
   }
   state.stats.refreshes++;
-  return issueTokens(state, grant);
+  return issueTokens(state, grant, scopes);
 }
 
-function issueTokens(state: State, grant: Grant): TokenResponse {
+function issueTokens(state: State, grant: Grant, scopes: Scope[] = grant.scopes): TokenResponse {
   const access = PREFIX.accessToken + randomToken(32);
   const refreshToken = PREFIX.refreshToken + randomToken(32);
   state.accessTokens.set(sha256(access), {
     grant_id: grant.id,
     expires_at: state.clock.now() + LIMITS.accessTokenSeconds * 1000,
     revoked: false,
+    scopes,
   });
   state.refreshTokens.set(sha256(refreshToken), { grant_id: grant.id, used: false });
   state.stats.tokens_issued++;
@@ -147,7 +153,7 @@ function issueTokens(state: State, grant: Grant): TokenResponse {
     token_type: 'Bearer',
     expires_in: LIMITS.accessTokenSeconds,
     refresh_token: refreshToken,
-    scope: grant.scopes.join(' '),
+    scope: scopes.join(' '),
     org_id: grant.org_id,
   };
 }

@@ -61,6 +61,8 @@ export interface AuthCode {
 
 export interface AccessToken {
   grant_id: string;
+  /** The grant's scopes, or fewer when a refresh asked for fewer (RFC 6749 §6). */
+  scopes: Scope[];
   expires_at: number;
   revoked: boolean;
 }

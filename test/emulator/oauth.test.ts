@@ -138,6 +138,20 @@ describe('OAuth authorization server', () => {
     expect(await stats(emu)).toMatchObject({ tokens_issued: 2, refreshes: 1, refresh_reuse: 1 });
   });
 
+  it('a refresh may narrow the scopes but never widen them (invalid_scope)', async () => {
+    const emu = emulator();
+    const tokens = await login(emu, 'calls:read account:read');
+    const wider = await call(emu, 'POST', '/oauth2/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli', scope: 'calls:read calls:write' }));
+    expect(wider).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+    const narrower = await call(emu, 'POST', '/oauth2/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli', scope: 'calls:read' }));
+    expect(narrower.body.scope).toBe('calls:read');
+    expect((await call(emu, 'GET', '/v1/account', { key: narrower.body.access_token })).status).toBe(403);
+    expect((await call(emu, 'GET', '/v1/calls', { key: narrower.body.access_token })).status).toBe(200);
+    // The grant itself keeps its scopes: the next refresh without scope gets them all back.
+    const again = await refreshWith(emu, narrower.body.refresh_token);
+    expect(again.body.scope).toBe('calls:read account:read');
+  });
+
   it('revoke by either token disconnects the app from the org; answers 200 empty, also for unknown tokens', async () => {
     const emu = emulator();
     for (const which of ['access_token', 'refresh_token'] as const) {
