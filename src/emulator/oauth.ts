@@ -4,7 +4,7 @@ import { LIMITS, PREFIX } from '../shared/constants.js';
 import type { Scope } from '../shared/constants.js';
 import { OAuthError } from './errors.js';
 import { newId, randomToken, sameSecret, sha256 } from './ids.js';
-import { endGrants } from './state.js';
+import { endGrants, endUnauthorizedStreams } from './state.js';
 import type { App, Grant, State } from './state.js';
 
 export interface TokenResponse {
@@ -133,6 +133,8 @@ export function refresh(state: State, app: App, refreshToken: string, scope: str
   for (const token of state.accessTokens.values()) {
     if (token.grant_id === grant.id) token.revoked = true;
   }
+  // Streams opened with the old access token end with it.
+  endUnauthorizedStreams(state);
   state.stats.refreshes++;
   return issueTokens(state, grant, scopes);
 }

@@ -140,7 +140,7 @@ describe('events: list and live stream', () => {
     resumed.close();
   });
 
-  it('a stream ends when its key is revoked, and when its OAuth token expires', async () => {
+  it('a stream ends when its key is revoked, its OAuth token expires, is revoked or is replaced by a refresh', async () => {
     const emu = emulator();
     const made = (await call(emu, 'POST', `/_emulator/orgs/${emu.seed.org_id}/keys`, { json: { mode: 'test' } })).body;
     const byKey = await openStream(`${emu.url}/v1/events/stream`, made.key);
@@ -154,6 +154,11 @@ describe('events: list and live stream', () => {
     const byRevoked = await openStream(`${emu.url}/v1/events/stream`, revokedLater.access_token);
     await call(emu, 'POST', '/oauth2/revoke', { body: `token=${revokedLater.refresh_token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     await byRevoked.ended;
+    const refreshedLater = await login(emu);
+    const byRefreshed = await openStream(`${emu.url}/v1/events/stream`, refreshedLater.access_token);
+    const refreshed = await call(emu, 'POST', '/oauth2/token', { body: `grant_type=refresh_token&client_id=svc_app_cli&refresh_token=${refreshedLater.refresh_token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(refreshed.status).toBe(200);
+    await byRefreshed.ended;
     expect((await call(emu, 'GET', '/_emulator/stats')).body.open_streams).toBe(0);
   });
 
