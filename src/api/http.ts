@@ -49,7 +49,8 @@ function undiciFor(env: HttpOptions['env']) {
           ...options,
           httpProxy: env.HTTP_PROXY ?? env.http_proxy,
           httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
-          noProxy: env.NO_PROXY ?? env.no_proxy,
+          // '' rather than undefined: the context's env is the whole truth (undici would read process.env).
+    noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
         })
       : new undici.Agent({ ...options, keepAliveTimeout: 10_000 });
     return { dispatcher, fetch: undici.fetch };
