@@ -185,6 +185,16 @@ describe('events: list and live stream', () => {
     await stream.ended;
   });
 
+  it("the stream of an already closed chat ends at once, empty", async () => {
+    const emu = emulator();
+    const key = emu.seed.keys.test;
+    const chat = (await call(emu, 'POST', '/v1/chats', { key, json: { language: 'en' } })).body;
+    await call(emu, 'POST', `/v1/chats/${chat.id}/close`, { key });
+    const stream = await openStream(`${emu.url}/v1/chats/${chat.id}/stream`, key);
+    await stream.ended;
+    expect(stream.messages).toEqual([]);
+  });
+
   it('a stream the client closes is forgotten by the emulator', async () => {
     const emu = emulator();
     const stream = await openStream(`${emu.url}/v1/events/stream`, emu.seed.keys.test);

@@ -123,6 +123,8 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
       },
       c.req.raw.signal,
     );
+    // A closed chat gets no new messages: answer an empty stream that ends, rather than one that waits forever.
+    if (chat.status === 'closed') queueMicrotask(() => subscriber.end());
     return c.body(stream, 200, SSE_HEADERS);
   });
 }
