@@ -11,7 +11,7 @@ export interface Spinner {
 export async function startSpinner(ctx: Pick<Context, 'io'>, text: string): Promise<Spinner> {
   if (!ctx.io.stderr.isTTY) return { stop() {} };
   const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: process.stderr, color: ctx.io.color ? 'cyan' : false as never }).start();
+  const spinner = ora({ text, stream: process.stderr, color: ctx.io.color ? 'cyan' : false }).start();
   return {
     stop(finalText) {
       if (finalText) spinner.succeed(finalText);

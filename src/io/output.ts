@@ -18,6 +18,13 @@ export function printNdjson(ctx: Pick<Context, 'io'>, data: unknown): void {
   ctx.io.stdout.write(JSON.stringify(data) + '\n');
 }
 
+/** Bold when colour is on (ctx.io.color: a TTY, no NO_COLOR, no --no-color). */
+async function bold(color: boolean): Promise<(text: string) => string> {
+  if (!color) return (text) => text;
+  const { default: chalk } = await import('chalk');
+  return (text) => chalk.bold(text);
+}
+
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
   return String(value);
@@ -30,7 +37,7 @@ export function renderTsv<T>(rows: readonly T[], columns: readonly Column<T>[]):
 
 export async function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: boolean): Promise<string> {
   const { default: Table } = await import('cli-table3');
-  const head = color ? (await import('chalk')).default.bold : (s: string) => s;
+  const head = await bold(color);
   const table = new Table({
     head: columns.map((c) => head(c.header)),
     style: { head: [], border: [], compact: true },
@@ -64,7 +71,7 @@ export async function printObject(ctx: Pick<Context, 'io' | 'globals'>, fields: 
   ];
   if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(renderTsv(rows, columns));
   const width = Math.max(...rows.map((r) => r.k.length));
-  const label = ctx.io.color ? (await import('chalk')).default.bold : (s: string) => s;
+  const label = await bold(ctx.io.color);
   ctx.io.stdout.write(rows.map((r) => `${label(r.k.padEnd(width))}  ${cell(r.v) || '-'}\n`).join(''));
 }
 

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { stripVTControlCharacters as plain } from 'node:util';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
@@ -36,14 +37,14 @@ describe('svc account', () => {
     expect(piped.stdout).not.toContain(key);
 
     const tty = await runCli(['account'], { ...env(key), tty: true });
-    expect(tty.stdout).toMatch(/organization\s+Acme/);
+    expect(plain(tty.stdout)).toMatch(/organization\s+Acme/);
   });
 
   it('balance follows the emulator, prices list every billable item', async () => {
     await emu.control('PUT', `/orgs/${emu.seed.org_id}/balance`, { available: 1234 });
     expect((await runCli(['account', 'balance'], env(emu.seed.keys.live))).stdout).toBe('1234\tusd\n');
     expect(JSON.parse((await runCli(['account', 'balance', '--json'], env(emu.seed.keys.live))).stdout)).toMatchObject({ available: 1234, livemode: true });
-    expect((await runCli(['account', 'balance'], { ...env(emu.seed.keys.live), tty: true })).stdout).toMatch(/available\s+\$12\.34/);
+    expect(plain((await runCli(['account', 'balance'], { ...env(emu.seed.keys.live), tty: true })).stdout)).toMatch(/available\s+\$12\.34/);
 
     const prices = await runCli(['account', 'prices'], env(emu.seed.keys.test));
     expect(prices.exitCode).toBe(0);

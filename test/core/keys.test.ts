@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { stripVTControlCharacters as plain } from 'node:util';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
@@ -134,7 +135,7 @@ describe('svc keys list / remove', () => {
       expect.stringMatching(new RegExp(`^test\ttest\tsvc_test_…${emu.seed.keys.test.slice(-4)}\t.*calls:read.*\tmemory$`)),
     ]);
     const table = await runCli(['keys', 'list'], { configDir, secrets, tty: true });
-    expect(table.stdout).toMatch(/NAME\s+MODE\s+KEY\s+SCOPES\s+STORED/);
+    expect(plain(table.stdout)).toMatch(/NAME\s+MODE\s+KEY\s+SCOPES\s+STORED/);
     const json = JSON.parse((await runCli(['keys', 'list', '--json'], { configDir, secrets })).stdout);
     expect(json.map((k: { name: string }) => k.name)).toEqual(['ci', 'test']);
     expect(JSON.stringify(json)).not.toContain(limited);
