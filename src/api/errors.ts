@@ -88,7 +88,8 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       return new ApiError(`not found: ${request}${said}${where}`, status, EXIT.notFound, body,
         c ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)` : undefined);
     case 409:
-      return new ApiError(`conflict: the object's state does not allow this${said}${where}`, status, EXIT.conflict, body);
+      return new ApiError(`conflict: the object's state does not allow this${said}${where}`, status, EXIT.conflict, body,
+        'it may already be ended, closed or released: look at its current state with the matching `get` or `list` command');
     case 422:
       return new ApiError(`invalid request${said}${where}`, status, EXIT.usage, body, 'check the arguments and flags (svc <command> --help)');
     case 429:

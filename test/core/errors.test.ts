@@ -126,6 +126,16 @@ describe('error statuses and exit codes', () => {
     expect(gone.stderr).toContain('after 3 attempts');
   });
 
+  it('Ctrl-C while waiting out a 429 stops at once with exit 130', async () => {
+    await emu.control('POST', '/faults', { path_prefix: '/v1/balance', status: 429, count: 1 });
+    const controller = new AbortController();
+    const running = runCli(['account', 'balance'], { ...withKey(emu.seed.keys.test), signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const r = await running;
+    expect(r.exitCode).toBe(130);
+    expect(r.stdout).toBe('');
+  });
+
   it('a network failure → exit 9 naming the address', async () => {
     // A port that was free a moment ago: nothing listens there.
     const port = await new Promise<number>((resolve) => {
