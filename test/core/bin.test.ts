@@ -43,9 +43,10 @@ const baseEnv = () => ({ PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tm
 const svc = (args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, [launcher, ...args], { env: { ...baseEnv(), ...env }, encoding: 'utf8' });
 /** Without blocking the event loop: the emulator serving it lives in this process. */
-const svcAsync = (args: string[], env: Record<string, string>) =>
+const svcAsync = (args: string[], env: Record<string, string>, stdin = '') =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, [launcher, ...args], { env: { ...baseEnv(), ...env } });
+    child.stdin.end(stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -80,6 +81,19 @@ describe('spawned svc', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^# bash completion for svc/);
     expect(r.stderr).toBe('');
+  });
+
+  it('parallel processes adding keys to one config dir lose nothing (config.json and credentials.json locks)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-parallel-'));
+    const profiles = Array.from({ length: 8 }, (_, i) => `p${i}`);
+    const results = await Promise.all(
+      profiles.map((p) => svcAsync(['keys', 'add', '--profile', p, '--base-url', emu.url], { SVC_CONFIG_DIR: dir }, emu.seed.keys.test)),
+    );
+    for (const r of results) expect(r.status, r.stderr).toBe(0);
+    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    expect(Object.keys(config.profiles).sort()).toEqual(profiles);
+    const secrets = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).secrets;
+    expect(Object.keys(secrets).sort()).toEqual(profiles.map((p) => `${p}:test`));
   });
 
   it('Ctrl-C (SIGINT) ends a running command with exit 130', async () => {
