@@ -1,5 +1,5 @@
 // Redirect URI rules: https only, http only for localhost (service-spec.md §2), and
-// loopback URIs match with ANY port (RFC 8252 §7.3, api-contract.md "Authorization server").
+// loopback URIs match with ANY port and ANY loopback host (RFC 8252 §7.3, api-contract.md "Authorization server").
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -30,7 +30,8 @@ export function redirectMatches(registered: string[], presented: string): boolea
     if (candidate === presented) return true;
     const reg = parse(candidate);
     if (!reg || !isLoopback(reg) || !isLoopback(url)) return false;
-    // RFC 8252 §7.3: the port is chosen by the native app at request time.
-    return reg.hostname === url.hostname && reg.pathname === url.pathname && reg.search === url.search;
+    // RFC 8252 §7.3: the port is chosen by the native app at request time, and the contract lets any
+    // loopback host (127.0.0.1, [::1], localhost) stand for a registered loopback URI; path and query must match.
+    return reg.pathname === url.pathname && reg.search === url.search;
   });
 }

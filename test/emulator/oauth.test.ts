@@ -200,19 +200,46 @@ describe('OAuth authorization server', () => {
     expect((await call(emu, 'GET', '/v1/account', { key: tokens.body.access_token })).status).toBe(401);
   });
 
-  it('a loopback redirect URI matches with any port, on the registered host and path only', async () => {
+  it('a loopback redirect URI matches with any port and any loopback host (RFC 8252 §7.3), on the registered path only', async () => {
     const emu = emulator();
     for (const port of [1024, 49152, 65535]) {
       const auth = await authorizeViaApproval(emu, { redirectUri: `http://127.0.0.1:${port}/callback` });
       expect(auth.location.port).toBe(String(port));
       expect(auth.location.searchParams.get('code')).toBeTruthy();
     }
-    for (const bad of ['http://127.0.0.1:5000/other', 'http://localhost:5000/callback', 'https://evil.example/callback']) {
+    for (const bad of ['http://127.0.0.1:5000/other', 'http://localhost:5000/other', 'http://[::1]:5000/callback/x', 'http://127.0.0.2:5000/callback', 'https://127.0.0.1:5000/callback', 'https://evil.example/callback']) {
       const { challenge } = pkcePair();
       const answer = await call(emu, 'GET', `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: bad, state: 's', code_challenge: challenge, code_challenge_method: 'S256' })}`);
       expect(answer.status, bad).toBe(400);
       expect(answer.headers.get('location')).toBeNull();
       expect(answer.headers.get('content-type')).toMatch(/text\/html/);
+    }
+  });
+
+  it('http://[::1]:<port>/callback and http://localhost:<port>/callback match the seeded http://127.0.0.1/callback', async () => {
+    const emu = emulator();
+    for (const redirectUri of ['http://[::1]:49200/callback', 'http://localhost:49201/callback', 'http://[::1]/callback', 'http://localhost/callback']) {
+      const auth = await authorizeViaApproval(emu, { redirectUri });
+      expect(auth.location.origin + auth.location.pathname, redirectUri).toBe(new URL(redirectUri).origin + '/callback');
+      const code = auth.location.searchParams.get('code')!;
+      expect(auth.location.searchParams.get('state')).toBe(auth.state);
+      const tokens = await exchange(emu, code, auth.verifier, redirectUri);
+      expect(tokens.status, redirectUri).toBe(200);
+    }
+  });
+
+  it('a non-loopback redirect URI must match exactly', async () => {
+    const emu = emulator();
+    const client = (await call(emu, 'POST', '/_emulator/apps', { json: { name: 'Web', redirect_uris: ['https://app.example/cb'], public: true } })).body;
+    const auth = await authorizeViaApproval(emu, { clientId: client.client_id, redirectUri: 'https://app.example/cb' });
+    expect(auth.location.searchParams.get('code')).toBeTruthy();
+    await call(emu, 'POST', '/_emulator/reset');
+    const again = (await call(emu, 'POST', '/_emulator/apps', { json: { name: 'Web', redirect_uris: ['https://app.example/cb'], public: true } })).body;
+    for (const bad of ['https://app.example:8443/cb', 'https://app.example/cb/', 'https://app.example/cb?x=1', 'http://app.example/cb']) {
+      const { challenge } = pkcePair();
+      const answer = await call(emu, 'GET', `/oauth/authorize?${new URLSearchParams({ client_id: again.client_id, redirect_uri: bad, state: 's', code_challenge: challenge, code_challenge_method: 'S256' })}`);
+      expect(answer.status, bad).toBe(400);
+      expect(answer.headers.get('location')).toBeNull();
     }
   });
 
