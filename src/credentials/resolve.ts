@@ -111,8 +111,9 @@ export async function resolveCredential(ctx: Pick<Context, 'globals' | 'env' | '
     throw new AuthError(
       `${where} has no ${mode} credential`,
       mode === 'test'
-        ? `run \`svc keys add --profile ${profileName}\` with a svc_test_ key, or use --live`
-        : `run \`svc login --profile ${profileName}\`, or \`svc keys add --profile ${profileName}\` with a svc_live_ key`,
+        ? `run \`svc keys add --profile ${profileName}\` with a svc_test_ key` + (profile.oauth || keyForMode(profile, 'live') ? ', or use --live' : '')
+        : `run \`svc login --profile ${profileName}\`, or \`svc keys add --profile ${profileName}\` with a svc_live_ key` +
+            (keyForMode(profile, 'test') ? ', or use --test' : ''),
     );
   }
   const apiKey = await ctx.secrets.get(profileName, key.name, key.storage);

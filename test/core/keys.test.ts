@@ -97,9 +97,50 @@ describe('svc keys add', () => {
     expect(r.stderr).toContain('account:read');
   });
 
-  it('--test with a live key is a usage error', async () => {
+  it('--test with a live key is a usage error that says which mode the key is and which was asked', async () => {
     const r = await runCli(['keys', 'add', '--test', '--base-url', emu.url], { stdin: emu.seed.keys.live });
     expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('this is a live key');
+    expect(r.stderr).toContain('--test was given');
+    expect(r.stderr).toContain('drop --test');
+    expect(r.stderr).not.toContain(emu.seed.keys.live);
+  });
+
+  it('refuses a name already used by a key of the other mode; the first key survives', async () => {
+    const configDir = tempConfigDir();
+    const secrets = new MemorySecretStore();
+    const first = await runCli(['keys', 'add', '--name', 'ci', '--base-url', emu.url], { configDir, secrets, stdin: emu.seed.keys.test });
+    expect(first.exitCode).toBe(0);
+    const second = await runCli(['keys', 'add', '--name', 'ci'], { configDir, secrets, stdin: emu.seed.keys.live });
+    expect(second.exitCode).toBe(2);
+    expect(second.stderr).toContain('a test key named ci exists in profile "default"; choose another --name or svc keys remove ci first');
+    expect(secrets.secrets.get('default:ci')).toBe(emu.seed.keys.test);
+    const keys = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.default.keys;
+    expect(Object.keys(keys)).toEqual(['ci']);
+    expect(keys.ci).toMatchObject({ mode: 'test', last4: emu.seed.keys.test.slice(-4) });
+    const account = await runCli(['account', '--json', '--test'], { configDir, secrets });
+    expect(JSON.parse(account.stdout).livemode).toBe(false);
+    // The same name in the same mode is a replacement, as before.
+    const { key: other } = await emu.makeKey('test');
+    expect((await runCli(['keys', 'add', '--name', 'ci'], { configDir, secrets, stdin: other })).exitCode).toBe(0);
+    expect(secrets.secrets.get('default:ci')).toBe(other);
+  });
+
+  it('--stdin on a terminal asks with the hidden prompt instead of echoing the key', async () => {
+    const asked: string[] = [];
+    const r = await runCli(['keys', 'add', '--stdin', '--base-url', emu.url], {
+      tty: true,
+      prompter: {
+        password: async (message) => {
+          asked.push(message);
+          return emu.seed.keys.test;
+        },
+        confirm: async () => true,
+      },
+    });
+    expect(r.exitCode).toBe(0);
+    expect(asked).toHaveLength(1);
+    expect(r.stdout).toContain('test key "test"');
   });
 
   it('on a terminal it asks with a hidden prompt; without one and without --stdin it reads stdin', async () => {
@@ -191,6 +232,20 @@ describe('svc mode', () => {
     expect(r.exitCode).toBe(3);
     expect(r.stderr).toContain('no live credential');
     expect(r.stderr).toContain('svc login');
+    // "--live" is suggested only when the profile has something live to use.
+    const liveOnly = tempConfigDir();
+    await runCli(['keys', 'add', '--base-url', emu.url], { configDir: liveOnly, stdin: emu.seed.keys.live });
+    const noTest = await runCli(['account', '--test'], { configDir: liveOnly });
+    expect(noTest.exitCode).toBe(3);
+    expect(noTest.stderr).toContain('or use --live');
+    expect(r.stderr).toContain('or use --test');
+    const bare = tempConfigDir();
+    await runCli(['keys', 'add', '--base-url', emu.url], { configDir: bare, stdin: emu.seed.keys.live });
+    await runCli(['keys', 'remove', 'live'], { configDir: bare });
+    const nothing = await runCli(['account', '--test'], { configDir: bare });
+    expect(nothing.exitCode).toBe(3);
+    expect(nothing.stderr).toContain('svc keys add --profile default');
+    expect(nothing.stderr).not.toContain('--live');
     const none = await runCli(['account']);
     expect(none.exitCode).toBe(3);
     expect(none.stderr).toContain('svc keys add');

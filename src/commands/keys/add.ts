@@ -14,7 +14,7 @@ import { parseKeyName, redactedKey } from './shared.js';
 export interface KeysAddOptions {
   /** Undefined: the key's mode (`test` / `live`). */
   name?: string;
-  /** Read the key from stdin even on a terminal. */
+  /** Read the key from stdin (piped). On a terminal the key is asked with a hidden prompt all the same. */
   stdin: boolean;
 }
 
@@ -39,26 +39,41 @@ export function checkKeyShape(key: string): Mode {
   return mode;
 }
 
-async function readKey(ctx: Context, opts: KeysAddOptions): Promise<string> {
-  if (opts.stdin || !ctx.io.stdin.isTTY) {
-    const text = await ctx.io.stdin.readAll();
-    const key = text.trim().split(/\r?\n/)[0]?.trim() ?? '';
-    if (!key) throw new UsageError('no key on stdin', 'pipe the key in: `svc keys add --stdin < key.txt`');
-    return key;
+async function readKey(ctx: Context, _opts: KeysAddOptions): Promise<string> {
+  // A terminal on stdin would echo the key while reading to EOF with no prompt: ask hidden instead, even with --stdin.
+  if (ctx.io.stdin.isTTY) {
+    if (!ctx.io.stderr.isTTY)
+      throw new UsageError('stdin is a terminal, where the key would be echoed, but there is no terminal on stderr to prompt on', 'pipe the key in: `svc keys add --stdin < key.txt`');
+    return (await promptSecret(ctx, 'API key (svc_test_… or svc_live_…):', '--stdin')).trim();
   }
-  return (await promptSecret(ctx, 'API key (svc_test_… or svc_live_…):', '--stdin')).trim();
+  const text = await ctx.io.stdin.readAll();
+  const key = text.trim().split(/\r?\n/)[0]?.trim() ?? '';
+  if (!key) throw new UsageError('no key on stdin', 'pipe the key in: `svc keys add --stdin < key.txt`');
+  return key;
+}
+
+/** A name already held by a key of the other mode would silently replace that key (and its secret). */
+function checkNameFree(current: KeyMeta | undefined, name: string, mode: Mode, profileName: string): void {
+  if (!current || current.mode === mode) return;
+  throw new UsageError(
+    `a ${current.mode} key named ${name} exists in profile "${profileName}"; choose another --name or svc keys remove ${name} first (nothing was stored)`,
+  );
 }
 
 export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   const key = await readKey(ctx, opts);
   const mode = checkKeyShape(key);
   if (ctx.globals.mode && ctx.globals.mode !== mode)
-    throw new UsageError(`this is a ${mode} key, but --${ctx.globals.mode} was given`);
+    throw new UsageError(
+      `this is a ${mode} key (svc_${mode}_…), but --${ctx.globals.mode} was given: it asks for a svc_${ctx.globals.mode}_ key; nothing was stored`,
+      `drop --${ctx.globals.mode} (or pass --${mode}) to store this ${mode} key, or paste a svc_${ctx.globals.mode}_ key`,
+    );
   const name = opts.name ?? mode;
 
   const config = await ctx.config.read();
   const profileName = chooseProfileName(ctx, config);
   const existing = config.profiles[profileName];
+  checkNameFree(existing?.keys?.[name], name, mode, profileName);
   const baseUrl = chooseBaseUrl(ctx, existing);
 
   // Ask the service which organization and scopes the key has.
@@ -83,6 +98,8 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
     );
   }
 
+  // The secret entry `<profile>:<name>` is shared by any key of that name: never overwrite the other mode's.
+  checkNameFree((await ctx.config.read()).profiles[profileName]?.keys?.[name], name, mode, profileName);
   // The secret first: metadata must never point at a secret that was not stored.
   const storage = await ctx.secrets.set(profileName, name, key);
   const meta: KeyMeta = {
