@@ -106,3 +106,43 @@ export async function login(emu: RunningEmulator, scope?: string): Promise<any> 
   if (answer.status !== 200) throw new Error(`token answered ${answer.status}: ${answer.text}`);
   return answer.body;
 }
+
+/** Opens the authorize page like a browser: its session cookie, CSRF token, request id, and a poster for its forms. */
+export async function openAuthorizePage(
+  emu: RunningEmulator,
+  opts: { redirectUri?: string; scope?: string; state?: string } = {},
+): Promise<{
+  html: string;
+  cookie: string;
+  csrf: string;
+  request: string;
+  verifier: string;
+  redirectUri: string;
+  field(html: string, name: string): string;
+  post(path: string, params: Record<string, string>, init?: { cookie?: string | null; headers?: Record<string, string>; body?: string }): Promise<Response>;
+}> {
+  const { verifier, challenge } = pkcePair();
+  const redirectUri = opts.redirectUri ?? 'http://127.0.0.1:40500/callback';
+  const query = new URLSearchParams({
+    client_id: 'svc_app_cli',
+    redirect_uri: redirectUri,
+    state: opts.state ?? 'st',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...(opts.scope !== undefined ? { scope: opts.scope } : {}),
+  });
+  const answer = await fetch(`${emu.url}/oauth/authorize?${query}`);
+  const html = await answer.text();
+  const cookie = answer.headers.get('set-cookie')!.split(';')[0]!;
+  const field = (text: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(text)?.[1] ?? '';
+  const post = (path: string, params: Record<string, string>, init: { cookie?: string | null; headers?: Record<string, string>; body?: string } = {}) => {
+    const sendCookie = init.cookie === undefined ? cookie : init.cookie;
+    return fetch(emu.url + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(sendCookie ? { cookie: sendCookie } : {}), ...init.headers },
+      body: init.body ?? new URLSearchParams(params).toString(),
+    });
+  };
+  return { html, cookie, csrf: field(html, 'csrf'), request: field(html, 'request'), verifier, redirectUri, field, post };
+}

@@ -5,16 +5,20 @@ import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { SCOPES } from '../../shared/constants.js';
 import type { Scope } from '../../shared/constants.js';
+import { HttpError } from '../errors.js';
 import type { EmulatorEnv } from '../http.js';
 import { randomToken, sameSecret } from '../ids.js';
 import { issueCode } from '../oauth.js';
 import { consentPage, errorPage, signInPage } from '../pages/authorize.js';
 import { redirectMatches } from '../redirects.js';
 import type { AuthorizeRequest, Session, State } from '../state.js';
+import { readBody } from '../validate.js';
 
 const SESSION_COOKIE = 'svc_emulator_session';
 /** A form left open longer than this must start again. */
 const REQUEST_TTL_MS = 30 * 60_000;
+/** The sign-in and consent forms are a few short fields; anything bigger is refused (413) unread. */
+export const FORM_BODY_LIMIT = 16 * 1024;
 
 type Ctx = Context<EmulatorEnv>;
 
@@ -25,7 +29,7 @@ function redirectTo(redirectUri: string, params: Record<string, string | null>):
 }
 
 export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
-  const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 = 200) =>
+  const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 | 413 | 415 = 200) =>
     c.html(html, status, { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" });
 
   const session = (c: Ctx): Session => {
@@ -61,8 +65,22 @@ export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
   /** The pending request a form refers to, after checking the session's CSRF token. */
   const formRequest = async (c: Ctx) => {
     const s = session(c);
-    const form = await c.req.parseBody();
-    const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+    // Only the forms' own encoding, read with a cap and parsed without trusting it: odd input is an error page, never a 500.
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
+      return { error: page(c, errorPage('Unsupported form', 'This form must be sent as application/x-www-form-urlencoded.'), 415) };
+    }
+    let form: URLSearchParams;
+    try {
+      const raw = await readBody(c, FORM_BODY_LIMIT);
+      form = new URLSearchParams(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 413) {
+        return { error: page(c, errorPage('Form too large', `The form is larger than ${FORM_BODY_LIMIT} bytes.`), 413) };
+      }
+      return { error: page(c, errorPage('Unreadable form', 'The form could not be read. Start again from the app.'), 400) };
+    }
+    const field = (name: string) => form.get(name) ?? '';
     if (!field('csrf') || !sameSecret(field('csrf'), s.csrf)) {
       return { error: page(c, errorPage('Form expired', 'This form is no longer valid (CSRF check failed). Start again from the app.'), 403) };
     }
