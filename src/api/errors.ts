@@ -51,6 +51,17 @@ function subjectLabel(subject: ErrorSubject): string {
   return ` [${who}${org ? `, ${org}` : ''}, ${c.mode} mode]`;
 }
 
+/**
+ * How to try something free of charge: `--test` picks a stored profile's test key, but
+ * with SVC_API_KEY set a mode flag contradicting its key is a usage error, so the way
+ * there is a test key in the variable.
+ */
+export function tryFree(credential: Pick<ResolvedCredential, 'source'> | undefined): string {
+  return credential?.source === 'env'
+    ? 'try it free in test mode: set SVC_API_KEY to a test key (svc_test_…), or unset it and use a stored profile with --test'
+    : 'try it free in test mode with --test';
+}
+
 export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubject): ApiError {
   const detail = detailText(body);
   const where = subjectLabel(subject);
@@ -74,7 +85,7 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
     }
     case 402:
       return new ApiError(`payment required: the organization's prepaid balance has run out${where}`, status, EXIT.paymentRequired, body,
-        'top up the prepaid balance (see `svc account balance`), or try it free in test mode with --test');
+        `top up the prepaid balance (see \`svc account balance\`), or ${tryFree(c)}`);
     case 403: {
       const scope = missingScope(detail);
       const hint = !scope

@@ -204,17 +204,49 @@ describe('calls in live mode', () => {
     expect(ended.exitCode).toBe(6);
   });
 
-  it('an empty balance is exit 8 and suggests --test', async () => {
+  it('an empty balance is exit 8 for start, dial and lines add, each naming the balance and a way that works with SVC_API_KEY', async () => {
+    const call = await startCall('live'); // before the balance runs out
     await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 0 });
     try {
-      const result = await h.svc(['calls', 'start', '--languages', 'en,es'], { mode: 'live' });
-      expect(result.exitCode).toBe(8);
-      expect(result.stderr).toContain('balance');
-      expect(result.stderr).toContain('--test');
-      // Test mode is never billed, even now.
+      const attempts: string[][] = [
+        ['calls', 'start', '--languages', 'en,es'],
+        ['calls', 'dial', call.id, '--to', '+14155550100'],
+        ['calls', 'lines', 'add', '--country', 'US', '--area-code', '415'],
+      ];
+      for (const argv of attempts) {
+        const result = await h.svc(argv, { mode: 'live' });
+        expect(result.exitCode, `${argv.join(' ')}: ${result.stderr}`).toBe(8);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toContain('balance has run out');
+        // With a live SVC_API_KEY, `--test` is a usage error (exit 2): the advice names the variable.
+        expect(result.stderr).toContain('set SVC_API_KEY to a test key (svc_test_');
+        expect(result.stderr).toContain('Set SVC_API_KEY to a test key'); // the billing notice before it
+      }
+      // Following that advice works: test mode is never billed, even now.
       expect((await h.svc(['calls', 'start', '--languages', 'en,es'])).exitCode).toBe(0);
+      expect((await h.svc(['calls', 'start', '--languages', 'en,es', '--test'], { mode: 'live' })).exitCode).toBe(2);
     } finally {
       await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 10_000 });
+    }
+  });
+
+  it('an empty balance with a stored profile suggests --test, which then works', async () => {
+    const secrets = new MemorySecretStore();
+    const configDir = mkdtempSync(join(tmpdir(), 'svc-profile-'));
+    const asProfile = (argv: string[], stdin?: string) =>
+      h.svc(argv, { extra: { secrets, configDir, env: { SVC_BASE_URL: h.emulator.url, SVC_CONFIG_DIR: configDir } }, ...(stdin === undefined ? {} : { stdin }) });
+    try {
+      expect((await asProfile(['keys', 'add', '--name', 'test', '--stdin'], `${h.emulator.seed.keys.test}\n`)).exitCode).toBe(0);
+      expect((await asProfile(['keys', 'add', '--name', 'live', '--stdin'], `${h.emulator.seed.keys.live}\n`)).exitCode).toBe(0);
+      await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 0 });
+      const live = await asProfile(['calls', 'lines', 'add', '--country', 'US', '--live']);
+      expect(live.exitCode, live.stderr).toBe(8);
+      expect(live.stderr).toContain('try it free in test mode with --test');
+      expect(live.stderr).not.toContain('SVC_API_KEY');
+      expect((await asProfile(['calls', 'lines', 'add', '--country', 'US', '--test'])).exitCode).toBe(0);
+    } finally {
+      await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 10_000 });
+      rmSync(configDir, { recursive: true, force: true });
     }
   });
 });

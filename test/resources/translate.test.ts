@@ -79,12 +79,12 @@ describe('translate', () => {
     expect(printed).toEqual(['[es] one', '[es] two', '[es] three'].slice(0, printed.length));
   });
 
-  it('an empty balance in live mode is exit 8 and suggests --test', async () => {
+  it('an empty balance in live mode is exit 8 and, with SVC_API_KEY, suggests a test key in it', async () => {
     await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 0 });
     try {
       const result = await h.svc(['translate', 'hello', '--to', 'es'], { mode: 'live' });
       expect(result.exitCode).toBe(8);
-      expect(result.stderr).toContain('--test');
+      expect(result.stderr).toContain('set SVC_API_KEY to a test key (svc_test_');
     } finally {
       await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 10_000 });
     }

@@ -77,7 +77,8 @@ export async function confirmBilled(ctx: Context, action: string): Promise<void>
   const { credential } = await ctx.api();
   if (credential.mode !== 'live') return;
   const org = credential.profile?.org_name ?? credential.profile?.org_id ?? 'the organization';
-  note(ctx, `${action} is billed to ${org} (live mode). Use --test to try it free of charge.`);
+  const free = credential.source === 'env' ? 'Set SVC_API_KEY to a test key (svc_test_…) to try it free of charge.' : 'Use --test to try it free of charge.';
+  note(ctx, `${action} is billed to ${org} (live mode). ${free}`);
   if (ctx.globals.yes || !ctx.io.stdin.isTTY || !ctx.io.stderr.isTTY) return;
   if (!(await confirm(ctx, `${action}: continue?`))) throw new CliError('cancelled: nothing was done', EXIT.failure);
 }
