@@ -61,15 +61,50 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
   return result.data;
 }
 
+/**
+ * The query validated by `schema`. Only the `repeatable` parameters may appear more than once; any
+ * other given twice is a 422 rather than silently reduced to its first value.
+ */
 export function parseQuery<S extends z.ZodType>(c: Context, schema: S, repeatable: string[] = []): z.output<S> {
-  const query: Record<string, unknown> = { ...c.req.query() };
-  for (const name of repeatable) {
-    const values = c.req.queries(name);
-    if (values) query[name] = values;
+  const all = c.req.queries() as Record<string, string[]>;
+  const query: Record<string, unknown> = {};
+  const repeated: ValidationItem[] = [];
+  for (const [name, values] of Object.entries(all)) {
+    if (repeatable.includes(name)) query[name] = values;
+    else {
+      query[name] = values[0];
+      if (values.length > 1) repeated.push({ loc: ['query', name], msg: 'given more than once; this parameter takes one value', type: 'value_error' });
+    }
   }
   const result = schema.safeParse(query);
-  if (!result.success) throw invalid(issuesToItems('query', result.error.issues));
+  const items = [...repeated, ...(result.success ? [] : issuesToItems('query', result.error.issues))];
+  if (items.length > 0 || !result.success) throw invalid(items);
   return result.data;
+}
+
+const emptyQuery = z.strictObject({});
+
+/** For operations that take no query parameters: any parameter is 422 `extra_forbidden`. */
+export function noQuery(c: Context): void {
+  parseQuery(c, emptyQuery);
+}
+
+/**
+ * For operations that take no body (POST …/end, …/close, DELETE /v1/lines/{id}): an empty body, or
+ * a JSON `{}`, is accepted; anything else is 422 at ["body"] instead of being silently ignored.
+ */
+export async function noBody(c: Context): Promise<void> {
+  const raw = await readBody(c, JSON_BODY_LIMIT);
+  const text = raw.toString('utf8').trim();
+  if (text === '') return;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const isEmptyObject = typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+  if (!isEmptyObject) throw invalidOne(['body'], 'this operation takes no body', 'extra_forbidden');
 }
 
 /** A BCP 47 language tag, checked by the platform's own parser and kept in canonical case (`es-MX`). */

@@ -5,11 +5,13 @@ import { notFound } from '../errors.js';
 import { credentialOf } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import type { State } from '../state.js';
+import { noQuery } from '../validate.js';
 
 export function accountRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.get('/v1/account', (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'account:read');
+    noQuery(c);
     const org = state.orgs.get(credential.org_id);
     if (!org) throw notFound('no such organization');
     return c.json({
@@ -29,11 +31,13 @@ export function accountRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.get('/v1/balance', (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'account:read');
+    noQuery(c);
     return c.json(balanceObject(state, credential.org_id, credential.mode === 'live'));
   });
 
   app.get('/v1/prices', (c) => {
     requireScope(credentialOf(c), 'account:read');
+    noQuery(c);
     return c.json({ object: 'list', data: PRICES, has_more: false, next_cursor: null });
   });
 }

@@ -10,7 +10,7 @@ import { credentialOf, owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import { rfc3339 } from '../ids.js';
 import type { State } from '../state.js';
-import { e164, jsonBody, languageTag, listQuery, page, parseQuery } from '../validate.js';
+import { e164, jsonBody, languageTag, listQuery, noBody, noQuery, page, parseQuery } from '../validate.js';
 
 const newCall = z.strictObject({
   languages: z.array(languageTag).length(2, 'exactly two language tags'),
@@ -43,12 +43,14 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.get('/v1/calls/:id', (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'calls:read');
+    noQuery(c);
     return c.json(owned(state.calls, c.req.param('id'), credential).obj);
   });
 
   app.post('/v1/calls', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'calls:write');
+    noQuery(c);
     const body = await jsonBody(c, newCall);
     const cost = costOf('call_minute');
     ensureFunds(state, credential, cost);
@@ -63,9 +65,11 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(call, 201);
   });
 
-  app.post('/v1/calls/:id/end', (c) => {
+  app.post('/v1/calls/:id/end', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'calls:write');
+    noQuery(c);
+    await noBody(c);
     const call = owned(state.calls, c.req.param('id'), credential).obj;
     if (call.status === 'ended') throw conflict('the call has already ended');
     call.status = 'ended';
@@ -77,6 +81,7 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.post('/v1/calls/:id/dial', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'calls:write');
+    noQuery(c);
     const body = await jsonBody(c, dial);
     const call = owned(state.calls, c.req.param('id'), credential).obj;
     if (credential.mode === 'test') throw badRequest('phones cannot be dialled in test mode');
@@ -108,6 +113,7 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.post('/v1/links', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'calls:write');
+    noQuery(c);
     const body = await jsonBody(c, newLink);
     if (body.call_id !== undefined) {
       const call = owned(state.calls, body.call_id, credential).obj;
@@ -134,6 +140,7 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.post('/v1/lines', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'calls:write');
+    noQuery(c);
     const body = await jsonBody(c, newLine);
     const cost = costOf('line_month');
     ensureFunds(state, credential, cost);
@@ -147,9 +154,11 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(line, 201);
   });
 
-  app.delete('/v1/lines/:id', (c) => {
+  app.delete('/v1/lines/:id', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'calls:write');
+    noQuery(c);
+    await noBody(c);
     const line = owned(state.lines, c.req.param('id'), credential).obj;
     if (line.status === 'released') throw conflict('the phone line has already been released');
     line.status = 'released';

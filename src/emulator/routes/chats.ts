@@ -12,7 +12,7 @@ import type { EmulatorEnv } from '../http.js';
 import { SSE_HEADERS, openStream } from '../sse.js';
 import type { ChatObject, MessageObject, ObjectBase, State } from '../state.js';
 import { characterCount, standInTranslation, voicePlaceholderTranscript } from '../translate.js';
-import { VOICE_BODY_LIMIT, jsonBody, languageTag, listQuery, page, parseQuery, readBody } from '../validate.js';
+import { VOICE_BODY_LIMIT, jsonBody, languageTag, listQuery, noBody, noQuery, page, parseQuery, readBody } from '../validate.js';
 
 const newChat = z.strictObject({ language: languageTag, subject: z.string().max(200).optional() });
 const newMessage = z.strictObject({
@@ -46,12 +46,14 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.get('/v1/chats/:id', (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'sessions:read');
+    noQuery(c);
     return c.json(owned(state.chats, c.req.param('id'), credential).obj);
   });
 
   app.post('/v1/chats', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'sessions:write');
+    noQuery(c);
     const body = await jsonBody(c, newChat);
     const chat = store(state, state.chats, credential, ID_PREFIX.chat, 'chat', {
       status: 'open',
@@ -62,9 +64,11 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(chat, 201);
   });
 
-  app.post('/v1/chats/:id/close', (c) => {
+  app.post('/v1/chats/:id/close', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'sessions:write');
+    noQuery(c);
+    await noBody(c);
     const chat = openChat(c.req.param('id'), credential);
     chat.status = 'closed';
     publish(state, credential.org_id, credential.mode, 'chat.closed', chat);
@@ -82,6 +86,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.post('/v1/chats/:id/messages', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'sessions:write');
+    noQuery(c);
     const body = await jsonBody(c, newMessage);
     const chat = openChat(c.req.param('id'), credential);
     const language = body.language ?? chat.language;
@@ -93,6 +98,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.post('/v1/chats/:id/voice', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'sessions:write');
+    noQuery(c);
     const chat = openChat(c.req.param('id'), credential);
     const type = c.req.header('content-type') ?? '';
     if (!/^audio\/[\w.+-]+/i.test(type)) throw new HttpError(415, 'a voice message must be sent as audio/* (e.g. audio/ogg)');
@@ -106,6 +112,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.get('/v1/chats/:id/stream', (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'sessions:read');
+    noQuery(c);
     const chat = owned(state.chats, c.req.param('id'), credential).obj;
     const { stream, subscriber } = openStream(
       state,

@@ -7,7 +7,7 @@ import { credentialOf } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import type { State } from '../state.js';
 import { characterCount, standInTranslation } from '../translate.js';
-import { jsonBody, languageTag } from '../validate.js';
+import { jsonBody, languageTag, noQuery } from '../validate.js';
 
 const translation = z.strictObject({
   text: z.string().min(1).refine((text) => characterCount(text) <= 5000, 'at most 5,000 characters'),
@@ -19,6 +19,7 @@ export function translateRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.post('/v1/translate', async (c) => {
     const credential = credentialOf(c);
     requireScope(credential, 'translate');
+    noQuery(c);
     const body = await jsonBody(c, translation);
     const characters = characterCount(body.text);
     const cost = costOf('translation_character', characters);
