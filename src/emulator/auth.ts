@@ -17,6 +17,8 @@ export interface Credential {
   rate_key: string;
   /** Re-checked by open streams, so that they end when the credential stops working. */
   authorized(): boolean;
+  /** When the credential dies by itself (emulator clock, ms), for an OAuth access token; streams end then. */
+  expires_at?: number;
 }
 
 export function presentedSecret(headers: { authorization?: string | undefined; apiKey?: string | undefined }): string | null {
@@ -43,6 +45,7 @@ export function authenticate(state: State, secret: string | null): Credential {
       client_id: grant.client_id,
       rate_key: `app:${grant.client_id}:${grant.org_id}`,
       authorized,
+      expires_at: token.expires_at,
     };
   }
   const mode = modeOfKey(secret);

@@ -8,15 +8,23 @@ export interface EmulatorClock {
 
 export interface AdvancingClock extends EmulatorClock {
   advance(ms: number): void;
+  /** Called after every advance (streams re-arm their expiry timers); answers an unsubscribe. */
+  onAdvance(listener: () => void): () => void;
 }
 
 /** Wraps a clock (default: real time) with an offset that only ever grows. */
 export function advancingClock(base: EmulatorClock = { now: () => Date.now() }): AdvancingClock {
   let offsetMs = 0;
+  const listeners = new Set<() => void>();
   return {
     now: () => base.now() + offsetMs,
     advance(ms: number) {
       if (ms > 0) offsetMs += ms;
+      for (const listener of [...listeners]) listener();
+    },
+    onAdvance(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
 }

@@ -9,6 +9,8 @@ export interface StreamSpec {
   org_id: string;
   mode: Mode;
   authorized(): boolean;
+  /** The credential's expiry (emulator clock, ms): the stream ends when it passes, not only at the next keepalive. */
+  expiresAt?: number | undefined;
   /** The frame to send for a published event, or null to skip it. */
   frame(event: EmulatorEvent): string | null;
   /** Frames to send first (a resume's retained events); taken in the same tick as subscribing, so no gap. */
@@ -22,6 +24,8 @@ export const SSE_HEADERS = {
 } as const;
 
 const MAX_CHUNK_CHARS = 1 << 20;
+/** Longest single expiry wait; a longer one re-arms (setTimeout overflows past 2^31 ms, and an injected clock may jump). */
+const MAX_EXPIRY_WAIT_MS = 60_000;
 
 export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal): { stream: ReadableStream<Uint8Array>; subscriber: Subscriber } {
   const encoder = new TextEncoder();
@@ -40,6 +44,19 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
   }, state.keepaliveMs);
   keepalive.unref();
 
+  // The stream ends when the credential's expiry passes on the emulator clock. The clock is an offset over
+  // real time, so the wait is the time left; an advance (control plane) re-arms it at once.
+  let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  const armExpiry = () => {
+    clearTimeout(expiryTimer);
+    if (ended || spec.expiresAt === undefined) return;
+    const left = spec.expiresAt - state.clock.now();
+    if (left <= 0 || !spec.authorized()) return subscriber.end();
+    expiryTimer = setTimeout(armExpiry, Math.min(left, MAX_EXPIRY_WAIT_MS));
+    expiryTimer.unref();
+  };
+  const stopWatchingClock = spec.expiresAt === undefined ? () => {} : state.clock.onAdvance(armExpiry);
+
   const subscriber: Subscriber = {
     org_id: spec.org_id,
     mode: spec.mode,
@@ -56,10 +73,13 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
       ended = true;
       state.subscribers.delete(subscriber);
       clearInterval(keepalive);
+      clearTimeout(expiryTimer);
+      stopWatchingClock();
       wakeUp();
     },
   };
   state.subscribers.add(subscriber);
+  armExpiry();
   abort?.addEventListener('abort', () => subscriber.end(), { once: true });
 
   const stream = new ReadableStream<Uint8Array>(

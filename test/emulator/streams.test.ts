@@ -236,6 +236,34 @@ describe('events: list and live stream', () => {
     }
   });
 
+  it('a stream ends when its access token expires on the emulator clock, without waiting for a keepalive', async () => {
+    const { startEmulator } = await import('../../src/emulator/index.js');
+    // Keepalives once a minute: only the expiry timer can end these streams within the test's time.
+    const own = await startEmulator({ port: 0, keepaliveMs: 60_000 });
+    try {
+      // Opened before the clock moves: the advance re-arms the timer to the ~1 s left.
+      const early = await login(own);
+      const before = await openStream(`${own.url}/v1/events/stream`, early.access_token);
+      // Opened after: the timer is armed for the ~1 s left at once.
+      const late = await login(own);
+      await call(own, 'POST', '/_emulator/clock', { json: { advance_seconds: 3599 } });
+      const after = await openStream(`${own.url}/v1/events/stream`, late.access_token);
+      const chat = (await call(own, 'POST', '/v1/chats', { key: late.access_token, json: { language: 'en' } })).body;
+      const chatStream = await openStream(`${own.url}/v1/chats/${chat.id}/stream`, late.access_token);
+      expect([before.status, after.status, chatStream.status]).toEqual([200, 200, 200]);
+      const started = Date.now();
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 2_500));
+      const ended = await Promise.race([Promise.all([before.ended, after.ended, chatStream.ended]).then(() => 'ended' as const), timeout]);
+      expect(ended).toBe('ended');
+      expect(Date.now() - started).toBeLessThan(2_500);
+      expect(before.comments).toEqual([]);
+      expect((await call(own, 'GET', '/v1/account', { key: late.access_token })).status).toBe(401);
+      expect(own.state.subscribers.size).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('close() ends open streams and resolves promptly', async () => {
     const { startEmulator } = await import('../../src/emulator/index.js');
     const own = await startEmulator({ port: 0 });

@@ -120,6 +120,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
         org_id: credential.org_id,
         mode: credential.mode,
         authorized: credential.authorized,
+        expiresAt: credential.expires_at,
         frame: (event) => {
           const data = event.data as { id?: string; chat_id?: string };
           if (event.type === 'chat.closed' && data.id === chat.id) queueMicrotask(() => subscriber.end());

@@ -61,6 +61,7 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
         org_id: credential.org_id,
         mode: credential.mode,
         authorized: credential.authorized,
+        expiresAt: credential.expires_at,
         frame: (event) => (matches(event.type) ? event.frame : null),
         backlog,
       },
