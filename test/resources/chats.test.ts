@@ -62,13 +62,34 @@ describe.each(['test', 'live'] as const)('chats in %s mode', (mode) => {
   it('voice: an audio file is uploaded with its type and gets a transcript', async () => {
     const chat = await startChat(mode);
     const file = join(files, `note-${mode}.ogg`);
-    writeFileSync(file, Buffer.from('OggS fake audio bytes'));
+    writeFileSync(file, Buffer.from('OggS fake audio bytes')); // an Ogg page starts with OggS
     const result = await h.svc(['chats', 'voice', chat.id, file, '--json'], { mode });
     expect(result.exitCode, result.stderr).toBe(0);
     const message = JSON.parse(result.stdout);
     expect(message).toMatchObject({ object: 'message', chat_id: chat.id, kind: 'voice' });
     expect(typeof message.transcript).toBe('string');
     expect(message.transcript.length).toBeGreaterThan(0);
+  });
+});
+
+describe('chats voice: every accepted format by its first bytes', () => {
+  const samples: Array<[string, Uint8Array]> = [
+    ['memo.mp3', Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00rest', 'latin1')],
+    ['frames.mp3', Uint8Array.from([0xff, 0xfb, 0x90, 0x64, 0, 0, 0, 0])],
+    ['clip.aac', Uint8Array.from([0xff, 0xf1, 0x50, 0x80, 0, 0, 0, 0])],
+    ['clip.wav', Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1')],
+    ['clip.flac', Buffer.from('fLaC\x00\x00\x00\x22', 'latin1')],
+    ['clip.m4a', Buffer.from('\x00\x00\x00\x20ftypM4A \x00\x00', 'latin1')],
+    ['clip.webm', Uint8Array.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81])],
+    ['clip.amr', Buffer.from('#!AMR\n\x3c\x00', 'latin1')],
+  ];
+  it.each(samples)('%s is uploaded (201)', async (name, bytes) => {
+    const chat = await startChat();
+    const file = join(files, name);
+    writeFileSync(file, bytes);
+    const result = await h.svc(['chats', 'voice', chat.id, file, '--json']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ object: 'message', kind: 'voice' });
   });
 });
 
@@ -95,13 +116,20 @@ describe('chats: errors', () => {
     truncateSync(huge, 10 * 1024 * 1024 + 1); // sparse: 10 MiB and one byte
     const text = join(files, 'notes.txt');
     writeFileSync(text, 'not audio');
+    const fake = join(files, 'fake.ogg'); // the right extension, but text inside
+    writeFileSync(fake, 'this is a text file, not a recording\n');
+    const tiny = join(files, 'tiny.mp3'); // one byte: shorter than any signature
+    writeFileSync(tiny, 'x');
     const cases: Array<[string[], string, string?]> = [
       [['chats', 'start', '--language', 'french'], 'BCP 47'],
       [['chats', 'get', 'call_1'], 'that is a call id'],
       [['chats', 'send', chat.id], 'empty', ''],
       [['chats', 'voice', chat.id, join(files, 'missing.ogg')], 'does not exist'],
       [['chats', 'voice', chat.id, empty], 'is empty'],
-      [['chats', 'voice', chat.id, huge], 'at most 10 MiB'],
+      [['chats', 'voice', chat.id, huge], 'trim the recording, or compress it'],
+      [['chats', 'voice', chat.id, fake], 'fake.ogg does not contain audio'],
+      [['chats', 'voice', chat.id, fake], 'Ogg/Opus, MP3, AAC, WAV, FLAC, M4A/MP4, WebM or AMR'],
+      [['chats', 'voice', chat.id, tiny], 'does not contain audio'],
       [['chats', 'voice', chat.id, text], 'not an audio file'],
       [['chats', 'voice', chat.id, files + '/'], 'no extension'],
     ];

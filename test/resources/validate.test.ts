@@ -142,6 +142,37 @@ describe('voice files', () => {
     expect(messageOf(() => checkVoiceSize('a.ogg', 0))).toContain('empty');
     expect(messageOf(() => checkVoiceSize('a.ogg', MAX_VOICE_BYTES + 1))).toContain('at most 10 MiB');
     expect(() => checkVoiceSize('a.ogg', MAX_VOICE_BYTES)).not.toThrow();
+    expect(messageOf(() => checkVoiceSize('a.ogg', MAX_VOICE_BYTES + 1))).toMatch(/trim .*compress .*under 10 MiB/);
+  });
+
+  it('sniffs the first bytes: every accepted format by its signature, anything else refused', async () => {
+    const { sniffAudio } = await import('../../src/validate/index.js');
+    const bytes = (...values: Array<number | string>) =>
+      Uint8Array.from(values.flatMap((v) => (typeof v === 'string' ? [...v].map((c) => c.charCodeAt(0)) : [v])));
+    expect(sniffAudio('a', bytes('OggS', 0, 2))).toBe('Ogg');
+    expect(sniffAudio('a', bytes('ID3', 4, 0))).toBe('MP3 (ID3 tag)');
+    expect(sniffAudio('a', bytes(0xff, 0xfb, 0x90))).toBe('MPEG/AAC frame');
+    expect(sniffAudio('a', bytes(0xff, 0xe2))).toBe('MPEG/AAC frame');
+    expect(sniffAudio('a', bytes(0xff, 0xf1))).toBe('MPEG/AAC frame'); // AAC ADTS
+    expect(sniffAudio('a', bytes('RIFF', 0x24, 0, 0, 0, 'WAVE'))).toBe('WAV');
+    expect(sniffAudio('a', bytes('fLaC'))).toBe('FLAC');
+    expect(sniffAudio('a', bytes(0, 0, 0, 0x20, 'ftypM4A '))).toBe('MP4/M4A');
+    expect(sniffAudio('a', bytes(0x1a, 0x45, 0xdf, 0xa3))).toBe('WebM');
+    expect(sniffAudio('a', bytes('#!AMR\n'))).toBe('AMR');
+
+    const refused = [
+      bytes('hello world, this is text'),
+      bytes('RIFF', 0, 0, 0, 0, 'AVI '), // RIFF, but a video
+      bytes(0xff, 0xd8, 0xff, 0xe0), // JPEG: 0xFF then 0xD8 has no sync bits
+      bytes(0x89, 'PNG'),
+      bytes('Ogg'), // cut short
+      bytes(),
+    ];
+    for (const head of refused) {
+      const message = messageOf(() => sniffAudio('fake.ogg', head));
+      expect(message).toContain('fake.ogg does not contain audio');
+      expect(message).toContain('Ogg/Opus, MP3');
+    }
   });
 });
 

@@ -1,9 +1,9 @@
 // `svc chats voice ID FILE` — content type from the extension; a missing, empty,
-// too large or non-audio file is refused before any upload.
+// too large or non-audio file (by extension or by its first bytes) is refused before any upload.
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printObject } from '../../io/output.js';
-import { audioContentType, checkVoiceSize, parseId } from '../../validate/index.js';
+import { AUDIO_SNIFF_BYTES, audioContentType, checkVoiceSize, parseId, sniffAudio } from '../../validate/index.js';
 import { type Flags, call, requiredArg, validated } from '../calls/shared.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageFields } from './views.js';
@@ -32,23 +32,39 @@ export async function run(opts: ChatsVoiceOptions, ctx: Context): Promise<void> 
 
 /**
  * The file's bytes, after the checks the service would otherwise make after a
- * possibly 10 MiB upload: it exists, is a file, is not empty, is at most 10 MiB.
+ * possibly 10 MiB upload: it exists, is a file, is not empty, is at most 10 MiB, and
+ * its first bytes are those of an audio format (a text file named fake.ogg is not
+ * audio). Only the first bytes are read until those checks pass.
  * (Reading the user's named input file is the command's input, not a hidden side
  * effect, so it uses node:fs directly, loaded only here.)
  */
 async function readVoiceFile(file: string): Promise<Uint8Array> {
-  const { readFile, stat } = await import('node:fs/promises');
+  const { open } = await import('node:fs/promises');
+  let handle: Awaited<ReturnType<typeof open>>;
   let size: number;
   try {
-    const info = await stat(file);
+    handle = await open(file, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UsageError(`${file} does not exist: give the path of an audio recording, e.g. note.ogg`);
+    if (code === 'EISDIR') throw new UsageError(`${file} is not a file: give an audio recording, e.g. note.ogg`);
+    throw new UsageError(`cannot read ${file}: ${code ?? (error as Error).message}`);
+  }
+  try {
+    const info = await handle.stat();
     if (!info.isFile()) throw new UsageError(`${file} is not a file: give an audio recording, e.g. note.ogg`);
     size = info.size;
+    validated(() => checkVoiceSize(file, size));
+    const head = new Uint8Array(AUDIO_SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    validated(() => sniffAudio(file, head.subarray(0, bytesRead)));
+    return new Uint8Array(await handle.readFile());
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UsageError(`${file} does not exist: give the path of an audio recording, e.g. note.ogg`);
+    if (code === 'EISDIR') throw new UsageError(`${file} is not a file: give an audio recording, e.g. note.ogg`);
     throw new UsageError(`cannot read ${file}: ${code ?? (error as Error).message}`);
+  } finally {
+    await handle.close();
   }
-  validated(() => checkVoiceSize(file, size));
-  return new Uint8Array(await readFile(file));
 }
