@@ -354,7 +354,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .command('send')
       .description('post a text message (TEXT, or stdin when omitted)')
       .argument('<id>', 'chat id')
-      .argument('[text]', 'the message')
+      .argument('[text...]', 'the message (several words are joined with spaces)')
       .addHelpText('after', examples('svc chats send chat_123 "Where is my order?"', 'echo hello | svc chats send chat_123')),
     'chats send',
     () => import('../commands/chats/send.js'),

@@ -37,6 +37,14 @@ describe.each(['test', 'live'] as const)('chats in %s mode', (mode) => {
     expect(again.stderr).toContain('closed');
   });
 
+  it('send with the message as several unquoted words joins them with spaces', async () => {
+    const chat = await startChat(mode);
+    const sent = await h.svc(['chats', 'send', chat.id, 'Where', 'is', 'my', 'order?', '--json'], { mode });
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    expect(sent.stderr).not.toContain('too many arguments');
+    expect(JSON.parse(sent.stdout)).toMatchObject({ object: 'message', chat_id: chat.id, kind: 'text', text: 'Where is my order?' });
+  });
+
   it('send from an argument and from stdin; messages lists them; a closed chat refuses (409)', async () => {
     const chat = await startChat(mode);
     const sent = await h.svc(['chats', 'send', chat.id, 'Where is my order?', '--json'], { mode });
