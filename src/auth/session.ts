@@ -3,6 +3,7 @@
 // refreshing at once would make the second present a used token and lose the connection.
 // Hence: refresh only under the per-profile lock, and re-read the stored pair inside it.
 import type { Context } from '../context.js';
+import type { SecretStorage } from '../config/config.js';
 import { AuthError, InterruptedError, NetworkError } from '../errors.js';
 import { OAuthStepError } from './http.js';
 import { clientOf, fetchOf, readStored, REFRESH_AHEAD_MS, storageOf, writeStored, type StoredOAuth } from './stored.js';
@@ -38,7 +39,7 @@ export async function getOAuthAccessToken(ctx: Context, profile: string, opts: A
     const rotatedMeanwhile = current.access_token !== failedToken;
     if (!nearExpiry(current, ctx.clock.now()) && (!opts.forceRefresh || rotatedMeanwhile)) return current.access_token;
     const orgName = config.profiles[profile]?.org_name ?? current.org_id;
-    return refreshUnderLock(ctx, profile, current, orgName);
+    return refreshUnderLock(ctx, profile, current, orgName, storage);
   });
   return handOut(ctx, profile, token);
 }
@@ -58,12 +59,14 @@ function nearExpiry(stored: StoredOAuth, now: number): boolean {
 }
 
 /** RFC 6749 §6, then the new pair is stored before anything else can fail. Caller holds the lock. */
-async function refreshUnderLock(ctx: Context, profile: string, current: StoredOAuth, orgName: string): Promise<string> {
+async function refreshUnderLock(ctx: Context, profile: string, current: StoredOAuth, orgName: string, where: SecretStorage | undefined): Promise<string> {
   let tokens;
   try {
     tokens = await refreshTokens(fetchOf(ctx), current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal);
   } catch (error) {
-    throw refreshFailure(ctx, error, profile, orgName);
+    const failure = refreshFailure(ctx, error, profile, orgName);
+    if (failure instanceof ConnectionEndedError) await recordEnded(ctx, profile, current, failure.oauthError);
+    throw failure;
   }
   if (tokens.org_id !== current.org_id) {
     throw new AuthError(`the service answered a refresh of profile "${profile}" with another organization (${tokens.org_id})`, `run \`svc login --profile ${profile}\``);
@@ -76,16 +79,49 @@ async function refreshUnderLock(ctx: Context, profile: string, current: StoredOA
     scope: tokens.scopes.join(' '),
   };
   // The old refresh token is spent now: losing the new pair would end the connection.
-  const storage = await writeStored(ctx, profile, next);
+  const storage = await writeStored(ctx, profile, next, where);
   await ctx.config
     .update((config) => {
       const meta = config.profiles[profile]?.oauth;
-      if (meta) Object.assign(meta, { expires_at: next.expires_at, scopes: tokens.scopes, storage });
+      if (meta) {
+        Object.assign(meta, { expires_at: next.expires_at, scopes: tokens.scopes, storage });
+        delete meta.ended_at;
+        delete meta.ended_reason;
+      }
     })
     .catch(() => {
       // Metadata only (shown by auth status); the tokens themselves are safe.
     });
   return next.access_token;
+}
+
+/** The service refused the refresh token for good: the connection is over. */
+class ConnectionEndedError extends AuthError {
+  constructor(
+    message: string,
+    hint: string,
+    readonly oauthError: string,
+  ) {
+    super(message, hint);
+  }
+}
+
+/**
+ * Remembers in config.json that the connection ended, so `svc auth status` reports it
+ * instead of a live-looking sign-in. Nothing is deleted (`svc login` replaces it). Only
+ * when the stored pair is still the refused one: a login in another process meanwhile wins.
+ */
+async function recordEnded(ctx: Context, profile: string, refused: StoredOAuth, oauthError: string): Promise<void> {
+  const still = await readStored(ctx, profile, storageOf(await ctx.config.read(), profile)).catch(() => null);
+  if (still && still.refresh_token !== refused.refresh_token) return;
+  await ctx.config
+    .update((config) => {
+      const meta = config.profiles[profile]?.oauth;
+      if (meta) Object.assign(meta, { ended_at: new Date(ctx.clock.now()).toISOString(), ended_reason: oauthError });
+    })
+    .catch(() => {
+      // Status only: the error the user sees already says to sign in again.
+    });
 }
 
 function refreshFailure(ctx: Pick<Context, 'signal'>, error: unknown, profile: string, orgName: string): Error {
@@ -95,7 +131,7 @@ function refreshFailure(ctx: Pick<Context, 'signal'>, error: unknown, profile: s
     // invalid_grant: revoked, disconnected by the org, or used; invalid_client: the app was deleted.
     // Nothing stored is deleted: `svc auth status` still shows the profile, `svc login` replaces it.
     if (error.kind === 'oauth' && (error.details.oauthError === 'invalid_grant' || error.details.oauthError === 'invalid_client')) {
-      return new AuthError(`the connection to ${orgName} has ended; run svc login`, `svc login --profile ${profile}`);
+      return new ConnectionEndedError(`the connection to ${orgName} has ended; run svc login`, `svc login --profile ${profile}`, error.details.oauthError);
     }
     return new AuthError(`refreshing the sign-in of profile "${profile}" failed: ${error.message}`, `run \`svc login --profile ${profile}\``);
   }

@@ -77,8 +77,9 @@ export async function readStored(ctx: Pick<Context, 'secrets'>, profile: string,
   return text === null ? null : parseStored(text, profile);
 }
 
-export async function writeStored(ctx: Pick<Context, 'secrets'>, profile: string, stored: StoredOAuth): Promise<SecretStorage> {
-  return ctx.secrets.set(profile, OAUTH_SECRET_NAME, JSON.stringify(stored));
+/** `where`: where config.json says the entry is now (a rotation of a file-stored entry stays in the file, silently). */
+export async function writeStored(ctx: Pick<Context, 'secrets'>, profile: string, stored: StoredOAuth, where?: SecretStorage): Promise<SecretStorage> {
+  return ctx.secrets.set(profile, OAUTH_SECRET_NAME, JSON.stringify(stored), where);
 }
 
 /** ctx.http (one dispatcher, --debug with redaction) as the protocol functions' fetch. */

@@ -4,6 +4,7 @@
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import { requireProfile } from '../credentials/resolve.js';
+import { describeLeft, type SecretLeft } from '../credentials/store.js';
 import { InterruptedError } from '../errors.js';
 import { note, printJson, warn } from '../io/output.js';
 import { fetchOf, clientOf, readStored, storageOf } from '../auth/stored.js';
@@ -26,6 +27,8 @@ export interface LogoutResult {
   /** true: revoked at the service; false: the service could not be reached or refused. */
   revoked: boolean;
   revoke_error?: string;
+  /** The keychain entry, when it could not be deleted (remove it by hand). */
+  secret_left?: SecretLeft;
 }
 
 export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
@@ -70,13 +73,22 @@ async function logoutProfile(ctx: Context, profile: string): Promise<LogoutResul
   }
 
   // Deleted whatever the service said: the user asked for this machine to forget the sign-in.
-  await ctx.secrets.delete(profile, OAUTH_SECRET_NAME);
-  await ctx.config.update((data) => {
-    const entry = data.profiles[profile];
-    if (entry) delete entry.oauth;
+  // Under the profile's lock, which a refresh holds while it writes a new pair: a refresh in
+  // flight finishes first (and is deleted here), or starts after and finds nothing stored.
+  const left = await ctx.withProfileLock(profile, async () => {
+    const entryLeft = await ctx.secrets.delete(profile, OAUTH_SECRET_NAME, meta?.oauth?.storage);
+    await ctx.config.update((data) => {
+      const entry = data.profiles[profile];
+      if (entry) delete entry.oauth;
+    });
+    return entryLeft;
   });
+  if (left) {
+    result.secret_left = left;
+    warn(ctx, describeLeft(left));
+  }
 
-  if (result.revoked) note(ctx, `Logged out of ${where}: the connection was revoked at the service and deleted here.`);
+  if (result.revoked) note(ctx, `Logged out of ${where}: the connection was revoked at the service${left ? '' : ' and deleted here'}.`);
   else {
     warn(
       ctx,

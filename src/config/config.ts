@@ -32,6 +32,12 @@ export interface OAuthMeta {
   /** Access token expiry, epoch ms. */
   expires_at: number;
   storage: SecretStorage;
+  /**
+   * Set when the service refused a refresh (invalid_grant/invalid_client: revoked, disconnected,
+   * app deleted): the connection is dead though nothing was deleted. ISO time; login clears it.
+   */
+  ended_at?: string;
+  ended_reason?: string;
 }
 
 export interface Profile {
@@ -100,20 +106,41 @@ function corrupt(path: string, why: string): ConfigError {
   );
 }
 
+/** The file operations of FileConfigStore: a seam, so tests can make them fail as a read-only disk would (root ignores mode bits). */
+export interface ConfigFs {
+  readFile(path: string): Promise<string>;
+  writeFileAtomic(path: string, content: string): Promise<void>;
+}
+
+const realFs: ConfigFs = {
+  readFile: (path) => readFile(path, 'utf8'),
+  writeFileAtomic: (path, content) => writeFileAtomic(path, content),
+};
+
+/** EACCES/EPERM/EROFS: name the file and the next step. */
+function accessHint(error: unknown, path: string, dir: string): string | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return `fix the permissions of ${path} and ${dir} (readable and writable by you), or point SVC_CONFIG_DIR at another directory`;
+  return undefined;
+}
+
 export class FileConfigStore implements ConfigStore {
   readonly path: string;
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly fs: ConfigFs = realFs,
+  ) {
     this.path = join(dir, CONFIG_FILE);
   }
 
   async read(): Promise<ConfigData> {
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      text = await this.fs.readFile(this.path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return emptyConfig();
-      throw new ConfigError(`cannot read the config file ${this.path}: ${(error as Error).message}`, this.path);
+      throw new ConfigError(`cannot read the config file ${this.path}: ${(error as Error).message}`, this.path, accessHint(error, this.path, this.dir));
     }
     return parseConfig(text, this.path);
   }
@@ -123,12 +150,12 @@ export class FileConfigStore implements ConfigStore {
       const config = await this.read();
       const result = await change(config);
       try {
-        await writeFileAtomic(this.path, JSON.stringify(config, null, 2) + '\n');
+        await this.fs.writeFileAtomic(this.path, JSON.stringify(config, null, 2) + '\n');
       } catch (error) {
         throw new ConfigError(
           `cannot write the config file ${this.path}: ${(error as Error).message}`,
           this.path,
-          `make ${this.dir} writable, or point SVC_CONFIG_DIR at a writable directory`,
+          accessHint(error, this.path, this.dir) ?? `make ${this.dir} writable, or point SVC_CONFIG_DIR at a writable directory`,
         );
       }
       return result;

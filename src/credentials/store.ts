@@ -16,11 +16,43 @@ export const KEYCHAIN_TIMEOUT_MS = 3_000;
 export interface SecretStore {
   /** The secret, or null when there is none. `where` (recorded in config.json) skips looking elsewhere. */
   get(profile: string, name: string, where?: SecretStorage): Promise<string | null>;
-  /** Stores the secret and says where it went (to record in config.json). */
-  set(profile: string, name: string, value: string): Promise<SecretStorage>;
-  /** Removes it from every place it may be. */
-  delete(profile: string, name: string): Promise<void>;
+  /**
+   * Stores the secret and says where it went (to record in config.json). `where` is where
+   * config.json says it is now: an entry already in the file stays there without asking the
+   * keychain again (or warning again: the warning is once, when the storage changes).
+   */
+  set(profile: string, name: string, value: string, where?: SecretStorage): Promise<SecretStorage>;
+  /**
+   * Removes it from every place it may be (`where`: config.json's record, `file` skips the
+   * keychain). A keychain entry that could not be deleted is returned, never swallowed: the
+   * command tells the user how to remove it by hand.
+   */
+  delete(profile: string, name: string, where?: SecretStorage): Promise<SecretLeft | null>;
 }
+
+/** A keychain entry that is still there after a delete. */
+export interface SecretLeft {
+  service: string;
+  account: string;
+  reason: string;
+  /** How to remove it by hand on this platform. */
+  remove_with: string;
+}
+
+export function manualKeychainRemoval(account: string, platform: string = process.platform): string {
+  if (platform === 'darwin') return `security delete-generic-password -s ${KEYCHAIN_SERVICE} -a '${account}'`;
+  if (platform === 'win32') return `remove the generic credential "${account}.${KEYCHAIN_SERVICE}" in Credential Manager`;
+  return `secret-tool clear service ${KEYCHAIN_SERVICE} username '${account}'`;
+}
+
+/** The warning for a SecretLeft: the entry, why, and the command that removes it. */
+export function describeLeft(left: SecretLeft): string {
+  return `the keychain entry ${left.account} (service ${left.service}) could not be deleted (${left.reason}); it still holds the secret. Remove it by hand: ${left.remove_with}`;
+}
+
+/** What every keychain failure suggests (design.md: errors name the next step). */
+export const KEYCHAIN_HINT =
+  'unlock or start the OS keychain (on Linux: gnome-keyring or another Secret Service), or set SVC_CREDENTIAL_STORE=file to use credentials.json, or pass a key in SVC_API_KEY';
 
 export function secretAccount(profile: string, name: string): string {
   return `${profile}:${name}`;
@@ -59,7 +91,7 @@ async function timeBoxed<T>(what: string, timeoutMs: number, call: (signal: Abor
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort();
-      reject(new KeychainError(`the OS keychain did not answer within ${timeoutMs / 1000} s (${what})`));
+      reject(new KeychainError(`the OS keychain did not answer within ${timeoutMs / 1000} s (${what})`, KEYCHAIN_HINT));
     }, timeoutMs);
     timer.unref?.();
   });
@@ -67,7 +99,7 @@ async function timeBoxed<T>(what: string, timeoutMs: number, call: (signal: Abor
     return await Promise.race([call(controller.signal), timeout]);
   } catch (error) {
     if (error instanceof KeychainError) throw error;
-    throw new KeychainError(`the OS keychain failed (${what}): ${(error as Error).message}`);
+    throw new KeychainError(`the OS keychain failed (${what}): ${(error as Error).message}`, KEYCHAIN_HINT);
   } finally {
     clearTimeout(timer);
   }
@@ -85,8 +117,14 @@ export class KeychainSecretStore implements SecretStore {
     await timeBoxed('write', this.timeoutMs, (signal) => this.backend.set(KEYCHAIN_SERVICE, secretAccount(profile, name), value, signal));
     return 'keychain';
   }
-  async delete(profile: string, name: string): Promise<void> {
-    await timeBoxed('delete', this.timeoutMs, (signal) => this.backend.delete(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
+  async delete(profile: string, name: string): Promise<SecretLeft | null> {
+    const account = secretAccount(profile, name);
+    try {
+      await timeBoxed('delete', this.timeoutMs, (signal) => this.backend.delete(KEYCHAIN_SERVICE, account, signal));
+      return null;
+    } catch (error) {
+      return { service: KEYCHAIN_SERVICE, account, reason: (error as Error).message, remove_with: manualKeychainRemoval(account) };
+    }
   }
 }
 
@@ -107,7 +145,7 @@ export class FileSecretStore implements SecretStore {
       text = await readFile(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, secrets: {} };
-      throw new ConfigError(`cannot read ${this.path}: ${(error as Error).message}`, this.path);
+      throw new ConfigError(`cannot read the credentials file ${this.path}: ${(error as Error).message}`, this.path, permissionHint(error, this.path));
     }
     try {
       const data = JSON.parse(text) as CredentialsFile;
@@ -138,13 +176,21 @@ export class FileSecretStore implements SecretStore {
     });
     return 'file';
   }
-  async delete(profile: string, name: string): Promise<void> {
+  async delete(profile: string, name: string): Promise<SecretLeft | null> {
     const data = await this.read();
-    if (!(secretAccount(profile, name) in data.secrets)) return;
+    if (!(secretAccount(profile, name) in data.secrets)) return null;
     await this.change((d) => {
       delete d.secrets[secretAccount(profile, name)];
     });
+    return null;
   }
+}
+
+/** EACCES/EPERM on a config file: name it and say to fix its permissions. */
+export function permissionHint(error: unknown, path: string): string | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return `fix the permissions of ${path} (it must be readable and writable by you: chmod 600 ${path}), or point SVC_CONFIG_DIR elsewhere`;
+  return undefined;
 }
 
 /** In memory: tests, and nothing else. */
@@ -157,8 +203,9 @@ export class MemorySecretStore implements SecretStore {
     this.secrets.set(secretAccount(profile, name), value);
     return 'memory';
   }
-  async delete(profile: string, name: string): Promise<void> {
+  async delete(profile: string, name: string): Promise<SecretLeft | null> {
     this.secrets.delete(secretAccount(profile, name));
+    return null;
   }
 }
 
@@ -194,8 +241,10 @@ export class FallbackSecretStore implements SecretStore {
     return this.file.get(profile, name);
   }
 
-  async set(profile: string, name: string, value: string): Promise<SecretStorage> {
+  async set(profile: string, name: string, value: string, where?: SecretStorage): Promise<SecretStorage> {
     if (this.preference === 'file') return this.file.set(profile, name, value);
+    // Already in the file (the user was warned when it went there): a rotation stays there quietly.
+    if (this.preference === 'auto' && where === 'file') return this.file.set(profile, name, value);
     try {
       await this.keychain.set(profile, name, value);
     } catch (error) {
@@ -214,10 +263,10 @@ export class FallbackSecretStore implements SecretStore {
     return 'keychain';
   }
 
-  async delete(profile: string, name: string): Promise<void> {
-    const errors: unknown[] = [];
-    if (this.preference !== 'file') await this.keychain.delete(profile, name).catch((e: unknown) => errors.push(e));
+  async delete(profile: string, name: string, where?: SecretStorage): Promise<SecretLeft | null> {
+    // Recorded as in the file: the keychain never held it (and may not exist here).
+    const left = this.preference === 'file' || (this.preference === 'auto' && where === 'file') ? null : await this.keychain.delete(profile, name);
     await this.file.delete(profile, name);
-    if (this.preference === 'keychain' && errors.length > 0) throw errors[0];
+    return left;
   }
 }

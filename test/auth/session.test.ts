@@ -105,6 +105,45 @@ describe('access token refresh', () => {
     expect(session.secrets.secrets.has('default:oauth')).toBe(true);
   });
 
+  it('a refused refresh is recorded: auth status says the connection ended (exit 3) until a login replaces it', async () => {
+    const session = await loggedIn();
+    expect((await session.run(['auth', 'status'])).exitCode).toBe(0);
+    await control(emulator, 'DELETE', `/_emulator/orgs/${emulator.seed.org_id}/connections/svc_app_cli`);
+    expect((await session.run(['account', '--json'])).exitCode).toBe(3);
+
+    const config = JSON.parse(readFileSync(join(session.configDir, 'config.json'), 'utf8'));
+    expect(config.profiles.default.oauth.ended_at).toEqual(expect.any(String));
+    expect(config.profiles.default.oauth.ended_reason).toBe('invalid_grant');
+    expect(session.secrets.secrets.has('default:oauth')).toBe(true);
+
+    const status = await session.run(['auth', 'status']);
+    expect(status.exitCode).toBe(3);
+    expect(status.stdout).toContain('ended just now — run svc login');
+    expect(status.stdout).not.toContain('Commands use');
+    expect(status.stderr).toContain('has ended');
+    expect(status.stderr).toContain('svc login --profile default');
+    const json = await session.run(['auth', 'status', '--json']);
+    expect(json.exitCode).toBe(3);
+    expect(JSON.parse(json.stdout).active).toMatchObject({ profile: 'default', oauth: 'ended' });
+
+    const again = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets: session.secrets, configDir: session.configDir });
+    expect(again.exitCode).toBe(0);
+    const after = await session.run(['auth', 'status']);
+    expect(after.exitCode).toBe(0);
+    expect(after.stdout).toContain('Commands use: profile "default", live mode, the OAuth sign-in');
+    expect(JSON.parse(readFileSync(join(session.configDir, 'config.json'), 'utf8')).profiles.default.oauth.ended_at).toBeUndefined();
+  });
+
+  it('auth status exits 3 when the OAuth entry is missing from its store', async () => {
+    const session = await loggedIn();
+    session.secrets.secrets.delete('default:oauth');
+    const status = await session.run(['auth', 'status']);
+    expect(status.exitCode).toBe(3);
+    expect(status.stdout).toContain('secret missing — run svc login');
+    expect(status.stdout).not.toContain('Commands use');
+    expect(status.stderr).toContain('missing from its store');
+  });
+
   it("deleting the organization's own app ends the connection too (confidential client with a secret)", async () => {
     const app = await control<{ client_id: string; client_secret: string }>(emulator, 'POST', '/_emulator/apps', {
       name: 'Acme tools',

@@ -9,6 +9,8 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { failingKeychain, hangingKeychain, workingKeychain } from '../helpers/keychains.js';
 import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, KEYCHAIN_TIMEOUT_MS } from '../../src/credentials/store.js';
+import type { Clock } from '../../src/context.js';
+import { envFor, scriptedBrowser } from '../auth/support.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -117,5 +119,50 @@ describe('secret storage', () => {
     const r = await runCli(['account'], { configDir, keychain });
     expect(r.exitCode).toBe(3);
     expect(r.stderr).toContain('svc keys add --profile default --name test');
+  });
+
+  it('the file fallback is announced once: a token refresh of a file-stored sign-in neither retries the keychain nor warns', async () => {
+    const configDir = tempConfigDir();
+    const keychain = failingKeychain();
+    const env = envFor(emu.emulator);
+    const login = await runCli(['login'], { configDir, keychain, env, browser: scriptedBrowser(emu.emulator) });
+    expect(login.exitCode).toBe(0);
+    expect(login.stderr.match(/^warning: .*credentials\.json/gm)).toHaveLength(1);
+    expect(config(configDir).profiles.default.oauth.storage).toBe('file');
+    const before = JSON.parse(JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).secrets['default:oauth']);
+
+    keychain.calls.length = 0;
+    const later: Clock = { now: () => Date.now() + 3550_000, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+    for (let i = 0; i < 2; i++) {
+      const refreshed = await runCli(['auth', 'token'], { configDir, keychain, env, clock: { ...later, now: () => Date.now() + 3550_000 * (i + 1) } });
+      expect(refreshed.exitCode).toBe(0);
+      expect(refreshed.stderr).toBe('');
+    }
+    expect(keychain.calls).toEqual([]);
+    const after = JSON.parse(JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).secrets['default:oauth']);
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(config(configDir).profiles.default.oauth.storage).toBe('file');
+  });
+
+  it('a keychain entry that cannot be deleted is reported with the command that removes it, not claimed deleted', async () => {
+    const configDir = tempConfigDir();
+    const keychain = workingKeychain();
+    keychain.delete = failingKeychain('The name org.freedesktop.secrets was not provided').delete;
+    const env = envFor(emu.emulator);
+    expect((await runCli(['keys', 'add', '--name', 'ci', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
+    const removed = await runCli(['keys', 'remove', 'ci', '--json'], { configDir, keychain });
+    expect(removed.exitCode).toBe(0);
+    expect(removed.stderr).toContain('the keychain entry default:ci (service svc) could not be deleted');
+    expect(removed.stderr).toContain("secret-tool clear service svc username 'default:ci'");
+    expect(JSON.parse(removed.stdout).secret_left).toMatchObject({ service: 'svc', account: 'default:ci', remove_with: expect.stringContaining('secret-tool clear') });
+    expect(keychain.entries.has('svc/default:ci')).toBe(true);
+
+    const login = await runCli(['login'], { configDir, keychain, env, browser: scriptedBrowser(emu.emulator) });
+    expect(login.exitCode).toBe(0);
+    const logout = await runCli(['logout', '--json'], { configDir, keychain, env });
+    expect(logout.exitCode).toBe(0);
+    expect(logout.stderr).toContain("secret-tool clear service svc username 'default:oauth'");
+    expect(logout.stderr).not.toContain('deleted here');
+    expect(JSON.parse(logout.stdout)).toMatchObject({ revoked: true, secret_left: { account: 'default:oauth' } });
   });
 });

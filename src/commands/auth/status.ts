@@ -4,6 +4,7 @@
 // Local only: no request is made. Exit 3 when the chosen profile has no usable credential.
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
+import { OAUTH_SECRET_NAME } from '../../config/config.js';
 import { chooseMode, chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { AuthError, CliError, EXIT } from '../../errors.js';
@@ -23,7 +24,10 @@ function describeActive(c: ResolvedCredential): string {
   return `profile "${c.profileName}", ${c.mode} mode, ${what}`;
 }
 
-function profileLines(name: string, profile: Profile, isDefault: boolean, now: number): string[] {
+/** Why the chosen OAuth sign-in cannot be used, when it cannot (shown on its line). */
+type OAuthTrouble = 'ended' | 'secret missing';
+
+function profileLines(name: string, profile: Profile, isDefault: boolean, now: number, trouble?: OAuthTrouble): string[] {
   const lines: string[] = [];
   const org = profile.org_name ? `${profile.org_name} (${profile.org_id ?? '?'})` : profile.org_id ?? 'organization unknown';
   lines.push(`${name}${isDefault ? ' (default)' : ''}: ${org}${profile.base_url ? ` at ${profile.base_url}` : ''}`);
@@ -31,7 +35,12 @@ function profileLines(name: string, profile: Profile, isDefault: boolean, now: n
   if (profile.oauth) {
     const o = profile.oauth;
     const expiry = o.expires_at ? (o.expires_at > now ? `access token expires ${relativeTime(o.expires_at, now)}` : `access token expired ${relativeTime(o.expires_at, now)} (refreshed on next use)`) : '';
-    lines.push(`  OAuth sign-in (live): app ${o.client_id}, scopes ${o.scopes.join(' ') || 'none'}${expiry ? `, ${expiry}` : ''}; stored in ${o.storage}`);
+    const state = o.ended_at
+      ? `ended ${relativeTime(o.ended_at, now)} — run svc login`
+      : trouble === 'secret missing'
+        ? `secret missing — run svc login`
+        : expiry;
+    lines.push(`  OAuth sign-in (live): app ${o.client_id}, scopes ${o.scopes.join(' ') || 'none'}${state ? `, ${state}` : ''}; stored in ${o.storage}`);
   }
   for (const key of Object.values(profile.keys ?? {}).sort((a, b) => a.name.localeCompare(b.name))) {
     lines.push(`  ${key.mode} key "${key.name}": ${redactedKey(key)}, scopes ${key.scopes.join(' ') || 'none'}; stored in ${key.storage}`);
@@ -54,13 +63,38 @@ export async function run(_opts: AuthStatusOptions, ctx: Context): Promise<numbe
     if (!(error instanceof CliError)) throw error;
     problem = error;
   }
+  // Resolution does not read the OAuth entry (requests do, per call): check it is there and alive.
+  let trouble: OAuthTrouble | undefined;
+  if (active?.source === 'profile' && active.kind === 'oauth') {
+    const meta = active.profile?.oauth;
+    const where = `profile "${active.profileName}"${active.profile?.org_name ? ` (${active.profile.org_name})` : ''}`;
+    if (meta?.ended_at) {
+      trouble = 'ended';
+      problem = new AuthError(
+        `the OAuth connection of ${where} has ended (the service refused its refresh${meta.ended_reason ? `: ${meta.ended_reason}` : ''})`,
+        `run \`svc login --profile ${active.profileName}\``,
+      );
+    } else {
+      try {
+        // Through the store: time-boxed like every keychain call.
+        if ((await ctx.secrets.get(active.profileName, OAUTH_SECRET_NAME, meta?.storage)) === null) {
+          trouble = 'secret missing';
+          problem = new AuthError(`the OAuth sign-in of ${where} is missing from its store (${meta?.storage ?? 'unknown'})`, `run \`svc login --profile ${active.profileName}\``);
+        }
+      } catch (error) {
+        if (!(error instanceof CliError)) throw error;
+        problem = error;
+      }
+    }
+    if (problem) active = undefined;
+  }
 
   if (ctx.globals.json) {
     printJson(ctx, {
       default_profile: config.default_profile ?? null,
       active: active
         ? { profile: active.source === 'env' ? null : active.profileName, source: active.source, mode: active.mode, type: active.kind, key_name: active.keyName ?? null }
-        : { profile: chosen, error: problem?.message ?? null },
+        : { profile: chosen, error: problem?.message ?? null, ...(trouble ? { oauth: trouble === 'ended' ? 'ended' : 'secret_missing' } : {}) },
       env_api_key: ctx.env.SVC_API_KEY ? redact(ctx.env.SVC_API_KEY) : null,
       config_file: ctx.config.path,
       profiles: Object.entries(config.profiles).map(([name, p]) => ({
@@ -79,7 +113,8 @@ export async function run(_opts: AuthStatusOptions, ctx: Context): Promise<numbe
     const out: string[] = [];
     const names = Object.keys(config.profiles);
     if (!names.length) out.push(`No profiles yet (config: ${ctx.config.path}).`);
-    for (const name of names.sort()) out.push(...profileLines(name, config.profiles[name]!, name === (config.default_profile ?? 'default'), now));
+    for (const name of names.sort())
+      out.push(...profileLines(name, config.profiles[name]!, name === (config.default_profile ?? 'default'), now, name === chosen ? trouble : undefined));
     if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile.`);
     if (active) out.push(`Commands use: ${describeActive(active)}.`);
     ctx.io.stdout.write(out.join('\n') + '\n');

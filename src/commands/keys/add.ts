@@ -7,7 +7,8 @@ import type { Mode } from '../../shared/constants.js';
 import { chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
 import { ApiError, EXIT, UsageError } from '../../errors.js';
 import { promptSecret } from '../../io/interactive.js';
-import { printJson } from '../../io/output.js';
+import { printJson, warn } from '../../io/output.js';
+import { describeLeft, type SecretLeft } from '../../credentials/store.js';
 import { lastFour, redact } from '../../io/redact.js';
 import { parseKeyName, redactedKey } from './shared.js';
 
@@ -119,17 +120,23 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
     if (ctx.globals.baseUrl || ctx.env.SVC_BASE_URL || !profile.base_url) profile.base_url = baseUrl;
     const keys = (profile.keys ??= {});
     // One key per mode: an older key of this mode is replaced.
-    const old = Object.values(keys).filter((k) => k.mode === mode && k.name !== name).map((k) => k.name);
-    for (const oldName of old) delete keys[oldName];
+    const old = Object.values(keys).filter((k) => k.mode === mode && k.name !== name);
+    for (const k of old) delete keys[k.name];
     keys[name] = meta;
     cfg.default_profile ??= profileName;
     return old;
   });
-  for (const oldName of replaced) await ctx.secrets.delete(profileName, oldName).catch(() => {});
+  const left: SecretLeft[] = [];
+  for (const old of replaced) {
+    const entry = await ctx.secrets.delete(profileName, old.name, old.storage).catch(() => null);
+    if (entry) left.push(entry);
+  }
+  for (const entry of left) warn(ctx, describeLeft(entry));
 
-  if (ctx.globals.json) return printJson(ctx, { profile: profileName, org_id: account.id, org_name: account.name, key: { ...meta, redacted: redactedKey(meta) } });
+  if (ctx.globals.json)
+    return printJson(ctx, { profile: profileName, org_id: account.id, org_name: account.name, key: { ...meta, redacted: redactedKey(meta) }, ...(left.length ? { secrets_left: left } : {}) });
   ctx.io.stdout.write(
     `Added ${mode} key "${name}" (${redactedKey(meta)}) for ${account.name} (${account.id}) to profile "${profileName}", stored in ${storage === 'file' ? 'the credentials file' : storage}.\n`,
   );
-  if (replaced.length) ctx.io.stderr.write(`It replaces the profile's previous ${mode} key ${replaced.map((n) => `"${n}"`).join(', ')}.\n`);
+  if (replaced.length) ctx.io.stderr.write(`It replaces the profile's previous ${mode} key ${replaced.map((k) => `"${k.name}"`).join(', ')}.\n`);
 }

@@ -3,7 +3,8 @@
 import type { Context } from '../../context.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import { UsageError } from '../../errors.js';
-import { printJson } from '../../io/output.js';
+import { printJson, warn } from '../../io/output.js';
+import { describeLeft } from '../../credentials/store.js';
 import { parseKeyName, redactedKey } from './shared.js';
 
 export interface KeysRemoveOptions {
@@ -24,11 +25,15 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
     const names = Object.keys(profile.keys ?? {});
     throw new UsageError(`profile "${profileName}" has no key named "${opts.name}"` + (names.length ? ` (keys: ${names.join(', ')})` : ' (it has no keys)'));
   }
-  await ctx.secrets.delete(profileName, opts.name);
-  await ctx.config.update((cfg) => {
-    delete cfg.profiles[profileName]?.keys?.[opts.name];
+  const left = await ctx.withProfileLock(profileName, async () => {
+    const entryLeft = await ctx.secrets.delete(profileName, opts.name, meta.storage);
+    await ctx.config.update((cfg) => {
+      delete cfg.profiles[profileName]?.keys?.[opts.name];
+    });
+    return entryLeft;
   });
-  if (ctx.globals.json) return printJson(ctx, { profile: profileName, removed: { ...meta, redacted: redactedKey(meta) } });
-  ctx.io.stdout.write(`Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}".\n`);
+  if (left) warn(ctx, describeLeft(left));
+  if (ctx.globals.json) return printJson(ctx, { profile: profileName, removed: { ...meta, redacted: redactedKey(meta) }, secret_left: left });
+  ctx.io.stdout.write(`Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"${left ? ' (its keychain entry remains, see the warning)' : ''}.\n`);
   ctx.io.stderr.write('The key itself still works at the service until it is revoked in the organization\'s API settings.\n');
 }
