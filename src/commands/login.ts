@@ -5,7 +5,9 @@ import type { Context } from '../context.js';
 import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
 import { chooseBaseUrl } from '../credentials/resolve.js';
-import type { ConfigData, Profile } from '../config/config.js';
+import type { ConfigData, KeyMeta, Profile } from '../config/config.js';
+import { describeLeft, type SecretLeft } from '../credentials/store.js';
+import { redactedKey } from './keys/shared.js';
 import { DEFAULT_PROFILE } from '../config/config.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
@@ -17,7 +19,7 @@ import { OAuthStepError } from '../auth/http.js';
 import { PortInUseError, startLoopbackServer, type LoopbackServer } from '../auth/loopback.js';
 import { createPkce, createState, type Pkce } from '../auth/pkce.js';
 import { fetchOf, storedFromTokens, writeStored, type StoredOAuth } from '../auth/stored.js';
-import { exchangeCode, type ClientAuth, type TokenSet } from '../auth/tokens.js';
+import { exchangeCode, revokeToken, type ClientAuth, type TokenSet } from '../auth/tokens.js';
 
 export interface LoginOptions {
   /** Scopes to ask for; undefined asks for all (service-spec.md §4.1: scope omitted). */
@@ -77,6 +79,16 @@ export interface LoginResult {
   client_id: string;
   expires_at: string;
   storage: string;
+  /** API keys of the profile's previous organization, removed when it moved (login --yes). */
+  removed_keys: RemovedKey[];
+  /** Keychain entries of those keys that could not be deleted (remove them by hand). */
+  secrets_left?: SecretLeft[];
+}
+
+export interface RemovedKey {
+  name: string;
+  mode: string;
+  redacted: string;
 }
 
 export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
@@ -119,27 +131,47 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     ctx,
   );
 
+  const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(baseUrl, ENDPOINTS['oauth.revoke'].path).href;
   // A profile is one organization: moving it to another one must be deliberate.
   if (existing?.org_id && existing.org_id !== tokens.org_id) {
     const bound = `profile "${profileName}" belongs to ${existing.org_name ?? existing.org_id} (${existing.org_id}); this sign-in is for ${tokens.org_id}`;
     const elsewhere = 'or use `svc login --profile NAME` to sign in to that organization under a new profile';
     // Never prompt without a terminal: fail naming the flag that answers (design.md).
+    let refusal: CliError | undefined;
     if (!ctx.globals.yes && !(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
-      throw new UsageError(`${bound}; nothing was stored`, `run it again with --yes to move the profile to the new organization, ${elsewhere}`);
+      refusal = new UsageError(`${bound}; nothing was stored`, `run it again with --yes to move the profile to the new organization, ${elsewhere}`);
+    } else {
+      const ok = await confirm(ctx, `${bound}. Move the profile to it (its API keys are removed)?`).catch(async (error: unknown) => {
+        await revokeUnused(ctx, revocationEndpoint, client, tokens);
+        throw error;
+      });
+      if (!ok) refusal = new CliError(`nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`, 1, elsewhere.replace(/^or u/, 'U'));
     }
-    const ok = await confirm(ctx, `${bound}. Move the profile to it (its API keys are removed)?`);
-    if (!ok) throw new CliError(`nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`, 1, elsewhere.replace(/^or u/, 'U'));
+    if (refusal) {
+      // The code is already exchanged: the app is connected to that organization. Undo it (RFC 7009).
+      await revokeUnused(ctx, revocationEndpoint, client, tokens);
+      throw refusal;
+    }
   }
 
   const stored = storedFromTokens(tokens, ctx.clock.now(), {
     client,
     token_endpoint: metadata.token_endpoint,
-    revocation_endpoint: metadata.revocation_endpoint ?? joinUrl(baseUrl, ENDPOINTS['oauth.revoke'].path).href,
+    revocation_endpoint: revocationEndpoint,
   });
-  // The tokens first: without them the metadata below would describe nothing.
-  const storage = await writeStored(ctx, profileName, stored);
+  // The tokens first: without them the metadata below would describe nothing. Under the
+  // profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
+  const storage = await ctx.withProfileLock(profileName, () => writeStored(ctx, profileName, stored));
   const orgName = await organizationName(ctx, profileName, baseUrl, existing, tokens);
-  await recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage);
+  const { removed, left } = await ctx.withProfileLock(profileName, () => recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage));
+  if (removed.length) {
+    warn(
+      ctx,
+      `profile "${profileName}" moved to ${orgName ?? tokens.org_id}: its API keys of ${existing?.org_name ?? existing?.org_id} were removed: ` +
+        removed.map((k) => `${k.mode} key "${k.name}" (${k.redacted})`).join(', '),
+    );
+  }
+  for (const entry of left) warn(ctx, describeLeft(entry));
 
   const result: LoginResult = {
     profile: profileName,
@@ -150,7 +182,9 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     client_id: client.clientId,
     expires_at: new Date(stored.expires_at).toISOString(),
     storage,
+    removed_keys: removed,
   };
+  if (left.length) result.secrets_left = left;
   note(ctx, `Signed in to ${orgName ?? tokens.org_id} as profile "${profileName}".`);
   await printObject(
     ctx,
@@ -164,6 +198,23 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     ],
     result,
   );
+}
+
+/**
+ * Tokens this login will not keep: revoke the grant (RFC 7009 §2.1, the refresh token ends it
+ * whole) so the app does not stay connected to an organization nobody signed in to. Best effort:
+ * a failure is reported, never thrown over the reason the login stopped.
+ */
+async function revokeUnused(ctx: Context, endpoint: string, client: ClientAuth, tokens: TokenSet): Promise<void> {
+  try {
+    await revokeToken(fetchOf(ctx), endpoint, client, { value: tokens.refresh_token, hint: 'refresh_token' }, ctx.signal);
+  } catch (error) {
+    warn(
+      ctx,
+      `the new connection to ${tokens.org_id} could not be revoked (${(error as Error).message}); ` +
+        "an admin of that organization can disconnect the app in its connected apps",
+    );
+  }
 }
 
 /** --client-id / SVC_CLIENT_ID, else the CLI's own public app; SVC_CLIENT_SECRET for a confidential one. */
@@ -308,13 +359,13 @@ async function recordProfile(
   tokens: TokenSet,
   orgName: string | null,
   storage: Awaited<ReturnType<typeof writeStored>>,
-): Promise<void> {
+): Promise<{ removed: RemovedKey[]; left: SecretLeft[] }> {
   const removedKeys = await ctx.config.update((config: ConfigData) => {
     const profile: Profile = config.profiles[profileName] ?? {};
-    let removed: string[] = [];
+    let removed: KeyMeta[] = [];
     if (profile.org_id && profile.org_id !== tokens.org_id) {
       // Keys of the old organization would act for it under this profile's new name.
-      removed = Object.keys(profile.keys ?? {});
+      removed = Object.values(profile.keys ?? {});
       delete profile.keys;
       delete profile.mode;
       delete profile.org_name;
@@ -330,5 +381,10 @@ async function recordProfile(
     }
     return removed;
   });
-  for (const name of removedKeys) await ctx.secrets.delete(profileName, name);
+  const left: SecretLeft[] = [];
+  for (const key of removedKeys) {
+    const entry = await ctx.secrets.delete(profileName, key.name, key.storage);
+    if (entry) left.push(entry);
+  }
+  return { removed: removedKeys.map((k) => ({ name: k.name, mode: k.mode, redacted: redactedKey(k) })), left };
 }

@@ -24,6 +24,11 @@ function storedOAuth(secrets: MemorySecretStore, profile = 'default') {
   return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
 }
 
+/** The apps connected to an organization, as its admin would see them. */
+async function connections(org: string): Promise<unknown[]> {
+  return (await control<{ data: unknown[] }>(emulator, 'GET', `/_emulator/orgs/${org}/connections`)).data;
+}
+
 describe('svc login', () => {
   it('runs the whole flow: PKCE and state on the authorize URL, tokens stored as one entry, org named', async () => {
     const secrets = new MemorySecretStore();
@@ -213,11 +218,25 @@ describe('svc login', () => {
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('--yes');
     expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+    // The code was exchanged, but the refused connection was revoked: nothing stays connected to Globex.
+    expect(await connections(otherOrg)).toEqual([]);
+    expect(await connections(emulator.seed.org_id)).toHaveLength(1);
 
-    const moved = await runCli(['login', '--yes'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
+    // Keys of the old organization go with --yes, and the user is told which.
+    const { key: testKey } = await control<{ key: string }>(emulator, 'POST', `/_emulator/orgs/${emulator.seed.org_id}/keys`, { mode: 'test' });
+    expect((await runCli(['keys', 'add', '--name', 'ci'], { env: envFor(emulator), secrets, configDir, stdin: testKey })).exitCode).toBe(0);
+    const moved = await runCli(['login', '--yes', '--json'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
     expect(moved.exitCode).toBe(0);
-    expect(moved.stdout).toContain('Globex');
+    expect(moved.stderr).toMatch(/API keys of Acme were removed: test key "ci" \(svc_test_…/);
+    expect(moved.stderr).toContain(testKey.slice(-4));
+    const json = JSON.parse(moved.stdout);
+    expect(json.org_name).toBe('Globex');
+    expect(json.removed_keys).toEqual([{ name: 'ci', mode: 'test', redacted: `svc_test_…${testKey.slice(-4)}` }]);
     expect(storedOAuth(secrets)?.org_id).toBe(otherOrg);
+    expect(secrets.secrets.has('default:ci')).toBe(false);
+    // An ordinary login reports no removed keys.
+    const plainLogin = await runCli(['login', '--json'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
+    expect(JSON.parse(plainLogin.stdout).removed_keys).toEqual([]);
   });
 
   it('on a terminal, asks before moving the profile; declining stores nothing', async () => {
@@ -238,6 +257,7 @@ describe('svc login', () => {
     expect(declined.exitCode).toBe(1);
     expect(declined.stderr).toMatch(/nothing was stored/);
     expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+    expect(await connections(other.id)).toEqual([]);
 
     const accepted = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir, tty: true, prompter: prompter(true) });
     expect(accepted.exitCode).toBe(0);
