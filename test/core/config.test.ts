@@ -2,13 +2,44 @@
 // unwritable directory reported, concurrent writers never losing each other's changes,
 // and the per-profile lock (exclusive, stale locks taken over).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { FileConfigStore, parseConfig } from '../../src/config/config.js';
+import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { execute } from '../../src/main.js';
+import type { Runtime } from '../../src/cli/context.js';
+import { MemorySecretStore } from '../../src/credentials/store.js';
 import { withProfileLockIn } from '../../src/config/lock.js';
 import { configDir as platformConfigDir } from '../../src/config/paths.js';
+
+/** Like runCli, with the config store given (runCli has no such option). */
+async function runWithConfig(argv: string[], config: FileConfigStore, stdin = ''): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const runtime: Runtime = {
+    env: { HOME: config.dir, SVC_CONFIG_DIR: config.dir },
+    stdout: { write: (chunk) => void (stdout += chunk), isTTY: false },
+    stderr: { write: (chunk) => void (stderr += chunk), isTTY: false },
+    stdin: {
+      isTTY: false,
+      readAll: async () => stdin,
+      async *lines() {
+        yield* stdin.split('\n').filter(Boolean);
+      },
+    },
+    clock: { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
+    random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
+    browser: { open: async () => { throw new Error('no browser in tests'); } },
+    signal: new AbortController().signal,
+    secrets: new MemorySecretStore(),
+    config,
+  };
+  const exitCode = await execute(argv, runtime);
+  return { exitCode, stdout, stderr };
+}
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -47,16 +78,29 @@ describe('config.json', () => {
     expect(r.stderr).toContain(dir);
   });
 
-  it.skipIf(process.getuid?.() === 0)('a read-only config directory is reported with its path (exit 1)', async () => {
+  it('a read-only config directory is reported with its path (exit 1), even as root', async () => {
+    // Root ignores mode bits (CI runs as root), so the failure a read-only disk or directory
+    // gives is injected through the config store's fs seam: the real error path, message and code.
     const dir = tempConfigDir();
-    chmodSync(dir, 0o500);
-    try {
-      const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir: dir, stdin: emu.seed.keys.test });
-      expect(r.exitCode).toBe(1);
-      expect(r.stderr).toContain(dir);
-    } finally {
-      chmodSync(dir, 0o700);
-    }
+    const fail = (code: string) => async (path: string) => {
+      throw Object.assign(new Error(`${code}: ${code === 'EROFS' ? 'read-only file system' : 'permission denied'}, open '${path}'`), { code });
+    };
+    const erofs = await runWithConfig(['keys', 'add', '--base-url', emu.url], new FileConfigStore(dir, { readFile: (p) => readFile(p, 'utf8'), writeFileAtomic: fail('EROFS') }), emu.seed.keys.test);
+    expect(erofs.exitCode).toBe(1);
+    expect(erofs.stderr).toContain(`cannot write the config file ${join(dir, 'config.json')}`);
+    expect(erofs.stderr).toContain('EROFS');
+    expect(erofs.stderr).toContain(`make ${dir} writable, or point SVC_CONFIG_DIR at a writable directory`);
+
+    const eacces = await runWithConfig(['keys', 'add', '--base-url', emu.url], new FileConfigStore(dir, { readFile: (p) => readFile(p, 'utf8'), writeFileAtomic: fail('EACCES') }), emu.seed.keys.test);
+    expect(eacces.exitCode).toBe(1);
+    expect(eacces.stderr).toContain(join(dir, 'config.json'));
+    expect(eacces.stderr).toContain('fix the permissions of');
+
+    // An unreadable config file: named, with the permissions to fix.
+    const unreadable = await runWithConfig(['keys', 'list'], new FileConfigStore(dir, { readFile: fail('EACCES'), writeFileAtomic: async () => {} }));
+    expect(unreadable.exitCode).toBe(1);
+    expect(unreadable.stderr).toContain(`cannot read the config file ${join(dir, 'config.json')}`);
+    expect(unreadable.stderr).toContain(`fix the permissions of ${join(dir, 'config.json')}`);
   });
 
   it('a config dir that does not exist yet is created (first run), owner-only', async () => {
