@@ -41,6 +41,36 @@ describe('translate', () => {
     expect(requests).toBe(24 + 3);
   });
 
+  it('--lines paces its requests on the context clock: past the burst of 10, about 10 a second (600/min)', async () => {
+    let now = Date.now();
+    const sleeps: number[] = [];
+    const clock = {
+      now: () => now,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        now += ms; // virtual time: the pacer's waits cost nothing real
+      },
+    };
+    const input = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
+    const started = now;
+    const result = await h.svc(['translate', '--lines', '--to', 'it'], { stdin: input.join('\n') + '\n', extra: { clock } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.split('\n').slice(0, -1)).toEqual(input.map((line) => `[it] ${line}`));
+    // 30 lines past the burst at 590 per 60 s (the burst included, 600 in any minute).
+    expect(now - started).toBeGreaterThanOrEqual((30 / 590) * 60_000 - 1);
+    expect(now - started).toBeLessThan((30 / 590) * 60_000 + 200);
+    expect(sleeps.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('--lines on a terminal: six requests refused together print one "rate limited: waiting" notice', async () => {
+    const input = Array.from({ length: 8 }, (_, i) => `w${i}`);
+    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 429, count: 6 });
+    const result = await h.svc(['translate', '--lines', '--to', 'fr'], { stdin: input.join('\n') + '\n', tty: true });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.split('\n').slice(0, -1)).toEqual(input.map((line) => `[fr] ${line}`));
+    expect(result.stderr.match(/rate limited: waiting/g)).toHaveLength(1);
+  });
+
   it('--lines --json: NDJSON, one translation object per input line, in order', async () => {
     const input = ['un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit'];
     await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 429, count: 2 });
