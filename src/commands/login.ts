@@ -271,6 +271,11 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
           '(the browser is on another machine), copy the whole address from its address bar and paste it here.',
       );
       waits.push(pastedRedirect(ctx, state, stop));
+    } else if (ctx.io.stdin.isTTY) {
+      // The opener may "succeed" while no browser ever comes (xdg-open failing later, a browser
+      // on another display): on a terminal, a pasted redirect is accepted too, whichever comes first.
+      note(ctx, `If no browser appears, open the address above elsewhere and paste the address it ends on (${loopback.redirectUri}?…) here.`);
+      waits.push(pastedRedirect(ctx, state, stop));
     }
     return await Promise.race(waits);
   } finally {
@@ -281,7 +286,10 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
 function timeout(ctx: Context, seconds: number, stop: AbortSignal): Promise<never> {
   return ctx.clock.sleep(seconds * 1000, stop).then(
     () => {
-      throw new AuthError(`no sign-in arrived within ${formatSeconds(seconds)}; gave up`, 'run `svc login` again (use --timeout to wait longer)');
+      throw new AuthError(
+        `no sign-in arrived within ${formatSeconds(seconds)}; gave up`,
+        'run `svc login` again (use --timeout to wait longer; if no browser opened, use --no-browser to get an address to open elsewhere and paste the result back)',
+      );
     },
     () => new Promise<never>(() => {}), // stopped: another wait won
   );

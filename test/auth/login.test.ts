@@ -194,6 +194,38 @@ describe('svc login', () => {
     expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
   });
 
+  it('on a terminal, a pasted redirect is accepted even when the opener said it worked but no browser came', async () => {
+    let pasted = false;
+    const opened: string[] = [];
+    const secrets = new MemorySecretStore();
+    const result = await runWithPaste(['login'], {
+      env: envFor(emulator),
+      secrets,
+      stdinTty: true,
+      // xdg-open spawned fine, then failed on its own: nothing ever reaches the loopback server.
+      browser: { open: async (url) => void opened.push(url) },
+      watch: (stderr, type) => {
+        const url = stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
+        if (!url || pasted || !/paste/.test(stderr)) return;
+        pasted = true;
+        void control(emulator, 'POST', '/_emulator/approvals', { email: emulator.seed.admin.email, org_id: emulator.seed.org_id, decision: 'approve' })
+          .then(() => authorizeRedirect(url))
+          .then((callback) => type(callback.href));
+      },
+    });
+    expect(opened).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/^error/m);
+    expect(result.exitCode).toBe(0);
+    expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+  });
+
+  it('the timeout error points at --no-browser', async () => {
+    const result = await runCli(['login', '--timeout', '1s'], { env: envFor(emulator), browser: { open: async () => {} } });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('no sign-in arrived within 1 s');
+    expect(result.stderr).toContain('--no-browser');
+  });
+
   it('treats an SSH session or a missing display as no browser', async () => {
     const opened: string[] = [];
     const result = await runCli(['login', '--timeout', '1s'], {

@@ -76,7 +76,16 @@ export function envFor(emulator: RunningEmulator, extra: Record<string, string> 
  */
 export async function runWithPaste(
   argv: string[],
-  opts: { env: Record<string, string>; watch: (stderrSoFar: string, type: (line: string) => void) => void; secrets?: SecretStore; configDir?: string },
+  opts: {
+    env: Record<string, string>;
+    watch: (stderrSoFar: string, type: (line: string) => void) => void;
+    secrets?: SecretStore;
+    configDir?: string;
+    /** stdin is a terminal (a person could paste there). */
+    stdinTty?: boolean;
+    /** Defaults to one that cannot open anything. */
+    browser?: Browser;
+  },
 ): Promise<RunCliResult> {
   let stdout = '';
   let stderr = '';
@@ -98,7 +107,7 @@ export async function runWithPaste(
       isTTY: false,
     },
     stdin: {
-      isTTY: false,
+      isTTY: opts.stdinTty ?? false,
       readAll: async () => '',
       async *lines() {
         for (;;) {
@@ -112,7 +121,7 @@ export async function runWithPaste(
       signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
     }) },
     random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
-    browser: { open: async () => { throw new Error('no browser here'); } },
+    browser: opts.browser ?? { open: async () => { throw new Error('no browser here'); } },
     signal: new AbortController().signal,
     secrets: opts.secrets ?? new MemorySecretStore(),
   };
