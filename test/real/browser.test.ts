@@ -2,7 +2,8 @@
 // on the emulator's authorize page, chooses the organization and approves (or denies)
 // while `svc login` waits on its loopback server. Then: where did the tokens go?
 // Skips with a visible reason without /usr/bin/chromium; SVC_REQUIRE_REAL=1 (CI) fails instead.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,8 @@ describe.skipIf(chromiumMissing && !requireReal)(`svc login in a real browser ($
     });
     emulator = await startEmulator({ port: 0 });
     keychainReachable = await secretServiceReachable();
+    // CI (SVC_REQUIRE_REAL=1) must exercise the keychain: no quiet fallback to the file store.
+    if (!keychainReachable && requireReal) throw new Error('SVC_REQUIRE_REAL=1 but no Secret Service is reachable (run under scripts/test-real.sh)');
     if (!keychainReachable) console.warn('no Secret Service reachable: the approve test checks the file store instead of the keychain');
   });
 
@@ -113,7 +116,10 @@ describe.skipIf(chromiumMissing && !requireReal)(`svc login in a real browser ($
 
       let secret: string | null;
       if (store === 'keychain') {
-        secret = await napiKeychain().get(KEYCHAIN_SERVICE, `${profile}:oauth`, AbortSignal.timeout(3000));
+        // What the Secret Service holds, asked the way a user would (not through our own code).
+        const found = spawnSync('secret-tool', ['lookup', 'service', KEYCHAIN_SERVICE, 'username', `${profile}:oauth`], { encoding: 'utf8' });
+        expect(found.status, found.stderr).toBe(0);
+        secret = found.stdout.trim() || null;
         expect(existsSync(join(configDir, 'credentials.json'))).toBe(false);
       } else {
         const path = join(configDir, 'credentials.json');
@@ -121,7 +127,18 @@ describe.skipIf(chromiumMissing && !requireReal)(`svc login in a real browser ($
         secret = (JSON.parse(readFileSync(path, 'utf8')) as { secrets: Record<string, string> }).secrets[`${profile}:oauth`] ?? null;
       }
       expect(secret).not.toBeNull();
-      expect(JSON.parse(secret!)).toMatchObject({ org_id: emulator.seed.org_id, client_id: 'svc_app_cli' });
+      const tokens = JSON.parse(secret!) as Record<string, unknown>;
+      expect(tokens).toMatchObject({ org_id: emulator.seed.org_id, client_id: 'svc_app_cli' });
+      expect(String(tokens.access_token)).toMatch(/^svc_oat_/);
+      expect(String(tokens.refresh_token)).toMatch(/^svc_ort_/);
+      if (store === 'keychain') {
+        // No file in the config dir may hold either token.
+        for (const entry of readdirSync(configDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())) {
+          const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+          expect(text, entry.name).not.toContain(String(tokens.access_token));
+          expect(text, entry.name).not.toContain(String(tokens.refresh_token));
+        }
+      }
 
       // The stored connection works: logout revokes it and removes it from the store.
       const logout = await runCli(['logout', '--profile', profile], {
