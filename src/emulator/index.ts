@@ -1,7 +1,13 @@
 // `startEmulator()`: the local implementation of the service, for `svc emulator` and tests.
 //
 // Choices where the spec and contract leave room (kept here so users of the emulator know):
-// - Unknown body fields and unknown query parameters are rejected: 422 `extra_forbidden`.
+// - Unknown body fields and unknown query parameters are rejected: 422 `extra_forbidden`, on every
+//   route (those without parameters take none); a one-value parameter given twice is 422 too; a body
+//   sent to end/close/release is 422 at ["body"] (an empty body or `{}` is accepted).
+// - The authorize page's forms take only application/x-www-form-urlencoded (415), up to 16 KiB (413).
+// - Loopback redirect URIs match any registered loopback URI with the same path: any port, and any of
+//   127.0.0.1, [::1], localhost.
+// - A stream ends when its access token expires (a timer on the emulator clock), not at the next keepalive.
 // - A JSON body with another Content-Type is 415; malformed JSON is 422 (`json_invalid`);
 //   JSON bodies are capped at 1 MiB and voice bodies at 10 MiB (413).
 // - Prices: /v1/prices. Live mode checks the balance before a billable operation and refuses
