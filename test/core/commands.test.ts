@@ -86,7 +86,10 @@ describe('svc auth status', () => {
         profiles: { work: { org_id: 'org_x', org_name: 'Initech', oauth: { client_id: 'svc_app_cli', scopes: ['calls:read'], expires_at: now + 30 * 60_000, storage: 'keychain' } } },
       }),
     );
-    const r = await runCli(['auth', 'status'], { configDir });
+    // auth status checks that the entry is there (metadata alone is not a sign-in).
+    const secrets = new MemorySecretStore();
+    secrets.secrets.set('work:oauth', '{"org_id":"org_x"}');
+    const r = await runCli(['auth', 'status'], { configDir, secrets });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/OAuth sign-in \(live\): app svc_app_cli, scopes calls:read, access token expires in 30 min; stored in keychain/);
     expect(r.stdout).toContain('Commands use: profile "work", live mode, the OAuth sign-in');

@@ -165,4 +165,18 @@ describe('secret storage', () => {
     expect(logout.stderr).not.toContain('deleted here');
     expect(JSON.parse(logout.stdout)).toMatchObject({ revoked: true, secret_left: { account: 'default:oauth' } });
   });
+
+  it('a keychain that fails or hangs on a read names the next steps: unlock it, SVC_CREDENTIAL_STORE=file, or SVC_API_KEY', async () => {
+    const configDir = tempConfigDir();
+    const keychain = workingKeychain();
+    expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
+    for (const broken of [failingKeychain(), hangingKeychain()]) {
+      const r = await runCli(['account'], { configDir, keychain: broken, keychainTimeoutMs: 100 });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toMatch(/the OS keychain (failed|did not answer)/);
+      expect(r.stderr).toContain('unlock or start the OS keychain');
+      expect(r.stderr).toContain('SVC_CREDENTIAL_STORE=file');
+      expect(r.stderr).toContain('SVC_API_KEY');
+    }
+  });
 });
