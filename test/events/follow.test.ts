@@ -59,6 +59,50 @@ function options(open: OpenStream, overrides: Partial<FollowOptions> = {}) {
 const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `evt_${from + i}`);
 
 describe('follow', () => {
+  it('a handler holding the stream (backpressure) longer than the heartbeat is not taken for a silent server', async () => {
+    // Like a real connection, an aborted one yields nothing more.
+    const seenLastIds: Array<string | undefined> = [];
+    const open: OpenStream = async (lastEventId, signal) => {
+      seenLastIds.push(lastEventId);
+      const from = lastEventId ? Number(lastEventId.slice(4)) + 1 : 1;
+      async function* body(): AsyncGenerator<Uint8Array> {
+        for (let n = from; n <= 4; n++) {
+          if (signal.aborted) throw new Retryable('aborted');
+          yield frame(n);
+        }
+        await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Retryable('aborted')), { once: true }));
+      }
+      return { body: body() };
+    };
+    const { opts, got } = options(open, { timeoutMs: 2000, heartbeatMs: 100 });
+    opts.onMessage = async (m) => {
+      got.push(m.id ?? '');
+      if (m.id === 'evt_2') await delay(350); // three heartbeats without reading
+      return got.length === 4 ? 'stop' : 'continue';
+    };
+    const result = await follow(opts);
+    expect(result).toMatchObject({ outcome: 'stopped', reconnects: 0 });
+    expect(got).toEqual(ids(1, 4));
+    expect(seenLastIds).toEqual([undefined]);
+  });
+
+  it('a stop while a handler holds the stream hands on nothing that was already buffered', async () => {
+    const s = server(10, [{ send: 99, then: 'stall' }]);
+    const controller = new AbortController();
+    const { opts, got } = options(s.open, { signal: controller.signal, timeoutMs: 2000 });
+    opts.onMessage = async (m) => {
+      got.push(m.id ?? '');
+      if (m.id === 'evt_3') {
+        controller.abort();
+        await delay(10);
+      }
+      return 'continue';
+    };
+    const result = await follow(opts);
+    expect(result.outcome).toBe('aborted');
+    expect(got).toEqual(ids(1, 3));
+  });
+
   it('resumes after dropped connections with Last-Event-ID, losing and repeating nothing', async () => {
     const s = server(10, [
       { send: 3, then: 'error' },

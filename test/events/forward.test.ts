@@ -69,6 +69,46 @@ describe('Forwarder', () => {
     expect(formatDelivery(reports[1]!, r.url)).toMatch(/503 POST .* evt_bad call\.ended after 3 attempts — gave up/);
   });
 
+  it('is bounded: full at maxQueued, room() waits for a delivery to finish', async () => {
+    const answers: Array<() => void> = [];
+    const slowPost: PostJson = () => new Promise((resolve) => answers.push(() => resolve({ status: 200 })));
+    const f = new Forwarder({ url: 'http://127.0.0.1:9/hook', post: slowPost, clock, signal: new AbortController().signal, report: () => {}, maxQueued: 3 });
+    for (let i = 1; i <= 3; i++) f.enqueue(`evt_${i}`, 'call.started', '{}');
+    expect(f.full).toBe(true);
+    let roomy = false;
+    const room = f.room().then(() => (roomy = true));
+    await delay(20);
+    expect(roomy).toBe(false);
+    answers.shift()!(); // evt_1 delivered: one place free
+    await room;
+    expect(f.full).toBe(false);
+    expect(f.delivered).toBe(1);
+    while (f.queued > 0) {
+      await delay(5);
+      answers.shift()?.();
+    }
+    expect(f.delivered).toBe(3);
+  });
+
+  it('a stop (Ctrl-C) frees the waiting reader and counts the rest as unsent, with no "gave up" report', async () => {
+    const controller = new AbortController();
+    const hanging: PostJson = (_url, _body, _headers, signal) =>
+      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    const reports: DeliveryReport[] = [];
+    const f = new Forwarder({ url: 'http://127.0.0.1:9/hook', post: hanging, clock, signal: controller.signal, report: (d) => reports.push(d), maxQueued: 2 });
+    f.enqueue('evt_1', 'call.started', '{}');
+    f.enqueue('evt_2', 'call.started', '{}');
+    const room = f.room();
+    controller.abort();
+    await room;
+    expect(f.unsent).toBe(2);
+    await f.drain();
+    expect(f.unsent).toBe(2);
+    expect(f.abandoned).toBe(2);
+    expect(f.failed).toBe(0);
+    expect(reports).toEqual([]);
+  });
+
   it('reports a delivery to a closed port as failed without a status', async () => {
     const r = await receiver(() => 200);
     closers.splice(0).forEach((close) => close());

@@ -362,6 +362,65 @@ describe('events tail --forward-to', () => {
   });
 });
 
+describe('events tail --forward-to: output and a bounded queue', () => {
+  const closers: Array<() => void> = [];
+  afterEach(() => closers.splice(0).forEach((close) => close()));
+
+  /** A hook that answers 200, or holds every request while `hold` says so. */
+  async function hook(hold: () => boolean) {
+    const held: Array<() => void> = [];
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      req.on('end', () => {
+        const answer = () => {
+          res.statusCode = 200;
+          res.end();
+        };
+        if (hold()) held.push(answer);
+        else answer();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, held, requests: () => requests };
+  }
+
+  it('without --json, stdout has only the event lines; the delivery lines go to stderr', async () => {
+    const target = await hook(() => false);
+    const run = runCli(['events', 'tail', '--max-events', '4', '--forward-to', target.url], { env: keyEnv() });
+    await streamsOpen();
+    await publish('call.started', 4);
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    const lines = stdout.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(4);
+    expect(lines.every((line) => line.includes('call.started') && !line.includes('→') && !line.includes('POST'))).toBe(true);
+    expect(stderr.match(/→ 200 POST /g)).toHaveLength(4);
+  });
+
+  it('a stalled endpoint: reading stops at 1,000 queued events, and Ctrl-C says how many were still queued', async () => {
+    const target = await hook(() => true); // never answers: every delivery waits
+    const controller = new AbortController();
+    const cli = startCli(['events', 'tail', '--json', '--forward-to', target.url], { signal: controller.signal });
+    await streamsOpen();
+    await publish('call.started', 1200);
+    const printed = () => cli.stdout().split('\n').filter(Boolean).length;
+    await until(() => printed() >= 1000, '1,000 events printed');
+    await delay(300); // time enough to read more, were it reading
+    expect(printed()).toBe(1000);
+    expect(target.requests()).toBe(1); // the first delivery, held
+    controller.abort();
+    expect(await cli.done).toBe(130);
+    expect(cli.stderr()).toMatch(/stopped: 1000 events, 0 reconnects, 0 forwarded, 0 not delivered, 1000 still queued \(not forwarded\)/);
+    expect(cli.stderr()).not.toMatch(/gave up/); // a stop is not a failed delivery
+  });
+});
+
 describe('events tail against a server that repeats itself', () => {
   it('prints each event once even when a resumed stream replays events already sent', async () => {
     const frame = (n: number) => `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","data":{}}\n\n`;

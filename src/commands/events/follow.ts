@@ -72,6 +72,8 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
     // Set when the watchdog cuts the attempt; the abort itself is a plain AbortError, which
     // the HTTP client passes through without retrying.
     let silence: string | undefined;
+    // True while the stream waits for a handler's promise.
+    let handlerBusy = false;
 
     // The watchdog sleeps until the next deadline rather than being reset on every chunk:
     // at tens of thousands of events a second, a timer per chunk would cost more than the events.
@@ -81,6 +83,12 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
           ? lastByteAt + heartbeatMs
           : Math.min(attemptStartedAt + heartbeatMs, lostAt + opts.timeoutMs);
         const wait = deadline - clock.now();
+        if (wait <= 0 && handlerBusy) {
+          // We are not reading (the handler holds the stream: backpressure), so the
+          // silence is ours, not the server's: look again a heartbeat after it lets go.
+          lastByteAt = clock.now();
+          continue;
+        }
         if (wait <= 0) {
           silence = connected ? `no data for ${heartbeatMs / 1000} s` : 'connecting took too long';
           attempt.abort();
@@ -108,11 +116,23 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
       attempts = 0;
       const messages = readSse(stream.body, { onBytes: () => (lastByteAt = clock.now()) });
       for await (const message of messages) {
+        // Stopped (Ctrl-C), perhaps while a handler held the stream: what was already
+        // buffered is not handed on.
+        if (signal.aborted) break;
         if (message.id) lastEventId = message.id;
         let verdict: MessageVerdict;
         try {
           const result = opts.onMessage(message);
-          verdict = typeof result === 'string' ? result : await result;
+          if (typeof result === 'string') verdict = result;
+          else {
+            handlerBusy = true;
+            try {
+              verdict = await result;
+            } finally {
+              handlerBusy = false;
+              lastByteAt = clock.now();
+            }
+          }
         } catch (error) {
           throw new HandlerFailure(error);
         }

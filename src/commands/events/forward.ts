@@ -1,6 +1,8 @@
 // `--forward-to URL`: each event's JSON POSTed to a local endpoint, in the order received
 // (like `stripe listen --forward-to`). A failed delivery is retried a few times, then
-// reported and skipped, so one bad event cannot stall the tail forever.
+// reported and skipped, so one bad event cannot stall the tail forever. The queue is
+// bounded: when it is full the tail waits for room before reading the next event
+// (backpressure), so a slow endpoint cannot make svc hold an ever-growing backlog.
 import type { Clock } from '../../context.js';
 
 export type PostJson = (
@@ -33,20 +35,50 @@ export interface ForwarderOptions {
   retryDelayMs?: number;
   /** Time allowed for one attempt. */
   attemptTimeoutMs?: number;
+  /** Events queued or being delivered before `room()` makes the reader wait. */
+  maxQueued?: number;
 }
+
+/** The default bound of the forward queue. */
+export const MAX_FORWARD_QUEUE = 1000;
 
 export class Forwarder {
   private chain: Promise<void> = Promise.resolve();
   private pending = 0;
+  private enqueued = 0;
+  private waiters: Array<() => void> = [];
   delivered = 0;
   failed = 0;
+  /** Events never attempted, or cut off mid-attempt, because the tail was stopped (Ctrl-C). */
+  abandoned = 0;
 
-  constructor(private readonly opts: ForwarderOptions) {}
+  constructor(private readonly opts: ForwarderOptions) {
+    opts.signal.addEventListener('abort', () => this.wake(), { once: true });
+  }
 
-  /** Queues an event for delivery after those before it; returns at once. */
+  /** Queues an event for delivery after those before it; returns at once (see `room()`). */
   enqueue(eventId: string, type: string, json: string): void {
+    this.enqueued++;
     this.pending++;
-    this.chain = this.chain.then(() => this.deliver(eventId, type, json)).finally(() => this.pending--);
+    this.chain = this.chain
+      .then(() => this.deliver(eventId, type, json))
+      .finally(() => {
+        this.pending--;
+        this.wake();
+      });
+  }
+
+  get full(): boolean {
+    return this.pending >= (this.opts.maxQueued ?? MAX_FORWARD_QUEUE);
+  }
+
+  /** Resolves when the queue has room for one more event, or at once once stopped. */
+  async room(): Promise<void> {
+    while (this.full && !this.opts.signal.aborted) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  private wake(): void {
+    for (const resolve of this.waiters.splice(0)) resolve();
   }
 
   /** Resolves when every queued event has been delivered or given up on. */
@@ -56,6 +88,11 @@ export class Forwarder {
 
   get queued(): number {
     return this.pending;
+  }
+
+  /** After a stop: the events that were not forwarded because of it (queued, in flight, abandoned). */
+  get unsent(): number {
+    return this.enqueued - this.delivered - this.failed;
   }
 
   private async deliver(eventId: string, type: string, json: string): Promise<void> {
@@ -88,7 +125,11 @@ export class Forwarder {
         error = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
       }
     }
-    if (signal.aborted && attempt === 0) return;
+    if (signal.aborted) {
+      // Stopped, not failed: the summary counts it as still queued, with no report line after it.
+      this.abandoned++;
+      return;
+    }
     this.failed++;
     this.opts.report({ eventId, type, status, attempts: attempt, ok: false, ...(error ? { error } : {}) });
   }

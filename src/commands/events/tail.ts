@@ -196,11 +196,9 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
       post,
       clock: ctx.clock,
       signal,
-      report: (d) => {
-        const line = formatDelivery(d, target);
-        if (json) io.stderr.write(line + '\n');
-        else out.push(line);
-      },
+      // Delivery lines are progress, not events: stderr, so that stdout stays one event
+      // per line for whatever it is piped into, with or without --json.
+      report: (d) => io.stderr.write(formatDelivery(d, target) + '\n'),
     });
     io.stderr.write(`Forwarding each event to ${target}\n`);
   }
@@ -209,7 +207,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   const query = { type: serverTypeParams(opts.types) };
   let printed = 0;
 
-  const onMessage = (message: SseMessage): MessageVerdict => {
+  const onMessage = (message: SseMessage): MessageVerdict | Promise<MessageVerdict> => {
     // The SSE fields carry the id and type, so NDJSON needs no parse of the payload.
     let event: ApiEvent | null = null;
     let id = message.id;
@@ -233,7 +231,10 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     forwarder?.enqueue(id, type, message.data);
     printed++;
     if (out.closed) return 'stop';
-    return opts.maxEvents !== undefined && printed >= opts.maxEvents ? 'stop' : 'continue';
+    const verdict: MessageVerdict = opts.maxEvents !== undefined && printed >= opts.maxEvents ? 'stop' : 'continue';
+    // Backpressure: with the forward queue full, read the next event only once there is room.
+    if (verdict === 'continue' && forwarder?.full) return forwarder.room().then(() => verdict);
+    return verdict;
   };
 
   const result = await follow({
@@ -284,7 +285,9 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     );
   }
   // Ctrl-C.
-  const forwarded = forwarder ? `, ${forwarder.delivered} forwarded, ${forwarder.failed} not delivered` : '';
+  const forwarded = forwarder
+    ? `, ${forwarder.delivered} forwarded, ${forwarder.failed} not delivered, ${forwarder.unsent} still queued (not forwarded)`
+    : '';
   io.stderr.write(
     `\nstopped: ${printed} event${printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
       `${result.lastEventId ? `; last ${result.lastEventId}` : ''}\n`,
