@@ -78,7 +78,7 @@ describe('follow', () => {
     opts.onMessage = async (m) => {
       got.push(m.id ?? '');
       if (m.id === 'evt_2') await delay(350); // three heartbeats without reading
-      return got.length === 4 ? 'stop' : 'continue';
+      return got.length === 4 ? ('stop' as const) : ('continue' as const);
     };
     const result = await follow(opts);
     expect(result).toMatchObject({ outcome: 'stopped', reconnects: 0 });
@@ -96,7 +96,7 @@ describe('follow', () => {
         controller.abort();
         await delay(10);
       }
-      return 'continue';
+      return 'continue' as const;
     };
     const result = await follow(opts);
     expect(result.outcome).toBe('aborted');
