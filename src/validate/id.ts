@@ -25,8 +25,13 @@ export function parseId(value: string, kind: IdKind): string {
   const trimmed = value.trim();
   if (!trimmed.startsWith(prefix) || !/^[A-Za-z0-9_-]+$/.test(trimmed.slice(prefix.length)) || trimmed === prefix) {
     const other = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => trimmed.startsWith(ID_PREFIX[k]) && k !== kind);
-    const hint = other ? ` (that is a ${NOUN[other]} id)` : '';
-    invalid(`"${value}" is not a ${NOUN[kind]} id${hint}: ${NOUN[kind]} ids look like ${prefix}8f2a1c`);
+    const hint = other ? ` (that is ${article(NOUN[other])} ${NOUN[other]} id)` : '';
+    invalid(`"${value}" is not ${article(NOUN[kind])} ${NOUN[kind]} id${hint}: ${NOUN[kind]} ids look like ${prefix}8f2a1c`);
   }
   return trimmed;
+}
+
+/** "an" before the nouns above that start with a vowel sound (event, organization), else "a". */
+function article(noun: string): 'a' | 'an' {
+  return /^[aeio]/i.test(noun) ? 'an' : 'a';
 }

@@ -317,6 +317,12 @@ describe('events tail', () => {
     // Only the stats call itself counts, if the emulator counts control requests at all.
     expect(after - before).toBeLessThanOrEqual(1);
   });
+
+  it('a --since that is not an event id says so in plain English', async () => {
+    const { exitCode, stderr } = await runCli(['events', 'tail', '--since', 'call_123'], { env: keyEnv() });
+    expect(exitCode).toBe(2);
+    expect(stderr).toContain('"call_123" is not an event id (that is a call id): event ids look like evt_8f2a1c');
+  });
 });
 
 describe('events tail --forward-to', () => {

@@ -56,8 +56,16 @@ describe('E.164 numbers, countries, area codes', () => {
     expect(parseE164('+44.20.7946.0958')).toBe('+442079460958');
   });
 
-  it.each(['14155550100', '+0123456', '+1', '+1234567890123456', '+1415abc0100', ''])('refuses %j', (input) => {
+  it.each(['14155550100', '+0123456', '+1', '+12', '+1234567', '+1234567890123456', '+1415abc0100', ''])('refuses %j', (input) => {
     expect(messageOf(() => parseE164(input))).toContain('e.g. +14155550100');
+  });
+
+  it('takes 8 to 15 digits, country code included, and says so when the count is off', () => {
+    expect(parseE164('+12345678')).toBe('+12345678');
+    expect(parseE164('+123456789012345')).toBe('+123456789012345');
+    expect(messageOf(() => parseE164('+12'))).toContain('it has 2 digits; E.164 numbers have 8 to 15');
+    expect(messageOf(() => parseE164('+1 234 567'))).toContain('it has 7 digits');
+    expect(messageOf(() => parseE164('+1234567890123456'))).toContain('it has 16 digits');
   });
 
   it('explains a missing plus sign', () => {
@@ -104,6 +112,15 @@ describe('ids by prefix', () => {
     expect(message).toContain('not a call id');
     expect(message).toContain('that is a chat id');
     expect(message).toContain('call_8f2a1c');
+  });
+
+  it('says "an" before event and organization', () => {
+    const event = messageOf(() => parseId('call_1', 'event'));
+    expect(event).toContain('is not an event id');
+    expect(event).toContain('that is a call id');
+    expect(messageOf(() => parseId('evt_1', 'call'))).toContain('that is an event id');
+    expect(messageOf(() => parseId('x', 'org'))).toContain('is not an organization id');
+    expect(messageOf(() => parseId('x', 'line'))).toContain('is not a phone line id');
   });
 
   it.each(['', 'call_', '123', 'line_12 3', 'call_../x'])('refuses %j', (input) => {
