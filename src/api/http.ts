@@ -1,11 +1,35 @@
-// The process's one HTTP path (design.md "HTTP"): a single keep-alive undici dispatcher
-// (EnvHttpProxyAgent when proxy variables are set), connect/headers timeouts, the
-// User-Agent, and --debug logging of each request and response with every secret redacted.
-// undici is loaded on the first request, never at start-up.
-import type { Dispatcher, Response } from 'undici';
+// The process's one HTTP path (design.md "HTTP"): one keep-alive connection pool per
+// process, connect/headers/body timeouts, the User-Agent, and --debug logging of each
+// request and response with every secret redacted.
+//
+// Transport: Node's own http/https modules, and undici's EnvHttpProxyAgent when proxy
+// variables are set. Why not undici for every request: its HTTP/1 parser is llhttp built
+// as WebAssembly, compiled at each start — about 120 ms on a 2-core machine, twice a
+// bare `node -e 0`, on every short command. node:http runs the same llhttp compiled into
+// Node, at no start-up cost. Behind a proxy, undici's CONNECT tunnelling and NO_PROXY
+// rules are worth their load time. Both are loaded on the first request, never at start-up.
+import { STATUS_CODES } from 'node:http';
+import type { Agent as NodeAgent, ClientRequest, IncomingMessage } from 'node:http';
+import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
 
-export type { Response as HttpResponse } from 'undici';
+/** The slice of a fetch Response that svc uses, over either transport's answer. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly url: string;
+  readonly headers: HttpHeaders;
+  /** The body as it arrives; `cancel()` drops the rest. */
+  readonly body: (AsyncIterable<Uint8Array> & { cancel(): Promise<void> }) | null;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+export interface HttpHeaders {
+  get(name: string): string | null;
+  forEach(callback: (value: string, name: string) => void): void;
+}
 
 export interface HttpInit {
   method?: string;
@@ -15,7 +39,7 @@ export interface HttpInit {
 }
 
 export interface HttpTransport {
-  fetch(url: string | URL, init?: HttpInit): Promise<Response>;
+  fetch(url: string | URL, init?: HttpInit): Promise<HttpResponse>;
 }
 
 export interface HttpOptions {
@@ -33,36 +57,139 @@ export const BODY_TIMEOUT_MS = 60_000;
 
 const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
-let shared: Promise<{ dispatcher: Dispatcher; fetch: typeof import('undici').fetch }> | undefined;
+/** What one request needs from a transport: the answer, or a network error as thrown. */
+type Send = (target: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined) => Promise<HttpResponse>;
+interface Transport {
+  send: Send;
+  close(): Promise<void>;
+}
 
-/** One dispatcher per process, so keep-alive connections are reused across every request. */
-function undiciFor(env: HttpOptions['env']) {
-  shared ??= (async () => {
-    // undici is CommonJS: bundled by esbuild its chunk exports only `default`, while Node's
-    // own loader (vitest runs the source) also offers named exports. `default` works in both.
-    const loaded = await import('undici');
-    const undici = (loaded as unknown as { default?: typeof loaded }).default ?? loaded;
-    const options = { connectTimeout: CONNECT_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, bodyTimeout: BODY_TIMEOUT_MS };
-    const proxied = PROXY_VARS.some((name) => env[name]);
-    const dispatcher = proxied
-      ? new undici.EnvHttpProxyAgent({
-          ...options,
-          httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-          httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
-          // '' rather than undefined: the context's env is the whole truth (undici would read process.env).
-    noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
-        })
-      : new undici.Agent({ ...options, keepAliveTimeout: 10_000 });
-    return { dispatcher, fetch: undici.fetch };
-  })();
+let shared: Promise<Transport> | undefined;
+
+/** One transport per process, so keep-alive connections are reused across every request. */
+function transportFor(env: HttpOptions['env']): Promise<Transport> {
+  shared ??= PROXY_VARS.some((name) => env[name]) ? proxiedTransport(env) : nodeTransport();
   return shared;
 }
 
-/** Closes the shared dispatcher's idle sockets so the process can exit at once. */
+/** Closes the pool's idle sockets so the process can exit at once. */
 export async function closeHttp(): Promise<void> {
   const current = shared;
   shared = undefined;
-  if (current) await (await current).dispatcher.close().catch(() => {});
+  if (current) await (await current).close().catch(() => {});
+}
+
+async function nodeTransport(): Promise<Transport> {
+  const [http, https] = await Promise.all([import('node:http'), import('node:https')]);
+  const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+  const send: Send = (target, method, headers, body, signal) =>
+    new Promise((resolve, reject) => {
+      const secure = target.protocol === 'https:';
+      const agent: NodeAgent = secure ? agents['https:'] : agents['http:'];
+      const request: ClientRequest = (secure ? https : http).request(target, { method, headers, agent, ...(signal ? { signal } : {}) });
+      const fail = (code: string, message: string) => request.destroy(Object.assign(new Error(message), { code }));
+      const headersTimer = setTimeout(() => fail('UND_ERR_HEADERS_TIMEOUT', `no answer within ${HEADERS_TIMEOUT_MS / 1000} s`), HEADERS_TIMEOUT_MS);
+      request.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        const connectTimer = setTimeout(() => fail('UND_ERR_CONNECT_TIMEOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`), CONNECT_TIMEOUT_MS);
+        socket.once('connect', () => clearTimeout(connectTimer));
+        socket.once('close', () => clearTimeout(connectTimer));
+      });
+      request.on('error', (error) => {
+        clearTimeout(headersTimer);
+        reject(error);
+      });
+      request.on('response', (response: IncomingMessage) => {
+        clearTimeout(headersTimer);
+        // Silence between body chunks ends the body, as undici's bodyTimeout does.
+        response.setTimeout(BODY_TIMEOUT_MS, () => response.destroy(Object.assign(new Error('the answer stalled'), { code: 'UND_ERR_BODY_TIMEOUT' })));
+        // (A socket back in the pool gets the agent's own timeout again: none.)
+        resolve(nodeResponse(target.href, response));
+      });
+      request.end(body);
+    });
+  return {
+    send,
+    async close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
+
+async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
+  // undici is CommonJS: bundled by esbuild its namespace has only `default`, while Node's
+  // own loader (vitest runs the source) also offers named exports. `default` is in both.
+  const loaded = await import('undici');
+  const undici = (loaded as unknown as { default?: typeof loaded }).default ?? loaded;
+  const dispatcher = new undici.EnvHttpProxyAgent({
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    bodyTimeout: BODY_TIMEOUT_MS,
+    httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+    httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
+    // '' rather than undefined: the context's env is the whole truth (undici would read process.env).
+    noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+  });
+  return {
+    async send(target, method, headers, body, signal) {
+      const answer = await dispatcher.request({
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: body ?? null,
+        signal: signal ?? null,
+      });
+      return wrapResponse(target.href, answer.statusCode, answer.headers, answer.body, () => answer.body.text());
+    },
+    close: () => dispatcher.close(),
+  };
+}
+
+function nodeResponse(url: string, response: IncomingMessage): HttpResponse {
+  return wrapResponse(url, response.statusCode ?? 0, response.headers, response, async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  });
+}
+
+/** A Response-like view of an answer; the body is read at most once and kept. */
+function wrapResponse(
+  url: string,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  body: AsyncIterable<Uint8Array> & { destroy(): unknown; on(event: 'error', listener: () => void): unknown },
+  readAll: () => Promise<string>,
+): HttpResponse {
+  let text: Promise<string> | undefined;
+  const readText = () => (text ??= readAll());
+  const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
+  return {
+    status,
+    statusText: STATUS_CODES[status] ?? '',
+    ok: status >= 200 && status < 300,
+    url,
+    headers: {
+      get: (name) => headerValue(headers[name.toLowerCase()]) ?? null,
+      forEach(callback) {
+        for (const [name, value] of Object.entries(headers)) {
+          const joined = headerValue(value);
+          if (joined !== undefined) callback(joined, name);
+        }
+      },
+    },
+    body: Object.assign(body, {
+      async cancel() {
+        // A destroyed body may still report the abort as an 'error' event; nobody waits for it.
+        body.on('error', () => {});
+        body.destroy();
+      },
+    }),
+    text: readText,
+    json: async () => JSON.parse(await readText()) as unknown,
+  };
 }
 
 function redactHeader(name: string, value: string): string {
@@ -86,9 +213,13 @@ export function createHttp(options: HttpOptions): HttpTransport {
   const now = options.now ?? Date.now;
   return {
     async fetch(url, init = {}) {
-      const { dispatcher, fetch } = await undiciFor(options.env);
+      const transport = await transportFor(options.env);
+      const target = new URL(url);
       const method = init.method ?? 'GET';
       const headers: Record<string, string> = { 'user-agent': options.userAgent, ...lowerKeys(init.headers ?? {}) };
+      if (init.body !== undefined && headers['content-length'] === undefined) {
+        headers['content-length'] = String(typeof init.body === 'string' ? Buffer.byteLength(init.body) : init.body.byteLength);
+      }
       const debug = options.debug;
       const started = now();
       if (debug) {
@@ -97,13 +228,21 @@ export function createHttp(options: HttpOptions): HttpTransport {
         const body = debugBody(init.body, headers['content-type']);
         if (body !== undefined) debug(`> ${body}`);
       }
-      const response = await fetch(url, { method, headers, body: init.body, signal: init.signal, dispatcher });
+      let response: HttpResponse;
+      try {
+        response = await transport.send(target, method, headers, init.body, init.signal);
+      } catch (error) {
+        // Ctrl-C stays an abort; anything else is a network failure, shaped like fetch's
+        // (`cause` carries the code) so every caller tells the two apart the same way.
+        if (init.signal?.aborted) throw error;
+        throw new TypeError('request failed', { cause: error });
+      }
       if (debug) {
         debug(`< ${response.status} ${response.statusText} (${now() - started} ms)`);
         response.headers.forEach((value, name) => debug(`< ${name}: ${redactHeader(name, value)}`));
         const type = response.headers.get('content-type') ?? '';
         if (type.includes('json')) {
-          const text = await response.clone().text();
+          const text = await response.text(); // kept: the caller's text() answers it again
           debug(`< ${redactText(text.length > 4000 ? text.slice(0, 4000) + '…' : text)}`);
         }
       }
