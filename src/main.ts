@@ -21,19 +21,15 @@ export async function main(): Promise<void> {
   const { createProcessRuntime } = await import('./cli/process.js');
   const controller = new AbortController();
   const { runtime, dispose } = createProcessRuntime(controller);
-  // First Ctrl-C: the command stops through ctx.signal, and svc exits 130 however it
-  // ended. Registered `once`, so a second Ctrl-C gets Node's default: the process ends.
-  let interrupted = false;
-  const onSigint = () => {
-    interrupted = true;
-    controller.abort();
-  };
+  // First Ctrl-C: the command stops through ctx.signal (execute() makes that exit 130).
+  // Registered `once`, so a second Ctrl-C gets Node's default: the process ends.
+  const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   try {
     const code = await execute(process.argv.slice(2), runtime);
     // A reader that closed stdout (`svc … | head`) is not a failure: the abort carries EPIPE.
     const readerClosedStdout = (controller.signal.reason as { code?: unknown } | undefined)?.code === 'EPIPE';
-    process.exitCode = interrupted ? 130 : readerClosedStdout ? 0 : code;
+    process.exitCode = readerClosedStdout ? 0 : code;
   } finally {
     process.off('SIGINT', onSigint);
     await dispose();

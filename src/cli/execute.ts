@@ -38,6 +38,11 @@ export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, deb
   return code;
 }
 
+/** Aborted by Ctrl-C, as opposed to by a reader that closed stdout (reason code EPIPE). */
+function interruptedBy(signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as { code?: unknown } | undefined)?.code !== 'EPIPE';
+}
+
 export async function execute(argv: readonly string[], runtime: Runtime, version: string): Promise<number> {
   let exitCode = 0;
   let debug = argv.includes('--debug');
@@ -71,6 +76,9 @@ export async function execute(argv: readonly string[], runtime: Runtime, version
         const opts = module.parse(invocation.args, invocation.flags);
         const result = await module.run(opts as never, ctx as never);
         exitCode = typeof result === 'number' ? result : 0;
+        // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
+        // an interrupted run from a finished one; a reader closing stdout is no interruption.
+        if (interruptedBy(runtime.signal) && !module.stopsOnInterrupt) exitCode = EXIT.interrupted;
       } catch (error) {
         if (runtime.signal.aborted && (isAbortError(error) || !(error instanceof CliError))) exitCode = EXIT.interrupted;
         else exitCode = printError(runtime, error, debug);

@@ -9,6 +9,8 @@ import type { Mode } from '../shared/constants.js';
 export interface CommandModule {
   parse(args: string[], flags: Record<string, unknown>): unknown;
   run(opts: never, ctx: never): Promise<number | void>;
+  /** A command that runs until Ctrl-C (a server): being stopped so is its success, not exit 130. */
+  stopsOnInterrupt?: boolean;
 }
 
 export type Loader = () => Promise<unknown>;

@@ -96,26 +96,37 @@ describe('spawned svc', () => {
     expect(Object.keys(secrets).sort()).toEqual(profiles.map((p) => `${p}:test`));
   });
 
-  it('Ctrl-C (SIGINT) ends a running command with exit 130', async () => {
-    // `svc emulator` runs until interrupted.
-    const child = spawn(process.execPath, [launcher, 'emulator', '--port', '0'], { env: baseEnv() });
+  /** Spawns `svc args…`, waits until its output matches `ready`, sends SIGINT, resolves with the exit code. */
+  async function interruptWhenReady(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ code: number | null; output: string }> {
+    const child = spawn(process.execPath, [launcher, ...args], { env: { ...baseEnv(), ...env } });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     await new Promise<void>((resolve, reject) => {
       const poll = setInterval(() => {
-        if (/127\.0\.0\.1:\d+/.test(output)) {
+        if (ready.test(output)) {
           clearInterval(poll);
           resolve();
         }
       }, 50);
       child.once('exit', () => {
         clearInterval(poll);
-        reject(new Error(`emulator exited early: ${output}`));
+        reject(new Error(`svc ${args.join(' ')} exited early: ${output}`));
       });
     });
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    return { code, output };
+  }
+
+  it('Ctrl-C (SIGINT) ends a running command with exit 130', async () => {
+    const { code, output } = await interruptWhenReady(['events', 'tail'], { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url }, /Tailing/);
     expect(code).toBe(130);
+    expect(output).toMatch(/stopped: \d+ events?, \d+ reconnects?/);
+  });
+
+  it('Ctrl-C stops `svc emulator` with exit 0: that is how a server is meant to stop', async () => {
+    const { code } = await interruptWhenReady(['emulator', '--port', '0'], {}, /127\.0\.0\.1:\d+/);
+    expect(code).toBe(0);
   });
 });

@@ -75,3 +75,5 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
 }
 
 export { parseEmulatorStart as parse, runEmulatorStart as run };
+/** The emulator serves until Ctrl-C: that is how it is meant to stop (exit 0). */
+export const stopsOnInterrupt = true;
