@@ -89,13 +89,15 @@ export function buildProgram(options: ProgramOptions): Command {
       getOutHasColors: () => false,
       getErrHasColors: () => false,
     })
+    // Every command's help lists the global flags too: `svc login --help` shows --profile.
+    .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true)
     .addHelpCommand(false);
   addGlobalOptions(program);
   program.addHelpText(
     'after',
     examples('svc login', 'svc keys add --name ci < key.txt', 'svc calls start --languages en,es', 'svc --test translate "hello" --to es', 'svc events tail --json') +
-      '\nEnvironment: SVC_API_KEY, SVC_PROFILE, SVC_MODE, SVC_BASE_URL, SVC_CONFIG_DIR, SVC_CREDENTIAL_STORE, NO_COLOR, HTTPS_PROXY/HTTP_PROXY/NO_PROXY\n',
+      '\nEnvironment: SVC_API_KEY, SVC_PROFILE, SVC_MODE, SVC_BASE_URL, SVC_CONFIG_DIR, SVC_CREDENTIAL_STORE, SVC_CLIENT_ID/SVC_CLIENT_SECRET (svc login with your own OAuth app), NO_COLOR, HTTPS_PROXY/HTTP_PROXY/NO_PROXY\n',
   );
 
   /** Declares the action of a leaf: collect args/flags, hand over to `invoke`. */
@@ -117,7 +119,8 @@ export function buildProgram(options: ProgramOptions): Command {
       .option('--port <n>', 'loopback port for the redirect (default: random)')
       .option('--timeout <duration>', 'how long to wait for the sign-in', '5m')
       .option('--client-id <id>', 'OAuth app client id (default: the svc app)')
-      .addHelpText('after', examples('svc login', 'svc login --profile work --scopes calls:read,calls:write', 'svc login --no-browser')),
+      .addHelpText('after', examples('svc login', 'svc login --profile work --scopes calls:read,calls:write', 'svc login --no-browser') +
+          '\nAn organization\'s own app: --client-id (or SVC_CLIENT_ID); a confidential app also sets SVC_CLIENT_SECRET.\n'),
     'login',
     () => import('../commands/login.js'),
   );

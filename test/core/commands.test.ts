@@ -194,3 +194,14 @@ describe('global flags', () => {
     expect(sub.stdout).toContain('Examples:');
   });
 });
+
+describe('help', () => {
+  it("a subcommand's help lists the global flags and how to use an organization's own OAuth app", async () => {
+    const r = await runCli(['login', '--help']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('Global Options:');
+    expect(r.stdout).toMatch(/--profile <name>/);
+    expect(r.stdout).toMatch(/--json/);
+    expect(r.stdout).toContain('SVC_CLIENT_SECRET');
+  });
+});
