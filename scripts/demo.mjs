@@ -64,6 +64,16 @@ async function approveInBrowser(authorizeUrl) {
   await fetch(callback);
 }
 
+/** Resolves once the emulator has an open event stream (the tail is connected). */
+async function streamOpen() {
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    const stats = await (await fetch(`${emulator.url}/_emulator/stats`)).json();
+    if (stats.open_streams > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('events tail did not connect within 10 s');
+}
+
 let exitCode = 0;
 try {
   say(`A local emulator of the service is running at ${emulator.url} (organization ${emulator.seed.org_name}).`);
@@ -94,7 +104,7 @@ try {
   const prefixLines = (chunk) => chunk.toString().replace(/^(?=.)/gm, '  [events tail] ');
   tail.stdout.on('data', (chunk) => process.stdout.write(prefixLines(chunk)));
   tail.stderr.on('data', (chunk) => process.stderr.write(prefixLines(chunk)));
-  await new Promise((resolve) => setTimeout(resolve, 700)); // let the stream connect
+  await streamOpen(); // so the events below are seen live, not replayed
 
   say('Start an interpreted call between English and Spanish, then end it.');
   const started = await svc(['calls', 'start', '--languages', 'en,es', '--title', 'Demo call']);
