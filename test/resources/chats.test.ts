@@ -191,6 +191,27 @@ describe('chats stream', () => {
     expect(result.stderr).toContain('closed');
   });
 
+  it('in live mode: the live chat\'s messages, none of a test chat, and a test key cannot stream the live chat', async () => {
+    const chat = await startChat('live');
+    const testChat = await startChat('test');
+    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const running = h.svc(['chats', 'stream', chat.id, '--json'], { mode: 'live' });
+    await streamsOpen(baseline + 1);
+    for (const text of ['live one', 'live two']) {
+      expect((await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text }, 'live')).status).toBe(201);
+    }
+    await h.direct('POST', `/v1/chats/${testChat.id}/messages`, { text: 'test mode' }, 'test');
+    await h.direct('POST', `/v1/chats/${chat.id}/close`, undefined, 'live');
+    const result = await running;
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((m) => m.text)).toEqual(['live one', 'live two']);
+    expect(lines.every((m) => m.chat_id === chat.id && m.livemode === true)).toBe(true);
+    expect(result.stderr).toContain('closed');
+    // The other mode's key does not see the chat at all (404, exit 5).
+    expect((await h.svc(['chats', 'stream', chat.id], { mode: 'test' })).exitCode).toBe(5);
+  });
+
   it('piped without --json: one tab-separated line per message', async () => {
     const chat = await startChat();
     const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
