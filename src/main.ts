@@ -18,6 +18,11 @@ export async function execute(argv: readonly string[], runtime: Runtime): Promis
 }
 
 export async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.length === 1 && argv[0] === '--version') {
+    process.stdout.write(`${svcVersion()}\n`); // before any other module loads
+    return;
+  }
   const { createProcessRuntime } = await import('./cli/process.js');
   const controller = new AbortController();
   const { runtime, dispose } = createProcessRuntime(controller);
@@ -26,7 +31,7 @@ export async function main(): Promise<void> {
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   try {
-    const code = await execute(process.argv.slice(2), runtime);
+    const code = await execute(argv, runtime);
     // A reader that closed stdout (`svc … | head`) is not a failure: the abort carries EPIPE.
     const readerClosedStdout = (controller.signal.reason as { code?: unknown } | undefined)?.code === 'EPIPE';
     process.exitCode = readerClosedStdout ? 0 : code;

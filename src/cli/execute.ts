@@ -6,7 +6,6 @@ import { CliError, EXIT, exitCodeOf, isAbortError } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { buildProgram, globalMode } from './program.js';
 import type { CommandModule, Invocation } from './program.js';
-import { createContext } from './context.js';
 import type { Runtime } from './context.js';
 
 interface CommanderErrorLike {
@@ -65,6 +64,9 @@ export async function execute(argv: readonly string[], runtime: Runtime, version
       const mode = globalMode(g);
       if (mode) globals.mode = mode;
       try {
+        // The context's modules (config, secret stores, HTTP) load only for a command that
+        // runs, so `--help` parses just the command tree.
+        const { createContext } = await import('./context.js');
         const ctx = createContext(runtime, globals, version);
         let module: CommandModule;
         try {
