@@ -208,14 +208,29 @@ describe('events tail', () => {
   it('resumes after dropped connections with no gap and no repeat, over thousands of events', async () => {
     const batches = 6;
     const perBatch = 1500;
-    const total = batches * perBatch;
+    const perGap = 50;
+    const total = batches * (perBatch + perGap);
     const run = runCli(['events', 'tail', '--json', '--max-events', String(total)], { env: keyEnv() });
     await streamsOpen();
+    // Batches published while the tail had no connection at all (seen to be closed before and after).
+    const whileAway: Array<{ first_id: string; last_id: string }> = [];
     for (let b = 0; b < batches; b++) {
       await publish('chat.message.created', perBatch);
       // Cut the stream while the batch may still be in flight; the events published
       // before the tail comes back must be replayed from Last-Event-ID.
       await control('POST', '/_emulator/streams/drop');
+      // The tail waits at least 125 ms before reconnecting: publish in that gap.
+      for (let i = 0; i < 100 && (await openStreams()) > 0; i++) await delay(2);
+      const closedBefore = (await openStreams()) === 0;
+      const gap = await control<{ first_id: string; last_id: string }>('POST', '/_emulator/events', {
+        org_id: emu.seed.org_id,
+        mode: 'test',
+        type: 'call.started',
+        count: perGap,
+      });
+      if (closedBefore && (await openStreams()) === 0) whileAway.push(gap);
+      // Back before the next drop (after the last batch the tail may already be done).
+      if (b < batches - 1) await streamsOpen();
     }
     const { exitCode, stdout, stderr } = await run;
     expect(exitCode, stderr).toBe(0);
@@ -223,6 +238,14 @@ describe('events tail', () => {
     expect(ids).toHaveLength(total);
     expectStrictlyIncreasingUnique(ids);
     expect(stderr).toMatch(/reconnected after .* away, resuming after evt_/);
+    // At least one resume refilled events the tail could not have been sent live: all of
+    // them, once each, in order, right where they were published.
+    expect(whileAway.length).toBeGreaterThan(0);
+    for (const gap of whileAway) {
+      const start = ids.indexOf(gap.first_id);
+      expect(start).toBeGreaterThanOrEqual(0);
+      expect(ids[start + perGap - 1]).toBe(gap.last_id);
+    }
   });
 
   it('a key without events:read is refused with exit 4 naming the scope', async () => {
