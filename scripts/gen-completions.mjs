@@ -23,6 +23,8 @@ try {
     format: 'esm',
     platform: 'node',
     outfile: entry,
+    // Reached through the command tree's imports, never called: the native addon stays out.
+    external: ['@napi-rs/keyring'],
     // Bundled CommonJS (commander) still calls require() for Node built-ins.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     logLevel: 'warning',
