@@ -8,7 +8,6 @@
 // bare `node -e 0`, on every short command. node:http runs the same llhttp compiled into
 // Node, at no start-up cost. Behind a proxy, undici's CONNECT tunnelling and NO_PROXY
 // rules are worth their load time. Both are loaded on the first request, never at start-up.
-import { STATUS_CODES } from 'node:http';
 import type { Agent as NodeAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
@@ -65,6 +64,8 @@ interface Transport {
 }
 
 let shared: Promise<Transport> | undefined;
+/** node:http's reason phrases, taken when a transport loads (this module loads at every exit). */
+let statusTexts: Record<number, string | undefined> = {};
 
 /** One transport per process, so keep-alive connections are reused across every request. */
 function transportFor(env: HttpOptions['env']): Promise<Transport> {
@@ -81,6 +82,7 @@ export async function closeHttp(): Promise<void> {
 
 async function nodeTransport(): Promise<Transport> {
   const [http, https] = await Promise.all([import('node:http'), import('node:https')]);
+  statusTexts = http.STATUS_CODES;
   const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
   const send: Send = (target, method, headers, body, signal) =>
     new Promise((resolve, reject) => {
@@ -122,6 +124,7 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
   // own loader (vitest runs the source) also offers named exports. `default` is in both.
   const loaded = await import('undici');
   const undici = (loaded as unknown as { default?: typeof loaded }).default ?? loaded;
+  statusTexts = (await import('node:http')).STATUS_CODES;
   const dispatcher = new undici.EnvHttpProxyAgent({
     connectTimeout: CONNECT_TIMEOUT_MS,
     headersTimeout: HEADERS_TIMEOUT_MS,
@@ -168,7 +171,7 @@ function wrapResponse(
   const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
   return {
     status,
-    statusText: STATUS_CODES[status] ?? '',
+    statusText: statusTexts[status] ?? '',
     ok: status >= 200 && status < 300,
     url,
     headers: {

@@ -1,8 +1,11 @@
 // The real runtime: the process's streams, clock, randomness and browser.
-import { randomBytes } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
+import { createRequire } from 'node:module';
 import type { Input, Output } from '../context.js';
 import type { Runtime } from './context.js';
+
+// node:crypto (with webcrypto) and node:timers/promises load on first use: `--help` and
+// most commands never need them, and loading them costs start-up time.
+const requireBuiltin = createRequire(import.meta.url);
 
 /** stdout that goes quiet after EPIPE (`svc calls list | head -1`): exit 0, no stack trace. */
 function stdoutOutput(onBrokenPipe: () => void): Output {
@@ -76,10 +79,11 @@ export function createProcessRuntime(controller: AbortController): { runtime: Ru
     clock: {
       now: () => Date.now(),
       sleep: async (ms, signal) => {
+        const { setTimeout: delay } = await import('node:timers/promises');
         await delay(ms, undefined, { signal });
       },
     },
-    random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
+    random: { bytes: (n) => new Uint8Array((requireBuiltin('node:crypto') as typeof import('node:crypto')).randomBytes(n)) },
     browser: {
       async open(url) {
         const { default: open } = await import('open');

@@ -1,13 +1,15 @@
 // The version: a constant in the esbuild bundle; read from package.json when the
 // sources run directly (vitest), which never happens in the installed CLI.
-import { readFileSync } from 'node:fs';
+// No `node:fs` import here: this module is on every start-up path, and an ESM import of
+// node:fs builds a facade of all its exports, which loads fs streams and their deps.
+import { createRequire } from 'node:module';
 
 let cached: string | undefined;
 
 export function svcVersion(): string {
   if (cached) return cached;
   if (typeof __SVC_VERSION__ === 'string') return (cached = __SVC_VERSION__);
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
   return (cached = pkg.version);
 }
 
