@@ -123,6 +123,7 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
         attempt--;
         continue;
       }
+      if (response.ok) return response; // (before the jitter's random bytes, which load node:crypto)
       const retryAfter = response.headers.get('retry-after');
       const decision = decideRetry(method, attempt, { status: response.status, retryAfter }, ctx.clock.now(), random01(ctx));
       if (decision.retry) {

@@ -81,14 +81,26 @@ export async function closeHttp(): Promise<void> {
 }
 
 async function nodeTransport(): Promise<Transport> {
-  const [http, https] = await Promise.all([import('node:http'), import('node:https')]);
+  const http = await import('node:http');
   statusTexts = http.STATUS_CODES;
-  const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
-  const send: Send = (target, method, headers, body, signal) =>
-    new Promise((resolve, reject) => {
-      const secure = target.protocol === 'https:';
-      const agent: NodeAgent = secure ? agents['https:'] : agents['http:'];
-      const request: ClientRequest = (secure ? https : http).request(target, { method, headers, agent, ...(signal ? { signal } : {}) });
+  // https (and TLS) load only for an https address.
+  type Client = { request: typeof http.request; agent: NodeAgent };
+  const clients = new Map<string, Promise<Client>>();
+  const clientFor = (protocol: string): Promise<Client> => {
+    let client = clients.get(protocol);
+    if (!client) {
+      client =
+        protocol === 'https:'
+          ? import('node:https').then((https) => ({ request: https.request, agent: new https.Agent({ keepAlive: true }) }))
+          : Promise.resolve({ request: http.request, agent: new http.Agent({ keepAlive: true }) });
+      clients.set(protocol, client);
+    }
+    return client;
+  };
+  const send: Send = async (target, method, headers, body, signal) => {
+    const { request: open, agent } = await clientFor(target.protocol);
+    return new Promise((resolve, reject) => {
+      const request: ClientRequest = open(target, { method, headers, agent, ...(signal ? { signal } : {}) });
       const fail = (code: string, message: string) => request.destroy(Object.assign(new Error(message), { code }));
       const headersTimer = setTimeout(() => fail('UND_ERR_HEADERS_TIMEOUT', `no answer within ${HEADERS_TIMEOUT_MS / 1000} s`), HEADERS_TIMEOUT_MS);
       request.on('socket', (socket) => {
@@ -110,11 +122,11 @@ async function nodeTransport(): Promise<Transport> {
       });
       request.end(body);
     });
+  };
   return {
     send,
     async close() {
-      agents['http:'].destroy();
-      agents['https:'].destroy();
+      for (const client of clients.values()) (await client).agent.destroy();
     },
   };
 }
