@@ -11,6 +11,7 @@
 import type { Agent as NodeAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
+import { requireNode } from '../node-require.js';
 
 /** The slice of a fetch Response that svc uses, over either transport's answer. */
 export interface HttpResponse {
@@ -81,24 +82,22 @@ export async function closeHttp(): Promise<void> {
 }
 
 async function nodeTransport(): Promise<Transport> {
-  const http = await import('node:http');
+  const http = requireNode('node:http') as typeof import('node:http');
   statusTexts = http.STATUS_CODES;
   // https (and TLS) load only for an https address.
   type Client = { request: typeof http.request; agent: NodeAgent };
-  const clients = new Map<string, Promise<Client>>();
-  const clientFor = (protocol: string): Promise<Client> => {
+  const clients = new Map<string, Client>();
+  const clientFor = (protocol: string): Client => {
     let client = clients.get(protocol);
     if (!client) {
-      client =
-        protocol === 'https:'
-          ? import('node:https').then((https) => ({ request: https.request, agent: new https.Agent({ keepAlive: true }) }))
-          : Promise.resolve({ request: http.request, agent: new http.Agent({ keepAlive: true }) });
+      const module = protocol === 'https:' ? (requireNode('node:https') as typeof import('node:https')) : http;
+      client = { request: module.request, agent: new module.Agent({ keepAlive: true }) };
       clients.set(protocol, client);
     }
     return client;
   };
   const send: Send = async (target, method, headers, body, signal) => {
-    const { request: open, agent } = await clientFor(target.protocol);
+    const { request: open, agent } = clientFor(target.protocol);
     return new Promise((resolve, reject) => {
       const request: ClientRequest = open(target, { method, headers, agent, ...(signal ? { signal } : {}) });
       const fail = (code: string, message: string) => request.destroy(Object.assign(new Error(message), { code }));
@@ -126,7 +125,7 @@ async function nodeTransport(): Promise<Transport> {
   return {
     send,
     async close() {
-      for (const client of clients.values()) (await client).agent.destroy();
+      for (const client of clients.values()) client.agent.destroy();
     },
   };
 }
@@ -136,7 +135,7 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
   // own loader (vitest runs the source) also offers named exports. `default` is in both.
   const loaded = await import('undici');
   const undici = (loaded as unknown as { default?: typeof loaded }).default ?? loaded;
-  statusTexts = (await import('node:http')).STATUS_CODES;
+  statusTexts = (requireNode('node:http') as typeof import('node:http')).STATUS_CODES;
   const dispatcher = new undici.EnvHttpProxyAgent({
     connectTimeout: CONNECT_TIMEOUT_MS,
     headersTimeout: HEADERS_TIMEOUT_MS,

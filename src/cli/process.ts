@@ -1,11 +1,10 @@
 // The real runtime: the process's streams, clock, randomness and browser.
-import { createRequire } from 'node:module';
 import type { Input, Output } from '../context.js';
 import type { Runtime } from './context.js';
+import { requireNode } from '../node-require.js';
 
-// node:crypto (with webcrypto) and node:timers/promises load on first use: `--help` and
-// most commands never need them, and loading them costs start-up time.
-const requireBuiltin = createRequire(import.meta.url);
+// node:crypto (with webcrypto), readline and timers/promises load on first use: `--help`
+// and most commands never need them, and loading them costs start-up time.
 
 /** stdout that goes quiet after EPIPE (`svc calls list | head -1`): exit 0, no stack trace. */
 function stdoutOutput(onBrokenPipe: () => void): Output {
@@ -54,7 +53,7 @@ function stdinInput(): Input {
       return Buffer.concat(chunks).toString('utf8');
     },
     async *lines() {
-      const { createInterface } = await import('node:readline');
+      const { createInterface } = requireNode('node:readline') as typeof import('node:readline');
       const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
       try {
         for await (const line of rl) yield line;
@@ -79,11 +78,11 @@ export function createProcessRuntime(controller: AbortController): { runtime: Ru
     clock: {
       now: () => Date.now(),
       sleep: async (ms, signal) => {
-        const { setTimeout: delay } = await import('node:timers/promises');
+        const { setTimeout: delay } = requireNode('node:timers/promises') as typeof import('node:timers/promises');
         await delay(ms, undefined, { signal });
       },
     },
-    random: { bytes: (n) => new Uint8Array((requireBuiltin('node:crypto') as typeof import('node:crypto')).randomBytes(n)) },
+    random: { bytes: (n) => new Uint8Array((requireNode('node:crypto') as typeof import('node:crypto')).randomBytes(n)) },
     browser: {
       async open(url) {
         const { default: open } = await import('open');

@@ -11,11 +11,12 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { FileSecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { control, envFor, scriptedBrowser, stats } from './support.js';
+import { bundle } from '../../scripts/bundle.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 // A private bundle, so that this suite never races another one rebuilding dist/.
 const buildDir = join(root, '.tmp', `auth-parallel-${randomBytes(4).toString('hex')}`);
-const launcher = join(buildDir, 'svc.mjs');
+const launcher = join(buildDir, 'svc.cjs');
 const PROCESSES = 16;
 // 16 Node start-ups on a 2-core machine, while other suites run: generous, and not a timing assertion.
 const SPAWN_TIMEOUT_MS = 120_000;
@@ -24,24 +25,8 @@ let emulator: RunningEmulator;
 
 beforeAll(async () => {
   mkdirSync(buildDir, { recursive: true });
-  const { build } = await import('esbuild');
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  // The same options as scripts/build.mjs, into our own directory.
-  await build({
-    entryPoints: { main: join(root, 'src/main.ts') },
-    outdir: buildDir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.18',
-    external: ['@napi-rs/keyring'],
-    define: { __SVC_VERSION__: JSON.stringify(pkg.version) },
-    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
-    chunkNames: 'chunks/[name]-[hash]',
-    logLevel: 'warning',
-  });
-  writeFileSync(launcher, "import { main } from './main.js';\nmain();\n");
+  await bundle(buildDir); // the same bundle as `npm run build`, into our own directory
+  writeFileSync(launcher, "require('./main.cjs').main();\n");
   emulator = await startEmulator({ port: 0 });
 }, 120_000);
 

@@ -59,7 +59,7 @@ async function control(method: string, path: string, body?: unknown): Promise<an
 
 beforeAll(async () => {
   // `npm test` builds first; a bare `vitest run` builds here so the suite never runs a stale bundle by accident.
-  if (!existsSync(join(root, 'dist/main.js'))) {
+  if (!existsSync(join(root, 'dist/main.cjs'))) {
     const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   }

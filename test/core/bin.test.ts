@@ -1,7 +1,7 @@
 // The process edge, spawned for real: the bundle as scripts/build.mjs makes it, run by a
 // launcher like bin/svc.js. Exit codes, the stdout/stderr split, a closed pipe, Ctrl-C.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from 'esbuild';
+import { bundle } from '../../scripts/bundle.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,27 +11,13 @@ import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 const root = join(import.meta.dirname, '..', '..');
 // Inside the repository (.tmp/ is ignored) so the external keychain addon resolves from node_modules.
 const out = join(root, '.tmp', `bin-test-${process.pid}`);
-const launcher = join(out, 'svc.mjs');
+const launcher = join(out, 'svc.cjs');
 let emu: TestEmulator;
 
 beforeAll(async () => {
   mkdirSync(out, { recursive: true });
-  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-  await build({
-    entryPoints: { main: join(root, 'src/main.ts') },
-    outdir: out,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.18',
-    external: ['@napi-rs/keyring'],
-    define: { __SVC_VERSION__: JSON.stringify(version) },
-    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
-    chunkNames: 'chunks/[name]-[hash]',
-    logLevel: 'silent',
-  });
-  writeFileSync(launcher, "import { main } from './main.js';\nmain();\n");
+  await bundle(out); // the bundle exactly as `npm run build` makes it, in a directory of our own
+  writeFileSync(launcher, "require('./main.cjs').main();\n");
   emu = await testEmulator();
 }, 60_000);
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { AUDIO_SNIFF_BYTES, audioContentType, checkVoiceSize, parseId, sniffAudi
 import { type Flags, call, requiredArg, validated } from '../calls/shared.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageFields } from './views.js';
+import { requireNode } from '../../node-require.js';
 
 export interface ChatsVoiceOptions {
   id: string;
@@ -39,7 +40,7 @@ export async function run(opts: ChatsVoiceOptions, ctx: Context): Promise<void> 
  * effect, so it uses node:fs directly, loaded only here.)
  */
 async function readVoiceFile(file: string): Promise<Uint8Array> {
-  const { open } = await import('node:fs/promises');
+  const { open } = requireNode('node:fs/promises') as typeof import('node:fs/promises');
   let handle: Awaited<ReturnType<typeof open>>;
   let size: number;
   try {
