@@ -19,29 +19,37 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** Wall time of `node <args>` (median of `runs`, after 3 warm-ups) and its peak RSS. */
-function measure(args, env = {}) {
-  const rssFile = join(scratch, `rss-${Math.random().toString(16).slice(2)}`);
-  const fullEnv = { ...process.env, ...env, SVC_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1' };
-  const times = [];
+/** One wall-clock run of `node <args>`, in ms. */
+function timeOnce(args, env) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/**
+ * Median wall time of each case (after 3 warm-ups) and its peak RSS. The cases take turns,
+ * run by run, so a machine that slows down for a while slows every case alike and the
+ * ratios to the baseline stay fair.
+ */
+function measureAll(cases) {
+  const envs = cases.map((c) => ({ ...process.env, ...(c.env ?? {}), SVC_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1' }));
+  const times = cases.map(() => []);
   for (let i = 0; i < runs + 3; i++) {
-    const started = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, args, { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (result.status !== 0) {
-      throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-    }
-    if (i >= 3) times.push(ms);
-  }
-  // Peak memory from separate runs, so the preload does not colour the timings.
-  for (let i = 0; i < 3; i++) {
-    spawnSync(process.execPath, ['--require', peakPreload, ...args], {
-      env: { ...fullEnv, SVC_BENCH_RSS_FILE: rssFile },
-      stdio: 'ignore',
+    cases.forEach((c, j) => {
+      const ms = timeOnce(c.args, envs[j]);
+      if (i >= 3) times[j].push(ms);
     });
   }
-  const peaks = readFileSync(rssFile, 'utf8').trim().split('\n').map(Number);
-  return { ms: median(times), peakMiB: Math.max(...peaks) / 1024 };
+  return cases.map((c, j) => {
+    // Peak memory from separate runs, so the preload does not colour the timings.
+    const rssFile = join(scratch, `rss-${j}`);
+    for (let i = 0; i < 3; i++) {
+      spawnSync(process.execPath, ['--require', peakPreload, ...c.args], { env: { ...envs[j], SVC_BENCH_RSS_FILE: rssFile }, stdio: 'ignore' });
+    }
+    const peaks = readFileSync(rssFile, 'utf8').trim().split('\n').map(Number);
+    return { ms: median(times[j]), peakMiB: Math.max(...peaks) / 1024 };
+  });
 }
 
 async function startEmulator() {
@@ -71,18 +79,18 @@ const cases = [
   { name: 'svc calls list --json', args: [svc, 'calls', 'list', '--json'], env: apiEnv, budget: 1.6 },
 ];
 
-const baseline = measure(['-e', '0']);
+const [baseline, ...measured] = measureAll([{ name: 'node -e 0', args: ['-e', '0'] }, ...cases]);
 const rows = [];
 let overBudget = 0;
-for (const c of cases) {
-  const m = measure(c.args, c.env);
+for (const [i, c] of cases.entries()) {
+  const m = measured[i];
   const ratio = m.ms / baseline.ms;
   const ok = ratio <= c.budget && m.peakMiB <= 60;
   if (!ok) overBudget++;
   rows.push({ command: c.name, ms: m.ms.toFixed(1), ratio: `${ratio.toFixed(2)}×`, budget: `≤ ${c.budget}×`, peakMiB: m.peakMiB.toFixed(1), ok: ok ? 'yes' : 'NO' });
 }
 
-console.log(`node ${process.version}, ${runs} runs each, median wall time`);
+console.log(`node ${process.version}, ${runs} runs each (cases in turn), median wall time`);
 console.log(`baseline: node -e 0 = ${baseline.ms.toFixed(1)} ms, peak ${baseline.peakMiB.toFixed(1)} MiB`);
 console.table(rows);
 
@@ -129,7 +137,7 @@ if (process.argv.includes('--write-readme')) {
   const readmePath = join(root, 'README.md');
   const readme = readFileSync(readmePath, 'utf8');
   const table = [
-    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${process.platform}/${process.arch}; median of ${runs} runs; \`node -e 0\` = ${baseline.ms.toFixed(1)} ms in the same run.`,
+    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${process.platform}/${process.arch}; median of ${runs} runs, the cases taking turns; \`node -e 0\` = ${baseline.ms.toFixed(1)} ms in the same run.`,
     '',
     '| command | time | ratio to `node -e 0` | budget | peak memory |',
     '| --- | --- | --- | --- | --- |',
