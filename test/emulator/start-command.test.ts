@@ -79,3 +79,19 @@ describe('svc emulator (start command)', () => {
     expect(await running).toBe(0);
   });
 });
+
+describe('svc emulator on a port already in use', () => {
+  it('is a usage error (exit 2) naming the port and how to pick another', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const { ctx } = fakeContext(new AbortController());
+      const error = await runEmulatorStart(parseEmulatorStart({ port: String(port) }), ctx).catch((e: unknown) => e);
+      expect(error).toMatchObject({ exitCode: 2, message: expect.stringContaining(`port ${port}`), hint: expect.stringContaining('--port 0') });
+    } finally {
+      busy.close();
+    }
+  });
+});

@@ -38,7 +38,15 @@ function isLoopbackHost(host: string): boolean {
 
 export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseContext): Promise<number> {
   const { startEmulator } = await import('../../emulator/index.js');
-  const emulator = await startEmulator({ port: opts.port, host: opts.host });
+  const emulator = await startEmulator({ port: opts.port, host: opts.host }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') {
+      throw new UsageError(`port ${opts.port} on ${opts.host} is already in use (another emulator?)`, 'choose another --port, or --port 0 for any free one');
+    }
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES') {
+      throw new UsageError(`cannot listen on ${opts.host}:${opts.port} (${error.code})`, 'use an address of this machine (--host 127.0.0.1) and a port above 1023');
+    }
+    throw error;
+  });
   const seed = emulator.seed;
   const { stdout, stderr } = ctx.io;
   if (!isLoopbackHost(opts.host)) {
