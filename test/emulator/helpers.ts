@@ -3,6 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { createParser } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
 
 /** Starts one emulator for the file; each test resets it through the control plane when it needs a clean world. */
 export function useEmulator(opts: EmulatorOptions = {}): () => RunningEmulator {
@@ -145,4 +147,48 @@ export async function openAuthorizePage(
     });
   };
   return { html, cookie, csrf: field(html, 'csrf'), request: field(html, 'request'), verifier, redirectUri, field, post };
+}
+
+/** An open SSE connection to the emulator, parsed as it arrives. */
+export interface OpenStream {
+  status: number;
+  headers: Headers;
+  messages: EventSourceMessage[];
+  comments: string[];
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>;
+  waitFor(predicate: () => boolean, ms?: number): Promise<void>;
+  close(): void;
+}
+
+export async function openStream(url: string, key: string, headers: Record<string, string> = {}): Promise<OpenStream> {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, ...headers }, signal: controller.signal });
+  const messages: EventSourceMessage[] = [];
+  const comments: string[] = [];
+  const parser = createParser({ onEvent: (m) => messages.push(m), onComment: (c) => comments.push(c.trim()) });
+  const ended = (async () => {
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch {
+      // aborted by close()
+    }
+  })();
+  return {
+    status: response.status,
+    headers: response.headers,
+    messages,
+    comments,
+    ended,
+    async waitFor(predicate, ms = 10_000) {
+      const deadline = Date.now() + ms;
+      while (!predicate()) {
+        if (Date.now() > deadline) throw new Error(`timed out; have ${messages.length} messages`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    close: () => controller.abort(),
+  };
 }

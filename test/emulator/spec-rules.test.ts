@@ -1,12 +1,10 @@
 // The spec's rules as a table: one describe per rule group, one real-HTTP test per rule, named after
 // the rule. Some duplicate coverage elsewhere on purpose, so that every rule can be found here.
 import { createHash } from 'node:crypto';
-import { createParser } from 'eventsource-parser';
-import type { EventSourceMessage } from 'eventsource-parser';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { authorizeViaApproval, call, exchange, form, login, openAuthorizePage, pkcePair, resetSeed, useEmulator } from './helpers.js';
-import type { Answer } from './helpers.js';
+import { authorizeViaApproval, call, exchange, form, login, openAuthorizePage, openStream, pkcePair, resetSeed, useEmulator } from './helpers.js';
+import type { Answer, OpenStream } from './helpers.js';
 
 const emulator = useEmulator({ keepaliveMs: 100 });
 let emu: RunningEmulator;
@@ -34,47 +32,8 @@ const balance = async () => (await call(emu, 'GET', '/v1/balance', { key: live }
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Sse {
-  status: number;
-  messages: EventSourceMessage[];
-  comments: string[];
-  ended: Promise<void>;
-  waitFor(predicate: () => boolean, ms?: number): Promise<void>;
-  close(): void;
-}
-
-async function sse(path: string, key: string, headers: Record<string, string> = {}): Promise<Sse> {
-  const controller = new AbortController();
-  const response = await fetch(emu.url + path, { headers: { authorization: `Bearer ${key}`, ...headers }, signal: controller.signal });
-  const messages: EventSourceMessage[] = [];
-  const comments: string[] = [];
-  const parser = createParser({ onEvent: (m) => messages.push(m), onComment: (c) => comments.push(c.trim()) });
-  const ended = (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // closed by the test
-    }
-  })();
-  return {
-    status: response.status,
-    messages,
-    comments,
-    ended,
-    async waitFor(predicate, ms = 5_000) {
-      const deadline = Date.now() + ms;
-      while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`timed out with ${messages.length} messages`);
-        await sleep(10);
-      }
-    },
-    close: () => controller.abort(),
-  };
-}
-
 /** Resolves 'ended' when the stream ends within `ms`, else 'open'. */
-const endsWithin = (stream: Sse, ms = 2_000) =>
+const endsWithin = (stream: OpenStream, ms = 2_000) =>
   Promise.race([stream.ended.then(() => 'ended' as const), sleep(ms).then(() => 'open' as const)]);
 
 function expect422(answer: Answer, loc: (string | number)[], type?: string) {
@@ -169,8 +128,8 @@ describe('Modes', () => {
     expect(testEvents.every((e: any) => e.livemode === false)).toBe(true);
     expect(testEvents.some((e: any) => e.data.id === liveCall.id)).toBe(false);
     // A live key's stream never receives a test event, and a test key's stream never a live one.
-    const liveStream = await sse('/v1/events/stream', live);
-    const testStream = await sse('/v1/events/stream', test);
+    const liveStream = await openStream(emu.url + '/v1/events/stream', live);
+    const testStream = await openStream(emu.url + '/v1/events/stream', test);
     const testChat = await newChat(test);
     await call(emu, 'POST', '/v1/translate', { key: test, json: { text: 'hi', to: 'de' } });
     const liveChat = await newChat(live);
@@ -565,20 +524,20 @@ describe('Events', () => {
 
   it('SSE keepalive comments', async () => {
     // This file's emulator sends keepalives every 100 ms (the keepaliveMs option; 15 s by default).
-    const stream = await sse('/v1/events/stream', test);
+    const stream = await openStream(emu.url + '/v1/events/stream', test);
     expect(stream.status).toBe(200);
     await stream.waitFor(() => stream.comments.filter((c) => c === 'keepalive').length >= 2);
     stream.close();
   });
 
   it('Last-Event-ID resume with no gap and no repeat', async () => {
-    const first = await sse('/v1/events/stream', test);
+    const first = await openStream(emu.url + '/v1/events/stream', test);
     await control('POST', '/events', { org_id: org, mode: 'test', type: 'chat.started', count: 10 });
     await first.waitFor(() => first.messages.length === 10);
     first.close();
     const lastSeen = first.messages[4]!.id!;
     await control('POST', '/events', { org_id: org, mode: 'test', type: 'chat.started', count: 5 });
-    const resumed = await sse('/v1/events/stream', test, { 'last-event-id': lastSeen });
+    const resumed = await openStream(emu.url + '/v1/events/stream', test, { 'last-event-id': lastSeen });
     await resumed.waitFor(() => resumed.messages.length >= 10);
     await control('POST', '/events', { org_id: org, mode: 'test', type: 'chat.started', count: 3 });
     await resumed.waitFor(() => resumed.messages.length >= 13);
@@ -593,14 +552,14 @@ describe('Events', () => {
   it('the stream closes when its credential dies', async () => {
     // A revoked key.
     const made = await makeKey('test');
-    const byKey = await sse('/v1/events/stream', made.key);
+    const byKey = await openStream(emu.url + '/v1/events/stream', made.key);
     await control('DELETE', `/orgs/${org}/keys/${made.id}`);
     expect(await endsWithin(byKey)).toBe('ended');
     // The org disconnects the app: both the event stream and a chat stream end.
     const tokens = await login(emu);
     const chat = await newChat(tokens.access_token);
-    const byToken = await sse('/v1/events/stream', tokens.access_token);
-    const byChat = await sse(`/v1/chats/${chat.id}/stream`, tokens.access_token);
+    const byToken = await openStream(emu.url + '/v1/events/stream', tokens.access_token);
+    const byChat = await openStream(emu.url + `/v1/chats/${chat.id}/stream`, tokens.access_token);
     await control('DELETE', `/orgs/${org}/connections/svc_app_cli`);
     expect(await endsWithin(byToken)).toBe('ended');
     expect(await endsWithin(byChat)).toBe('ended');
@@ -608,13 +567,13 @@ describe('Events', () => {
     const app = await confidentialApp();
     const auth = await authorizeViaApproval(emu, { clientId: app.client_id, redirectUri: 'https://app.example/cb' });
     const appTokens = (await exchange(emu, auth.location.searchParams.get('code')!, auth.verifier, auth.redirectUri, { id: app.client_id, secret: app.client_secret })).body;
-    const byApp = await sse('/v1/events/stream', appTokens.access_token);
+    const byApp = await openStream(emu.url + '/v1/events/stream', appTokens.access_token);
     expect(byApp.status).toBe(200);
     await control('DELETE', `/apps/${app.client_id}`);
     expect(await endsWithin(byApp)).toBe('ended');
     // The access token expires.
     const expiring = await login(emu);
-    const byExpiring = await sse('/v1/events/stream', expiring.access_token);
+    const byExpiring = await openStream(emu.url + '/v1/events/stream', expiring.access_token);
     await control('POST', '/clock', { advance_seconds: 3601 });
     expect(await endsWithin(byExpiring)).toBe('ended');
     expect((await call(emu, 'GET', '/_emulator/stats')).body.open_streams).toBe(0);

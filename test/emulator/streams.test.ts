@@ -1,52 +1,7 @@
-import { createParser } from 'eventsource-parser';
-import type { EventSourceMessage } from 'eventsource-parser';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { call, login, resetSeed, useEmulator } from './helpers.js';
+import { call, login, openStream, resetSeed, useEmulator } from './helpers.js';
 
 const emulator = useEmulator({ keepaliveMs: 100 });
-
-interface OpenStream {
-  status: number;
-  headers: Headers;
-  messages: EventSourceMessage[];
-  comments: string[];
-  /** Resolves when the server ends the stream. */
-  ended: Promise<void>;
-  waitFor(predicate: () => boolean, ms?: number): Promise<void>;
-  close(): void;
-}
-
-async function openStream(url: string, key: string, headers: Record<string, string> = {}): Promise<OpenStream> {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, ...headers }, signal: controller.signal });
-  const messages: EventSourceMessage[] = [];
-  const comments: string[] = [];
-  const parser = createParser({ onEvent: (m) => messages.push(m), onComment: (c) => comments.push(c.trim()) });
-  const ended = (async () => {
-    if (!response.body) return;
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // aborted by close()
-    }
-  })();
-  return {
-    status: response.status,
-    headers: response.headers,
-    messages,
-    comments,
-    ended,
-    async waitFor(predicate, ms = 10_000) {
-      const deadline = Date.now() + ms;
-      while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`timed out; have ${messages.length} messages`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
-    close: () => controller.abort(),
-  };
-}
 
 describe('events: list and live stream', () => {
   beforeEach(async () => {
