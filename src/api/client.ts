@@ -85,6 +85,9 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
     return session.getOAuthAccessToken(ctx, credential.profileName, { forceRefresh });
   };
 
+  /** Until when a "rate limited: waiting" notice already speaks for every request. */
+  let quietUntil = -Infinity;
+
   async function send(req: ApiRequest): Promise<HttpResponse> {
     const { method, url, path } = buildUrl(credential.baseUrl, req);
     const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}) };
@@ -128,8 +131,11 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
       const decision = decideRetry(method, attempt, { status: response.status, retryAfter }, ctx.clock.now(), random01(ctx));
       if (decision.retry) {
         await response.body?.cancel().catch(() => {});
-        if (response.status === 429 && ctx.io.stderr.isTTY)
+        if (response.status === 429 && ctx.io.stderr.isTTY && ctx.clock.now() >= quietUntil) {
+          // Requests in flight together (translate --lines) are refused and wait together: one notice.
+          quietUntil = ctx.clock.now() + decision.waitMs;
           ctx.io.stderr.write(`rate limited: waiting ${Math.ceil(decision.waitMs / 1000)} s as the service asks (Retry-After), then retrying\n`);
+        }
         await ctx.clock.sleep(decision.waitMs, ctx.signal);
         continue;
       }

@@ -1,7 +1,6 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
-import type { Context, Output } from '../context.js';
+import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
-import { createApiClient } from '../api/client.js';
 import { parseLanguageTag, parseText } from '../validate/index.js';
 import { printJson, printNdjson } from '../io/output.js';
 import { mapInOrder } from './calls/ordered.js';
@@ -79,11 +78,6 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
     throw new UsageError('--lines reads the lines to translate from stdin: pipe them in, e.g. svc translate --lines --to de < lines.txt');
   }
   const { credential } = await ctx.api();
-  // A client of its own whose TTY notice of a 429 wait is said once per wait, not once
-  // per request in flight (they are all refused together and wait together).
-  const quiet: Context = { ...ctx, io: { ...ctx.io, stderr: oneNoticePerWait(ctx, ctx.io.stderr) } };
-  const api = createApiClient(quiet, credential);
-  const linesCtx: Context = { ...quiet, api: async () => api };
   const pacer = createPacer(ctx.clock);
   const lineNumbers = numbered(ctx.io.stdin.lines());
   await mapInOrder(
@@ -100,7 +94,7 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
         if (ctx.signal.aborted) throw new InterruptedError();
         throw error;
       }
-      return translateOne(linesCtx, text, opts);
+      return translateOne(ctx, text, opts);
     },
     (translation) => {
       if (ctx.globals.json) printNdjson(ctx, translation);
@@ -115,30 +109,4 @@ async function* numbered(lines: AsyncIterable<string>): AsyncGenerator<{ text: s
     number += 1;
     yield { text: line.replace(/\r$/, ''), number };
   }
-}
-
-/**
- * stderr for the --lines client: the API client's "rate limited: waiting N s" line is
- * passed on once, then held back until that wait is over, so six requests refused
- * together print one notice. Everything else passes through.
- */
-export function oneNoticePerWait(ctx: Pick<Context, 'clock'>, stderr: Output): Output {
-  let quietUntil = -Infinity;
-  return {
-    get isTTY() {
-      return stderr.isTTY;
-    },
-    get columns() {
-      return stderr.columns;
-    },
-    write(chunk: string) {
-      const wait = /^rate limited: waiting (\d+) s/.exec(chunk);
-      if (wait) {
-        const now = ctx.clock.now();
-        if (now < quietUntil) return;
-        quietUntil = now + Number(wait[1]) * 1000;
-      }
-      stderr.write(chunk);
-    },
-  };
 }

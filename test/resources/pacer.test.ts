@@ -3,7 +3,6 @@
 // at once (the burst), and a long one runs near the limit rather than far below it.
 import { describe, expect, it } from 'vitest';
 import { createPacer } from '../../src/commands/calls/pacer.js';
-import { oneNoticePerWait } from '../../src/commands/translate.js';
 
 /** A clock whose sleep advances virtual time at once. */
 function virtualClock(start = 1_000_000) {
@@ -78,23 +77,5 @@ describe('pacer', () => {
     abort.abort(new Error('stop'));
     await expect(pacer.take(abort.signal)).rejects.toThrow('stop');
     await pacer.take(); // the queue survives a rejected taker
-  });
-});
-
-describe('the rate-limit notice of --lines', () => {
-  it('is written once per wait, however many requests in flight were refused', () => {
-    let now = 0;
-    const written: string[] = [];
-    const stderr = oneNoticePerWait({ clock: { now: () => now, sleep: async () => {} } }, { isTTY: true, write: (c) => void written.push(c) });
-    for (let i = 0; i < 6; i += 1) stderr.write('rate limited: waiting 2 s as the service asks (Retry-After), then retrying\n');
-    stderr.write('warning: something else\n');
-    now += 2500; // that wait is over: a new refusal is news again
-    stderr.write('rate limited: waiting 1 s as the service asks (Retry-After), then retrying\n');
-    expect(written).toEqual([
-      'rate limited: waiting 2 s as the service asks (Retry-After), then retrying\n',
-      'warning: something else\n',
-      'rate limited: waiting 1 s as the service asks (Retry-After), then retrying\n',
-    ]);
-    expect(stderr.isTTY).toBe(true);
   });
 });
