@@ -43,7 +43,7 @@ const common = {
   logLevel: 'warning',
 };
 
-/** In main.js, `import('ora')` and the emulator's import become imports of their built files. */
+/** In main.cjs, `import('ora')` and the emulator's import become imports of their built files. */
 const onDemandFiles = {
   name: 'on-demand-files',
   setup(build) {
