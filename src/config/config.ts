@@ -129,6 +129,8 @@ export class FileConfigStore implements ConfigStore {
   constructor(
     readonly dir: string,
     private readonly fs: ConfigFs = realFs,
+    /** Says that another process's lock is keeping update() waiting (src/config/lock.ts). */
+    private readonly onLockWait?: (message: string) => void,
   ) {
     this.path = join(dir, CONFIG_FILE);
   }
@@ -159,7 +161,7 @@ export class FileConfigStore implements ConfigStore {
         );
       }
       return result;
-    });
+    }, this.onLockWait ? { onWait: this.onLockWait } : {});
   }
 }
 

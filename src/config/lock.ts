@@ -1,58 +1,240 @@
-// Cross-process locks (proper-lockfile: an atomic mkdir of `<file>.lock`, its mtime
-// refreshed while held, so a lock left by a killed process goes stale and is taken over).
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+// Cross-process locks. The lock is a file `<target>.lock` holding a record of its holder
+// (pid, host, process start, a random token), created atomically by linking a finished
+// temp file into place, so nobody ever sees a half-written record. A waiter can then tell
+// a lock left by a killed process (same host, pid gone) from a live holder and take it over
+// at once, instead of waiting for the lock to age. A holder refreshes the file's mtime, so
+// a lock whose holder cannot be checked (another host sharing the directory, a pid reused)
+// still goes stale after STALE_MS.
+import { link, lstat, mkdir, readFile, rename, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { requireNode } from '../node-require.js';
 import { LOCKS_DIR } from './paths.js';
 
-/** A lock not refreshed for this long belongs to a dead process. */
+// node:crypto and node:os load on first lock, not when the config module loads (start-up time).
+const randomHex = (bytes: number): string => (requireNode('node:crypto') as typeof import('node:crypto')).randomBytes(bytes).toString('hex');
+const hostname = (): string => (requireNode('node:os') as typeof import('node:os')).hostname();
+
+/** A lock whose mtime was not refreshed for this long is stale, whoever holds it. */
 const STALE_MS = 10_000;
+/** How often a holder refreshes its lock's mtime. */
+const HEARTBEAT_MS = STALE_MS / 3;
+/** After this long waiting for a live holder, say so (on stderr, through the caller). */
+const NOTICE_AFTER_MS = 1_000;
+/** A refresh or a config write takes well under a second; a holder past this is stuck. */
+const MAX_WAIT_MS = 30_000;
+
+/** Who holds a lock: written into the lock file. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** When the holding process started (ISO time). */
+  started_at: string;
+  /** When it took the lock (ISO time). */
+  acquired_at: string;
+  /** Tells this holding apart from an earlier one by a process with the same pid. */
+  token: string;
+}
+
+export interface LockOptions {
+  /** Called once when a live holder has kept us waiting for more than a second. */
+  onWait?: (message: string) => void;
+  /** Test seams: the holder record written, and the clock the waits use. */
+  holder?: LockHolder;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The record of this process as a holder. */
+export function currentHolder(now = Date.now()): LockHolder {
+  return {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date(now - Math.round(process.uptime() * 1000)).toISOString(),
+    acquired_at: new Date(now).toISOString(),
+    token: randomHex(8),
+  };
+}
+
+export function lockPathOf(target: string): string {
+  return `${target}.lock`;
+}
+
+/** Whether a process with this pid exists (EPERM: it does, under another user). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+type Inspection =
+  | { kind: 'gone' }
+  | { kind: 'live'; holder: LockHolder | null }
+  /** Left behind: the holder is dead, or the lock stopped being refreshed. `ino` names the file judged. */
+  | { kind: 'abandoned'; ino: number; why: string };
+
+async function inspect(lockPath: string, now: number): Promise<Inspection> {
+  let stat;
+  let text: string;
+  try {
+    stat = await lstat(lockPath);
+    // A directory: proper-lockfile's lock of an earlier svc; only its age can tell.
+    text = stat.isDirectory() ? '' : await readFile(lockPath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone' };
+    throw error;
+  }
+  const holder = parseHolder(text);
+  const aged = stat.mtimeMs < now - STALE_MS;
+  if (holder && holder.host === hostname() && !pidAlive(holder.pid)) {
+    return { kind: 'abandoned', ino: stat.ino, why: `its holder, process ${holder.pid}, is gone` };
+  }
+  if (aged) return { kind: 'abandoned', ino: stat.ino, why: `it was not refreshed for ${Math.round((now - stat.mtimeMs) / 1000)} s` };
+  return { kind: 'live', holder };
+}
+
+function parseHolder(text: string): LockHolder | null {
+  try {
+    const data = JSON.parse(text) as Partial<LockHolder>;
+    if (typeof data.pid === 'number' && typeof data.host === 'string') return data as LockHolder;
+  } catch {
+    // empty or foreign: judged by age alone
+  }
+  return null;
+}
+
+/** Creates the lock with our record in one step; false when someone holds it. */
+async function tryCreate(lockPath: string, record: string): Promise<boolean> {
+  const temp = join(dirname(lockPath), `.${basename(lockPath)}.${process.pid}.${randomHex(4)}`);
+  await writeFile(temp, record, { mode: 0o600 });
+  try {
+    await link(temp, lockPath); // atomic, and fails with EEXIST when held
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
+    // A file system without hard links: exclusive create (a waiter may see it empty for a moment).
+    try {
+      await writeFile(lockPath, record, { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch (inner) {
+      if ((inner as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw inner;
+    }
+  } finally {
+    await unlink(temp).catch(() => {});
+  }
+}
 
 /**
- * Runs `fn` holding the lock on `target` (which need not exist). Waits for another
- * holder with backoff for up to ~30 s, which covers a refresh or config write in flight.
+ * Removes an abandoned lock. Renamed aside first, which only one waiter can do; if the
+ * file renamed is not the one judged abandoned (it was replaced meanwhile), it goes back.
  */
-export async function withFileLock<T>(target: string, fn: () => Promise<T>): Promise<T> {
+async function takeOver(lockPath: string, judgedIno: number): Promise<void> {
+  const aside = `${lockPath}.abandoned.${process.pid}.${randomHex(4)}`;
+  try {
+    await rename(lockPath, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // another waiter took it over
+    throw error;
+  }
+  const moved = await lstat(aside);
+  if (moved.ino !== judgedIno) {
+    await link(aside, lockPath).catch(() => {});
+  }
+  await rm(aside, { recursive: true, force: true });
+}
+
+function describeHolder(holder: LockHolder | null, lockPath: string): string {
+  if (!holder) return `another svc process holds ${lockPath}`;
+  const where = holder.host === hostname() ? '' : ` on ${holder.host}`;
+  return `another svc process (pid ${holder.pid}${where}, holding it since ${holder.acquired_at}) holds ${lockPath}`;
+}
+
+/** Takes the lock on `target`; resolves to the release function. */
+export async function acquireFileLock(target: string, options: LockOptions = {}): Promise<() => Promise<void>> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const lockPath = lockPathOf(target);
+  const holder = options.holder ?? currentHolder(now());
+  const record = JSON.stringify(holder) + '\n';
+  const started = now();
+  let noticed = false;
+  let delay = 10;
+  for (;;) {
+    if (await tryCreate(lockPath, record)) break;
+    const found = await inspect(lockPath, now());
+    if (found.kind === 'gone') continue;
+    if (found.kind === 'abandoned') {
+      await takeOver(lockPath, found.ino);
+      continue;
+    }
+    const waited = now() - started;
+    if (waited >= MAX_WAIT_MS) {
+      throw new ConfigError(`could not lock ${target}: ${describeHolder(found.holder, lockPath)} and has not let go for ${MAX_WAIT_MS / 1000} s`, target, 'try again when that process has finished, or end it');
+    }
+    if (!noticed && waited >= NOTICE_AFTER_MS) {
+      noticed = true;
+      options.onWait?.(`waiting: ${describeHolder(found.holder, lockPath)}`);
+    }
+    await sleep(delay);
+    delay = Math.min(delay * 2, 200);
+  }
+
+  const { ino } = await lstat(lockPath);
+  // Keeps the lock fresh; unref'd, so it never holds the process open.
+  const heartbeat = setInterval(() => {
+    const at = new Date();
+    void utimes(lockPath, at, at).catch(() => {});
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    clearInterval(heartbeat);
+    // Only our own lock: if it was taken over (we stalled past STALE_MS), it is someone else's now.
+    const current = await lstat(lockPath).catch(() => null);
+    if (current?.ino === ino) await unlink(lockPath).catch(() => {});
+  };
+}
+
+/**
+ * Runs `fn` holding the lock on `target` (which need not exist). Waits for a live holder
+ * for up to MAX_WAIT_MS, saying so through `onWait` after a second.
+ */
+export async function withFileLock<T>(target: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   // The lock sits beside the target: on first use the config dir may not exist yet.
   try {
     await mkdir(dirname(target), { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new ConfigError(`cannot create ${dirname(target)}: ${(error as Error).message}`, dirname(target), 'make it writable, or point SVC_CONFIG_DIR at a writable directory');
   }
-  const { default: lockfile } = await import('proper-lockfile');
   let release: () => Promise<void>;
   try {
-    // On a fresh machine the config directory does not exist yet, and the lock lives beside its file.
-    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-    release = await lockfile.lock(target, {
-      realpath: false,
-      stale: STALE_MS,
-      update: STALE_MS / 2,
-      retries: { retries: 60, factor: 1.3, minTimeout: 20, maxTimeout: 1000, randomize: true },
-      onCompromised: () => {
-        // Another process took the lock over as stale: our work is already under way and
-        // the re-read inside the next holder copes, so do not crash (the default throws).
-      },
-    });
+    release = await acquireFileLock(target, options);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOCKED') throw new ConfigError(`could not lock ${target}: another svc process holds it`, target, 'try again in a moment');
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError(`could not lock ${target}: ${(error as Error).message}`, target, 'check that the config directory is writable');
   }
   try {
     return await fn();
   } finally {
-    await release().catch(() => {});
+    await release();
   }
 }
 
 /** The per-profile lock (OAuth refresh and other read-modify-write of one profile's secrets). */
-export async function withProfileLockIn<T>(dir: string, profile: string, fn: () => Promise<T>): Promise<T> {
+export async function withProfileLockIn<T>(dir: string, profile: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const locks = join(dir, LOCKS_DIR);
   try {
     await mkdir(locks, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new ConfigError(`cannot create ${locks}: ${(error as Error).message}`, locks, 'check that the config directory is writable');
   }
-  return withFileLock(join(locks, `${encodeURIComponent(profile)}`), fn);
+  return withFileLock(join(locks, `${encodeURIComponent(profile)}`), fn, options);
 }

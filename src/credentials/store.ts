@@ -137,7 +137,11 @@ interface CredentialsFile {
 /** credentials.json, mode 0600, written atomically under a lock. */
 export class FileSecretStore implements SecretStore {
   readonly path: string;
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    /** Says that another process's lock is keeping a write waiting (src/config/lock.ts). */
+    private readonly onLockWait?: (message: string) => void,
+  ) {
     this.path = join(dir, CREDENTIALS_FILE);
   }
   private async read(): Promise<CredentialsFile> {
@@ -166,7 +170,7 @@ export class FileSecretStore implements SecretStore {
       } catch (error) {
         throw new ConfigError(`cannot write ${this.path}: ${(error as Error).message}`, this.path, 'make the config directory writable, or set SVC_CONFIG_DIR');
       }
-    });
+    }, this.onLockWait ? { onWait: this.onLockWait } : {});
   }
   async get(profile: string, name: string): Promise<string | null> {
     return (await this.read()).secrets[secretAccount(profile, name)] ?? null;
