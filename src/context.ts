@@ -19,8 +19,8 @@ export interface Input {
   readonly isTTY: boolean;
   /** The whole of stdin as text (for `--stdin`, `--input -`, pasted redirects). */
   readAll(): Promise<string>;
-  /** stdin line by line, as they arrive. */
-  lines(): AsyncIterable<string>;
+  /** stdin line by line, as they arrive; ends when `signal` aborts, releasing stdin so the process can exit. */
+  lines(signal?: AbortSignal): AsyncIterable<string>;
 }
 
 export interface Io {

@@ -52,9 +52,11 @@ function stdinInput(): Input {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
-    async *lines() {
+    async *lines(signal) {
       const { createInterface } = requireNode('node:readline') as typeof import('node:readline');
-      const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+      // The signal closes the interface (and pauses stdin) at once: an async generator's
+      // return() waits for a pending read, which on a terminal is the next Enter.
+      const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, ...(signal ? { signal } : {}) });
       try {
         for await (const line of rl) yield line;
       } finally {
@@ -85,12 +87,8 @@ export function createProcessRuntime(controller: AbortController): { runtime: Ru
     random: { bytes: (n) => new Uint8Array((requireNode('node:crypto') as typeof import('node:crypto')).randomBytes(n)) },
     browser: {
       async open(url) {
-        const { default: open } = await import('open');
-        const child = await open(url, { wait: false });
-        await new Promise<void>((resolve, reject) => {
-          child.once('error', reject);
-          child.once('spawn', () => resolve());
-        });
+        const { openBrowser } = await import('./browser.js');
+        await openBrowser(url, process.env, process.platform);
       },
     },
     signal: controller.signal,

@@ -304,10 +304,14 @@ function interrupted(signal: AbortSignal): Promise<never> {
 
 /** Lines pasted on stdin until one is this login's redirect; at end of input, keeps waiting for the loopback. */
 async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal): Promise<CallbackOutcome> {
-  const lines = ctx.io.stdin.lines()[Symbol.asyncIterator]();
-  stop.addEventListener('abort', () => void lines.return?.(undefined)?.catch(() => {}), { once: true });
+  // Ended through `stop`, not return(): return() would wait for the pending read, i.e. the next
+  // Enter, and the open read keeps the process alive after the login has already ended.
+  const lines = ctx.io.stdin.lines(stop)[Symbol.asyncIterator]();
   for (;;) {
-    const next = await lines.next();
+    const next = await lines.next().catch((error: unknown) => {
+      if (stop.aborted) return { done: true as const, value: undefined };
+      throw error;
+    });
     if (next.done || stop.aborted) return new Promise<never>(() => {});
     const line = next.value.trim();
     if (line === '') continue;
