@@ -1,7 +1,7 @@
 // Spinners and prompts: only on a TTY. Without one, never prompt: fail naming the flag
 // or environment variable that would have answered (stripe-cli#1053).
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 
 export interface Spinner {
   stop(finalText?: string): void;
@@ -31,15 +31,30 @@ export interface Prompter {
   confirm(message: string, signal: AbortSignal): Promise<boolean>;
 }
 
+/**
+ * Ctrl-C at a prompt is an interruption (exit 130, nothing printed). The terminal is in raw
+ * mode while inquirer asks, so Ctrl-C reaches it as a key, not as SIGINT: it rejects with
+ * ExitPromptError, and with AbortPromptError when ctx.signal aborted the prompt.
+ */
+async function interruptible<T>(ask: Promise<T>): Promise<T> {
+  try {
+    return await ask;
+  } catch (error) {
+    const name = (error as { name?: unknown } | null)?.name;
+    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError();
+    throw error;
+  }
+}
+
 /** The real prompter, on the process's own terminal; @inquirer/prompts is loaded on first use. */
 export const terminalPrompter: Prompter = {
   async password(message, signal) {
     const { password } = await import('@inquirer/prompts');
-    return password({ message, mask: false }, { signal, output: process.stderr });
+    return interruptible(password({ message, mask: false }, { signal, output: process.stderr }));
   },
   async confirm(message, signal) {
     const prompts = await import('@inquirer/prompts');
-    return prompts.confirm({ message, default: false }, { signal, output: process.stderr });
+    return interruptible(prompts.confirm({ message, default: false }, { signal, output: process.stderr }));
   },
 };
 
