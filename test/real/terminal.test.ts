@@ -1,0 +1,314 @@
+// The built svc at a real terminal: every interactive path run in a tmux pane (see
+// test/helpers/pty.ts) and typed at as a person does: login in all its outcomes, the hidden
+// key prompt, every y/N question, Ctrl-C on streams and prompts, and a held lock. Each test
+// asserts the exit code and that svc ended by itself within 2 s of its last output.
+// Needs the bundle (npm run build) and tmux; skips with the reason without tmux, and
+// SVC_REQUIRE_REAL=1 (CI) turns that skip into a failure.
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { svcBin, terminalServer, tmuxProblem, type Exit, type Pane, type TerminalServer } from '../helpers/pty.js';
+import { acquireFileLock, currentHolder } from '../../src/config/lock.js';
+
+const problem = tmuxProblem() ?? (existsSync(join(svcBin, '../../dist/main.cjs')) ? null : 'the bundle is missing: run npm run build');
+const required = process.env.SVC_REQUIRE_REAL === '1';
+if (problem) process.stderr.write(`terminal suite: ${required ? 'FAILING' : 'skipping'}: ${problem}\n`);
+
+describe('real terminal', () => {
+  it(`is usable${required ? ' (SVC_REQUIRE_REAL=1 forbids skipping)' : ', or the suite below skips with the reason'}`, () => {
+    if (required) expect(problem, `terminal suite cannot run: ${problem}`).toBeNull();
+    else if (problem) console.warn(`terminal suite skipped: ${problem}`);
+  });
+});
+
+const AUTHORIZE_URL = /http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+/;
+const UNEXPECTED = 'unexpected failure';
+
+describe.skipIf(problem !== null)('svc in a terminal', () => {
+  let emu: TestEmulator;
+  let term: TerminalServer;
+
+  beforeAll(async () => {
+    emu = await testEmulator();
+    term = terminalServer();
+  });
+  afterAll(async () => {
+    term?.close();
+    await emu?.close();
+  });
+
+  /** svc's environment: only what a test gives, a fresh config dir, the emulator, the file store. */
+  function envFor(configDir: string, extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      HOME: configDir,
+      SVC_CONFIG_DIR: configDir,
+      SVC_CREDENTIAL_STORE: 'file',
+      SVC_BASE_URL: emu.url,
+      ...extra,
+    };
+  }
+
+  async function svc(args: string[], extra: Record<string, string> = {}, configDir = tempConfigDir()): Promise<Pane> {
+    return term.start(args, envFor(configDir, extra));
+  }
+
+  /** The process ended by itself, soon after its last output, with this code. */
+  async function expectExit(pane: Pane, code: number): Promise<Exit> {
+    const exit = await pane.exited(2_000);
+    expect(exit.code, pane.screen()).toBe(code);
+    expect(exit.quietMs).toBeLessThanOrEqual(2_000);
+    return exit;
+  }
+
+  /** Plays the admin's browser: approve or deny at the emulator, then where the authorize page sends the browser. */
+  async function adminAnswers(authorizeUrl: string, decision: 'approve' | 'deny', who = { email: emu.seed.admin.email, org_id: emu.seed.org_id }): Promise<URL> {
+    await emu.control('POST', '/approvals', { ...who, decision });
+    const response = await fetch(authorizeUrl, { redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (!location) throw new Error(`the authorize page answered ${response.status} without a redirect`);
+    return new URL(location, authorizeUrl);
+  }
+
+  /** A stand-in for the browser opener ($BROWSER): records the address and its own environment. */
+  function fakeOpener(): { env: Record<string, string>; dir: string; opened(): Promise<string>; openerEnv(): string } {
+    const dir = tempConfigDir();
+    const script = join(dir, 'opener.sh');
+    writeFileSync(script, `#!/bin/sh\nenv > "${dir}/env.tmp" && mv "${dir}/env.tmp" "${dir}/env"\nprintf '%s' "$1" > "${dir}/url.tmp" && mv "${dir}/url.tmp" "${dir}/url"\n`);
+    chmodSync(script, 0o755);
+    return {
+      dir,
+      // DISPLAY: svc only tries a browser where one could show (design.md).
+      env: { BROWSER: script, DISPLAY: ':99' },
+      async opened() {
+        const deadline = Date.now() + 10_000;
+        while (!existsSync(join(dir, 'url'))) {
+          if (Date.now() > deadline) throw new Error('the browser opener was never run');
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        return readFileSync(join(dir, 'url'), 'utf8');
+      },
+      openerEnv: () => readFileSync(join(dir, 'env'), 'utf8'),
+    };
+  }
+
+  describe('login', () => {
+    it('through the browser: ends by itself once signed in; the opener gets no SVC_* variable', async () => {
+      const opener = fakeOpener();
+      const key = emu.seed.keys.test;
+      const pane = await svc(['login'], { ...opener.env, SVC_API_KEY: key, SVC_FORWARD_SECRET: 'whsec_do-not-leak' });
+      const url = await opener.opened();
+      await fetch(await adminAnswers(url, 'approve'));
+      await pane.waitFor('Signed in to Acme');
+      await expectExit(pane, 0);
+      const env = opener.openerEnv();
+      expect(env).toContain('BROWSER=');
+      expect(env).not.toMatch(/^SVC_/m);
+      expect(env).not.toContain(key);
+      expect(env).not.toContain('whsec_do-not-leak');
+    });
+
+    it('--no-browser: the address is printed, the browser returns to the loopback server, svc ends', async () => {
+      const pane = await svc(['login', '--no-browser']);
+      const [url] = await pane.waitFor(AUTHORIZE_URL);
+      await fetch(await adminAnswers(url, 'approve'));
+      await pane.waitFor('Signed in to Acme');
+      await expectExit(pane, 0);
+    });
+
+    it('--no-browser: the redirect address typed into the terminal signs in', async () => {
+      const pane = await svc(['login', '--no-browser']);
+      const [url] = await pane.waitFor(AUTHORIZE_URL);
+      const callback = await adminAnswers(url, 'approve'); // never loaded: the browser is "elsewhere"
+      pane.type(callback.href);
+      pane.press('Enter');
+      await pane.waitFor('Signed in to Acme');
+      await expectExit(pane, 0);
+    });
+
+    it('refused by the admin (access_denied): exit 3, at once', async () => {
+      const pane = await svc(['login', '--no-browser']);
+      const [url] = await pane.waitFor(AUTHORIZE_URL);
+      await fetch(await adminAnswers(url, 'deny'));
+      await pane.waitFor('refused the sign-in');
+      await expectExit(pane, 3);
+    });
+
+    it('--timeout expiring: exit 3, at once', async () => {
+      const pane = await svc(['login', '--no-browser', '--timeout', '1s']);
+      await pane.waitFor('no sign-in arrived within 1 s', 15_000);
+      await expectExit(pane, 3);
+    });
+
+    it('Ctrl-C while waiting for the sign-in: exit 130, quietly', async () => {
+      const opener = fakeOpener();
+      const pane = await svc(['login'], opener.env);
+      await opener.opened();
+      await pane.waitFor('If no browser appears');
+      pane.press('C-c');
+      await expectExit(pane, 130);
+      expect(pane.screen()).not.toContain(UNEXPECTED);
+    });
+
+    describe('into a profile of another organization asks first', () => {
+      async function loginElsewhere(): Promise<{ pane: Pane; configDir: string }> {
+        const configDir = tempConfigDir();
+        mkdirSync(configDir, { recursive: true });
+        writeFileSync(
+          join(configDir, 'config.json'),
+          JSON.stringify({ version: 1, default_profile: 'default', profiles: { default: { base_url: emu.url, org_id: emu.seed.org_id, org_name: 'Acme' } } }),
+        );
+        const other = await emu.control<{ org_id: string; admin: { email: string } }>('POST', '/orgs', { name: `Globex ${Date.now()}` });
+        const pane = await svc(['login', '--no-browser'], {}, configDir);
+        const [url] = await pane.waitFor(AUTHORIZE_URL);
+        await fetch(await adminAnswers(url, 'approve', { email: other.admin.email, org_id: other.org_id }));
+        await pane.waitFor('Move the profile to it');
+        return { pane, configDir };
+      }
+      const orgOf = (configDir: string) => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.default.org_id;
+
+      it('y: the profile moves, exit 0', async () => {
+        const { pane, configDir } = await loginElsewhere();
+        pane.press('y', 'Enter');
+        await pane.waitFor('Signed in to Globex');
+        await expectExit(pane, 0);
+        expect(orgOf(configDir)).not.toBe(emu.seed.org_id);
+      });
+
+      it('N: nothing is stored, exit 1', async () => {
+        const { pane, configDir } = await loginElsewhere();
+        pane.press('N', 'Enter');
+        await pane.waitFor('nothing was stored');
+        await expectExit(pane, 1);
+        expect(orgOf(configDir)).toBe(emu.seed.org_id);
+      });
+
+      it('Ctrl-C: exit 130, quietly, nothing stored', async () => {
+        const { pane, configDir } = await loginElsewhere();
+        pane.press('C-c');
+        await expectExit(pane, 130);
+        expect(pane.screen()).not.toContain(UNEXPECTED);
+        expect(orgOf(configDir)).toBe(emu.seed.org_id);
+      });
+    });
+  });
+
+  describe('keys add: the hidden prompt', () => {
+    it('the key typed never appears on the screen, and is stored', async () => {
+      const configDir = tempConfigDir();
+      const key = emu.seed.keys.test;
+      const pane = await svc(['keys', 'add', '--name', 'ci'], {}, configDir);
+      await pane.waitFor('API key');
+      pane.type(key);
+      pane.press('Enter');
+      await expectExit(pane, 0);
+      expect(pane.screen()).not.toContain(key);
+      expect(pane.screen()).not.toContain(key.slice(0, 16));
+      expect(readFileSync(join(configDir, 'credentials.json'), 'utf8')).toContain(key);
+    });
+
+    it('Ctrl-C at the prompt: exit 130, quietly', async () => {
+      const pane = await svc(['keys', 'add', '--name', 'ci']);
+      await pane.waitFor('API key');
+      pane.type('svc_test_half');
+      pane.press('C-c');
+      await expectExit(pane, 130);
+      expect(pane.screen()).not.toContain(UNEXPECTED);
+      expect(pane.screen()).not.toContain('svc_test_half');
+    });
+  });
+
+  describe('billed live actions ask first', () => {
+    async function liveCall(): Promise<string> {
+      const response = await fetch(`${emu.url}/v1/calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${emu.seed.keys.live}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ languages: ['en', 'es'] }),
+      });
+      return ((await response.json()) as { id: string }).id;
+    }
+    const actions: Array<[string, () => Promise<string[]>]> = [
+      ['calls start --live', async () => ['calls', 'start', '--languages', 'en,es']],
+      ['calls dial', async () => ['calls', 'dial', await liveCall(), '--to', '+14155550100']],
+      ['calls lines add', async () => ['calls', 'lines', 'add', '--country', 'US']],
+    ];
+    for (const [name, argv] of actions) {
+      describe(name, () => {
+        const live = () => ({ SVC_API_KEY: emu.seed.keys.live });
+        it('y: done, exit 0', async () => {
+          const pane = await svc(await argv(), live());
+          await pane.waitFor('continue?');
+          pane.press('y', 'Enter');
+          await expectExit(pane, 0);
+          expect(pane.screen()).toMatch(/(call|part|line)_\w+/);
+        });
+        it('N: nothing done, exit 1', async () => {
+          const pane = await svc(await argv(), live());
+          await pane.waitFor('continue?');
+          pane.press('N', 'Enter');
+          await pane.waitFor('cancelled: nothing was done');
+          await expectExit(pane, 1);
+        });
+        it('Ctrl-C: exit 130, quietly', async () => {
+          const pane = await svc(await argv(), live());
+          await pane.waitFor('continue?');
+          pane.press('C-c');
+          await expectExit(pane, 130);
+          expect(pane.screen()).not.toContain(UNEXPECTED);
+        });
+      });
+    }
+  });
+
+  describe('streams stop with Ctrl-C', () => {
+    it('events tail: exit 130', async () => {
+      const pane = await svc(['events', 'tail'], { SVC_API_KEY: emu.seed.keys.test });
+      await pane.waitFor('Ctrl-C to stop');
+      pane.press('C-c');
+      await expectExit(pane, 130);
+      expect(pane.screen()).not.toContain(UNEXPECTED);
+    });
+
+    it('chats stream: exit 130', async () => {
+      const response = await fetch(`${emu.url}/v1/chats`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${emu.seed.keys.test}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ language: 'en' }),
+      });
+      const chat = ((await response.json()) as { id: string }).id;
+      const pane = await svc(['chats', 'stream', chat], { SVC_API_KEY: emu.seed.keys.test });
+      await pane.waitFor('Ctrl-C to stop');
+      pane.press('C-c');
+      await expectExit(pane, 130);
+      expect(pane.screen()).not.toContain(UNEXPECTED);
+    });
+  });
+
+  describe('a lock held by another process', () => {
+    it('a live holder: svc says it is waiting, and finishes once the lock is released', async () => {
+      const configDir = tempConfigDir();
+      const release = await acquireFileLock(join(configDir, 'config.json')); // held by this test process
+      const pane = await svc(['mode', 'test'], {}, configDir);
+      await pane.waitFor(`svc: waiting: another svc process (pid ${process.pid}`);
+      await release();
+      await pane.waitFor('now uses test mode');
+      await expectExit(pane, 0);
+    });
+
+    it('left by a SIGKILLed process: taken over at once, no wait notice', async () => {
+      const configDir = tempConfigDir();
+      const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+      await new Promise((resolve) => child.once('spawn', resolve));
+      await acquireFileLock(join(configDir, 'config.json'), { holder: { ...currentHolder(), pid: child.pid! } });
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await gone;
+      const pane = await svc(['mode', 'test'], {}, configDir);
+      await pane.waitFor('now uses test mode');
+      await expectExit(pane, 0);
+      expect(pane.screen()).not.toContain('waiting');
+    });
+  });
+});
