@@ -4,7 +4,7 @@
 //   as one CommonJS file. Node 20's ESM loader costs about 1.5 ms a file at start-up (and
 //   ~10 ms to start at all); esbuild's code splitting made ~23 files for `svc account`.
 // - lib/*.js: the heavy libraries svc loads only when a command needs them
-//   (prompts, spinner, tables, colours, locks, browser opener, undici), and emulator.js,
+//   (prompts, spinner, tables, colours, undici), and emulator.js,
 //   with the chunks they share. main.cjs imports them by path, on demand.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -16,9 +16,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 /** Libraries svc imports only with `await import()`, each built to dist/lib/<file>.js. */
 const ON_DEMAND = {
-  'proper-lockfile': 'proper-lockfile',
   undici: 'undici',
-  open: 'open',
   ora: 'ora',
   '@inquirer/prompts': 'inquirer-prompts',
   chalk: 'chalk',
