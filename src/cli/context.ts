@@ -55,15 +55,15 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     signal: runtime.signal,
     globals,
   };
-  // A lock held by another live process: say why the command is waiting (src/config/lock.ts).
-  const onLockWait = (message: string) => stderr.write(`svc: ${message}\n`);
-  const config = runtime.config ?? new FileConfigStore(dir, undefined, onLockWait);
+  // A lock held by another live process: say why the command is waiting; Ctrl-C stops the wait.
+  const lockOptions = { onWait: (message: string) => stderr.write(`svc: ${message}\n`), signal: runtime.signal };
+  const config = runtime.config ?? new FileConfigStore(dir, undefined, lockOptions);
   let secrets = runtime.secrets;
   if (!secrets) {
     const preference = storePreference(env.SVC_CREDENTIAL_STORE);
     secrets = new FallbackSecretStore(
       new KeychainSecretStore(runtime.keychain ?? napiKeychain(), runtime.keychainTimeoutMs),
-      new FileSecretStore(dir, onLockWait),
+      new FileSecretStore(dir, lockOptions),
       preference,
       (message) => stderr.write(`warning: ${message}\n`),
     );
@@ -86,7 +86,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     secrets,
     prompter: runtime.prompter ?? terminalPrompter,
     http,
-    withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, { onWait: onLockWait }),
+    withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
     profileName: async () => chooseProfileName(ctx, await config.read()),
     resolveCredential: () => (credential ??= resolveCredential(ctx)),
     api: () =>

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Mode, Scope } from '../shared/constants.js';
 import { ConfigError } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
-import { withFileLock } from './lock.js';
+import { withFileLock, type LockOptions } from './lock.js';
 import { CONFIG_FILE } from './paths.js';
 
 /** Where a secret lives (shown by `svc auth status` and `svc keys list`). */
@@ -129,8 +129,8 @@ export class FileConfigStore implements ConfigStore {
   constructor(
     readonly dir: string,
     private readonly fs: ConfigFs = realFs,
-    /** Says that another process's lock is keeping update() waiting (src/config/lock.ts). */
-    private readonly onLockWait?: (message: string) => void,
+    /** Waits on another process's lock: how to say so, and Ctrl-C (src/config/lock.ts). */
+    private readonly lockOptions: LockOptions = {},
   ) {
     this.path = join(dir, CONFIG_FILE);
   }
@@ -161,7 +161,7 @@ export class FileConfigStore implements ConfigStore {
         );
       }
       return result;
-    }, this.onLockWait ? { onWait: this.onLockWait } : {});
+    }, this.lockOptions);
   }
 }
 

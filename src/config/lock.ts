@@ -7,7 +7,7 @@
 // still goes stale after STALE_MS.
 import { link, lstat, mkdir, readFile, rename, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, InterruptedError } from '../errors.js';
 import { requireNode } from '../node-require.js';
 import { LOCKS_DIR } from './paths.js';
 
@@ -39,6 +39,8 @@ export interface LockHolder {
 export interface LockOptions {
   /** Called once when a live holder has kept us waiting for more than a second. */
   onWait?: (message: string) => void;
+  /** Ctrl-C: stop waiting (InterruptedError, exit 130). */
+  signal?: AbortSignal;
   /** Test seams: the holder record written, and the clock the waits use. */
   holder?: LockHolder;
   now?: () => number;
@@ -159,6 +161,7 @@ function describeHolder(holder: LockHolder | null, lockPath: string): string {
 export async function acquireFileLock(target: string, options: LockOptions = {}): Promise<() => Promise<void>> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const { signal } = options;
   const lockPath = lockPathOf(target);
   const holder = options.holder ?? currentHolder(now());
   const record = JSON.stringify(holder) + '\n';
@@ -181,7 +184,9 @@ export async function acquireFileLock(target: string, options: LockOptions = {})
       noticed = true;
       options.onWait?.(`waiting: ${describeHolder(found.holder, lockPath)}`);
     }
+    if (signal?.aborted) throw new InterruptedError();
     await sleep(delay);
+    if (signal?.aborted) throw new InterruptedError();
     delay = Math.min(delay * 2, 200);
   }
 
@@ -218,7 +223,7 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
   try {
     release = await acquireFileLock(target, options);
   } catch (error) {
-    if (error instanceof ConfigError) throw error;
+    if (error instanceof ConfigError || error instanceof InterruptedError) throw error;
     throw new ConfigError(`could not lock ${target}: ${(error as Error).message}`, target, 'check that the config directory is writable');
   }
   try {

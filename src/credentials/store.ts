@@ -6,7 +6,7 @@ import { readFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
 import { writeFileAtomic } from '../config/atomic.js';
-import { withFileLock } from '../config/lock.js';
+import { withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
 import { requireNode } from '../node-require.js';
@@ -139,8 +139,8 @@ export class FileSecretStore implements SecretStore {
   readonly path: string;
   constructor(
     readonly dir: string,
-    /** Says that another process's lock is keeping a write waiting (src/config/lock.ts). */
-    private readonly onLockWait?: (message: string) => void,
+    /** Waits on another process's lock: how to say so, and Ctrl-C (src/config/lock.ts). */
+    private readonly lockOptions: LockOptions = {},
   ) {
     this.path = join(dir, CREDENTIALS_FILE);
   }
@@ -170,7 +170,7 @@ export class FileSecretStore implements SecretStore {
       } catch (error) {
         throw new ConfigError(`cannot write ${this.path}: ${(error as Error).message}`, this.path, 'make the config directory writable, or set SVC_CONFIG_DIR');
       }
-    }, this.onLockWait ? { onWait: this.onLockWait } : {});
+    }, this.lockOptions);
   }
   async get(profile: string, name: string): Promise<string | null> {
     return (await this.read()).secrets[secretAccount(profile, name)] ?? null;

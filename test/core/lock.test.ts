@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireFileLock, currentHolder, lockPathOf, withFileLock } from '../../src/config/lock.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { InterruptedError } from '../../src/errors.js';
 
 /** A process that is SIGKILLed (and reaped) before this resolves: its pid names no process. */
 async function killedProcessPid(): Promise<number> {
@@ -100,5 +101,16 @@ describe('lock holders', () => {
     const clock = countingClock();
     expect(await withFileLock(target, async () => 'got it', clock)).toBe('got it');
     expect(clock.sleeps).toBe(0);
+  });
+
+  it('Ctrl-C stops the wait for a live holder: InterruptedError (exit 130)', async () => {
+    const dir = tempConfigDir();
+    const target = join(dir, 'config.json');
+    const release = await acquireFileLock(target);
+    const controller = new AbortController();
+    const clock = countingClock();
+    const waiting = withFileLock(target, async () => 'got it', { ...clock, signal: controller.signal, onWait: () => controller.abort() });
+    await expect(waiting).rejects.toBeInstanceOf(InterruptedError);
+    await release();
   });
 });

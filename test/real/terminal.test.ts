@@ -297,6 +297,20 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
       await expectExit(pane, 0);
     });
 
+    it('Ctrl-C while waiting for a live holder: exit 130, quietly', async () => {
+      const configDir = tempConfigDir();
+      const release = await acquireFileLock(join(configDir, 'config.json'));
+      try {
+        const pane = await svc(['mode', 'test'], {}, configDir);
+        await pane.waitFor('svc: waiting: another svc process');
+        pane.press('C-c');
+        await expectExit(pane, 130);
+        expect(pane.screen()).not.toContain(UNEXPECTED);
+      } finally {
+        await release();
+      }
+    });
+
     it('left by a SIGKILLed process: taken over at once, no wait notice', async () => {
       const configDir = tempConfigDir();
       const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
