@@ -55,8 +55,9 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     signal: runtime.signal,
     globals,
   };
-  // A lock held by another live process: say why the command is waiting; Ctrl-C stops the wait.
-  const lockOptions = { onWait: (message: string) => stderr.write(`svc: ${message}\n`), signal: runtime.signal };
+  // A lock held by another live process: say why the command is waiting, on a terminal (like a
+  // 429 wait: progress, which parallel scripted runs need not hear); Ctrl-C stops the wait.
+  const lockOptions = { onWait: (message: string) => void (stderr.isTTY && stderr.write(`svc: ${message}\n`)), signal: runtime.signal };
   const config = runtime.config ?? new FileConfigStore(dir, undefined, lockOptions);
   let secrets = runtime.secrets;
   if (!secrets) {
