@@ -1,11 +1,12 @@
 // A real terminal for the built svc: a tmux pane (Debian's tmux) that a test types into
 // (send-keys) and reads (capture-pane), as a person at a terminal does. Each run is one
-// tmux session on a private server whose panes stay after their process ends
-// (remain-on-exit), so the exit status is tmux's own `#{pane_dead_status}`: nothing wraps
-// svc, and Ctrl-C reaches svc's process group alone.
+// tmux session on a private server. svc runs under a tiny Node parent that records its
+// exit (code or signal) in a file the moment it ends: tmux's own `#{pane_dead_status}` is
+// unreliable under load (tmux 3.3a left exited panes unreaped for over 10 s). The parent
+// ignores SIGINT, so Ctrl-C is svc's alone to handle, as in a shell.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,7 +18,7 @@ export function tmuxProblem(): string | null {
   const probe = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
   if (probe.error) return 'tmux is not installed (Debian package tmux)';
   const version = /tmux (\d+)\.(\d+)/.exec(probe.stdout);
-  // pane_dead_status and new-session -e need tmux 3.2 or later.
+  // new-session -e (the pane's environment) needs tmux 3.2 or later.
   if (!version || Number(version[1]) < 3 || (Number(version[1]) === 3 && Number(version[2]) < 2)) return `tmux 3.2 or later is needed, found "${probe.stdout.trim()}"`;
   return null;
 }
@@ -53,11 +54,36 @@ export interface Pane {
 
 const POLL_MS = 25;
 
+/** The parent of svc in the pane: runs argv[2..] with the terminal, writes {code, signal} to argv[1] when it ends. */
+const EXIT_RECORDER = `
+const { spawn } = require('node:child_process');
+const { renameSync, writeFileSync } = require('node:fs');
+const [file, ...argv] = process.argv.slice(1);
+process.on('SIGINT', () => {});
+const child = spawn(process.execPath, argv, { stdio: 'inherit' });
+child.on('exit', (code, signal) => {
+  writeFileSync(file + '.tmp', JSON.stringify({ code, signal }));
+  renameSync(file + '.tmp', file);
+  process.exitCode = code ?? 1;
+});
+`;
+
+/**
+ * How long svc may stay after its last output: 2 s on a machine with a core to spare,
+ * stretched by how overloaded it is (load average per core) up to 10 s, because an exit
+ * takes CPU too and a shared 2-core machine running eight test suites has a load of ~17.
+ * A process that waits for input never ends, so it fails at any stretch.
+ */
+export function exitBoundMs(): number {
+  const perCore = loadavg()[0]! / Math.max(1, cpus().length);
+  return Math.min(10_000, Math.round(2_000 * Math.max(1, perCore)));
+}
+
 export function terminalServer(): TerminalServer {
   const socketDir = mkdtempSync(join(tmpdir(), 'svc-tmux-'));
   const socket = join(socketDir, 'socket');
   const conf = join(socketDir, 'tmux.conf');
-  // remain-on-exit: the pane (and its exit status) stays after svc ends. A large history and
+  // remain-on-exit: the pane (and svc's last screen) stays after svc ends. A large history and
   // no status line keep capture-pane to svc's own output.
   writeFileSync(conf, 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 5000\n');
   // The server's environment is every pane's starting one: nothing of this process's (a
@@ -75,7 +101,8 @@ export function terminalServer(): TerminalServer {
       const session = `svc${++count}`;
       const envArgs = Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
       // Several arguments after the options: tmux runs the program directly, no shell.
-      tmux('new-session', '-d', '-s', session, '-x', '250', '-y', '50', '-c', root, ...envArgs, process.execPath, svcBin, ...args);
+      const exitFile = join(socketDir, `${session}.exit`);
+      tmux('new-session', '-d', '-s', session, '-x', '250', '-y', '50', '-c', root, ...envArgs, process.execPath, '-e', EXIT_RECORDER, exitFile, svcBin, ...args);
       const target = `${session}:0.0`;
       const screen = () =>
         tmux('capture-pane', '-p', '-J', '-S', '-', '-t', target)
@@ -83,13 +110,17 @@ export function terminalServer(): TerminalServer {
           .map((line) => line.trimEnd())
           .join('\n')
           .trimEnd();
-      /** The exit code once the pane's process has ended, else null. */
+      /** svc's exit code once it has ended, else null. */
       const status = () => {
-        const [dead = '', code = '', signal = ''] = tmux('display-message', '-p', '-t', target, '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}').trim().split(':');
-        if (dead !== '1') return null;
-        if (signal !== '') throw new Error(`svc was killed by signal ${signal}; the screen shows:\n${screen()}`);
-        // tmux marks the pane dead a moment before it records the status: ask again.
-        return code === '' ? null : Number(code);
+        let text: string;
+        try {
+          text = readFileSync(exitFile, 'utf8');
+        } catch {
+          return null;
+        }
+        const { code, signal } = JSON.parse(text) as { code: number | null; signal: string | null };
+        if (signal !== null) throw new Error(`svc was killed by ${signal}; the screen shows:\n${screen()}`);
+        return code;
       };
       const pane: Pane = {
         screen,
@@ -99,7 +130,7 @@ export function terminalServer(): TerminalServer {
         press(...keys) {
           tmux('send-keys', '-t', target, ...keys);
         },
-        async waitFor(pattern, timeoutMs = 10_000) {
+        async waitFor(pattern, timeoutMs = 20_000) {
           const regex = typeof pattern === 'string' ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : pattern;
           const deadline = Date.now() + timeoutMs;
           for (;;) {
@@ -110,7 +141,7 @@ export function terminalServer(): TerminalServer {
             await new Promise((resolve) => setTimeout(resolve, POLL_MS));
           }
         },
-        async exited(withinMs = 2_000) {
+        async exited(withinMs = exitBoundMs()) {
           let last = screen();
           let changedAt = Date.now();
           for (;;) {

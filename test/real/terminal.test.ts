@@ -1,7 +1,8 @@
 // The built svc at a real terminal: every interactive path run in a tmux pane (see
 // test/helpers/pty.ts) and typed at as a person does: login in all its outcomes, the hidden
 // key prompt, every y/N question, Ctrl-C on streams and prompts, and a held lock. Each test
-// asserts the exit code and that svc ended by itself within 2 s of its last output.
+// asserts the exit code and that svc ended by itself within 2 s of its last output (stretched
+// on an overloaded machine, see exitBoundMs; a process waiting for input never ends).
 // Needs the bundle (npm run build) and tmux; skips with the reason without tmux, and
 // SVC_REQUIRE_REAL=1 (CI) turns that skip into a failure.
 import { spawn } from 'node:child_process';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { svcBin, terminalServer, tmuxProblem, type Exit, type Pane, type TerminalServer } from '../helpers/pty.js';
+import { exitBoundMs, svcBin, terminalServer, tmuxProblem, type Exit, type Pane, type TerminalServer } from '../helpers/pty.js';
 import { acquireFileLock, currentHolder } from '../../src/config/lock.js';
 
 const problem = tmuxProblem() ?? (existsSync(join(svcBin, '../../dist/main.cjs')) ? null : 'the bundle is missing: run npm run build');
@@ -55,11 +56,12 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     return term.start(args, envFor(configDir, extra));
   }
 
-  /** The process ended by itself, soon after its last output, with this code. */
+  /** The process ended by itself, within 2 s of its last output (more on an overloaded machine: exitBoundMs), with this code. */
   async function expectExit(pane: Pane, code: number): Promise<Exit> {
-    const exit = await pane.exited(2_000);
+    const bound = exitBoundMs();
+    const exit = await pane.exited(bound);
     expect(exit.code, pane.screen()).toBe(code);
-    expect(exit.quietMs).toBeLessThanOrEqual(2_000);
+    expect(exit.quietMs).toBeLessThanOrEqual(bound);
     return exit;
   }
 
