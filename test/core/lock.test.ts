@@ -113,4 +113,26 @@ describe('lock holders', () => {
     await expect(waiting).rejects.toBeInstanceOf(InterruptedError);
     await release();
   });
+
+  it('many waiters on a dead holder\'s lock: one takes it over, the rest take turns, never two inside', async () => {
+    const dir = tempConfigDir();
+    const target = join(dir, 'config.json');
+    await acquireFileLock(target, { holder: { ...currentHolder(), pid: await killedProcessPid() } });
+    let inside = 0;
+    let maxInside = 0;
+    let done = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, () =>
+        withFileLock(target, async () => {
+          inside++;
+          maxInside = Math.max(maxInside, inside);
+          await new Promise((resolve) => setImmediate(resolve));
+          inside--;
+          done++;
+        }),
+      ),
+    );
+    expect(done).toBe(8);
+    expect(maxInside).toBe(1);
+  });
 });
