@@ -5,6 +5,9 @@ import { ApiError, EXIT } from '../errors.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
 import { redactText } from '../io/redact.js';
 
+/** The most of a server's error text quoted in a message. */
+const MAX_DETAIL_CHARS = 1000;
+
 export interface ErrorSubject {
   method: string;
   path: string;
@@ -68,7 +71,8 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
   const request = `${subject.method} ${subject.path}`;
   const c = subject.credential;
   const profileFlag = c && c.source === 'profile' ? ` --profile ${c.profileName}` : '';
-  const said = detail ? `: ${redactText(detail)}` : '';
+  // A detail is the server's text: one page of it at most (control characters are made inert where it is printed).
+  const said = detail ? `: ${redactText(detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail)}` : '';
   switch (status) {
     case 400:
       return new ApiError(`the service refused ${request}${said}${where}`, status, EXIT.failure, body,

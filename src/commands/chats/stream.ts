@@ -7,6 +7,7 @@
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { note, printNdjson, renderTsv } from '../../io/output.js';
+import { sanitizeLine } from '../../io/sanitize.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, call, requiredArg, validated } from '../calls/shared.js';
 import { timeFormat } from '../calls/views.js';
@@ -112,5 +113,6 @@ function printMessage(ctx: Context, message: Message): void {
   const time = new Date(message.created_at).toLocaleTimeString();
   const kind = message.kind === 'voice' ? '(voice) ' : '';
   const translation = message.translation ? `  → [${message.translation.language}] ${message.translation.text}` : '';
-  ctx.io.stdout.write(`${time}  ${kind}${messageText(message)}${translation}\n`);
+  // The message is whatever a participant (through the server) sent: control characters made inert.
+  ctx.io.stdout.write(`${time}  ${kind}${sanitizeLine(`${messageText(message)}${translation}`)}\n`);
 }
