@@ -6,7 +6,8 @@
 // binary: memory.test.ts.)
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeHttp } from '../../src/api/http.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { MemorySecretStore } from '../../src/credentials/store.js';
 import { drip, hostileServer, json, streamLazily, type HostileServer } from './server.js';
 
 const KEY = 'svc_test_hostile0000000000000000';
@@ -326,6 +327,24 @@ describe('credentials that cannot be a header value', () => {
     const r = await runCli(['account'], { env: env({ SVC_API_KEY: `${KEY}é` }) });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('a non-ASCII character');
+    expect(server.seen).toEqual([]);
+  });
+});
+
+describe('a stored key that cannot be a header value', () => {
+  it('exit 2 naming the key and how to store it again; nothing sent', async () => {
+    server.on('/v1/account', (_req, res) => json(res, 200, { ...account, credential: { type: 'api_key', scopes: ['account:read'] } }));
+    const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
+    const added = await runCli(['keys', 'add', '--stdin'], { env: { SVC_BASE_URL: server.url }, stdin: KEY, secrets, configDir });
+    expect(added.exitCode).toBe(0);
+    const [entry] = [...secrets.secrets.keys()];
+    secrets.secrets.set(entry!, `${KEY}\n`); // e.g. written by hand, or by an older version
+    server.reset();
+    const r = await runCli(['account'], { env: { SVC_BASE_URL: server.url }, secrets, configDir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/the stored key "test" of profile "default" contains a line break/);
+    expect(r.stderr).toContain('svc keys add --profile default --name test');
     expect(server.seen).toEqual([]);
   });
 });
