@@ -66,13 +66,14 @@ export function tryFree(credential: Pick<ResolvedCredential, 'source'> | undefin
 }
 
 export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubject): ApiError {
-  const detail = detailText(body);
+  const full = detailText(body);
+  // A detail is the server's text: one page of it at most (control characters are made inert where it is printed).
+  const detail = full !== undefined && full.length > MAX_DETAIL_CHARS ? `${full.slice(0, MAX_DETAIL_CHARS)}…` : full;
   const where = subjectLabel(subject);
   const request = `${subject.method} ${subject.path}`;
   const c = subject.credential;
   const profileFlag = c && c.source === 'profile' ? ` --profile ${c.profileName}` : '';
-  // A detail is the server's text: one page of it at most (control characters are made inert where it is printed).
-  const said = detail ? `: ${redactText(detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail)}` : '';
+  const said = detail ? `: ${redactText(detail)}` : '';
   switch (status) {
     case 400:
       return new ApiError(`the service refused ${request}${said}${where}`, status, EXIT.failure, body,

@@ -296,17 +296,18 @@ describe('escape sequences in what the server says never reach the terminal', ()
     expect(JSON.parse(ndjson.stdout).data.title).toBe(nasty);
   });
 
-  it('a chat message in human output', async () => {
+  it('a chat message in human output (and one that is not JSON is skipped, not a crash)', async () => {
     const message = { object: 'message', id: 'msg_1', chat_id: 'chat_abcdef123456', kind: 'text', text: `hi ${nasty}`, language: 'en', translation: null, transcript: null, created_at: '2026-01-01T00:00:00Z' };
     let gets = 0;
     server.on('/v1/chats/chat_abcdef123456', (_req, res) => json(res, 200, { object: 'chat', id: 'chat_abcdef123456', status: gets++ === 0 ? 'open' : 'closed', language: 'en' }));
     server.on('/v1/chats/chat_abcdef123456/messages', (_req, res) => json(res, 200, { object: 'list', data: [], has_more: false, next_cursor: null }));
     server.on('/v1/chats/chat_abcdef123456/stream', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      res.end(`event: message\ndata: <html>not json\u001b[2J</html>\n\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
     });
     const r = await runCli(['chats', 'stream', 'chat_abcdef123456'], { env: env({ NO_COLOR: '1' }), tty: true });
     expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain('skipped a stream message that is not a chat message: <html>not json^[[2J</html>');
     expect(r.stdout).toContain('hi ^[]0;owned');
     expectInert(r.stdout.replace(/\n/g, ''));
     expectInert(r.stderr.replace(/\n/g, ''));
