@@ -13,7 +13,7 @@ import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
 import { requireNode } from '../node-require.js';
 import { UsageError } from '../errors.js';
-import { DeadlineError, deadlineFromEnv, MAX_BODY_BYTES, ResponseTooLargeError } from './limits.js';
+import { DeadlineError, deadlineFromEnv, MAX_BODY_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
 
 /** The slice of a fetch Response that svc uses, over either transport's answer. */
 export interface HttpResponse {
@@ -277,7 +277,10 @@ export function createHttp(options: HttpOptions): HttpTransport {
           throw new UsageError(`the ${name} header cannot be sent: its value holds a line break, a control character or a character beyond Latin-1`);
         }
       }
-      const deadlineMs = init.stream ? undefined : (deadline ??= deadlineFromEnv(options.env));
+      // An upload of more than 1 MiB (voice) gets more time, so a slow uplink is not cut off.
+      const bodyBytes = Number(headers['content-length'] ?? 0);
+      const allowanceMs = bodyBytes > 1024 * 1024 ? Math.ceil(bodyBytes / UPLOAD_ALLOWANCE_BYTES_PER_S) * 1000 : 0;
+      const deadlineMs = init.stream ? undefined : (deadline ??= deadlineFromEnv(options.env)) + allowanceMs;
       const transport = await transportFor(options.env);
       const debug = options.debug;
       const started = now();

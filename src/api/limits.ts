@@ -12,6 +12,11 @@ export const MAX_BODY_BYTES = 8 * MiB;
 export const MAX_SSE_EVENT_BYTES = 1 * MiB;
 /** The whole of a non-streaming request, from connecting to the body's last byte. */
 export const DEFAULT_DEADLINE_MS = 60_000;
+/**
+ * A large upload (a voice message, up to 10 MiB) gets this much more time per byte sent, so
+ * a slow uplink is not cut off: at 64 KiB/s, 10 MiB adds 160 s.
+ */
+export const UPLOAD_ALLOWANCE_BYTES_PER_S = 64 * 1024;
 /** The variable that changes the deadline (seconds, or a duration such as 90s or 2m). */
 export const DEADLINE_ENV = 'SVC_HTTP_TIMEOUT';
 
