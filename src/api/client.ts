@@ -7,7 +7,9 @@ import { ENDPOINTS, fillPath, joinUrl, LIST_LIMIT_MAX } from './endpoints.js';
 import type { EndpointName, HttpMethod, ListPage } from './endpoints.js';
 import { apiErrorFrom } from './errors.js';
 import { decideRetry, parseRetryAfter } from './retry.js';
-import { isAbortError, NetworkError, InterruptedError } from '../errors.js';
+import { CliError, isAbortError, NetworkError, InterruptedError, UsageError } from '../errors.js';
+import { UnexpectedAnswerError } from './limits.js';
+import { snippet } from '../io/sanitize.js';
 
 export type QueryValue = string | number | boolean | undefined | null | readonly string[];
 
@@ -67,28 +69,71 @@ function buildUrl(baseUrl: string, req: ApiRequest): { method: string; url: URL;
   return { method, url, path: url.pathname };
 }
 
+/**
+ * The parsed JSON of an answer. A 2xx that is not JSON (a captive portal's page, a wrong
+ * address, a body cut short) is an error that says what did answer; an error status keeps
+ * a short, printable excerpt of a non-JSON body for its message.
+ */
 async function readBody(response: HttpResponse): Promise<unknown> {
   const text = await response.text();
   if (!text) return undefined;
   try {
     return JSON.parse(text);
   } catch {
-    return text;
+    if (!response.ok) return snippet(text, 200);
+    throw notJson(response, text);
   }
+}
+
+function notJson(response: HttpResponse, text: string): UnexpectedAnswerError {
+  const type = response.headers.get('content-type') || 'no content type';
+  const where = response.url ? new URL(response.url).origin : 'the service';
+  const looks = type.includes('json') ? 'JSON that does not parse (cut short?)' : type;
+  return new UnexpectedAnswerError(`${where} answered ${response.status} with ${looks} instead of the service's JSON: "${snippet(text)}"`);
+}
+
+/** Codes of a connection that was never made: nothing was sent, so any request may be repeated. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function failureCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown; errors?: Array<{ code?: unknown }> } }).cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  // Happy eyeballs (several addresses tried): one code for all of them.
+  const codes = new Set(cause?.errors?.map((e) => e.code));
+  return codes.size === 1 ? (String([...codes][0]) || undefined) : undefined;
+}
+
+/** A credential goes in a header: a pasted line break or a non-ASCII character would fail there, as a usage error. */
+function checkHeaderSafe(value: string, credential: ResolvedCredential): void {
+  if (/^[\x21-\x7e]+$/.test(value)) return;
+  const problem = /[\r\n]/.test(value) ? 'a line break' : /\s/.test(value) ? 'a space or tab' : /[^\x00-\x7e]/.test(value) ? 'a non-ASCII character' : 'a control character';
+  if (credential.source === 'env') {
+    throw new UsageError(`SVC_API_KEY contains ${problem}, so it cannot be sent`, 'set it to the key alone, e.g. SVC_API_KEY=$(tr -d "[:space:]" < key.txt)');
+  }
+  if (credential.kind === 'api_key') {
+    throw new UsageError(`the stored key "${credential.keyName}" of profile "${credential.profileName}" contains ${problem}, so it cannot be sent`,
+      `store it again: svc keys add --profile ${credential.profileName} --name ${credential.keyName}`);
+  }
+  throw new UsageError(`the stored OAuth token of profile "${credential.profileName}" contains ${problem}, so it cannot be sent`, `run \`svc login --profile ${credential.profileName}\``);
 }
 
 export function createApiClient(ctx: Context, credential: ResolvedCredential): ApiClient {
   const bearer = async (forceRefresh: boolean): Promise<string> => {
-    if (credential.kind === 'api_key') return credential.apiKey!;
+    if (credential.kind === 'api_key') {
+      checkHeaderSafe(credential.apiKey!, credential);
+      return credential.apiKey!;
+    }
     // src/auth/session.ts (the login helper's) refreshes under the profile lock.
     const session = await import('../auth/session.js');
-    return session.getOAuthAccessToken(ctx, credential.profileName, { forceRefresh });
+    const token = await session.getOAuthAccessToken(ctx, credential.profileName, { forceRefresh });
+    checkHeaderSafe(token, credential);
+    return token;
   };
 
   /** Until when a "rate limited: waiting" notice already speaks for every request. */
   let quietUntil = -Infinity;
 
-  async function send(req: ApiRequest): Promise<HttpResponse> {
+  async function send(req: ApiRequest, stream = false): Promise<HttpResponse> {
     const { method, url, path } = buildUrl(credential.baseUrl, req);
     const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}) };
     let body: string | Uint8Array | undefined;
@@ -103,13 +148,26 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
     for (let attempt = 1; ; attempt++) {
       let response: HttpResponse;
       try {
-        response = await ctx.http.fetch(url, { method, headers: { ...headers, authorization: `Bearer ${token}` }, body, signal });
+        response = await ctx.http.fetch(url, { method, headers: { ...headers, authorization: `Bearer ${token}` }, body, signal, ...(stream ? { stream } : {}) });
       } catch (error) {
         if (isAbortError(error) || ctx.signal.aborted) throw new InterruptedError();
-        const decision = decideRetry(method, attempt, { networkError: true }, ctx.clock.now(), random01(ctx));
+        // The deadline, an unsendable header: final, and already worded.
+        if (error instanceof CliError) throw error;
+        const code = failureCode(error);
+        // Refused (or no such host): nothing reached a server, so even a POST may be repeated.
+        const neverConnected = code !== undefined && NEVER_CONNECTED.has(code);
+        const decision = decideRetry(neverConnected ? 'GET' : method, attempt, { networkError: true }, ctx.clock.now(), random01(ctx));
         if (decision.retry) {
           await ctx.clock.sleep(decision.waitMs, ctx.signal);
           continue;
+        }
+        if (neverConnected) {
+          throw new NetworkError(
+            code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT'
+              ? `cannot reach ${url.origin}: nothing answered (${code}, ${attempt} attempts; nothing was sent); is the service or emulator running?`
+              : `cannot reach ${url.origin}: no such host (${code}, ${attempt} attempts; nothing was sent)`,
+            'check the base URL (--base-url / SVC_BASE_URL) and any proxy settings; for a local emulator, start it with `svc emulator`',
+          );
         }
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
         throw new NetworkError(
@@ -127,6 +185,18 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
         continue;
       }
       if (response.ok) return response; // (before the jitter's random bytes, which load node:crypto)
+      if (response.status >= 300 && response.status < 400) {
+        // Never followed: the credential must not travel to wherever a server points (design.md "Credentials").
+        await response.body?.cancel().catch(() => {});
+        const location = response.headers.get('location');
+        let target = 'no Location';
+        if (location) target = URL.canParse(location, url.href) ? new URL(location, url).origin : snippet(location);
+        throw new CliError(
+          `${url.origin} answered ${method} ${path} with a redirect (${response.status}) to ${target}; svc does not follow redirects, so the credential stays with ${url.origin}`,
+          1,
+          'if the service has moved, set its new address with --base-url / SVC_BASE_URL (and `svc login` again for a stored sign-in)',
+        );
+      }
       const retryAfter = response.headers.get('retry-after');
       const decision = decideRetry(method, attempt, { status: response.status, retryAfter }, ctx.clock.now(), random01(ctx));
       if (decision.retry) {
@@ -145,13 +215,12 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
           decision.reason === 'retry-after-too-long' ? 'longer than svc waits' : decision.reason === 'not-idempotent' ? 'not retried: a POST may have been processed' : `after ${attempt} attempts`;
         if (wait !== undefined) (response as HttpResponse & { svcRetryAfter?: number }).svcRetryAfter = Math.ceil(wait / 1000);
       }
-      void path;
       return response;
     }
   }
 
-  async function checked(req: ApiRequest): Promise<HttpResponse> {
-    const response = await send(req);
+  async function checked(req: ApiRequest, stream = false): Promise<HttpResponse> {
+    const response = await send(req, stream);
     if (response.ok) return response;
     const body = await readBody(response);
     const extra = response as HttpResponse & { svcRetryNote?: string; svcRetryAfter?: number };
@@ -161,8 +230,8 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
 
   return {
     credential,
-    send,
-    stream: checked,
+    send: (req) => send(req),
+    stream: (req) => checked(req, true),
     async request<T>(req: ApiRequest): Promise<T> {
       return (await readBody(await checked(req))) as T;
     },

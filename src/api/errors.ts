@@ -5,6 +5,9 @@ import { ApiError, EXIT } from '../errors.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
 import { redactText } from '../io/redact.js';
 
+/** The most of a server's error text quoted in a message. */
+const MAX_DETAIL_CHARS = 1000;
+
 export interface ErrorSubject {
   method: string;
   path: string;
@@ -63,7 +66,9 @@ export function tryFree(credential: Pick<ResolvedCredential, 'source'> | undefin
 }
 
 export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubject): ApiError {
-  const detail = detailText(body);
+  const full = detailText(body);
+  // A detail is the server's text: one page of it at most (control characters are made inert where it is printed).
+  const detail = full !== undefined && full.length > MAX_DETAIL_CHARS ? `${full.slice(0, MAX_DETAIL_CHARS)}…` : full;
   const where = subjectLabel(subject);
   const request = `${subject.method} ${subject.path}`;
   const c = subject.credential;

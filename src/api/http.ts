@@ -12,6 +12,8 @@ import type { Agent as NodeAgent, ClientRequest, IncomingMessage } from 'node:ht
 import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
 import { requireNode } from '../node-require.js';
+import { UsageError } from '../errors.js';
+import { DeadlineError, deadlineFromEnv, MAX_BODY_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
 
 /** The slice of a fetch Response that svc uses, over either transport's answer. */
 export interface HttpResponse {
@@ -36,6 +38,11 @@ export interface HttpInit {
   headers?: Record<string, string>;
   body?: string | Uint8Array;
   signal?: AbortSignal;
+  /**
+   * An event stream, read for as long as it lasts: no overall deadline (its reader's
+   * heartbeat rule cuts a silent one). Every other request has one (src/api/limits.ts).
+   */
+  stream?: boolean;
 }
 
 export interface HttpTransport {
@@ -48,6 +55,8 @@ export interface HttpOptions {
   /** Where --debug lines go (stderr), or undefined when --debug is off. */
   debug?: (line: string) => void;
   now?: () => number;
+  /** The overall deadline of a non-streaming request; default: SVC_HTTP_TIMEOUT, else 60 s. */
+  deadlineMs?: number;
 }
 
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -155,18 +164,37 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
         body: body ?? null,
         signal: signal ?? null,
       });
-      return wrapResponse(target.href, answer.statusCode, answer.headers, answer.body, () => answer.body.text());
+      return wrapResponse(target.href, answer.statusCode, answer.headers, answer.body, () => readCapped(answer.body, target.href, answer.headers['content-length']));
     },
     close: () => dispatcher.close(),
   };
 }
 
 function nodeResponse(url: string, response: IncomingMessage): HttpResponse {
-  return wrapResponse(url, response.statusCode ?? 0, response.headers, response, async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of response) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  });
+  return wrapResponse(url, response.statusCode ?? 0, response.headers, response, () => readCapped(response, url, response.headers['content-length']));
+}
+
+/**
+ * The whole body as text, up to MAX_BODY_BYTES: past that the connection is destroyed at
+ * once (memory stays flat whatever the server sends) and the error names the limit.
+ */
+async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): unknown }, url: string, declared: string | string[] | undefined): Promise<string> {
+  const what = `the answer from ${new URL(url).origin}`;
+  if (typeof declared === 'string' && Number(declared) > MAX_BODY_BYTES) {
+    body.destroy();
+    throw new ResponseTooLargeError(`${what} (Content-Length ${declared})`, MAX_BODY_BYTES);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      body.destroy();
+      throw new ResponseTooLargeError(what, MAX_BODY_BYTES);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A Response-like view of an answer; the body is read at most once and kept. */
@@ -179,6 +207,8 @@ function wrapResponse(
 ): HttpResponse {
   let text: Promise<string> | undefined;
   const readText = () => (text ??= readAll());
+  // A body destroyed by the deadline while nobody reads it must not be an uncaught 'error'.
+  body.on('error', () => {});
   const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
   return {
     status,
@@ -223,17 +253,35 @@ function debugBody(body: string | Uint8Array | undefined, contentType: string | 
   return redactText(body.length > 4000 ? body.slice(0, 4000) + '…' : body);
 }
 
+/** What Node's http accepts in a header value (RFC 9110 §5.5 field-value, plus obs-text). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** The raw stream under a response body: the deadline destroys it and watches it end. */
+type RawBody = NonNullable<HttpResponse['body']> & { destroy(error?: Error): unknown; once(event: 'close' | 'end', listener: () => void): unknown };
+
 export function createHttp(options: HttpOptions): HttpTransport {
   const now = options.now ?? Date.now;
+  let deadline = options.deadlineMs;
   return {
     async fetch(url, init = {}) {
-      const transport = await transportFor(options.env);
       const target = new URL(url);
       const method = init.method ?? 'GET';
       const headers: Record<string, string> = { 'user-agent': options.userAgent, ...lowerKeys(init.headers ?? {}) };
       if (init.body !== undefined && headers['content-length'] === undefined) {
         headers['content-length'] = String(typeof init.body === 'string' ? Buffer.byteLength(init.body) : init.body.byteLength);
       }
+      // Checked here, where it is a local mistake (exit 2), rather than thrown by Node
+      // inside the request, where it would pass for a network failure and be retried.
+      for (const [name, value] of Object.entries(headers)) {
+        if (!HEADER_VALUE.test(value)) {
+          throw new UsageError(`the ${name} header cannot be sent: its value holds a line break, a control character or a character beyond Latin-1`);
+        }
+      }
+      // An upload of more than 1 MiB (voice) gets more time, so a slow uplink is not cut off.
+      const bodyBytes = Number(headers['content-length'] ?? 0);
+      const allowanceMs = bodyBytes > 1024 * 1024 ? Math.ceil(bodyBytes / UPLOAD_ALLOWANCE_BYTES_PER_S) * 1000 : 0;
+      const deadlineMs = init.stream ? undefined : (deadline ??= deadlineFromEnv(options.env)) + allowanceMs;
+      const transport = await transportFor(options.env);
       const debug = options.debug;
       const started = now();
       if (debug) {
@@ -242,14 +290,38 @@ export function createHttp(options: HttpOptions): HttpTransport {
         const body = debugBody(init.body, headers['content-type']);
         if (body !== undefined) debug(`> ${body}`);
       }
+      // One deadline for the whole exchange, body included: a server dripping a byte now
+      // and then never trips the per-chunk timeout, but it cannot hold a command forever.
+      const expired = new AbortController();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let rawBody: RawBody | undefined;
+      if (deadlineMs !== undefined) {
+        timer = setTimeout(() => {
+          // The body first, so its reader sees this error rather than the request's abort.
+          rawBody?.destroy(new DeadlineError(target.origin, deadlineMs));
+          expired.abort();
+        }, deadlineMs);
+        timer.unref?.();
+      }
+      const signal = timer === undefined ? init.signal : init.signal ? AbortSignal.any([init.signal, expired.signal]) : expired.signal;
       let response: HttpResponse;
       try {
-        response = await transport.send(target, method, headers, init.body, init.signal);
+        response = await transport.send(target, method, headers, init.body, signal);
       } catch (error) {
+        clearTimeout(timer);
         // Ctrl-C stays an abort; anything else is a network failure, shaped like fetch's
         // (`cause` carries the code) so every caller tells the two apart the same way.
         if (init.signal?.aborted) throw error;
+        if (expired.signal.aborted) throw new DeadlineError(target.origin, deadlineMs!);
         throw new TypeError('request failed', { cause: error });
+      }
+      if (timer !== undefined) {
+        if (response.body) {
+          rawBody = response.body as RawBody;
+          const done = () => clearTimeout(timer);
+          rawBody.once('end', done);
+          rawBody.once('close', done);
+        } else clearTimeout(timer);
       }
       if (debug) {
         debug(`< ${response.status} ${response.statusText} (${now() - started} ms)`);

@@ -25,10 +25,10 @@ export async function discover(
   url: string = metadataUrl(baseUrl),
 ): Promise<AuthServerMetadata> {
   const what = `the authorization server metadata (${url})`;
-  const { status, body } = await send(fetchLike, url, { method: 'GET', headers: { accept: 'application/json' }, signal });
+  const { status, body, headers } = await send(fetchLike, url, { method: 'GET', headers: { accept: 'application/json' }, signal });
   // RFC 8414 §3.2: a successful response uses 200.
   if (status !== 200) throw new OAuthStepError('invalid_response', `${what} answered HTTP ${status}`, { status });
-  return validateMetadata(parseJsonObject(body, what), baseUrl);
+  return validateMetadata(parseJsonObject(body, what, { status, headers }), baseUrl);
 }
 
 export function validateMetadata(json: Record<string, unknown>, baseUrl: string): AuthServerMetadata {

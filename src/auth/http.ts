@@ -1,5 +1,7 @@
 // The small slice of `fetch` the OAuth requests need. Taking it as a parameter keeps
 // these protocol steps free of any particular HTTP client (global fetch, undici, ctx.http).
+import { CliError } from '../errors.js';
+import { snippet } from '../io/sanitize.js';
 
 export interface FetchInit {
   method: 'GET' | 'POST';
@@ -30,7 +32,7 @@ export class OAuthStepError extends Error {
   constructor(
     readonly kind: OAuthFailureKind,
     message: string,
-    readonly details: { status?: number; oauthError?: string; cause?: unknown } = {},
+    readonly details: { status?: number; oauthError?: string; cause?: unknown; retryAfter?: string | null } = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
   }
@@ -45,9 +47,23 @@ export async function send(fetchLike: FetchLike, url: string, init: FetchInit): 
     body = await response.text();
   } catch (cause) {
     if (init.signal?.aborted) throw cause; // Ctrl-C is not a network failure
+    // The transport's own verdicts (deadline, size limit, unsendable header) are already worded.
+    if (cause instanceof CliError) throw cause;
     throw new OAuthStepError('network', `could not reach ${new URL(url).origin}: ${describe(cause)}`, { cause });
   }
+  if (response.status >= 300 && response.status < 400) {
+    // Never followed: a form with a refresh token or a code must not go where a server points.
+    const location = response.headers.get('location');
+    const target = location && URL.canParse(location, url) ? new URL(location, url).origin : 'no valid Location';
+    throw new OAuthStepError('invalid_response', `${new URL(url).origin} answered with a redirect (${response.status}) to ${target}, which svc does not follow`, { status: response.status });
+  }
   return { status: response.status, body, headers: response.headers };
+}
+
+/** "answered 200 with text/html: "<!doctype html>…"": what came instead of the JSON expected. */
+export function describeAnswer(status: number | undefined, contentType: string | null | undefined, body: string): string {
+  const type = contentType || 'no content type';
+  return `${status !== undefined ? `answered ${status} with ` : 'answered '}${type.includes('json') ? 'JSON that does not parse' : type}${body ? `: "${snippet(body)}"` : ' and an empty body'}`;
 }
 
 function describe(error: unknown): string {
@@ -59,13 +75,13 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-/** Parses a JSON object body, or throws OAuthStepError('invalid_response') naming the endpoint. */
-export function parseJsonObject(body: string, what: string): Record<string, unknown> {
+/** Parses a JSON object body, or throws OAuthStepError('invalid_response') naming the endpoint and what it answered instead. */
+export function parseJsonObject(body: string, what: string, answer?: { status: number; headers: FetchResponse['headers'] }): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch {
-    throw new OAuthStepError('invalid_response', `${what} did not answer JSON`);
+    throw new OAuthStepError('invalid_response', `${what} did not answer JSON: it ${describeAnswer(answer?.status, answer?.headers.get('content-type'), body)}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new OAuthStepError('invalid_response', `${what} did not answer a JSON object`);

@@ -8,6 +8,7 @@ import { AuthError, InterruptedError, NetworkError } from '../errors.js';
 import { OAuthStepError } from './http.js';
 import { clientOf, fetchOf, readStored, REFRESH_AHEAD_MS, storageOf, writeStored, type StoredOAuth } from './stored.js';
 import { refreshTokens } from './tokens.js';
+import { withRefreshRetries } from './refresh-retry.js';
 
 export interface AccessTokenOptions {
   /** The service answered 401 to the current token: get a new one even if it looks valid. */
@@ -62,7 +63,8 @@ function nearExpiry(stored: StoredOAuth, now: number): boolean {
 async function refreshUnderLock(ctx: Context, profile: string, current: StoredOAuth, orgName: string, where: SecretStorage | undefined): Promise<string> {
   let tokens;
   try {
-    tokens = await refreshTokens(fetchOf(ctx), current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal);
+    // 429/5xx/network: retried, then exit 7/9 (src/auth/refresh-retry.ts); refusals come through as before.
+    tokens = await withRefreshRetries(ctx, profile, () => refreshTokens(fetchOf(ctx), current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal));
   } catch (error) {
     const failure = refreshFailure(ctx, error, profile, orgName);
     if (failure instanceof ConnectionEndedError) await recordEnded(ctx, profile, current, failure.oauthError);

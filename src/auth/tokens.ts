@@ -81,9 +81,10 @@ async function tokenRequest(
     signal,
   });
   // RFC 6749 §5.1: success is 200; anything else carries a §5.2 error.
-  if (status !== 200) throw oauthError(status, body, 'the token endpoint');
-  void headers; // Cache-Control: no-store is the server's duty; nothing for the client to check.
-  return validateTokenResponse(parseJsonObject(body, 'the token endpoint'));
+  // (Retry-After: a 429 or 503 says when a retry may come; src/auth/refresh-retry.ts honours it.)
+  if (status !== 200) throw oauthError(status, body, 'the token endpoint', headers.get('retry-after'));
+  // Cache-Control: no-store is the server's duty; nothing for the client to check.
+  return validateTokenResponse(parseJsonObject(body, 'the token endpoint', { status, headers }));
 }
 
 /**
@@ -110,7 +111,7 @@ function formBody(client: ClientAuth, params: Record<string, string>): string {
 }
 
 /** RFC 6749 §5.2: `error` (and `error_description`) in a JSON body. */
-function oauthError(status: number, body: string, endpoint: string): OAuthStepError {
+function oauthError(status: number, body: string, endpoint: string, retryAfter?: string | null): OAuthStepError {
   let code: string | undefined;
   let description: string | undefined;
   try {
@@ -121,10 +122,10 @@ function oauthError(status: number, body: string, endpoint: string): OAuthStepEr
     // not JSON: keep the status alone
   }
   if (code === undefined) {
-    return new OAuthStepError('invalid_response', `${endpoint} answered HTTP ${status}`, { status });
+    return new OAuthStepError('invalid_response', `${endpoint} answered HTTP ${status}`, { status, retryAfter });
   }
   const text = description ? `${code}: ${description}` : code;
-  return new OAuthStepError('oauth', `${endpoint} refused: ${text}`, { status, oauthError: code });
+  return new OAuthStepError('oauth', `${endpoint} refused: ${text}`, { status, oauthError: code, retryAfter });
 }
 
 /** service-spec.md §2 "Token response" and RFC 6749 §5.1, checked one field at a time. */

@@ -4,6 +4,7 @@
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, exitCodeOf, isAbortError } from '../errors.js';
 import { redactText } from '../io/redact.js';
+import { sanitizeText } from '../io/sanitize.js';
 import { buildProgram, globalMode } from './program.js';
 import type { CommandModule, Invocation } from './program.js';
 import type { Runtime } from './context.js';
@@ -26,12 +27,13 @@ export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, deb
   const code = exitCodeOf(error);
   if (code === EXIT.interrupted) return code;
   if (error instanceof CliError) {
-    runtime.stderr.write(`error: ${redactText(error.message)}\n`);
-    if (error.hint) runtime.stderr.write(`  ${redactText(error.hint)}\n`);
+    // Messages may quote the server (a detail, an error_description): control characters made inert.
+    runtime.stderr.write(`error: ${sanitizeText(redactText(error.message))}\n`);
+    if (error.hint) runtime.stderr.write(`  ${sanitizeText(redactText(error.hint))}\n`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
-    runtime.stderr.write(`error: unexpected failure: ${redactText(message)}\n`);
-    if (debug && error instanceof Error && error.stack) runtime.stderr.write(redactText(error.stack) + '\n');
+    runtime.stderr.write(`error: unexpected failure: ${sanitizeText(redactText(message))}\n`);
+    if (debug && error instanceof Error && error.stack) runtime.stderr.write(sanitizeText(redactText(error.stack)) + '\n');
     else runtime.stderr.write('  run it again with --debug for details\n');
   }
   return code;

@@ -97,7 +97,7 @@ export function buildProgram(options: ProgramOptions): Command {
   program.addHelpText(
     'after',
     examples('svc login', 'svc keys add --name ci < key.txt', 'svc calls start --languages en,es', 'svc --test translate "hello" --to es', 'svc events tail --json') +
-      '\nEnvironment: SVC_API_KEY, SVC_PROFILE, SVC_MODE, SVC_BASE_URL, SVC_CONFIG_DIR, SVC_CREDENTIAL_STORE, SVC_CLIENT_ID/SVC_CLIENT_SECRET (svc login with your own OAuth app), NO_COLOR, HTTPS_PROXY/HTTP_PROXY/NO_PROXY\n',
+      '\nEnvironment: SVC_API_KEY, SVC_PROFILE, SVC_MODE, SVC_BASE_URL, SVC_CONFIG_DIR, SVC_CREDENTIAL_STORE, SVC_CLIENT_ID/SVC_CLIENT_SECRET (svc login with your own OAuth app), NO_COLOR, HTTPS_PROXY/HTTP_PROXY/NO_PROXY, SVC_HTTP_TIMEOUT (seconds a request may take; default 60)\n',
   );
 
   /** Declares the action of a leaf: collect args/flags, hand over to `invoke`. */

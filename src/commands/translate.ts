@@ -1,4 +1,5 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
+import { sanitizeLine, sanitizeText } from '../io/sanitize.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { parseLanguageTag, parseText } from '../validate/index.js';
@@ -58,7 +59,7 @@ export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
   validated(() => parseText(text, 'the text', MAX_TRANSLATE_CHARS));
   const translation = await translateOne(ctx, text, opts);
   if (ctx.globals.json) printJson(ctx, translation);
-  else ctx.io.stdout.write(`${translation.text}\n`);
+  else ctx.io.stdout.write(`${sanitizeText(translation.text)}\n`);
 }
 
 function translateOne(ctx: Context, text: string, opts: TranslateOptions): Promise<Translation> {
@@ -98,7 +99,7 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
     },
     (translation) => {
       if (ctx.globals.json) printNdjson(ctx, translation);
-      else ctx.io.stdout.write(`${translation.text.replace(/\r?\n/g, ' ')}\n`);
+      else ctx.io.stdout.write(`${sanitizeLine(translation.text.replace(/\r?\n/g, ' '))}\n`);
     },
   );
 }

@@ -2,6 +2,7 @@
 // JSON as one document; otherwise a table on a TTY (cli-table3, loaded only then) and
 // tab-separated lines when piped, so `svc calls list | cut -f1` works.
 import type { Context } from '../context.js';
+import { escapeJsonControls, sanitizeLine, sanitizeText } from './sanitize.js';
 
 export interface Column<T> {
   header: string;
@@ -9,13 +10,14 @@ export interface Column<T> {
   value(row: T): string | number | boolean | null | undefined;
 }
 
+// JSON.stringify escapes C0; escapeJsonControls the rest (DEL, C1): exact JSON, inert on a terminal.
 export function printJson(ctx: Pick<Context, 'io'>, data: unknown): void {
-  ctx.io.stdout.write(JSON.stringify(data, null, 2) + '\n');
+  ctx.io.stdout.write(escapeJsonControls(JSON.stringify(data, null, 2)) + '\n');
 }
 
 /** One JSON document per line, for streams (--json on events tail, chats stream). */
 export function printNdjson(ctx: Pick<Context, 'io'>, data: unknown): void {
-  ctx.io.stdout.write(JSON.stringify(data) + '\n');
+  ctx.io.stdout.write(escapeJsonControls(JSON.stringify(data)) + '\n');
 }
 
 /** Bold when colour is on (ctx.io.color: a TTY, no NO_COLOR, no --no-color). */
@@ -25,14 +27,15 @@ async function bold(color: boolean): Promise<(text: string) => string> {
   return (text) => chalk.bold(text);
 }
 
+/** A cell's text; what the server sent may hold control characters, made inert here (src/io/sanitize.ts). */
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  return String(value);
+  return sanitizeLine(String(value).replace(/[\t\r\n]+/g, ' '));
 }
 
 /** Tab-separated lines with no header: stable for scripts. Tabs/newlines inside cells become spaces. */
 export function renderTsv<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
-  return rows.map((row) => columns.map((c) => cell(c.value(row)).replace(/[\t\r\n]+/g, ' ')).join('\t') + '\n').join('');
+  return rows.map((row) => columns.map((c) => cell(c.value(row))).join('\t') + '\n').join('');
 }
 
 export async function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: boolean): Promise<string> {
@@ -77,11 +80,11 @@ export async function printObject(ctx: Pick<Context, 'io' | 'globals'>, fields: 
 
 /** Warnings, progress and notes: stderr, never stdout. */
 export function note(ctx: Pick<Context, 'io'>, message: string): void {
-  ctx.io.stderr.write(message + '\n');
+  ctx.io.stderr.write(sanitizeText(message) + '\n');
 }
 
 export function warn(ctx: Pick<Context, 'io'>, message: string): void {
-  ctx.io.stderr.write(`warning: ${message}\n`);
+  ctx.io.stderr.write(`warning: ${sanitizeText(message)}\n`);
 }
 
 /** "3 min ago" / "in 5 min" relative to `now` (ms). */

@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { apiErrorFrom } from '../../api/errors.js';
 import { UsageError } from '../../errors.js';
 import { redactText } from '../../io/redact.js';
+import { escapeJsonControls, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -87,20 +88,25 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<number
 
   if (opts.include) {
     let head = `HTTP/1.1 ${response.status} ${response.statusText}\n`;
-    response.headers.forEach((value, name) => (head += `${name}: ${redactText(value)}\n`));
+    response.headers.forEach((value, name) => (head += `${name}: ${sanitizeLine(redactText(value))}\n`));
     ctx.io.stdout.write(head + '\n');
   }
+  // The answer is read whole, up to MAX_BODY_BYTES (8 MiB) like every answer (src/api/limits.ts):
+  // JSON is printed re-indented, so it needs all of it, and nothing the service sends is larger.
   const text = await response.text();
   const type = response.headers.get('content-type') ?? '';
   let parsed: unknown = text;
+  // Anything else goes out as sent when piped (a file keeps its bytes); on a terminal its
+  // control characters are made inert first.
+  const raw = (body: string) => ctx.io.stdout.write((ctx.io.stdout.isTTY ? sanitizeText(body) : body) + (body.endsWith('\n') ? '' : '\n'));
   if (type.includes('json') && text) {
     try {
       parsed = JSON.parse(text);
-      ctx.io.stdout.write(JSON.stringify(parsed, null, 2) + '\n');
+      ctx.io.stdout.write(escapeJsonControls(JSON.stringify(parsed, null, 2)) + '\n');
     } catch {
-      ctx.io.stdout.write(text.endsWith('\n') ? text : text + '\n');
+      raw(text);
     }
-  } else if (text) ctx.io.stdout.write(text.endsWith('\n') ? text : text + '\n');
+  } else if (text) raw(text);
 
   if (!response.ok) {
     // The body is the answer (on stdout, for scripts); the meaning and exit code as everywhere.

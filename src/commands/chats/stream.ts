@@ -6,7 +6,8 @@
 // posted meanwhile exactly once. No connection for 5 minutes: exit 9.
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
-import { note, printNdjson, renderTsv } from '../../io/output.js';
+import { note, printNdjson, renderTsv, warn } from '../../io/output.js';
+import { sanitizeLine, snippet } from '../../io/sanitize.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, call, requiredArg, validated } from '../calls/shared.js';
 import { timeFormat } from '../calls/views.js';
@@ -68,7 +69,18 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
         return stream;
       },
       onMessage(sse) {
-        if (sse.event === undefined || sse.event === 'message') print(JSON.parse(sse.data) as Message);
+        if (sse.event !== undefined && sse.event !== 'message') return 'continue';
+        let message: unknown;
+        try {
+          message = JSON.parse(sse.data);
+        } catch {
+          message = undefined;
+        }
+        if (typeof message !== 'object' || message === null || typeof (message as Message).id !== 'string') {
+          warn(ctx, `skipped a stream message that is not a chat message: ${snippet(sse.data)}`);
+          return 'continue';
+        }
+        print(message as Message);
         return 'continue';
       },
       isRetryable,
@@ -112,5 +124,6 @@ function printMessage(ctx: Context, message: Message): void {
   const time = new Date(message.created_at).toLocaleTimeString();
   const kind = message.kind === 'voice' ? '(voice) ' : '';
   const translation = message.translation ? `  → [${message.translation.language}] ${message.translation.text}` : '';
-  ctx.io.stdout.write(`${time}  ${kind}${messageText(message)}${translation}\n`);
+  // The message is whatever a participant (through the server) sent: control characters made inert.
+  ctx.io.stdout.write(`${time}  ${kind}${sanitizeLine(`${messageText(message)}${translation}`)}\n`);
 }

@@ -1,4 +1,5 @@
 // One human line per event: local time, type, id, and a short summary of the object.
+import { sanitizeLine } from '../../io/sanitize.js';
 
 export interface ApiEvent {
   object?: string;
@@ -90,9 +91,12 @@ const TYPE_WIDTH = 'call.participant.dialed'.length;
 
 export function formatEventLine(event: ApiEvent, nowMs: number, style: LineStyle): string {
   const time = localTime(event.created_at, nowMs);
-  const summary = summarize(event);
-  if (!style.tty) return [time, event.type, event.id, summary].join('\t');
-  return `${time}  ${style.paintType(event.type, event.type.padEnd(TYPE_WIDTH))}  ${event.id}  ${summary}`.trimEnd();
+  // Every field comes from the server: control characters made inert before any colour is added.
+  const summary = sanitizeLine(summarize(event));
+  const type = sanitizeLine(event.type);
+  const id = sanitizeLine(event.id);
+  if (!style.tty) return [time, type, id, summary].join('\t');
+  return `${time}  ${style.paintType(event.type, type.padEnd(TYPE_WIDTH))}  ${id}  ${summary}`.trimEnd();
 }
 
 /** The colour of each family, as chalk method names. */

@@ -12,6 +12,7 @@ import { follow, type MessageVerdict } from './follow.js';
 import { FAMILY_COLOURS, formatEventLine, parseEvent, type ApiEvent } from './format.js';
 import { Forwarder, formatDelivery, type PostJson } from './forward.js';
 import { formatAway, random01From, SeenIds } from './resume.js';
+import { escapeJsonControls, hasControl, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
 
 export interface TailOptions {
   types: TypePattern[];
@@ -215,7 +216,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     if (!id || !type || !json) {
       event = parseEvent(message.data);
       if (!event) {
-        io.stderr.write(`warning: skipped a stream message that is not an event: ${message.data.slice(0, 120)}\n`);
+        io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(message.data.slice(0, 120))}\n`);
         return 'continue';
       }
       id = event.id;
@@ -224,7 +225,16 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     if (!seen.add(id)) return 'continue';
     if (!matchesType(type, opts.types)) return 'continue';
     if (json) {
-      out.push(message.data.includes('\n') ? JSON.stringify(JSON.parse(message.data)) : message.data);
+      // Passed through unparsed for speed, unless it spans lines or holds a raw control
+      // character (DEL, C1, or C0, which JSON forbids raw): then re-serialised, inert.
+      if (message.data.includes('\n') || hasControl(message.data)) {
+        const reparsed = parseEvent(message.data);
+        if (!reparsed) {
+          io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(message.data.slice(0, 120))}\n`);
+          return 'continue';
+        }
+        out.push(escapeJsonControls(JSON.stringify(reparsed)));
+      } else out.push(message.data);
     } else {
       out.push(formatEventLine(event!, ctx.clock.now(), style));
     }
@@ -252,7 +262,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     onLost: (reason, failures, everConnected) => {
       // Say it once per outage; every failed retry only with --debug.
       if (signal.aborted || (failures > 1 && !ctx.globals.debug)) return;
-      io.stderr.write(`${everConnected ? 'connection lost' : 'cannot connect'} (${reason}); ${everConnected ? 'reconnecting' : 'retrying'}…\n`);
+      io.stderr.write(`${everConnected ? 'connection lost' : 'cannot connect'} (${sanitizeText(reason)}); ${everConnected ? 'reconnecting' : 'retrying'}…\n`);
     },
     onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
       io.stderr.write(

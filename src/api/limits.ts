@@ -1,0 +1,68 @@
+// The bounds of design.md "HTTP" (Bounded): how much of an answer svc reads, and how long
+// a request may take as a whole. A server that is broken, hostile, or not the service at
+// all (a captive portal, a wrong --base-url) ends a command with a clear error and a
+// documented exit code instead of memory growing or a hang.
+import { CliError, EXIT, UsageError } from '../errors.js';
+
+const MiB = 1024 * 1024;
+
+/** A JSON answer or an error body: the service's largest (a page of 100 objects) is a few KiB. */
+export const MAX_BODY_BYTES = 8 * MiB;
+/** One line, and one event, of an event stream (an event is one JSON object on one line). */
+export const MAX_SSE_EVENT_BYTES = 1 * MiB;
+/** The whole of a non-streaming request, from connecting to the body's last byte. */
+export const DEFAULT_DEADLINE_MS = 60_000;
+/**
+ * A large upload (a voice message, up to 10 MiB) gets this much more time per byte sent, so
+ * a slow uplink is not cut off: at 64 KiB/s, 10 MiB adds 160 s.
+ */
+export const UPLOAD_ALLOWANCE_BYTES_PER_S = 64 * 1024;
+/** The variable that changes the deadline (seconds, or a duration such as 90s or 2m). */
+export const DEADLINE_ENV = 'SVC_HTTP_TIMEOUT';
+
+export function formatBytes(bytes: number): string {
+  return bytes >= MiB && bytes % MiB === 0 ? `${bytes / MiB} MiB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KiB` : `${bytes} bytes`;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** An answer larger than svc reads: exit 9 (the upstream misbehaves), never retried. */
+export class ResponseTooLargeError extends CliError {
+  constructor(what: string, limit: number) {
+    super(`${what} is larger than ${formatBytes(limit)}, the most svc reads; stopped reading`, EXIT.upstream,
+      'check the address (--base-url / SVC_BASE_URL): the service never sends that much');
+  }
+}
+
+/** The request as a whole took longer than the deadline: exit 9, not retried (it would take as long again). */
+export class DeadlineError extends CliError {
+  constructor(origin: string, deadlineMs: number) {
+    super(`no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up`, EXIT.upstream,
+      `the service or the network is too slow; try again, or allow longer with ${DEADLINE_ENV}=<seconds>`);
+  }
+}
+
+/** A 2xx answer that is not the JSON the service sends: a wrong address, a portal, a proxy's page. Exit 1. */
+export class UnexpectedAnswerError extends CliError {
+  constructor(message: string, hint = 'check the address (--base-url / SVC_BASE_URL) and any proxy; a captive portal or a login page answers like this') {
+    super(message, EXIT.failure, hint);
+  }
+}
+
+/** SVC_HTTP_TIMEOUT: whole seconds or a decimal ("0.5"), or a duration ("90s", "2m"); unset means 60 s. */
+export function deadlineFromEnv(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env[DEADLINE_ENV]?.trim();
+  if (!raw) return DEFAULT_DEADLINE_MS;
+  let seconds = Number.NaN;
+  if (/^\d+(\.\d+)?$/.test(raw)) seconds = Number(raw);
+  else {
+    const match = /^(\d+)(ms|s|m)$/.exec(raw);
+    if (match) seconds = Number(match[1]) * (match[2] === 'ms' ? 0.001 : match[2] === 'm' ? 60 : 1);
+  }
+  if (!(seconds > 0) || !Number.isFinite(seconds) || seconds > 86_400) {
+    throw new UsageError(`${DEADLINE_ENV}="${raw}" is not a time limit`, `give seconds (e.g. ${DEADLINE_ENV}=120) or a duration such as 90s or 2m, up to a day`);
+  }
+  return Math.round(seconds * 1000);
+}

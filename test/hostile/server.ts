@@ -1,0 +1,124 @@
+// A server of the tests' own that misbehaves on purpose (design.md "Tests": the hostile-
+// server suite): each test installs the handler for the paths it cares about; anything
+// else answers 599 so that an unexpected request shows in the assertion that follows.
+// It also counts what it was sent, so a test can assert what never arrived.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+export interface Seen {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  body: string;
+}
+
+export interface HostileServer {
+  url: string;
+  origin: string;
+  /** Every request received, in order. */
+  seen: Seen[];
+  /** Installs the handler of a path (exact path, query ignored). */
+  on(path: string, handler: Handler): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function hostileServer(): Promise<HostileServer> {
+  const handlers = new Map<string, Handler>();
+  const seen: Seen[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer(async (req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => {
+      if (body.length < 100_000) body += chunk.toString('utf8');
+    });
+    await new Promise((resolve) => req.on('end', resolve));
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    seen.push({ method: req.method ?? '', path, authorization: req.headers.authorization, body });
+    const handler = handlers.get(path);
+    if (!handler) {
+      res.writeHead(599, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: `hostile server: no handler for ${path}` }));
+      return;
+    }
+    try {
+      await handler(req, res);
+    } catch {
+      res.destroy();
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: origin,
+    origin,
+    seen,
+    on: (path, handler) => void handlers.set(path, handler),
+    reset() {
+      handlers.clear();
+      seen.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function json(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
+}
+
+/**
+ * Streams `total` bytes of `chunk` repeated, generated as the client reads (backpressure
+ * respected), and stops as soon as the client goes away. Resolves with the bytes written.
+ */
+export function streamLazily(res: ServerResponse, chunk: Buffer, total: number): Promise<number> {
+  return new Promise((resolve) => {
+    let sent = 0;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      resolve(sent);
+    };
+    res.on('close', finish);
+    const pump = () => {
+      while (!done && sent < total) {
+        sent += chunk.length;
+        if (!res.write(chunk)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      if (!done && sent >= total) res.end(finish);
+    };
+    pump();
+  });
+}
+
+/** Writes one byte every `intervalMs` until the client goes away (or `bytes` were sent). */
+export function drip(res: ServerResponse, text: string, intervalMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let i = 0;
+    const timer = setInterval(() => {
+      if (i >= text.length) {
+        clearInterval(timer);
+        res.end();
+        resolve();
+        return;
+      }
+      res.write(text[i++]!);
+    }, intervalMs);
+    res.on('close', () => {
+      clearInterval(timer);
+      resolve();
+    });
+  });
+}
