@@ -379,6 +379,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .command('stream')
       .description('follow a chat\'s new messages live')
       .argument('<id>', 'chat id')
+      .option('--fail-on-gap', 'exit 1 when the service cannot resume without missing messages')
       .addHelpText('after', examples('svc chats stream chat_123', 'svc chats stream chat_123 --json')),
     'chats stream',
     () => import('../commands/chats/stream.js'),
@@ -408,9 +409,15 @@ export function buildProgram(options: ProgramOptions): Command {
       .option('--type <type>', 'only this type or prefix (repeatable), e.g. call. or chat.closed', collect)
       .option('--since <evt_id>', 'start after this event')
       .option('--max-events <n>', 'stop after N events')
-      .option('--forward-to <url>', 'POST each event to this URL')
+      .option('--forward-to <url>', 'POST each event, signed, to URL; TYPE=URL for some types only, e.g. call.*=URL (repeatable)', collect)
+      .option('--forward-header <header>', "add 'Name: value' to each delivery (repeatable)", collect)
+      .option('--dead-letter <file>', 'append deliveries given up on to FILE (NDJSON)')
+      .option('--record <file>', 'append every event received to FILE (NDJSON)')
+      .option('--checkpoint <file>', 'keep the last handled event id in FILE and resume after it')
+      .option('--print-secret', 'print the forwarding secret (for your handler) and exit')
+      .option('--fail-on-gap', 'exit 1 when the service cannot resume without missing events')
       .option('--timeout <duration>', 'give up after this long without a connection')
-      .addHelpText('after', examples('svc events tail --type call. --type chat.closed', 'svc events tail --json --max-events 100', 'svc events tail --forward-to http://localhost:3000/hooks')),
+      .addHelpText('after', examples('svc events tail --type call. --type chat.closed', 'svc events tail --json --max-events 100', 'svc events tail --forward-to http://localhost:3000/hooks --dead-letter dead.ndjson', "svc events tail --forward-to 'call.*=http://localhost:3000/calls' --checkpoint tail.ckpt", 'export SVC_FORWARD_SECRET=$(svc events tail --print-secret)')),
     'events tail',
     () => import('../commands/events/tail.js'),
   );

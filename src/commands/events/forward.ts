@@ -21,6 +21,8 @@ export interface DeliveryReport {
   ok: boolean;
   /** Why the last attempt failed without a status (connection refused, timeout). */
   error?: string;
+  /** The event's JSON as delivered (given with a failure, for the dead-letter file). */
+  body?: string;
 }
 
 export interface ForwarderOptions {
@@ -37,6 +39,10 @@ export interface ForwarderOptions {
   attemptTimeoutMs?: number;
   /** Events queued or being delivered before `room()` makes the reader wait. */
   maxQueued?: number;
+  /** Extra headers on every delivery (`--forward-header`). */
+  headers?: Record<string, string>;
+  /** The `Svc-Signature` value for a body, computed at each attempt (its `t` is the attempt's time). */
+  sign?: (body: string) => string;
 }
 
 /** The default bound of the forward queue. */
@@ -98,7 +104,7 @@ export class Forwarder {
   private async deliver(eventId: string, type: string, json: string): Promise<void> {
     const { clock, signal } = this.opts;
     const maxAttempts = this.opts.attempts ?? 4;
-    const headers = { 'content-type': 'application/json', 'svc-event-id': eventId };
+    const fixed: Record<string, string> = { ...this.opts.headers, 'content-type': 'application/json', 'svc-event-id': eventId, 'svc-event-type': type };
     let status: number | null = null;
     let error: string | undefined;
     let attempt = 0;
@@ -112,6 +118,7 @@ export class Forwarder {
       }
       attempt++;
       const timeout = AbortSignal.any([signal, AbortSignal.timeout(this.opts.attemptTimeoutMs ?? 10_000)]);
+      const headers = this.opts.sign ? { ...fixed, 'svc-signature': this.opts.sign(json) } : fixed;
       try {
         ({ status } = await this.opts.post(this.opts.url, json, headers, timeout));
         error = undefined;
@@ -131,7 +138,7 @@ export class Forwarder {
       return;
     }
     this.failed++;
-    this.opts.report({ eventId, type, status, attempts: attempt, ok: false, ...(error ? { error } : {}) });
+    this.opts.report({ eventId, type, status, attempts: attempt, ok: false, ...(error ? { error } : {}), body: json });
   }
 }
 
