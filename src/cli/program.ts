@@ -421,6 +421,48 @@ export function buildProgram(options: ProgramOptions): Command {
     'events tail',
     () => import('../commands/events/tail.js'),
   );
+  leaf(
+    events
+      .command('list')
+      .description('the retained events, newest first')
+      .option('--type <type>', 'only this type or family (repeatable), e.g. call.*', collect)
+      .option('--limit <n>', 'at most N events (1–100, default 20)')
+      .option('--all', 'every retained event, following pages')
+      .addHelpText('after', examples('svc events list', 'svc events list --type chat.* --limit 50', 'svc events list --all --json')),
+    'events list',
+    () => import('../commands/events/list.js'),
+  );
+  leaf(
+    events.command('get').description('show one retained event').argument('<id>', 'event id (evt_…)').addHelpText('after', examples('svc events get evt_123', 'svc events get evt_123 --json')),
+    'events get',
+    () => import('../commands/events/get.js'),
+  );
+  leaf(
+    events
+      .command('trigger')
+      .description('cause an event of TYPE with real API requests (test mode only)')
+      .argument('[type]', 'event type, e.g. call.ended')
+      .option('--override <path=value>', 'change a request field, e.g. call.title=Support (repeatable)', collect)
+      .option('--fixture <file>', 'run the steps of your own fixture file')
+      .addHelpText('after', examples('svc --test events trigger call.ended', 'svc events trigger chat.message.created --override message.text="Où est ma commande ?"', 'svc events trigger --fixture my-steps.json --json')),
+    'events trigger',
+    () => import('../commands/events/trigger.js'),
+  );
+  leaf(
+    events
+      .command('replay')
+      .description('send recorded (or dead-letter) events again, signed, in order')
+      .argument('<file>', 'NDJSON from events tail --record or --dead-letter')
+      .option('--forward-to <url>', 'POST each event, signed, to URL; TYPE=URL for some types only (repeatable); else print them', collect)
+      .option('--forward-header <header>', "add 'Name: value' to each delivery (repeatable)", collect)
+      .option('--dead-letter <file>', 'append deliveries given up on to FILE (NDJSON)')
+      .option('--type <type>', 'only this type or family (repeatable)', collect)
+      .option('--speed <n>', 'replay N times faster than recorded (default 1)')
+      .option('--no-wait', 'send at once, without the recorded pauses')
+      .addHelpText('after', examples('svc events replay events.ndjson --forward-to http://localhost:3000/hooks --no-wait', 'svc events replay dead.ndjson --forward-to http://localhost:3000/hooks', 'svc events replay events.ndjson --speed 10 --type call.*')),
+    'events replay',
+    () => import('../commands/events/replay.js'),
+  );
 
   // api
   leaf(
