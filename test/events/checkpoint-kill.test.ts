@@ -110,9 +110,9 @@ it('a tail killed with SIGKILL and restarted with --checkpoint misses nothing an
   const published: string[] = [];
   let cursor: string | null = null;
   do {
-    const page: { data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null } = await (
+    const page = (await (
       await fetch(`${emu.url}/v1/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } })
-    ).json();
+    ).json()) as { data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null };
     published.push(...page.data.map((e) => e.id));
     cursor = page.has_more ? page.next_cursor : null;
   } while (cursor);
