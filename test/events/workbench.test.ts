@@ -512,3 +512,29 @@ describe('gaps (a resume the service cannot honour)', () => {
     expect(await warned.done).toBe(130);
   });
 });
+
+describe('fixtures and flag checks', () => {
+  it('ships one valid fixture per event type of the contract', async () => {
+    const { EVENT_TYPES } = await import('../../src/shared/constants.js');
+    const { builtinFixture } = await import('../../src/commands/events/trigger.js');
+    for (const type of EVENT_TYPES) {
+      const fixture = builtinFixture(type);
+      expect(fixture.type).toBe(type);
+      expect(fixture.steps.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('refuses bad forwarding flags with exit 2 before any request', async () => {
+    for (const argv of [
+      ['--forward-to', 'call.bogus=http://127.0.0.1:1/x'],
+      ['--forward-to', 'ftp://127.0.0.1/x'],
+      ['--forward-to', 'http://127.0.0.1:1/x', '--forward-header', 'no colon'],
+      ['--forward-to', 'http://127.0.0.1:1/x', '--forward-header', 'Svc-Signature: forged'],
+      ['--dead-letter', 'dead.ndjson'],
+    ]) {
+      const run = await runCli(['events', 'tail', ...argv], { env: keyEnv() });
+      expect(run.exitCode, argv.join(' ')).toBe(2);
+      expect(run.stderr).not.toMatch(/Tailing/);
+    }
+  });
+});
