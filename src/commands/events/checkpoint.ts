@@ -17,7 +17,7 @@ export interface CheckpointFile {
   updated_at: string;
 }
 
-/** The id stored in FILE; undefined when the file does not exist yet or is empty. */
+/** The id stored in FILE; undefined when the file does not exist yet. */
 export function readCheckpoint(path: string): string | undefined {
   let text: string;
   try {
@@ -26,7 +26,10 @@ export function readCheckpoint(path: string): string | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new UsageError(`--checkpoint ${path}: cannot read it (${(error as Error).message})`);
   }
-  if (text.trim() === '') return undefined;
+  // Never read as "start from the live events": that would silently skip what was missed.
+  if (text.trim() === '') {
+    throw new UsageError(`--checkpoint ${path} is empty`, 'delete it to start from the live events, or start after a known event with --since evt_…');
+  }
   try {
     const parsed = JSON.parse(text) as Partial<CheckpointFile>;
     if (typeof parsed.last_event_id === 'string' && /^evt_[A-Za-z0-9]+$/.test(parsed.last_event_id)) return parsed.last_event_id;
