@@ -15,7 +15,7 @@ import { type Chat, type Message, messageColumns, messageText } from './views.js
 export interface ChatsStreamOptions {
   id: string;
   /** Exit 1 instead of warning when the service says messages may be missing (a `gap` frame). */
-  failOnGap: boolean;
+  failOnGap?: boolean;
 }
 
 /** Give up (exit 9) after this long without a connection, so a supervisor can restart us. */
@@ -28,7 +28,9 @@ class ChatClosed extends Error {}
 
 export function parse(args: string[], flags: Flags): ChatsStreamOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats stream chat_8f2a1c');
-  return { id: validated(() => parseId(id, 'chat')), failOnGap: flags.failOnGap === true };
+  const opts: ChatsStreamOptions = { id: validated(() => parseId(id, 'chat')) };
+  if (flags.failOnGap === true) opts.failOnGap = true;
+  return opts;
 }
 
 export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<number> {
