@@ -133,6 +133,64 @@ export async function runEventsBench({ events = Number(process.env.BENCH_EVENTS 
   }
 }
 
+/**
+ * `svc events tail --forward-to URL` throughput: a burst of `events` forwarded, signed, to a
+ * keep-alive receiver in this process, which checks order and counts deliveries.
+ * Target (issue 16): ≥ 5,000 deliveries/s, in order.
+ */
+export async function runForwardBench({ events = Number(process.env.BENCH_FORWARD_EVENTS ?? 20_000) } = {}) {
+  const { createServer } = await import('node:http');
+  const configDir = mkdtempSync(join(tmpdir(), 'svc-forward-bench-'));
+  const { child: emulatorProcess, info: emulator } = await startEmulatorProcess();
+  const children = [emulatorProcess];
+  let received = 0;
+  let outOfOrder = 0;
+  let previous = '';
+  let firstAt = 0;
+  let lastAt = 0;
+  const server = createServer((req, res) => {
+    const id = String(req.headers['svc-event-id']);
+    req.resume();
+    req.on('end', () => {
+      const at = performance.now();
+      if (received === 0) firstAt = at;
+      lastAt = at;
+      if (id <= previous) outOfOrder++;
+      previous = id;
+      received++;
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const hook = `http://127.0.0.1:${server.address().port}/hooks`;
+  try {
+    const child = spawn(process.execPath, [svc, 'events', 'tail', '--json', '--max-events', String(events), '--forward-to', hook], {
+      env: { ...process.env, SVC_API_KEY: emulator.keys.test, SVC_BASE_URL: emulator.url, SVC_CONFIG_DIR: configDir, SVC_FORWARD_SECRET: 'bench-forwarding-secret-0123456789', NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    children.push(child);
+    const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    await waitForStreams(emulator.url, 1);
+    const started = performance.now();
+    await control(emulator.url, 'POST', '/_emulator/events', { org_id: emulator.org_id, mode: 'test', type: 'call.started', count: events });
+    const code = await exited;
+    if (code !== 0) throw new Error(`events tail --forward-to exited ${code}`);
+    return {
+      deliveriesPerSecond: received / ((lastAt - started) / 1000),
+      deliveredPerSecondFirstToLast: received / ((lastAt - firstAt) / 1000),
+      delivered: received,
+      lost: events - received,
+      outOfOrder,
+    };
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGINT');
+    server.closeAllConnections();
+    server.close();
+    rmSync(configDir, { recursive: true, force: true });
+  }
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const result = await runEventsBench();
   console.log(
@@ -141,4 +199,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   );
   console.log(JSON.stringify(result));
   if (result.eventsPerSecond < 20_000 || result.lost > 0) process.exitCode = 1;
+  const forward = await runForwardBench();
+  console.log(`events tail --forward-to: ${Math.round(forward.deliveriesPerSecond).toLocaleString('en-US')} deliveries/s, lost ${forward.lost}, out of order ${forward.outOfOrder} (target ≥ 5,000/s, in order)`);
+  console.log(JSON.stringify(forward));
+  if (forward.deliveriesPerSecond < 5000 || forward.lost > 0 || forward.outOfOrder > 0) process.exitCode = 1;
 }

@@ -106,6 +106,16 @@ try {
   overBudget++;
 }
 try {
+  const { runForwardBench } = await import('./events.mjs');
+  const forward = await runForwardBench();
+  results.forward = forward;
+  console.log(`events tail --forward-to: ${Math.round(forward.deliveriesPerSecond)} deliveries/s, lost ${forward.lost}, out of order ${forward.outOfOrder} (target ≥ 5,000/s, in order)`);
+  if (forward.deliveriesPerSecond < 5000 || forward.lost > 0 || forward.outOfOrder > 0) overBudget++;
+} catch (error) {
+  console.log(`forwarding benchmark unavailable: ${error.message}`);
+  overBudget++;
+}
+try {
   const { runEmulatorBench } = await import('./emulator.mjs');
   const emu = await runEmulatorBench({ url: emulator.url, keys: emulator.keys, org_id: emulator.org_id });
   results.emulator = emu;
@@ -144,6 +154,7 @@ if (process.argv.includes('--write-readme')) {
     ...rows.map((r) => `| \`${r.command}\` | ${r.ms} ms | ${r.ratio} | ${r.budget} | ${r.peakMiB} MiB |`),
     '',
     results.events ? `- \`svc events tail --json > /dev/null\`: ${Math.round(results.events.eventsPerSecond).toLocaleString('en-US')} events/s, ${results.events.lost} lost${results.events.p50Ms != null ? `, publish→print latency p50 ${results.events.p50Ms.toFixed(1)} ms, p95 ${results.events.p95Ms.toFixed(1)} ms` : ''} (target ≥ 20,000/s).` : '- events benchmark: unavailable in this run.',
+    results.forward ? `- \`svc events tail --forward-to URL\` (signed, keep-alive, one delivery at a time so they arrive in order): ${Math.round(results.forward.deliveriesPerSecond).toLocaleString('en-US')} deliveries/s, ${results.forward.lost} lost, ${results.forward.outOfOrder} out of order (target ≥ 5,000/s).` : '- forwarding benchmark: unavailable in this run.',
     results.emulator ? `- emulator: ${Math.round(results.emulator.requestsPerSecond).toLocaleString('en-US')} authenticated requests/s (target ≥ 1,000); ${Math.round(results.emulator.eventsPerSecond).toLocaleString('en-US')} events/s to one stream, ${results.emulator.lost} lost (target ≥ 20,000/s).` : '- emulator benchmark: unavailable in this run.',
     `- package: ${(packed.size / 1024).toFixed(0)} KiB packed, ${packed.entryCount} files; ${productionDeps.length} production dependency (${productionDeps.join(', ')}), ${(depBytes / 1024 / 1024).toFixed(1)} MiB installed.`,
     '- peers on this machine (design.md): twilio, wrangler, netlify, firebase start in 0.7–1.0 s, 8–20× `node -e 0`; a bundled commander CLI: 1.2×.',

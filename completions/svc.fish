@@ -20,7 +20,7 @@ function __svc_subcommands
         case 'chats'
             printf '%s\n' list get start close messages send voice stream
         case 'events'
-            printf '%s\n' tail
+            printf '%s\n' tail list get trigger replay
     end
 end
 
@@ -37,7 +37,7 @@ function __svc_cmdpath
         end
         switch $word
             case '-*=*'
-            case '--area-code' '--base-url' '--call' '--client-id' '--country' '--expires-in' '--field' '--forward-to' '--from' '--host' '--input' '--language' '--languages' '--limit' '--line' '--max-events' '--name' '--port' '--profile' '--scopes' '--since' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F'
+            case '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--country' '--dead-letter' '--expires-in' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--host' '--input' '--language' '--languages' '--limit' '--line' '--max-events' '--name' '--override' '--port' '--profile' '--record' '--scopes' '--since' '--speed' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F'
                 set skip 1
             case '-*'
             case '*'
@@ -140,15 +140,38 @@ complete -c svc -n '__svc_at \'chats start\'' -l subject -x -d 'a subject'
 complete -c svc -n '__svc_at \'chats messages\'' -l limit -x -d 'at most N messages'
 complete -c svc -n '__svc_at \'chats messages\'' -l all -d 'every message'
 complete -c svc -n '__svc_at \'chats voice\'' -F
+complete -c svc -n '__svc_at \'chats stream\'' -l fail-on-gap -d 'exit 1 when the service cannot resume without missing messages'
 complete -c svc -n '__svc_at \'translate\'' -l to -x -d 'target language (BCP 47)'
 complete -c svc -n '__svc_at \'translate\'' -l from -x -d 'source language (default: detected)'
 complete -c svc -n '__svc_at \'translate\'' -l lines -d 'translate stdin line by line'
 complete -c svc -n '__svc_at \'events\'' -a tail -d 'follow events live, resuming after drops'
+complete -c svc -n '__svc_at \'events\'' -a list -d 'the retained events, newest first'
+complete -c svc -n '__svc_at \'events\'' -a get -d 'show one retained event'
+complete -c svc -n '__svc_at \'events\'' -a trigger -d 'cause an event of TYPE with real API requests (test mode only)'
+complete -c svc -n '__svc_at \'events\'' -a replay -d 'send recorded (or dead-letter) events again, signed, in order'
 complete -c svc -n '__svc_at \'events tail\'' -l type -x -d 'only this type or prefix (repeatable), e.g. call. or chat.closed'
 complete -c svc -n '__svc_at \'events tail\'' -l since -x -d 'start after this event'
 complete -c svc -n '__svc_at \'events tail\'' -l max-events -x -d 'stop after N events'
-complete -c svc -n '__svc_at \'events tail\'' -l forward-to -x -d 'POST each event to this URL'
+complete -c svc -n '__svc_at \'events tail\'' -l forward-to -x -d 'POST each event, signed, to URL; TYPE=URL for some types only, e.g. call.*=URL (repeatable)'
+complete -c svc -n '__svc_at \'events tail\'' -l forward-header -x -d 'add \'Name: value\' to each delivery (repeatable)'
+complete -c svc -n '__svc_at \'events tail\'' -l dead-letter -r -F -d 'append deliveries given up on to FILE (NDJSON)'
+complete -c svc -n '__svc_at \'events tail\'' -l record -r -F -d 'append every event received to FILE (NDJSON)'
+complete -c svc -n '__svc_at \'events tail\'' -l checkpoint -r -F -d 'keep the last handled event id in FILE and resume after it'
+complete -c svc -n '__svc_at \'events tail\'' -l print-secret -d 'print the forwarding secret (for your handler) and exit'
+complete -c svc -n '__svc_at \'events tail\'' -l fail-on-gap -d 'exit 1 when the service cannot resume without missing events'
 complete -c svc -n '__svc_at \'events tail\'' -l timeout -x -d 'give up after this long without a connection'
+complete -c svc -n '__svc_at \'events list\'' -l type -x -d 'only this type or family (repeatable), e.g. call.*'
+complete -c svc -n '__svc_at \'events list\'' -l limit -x -d 'at most N events (1–100, default 20)'
+complete -c svc -n '__svc_at \'events list\'' -l all -d 'every retained event, following pages'
+complete -c svc -n '__svc_at \'events trigger\'' -l override -x -d 'change a request field, e.g. call.title=Support (repeatable)'
+complete -c svc -n '__svc_at \'events trigger\'' -l fixture -r -F -d 'run the steps of your own fixture file'
+complete -c svc -n '__svc_at \'events replay\'' -l forward-to -x -d 'POST each event, signed, to URL; TYPE=URL for some types only (repeatable); else print them'
+complete -c svc -n '__svc_at \'events replay\'' -l forward-header -x -d 'add \'Name: value\' to each delivery (repeatable)'
+complete -c svc -n '__svc_at \'events replay\'' -l dead-letter -r -F -d 'append deliveries given up on to FILE (NDJSON)'
+complete -c svc -n '__svc_at \'events replay\'' -l type -x -d 'only this type or family (repeatable)'
+complete -c svc -n '__svc_at \'events replay\'' -l speed -x -d 'replay N times faster than recorded (default 1)'
+complete -c svc -n '__svc_at \'events replay\'' -l no-wait -d 'send at once, without the recorded pauses'
+complete -c svc -n '__svc_at \'events replay\'' -F
 complete -c svc -n '__svc_at \'api\'' -l field -s F -x -d 'a body field (query parameter for GET/DELETE); repeatable'
 complete -c svc -n '__svc_at \'api\'' -l input -r -F -d 'the request body from a file, or - for stdin'
 complete -c svc -n '__svc_at \'api\'' -l include -s i -d 'print the status line and headers too'

@@ -12,7 +12,7 @@ _svc_subcommands() {
     'calls links') echo 'list create' ;;
     'calls lines') echo 'list add release' ;;
     'chats') echo 'list get start close messages send voice stream' ;;
-    'events') echo 'tail' ;;
+    'events') echo 'tail list get trigger replay' ;;
   esac
 }
 
@@ -54,10 +54,14 @@ _svc_options() {
     'chats messages') echo '--limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats send') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats voice') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'chats stream') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'chats stream') echo '--fail-on-gap --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'translate') echo '--to --from --lines --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'events tail') echo '--type --since --max-events --forward-to --timeout --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'events tail') echo '--type --since --max-events --forward-to --forward-header --dead-letter --record --checkpoint --print-secret --fail-on-gap --timeout --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'events list') echo '--type --limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'events get') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'events trigger') echo '--override --fixture --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'events replay') echo '--forward-to --forward-header --dead-letter --type --speed --no-wait --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'api') echo '--field -F --input --include -i --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'completion') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'emulator') echo '--port --host --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
@@ -77,7 +81,7 @@ _svc_choices() {
 # Succeeds when the value is a file name.
 _svc_wants_file() {
   case "$1|$2" in
-    'chats voice|#arg'|'api|--input') return 0 ;;
+    'chats voice|#arg'|'events tail|--dead-letter'|'events tail|--record'|'events tail|--checkpoint'|'events trigger|--fixture'|'events replay|--dead-letter'|'events replay|#arg'|'api|--input') return 0 ;;
   esac
   return 1
 }
@@ -89,7 +93,7 @@ _svc_cmdpath() {
     if (( skip )); then skip=0; continue; fi
     case "$word" in
       -*=*) ;;
-      --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--port|--profile|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F) skip=1 ;;
+      --area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--field|--fixture|--forward-header|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--override|--port|--profile|--record|--scopes|--since|--speed|--status|--subject|--timeout|--title|--to|--type|-F) skip=1 ;;
       -*) ;;
       *)
         subs=" $(_svc_subcommands "$cmdpath") "
@@ -109,7 +113,7 @@ _svc() {
       compadd -- ${(f)"$(svc __complete profiles 2>/dev/null)"}
       return 0
       ;;
-    --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--port|--profile|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F)
+    --area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--field|--fixture|--forward-header|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--override|--port|--profile|--record|--scopes|--since|--speed|--status|--subject|--timeout|--title|--to|--type|-F)
       choices="$(_svc_choices "$cmdpath" "$prev")"
       if [[ -n "$choices" ]]; then compadd -- ${=choices}
       elif _svc_wants_file "$cmdpath" "$prev"; then _files

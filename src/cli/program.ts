@@ -379,6 +379,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .command('stream')
       .description('follow a chat\'s new messages live')
       .argument('<id>', 'chat id')
+      .option('--fail-on-gap', 'exit 1 when the service cannot resume without missing messages')
       .addHelpText('after', examples('svc chats stream chat_123', 'svc chats stream chat_123 --json')),
     'chats stream',
     () => import('../commands/chats/stream.js'),
@@ -408,11 +409,59 @@ export function buildProgram(options: ProgramOptions): Command {
       .option('--type <type>', 'only this type or prefix (repeatable), e.g. call. or chat.closed', collect)
       .option('--since <evt_id>', 'start after this event')
       .option('--max-events <n>', 'stop after N events')
-      .option('--forward-to <url>', 'POST each event to this URL')
+      .option('--forward-to <url>', 'POST each event, signed, to URL; TYPE=URL for some types only, e.g. call.*=URL (repeatable)', collect)
+      .option('--forward-header <header>', "add 'Name: value' to each delivery (repeatable)", collect)
+      .option('--dead-letter <file>', 'append deliveries given up on to FILE (NDJSON)')
+      .option('--record <file>', 'append every event received to FILE (NDJSON)')
+      .option('--checkpoint <file>', 'keep the last handled event id in FILE and resume after it')
+      .option('--print-secret', 'print the forwarding secret (for your handler) and exit')
+      .option('--fail-on-gap', 'exit 1 when the service cannot resume without missing events')
       .option('--timeout <duration>', 'give up after this long without a connection')
-      .addHelpText('after', examples('svc events tail --type call. --type chat.closed', 'svc events tail --json --max-events 100', 'svc events tail --forward-to http://localhost:3000/hooks')),
+      .addHelpText('after', examples('svc events tail --type call. --type chat.closed', 'svc events tail --json --max-events 100', 'svc events tail --forward-to http://localhost:3000/hooks --dead-letter dead.ndjson', "svc events tail --forward-to 'call.*=http://localhost:3000/calls' --checkpoint tail.ckpt", 'export SVC_FORWARD_SECRET=$(svc events tail --print-secret)')),
     'events tail',
     () => import('../commands/events/tail.js'),
+  );
+  leaf(
+    events
+      .command('list')
+      .description('the retained events, newest first')
+      .option('--type <type>', 'only this type or family (repeatable), e.g. call.*', collect)
+      .option('--limit <n>', 'at most N events (1–100, default 20)')
+      .option('--all', 'every retained event, following pages')
+      .addHelpText('after', examples('svc events list', 'svc events list --type chat.* --limit 50', 'svc events list --all --json')),
+    'events list',
+    () => import('../commands/events/list.js'),
+  );
+  leaf(
+    events.command('get').description('show one retained event').argument('<id>', 'event id (evt_…)').addHelpText('after', examples('svc events get evt_123', 'svc events get evt_123 --json')),
+    'events get',
+    () => import('../commands/events/get.js'),
+  );
+  leaf(
+    events
+      .command('trigger')
+      .description('cause an event of TYPE with real API requests (test mode only)')
+      .argument('[type]', 'event type, e.g. call.ended')
+      .option('--override <path=value>', 'change a request field, e.g. call.title=Support (repeatable)', collect)
+      .option('--fixture <file>', 'run the steps of your own fixture file')
+      .addHelpText('after', examples('svc --test events trigger call.ended', 'svc events trigger chat.message.created --override message.text="Où est ma commande ?"', 'svc events trigger --fixture my-steps.json --json')),
+    'events trigger',
+    () => import('../commands/events/trigger.js'),
+  );
+  leaf(
+    events
+      .command('replay')
+      .description('send recorded (or dead-letter) events again, signed, in order')
+      .argument('<file>', 'NDJSON from events tail --record or --dead-letter')
+      .option('--forward-to <url>', 'POST each event, signed, to URL; TYPE=URL for some types only (repeatable); else print them', collect)
+      .option('--forward-header <header>', "add 'Name: value' to each delivery (repeatable)", collect)
+      .option('--dead-letter <file>', 'append deliveries given up on to FILE (NDJSON)')
+      .option('--type <type>', 'only this type or family (repeatable)', collect)
+      .option('--speed <n>', 'replay N times faster than recorded (default 1)')
+      .option('--no-wait', 'send at once, without the recorded pauses')
+      .addHelpText('after', examples('svc events replay events.ndjson --forward-to http://localhost:3000/hooks --no-wait', 'svc events replay dead.ndjson --forward-to http://localhost:3000/hooks', 'svc events replay events.ndjson --speed 10 --type call.*')),
+    'events replay',
+    () => import('../commands/events/replay.js'),
   );
 
   // api

@@ -96,9 +96,11 @@ afterAll(() => {
 });
 
 describe('the packed and globally installed package', () => {
-  it('ships only bin, dist, completions, README and package.json', () => {
+  it('ships only bin, dist, completions, fixtures, README and package.json', () => {
     const shipped = readdirSync(packageDir).filter((name) => name !== 'node_modules').sort();
-    expect(shipped).toEqual(['README.md', 'bin', 'completions', 'dist', 'package.json']);
+    expect(shipped).toEqual(['README.md', 'bin', 'completions', 'dist', 'fixtures', 'package.json']);
+    // One `events trigger` fixture per event type.
+    expect(readdirSync(join(packageDir, 'fixtures', 'triggers')).sort()).toHaveLength(11);
   });
 
   it('has one production dependency, the prebuilt keychain addon', async () => {

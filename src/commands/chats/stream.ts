@@ -15,6 +15,8 @@ import { type Chat, type Message, messageColumns, messageText } from './views.js
 
 export interface ChatsStreamOptions {
   id: string;
+  /** Exit 1 instead of warning when the service says messages may be missing (a `gap` frame). */
+  failOnGap?: boolean;
 }
 
 /** Give up (exit 9) after this long without a connection, so a supervisor can restart us. */
@@ -25,21 +27,26 @@ const SEEN_LIMIT = 10_000;
 /** Thrown from a reconnection attempt when the chat has been closed: the stream is over. */
 class ChatClosed extends Error {}
 
-export function parse(args: string[], _flags: Flags): ChatsStreamOptions {
+export function parse(args: string[], flags: Flags): ChatsStreamOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats stream chat_8f2a1c');
-  return { id: validated(() => parseId(id, 'chat')) };
+  const opts: ChatsStreamOptions = { id: validated(() => parseId(id, 'chat')) };
+  if (flags.failOnGap === true) opts.failOnGap = true;
+  return opts;
 }
 
 export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<number> {
-  const [{ openSse }, { follow }, api] = await Promise.all([
+  const [{ openSse }, { follow }, gaps, api] = await Promise.all([
     import('../../api/sse.js'),
     import('../events/follow.js'),
+    import('../events/gap.js'),
     ctx.api(),
   ]);
   const seen = new Set<string>();
+  let lastDelivered: string | undefined;
   const print = (message: Message): void => {
     if (seen.has(message.id)) return; // a catch-up may overlap what the stream delivers
     seen.add(message.id);
+    lastDelivered = message.id;
     if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value!);
     printMessage(ctx, message);
   };
@@ -69,6 +76,12 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
         return stream;
       },
       onMessage(sse) {
+        if (gaps.isGapFrame(sse.event) && !sse.id) {
+          const warning = gaps.gapWarning(gaps.parseGap(sse.data), lastDelivered, 'messages');
+          if (opts.failOnGap) throw new gaps.GapError(warning);
+          ctx.io.stderr.write(sanitizeLine(warning) + '\n');
+          return 'continue';
+        }
         if (sse.event !== undefined && sse.event !== 'message') return 'continue';
         let message: unknown;
         try {

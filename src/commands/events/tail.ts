@@ -10,9 +10,14 @@ import { InvalidValueError } from '../../validate/invalid.js';
 import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
 import { follow, type MessageVerdict } from './follow.js';
 import { FAMILY_COLOURS, formatEventLine, parseEvent, type ApiEvent } from './format.js';
-import { Forwarder, formatDelivery, type PostJson } from './forward.js';
+import { CheckpointWriter, HandledTracker, readCheckpoint } from './checkpoint.js';
+import { Deliveries } from './deliveries.js';
+import { GapError, gapWarning, isGapFrame, parseGap } from './gap.js';
+import { EventRecorder } from './record.js';
 import { formatAway, random01From, SeenIds } from './resume.js';
 import { escapeJsonControls, hasControl, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
+import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
+import { forwardingSecret } from './secret.js';
 
 export interface TailOptions {
   types: TypePattern[];
@@ -20,8 +25,20 @@ export interface TailOptions {
   since?: string;
   /** Exit 0 after this many matching events. */
   maxEvents?: number;
-  /** POST each event here. */
-  forwardTo?: string;
+  /** POST each event to every route that wants its type (signed). */
+  routes: ForwardRoute[];
+  /** `--forward-header`, lower-case names. */
+  forwardHeaders: Record<string, string>;
+  /** NDJSON of the deliveries given up on. */
+  deadLetter?: string;
+  /** NDJSON of every event received, appended and flushed per event. */
+  record?: string;
+  /** Keeps the last handled event's id; resumes after it. */
+  checkpoint?: string;
+  /** Print the forwarding secret and exit. */
+  printSecret: boolean;
+  /** Exit 1 instead of warning when the service cannot resume without a gap. */
+  failOnGap: boolean;
   /** Exit 9 after this long without a connection. */
   timeoutMs: number;
 }
@@ -42,6 +59,22 @@ function strings(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map(String);
 }
 
+function fileFlag(value: unknown, flag: string): string {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (text === '') throw new UsageError(`${flag} needs a file name`);
+  return text;
+}
+
+/** `--since`: an event id; the validator's words, prefixed with the flag they are about. */
+function sinceId(text: string): string {
+  try {
+    return parseId(text, 'event');
+  } catch (error) {
+    if (error instanceof InvalidValueError) throw new InvalidValueError(`--since ${error.message}`);
+    throw error;
+  }
+}
+
 export function parseTail(args: string[], flags: Record<string, unknown>): TailOptions {
   if (args.length > 0) throw new UsageError(`events tail takes no arguments (got ${args.map((a) => JSON.stringify(a)).join(' ')})`, 'filter with --type, e.g. --type call.*');
 
@@ -52,9 +85,16 @@ export function parseTail(args: string[], flags: Record<string, unknown>): TailO
     types.push(pattern);
   }
 
-  const opts: TailOptions = { types, timeoutMs: DEFAULT_TIMEOUT_MS };
+  const opts: TailOptions = {
+    types,
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    routes: strings(flags.forwardTo).map((raw) => parseForwardRoute(raw)),
+    forwardHeaders: {},
+    printSecret: flags.printSecret === true,
+    failOnGap: flags.failOnGap === true,
+  };
 
-  if (flags.since !== undefined) opts.since = validated(() => parseId(String(flags.since), 'event'));
+  if (flags.since !== undefined) opts.since = validated(() => sinceId(String(flags.since)));
 
   if (flags.maxEvents !== undefined) {
     const text = String(flags.maxEvents).trim();
@@ -63,20 +103,20 @@ export function parseTail(args: string[], flags: Record<string, unknown>): TailO
     opts.maxEvents = n;
   }
 
-  if (flags.forwardTo !== undefined) {
-    const text = String(flags.forwardTo);
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      throw new UsageError(`--forward-to "${text}" is not a URL`, 'give a full URL, e.g. http://localhost:3000/webhooks');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UsageError(`--forward-to "${text}" must be an http or https URL`, 'e.g. http://localhost:3000/webhooks');
-    }
-    if (url.username || url.password) throw new UsageError('--forward-to must not carry a user name or password in the URL');
-    opts.forwardTo = url.toString();
+  for (const raw of strings(flags.forwardHeader)) {
+    const [name, value] = parseForwardHeader(raw);
+    opts.forwardHeaders[name] = value;
   }
+  const needsRoute = (flag: string) => {
+    if (opts.routes.length === 0) throw new UsageError(`${flag} applies to --forward-to deliveries; add --forward-to URL`);
+  };
+  if (Object.keys(opts.forwardHeaders).length) needsRoute('--forward-header');
+  if (flags.deadLetter !== undefined) {
+    needsRoute('--dead-letter');
+    opts.deadLetter = fileFlag(flags.deadLetter, '--dead-letter');
+  }
+  if (flags.record !== undefined) opts.record = fileFlag(flags.record, '--record');
+  if (flags.checkpoint !== undefined) opts.checkpoint = fileFlag(flags.checkpoint, '--checkpoint');
 
   if (flags.timeout !== undefined) opts.timeoutMs = validated(() => parseDurationSeconds(String(flags.timeout), '--timeout')) * 1000;
 
@@ -94,14 +134,19 @@ class LineWriter {
   failure: unknown;
   closed = false;
 
+  /** Sequence number (HandledTracker) of the last line pushed. */
+  private lastSeq: number | undefined;
+
   constructor(
     private readonly out: Context['io']['stdout'],
     private readonly onFailure: () => void,
+    private readonly onWritten?: (seq: number) => void,
   ) {}
 
-  push(line: string): void {
+  push(line: string, seq?: number): void {
     if (this.closed) return;
     this.lines.push(line);
+    if (seq !== undefined) this.lastSeq = seq;
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
@@ -115,6 +160,7 @@ class LineWriter {
     this.lines = [];
     try {
       this.out.write(text);
+      if (this.lastSeq !== undefined) this.onWritten?.(this.lastSeq);
     } catch (error) {
       // A closed pipe (`| head`) ends the tail quietly; anything else is a failure.
       this.closed = true;
@@ -161,15 +207,33 @@ async function describeTarget(ctx: Context, signal: AbortSignal): Promise<string
 export async function runTail(opts: TailOptions, ctx: Context): Promise<number> {
   const { io } = ctx;
   const json = ctx.globals.json;
-  const api = await ctx.api();
 
+  if (opts.printSecret) {
+    // The only place the secret is ever printed: for a script to hand it to its handler.
+    const { secret } = await forwardingSecret(ctx);
+    io.stdout.write(`${secret}\n`);
+    return 0;
+  }
+
+  // Resume after the checkpoint when it has one (the same command line restarted by a
+  // supervisor must not go back to --since), else after --since.
+  let resumeAfter = opts.since;
+  const checkpointed = opts.checkpoint ? readCheckpoint(opts.checkpoint) : undefined;
+  if (checkpointed) resumeAfter = checkpointed;
+
+  const api = await ctx.api();
   const header = await describeTarget(ctx, ctx.signal);
   const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
   io.stderr.write(`${header}${what}. Ctrl-C to stop.\n`);
+  if (checkpointed) io.stderr.write(`resuming after ${checkpointed} (--checkpoint ${opts.checkpoint})\n`);
 
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
-  const out = new LineWriter(io.stdout, () => stop.abort());
+
+  const checkpoint = opts.checkpoint ? new CheckpointWriter(opts.checkpoint, () => ctx.clock.now()) : undefined;
+  const tracker = checkpoint ? new HandledTracker((id) => checkpoint.write(id)) : undefined;
+  const out = new LineWriter(io.stdout, () => stop.abort(), tracker ? (seq) => tracker.printedThrough(seq) : undefined);
+  const recorder = opts.record ? EventRecorder.open(opts.record) : undefined;
 
   let paintType = (_type: string, text: string) => text;
   if (!json && io.color) {
@@ -183,32 +247,37 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   }
   const style = { tty: io.stdout.isTTY, paintType };
 
-  let forwarder: Forwarder | undefined;
-  if (opts.forwardTo) {
-    const target = opts.forwardTo;
-    const post: PostJson = async (url, body, headers, postSignal) => {
-      // Through the context's HTTP (one dispatcher, --debug), and never with the credential.
-      const response = await ctx.http.fetch(url, { method: 'POST', body, headers, signal: postSignal });
-      await response.body?.cancel().catch(() => {});
-      return { status: response.status };
-    };
-    forwarder = new Forwarder({
-      url: target,
-      post,
-      clock: ctx.clock,
+  let deliveries: Deliveries | undefined;
+  if (opts.routes.length) {
+    const secret = await forwardingSecret(ctx);
+    deliveries = new Deliveries(ctx, {
+      routes: opts.routes,
+      secret: secret.secret,
+      headers: opts.forwardHeaders,
       signal,
-      // Delivery lines are progress, not events: stderr, so that stdout stays one event
-      // per line for whatever it is piped into, with or without --json.
-      report: (d) => io.stderr.write(formatDelivery(d, target) + '\n'),
+      ...(opts.deadLetter ? { deadLetterFile: opts.deadLetter } : {}),
+      ...(tracker ? { onSettled: (id: string) => tracker.settled(id) } : {}),
     });
-    io.stderr.write(`Forwarding each event to ${target}\n`);
+    io.stderr.write(deliveries.describe(secret.source === 'env' ? 'SVC_FORWARD_SECRET' : `the forwarding secret of profile "${secret.profile}"`) + '\n');
   }
 
   const seen = new SeenIds();
   const query = { type: serverTypeParams(opts.types) };
   let printed = 0;
+  let lastHandedOn: string | undefined = resumeAfter;
+  let gapFailure: GapError | undefined;
 
   const onMessage = (message: SseMessage): MessageVerdict | Promise<MessageVerdict> => {
+    if (isGapFrame(message.event) && !message.id) {
+      const warning = gapWarning(parseGap(message.data), lastHandedOn);
+      if (opts.failOnGap) {
+        gapFailure = new GapError(warning);
+        return 'stop';
+      }
+      out.flush();
+      io.stderr.write(sanitizeText(warning) + '\n');
+      return 'continue';
+    }
     // The SSE fields carry the id and type, so NDJSON needs no parse of the payload.
     let event: ApiEvent | null = null;
     let id = message.id;
@@ -223,86 +292,116 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
       type = event.type;
     }
     if (!seen.add(id)) return 'continue';
-    if (!matchesType(type, opts.types)) return 'continue';
-    if (json) {
-      // Passed through unparsed for speed, unless it spans lines or holds a raw control
-      // character (DEL, C1, or C0, which JSON forbids raw): then re-serialised, inert.
-      if (message.data.includes('\n') || hasControl(message.data)) {
-        const reparsed = parseEvent(message.data);
-        if (!reparsed) {
-          io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(message.data.slice(0, 120))}\n`);
-          return 'continue';
-        }
-        out.push(escapeJsonControls(JSON.stringify(reparsed)));
-      } else out.push(message.data);
-    } else {
-      out.push(formatEventLine(event!, ctx.clock.now(), style));
+    // Passed through unparsed for speed, unless it spans lines or holds a raw control
+    // character (DEL, C1, or C0, which JSON forbids raw): then re-serialised, inert.
+    let line = message.data;
+    if (line.includes('\n') || hasControl(line)) {
+      const reparsed = parseEvent(line);
+      if (!reparsed) {
+        io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(line.slice(0, 120))}\n`);
+        return 'continue';
+      }
+      line = escapeJsonControls(JSON.stringify(reparsed));
     }
-    forwarder?.enqueue(id, type, message.data);
+    lastHandedOn = id;
+    recorder?.append(line);
+    if (!matchesType(type, opts.types)) {
+      // Not wanted, so handled: the checkpoint may move past it.
+      tracker?.printedThrough(tracker.add(id, 0));
+      return 'continue';
+    }
+    const routes = deliveries ? deliveries.routesFor(type) : 0;
+    const seq = tracker?.add(id, routes);
+    out.push(json ? line : formatEventLine(event!, ctx.clock.now(), style), seq);
+    // Forwarding: handled once every route settled it; printing does not hold it back.
+    if (tracker && seq !== undefined && deliveries) tracker.printedThrough(seq);
+    if (routes) deliveries!.enqueue(id, type, line);
     printed++;
     if (out.closed) return 'stop';
     const verdict: MessageVerdict = opts.maxEvents !== undefined && printed >= opts.maxEvents ? 'stop' : 'continue';
-    // Backpressure: with the forward queue full, read the next event only once there is room.
-    if (verdict === 'continue' && forwarder?.full) return forwarder.room().then(() => verdict);
+    // Backpressure: with a forward queue full, read the next event only once there is room.
+    if (verdict === 'continue' && deliveries?.full) return deliveries.room().then(() => verdict);
     return verdict;
   };
 
-  const result = await follow({
-    open: async (lastEventId, attemptSignal) => {
-      const { openSse } = await import('../../api/sse.js');
-      return openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
-    },
-    onMessage,
-    isRetryable,
-    clock: ctx.clock,
-    random01: () => random01From(ctx.random.bytes(3)),
-    signal,
-    timeoutMs: opts.timeoutMs,
-    ...(opts.since ? { lastEventId: opts.since } : {}),
-    onLost: (reason, failures, everConnected) => {
-      // Say it once per outage; every failed retry only with --debug.
-      if (signal.aborted || (failures > 1 && !ctx.globals.debug)) return;
-      io.stderr.write(`${everConnected ? 'connection lost' : 'cannot connect'} (${sanitizeText(reason)}); ${everConnected ? 'reconnecting' : 'retrying'}…\n`);
-    },
-    onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
-      io.stderr.write(
-        first
-          ? `connected after ${formatAway(awayMs)} (${attempts + 1} attempts)\n`
-          : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, resuming after ${lastEventId}` : ''}\n`,
-      );
-    },
-  });
+  let result;
+  try {
+    result = await follow({
+      open: async (lastEventId, attemptSignal) => {
+        const { openSse } = await import('../../api/sse.js');
+        return openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
+      },
+      onMessage,
+      isRetryable,
+      clock: ctx.clock,
+      random01: () => random01From(ctx.random.bytes(3)),
+      signal,
+      timeoutMs: opts.timeoutMs,
+      ...(resumeAfter ? { lastEventId: resumeAfter } : {}),
+      onLost: (reason, failures, everConnected) => {
+        // Say it once per outage; every failed retry only with --debug.
+        if (signal.aborted || (failures > 1 && !ctx.globals.debug)) return;
+        io.stderr.write(`${everConnected ? 'connection lost' : 'cannot connect'} (${sanitizeText(reason)}); ${everConnected ? 'reconnecting' : 'retrying'}…\n`);
+      },
+      onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
+        io.stderr.write(
+          first
+            ? `connected after ${formatAway(awayMs)} (${attempts + 1} attempts)\n`
+            : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, resuming after ${lastEventId}` : ''}\n`,
+        );
+      },
+    });
+  } finally {
+    recorder?.close();
+  }
 
   out.flush();
   if (out.failure) throw out.failure;
+  const finish = () => checkpoint?.sync();
   // A closed stdout ends the tail quietly with 0: either a write reported EPIPE here, or the
   // process runtime aborted ctx.signal with an EPIPE-coded reason (Ctrl-C aborts without one).
-  if (out.closed || isBrokenPipe(ctx.signal.reason)) return 0;
-
-  if (result.outcome === 'stopped') {
-    if (forwarder) {
-      await forwarder.drain();
-      out.flush();
-    }
+  if (out.closed || isBrokenPipe(ctx.signal.reason)) {
+    finish();
     return 0;
   }
+
+  if (result.outcome === 'stopped') {
+    if (deliveries) {
+      await deliveries.drain();
+      out.flush();
+    }
+    finish();
+    if (gapFailure) throw gapFailure;
+    return gaveUpExit(deliveries, opts, io) ?? 0;
+  }
+  finish();
   if (result.outcome === 'timed-out') {
     throw new NetworkError(
       `no connection to the event stream for ${formatAway(result.awayMs)} (--timeout); giving up`,
-      result.lastEventId
-        ? `check the service and the network; restart with --since ${result.lastEventId} to miss nothing`
-        : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
+      opts.checkpoint
+        ? `check the service and the network; restarting with the same --checkpoint misses nothing the service still retains`
+        : result.lastEventId
+          ? `check the service and the network; restart with --since ${result.lastEventId} to miss nothing`
+          : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
     );
   }
   // Ctrl-C.
-  const forwarded = forwarder
-    ? `, ${forwarder.delivered} forwarded, ${forwarder.failed} not delivered, ${forwarder.unsent} still queued (not forwarded)`
+  const forwarded = deliveries
+    ? `, ${deliveries.delivered} forwarded, ${deliveries.failed} not delivered, ${deliveries.unsent} still queued (not forwarded)`
     : '';
   io.stderr.write(
     `\nstopped: ${printed} event${printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
       `${result.lastEventId ? `; last ${result.lastEventId}` : ''}\n`,
   );
   return 130;
+}
+
+/** Exit 1 when any delivery was given up (a supervisor or CI sees it); undefined when none was. */
+function gaveUpExit(deliveries: Deliveries | undefined, opts: TailOptions, io: Context['io']): number | undefined {
+  if (!deliveries || deliveries.gaveUp === 0) return undefined;
+  const where = opts.deadLetter ? `written to ${opts.deadLetter} (svc events replay ${opts.deadLetter} --forward-to URL sends them again)` : 'not kept (add --dead-letter FILE to keep them)';
+  io.stderr.write(`error: ${deliveries.gaveUp} deliver${deliveries.gaveUp === 1 ? 'y was' : 'ies were'} given up after retries; ${where}\n`);
+  return 1;
 }
 
 export { parseTail as parse, runTail as run };

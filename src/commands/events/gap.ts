@@ -1,0 +1,41 @@
+// The `gap` frame (api-contract.md "Events"): a resume whose Last-Event-ID is no longer
+// retained, or unknown, opens with `event: gap` (no id) and
+// `data: {"last_event_id":"…","resumed_from":"<oldest retained id>"|null}`. Events between
+// the two may be missing, and the user must be told: a warning on stderr, or with
+// --fail-on-gap an exit 1 so that a supervisor can act.
+import { CliError, EXIT } from '../../errors.js';
+
+export interface Gap {
+  last_event_id: string | null;
+  resumed_from: string | null;
+}
+
+export function isGapFrame(event: string | undefined): boolean {
+  return event === 'gap';
+}
+
+export function parseGap(data: string): Gap {
+  try {
+    const value = JSON.parse(data) as Partial<Record<keyof Gap, unknown>>;
+    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+    return { last_event_id: text(value.last_event_id), resumed_from: text(value.resumed_from) };
+  } catch {
+    return { last_event_id: null, resumed_from: null };
+  }
+}
+
+const safe = (id: string) => id.replace(/[^\w.-]/g, '?');
+
+/** `lastDelivered`: what this client delivered last (else what it asked to resume after). */
+export function gapWarning(gap: Gap, lastDelivered: string | undefined, what = 'events'): string {
+  const last = lastDelivered ?? gap.last_event_id ?? undefined;
+  const after = last ? `after ${safe(last)} (the last one delivered)` : 'before this point';
+  const from = gap.resumed_from ? `; resuming from ${safe(gap.resumed_from)}, the oldest it still retains` : '; it retains none older than the live ones';
+  return `warning: the service no longer retains the events ${after}: later ${what} may be missing${from}`;
+}
+
+export class GapError extends CliError {
+  constructor(message: string) {
+    super(message.replace(/^warning: /, ''), EXIT.failure, 'without --fail-on-gap the stream goes on after this warning');
+  }
+}

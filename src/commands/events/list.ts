@@ -1,0 +1,45 @@
+// `svc events list [--type T]… [--limit N | --all]`: the retained history (GET /v1/events),
+// newest first, as the other lists are.
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { printList } from '../../io/output.js';
+import { type Flags, type ListFlags, fetchList, parseListFlags } from '../calls/shared.js';
+import { timeFormat } from '../calls/views.js';
+import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
+import { type ApiEvent, summarize } from './format.js';
+
+export interface EventsListOptions extends ListFlags {
+  types: TypePattern[];
+}
+
+export function strings(value: unknown): string[] {
+  if (value === undefined || value === null || value === false) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+export function parseTypes(value: unknown): TypePattern[] {
+  const types: TypePattern[] = [];
+  for (const raw of strings(value).flatMap((t) => t.split(','))) {
+    const pattern = parseTypePattern(raw);
+    if ('error' in pattern) throw new UsageError(pattern.error);
+    types.push(pattern);
+  }
+  return types;
+}
+
+export function parse(args: string[], flags: Flags): EventsListOptions {
+  if (args.length > 0) throw new UsageError('events list takes no arguments', 'filter with --type, e.g. --type call.*');
+  return { ...parseListFlags(flags), types: parseTypes(flags.type) };
+}
+
+export async function run(opts: EventsListOptions, ctx: Context): Promise<void> {
+  const type = serverTypeParams(opts.types);
+  const events = await fetchList<ApiEvent>(ctx, 'events.list', opts, { query: type.length ? { type } : {} });
+  const time = timeFormat(ctx);
+  await printList(ctx, events, [
+    { header: 'ID', value: (e) => e.id },
+    { header: 'TYPE', value: (e) => e.type },
+    { header: 'SUMMARY', value: (e) => summarize(e) },
+    { header: 'CREATED', value: (e) => time(e.created_at) },
+  ]);
+}

@@ -1,0 +1,146 @@
+// `svc events replay FILE`: events recorded by `events tail --record` (or the deliveries
+// of a `--dead-letter` file) sent again, signed as the tail signs them, in their order and
+// with their relative timing (by created_at; `--speed N` divides the waits, `--no-wait`
+// drops them). Without --forward-to they are printed. Waits go through ctx.clock.
+import { readFileSync } from 'node:fs';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { Deliveries } from './deliveries.js';
+import { matchesType, type TypePattern } from './filter.js';
+import { formatEventLine, type ApiEvent } from './format.js';
+import { parseTypes, strings } from './list.js';
+import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
+import { forwardingSecret } from './secret.js';
+
+export interface ReplayOptions {
+  file: string;
+  routes: ForwardRoute[];
+  forwardHeaders: Record<string, string>;
+  deadLetter?: string;
+  types: TypePattern[];
+  /** Waits are divided by this; 0 = no waits. */
+  speed: number;
+}
+
+export interface RecordedEvent {
+  event: ApiEvent;
+  /** The JSON delivered: the recorded line as it was. */
+  json: string;
+}
+
+export function parse(args: string[], flags: Record<string, unknown>): ReplayOptions {
+  const file = args[0];
+  if (!file) throw new UsageError('missing FILE: e.g. svc events replay events.ndjson --forward-to http://localhost:3000/hooks');
+  if (args.length > 1) throw new UsageError(`events replay takes one FILE (got ${args.length})`);
+  const opts: ReplayOptions = {
+    file,
+    routes: strings(flags.forwardTo).map((raw) => parseForwardRoute(raw)),
+    forwardHeaders: {},
+    types: parseTypes(flags.type),
+    speed: 1,
+  };
+  for (const raw of strings(flags.forwardHeader)) {
+    const [name, value] = parseForwardHeader(raw);
+    opts.forwardHeaders[name] = value;
+  }
+  if ((Object.keys(opts.forwardHeaders).length || flags.deadLetter !== undefined) && opts.routes.length === 0) {
+    throw new UsageError('--forward-header and --dead-letter apply to --forward-to deliveries; add --forward-to URL');
+  }
+  if (typeof flags.deadLetter === 'string') opts.deadLetter = flags.deadLetter;
+  // commander's --no-wait sets wait: false.
+  const noWait = flags.wait === false;
+  if (flags.speed !== undefined) {
+    if (noWait) throw new UsageError('give --speed N or --no-wait, not both');
+    const text = String(flags.speed).trim();
+    const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+    if (!(n > 0) || !Number.isFinite(n)) throw new UsageError(`--speed "${flags.speed}" must be a number above 0, e.g. 10 for ten times faster`);
+    opts.speed = n;
+  }
+  if (noWait) opts.speed = 0;
+  return opts;
+}
+
+/** Reads a record or dead-letter file; a line that is neither is a usage error naming it. */
+export function readRecorded(path: string): RecordedEvent[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  const out: RecordedEvent[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new UsageError(`${path}:${i + 1} is not JSON`, 'give a file written by events tail --record or --dead-letter');
+    }
+    const isEvent = (v: unknown): v is ApiEvent =>
+      !!v && typeof v === 'object' && typeof (v as ApiEvent).id === 'string' && typeof (v as ApiEvent).type === 'string';
+    // A dead letter wraps the event with the URL and the failure.
+    const inner = value && typeof value === 'object' && 'event' in value ? (value as { event: unknown }).event : undefined;
+    if (isEvent(inner)) out.push({ event: inner, json: JSON.stringify(inner) });
+    else if (isEvent(value)) out.push({ event: value, json: line });
+    else throw new UsageError(`${path}:${i + 1} is not an event or a dead letter`, 'give a file written by events tail --record or --dead-letter');
+  }
+  return out;
+}
+
+export async function run(opts: ReplayOptions, ctx: Context): Promise<number> {
+  const { io } = ctx;
+  const events = readRecorded(opts.file).filter((r) => matchesType(r.event.type, opts.types));
+  const stop = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+
+  let deliveries: Deliveries | undefined;
+  if (opts.routes.length) {
+    const secret = await forwardingSecret(ctx);
+    deliveries = new Deliveries(ctx, {
+      routes: opts.routes,
+      secret: secret.secret,
+      headers: opts.forwardHeaders,
+      signal,
+      ...(opts.deadLetter ? { deadLetterFile: opts.deadLetter } : {}),
+    });
+    io.stderr.write(deliveries.describe(secret.source === 'env' ? 'SVC_FORWARD_SECRET' : `the forwarding secret of profile "${secret.profile}"`) + '\n');
+  }
+  const style = { tty: io.stdout.isTTY, paintType: (_t: string, text: string) => text };
+
+  let previousAt: number | undefined;
+  let sent = 0;
+  for (const { event, json } of events) {
+    const at = Date.parse(event.created_at ?? '');
+    if (opts.speed > 0 && previousAt !== undefined && !Number.isNaN(at) && at > previousAt) {
+      try {
+        await ctx.clock.sleep((at - previousAt) / opts.speed, signal);
+      } catch {
+        break;
+      }
+    }
+    if (!Number.isNaN(at)) previousAt = at;
+    if (signal.aborted) break;
+    io.stdout.write((ctx.globals.json ? json : formatEventLine(event, ctx.clock.now(), style)) + '\n');
+    if (deliveries) {
+      deliveries.enqueue(event.id, event.type, json);
+      if (deliveries.full) await deliveries.room();
+    }
+    sent++;
+  }
+  if (ctx.signal.aborted) {
+    io.stderr.write(`\nstopped: ${sent} of ${events.length} event${events.length === 1 ? '' : 's'} replayed\n`);
+    return 130;
+  }
+  if (!deliveries) return 0;
+  await deliveries.drain();
+  if (ctx.signal.aborted) return 130;
+  if (deliveries.gaveUp > 0) {
+    const where = opts.deadLetter ? ` (written to ${opts.deadLetter})` : '';
+    io.stderr.write(`error: ${deliveries.gaveUp} of ${events.length} deliveries given up after retries${where}\n`);
+    return 1;
+  }
+  return 0;
+}
