@@ -419,13 +419,18 @@ export function buildProgram(options: ProgramOptions): Command {
   leaf(
     program
       .command('api')
-      .description('any request, authenticated like every other command (the escape hatch)')
-      .argument('<method>', 'GET, POST, PUT, DELETE, PATCH')
-      .argument('<path>', 'e.g. /v1/calls')
-      .option('-F, --field <key=value>', 'a body field (query parameter for GET/DELETE); repeatable', collect)
+      .description('any request, authenticated like every other command (the escape hatch, like gh api)')
+      .argument('<method-or-path>', 'GET, POST, PUT, DELETE, PATCH; or the path, as in gh api PATH')
+      .argument('[path]', 'e.g. /v1/calls (the leading / may be left out)')
+      .option('-X, --method <method>', 'the method with `svc api PATH` (default GET, or POST with fields)')
+      .option('-f, --raw-field <key=value>', 'a string field (query parameter for GET/DELETE); repeatable', collect)
+      .option('-F, --field <key=value>', 'a typed field: true, false, null and numbers as JSON, @file a file\'s contents, @- stdin; key[]=v arrays, key[sub]=v objects; repeatable', collect)
+      .option('-H, --header <name:value>', 'an extra request header (not Authorization: svc sends the credential); repeatable', collect)
       .option('--input <file>', 'the request body from a file, or - for stdin')
+      .option('--paginate', 'follow next_cursor to the last page (with --json: one array of every item)')
+      .option('--jq <expr>', 'filter the JSON answer with jq, e.g. --jq \'.data[].id\'')
       .option('-i, --include', 'print the status line and headers too')
-      .addHelpText('after', examples('svc api GET /v1/account', 'svc api POST /v1/chats -F language=en -F subject=Hi', 'svc api GET /v1/calls -F status=active --include', 'svc api POST /v1/translate --input body.json')),
+      .addHelpText('after', examples('svc api GET /v1/account', 'svc api POST /v1/chats -f language=en -f subject=123', 'svc api v1/calls -F languages[]=en -F languages[]=es', 'svc api GET /v1/calls --paginate --json --jq \'.[].id\'', 'svc api GET /v1/events/stream -H \'Last-Event-ID: evt_123\'', 'svc api POST /v1/translate --input body.json')),
     'api',
     () => import('../commands/api/request.js'),
   );
