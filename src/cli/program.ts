@@ -44,6 +44,8 @@ export interface ProgramOptions {
   invoke(invocation: Invocation): Promise<void>;
   writeOut(text: string): void;
   writeErr(text: string): void;
+  /** Where commander's error messages go (default: writeErr). */
+  outputError?(text: string): void;
   /** Help text colour and width. */
   color?: boolean;
   columns?: number;
@@ -88,6 +90,7 @@ export function buildProgram(options: ProgramOptions): Command {
       getErrHelpWidth: () => options.columns ?? 80,
       getOutHasColors: () => false,
       getErrHasColors: () => false,
+      ...(options.outputError ? { outputError: options.outputError } : {}),
     })
     // Every command's help lists the global flags too: `svc login --help` shows --profile.
     .configureHelp({ showGlobalOptions: true })
@@ -140,8 +143,9 @@ export function buildProgram(options: ProgramOptions): Command {
   leaf(
     auth
       .command('status')
-      .description('every profile with its organization, mode, credentials, scopes and where secrets are stored')
-      .addHelpText('after', examples('svc auth status', 'svc auth status --json')),
+      .description('every profile (or --profile NAME alone) with its organization, mode, credentials, scopes, where secrets are stored, and whether the service accepts each')
+      .option('--offline', 'do not ask the service whether each credential still works')
+      .addHelpText('after', examples('svc auth status', 'svc auth status --profile work', 'svc auth status --offline --json')),
     'auth status',
     () => import('../commands/auth/status.js'),
   );
@@ -451,6 +455,47 @@ export function buildProgram(options: ProgramOptions): Command {
     '__complete',
     () => import('../commands/completion/complete.js'),
   );
+
+  // profiles
+  const profiles = program.command('profiles').description('the profiles on this machine: list them, remove one');
+  profiles.addHelpText('after', examples('svc profiles list', 'svc profiles remove old --revoke'));
+  leaf(
+    profiles
+      .command('list')
+      .description('every profile: organization, address, mode, credentials (the default marked *)')
+      .addHelpText('after', examples('svc profiles list', 'svc profiles list --json')),
+    'profiles list',
+    () => import('../commands/profiles/list.js'),
+  );
+  leaf(
+    profiles
+      .command('remove')
+      .description('delete a profile: its local secrets and its config')
+      .argument('<name>', 'the profile (see svc profiles list)')
+      .option('--revoke', 'first revoke its OAuth connection at the service')
+      .addHelpText('after', examples('svc profiles remove old', 'svc profiles remove work --revoke')),
+    'profiles remove',
+    () => import('../commands/profiles/remove.js'),
+  );
+
+  // doctor
+  leaf(
+    program
+      .command('doctor')
+      .description('check the setup and explain each problem: config, profile, address, network, keychain, credentials, clock, Node')
+      .addHelpText('after', examples('svc doctor', 'svc doctor --profile work', 'svc doctor --json')),
+    'doctor',
+    () => import('../commands/doctor/doctor.js'),
+  );
+
+  // version / help
+  leaf(
+    program.command('version').description('print the version (with --json: also Node.js and the platform)').addHelpText('after', examples('svc version', 'svc version --json')),
+    'version',
+    () => import('../commands/version.js'),
+  );
+  // Never runs: execute() turns `svc help A B` into `svc A B --help`. Declared for the command list and completions.
+  program.command('help').description('help for a command, e.g. svc help calls list').argument('[command...]', 'the command');
 
   // emulator
   leaf(
