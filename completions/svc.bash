@@ -3,7 +3,7 @@
 
 _svc_subcommands() {
   case "$1" in
-    '') echo 'login logout auth keys mode account calls chats translate events api completion emulator' ;;
+    '') echo 'login logout auth keys mode account calls chats translate events api completion profiles doctor version help emulator' ;;
     'auth') echo 'status token switch' ;;
     'keys') echo 'add list remove' ;;
     'account') echo 'balance prices' ;;
@@ -12,6 +12,7 @@ _svc_subcommands() {
     'calls lines') echo 'list add release' ;;
     'chats') echo 'list get start close messages send voice stream' ;;
     'events') echo 'tail' ;;
+    'profiles') echo 'list remove' ;;
   esac
 }
 
@@ -21,7 +22,7 @@ _svc_options() {
     'login') echo '--scopes --no-browser --port --timeout --client-id --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'logout') echo '--all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'auth status') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'auth status') echo '--offline --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth token') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth switch') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
@@ -57,8 +58,14 @@ _svc_options() {
     'translate') echo '--to --from --lines --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events tail') echo '--type --since --max-events --forward-to --timeout --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'api') echo '--field -F --input --include -i --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'api') echo '--method -X --raw-field -f --field -F --header -H --input --paginate --jq --include -i --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'completion') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'profiles') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'profiles list') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'profiles remove') echo '--revoke --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'doctor') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'version') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'help') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'emulator') echo '--port --host --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
   esac
 }
@@ -88,7 +95,7 @@ _svc_cmdpath() {
     if (( skip )); then skip=0; continue; fi
     case "$word" in
       -*=*) ;;
-      --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--port|--profile|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F) skip=1 ;;
+      --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--port|--profile|--raw-field|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
       -*) ;;
       *)
         subs=" $(_svc_subcommands "$cmdpath") "
@@ -109,7 +116,7 @@ _svc() {
       COMPREPLY=($(compgen -W "$(svc __complete profiles 2>/dev/null)" -- "$cur"))
       return 0
       ;;
-    --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--port|--profile|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F)
+    --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--port|--profile|--raw-field|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
       choices="$(_svc_choices "$cmdpath" "$prev")"
       if [[ -n "$choices" ]]; then COMPREPLY=($(compgen -W "$choices" -- "$cur"))
       elif _svc_wants_file "$cmdpath" "$prev"; then COMPREPLY=($(compgen -f -- "$cur"))

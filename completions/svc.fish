@@ -4,7 +4,7 @@
 function __svc_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' login logout auth keys mode account calls chats translate events api completion emulator
+            printf '%s\n' login logout auth keys mode account calls chats translate events api completion profiles doctor version help emulator
         case 'auth'
             printf '%s\n' status token switch
         case 'keys'
@@ -21,6 +21,8 @@ function __svc_subcommands
             printf '%s\n' list get start close messages send voice stream
         case 'events'
             printf '%s\n' tail
+        case 'profiles'
+            printf '%s\n' list remove
     end
 end
 
@@ -37,7 +39,7 @@ function __svc_cmdpath
         end
         switch $word
             case '-*=*'
-            case '--area-code' '--base-url' '--call' '--client-id' '--country' '--expires-in' '--field' '--forward-to' '--from' '--host' '--input' '--language' '--languages' '--limit' '--line' '--max-events' '--name' '--port' '--profile' '--scopes' '--since' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F'
+            case '--area-code' '--base-url' '--call' '--client-id' '--country' '--expires-in' '--field' '--forward-to' '--from' '--header' '--host' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--method' '--name' '--port' '--profile' '--raw-field' '--scopes' '--since' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
                 set skip 1
             case '-*'
             case '*'
@@ -74,8 +76,12 @@ complete -c svc -n '__svc_at \'\'' -a calls -d 'interpreted calls, links and pho
 complete -c svc -n '__svc_at \'\'' -a chats -d 'support chats with translation'
 complete -c svc -n '__svc_at \'\'' -a translate -d 'translate text (arguments, or stdin)'
 complete -c svc -n '__svc_at \'\'' -a events -d 'the organization\'s live event stream'
-complete -c svc -n '__svc_at \'\'' -a api -d 'any request, authenticated like every other command (the escape hatch)'
+complete -c svc -n '__svc_at \'\'' -a api -d 'any request, authenticated like every other command (the escape hatch, like gh api)'
 complete -c svc -n '__svc_at \'\'' -a completion -d 'print the shell completion script'
+complete -c svc -n '__svc_at \'\'' -a profiles -d 'the profiles on this machine: list them, remove one'
+complete -c svc -n '__svc_at \'\'' -a doctor -d 'check the setup and explain each problem: config, profile, address, network, keychain, credentials, clock, Node'
+complete -c svc -n '__svc_at \'\'' -a version -d 'print the version (with --json: also Node.js and the platform)'
+complete -c svc -n '__svc_at \'\'' -a help -d 'help for a command, e.g. svc help calls list'
 complete -c svc -n '__svc_at \'\'' -a emulator -d 'run the local emulator of the service'
 complete -c svc -n '__svc_at \'\'' -l version -d 'print the version'
 complete -c svc -n '__svc_at \'login\'' -l scopes -x -d 'comma-separated scopes to ask for (default: all)'
@@ -84,9 +90,10 @@ complete -c svc -n '__svc_at \'login\'' -l port -x -d 'loopback port for the red
 complete -c svc -n '__svc_at \'login\'' -l timeout -x -d 'how long to wait for the sign-in'
 complete -c svc -n '__svc_at \'login\'' -l client-id -x -d 'OAuth app client id (default: the svc app)'
 complete -c svc -n '__svc_at \'logout\'' -l all -d 'log out of every profile'
-complete -c svc -n '__svc_at \'auth\'' -a status -d 'every profile with its organization, mode, credentials, scopes and where secrets are stored'
+complete -c svc -n '__svc_at \'auth\'' -a status -d 'every profile (or --profile NAME alone) with its organization, mode, credentials, scopes, where secrets are stored, and whether the service accepts each'
 complete -c svc -n '__svc_at \'auth\'' -a token -d 'print a valid access token for the profile (refreshing it if needed)'
 complete -c svc -n '__svc_at \'auth\'' -a switch -d 'make PROFILE the default profile'
+complete -c svc -n '__svc_at \'auth status\'' -l offline -d 'do not ask the service whether each credential still works'
 complete -c svc -n '__svc_at \'keys\'' -a add -d 'store an API key (svc_test_… or svc_live_…) for the profile, after checking it with the service'
 complete -c svc -n '__svc_at \'keys\'' -a list -d 'the profile\'s keys: name, mode, redacted key, scopes, where stored'
 complete -c svc -n '__svc_at \'keys\'' -a remove -d 'forget a stored key (the key itself stays valid at the service)'
@@ -149,10 +156,18 @@ complete -c svc -n '__svc_at \'events tail\'' -l since -x -d 'start after this e
 complete -c svc -n '__svc_at \'events tail\'' -l max-events -x -d 'stop after N events'
 complete -c svc -n '__svc_at \'events tail\'' -l forward-to -x -d 'POST each event to this URL'
 complete -c svc -n '__svc_at \'events tail\'' -l timeout -x -d 'give up after this long without a connection'
-complete -c svc -n '__svc_at \'api\'' -l field -s F -x -d 'a body field (query parameter for GET/DELETE); repeatable'
+complete -c svc -n '__svc_at \'api\'' -l method -s X -x -d 'the method with `svc api PATH` (default GET, or POST with fields)'
+complete -c svc -n '__svc_at \'api\'' -l raw-field -s f -x -d 'a string field (query parameter for GET/DELETE); repeatable'
+complete -c svc -n '__svc_at \'api\'' -l field -s F -x -d 'a typed field: true, false, null and numbers as JSON, @file a file\'s contents, @- stdin; key[]=v arrays, key[sub]=v objects; repeatable'
+complete -c svc -n '__svc_at \'api\'' -l header -s H -x -d 'an extra request header (not Authorization: svc sends the credential); repeatable'
 complete -c svc -n '__svc_at \'api\'' -l input -r -F -d 'the request body from a file, or - for stdin'
+complete -c svc -n '__svc_at \'api\'' -l paginate -d 'follow next_cursor to the last page (with --json: one array of every item)'
+complete -c svc -n '__svc_at \'api\'' -l jq -x -d 'filter the JSON answer with jq, e.g. --jq \'.data[].id\''
 complete -c svc -n '__svc_at \'api\'' -l include -s i -d 'print the status line and headers too'
 complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish'
+complete -c svc -n '__svc_at \'profiles\'' -a list -d 'every profile: organization, address, mode, credentials (the default marked *)'
+complete -c svc -n '__svc_at \'profiles\'' -a remove -d 'delete a profile: its local secrets and its config'
+complete -c svc -n '__svc_at \'profiles remove\'' -l revoke -d 'first revoke its OAuth connection at the service'
 complete -c svc -n '__svc_at \'emulator\'' -l port -x -d 'port to listen on'
 complete -c svc -n '__svc_at \'emulator\'' -l host -x -d 'address to listen on'
 complete -c svc -s h -l help -d 'show help'

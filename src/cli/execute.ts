@@ -105,6 +105,15 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
       }
     },
   });
+  if (originalArgv[0] === 'help') {
+    // `svc help nope` is an unknown command, not the root's help.
+    let current = program;
+    for (const name of originalArgv.slice(1).filter((a) => !a.startsWith('-'))) {
+      const next = current.commands.find((c) => c.name() === name && name !== 'help');
+      if (!next) return printError(runtime, usageErrorFor('commander.unknownCommand', `error: unknown command '${name}'`, commandPathOf(program, originalArgv.slice(1))), debug, json);
+      current = next;
+    }
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

@@ -1,0 +1,223 @@
+// Scripting and health (issue "Scripting as good as gh"): JSON errors with stable codes,
+// commander's errors in svc's words, help and version, profiles list/remove, svc doctor,
+// and auth status asking the service about every stored credential.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { MemorySecretStore } from '../../src/credentials/store.js';
+import { ERROR_CODES } from '../../src/cli/error-report.js';
+import { clockCheck, nodeCheck, proxyCheck } from '../../src/commands/doctor/doctor.js';
+import { envFor, scriptedBrowser } from '../auth/support.js';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await testEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(async () => {
+  await emu.reset();
+});
+
+const withKey = (key: string) => ({ env: { SVC_API_KEY: key, SVC_BASE_URL: emu.url } });
+
+/** The one JSON object a --json failure prints on stderr. */
+function errorOf(stderr: string): { code: string; status: number | null; message: string; hint: string | null; exit_code: number } {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!).error;
+}
+
+describe('--json errors', () => {
+  it('each failure is one JSON object on stderr with a stable code, the status and the exit code', async () => {
+    const notFound = await runCli(['api', 'GET', '/v1/calls/call_nope', '--json'], withKey(emu.seed.keys.test));
+    expect(notFound.exitCode).toBe(5);
+    expect(errorOf(notFound.stderr)).toMatchObject({ code: 'not_found', status: 404, exit_code: 5 });
+
+    const invalid = await runCli(['api', 'POST', '/v1/calls', '-F', 'languages=en', '--json'], withKey(emu.seed.keys.test));
+    expect(errorOf(invalid.stderr)).toMatchObject({ code: 'invalid_input', status: 422, exit_code: 2 });
+
+    const { key } = await emu.makeKey('test', ['calls:read']);
+    const scope = await runCli(['account', '--json'], withKey(key));
+    const scopeError = errorOf(scope.stderr);
+    expect(scopeError).toMatchObject({ code: 'scope_missing', status: 403, exit_code: 4 });
+    expect(scopeError.hint).toContain('account:read');
+
+    await emu.control('PUT', `/orgs/${emu.seed.org_id}/balance`, { available: 0 });
+    const empty = await runCli(['translate', 'hi', '--to', 'es', '--json'], withKey(emu.seed.keys.live));
+    expect(errorOf(empty.stderr)).toMatchObject({ code: 'balance_empty', status: 402, exit_code: 8 });
+
+    const revoked = await emu.makeKey('test');
+    await emu.control('DELETE', `/orgs/${emu.seed.org_id}/keys/${revoked.id}`);
+    const refused = await runCli(['account', '--json'], withKey(revoked.key));
+    const refusedError = errorOf(refused.stderr);
+    expect(refusedError).toMatchObject({ code: 'not_authenticated', status: 401, exit_code: 3 });
+    expect(refused.stderr).not.toContain(revoked.key);
+
+    const unreachable = await runCli(['account', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(errorOf(unreachable.stderr)).toMatchObject({ code: 'network_failed', status: null, exit_code: 9 });
+  });
+
+  it('usage errors, commander\'s included, are JSON too (code usage, status null)', async () => {
+    const flag = await runCli(['calls', 'list', '--nope', '--json']);
+    expect(flag.exitCode).toBe(2);
+    expect(errorOf(flag.stderr)).toMatchObject({ code: 'usage', status: null, exit_code: 2 });
+    const local = await runCli(['api', 'GET', '/v1/account', '-H', 'Authorization: x', '--json'], withKey(emu.seed.keys.test));
+    expect(errorOf(local.stderr)).toMatchObject({ code: 'usage', exit_code: 2 });
+    const none = await runCli(['account', '--json']);
+    expect(errorOf(none.stderr)).toMatchObject({ code: 'not_authenticated', status: null, exit_code: 3 });
+  });
+
+  it('every code is documented in the README', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const code of Object.keys(ERROR_CODES)) expect(readme).toContain(`\`${code}\``);
+  });
+});
+
+describe('help, version and commander\'s wording', () => {
+  it('bare svc and a bare group print help on stdout and exit 0; svc help CMD… is CMD --help', async () => {
+    const bare = await runCli([]);
+    expect(bare).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(bare.stdout).toContain('Usage: svc');
+    const group = await runCli(['calls']);
+    expect(group.exitCode).toBe(0);
+    expect(group.stdout).toContain('Usage: svc calls');
+    const help = await runCli(['help', 'calls', 'list']);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toBe((await runCli(['calls', 'list', '--help'])).stdout);
+    const unknown = await runCli(['help', 'nope']);
+    expect(unknown.exitCode).toBe(2);
+  });
+
+  it('svc version prints the version (with --json also Node)', async () => {
+    const v = await runCli(['version']);
+    expect(v.stdout).toBe((await runCli(['--version'])).stdout);
+    expect(JSON.parse((await runCli(['version', '--json'])).stdout)).toMatchObject({ version: expect.any(String), node: process.versions.node });
+  });
+
+  it('rewrites commander\'s raw messages', async () => {
+    const mode = await runCli(['mode', 'tst']);
+    expect(mode.exitCode).toBe(2);
+    expect(mode.stderr).not.toContain('command-argument');
+    expect(mode.stderr).toContain('error: "tst" is not a valid mode: choose test or live');
+    const status = await runCli(['calls', 'list', '--status', 'done']);
+    expect(status.stderr).toContain('--status must be one of active, ended, not "done"');
+    const missing = await runCli(['calls', 'dial', 'call_1']);
+    expect(missing.stderr).toContain('svc calls dial needs --to <+E164>');
+    const flag = await runCli(['calls', 'list', '--limt', '3']);
+    expect(flag.stderr).toContain('svc calls list has no flag --limt');
+    expect(flag.stderr).toContain('did you mean --limit?');
+    const both = await runCli(['account', '--test', '--live']);
+    expect(both.stderr).toContain('--test and --live cannot be used together');
+  });
+});
+
+describe('profiles list / remove', () => {
+  it('lists every profile, removes one with its secrets; a logged-out profile can be removed', async () => {
+    const configDir = tempConfigDir();
+    const secrets = new MemorySecretStore();
+    const run = (argv: string[], extra: { stdin?: string } = {}) => runCli(argv, { configDir, secrets, ...extra });
+    expect((await run(['keys', 'add', '--base-url', emu.url, '--profile', 'ci'], { stdin: emu.seed.keys.test })).exitCode).toBe(0);
+    // A profile left with nothing (its key removed): it used to stay listed forever.
+    await run(['keys', 'add', '--base-url', emu.url, '--profile', 'old'], { stdin: emu.seed.keys.live });
+    await run(['keys', 'remove', 'live', '--profile', 'old']);
+
+    const listed = JSON.parse((await run(['profiles', 'list', '--json'])).stdout) as Array<{ name: string; keys: unknown[]; mode: string }>;
+    expect(listed.map((p) => p.name)).toEqual(['ci', 'old']);
+    expect(listed[0]).toMatchObject({ name: 'ci', base_url: emu.url, mode: 'test', org_name: 'Acme' });
+    const tsv = (await run(['profiles', 'list'])).stdout;
+    expect(tsv.split('\n')[0]!.split('\t')[0]).toBe('ci');
+
+    expect((await run(['profiles', 'remove', 'old'])).exitCode).toBe(0);
+    expect([...secrets.secrets.keys()]).toEqual(['ci:test']);
+    expect((await run(['profiles', 'remove', 'ci'])).exitCode).toBe(0);
+    expect(secrets.secrets.size).toBe(0);
+    expect(JSON.parse((await run(['profiles', 'list', '--json'])).stdout)).toEqual([]);
+    expect((await run(['profiles', 'remove', 'ci'])).exitCode).toBe(2);
+  });
+
+  it('--revoke revokes the OAuth connection at the service before deleting', async () => {
+    const configDir = tempConfigDir();
+    const secrets = new MemorySecretStore();
+    const env = envFor(emu.emulator);
+    const login = await runCli(['login'], { env, configDir, secrets, browser: scriptedBrowser(emu.emulator) });
+    expect(login.exitCode, login.stderr).toBe(0);
+    const token = (await runCli(['auth', 'token'], { env, configDir, secrets })).stdout.trim();
+    const removed = await runCli(['profiles', 'remove', 'default', '--revoke'], { env, configDir, secrets });
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain('revoked');
+    expect(secrets.secrets.size).toBe(0);
+    const after = await fetch(`${emu.url}/v1/account`, { headers: { authorization: `Bearer ${token}` } });
+    expect(after.status).toBe(401);
+  });
+});
+
+describe('auth status online', () => {
+  it('asks the service about every credential: a revoked key exits 1; --offline skips; --profile shows one', async () => {
+    const configDir = tempConfigDir();
+    const secrets = new MemorySecretStore();
+    const run = (argv: string[], stdin?: string) => runCli(argv, { configDir, secrets, ...(stdin ? { stdin } : {}) });
+    const doomed = await emu.makeKey('test');
+    await run(['keys', 'add', '--base-url', emu.url, '--profile', 'a'], doomed.key);
+    await run(['keys', 'add', '--base-url', emu.url, '--profile', 'b'], emu.seed.keys.test);
+    const fine = await run(['auth', 'status']);
+    expect(fine.exitCode, fine.stderr).toBe(0);
+    expect(fine.stdout).toMatch(/test key "test": .* — valid/);
+
+    await emu.control('DELETE', `/orgs/${emu.seed.org_id}/keys/${doomed.id}`);
+    const refused = await run(['auth', 'status']);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toMatch(/REFUSED/);
+    expect((await run(['auth', 'status', '--offline'])).exitCode).toBe(0);
+
+    const one = await run(['auth', 'status', '--profile', 'b', '--json']);
+    const shown = JSON.parse(one.stdout).profiles as Array<{ name: string; online: Array<{ verdict: string }> }>;
+    expect(shown.map((p) => p.name)).toEqual(['b']);
+    expect(shown[0]!.online[0]!.verdict).toBe('valid');
+    expect(one.exitCode).toBe(0);
+  });
+});
+
+describe('svc doctor', () => {
+  it('all ok with a valid stored key (exit 0); a revoked key, another address or a 0644 credentials.json fail (exit 1)', async () => {
+    const configDir = tempConfigDir();
+    const secrets = new MemorySecretStore();
+    const env = { SVC_CREDENTIAL_STORE: 'file' };
+    const doomed = await emu.makeKey('test');
+    await runCli(['keys', 'add', '--base-url', emu.url], { configDir, secrets, env, stdin: doomed.key });
+    const ok = await runCli(['doctor', '--json'], { configDir, secrets, env });
+    const report = JSON.parse(ok.stdout) as { ok: boolean; checks: Array<{ check: string; status: string; message: string; fix?: string }> };
+    expect(ok.exitCode, ok.stdout).toBe(0);
+    expect(report.ok).toBe(true);
+    for (const check of ['config', 'profile', 'address', 'proxy', 'service', 'clock', 'keychain', 'credential', 'node']) expect(report.checks.map((c) => c.check)).toContain(check);
+
+    const elsewhere = await runCli(['doctor', '--base-url', 'http://127.0.0.1:9'], { configDir, secrets, env });
+    expect(elsewhere.exitCode).toBe(1);
+    expect(elsewhere.stdout).toMatch(/^failed +--base-url is http:\/\/127\.0\.0\.1:9 but profile "default" belongs to/m);
+
+    await emu.control('DELETE', `/orgs/${emu.seed.org_id}/keys/${doomed.id}`);
+    writeFileSync(join(configDir, 'credentials.json'), '{}');
+    chmodSync(join(configDir, 'credentials.json'), 0o644);
+    const bad = await runCli(['doctor', '--json'], { configDir, secrets, env });
+    expect(bad.exitCode).toBe(1);
+    const failed = (JSON.parse(bad.stdout) as typeof report).checks.filter((c) => c.status === 'failed');
+    expect(failed.map((c) => c.check).sort()).toEqual(['config', 'credential']);
+    expect(failed.every((c) => c.fix)).toBe(true);
+  });
+
+  it('pure checks: Node version, clock skew, proxies', () => {
+    expect(nodeCheck('18.19.0').status).toBe('failed');
+    expect(nodeCheck('20.18.0').status).toBe('ok');
+    const now = Date.parse('2026-11-23T12:00:00Z');
+    expect(clockCheck(new Date(now - 2000).toUTCString(), now).status).toBe('ok');
+    expect(clockCheck(new Date(now - 120_000).toUTCString(), now)).toMatchObject({ status: 'warning', message: expect.stringContaining('120 s ahead') });
+    expect(clockCheck(new Date(now + 3600_000).toUTCString(), now).status).toBe('failed');
+    const url = new URL('https://api.example.com');
+    expect(proxyCheck({ HTTPS_PROXY: 'http://user:pw@proxy:3128' }, url).message).toBe('requests to api.example.com go through the proxy http://user:***@proxy:3128/');
+    expect(proxyCheck({ HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.example.com' }, url).message).toContain('bypasses');
+  });
+});
