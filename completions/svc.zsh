@@ -37,15 +37,15 @@ _svc_options() {
     'calls') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls list') echo '--status --limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls get') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'calls start') echo '--languages --title --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'calls start') echo '--languages --title --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls end') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'calls dial') echo '--to --line --language --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'calls dial') echo '--to --line --language --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls links') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls links list') echo '--limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls links create') echo '--call --language --expires-in --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls lines') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls lines list') echo '--limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'calls lines add') echo '--country --area-code --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'calls lines add') echo '--country --area-code --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls lines release') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats list') echo '--status --limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
@@ -56,7 +56,7 @@ _svc_options() {
     'chats send') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats voice') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats stream') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'translate') echo '--to --from --lines --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'translate') echo '--to --from --lines --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events tail') echo '--type --since --max-events --forward-to --timeout --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'api') echo '--method -X --raw-field -f --field -F --header -H --input --paginate --jq --include -i --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;

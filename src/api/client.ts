@@ -8,6 +8,7 @@ import type { EndpointName, HttpMethod, ListPage } from './endpoints.js';
 import { apiErrorFrom } from './errors.js';
 import { decideRetry, parseRetryAfter } from './retry.js';
 import { isAbortError, NetworkError, InterruptedError } from '../errors.js';
+import { proxyFor } from './proxy.js';
 
 export type QueryValue = string | number | boolean | undefined | null | readonly string[];
 
@@ -112,8 +113,10 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
           continue;
         }
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+        // Behind a proxy, the connection that failed may be the proxy's: name it.
+        const { proxy } = proxyFor(ctx.env, url);
         throw new NetworkError(
-          `cannot reach ${url.origin}: ${cause?.code ?? cause?.message ?? (error as Error).message}` +
+          `cannot reach ${url.origin}${proxy ? ` through the proxy ${proxy}` : ''}: ${cause?.code ?? cause?.message ?? (error as Error).message}` +
             (decision.reason === 'not-idempotent' ? ' (not retried: the request may have been processed)' : ` (after ${attempt} attempts)`),
           decision.reason === 'not-idempotent' ? 'check whether it took effect before running it again' : 'check the network, the base URL (--base-url / SVC_BASE_URL) and any proxy settings',
         );

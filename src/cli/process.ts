@@ -52,6 +52,11 @@ function stdinInput(): Input {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    async readAllBytes() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return new Uint8Array(Buffer.concat(chunks));
+    },
     async *lines() {
       const { createInterface } = requireNode('node:readline') as typeof import('node:readline');
       const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -69,7 +69,7 @@ function addGlobalOptions(cmd: Command): Command {
     .option('--base-url <url>', 'service address (env SVC_BASE_URL; default http://127.0.0.1:4010)')
     .option('--debug', 'print each request and response on stderr, credentials redacted')
     .option('--no-color', 'no colour (also env NO_COLOR)')
-    .option('-y, --yes', 'answer yes to confirmations (needed without a terminal)');
+    .option('-y, --yes', 'skip the confirmation a billable live action asks on a terminal (without a terminal nothing is asked)');
 }
 
 export function globalMode(globals: RawGlobals): Mode | undefined {
@@ -251,6 +251,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('start an interpreted call between two languages')
       .requiredOption('--languages <a,b>', 'the two BCP 47 languages, e.g. en,es')
       .option('--title <title>', 'a title')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc calls start --languages en,es', 'svc calls start --languages en,ja --title "Support"')),
     'calls start',
     () => import('../commands/calls/start.js'),
@@ -268,6 +269,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .requiredOption('--to <+E164>', 'the phone number, e.g. +14155550100')
       .option('--line <id>', 'the line to call from (line_…)')
       .option('--language <lang>', 'the language the callee speaks')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc --live calls dial call_123 --to +14155550100 --language es')),
     'calls dial',
     () => import('../commands/calls/dial.js'),
@@ -303,6 +305,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('rent a phone line (billed in live mode)')
       .requiredOption('--country <cc>', 'ISO country code, e.g. US')
       .option('--area-code <code>', 'area code, e.g. 415')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc calls lines add --country US --area-code 415')),
     'calls lines add',
     () => import('../commands/calls/lines-add.js'),
@@ -373,8 +376,8 @@ export function buildProgram(options: ProgramOptions): Command {
       .command('voice')
       .description('post a voice message from an audio file (≤ 10 MiB)')
       .argument('<id>', 'chat id')
-      .argument('<file>', 'audio file (.wav, .mp3, .ogg, …)')
-      .addHelpText('after', examples('svc chats voice chat_123 question.ogg')),
+      .argument('<file>', 'audio file (Ogg/Opus, MP3, AAC, WAV, FLAC, M4A, WebM, AMR: told by its content), or - for stdin')
+      .addHelpText('after', examples('svc chats voice chat_123 question.ogg', 'record | svc chats voice chat_123 -')),
     'chats voice',
     () => import('../commands/chats/voice.js'),
   );
@@ -397,6 +400,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .requiredOption('--to <lang>', 'target language (BCP 47)')
       .option('--from <lang>', 'source language (default: detected)')
       .option('--lines', 'translate stdin line by line')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc translate "good morning" --to es', 'svc translate --to fr --lines < input.txt')),
     'translate',
     () => import('../commands/translate.js'),

@@ -104,9 +104,12 @@ export function localTime(iso: string | number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-/** Cents (possibly fractional) as `$12.34` / `$0.0150`. */
+/** Cents (possibly fractional) as `$12.34`, `$0.015`, `$0.00002`: exact, never rounded to zero. */
 export function money(cents: number, currency = 'usd'): string {
-  const amount = cents / 100;
-  const digits = Number.isInteger(cents) ? 2 : 4;
-  return currency.toLowerCase() === 'usd' ? `$${amount.toFixed(digits)}` : `${amount.toFixed(digits)} ${currency.toUpperCase()}`;
+  // toPrecision drops binary noise (0.1 + 0.2); then at least two decimals, no trailing zeros past them.
+  const amount = Number((cents / 100).toPrecision(12));
+  const [whole, fraction = ''] = amount.toFixed(12).split('.');
+  const decimals = fraction.replace(/0+$/, '').padEnd(2, '0');
+  const text = `${whole}.${decimals}`;
+  return currency.toLowerCase() === 'usd' ? `$${text}` : `${text} ${currency.toUpperCase()}`;
 }

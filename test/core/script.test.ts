@@ -221,3 +221,88 @@ describe('svc doctor', () => {
     expect(proxyCheck({ HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.example.com' }, url).message).toContain('bypasses');
   });
 });
+
+describe('rough edges', () => {
+  const key = (mode: 'test' | 'live' = 'test') => ({ SVC_API_KEY: emu.seed.keys[mode], SVC_BASE_URL: emu.url });
+  const instant = { now: () => Date.now(), sleep: async () => {} };
+
+  it('account prices --json is an array like every list; a list with more results says so on stderr when piped', async () => {
+    const prices = JSON.parse((await runCli(['account', 'prices', '--json'], { env: key() })).stdout);
+    expect(Array.isArray(prices)).toBe(true);
+    for (let i = 0; i < 2; i++) await runCli(['chats', 'start', '--language', 'en'], { env: key() });
+    const piped = await runCli(['chats', 'list', '--limit', '1'], { env: key() });
+    expect(piped.stdout.trim().split('\n')).toHaveLength(1);
+    expect(piped.stderr).toContain('there are more results (--limit up to 100, or --all');
+  });
+
+  it('chats messages read oldest first on a terminal, newest first (the API order) when piped', async () => {
+    const chat = JSON.parse((await runCli(['chats', 'start', '--language', 'en', '--json'], { env: key() })).stdout);
+    await runCli(['chats', 'send', chat.id, 'first'], { env: key() });
+    await runCli(['chats', 'send', chat.id, 'second'], { env: key() });
+    const tty = (await runCli(['chats', 'messages', chat.id], { env: key(), tty: true })).stdout;
+    expect(tty.indexOf('first')).toBeLessThan(tty.indexOf('second'));
+    const piped = (await runCli(['chats', 'messages', chat.id], { env: key() })).stdout;
+    expect(piped.indexOf('second')).toBeLessThan(piped.indexOf('first'));
+  });
+
+  it('chats send checks the 5,000-character limit before sending; chats voice tells audio by content and reads -', async () => {
+    const chat = JSON.parse((await runCli(['chats', 'start', '--language', 'en', '--json'], { env: key() })).stdout);
+    const before = (await emu.control<{ requests: number }>('GET', '/stats')).requests;
+    const long = await runCli(['chats', 'send', chat.id, 'x'.repeat(5001)], { env: key() });
+    const piped = await runCli(['chats', 'send', chat.id], { env: key(), stdin: 'y'.repeat(5001) });
+    expect([long.exitCode, piped.exitCode]).toEqual([2, 2]);
+    expect(long.stderr).toContain('5,001 characters long; the limit is 5,000');
+    expect((await emu.control<{ requests: number }>('GET', '/stats')).requests - before).toBe(1); // the stats call itself
+
+    const dir = tempConfigDir();
+    const odd = join(dir, 'recording.bin');
+    writeFileSync(odd, Buffer.from('OggS\x00\x02rest of the stream', 'latin1'));
+    const named = await runCli(['chats', 'voice', chat.id, odd, '--json'], { env: key() });
+    expect(named.exitCode, named.stderr).toBe(0);
+    expect(JSON.parse(named.stdout).kind).toBe('voice');
+    const stdin = await runCli(['chats', 'voice', chat.id, '-', '--json'], { env: key(), stdin: 'ID3\x04\x00 an mp3' });
+    expect(stdin.exitCode, stdin.stderr).toBe(0);
+    const text = await runCli(['chats', 'voice', chat.id, '-'], { env: key(), stdin: 'just words' });
+    expect(text.exitCode).toBe(2);
+    expect(text.stderr).toContain('stdin does not contain audio');
+  });
+
+  it('--base-url without a scheme suggests http://, another scheme is a usage error, a proxy that fails is named', async () => {
+    const bare = await runCli(['account', '--base-url', '127.0.0.1:4510'], { env: { SVC_API_KEY: emu.seed.keys.test } });
+    expect(bare.exitCode).toBe(2);
+    expect(bare.stderr).toContain('use http://127.0.0.1:4510');
+    const ftp = await runCli(['account', '--base-url', 'ftp://files.example'], { env: { SVC_API_KEY: emu.seed.keys.test }, clock: instant });
+    expect(ftp.exitCode).toBe(2);
+    expect(ftp.stderr).toContain('must be an http:// or https:// address');
+    const proxied = await runCli(['account'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: 'http://svc.example', HTTP_PROXY: 'http://user:secret@127.0.0.1:9' }, clock: instant });
+    expect(proxied.exitCode).toBe(9);
+    expect(proxied.stderr).toContain('through the proxy http://user:***@127.0.0.1:9/');
+    expect(proxied.stderr).not.toContain('secret');
+  });
+
+  it('--yes says what it does; dialling never suggests test mode, which refuses it', async () => {
+    expect((await runCli(['--help'])).stdout).toMatch(/--yes +skip the confirmation a billable live action asks/);
+    const call = JSON.parse((await runCli(['calls', 'start', '--languages', 'en,es', '--json'], { env: key('live') })).stdout);
+    const dial = await runCli(['calls', 'dial', call.id, '--to', '+14155550100', '--yes'], { env: key('live') });
+    expect(dial.exitCode, dial.stderr).toBe(0);
+    expect(dial.stderr).toContain('is billed to');
+    expect(dial.stderr).not.toMatch(/--test|test key|free of charge/);
+    const start = await runCli(['calls', 'start', '--languages', 'en,es', '--yes'], { env: key('live') });
+    expect(start.stderr).toContain('free of charge');
+  });
+
+  it('--dry-run prints the request and its unit price, sends nothing, exits 0', async () => {
+    const count = async () => (JSON.parse((await runCli(['calls', 'list', '--limit', '100', '--json'], { env: key('live') })).stdout) as unknown[]).length;
+    const before = await count();
+    const dry = await runCli(['calls', 'start', '--languages', 'en,es', '--dry-run'], { env: key('live') });
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^POST \/v1\/calls\n/);
+    expect(dry.stdout).toMatch(/price: \$[\d.]+ per call minute, billed to/);
+    expect(dry.stderr).toContain('nothing was sent');
+    const json = JSON.parse((await runCli(['translate', 'hello', '--to', 'es', '--dry-run', '--json'], { env: key('live') })).stdout);
+    expect(json).toMatchObject({ dry_run: true, mode: 'live', billed: true, request: { method: 'POST', path: '/v1/translate', body: { text: 'hello', to: 'es' } }, price: { item: 'translation_character' } });
+    const free = await runCli(['calls', 'lines', 'add', '--country', 'US', '--dry-run'], { env: key('test') });
+    expect(free.stdout).toContain('price: free (test mode is never billed)');
+    expect(await count()).toBe(before);
+  });
+});

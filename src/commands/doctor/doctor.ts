@@ -12,6 +12,7 @@ import { checkCredential, profileBaseUrl, storedCredentials } from '../../creden
 import { KeychainSecretStore, napiKeychain } from '../../credentials/store.js';
 import { modeOfKey } from '../../shared/constants.js';
 import { EXIT } from '../../errors.js';
+import { maskProxy, proxyFor } from '../../api/proxy.js';
 import { printJson } from '../../io/output.js';
 
 export type Status = 'ok' | 'warning' | 'failed';
@@ -96,29 +97,20 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
   return { checks, config };
 }
 
-/** Which proxy applies to the address, as EnvHttpProxyAgent decides it (NO_PROXY by host suffix). */
+/** Which proxy applies to the address (src/api/proxy.ts decides as the HTTP layer does). */
 export function proxyCheck(env: Context['env'], url: URL): Check {
-  const pick = (...names: string[]) => names.map((n) => env[n]).find((v) => v);
-  const proxy = url.protocol === 'https:' ? pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy') : pick('HTTP_PROXY', 'http_proxy');
-  const noProxy = pick('NO_PROXY', 'no_proxy');
-  if (!proxy) return { check: 'proxy', status: 'ok', message: `no proxy for ${url.host}${noProxy ? ` (NO_PROXY=${noProxy})` : ''}` };
-  const host = url.hostname;
-  const bypassed = (noProxy ?? '').split(/[,\s]+/).filter(Boolean).some((entry) => {
-    if (entry === '*') return true;
-    const bare = entry.replace(/^\*?\./, '').replace(/:\d+$/, '');
-    return host === bare || host.endsWith(`.${bare}`);
-  });
-  let shown = proxy;
-  try {
-    const parsed = new URL(proxy);
-    if (parsed.password) parsed.password = '***';
-    shown = parsed.href;
-  } catch {
-    return { check: 'proxy', status: 'failed', message: `the proxy variable is not a URL (${proxy.slice(0, 40)})`, fix: 'set HTTPS_PROXY/HTTP_PROXY to http://host:port' };
+  const raw = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
+  if (raw) {
+    try {
+      new URL(raw);
+    } catch {
+      return { check: 'proxy', status: 'failed', message: `the proxy variable is not a URL (${maskProxy(raw).slice(0, 60)})`, fix: 'set HTTPS_PROXY/HTTP_PROXY to http://host:port' };
+    }
   }
-  return bypassed
-    ? { check: 'proxy', status: 'ok', message: `${url.host} bypasses the proxy ${shown} (NO_PROXY=${noProxy})` }
-    : { check: 'proxy', status: 'ok', message: `requests to ${url.host} go through the proxy ${shown}` };
+  const choice = proxyFor(env, url);
+  if (choice.proxy) return { check: 'proxy', status: 'ok', message: `requests to ${url.host} go through the proxy ${choice.proxy}` };
+  if (choice.bypassedBy) return { check: 'proxy', status: 'ok', message: `${url.host} bypasses the proxy (NO_PROXY=${choice.bypassedBy})` };
+  return { check: 'proxy', status: 'ok', message: `no proxy for ${url.host}` };
 }
 
 export async function run(_opts: unknown, ctx: Context): Promise<number> {
