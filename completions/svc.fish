@@ -39,7 +39,7 @@ function __svc_cmdpath
         end
         switch $word
             case '-*=*'
-            case '--area-code' '--base-url' '--call' '--client-id' '--country' '--expires-in' '--field' '--forward-to' '--from' '--header' '--host' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--method' '--name' '--port' '--profile' '--raw-field' '--scopes' '--since' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
+            case '--area-code' '--base-url' '--call' '--client-id' '--country' '--expires-in' '--field' '--forward-to' '--from' '--header' '--host' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--method' '--name' '--org' '--port' '--profile' '--raw-field' '--scopes' '--since' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
                 set skip 1
             case '-*'
             case '*'
@@ -99,6 +99,7 @@ complete -c svc -n '__svc_at \'keys\'' -a list -d 'the profile\'s keys: name, mo
 complete -c svc -n '__svc_at \'keys\'' -a remove -d 'forget a stored key (the key itself stays valid at the service)'
 complete -c svc -n '__svc_at \'keys add\'' -l name -x -d 'a name for the key (default: its mode, test or live)'
 complete -c svc -n '__svc_at \'keys add\'' -l stdin -d 'read the key from stdin (the default without a terminal)'
+complete -c svc -n '__svc_at \'keys add\'' -l org -x -d 'the key\'s organization (org_…), for a key without account:read (stored unverified)'
 complete -c svc -n '__svc_at \'mode\'' -a 'test live'
 complete -c svc -n '__svc_at \'account\'' -a balance -d 'the prepaid balance'
 complete -c svc -n '__svc_at \'account\'' -a prices -d 'prices of billable operations'

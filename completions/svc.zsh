@@ -27,7 +27,7 @@ _svc_options() {
     'auth token') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth switch') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'keys add') echo '--name --stdin --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'keys add') echo '--name --stdin --org --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys list') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys remove') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'mode') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
@@ -96,7 +96,7 @@ _svc_cmdpath() {
     if (( skip )); then skip=0; continue; fi
     case "$word" in
       -*=*) ;;
-      --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--port|--profile|--raw-field|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
+      --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--port|--profile|--raw-field|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
       -*) ;;
       *)
         subs=" $(_svc_subcommands "$cmdpath") "
@@ -116,7 +116,7 @@ _svc() {
       compadd -- ${(f)"$(svc __complete profiles 2>/dev/null)"}
       return 0
       ;;
-    --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--port|--profile|--raw-field|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
+    --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--port|--profile|--raw-field|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
       choices="$(_svc_choices "$cmdpath" "$prev")"
       if [[ -n "$choices" ]]; then compadd -- ${=choices}
       elif _svc_wants_file "$cmdpath" "$prev"; then _files

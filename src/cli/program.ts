@@ -176,6 +176,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('store an API key (svc_test_… or svc_live_…) for the profile, after checking it with the service')
       .option('--name <name>', 'a name for the key (default: its mode, test or live)')
       .option('--stdin', 'read the key from stdin (the default without a terminal)')
+      .option('--org <id>', 'the key\'s organization (org_…), for a key without account:read (stored unverified)')
       .addHelpText('after', examples('svc keys add', 'svc keys add --name ci --stdin < key.txt', 'echo "$KEY" | svc keys add --profile work')),
     'keys add',
     () => import('../commands/keys/add.js'),

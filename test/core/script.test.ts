@@ -306,3 +306,35 @@ describe('rough edges', () => {
     expect(await count()).toBe(before);
   });
 });
+
+describe('least-privilege keys (no account:read)', () => {
+  it('are stored with --org, or into a profile whose organization is known, marked unverified, and work', async () => {
+    const narrow = await emu.makeKey('test', ['calls:read', 'calls:write']);
+    const configDir = tempConfigDir();
+    const secrets = new MemorySecretStore();
+    const run = (argv: string[], stdin?: string) => runCli(argv, { configDir, secrets, ...(stdin ? { stdin } : {}) });
+
+    const refused = await run(['keys', 'add', '--base-url', emu.url, '--profile', 'narrow'], narrow.key);
+    expect(refused.exitCode).toBe(4);
+    expect(refused.stderr).toContain('--org');
+
+    const stored = await run(['keys', 'add', '--base-url', emu.url, '--profile', 'narrow', '--org', emu.seed.org_id, '--json'], narrow.key);
+    expect(stored.exitCode, stored.stderr).toBe(0);
+    expect(JSON.parse(stored.stdout)).toMatchObject({ org_id: emu.seed.org_id, key: { unverified: true, scopes: [] } });
+    expect(stored.stderr).toContain('unverified');
+    const listed = await run(['calls', 'list', '--profile', 'narrow', '--json']);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+
+    // A profile whose organization is known (from a full key) takes a narrow key without --org.
+    await run(['keys', 'add', '--base-url', emu.url, '--profile', 'full'], emu.seed.keys.live);
+    const into = await run(['keys', 'add', '--profile', 'full', '--json'], narrow.key);
+    expect(into.exitCode, into.stderr).toBe(0);
+    expect(JSON.parse(into.stdout)).toMatchObject({ org_id: emu.seed.org_id, org_name: 'Acme', key: { unverified: true } });
+
+    const wrongOrg = await run(['keys', 'add', '--profile', 'full', '--org', 'org_other', '--name', 'x'], narrow.key);
+    expect(wrongOrg.exitCode).toBe(2);
+    const mismatch = await run(['keys', 'add', '--base-url', emu.url, '--profile', 'p3', '--org', 'org_other'], emu.seed.keys.test);
+    expect(mismatch.exitCode).toBe(2);
+    expect(mismatch.stderr).toContain('not --org org_other');
+  });
+});
