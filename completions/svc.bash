@@ -76,7 +76,7 @@ _svc_choices() {
     'mode|#arg') echo 'test live' ;;
     'calls list|--status') echo 'active ended' ;;
     'chats list|--status') echo 'open closed' ;;
-    'completion|#arg') echo 'bash zsh fish' ;;
+    'completion|#arg') echo 'bash zsh fish powershell' ;;
   esac
 }
 

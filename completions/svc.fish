@@ -169,7 +169,7 @@ complete -c svc -n '__svc_at \'api\'' -l input -r -F -d 'the request body from a
 complete -c svc -n '__svc_at \'api\'' -l paginate -d 'follow next_cursor to the last page (with --json: one array of every item)'
 complete -c svc -n '__svc_at \'api\'' -l jq -x -d 'filter the JSON answer with jq, e.g. --jq \'.data[].id\''
 complete -c svc -n '__svc_at \'api\'' -l include -s i -d 'print the status line and headers too'
-complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish'
+complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish powershell'
 complete -c svc -n '__svc_at \'profiles\'' -a list -d 'every profile: organization, address, mode, credentials (the default marked *)'
 complete -c svc -n '__svc_at \'profiles\'' -a remove -d 'delete a profile: its local secrets and its config'
 complete -c svc -n '__svc_at \'profiles remove\'' -l revoke -d 'first revoke its OAuth connection at the service'

@@ -449,8 +449,8 @@ export function buildProgram(options: ProgramOptions): Command {
     program
       .command('completion')
       .description('print the shell completion script')
-      .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
-      .addHelpText('after', examples('svc completion bash > ~/.local/share/bash-completion/completions/svc', 'svc completion zsh > "${fpath[1]}/_svc"', 'svc completion fish > ~/.config/fish/completions/svc.fish')),
+      .addArgument(new Argument('<shell>', 'bash, zsh, fish or powershell').choices(['bash', 'zsh', 'fish', 'powershell']))
+      .addHelpText('after', examples('svc completion bash > ~/.local/share/bash-completion/completions/svc', 'svc completion zsh > "${fpath[1]}/_svc"', 'svc completion fish > ~/.config/fish/completions/svc.fish', 'svc completion powershell >> $PROFILE')),
     'completion',
     () => import('../commands/completion/print.js'),
   );
