@@ -52,7 +52,7 @@ _svc_options() {
     'chats start') echo '--language --subject --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats close') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats messages') echo '--limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'chats send') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'chats send') echo '--dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats voice') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats stream') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'translate') echo '--to --from --lines --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;

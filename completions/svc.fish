@@ -150,6 +150,7 @@ complete -c svc -n '__svc_at \'chats start\'' -l language -x -d 'the chat\'s lan
 complete -c svc -n '__svc_at \'chats start\'' -l subject -x -d 'a subject'
 complete -c svc -n '__svc_at \'chats messages\'' -l limit -x -d 'at most N messages'
 complete -c svc -n '__svc_at \'chats messages\'' -l all -d 'every message'
+complete -c svc -n '__svc_at \'chats send\'' -l dry-run -d 'print the request and the price it would draw; send nothing'
 complete -c svc -n '__svc_at \'chats voice\'' -F
 complete -c svc -n '__svc_at \'translate\'' -l to -x -d 'target language (BCP 47)'
 complete -c svc -n '__svc_at \'translate\'' -l from -x -d 'source language (default: detected)'

@@ -276,7 +276,7 @@ $script:SvcCompletionTree = @{
   }
   'chats send' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--dry-run', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()

@@ -368,6 +368,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('post a text message (TEXT, or stdin when omitted)')
       .argument('<id>', 'chat id')
       .argument('[text...]', 'the message (several words are joined with spaces)')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc chats send chat_123 "Where is my order?"', 'echo hello | svc chats send chat_123')),
     'chats send',
     () => import('../commands/chats/send.js'),

@@ -8,7 +8,7 @@ import { OAUTH_SECRET_NAME } from '../../config/config.js';
 import { chooseMode, chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { AuthError, CliError, EXIT } from '../../errors.js';
-import { printJson, relativeTime } from '../../io/output.js';
+import { printJson, relativeTime, scopeList } from '../../io/output.js';
 import { redact } from '../../io/redact.js';
 import { redactedKey } from '../keys/shared.js';
 import { checkCredential, profileBaseUrl, storedCredentials } from '../../credentials/check.js';
@@ -51,10 +51,10 @@ function profileLines(name: string, profile: Profile, isDefault: boolean, now: n
       : trouble === 'secret missing'
         ? `secret missing — run svc login`
         : expiry;
-    lines.push(`  OAuth sign-in (live): app ${o.client_id}, scopes ${o.scopes.join(' ') || 'none'}${state ? `, ${state}` : ''}; stored in ${o.storage}${verdictText(online.get(OAUTH_SECRET_NAME))}`);
+    lines.push(`  OAuth sign-in (live): app ${o.client_id}, scopes ${scopeList(o.scopes)}${state ? `, ${state}` : ''}; stored in ${o.storage}${verdictText(online.get(OAUTH_SECRET_NAME))}`);
   }
   for (const key of Object.values(profile.keys ?? {}).sort((a, b) => a.name.localeCompare(b.name))) {
-    lines.push(`  ${key.mode} key "${key.name}": ${redactedKey(key)}, scopes ${key.scopes.join(' ') || 'none'}; stored in ${key.storage}${verdictText(online.get(key.name))}`);
+    lines.push(`  ${key.mode} key "${key.name}": ${redactedKey(key)}, scopes ${key.unverified ? 'unknown (unverified)' : scopeList(key.scopes)}; stored in ${key.storage}${verdictText(online.get(key.name))}`);
   }
   if (!profile.oauth && !Object.keys(profile.keys ?? {}).length) lines.push('  no credentials');
   return lines;
