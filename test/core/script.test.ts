@@ -10,6 +10,7 @@ import { MemorySecretStore } from '../../src/credentials/store.js';
 import { ERROR_CODES } from '../../src/cli/error-report.js';
 import { clockCheck, nodeCheck, proxyCheck } from '../../src/commands/doctor/doctor.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
+import { clockTime, scopeList } from '../../src/io/output.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -179,6 +180,14 @@ describe('auth status online', () => {
     expect(shown.map((p) => p.name)).toEqual(['b']);
     expect(shown[0]!.online[0]!.verdict).toBe('valid');
     expect(one.exitCode).toBe(0);
+
+    // The mode shown is the one `svc mode` shows (SVC_MODE, flags, then the profile's).
+    await run(['keys', 'add', '--profile', 'b'], emu.seed.keys.live);
+    const env = { SVC_MODE: 'live' };
+    const mode = JSON.parse((await runCli(['mode', '--profile', 'b', '--json'], { configDir, secrets, env })).stdout).mode;
+    const status = JSON.parse((await runCli(['auth', 'status', '--profile', 'b', '--offline', '--json'], { configDir, secrets, env })).stdout);
+    expect([mode, status.profiles[0].effective_mode]).toEqual(['live', 'live']);
+    expect((await runCli(['auth', 'status', '--profile', 'b', '--offline'], { configDir, secrets, env })).stdout).toContain('  mode: live');
   });
 });
 
@@ -207,6 +216,13 @@ describe('svc doctor', () => {
     const failed = (JSON.parse(bad.stdout) as typeof report).checks.filter((c) => c.status === 'failed');
     expect(failed.map((c) => c.check).sort()).toEqual(['config', 'credential']);
     expect(failed.every((c) => c.fix)).toBe(true);
+  });
+
+  it('one format for stream times and scopes', () => {
+    const at = new Date(2026, 10, 23, 9, 5, 7);
+    expect(clockTime(at.toISOString())).toBe('09:05:07');
+    expect(scopeList(['calls:read', 'translate'])).toBe('calls:read translate');
+    expect(scopeList([])).toBe('none');
   });
 
   it('pure checks: Node version, clock skew, proxies', () => {
