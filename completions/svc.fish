@@ -4,7 +4,7 @@
 function __svc_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' login logout auth keys mode account calls chats translate events api completion emulator
+            printf '%s\n' login logout auth keys mode account calls chats translate events api completion profiles doctor version help emulator
         case 'auth'
             printf '%s\n' status token switch
         case 'keys'
@@ -21,6 +21,8 @@ function __svc_subcommands
             printf '%s\n' list get start close messages send voice stream
         case 'events'
             printf '%s\n' tail list get trigger replay
+        case 'profiles'
+            printf '%s\n' list remove
     end
 end
 
@@ -37,7 +39,7 @@ function __svc_cmdpath
         end
         switch $word
             case '-*=*'
-            case '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--country' '--dead-letter' '--expires-in' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--host' '--input' '--language' '--languages' '--limit' '--line' '--max-events' '--name' '--override' '--port' '--profile' '--record' '--scopes' '--since' '--speed' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F'
+            case '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--country' '--dead-letter' '--expires-in' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--header' '--host' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--method' '--name' '--org' '--override' '--port' '--profile' '--raw-field' '--record' '--scopes' '--since' '--speed' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
                 set skip 1
             case '-*'
             case '*'
@@ -63,7 +65,7 @@ complete -c svc -l json -d 'print the API\'s JSON (NDJSON for streams)'
 complete -c svc -l base-url -x -d 'service address (env SVC_BASE_URL; default http://127.0.0.1:4010)'
 complete -c svc -l debug -d 'print each request and response on stderr, credentials redacted'
 complete -c svc -l no-color -d 'no colour (also env NO_COLOR)'
-complete -c svc -l yes -s y -d 'answer yes to confirmations (needed without a terminal)'
+complete -c svc -l yes -s y -d 'skip the confirmation a billable live action asks on a terminal (without a terminal nothing is asked)'
 complete -c svc -n '__svc_at \'\'' -a login -d 'sign in with your browser (OAuth) and store the connection for the profile'
 complete -c svc -n '__svc_at \'\'' -a logout -d 'revoke and forget the profile\'s OAuth sign-in'
 complete -c svc -n '__svc_at \'\'' -a auth -d 'show and manage the stored credentials'
@@ -74,8 +76,12 @@ complete -c svc -n '__svc_at \'\'' -a calls -d 'interpreted calls, links and pho
 complete -c svc -n '__svc_at \'\'' -a chats -d 'support chats with translation'
 complete -c svc -n '__svc_at \'\'' -a translate -d 'translate text (arguments, or stdin)'
 complete -c svc -n '__svc_at \'\'' -a events -d 'the organization\'s live event stream'
-complete -c svc -n '__svc_at \'\'' -a api -d 'any request, authenticated like every other command (the escape hatch)'
+complete -c svc -n '__svc_at \'\'' -a api -d 'any request, authenticated like every other command (the escape hatch, like gh api)'
 complete -c svc -n '__svc_at \'\'' -a completion -d 'print the shell completion script'
+complete -c svc -n '__svc_at \'\'' -a profiles -d 'the profiles on this machine: list them, remove one'
+complete -c svc -n '__svc_at \'\'' -a doctor -d 'check the setup and explain each problem: config, profile, address, network, keychain, credentials, clock, Node'
+complete -c svc -n '__svc_at \'\'' -a version -d 'print the version (with --json: also Node.js and the platform)'
+complete -c svc -n '__svc_at \'\'' -a help -d 'help for a command, e.g. svc help calls list'
 complete -c svc -n '__svc_at \'\'' -a emulator -d 'run the local emulator of the service'
 complete -c svc -n '__svc_at \'\'' -l version -d 'print the version'
 complete -c svc -n '__svc_at \'login\'' -l scopes -x -d 'comma-separated scopes to ask for (default: all)'
@@ -84,14 +90,16 @@ complete -c svc -n '__svc_at \'login\'' -l port -x -d 'loopback port for the red
 complete -c svc -n '__svc_at \'login\'' -l timeout -x -d 'how long to wait for the sign-in'
 complete -c svc -n '__svc_at \'login\'' -l client-id -x -d 'OAuth app client id (default: the svc app)'
 complete -c svc -n '__svc_at \'logout\'' -l all -d 'log out of every profile'
-complete -c svc -n '__svc_at \'auth\'' -a status -d 'every profile with its organization, mode, credentials, scopes and where secrets are stored'
+complete -c svc -n '__svc_at \'auth\'' -a status -d 'every profile (or --profile NAME alone) with its organization, mode, credentials, scopes, where secrets are stored, and whether the service accepts each'
 complete -c svc -n '__svc_at \'auth\'' -a token -d 'print a valid access token for the profile (refreshing it if needed)'
 complete -c svc -n '__svc_at \'auth\'' -a switch -d 'make PROFILE the default profile'
+complete -c svc -n '__svc_at \'auth status\'' -l offline -d 'do not ask the service whether each credential still works'
 complete -c svc -n '__svc_at \'keys\'' -a add -d 'store an API key (svc_test_… or svc_live_…) for the profile, after checking it with the service'
 complete -c svc -n '__svc_at \'keys\'' -a list -d 'the profile\'s keys: name, mode, redacted key, scopes, where stored'
 complete -c svc -n '__svc_at \'keys\'' -a remove -d 'forget a stored key (the key itself stays valid at the service)'
 complete -c svc -n '__svc_at \'keys add\'' -l name -x -d 'a name for the key (default: its mode, test or live)'
 complete -c svc -n '__svc_at \'keys add\'' -l stdin -d 'read the key from stdin (the default without a terminal)'
+complete -c svc -n '__svc_at \'keys add\'' -l org -x -d 'the key\'s organization (org_…), for a key without account:read (stored unverified)'
 complete -c svc -n '__svc_at \'mode\'' -a 'test live'
 complete -c svc -n '__svc_at \'account\'' -a balance -d 'the prepaid balance'
 complete -c svc -n '__svc_at \'account\'' -a prices -d 'prices of billable operations'
@@ -107,9 +115,11 @@ complete -c svc -n '__svc_at \'calls list\'' -l limit -x -d 'at most N calls (1�
 complete -c svc -n '__svc_at \'calls list\'' -l all -d 'every call, following pages'
 complete -c svc -n '__svc_at \'calls start\'' -l languages -x -d 'the two BCP 47 languages, e.g. en,es'
 complete -c svc -n '__svc_at \'calls start\'' -l title -x -d 'a title'
+complete -c svc -n '__svc_at \'calls start\'' -l dry-run -d 'print the request and the price it would draw; send nothing'
 complete -c svc -n '__svc_at \'calls dial\'' -l to -x -d 'the phone number, e.g. +14155550100'
 complete -c svc -n '__svc_at \'calls dial\'' -l line -x -d 'the line to call from (line_…)'
 complete -c svc -n '__svc_at \'calls dial\'' -l language -x -d 'the language the callee speaks'
+complete -c svc -n '__svc_at \'calls dial\'' -l dry-run -d 'print the request and the price it would draw; send nothing'
 complete -c svc -n '__svc_at \'calls links\'' -a list -d 'list links'
 complete -c svc -n '__svc_at \'calls links\'' -a create -d 'create a join link'
 complete -c svc -n '__svc_at \'calls links list\'' -l limit -x -d 'at most N links'
@@ -124,6 +134,7 @@ complete -c svc -n '__svc_at \'calls lines list\'' -l limit -x -d 'at most N lin
 complete -c svc -n '__svc_at \'calls lines list\'' -l all -d 'every line'
 complete -c svc -n '__svc_at \'calls lines add\'' -l country -x -d 'ISO country code, e.g. US'
 complete -c svc -n '__svc_at \'calls lines add\'' -l area-code -x -d 'area code, e.g. 415'
+complete -c svc -n '__svc_at \'calls lines add\'' -l dry-run -d 'print the request and the price it would draw; send nothing'
 complete -c svc -n '__svc_at \'chats\'' -a list -d 'list chats, newest first'
 complete -c svc -n '__svc_at \'chats\'' -a get -d 'show one chat'
 complete -c svc -n '__svc_at \'chats\'' -a start -d 'start a support chat'
@@ -139,11 +150,13 @@ complete -c svc -n '__svc_at \'chats start\'' -l language -x -d 'the chat\'s lan
 complete -c svc -n '__svc_at \'chats start\'' -l subject -x -d 'a subject'
 complete -c svc -n '__svc_at \'chats messages\'' -l limit -x -d 'at most N messages'
 complete -c svc -n '__svc_at \'chats messages\'' -l all -d 'every message'
+complete -c svc -n '__svc_at \'chats send\'' -l dry-run -d 'print the request and the price it would draw; send nothing'
 complete -c svc -n '__svc_at \'chats voice\'' -F
 complete -c svc -n '__svc_at \'chats stream\'' -l fail-on-gap -d 'exit 1 when the service cannot resume without missing messages'
 complete -c svc -n '__svc_at \'translate\'' -l to -x -d 'target language (BCP 47)'
 complete -c svc -n '__svc_at \'translate\'' -l from -x -d 'source language (default: detected)'
 complete -c svc -n '__svc_at \'translate\'' -l lines -d 'translate stdin line by line'
+complete -c svc -n '__svc_at \'translate\'' -l dry-run -d 'print the request and the price it would draw; send nothing'
 complete -c svc -n '__svc_at \'events\'' -a tail -d 'follow events live, resuming after drops'
 complete -c svc -n '__svc_at \'events\'' -a list -d 'the retained events, newest first'
 complete -c svc -n '__svc_at \'events\'' -a get -d 'show one retained event'
@@ -172,10 +185,18 @@ complete -c svc -n '__svc_at \'events replay\'' -l type -x -d 'only this type or
 complete -c svc -n '__svc_at \'events replay\'' -l speed -x -d 'replay N times faster than recorded (default 1)'
 complete -c svc -n '__svc_at \'events replay\'' -l no-wait -d 'send at once, without the recorded pauses'
 complete -c svc -n '__svc_at \'events replay\'' -F
-complete -c svc -n '__svc_at \'api\'' -l field -s F -x -d 'a body field (query parameter for GET/DELETE); repeatable'
+complete -c svc -n '__svc_at \'api\'' -l method -s X -x -d 'the method with `svc api PATH` (default GET, or POST with fields)'
+complete -c svc -n '__svc_at \'api\'' -l raw-field -s f -x -d 'a string field (query parameter for GET/DELETE); repeatable'
+complete -c svc -n '__svc_at \'api\'' -l field -s F -x -d 'a typed field: true, false, null and numbers as JSON, @file a file\'s contents, @- stdin; key[]=v arrays, key[sub]=v objects; repeatable'
+complete -c svc -n '__svc_at \'api\'' -l header -s H -x -d 'an extra request header (not Authorization: svc sends the credential); repeatable'
 complete -c svc -n '__svc_at \'api\'' -l input -r -F -d 'the request body from a file, or - for stdin'
+complete -c svc -n '__svc_at \'api\'' -l paginate -d 'follow next_cursor to the last page (with --json: one array of every item)'
+complete -c svc -n '__svc_at \'api\'' -l jq -x -d 'filter the JSON answer with jq, e.g. --jq \'.data[].id\''
 complete -c svc -n '__svc_at \'api\'' -l include -s i -d 'print the status line and headers too'
-complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish'
+complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish powershell'
+complete -c svc -n '__svc_at \'profiles\'' -a list -d 'every profile: organization, address, mode, credentials (the default marked *)'
+complete -c svc -n '__svc_at \'profiles\'' -a remove -d 'delete a profile: its local secrets and its config'
+complete -c svc -n '__svc_at \'profiles remove\'' -l revoke -d 'first revoke its OAuth connection at the service'
 complete -c svc -n '__svc_at \'emulator\'' -l port -x -d 'port to listen on'
 complete -c svc -n '__svc_at \'emulator\'' -l host -x -d 'address to listen on'
 complete -c svc -s h -l help -d 'show help'

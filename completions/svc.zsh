@@ -4,7 +4,7 @@
 
 _svc_subcommands() {
   case "$1" in
-    '') echo 'login logout auth keys mode account calls chats translate events api completion emulator' ;;
+    '') echo 'login logout auth keys mode account calls chats translate events api completion profiles doctor version help emulator' ;;
     'auth') echo 'status token switch' ;;
     'keys') echo 'add list remove' ;;
     'account') echo 'balance prices' ;;
@@ -13,6 +13,7 @@ _svc_subcommands() {
     'calls lines') echo 'list add release' ;;
     'chats') echo 'list get start close messages send voice stream' ;;
     'events') echo 'tail list get trigger replay' ;;
+    'profiles') echo 'list remove' ;;
   esac
 }
 
@@ -22,11 +23,11 @@ _svc_options() {
     'login') echo '--scopes --no-browser --port --timeout --client-id --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'logout') echo '--all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'auth status') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'auth status') echo '--offline --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth token') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth switch') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'keys add') echo '--name --stdin --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'keys add') echo '--name --stdin --org --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys list') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys remove') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'mode') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
@@ -36,15 +37,15 @@ _svc_options() {
     'calls') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls list') echo '--status --limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls get') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'calls start') echo '--languages --title --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'calls start') echo '--languages --title --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls end') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'calls dial') echo '--to --line --language --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'calls dial') echo '--to --line --language --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls links') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls links list') echo '--limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls links create') echo '--call --language --expires-in --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls lines') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls lines list') echo '--limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'calls lines add') echo '--country --area-code --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'calls lines add') echo '--country --area-code --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'calls lines release') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats list') echo '--status --limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
@@ -52,18 +53,24 @@ _svc_options() {
     'chats start') echo '--language --subject --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats close') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats messages') echo '--limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'chats send') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'chats send') echo '--dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats voice') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats stream') echo '--fail-on-gap --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'translate') echo '--to --from --lines --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'translate') echo '--to --from --lines --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events tail') echo '--type --since --max-events --forward-to --forward-header --dead-letter --record --checkpoint --print-secret --fail-on-gap --timeout --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events list') echo '--type --limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events get') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events trigger') echo '--override --fixture --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events replay') echo '--forward-to --forward-header --dead-letter --type --speed --no-wait --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'api') echo '--field -F --input --include -i --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'api') echo '--method -X --raw-field -f --field -F --header -H --input --paginate --jq --include -i --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'completion') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'profiles') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'profiles list') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'profiles remove') echo '--revoke --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'doctor') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'version') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'help') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'emulator') echo '--port --host --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
   esac
 }
@@ -74,7 +81,7 @@ _svc_choices() {
     'mode|#arg') echo 'test live' ;;
     'calls list|--status') echo 'active ended' ;;
     'chats list|--status') echo 'open closed' ;;
-    'completion|#arg') echo 'bash zsh fish' ;;
+    'completion|#arg') echo 'bash zsh fish powershell' ;;
   esac
 }
 
@@ -93,7 +100,7 @@ _svc_cmdpath() {
     if (( skip )); then skip=0; continue; fi
     case "$word" in
       -*=*) ;;
-      --area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--field|--fixture|--forward-header|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--override|--port|--profile|--record|--scopes|--since|--speed|--status|--subject|--timeout|--title|--to|--type|-F) skip=1 ;;
+      --area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
       -*) ;;
       *)
         subs=" $(_svc_subcommands "$cmdpath") "
@@ -113,7 +120,7 @@ _svc() {
       compadd -- ${(f)"$(svc __complete profiles 2>/dev/null)"}
       return 0
       ;;
-    --area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--field|--fixture|--forward-header|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--override|--port|--profile|--record|--scopes|--since|--speed|--status|--subject|--timeout|--title|--to|--type|-F)
+    --area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
       choices="$(_svc_choices "$cmdpath" "$prev")"
       if [[ -n "$choices" ]]; then compadd -- ${=choices}
       elif _svc_wants_file "$cmdpath" "$prev"; then _files

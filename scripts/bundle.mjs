@@ -23,6 +23,15 @@ const ON_DEMAND = {
   'cli-table3': 'cli-table3',
 };
 
+/**
+ * On-demand libraries built as CommonJS (dist/lib/<file>.cjs): Emscripten output that needs
+ * the CommonJS __dirname. jq-wasm is jq compiled to WebAssembly (inline, nothing
+ * downloaded), 1.3 MB that only `svc api --jq` loads.
+ */
+const ON_DEMAND_CJS = {
+  'jq-wasm': 'jq-wasm',
+};
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -45,9 +54,11 @@ const common = {
 const onDemandFiles = {
   name: 'on-demand-files',
   setup(build) {
-    const names = Object.keys(ON_DEMAND).map((name) => name.replace(/[/@]/g, '\\$&'));
+    const names = [...Object.keys(ON_DEMAND), ...Object.keys(ON_DEMAND_CJS)].map((name) => name.replace(/[/@]/g, '\\$&'));
     build.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) =>
-      args.kind === 'dynamic-import' ? { path: `./lib/${ON_DEMAND[args.path]}.js`, external: true } : undefined,
+      args.kind !== 'dynamic-import'
+        ? undefined
+        : { path: ON_DEMAND[args.path] ? `./lib/${ON_DEMAND[args.path]}.js` : `./lib/${ON_DEMAND_CJS[args.path]}.cjs`, external: true },
     );
     build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) =>
       args.kind === 'dynamic-import' ? { path: './emulator.js', external: true } : undefined,
@@ -83,6 +94,15 @@ export async function bundle(outdir) {
     outdir,
     splitting: true,
     chunkNames: 'lib/chunks/[name]-[hash]',
+  });
+
+  await build({
+    ...common,
+    format: 'cjs',
+    banner: {},
+    entryPoints: Object.fromEntries(Object.entries(ON_DEMAND_CJS).map(([name, file]) => [`lib/${file}`, name])),
+    outdir,
+    outExtension: { '.js': '.cjs' },
   });
 
   await build({

@@ -1,4 +1,4 @@
-// Writes completions/svc.{bash,zsh,fish} from the commander tree (src/cli/program.ts).
+// Writes completions/svc.{bash,zsh,fish,ps1} from the commander tree (src/cli/program.ts).
 // test/core/completion.test.ts regenerates them and fails when the files drift.
 //   node scripts/gen-completions.mjs          write the files
 //   node scripts/gen-completions.mjs --check  exit 1 when a file differs
@@ -15,7 +15,7 @@ try {
   // The generator is TypeScript: bundle it with its imports (commander) into one module.
   await build({
     stdin: {
-      contents: "export { completionScript, SHELLS } from './src/cli/completion.ts'; export { commandTree } from './src/cli/tree.ts';",
+      contents: "export { completionScript, SHELLS, COMPLETION_FILES } from './src/cli/completion.ts'; export { commandTree } from './src/cli/tree.ts';",
       resolveDir: root,
       loader: 'ts',
     },
@@ -29,13 +29,13 @@ try {
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     logLevel: 'warning',
   });
-  const { completionScript, SHELLS, commandTree } = await import(pathToFileURL(entry).href);
+  const { completionScript, SHELLS, COMPLETION_FILES, commandTree } = await import(pathToFileURL(entry).href);
   const check = process.argv.includes('--check');
   const dir = join(root, 'completions');
   mkdirSync(dir, { recursive: true });
   let stale = 0;
   for (const shell of SHELLS) {
-    const file = join(dir, `svc.${shell}`);
+    const file = join(dir, COMPLETION_FILES[shell]);
     const script = completionScript(shell, commandTree());
     let current = null;
     try {

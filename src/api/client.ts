@@ -10,6 +10,7 @@ import { decideRetry, parseRetryAfter } from './retry.js';
 import { CliError, isAbortError, NetworkError, InterruptedError, UsageError } from '../errors.js';
 import { UnexpectedAnswerError } from './limits.js';
 import { snippet } from '../io/sanitize.js';
+import { proxyFor } from './proxy.js';
 
 export type QueryValue = string | number | boolean | undefined | null | readonly string[];
 
@@ -161,17 +162,20 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
           await ctx.clock.sleep(decision.waitMs, ctx.signal);
           continue;
         }
+        // Behind a proxy, the connection that failed may be the proxy's: name it.
+        const { proxy } = proxyFor(ctx.env, url);
+        const through = proxy ? ` through the proxy ${proxy}` : '';
         if (neverConnected) {
           throw new NetworkError(
             code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT'
-              ? `cannot reach ${url.origin}: nothing answered (${code}, ${attempt} attempts; nothing was sent); is the service or emulator running?`
-              : `cannot reach ${url.origin}: no such host (${code}, ${attempt} attempts; nothing was sent)`,
+              ? `cannot reach ${url.origin}${through}: nothing answered (${code}, ${attempt} attempts; nothing was sent); ${proxy ? 'is the proxy running?' : 'is the service or emulator running?'}`
+              : `cannot reach ${url.origin}${through}: no such host (${code}, ${attempt} attempts; nothing was sent)`,
             'check the base URL (--base-url / SVC_BASE_URL) and any proxy settings; for a local emulator, start it with `svc emulator`',
           );
         }
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
         throw new NetworkError(
-          `cannot reach ${url.origin}: ${cause?.code ?? cause?.message ?? (error as Error).message}` +
+          `cannot reach ${url.origin}${through}: ${cause?.code ?? cause?.message ?? (error as Error).message}` +
             (decision.reason === 'not-idempotent' ? ' (not retried: the request may have been processed)' : ` (after ${attempt} attempts)`),
           decision.reason === 'not-idempotent' ? 'check whether it took effect before running it again' : 'check the network, the base URL (--base-url / SVC_BASE_URL) and any proxy settings',
         );

@@ -89,8 +89,9 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       return new ApiError(`not authenticated: the service refused the credential${said}${where}`, status, EXIT.unauthenticated, body, hint);
     }
     case 402:
+      // Dialling cannot be tried in test mode (it refuses it): no such advice there.
       return new ApiError(`payment required: the organization's prepaid balance has run out${where}`, status, EXIT.paymentRequired, body,
-        `top up the prepaid balance (see \`svc account balance\`), or ${tryFree(c)}`);
+        `top up the prepaid balance (see \`svc account balance\`)${subject.path.endsWith('/dial') ? '' : `, or ${tryFree(c)}`}`);
     case 403: {
       const scope = missingScope(detail);
       const hint = !scope

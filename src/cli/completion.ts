@@ -4,10 +4,14 @@
 // config.json (no keychain, no network), so it answers as fast as `svc --version`.
 import type { Command } from 'commander';
 
-export type Shell = 'bash' | 'zsh' | 'fish';
-export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
+import { powershellScript } from './completion-powershell.js';
 
-interface OptionSpec {
+export type Shell = 'bash' | 'zsh' | 'fish' | 'powershell';
+export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish', 'powershell'];
+/** The file of each shell in completions/. */
+export const COMPLETION_FILES: Record<Shell, string> = { bash: 'svc.bash', zsh: 'svc.zsh', fish: 'svc.fish', powershell: 'svc.ps1' };
+
+export interface OptionSpec {
   long?: string;
   short?: string;
   valued: boolean;
@@ -16,7 +20,7 @@ interface OptionSpec {
   description: string;
 }
 
-interface Node {
+export interface Node {
   /** Words after `svc`, space-joined ('' for the root). */
   path: string;
   subcommands: Array<{ name: string; description: string }>;
@@ -25,7 +29,7 @@ interface Node {
   fileArg: boolean;
 }
 
-interface Tree {
+export interface Tree {
   nodes: Node[];
   globals: OptionSpec[];
   /** Every option that takes a value, anywhere: the path walk skips the word after them. */
@@ -302,5 +306,5 @@ export function fishScript(tree: Tree): string {
 
 export function completionScript(shell: Shell, program: Command): string {
   const tree = describeTree(program);
-  return shell === 'bash' ? bashScript(tree) : shell === 'zsh' ? zshScript(tree) : fishScript(tree);
+  return shell === 'bash' ? bashScript(tree) : shell === 'zsh' ? zshScript(tree) : shell === 'fish' ? fishScript(tree) : powershellScript(tree, HEADER);
 }

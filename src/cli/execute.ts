@@ -4,14 +4,17 @@
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, exitCodeOf, isAbortError } from '../errors.js';
 import { redactText } from '../io/redact.js';
-import { sanitizeText } from '../io/sanitize.js';
+import { escapeJsonControls, sanitizeText } from '../io/sanitize.js';
 import { buildProgram, globalMode } from './program.js';
+import { errorReport } from './error-report.js';
+import { commandPathOf, usageErrorFor } from './usage-messages.js';
 import type { CommandModule, Invocation } from './program.js';
 import type { Runtime } from './context.js';
 
 interface CommanderErrorLike {
   code: string;
   exitCode: number;
+  message: string;
 }
 
 function isCommanderError(error: unknown): error is CommanderErrorLike {
@@ -23,19 +26,22 @@ function isModuleNotFound(error: unknown): boolean {
   return e?.code === 'ERR_MODULE_NOT_FOUND' || /Failed to load url|Cannot find module/.test(e?.message ?? '');
 }
 
-export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, debug: boolean): number {
+export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, debug: boolean, json = false): number {
   const code = exitCodeOf(error);
   if (code === EXIT.interrupted) return code;
-  if (error instanceof CliError) {
-    // Messages may quote the server (a detail, an error_description): control characters made inert.
-    runtime.stderr.write(`error: ${sanitizeText(redactText(error.message))}\n`);
-    if (error.hint) runtime.stderr.write(`  ${sanitizeText(redactText(error.hint))}\n`);
-  } else {
-    const message = error instanceof Error ? error.message : String(error);
-    runtime.stderr.write(`error: unexpected failure: ${sanitizeText(redactText(message))}\n`);
-    if (debug && error instanceof Error && error.stack) runtime.stderr.write(sanitizeText(redactText(error.stack)) + '\n');
-    else runtime.stderr.write('  run it again with --debug for details\n');
+  const known = error instanceof CliError;
+  const message = known ? error.message : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
+  const hint = known ? error.hint : debug ? undefined : 'run it again with --debug for details';
+  if (json) {
+    // One JSON object on stderr, for scripts (src/cli/error-report.ts lists the codes).
+    runtime.stderr.write(escapeJsonControls(JSON.stringify(errorReport(error, message, hint))) + '\n');
+    if (!known && debug && error instanceof Error && error.stack) runtime.stderr.write(redactText(error.stack) + '\n');
+    return code;
   }
+  // Messages may quote the server (a detail, an error_description): control characters made inert.
+  runtime.stderr.write(`error: ${sanitizeText(redactText(message))}\n`);
+  if (!known && debug && error instanceof Error && error.stack) runtime.stderr.write(sanitizeText(redactText(error.stack)) + '\n');
+  else if (hint) runtime.stderr.write(`  ${sanitizeText(redactText(hint))}\n`);
   return code;
 }
 
@@ -44,17 +50,29 @@ function interruptedBy(signal: AbortSignal): boolean {
   return signal.aborted && (signal.reason as { code?: unknown } | undefined)?.code !== 'EPIPE';
 }
 
-export async function execute(argv: readonly string[], runtime: Runtime, version: string): Promise<number> {
+/** `svc help calls list` is `svc calls list --help`, at any depth (commander's help command has one level). */
+function helpToFlag(argv: readonly string[]): readonly string[] {
+  return argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
+}
+
+export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string): Promise<number> {
+  const argv = helpToFlag(originalArgv);
   let exitCode = 0;
   let debug = argv.includes('--debug');
+  let json = argv.includes('--json');
+  // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
+  let commanderErr = '';
   const program = buildProgram({
     version,
     writeOut: (text) => runtime.stdout.write(text),
-    writeErr: (text) => runtime.stderr.write(text),
+    writeErr: (text) => void (commanderErr += text),
+    // Commander's own error lines are replaced by svc's (usage-messages.ts).
+    outputError: () => {},
     columns: runtime.stdout.columns,
     async invoke(invocation: Invocation) {
       const g = invocation.globals;
       debug = Boolean(g.debug);
+      json = Boolean(g.json);
       const globals: GlobalOptions = {
         json: Boolean(g.json),
         debug,
@@ -85,20 +103,33 @@ export async function execute(argv: readonly string[], runtime: Runtime, version
         if (interruptedBy(runtime.signal) && !module.stopsOnInterrupt) exitCode = EXIT.interrupted;
       } catch (error) {
         if (runtime.signal.aborted && (isAbortError(error) || !(error instanceof CliError))) exitCode = EXIT.interrupted;
-        else exitCode = printError(runtime, error, debug);
+        else exitCode = printError(runtime, error, debug, json);
       }
     },
   });
+  if (originalArgv[0] === 'help') {
+    // `svc help nope` is an unknown command, not the root's help.
+    let current = program;
+    for (const name of originalArgv.slice(1).filter((a) => !a.startsWith('-'))) {
+      const next = current.commands.find((c) => c.name() === name && name !== 'help');
+      if (!next) return printError(runtime, usageErrorFor('commander.unknownCommand', `error: unknown command '${name}'`, commandPathOf(program, originalArgv.slice(1))), debug, json);
+      current = next;
+    }
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
     if (isCommanderError(error)) {
       // --help and --version end through exitOverride too: those are successes.
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
-      // `svc calls` with no subcommand prints its help on stderr: a usage error.
-      return EXIT.usage;
+      // Bare `svc` or a bare group (`svc calls`): its help, on stdout, as gh does.
+      if (error.code === 'commander.help') {
+        runtime.stdout.write(commanderErr);
+        return 0;
+      }
+      return printError(runtime, usageErrorFor(error.code, error.message, commandPathOf(program, argv)), debug, json);
     }
-    return printError(runtime, error, debug);
+    return printError(runtime, error, debug, json);
   }
   return exitCode;
 }

@@ -52,6 +52,11 @@ function stdinInput(): Input {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    async readAllBytes() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return new Uint8Array(Buffer.concat(chunks));
+    },
     async *lines(signal) {
       const { createInterface } = requireNode('node:readline') as typeof import('node:readline');
       // The signal closes the interface (and pauses stdin) at once: an async generator's

@@ -44,6 +44,8 @@ export interface ProgramOptions {
   invoke(invocation: Invocation): Promise<void>;
   writeOut(text: string): void;
   writeErr(text: string): void;
+  /** Where commander's error messages go (default: writeErr). */
+  outputError?(text: string): void;
   /** Help text colour and width. */
   color?: boolean;
   columns?: number;
@@ -67,7 +69,7 @@ function addGlobalOptions(cmd: Command): Command {
     .option('--base-url <url>', 'service address (env SVC_BASE_URL; default http://127.0.0.1:4010)')
     .option('--debug', 'print each request and response on stderr, credentials redacted')
     .option('--no-color', 'no colour (also env NO_COLOR)')
-    .option('-y, --yes', 'answer yes to confirmations (needed without a terminal)');
+    .option('-y, --yes', 'skip the confirmation a billable live action asks on a terminal (without a terminal nothing is asked)');
 }
 
 export function globalMode(globals: RawGlobals): Mode | undefined {
@@ -88,6 +90,7 @@ export function buildProgram(options: ProgramOptions): Command {
       getErrHelpWidth: () => options.columns ?? 80,
       getOutHasColors: () => false,
       getErrHasColors: () => false,
+      ...(options.outputError ? { outputError: options.outputError } : {}),
     })
     // Every command's help lists the global flags too: `svc login --help` shows --profile.
     .configureHelp({ showGlobalOptions: true })
@@ -140,8 +143,9 @@ export function buildProgram(options: ProgramOptions): Command {
   leaf(
     auth
       .command('status')
-      .description('every profile with its organization, mode, credentials, scopes and where secrets are stored')
-      .addHelpText('after', examples('svc auth status', 'svc auth status --json')),
+      .description('every profile (or --profile NAME alone) with its organization, mode, credentials, scopes, where secrets are stored, and whether the service accepts each')
+      .option('--offline', 'do not ask the service whether each credential still works')
+      .addHelpText('after', examples('svc auth status', 'svc auth status --profile work', 'svc auth status --offline --json')),
     'auth status',
     () => import('../commands/auth/status.js'),
   );
@@ -172,6 +176,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('store an API key (svc_test_… or svc_live_…) for the profile, after checking it with the service')
       .option('--name <name>', 'a name for the key (default: its mode, test or live)')
       .option('--stdin', 'read the key from stdin (the default without a terminal)')
+      .option('--org <id>', 'the key\'s organization (org_…), for a key without account:read (stored unverified)')
       .addHelpText('after', examples('svc keys add', 'svc keys add --name ci --stdin < key.txt', 'echo "$KEY" | svc keys add --profile work')),
     'keys add',
     () => import('../commands/keys/add.js'),
@@ -247,6 +252,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('start an interpreted call between two languages')
       .requiredOption('--languages <a,b>', 'the two BCP 47 languages, e.g. en,es')
       .option('--title <title>', 'a title')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc calls start --languages en,es', 'svc calls start --languages en,ja --title "Support"')),
     'calls start',
     () => import('../commands/calls/start.js'),
@@ -264,6 +270,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .requiredOption('--to <+E164>', 'the phone number, e.g. +14155550100')
       .option('--line <id>', 'the line to call from (line_…)')
       .option('--language <lang>', 'the language the callee speaks')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc --live calls dial call_123 --to +14155550100 --language es')),
     'calls dial',
     () => import('../commands/calls/dial.js'),
@@ -299,6 +306,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('rent a phone line (billed in live mode)')
       .requiredOption('--country <cc>', 'ISO country code, e.g. US')
       .option('--area-code <code>', 'area code, e.g. 415')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc calls lines add --country US --area-code 415')),
     'calls lines add',
     () => import('../commands/calls/lines-add.js'),
@@ -360,6 +368,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('post a text message (TEXT, or stdin when omitted)')
       .argument('<id>', 'chat id')
       .argument('[text...]', 'the message (several words are joined with spaces)')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc chats send chat_123 "Where is my order?"', 'echo hello | svc chats send chat_123')),
     'chats send',
     () => import('../commands/chats/send.js'),
@@ -369,8 +378,8 @@ export function buildProgram(options: ProgramOptions): Command {
       .command('voice')
       .description('post a voice message from an audio file (≤ 10 MiB)')
       .argument('<id>', 'chat id')
-      .argument('<file>', 'audio file (.wav, .mp3, .ogg, …)')
-      .addHelpText('after', examples('svc chats voice chat_123 question.ogg')),
+      .argument('<file>', 'audio file (Ogg/Opus, MP3, AAC, WAV, FLAC, M4A, WebM, AMR: told by its content), or - for stdin')
+      .addHelpText('after', examples('svc chats voice chat_123 question.ogg', 'record | svc chats voice chat_123 -')),
     'chats voice',
     () => import('../commands/chats/voice.js'),
   );
@@ -394,6 +403,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .requiredOption('--to <lang>', 'target language (BCP 47)')
       .option('--from <lang>', 'source language (default: detected)')
       .option('--lines', 'translate stdin line by line')
+      .option('--dry-run', 'print the request and the price it would draw; send nothing')
       .addHelpText('after', examples('svc translate "good morning" --to es', 'svc translate --to fr --lines < input.txt')),
     'translate',
     () => import('../commands/translate.js'),
@@ -468,13 +478,18 @@ export function buildProgram(options: ProgramOptions): Command {
   leaf(
     program
       .command('api')
-      .description('any request, authenticated like every other command (the escape hatch)')
-      .argument('<method>', 'GET, POST, PUT, DELETE, PATCH')
-      .argument('<path>', 'e.g. /v1/calls')
-      .option('-F, --field <key=value>', 'a body field (query parameter for GET/DELETE); repeatable', collect)
+      .description('any request, authenticated like every other command (the escape hatch, like gh api)')
+      .argument('<method-or-path>', 'GET, POST, PUT, DELETE, PATCH; or the path, as in gh api PATH')
+      .argument('[path]', 'e.g. /v1/calls (the leading / may be left out)')
+      .option('-X, --method <method>', 'the method with `svc api PATH` (default GET, or POST with fields)')
+      .option('-f, --raw-field <key=value>', 'a string field (query parameter for GET/DELETE); repeatable', collect)
+      .option('-F, --field <key=value>', 'a typed field: true, false, null and numbers as JSON, @file a file\'s contents, @- stdin; key[]=v arrays, key[sub]=v objects; repeatable', collect)
+      .option('-H, --header <name:value>', 'an extra request header (not Authorization: svc sends the credential); repeatable', collect)
       .option('--input <file>', 'the request body from a file, or - for stdin')
+      .option('--paginate', 'follow next_cursor to the last page (with --json: one array of every item)')
+      .option('--jq <expr>', 'filter the JSON answer with jq, e.g. --jq \'.data[].id\'')
       .option('-i, --include', 'print the status line and headers too')
-      .addHelpText('after', examples('svc api GET /v1/account', 'svc api POST /v1/chats -F language=en -F subject=Hi', 'svc api GET /v1/calls -F status=active --include', 'svc api POST /v1/translate --input body.json')),
+      .addHelpText('after', examples('svc api GET /v1/account', 'svc api POST /v1/chats -f language=en -f subject=123', 'svc api v1/calls -F languages[]=en -F languages[]=es', 'svc api GET /v1/calls --paginate --json --jq \'.[].id\'', 'svc api GET /v1/events/stream -H \'Last-Event-ID: evt_123\'', 'svc api POST /v1/translate --input body.json')),
     'api',
     () => import('../commands/api/request.js'),
   );
@@ -484,8 +499,8 @@ export function buildProgram(options: ProgramOptions): Command {
     program
       .command('completion')
       .description('print the shell completion script')
-      .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
-      .addHelpText('after', examples('svc completion bash > ~/.local/share/bash-completion/completions/svc', 'svc completion zsh > "${fpath[1]}/_svc"', 'svc completion fish > ~/.config/fish/completions/svc.fish')),
+      .addArgument(new Argument('<shell>', 'bash, zsh, fish or powershell').choices(['bash', 'zsh', 'fish', 'powershell']))
+      .addHelpText('after', examples('svc completion bash > ~/.local/share/bash-completion/completions/svc', 'svc completion zsh > "${fpath[1]}/_svc"', 'svc completion fish > ~/.config/fish/completions/svc.fish', 'svc completion powershell >> $PROFILE')),
     'completion',
     () => import('../commands/completion/print.js'),
   );
@@ -495,6 +510,47 @@ export function buildProgram(options: ProgramOptions): Command {
     '__complete',
     () => import('../commands/completion/complete.js'),
   );
+
+  // profiles
+  const profiles = program.command('profiles').description('the profiles on this machine: list them, remove one');
+  profiles.addHelpText('after', examples('svc profiles list', 'svc profiles remove old --revoke'));
+  leaf(
+    profiles
+      .command('list')
+      .description('every profile: organization, address, mode, credentials (the default marked *)')
+      .addHelpText('after', examples('svc profiles list', 'svc profiles list --json')),
+    'profiles list',
+    () => import('../commands/profiles/list.js'),
+  );
+  leaf(
+    profiles
+      .command('remove')
+      .description('delete a profile: its local secrets and its config')
+      .argument('<name>', 'the profile (see svc profiles list)')
+      .option('--revoke', 'first revoke its OAuth connection at the service')
+      .addHelpText('after', examples('svc profiles remove old', 'svc profiles remove work --revoke')),
+    'profiles remove',
+    () => import('../commands/profiles/remove.js'),
+  );
+
+  // doctor
+  leaf(
+    program
+      .command('doctor')
+      .description('check the setup and explain each problem: config, profile, address, network, keychain, credentials, clock, Node')
+      .addHelpText('after', examples('svc doctor', 'svc doctor --profile work', 'svc doctor --json')),
+    'doctor',
+    () => import('../commands/doctor/doctor.js'),
+  );
+
+  // version / help
+  leaf(
+    program.command('version').description('print the version (with --json: also Node.js and the platform)').addHelpText('after', examples('svc version', 'svc version --json')),
+    'version',
+    () => import('../commands/version.js'),
+  );
+  // Never runs: execute() turns `svc help A B` into `svc A B --help`. Declared for the command list and completions.
+  program.command('help').description('help for a command, e.g. svc help calls list').argument('[command...]', 'the command');
 
   // emulator
   leaf(

@@ -18,6 +18,7 @@ export interface TranslateOptions {
   text?: string;
   /** Translate each stdin line on its own, printing results in input order. */
   lines: boolean;
+  dryRun?: boolean;
 }
 
 export function parse(args: string[], flags: Flags): TranslateOptions {
@@ -33,6 +34,10 @@ export function parse(args: string[], flags: Flags): TranslateOptions {
     const opts: TranslateOptions = { to: parseLanguageTag(to, '--to'), lines };
     if (from !== undefined) opts.from = parseLanguageTag(from, '--from');
     if (words.length > 0) opts.text = parseText(words.join(' '), 'the text', MAX_TRANSLATE_CHARS);
+    if (flags.dryRun === true) {
+      if (lines) throw new UsageError('--dry-run shows one request: give the text as arguments or on stdin, without --lines');
+      opts.dryRun = true;
+    }
     return opts;
   });
 }
@@ -57,6 +62,12 @@ export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
   const text =
     opts.text ?? (await readStdinText(ctx, 'text to translate', 'svc translate "Good morning" --to es, or echo "Good morning" | svc translate --to es'));
   validated(() => parseText(text, 'the text', MAX_TRANSLATE_CHARS));
+  if (opts.dryRun) {
+    const body: Record<string, unknown> = { text, to: opts.to };
+    if (opts.from !== undefined) body.from = opts.from;
+    const { printDryRun } = await import('./dry-run.js');
+    return printDryRun(ctx, { endpoint: 'translate', body, item: 'translation_character' });
+  }
   const translation = await translateOne(ctx, text, opts);
   if (ctx.globals.json) printJson(ctx, translation);
   else ctx.io.stdout.write(`${sanitizeText(translation.text)}\n`);

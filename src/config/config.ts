@@ -23,6 +23,8 @@ export interface KeyMeta {
   scopes: string[];
   storage: SecretStorage;
   added_at: string;
+  /** Stored without the service confirming its organization (a least-privilege key without account:read). */
+  unverified?: boolean;
 }
 
 /** An OAuth connection's metadata; the tokens are the SecretStore entry `<profile>:oauth`. */

@@ -42,12 +42,26 @@ export function chooseProfileName(ctx: Pick<Context, 'globals' | 'env'>, config:
 /** The base URL: --base-url, SVC_BASE_URL, the profile's, the default. */
 export function chooseBaseUrl(ctx: Pick<Context, 'globals' | 'env'>, profile: Profile | undefined): string {
   const url = ctx.globals.baseUrl || ctx.env.SVC_BASE_URL || profile?.base_url || DEFAULT_BASE_URL;
-  try {
-    new URL(url);
-  } catch {
-    throw new UsageError(`the base URL ${JSON.stringify(url)} is not a URL`);
-  }
+  checkBaseUrl(url, ctx.globals.baseUrl ? '--base-url' : ctx.env.SVC_BASE_URL ? 'SVC_BASE_URL' : 'the base URL');
   return url.replace(/\/+$/, '');
+}
+
+/** An http(s) URL, or a usage error that says how to write one (`127.0.0.1:4510` → `http://127.0.0.1:4510`). */
+export function checkBaseUrl(url: string, from: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === 'http:' || protocol === 'https:') return;
+  // `localhost:4510` parses as the scheme "localhost:": a host and port without a scheme all the same.
+  const hostPort = /^(\[[0-9a-f:.]+\]|[\w.-]+):\d+(\/.*)?$/i.test(url);
+  if (hostPort || protocol === undefined) {
+    const loopback = /^(127\.|localhost|\[::1\])/i.test(url);
+    throw new UsageError(`${from} ${JSON.stringify(url)} has no http:// or https://`, `use ${loopback ? 'http' : 'https'}://${url}`);
+  }
+  throw new UsageError(`${from} ${JSON.stringify(url)} must be an http:// or https:// address, not ${protocol}`, 'e.g. https://api.example.com, or http://127.0.0.1:4010 for the local emulator');
 }
 
 /** A profile that must exist (an explicit --profile/SVC_PROFILE naming nothing is a usage error). */

@@ -107,9 +107,25 @@ export function localTime(iso: string | number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-/** Cents (possibly fractional) as `$12.34` / `$0.0150`. */
+/** Local `19:35:07` for stream lines (chats stream, as events tail prints them): the same on every locale. */
+export function clockTime(iso: string | number): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** Scopes as every command shows them: space-separated, as OAuth writes them (RFC 6749 §3.3). */
+export function scopeList(scopes: readonly string[]): string {
+  return scopes.join(' ') || 'none';
+}
+
+/** Cents (possibly fractional) as `$12.34`, `$0.015`, `$0.00002`: exact, never rounded to zero. */
 export function money(cents: number, currency = 'usd'): string {
-  const amount = cents / 100;
-  const digits = Number.isInteger(cents) ? 2 : 4;
-  return currency.toLowerCase() === 'usd' ? `$${amount.toFixed(digits)}` : `${amount.toFixed(digits)} ${currency.toUpperCase()}`;
+  // toPrecision drops binary noise (0.1 + 0.2); then at least two decimals, no trailing zeros past them.
+  const amount = Number((cents / 100).toPrecision(12));
+  const [whole, fraction = ''] = amount.toFixed(12).split('.');
+  const decimals = fraction.replace(/0+$/, '').padEnd(2, '0');
+  const text = `${whole}.${decimals}`;
+  return currency.toLowerCase() === 'usd' ? `$${text}` : `${text} ${currency.toUpperCase()}`;
 }

@@ -61,6 +61,23 @@ const SIGNATURES: ReadonlyArray<readonly [format: string, matches: (head: Uint8A
   ['AMR', (head) => ascii(head, 0, '#!AMR')],
 ];
 
+/** The content type of each signature's format (AAC ADTS and MPEG audio share their sync bits: layer 0 is AAC). */
+const FORMAT_TYPES: Record<string, (head: Uint8Array) => string> = {
+  Ogg: () => 'audio/ogg',
+  'MP3 (ID3 tag)': () => 'audio/mpeg',
+  'MPEG/AAC frame': (head) => ((head[1]! & 0x06) === 0 ? 'audio/aac' : 'audio/mpeg'),
+  WAV: () => 'audio/wav',
+  FLAC: () => 'audio/flac',
+  'MP4/M4A': () => 'audio/mp4',
+  WebM: () => 'audio/webm',
+  AMR: () => 'audio/amr',
+};
+
+/** The content type the first bytes announce, whatever the file is called; refused like sniffAudio when none. */
+export function sniffAudioType(fileName: string, head: Uint8Array): string {
+  return FORMAT_TYPES[sniffAudio(fileName, head)]!(head);
+}
+
 /**
  * The audio format the file's first bytes announce (at least AUDIO_SNIFF_BYTES of them,
  * fewer only for a shorter file); content that matches none is refused before upload,

@@ -6,4 +6,4 @@ export { parseE164, parseCountryCode, parseAreaCode } from './phone.js';
 export { parseDurationSeconds } from './duration.js';
 export { parseId, type IdKind } from './id.js';
 export { parseLimit, parseChoice, parseText, MAX_PAGE_LIMIT } from './limit.js';
-export { audioContentType, checkVoiceSize, sniffAudio, AUDIO_SNIFF_BYTES, MAX_VOICE_BYTES } from './audio.js';
+export { audioContentType, checkVoiceSize, sniffAudio, sniffAudioType, AUDIO_SNIFF_BYTES, MAX_VOICE_BYTES } from './audio.js';

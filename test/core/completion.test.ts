@@ -5,17 +5,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { completionScript, SHELLS } from '../../src/cli/completion.js';
+import { COMPLETION_FILES, completionScript, SHELLS } from '../../src/cli/completion.js';
 import { commandTree } from '../../src/cli/tree.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const shipped = (shell: string) => readFileSync(join(root, 'completions', `svc.${shell}`), 'utf8');
+const shipped = (shell: (typeof SHELLS)[number]) => readFileSync(join(root, 'completions', COMPLETION_FILES[shell]), 'utf8');
 const hasBash = spawnSync('bash', ['--version']).status === 0;
 
 describe('completions', () => {
   for (const shell of SHELLS) {
-    it(`completions/svc.${shell} matches the command tree (else: npm run completions)`, async () => {
+    it(`completions/${COMPLETION_FILES[shell]} matches the command tree (else: npm run completions)`, async () => {
       expect(completionScript(shell, commandTree())).toBe(shipped(shell));
       const printed = await runCli(['completion', shell]);
       expect(printed.exitCode).toBe(0);
@@ -59,5 +59,18 @@ describe('completions', () => {
     expect(complete('svc --profile x chats list --status ')).toEqual(['closed', 'open']);
     expect(complete('svc calls list --profile ')).toEqual(['alpha', 'beta']);
     expect(complete('svc mode ')).toEqual(['live', 'test']);
+  });
+});
+
+describe('powershell completion', () => {
+  it('is generated from the same tree: every command path with its subcommands, flags and choices', () => {
+    const script = shipped('powershell');
+    expect(script).toContain('Register-ArgumentCompleter -Native -CommandName svc');
+    expect(script).toMatch(/'calls lines' = @\{\n {4}subs = @\('list', 'add', 'release'\)/);
+    expect(script).toMatch(/'mode' = @\{[^]*?args = @\('test', 'live'\)/);
+    expect(script).toMatch(/'calls list' = @\{[^]*?choices = @\{ '--status' = @\('active', 'ended'\) \}/);
+    expect(script).toContain("if ($prev -eq '--profile') { $candidates = @(svc __complete profiles 2>$null) }");
+    // Single quotes inside descriptions or names cannot break out of the PowerShell strings.
+    expect(script.split('\n').filter((l) => /^ {2}'/.test(l)).every((l) => /^ {2}'[^']*' = @\{$/.test(l))).toBe(true);
   });
 });

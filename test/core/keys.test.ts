@@ -171,8 +171,9 @@ describe('svc keys list / remove', () => {
 
     const tsv = await runCli(['keys', 'list'], { configDir, secrets });
     expect(tsv.exitCode).toBe(0);
+    // Scopes space-separated, as everywhere (auth status, account, the OAuth scope field).
     expect(tsv.stdout.trim().split('\n')).toEqual([
-      `ci\tlive\tsvc_live_…${limited.slice(-4)}\taccount:read,calls:read\tmemory`,
+      `ci\tlive\tsvc_live_…${limited.slice(-4)}\taccount:read calls:read\tmemory`,
       expect.stringMatching(new RegExp(`^test\ttest\tsvc_test_…${emu.seed.keys.test.slice(-4)}\t.*calls:read.*\tmemory$`)),
     ]);
     const table = await runCli(['keys', 'list'], { configDir, secrets, tty: true });

@@ -88,7 +88,8 @@ describe('small helpers', () => {
     expect(relativeTime('2026-01-01T11:57:00Z', now)).toBe('3 min ago');
     expect(relativeTime(now + 2 * 3600_000, now)).toBe('in 2 h');
     expect(money(1234)).toBe('$12.34');
-    expect(money(1.5)).toBe('$0.0150');
+    expect(money(1.5)).toBe('$0.015');
+    expect([money(0.002), money(0.15), money(-250)]).toEqual(['$0.00002', '$0.0015', '$-2.50']);
   });
   it('the default mode follows the credentials the profile has', () => {
     const g = { globals: { json: false, debug: false, color: false, yes: false }, env: {} };

@@ -138,8 +138,9 @@ describe('chats: errors', () => {
       [['chats', 'voice', chat.id, fake], 'fake.ogg does not contain audio'],
       [['chats', 'voice', chat.id, fake], 'Ogg/Opus, MP3, AAC, WAV, FLAC, M4A/MP4, WebM or AMR'],
       [['chats', 'voice', chat.id, tiny], 'does not contain audio'],
-      [['chats', 'voice', chat.id, text], 'not an audio file'],
-      [['chats', 'voice', chat.id, files + '/'], 'no extension'],
+      // Told by content, not by name (a .txt of text is refused for its bytes; test/core/script.test.ts uploads audio named .bin).
+      [['chats', 'voice', chat.id, text], 'does not contain audio'],
+      [['chats', 'voice', chat.id, files + '/'], 'is not a file'],
     ];
     const requests = await h.requestsDuring(async () => {
       for (const [argv, message, stdin] of cases) {

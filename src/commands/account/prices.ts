@@ -29,6 +29,7 @@ export async function run(_opts: AccountPricesOptions, ctx: Context): Promise<vo
       { header: 'CURRENCY', value: (p) => p.currency },
       { header: 'UNIT', value: (p) => UNITS[p.item] ?? '' },
     ],
-    page,
+    // An array, like every list's --json.
+    page.data,
   );
 }

@@ -1,115 +1,218 @@
-// `svc api METHOD PATH [-F key=value …] [--input FILE|-] [--include]`: any request,
-// authenticated like every other command — the escape hatch for what is not wrapped.
+// `svc api [METHOD] PATH [-f/-F key=value …] [-H 'Name: value'] [--input FILE|-]
+// [--paginate] [--jq EXPR] [--include]`: any request, authenticated like every other
+// command — the escape hatch for what is not wrapped, shaped like `gh api`.
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
+import type { HttpResponse } from '../../api/http.js';
 import { apiErrorFrom } from '../../api/errors.js';
-import { UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { redactText } from '../../io/redact.js';
 import { escapeJsonControls, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
+import { buildBody, fileOf, parseField, queryOf, typedValue } from './fields.js';
+import type { FieldSpec } from './fields.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
+/** Headers that would carry a credential: svc sends the profile's, and only to its own address. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'proxy-authorization', 'cookie']);
+
 export interface ApiRequestOptions {
   method: Method;
+  /** Starts with `/`; may carry a query (`/v1/calls?status=active`). */
   path: string;
-  /** -F fields in order: body fields, or query parameters for GET/DELETE or with --input. */
-  fields: Array<[string, unknown]>;
+  /** -f then -F fields, in the order given: body fields, or query parameters for GET/DELETE or with --input. */
+  fields: FieldSpec[];
+  headers: Record<string, string>;
   /** A file path, `-` for stdin. */
   input?: string;
   include: boolean;
+  paginate: boolean;
+  jq?: string;
 }
 
 /** `-F n=3` sends a number, `true`/`false`/`null` their JSON values, anything else a string. */
-export function fieldValue(text: string): unknown {
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  if (text === 'null') return null;
-  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(text) && text.length < 16) return Number(text);
-  return text;
+export { typedValue as fieldValue } from './fields.js';
+
+function listOf(raw: unknown): string[] {
+  return Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
+}
+
+function methodOf(text: string): Method {
+  const method = text.toUpperCase() as Method;
+  if (!METHODS.includes(method)) throw new UsageError(`METHOD must be one of ${METHODS.join(', ')}, not ${JSON.stringify(text)}`);
+  return method;
+}
+
+export function parseHeader(entry: string): [string, string] {
+  const colon = entry.indexOf(':');
+  const name = colon > 0 ? entry.slice(0, colon).trim() : '';
+  const value = colon > 0 ? entry.slice(colon + 1).trim() : '';
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`-H needs 'Name: value', not ${JSON.stringify(entry)}`);
+  if (/[\r\n\0]/.test(value)) throw new UsageError(`-H ${name}: the value may not contain line breaks`);
+  if (CREDENTIAL_HEADERS.has(name.toLowerCase()))
+    throw new UsageError(`-H ${name} is refused: svc sends the credential itself`, 'choose it with --profile, --test/--live or SVC_API_KEY');
+  return [name.toLowerCase(), value];
 }
 
 export function parse(args: string[], flags: Record<string, unknown>): ApiRequestOptions {
-  const [methodText, path] = args;
-  if (!methodText || !path) throw new UsageError('usage: svc api METHOD PATH, e.g. svc api GET /v1/account');
-  const method = methodText.toUpperCase() as Method;
-  if (!METHODS.includes(method)) throw new UsageError(`METHOD must be one of ${METHODS.join(', ')}, not ${JSON.stringify(methodText)}`);
-  // Only paths: the credential must never be sent to an address other than the service's.
-  if (!path.startsWith('/') || path.startsWith('//'))
-    throw new UsageError(`PATH must start with / (e.g. /v1/calls), not ${JSON.stringify(path)}`, 'the address comes from --base-url / SVC_BASE_URL / the profile');
-  const fields: Array<[string, unknown]> = [];
-  const raw = flags.field;
-  for (const entry of Array.isArray(raw) ? (raw as string[]) : raw === undefined ? [] : [String(raw)]) {
-    const eq = entry.indexOf('=');
-    if (eq <= 0) throw new UsageError(`-F needs key=value, not ${JSON.stringify(entry)}`);
-    fields.push([entry.slice(0, eq), fieldValue(entry.slice(eq + 1))]);
+  const fields = [...listOf(flags.rawField).map((e) => parseField(e, 'raw')), ...listOf(flags.field).map((e) => parseField(e, 'typed'))];
+  const input = typeof flags.input === 'string' ? flags.input : undefined;
+  // `svc api METHOD PATH` (svc's form) or `svc api PATH [-X METHOD]` (gh's form).
+  let method: Method;
+  let rawPath: string | undefined;
+  if (args.length >= 2) {
+    if (typeof flags.method === 'string') throw new UsageError('give the method once: `svc api METHOD PATH` or `svc api PATH -X METHOD`');
+    method = methodOf(args[0]!);
+    rawPath = args[1];
+  } else {
+    rawPath = args[0];
+    method = typeof flags.method === 'string' ? methodOf(flags.method) : fields.length || input !== undefined ? 'POST' : 'GET';
   }
-  const opts: ApiRequestOptions = { method, path, fields, include: flags.include === true };
-  if (typeof flags.input === 'string') opts.input = flags.input;
+  if (!rawPath) throw new UsageError('usage: svc api [METHOD] PATH, e.g. svc api GET /v1/account');
+  // Only paths: the credential must never go to an address other than the service's.
+  if (/^[a-z][a-z0-9+.-]*:/i.test(rawPath) || rawPath.startsWith('//'))
+    throw new UsageError(`PATH must be a path such as /v1/calls, not ${JSON.stringify(rawPath)}`, 'the address comes from --base-url / SVC_BASE_URL / the profile');
+  const path = rawPath.startsWith('/') ? rawPath : `/${rawPath}`;
+  const headers: Record<string, string> = {};
+  for (const entry of listOf(flags.header)) {
+    const [name, value] = parseHeader(entry);
+    headers[name] = value;
+  }
+  const paginate = flags.paginate === true;
+  if (paginate && method !== 'GET') throw new UsageError('--paginate follows next_cursor of GET lists; it does not apply to ' + method);
+  if (typeof flags.jq === 'string' && !flags.jq.trim()) throw new UsageError('--jq needs a filter, e.g. --jq .data[].id');
+  const stdinUsers = fields.filter((f) => fileOf(f) === '-').length + (input === '-' ? 1 : 0);
+  if (stdinUsers > 1) throw new UsageError('stdin can be read once: use @- in one field, or --input -, not both');
+  const opts: ApiRequestOptions = { method, path, fields, headers, include: flags.include === true, paginate };
+  if (input !== undefined) opts.input = input;
+  if (typeof flags.jq === 'string') opts.jq = flags.jq;
   return opts;
 }
 
-/** `-F languages[]=en -F languages[]=es` builds an array; a repeated plain key too. */
+/** Kept for callers of the old name: the body of fields given as [key, value] pairs. */
 export function bodyOf(fields: Array<[string, unknown]>): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const [rawKey, value] of fields) {
-    const isArray = rawKey.endsWith('[]');
-    const key = isArray ? rawKey.slice(0, -2) : rawKey;
-    const current = body[key];
-    if (isArray) body[key] = Array.isArray(current) ? [...current, value] : current === undefined ? [value] : [current, value];
-    else body[key] = current === undefined ? value : Array.isArray(current) ? [...current, value] : [current, value];
+  return buildBody(fields.map(([key, value]) => ({ spec: parseField(`${key}=`, 'typed'), value })));
+}
+
+async function readSource(ctx: Context, source: string, what: string): Promise<string> {
+  try {
+    return source === '-' ? await ctx.io.stdin.readAll() : await readFile(source, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${what} ${source}: ${(error as Error).message}`);
   }
-  return body;
+}
+
+async function resolveFields(ctx: Context, fields: FieldSpec[]): Promise<Array<{ spec: FieldSpec; value: unknown }>> {
+  const resolved: Array<{ spec: FieldSpec; value: unknown }> = [];
+  for (const spec of fields) {
+    const file = fileOf(spec);
+    const value = spec.kind === 'raw' ? spec.value : file !== undefined ? await readSource(ctx, file, `the file of -F ${spec.key}:`) : typedValue(spec.value);
+    resolved.push({ spec, value });
+  }
+  return resolved;
+}
+
+function headText(response: HttpResponse): string {
+  let head = `HTTP/1.1 ${response.status} ${response.statusText}\n`;
+  response.headers.forEach((value, name) => (head += `${name}: ${sanitizeLine(redactText(value))}\n`));
+  return head + '\n';
+}
+
+function isEventStream(response: HttpResponse): boolean {
+  return (response.headers.get('content-type') ?? '').includes('text/event-stream');
+}
+
+function isList(value: unknown): value is { data: unknown[]; next_cursor?: unknown; has_more?: unknown } {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { data?: unknown }).data);
+}
+
+/** Writes an event stream's bytes as they arrive, until the service ends it or Ctrl-C. */
+async function pipeStream(ctx: Context, response: HttpResponse): Promise<void> {
+  if (!response.body) return;
+  const decoder = new TextDecoder();
+  // As sent when piped; on a terminal the server's control characters are made inert.
+  const write = (text: string) => ctx.io.stdout.write(ctx.io.stdout.isTTY ? sanitizeText(text) : text);
+  try {
+    for await (const chunk of response.body) write(decoder.decode(chunk, { stream: true }));
+  } catch (error) {
+    if (!ctx.signal.aborted) throw error;
+  }
+  const rest = decoder.decode();
+  if (rest) write(rest);
 }
 
 export async function run(opts: ApiRequestOptions, ctx: Context): Promise<number | void> {
   const inQuery = opts.method === 'GET' || opts.method === 'DELETE' || opts.input !== undefined;
-  const query: Record<string, string[]> = {};
-  if (inQuery) for (const [key, value] of opts.fields) (query[key.replace(/\[\]$/, '')] ??= []).push(String(value));
-
-  let rawBody: string | undefined;
-  if (opts.input !== undefined) {
-    try {
-      rawBody = opts.input === '-' ? await ctx.io.stdin.readAll() : await readFile(opts.input, 'utf8');
-    } catch (error) {
-      throw new UsageError(`cannot read --input ${opts.input}: ${(error as Error).message}`);
-    }
-  }
+  const fields = await resolveFields(ctx, opts.fields);
+  const query: Record<string, string[]> = inQuery ? queryOf(fields) : {};
+  const rawBody = opts.input !== undefined ? await readSource(ctx, opts.input, '--input') : undefined;
   const api = await ctx.api();
   const [path, search] = opts.path.split('?', 2) as [string, string | undefined];
   for (const [key, value] of new URLSearchParams(search ?? '')) (query[key] ??= []).push(value);
-  const response = await api.send({
-    method: opts.method,
-    path,
-    query,
-    ...(rawBody !== undefined ? { rawBody, headers: { 'content-type': 'application/json' } } : {}),
-    ...(!inQuery && opts.fields.length ? { body: bodyOf(opts.fields) } : {}),
-  });
+  const headers = { ...(rawBody !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers };
+  const { applyJq } = opts.jq !== undefined ? await import('./jq.js') : { applyJq: undefined };
 
-  if (opts.include) {
-    let head = `HTTP/1.1 ${response.status} ${response.statusText}\n`;
-    response.headers.forEach((value, name) => (head += `${name}: ${sanitizeLine(redactText(value))}\n`));
-    ctx.io.stdout.write(head + '\n');
-  }
-  // The answer is read whole, up to MAX_BODY_BYTES (8 MiB) like every answer (src/api/limits.ts):
-  // JSON is printed re-indented, so it needs all of it, and nothing the service sends is larger.
-  const text = await response.text();
-  const type = response.headers.get('content-type') ?? '';
-  let parsed: unknown = text;
-  // Anything else goes out as sent when piped (a file keeps its bytes); on a terminal its
-  // control characters are made inert first.
-  const raw = (body: string) => ctx.io.stdout.write((ctx.io.stdout.isTTY ? sanitizeText(body) : body) + (body.endsWith('\n') ? '' : '\n'));
-  if (type.includes('json') && text) {
-    try {
-      parsed = JSON.parse(text);
-      ctx.io.stdout.write(escapeJsonControls(JSON.stringify(parsed, null, 2)) + '\n');
-    } catch {
-      raw(text);
+  // JSON re-indented with DEL/C1 escaped (the same value); other text as sent when piped, and
+  // with its control characters made inert on a terminal.
+  const printJson = (value: unknown) => ctx.io.stdout.write(escapeJsonControls(JSON.stringify(value, null, 2)) + '\n');
+  const printText = (text: string) => ctx.io.stdout.write((ctx.io.stdout.isTTY ? sanitizeText(text) : text) + (text.endsWith('\n') ? '' : '\n'));
+
+  /** --paginate --json: every page's items, printed once as one array. */
+  const items: unknown[] = [];
+  let slurped = false;
+  let cursor: string | undefined;
+  for (;;) {
+    const response = await api.send({
+      method: opts.method,
+      path,
+      query: cursor === undefined ? query : { ...query, cursor: [cursor] },
+      headers,
+      ...(rawBody !== undefined ? { rawBody } : {}),
+      ...(!inQuery && fields.length ? { body: buildBody(fields) } : {}),
+    });
+    if (opts.include) ctx.io.stdout.write(headText(response));
+
+    if (response.ok && isEventStream(response)) {
+      if (opts.jq !== undefined) ctx.io.stderr.write('note: --jq does not apply to an event stream; it is printed as it arrives\n');
+      await pipeStream(ctx, response);
+      return;
     }
-  } else if (text) raw(text);
 
-  if (!response.ok) {
-    // The body is the answer (on stdout, for scripts); the meaning and exit code as everywhere.
-    throw apiErrorFrom(response.status, parsed, { method: opts.method, path, credential: api.credential });
+    const text = await response.text();
+    let parsed: unknown = text;
+    let isJson = false;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text) {
+      try {
+        parsed = JSON.parse(text);
+        isJson = true;
+      } catch {
+        // printed as text below
+      }
+    }
+    if (!response.ok) {
+      // The body is the answer (on stdout, for scripts); the meaning and exit code as everywhere.
+      if (isJson) printJson(parsed);
+      else if (text) printText(text);
+      throw apiErrorFrom(response.status, parsed, { method: opts.method, path, credential: api.credential });
+    }
+
+    const next = opts.paginate && isList(parsed) && typeof parsed.next_cursor === 'string' && parsed.has_more !== false ? parsed.next_cursor : undefined;
+    if (opts.paginate && ctx.globals.json && isList(parsed)) {
+      items.push(...parsed.data);
+      slurped = true;
+    }
+    else if (applyJq && opts.jq !== undefined) {
+      if (!isJson) throw new CliError(`--jq needs a JSON answer; ${opts.method} ${path} answered ${response.headers.get('content-type') ?? 'no content type'}`);
+      ctx.io.stdout.write(await applyJq(text, opts.jq));
+    } else if (isJson) printJson(parsed);
+    else if (text) printText(text);
+
+    if (next === undefined || next === cursor) break;
+    cursor = next;
+  }
+  if (slurped) {
+    const all = escapeJsonControls(JSON.stringify(items, null, 2));
+    ctx.io.stdout.write(applyJq && opts.jq !== undefined ? await applyJq(all, opts.jq) : all + '\n');
   }
 }

@@ -8,14 +8,25 @@ import { OAUTH_SECRET_NAME } from '../../config/config.js';
 import { chooseMode, chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { AuthError, CliError, EXIT } from '../../errors.js';
-import { printJson, relativeTime } from '../../io/output.js';
+import { printJson, relativeTime, scopeList } from '../../io/output.js';
 import { redact } from '../../io/redact.js';
 import { redactedKey } from '../keys/shared.js';
+import { checkCredential, profileBaseUrl, storedCredentials } from '../../credentials/check.js';
+import type { CredentialCheck } from '../../credentials/check.js';
 
-export type AuthStatusOptions = Record<string, never>;
+export interface AuthStatusOptions {
+  /** Skip asking the service whether each credential still works. */
+  offline: boolean;
+}
 
-export function parse(_args: string[], _flags: Record<string, unknown>): AuthStatusOptions {
-  return {};
+export function parse(_args: string[], flags: Record<string, unknown>): AuthStatusOptions {
+  return { offline: flags.offline === true };
+}
+
+/** A credential's online verdict as a suffix of its line. */
+function verdictText(check: CredentialCheck | undefined): string {
+  if (!check) return '';
+  return check.verdict === 'valid' ? ' — valid' : check.verdict === 'refused' ? ` — REFUSED: ${check.detail}` : ` — not checked: ${check.detail}`;
 }
 
 function describeActive(c: ResolvedCredential): string {
@@ -27,11 +38,11 @@ function describeActive(c: ResolvedCredential): string {
 /** Why the chosen OAuth sign-in cannot be used, when it cannot (shown on its line). */
 type OAuthTrouble = 'ended' | 'secret missing';
 
-function profileLines(name: string, profile: Profile, isDefault: boolean, now: number, trouble?: OAuthTrouble): string[] {
+function profileLines(name: string, profile: Profile, isDefault: boolean, now: number, mode: string, online: Map<string, CredentialCheck>, trouble?: OAuthTrouble): string[] {
   const lines: string[] = [];
   const org = profile.org_name ? `${profile.org_name} (${profile.org_id ?? '?'})` : profile.org_id ?? 'organization unknown';
   lines.push(`${name}${isDefault ? ' (default)' : ''}: ${org}${profile.base_url ? ` at ${profile.base_url}` : ''}`);
-  lines.push(`  mode: ${profile.mode ?? 'not set'}`);
+  lines.push(`  mode: ${mode}`);
   if (profile.oauth) {
     const o = profile.oauth;
     const expiry = o.expires_at ? (o.expires_at > now ? `access token expires ${relativeTime(o.expires_at, now)}` : `access token expired ${relativeTime(o.expires_at, now)} (refreshed on next use)`) : '';
@@ -40,20 +51,47 @@ function profileLines(name: string, profile: Profile, isDefault: boolean, now: n
       : trouble === 'secret missing'
         ? `secret missing — run svc login`
         : expiry;
-    lines.push(`  OAuth sign-in (live): app ${o.client_id}, scopes ${o.scopes.join(' ') || 'none'}${state ? `, ${state}` : ''}; stored in ${o.storage}`);
+    lines.push(`  OAuth sign-in (live): app ${o.client_id}, scopes ${scopeList(o.scopes)}${state ? `, ${state}` : ''}; stored in ${o.storage}${verdictText(online.get(OAUTH_SECRET_NAME))}`);
   }
   for (const key of Object.values(profile.keys ?? {}).sort((a, b) => a.name.localeCompare(b.name))) {
-    lines.push(`  ${key.mode} key "${key.name}": ${redactedKey(key)}, scopes ${key.scopes.join(' ') || 'none'}; stored in ${key.storage}`);
+    lines.push(`  ${key.mode} key "${key.name}": ${redactedKey(key)}, scopes ${key.unverified ? 'unknown (unverified)' : scopeList(key.scopes)}; stored in ${key.storage}${verdictText(online.get(key.name))}`);
   }
   if (!profile.oauth && !Object.keys(profile.keys ?? {}).length) lines.push('  no credentials');
   return lines;
 }
 
-export async function run(_opts: AuthStatusOptions, ctx: Context): Promise<number | void> {
+export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number | void> {
   const config = await ctx.config.read();
   const chosen = chooseProfileName(ctx, config);
-  if ((ctx.globals.profile || ctx.env.SVC_PROFILE) && !ctx.env.SVC_API_KEY) requireProfile(config, chosen);
+  const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
+  if (explicit && !ctx.env.SVC_API_KEY) requireProfile(config, chosen);
   const now = ctx.clock.now();
+  // --profile NAME shows that profile alone; otherwise every profile.
+  const shown = Object.keys(config.profiles).filter((name) => !explicit || name === chosen).sort();
+  /** The mode `svc mode` shows for the profile: flags and SVC_MODE first, then the profile's. */
+  const modeOf = (profile: Profile) => chooseMode(ctx, profile);
+
+  // Every credential of the shown profiles, asked of the service (unless --offline).
+  const online = new Map<string, Map<string, CredentialCheck>>();
+  let refused = 0;
+  if (!opts.offline) {
+    for (const name of shown) {
+      const checks = new Map<string, CredentialCheck>();
+      online.set(name, checks);
+      const profile = config.profiles[name]!;
+      let base: string;
+      try {
+        base = profileBaseUrl(ctx, profile);
+      } catch {
+        continue;
+      }
+      for (const credential of storedCredentials(name, profile, base)) {
+        const check = await checkCredential(ctx, credential);
+        if (check.verdict === 'refused') refused++;
+        checks.set(check.credential, check);
+      }
+    }
+  }
 
   let active: ResolvedCredential | undefined;
   let problem: CliError | undefined;
@@ -97,24 +135,24 @@ export async function run(_opts: AuthStatusOptions, ctx: Context): Promise<numbe
         : { profile: chosen, error: problem?.message ?? null, ...(trouble ? { oauth: trouble === 'ended' ? 'ended' : 'secret_missing' } : {}) },
       env_api_key: ctx.env.SVC_API_KEY ? redact(ctx.env.SVC_API_KEY) : null,
       config_file: ctx.config.path,
-      profiles: Object.entries(config.profiles).map(([name, p]) => ({
+      profiles: shown.map((name) => [name, config.profiles[name]!] as const).map(([name, p]) => ({
         name,
         default: name === (config.default_profile ?? 'default'),
         org_id: p.org_id ?? null,
         org_name: p.org_name ?? null,
         base_url: p.base_url ?? null,
         mode: p.mode ?? null,
-        effective_mode: chooseMode({ globals: { json: false, debug: false, color: false, yes: false }, env: {} }, p),
+        effective_mode: modeOf(p),
         oauth: p.oauth ?? null,
         keys: Object.values(p.keys ?? {}).map((k) => ({ ...k, redacted: redactedKey(k) })),
+        online: opts.offline ? null : [...(online.get(name)?.values() ?? [])],
       })),
     });
   } else {
     const out: string[] = [];
-    const names = Object.keys(config.profiles);
-    if (!names.length) out.push(`No profiles yet (config: ${ctx.config.path}).`);
-    for (const name of names.sort())
-      out.push(...profileLines(name, config.profiles[name]!, name === (config.default_profile ?? 'default'), now, name === chosen ? trouble : undefined));
+    if (!shown.length) out.push(`No profiles yet (config: ${ctx.config.path}).`);
+    for (const name of shown)
+      out.push(...profileLines(name, config.profiles[name]!, name === (config.default_profile ?? 'default'), now, modeOf(config.profiles[name]!), online.get(name) ?? new Map(), name === chosen ? trouble : undefined));
     if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile.`);
     if (active) out.push(`Commands use: ${describeActive(active)}.`);
     ctx.io.stdout.write(out.join('\n') + '\n');
@@ -124,5 +162,9 @@ export async function run(_opts: AuthStatusOptions, ctx: Context): Promise<numbe
     ctx.io.stderr.write(`error: ${problem.message}\n`);
     if (problem.hint) ctx.io.stderr.write(`  ${problem.hint}\n`);
     return problem instanceof AuthError ? EXIT.unauthenticated : problem.exitCode;
+  }
+  if (refused) {
+    ctx.io.stderr.write(`error: ${refused} stored credential(s) were refused by the service\n  run \`svc doctor\` for the fix of each\n`);
+    return EXIT.failure;
   }
 }

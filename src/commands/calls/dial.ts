@@ -1,5 +1,6 @@
 // `svc calls dial ID --to +E164 [--line ID] [--language L]` — billed in live mode; refused in test mode.
 import type { Context } from '../../context.js';
+import { printDryRun } from '../dry-run.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { parseE164, parseId, parseLanguageTag } from '../../validate/index.js';
 import { type Flags, requiredArg, stringFlag, validated, call, confirmBilled } from './shared.js';
@@ -11,6 +12,7 @@ export interface CallsDialOptions {
   to: string;
   lineId?: string;
   language?: string;
+  dryRun?: boolean;
 }
 
 export function parse(args: string[], flags: Flags): CallsDialOptions {
@@ -23,6 +25,7 @@ export function parse(args: string[], flags: Flags): CallsDialOptions {
     const opts: CallsDialOptions = { callId: parseId(callId, 'call'), to: parseE164(to, '--to') };
     if (line !== undefined) opts.lineId = parseId(line, 'line');
     if (language !== undefined) opts.language = parseLanguageTag(language, '--language');
+    if (flags.dryRun === true) opts.dryRun = true;
     return opts;
   });
 }
@@ -40,10 +43,11 @@ export async function run(opts: CallsDialOptions, ctx: Context): Promise<void> {
         : 'dial in live mode (--live), which is billed',
     );
   }
-  await confirmBilled(ctx, `Dialling ${opts.to}`);
   const body: Record<string, unknown> = { to: opts.to };
   if (opts.lineId !== undefined) body.line_id = opts.lineId;
   if (opts.language !== undefined) body.language = opts.language;
+  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'calls.dial', params: { id: opts.callId }, body, item: 'dial_minute' });
+  await confirmBilled(ctx, `Dialling ${opts.to}`, { testModeRefuses: true });
   const participant = await call<Participant>(ctx, 'calls.dial', { params: { id: opts.callId }, body });
   await printObject(ctx, participantFields(participant, timeFormat(ctx)), participant);
 }

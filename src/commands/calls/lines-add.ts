@@ -1,5 +1,6 @@
 // `svc calls lines add --country US [--area-code 415]` — billed in live mode.
 import type { Context } from '../../context.js';
+import { printDryRun } from '../dry-run.js';
 import { UsageError } from '../../errors.js';
 import { parseAreaCode, parseCountryCode } from '../../validate/index.js';
 import { type Flags, stringFlag, validated, call, confirmBilled } from './shared.js';
@@ -9,6 +10,7 @@ import { type Line, lineFields, timeFormat } from './views.js';
 export interface LinesAddOptions {
   country: string;
   areaCode?: string;
+  dryRun?: boolean;
 }
 
 export function parse(_args: string[], flags: Flags): LinesAddOptions {
@@ -18,14 +20,16 @@ export function parse(_args: string[], flags: Flags): LinesAddOptions {
   return validated(() => {
     const opts: LinesAddOptions = { country: parseCountryCode(country, '--country') };
     if (areaCode !== undefined) opts.areaCode = parseAreaCode(areaCode, '--area-code');
+    if (flags.dryRun === true) opts.dryRun = true;
     return opts;
   });
 }
 
 export async function run(opts: LinesAddOptions, ctx: Context): Promise<void> {
-  await confirmBilled(ctx, `Adding a phone line in ${opts.country}`);
   const body: Record<string, unknown> = { country: opts.country };
   if (opts.areaCode !== undefined) body.area_code = opts.areaCode;
+  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'lines.create', body, item: 'line_month' });
+  await confirmBilled(ctx, `Adding a phone line in ${opts.country}`);
   const line = await call<Line>(ctx, 'lines.create', { body });
   await printObject(ctx, lineFields(line, timeFormat(ctx)), line);
 }

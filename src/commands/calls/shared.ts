@@ -73,12 +73,15 @@ export function parseListFlags(flags: Flags): ListFlags {
  * `--yes`; without a terminal they just run (scripts and CI). Test mode is free and
  * says nothing. Declining is exit 1 with nothing done.
  */
-export async function confirmBilled(ctx: Context, action: string): Promise<void> {
+export async function confirmBilled(ctx: Context, action: string, opts: { testModeRefuses?: boolean } = {}): Promise<void> {
   const { credential } = await ctx.api();
   if (credential.mode !== 'live') return;
   const org = credential.profile?.org_name ?? credential.profile?.org_id ?? 'the organization';
-  const free = credential.source === 'env' ? 'Set SVC_API_KEY to a test key (svc_test_…) to try it free of charge.' : 'Use --test to try it free of charge.';
-  note(ctx, `${action} is billed to ${org} (live mode). ${free}`);
+  // Never suggest test mode for what test mode refuses (dialling a phone).
+  const free = opts.testModeRefuses
+    ? ''
+    : credential.source === 'env' ? ' Set SVC_API_KEY to a test key (svc_test_…) to try it free of charge.' : ' Use --test to try it free of charge.';
+  note(ctx, `${action} is billed to ${org} (live mode).${free}`);
   if (ctx.globals.yes || !ctx.io.stdin.isTTY || !ctx.io.stderr.isTTY) return;
   if (!(await confirm(ctx, `${action}: continue?`))) throw new CliError('cancelled: nothing was done', EXIT.failure);
 }
@@ -104,8 +107,8 @@ export async function fetchList<T>(
   if (!list.all) {
     if (list.limit !== undefined) query.limit = String(list.limit);
     const page = await api.request<ListPage<T>>({ endpoint, ...request, query });
-    // Say that the list goes on, to a person only: scripts get exactly what they asked for.
-    if (page.has_more && ctx.io.stderr.isTTY) note(ctx, `showing the newest ${page.data.length}; there are more (--limit up to 100, or --all)`);
+    // Say that the list goes on, on stderr, also when piped: a script's stdout gets exactly what it asked for.
+    if (page.has_more) note(ctx, `note: showing the newest ${page.data.length}; there are more results (--limit up to 100, or --all for every one)`);
     return page.data;
   }
   // The core spinner has no text update: a fresh one per page keeps the count current.

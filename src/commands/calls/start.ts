@@ -1,5 +1,6 @@
 // `svc calls start --languages en,es [--title T]` — billed in live mode.
 import type { Context } from '../../context.js';
+import { printDryRun } from '../dry-run.js';
 import { UsageError } from '../../errors.js';
 import { parseLanguageList } from '../../validate/index.js';
 import { type Flags, stringFlag, validated, call, confirmBilled } from './shared.js';
@@ -10,6 +11,8 @@ export interface CallsStartOptions {
   /** The call's two languages (api-contract.md: exactly 2 BCP 47 tags). */
   languages: [string, string];
   title?: string;
+  /** Print the request and its price; send nothing. */
+  dryRun?: boolean;
 }
 
 export function parse(_args: string[], flags: Flags): CallsStartOptions {
@@ -20,6 +23,7 @@ export function parse(_args: string[], flags: Flags): CallsStartOptions {
     throw new UsageError(`--languages needs exactly two language tags, one per side of the call, e.g. --languages en,es (got ${languages.length})`);
   }
   const opts: CallsStartOptions = { languages: [languages[0]!, languages[1]!] };
+  if (flags.dryRun === true) opts.dryRun = true;
   const title = stringFlag(flags, 'title');
   if (title !== undefined) {
     if (title.trim() === '') throw new UsageError('--title is empty: give a title, e.g. --title "Intake"');
@@ -29,9 +33,10 @@ export function parse(_args: string[], flags: Flags): CallsStartOptions {
 }
 
 export async function run(opts: CallsStartOptions, ctx: Context): Promise<void> {
-  await confirmBilled(ctx, 'Starting a call');
   const body: Record<string, unknown> = { languages: opts.languages };
   if (opts.title !== undefined) body.title = opts.title;
+  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'calls.create', body, item: 'call_minute' });
+  await confirmBilled(ctx, 'Starting a call');
   const started = await call<Call>(ctx, 'calls.create', { body });
   await printObject(ctx, callFields(started, timeFormat(ctx)), started);
 }

@@ -17,5 +17,7 @@ export function parse(args: string[], flags: Flags): ChatsMessagesOptions {
 
 export async function run(opts: ChatsMessagesOptions, ctx: Context): Promise<void> {
   const messages = await fetchList<Message>(ctx, 'chats.messages.list', opts, { params: { id: opts.id } });
-  await printList(ctx, messages, messageColumns(timeFormat(ctx)));
+  // A conversation reads top to bottom on a terminal: oldest first. Scripts keep the API's order (newest first).
+  const shown = ctx.io.stdout.isTTY && !ctx.globals.json ? [...messages].reverse() : messages;
+  await printList(ctx, shown, messageColumns(timeFormat(ctx)));
 }

@@ -6,22 +6,34 @@ import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageFields } from './views.js';
 
+/** api-contract.md (and the emulator): a message's text is at most 5,000 characters. */
+export const MAX_MESSAGE_CHARS = 5000;
+
 export interface ChatsSendOptions {
   id: string;
   /** undefined: read the message from stdin. */
   text?: string;
+  dryRun?: boolean;
 }
 
-export function parse(args: string[], _flags: Flags): ChatsSendOptions {
+export function parse(args: string[], flags: Flags): ChatsSendOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats send chat_8f2a1c "Hello"');
   const words = positional(args).slice(1);
   const opts: ChatsSendOptions = { id: validated(() => parseId(id, 'chat')) };
-  if (words.length > 0) opts.text = validated(() => parseText(words.join(' '), 'the message'));
+  if (flags.dryRun === true) opts.dryRun = true;
+  // The limit is checked here, before any request (the service would refuse it with 422).
+  if (words.length > 0) opts.text = validated(() => parseText(words.join(' '), 'the message text', MAX_MESSAGE_CHARS));
   return opts;
 }
 
 export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   const text = opts.text ?? (await readStdinText(ctx, 'the message', 'svc chats send chat_8f2a1c "Hello", or echo "Hello" | svc chats send chat_8f2a1c'));
+  validated(() => parseText(text, 'the message text', MAX_MESSAGE_CHARS));
+  if (opts.dryRun) {
+    // Posting a message is billed in live mode (api-contract.md): by the characters translated.
+    const { printDryRun } = await import('../dry-run.js');
+    return printDryRun(ctx, { endpoint: 'chats.messages.create', params: { id: opts.id }, body: { text }, item: 'translation_character' });
+  }
   const message = await call<Message>(ctx, 'chats.messages.create', { params: { id: opts.id }, body: { text } });
   await printObject(ctx, messageFields(message, timeFormat(ctx)), message);
 }

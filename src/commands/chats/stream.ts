@@ -6,7 +6,7 @@
 // posted meanwhile exactly once. No connection for 5 minutes: exit 9.
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
-import { note, printNdjson, renderTsv, warn } from '../../io/output.js';
+import { clockTime, note, printNdjson, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, call, requiredArg, validated } from '../calls/shared.js';
@@ -134,7 +134,7 @@ function isRetryable(error: unknown): boolean {
 function printMessage(ctx: Context, message: Message): void {
   if (ctx.globals.json) return printNdjson(ctx, message);
   if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(renderTsv([message], messageColumns(timeFormat(ctx))));
-  const time = new Date(message.created_at).toLocaleTimeString();
+  const time = clockTime(message.created_at);
   const kind = message.kind === 'voice' ? '(voice) ' : '';
   const translation = message.translation ? `  → [${message.translation.language}] ${message.translation.text}` : '';
   // The message is whatever a participant (through the server) sent: control characters made inert.

@@ -17,11 +17,18 @@ export interface KeysAddOptions {
   name?: string;
   /** Read the key from stdin (piped). On a terminal the key is asked with a hidden prompt all the same. */
   stdin: boolean;
+  /** The key's organization, for a least-privilege key that cannot read it (no account:read). */
+  org?: string;
 }
 
 export function parse(_args: string[], flags: Record<string, unknown>): KeysAddOptions {
   const opts: KeysAddOptions = { stdin: flags.stdin === true };
   if (flags.name !== undefined) opts.name = parseKeyName(flags.name);
+  if (flags.org !== undefined) {
+    if (typeof flags.org !== 'string' || !/^org_[A-Za-z0-9_-]{1,64}$/.test(flags.org))
+      throw new UsageError(`--org must be an organization id (org_…), not ${JSON.stringify(flags.org)}`);
+    opts.org = flags.org;
+  }
   return opts;
 }
 
@@ -80,18 +87,32 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   // Ask the service which organization and scopes the key has.
   const { createApiClient } = await import('../../api/client.js');
   const client = createApiClient(ctx, { kind: 'api_key', source: 'profile', mode, profileName, profile: existing, baseUrl, apiKey: key });
+  if (opts.org && existing?.org_id && existing.org_id !== opts.org)
+    throw new UsageError(`--org ${opts.org} is not the organization of profile "${profileName}" (${existing.org_id}); nothing was stored`, 'store it in a profile of its own: `svc keys add --profile <name> --org …`');
   let account: Account;
+  /** Stored without the service confirming its organization (a key without account:read). */
+  let unverified = false;
   try {
     account = await client.request<Account>({ endpoint: 'account.get' });
   } catch (error) {
+    // 403, not 401: the service accepted the key, it just may not read the organization. With
+    // the organization known (the profile's, or --org) it can be stored, marked unverified.
+    const knownOrg = opts.org ?? existing?.org_id;
+    if (error instanceof ApiError && error.status === 403 && knownOrg) {
+      account = { id: knownOrg, name: existing?.org_id === knownOrg ? existing.org_name ?? knownOrg : knownOrg, livemode: mode === 'live', credential: { type: 'api_key', scopes: [] } };
+      unverified = true;
+    } else {
     if (error instanceof ApiError && error.status === 401)
       throw new ApiError(`the service refused the key ${redact(key)}: it is unknown or revoked (at ${baseUrl})`, 401, EXIT.unauthenticated, error.body,
         'check that you copied the whole key, and that --base-url / SVC_BASE_URL points at the right service');
     if (error instanceof ApiError && error.status === 403)
       throw new ApiError(`the key ${redact(key)} lacks the account:read scope, which svc needs to learn its organization`, 403, EXIT.forbidden, error.body,
-        'use a key with account:read, or pass this one per command in SVC_API_KEY');
+        'give its organization with --org org_…, or add it to a profile whose organization is known, or use a key with account:read');
     throw error;
+    }
   }
+  if (opts.org && account.id !== opts.org)
+    throw new UsageError(`the key belongs to ${account.name} (${account.id}), not --org ${opts.org}; nothing was stored`);
   if (existing?.org_id && existing.org_id !== account.id) {
     throw new UsageError(
       `the key belongs to ${account.name} (${account.id}), but profile "${profileName}" is for ${existing.org_name ?? existing.org_id} (${existing.org_id}); nothing was stored`,
@@ -112,11 +133,12 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
     added_at: new Date(ctx.clock.now()).toISOString(),
   };
   if (account.credential.key_id) meta.id = account.credential.key_id;
+  if (unverified) meta.unverified = true;
 
   const replaced = await ctx.config.update((cfg) => {
     const profile = (cfg.profiles[profileName] ??= {});
     profile.org_id = account.id;
-    profile.org_name = account.name;
+    if (!unverified || !profile.org_name) profile.org_name = account.name;
     if (ctx.globals.baseUrl || ctx.env.SVC_BASE_URL || !profile.base_url) profile.base_url = baseUrl;
     const keys = (profile.keys ??= {});
     // One key per mode: an older key of this mode is replaced.
@@ -133,6 +155,8 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   }
   for (const entry of left) warn(ctx, describeLeft(entry));
 
+  if (unverified)
+    ctx.io.stderr.write(`note: the key cannot read its organization (no account:read), so it is stored unverified for ${account.id}; its scopes are not known here.\n`);
   if (ctx.globals.json)
     return printJson(ctx, { profile: profileName, org_id: account.id, org_name: account.name, key: { ...meta, redacted: redactedKey(meta) }, ...(left.length ? { secrets_left: left } : {}) });
   ctx.io.stdout.write(

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
-import { printList } from '../../io/output.js';
+import { printList, scopeList } from '../../io/output.js';
 import { redactedKey } from './shared.js';
 
 export type KeysListOptions = Record<string, never>;
@@ -25,7 +25,7 @@ export async function run(_opts: KeysListOptions, ctx: Context): Promise<void> {
       { header: 'NAME', value: (k) => k.name },
       { header: 'MODE', value: (k) => k.mode },
       { header: 'KEY', value: (k) => k.redacted },
-      { header: 'SCOPES', value: (k) => k.scopes.join(',') },
+      { header: 'SCOPES', value: (k) => (k.unverified ? 'unknown (unverified)' : scopeList(k.scopes)) },
       { header: 'STORED', value: (k) => k.storage },
     ],
     rows,

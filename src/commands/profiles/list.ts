@@ -1,0 +1,65 @@
+// `svc profiles list`: every profile with its organization, address, mode and what it
+// holds, the default marked. Local only (`svc auth status` checks them with the service).
+import type { Context } from '../../context.js';
+import type { Profile } from '../../config/config.js';
+import { DEFAULT_PROFILE } from '../../config/config.js';
+import { DEFAULT_BASE_URL } from '../../api/endpoints.js';
+import { chooseMode } from '../../credentials/resolve.js';
+import { printList } from '../../io/output.js';
+import type { Column } from '../../io/output.js';
+import { redactedKey } from '../keys/shared.js';
+
+export function parse(): Record<string, never> {
+  return {};
+}
+
+export interface ProfileRow {
+  name: string;
+  default: boolean;
+  org_id: string | null;
+  org_name: string | null;
+  base_url: string;
+  mode: 'test' | 'live';
+  oauth: 'active' | 'ended' | null;
+  keys: Array<{ name: string; mode: string; redacted: string }>;
+}
+
+export function profileRow(name: string, profile: Profile, defaultName: string): ProfileRow {
+  return {
+    name,
+    default: name === defaultName,
+    org_id: profile.org_id ?? null,
+    org_name: profile.org_name ?? null,
+    base_url: profile.base_url ?? DEFAULT_BASE_URL,
+    // The mode a command would use with no flag or SVC_MODE, as `svc mode` shows it.
+    mode: chooseMode({ globals: { json: false, debug: false, color: false, yes: false }, env: {} }, profile),
+    oauth: profile.oauth ? (profile.oauth.ended_at ? 'ended' : 'active') : null,
+    keys: Object.values(profile.keys ?? {})
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((k) => ({ name: k.name, mode: k.mode, redacted: redactedKey(k) })),
+  };
+}
+
+function credentials(row: ProfileRow): string {
+  const parts = [...(row.oauth ? [`oauth${row.oauth === 'ended' ? ' (ended)' : ''}`] : []), ...row.keys.map((k) => `${k.mode} key ${k.name}`)];
+  return parts.join(', ') || 'none';
+}
+
+const columns: Column<ProfileRow>[] = [
+  { header: 'NAME', value: (r) => r.name },
+  { header: 'DEFAULT', value: (r) => (r.default ? '*' : '') },
+  { header: 'ORGANIZATION', value: (r) => (r.org_name ? `${r.org_name} (${r.org_id ?? '?'})` : r.org_id) },
+  { header: 'ADDRESS', value: (r) => r.base_url },
+  { header: 'MODE', value: (r) => r.mode },
+  { header: 'CREDENTIALS', value: (r) => credentials(r) },
+];
+
+export async function run(_opts: unknown, ctx: Context): Promise<void> {
+  const config = await ctx.config.read();
+  const defaultName = config.default_profile ?? DEFAULT_PROFILE;
+  const rows = Object.keys(config.profiles)
+    .sort()
+    .map((name) => profileRow(name, config.profiles[name]!, defaultName));
+  if (!rows.length && !ctx.globals.json) ctx.io.stderr.write('No profiles yet: run `svc login` or `svc keys add` to create one.\n');
+  await printList(ctx, rows, columns);
+}

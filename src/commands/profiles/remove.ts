@@ -1,0 +1,74 @@
+// `svc profiles remove NAME [--revoke]`: deletes a profile's local secrets (its keys and
+// OAuth sign-in) and its entry in config.json. With --revoke the OAuth connection is first
+// revoked at the service (RFC 7009); if that fails nothing is deleted, so the user can
+// retry or choose to remove it locally only.
+import type { Context } from '../../context.js';
+import { DEFAULT_PROFILE, OAUTH_SECRET_NAME } from '../../config/config.js';
+import { requireProfile } from '../../credentials/resolve.js';
+import { describeLeft } from '../../credentials/store.js';
+import type { SecretLeft } from '../../credentials/store.js';
+import { CliError, InterruptedError, UsageError } from '../../errors.js';
+import { printJson, warn } from '../../io/output.js';
+import { clientOf, fetchOf, readStored } from '../../auth/stored.js';
+import { revokeToken } from '../../auth/tokens.js';
+import { DEFAULT_BASE_URL, ENDPOINTS, joinUrl } from '../../api/endpoints.js';
+
+export interface ProfilesRemoveOptions {
+  name: string;
+  revoke: boolean;
+}
+
+export function parse(args: string[], flags: Record<string, unknown>): ProfilesRemoveOptions {
+  if (!args[0]) throw new UsageError('missing NAME: the profile to remove, see `svc profiles list`');
+  return { name: args[0], revoke: flags.revoke === true };
+}
+
+export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<void> {
+  const config = await ctx.config.read();
+  const profile = requireProfile(config, opts.name);
+  const where = `profile "${opts.name}"${profile.org_name ? ` (${profile.org_name})` : ''}`;
+
+  let revoked = false;
+  if (opts.revoke) {
+    const stored = profile.oauth ? await readStored(ctx, opts.name, profile.oauth.storage) : null;
+    if (!stored) throw new UsageError(`${where} has no OAuth sign-in to revoke`, `run \`svc profiles remove ${opts.name}\` without --revoke`);
+    const endpoint = stored.revocation_endpoint ?? joinUrl(profile.base_url ?? DEFAULT_BASE_URL, ENDPOINTS['oauth.revoke'].path).href;
+    try {
+      // RFC 7009 §2.1: revoking the refresh token ends the whole grant (the access token too).
+      await revokeToken(fetchOf(ctx), endpoint, clientOf(stored), { value: stored.refresh_token, hint: 'refresh_token' }, ctx.signal);
+      revoked = true;
+    } catch (error) {
+      if (ctx.signal.aborted) throw new InterruptedError();
+      throw new CliError(`could not revoke the OAuth connection of ${where}: ${(error as Error).message}; nothing was removed`,
+        1, `run it again, or \`svc profiles remove ${opts.name}\` without --revoke to remove it here only`);
+    }
+  }
+
+  // Under the profile's lock, which a refresh holds while it writes a new token pair.
+  const left: SecretLeft[] = await ctx.withProfileLock(opts.name, async () => {
+    const stillThere: SecretLeft[] = [];
+    for (const key of Object.values(profile.keys ?? {})) {
+      const entry = await ctx.secrets.delete(opts.name, key.name, key.storage);
+      if (entry) stillThere.push(entry);
+    }
+    const oauth = await ctx.secrets.delete(opts.name, OAUTH_SECRET_NAME, profile.oauth?.storage);
+    if (oauth) stillThere.push(oauth);
+    await ctx.config.update((data) => {
+      delete data.profiles[opts.name];
+      if (data.default_profile === opts.name) delete data.default_profile;
+    });
+    return stillThere;
+  });
+  for (const entry of left) warn(ctx, describeLeft(entry));
+
+  const stillActive = Boolean(profile.oauth && !profile.oauth.ended_at && !revoked);
+  if (ctx.globals.json) {
+    printJson(ctx, { profile: opts.name, removed: true, revoked, oauth_still_active: stillActive, secrets_left: left });
+    return;
+  }
+  ctx.io.stdout.write(`Removed ${where}${revoked ? ' and revoked its OAuth connection' : ''}.\n`);
+  if (stillActive)
+    warn(ctx, `its OAuth connection may still be active at the service: an admin can disconnect the app in the organization's connected apps (next time use --revoke)`);
+  if ((config.default_profile ?? DEFAULT_PROFILE) === opts.name && Object.keys(config.profiles).length > 1)
+    ctx.io.stderr.write('It was the default profile: choose another with `svc auth switch NAME`.\n');
+}

@@ -1,0 +1,13 @@
+// `svc version`: the same as `svc --version` (gh has both); with --json, an object
+// that also names the Node.js version and platform, for bug reports.
+import type { Context } from '../context.js';
+import { printJson } from '../io/output.js';
+
+export function parse(): Record<string, never> {
+  return {};
+}
+
+export async function run(_opts: unknown, ctx: Context): Promise<void> {
+  if (ctx.globals.json) printJson(ctx, { version: ctx.version, node: process.versions.node, platform: `${process.platform}/${process.arch}` });
+  else ctx.io.stdout.write(`${ctx.version}\n`);
+}

@@ -1,0 +1,66 @@
+// The built binary for what only the bundle can get wrong in the scripting features:
+// jq-wasm loaded from dist/lib on demand, JSON errors on stderr with the exit code,
+// bare `svc` printing help with exit 0.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+let emulator: RunningEmulator;
+let configDir: string;
+
+function svc(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bin/svc.js'), ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emulator.url, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist/main.cjs'))) {
+    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
+    if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
+  }
+  emulator = await startEmulator({ port: 0 });
+  configDir = mkdtempSync(join(tmpdir(), 'svc-binary-script-'));
+});
+
+afterAll(async () => {
+  await emulator?.close();
+  rmSync(configDir, { recursive: true, force: true });
+});
+
+describe('scripting through the bundle', () => {
+  it('svc api --jq runs the bundled jq', async () => {
+    const ran = await svc(['api', 'v1/account', '--jq', '.credential.scopes | join(",")'], { SVC_API_KEY: emulator.seed.keys.test });
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/^calls:read,.*account:read\n$/);
+  });
+
+  it('--json failures are one JSON object on stderr, stdout empty, the exit code in both', async () => {
+    const ran = await svc(['account', '--json']);
+    expect(ran.code).toBe(3);
+    expect(ran.stdout).toBe('');
+    expect(JSON.parse(ran.stderr)).toMatchObject({ error: { code: 'not_authenticated', status: null, exit_code: 3 } });
+  });
+
+  it('bare svc prints its help on stdout and exits 0', async () => {
+    const ran = await svc([]);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('Usage: svc');
+    expect(ran.stderr).toBe('');
+  });
+});
