@@ -38,6 +38,11 @@ export interface OAuthMeta {
    */
   ended_at?: string;
   ended_reason?: string;
+  /**
+   * Set (ISO time) just before a refresh request is sent and cleared once the new pair is
+   * stored: still set later means that refresh was cut short, its refresh token possibly spent.
+   */
+  refresh_started_at?: string;
 }
 
 export interface Profile {

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { modeOfKey } from '../../shared/constants.js';
 import type { Mode } from '../../shared/constants.js';
-import { chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
+import { checkAddress, chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
 import { ApiError, EXIT, UsageError } from '../../errors.js';
 import { promptSecret } from '../../io/interactive.js';
 import { printJson, warn } from '../../io/output.js';
@@ -76,6 +76,8 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   const existing = config.profiles[profileName];
   checkNameFree(existing?.keys?.[name], name, mode, profileName);
   const baseUrl = chooseBaseUrl(ctx, existing);
+  // A profile keeps its address: a key for another service goes into a profile of that service.
+  if (existing) checkAddress(ctx, config, profileName, existing, baseUrl);
 
   // Ask the service which organization and scopes the key has.
   const { createApiClient } = await import('../../api/client.js');
@@ -117,7 +119,8 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
     const profile = (cfg.profiles[profileName] ??= {});
     profile.org_id = account.id;
     profile.org_name = account.name;
-    if (ctx.globals.baseUrl || ctx.env.SVC_BASE_URL || !profile.base_url) profile.base_url = baseUrl;
+    // A new profile is bound here; an existing one already is (checked above), which records an older profile's default address.
+    profile.base_url ??= baseUrl;
     const keys = (profile.keys ??= {});
     // One key per mode: an older key of this mode is replaced.
     const old = Object.values(keys).filter((k) => k.mode === mode && k.name !== name);
