@@ -14,6 +14,7 @@ import { DEFAULT_PROFILE } from '../config/config.js';
 import type { Context } from '../context.js';
 import { DEFAULT_BASE_URL } from '../api/endpoints.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
+import { settleSecretsInFlight } from './journal.js';
 import { addressMismatch, canonicalBaseUrl, profileAddress, profilesAt, sameOrigin } from './origin.js';
 
 export interface ResolvedCredential {
@@ -123,6 +124,11 @@ export async function resolveCredential(ctx: Pick<Context, 'globals' | 'env' | '
     // SVC_API_KEY needs nothing from config.json: a damaged file must not stop it.
     if (!(envKey && error instanceof ConfigError)) throw error;
     config = { version: 1, profiles: {} };
+  }
+  if (config.secrets_in_flight && !envKey) {
+    // A key write killed half-way: settle it before choosing a key (src/credentials/journal.ts).
+    await settleSecretsInFlight(ctx, config, Date.now());
+    config = await ctx.config.read();
   }
   const profileName = chooseProfileName(ctx, config);
   const profile = config.profiles[profileName];

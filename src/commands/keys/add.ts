@@ -9,6 +9,7 @@ import { ApiError, EXIT, UsageError } from '../../errors.js';
 import { promptSecret } from '../../io/interactive.js';
 import { printJson, warn } from '../../io/output.js';
 import { describeLeft, type SecretLeft } from '../../credentials/store.js';
+import { addEntry, commitKey, dropEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { lastFour, redact } from '../../io/redact.js';
 import { parseKeyName, redactedKey } from './shared.js';
 
@@ -72,6 +73,7 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   const name = opts.name ?? mode;
 
   const config = await ctx.config.read();
+  await settleSecretsInFlight(ctx, config, ctx.clock.now());
   const profileName = chooseProfileName(ctx, config);
   const existing = config.profiles[profileName];
   checkNameFree(existing?.keys?.[name], name, mode, profileName);
@@ -103,37 +105,45 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
 
   // The secret entry `<profile>:<name>` is shared by any key of that name: never overwrite the other mode's.
   checkNameFree((await ctx.config.read()).profiles[profileName]?.keys?.[name], name, mode, profileName);
-  // The secret first: metadata must never point at a secret that was not stored.
-  const storage = await ctx.secrets.set(profileName, name, key);
   const meta: KeyMeta = {
     name,
     mode,
     last4: lastFour(key),
     scopes: account.credential.scopes ?? [],
-    storage,
+    storage: 'keychain',
     added_at: new Date(ctx.clock.now()).toISOString(),
   };
   if (account.credential.key_id) meta.id = account.credential.key_id;
 
-  const replaced = await ctx.config.update((cfg) => {
-    const profile = (cfg.profiles[profileName] ??= {});
-    profile.org_id = account.id;
-    profile.org_name = account.name;
-    // A new profile is bound here; an existing one already is (checked above), which records an older profile's default address.
-    profile.base_url ??= baseUrl;
-    const keys = (profile.keys ??= {});
-    // One key per mode: an older key of this mode is replaced.
-    const old = Object.values(keys).filter((k) => k.mode === mode && k.name !== name);
-    for (const k of old) delete keys[k.name];
-    keys[name] = meta;
-    cfg.default_profile ??= profileName;
-    return old;
+  // Kill-safe order (src/credentials/journal.ts): announce the secret, write it, then commit its
+  // metadata. A kill anywhere leaves the old key, or the new one, never a secret nobody describes.
+  const org = { id: account.id, name: account.name, base_url: baseUrl };
+  const entry = inFlight(profileName, name, ctx.clock.now(), meta, org);
+  const hadConfig = await ctx.config.read().then((cfg) => Object.keys(cfg.profiles).length > 0 || cfg.default_profile !== undefined);
+  await ctx.config.update((cfg) => {
+    checkNameFree(cfg.profiles[profileName]?.keys?.[name], name, mode, profileName);
+    addEntry(cfg, entry);
   });
-  const left: SecretLeft[] = [];
-  for (const old of replaced) {
-    const entry = await ctx.secrets.delete(profileName, old.name, old.storage).catch(() => null);
-    if (entry) left.push(entry);
+  let storage: KeyMeta['storage'];
+  try {
+    storage = await ctx.secrets.set(profileName, name, key);
+  } catch (error) {
+    // Nothing was stored: withdraw the announcement (best effort; the next command would settle it).
+    await ctx.config.update((cfg) => dropEntry(cfg, entry)).catch(() => {});
+    // A first add that stored nothing leaves no config.json behind either.
+    if (!hadConfig) await ctx.config.removeIfEmpty?.().catch(() => {});
+    throw error;
   }
+  meta.storage = storage;
+  const replaced = await ctx.config.update((cfg) => {
+    dropEntry(cfg, entry);
+    return commitKey(cfg, profileName, meta, ctx.clock.now(), org);
+  });
+  const pending = (await ctx.config.read()).secrets_in_flight ?? [];
+  const left: SecretLeft[] = await finishDeletes(
+    ctx,
+    replaced.map((old) => ({ entry: pending.find((e) => e.profile === profileName && e.name === old.name && e.pid === process.pid && !e.key)!, storage: old.storage })).filter((d) => d.entry),
+  );
   for (const entry of left) warn(ctx, describeLeft(entry));
 
   if (ctx.globals.json)
