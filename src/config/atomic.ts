@@ -10,7 +10,7 @@ export async function writeFileAtomic(path: string, content: string, mode = 0o60
   const target = await followLinks(path);
   const dir = dirname(target);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await removeAbandonedTemps(dir, basename(target));
+  await removeAbandonedTemps(dir);
   // node:crypto loads here, not at start-up: most commands read the config and never write it.
   const { randomBytes } = requireNode('node:crypto') as typeof import('node:crypto');
   const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -46,18 +46,19 @@ export async function followLinks(path: string): Promise<string> {
   throw Object.assign(new Error(`too many levels of symbolic links at ${path}`), { code: 'ELOOP' });
 }
 
-/** `.<name>.<pid>.<hex>.tmp` of a process that no longer runs: an interrupted write's leftover. */
-async function removeAbandonedTemps(dir: string, name: string): Promise<void> {
+/**
+ * `.<name>.<pid>.<hex>.tmp` of a process that no longer runs: an interrupted write's leftover
+ * (of this file or of its neighbour: config.json and credentials.json share the directory).
+ */
+async function removeAbandonedTemps(dir: string): Promise<void> {
   let entries: string[];
   try {
     entries = await readdir(dir);
   } catch {
     return;
   }
-  const prefix = `.${name}.`;
   for (const entry of entries) {
-    if (!entry.startsWith(prefix) || !entry.endsWith('.tmp')) continue;
-    const pid = Number(/^(\d+)\.[0-9a-f]+\.tmp$/.exec(entry.slice(prefix.length))?.[1]);
+    const pid = Number(/^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(entry)?.[1]);
     if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
     await rm(join(dir, entry), { force: true }).catch(() => {});
   }
