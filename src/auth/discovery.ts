@@ -56,12 +56,23 @@ export function validateMetadata(json: Record<string, unknown>, baseUrl: string)
   if (stripSlash(issuer) !== stripSlash(baseUrl)) {
     throw new OAuthStepError('invalid_response', `${what} names issuer ${issuer}, expected ${stripSlash(baseUrl)}`);
   }
+  // Codes, refresh tokens and tokens to revoke go to these two: only on the issuer's own
+  // origin, where the credential is bound (design.md "Credentials"). A document naming
+  // another origin (tampered, or a misconfigured proxy) is refused before anything is sent.
+  // The authorization endpoint is a page in the admin's browser ({auth_url}): it may differ.
+  const sameOriginAsIssuer = (field: string): string | undefined => {
+    const value = url(field, field === 'token_endpoint');
+    if (value !== undefined && new URL(value).origin !== new URL(issuer).origin) {
+      throw new OAuthStepError('invalid_response', `${what} puts its "${field}" on ${new URL(value).origin}, another origin than the issuer ${new URL(issuer).origin}; refused`);
+    }
+    return value;
+  };
   const metadata: AuthServerMetadata = {
     issuer,
     authorization_endpoint: url('authorization_endpoint', true)!,
-    token_endpoint: url('token_endpoint', true)!,
+    token_endpoint: sameOriginAsIssuer('token_endpoint')!,
   };
-  const revocation = url('revocation_endpoint', false);
+  const revocation = sameOriginAsIssuer('revocation_endpoint');
   if (revocation) metadata.revocation_endpoint = revocation;
   const scopes = strings('scopes_supported');
   if (scopes) metadata.scopes_supported = scopes;

@@ -5,6 +5,7 @@
 import type { Context } from '../context.js';
 import type { SecretStorage } from '../config/config.js';
 import { AuthError, InterruptedError, NetworkError } from '../errors.js';
+import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 import { OAuthStepError } from './http.js';
 import { clientOf, fetchOf, readStored, REFRESH_AHEAD_MS, storageOf, writeStored, type StoredOAuth } from './stored.js';
 import { refreshTokens } from './tokens.js';
@@ -61,13 +62,45 @@ function nearExpiry(stored: StoredOAuth, now: number): boolean {
 
 /** RFC 6749 §6, then the new pair is stored before anything else can fail. Caller holds the lock. */
 async function refreshUnderLock(ctx: Context, profile: string, current: StoredOAuth, orgName: string, where: SecretStorage | undefined): Promise<string> {
+  const meta = (await ctx.config.read()).profiles[profile];
+  // The refresh token goes only to the token endpoint of the profile's own origin (design.md "Credentials").
+  const address = profileAddress(meta);
+  if (!sameOrigin(current.token_endpoint, address)) {
+    throw new AuthError(
+      `the stored sign-in of profile "${profile}" names a token endpoint on ${originOf(current.token_endpoint) ?? 'an invalid address'}, not on the profile's ${address}; its refresh token was not sent`,
+      `run \`svc login --profile ${profile}\``,
+    );
+  }
+  // A mark still there from an earlier refresh: that one never stored its new pair.
+  const earlierInterrupted = meta?.oauth?.refresh_started_at !== undefined;
+  await markRefreshInFlight(ctx, profile, new Date(ctx.clock.now()).toISOString());
   let tokens;
   try {
     // 429/5xx/network: retried, then exit 7/9 (src/auth/refresh-retry.ts); refusals come through as before.
     tokens = await withRefreshRetries(ctx, profile, () => refreshTokens(fetchOf(ctx), current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal));
   } catch (error) {
+    if (error instanceof OAuthStepError && error.kind === 'oauth' && error.details.oauthError === 'invalid_grant') {
+      // Another process may have rotated the pair while this one was stopped (its lock then taken
+      // over as stale): the refusal is of our old token, not of the connection.
+      const now = await readStored(ctx, profile, where).catch(() => null);
+      if (now && now.refresh_token !== current.refresh_token) {
+        await markRefreshInFlight(ctx, profile, undefined);
+        return now.access_token;
+      }
+      if (earlierInterrupted) {
+        const failure = new ConnectionEndedError(
+          `the last refresh of profile "${profile}" was interrupted before its new tokens were stored, so the sign-in to ${orgName} is lost; run svc login`,
+          `svc login --profile ${profile}`,
+          'refresh_interrupted',
+        );
+        await recordEnded(ctx, profile, current, failure.oauthError);
+        throw failure;
+      }
+    }
     const failure = refreshFailure(ctx, error, profile, orgName);
     if (failure instanceof ConnectionEndedError) await recordEnded(ctx, profile, current, failure.oauthError);
+    // The service answered: this refresh is over (a network failure may have spent the token: the mark stays).
+    else if (error instanceof OAuthStepError && error.kind !== 'network') await markRefreshInFlight(ctx, profile, undefined);
     throw failure;
   }
   if (tokens.org_id !== current.org_id) {
@@ -89,12 +122,25 @@ async function refreshUnderLock(ctx: Context, profile: string, current: StoredOA
         Object.assign(meta, { expires_at: next.expires_at, scopes: tokens.scopes, storage });
         delete meta.ended_at;
         delete meta.ended_reason;
+        delete meta.refresh_started_at;
       }
     })
     .catch(() => {
       // Metadata only (shown by auth status); the tokens themselves are safe.
     });
   return next.access_token;
+}
+
+/** Records (an ISO time) or clears (undefined) the in-flight mark of the profile's refresh. Best effort: it only words a later error. */
+async function markRefreshInFlight(ctx: Context, profile: string, startedAt: string | undefined): Promise<void> {
+  await ctx.config
+    .update((config) => {
+      const meta = config.profiles[profile]?.oauth;
+      if (!meta) return;
+      if (startedAt === undefined) delete meta.refresh_started_at;
+      else meta.refresh_started_at = startedAt;
+    })
+    .catch(() => {});
 }
 
 /** The service refused the refresh token for good: the connection is over. */
@@ -119,7 +165,9 @@ async function recordEnded(ctx: Context, profile: string, refused: StoredOAuth, 
   await ctx.config
     .update((config) => {
       const meta = config.profiles[profile]?.oauth;
-      if (meta) Object.assign(meta, { ended_at: new Date(ctx.clock.now()).toISOString(), ended_reason: oauthError });
+      if (!meta) return;
+      Object.assign(meta, { ended_at: new Date(ctx.clock.now()).toISOString(), ended_reason: oauthError });
+      delete meta.refresh_started_at;
     })
     .catch(() => {
       // Status only: the error the user sees already says to sign in again.

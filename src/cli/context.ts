@@ -64,7 +64,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     const preference = storePreference(env.SVC_CREDENTIAL_STORE);
     secrets = new FallbackSecretStore(
       new KeychainSecretStore(runtime.keychain ?? napiKeychain(), runtime.keychainTimeoutMs),
-      new FileSecretStore(dir, lockOptions),
+      new FileSecretStore(dir, (message) => stderr.write(`warning: ${message}\n`), lockOptions),
       preference,
       (message) => stderr.write(`warning: ${message}\n`),
     );

@@ -153,7 +153,7 @@ export function buildProgram(options: ProgramOptions): Command {
     auth
       .command('token')
       .description('print a valid access token for the profile (refreshing it if needed)')
-      .addHelpText('after', examples('svc auth token', 'curl -H "Authorization: Bearer $(svc auth token)" …')),
+      .addHelpText('after', examples('svc auth token', 'curl -H @- https://… <<< "Authorization: Bearer $(svc auth token)"')),
     'auth token',
     () => import('../commands/auth/token.js'),
   );
@@ -177,7 +177,7 @@ export function buildProgram(options: ProgramOptions): Command {
       .option('--name <name>', 'a name for the key (default: its mode, test or live)')
       .option('--stdin', 'read the key from stdin (the default without a terminal)')
       .option('--org <id>', 'the key\'s organization (org_…), for a key without account:read (stored unverified)')
-      .addHelpText('after', examples('svc keys add', 'svc keys add --name ci --stdin < key.txt', 'echo "$KEY" | svc keys add --profile work')),
+      .addHelpText('after', examples('svc keys add', 'svc keys add --name ci --stdin < key.txt', 'svc keys add --profile work --stdin < key.txt')),
     'keys add',
     () => import('../commands/keys/add.js'),
   );

@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
 import { chooseBaseUrl } from '../credentials/resolve.js';
+import { profileAddress, sameOrigin } from '../credentials/origin.js';
 import type { ConfigData, KeyMeta, Profile } from '../config/config.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
 import { redactedKey } from './keys/shared.js';
@@ -97,6 +98,10 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   const existing = before.profiles[profileName];
   const baseUrl = chooseBaseUrl(ctx, existing);
   const client = clientAuth(opts, ctx);
+  // A profile is bound to one address (design.md "Credentials"): moving it is deliberate, and
+  // asked before the browser opens. Its keys belong to the old service and are removed.
+  const moving = existing !== undefined && holdsAnything(existing) && !sameOrigin(profileAddress(existing), baseUrl);
+  if (moving) await confirmMove(ctx, profileName, profileAddress(existing), baseUrl);
 
   const metadata = await step(() => discover(fetchOf(ctx), baseUrl, ctx.signal, joinUrl(baseUrl, ENDPOINTS['oauth.metadata'].path).href), ctx);
   const pkce = createPkce(ctx.random);
@@ -133,7 +138,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
 
   const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(baseUrl, ENDPOINTS['oauth.revoke'].path).href;
   // A profile is one organization: moving it to another one must be deliberate.
-  if (existing?.org_id && existing.org_id !== tokens.org_id) {
+  if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
     const bound = `profile "${profileName}" belongs to ${existing.org_name ?? existing.org_id} (${existing.org_id}); this sign-in is for ${tokens.org_id}`;
     const elsewhere = 'or use `svc login --profile NAME` to sign in to that organization under a new profile';
     // Never prompt without a terminal: fail naming the flag that answers (design.md).
@@ -163,11 +168,11 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   // profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
   const storage = await ctx.withProfileLock(profileName, () => writeStored(ctx, profileName, stored));
   const orgName = await organizationName(ctx, profileName, baseUrl, existing, tokens);
-  const { removed, left } = await ctx.withProfileLock(profileName, () => recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage));
+  const { removed, left } = await ctx.withProfileLock(profileName, () => recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage, moving));
   if (removed.length) {
     warn(
       ctx,
-      `profile "${profileName}" moved to ${orgName ?? tokens.org_id}: its API keys of ${existing?.org_name ?? existing?.org_id} were removed: ` +
+      `profile "${profileName}" moved to ${moving ? baseUrl : (orgName ?? tokens.org_id)}: its API keys of ${moving ? profileAddress(existing) : (existing?.org_name ?? existing?.org_id)} were removed: ` +
         removed.map((k) => `${k.mode} key "${k.name}" (${k.redacted})`).join(', '),
     );
   }
@@ -198,6 +203,21 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     ],
     result,
   );
+}
+
+/** A profile with a credential or an organization: its address means something. */
+function holdsAnything(profile: Profile): boolean {
+  return Boolean(profile.oauth || profile.org_id || Object.keys(profile.keys ?? {}).length);
+}
+
+/** Moving a profile to another address: asked on a terminal, --yes otherwise (never a silent move). */
+async function confirmMove(ctx: Context, profileName: string, from: string, to: string): Promise<void> {
+  const what = `profile "${profileName}" is bound to ${from}; signing in at ${to} moves it there (its API keys for ${from} are removed, its sign-in there is forgotten here)`;
+  const other = `or sign in to ${to} under a profile of its own: \`svc login --base-url ${to} --profile NAME\``;
+  if (!ctx.globals.yes && !(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY))
+    throw new UsageError(`${what}; nothing was changed`, `run it again with --yes to move the profile, ${other}`);
+  if (!(await confirm(ctx, `${what}. Move it?`)))
+    throw new CliError(`nothing was changed: profile "${profileName}" stays bound to ${from}`, 1, other.replace(/^or s/, 'S'));
 }
 
 /**
@@ -371,12 +391,13 @@ async function recordProfile(
   tokens: TokenSet,
   orgName: string | null,
   storage: Awaited<ReturnType<typeof writeStored>>,
+  moved: boolean,
 ): Promise<{ removed: RemovedKey[]; left: SecretLeft[] }> {
   const removedKeys = await ctx.config.update((config: ConfigData) => {
     const profile: Profile = config.profiles[profileName] ?? {};
     let removed: KeyMeta[] = [];
-    if (profile.org_id && profile.org_id !== tokens.org_id) {
-      // Keys of the old organization would act for it under this profile's new name.
+    if (moved || (profile.org_id && profile.org_id !== tokens.org_id)) {
+      // Keys of the old organization (or service) would act for it under this profile's new name.
       removed = Object.values(profile.keys ?? {});
       delete profile.keys;
       delete profile.mode;

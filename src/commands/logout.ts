@@ -3,14 +3,16 @@
 // told that the service was not reached, so they can disconnect the app there.
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
-import { requireProfile } from '../credentials/resolve.js';
+import type { ConfigData } from '../config/config.js';
+import { checkAddress, explicitBaseUrl, requireProfile } from '../credentials/resolve.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
-import { InterruptedError } from '../errors.js';
+import { CliError, InterruptedError, UsageError } from '../errors.js';
+import { confirm } from '../io/interactive.js';
 import { note, printJson, warn } from '../io/output.js';
 import { fetchOf, clientOf, readStored, storageOf } from '../auth/stored.js';
 import { revokeToken } from '../auth/tokens.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
-import { chooseBaseUrl } from '../credentials/resolve.js';
+import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 
 export interface LogoutOptions {
   all: boolean;
@@ -38,9 +40,13 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
     names = Object.keys(config.profiles).filter((name) => config.profiles[name]?.oauth);
   } else {
     const name = await ctx.profileName();
-    requireProfile(config, name);
+    const profile = requireProfile(config, name);
+    // The revoke goes to the profile's own address; another one named here is a mistake to report.
+    const address = explicitBaseUrl(ctx);
+    if (address !== undefined) checkAddress(ctx, config, name, profile, address);
     names = [name];
   }
+  await confirmSharedConnection(ctx, config, names);
 
   const results: LogoutResult[] = [];
   for (const profile of names) results.push(await logoutProfile(ctx, profile));
@@ -60,8 +66,12 @@ async function logoutProfile(ctx: Context, profile: string): Promise<LogoutResul
     return result;
   }
 
-  if (stored) {
-    const endpoint = stored.revocation_endpoint ?? joinUrl(chooseBaseUrl(ctx, meta), ENDPOINTS['oauth.revoke'].path).href;
+  const address = profileAddress(meta);
+  const endpoint = stored ? (stored.revocation_endpoint ?? joinUrl(address, ENDPOINTS['oauth.revoke'].path).href) : undefined;
+  if (stored && endpoint && !sameOrigin(endpoint, address)) {
+    // The token goes only to the profile's own origin (design.md "Credentials").
+    result.revoke_error = `the stored revocation endpoint is on ${originOf(endpoint) ?? 'an invalid address'}, not on the profile's ${address}; the token was not sent`;
+  } else if (stored && endpoint) {
     try {
       // RFC 7009 §2.1: revoking the refresh token ends the whole grant (the access token too).
       await revokeToken(fetchOf(ctx), endpoint, clientOf(stored), { value: stored.refresh_token, hint: 'refresh_token' }, ctx.signal);
@@ -98,4 +108,34 @@ async function logoutProfile(ctx: Context, profile: string): Promise<LogoutResul
     );
   }
   return result;
+}
+
+/**
+ * Revoking disconnects the app from the organization (service-spec.md §3, §4.3), which ends
+ * every connection of that app to it: other profiles signed in to the same organization
+ * through the same app on the same service end too. Say so and ask first (--yes otherwise).
+ */
+async function confirmSharedConnection(ctx: Context, config: ConfigData, leaving: string[]): Promise<void> {
+  const affected = new Set<string>();
+  for (const name of leaving) {
+    const profile = config.profiles[name];
+    if (!profile?.oauth || !profile.org_id) continue;
+    for (const [other, candidate] of Object.entries(config.profiles)) {
+      if (leaving.includes(other) || !candidate.oauth || candidate.oauth.ended_at) continue;
+      if (candidate.org_id === profile.org_id && candidate.oauth.client_id === profile.oauth.client_id && sameOrigin(profileAddress(candidate), profileAddress(profile)))
+        affected.add(other);
+    }
+  }
+  if (affected.size === 0) return;
+  const names = [...affected].map((n) => `"${n}"`).join(', ');
+  const message =
+    `logging out revokes the app's connection to the organization, which also ends the sign-in of ${affected.size === 1 ? 'profile' : 'profiles'} ${names} ` +
+    '(same organization, same app)';
+  if (ctx.globals.yes) {
+    warn(ctx, message);
+    return;
+  }
+  if (!(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY))
+    throw new UsageError(`${message}; nothing was changed`, `run it again with --yes to log out all the same, or \`svc logout --all\``);
+  if (!(await confirm(ctx, `${message}. Log out anyway?`))) throw new CliError('nothing was changed', 1);
 }

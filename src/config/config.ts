@@ -2,7 +2,7 @@
 // plain; every change goes through update(), which takes a cross-process lock, re-reads
 // the file, applies the change and writes atomically, so concurrent svc processes never
 // lose each other's changes. A file that does not parse is reported and never overwritten.
-import { readFile } from 'node:fs/promises';
+import { open, rm, constants as fsConstants } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Mode, Scope } from '../shared/constants.js';
 import { ConfigError } from '../errors.js';
@@ -40,6 +40,11 @@ export interface OAuthMeta {
    */
   ended_at?: string;
   ended_reason?: string;
+  /**
+   * Set (ISO time) just before a refresh request is sent and cleared once the new pair is
+   * stored: still set later means that refresh was cut short, its refresh token possibly spent.
+   */
+  refresh_started_at?: string;
 }
 
 export interface Profile {
@@ -57,7 +62,29 @@ export interface ConfigData {
   version: 1;
   default_profile?: string;
   profiles: Record<string, Profile>;
+  /**
+   * Secrets being written or deleted without their metadata yet (src/credentials/journal.ts):
+   * what a command killed half-way leaves behind, settled by the next command.
+   */
+  secrets_in_flight?: SecretInFlight[];
 }
+
+/** A secret entry a command is about to write (with the key metadata that will describe it) or delete. */
+export interface SecretInFlight {
+  profile: string;
+  name: string;
+  /** An add: the metadata committed once the secret is stored. Absent for a delete. */
+  key?: KeyMeta;
+  /** An add: what the profile records with the key (the key's organization, the address it was checked at). */
+  org?: { id: string; name: string; base_url: string };
+  /** The writer, so that only a dead one's entry is settled. */
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+/** config.json is small; a bigger file is not ours (and is not read whole into memory). */
+export const CONFIG_MAX_BYTES = 1024 * 1024;
 
 export const DEFAULT_PROFILE = 'default';
 /** The SecretStore name of the OAuth entry (a key may not take it). */
@@ -74,9 +101,15 @@ export interface ConfigStore {
   read(): Promise<ConfigData>;
   /** Lock, re-read, let `change` mutate the data, write atomically, unlock. Returns what `change` returns. */
   update<T>(change: (config: ConfigData) => T | Promise<T>): Promise<T>;
+  /** Removes the file when it holds nothing (no profile, no default, nothing in flight). */
+  removeIfEmpty?(): Promise<void>;
 }
 
-/** Validates the parsed JSON just enough that the rest of the code can trust the shape. */
+/**
+ * Parses and validates the whole shape, so that a `null` or a string where an object belongs
+ * is reported naming the field (never a crash later). Unknown fields are kept: a newer svc may
+ * have written them.
+ */
 export function parseConfig(text: string, path: string): ConfigData {
   let data: unknown;
   try {
@@ -84,20 +117,74 @@ export function parseConfig(text: string, path: string): ConfigData {
   } catch (error) {
     throw corrupt(path, (error as Error).message);
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw corrupt(path, 'not a JSON object');
-  const config = data as Partial<ConfigData>;
+  const bad = (field: string, rule: string): never => {
+    throw corrupt(path, `${field} ${rule}`);
+  };
+  const object = (value: unknown, field: string): Record<string, unknown> => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad(field, 'is not an object');
+    return value as Record<string, unknown>;
+  };
+  const optional = (record: Record<string, unknown>, key: string, field: string, type: 'string' | 'number') => {
+    if (record[key] !== undefined && typeof record[key] !== type) bad(`${field}.${key}`, `is not a ${type}`);
+  };
+  const required = (record: Record<string, unknown>, key: string, field: string, type: 'string' | 'number') => {
+    if (typeof record[key] !== type) bad(`${field}.${key}`, `is not a ${type}`);
+  };
+  const strings = (record: Record<string, unknown>, key: string, field: string) => {
+    const value = record[key];
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) bad(`${field}.${key}`, 'is not a list of strings');
+  };
+  const storage = (record: Record<string, unknown>, field: string) => {
+    if (!['keychain', 'file', 'memory'].includes(record.storage as string)) bad(`${field}.storage`, `is ${JSON.stringify(record.storage)}, not keychain or file`);
+  };
+  const mode = (value: unknown, field: string) => {
+    if (value !== 'test' && value !== 'live') bad(field, `is ${JSON.stringify(value)}, not "test" or "live"`);
+  };
+  const keyMeta = (value: unknown, field: string) => {
+    const key = object(value, field);
+    required(key, 'name', field, 'string');
+    mode(key.mode, `${field}.mode`);
+    required(key, 'last4', field, 'string');
+    strings(key, 'scopes', field);
+    storage(key, field);
+    required(key, 'added_at', field, 'string');
+    optional(key, 'id', field, 'string');
+  };
+
+  const config = object(data, 'the file');
+  if (config.version !== undefined && config.version !== 1) bad('"version"', `is ${JSON.stringify(config.version)}; this svc reads version 1`);
   if (config.profiles === undefined) config.profiles = {};
-  if (typeof config.profiles !== 'object' || config.profiles === null || Array.isArray(config.profiles))
-    throw corrupt(path, '"profiles" is not an object');
-  for (const [name, profile] of Object.entries(config.profiles)) {
-    if (typeof profile !== 'object' || profile === null || Array.isArray(profile)) throw corrupt(path, `profile "${name}" is not an object`);
-    if (profile.mode !== undefined && profile.mode !== 'test' && profile.mode !== 'live')
-      throw corrupt(path, `profile "${name}" has mode ${JSON.stringify(profile.mode)}`);
+  const profiles = object(config.profiles, '"profiles"');
+  for (const [name, value] of Object.entries(profiles)) {
+    const field = `profiles.${name}`;
+    const profile = object(value, field);
+    for (const key of ['base_url', 'org_id', 'org_name']) optional(profile, key, field, 'string');
+    if (profile.mode !== undefined) mode(profile.mode, `${field}.mode`);
+    if (profile.keys !== undefined) {
+      for (const [keyName, meta] of Object.entries(object(profile.keys, `${field}.keys`))) keyMeta(meta, `${field}.keys.${keyName}`);
+    }
+    if (profile.oauth !== undefined) {
+      const oauth = object(profile.oauth, `${field}.oauth`);
+      required(oauth, 'client_id', `${field}.oauth`, 'string');
+      strings(oauth, 'scopes', `${field}.oauth`);
+      required(oauth, 'expires_at', `${field}.oauth`, 'number');
+      storage(oauth, `${field}.oauth`);
+      for (const key of ['ended_at', 'ended_reason', 'refresh_started_at']) optional(oauth, key, `${field}.oauth`, 'string');
+    }
   }
-  if (config.default_profile !== undefined && typeof config.default_profile !== 'string')
-    throw corrupt(path, '"default_profile" is not a string');
+  optional(config, 'default_profile', 'the file', 'string');
+  if (config.secrets_in_flight !== undefined) {
+    if (!Array.isArray(config.secrets_in_flight)) bad('"secrets_in_flight"', 'is not a list');
+    (config.secrets_in_flight as unknown[]).forEach((value, index) => {
+      const field = `secrets_in_flight[${index}]`;
+      const entry = object(value, field);
+      for (const key of ['profile', 'name', 'host', 'started_at']) required(entry, key, field, 'string');
+      required(entry, 'pid', field, 'number');
+      if (entry.key !== undefined) keyMeta(entry.key, `${field}.key`);
+    });
+  }
   config.version = 1;
-  return config as ConfigData;
+  return config as unknown as ConfigData;
 }
 
 function corrupt(path: string, why: string): ConfigError {
@@ -115,9 +202,30 @@ export interface ConfigFs {
 }
 
 const realFs: ConfigFs = {
-  readFile: (path) => readFile(path, 'utf8'),
+  readFile: readConfigFile,
   writeFileAtomic: (path, content) => writeFileAtomic(path, content),
 };
+
+/**
+ * Reads a regular file of at most CONFIG_MAX_BYTES. O_NONBLOCK: opening a FIFO planted at the
+ * path must not hang waiting for a writer (fstat then tells it is not a file).
+ */
+export async function readConfigFile(path: string, maxBytes = CONFIG_MAX_BYTES): Promise<string> {
+  const handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      const kind = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : info.isSocket() ? 'a socket' : 'not a regular file';
+      throw new ConfigError(`the config file ${path} is ${kind}, not a regular file; it was not read`, path, `remove or replace ${path}, or point SVC_CONFIG_DIR elsewhere`);
+    }
+    if (info.size > maxBytes) throw new ConfigError(`the config file ${path} is larger than ${maxBytes / 1024} KiB; it was not read`, path, `fix or remove ${path}`);
+    const buffer = Buffer.alloc(info.size);
+    const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
 
 /** EACCES/EPERM/EROFS: name the file and the next step. */
 function accessHint(error: unknown, path: string, dir: string): string | undefined {
@@ -142,11 +250,20 @@ export class FileConfigStore implements ConfigStore {
     try {
       text = await this.fs.readFile(this.path);
     } catch (error) {
+      if (error instanceof ConfigError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return emptyConfig();
       throw new ConfigError(`cannot read the config file ${this.path}: ${(error as Error).message}`, this.path, accessHint(error, this.path, this.dir));
     }
     return parseConfig(text, this.path);
+  }
+
+  async removeIfEmpty(): Promise<void> {
+    await withFileLock(this.path, async () => {
+      const config = await this.read();
+      if (Object.keys(config.profiles).length || config.default_profile !== undefined || config.secrets_in_flight?.length) return;
+      await rm(this.path, { force: true });
+    });
   }
 
   async update<T>(change: (config: ConfigData) => T | Promise<T>): Promise<T> {

@@ -4,13 +4,18 @@
 //     in the mode chosen by --test/--live / SVC_MODE / the profile's mode:
 //       test → the test key; live → the OAuth connection, else the live key.
 // A mode with no credential is an AuthError (exit 3) naming the command that fixes it.
+// A stored credential goes only to its profile's origin (src/credentials/origin.ts): an
+// address from --base-url / SVC_BASE_URL picks the one profile bound to it when no profile
+// was named, else it is refused (exit 2). SVC_API_KEY goes wherever the user points it.
 import type { Mode } from '../shared/constants.js';
 import { modeOfKey } from '../shared/constants.js';
 import type { ConfigData, KeyMeta, Profile } from '../config/config.js';
 import { DEFAULT_PROFILE } from '../config/config.js';
 import type { Context } from '../context.js';
 import { DEFAULT_BASE_URL } from '../api/endpoints.js';
-import { AuthError, UsageError } from '../errors.js';
+import { AuthError, ConfigError, UsageError } from '../errors.js';
+import { settleSecretsInFlight } from './journal.js';
+import { addressMismatch, canonicalBaseUrl, profileAddress, profilesAt, sameOrigin } from './origin.js';
 
 export interface ResolvedCredential {
   kind: 'api_key' | 'oauth';
@@ -34,35 +39,56 @@ export function parseModeValue(value: string, from: string): Mode {
   throw new UsageError(`${from} must be "test" or "live", not ${JSON.stringify(value)}`);
 }
 
-/** The profile name chosen, without checking it exists. */
+/** --profile / SVC_PROFILE named one. */
+export function profileNamed(ctx: Pick<Context, 'globals' | 'env'>): boolean {
+  return Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
+}
+
+/** The address asked for by --base-url / SVC_BASE_URL, canonical; undefined when neither is set. */
+export function explicitBaseUrl(ctx: Pick<Context, 'globals' | 'env'>): string | undefined {
+  if (ctx.globals.baseUrl) return canonicalBaseUrl(ctx.globals.baseUrl, '--base-url');
+  if (ctx.env.SVC_BASE_URL) return canonicalBaseUrl(ctx.env.SVC_BASE_URL, 'SVC_BASE_URL');
+  return undefined;
+}
+
+/** Which of --base-url / SVC_BASE_URL set the address (for messages). */
+export function addressSource(ctx: Pick<Context, 'globals' | 'env'>): string {
+  return ctx.globals.baseUrl ? '--base-url' : 'SVC_BASE_URL';
+}
+
+/**
+ * The profile name chosen, without checking it exists: --profile / SVC_PROFILE, else the
+ * default profile, unless --base-url / SVC_BASE_URL names another address and exactly one
+ * profile is bound to it (as gh's GH_HOST picks that host's token).
+ */
 export function chooseProfileName(ctx: Pick<Context, 'globals' | 'env'>, config: ConfigData): string {
-  return ctx.globals.profile || ctx.env.SVC_PROFILE || config.default_profile || DEFAULT_PROFILE;
-}
-
-/** The base URL: --base-url, SVC_BASE_URL, the profile's, the default. */
-export function chooseBaseUrl(ctx: Pick<Context, 'globals' | 'env'>, profile: Profile | undefined): string {
-  const url = ctx.globals.baseUrl || ctx.env.SVC_BASE_URL || profile?.base_url || DEFAULT_BASE_URL;
-  checkBaseUrl(url, ctx.globals.baseUrl ? '--base-url' : ctx.env.SVC_BASE_URL ? 'SVC_BASE_URL' : 'the base URL');
-  return url.replace(/\/+$/, '');
-}
-
-/** An http(s) URL, or a usage error that says how to write one (`127.0.0.1:4510` → `http://127.0.0.1:4510`). */
-export function checkBaseUrl(url: string, from: string): void {
-  let protocol: string | undefined;
+  const named = ctx.globals.profile || ctx.env.SVC_PROFILE;
+  if (named) return named;
+  const chosen = config.default_profile || DEFAULT_PROFILE;
+  let address: string | undefined;
   try {
-    protocol = new URL(url).protocol;
+    address = explicitBaseUrl(ctx);
   } catch {
-    protocol = undefined;
+    return chosen; // reported by whoever uses the address
   }
-  if (protocol === 'http:' || protocol === 'https:') return;
-  // `localhost:4510` parses as the scheme "localhost:": a host and port without a scheme all the same.
-  const hostPort = /^(\[[0-9a-f:.]+\]|[\w.-]+):\d+(\/.*)?$/i.test(url);
-  if (hostPort || protocol === undefined) {
-    const loopback = /^(127\.|localhost|\[::1\])/i.test(url);
-    throw new UsageError(`${from} ${JSON.stringify(url)} has no http:// or https://`, `use ${loopback ? 'http' : 'https'}://${url}`);
-  }
-  throw new UsageError(`${from} ${JSON.stringify(url)} must be an http:// or https:// address, not ${protocol}`, 'e.g. https://api.example.com, or http://127.0.0.1:4010 for the local emulator');
+  if (address === undefined) return chosen;
+  const current = config.profiles[chosen];
+  if (current && sameOrigin(profileAddress(current), address)) return chosen;
+  const bound = profilesAt(config.profiles, address);
+  return bound.length === 1 ? bound[0]! : chosen;
 }
+
+/** The base URL: --base-url, SVC_BASE_URL, the profile's, the default (canonical: no trailing slash). */
+export function chooseBaseUrl(ctx: Pick<Context, 'globals' | 'env'>, profile: Profile | undefined): string {
+  return explicitBaseUrl(ctx) ?? canonicalBaseUrl(profile?.base_url || DEFAULT_BASE_URL, 'the profile\'s base_url');
+}
+
+/** Refuses (exit 2) an address from --base-url / SVC_BASE_URL that is not the profile's own. */
+export function checkAddress(ctx: Pick<Context, 'globals' | 'env'>, config: ConfigData, profileName: string, profile: Profile, address: string): void {
+  if (sameOrigin(profileAddress(profile), address)) return;
+  throw addressMismatch(profileName, profile, address, addressSource(ctx), profilesAt(config.profiles, address));
+}
+
 
 /** A profile that must exist (an explicit --profile/SVC_PROFILE naming nothing is a usage error). */
 export function requireProfile(config: ConfigData, name: string): Profile {
@@ -91,11 +117,23 @@ export function chooseMode(ctx: Pick<Context, 'globals' | 'env'>, profile: Profi
 }
 
 export async function resolveCredential(ctx: Pick<Context, 'globals' | 'env' | 'config' | 'secrets'>): Promise<ResolvedCredential> {
-  const config = await ctx.config.read();
+  const envKey = ctx.env.SVC_API_KEY;
+  let config: ConfigData;
+  try {
+    config = await ctx.config.read();
+  } catch (error) {
+    // SVC_API_KEY needs nothing from config.json: a damaged file must not stop it.
+    if (!(envKey && error instanceof ConfigError)) throw error;
+    config = { version: 1, profiles: {} };
+  }
+  if (config.secrets_in_flight && !envKey) {
+    // A key write killed half-way: settle it before choosing a key (src/credentials/journal.ts).
+    await settleSecretsInFlight(ctx, config, Date.now());
+    config = await ctx.config.read();
+  }
   const profileName = chooseProfileName(ctx, config);
   const profile = config.profiles[profileName];
 
-  const envKey = ctx.env.SVC_API_KEY;
   if (envKey) {
     const mode = modeOfKey(envKey);
     if (!mode) throw new UsageError('SVC_API_KEY is not an svc key (it must start with svc_live_ or svc_test_)');
@@ -115,6 +153,8 @@ export async function resolveCredential(ctx: Pick<Context, 'globals' | 'env' | '
   }
   const mode = chooseMode(ctx, profile);
   const baseUrl = chooseBaseUrl(ctx, profile);
+  // Before any secret is read: a stored credential never goes to another origin.
+  checkAddress(ctx, config, profileName, profile, baseUrl);
   const where = `profile "${profileName}"${profile.org_name ? ` (${profile.org_name})` : ''}`;
 
   if (mode === 'live' && profile.oauth) {

@@ -2,7 +2,7 @@
 // (service `svc`, account `<profile>:<name>`), every call time-boxed at 3 s; without a
 // keychain, a 0600 credentials.json beside config.json, announced BEFORE the secret is
 // written and saying why (cli/cli#8954). SVC_CREDENTIAL_STORE=keychain|file forces one.
-import { readFile, chmod } from 'node:fs/promises';
+import { readFile, chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
 import { writeFileAtomic } from '../config/atomic.js';
@@ -137,14 +137,39 @@ interface CredentialsFile {
 /** credentials.json, mode 0600, written atomically under a lock. */
 export class FileSecretStore implements SecretStore {
   readonly path: string;
+  private checked = false;
   constructor(
     readonly dir: string,
+    private readonly warn: (message: string) => void = () => {},
     /** Waits on another process's lock: how to say so, and Ctrl-C (src/config/lock.ts). */
     private readonly lockOptions: LockOptions = {},
   ) {
     this.path = join(dir, CREDENTIALS_FILE);
   }
+  /**
+   * Once per process: credentials.json open to group or others is tightened to 0600 (svc made
+   * it; something loosened it) and said; a config dir others may write to is said with its fix,
+   * since anyone who can write there can replace these files.
+   */
+  private async checkPermissions(): Promise<void> {
+    if (this.checked || process.platform === 'win32') return;
+    this.checked = true;
+    const dir = await stat(this.dir).catch(() => null);
+    if (dir && (dir.mode & 0o022) !== 0)
+      this.warn(`the config directory ${this.dir} is writable by ${dir.mode & 0o002 ? 'everyone' : 'its group'} (mode ${octal(dir.mode)}): others could replace the files that hold your secrets. Fix: chmod 700 ${this.dir}`);
+    const file = await stat(this.path).catch(() => null);
+    if (file && (file.mode & 0o077) !== 0) {
+      const was = octal(file.mode);
+      const tightened = await chmod(this.path, 0o600).then(() => true, () => false);
+      this.warn(
+        tightened
+          ? `${this.path} was open to ${file.mode & 0o007 ? 'others' : 'its group'} (mode ${was}); svc set it to 0600. Its secrets may have been read: consider replacing them`
+          : `${this.path} is open to ${file.mode & 0o007 ? 'others' : 'its group'} (mode ${was}) and could not be tightened. Fix: chmod 600 ${this.path}`,
+      );
+    }
+  }
   private async read(): Promise<CredentialsFile> {
+    await this.checkPermissions();
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
@@ -189,6 +214,10 @@ export class FileSecretStore implements SecretStore {
     });
     return null;
   }
+}
+
+function octal(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(4, '0');
 }
 
 /** EACCES/EPERM on a config file: name it and say to fix its permissions. */

@@ -65,7 +65,7 @@ describe('config.json', () => {
     expect(add.exitCode).toBe(1);
     expect(readFileSync(path, 'utf8')).toBe(corrupt);
     expect(() => parseConfig('{"profiles": []}', path)).toThrow(/"profiles" is not an object/);
-    expect(() => parseConfig('{"profiles": {"a": {"mode": "prod"}}}', path)).toThrow(/mode "prod"/);
+    expect(() => parseConfig('{"profiles": {"a": {"mode": "prod"}}}', path)).toThrow(/profiles\.a\.mode is "prod"/);
   });
 
   it('an unwritable config directory is reported with its path (exit 1)', async () => {

@@ -1,5 +1,5 @@
 // `svc auth token`: prints the credential in use, and only it, for scripts
-// (`curl -H "Authorization: Bearer $(svc auth token)"`). An OAuth token is refreshed
+// (`curl -H @- URL <<< "Authorization: Bearer $(svc auth token)"`: the header on stdin, never in argv). An OAuth token is refreshed
 // first when it is about to expire, so what is printed works for a while.
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

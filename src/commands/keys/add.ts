@@ -4,11 +4,12 @@ import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { modeOfKey } from '../../shared/constants.js';
 import type { Mode } from '../../shared/constants.js';
-import { chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
+import { checkAddress, chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
 import { ApiError, EXIT, UsageError } from '../../errors.js';
 import { promptSecret } from '../../io/interactive.js';
 import { printJson, warn } from '../../io/output.js';
 import { describeLeft, type SecretLeft } from '../../credentials/store.js';
+import { addEntry, commitKey, dropEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { lastFour, redact } from '../../io/redact.js';
 import { parseKeyName, redactedKey } from './shared.js';
 
@@ -79,10 +80,13 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   const name = opts.name ?? mode;
 
   const config = await ctx.config.read();
+  await settleSecretsInFlight(ctx, config, ctx.clock.now());
   const profileName = chooseProfileName(ctx, config);
   const existing = config.profiles[profileName];
   checkNameFree(existing?.keys?.[name], name, mode, profileName);
   const baseUrl = chooseBaseUrl(ctx, existing);
+  // A profile keeps its address: a key for another service goes into a profile of that service.
+  if (existing) checkAddress(ctx, config, profileName, existing, baseUrl);
 
   // Ask the service which organization and scopes the key has.
   const { createApiClient } = await import('../../api/client.js');
@@ -102,13 +106,13 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
       account = { id: knownOrg, name: existing?.org_id === knownOrg ? existing.org_name ?? knownOrg : knownOrg, livemode: mode === 'live', credential: { type: 'api_key', scopes: [] } };
       unverified = true;
     } else {
-    if (error instanceof ApiError && error.status === 401)
-      throw new ApiError(`the service refused the key ${redact(key)}: it is unknown or revoked (at ${baseUrl})`, 401, EXIT.unauthenticated, error.body,
-        'check that you copied the whole key, and that --base-url / SVC_BASE_URL points at the right service');
-    if (error instanceof ApiError && error.status === 403)
-      throw new ApiError(`the key ${redact(key)} lacks the account:read scope, which svc needs to learn its organization`, 403, EXIT.forbidden, error.body,
-        'give its organization with --org org_…, or add it to a profile whose organization is known, or use a key with account:read');
-    throw error;
+      if (error instanceof ApiError && error.status === 401)
+        throw new ApiError(`the service refused the key ${redact(key)}: it is unknown or revoked (at ${baseUrl})`, 401, EXIT.unauthenticated, error.body,
+          'check that you copied the whole key, and that --base-url / SVC_BASE_URL points at the right service');
+      if (error instanceof ApiError && error.status === 403)
+        throw new ApiError(`the key ${redact(key)} lacks the account:read scope, which svc needs to learn its organization`, 403, EXIT.forbidden, error.body,
+          'give its organization with --org org_…, or add it to a profile whose organization is known, or use a key with account:read');
+      throw error;
     }
   }
   if (opts.org && account.id !== opts.org)
@@ -122,37 +126,46 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
 
   // The secret entry `<profile>:<name>` is shared by any key of that name: never overwrite the other mode's.
   checkNameFree((await ctx.config.read()).profiles[profileName]?.keys?.[name], name, mode, profileName);
-  // The secret first: metadata must never point at a secret that was not stored.
-  const storage = await ctx.secrets.set(profileName, name, key);
   const meta: KeyMeta = {
     name,
     mode,
     last4: lastFour(key),
     scopes: account.credential.scopes ?? [],
-    storage,
+    storage: 'keychain',
     added_at: new Date(ctx.clock.now()).toISOString(),
   };
   if (account.credential.key_id) meta.id = account.credential.key_id;
   if (unverified) meta.unverified = true;
 
-  const replaced = await ctx.config.update((cfg) => {
-    const profile = (cfg.profiles[profileName] ??= {});
-    profile.org_id = account.id;
-    if (!unverified || !profile.org_name) profile.org_name = account.name;
-    if (ctx.globals.baseUrl || ctx.env.SVC_BASE_URL || !profile.base_url) profile.base_url = baseUrl;
-    const keys = (profile.keys ??= {});
-    // One key per mode: an older key of this mode is replaced.
-    const old = Object.values(keys).filter((k) => k.mode === mode && k.name !== name);
-    for (const k of old) delete keys[k.name];
-    keys[name] = meta;
-    cfg.default_profile ??= profileName;
-    return old;
+  // Kill-safe order (src/credentials/journal.ts): announce the secret, write it, then commit its
+  // metadata. A kill anywhere leaves the old key, or the new one, never a secret nobody describes.
+  const org = { id: account.id, name: account.name, base_url: baseUrl };
+  const entry = inFlight(profileName, name, ctx.clock.now(), meta, org);
+  const hadConfig = await ctx.config.read().then((cfg) => Object.keys(cfg.profiles).length > 0 || cfg.default_profile !== undefined);
+  await ctx.config.update((cfg) => {
+    checkNameFree(cfg.profiles[profileName]?.keys?.[name], name, mode, profileName);
+    addEntry(cfg, entry);
   });
-  const left: SecretLeft[] = [];
-  for (const old of replaced) {
-    const entry = await ctx.secrets.delete(profileName, old.name, old.storage).catch(() => null);
-    if (entry) left.push(entry);
+  let storage: KeyMeta['storage'];
+  try {
+    storage = await ctx.secrets.set(profileName, name, key);
+  } catch (error) {
+    // Nothing was stored: withdraw the announcement (best effort; the next command would settle it).
+    await ctx.config.update((cfg) => dropEntry(cfg, entry)).catch(() => {});
+    // A first add that stored nothing leaves no config.json behind either.
+    if (!hadConfig) await ctx.config.removeIfEmpty?.().catch(() => {});
+    throw error;
   }
+  meta.storage = storage;
+  const replaced = await ctx.config.update((cfg) => {
+    dropEntry(cfg, entry);
+    return commitKey(cfg, profileName, meta, ctx.clock.now(), org);
+  });
+  const pending = (await ctx.config.read()).secrets_in_flight ?? [];
+  const left: SecretLeft[] = await finishDeletes(
+    ctx,
+    replaced.map((old) => ({ entry: pending.find((e) => e.profile === profileName && e.name === old.name && e.pid === process.pid && !e.key)!, storage: old.storage })).filter((d) => d.entry),
+  );
   for (const entry of left) warn(ctx, describeLeft(entry));
 
   if (unverified)

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import { printList, scopeList } from '../../io/output.js';
+import { settleSecretsInFlight } from '../../credentials/journal.js';
 import { redactedKey } from './shared.js';
 
 export type KeysListOptions = Record<string, never>;
@@ -12,7 +13,12 @@ export function parse(_args: string[], _flags: Record<string, unknown>): KeysLis
 }
 
 export async function run(_opts: KeysListOptions, ctx: Context): Promise<void> {
-  const config = await ctx.config.read();
+  let config = await ctx.config.read();
+  if (config.secrets_in_flight) {
+    // A key write killed half-way: list what it settles to (src/credentials/journal.ts).
+    await settleSecretsInFlight(ctx, config, ctx.clock.now());
+    config = await ctx.config.read();
+  }
   const profileName = chooseProfileName(ctx, config);
   const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
   const profile = explicit ? requireProfile(config, profileName) : config.profiles[profileName];

@@ -5,6 +5,7 @@ import { chooseProfileName, requireProfile } from '../../credentials/resolve.js'
 import { UsageError } from '../../errors.js';
 import { printJson, warn } from '../../io/output.js';
 import { describeLeft } from '../../credentials/store.js';
+import { addEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { parseKeyName, redactedKey } from './shared.js';
 
 export interface KeysRemoveOptions {
@@ -18,6 +19,7 @@ export function parse(args: string[], _flags: Record<string, unknown>): KeysRemo
 
 export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> {
   const config = await ctx.config.read();
+  await settleSecretsInFlight(ctx, config, ctx.clock.now());
   const profileName = chooseProfileName(ctx, config);
   const profile = requireProfile(config, profileName);
   const meta = profile.keys?.[opts.name];
@@ -25,12 +27,15 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
     const names = Object.keys(profile.keys ?? {});
     throw new UsageError(`profile "${profileName}" has no key named "${opts.name}"` + (names.length ? ` (keys: ${names.join(', ')})` : ' (it has no keys)'));
   }
+  // Kill-safe order (src/credentials/journal.ts): the metadata goes with an announced delete,
+  // then the secret, then the announcement; a kill in between leaves an entry the next command settles.
   const left = await ctx.withProfileLock(profileName, async () => {
-    const entryLeft = await ctx.secrets.delete(profileName, opts.name, meta.storage);
+    const entry = inFlight(profileName, opts.name, ctx.clock.now());
     await ctx.config.update((cfg) => {
       delete cfg.profiles[profileName]?.keys?.[opts.name];
+      addEntry(cfg, entry);
     });
-    return entryLeft;
+    return (await finishDeletes(ctx, [{ entry, storage: meta.storage }]))[0] ?? null;
   });
   if (left) warn(ctx, describeLeft(left));
   if (ctx.globals.json) return printJson(ctx, { profile: profileName, removed: { ...meta, redacted: redactedKey(meta) }, secret_left: left });
