@@ -59,7 +59,7 @@ _svc_options() {
     'events tail') echo '--type --since --max-events --forward-to --timeout --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'api') echo '--field -F --input --include -i --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'completion') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'emulator') echo '--port --host --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'emulator') echo '--port --host --state --import --export --allow-host --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
   esac
 }
 
@@ -76,7 +76,7 @@ _svc_choices() {
 # Succeeds when the value is a file name.
 _svc_wants_file() {
   case "$1|$2" in
-    'chats voice|#arg'|'api|--input') return 0 ;;
+    'chats voice|#arg'|'api|--input'|'emulator|--state'|'emulator|--import'|'emulator|--export') return 0 ;;
   esac
   return 1
 }
@@ -88,7 +88,7 @@ _svc_cmdpath() {
     if (( skip )); then skip=0; continue; fi
     case "$word" in
       -*=*) ;;
-      --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--port|--profile|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F) skip=1 ;;
+      --allow-host|--area-code|--base-url|--call|--client-id|--country|--expires-in|--export|--field|--forward-to|--from|--host|--import|--input|--language|--languages|--limit|--line|--max-events|--name|--port|--profile|--scopes|--since|--state|--status|--subject|--timeout|--title|--to|--type|-F) skip=1 ;;
       -*) ;;
       *)
         subs=" $(_svc_subcommands "$cmdpath") "
@@ -109,7 +109,7 @@ _svc() {
       COMPREPLY=($(compgen -W "$(svc __complete profiles 2>/dev/null)" -- "$cur"))
       return 0
       ;;
-    --area-code|--base-url|--call|--client-id|--country|--expires-in|--field|--forward-to|--from|--host|--input|--language|--languages|--limit|--line|--max-events|--name|--port|--profile|--scopes|--since|--status|--subject|--timeout|--title|--to|--type|-F)
+    --allow-host|--area-code|--base-url|--call|--client-id|--country|--expires-in|--export|--field|--forward-to|--from|--host|--import|--input|--language|--languages|--limit|--line|--max-events|--name|--port|--profile|--scopes|--since|--state|--status|--subject|--timeout|--title|--to|--type|-F)
       choices="$(_svc_choices "$cmdpath" "$prev")"
       if [[ -n "$choices" ]]; then COMPREPLY=($(compgen -W "$choices" -- "$cur"))
       elif _svc_wants_file "$cmdpath" "$prev"; then COMPREPLY=($(compgen -f -- "$cur"))

@@ -37,7 +37,7 @@ function __svc_cmdpath
         end
         switch $word
             case '-*=*'
-            case '--area-code' '--base-url' '--call' '--client-id' '--country' '--expires-in' '--field' '--forward-to' '--from' '--host' '--input' '--language' '--languages' '--limit' '--line' '--max-events' '--name' '--port' '--profile' '--scopes' '--since' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F'
+            case '--allow-host' '--area-code' '--base-url' '--call' '--client-id' '--country' '--expires-in' '--export' '--field' '--forward-to' '--from' '--host' '--import' '--input' '--language' '--languages' '--limit' '--line' '--max-events' '--name' '--port' '--profile' '--scopes' '--since' '--state' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F'
                 set skip 1
             case '-*'
             case '*'
@@ -155,4 +155,8 @@ complete -c svc -n '__svc_at \'api\'' -l include -s i -d 'print the status line 
 complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish'
 complete -c svc -n '__svc_at \'emulator\'' -l port -x -d 'port to listen on'
 complete -c svc -n '__svc_at \'emulator\'' -l host -x -d 'address to listen on'
+complete -c svc -n '__svc_at \'emulator\'' -l state -r -F -d 'keep the whole state in this file across restarts (created from the seed if missing)'
+complete -c svc -n '__svc_at \'emulator\'' -l import -r -F -d 'start from this exported document instead of the seed'
+complete -c svc -n '__svc_at \'emulator\'' -l export -r -F -d 'write the --state file as a readable document to this file, then exit'
+complete -c svc -n '__svc_at \'emulator\'' -l allow-host -x -d 'also answer requests for this Host name (repeatable)'
 complete -c svc -s h -l help -d 'show help'

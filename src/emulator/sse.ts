@@ -1,8 +1,10 @@
 // Server-Sent Events out of the emulator. Frames queue per stream and leave in one
 // batched write per pull, so a burst of 50,000 events is a few large writes; the
-// ReadableStream is only pulled when the socket drained (backpressure), and nothing
-// queued is ever dropped.
+// ReadableStream is only pulled when the socket drained (backpressure). Nothing queued is
+// dropped while the client reads; a client that stops reading is disconnected once its
+// unsent backlog passes a bound (api-contract.md "Events"), and resumes with Last-Event-ID.
 import type { Mode } from '../shared/constants.js';
+import type { EmulatorContext } from './http.js';
 import type { EmulatorEvent, State, Subscriber } from './state.js';
 
 export interface StreamSpec {
@@ -15,6 +17,14 @@ export interface StreamSpec {
   frame(event: EmulatorEvent): string | null;
   /** Frames to send first (a resume's retained events); taken in the same tick as subscribing, so no gap. */
   backlog: string[];
+  /** Cuts the client's connection at once (a stalled client never pulls, so closing the stream would wait forever). */
+  disconnect?: (() => void) | undefined;
+}
+
+/** The connection under a request, for cutting a stalled stream client (Node adapter only). */
+export function disconnectOf(c: EmulatorContext): (() => void) | undefined {
+  const outgoing = c.env?.outgoing;
+  return outgoing ? () => outgoing.destroy() : undefined;
 }
 
 export const SSE_HEADERS = {
@@ -30,6 +40,7 @@ const MAX_EXPIRY_WAIT_MS = 60_000;
 export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal): { stream: ReadableStream<Uint8Array>; subscriber: Subscriber } {
   const encoder = new TextEncoder();
   let queue: string[] = spec.backlog;
+  let queuedChars = queue.reduce((sum, frame) => sum + frame.length, 0);
   let wake: (() => void) | null = null;
   let ended = false;
   const wakeUp = () => {
@@ -66,6 +77,13 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
       const frame = spec.frame(event);
       if (frame === null) return;
       queue.push(frame);
+      queuedChars += frame.length;
+      if (queuedChars > state.limits.streamBacklogChars) {
+        // The client stopped reading: keep memory flat by cutting it off; it resumes with Last-Event-ID.
+        subscriber.end();
+        spec.disconnect?.();
+        return;
+      }
       if (wake) wakeUp();
     },
     end() {
@@ -75,6 +93,8 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
       clearInterval(keepalive);
       clearTimeout(expiryTimer);
       stopWatchingClock();
+      queue = [];
+      queuedChars = 0;
       wakeUp();
     },
   };
@@ -108,6 +128,7 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
     while (count < queue.length && size < MAX_CHUNK_CHARS) size += queue[count++]!.length;
     const chunk = count === queue.length ? queue.join('') : queue.slice(0, count).join('');
     queue = count === queue.length ? [] : queue.slice(count);
+    queuedChars -= size;
     return chunk;
   }
 
