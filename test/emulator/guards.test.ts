@@ -72,7 +72,7 @@ describe('control plane against other sites', () => {
     const emu = emulator();
     const host = `127.0.0.1:${emu.port}`;
     const before = emu.seed.keys.test;
-    const refused = [
+    const refused: Record<string, string>[] = [
       { origin: 'http://evil.example' },
       { origin: 'null' },
       { origin: `http://127.0.0.1:${emu.port + 1}` },
@@ -87,7 +87,7 @@ describe('control plane against other sites', () => {
     }
     expect((await raw(emu, 'GET', '/v1/account', { host, authorization: `Bearer ${before}` })).status).toBe(200);
     // Its own pages and tools: same origin, a typed URL (none), or no such header at all.
-    for (const headers of [{ origin: emu.url }, { origin: `http://localhost:${emu.port}` }, { 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, {}]) {
+    for (const headers of <Record<string, string>[]>[{ origin: emu.url }, { origin: `http://localhost:${emu.port}` }, { 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, {}]) {
       expect((await raw(emu, 'GET', '/_emulator/stats', { host, ...headers })).status, JSON.stringify(headers)).toBe(200);
     }
   });
