@@ -34,6 +34,10 @@ export const SSE_HEADERS = {
 } as const;
 
 const MAX_CHUNK_CHARS = 1 << 20;
+/** A stream past its backlog bound that has not been pulled for this long is stalled. */
+const STALLED_AFTER_MS = 1000;
+/** Past this many times the bound a stream is cut however recently it read (a reader far too slow). */
+const STALLED_HARD_FACTOR = 4;
 /** Longest single expiry wait; a longer one re-arms (setTimeout overflows past 2^31 ms, and an injected clock may jump). */
 const MAX_EXPIRY_WAIT_MS = 60_000;
 
@@ -50,9 +54,22 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
   };
   const keepalive = setInterval(() => {
     if (!spec.authorized()) return subscriber.end();
+    if (cutIfStalled()) return;
     queue.push(': keepalive\n\n');
     wakeUp();
   }, state.keepaliveMs);
+
+  // A client that stopped reading never pulls: past the bound, with no pull for a while (or far past
+  // it, however slowly it reads), it is cut off so memory stays flat; it resumes with Last-Event-ID.
+  let lastPullAt = performance.now();
+  const cutIfStalled = (): boolean => {
+    const bound = state.limits.streamBacklogChars;
+    if (queuedChars <= bound) return false;
+    if (queuedChars <= STALLED_HARD_FACTOR * bound && performance.now() - lastPullAt < STALLED_AFTER_MS) return false;
+    subscriber.end();
+    spec.disconnect?.();
+    return true;
+  };
   keepalive.unref();
 
   // The stream ends when the credential's expiry passes on the emulator clock. The clock is an offset over
@@ -78,12 +95,7 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
       if (frame === null) return;
       queue.push(frame);
       queuedChars += frame.length;
-      if (queuedChars > state.limits.streamBacklogChars) {
-        // The client stopped reading: keep memory flat by cutting it off; it resumes with Last-Event-ID.
-        subscriber.end();
-        spec.disconnect?.();
-        return;
-      }
+      if (cutIfStalled()) return;
       if (wake) wakeUp();
     },
     end() {
@@ -105,6 +117,7 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        lastPullAt = performance.now();
         while (queue.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
         if (ended) {
           // An ended stream (revoked credential, drop, shutdown) closes at once; a client resumes with Last-Event-ID.

@@ -212,7 +212,7 @@ export interface StateJournal extends ChangeSink {
 
 /** The bounds that keep the emulator's memory flat under abuse (issue 13). */
 export interface Limits {
-  /** Unsent text a stream may hold for a client that does not read before it is disconnected. */
+  /** Unsent text a stream may hold for a client that does not read before it is disconnected (sse.ts: ×4 for a slow reader). */
   streamBacklogChars: number;
   /** Authorize-page sessions and pending authorize requests kept at most (oldest dropped first). */
   authorizeSessions: number;
@@ -220,7 +220,7 @@ export interface Limits {
 }
 
 export const DEFAULT_LIMITS: Limits = {
-  streamBacklogChars: 16 * 1024 * 1024,
+  streamBacklogChars: 8 * 1024 * 1024,
   authorizeSessions: 10_000,
   authorizeRequests: 10_000,
 };
