@@ -87,6 +87,19 @@ describe('--state FILE', () => {
     }
   }, 60_000);
 
+  it('a clock move alone is kept (time never runs back across a restart)', async () => {
+    const path = join(dir, 'state.jsonl');
+    const first = await startEmulator({ port: 0, statePath: path });
+    expect((await call(first, 'POST', '/_emulator/clock', { json: { advance_seconds: 86_400 * 30 } })).status).toBe(200);
+    await first.close();
+    const second = await startEmulator({ port: 0, statePath: path });
+    try {
+      expect(second.clock.offsetMs()).toBeGreaterThanOrEqual(86_400 * 30 * 1000);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('a reset is kept too: after a restart the old keys are gone and the new seed works', async () => {
     const path = join(dir, 'state.jsonl');
     const first = await startEmulator({ port: 0, statePath: path });

@@ -115,8 +115,9 @@ export class FileJournal implements StateJournal {
         );
       }
     }
-    const meta = JSON.stringify({ meta: { seq: state.seq, clock_offset_ms: state.clock.offsetMs() } });
-    if (meta !== this.#meta && (this.#lines.length > 0 || this.#unsynced)) {
+    const meta = metaLine(state);
+    // Also on its own: a clock move changes no record.
+    if (meta !== this.#meta) {
       this.#lines.push(meta);
       this.#meta = meta;
     }
@@ -159,7 +160,7 @@ export class FileJournal implements StateJournal {
     this.#fd = openSync(this.path, 'a');
     this.#snapshotBytes = text.length;
     this.#appendedBytes = 0;
-    this.#meta = '';
+    this.#meta = metaLine(state);
   }
 
   /**
@@ -221,6 +222,11 @@ export class FileJournal implements StateJournal {
     }
     this.#lock.release();
   }
+}
+
+/** The sequence and the clock: the two facts outside the collections. */
+function metaLine(state: State): string {
+  return JSON.stringify({ meta: { seq: state.seq, clock_offset_ms: state.clock.offsetMs() } });
 }
 
 const fieldByName = new Map<string, PersistedCollection>(
