@@ -20,6 +20,7 @@ const REQUESTS = Number(process.env.BENCH_EMULATOR_REQUESTS ?? 6000);
 const CONCURRENCY = 32;
 const EVENTS = 200_000;
 const RSS_TARGET_MIB = 200;
+const BOUNDS_HEAP_MIB = 96;
 // Smaller figures make a quick smoke run of the abuse checks (the report says which were used).
 const STALLED_EVENTS = Number(process.env.BENCH_STALLED_EVENTS ?? 3_000_000);
 const AUTHORIZE_GETS = Number(process.env.BENCH_AUTHORIZE_GETS ?? 400_000);
@@ -200,9 +201,27 @@ async function authorizeFlood(url, count) {
   await dispatcher.close();
 }
 
-/** Memory under abuse, measured on the emulator process. */
-async function measureBounds(dispatcher, url, orgId, key, pid) {
-  const result = { rssStartMiB: rssMiB(pid) };
+/**
+ * Memory under abuse, measured on an emulator process of its own with a small V8 heap
+ * (BOUNDS_HEAP_MIB): what the emulator holds must fit in it (unbounded, it dies of OOM), and the
+ * RSS read from /proc then reflects what is live rather than garbage V8 has not yet collected.
+ */
+async function measureBounds() {
+  const { seed, pid, stop, exited } = await startSpawned([`--max-old-space-size=${BOUNDS_HEAP_MIB}`]);
+  const dispatcher = new Agent({ connections: 4, keepAliveTimeout: 30_000 });
+  try {
+    const url = seed.url;
+    const orgId = seed.org_id;
+    const key = seed.keys.live;
+    return await Promise.race([measureBoundsOn(dispatcher, url, orgId, key, pid), exited.then((code) => Promise.reject(new Error(`the emulator died (exit ${code}) under a ${BOUNDS_HEAP_MIB} MiB heap`)))]);
+  } finally {
+    await dispatcher.close().catch(() => {});
+    stop();
+  }
+}
+
+async function measureBoundsOn(dispatcher, url, orgId, key, pid) {
+  const result = { boundsHeapMiB: BOUNDS_HEAP_MIB, rssStartMiB: rssMiB(pid) };
   await publish(dispatcher, url, orgId, 'test', 1_000_000);
   result.rssAfterMillionEventsMiB = rssMiB(pid);
   if (process.env.BENCH_EMULATOR_QUICK !== '1') {
@@ -219,7 +238,7 @@ async function measureBounds(dispatcher, url, orgId, key, pid) {
 }
 
 /** Runs both measurements against a running emulator; `keys` are its seeded keys (unused but for the org). */
-export async function runEmulatorBench({ url, keys, org_id, pid }) {
+export async function runEmulatorBench({ url, keys, org_id }) {
   const dispatcher = new Agent({ connections: CONCURRENCY + 4, keepAliveTimeout: 30_000 });
   try {
     const orgId = org_id ?? (await json(dispatcher, 'GET', `${url}/v1/account`, undefined, { authorization: `Bearer ${keys.live}` })).id;
@@ -235,16 +254,17 @@ export async function runEmulatorBench({ url, keys, org_id, pid }) {
     for (let i = 0; i < 4; i++) probeKeys.push((await json(dispatcher, 'POST', `${url}/_emulator/orgs/${org.id}/keys`, { mode: 'test', scopes: ['account:read'] })).key);
     const requests = await measureRequests(dispatcher, url, benchKeys);
     const events = await measureEvents(dispatcher, url, org.id, streamKey, probeKeys);
-    const bounds = await measureBounds(dispatcher, url, org.id, streamKey, pid);
+    const bounds = await measureBounds();
     return { ...requests, ...events, ...bounds };
   } finally {
     await dispatcher.close().catch(() => {});
   }
 }
 
-async function startSpawned() {
+async function startSpawned(nodeArgs = []) {
   const svc = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
-  const child = spawn(process.execPath, [svc, 'emulator', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, svc, 'emulator', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
   const seed = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.setEncoding('utf8');
@@ -253,9 +273,9 @@ async function startSpawned() {
       const line = out.split('\n')[0];
       if (out.includes('\n')) resolve(JSON.parse(line));
     });
-    child.on('exit', (code) => reject(new Error(`svc emulator exited ${code} before printing its address`)));
+    exited.then((code) => reject(new Error(`svc emulator exited ${code} before printing its address`)));
   });
-  return { seed: { ...seed, pid: child.pid }, stop: () => child.kill('SIGINT') };
+  return { seed, pid: child.pid, exited, stop: () => child.kill('SIGINT') };
 }
 
 /** One line per measure with its target; answers how many missed. */
@@ -265,7 +285,7 @@ export function reportEmulatorBench(result, print = console.error) {
     [`authenticated requests/s: ${Math.round(result.requestsPerSecond)} (target ≥ 1,000)`, result.requestsPerSecond >= 1000],
     [`events/s to one stream in a 200k burst: ${Math.round(result.eventsPerSecond)}, lost ${result.lost}, out of order ${result.outOfOrder} (target ≥ ${STREAM_TARGET.toLocaleString('en-US')}, none lost)`, result.eventsPerSecond >= STREAM_TARGET && result.lost === 0 && result.outOfOrder === 0],
     [`other requests during the burst: p99 ${result.burstP99Ms?.toFixed(1)} ms, max ${result.burstMaxMs?.toFixed(1)} ms over ${result.burstProbeRequests} (target p99 < ${P99_TARGET_MS} ms)`, result.burstP99Ms < P99_TARGET_MS],
-    [`emulator RSS after 1,000,000 events: ${mib(result.rssAfterMillionEventsMiB)} (at start ${mib(result.rssStartMiB)}; target ≤ ${RSS_TARGET_MIB} MiB)`, result.rssAfterMillionEventsMiB == null || result.rssAfterMillionEventsMiB <= RSS_TARGET_MIB],
+    [`emulator RSS after 1,000,000 events: ${mib(result.rssAfterMillionEventsMiB)} (at start ${mib(result.rssStartMiB)}, V8 heap capped at ${result.boundsHeapMiB} MiB; target ≤ ${RSS_TARGET_MIB} MiB)`, result.rssAfterMillionEventsMiB == null || result.rssAfterMillionEventsMiB <= RSS_TARGET_MIB],
   ];
   if ('rssAfterStalledClientsMiB' in result) {
     checks.push([`emulator RSS after ${STALLED_EVENTS.toLocaleString('en-US')} events with 4 stalled streams: ${mib(result.rssAfterStalledClientsMiB)}, stalled streams still open ${result.stalledStillOpen} (target ≤ ${RSS_TARGET_MIB} MiB, all cut off)`, (result.rssAfterStalledClientsMiB ?? 0) <= RSS_TARGET_MIB && result.stalledStillOpen === 0]);

@@ -65,7 +65,7 @@ async function startEmulator() {
     });
     child.on('exit', (code) => reject(new Error(`emulator exited ${code}`)));
   });
-  return { ...JSON.parse(line), pid: child.pid, stop: () => child.kill('SIGINT') };
+  return { ...JSON.parse(line), stop: () => child.kill('SIGINT') };
 }
 
 const emulator = await startEmulator();
@@ -107,7 +107,7 @@ try {
 }
 try {
   const { runEmulatorBench, reportEmulatorBench } = await import('./emulator.mjs');
-  const emu = await runEmulatorBench({ url: emulator.url, keys: emulator.keys, org_id: emulator.org_id, pid: emulator.pid });
+  const emu = await runEmulatorBench({ url: emulator.url, keys: emulator.keys, org_id: emulator.org_id });
   results.emulator = emu;
   overBudget += reportEmulatorBench(emu, console.log);
 } catch (error) {
