@@ -64,7 +64,8 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
   let lastPullAt = performance.now();
   const cutIfStalled = (): boolean => {
     const bound = state.limits.streamBacklogChars;
-    if (queuedChars <= bound) return false;
+    // A pull waiting for frames means the client is ready for more: not stalled.
+    if (queuedChars <= bound || wake !== null) return false;
     if (queuedChars <= STALLED_HARD_FACTOR * bound && performance.now() - lastPullAt < STALLED_AFTER_MS) return false;
     subscriber.end();
     spec.disconnect?.();
