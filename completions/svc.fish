@@ -39,7 +39,7 @@ function __svc_cmdpath
         end
         switch $word
             case '-*=*'
-            case '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--country' '--dead-letter' '--expires-in' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--header' '--host' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--method' '--name' '--org' '--override' '--port' '--profile' '--raw-field' '--record' '--scopes' '--since' '--speed' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
+            case '--allow-host' '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--country' '--dead-letter' '--expires-in' '--export' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--header' '--host' '--import' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--method' '--name' '--org' '--override' '--port' '--profile' '--raw-field' '--record' '--scopes' '--since' '--speed' '--state' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
                 set skip 1
             case '-*'
             case '*'
@@ -199,4 +199,8 @@ complete -c svc -n '__svc_at \'profiles\'' -a remove -d 'delete a profile: its l
 complete -c svc -n '__svc_at \'profiles remove\'' -l revoke -d 'first revoke its OAuth connection at the service'
 complete -c svc -n '__svc_at \'emulator\'' -l port -x -d 'port to listen on'
 complete -c svc -n '__svc_at \'emulator\'' -l host -x -d 'address to listen on'
+complete -c svc -n '__svc_at \'emulator\'' -l state -r -F -d 'keep the whole state in this file across restarts (created from the seed if missing)'
+complete -c svc -n '__svc_at \'emulator\'' -l import -r -F -d 'start from this exported document instead of the seed'
+complete -c svc -n '__svc_at \'emulator\'' -l export -r -F -d 'write the --state file as a readable document to this file, then exit'
+complete -c svc -n '__svc_at \'emulator\'' -l allow-host -x -d 'also answer requests for this Host name (repeatable)'
 complete -c svc -s h -l help -d 'show help'

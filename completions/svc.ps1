@@ -420,14 +420,14 @@ $script:SvcCompletionTree = @{
   }
   'emulator' = @{
     subs = @()
-    opts = @('--port', '--host', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--port', '--host', '--state', '--import', '--export', '--allow-host', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
-    files = @()
+    files = @('--state', '--import', '--export')
     args = @()
     fileArg = $false
   }
 }
-$script:SvcValuedOptions = @('--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--country', '--dead-letter', '--expires-in', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
+$script:SvcValuedOptions = @('--allow-host', '--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--country', '--dead-letter', '--expires-in', '--export', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--import', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--state', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
 
 Register-ArgumentCompleter -Native -CommandName svc -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)

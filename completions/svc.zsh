@@ -71,7 +71,7 @@ _svc_options() {
     'doctor') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'version') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'help') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'emulator') echo '--port --host --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'emulator') echo '--port --host --state --import --export --allow-host --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
   esac
 }
 
@@ -88,7 +88,7 @@ _svc_choices() {
 # Succeeds when the value is a file name.
 _svc_wants_file() {
   case "$1|$2" in
-    'chats voice|#arg'|'events tail|--dead-letter'|'events tail|--record'|'events tail|--checkpoint'|'events trigger|--fixture'|'events replay|--dead-letter'|'events replay|#arg'|'api|--input') return 0 ;;
+    'chats voice|#arg'|'events tail|--dead-letter'|'events tail|--record'|'events tail|--checkpoint'|'events trigger|--fixture'|'events replay|--dead-letter'|'events replay|#arg'|'api|--input'|'emulator|--state'|'emulator|--import'|'emulator|--export') return 0 ;;
   esac
   return 1
 }
@@ -100,7 +100,7 @@ _svc_cmdpath() {
     if (( skip )); then skip=0; continue; fi
     case "$word" in
       -*=*) ;;
-      --area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
+      --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
       -*) ;;
       *)
         subs=" $(_svc_subcommands "$cmdpath") "
@@ -120,7 +120,7 @@ _svc() {
       compadd -- ${(f)"$(svc __complete profiles 2>/dev/null)"}
       return 0
       ;;
-    --area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
+    --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
       choices="$(_svc_choices "$cmdpath" "$prev")"
       if [[ -n "$choices" ]]; then compadd -- ${=choices}
       elif _svc_wants_file "$cmdpath" "$prev"; then _files

@@ -559,7 +559,11 @@ export function buildProgram(options: ProgramOptions): Command {
       .description('run the local emulator of the service')
       .option('--port <n>', 'port to listen on', '4010')
       .option('--host <host>', 'address to listen on', '127.0.0.1')
-      .addHelpText('after', examples('svc emulator', 'svc emulator --port 0')),
+      .option('--state <file>', 'keep the whole state in this file across restarts (created from the seed if missing)')
+      .option('--import <file>', 'start from this exported document instead of the seed')
+      .option('--export <file>', 'write the --state file as a readable document to this file, then exit')
+      .option('--allow-host <name>', 'also answer requests for this Host name (repeatable)', collect)
+      .addHelpText('after', examples('svc emulator', 'svc emulator --port 0', 'svc emulator --state ~/.svc-emulator.jsonl', 'svc emulator --state s.jsonl --export fixture.json')),
     'emulator',
     () => import('../commands/emulator/start.js'),
   );

@@ -8,6 +8,10 @@ export interface EmulatorClock {
 
 export interface AdvancingClock extends EmulatorClock {
   advance(ms: number): void;
+  /** How far the clock has been moved ahead of its base (kept in a state file so time never runs back). */
+  offsetMs(): number;
+  /** Sets the offset when a state file is loaded; it only ever grows. */
+  restoreOffset(ms: number): void;
   /** Called after every advance (streams re-arm their expiry timers); answers an unsubscribe. */
   onAdvance(listener: () => void): () => void;
 }
@@ -21,6 +25,10 @@ export function advancingClock(base: EmulatorClock = { now: () => Date.now() }):
     advance(ms: number) {
       if (ms > 0) offsetMs += ms;
       for (const listener of [...listeners]) listener();
+    },
+    offsetMs: () => offsetMs,
+    restoreOffset(ms: number) {
+      if (ms > offsetMs) offsetMs = ms;
     },
     onAdvance(listener) {
       listeners.add(listener);

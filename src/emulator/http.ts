@@ -6,7 +6,11 @@ import { newId, rfc3339 } from './ids.js';
 import { nextSeq } from './state.js';
 import type { ObjectBase, State, Stored } from './state.js';
 
-export type EmulatorEnv = { Variables: { credential: Credential } };
+/** `incoming`/`outgoing` are set by the Node adapter (@hono/node-server); absent under app.request(). */
+export type EmulatorEnv = {
+  Variables: { credential: Credential };
+  Bindings: { incoming?: import('node:http').IncomingMessage; outgoing?: import('node:http').ServerResponse };
+};
 export type EmulatorContext = Context<EmulatorEnv>;
 
 export function credentialOf(c: EmulatorContext): Credential {

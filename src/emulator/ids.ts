@@ -21,6 +21,14 @@ export function sameSecret(a: string, b: string): boolean {
   return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
 
+/** The last second formatted: a burst publishes thousands of events within one second. */
+const lastFormatted = { second: Number.NaN, text: '' };
+
 export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(ms / 1000);
+  if (second !== lastFormatted.second) {
+    lastFormatted.text = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastFormatted.second = second;
+  }
+  return lastFormatted.text;
 }

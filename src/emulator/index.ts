@@ -19,15 +19,25 @@
 //   not revoke the connection, so a lost refresh race is visible in stats, not fatal.
 // - `?type=` on events: exact type, or family `call`, `call.`, `call.*`; `*` = all.
 // - stats.requests counts every request the emulator received, control plane included.
+// - GET /_emulator/state answers the whole world as the document --export writes (an extension).
+// - Retention, stream backlog and authorize-page bounds: state.ts DEFAULT_LIMITS, events.ts.
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { advancingClock } from './clock.js';
 import type { AdvancingClock, EmulatorClock } from './clock.js';
+import { boundHostnames } from './guards.js';
+import { exportDocument, importDocument } from './persistence/document.js';
+import { FileJournal, StateFileError, writeDocumentFile } from './persistence/journal.js';
+import type { LoadSummary } from './persistence/journal.js';
 import { createApp } from './server.js';
-import { createState } from './state.js';
-import type { Seed, State } from './state.js';
+import { createState, reset } from './state.js';
+import type { Limits, Seed, State } from './state.js';
 
 export type { EmulatorClock, AdvancingClock } from './clock.js';
-export type { Seed, State } from './state.js';
+export type { Limits, Seed, State } from './state.js';
+export type { LoadSummary } from './persistence/journal.js';
+export { StateFileError } from './persistence/journal.js';
+export { InvalidDocumentError, exportDocument } from './persistence/document.js';
 
 export interface EmulatorOptions {
   /** 0 picks a free port. Default 0. */
@@ -38,14 +48,24 @@ export interface EmulatorOptions {
   clock?: EmulatorClock;
   /** Interval of `: keepalive` comments on streams. Default 15 s (api-contract.md "Events"). */
   keepaliveMs?: number;
+  /** Keep the world in this file across restarts (persistence/journal.ts). */
+  statePath?: string;
+  /** Start from this document (--import) instead of the seed; with statePath, that file must not exist yet. */
+  importDocument?: unknown;
+  /** More Host names to answer besides the bound address's own (--allow-host). */
+  allowHosts?: string[];
+  /** Bounds under abuse (tests lower them). */
+  limits?: Partial<Limits>;
 }
 
 export interface RunningEmulator {
   /** http://HOST:PORT, no trailing slash; serves both {base_url} and {auth_url}. */
   url: string;
   port: number;
-  /** The seed of the latest start or reset. */
+  /** The seed of the latest start or reset; throws when the world was loaded (its keys were shown when made). */
   readonly seed: Seed;
+  /** What was loaded from or written to the state file (--state), or imported; null otherwise. */
+  loaded: (LoadSummary & { imported: boolean }) | null;
   state: State;
   clock: AdvancingClock;
   close(): Promise<void>;
@@ -54,38 +74,79 @@ export interface RunningEmulator {
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const { createAdaptorServer } = await import('@hono/node-server');
   const clock = advancingClock(opts.clock);
-  const state = createState(clock, opts.keepaliveMs ?? 15_000);
+  const journal = opts.statePath ? new FileJournal(opts.statePath) : null;
+  const state = createState(clock, opts.keepaliveMs ?? 15_000, { limits: opts.limits, journal, seed: opts.statePath === undefined && opts.importDocument === undefined });
+  const imported = opts.importDocument !== undefined;
+  let loaded: RunningEmulator['loaded'] = null;
+  if (journal) {
+    if (imported && existsSync(journal.path)) {
+      throw new StateFileError(journal.path, `the state file ${journal.path} already exists; --import would replace it: remove it or use another --state file`);
+    }
+    loaded = { ...journal.open(state, () => (imported ? importDocument(state, opts.importDocument) : reset(state))), imported };
+  } else if (imported) {
+    const counts = importDocument(state, opts.importDocument);
+    loaded = { path: '', loaded: true, imported, orgs: [...state.orgs.values()].map((o) => ({ id: o.id, name: o.name })), keys: counts.keys, apps: counts.apps, events: counts.events, notices: [] };
+  }
   const app = createApp(state);
   const host = opts.host ?? '127.0.0.1';
   const server = createAdaptorServer({ fetch: app.fetch }) as import('node:http').Server;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    journal?.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(host)}:${port}`;
+  state.address = { url, port, hostnames: boundHostnames(host, opts.allowHosts) };
   let closing: Promise<void> | undefined;
   return {
     url,
     port,
     get seed() {
+      if (!state.seed) throw new Error('this emulator loaded its world from a file: its keys were shown when they were made');
       return state.seed;
     },
+    loaded,
     state,
     clock,
     close() {
-      closing ??= new Promise<void>((resolve) => {
+      closing ??= new Promise<void>((resolve, reject) => {
         for (const subscriber of [...state.subscribers]) subscriber.end();
-        server.close(() => resolve());
+        server.close(() => {
+          try {
+            journal?.close();
+            resolve();
+          } catch (error) {
+            reject(error);
+          }
+        });
         // Keep-alive and half-finished connections would otherwise hold close() open.
         server.closeAllConnections();
       });
       return closing;
     },
   };
+}
+
+/** `--export`: the state file's world as a document in `outPath`; the state file is locked meanwhile and left as it is. */
+export function exportStateFile(statePath: string, outPath: string): LoadSummary {
+  const journal = new FileJournal(statePath);
+  const state = createState(advancingClock(), 15_000, { seed: false });
+  const summary = journal.read(state);
+  writeDocumentFile(outPath, exportDocument(state));
+  return summary;
+}
+
+/** `--import`: the document in a file (validated when the emulator starts from it). */
+export function readDocumentFile(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8')) as unknown;
 }
 
 /** A wildcard bind is reached through loopback; IPv6 literals need brackets in a URL. */

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { authenticate, presentedSecret } from './auth.js';
 import { HttpError, OAuthError } from './errors.js';
 import { takeFault } from './faults.js';
+import { hostGuard, sameSiteGuard } from './guards.js';
 import type { EmulatorEnv } from './http.js';
 import { takeRequest } from './ratelimit.js';
 import { accountRoutes } from './routes/account.js';
@@ -23,6 +24,16 @@ export function createApp(state: State): Hono<EmulatorEnv> {
 
   app.use('*', async (c, next) => {
     state.stats.requests++;
+    await next();
+  });
+  app.use('*', hostGuard(() => state.address));
+  app.use(`${CONTROL_PREFIX}/*`, sameSiteGuard(() => state.address));
+  // --state FILE: a request's changes are on disk before its answer leaves (persistence/journal.ts).
+  app.use('*', async (c, next) => {
+    if (!state.journal) return next();
+    await state.journal.request(c.req.method !== 'GET' && c.req.method !== 'HEAD', next);
+  });
+  app.use('*', async (c, next) => {
     // The control plane itself never fails on purpose: tests must always be able to arrange.
     if (!c.req.path.startsWith(CONTROL_PREFIX)) {
       const fault = takeFault(state, c.req.path);

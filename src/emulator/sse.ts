@@ -1,8 +1,10 @@
 // Server-Sent Events out of the emulator. Frames queue per stream and leave in one
 // batched write per pull, so a burst of 50,000 events is a few large writes; the
-// ReadableStream is only pulled when the socket drained (backpressure), and nothing
-// queued is ever dropped.
+// ReadableStream is only pulled when the socket drained (backpressure). Nothing queued is
+// dropped while the client reads; a client that stops reading is disconnected once its
+// unsent backlog passes a bound (api-contract.md "Events"), and resumes with Last-Event-ID.
 import type { Mode } from '../shared/constants.js';
+import type { EmulatorContext } from './http.js';
 import type { EmulatorEvent, State, Subscriber } from './state.js';
 
 export interface StreamSpec {
@@ -15,6 +17,14 @@ export interface StreamSpec {
   frame(event: EmulatorEvent): string | null;
   /** Frames to send first (a resume's retained events); taken in the same tick as subscribing, so no gap. */
   backlog: string[];
+  /** Cuts the client's connection at once (a stalled client never pulls, so closing the stream would wait forever). */
+  disconnect?: (() => void) | undefined;
+}
+
+/** The connection under a request, for cutting a stalled stream client (Node adapter only). */
+export function disconnectOf(c: EmulatorContext): (() => void) | undefined {
+  const outgoing = c.env?.outgoing;
+  return outgoing ? () => outgoing.destroy() : undefined;
 }
 
 export const SSE_HEADERS = {
@@ -24,12 +34,17 @@ export const SSE_HEADERS = {
 } as const;
 
 const MAX_CHUNK_CHARS = 1 << 20;
+/** A stream past its backlog bound that has not been pulled for this long is stalled. */
+const STALLED_AFTER_MS = 1000;
+/** Past this many times the bound a stream is cut however recently it read (a reader far too slow). */
+const STALLED_HARD_FACTOR = 4;
 /** Longest single expiry wait; a longer one re-arms (setTimeout overflows past 2^31 ms, and an injected clock may jump). */
 const MAX_EXPIRY_WAIT_MS = 60_000;
 
 export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal): { stream: ReadableStream<Uint8Array>; subscriber: Subscriber } {
   const encoder = new TextEncoder();
   let queue: string[] = spec.backlog;
+  let queuedChars = queue.reduce((sum, frame) => sum + frame.length, 0);
   let wake: (() => void) | null = null;
   let ended = false;
   const wakeUp = () => {
@@ -39,9 +54,23 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
   };
   const keepalive = setInterval(() => {
     if (!spec.authorized()) return subscriber.end();
+    if (cutIfStalled()) return;
     queue.push(': keepalive\n\n');
     wakeUp();
   }, state.keepaliveMs);
+
+  // A client that stopped reading never pulls: past the bound, with no pull for a while (or far past
+  // it, however slowly it reads), it is cut off so memory stays flat; it resumes with Last-Event-ID.
+  let lastPullAt = performance.now();
+  const cutIfStalled = (): boolean => {
+    const bound = state.limits.streamBacklogChars;
+    // A pull waiting for frames means the client is ready for more: not stalled.
+    if (queuedChars <= bound || wake !== null) return false;
+    if (queuedChars <= STALLED_HARD_FACTOR * bound && performance.now() - lastPullAt < STALLED_AFTER_MS) return false;
+    subscriber.end();
+    spec.disconnect?.();
+    return true;
+  };
   keepalive.unref();
 
   // The stream ends when the credential's expiry passes on the emulator clock. The clock is an offset over
@@ -66,6 +95,8 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
       const frame = spec.frame(event);
       if (frame === null) return;
       queue.push(frame);
+      queuedChars += frame.length;
+      if (cutIfStalled()) return;
       if (wake) wakeUp();
     },
     end() {
@@ -75,6 +106,8 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
       clearInterval(keepalive);
       clearTimeout(expiryTimer);
       stopWatchingClock();
+      queue = [];
+      queuedChars = 0;
       wakeUp();
     },
   };
@@ -85,6 +118,7 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        lastPullAt = performance.now();
         while (queue.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
         if (ended) {
           // An ended stream (revoked credential, drop, shutdown) closes at once; a client resumes with Last-Event-ID.
@@ -108,6 +142,7 @@ export function openStream(state: State, spec: StreamSpec, abort?: AbortSignal):
     while (count < queue.length && size < MAX_CHUNK_CHARS) size += queue[count++]!.length;
     const chunk = count === queue.length ? queue.join('') : queue.slice(0, count).join('');
     queue = count === queue.length ? [] : queue.slice(count);
+    queuedChars -= size;
     return chunk;
   }
 

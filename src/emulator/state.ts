@@ -4,6 +4,8 @@ import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../
 import type { Mode, Scope } from '../shared/constants.js';
 import type { AdvancingClock } from './clock.js';
 import { newId, randomToken, sha256 } from './ids.js';
+import { TrackedMap } from './persistence/tracked.js';
+import type { ChangeSink } from './persistence/tracked.js';
 
 export interface Org {
   id: string;
@@ -185,6 +187,7 @@ export interface Seed {
 export interface Session {
   csrf: string;
   email: string | null;
+  created_at: number;
 }
 
 /** A pending authorize request, referred to by the sign-in and consent forms. */
@@ -197,9 +200,38 @@ export interface AuthorizeRequest {
   created_at: number;
 }
 
+/** Where a `--state FILE` emulator writes its changes (persistence/journal.ts); null in memory only. */
+export interface StateJournal extends ChangeSink {
+  /** The world was emptied (POST /_emulator/reset). */
+  reset(): void;
+  /** An event was published into the log `org_id:mode`. */
+  event(logKey: string, event: EmulatorEvent): void;
+  /** Runs one request and writes what it changed before its answer leaves. */
+  request(changesState: boolean, handle: () => Promise<void>): Promise<void>;
+}
+
+/** The bounds that keep the emulator's memory flat under abuse (issue 13). */
+export interface Limits {
+  /** Unsent text a stream may hold for a client that does not read before it is disconnected (sse.ts: ×4 for a slow reader). */
+  streamBacklogChars: number;
+  /** Authorize-page sessions and pending authorize requests kept at most (oldest dropped first). */
+  authorizeSessions: number;
+  authorizeRequests: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  streamBacklogChars: 8 * 1024 * 1024,
+  authorizeSessions: 10_000,
+  authorizeRequests: 10_000,
+};
+
 export interface State {
   clock: AdvancingClock;
   keepaliveMs: number;
+  limits: Limits;
+  journal: StateJournal | null;
+  /** Set once the server listens: the Host names it answers and the base of its metadata (guards.ts). */
+  address: import('./guards.js').BoundAddress | null;
   seq: number;
   orgs: Map<string, Org>;
   users: Map<string, User>;
@@ -224,40 +256,63 @@ export interface State {
   sessions: Map<string, Session>;
   authorizeRequests: Map<string, AuthorizeRequest>;
   stats: Stats;
-  seed: Seed;
+  /** The seed of the latest reset; null when the world was loaded from a state file or a fixture (its keys were shown once, when made). */
+  seed: Seed | null;
 }
 
 export const EVENT_RETENTION = 10_000;
 export const SEED_ADMIN = { email: 'admin@acme.test', password: 'acme-admin' } as const;
 export const SEED_BALANCE_CENTS = 10_000;
 
-export function createState(clock: AdvancingClock, keepaliveMs: number): State {
-  const state = { clock, keepaliveMs, subscribers: new Set<Subscriber>() } as State;
-  reset(state);
+export function createState(
+  clock: AdvancingClock,
+  keepaliveMs: number,
+  opts: { limits?: Partial<Limits>; journal?: StateJournal | null; seed?: boolean } = {},
+): State {
+  const state = {
+    clock,
+    keepaliveMs,
+    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    journal: opts.journal ?? null,
+    address: null,
+    subscribers: new Set<Subscriber>(),
+  } as State;
+  if (opts.seed === false) empty(state);
+  else reset(state);
   return state;
 }
 
-/** Empties the world (ending open streams) and plants the seed (api-contract.md "Seed"). */
-export function reset(state: State): Seed {
+/** The collections a state file keeps, by the name the journal and the export document use. */
+export const PERSISTED = {
+  orgs: 'orgs',
+  users: 'users',
+  keys: 'keys',
+  apps: 'apps',
+  grants: 'grants',
+  codes: 'codes',
+  accessTokens: 'access_tokens',
+  refreshTokens: 'refresh_tokens',
+  calls: 'calls',
+  participants: 'participants',
+  links: 'links',
+  lines: 'lines',
+  chats: 'chats',
+  messages: 'messages',
+} as const;
+export type PersistedCollection = keyof typeof PERSISTED;
+
+/** Empties the world, ending open streams; the seed is planted by reset(), a loaded world by the loader. */
+export function empty(state: State): void {
   for (const subscriber of [...state.subscribers]) subscriber.end();
   state.subscribers.clear();
-  Object.assign(state, {
+  const journal = state.journal;
+  journal?.reset();
+  const collection = <V>(name: string): Map<string, V> => (journal ? TrackedMap.create<V>(name, journal) : new Map<string, V>());
+  const collections = Object.fromEntries(Object.entries(PERSISTED).map(([field, name]) => [field, collection(name)]));
+  Object.assign(state, collections, {
     seq: 0,
-    orgs: new Map(),
-    users: new Map(),
-    keys: new Map(),
+    seed: null,
     keysByHash: new Map(),
-    apps: new Map(),
-    grants: new Map(),
-    codes: new Map(),
-    accessTokens: new Map(),
-    refreshTokens: new Map(),
-    calls: new Map(),
-    participants: new Map(),
-    links: new Map(),
-    lines: new Map(),
-    chats: new Map(),
-    messages: new Map(),
     eventLogs: new Map(),
     approvals: [],
     faults: [],
@@ -266,6 +321,11 @@ export function reset(state: State): Seed {
     authorizeRequests: new Map(),
     stats: { requests: 0, tokens_issued: 0, refreshes: 0, refresh_reuse: 0, rate_limited: 0 },
   });
+}
+
+/** Empties the world (ending open streams) and plants the seed (api-contract.md "Seed"). */
+export function reset(state: State): Seed {
+  empty(state);
   const { org } = createOrg(state, 'Acme', SEED_BALANCE_CENTS, { ...SEED_ADMIN });
   const test = createKey(state, org.id, 'test', [...SCOPES]).key;
   const live = createKey(state, org.id, 'live', [...SCOPES]).key;
@@ -275,14 +335,15 @@ export function reset(state: State): Seed {
     redirect_uris: [`http://127.0.0.1${CLI_REDIRECT_PATH}`],
     secret_hash: null,
   });
-  state.seed = {
+  const seed: Seed = {
     org_id: org.id,
     org_name: org.name,
     admin: { ...SEED_ADMIN },
     keys: { test, live },
     cli_client_id: CLI_CLIENT_ID,
   };
-  return state.seed;
+  state.seed = seed;
+  return seed;
 }
 
 export function nextSeq(state: State): number {

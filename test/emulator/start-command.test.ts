@@ -95,3 +95,57 @@ describe('svc emulator on a port already in use', () => {
     }
   });
 });
+
+describe('svc emulator --state, --export, --import, --allow-host', () => {
+  it('parses the flags and refuses combinations that cannot work (exit 2)', () => {
+    expect(parseEmulatorStart({ state: 's.jsonl', allowHost: ['dev.box', '[::1]'] })).toMatchObject({ state: 's.jsonl', allowHosts: ['dev.box', '::1'] });
+    expect(parseEmulatorStart({ state: 's.jsonl', export: 'out.json' })).toMatchObject({ state: 's.jsonl', exportTo: 'out.json' });
+    expect(parseEmulatorStart({ import: 'fixture.json' })).toMatchObject({ importFrom: 'fixture.json' });
+    for (const flags of [{ export: 'out.json' }, { state: 's', export: 'o', import: 'i' }, { state: ' ' }, { allowHost: ['evil/path'] }]) {
+      expect(() => parseEmulatorStart(flags), JSON.stringify(flags)).toThrow(expect.objectContaining({ exitCode: 2 }));
+    }
+  });
+
+  it('creates the state file and prints the seed, then on restart says what it loaded and prints no key; --export writes the document', async () => {
+    const { mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-emu-start-'));
+    try {
+      const state = join(dir, 'state.jsonl');
+      const first = new AbortController();
+      const one = fakeContext(first);
+      const running = run(parseEmulatorStart({ port: '0', state }), one.ctx);
+      await until(() => one.out.length > 0);
+      expect(one.out.join('')).toMatch(/svc_test_\S+/);
+      expect(one.out.join('')).toContain(`state         ${state} (new`);
+      first.abort();
+      expect(await running).toBe(0);
+
+      const second = new AbortController();
+      const two = fakeContext(second);
+      const again = run(parseEmulatorStart({ port: '0', state }), two.ctx);
+      await until(() => two.out.length > 0);
+      const text = two.out.join('');
+      expect(text).toContain(`loaded from ${state}: 1 organization(s), 2 key(s)`);
+      expect(text).toMatch(/organization {2}Acme \(org_/);
+      expect(text).not.toMatch(/svc_(test|live)_/);
+      second.abort();
+      expect(await again).toBe(0);
+
+      const out = join(dir, 'fixture.json');
+      const exported = fakeContext(new AbortController());
+      expect(await run(parseEmulatorStart({ state, export: out }), exported.ctx)).toBe(0);
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ format: 'svc-emulator-state', orgs: [{ name: 'Acme' }] });
+      expect(exported.err.join('')).toContain(`exported ${state} to ${out}`);
+
+      writeFileSync(state, 'garbage\n');
+      const broken = fakeContext(new AbortController());
+      const error = await run(parseEmulatorStart({ port: '0', state }), broken.ctx).catch((e: unknown) => e);
+      expect(error).toMatchObject({ exitCode: 2, message: expect.stringContaining(state) });
+      expect(readFileSync(state, 'utf8')).toBe('garbage\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -163,13 +163,16 @@ describe('events: list and live stream', () => {
     const emu = emulator();
     const key = emu.seed.keys.test;
     const published = (await call(emu, 'POST', '/_emulator/events', { json: { org_id: emu.seed.org_id, mode: 'test', type: 'chat.started', count: 10_500 } })).body;
-    // Resuming from the very first id: the 499 after it that fell out of retention cannot be replayed.
+    // Resuming from the very first id: it and the 499 after it fell out of retention, so the stream
+    // says so with one gap frame (no id) before the 10,000 it still has.
     const resumed = await openStream(`${emu.url}/v1/events/stream`, key, { 'last-event-id': published.first_id });
-    await resumed.waitFor(() => resumed.messages.length >= 10_000);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(resumed.messages).toHaveLength(10_000);
-    expect(JSON.parse(resumed.messages[0]!.data).data.n).toBe(501);
-    expect(resumed.messages[9_999]!.id).toBe(published.last_id);
+    await resumed.waitFor(() => resumed.messages.at(-1)?.id === published.last_id);
+    const [gap, ...events] = resumed.messages;
+    expect(gap!.event).toBe('gap');
+    expect(gap!.id).toBeUndefined();
+    expect(events).toHaveLength(10_000);
+    expect(JSON.parse(gap!.data)).toEqual({ last_event_id: published.first_id, resumed_from: events[0]!.id });
+    expect(JSON.parse(events[0]!.data).data.n).toBe(501);
     resumed.close();
     // The live key's log is another one: nothing there.
     expect((await call(emu, 'GET', '/v1/events', { key: emu.seed.keys.live })).body.data).toEqual([]);

@@ -7,12 +7,24 @@ export interface EmulatorStartOptions {
   port: number;
   host: string;
   json: boolean;
+  /** --state FILE: keep the world in FILE across restarts. */
+  state?: string | undefined;
+  /** --import FILE: start from this document instead of the seed. */
+  importFrom?: string | undefined;
+  /** --export FILE: write the state file's world as a document to FILE, then exit (no server). */
+  exportTo?: string | undefined;
+  /** --allow-host NAME (repeatable): more Host names to answer. */
+  allowHosts?: string[] | undefined;
 }
 
 export interface EmulatorStartFlags {
   port?: string;
   host?: string;
   json?: boolean;
+  state?: string;
+  import?: string;
+  export?: string;
+  allowHost?: string[] | string;
 }
 
 /**
@@ -29,7 +41,40 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
   }
   const host = flags.host === undefined ? '127.0.0.1' : String(flags.host).trim();
   if (host === '' || /[\s/]/.test(host)) throw new UsageError(`--host must be an address such as 127.0.0.1 (got ${JSON.stringify(flags.host)})`);
-  return { port: Number(portText), host, json: flags.json === true };
+  const file = (name: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    if (String(value).trim() === '') throw new UsageError(`--${name} needs a file name`);
+    return String(value);
+  };
+  const state = file('state', flags.state);
+  const importFrom = file('import', flags.import);
+  const exportTo = file('export', flags.export);
+  if (exportTo !== undefined && state === undefined) {
+    throw new UsageError('--export needs --state FILE: the state file to export', `or fetch GET /_emulator/state from a running emulator`);
+  }
+  if (exportTo !== undefined && importFrom !== undefined) throw new UsageError('--export and --import do not go together');
+  const allowHosts = flags.allowHost === undefined ? undefined : [flags.allowHost].flat().map((name) => String(name).trim());
+  for (const name of allowHosts ?? []) {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+|[0-9a-fA-F:]+)$/.test(name)) {
+      throw new UsageError(`--allow-host takes a host name such as myhost.local (got ${JSON.stringify(name)})`);
+    }
+  }
+  return {
+    port: Number(portText),
+    host,
+    json: flags.json === true,
+    ...(state !== undefined ? { state } : {}),
+    ...(importFrom !== undefined ? { importFrom } : {}),
+    ...(exportTo !== undefined ? { exportTo } : {}),
+    ...(allowHosts !== undefined ? { allowHosts: allowHosts.map((name) => name.replace(/^\[|\]$/g, '')) } : {}),
+  };
+}
+
+/** A state file or fixture problem names the file and is the user's to fix: exit 2, file untouched. */
+function asUsageError(error: unknown, emulator: typeof import('../../emulator/index.js'), file?: string): unknown {
+  if (error instanceof emulator.StateFileError) return new UsageError(error.message);
+  if (error instanceof emulator.InvalidDocumentError) return new UsageError(`${file ?? 'the document'} is not a valid emulator state document: ${error.message}`);
+  return error;
 }
 
 function isLoopbackHost(host: string): boolean {
@@ -37,8 +82,34 @@ function isLoopbackHost(host: string): boolean {
 }
 
 export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseContext): Promise<number> {
-  const { startEmulator } = await import('../../emulator/index.js');
-  const emulator = await startEmulator({ port: opts.port, host: opts.host }).catch((error: NodeJS.ErrnoException) => {
+  const emulatorModule = await import('../../emulator/index.js');
+  const { startEmulator } = emulatorModule;
+  if (opts.exportTo !== undefined && opts.state !== undefined) {
+    try {
+      const summary = emulatorModule.exportStateFile(opts.state, opts.exportTo);
+      ctx.io.stderr.write(`exported ${opts.state} to ${opts.exportTo}: ${describeCounts(summary)}\n`);
+      return 0;
+    } catch (error) {
+      throw asUsageError(error, emulatorModule);
+    }
+  }
+  let importDocument: unknown;
+  if (opts.importFrom !== undefined) {
+    try {
+      importDocument = emulatorModule.readDocumentFile(opts.importFrom);
+    } catch (error) {
+      throw new UsageError(`cannot import ${opts.importFrom}: ${(error as Error).message}`);
+    }
+  }
+  const emulator = await startEmulator({
+    port: opts.port,
+    host: opts.host,
+    ...(opts.state !== undefined ? { statePath: opts.state } : {}),
+    ...(importDocument !== undefined ? { importDocument } : {}),
+    ...(opts.allowHosts !== undefined ? { allowHosts: opts.allowHosts } : {}),
+  }).catch((error: NodeJS.ErrnoException) => {
+    const known = asUsageError(error, emulatorModule, opts.importFrom);
+    if (known !== error) throw known;
     if (error.code === 'EADDRINUSE') {
       throw new UsageError(`port ${opts.port} on ${opts.host} is already in use (another emulator?)`, 'choose another --port, or --port 0 for any free one');
     }
@@ -47,18 +118,41 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
     }
     throw error;
   });
-  const seed = emulator.seed;
+  const seed = emulator.state.seed;
+  const loaded = emulator.loaded;
   const { stdout, stderr } = ctx.io;
   if (!isLoopbackHost(opts.host)) {
     stderr.write(
       `warning: the emulator listens on ${opts.host}; its control plane (/_emulator, no credential) is open to that network\n`,
     );
   }
+  for (const notice of loaded?.notices ?? []) stderr.write(`warning: ${notice}\n`);
+  if (!seed && loaded) {
+    // A loaded world: its keys are hashes now (they were shown once, when made), so none is printed.
+    const summary = { path: loaded.path || null, loaded: true, imported: loaded.imported, orgs: loaded.orgs, keys: loaded.keys, apps: loaded.apps, events: loaded.events };
+    if (opts.json || ctx.globals.json) {
+      stdout.write(`${JSON.stringify({ url: emulator.url, state: summary })}\n`);
+    } else {
+      stdout.write(
+        [
+          `svc emulator listening on ${emulator.url}`,
+          `state         ${loaded.imported ? `imported from ${opts.importFrom}` : `loaded from ${loaded.path}`}: ${describeCounts(loaded)}`,
+          ...loaded.orgs.map((org) => `organization  ${org.name} (${org.id})`),
+          `keys          ${loaded.keys} loaded; the stored keys keep working (keys are shown only when made)`,
+          '',
+        ].join('\n'),
+      );
+      stderr.write(`try: SVC_BASE_URL=${emulator.url} svc account   (Ctrl-C stops the emulator)\n`);
+    }
+    return waitAndClose(emulator, ctx);
+  }
+  if (!seed) throw new Error('the emulator started without a seed');
   // The seeded keys are the emulator's own fake keys: printing them in full is the point
   // (like test fixtures), and they go to stdout only.
+  const created = loaded?.path ? { state: { path: loaded.path, loaded: false } } : {};
   if (opts.json || ctx.globals.json) {
     stdout.write(
-      `${JSON.stringify({ url: emulator.url, org_id: seed.org_id, org_name: seed.org_name, admin: seed.admin, keys: seed.keys, cli_client_id: seed.cli_client_id })}\n`,
+      `${JSON.stringify({ url: emulator.url, org_id: seed.org_id, org_name: seed.org_name, admin: seed.admin, keys: seed.keys, cli_client_id: seed.cli_client_id, ...created })}\n`,
     );
   } else {
     stdout.write(
@@ -69,11 +163,20 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
         `test key      ${seed.keys.test}`,
         `live key      ${seed.keys.live}`,
         `cli app       ${seed.cli_client_id}`,
+        ...(loaded?.path ? [`state         ${loaded.path} (new; a restart with --state keeps all of this, keys included)`] : []),
         '',
       ].join('\n'),
     );
     stderr.write(`try: SVC_BASE_URL=${emulator.url} svc login   (Ctrl-C stops the emulator)\n`);
   }
+  return waitAndClose(emulator, ctx);
+}
+
+function describeCounts(counts: { orgs: unknown[]; keys: number; apps: number; events: number }): string {
+  return `${counts.orgs.length} organization(s), ${counts.keys} key(s), ${counts.apps} app(s), ${counts.events} retained event(s)`;
+}
+
+async function waitAndClose(emulator: { close(): Promise<void> }, ctx: BaseContext): Promise<number> {
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -15,8 +15,8 @@ import type { AuthorizeRequest, Session, State } from '../state.js';
 import { readBody } from '../validate.js';
 
 const SESSION_COOKIE = 'svc_emulator_session';
-/** A form left open longer than this must start again. */
-const REQUEST_TTL_MS = 30 * 60_000;
+/** A form left open longer than this must start again; sign-in sessions last as long (issue 13: bounded). */
+export const AUTHORIZE_TTL_MS = 10 * 60_000;
 /** The sign-in and consent forms are a few short fields; anything bigger is refused (413) unread. */
 export const FORM_BODY_LIMIT = 16 * 1024;
 
@@ -28,6 +28,17 @@ function redirectTo(redirectUri: string, params: Record<string, string | null>):
   return url.toString();
 }
 
+/**
+ * Drops expired entries and, past `max`, the oldest ones. A Map iterates in insertion order, which
+ * is creation order here, so both are taken from the front: O(1) amortized per new entry.
+ */
+export function keepBounded(entries: Map<string, { created_at: number }>, max: number, now: number): void {
+  for (const [id, entry] of entries) {
+    if (entries.size > max || now > entry.created_at + AUTHORIZE_TTL_MS) entries.delete(id);
+    else break;
+  }
+}
+
 export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
   const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 | 413 | 415 = 200) =>
     c.html(html, status, { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" });
@@ -35,9 +46,11 @@ export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
   const session = (c: Ctx): Session => {
     const id = getCookie(c, SESSION_COOKIE);
     const found = id ? state.sessions.get(id) : undefined;
-    if (found) return found;
+    if (found && state.clock.now() <= found.created_at + AUTHORIZE_TTL_MS) return found;
+    if (found && id) state.sessions.delete(id);
     const newSessionId = randomToken(24);
-    const created: Session = { csrf: randomToken(24), email: null };
+    const created: Session = { csrf: randomToken(24), email: null, created_at: state.clock.now() };
+    keepBounded(state.sessions, state.limits.authorizeSessions - 1, state.clock.now());
     state.sessions.set(newSessionId, created);
     setCookie(c, SESSION_COOKIE, newSessionId, { httpOnly: true, sameSite: 'Lax', path: '/oauth' });
     return created;
@@ -86,7 +99,7 @@ export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
     }
     const requestId = field('request');
     const request = state.authorizeRequests.get(requestId);
-    if (!request || state.clock.now() > request.created_at + REQUEST_TTL_MS) {
+    if (!request || state.clock.now() > request.created_at + AUTHORIZE_TTL_MS) {
       return { error: page(c, errorPage('Request expired', 'This authorization request is no longer pending. Start again from the app.'), 400) };
     }
     return { s, field, requestId, request };
@@ -131,6 +144,7 @@ export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
     if (approval) return decide(c, request, approval.decision, approval.org_id, 302);
 
     const requestId = randomToken(16);
+    keepBounded(state.authorizeRequests, state.limits.authorizeRequests - 1, state.clock.now());
     state.authorizeRequests.set(requestId, request);
     const s = session(c);
     if (s.email) return consent(c, s, requestId, request);

@@ -6,10 +6,10 @@ import { requireScope } from '../auth.js';
 import type { Credential } from '../auth.js';
 import { charge, costOf, ensureFunds } from '../billing.js';
 import { HttpError, conflict, invalidOne } from '../errors.js';
-import { publish } from '../events.js';
+import { gapFrame, publish } from '../events.js';
 import { credentialOf, owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
-import { SSE_HEADERS, openStream } from '../sse.js';
+import { SSE_HEADERS, disconnectOf, openStream } from '../sse.js';
 import type { ChatObject, MessageObject, ObjectBase, State } from '../state.js';
 import { characterCount, standInTranslation, voicePlaceholderTranscript } from '../translate.js';
 import { VOICE_BODY_LIMIT, jsonBody, languageTag, listQuery, noBody, noQuery, page, parseQuery, readBody } from '../validate.js';
@@ -114,6 +114,20 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     requireScope(credential, 'sessions:read');
     noQuery(c);
     const chat = owned(state.chats, c.req.param('id'), credential).obj;
+    const messageFrame = (message: MessageObject) => `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+    // A resume by id (Last-Event-ID = the last message seen): the chat's later messages, or, for an
+    // id this chat does not have, a gap frame and then all of its messages (api-contract.md "Events").
+    const backlog: string[] = [];
+    const lastEventId = c.req.header('last-event-id')?.trim();
+    if (lastEventId) {
+      const messages = [...state.messages.values()]
+        .filter((stored) => stored.obj.chat_id === chat.id)
+        .sort((a, b) => a.seq - b.seq)
+        .map((stored) => stored.obj);
+      const at = messages.findIndex((message) => message.id === lastEventId);
+      if (at < 0) backlog.push(gapFrame(lastEventId, messages[0]?.id ?? null));
+      for (const message of messages.slice(at + 1)) backlog.push(messageFrame(message));
+    }
     const { stream, subscriber } = openStream(
       state,
       {
@@ -125,9 +139,10 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
           const data = event.data as { id?: string; chat_id?: string };
           if (event.type === 'chat.closed' && data.id === chat.id) queueMicrotask(() => subscriber.end());
           if (event.type !== 'chat.message.created' || data.chat_id !== chat.id) return null;
-          return `id: ${data.id}\nevent: message\ndata: ${JSON.stringify(data)}\n\n`;
+          return messageFrame(event.data as MessageObject);
         },
-        backlog: [],
+        backlog,
+        disconnect: disconnectOf(c),
       },
       c.req.raw.signal,
     );

@@ -4,9 +4,10 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { PREFIX, SCOPES } from '../../shared/constants.js';
 import { balanceObject } from '../billing.js';
-import { notFound } from '../errors.js';
+import { invalidOne, notFound } from '../errors.js';
 import { publish } from '../events.js';
 import { addFault } from '../faults.js';
+import { exportDocument } from '../persistence/document.js';
 import type { EmulatorEnv } from '../http.js';
 import { randomToken, rfc3339, sha256 } from '../ids.js';
 import { isAllowedRedirectUri } from '../redirects.js';
@@ -28,7 +29,11 @@ const newApp = z.strictObject({
   redirect_uris: z.array(z.string().refine(isAllowedRedirectUri, 'https only; http only for localhost')).min(1),
   public: z.boolean().optional(),
 });
-const advance = z.strictObject({ advance_seconds: z.number().min(0) });
+/** api-contract.md "Emulator control plane": 0 ≤ n ≤ ten years per move, so the clock can never leave RFC 3339's range. */
+export const MAX_ADVANCE_SECONDS = 315_360_000;
+/** The last instant an RFC 3339 timestamp (four-digit year) can name. */
+const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+const advance = z.strictObject({ advance_seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS) });
 const fault = z.strictObject({
   path_prefix: z.string().startsWith('/'),
   status: z.union([z.literal(429), z.literal(502)]),
@@ -41,6 +46,9 @@ const synthetic = z.strictObject({
   type: z.string().regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/, 'an event type such as call.started'),
   count: z.number().int().min(1).max(1_000_000),
 });
+
+/** How long POST /_emulator/events publishes before it yields to the event loop. */
+const PUBLISH_SLICE_MS = 4;
 
 export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
   const org = (id: string) => {
@@ -127,6 +135,9 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
 
   app.post('/_emulator/clock', async (c) => {
     const body = await jsonBody(c, advance);
+    if (state.clock.now() + body.advance_seconds * 1000 > LATEST_CLOCK_MS) {
+      throw invalidOne(['body', 'advance_seconds'], 'the clock would pass the year 9999; reset cannot move it back, restart the emulator', 'less_than_equal');
+    }
     state.clock.advance(body.advance_seconds * 1000);
     // Moving time can expire tokens: streams opened with them end now, not at the next keepalive.
     endUnauthorizedStreams(state);
@@ -152,10 +163,18 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
     org(body.org_id);
     let first = '';
     let last = '';
+    let sliceStart = performance.now();
     for (let n = 1; n <= body.count; n++) {
       const event = publish(state, body.org_id, body.mode, body.type, { object: 'synthetic', n, of: body.count });
       if (n === 1) first = event.id;
       last = event.id;
+      // Publish in slices of a few ms and let the event loop breathe between them: other requests
+      // are answered and streams write what queued, instead of the whole burst holding the server
+      // (issue 13). Timed rather than counted, so that a busy machine gets shorter slices.
+      if (n % 256 === 0 && n < body.count && performance.now() - sliceStart > PUBLISH_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
     }
     return c.json({ published: body.count, first_id: first, last_id: last }, 201);
   });
@@ -165,6 +184,9 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
     for (const subscriber of open) subscriber.end();
     return c.json({ dropped: open.length });
   });
+
+  // An emulator extension: the whole world as the document `svc emulator --export` writes and `--import` reads.
+  app.get('/_emulator/state', (c) => c.json(exportDocument(state)));
 
   app.get('/_emulator/stats', (c) => c.json({ ...state.stats, open_streams: state.subscribers.size }));
 }

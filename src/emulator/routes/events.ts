@@ -3,10 +3,10 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { requireScope } from '../auth.js';
 import { invalidOne } from '../errors.js';
-import { eventLog, retained, seqOfEventId, typeMatcher } from '../events.js';
+import { eventLog, gapFrame, resumeAfter, retained, seqOfEventId, typeMatcher } from '../events.js';
 import { credentialOf } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
-import { SSE_HEADERS, openStream } from '../sse.js';
+import { SSE_HEADERS, disconnectOf, openStream } from '../sse.js';
 import type { State } from '../state.js';
 import { decodeCursor, encodeCursor, listQuery, parseQuery } from '../validate.js';
 
@@ -43,18 +43,17 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
     requireScope(credential, 'events:read');
     const query = parseQuery(c, z.strictObject({ type: typeFilter }), ['type']);
     const matches = typeMatcher(query.type ?? []);
-    const lastEventId = c.req.header('last-event-id');
-    let after = 0;
+    const lastEventId = c.req.header('last-event-id')?.trim();
+    const backlog: string[] = [];
     if (lastEventId !== undefined && lastEventId !== '') {
-      const seq = seqOfEventId(lastEventId.trim());
+      const seq = seqOfEventId(lastEventId);
       if (seq === null) throw invalidOne(['header', 'Last-Event-ID'], 'not an event id this API gave out', 'value_error');
-      after = seq;
+      const kept = retained(eventLog(state, credential.org_id, credential.mode));
+      const resume = resumeAfter(kept, seq);
+      // An event no longer retained (or unknown): say so before the retained ones, never resume silently.
+      if (!resume.known) backlog.push(gapFrame(lastEventId, kept[0]?.id ?? null));
+      for (const event of resume.events) if (matches(event.type)) backlog.push(event.frame);
     }
-    const backlog = after
-      ? retained(eventLog(state, credential.org_id, credential.mode))
-          .filter((event) => event.seq > after && matches(event.type))
-          .map((event) => event.frame)
-      : [];
     const { stream } = openStream(
       state,
       {
@@ -64,6 +63,7 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
         expiresAt: credential.expires_at,
         frame: (event) => (matches(event.type) ? event.frame : null),
         backlog,
+        disconnect: disconnectOf(c),
       },
       c.req.raw.signal,
     );

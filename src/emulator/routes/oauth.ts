@@ -27,7 +27,8 @@ async function formParams(c: Context<EmulatorEnv>): Promise<(name: string) => st
 
 export function oauthRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.get('/.well-known/oauth-authorization-server', (c) => {
-    const origin = new URL(c.req.url).origin;
+    // Built from the emulator's own address, never from the request's Host (issue 13).
+    const origin = state.address?.url ?? new URL(c.req.url).origin;
     return c.json({
       issuer: origin,
       authorization_endpoint: `${origin}/oauth/authorize`,

@@ -1,0 +1,388 @@
+// `svc emulator --state FILE`: the world kept in one file, so that a restart keeps the org, its
+// keys, apps, connections and everything else (issue 13).
+//
+// Why a journal and not SQLite: node:sqlite exists only from Node 22.5 (behind a flag before
+// 22.13), and svc supports Node >= 20.18; a native SQLite module would cost an install step for
+// every user. A JSON-lines journal needs nothing but node:fs and stays readable.
+//
+// The file: line 1 is a snapshot (the export document), each later line one change: a record
+// put or deleted, an event published, the sequence and clock, or a reset. Every request's
+// changes are appended and fdatasync'ed BEFORE its answer leaves (server.ts), so a client never
+// sees a 2xx for a change that a kill -9 can lose. On start the file is replayed, then rewritten
+// as a single snapshot (temp file, fsync, rename), and again whenever the appended changes
+// outgrow the snapshot, so the file stays bounded like the state itself.
+//
+// A crash can only leave the last line incomplete (that request was never answered): it is
+// dropped, reported, and the file as it was is kept beside it as FILE.torn. Anything else that
+// does not parse is reported with the path and line, and the file is never written.
+import { closeSync, copyFileSync, existsSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { eventFromJson, eventLogByKey, retain, seqOfEventId } from '../events.js';
+import { empty } from '../state.js';
+import type { EmulatorEvent, PersistedCollection, State, StateJournal } from '../state.js';
+import { PERSISTED } from '../state.js';
+import { encodeRow, exportDocument, importDocument, InvalidDocumentError, parseRow, rebuildIndexes } from './document.js';
+
+/** Buffered event lines written out (without sync) during a long burst, so the buffer stays small. */
+const WRITE_EVERY_LINES = 4096;
+/** Compact when the appended changes pass this many bytes and twice the last snapshot's size. */
+const COMPACT_AFTER_BYTES = 64 * 1024 * 1024;
+
+export class StateFileError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface LoadSummary {
+  path: string;
+  /** false: the file did not exist and was created from the seed (or an import). */
+  loaded: boolean;
+  orgs: { id: string; name: string }[];
+  keys: number;
+  apps: number;
+  events: number;
+  /** Things the user should know (a dropped incomplete last record). */
+  notices: string[];
+}
+
+export class FileJournal implements StateJournal {
+  #fd = -1;
+  #state: State | null = null;
+  #watching = 0;
+  #pending = new Map<string, Set<string>>();
+  #lines: string[] = [];
+  #unsynced = false;
+  #meta = '';
+  #appendedBytes = 0;
+  #snapshotBytes = 0;
+  #lock: StateLock;
+
+  constructor(readonly path: string) {
+    this.#lock = new StateLock(path);
+  }
+
+  get watching(): boolean {
+    return this.#watching > 0;
+  }
+
+  mark(collection: string, key: string): void {
+    let keys = this.#pending.get(collection);
+    if (!keys) this.#pending.set(collection, (keys = new Set()));
+    keys.add(key);
+  }
+
+  reset(): void {
+    this.#pending.clear();
+    if (this.#state) this.#lines.push('{"reset":true}');
+  }
+
+  event(logKey: string, event: EmulatorEvent): void {
+    if (!this.#state) return;
+    this.#lines.push(`{"event":${JSON.stringify(logKey)},"e":${event.json}}`);
+    if (this.#lines.length >= WRITE_EVERY_LINES) this.#writeOut();
+  }
+
+  /** Runs one request; its changes (and any other request's so far) are on disk when this resolves. */
+  async request(changesState: boolean, handle: () => Promise<void>): Promise<void> {
+    if (changesState) this.#watching++;
+    try {
+      await handle();
+    } finally {
+      if (changesState) this.#watching--;
+    }
+    this.commit();
+  }
+
+  /** Writes the marked records as they are now, the events and the meta, and syncs. */
+  commit(): void {
+    const state = this.#state;
+    if (!state) return;
+    const pending = this.#pending;
+    this.#pending = new Map();
+    for (const [collection, keys] of pending) {
+      const field = fieldByName.get(collection)!;
+      const map = state[field] as Map<string, unknown>;
+      for (const key of keys) {
+        const value = Map.prototype.get.call(map, key);
+        this.#lines.push(
+          value === undefined
+            ? JSON.stringify({ del: collection, key })
+            : JSON.stringify({ put: collection, row: encodeRow(field, key, value) }),
+        );
+      }
+    }
+    const meta = metaLine(state);
+    // Also on its own: a clock move changes no record.
+    if (meta !== this.#meta) {
+      this.#lines.push(meta);
+      this.#meta = meta;
+    }
+    this.#writeOut();
+    if (this.#unsynced) {
+      fdatasyncSync(this.#fd);
+      this.#unsynced = false;
+      if (this.#appendedBytes > Math.max(COMPACT_AFTER_BYTES, 2 * this.#snapshotBytes)) this.compact();
+    }
+  }
+
+  #writeOut(): void {
+    if (this.#lines.length === 0) return;
+    const text = `${this.#lines.join('\n')}\n`;
+    this.#lines = [];
+    const buffer = Buffer.from(text);
+    let offset = 0;
+    while (offset < buffer.length) offset += writeSync(this.#fd, buffer, offset);
+    this.#appendedBytes += buffer.length;
+    this.#unsynced = true;
+  }
+
+  /** Rewrites the file as one snapshot of the world: temp file, fsync, rename, fsync of the folder. */
+  compact(): void {
+    const state = this.#state!;
+    const text = `${JSON.stringify({ svc_emulator_state: 1, snapshot: exportDocument(state) })}\n`;
+    const temp = `${this.path}.tmp-${process.pid}`;
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      const buffer = Buffer.from(text);
+      let offset = 0;
+      while (offset < buffer.length) offset += writeSync(fd, buffer, offset);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, this.path);
+    syncFolder(this.path);
+    if (this.#fd >= 0) closeSync(this.#fd);
+    this.#fd = openSync(this.path, 'a');
+    this.#snapshotBytes = text.length;
+    this.#appendedBytes = 0;
+    this.#meta = metaLine(state);
+  }
+
+  /**
+   * Takes the file's lock, then loads it into `state` (or, when it does not exist, keeps the world
+   * `create` makes and writes it), and starts journaling. Throws StateFileError with the path.
+   */
+  open(state: State, create: () => void): LoadSummary {
+    this.#lock.acquire();
+    try {
+      const notices: string[] = [];
+      const loaded = existsSync(this.path);
+      if (loaded) {
+        const text = readFileSync(this.path, 'utf8');
+        empty(state);
+        const torn = replay(this.path, text, state);
+        if (torn) {
+          copyFileSync(this.path, `${this.path}.torn`);
+          notices.push(
+            `${this.path}: dropped an incomplete last record (a write cut short, never answered); the file as it was is kept in ${this.path}.torn`,
+          );
+        }
+      } else {
+        create();
+      }
+      this.#pending.clear();
+      this.#state = state;
+      // Journal from here on: a clean snapshot first, so the file starts compact.
+      this.compact();
+      return { path: this.path, loaded, ...summarize(state), notices };
+    } catch (error) {
+      this.#lock.release();
+      throw error;
+    }
+  }
+
+  /** Loads the file into `state` for reading only (an export): locked meanwhile, never written. */
+  read(state: State): LoadSummary {
+    if (!existsSync(this.path)) throw new StateFileError(this.path, `no state file ${this.path}`);
+    this.#lock.acquire();
+    try {
+      empty(state);
+      const torn = replay(this.path, readFileSync(this.path, 'utf8'), state);
+      const notices = torn ? [`${this.path}: its incomplete last record was left out`] : [];
+      return { path: this.path, loaded: true, ...summarize(state), notices };
+    } finally {
+      this.#lock.release();
+    }
+  }
+
+  close(): void {
+    if (this.#state && this.#fd >= 0) {
+      try {
+        this.commit();
+      } finally {
+        closeSync(this.#fd);
+        this.#fd = -1;
+        this.#state = null;
+      }
+    }
+    this.#lock.release();
+  }
+}
+
+/** The sequence and the clock: the two facts outside the collections. */
+function metaLine(state: State): string {
+  return JSON.stringify({ meta: { seq: state.seq, clock_offset_ms: state.clock.offsetMs() } });
+}
+
+const fieldByName = new Map<string, PersistedCollection>(
+  (Object.keys(PERSISTED) as PersistedCollection[]).map((field) => [PERSISTED[field], field]),
+);
+
+function summarize(state: State): Omit<LoadSummary, 'path' | 'loaded' | 'notices'> {
+  let events = 0;
+  for (const log of state.eventLogs.values()) events += Math.min(log.events.length, 10_000);
+  return {
+    orgs: [...Map.prototype.values.call(state.orgs)].map((org) => ({ id: org.id, name: org.name })),
+    keys: state.keys.size,
+    apps: state.apps.size,
+    events,
+  };
+}
+
+/** Writes a document a person can read (two-space JSON), atomically: temp file, fsync, rename. */
+export function writeDocumentFile(path: string, document: unknown): void {
+  const temp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(document, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+}
+
+/** Applies a state file to an emptied state; answers whether its last line was incomplete. */
+function replay(path: string, text: string, state: State): boolean {
+  const end = text.lastIndexOf('\n');
+  const torn = end !== text.length - 1;
+  const lines = (end < 0 ? '' : text.slice(0, end)).split('\n');
+  if (end < 0 || lines[0] === '') {
+    throw new StateFileError(path, `the state file ${path} is incomplete or empty (no snapshot line); it was left as it is`);
+  }
+  let lineNumber = 0;
+  try {
+    for (const line of lines) {
+      lineNumber++;
+      const record = JSON.parse(line) as Record<string, unknown>;
+      if (lineNumber === 1) {
+        if (record.svc_emulator_state !== 1 || typeof record.snapshot !== 'object') throw new InvalidDocumentError('not an svc emulator state file (no snapshot)');
+        importDocument(state, record.snapshot);
+      } else if (typeof record.put === 'string') {
+        const [field, key, value] = parseRow(record.put, record.row);
+        (state[field] as Map<string, unknown>).set(key, value);
+      } else if (typeof record.del === 'string') {
+        const [field] = [fieldByNameOrThrow(record.del)];
+        (state[field] as Map<string, unknown>).delete(String(record.key));
+      } else if (typeof record.event === 'string') {
+        const event = record.e as { id?: unknown; type?: unknown; data?: unknown };
+        const seq = seqOfEventId(String(event?.id));
+        if (seq === null || typeof event.type !== 'string') throw new InvalidDocumentError('an event record without an event id and type');
+        retain(eventLogByKey(state, record.event), eventFromJson(seq, String(event.id), event.type, JSON.stringify(event), event.data));
+        state.seq = Math.max(state.seq, seq);
+      } else if (record.meta && typeof record.meta === 'object') {
+        const meta = record.meta as { seq?: unknown; clock_offset_ms?: unknown };
+        if (typeof meta.seq === 'number') state.seq = Math.max(state.seq, meta.seq);
+        if (typeof meta.clock_offset_ms === 'number') state.clock.restoreOffset(meta.clock_offset_ms);
+      } else if (record.reset === true) {
+        empty(state);
+      } else {
+        throw new InvalidDocumentError('an unknown record');
+      }
+    }
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? 'not JSON' : (error as Error).message;
+    throw new StateFileError(path, `the state file ${path} is corrupt at line ${lineNumber} (${reason}); it was left as it is: fix it or move it away`);
+  }
+  rebuildIndexes(state);
+  return torn;
+}
+
+function fieldByNameOrThrow(collection: string): PersistedCollection {
+  const field = fieldByName.get(collection);
+  if (!field) throw new InvalidDocumentError(`unknown collection ${JSON.stringify(collection)}`);
+  return field;
+}
+
+function syncFolder(path: string): void {
+  try {
+    const fd = openSync(dirname(path), 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some file systems cannot sync a folder; the rename is still atomic.
+  }
+}
+
+/**
+ * One emulator per state file: FILE.lock holds the owner's pid. A lock whose process is gone
+ * (a kill -9) is taken over; one whose process lives is refused.
+ */
+export class StateLock {
+  readonly lockPath: string;
+  #held = false;
+
+  constructor(readonly path: string) {
+    this.lockPath = `${path}.lock`;
+  }
+
+  acquire(): void {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(this.lockPath, 'wx', 0o600);
+        writeSync(fd, `${process.pid}\n`);
+        closeSync(fd);
+        this.#held = true;
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const owner = Number.parseInt(readFileSafe(this.lockPath), 10);
+        if (Number.isSafeInteger(owner) && owner > 0 && isAlive(owner)) {
+          throw new StateFileError(this.path, `the state file ${this.path} is in use by another emulator (pid ${owner}); stop it first, or use another --state file`);
+        }
+        // The owner is gone: its lock is stale.
+        try {
+          unlinkSync(this.lockPath);
+        } catch {
+          // another starter removed it first
+        }
+      }
+    }
+    throw new StateFileError(this.path, `could not lock the state file ${this.path} (${this.lockPath} keeps coming back)`);
+  }
+
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    try {
+      if (Number.parseInt(readFileSafe(this.lockPath), 10) === process.pid) unlinkSync(this.lockPath);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
