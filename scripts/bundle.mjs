@@ -10,6 +10,7 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeNotices } from './notices.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -84,7 +85,7 @@ const lazyChildProcessForCommander = {
 
 /** Writes the bundle into `outdir` (which should be empty). */
 export async function bundle(outdir) {
-  await build({
+  const libraries = await build({
     ...common,
     // emulator.js also lets plain scripts (the demo, benchmarks) start the emulator in-process.
     entryPoints: {
@@ -94,18 +95,20 @@ export async function bundle(outdir) {
     outdir,
     splitting: true,
     chunkNames: 'lib/chunks/[name]-[hash]',
+    metafile: true,
   });
 
-  await build({
+  const commonJsLibraries = await build({
     ...common,
     format: 'cjs',
     banner: {},
+    metafile: true,
     entryPoints: Object.fromEntries(Object.entries(ON_DEMAND_CJS).map(([name, file]) => [`lib/${file}`, name])),
     outdir,
     outExtension: { '.js': '.cjs' },
   });
 
-  await build({
+  const start = await build({
     ...common,
     plugins: [lazyChildProcessForCommander, onDemandFiles],
     entryPoints: { main: 'src/main.ts' },
@@ -113,5 +116,8 @@ export async function bundle(outdir) {
     format: 'cjs',
     define: { ...common.define, 'import.meta.url': '__svcModuleUrl' },
     banner: { js: "const __svcModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    metafile: true,
   });
+  // What was inlined, with its licences: THIRD_PARTY_NOTICES.txt and an SBOM (scripts/notices.mjs).
+  writeNotices(root, outdir, [libraries.metafile, commonJsLibraries.metafile, start.metafile]);
 }

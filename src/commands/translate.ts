@@ -1,5 +1,6 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
 import { sanitizeLine, sanitizeText } from '../io/sanitize.js';
+import { LIMITS } from '../contract/index.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { parseLanguageTag, parseText } from '../validate/index.js';
@@ -9,7 +10,7 @@ import { createPacer } from './calls/pacer.js';
 import { type Flags, booleanFlag, call, positional, readStdinText, stringFlag, validated } from './calls/shared.js';
 
 /** api-contract.md: POST /v1/translate takes at most 5,000 characters. */
-export const MAX_TRANSLATE_CHARS = 5000;
+export const MAX_TRANSLATE_CHARS = LIMITS.textCharacters;
 
 export interface TranslateOptions {
   to: string;

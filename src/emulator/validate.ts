@@ -7,9 +7,11 @@ import { z } from 'zod';
 import { HttpError, invalid, invalidOne } from './errors.js';
 import type { ValidationItem } from './errors.js';
 import type { Stored } from './state.js';
+import { BODIES, LIMITS, checkField, checkLanguageTag, jsonTypeOf } from '../contract/index.js';
+import type { BodyEndpoint, BodyField, BodyOf } from '../contract/index.js';
 
-export const JSON_BODY_LIMIT = 1024 * 1024;
-export const VOICE_BODY_LIMIT = 10 * 1024 * 1024;
+export const JSON_BODY_LIMIT = LIMITS.jsonBodyBytes;
+export const VOICE_BODY_LIMIT = LIMITS.voiceBytes;
 
 /** Reads the raw body, stopping (413) as soon as it passes `limit` bytes. */
 export async function readBody(c: Context, limit: number): Promise<Buffer> {
@@ -107,22 +109,41 @@ export async function noBody(c: Context): Promise<void> {
   if (!isEmptyObject) throw invalidOne(['body'], 'this operation takes no body', 'extra_forbidden');
 }
 
-/** A BCP 47 language tag, checked by the platform's own parser and kept in canonical case (`es-MX`). */
-export const languageTag = z
-  .string()
-  .refine((tag) => {
-    try {
-      return Intl.getCanonicalLocales(tag).length === 1;
-    } catch {
-      return false;
-    }
-  }, 'not a valid BCP 47 language tag')
-  .transform((tag) => Intl.getCanonicalLocales(tag)[0]!);
+/** A body field from its contract row: the JSON type, then the contract's rule (which normalises). */
+function fieldSchema(field: BodyField) {
+  const type = jsonTypeOf(field.rule);
+  const base = type === 'number' ? z.number() : type === 'string[]' ? z.array(z.string()) : z.string();
+  const checked = base.transform((value, ctx) => {
+    const result = checkField(field.rule, value);
+    if (result.ok) return result.value;
+    ctx.addIssue({ code: 'custom', message: result.problem, ...(result.at === undefined ? {} : { path: [result.at] }) });
+    return z.NEVER;
+  });
+  return field.required ? checked : checked.optional();
+}
 
-export const e164 = z.string().regex(/^\+[1-9]\d{1,14}$/, 'not an E.164 phone number (+ and up to 15 digits)');
+const bodySchemas = new Map<BodyEndpoint, z.ZodType>();
+
+/** The body of a contract endpoint (src/contract/bodies.ts), validated into the 422 list form. */
+export async function contractBody<N extends BodyEndpoint>(c: Context, name: N): Promise<BodyOf<N>> {
+  let schema = bodySchemas.get(name);
+  if (!schema) {
+    schema = z.strictObject(Object.fromEntries(Object.entries(BODIES[name] as Record<string, BodyField>).map(([field, spec]) => [field, fieldSchema(spec)])));
+    bodySchemas.set(name, schema);
+  }
+  return (await jsonBody(c, schema)) as BodyOf<N>;
+}
+
+/** A BCP 47 language tag in a query, by the contract's rule. */
+export const languageTag = z.string().transform((tag, ctx) => {
+  const result = checkLanguageTag(tag);
+  if (result.ok) return result.value;
+  ctx.addIssue({ code: 'custom', message: result.problem });
+  return z.NEVER;
+});
 
 export const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: z.coerce.number().int().min(1).max(LIMITS.listLimitMax).default(LIMITS.listLimitDefault),
   cursor: z.string().min(1).optional(),
 });
 

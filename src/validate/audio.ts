@@ -1,7 +1,8 @@
+import { LIMITS } from '../contract/index.js';
 import { invalid } from './invalid.js';
 
 /** api-contract.md: POST /v1/chats/{id}/voice takes at most 10 MiB. */
-export const MAX_VOICE_BYTES = 10 * 1024 * 1024;
+export const MAX_VOICE_BYTES = LIMITS.voiceBytes;
 
 // The audio formats people record voice notes in, by file extension (IANA media types).
 const AUDIO_TYPES: Record<string, string> = {

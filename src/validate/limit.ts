@@ -1,7 +1,8 @@
+import { LIMITS, checkText } from '../contract/index.js';
 import { invalid } from './invalid.js';
 
 /** api-contract.md "Conventions": list pages hold 1–100 objects. */
-export const MAX_PAGE_LIMIT = 100;
+export const MAX_PAGE_LIMIT = LIMITS.listLimitMax;
 
 /** `--limit N`: a whole number from 1 to 100. */
 export function parseLimit(value: string | number, what = '--limit'): number {
@@ -21,18 +22,9 @@ export function parseChoice<const T extends string>(value: string, choices: read
   return match;
 }
 
-/**
- * A text that must not be empty and must fit a maximum length, counted in Unicode code
- * points (characters as people count them: an emoji is one, not two UTF-16 units).
- */
+/** A text that must not be empty and must fit `maxLength` characters (code points), by the contract's rule. */
 export function parseText(value: string, what: string, maxLength = Number.POSITIVE_INFINITY): string {
-  if (value.trim() === '') invalid(`${what} is empty: give some text`);
-  if (value.length > maxLength) {
-    // UTF-16 length is an upper bound of the code points: count them only when it matters.
-    const characters = [...value].length;
-    if (characters > maxLength) {
-      invalid(`${what} is ${characters.toLocaleString('en-US')} characters long; the limit is ${maxLength.toLocaleString('en-US')}`);
-    }
-  }
-  return value;
+  const result = checkText(value, maxLength);
+  if (!result.ok) invalid(result.problem === 'empty' ? `${what} is empty: give some text` : `${what} is ${result.problem}`);
+  return result.value;
 }

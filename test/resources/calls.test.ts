@@ -123,7 +123,7 @@ describe('calls in test mode', () => {
 
   it('bad input exits 2 with an example, without touching the network', async () => {
     const cases: Array<[string[], string]> = [
-      [['calls', 'dial', 'call_1', '--to', '+12'], 'E.164 numbers have 8 to 15'],
+      [['calls', 'dial', 'call_1', '--to', '+12'], 'E.164 numbers have 7 to 15'],
       [['calls', 'start', '--languages', 'en'], 'exactly two'],
       [['calls', 'start', '--languages', 'en,english'], 'BCP 47'],
       [['calls', 'get', 'chat_123'], 'that is a chat id'],

@@ -5,12 +5,11 @@ import { notFound } from '../errors.js';
 import { credentialOf } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import type { State } from '../state.js';
+import { route } from './wire.js';
 import { noQuery } from '../validate.js';
 
 export function accountRoutes(app: Hono<EmulatorEnv>, state: State): void {
-  app.get('/v1/account', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'account:read');
+  route(app, 'account.get', (c, credential) => {
     noQuery(c);
     const org = state.orgs.get(credential.org_id);
     if (!org) throw notFound('no such organization');
@@ -28,14 +27,12 @@ export function accountRoutes(app: Hono<EmulatorEnv>, state: State): void {
     });
   });
 
-  app.get('/v1/balance', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'account:read');
+  route(app, 'balance.get', (c, credential) => {
     noQuery(c);
     return c.json(balanceObject(state, credential.org_id, credential.mode === 'live'));
   });
 
-  app.get('/v1/prices', (c) => {
+  route(app, 'prices.list', (c, credential) => {
     requireScope(credentialOf(c), 'account:read');
     noQuery(c);
     return c.json({ object: 'list', data: PRICES, has_more: false, next_cursor: null });

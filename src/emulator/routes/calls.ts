@@ -2,56 +2,32 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ID_PREFIX } from '../../shared/constants.js';
-import { requireScope } from '../auth.js';
 import { charge, costOf, ensureFunds } from '../billing.js';
 import { badRequest, conflict } from '../errors.js';
 import { publish } from '../events.js';
-import { credentialOf, owned, store, visibleTo } from '../http.js';
+import { owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import { rfc3339 } from '../ids.js';
 import type { State } from '../state.js';
-import { e164, jsonBody, languageTag, listQuery, noBody, noQuery, page, parseQuery } from '../validate.js';
+import { route } from './wire.js';
+import { contractBody, listQuery, noBody, noQuery, page, parseQuery } from '../validate.js';
 
-const newCall = z.strictObject({
-  languages: z.array(languageTag).length(2, 'exactly two language tags'),
-  title: z.string().max(200).optional(),
-});
-const dial = z.strictObject({
-  to: e164,
-  line_id: z.string().min(1).optional(),
-  language: languageTag.optional(),
-});
-const newLink = z.strictObject({
-  call_id: z.string().min(1).optional(),
-  language: languageTag.optional(),
-  expires_in: z.number().int().min(60).max(30 * 86400).optional(),
-});
-const newLine = z.strictObject({
-  country: z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code, e.g. US'),
-  area_code: z.string().regex(/^\d{2,4}$/, 'two to four digits').optional(),
-});
 
 export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
-  app.get('/v1/calls', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:read');
+  route(app, 'calls.list', (c, credential) => {
     const query = parseQuery(c, listQuery.extend({ status: z.enum(['active', 'ended']).optional() }));
     const visible = visibleTo(credential);
     return c.json(page(state.calls.values(), query, (s) => visible(s) && (!query.status || s.obj.status === query.status)));
   });
 
-  app.get('/v1/calls/:id', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:read');
+  route(app, 'calls.get', (c, credential) => {
     noQuery(c);
     return c.json(owned(state.calls, c.req.param('id'), credential).obj);
   });
 
-  app.post('/v1/calls', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:write');
+  route(app, 'calls.create', async (c, credential) => {
     noQuery(c);
-    const body = await jsonBody(c, newCall);
+    const body = await contractBody(c, 'calls.create');
     const cost = costOf('call_minute');
     ensureFunds(state, credential, cost);
     const call = store(state, state.calls, credential, ID_PREFIX.call, 'call', {
@@ -65,9 +41,7 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(call, 201);
   });
 
-  app.post('/v1/calls/:id/end', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:write');
+  route(app, 'calls.end', async (c, credential) => {
     noQuery(c);
     await noBody(c);
     const call = owned(state.calls, c.req.param('id'), credential).obj;
@@ -78,11 +52,9 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(call);
   });
 
-  app.post('/v1/calls/:id/dial', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:write');
+  route(app, 'calls.dial', async (c, credential) => {
     noQuery(c);
-    const body = await jsonBody(c, dial);
+    const body = await contractBody(c, 'calls.dial');
     const call = owned(state.calls, c.req.param('id'), credential).obj;
     if (credential.mode === 'test') throw badRequest('phones cannot be dialled in test mode');
     if (call.status === 'ended') throw conflict('the call has ended');
@@ -104,17 +76,13 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(participant, 201);
   });
 
-  app.get('/v1/links', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:read');
+  route(app, 'links.list', (c, credential) => {
     return c.json(page(state.links.values(), parseQuery(c, listQuery), visibleTo(credential)));
   });
 
-  app.post('/v1/links', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:write');
+  route(app, 'links.create', async (c, credential) => {
     noQuery(c);
-    const body = await jsonBody(c, newLink);
+    const body = await contractBody(c, 'links.create');
     if (body.call_id !== undefined) {
       const call = owned(state.calls, body.call_id, credential).obj;
       if (call.status === 'ended') throw conflict('the call has ended');
@@ -131,17 +99,13 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(link, 201);
   });
 
-  app.get('/v1/lines', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:write');
+  route(app, 'lines.list', (c, credential) => {
     return c.json(page(state.lines.values(), parseQuery(c, listQuery), visibleTo(credential)));
   });
 
-  app.post('/v1/lines', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:write');
+  route(app, 'lines.create', async (c, credential) => {
     noQuery(c);
-    const body = await jsonBody(c, newLine);
+    const body = await contractBody(c, 'lines.create');
     const cost = costOf('line_month');
     ensureFunds(state, credential, cost);
     const line = store(state, state.lines, credential, ID_PREFIX.line, 'line', {
@@ -154,9 +118,7 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(line, 201);
   });
 
-  app.delete('/v1/lines/:id', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'calls:write');
+  route(app, 'lines.release', async (c, credential) => {
     noQuery(c);
     await noBody(c);
     const line = owned(state.lines, c.req.param('id'), credential).obj;

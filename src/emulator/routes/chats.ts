@@ -2,23 +2,18 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ID_PREFIX } from '../../shared/constants.js';
-import { requireScope } from '../auth.js';
 import type { Credential } from '../auth.js';
 import { charge, costOf, ensureFunds } from '../billing.js';
 import { HttpError, conflict, invalidOne } from '../errors.js';
 import { gapFrame, publish } from '../events.js';
-import { credentialOf, owned, store, visibleTo } from '../http.js';
+import { owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
+import { route } from './wire.js';
 import { SSE_HEADERS, disconnectOf, openStream } from '../sse.js';
 import type { ChatObject, MessageObject, ObjectBase, State } from '../state.js';
 import { characterCount, standInTranslation, voicePlaceholderTranscript } from '../translate.js';
-import { VOICE_BODY_LIMIT, jsonBody, languageTag, listQuery, noBody, noQuery, page, parseQuery, readBody } from '../validate.js';
+import { VOICE_BODY_LIMIT, contractBody, listQuery, noBody, noQuery, page, parseQuery, readBody } from '../validate.js';
 
-const newChat = z.strictObject({ language: languageTag, subject: z.string().max(200).optional() });
-const newMessage = z.strictObject({
-  text: z.string().min(1).refine((text) => characterCount(text) <= 5000, 'at most 5,000 characters'),
-  language: languageTag.optional(),
-});
 
 export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
   const openChat = (id: string, credential: Credential) => {
@@ -35,26 +30,20 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return message;
   };
 
-  app.get('/v1/chats', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'sessions:read');
+  route(app, 'chats.list', (c, credential) => {
     const query = parseQuery(c, listQuery.extend({ status: z.enum(['open', 'closed']).optional() }));
     const visible = visibleTo(credential);
     return c.json(page(state.chats.values(), query, (s) => visible(s) && (!query.status || s.obj.status === query.status)));
   });
 
-  app.get('/v1/chats/:id', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'sessions:read');
+  route(app, 'chats.get', (c, credential) => {
     noQuery(c);
     return c.json(owned(state.chats, c.req.param('id'), credential).obj);
   });
 
-  app.post('/v1/chats', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'sessions:write');
+  route(app, 'chats.create', async (c, credential) => {
     noQuery(c);
-    const body = await jsonBody(c, newChat);
+    const body = await contractBody(c, 'chats.create');
     const chat = store(state, state.chats, credential, ID_PREFIX.chat, 'chat', {
       status: 'open',
       language: body.language,
@@ -64,9 +53,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(chat, 201);
   });
 
-  app.post('/v1/chats/:id/close', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'sessions:write');
+  route(app, 'chats.close', async (c, credential) => {
     noQuery(c);
     await noBody(c);
     const chat = openChat(c.req.param('id'), credential);
@@ -75,19 +62,15 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(chat);
   });
 
-  app.get('/v1/chats/:id/messages', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'sessions:read');
+  route(app, 'chats.messages.list', (c, credential) => {
     const chat = owned(state.chats, c.req.param('id'), credential).obj;
     const visible = visibleTo(credential);
     return c.json(page(state.messages.values(), parseQuery(c, listQuery), (s) => visible(s) && s.obj.chat_id === chat.id));
   });
 
-  app.post('/v1/chats/:id/messages', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'sessions:write');
+  route(app, 'chats.messages.create', async (c, credential) => {
     noQuery(c);
-    const body = await jsonBody(c, newMessage);
+    const body = await contractBody(c, 'chats.messages.create');
     const chat = openChat(c.req.param('id'), credential);
     const language = body.language ?? chat.language;
     const translation = language === chat.language ? null : { language: chat.language, text: standInTranslation(body.text, chat.language) };
@@ -95,9 +78,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(addMessage(credential, chat, { kind: 'text', text: body.text, language, translation, transcript: null }, cost), 201);
   });
 
-  app.post('/v1/chats/:id/voice', async (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'sessions:write');
+  route(app, 'chats.voice', async (c, credential) => {
     noQuery(c);
     const chat = openChat(c.req.param('id'), credential);
     const type = c.req.header('content-type') ?? '';
@@ -109,9 +90,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(addMessage(credential, chat, fields, costOf('translation_character', transcript.length)), 201);
   });
 
-  app.get('/v1/chats/:id/stream', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'sessions:read');
+  route(app, 'chats.stream', (c, credential) => {
     noQuery(c);
     const chat = owned(state.chats, c.req.param('id'), credential).obj;
     const messageFrame = (message: MessageObject) => `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;

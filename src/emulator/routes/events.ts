@@ -1,21 +1,18 @@
 // The event list and the live event stream (api-contract.md "Events").
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { requireScope } from '../auth.js';
 import { invalidOne } from '../errors.js';
 import { eventLog, gapFrame, resumeAfter, retained, seqOfEventId, typeMatcher } from '../events.js';
-import { credentialOf } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import { SSE_HEADERS, disconnectOf, openStream } from '../sse.js';
 import type { State } from '../state.js';
+import { route } from './wire.js';
 import { decodeCursor, encodeCursor, listQuery, parseQuery } from '../validate.js';
 
 const typeFilter = z.array(z.string().regex(/^[a-z0-9_.*]+$/, 'an event type or prefix such as call or call.*')).optional();
 
 export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
-  app.get('/v1/events', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'events:read');
+  route(app, 'events.list', (c, credential) => {
     const query = parseQuery(c, listQuery.extend({ type: typeFilter }), ['type']);
     const matches = typeMatcher(query.type ?? []);
     const before = query.cursor === undefined ? Infinity : decodeCursor(query.cursor);
@@ -38,9 +35,7 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.body(body, 200, { 'Content-Type': 'application/json' });
   });
 
-  app.get('/v1/events/stream', (c) => {
-    const credential = credentialOf(c);
-    requireScope(credential, 'events:read');
+  route(app, 'events.stream', (c, credential) => {
     const query = parseQuery(c, z.strictObject({ type: typeFilter }), ['type']);
     const matches = typeMatcher(query.type ?? []);
     const lastEventId = c.req.header('last-event-id')?.trim();

@@ -5,6 +5,7 @@ import { OAuthError } from '../errors.js';
 import type { EmulatorEnv } from '../http.js';
 import { authenticateClient, exchangeCode, refresh, revokeToken } from '../oauth.js';
 import type { State } from '../state.js';
+import { oauthRoute } from './wire.js';
 import { JSON_BODY_LIMIT, readBody } from '../validate.js';
 
 /** RFC 6749 §3.2: form-encoded parameters, none of them repeated. */
@@ -26,7 +27,7 @@ async function formParams(c: Context<EmulatorEnv>): Promise<(name: string) => st
 }
 
 export function oauthRoutes(app: Hono<EmulatorEnv>, state: State): void {
-  app.get('/.well-known/oauth-authorization-server', (c) => {
+  oauthRoute(app, 'oauth.metadata', (c) => {
     // Built from the emulator's own address, never from the request's Host (issue 13).
     const origin = state.address?.url ?? new URL(c.req.url).origin;
     return c.json({
@@ -43,7 +44,7 @@ export function oauthRoutes(app: Hono<EmulatorEnv>, state: State): void {
     });
   });
 
-  app.post('/oauth2/token', async (c) => {
+  oauthRoute(app, 'oauth.token', async (c) => {
     const param = await formParams(c);
     const client = authenticateClient(state, c.req.header('authorization'), param('client_id'), param('client_secret'));
     const grantType = param('grant_type');
@@ -63,7 +64,7 @@ export function oauthRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(tokens, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   });
 
-  app.post('/oauth2/revoke', async (c) => {
+  oauthRoute(app, 'oauth.revoke', async (c) => {
     const param = await formParams(c);
     const token = param('token');
     if (token === null) throw new OAuthError(400, 'invalid_request', 'missing parameter token');

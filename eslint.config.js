@@ -1,0 +1,53 @@
+// The rules that keep design.md's structure (issue 14), checked in `npm test`:
+// layers import one way, the emulator imports nothing from the CLI but the contract,
+// no import cycles, no `as never` casts, no static import of a heavy library where the
+// start path could load it. Syntax-only rules (no type information), so it stays fast.
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/** svc's sources import `./x.js` for `./x.ts` (NodeNext): resolve that, and treat packages as external. */
+const sourceResolver = {
+  interfaceVersion: 3,
+  name: 'svc-source',
+  resolve(source, file) {
+    if (!source.startsWith('.')) return { found: true, path: null };
+    const target = resolve(dirname(file), source);
+    for (const candidate of [target.replace(/\.js$/, '.ts'), target, `${target}.ts`]) if (existsSync(candidate)) return { found: true, path: candidate };
+    return { found: false };
+  },
+};
+
+/** Loaded with `await import()` where first used (scripts/bundle.mjs builds each on its own). */
+const HEAVY = ['undici', 'ora', '@inquirer/*', 'chalk', 'cli-table3', 'open', 'proper-lockfile', '@napi-rs/keyring', 'jq-wasm'];
+const HEAVY_RULE = ['error', { patterns: [{ group: HEAVY, allowTypeImports: true, message: 'a heavy library: load it with `await import()` where it is used, so start-up stays within budget' }] }];
+
+/** A folder below src/ that must not import from another (resolved paths, not specifiers). */
+const zone = (target, from, message, except) => ({ target: `./src/${target}`, from: `./src/${from}`, message, ...(except ? { except } : {}) });
+const SERVICES = ['api', 'auth', 'credentials', 'config', 'io', 'validate'];
+const ZONES = [
+  // Layers, one way: commands → context services → api/auth/credentials/config → shared.
+  ...SERVICES.flatMap((layer) => ['commands', 'cli', 'emulator'].map((up) => zone(layer, up, 'a service below the commands imports no command, CLI or emulator module'))),
+  ...['shared', 'contract'].flatMap((base) => [...SERVICES, 'commands', 'cli', 'emulator'].map((up) => zone(base, up, 'shared and contract modules import nothing else of svc'))),
+  // The emulator is its own world: nothing from the CLI side but the contract (and shared constants).
+  zone('emulator', '', 'the emulator imports nothing from the CLI but src/contract and src/shared', ['./emulator', './contract', './shared']),
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.tmp/**', 'coverage/**', 'completions/**'] },
+  {
+    files: ['src/**/*.ts'],
+    languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 2023, sourceType: 'module' } },
+    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
+    settings: { 'import-x/resolver-next': [sourceResolver], 'import-x/extensions': ['.ts', '.js'] },
+    rules: {
+      'no-restricted-syntax': ['error', { selector: 'TSAsExpression > TSNeverKeyword', message: '`as never` erases the type link: type the value instead' }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: ZONES }],
+      'no-restricted-imports': HEAVY_RULE,
+    },
+  },
+  // The emulator is not on the CLI's start path: its libraries load with it.
+  { files: ['src/emulator/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
+);
