@@ -2,7 +2,7 @@
 // (service `svc`, account `<profile>:<name>`), every call time-boxed at 3 s; without a
 // keychain, a 0600 credentials.json beside config.json, announced BEFORE the secret is
 // written and saying why (cli/cli#8954). SVC_CREDENTIAL_STORE=keychain|file forces one.
-import { readFile, chmod } from 'node:fs/promises';
+import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
 import { writeFileAtomic } from '../config/atomic.js';
@@ -143,7 +143,8 @@ export class FileSecretStore implements SecretStore {
   private async read(): Promise<CredentialsFile> {
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      // Synchronous: one small local file, read at most once a command; no thread pool, no fs/promises.
+      text = fs.readFileSync(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, secrets: {} };
       throw new ConfigError(`cannot read the credentials file ${this.path}: ${(error as Error).message}`, this.path, permissionHint(error, this.path));
@@ -162,7 +163,7 @@ export class FileSecretStore implements SecretStore {
       fn(data);
       try {
         await writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
-        await chmod(this.path, 0o600);
+        await fs.promises.chmod(this.path, 0o600);
       } catch (error) {
         throw new ConfigError(`cannot write ${this.path}: ${(error as Error).message}`, this.path, 'make the config directory writable, or set SVC_CONFIG_DIR');
       }
