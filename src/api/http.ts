@@ -40,6 +40,8 @@ export interface HttpInit {
 
 export interface HttpTransport {
   fetch(url: string | URL, init?: HttpInit): Promise<HttpResponse>;
+  /** Loads the transport (node:http, or undici behind a proxy) ahead of the first request, to overlap a wait. */
+  prepare?(): void;
 }
 
 export interface HttpOptions {
@@ -226,6 +228,9 @@ function debugBody(body: string | Uint8Array | undefined, contentType: string | 
 export function createHttp(options: HttpOptions): HttpTransport {
   const now = options.now ?? Date.now;
   return {
+    prepare() {
+      transportFor(options.env).catch(() => {}); // a failure shows on the request itself
+    },
     async fetch(url, init = {}) {
       const transport = await transportFor(options.env);
       const target = new URL(url);
