@@ -9,7 +9,7 @@
 // unlocked gnome-keyring (as scripts/test-real.sh does), or skips that case with a note.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testedNodes } from '../scripts/nodes.mjs';
@@ -218,7 +218,7 @@ if (process.argv.includes('--write-readme')) {
     ...skippedNodes.map((version) => `- node ${version}: not installed in this run, not measured.`),
   ];
   const table = [
-    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, ${process.platform}/${process.arch}; median of ${runs} runs, the cases taking turns; each ratio is to \`node -e 0\` of the same Node in the same run. Budgets: the first figure for the newest Node (also applied to 22 and 24), the second for Node 20.`,
+    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs, load average ${loadavg()[0].toFixed(1)} at the end of the run; median of ${runs} runs, the cases taking turns; each ratio is to \`node -e 0\` of the same Node in the same run. Budgets: the first figure for the newest Node (also applied to 22 and 24), the second for Node 20.`,
     ...perNode.flatMap(({ version, baselineMs, rows }) => [
       '',
       `**Node ${version}** (\`node -e 0\` = ${baselineMs.toFixed(1)} ms)`,
