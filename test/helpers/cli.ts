@@ -50,6 +50,9 @@ const refusingPrompter: Prompter = {
   },
 };
 
+/** runCli calls under way in this test file (a background `events tail` and the runs beside it). */
+let runsInFlight = 0;
+
 export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<RunCliResult> {
   let stdout = '';
   let stderr = '';
@@ -94,6 +97,18 @@ export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<
     runtime.keychain = opts.keychain;
     if (opts.keychainTimeoutMs !== undefined) runtime.keychainTimeoutMs = opts.keychainTimeoutMs;
   } else runtime.secrets = opts.secrets ?? new MemorySecretStore();
-  const exitCode = await execute(argv, runtime);
+  runsInFlight++;
+  let exitCode: number;
+  try {
+    exitCode = await execute(argv, runtime);
+  } finally {
+    // As the process does when its command ends (src/cli/process.ts): the next run gets a
+    // transport of its own, made from its own env (proxy variables), not a pool kept from
+    // an earlier run. Not while another run (a tail in the background) still uses it.
+    if (--runsInFlight === 0) {
+      const { closeHttp } = await import('../../src/api/http.js');
+      await closeHttp();
+    }
+  }
   return { exitCode, stdout, stderr };
 }
