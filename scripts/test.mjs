@@ -29,9 +29,12 @@ function step(label, command, args, env = process.env) {
 function counts(file) {
   try {
     const report = JSON.parse(readFileSync(file, 'utf8'));
+    // A file that failed with no failing test did not load or run (numFailedTestSuites would
+    // also count each describe block around a failing test).
+    const brokenFiles = (report.testResults ?? []).filter((file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed')).length;
     return {
       passed: report.numPassedTests ?? 0,
-      failed: (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0),
+      failed: (report.numFailedTests ?? 0) + brokenFiles,
       skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
     };
   } catch {
