@@ -11,7 +11,7 @@ let cached: string | undefined;
 export function svcVersion(): string {
   if (cached) return cached;
   if (typeof __SVC_VERSION__ === 'string') return (cached = __SVC_VERSION__);
-  const pkg = requireNode('../../package.json') as { version: string };
+  const pkg = requireNode('../package.json') as { version: string }; // relative to src/node-require.ts
   return (cached = pkg.version);
 }
 
