@@ -47,6 +47,8 @@ export interface HttpInit {
 
 export interface HttpTransport {
   fetch(url: string | URL, init?: HttpInit): Promise<HttpResponse>;
+  /** Loads the transport (node:http, or undici behind a proxy) ahead of the first request, to overlap a wait. */
+  prepare?(): void;
 }
 
 export interface HttpOptions {
@@ -263,6 +265,9 @@ export function createHttp(options: HttpOptions): HttpTransport {
   const now = options.now ?? Date.now;
   let deadline = options.deadlineMs;
   return {
+    prepare() {
+      transportFor(options.env).catch(() => {}); // a failure shows on the request itself
+    },
     async fetch(url, init = {}) {
       const target = new URL(url);
       const method = init.method ?? 'GET';

@@ -92,7 +92,15 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     resolveCredential: () => (credential ??= resolveCredential(ctx)),
     api: () =>
       (client ??= (async () => {
-        const resolved = await ctx.resolveCredential();
+        const resolving = ctx.resolveCredential();
+        // The HTTP stack loads while the credential is read: a keychain read is a round trip to
+        // the Secret Service (D-Bus), during which this thread would otherwise sit idle. An
+        // immediate runs once the read is under way (after the microtasks that start it).
+        if (http.prepare) {
+          const prepare = http.prepare.bind(http);
+          setImmediate(prepare);
+        }
+        const resolved = await resolving;
         if (globals.debug)
           stderr.write(`svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`);
         const { createApiClient } = await import('../api/client.js');

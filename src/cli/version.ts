@@ -2,14 +2,16 @@
 // sources run directly (vitest), which never happens in the installed CLI.
 // No `node:fs` import here: this module is on every start-up path, and an ESM import of
 // node:fs builds a facade of all its exports, which loads fs streams and their deps.
-import { createRequire } from 'node:module';
+// No `node:module` either: on Node 20 it loads the ESM loader (~3 ms); the sources get
+// their require from src/node-require.ts, which in the bundle is the module's own.
+import { requireNode } from '../node-require.js';
 
 let cached: string | undefined;
 
 export function svcVersion(): string {
   if (cached) return cached;
   if (typeof __SVC_VERSION__ === 'string') return (cached = __SVC_VERSION__);
-  const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
+  const pkg = requireNode('../package.json') as { version: string }; // relative to src/node-require.ts
   return (cached = pkg.version);
 }
 

@@ -2,7 +2,9 @@
 // (service `svc`, account `<profile>:<name>`), every call time-boxed at 3 s; without a
 // keychain, a 0600 credentials.json beside config.json, announced BEFORE the secret is
 // written and saying why (cli/cli#8954). SVC_CREDENTIAL_STORE=keychain|file forces one.
-import { readFile, chmod, stat } from 'node:fs/promises';
+// node:fs's `promises` is read where used: fs/promises then loads only when a file is
+// written or waited on, not at every start (it costs ~1 ms and ~1 MiB).
+import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
 import { writeFileAtomic } from '../config/atomic.js';
@@ -154,13 +156,13 @@ export class FileSecretStore implements SecretStore {
   private async checkPermissions(): Promise<void> {
     if (this.checked || process.platform === 'win32') return;
     this.checked = true;
-    const dir = await stat(this.dir).catch(() => null);
+    const dir = await fs.promises.stat(this.dir).catch(() => null);
     if (dir && (dir.mode & 0o022) !== 0)
       this.warn(`the config directory ${this.dir} is writable by ${dir.mode & 0o002 ? 'everyone' : 'its group'} (mode ${octal(dir.mode)}): others could replace the files that hold your secrets. Fix: chmod 700 ${this.dir}`);
-    const file = await stat(this.path).catch(() => null);
+    const file = await fs.promises.stat(this.path).catch(() => null);
     if (file && (file.mode & 0o077) !== 0) {
       const was = octal(file.mode);
-      const tightened = await chmod(this.path, 0o600).then(() => true, () => false);
+      const tightened = await fs.promises.chmod(this.path, 0o600).then(() => true, () => false);
       this.warn(
         tightened
           ? `${this.path} was open to ${file.mode & 0o007 ? 'others' : 'its group'} (mode ${was}); svc set it to 0600. Its secrets may have been read: consider replacing them`
@@ -172,7 +174,8 @@ export class FileSecretStore implements SecretStore {
     await this.checkPermissions();
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      // Synchronous: one small local file, read at most once a command; no thread pool, no fs/promises.
+      text = fs.readFileSync(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, secrets: {} };
       throw new ConfigError(`cannot read the credentials file ${this.path}: ${(error as Error).message}`, this.path, permissionHint(error, this.path));
@@ -191,7 +194,7 @@ export class FileSecretStore implements SecretStore {
       fn(data);
       try {
         await writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
-        await chmod(this.path, 0o600);
+        await fs.promises.chmod(this.path, 0o600);
       } catch (error) {
         throw new ConfigError(`cannot write ${this.path}: ${(error as Error).message}`, this.path, 'make the config directory writable, or set SVC_CONFIG_DIR');
       }

@@ -3,7 +3,7 @@
 // what only the bundle can get wrong (module interop, lazy chunks, the process edge:
 // exit codes, the stdout/stderr split, signals, a closed pipe).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,7 +76,9 @@ describe('bin/svc.js over the bundle', () => {
   it('prints the version on stdout and nothing on stderr', async () => {
     const ran = await svc(['--version']);
     expect(ran.code).toBe(0);
-    expect(ran.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    // bin/svc.js answers from package.json without loading the bundle: the same version the bundle has.
+    expect(ran.stdout).toBe(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`);
+    expect((await svc(['--debug', '--version'])).stdout).toBe(ran.stdout);
     expect(ran.stderr).toBe('');
   });
 
@@ -106,6 +108,33 @@ describe('bin/svc.js over the bundle', () => {
     const file = join(fresh, 'credentials.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(fresh, 'config.json'), 'utf8')).not.toContain(key);
+  });
+
+  it('loads neither fs/promises nor (on Node 20, where it brings the ESM loader) node:module, for --help or a request', async () => {
+    // A preload records the built-in modules loaded after it, that is, by svc itself.
+    const preload = join(configDir, 'record-modules.cjs');
+    writeFileSync(
+      preload,
+      "const before = new Set(process.moduleLoadList); process.on('exit', () => require('fs').writeFileSync(process.env.SVC_TEST_MODULES, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));",
+    );
+    for (const args of [['--help'], ['account', '--json']]) {
+      const listFile = join(configDir, 'modules.txt');
+      const ran = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--require', preload, bin, ...args], {
+          env: { PATH: process.env.PATH ?? '', HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.seed.keys.test, SVC_TEST_MODULES: listFile },
+          stdio: 'ignore',
+        });
+        child.on('error', reject);
+        child.on('close', resolve);
+      });
+      expect(ran, args.join(' ')).toBe(0);
+      const loaded = readFileSync(listFile, 'utf8').split('\n');
+      expect(loaded, args.join(' ')).not.toContain('NativeModule fs/promises');
+      if (Number(process.versions.node.split('.')[0]) < 22) {
+        expect(loaded, args.join(' ')).not.toContain('NativeModule module');
+        expect(loaded, args.join(' ')).not.toContain('NativeModule internal/modules/esm/loader');
+      }
+    }
   });
 
   it('prints the account as JSON on stdout with SVC_API_KEY, nothing on stderr', async () => {

@@ -10,7 +10,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { inFlight, runCli, tempConfigDir } from '../helpers/cli.js';
 
 let emu: RunningEmulator;
 
@@ -84,7 +84,7 @@ function startCli(argv: string[], opts: { signal?: AbortSignal; beforeWrite?: ()
     signal: opts.signal ?? new AbortController().signal,
     secrets: new MemorySecretStore(),
   };
-  return { done: execute(argv, runtime), stdout: () => stdout, stderr: () => stderr };
+  return { done: inFlight(execute(argv, runtime)), stdout: () => stdout, stderr: () => stderr };
 }
 
 async function until(condition: () => boolean, what = 'condition'): Promise<void> {

@@ -2,7 +2,7 @@
 // prefix, then the installed `svc` runs its commands (the emulator included) and
 // its shell completions work in real bash, zsh and fish.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +18,8 @@ let svcBin = '';
 let packageDir = '';
 let emulator: ChildProcess | undefined;
 let seed: { url: string; org_id: string; keys: { test: string; live: string } };
+/** What `npm install -g` of the tarball printed on stderr. */
+let installWarnings = '';
 
 function svcEnv(env: Record<string, string> = {}) {
   return {
@@ -72,9 +74,10 @@ beforeAll(async () => {
   prefix = join(scratch, 'prefix');
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: root, timeout: 120_000 });
   const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
-  await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(scratch, filename)], {
+  const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(scratch, filename)], {
     timeout: 180_000,
   });
+  installWarnings = installed.stderr;
   svcBin = join(prefix, 'bin', 'svc');
   packageDir = join(prefix, 'lib', 'node_modules', 'svc');
 
@@ -101,6 +104,12 @@ describe('the packed and globally installed package', () => {
     expect(shipped).toEqual(['README.md', 'bin', 'completions', 'dist', 'fixtures', 'package.json']);
     // One `events trigger` fixture per event type.
     expect(readdirSync(join(packageDir, 'fixtures', 'triggers')).sort()).toHaveLength(11);
+  });
+
+  it('installs with no install-script warning (npm 11 lists a package with preinstall, install, postinstall or prepare scripts)', () => {
+    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts ?? {}).not.toHaveProperty(script);
+    expect(installWarnings).not.toMatch(/install-scripts|allowScripts|allow-scripts/);
   });
 
   it('has one production dependency, the prebuilt keychain addon', async () => {
