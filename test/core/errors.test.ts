@@ -129,9 +129,20 @@ describe('error statuses and exit codes', () => {
   it('Ctrl-C while waiting out a 429 stops at once with exit 130', async () => {
     await emu.control('POST', '/faults', { path_prefix: '/v1/balance', status: 429, count: 1 });
     const controller = new AbortController();
-    const running = runCli(['account', 'balance'], { ...withKey(emu.seed.keys.test), signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
-    const r = await running;
+    // Ctrl-C arrives once the CLI is waiting out the 429; the wait ends only by that abort.
+    const waits: number[] = [];
+    const clock = {
+      now: () => Date.now(),
+      sleep: (ms: number, signal?: AbortSignal) =>
+        new Promise<void>((_, reject) => {
+          waits.push(ms);
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          controller.abort();
+        }),
+    };
+    const r = await runCli(['account', 'balance'], { ...withKey(emu.seed.keys.test), signal: controller.signal, clock });
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThan(0);
     expect(r.exitCode).toBe(130);
     expect(r.stdout).toBe('');
   });

@@ -439,13 +439,16 @@ describe('events tail --forward-to: output and a bounded queue', () => {
     await streamsOpen();
     await publish('call.started', 1200);
     const printed = () => cli.stdout().split('\n').filter(Boolean).length;
-    await until(() => printed() >= 1000, '1,000 events printed');
-    await delay(300); // time enough to read more, were it reading
-    expect(printed()).toBe(1000);
-    expect(target.requests()).toBe(1); // the first delivery, held
+    // The first delivery arrives and is held.
+    await until(() => printed() >= 1000 && target.held.length === 1, '1,000 events printed and the first delivery held');
+    // One delivery answered frees one place: the second delivery starts and exactly one more event is read.
+    target.held.shift()!();
+    await until(() => target.requests() === 2 && printed() >= 1001, 'the second delivery and the 1,001st event');
     controller.abort();
     expect(await cli.done).toBe(130);
-    expect(cli.stderr()).toMatch(/stopped: 1000 events, 0 reconnects, 0 forwarded, 0 not delivered, 1000 still queued \(not forwarded\)/);
+    // Read minus forwarded is the queue: it stayed at its bound while 199 more events were there to read.
+    expect(printed()).toBe(1001);
+    expect(cli.stderr()).toMatch(/stopped: 1001 events, 0 reconnects, 1 forwarded, 0 not delivered, 1000 still queued \(not forwarded\)/);
     expect(cli.stderr()).not.toMatch(/gave up/); // a stop is not a failed delivery
   });
 });
