@@ -37,7 +37,7 @@ if (problem) process.stderr.write(`keychain suite: ${required ? 'FAILING' : 'ski
 describe('real Secret Service', () => {
   // Outside CI a missing prerequisite shows as a skipped test named with the reason, never as a pass;
   // with SVC_REQUIRE_REAL=1 this test runs and fails instead.
-  it.skipIf(problem !== null && !required)(problem ? `is usable (skipped: ${problem})` : 'is usable', () => {
+  it.skipIf(problem !== null && !required)(problem && !required ? `is usable (skipped: ${problem})` : 'is usable', () => {
     expect(problem, `keychain suite cannot run: ${problem}`).toBeNull();
   });
 });

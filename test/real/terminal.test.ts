@@ -21,7 +21,7 @@ if (problem) process.stderr.write(`terminal suite: ${required ? 'FAILING' : 'ski
 describe('real terminal', () => {
   // Outside CI a missing prerequisite shows as a skipped test named with the reason, never as a pass;
   // with SVC_REQUIRE_REAL=1 this test runs and fails instead.
-  it.skipIf(problem !== null && !required)(problem ? `is usable (skipped: ${problem})` : 'is usable', () => {
+  it.skipIf(problem !== null && !required)(problem && !required ? `is usable (skipped: ${problem})` : 'is usable', () => {
     expect(problem, `terminal suite cannot run: ${problem}`).toBeNull();
   });
 });
