@@ -152,9 +152,14 @@ export interface TestEmulator {
   close(): Promise<void>;
 }
 
-/** Starts an emulator on port 0 for a test; the caller closes it. */
+/** Starts a bare emulator on port 0 for a test (its control plane: `controlPlane(emulator)`); the caller closes it. */
+export function startTestEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return startEmulator({ port: 0, ...opts });
+}
+
+/** Starts an emulator on port 0 for a test, with its control plane at hand; the caller closes it. */
 export async function testEmulator(opts: EmulatorOptions = {}): Promise<TestEmulator> {
-  const emulator = await startEmulator({ port: 0, ...opts });
+  const emulator = await startTestEmulator(opts);
   const plane = controlPlane(emulator);
   return {
     emulator,
