@@ -47,8 +47,9 @@ export class ControlPlane {
     return this.request('POST', '/reset');
   }
 
-  createOrg(name: string, balance?: number): Promise<{ id: string; org_id?: string; name: string; admin: Admin; [more: string]: unknown }> {
-    return this.request('POST', '/orgs', balance === undefined ? { name } : { name, balance });
+  /** A new organization (balance 0 unless given) and its admin. */
+  createOrg(name: string, opts: { balance?: number; admin_email?: string } = {}): Promise<{ id: string; org_id: string; name: string; balance: number; admin: Admin }> {
+    return this.request('POST', '/orgs', { name, ...opts });
   }
 
   /** A new key of `org`, with only these scopes when given; the key is shown once. */
