@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { authorizeViaApproval, call, exchange, form, login, openAuthorizePage, openStream, pkcePair, resetSeed, useEmulator } from './helpers.js';
 import type { Answer, OpenStream } from './helpers.js';
+import { controlPlane } from '../helpers/emulator.js';
 
 const emulator = useEmulator({ keepaliveMs: 100 });
 let emu: RunningEmulator;
@@ -20,12 +21,8 @@ beforeEach(async () => {
   org = emu.seed.org_id;
 });
 
-const control = async (method: string, path: string, json?: unknown) => {
-  const answer = await call(emu, method, `/_emulator${path}`, json === undefined ? {} : { json });
-  if (answer.status >= 300) throw new Error(`control ${method} ${path}: ${answer.status} ${answer.text}`);
-  return answer.body;
-};
-const makeKey = (mode: 'test' | 'live', scopes?: string[]) => control('POST', `/orgs/${org}/keys`, scopes ? { mode, scopes } : { mode });
+const control = (method: string, path: string, json?: unknown) => controlPlane(emu).request(method, path, json);
+const makeKey = (mode: 'test' | 'live', scopes?: string[]) => controlPlane(emu).createKey(org, mode, scopes);
 const newCall = (key: string) => call(emu, 'POST', '/v1/calls', { key, json: { languages: ['en', 'es'] } });
 const newChat = async (key: string) => (await call(emu, 'POST', '/v1/chats', { key, json: { language: 'en' } })).body;
 const balance = async () => (await call(emu, 'GET', '/v1/balance', { key: live })).body.available as number;
