@@ -164,7 +164,8 @@ describe('svc login', () => {
     const controller = new AbortController();
     const interrupted = await runCli(['login'], {
       env: envFor(emulator),
-      browser: { open: async () => void setTimeout(() => controller.abort(), 50) },
+      // Ctrl-C once the browser was opened: the login is waiting for the redirect.
+      browser: { open: async () => controller.abort() },
       signal: controller.signal,
     });
     expect(interrupted.exitCode).toBe(130);
