@@ -3,20 +3,21 @@ import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { authorizeRedirect, control, envFor, runWithPaste, scriptedBrowser } from './support.js';
+import { authorizeRedirect, controlPlane, envFor, runWithPaste, scriptedBrowser } from './support.js';
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0 });
+  emulator = await startTestEmulator();
 });
 afterAll(async () => {
   await emulator.close();
 });
 beforeEach(async () => {
-  await control(emulator, 'POST', '/_emulator/reset');
+  await controlPlane(emulator).reset();
 });
 
 function storedOAuth(secrets: MemorySecretStore, profile = 'default') {
@@ -26,7 +27,7 @@ function storedOAuth(secrets: MemorySecretStore, profile = 'default') {
 
 /** The apps connected to an organization, as its admin would see them. */
 async function connections(org: string): Promise<unknown[]> {
-  return (await control<{ data: unknown[] }>(emulator, 'GET', `/_emulator/orgs/${org}/connections`)).data;
+  return (await controlPlane(emulator).connections(org)).data;
 }
 
 describe('svc login', () => {
@@ -120,7 +121,7 @@ describe('svc login', () => {
   it('exits 3 when the code is exchanged after its 10 minutes', async () => {
     const secrets = new MemorySecretStore();
     const browser = scriptedBrowser(emulator, {
-      beforeCallback: () => control(emulator, 'POST', '/_emulator/clock', { advance_seconds: 601 }),
+      beforeCallback: () => controlPlane(emulator).advanceClock(601),
     });
     const result = await runCli(['login'], { env: envFor(emulator), browser, secrets });
     expect(result.exitCode).toBe(3);
@@ -163,7 +164,8 @@ describe('svc login', () => {
     const controller = new AbortController();
     const interrupted = await runCli(['login'], {
       env: envFor(emulator),
-      browser: { open: async () => void setTimeout(() => controller.abort(), 50) },
+      // Ctrl-C once the browser was opened: the login is waiting for the redirect.
+      browser: { open: async () => controller.abort() },
       signal: controller.signal,
     });
     expect(interrupted.exitCode).toBe(130);
@@ -180,7 +182,7 @@ describe('svc login', () => {
         if (!url || pasted) return;
         pasted = true;
         // The browser is "on another machine": it never reaches the loopback server.
-        void control(emulator, 'POST', '/_emulator/approvals', { email: emulator.seed.admin.email, org_id: emulator.seed.org_id, decision: 'approve' })
+        void controlPlane(emulator).approve({ email: emulator.seed.admin.email, org_id: emulator.seed.org_id })
           .then(() => authorizeRedirect(url))
           .then((callback) => {
             type('not a url at all');
@@ -208,7 +210,7 @@ describe('svc login', () => {
         const url = stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
         if (!url || pasted || !/paste/.test(stderr)) return;
         pasted = true;
-        void control(emulator, 'POST', '/_emulator/approvals', { email: emulator.seed.admin.email, org_id: emulator.seed.org_id, decision: 'approve' })
+        void controlPlane(emulator).approve({ email: emulator.seed.admin.email, org_id: emulator.seed.org_id })
           .then(() => authorizeRedirect(url))
           .then((callback) => type(callback.href));
       },
@@ -243,7 +245,7 @@ describe('svc login', () => {
     const configDir = tempConfigDir();
     expect((await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(0);
 
-    const other = await control<{ id: string; admin: { email: string } }>(emulator, 'POST', '/_emulator/orgs', { name: 'Globex' });
+    const other = await controlPlane(emulator).createOrg('Globex');
     const otherOrg = other.id;
     const choice = { email: other.admin.email, org_id: otherOrg };
     const refused = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
@@ -255,7 +257,7 @@ describe('svc login', () => {
     expect(await connections(emulator.seed.org_id)).toHaveLength(1);
 
     // Keys of the old organization go with --yes, and the user is told which.
-    const { key: testKey } = await control<{ key: string }>(emulator, 'POST', `/_emulator/orgs/${emulator.seed.org_id}/keys`, { mode: 'test' });
+    const { key: testKey } = await controlPlane(emulator).createKey(emulator.seed.org_id, 'test');
     expect((await runCli(['keys', 'add', '--name', 'ci'], { env: envFor(emulator), secrets, configDir, stdin: testKey })).exitCode).toBe(0);
     const moved = await runCli(['login', '--yes', '--json'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
     expect(moved.exitCode).toBe(0);
@@ -275,7 +277,7 @@ describe('svc login', () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
     expect((await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(0);
-    const other = await control<{ id: string; admin: { email: string } }>(emulator, 'POST', '/_emulator/orgs', { name: 'Initech' });
+    const other = await controlPlane(emulator).createOrg('Initech');
     const choice = { email: other.admin.email, org_id: other.id };
     const asked: string[] = [];
     const prompter = (answer: boolean) => ({
@@ -299,7 +301,7 @@ describe('svc login', () => {
   });
 
   it('exits 9 when the service cannot be reached, before any browser opens', async () => {
-    const closed = await startEmulator({ port: 0 });
+    const closed = await startTestEmulator();
     await closed.close();
     const browser = scriptedBrowser(emulator);
     const result = await runCli(['login'], { env: envFor(closed), browser });

@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import { FileSecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { control, envFor, scriptedBrowser, stats } from './support.js';
+import { controlPlane, envFor, scriptedBrowser, stats } from './support.js';
 import { bundle } from '../../scripts/bundle.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,7 +28,7 @@ beforeAll(async () => {
   mkdirSync(buildDir, { recursive: true });
   await bundle(buildDir); // the same bundle as `npm run build`, into our own directory
   writeFileSync(launcher, "require('./main.cjs').main();\n");
-  emulator = await startEmulator({ port: 0 });
+  emulator = await startTestEmulator();
 }, 120_000);
 
 afterAll(async () => {
@@ -36,7 +37,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  await control(emulator, 'POST', '/_emulator/reset');
+  await controlPlane(emulator).reset();
 });
 
 interface Child {
@@ -85,7 +86,7 @@ function expectAllSucceeded(children: Child[]): void {
 describe(`${PROCESSES} parallel processes with an expired access token`, () => {
   it('refresh exactly once when the service says 401', async () => {
     const { env } = await loginToFileStore();
-    await control(emulator, 'POST', '/_emulator/clock', { advance_seconds: 3601 });
+    await controlPlane(emulator).advanceClock(3601);
     const children = await runAll(env);
     expectAllSucceeded(children);
     expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
@@ -93,7 +94,7 @@ describe(`${PROCESSES} parallel processes with an expired access token`, () => {
 
   it('refresh exactly once when the stored expiry has passed', async () => {
     const { configDir, env } = await loginToFileStore();
-    await control(emulator, 'POST', '/_emulator/clock', { advance_seconds: 3601 });
+    await controlPlane(emulator).advanceClock(3601);
     const path = join(configDir, 'credentials.json');
     const file = JSON.parse(readFileSync(path, 'utf8')) as { secrets: Record<string, string> };
     const stored = JSON.parse(file.secrets['default:oauth']!) as { expires_at: number };

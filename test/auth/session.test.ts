@@ -3,21 +3,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import type { Clock } from '../../src/context.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { control, envFor, scriptedBrowser, stats } from './support.js';
+import { controlPlane, envFor, scriptedBrowser, stats } from './support.js';
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0 });
+  emulator = await startTestEmulator();
 });
 afterAll(async () => {
   await emulator.close();
 });
 beforeEach(async () => {
-  await control(emulator, 'POST', '/_emulator/reset');
+  await controlPlane(emulator).reset();
 });
 
 /** A logged-in profile: its secret store and config dir, shared by the runs that follow. */
@@ -77,7 +78,7 @@ describe('access token refresh', () => {
 
   it('refreshes once after a 401 (the service saw the token expire) and retries the request', async () => {
     const session = await loggedIn();
-    await control(emulator, 'POST', '/_emulator/clock', { advance_seconds: 3601 });
+    await controlPlane(emulator).advanceClock(3601);
     const result = await session.run(['account', '--json']);
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
@@ -98,7 +99,7 @@ describe('access token refresh', () => {
 
   it('the organization disconnecting the app ends the connection: exit 3 naming the org', async () => {
     const session = await loggedIn();
-    await control(emulator, 'DELETE', `/_emulator/orgs/${emulator.seed.org_id}/connections/svc_app_cli`);
+    await controlPlane(emulator).disconnect(emulator.seed.org_id, 'svc_app_cli');
     const result = await session.run(['account', '--json']);
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('the connection to Acme has ended; run svc login');
@@ -108,7 +109,7 @@ describe('access token refresh', () => {
   it('a refused refresh is recorded: auth status says the connection ended (exit 3) until a login replaces it', async () => {
     const session = await loggedIn();
     expect((await session.run(['auth', 'status'])).exitCode).toBe(0);
-    await control(emulator, 'DELETE', `/_emulator/orgs/${emulator.seed.org_id}/connections/svc_app_cli`);
+    await controlPlane(emulator).disconnect(emulator.seed.org_id, 'svc_app_cli');
     expect((await session.run(['account', '--json'])).exitCode).toBe(3);
 
     const config = JSON.parse(readFileSync(join(session.configDir, 'config.json'), 'utf8'));
@@ -145,17 +146,15 @@ describe('access token refresh', () => {
   });
 
   it("deleting the organization's own app ends the connection too (confidential client with a secret)", async () => {
-    const app = await control<{ client_id: string; client_secret: string }>(emulator, 'POST', '/_emulator/apps', {
-      name: 'Acme tools',
-      redirect_uris: ['http://127.0.0.1/callback'],
-    });
-    expect(app.client_secret).toMatch(/^svc_cs_/);
+    const made = await controlPlane(emulator).createApp({ name: 'Acme tools', redirect_uris: ['http://127.0.0.1/callback'] });
+    expect(made.client_secret).toMatch(/^svc_cs_/);
+    const app = { client_id: made.client_id, client_secret: made.client_secret! };
     const session = await loggedIn('tools', { argv: ['--client-id', app.client_id], env: { SVC_CLIENT_SECRET: app.client_secret } });
     expect(session.stored()).toMatchObject({ client_id: app.client_id });
     // The secret lets it refresh.
     expect((await session.run(['auth', 'token', '--profile', 'tools'], { clock: shiftedClock(3550_000) })).exitCode).toBe(0);
 
-    await control(emulator, 'DELETE', `/_emulator/apps/${app.client_id}`);
+    await controlPlane(emulator).deleteApp(app.client_id);
     const result = await session.run(['account', '--json', '--profile', 'tools']);
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('the connection to Acme has ended; run svc login');
@@ -166,7 +165,7 @@ describe('svc logout', () => {
   it('revokes at the service, then deletes the local secret and metadata', async () => {
     const session = await loggedIn();
     const { access_token } = session.stored();
-    const connections = () => control<{ data: unknown[] }>(emulator, 'GET', `/_emulator/orgs/${emulator.seed.org_id}/connections`);
+    const connections = () => controlPlane(emulator).connections(emulator.seed.org_id);
     expect((await connections()).data).toHaveLength(1);
     const result = await session.run(['logout']);
     expect(result.exitCode).toBe(0);
@@ -180,7 +179,7 @@ describe('svc logout', () => {
   });
 
   it('offline, still forgets the sign-in here and says the revoke failed', async () => {
-    const offline = await startEmulator({ port: 0 });
+    const offline = await startTestEmulator();
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
     const login = await runCli(['login'], { env: envFor(offline), browser: scriptedBrowser(offline), secrets, configDir });

@@ -1,5 +1,5 @@
 // Shared pieces of the login tests: a scripted browser that plays the admin through the
-// emulator's approvals control, and small control-plane calls.
+// emulator's approvals control; control-plane calls delegate to test/helpers/emulator.ts.
 import { randomBytes } from 'node:crypto';
 import type { Browser } from '../../src/context.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -8,6 +8,7 @@ import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import type { SecretStore } from '../../src/credentials/store.js';
 import { tempConfigDir, type RunCliResult } from '../helpers/cli.js';
+import { controlPlane, type EmulatorStats } from '../helpers/emulator.js';
 
 export interface AdminChoice {
   decision?: 'approve' | 'deny';
@@ -24,7 +25,7 @@ export function scriptedBrowser(emulator: RunningEmulator, choice: AdminChoice =
     opened,
     async open(url) {
       opened.push(url);
-      await control(emulator, 'POST', '/_emulator/approvals', {
+      await controlPlane(emulator).approve({
         email: choice.email ?? emulator.seed.admin.email,
         org_id: choice.org_id ?? emulator.seed.org_id,
         decision: choice.decision ?? 'approve',
@@ -44,25 +45,16 @@ export async function authorizeRedirect(url: string): Promise<URL> {
   return new URL(location, url);
 }
 
-export async function control<T = unknown>(emulator: RunningEmulator, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
+/** A raw control-plane call (test/helpers/emulator.ts); `path` may start with /_emulator. */
+export function control<T = any>(emulator: RunningEmulator, method: string, path: string, body?: unknown): Promise<T> {
+  return controlPlane(emulator).request<T>(method, path, body);
 }
 
-export interface Stats {
-  requests: number;
-  tokens_issued: number;
-  refreshes: number;
-  refresh_reuse: number;
-}
+export type Stats = EmulatorStats;
 
-export const stats = (emulator: RunningEmulator) => control<Stats>(emulator, 'GET', '/_emulator/stats');
+export const stats = (emulator: RunningEmulator) => controlPlane(emulator).stats();
+
+export { controlPlane };
 
 /** The environment of an in-process run against this emulator, with a display so the browser is tried. */
 export function envFor(emulator: RunningEmulator, extra: Record<string, string> = {}): Record<string, string> {

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/svc.js');
@@ -47,14 +48,9 @@ function svc(args: string[], opts: { env?: Record<string, string>; stdin?: strin
   });
 }
 
-async function control(method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${emulator.url}/_emulator${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return text ? JSON.parse(text) : undefined;
+/** A control-plane call (test/helpers/emulator.ts); `path` is under /_emulator. */
+function control(method: string, path: string, body?: unknown): Promise<any> {
+  return controlPlane(emulator).request(method, path, body);
 }
 
 beforeAll(async () => {
@@ -63,7 +59,7 @@ beforeAll(async () => {
     const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   }
-  emulator = await startEmulator({ port: 0 });
+  emulator = await startTestEmulator();
   configDir = mkdtempSync(join(tmpdir(), 'svc-binary-'));
 });
 

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let emulator: RunningEmulator;
@@ -33,7 +34,7 @@ beforeAll(async () => {
     const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   }
-  emulator = await startEmulator({ port: 0 });
+  emulator = await startTestEmulator();
   configDir = mkdtempSync(join(tmpdir(), 'svc-binary-script-'));
 });
 

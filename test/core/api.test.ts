@@ -77,7 +77,7 @@ describe('svc api headers and paths', () => {
   });
 
   it('-H sends the header: Last-Event-ID on the event stream, which is printed as it arrives', async () => {
-    await h.control('POST', '/_emulator/events', { org_id: h.emulator.seed.org_id, mode: 'test', type: 'call.started', count: 2 });
+    await h.plane.publishEvents({ org_id: h.emulator.seed.org_id, mode: 'test', type: 'call.started', count: 2 });
     const [newest, previous] = (JSON.parse((await h.svc(['api', 'GET', '/v1/events', '-F', 'limit=2'])).stdout).data as Array<{ id: string }>).map((e) => e.id);
     const controller = new AbortController();
     let stdout = '';

@@ -41,7 +41,7 @@ describe('svc account', () => {
   });
 
   it('balance follows the emulator, prices list every billable item', async () => {
-    await emu.control('PUT', `/orgs/${emu.seed.org_id}/balance`, { available: 1234 });
+    await emu.plane.setBalance(emu.seed.org_id, 1234);
     expect((await runCli(['account', 'balance'], env(emu.seed.keys.live))).stdout).toBe('1234\tusd\n');
     expect(JSON.parse((await runCli(['account', 'balance', '--json'], env(emu.seed.keys.live))).stdout)).toMatchObject({ available: 1234, livemode: true });
     expect(plain((await runCli(['account', 'balance'], { ...env(emu.seed.keys.live), tty: true })).stdout)).toMatch(/available\s+\$12\.34/);

@@ -19,7 +19,7 @@ beforeEach(async () => {
 
 const withKey = (key: string) => ({ env: { SVC_API_KEY: key, SVC_BASE_URL: emu.url } });
 /** Requests the emulator saw, minus the stats request itself (which it counts too). */
-const requestCount = async () => (await emu.control<{ requests: number }>('GET', '/stats')).requests;
+const requestCount = async () => (await emu.plane.stats()).requests;
 const requestsSince = async (before: number) => (await requestCount()) - before - 1;
 
 describe('error statuses and exit codes', () => {
@@ -33,7 +33,7 @@ describe('error statuses and exit codes', () => {
 
   it('401 (revoked key) → exit 3, naming what to do', async () => {
     const { id, key } = await emu.makeKey('test');
-    await emu.control('DELETE', `/orgs/${emu.seed.org_id}/keys/${id}`);
+    await emu.plane.revokeKey(emu.seed.org_id, id);
     const r = await runCli(['account'], withKey(key));
     expect(r.exitCode).toBe(3);
     expect(r.stderr).toContain('not authenticated');
@@ -42,7 +42,7 @@ describe('error statuses and exit codes', () => {
   });
 
   it('402 (live, balance empty) → exit 8 suggesting the balance or --test', async () => {
-    await emu.control('PUT', `/orgs/${emu.seed.org_id}/balance`, { available: 0 });
+    await emu.plane.setBalance(emu.seed.org_id, 0);
     const r = await runCli(['api', 'POST', '/v1/translate', '-F', 'text=hello', '-F', 'to=es'], withKey(emu.seed.keys.live));
     expect(r.exitCode).toBe(8);
     expect(r.stderr).toContain('balance has run out');
@@ -81,7 +81,7 @@ describe('error statuses and exit codes', () => {
   });
 
   it('429 once → waits Retry-After, retries, succeeds (and says so on a TTY)', async () => {
-    await emu.control('POST', '/faults', { path_prefix: '/v1/account', status: 429, count: 1 });
+    await emu.plane.fault('/v1/account', 429, 1);
     const r = await runCli(['account', '--json'], { ...withKey(emu.seed.keys.test), tty: true });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('rate limited: waiting 1 s');
@@ -89,7 +89,7 @@ describe('error statuses and exit codes', () => {
   });
 
   it('429 also retries a POST (the service did not process it); silent without a TTY', async () => {
-    await emu.control('POST', '/faults', { path_prefix: '/v1/calls', status: 429, count: 1 });
+    await emu.plane.fault('/v1/calls', 429, 1);
     const r = await runCli(['api', 'POST', '/v1/calls', '-F', 'languages[]=en', '-F', 'languages[]=es'], withKey(emu.seed.keys.test));
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe('');
@@ -98,7 +98,7 @@ describe('error statuses and exit codes', () => {
   });
 
   it('429 past the retry bound → exit 7 with the figure', async () => {
-    await emu.control('POST', '/faults', { path_prefix: '/v1/balance', status: 429, count: 10 });
+    await emu.plane.fault('/v1/balance', 429, 10);
     const before = await requestCount();
     const r = await runCli(['account', 'balance'], withKey(emu.seed.keys.test));
     expect(r.exitCode).toBe(7);
@@ -108,30 +108,41 @@ describe('error statuses and exit codes', () => {
   });
 
   it('502 on a GET is retried with backoff; on a POST it is not (exit 9, may be retried)', async () => {
-    await emu.control('POST', '/faults', { path_prefix: '/v1/prices', status: 502, count: 2 });
+    await emu.plane.fault('/v1/prices', 502, 2);
     const ok = await runCli(['account', 'prices', '--json'], withKey(emu.seed.keys.test));
     expect(ok.exitCode).toBe(0);
     expect(JSON.parse(ok.stdout).length).toBeGreaterThan(0); // an array, like every list's --json
 
-    await emu.control('POST', '/faults', { path_prefix: '/v1/calls', status: 502, count: 1 });
+    await emu.plane.fault('/v1/calls', 502, 1);
     const before = await requestCount();
     const post = await runCli(['api', 'POST', '/v1/calls', '-F', 'languages[]=en', '-F', 'languages[]=es'], withKey(emu.seed.keys.test));
     expect(post.exitCode).toBe(9);
     expect(post.stderr).toContain('may be retried');
     expect(await requestsSince(before)).toBe(1);
 
-    await emu.control('POST', '/faults', { path_prefix: '/v1/balance', status: 502, count: 5 });
+    await emu.plane.fault('/v1/balance', 502, 5);
     const gone = await runCli(['account', 'balance'], withKey(emu.seed.keys.test));
     expect(gone.exitCode).toBe(9);
     expect(gone.stderr).toContain('after 3 attempts');
   });
 
   it('Ctrl-C while waiting out a 429 stops at once with exit 130', async () => {
-    await emu.control('POST', '/faults', { path_prefix: '/v1/balance', status: 429, count: 1 });
+    await emu.plane.fault('/v1/balance', 429, 1);
     const controller = new AbortController();
-    const running = runCli(['account', 'balance'], { ...withKey(emu.seed.keys.test), signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
-    const r = await running;
+    // Ctrl-C arrives once the CLI is waiting out the 429; the wait ends only by that abort.
+    const waits: number[] = [];
+    const clock = {
+      now: () => Date.now(),
+      sleep: (ms: number, signal?: AbortSignal) =>
+        new Promise<void>((_, reject) => {
+          waits.push(ms);
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          controller.abort();
+        }),
+    };
+    const r = await runCli(['account', 'balance'], { ...withKey(emu.seed.keys.test), signal: controller.signal, clock });
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThan(0);
     expect(r.exitCode).toBe(130);
     expect(r.stdout).toBe('');
   });

@@ -66,7 +66,7 @@ describe('svc keys add', () => {
     const configDir = tempConfigDir();
     const secrets = new MemorySecretStore();
     await runCli(['keys', 'add', '--base-url', emu.url], { configDir, secrets, stdin: emu.seed.keys.test });
-    const other = await emu.control<{ id?: string; org_id?: string }>('POST', '/orgs', { name: 'Globex' });
+    const other = await emu.plane.createOrg('Globex');
     const otherOrg = (other.id ?? other.org_id)!;
     const { key } = await emu.makeKey('live', undefined, otherOrg);
     const r = await runCli(['keys', 'add'], { configDir, secrets, stdin: key });
@@ -83,7 +83,7 @@ describe('svc keys add', () => {
 
   it('a revoked key is refused with exit 3 and the next step', async () => {
     const { id, key } = await emu.makeKey('test');
-    await emu.control('DELETE', `/orgs/${emu.seed.org_id}/keys/${id}`);
+    await emu.plane.revokeKey(emu.seed.org_id, id);
     const r = await runCli(['keys', 'add', '--base-url', emu.url], { stdin: key });
     expect(r.exitCode).toBe(3);
     expect(r.stderr).toMatch(/unknown or revoked/);

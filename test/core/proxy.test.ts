@@ -1,8 +1,9 @@
 // Proxy variables are honoured (design.md "HTTP"): with HTTP_PROXY set, requests go
 // through the proxy (undici tunnels with CONNECT); NO_PROXY exempts hosts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { closeHttp } from '../../src/api/http.js';
 import { runCli } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 
@@ -46,6 +47,15 @@ afterAll(async () => {
 });
 
 describe('proxy variables', () => {
+  // The transport is chosen once per process from the first run's variables: each test starts over,
+  // or it would only see the transport an earlier test chose (with NO_PROXY deleted this one then failed).
+  beforeEach(async () => {
+    await closeHttp();
+  });
+  afterAll(async () => {
+    await closeHttp();
+  });
+
   it('HTTP_PROXY routes requests through the proxy', async () => {
     seen.length = 0;
     const r = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url, HTTP_PROXY: proxyUrl } });

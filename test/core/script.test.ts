@@ -47,12 +47,12 @@ describe('--json errors', () => {
     expect(scopeError).toMatchObject({ code: 'scope_missing', status: 403, exit_code: 4 });
     expect(scopeError.hint).toContain('account:read');
 
-    await emu.control('PUT', `/orgs/${emu.seed.org_id}/balance`, { available: 0 });
+    await emu.plane.setBalance(emu.seed.org_id, 0);
     const empty = await runCli(['translate', 'hi', '--to', 'es', '--json'], withKey(emu.seed.keys.live));
     expect(errorOf(empty.stderr)).toMatchObject({ code: 'balance_empty', status: 402, exit_code: 8 });
 
     const revoked = await emu.makeKey('test');
-    await emu.control('DELETE', `/orgs/${emu.seed.org_id}/keys/${revoked.id}`);
+    await emu.plane.revokeKey(emu.seed.org_id, revoked.id);
     const refused = await runCli(['account', '--json'], withKey(revoked.key));
     const refusedError = errorOf(refused.stderr);
     expect(refusedError).toMatchObject({ code: 'not_authenticated', status: 401, exit_code: 3 });
@@ -169,7 +169,7 @@ describe('auth status online', () => {
     expect(fine.exitCode, fine.stderr).toBe(0);
     expect(fine.stdout).toMatch(/test key "test": .* — valid/);
 
-    await emu.control('DELETE', `/orgs/${emu.seed.org_id}/keys/${doomed.id}`);
+    await emu.plane.revokeKey(emu.seed.org_id, doomed.id);
     const refused = await run(['auth', 'status']);
     expect(refused.exitCode).toBe(1);
     expect(refused.stdout).toMatch(/REFUSED/);
@@ -208,7 +208,7 @@ describe('svc doctor', () => {
     expect(elsewhere.exitCode).toBe(1);
     expect(elsewhere.stdout).toMatch(/^failed +--base-url is http:\/\/127\.0\.0\.1:9 but profile "default" belongs to/m);
 
-    await emu.control('DELETE', `/orgs/${emu.seed.org_id}/keys/${doomed.id}`);
+    await emu.plane.revokeKey(emu.seed.org_id, doomed.id);
     writeFileSync(join(configDir, 'credentials.json'), '{}');
     chmodSync(join(configDir, 'credentials.json'), 0o644);
     const bad = await runCli(['doctor', '--json'], { configDir, secrets, env });
@@ -263,12 +263,12 @@ describe('rough edges', () => {
 
   it('chats send checks the 5,000-character limit before sending; chats voice tells audio by content and reads -', async () => {
     const chat = JSON.parse((await runCli(['chats', 'start', '--language', 'en', '--json'], { env: key() })).stdout);
-    const before = (await emu.control<{ requests: number }>('GET', '/stats')).requests;
+    const before = (await emu.plane.stats()).requests;
     const long = await runCli(['chats', 'send', chat.id, 'x'.repeat(5001)], { env: key() });
     const piped = await runCli(['chats', 'send', chat.id], { env: key(), stdin: 'y'.repeat(5001) });
     expect([long.exitCode, piped.exitCode]).toEqual([2, 2]);
     expect(long.stderr).toContain('5,001 characters long; the limit is 5,000');
-    expect((await emu.control<{ requests: number }>('GET', '/stats')).requests - before).toBe(1); // the stats call itself
+    expect((await emu.plane.stats()).requests - before).toBe(1); // the stats call itself
 
     const dir = tempConfigDir();
     const odd = join(dir, 'recording.bin');

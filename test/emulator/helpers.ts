@@ -1,21 +1,15 @@
 // Shared helpers of the emulator tests: a real emulator on port 0, reached over real HTTP.
+// Starting it and its control plane are test/helpers/emulator.ts's; these delegate there.
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 import { createParser } from 'eventsource-parser';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { controlPlane, useTestEmulator } from '../helpers/emulator.js';
 
 /** Starts one emulator for the file; each test resets it through the control plane when it needs a clean world. */
 export function useEmulator(opts: EmulatorOptions = {}): () => RunningEmulator {
-  let emulator: RunningEmulator | undefined;
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, ...opts });
-  });
-  afterAll(async () => {
-    await emulator?.close();
-  });
-  return () => emulator!;
+  const running = useTestEmulator(opts);
+  return () => running().emulator;
 }
 
 export interface Answer {
@@ -49,9 +43,8 @@ export async function call(
   return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
-export async function resetSeed(emu: RunningEmulator) {
-  const answer = await call(emu, 'POST', '/_emulator/reset');
-  return answer.body as RunningEmulator['seed'];
+export function resetSeed(emu: RunningEmulator): Promise<RunningEmulator['seed']> {
+  return controlPlane(emu).reset();
 }
 
 export function pkcePair(): { verifier: string; challenge: string } {
@@ -71,9 +64,7 @@ export async function authorizeViaApproval(
   const { verifier, challenge } = pkcePair();
   const state = randomBytes(8).toString('hex');
   const redirectUri = opts.redirectUri ?? 'http://127.0.0.1:53682/callback';
-  await call(emu, 'POST', '/_emulator/approvals', {
-    json: { email: 'admin@acme.test', org_id: opts.orgId ?? emu.seed.org_id, decision: opts.decision ?? 'approve' },
-  });
+  await controlPlane(emu).approve({ email: 'admin@acme.test', org_id: opts.orgId ?? emu.seed.org_id, decision: opts.decision ?? 'approve' });
   const query = new URLSearchParams({
     client_id: opts.clientId ?? 'svc_app_cli',
     redirect_uri: redirectUri,

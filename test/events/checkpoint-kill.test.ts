@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { bundle } from '../../scripts/bundle.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -28,7 +29,7 @@ beforeAll(async () => {
   mkdirSync(buildDir, { recursive: true });
   await bundle(buildDir);
   writeFileSync(launcher, "require('./main.cjs').main();\n");
-  emu = await startEmulator({ port: 0 });
+  emu = await startTestEmulator();
 }, 120_000);
 
 afterAll(async () => {
@@ -37,11 +38,8 @@ afterAll(async () => {
   rmSync(buildDir, { recursive: true, force: true });
 });
 
-async function control<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(emu.url + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
+/** The emulator's control plane (test/helpers/emulator.ts). */
+const plane = () => controlPlane(emu);
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -53,7 +51,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 }
 
 it('a tail killed with SIGKILL and restarted with --checkpoint misses nothing and repeats at most the event in flight', async () => {
-  await control('POST', '/_emulator/reset');
+  await plane().reset();
   // The receiver: each delivery answered after a short pause, so that a kill lands mid-stream.
   const deliveries: Array<{ id: string; bodyId: string }> = [];
   const server = createServer((req, res) => {
@@ -86,8 +84,8 @@ it('a tail killed with SIGKILL and restarted with --checkpoint misses nothing an
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     return { child, stderr: () => stderr };
   };
-  const openStreams = async () => (await control<{ open_streams: number }>('GET', '/_emulator/stats')).open_streams;
-  const publish = (count: number) => control<{ first_id: string; last_id: string }>('POST', '/_emulator/events', { org_id: emu.seed.org_id, mode: 'test', type: 'call.started', count });
+  const openStreams = async () => (await plane().stats()).open_streams;
+  const publish = (count: number) => plane().publishEvents({ org_id: emu.seed.org_id, mode: 'test', type: 'call.started', count });
 
   const first = startTail();
   await until(async () => (await openStreams()) >= 1, 'the first tail connected');

@@ -1,13 +1,8 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/context.js';
 import { follow, type FollowOptions, type OpenStream } from '../../src/commands/events/follow.js';
+import { virtualClock } from '../helpers/clock.js';
 
-// Real time with short figures: the heartbeat and timeout logic is exercised for real, quickly.
-const clock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => delay(ms, undefined, { signal }),
-};
+// Every test runs on a virtual clock: heartbeats and timeouts pass in no real time, in a fixed order.
 
 const encoder = new TextEncoder();
 const frame = (n: number) => encoder.encode(`id: evt_${n}\nevent: call.started\ndata: {"id":"evt_${n}"}\n\n`);
@@ -27,7 +22,7 @@ function server(total: number, plan: Array<{ send: number; then: 'error' | 'end'
       for (let n = from; n <= total && sent < step.send; n++, sent++) yield frame(n);
       if (step.then === 'error') throw new Retryable('socket hang up');
       if (step.then === 'stall') {
-        await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Retryable('aborted')), { once: true }));
+        await stalled(signal);
       }
     }
     return { body: body() };
@@ -35,7 +30,16 @@ function server(total: number, plan: Array<{ send: number; then: 'error' | 'end'
   return { open, seenLastIds };
 }
 
+/** A connection that sends nothing more until it is aborted (at once if it already was). */
+function stalled(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) return reject(new Retryable('aborted'));
+    signal.addEventListener('abort', () => reject(new Retryable('aborted')), { once: true });
+  });
+}
+
 function options(open: OpenStream, overrides: Partial<FollowOptions> = {}) {
+  const clock = virtualClock();
   const got: string[] = [];
   const reconnected: number[] = [];
   const opts: FollowOptions = {
@@ -53,7 +57,7 @@ function options(open: OpenStream, overrides: Partial<FollowOptions> = {}) {
     onReconnected: (info) => reconnected.push(info.attempts),
     ...overrides,
   };
-  return { opts, got, reconnected };
+  return { opts, got, reconnected, clock };
 }
 
 const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `evt_${from + i}`);
@@ -70,14 +74,14 @@ describe('follow', () => {
           if (signal.aborted) throw new Retryable('aborted');
           yield frame(n);
         }
-        await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Retryable('aborted')), { once: true }));
+        await stalled(signal);
       }
       return { body: body() };
     };
-    const { opts, got } = options(open, { timeoutMs: 2000, heartbeatMs: 100 });
+    const { opts, got, clock } = options(open, { timeoutMs: 2000, heartbeatMs: 100 });
     opts.onMessage = async (m) => {
       got.push(m.id ?? '');
-      if (m.id === 'evt_2') await delay(350); // three heartbeats without reading
+      if (m.id === 'evt_2') await clock.sleep(350); // three heartbeats without reading
       return got.length === 4 ? ('stop' as const) : ('continue' as const);
     };
     const result = await follow(opts);
@@ -89,12 +93,12 @@ describe('follow', () => {
   it('a stop while a handler holds the stream hands on nothing that was already buffered', async () => {
     const s = server(10, [{ send: 99, then: 'stall' }]);
     const controller = new AbortController();
-    const { opts, got } = options(s.open, { signal: controller.signal, timeoutMs: 2000 });
+    const { opts, got, clock } = options(s.open, { signal: controller.signal, timeoutMs: 2000 });
     opts.onMessage = async (m) => {
       got.push(m.id ?? '');
       if (m.id === 'evt_3') {
         controller.abort();
-        await delay(10);
+        await clock.sleep(10);
       }
       return 'continue' as const;
     };
@@ -155,20 +159,20 @@ describe('follow', () => {
       tries++;
       throw new Retryable('connect ECONNREFUSED');
     };
-    const { opts } = options(open, { timeoutMs: 400 });
-    const started = Date.now();
+    const { opts, clock } = options(open, { timeoutMs: 400 });
     const result = await follow(opts);
-    expect(result.outcome).toBe('timed-out');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    expect(result).toMatchObject({ outcome: 'timed-out', awayMs: 400 });
+    expect(clock.elapsed()).toBe(400);
     expect(tries).toBeGreaterThan(1);
   });
 
   it('gives up when a connection attempt hangs past the timeout', async () => {
     const open: OpenStream = (_id, signal) =>
       new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
-    const { opts } = options(open, { timeoutMs: 200, heartbeatMs: 10_000 });
+    const { opts, clock } = options(open, { timeoutMs: 200, heartbeatMs: 10_000 });
     const result = await follow(opts);
     expect(result.outcome).toBe('timed-out');
+    expect(clock.elapsed()).toBe(200);
   });
 
   it('lets an error that retrying cannot fix through', async () => {
@@ -192,10 +196,11 @@ describe('follow', () => {
   it('stops when aborted (Ctrl-C), mid-stream', async () => {
     const s = server(3, [{ send: 99, then: 'stall' }]);
     const controller = new AbortController();
-    const { opts, got } = options(s.open, { signal: controller.signal, heartbeatMs: 10_000, timeoutMs: 10_000 });
+    const { opts, got, clock } = options(s.open, { signal: controller.signal, heartbeatMs: 10_000, timeoutMs: 10_000 });
     opts.onMessage = (m) => {
       got.push(m.id ?? '');
-      if (got.length === 3) setTimeout(() => controller.abort(), 20);
+      // Ctrl-C a while later, while the stream is silent but within its heartbeat.
+      if (got.length === 3) void clock.sleep(5_000).then(() => controller.abort());
       return 'continue';
     };
     const result = await follow(opts);

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
@@ -16,44 +17,30 @@ let emu: RunningEmulator;
 
 beforeAll(async () => {
   // Short keepalives: a stream whose credential expired ends at the next one.
-  emu = await startEmulator({ port: 0, keepaliveMs: 200 });
+  emu = await startTestEmulator({ keepaliveMs: 200 });
 });
 afterAll(async () => {
   await emu?.close();
 });
 beforeEach(async () => {
-  await control('POST', '/_emulator/reset');
+  await plane().reset();
   // A previous test's stream may still be closing; `streamsOpen()` must count only this test's.
-  await control('POST', '/_emulator/streams/drop');
-  for (let i = 0; i < 400 && (await openStreams()) > 0; i++) await delay(10);
+  await plane().dropStreams();
+  await plane().streamsClosed();
 });
 
-async function control<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(emu.url + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+/** The emulator's control plane (test/helpers/emulator.ts). */
+const plane = () => controlPlane(emu);
 
 const publish = (type: string, count: number, mode: 'test' | 'live' = 'test') =>
-  control<unknown>('POST', '/_emulator/events', { org_id: emu.seed.org_id, mode, type, count });
+  plane().publishEvents({ org_id: emu.seed.org_id, mode, type, count });
 
 async function openStreams(): Promise<number> {
-  return (await control<{ open_streams: number }>('GET', '/_emulator/stats')).open_streams;
+  return (await plane().stats()).open_streams;
 }
 
 /** Waits until `n` event streams are open (the tail has connected), failing after a while. */
-async function streamsOpen(n = 1): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if ((await openStreams()) >= n) return;
-    await delay(10);
-  }
-  throw new Error(`no ${n} open event stream(s) after 4 s`);
-}
+const streamsOpen = (n = 1) => plane().streamsOpen(n);
 
 const keyEnv = (key = emu.seed.keys.test) => ({ SVC_API_KEY: key, SVC_BASE_URL: emu.url });
 const ndjson = (stdout: string) =>
@@ -179,7 +166,7 @@ describe('events tail', () => {
     expect(lines[0]).toMatch(/\u001b\[36mcall\.ended\s+\u001b\[39m  evt_/);
     expect(lines[1]).toMatch(/\u001b\[35mchat\.closed\s+\u001b\[39m  evt_/);
     // The first tail's stream closes asynchronously: wait for it, so the second is the one counted.
-    for (let i = 0; i < 400 && (await openStreams()) > 0; i++) await delay(10);
+    await plane().streamsClosed();
     const { stdout: plain } = await (async () => {
       const again = runCli(['events', 'tail', '--max-events', '1'], { env: { ...keyEnv(), NO_COLOR: '1' }, tty: true });
       await streamsOpen();
@@ -218,16 +205,11 @@ describe('events tail', () => {
       await publish('chat.message.created', perBatch);
       // Cut the stream while the batch may still be in flight; the events published
       // before the tail comes back must be replayed from Last-Event-ID.
-      await control('POST', '/_emulator/streams/drop');
+      await plane().dropStreams();
       // The tail waits at least 125 ms before reconnecting: publish in that gap.
       for (let i = 0; i < 100 && (await openStreams()) > 0; i++) await delay(2);
       const closedBefore = (await openStreams()) === 0;
-      const gap = await control<{ first_id: string; last_id: string }>('POST', '/_emulator/events', {
-        org_id: emu.seed.org_id,
-        mode: 'test',
-        type: 'call.started',
-        count: perGap,
-      });
+      const gap = await publish('call.started', perGap);
       if (closedBefore && (await openStreams()) === 0) whileAway.push(gap);
       // Back before the next drop (after the last batch the tail may already be done).
       if (b < batches - 1) await streamsOpen();
@@ -249,7 +231,7 @@ describe('events tail', () => {
   });
 
   it('a key without events:read is refused with exit 4 naming the scope', async () => {
-    const { key } = await control<{ key: string }>('POST', `/_emulator/orgs/${emu.seed.org_id}/keys`, { mode: 'test', scopes: ['calls:read'] });
+    const { key } = await plane().createKey(emu.seed.org_id, 'test', ['calls:read']);
     const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json'], { env: keyEnv(key) });
     expect(exitCode).toBe(4);
     expect(stdout).toBe('');
@@ -257,17 +239,17 @@ describe('events tail', () => {
   });
 
   it('a revoked key ends the tail with exit 3 instead of reconnecting forever', async () => {
-    const { id, key } = await control<{ id: string; key: string }>('POST', `/_emulator/orgs/${emu.seed.org_id}/keys`, { mode: 'test' });
+    const { id, key } = await plane().createKey(emu.seed.org_id, 'test');
     const run = runCli(['events', 'tail', '--json'], { env: keyEnv(key) });
     await streamsOpen();
-    await control('DELETE', `/_emulator/orgs/${emu.seed.org_id}/keys/${id}`);
+    await plane().revokeKey(emu.seed.org_id, id);
     const { exitCode, stderr } = await run;
     expect(exitCode).toBe(3);
     expect(stderr).not.toContain(key);
   });
 
   it('exits 9 after --timeout without a connection when the service is gone', async () => {
-    const gone = await startEmulator({ port: 0 });
+    const gone = await startTestEmulator();
     const url = gone.url;
     await gone.close();
     const started = Date.now();
@@ -322,7 +304,7 @@ describe('events tail', () => {
   });
 
   it('refuses bad options with exit 2 before any request', async () => {
-    const before = (await control<{ requests: number }>('GET', '/_emulator/stats')).requests;
+    const before = (await plane().stats()).requests;
     for (const argv of [
       ['--type', 'call.start'],
       ['--max-events', '0'],
@@ -336,7 +318,7 @@ describe('events tail', () => {
       expect(exitCode, argv.join(' ')).toBe(2);
       expect(stderr).toMatch(/error:/);
     }
-    const after = (await control<{ requests: number }>('GET', '/_emulator/stats')).requests;
+    const after = (await plane().stats()).requests;
     // Only the stats call itself counts, if the emulator counts control requests at all.
     expect(after - before).toBeLessThanOrEqual(1);
   });
@@ -439,13 +421,16 @@ describe('events tail --forward-to: output and a bounded queue', () => {
     await streamsOpen();
     await publish('call.started', 1200);
     const printed = () => cli.stdout().split('\n').filter(Boolean).length;
-    await until(() => printed() >= 1000, '1,000 events printed');
-    await delay(300); // time enough to read more, were it reading
-    expect(printed()).toBe(1000);
-    expect(target.requests()).toBe(1); // the first delivery, held
+    // The first delivery arrives and is held.
+    await until(() => printed() >= 1000 && target.held.length === 1, '1,000 events printed and the first delivery held');
+    // One delivery answered frees one place: the second delivery starts and exactly one more event is read.
+    target.held.shift()!();
+    await until(() => target.requests() === 2 && printed() >= 1001, 'the second delivery and the 1,001st event');
     controller.abort();
     expect(await cli.done).toBe(130);
-    expect(cli.stderr()).toMatch(/stopped: 1000 events, 0 reconnects, 0 forwarded, 0 not delivered, 1000 still queued \(not forwarded\)/);
+    // Read minus forwarded is the queue: it stayed at its bound while 199 more events were there to read.
+    expect(printed()).toBe(1001);
+    expect(cli.stderr()).toMatch(/stopped: 1001 events, 0 reconnects, 1 forwarded, 0 not delivered, 1000 still queued \(not forwarded\)/);
     expect(cli.stderr()).not.toMatch(/gave up/); // a stop is not a failed delivery
   });
 });
@@ -526,7 +511,7 @@ describe('events tail with an OAuth profile', () => {
     // Sign in as `svc login` would, through the emulator's approvals and token endpoint.
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    await control('POST', '/_emulator/approvals', { email: emu.seed.admin.email, org_id: emu.seed.org_id, decision: 'approve' });
+    await plane().approve({ email: emu.seed.admin.email, org_id: emu.seed.org_id });
     const redirectUri = 'http://127.0.0.1:53682/callback';
     const authorize = new URL(`${emu.url}/oauth/authorize`);
     for (const [k, v] of Object.entries({ client_id: emu.seed.cli_client_id, redirect_uri: redirectUri, state: 's1', code_challenge: challenge, code_challenge_method: 'S256', response_type: 'code' }))
@@ -578,7 +563,7 @@ describe('events tail with an OAuth profile', () => {
     await streamsOpen();
     await publish('call.started', 20, 'live');
     // An hour passes on the service's clock: the token expires and the stream ends.
-    await control('POST', '/_emulator/clock', { advance_seconds: 3601 });
+    await plane().advanceClock(3601);
     await publish('call.ended', 20, 'live');
     const { exitCode, stdout, stderr } = await run;
     expect(exitCode, stderr).toBe(0);
@@ -587,7 +572,7 @@ describe('events tail with an OAuth profile', () => {
     expectStrictlyIncreasingUnique(events.map((e) => e.id));
     expect(events.every((e) => e.livemode)).toBe(true);
     expect(events.filter((e) => e.type === 'call.ended')).toHaveLength(20);
-    const stats = await control<{ refreshes: number }>('GET', '/_emulator/stats');
+    const stats = await plane().stats();
     expect(stats.refreshes).toBe(1);
     // The rotated pair was stored.
     const stored = JSON.parse((await secrets.get('acme', 'oauth'))!) as { refresh_token: string };

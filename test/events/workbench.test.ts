@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import type { Clock } from '../../src/context.js';
@@ -18,39 +19,24 @@ import { inFlight, runCli, tempConfigDir } from '../helpers/cli.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0, keepaliveMs: 200 });
+  emu = await startTestEmulator({ keepaliveMs: 200 });
 });
 afterAll(async () => {
   await emu?.close();
 });
 beforeEach(async () => {
-  await control('POST', '/_emulator/reset');
-  await control('POST', '/_emulator/streams/drop');
-  for (let i = 0; i < 400 && (await openStreams()) > 0; i++) await delay(10);
+  await plane().reset();
+  await plane().dropStreams();
+  await plane().streamsClosed();
 });
 
 const closers: Array<() => void> = [];
 afterEach(() => closers.splice(0).forEach((close) => close()));
 
-async function control<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(emu.url + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-const publish = (type: string, count: number) => control('POST', '/_emulator/events', { org_id: emu.seed.org_id, mode: 'test', type, count });
-const openStreams = async () => (await control<{ open_streams: number }>('GET', '/_emulator/stats')).open_streams;
-async function streamsOpen(n = 1): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if ((await openStreams()) >= n) return;
-    await delay(10);
-  }
-  throw new Error(`no ${n} open event stream(s) after 4 s`);
-}
+/** The emulator's control plane (test/helpers/emulator.ts). */
+const plane = () => controlPlane(emu);
+const publish = (type: string, count: number) => plane().publishEvents({ org_id: emu.seed.org_id, mode: 'test', type, count });
+const streamsOpen = (n = 1) => plane().streamsOpen(n);
 async function until(condition: () => boolean, what: string, ms = 8000): Promise<void> {
   for (let i = 0; i < ms / 10; i++) {
     if (condition()) return;
@@ -212,12 +198,12 @@ describe('events trigger', () => {
   });
 
   it('is refused in live mode (exit 2) with the reason, before any request', async () => {
-    const before = (await control<{ requests: number }>('GET', '/_emulator/stats')).requests;
+    const before = (await plane().stats()).requests;
     const run = await runCli(['events', 'trigger', 'call.started'], { env: keyEnv(emu.seed.keys.live) });
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/only in test mode.*billed/);
     expect(run.stdout).toBe('');
-    const after = (await control<{ requests: number }>('GET', '/_emulator/stats')).requests;
+    const after = (await plane().stats()).requests;
     expect(after - before).toBeLessThanOrEqual(1);
   });
 

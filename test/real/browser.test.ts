@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser as PlaywrightBrowser, Page } from 'playwright-core';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { napiKeychain, KEYCHAIN_SERVICE } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
@@ -47,7 +48,7 @@ describe.skipIf(chromiumMissing && !requireReal)(`svc login in a real browser ($
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
     });
-    emulator = await startEmulator({ port: 0 });
+    emulator = await startTestEmulator();
     keychainReachable = await secretServiceReachable();
     // CI (SVC_REQUIRE_REAL=1) must exercise the keychain: no quiet fallback to the file store.
     if (!keychainReachable && requireReal) throw new Error('SVC_REQUIRE_REAL=1 but no Secret Service is reachable (run under scripts/test-real.sh)');

@@ -207,7 +207,7 @@ describe('calls in live mode', () => {
 
   it('an empty balance is exit 8 for start, dial and lines add, each naming the balance and a way that works with SVC_API_KEY', async () => {
     const call = await startCall('live'); // before the balance runs out
-    await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 0 });
+    await h.plane.setBalance(h.emulator.seed.org_id, 0);
     try {
       const attempts: string[][] = [
         ['calls', 'start', '--languages', 'en,es'],
@@ -231,7 +231,7 @@ describe('calls in live mode', () => {
       expect((await h.svc(['calls', 'start', '--languages', 'en,es'])).exitCode).toBe(0);
       expect((await h.svc(['calls', 'start', '--languages', 'en,es', '--test'], { mode: 'live' })).exitCode).toBe(2);
     } finally {
-      await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 10_000 });
+      await h.plane.setBalance(h.emulator.seed.org_id, 10_000);
     }
   });
 
@@ -243,14 +243,14 @@ describe('calls in live mode', () => {
     try {
       expect((await asProfile(['keys', 'add', '--name', 'test', '--stdin'], `${h.emulator.seed.keys.test}\n`)).exitCode).toBe(0);
       expect((await asProfile(['keys', 'add', '--name', 'live', '--stdin'], `${h.emulator.seed.keys.live}\n`)).exitCode).toBe(0);
-      await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 0 });
+      await h.plane.setBalance(h.emulator.seed.org_id, 0);
       const live = await asProfile(['calls', 'lines', 'add', '--country', 'US', '--live']);
       expect(live.exitCode, live.stderr).toBe(8);
       expect(live.stderr).toContain('try it free in test mode with --test');
       expect(live.stderr).not.toContain('SVC_API_KEY');
       expect((await asProfile(['calls', 'lines', 'add', '--country', 'US', '--test'])).exitCode).toBe(0);
     } finally {
-      await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 10_000 });
+      await h.plane.setBalance(h.emulator.seed.org_id, 10_000);
       rmSync(configDir, { recursive: true, force: true });
     }
   });

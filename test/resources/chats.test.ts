@@ -162,18 +162,12 @@ describe('chats: errors', () => {
 
 describe('chats stream', () => {
   /** Waits until the emulator has `count` open streams. */
-  async function streamsOpen(count: number): Promise<void> {
-    for (let i = 0; i < 200; i += 1) {
-      if ((await h.control('GET', '/_emulator/stats')).open_streams >= count) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`no stream opened (waiting for ${count})`);
-  }
+  const streamsOpen = (count: number) => h.plane.streamsOpen(count);
 
   it('prints messages posted meanwhile as NDJSON, and ends when the chat is closed', async () => {
     const chat = await startChat();
     await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'before the stream' });
-    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const baseline = (await h.plane.stats()).open_streams;
     const running = h.svc(['chats', 'stream', chat.id, '--json']);
     await streamsOpen(baseline + 1);
     for (const text of ['first', 'second', 'third']) {
@@ -195,7 +189,7 @@ describe('chats stream', () => {
   it('in live mode: the live chat\'s messages, none of a test chat, and a test key cannot stream the live chat', async () => {
     const chat = await startChat('live');
     const testChat = await startChat('test');
-    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const baseline = (await h.plane.stats()).open_streams;
     const running = h.svc(['chats', 'stream', chat.id, '--json'], { mode: 'live' });
     await streamsOpen(baseline + 1);
     for (const text of ['live one', 'live two']) {
@@ -215,7 +209,7 @@ describe('chats stream', () => {
 
   it('piped without --json: one tab-separated line per message', async () => {
     const chat = await startChat();
-    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const baseline = (await h.plane.stats()).open_streams;
     const running = h.svc(['chats', 'stream', chat.id]);
     await streamsOpen(baseline + 1);
     const posted = await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'hello there', language: 'en' });
@@ -231,7 +225,7 @@ describe('chats stream', () => {
 
   it('Ctrl-C (the abort signal) ends it with exit 130', async () => {
     const chat = await startChat();
-    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const baseline = (await h.plane.stats()).open_streams;
     const controller = new AbortController();
     const running = h.svc(['chats', 'stream', chat.id], { extra: { signal: controller.signal } });
     await streamsOpen(baseline + 1);
@@ -243,11 +237,11 @@ describe('chats stream', () => {
 
   it('a dropped connection reconnects and catches up: every message once, in order', async () => {
     const chat = await startChat();
-    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const baseline = (await h.plane.stats()).open_streams;
     const running = h.svc(['chats', 'stream', chat.id, '--json']);
     await streamsOpen(baseline + 1);
     await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'a' });
-    await h.control('POST', '/_emulator/streams/drop');
+    await h.plane.dropStreams();
     // Posted while the client is (most likely) away: the stream will not replay it, the catch-up must.
     await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'b' });
     await streamsOpen(baseline + 1);
@@ -270,7 +264,7 @@ describe('chats stream', () => {
 
   it('on a terminal: the local time, the text and its translation', async () => {
     const chat = await startChat();
-    const baseline = (await h.control('GET', '/_emulator/stats')).open_streams;
+    const baseline = (await h.plane.stats()).open_streams;
     const running = h.svc(['chats', 'stream', chat.id], { tty: true });
     await streamsOpen(baseline + 1);
     await h.direct('POST', `/v1/chats/${chat.id}/messages`, { text: 'Where is it?', language: 'en' });

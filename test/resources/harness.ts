@@ -1,16 +1,18 @@
 // Shared set-up for the resource command suites: one emulator on port 0 per file, a
 // throwaway config dir, and `svc(argv)` running the real CLI in-process with an API key
 // of the chosen mode. `direct()` talks to the emulator over HTTP to arrange state
-// (posting chat messages while a stream runs, making 100+ objects quickly).
+// (posting chat messages while a stream runs, making 100+ objects quickly); `plane` is its
+// control plane (test/helpers/emulator.ts, which also starts it).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
+import { testEmulator, type ControlPlane, type EmulatorStats, type TestEmulator } from '../helpers/emulator.js';
 
 export type Mode = 'test' | 'live';
-type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+type Emulator = RunningEmulator;
 type RunOptions = NonNullable<Parameters<typeof runCli>[1]>;
 
 export interface Harness {
@@ -18,26 +20,29 @@ export interface Harness {
   readonly configDir: string;
   svc(argv: string[], opts?: { mode?: Mode; tty?: boolean; stdin?: string; env?: Record<string, string>; extra?: Partial<RunOptions> }): ReturnType<typeof runCli>;
   direct<T = any>(method: string, path: string, body?: unknown, mode?: Mode): Promise<{ status: number; body: T }>;
+  /** The emulator's control plane, typed. */
+  readonly plane: ControlPlane;
   control<T = any>(method: string, path: string, body?: unknown): Promise<T>;
-  stats(): Promise<{ requests: number; rate_limited: number }>;
+  stats(): Promise<EmulatorStats>;
   /** How many requests reached the emulator while fn ran (its own stats calls discounted). */
   requestsDuring(fn: () => Promise<void>): Promise<number>;
 }
 
 /** Registers beforeAll/afterAll for the file and returns a handle filled in by then. */
 export function useEmulator(): Harness {
-  let emulator: Emulator | undefined;
+  let running: TestEmulator | undefined;
   let configDir = '';
-  const required = (): Emulator => {
-    if (!emulator) throw new Error('the emulator is not started yet (use the harness inside tests)');
-    return emulator;
+  const started = (): TestEmulator => {
+    if (!running) throw new Error('the emulator is not started yet (use the harness inside tests)');
+    return running;
   };
+  const required = (): Emulator => started().emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0 });
+    running = await testEmulator();
     configDir = mkdtempSync(join(tmpdir(), 'svc-resources-'));
   });
   afterAll(async () => {
-    await emulator?.close();
+    await running?.close();
     rmSync(configDir, { recursive: true, force: true });
   });
 
@@ -49,6 +54,9 @@ export function useEmulator(): Harness {
     },
     get configDir() {
       return configDir;
+    },
+    get plane() {
+      return started().plane;
     },
     svc(argv, opts = {}) {
       const env: Record<string, string> = {
@@ -72,18 +80,11 @@ export function useEmulator(): Harness {
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : undefined };
     },
-    async control(method, path, body) {
-      const response = await fetch(required().url + path, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      const text = await response.text();
-      return text ? JSON.parse(text) : undefined;
+    control(method, path, body) {
+      return started().plane.request(method, path, body);
     },
-    async stats() {
-      return this.control('GET', '/_emulator/stats');
+    stats() {
+      return started().plane.stats();
     },
     async requestsDuring(fn) {
       // Whether the stats request counts itself is the emulator's business: measure it.

@@ -30,7 +30,7 @@ describe('translate', () => {
     const input = Array.from({ length: 25 }, (_, i) => (i === 7 ? '' : `line ${i + 1}`));
     // The first requests are refused with 429 (Retry-After: 1): they finish after later
     // ones, and the output must still follow the input.
-    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 429, count: 3 });
+    await h.plane.fault('/v1/translate', 429, 3);
     let result: Awaited<ReturnType<typeof h.svc>> | undefined;
     const requests = await h.requestsDuring(async () => {
       result = await h.svc(['translate', '--lines', '--to', 'fr'], { stdin: input.join('\n') + '\n' });
@@ -64,7 +64,7 @@ describe('translate', () => {
 
   it('--lines on a terminal: six requests refused together print one "rate limited: waiting" notice', async () => {
     const input = Array.from({ length: 8 }, (_, i) => `w${i}`);
-    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 429, count: 6 });
+    await h.plane.fault('/v1/translate', 429, 6);
     const result = await h.svc(['translate', '--lines', '--to', 'fr'], { stdin: input.join('\n') + '\n', tty: true });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout.split('\n').slice(0, -1)).toEqual(input.map((line) => `[fr] ${line}`));
@@ -73,7 +73,7 @@ describe('translate', () => {
 
   it('--lines --json: NDJSON, one translation object per input line, in order', async () => {
     const input = ['un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit'];
-    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 429, count: 2 });
+    await h.plane.fault('/v1/translate', 429, 2);
     const result = await h.svc(['translate', '--lines', '--to', 'en', '--json'], { stdin: input.join('\n') });
     expect(result.exitCode, result.stderr).toBe(0);
     const objects = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
@@ -89,7 +89,7 @@ describe('translate', () => {
   });
 
   it('an upstream failure (502) is exit 9 and, for a POST, not repeated blindly', async () => {
-    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 502, count: 1 });
+    await h.plane.fault('/v1/translate', 502, 1);
     const requests = await h.requestsDuring(async () => {
       const result = await h.svc(['translate', 'hello', '--to', 'es']);
       expect(result.exitCode).toBe(9);
@@ -100,7 +100,7 @@ describe('translate', () => {
   });
 
   it('--lines stops at the first failure, after printing the lines before it in order', async () => {
-    await h.control('POST', '/_emulator/faults', { path_prefix: '/v1/translate', status: 502, count: 1 });
+    await h.plane.fault('/v1/translate', 502, 1);
     const result = await h.svc(['translate', '--lines', '--to', 'es'], { stdin: 'one\ntwo\nthree\n' });
     expect(result.exitCode).toBe(9);
     // Whichever line failed, what was printed is an in-order prefix that stops before it.
@@ -110,18 +110,18 @@ describe('translate', () => {
   });
 
   it('an empty balance in live mode is exit 8 and, with SVC_API_KEY, suggests a test key in it', async () => {
-    await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 0 });
+    await h.plane.setBalance(h.emulator.seed.org_id, 0);
     try {
       const result = await h.svc(['translate', 'hello', '--to', 'es'], { mode: 'live' });
       expect(result.exitCode).toBe(8);
       expect(result.stderr).toContain('set SVC_API_KEY to a test key (svc_test_');
     } finally {
-      await h.control('PUT', `/_emulator/orgs/${h.emulator.seed.org_id}/balance`, { available: 10_000 });
+      await h.plane.setBalance(h.emulator.seed.org_id, 10_000);
     }
   });
 
   it('a credential without the translate scope is exit 4 naming the scope', async () => {
-    const { key } = await h.control('POST', `/_emulator/orgs/${h.emulator.seed.org_id}/keys`, { mode: 'test', scopes: ['calls:read'] });
+    const { key } = await h.plane.createKey(h.emulator.seed.org_id, 'test', ['calls:read']);
     const result = await h.svc(['translate', 'hello', '--to', 'es'], { env: { SVC_API_KEY: key } });
     expect(result.exitCode).toBe(4);
     expect(result.stderr).toContain('translate');
