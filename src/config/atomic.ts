@@ -4,7 +4,7 @@
 // left by a writer that was killed (they may hold secrets) are removed by the next write.
 import { lstat, open, readdir, readlink, rename, rm, mkdir } from 'node:fs/promises';
 import { dirname, basename, join, resolve } from 'node:path';
-import { requireNode } from '../node-require.js';
+import { lazyRequire } from '../node-require.js';
 
 export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
   const target = await followLinks(path);
@@ -12,7 +12,7 @@ export async function writeFileAtomic(path: string, content: string, mode = 0o60
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await removeAbandonedTemps(dir);
   // node:crypto loads here, not at start-up: most commands read the config and never write it.
-  const { randomBytes } = requireNode('node:crypto') as typeof import('node:crypto');
+  const { randomBytes } = lazyRequire('node:crypto');
   const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
   try {

@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../config/atomic.js';
 import { withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
-import { requireNode } from '../node-require.js';
+import { lazyRequire } from '../node-require.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3_000;
@@ -69,7 +69,7 @@ export interface KeychainBackend {
 /** @napi-rs/keyring, loaded on first use (a native addon: never at start-up, never fatal to install). */
 export function napiKeychain(): KeychainBackend {
   const entry = async (service: string, account: string) => {
-    const { AsyncEntry } = requireNode('@napi-rs/keyring') as typeof import('@napi-rs/keyring');
+    const { AsyncEntry } = lazyRequire('@napi-rs/keyring');
     return new AsyncEntry(service, account);
   };
   return {

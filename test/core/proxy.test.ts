@@ -62,4 +62,15 @@ describe('proxy variables', () => {
     expect(r.exitCode).toBe(0);
     expect(seen).toEqual([]);
   });
+
+  it('each invocation chooses for itself: a direct run before it does not keep the next one off the proxy', async () => {
+    seen.length = 0;
+    const direct = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url } });
+    expect(direct.exitCode).toBe(0);
+    expect(seen).toEqual([]);
+    // The NO_PROXY test's variables without NO_PROXY: through the proxy, so that test's exemption is NO_PROXY's doing.
+    const proxied = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url, http_proxy: proxyUrl } });
+    expect(proxied.exitCode).toBe(0);
+    expect(seen).toEqual([`CONNECT ${new URL(emu.url).host}`]);
+  });
 });

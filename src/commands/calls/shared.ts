@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import type { ApiRequest, QueryValue } from '../../api/client.js';
 import { type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { confirm, startSpinner } from '../../io/interactive.js';
+import { confirm } from '../../io/interactive.js';
 import { note } from '../../io/output.js';
 import { InvalidValueError, parseLimit } from '../../validate/index.js';
 
@@ -82,7 +82,7 @@ export async function confirmBilled(ctx: Context, action: string, opts: { testMo
     ? ''
     : credential.source === 'env' ? ' Set SVC_API_KEY to a test key (svc_test_…) to try it free of charge.' : ' Use --test to try it free of charge.';
   note(ctx, `${action} is billed to ${org} (live mode).${free}`);
-  if (ctx.globals.yes || !ctx.io.stdin.isTTY || !ctx.io.stderr.isTTY) return;
+  if (ctx.globals.yes || !ctx.io.canPrompt()) return;
   if (!(await confirm(ctx, `${action}: continue?`))) throw new CliError('cancelled: nothing was done', EXIT.failure);
 }
 
@@ -112,7 +112,7 @@ export async function fetchList<T>(
     return page.data;
   }
   // The core spinner has no text update: a fresh one per page keeps the count current.
-  let spinner = await startSpinner(ctx, 'fetching…');
+  let spinner = await ctx.io.spinner('fetching…');
   const items: T[] = [];
   try {
     let cursor: string | null = null;
@@ -124,7 +124,7 @@ export async function fetchList<T>(
       cursor = page.has_more ? page.next_cursor : null;
       if (cursor !== null) {
         spinner.stop();
-        spinner = await startSpinner(ctx, `fetching… ${items.length} so far`);
+        spinner = await ctx.io.spinner(`fetching… ${items.length} so far`);
       }
     } while (cursor !== null);
   } finally {
