@@ -3,7 +3,6 @@
 // touches `process`. The CLI core fills in the services (config, credentials, api).
 // It owns what lives for one invocation (the HTTP pool, the handed-out tokens) and
 // disposes of it; services below take only the narrow pieces they use, never Context.
-import type { Mode } from './shared/constants.js';
 import type { ConfigStore } from './config/config.js';
 import type { SecretStore } from './credentials/store.js';
 import type { ResolvedCredential } from './credentials/resolve.js';

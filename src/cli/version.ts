@@ -4,13 +4,10 @@
 // node:fs builds a facade of all its exports, which loads fs streams and their deps.
 import { createRequire } from 'node:module';
 
-let cached: string | undefined;
-
 export function svcVersion(): string {
-  if (cached) return cached;
-  if (typeof __SVC_VERSION__ === 'string') return (cached = __SVC_VERSION__);
-  const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
-  return (cached = pkg.version);
+  if (typeof __SVC_VERSION__ === 'string') return __SVC_VERSION__;
+  // (require keeps package.json parsed for the next call)
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
 
 export function userAgent(version: string): string {

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/context.js';
-import { follow, type FollowOptions, type OpenStream } from '../../src/commands/events/follow.js';
+import { follow, type FollowOptions, type OpenStream } from '../../src/api/reconnect.js';
 
 // Real time with short figures: the heartbeat and timeout logic is exercised for real, quickly.
 const clock: Clock = {
