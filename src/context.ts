@@ -37,7 +37,7 @@ export interface Context extends BaseContext {
   secrets: SecretStore;
   /** Hidden input and yes/no questions; callers check for a TTY first (src/io/interactive.ts). */
   prompter: Prompter;
-  /** Raw HTTP on the process's one dispatcher, with --debug logging and redaction (OAuth endpoints, discovery). */
+  /** Raw HTTP on the invocation's one connection pool (closed by dispose), with --debug logging and redaction (OAuth endpoints, discovery). */
   http: HttpTransport;
   /** Runs fn holding the per-profile lock file (OAuth refresh; stale locks are taken over). */
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;

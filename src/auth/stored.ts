@@ -83,7 +83,7 @@ export async function writeStored(ctx: { secrets: SecretStore }, profile: string
   return ctx.secrets.set(profile, OAUTH_SECRET_NAME, JSON.stringify(stored), where);
 }
 
-/** ctx.http (one dispatcher, --debug with redaction) as the protocol functions' fetch. */
+/** ctx.http (the invocation's one connection pool, --debug with redaction) as the protocol functions' fetch. */
 export function fetchOf(ctx: { http: HttpTransport }): FetchLike {
   return (url, init) => ctx.http.fetch(url, init);
 }

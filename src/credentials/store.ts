@@ -147,7 +147,7 @@ export class FileSecretStore implements SecretStore {
     this.path = join(dir, CREDENTIALS_FILE);
   }
   /**
-   * Once per process: credentials.json open to group or others is tightened to 0600 (svc made
+   * Once per store (one per invocation): credentials.json open to group or others is tightened to 0600 (svc made
    * it; something loosened it) and said; a config dir others may write to is said with its fix,
    * since anyone who can write there can replace these files.
    */
