@@ -19,7 +19,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const ON_DEMAND = {
   undici: 'undici',
   ora: 'ora',
-  '@inquirer/prompts': 'inquirer-prompts',
+  '@inquirer/password': 'inquirer-password',
+  '@inquirer/confirm': 'inquirer-confirm',
   chalk: 'chalk',
   'cli-table3': 'cli-table3',
 };

@@ -1,65 +1,23 @@
 // The context: every side effect a command may cause goes through it, so that
 // commands are testable in-process (runCli) and `main.ts` is the only place that
 // touches `process`. The CLI core fills in the services (config, credentials, api).
-import type { Mode } from './shared/constants.js';
+// It owns what lives for one invocation (the HTTP pool, the handed-out tokens) and
+// disposes of it; services below take only the narrow pieces they use, never Context.
 import type { ConfigStore } from './config/config.js';
 import type { SecretStore } from './credentials/store.js';
 import type { ResolvedCredential } from './credentials/resolve.js';
 import type { ApiClient } from './api/client.js';
 import type { HttpTransport } from './api/http.js';
 import type { Prompter } from './io/interactive.js';
+import type { Io } from './io/io.js';
+import type { Browser, Clock, Env, GlobalOptions, Random } from './shared/runtime.js';
+import type { AccessTokenOptions } from './auth/session.js';
 
-export interface Output {
-  write(chunk: string): void;
-  readonly isTTY: boolean;
-  readonly columns?: number;
-}
-
-export interface Input {
-  readonly isTTY: boolean;
-  /** The whole of stdin as text (for `--stdin`, `--input -`, pasted redirects). */
-  readAll(): Promise<string>;
-  /** stdin line by line, as they arrive; ends when `signal` aborts, releasing stdin so the process can exit. */
-  lines(signal?: AbortSignal): AsyncIterable<string>;
-  /** The whole of stdin as bytes (`svc chats voice ID -`); absent where only text is available. */
-  readAllBytes?(): Promise<Uint8Array>;
-}
-
-export interface Io {
-  stdout: Output;
-  stderr: Output;
-  stdin: Input;
-  /** Colour decided once: a TTY, no NO_COLOR, no --no-color. */
-  readonly color: boolean;
-}
-
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export interface Random {
-  bytes(n: number): Uint8Array;
-}
-
-export interface Browser {
-  /** Opens the URL in the user's browser; rejects when no browser can be opened. */
-  open(url: string): Promise<void>;
-}
-
-export interface GlobalOptions {
-  profile?: string;
-  mode?: Mode;
-  json: boolean;
-  baseUrl?: string;
-  debug: boolean;
-  color: boolean;
-  yes: boolean;
-}
+export type { Input, Io, Output, Spinner } from './io/io.js';
+export type { Browser, Clock, GlobalOptions, Random } from './shared/runtime.js';
 
 export interface BaseContext {
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   io: Io;
   clock: Clock;
   random: Random;
@@ -79,7 +37,7 @@ export interface Context extends BaseContext {
   secrets: SecretStore;
   /** Hidden input and yes/no questions; callers check for a TTY first (src/io/interactive.ts). */
   prompter: Prompter;
-  /** Raw HTTP on the process's one dispatcher, with --debug logging and redaction (OAuth endpoints, discovery). */
+  /** Raw HTTP on the invocation's one connection pool (closed by dispose), with --debug logging and redaction (OAuth endpoints, discovery). */
   http: HttpTransport;
   /** Runs fn holding the per-profile lock file (OAuth refresh; stale locks are taken over). */
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
@@ -89,4 +47,8 @@ export interface Context extends BaseContext {
   resolveCredential(): Promise<ResolvedCredential>;
   /** An API client for the resolved credential (undici loaded on first call). */
   api(): Promise<ApiClient>;
+  /** The access token of a profile's OAuth connection, refreshed under its lock when needed (src/auth/session.ts). */
+  accessToken(profile: string, opts: AccessTokenOptions): Promise<string>;
+  /** Closes what the context opened (the HTTP pool's idle sockets), so the process can exit at once. */
+  dispose(): Promise<void>;
 }

@@ -25,7 +25,7 @@ export async function main(): Promise<void> {
   }
   const { createProcessRuntime } = await import('./cli/process.js');
   const controller = new AbortController();
-  const { runtime, dispose } = createProcessRuntime(controller);
+  const runtime = createProcessRuntime(controller);
   // First Ctrl-C: the command stops through ctx.signal (execute() makes that exit 130).
   // Registered `once`, so a second Ctrl-C gets Node's default: the process ends.
   const onSigint = () => controller.abort();
@@ -37,6 +37,5 @@ export async function main(): Promise<void> {
     process.exitCode = readerClosedStdout ? 0 : code;
   } finally {
     process.off('SIGINT', onSigint);
-    await dispose();
   }
 }

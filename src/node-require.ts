@@ -5,3 +5,21 @@
 // the bundle never loads node:module (on Node 20 that pulls in the ESM loader, ~3 ms).
 export const requireNode: NodeJS.Require =
   typeof require === 'function' ? require : (process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url);
+
+/** Every module svc loads this way, with its type: add a row to load another. */
+export interface LazyModules {
+  'node:child_process': typeof import('node:child_process');
+  'node:crypto': typeof import('node:crypto');
+  'node:fs/promises': typeof import('node:fs/promises');
+  'node:http': typeof import('node:http');
+  'node:https': typeof import('node:https');
+  'node:os': typeof import('node:os');
+  'node:readline': typeof import('node:readline');
+  'node:timers/promises': typeof import('node:timers/promises');
+  '@napi-rs/keyring': typeof import('@napi-rs/keyring');
+}
+
+/** The module `name`, typed, loaded (once; Node caches it) on the first call. */
+export function lazyRequire<N extends keyof LazyModules>(name: N): LazyModules[N] {
+  return requireNode(name) as LazyModules[N];
+}

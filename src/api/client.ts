@@ -1,10 +1,11 @@
 // The API client (design.md "HTTP"): Bearer credential, retries (src/api/retry.ts),
-// OAuth refresh once on 401, error mapping (src/api/errors.ts), list pagination.
-import type { Context } from '../context.js';
+// OAuth refresh once on 401, error mapping (src/api/errors.ts).
 import type { ResolvedCredential } from '../credentials/resolve.js';
-import type { HttpResponse } from './http.js';
-import { ENDPOINTS, fillPath, joinUrl, LIST_LIMIT_MAX } from './endpoints.js';
-import type { EndpointName, HttpMethod, ListPage } from './endpoints.js';
+import type { Io } from '../io/io.js';
+import type { Clock, Env, Random } from '../shared/runtime.js';
+import type { HttpResponse, HttpTransport } from './http.js';
+import { ENDPOINTS, fillPath, joinUrl } from './endpoints.js';
+import type { EndpointName, HttpMethod } from './endpoints.js';
 import { apiErrorFrom } from './errors.js';
 import { decideRetry, parseRetryAfter } from './retry.js';
 import { CliError, isAbortError, NetworkError, InterruptedError, UsageError } from '../errors.js';
@@ -30,13 +31,6 @@ export interface ApiRequest {
   signal?: AbortSignal;
 }
 
-export interface ListRequest extends ApiRequest {
-  /** Items per page (1–100); with `all`, the page size. */
-  limit?: number;
-  /** Follow next_cursor to the end. */
-  all?: boolean;
-}
-
 export interface ApiClient {
   readonly credential: ResolvedCredential;
   /** The parsed JSON answer (undefined for an empty body); throws ApiError on non-2xx. */
@@ -45,8 +39,21 @@ export interface ApiClient {
   send(req: ApiRequest): Promise<HttpResponse>;
   /** Like send, but throws ApiError on non-2xx (event streams: the caller reads the body). */
   stream(req: ApiRequest): Promise<HttpResponse>;
-  /** One page, or every page joined when `all` (has_more false, next_cursor null then). */
-  list<T = unknown>(req: ListRequest): Promise<ListPage<T>>;
+}
+
+/** What the client uses (the context has all of it). */
+export interface ApiClientDeps {
+  http: HttpTransport;
+  clock: Clock;
+  random: Random;
+  /** The proxy variables, to name a proxy that did not answer. */
+  env: Env;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+  /** The 429 wait notice. */
+  io: Pick<Io, 'progress'>;
+  /** An OAuth credential's access token, refreshed when needed (src/auth/session.ts). */
+  accessToken(profile: string, opts: { forceRefresh: boolean }): Promise<string>;
 }
 
 function buildUrl(baseUrl: string, req: ApiRequest): { method: string; url: URL; path: string } {
@@ -118,15 +125,14 @@ function checkHeaderSafe(value: string, credential: ResolvedCredential): void {
   throw new UsageError(`the stored OAuth token of profile "${credential.profileName}" contains ${problem}, so it cannot be sent`, `run \`svc login --profile ${credential.profileName}\``);
 }
 
-export function createApiClient(ctx: Context, credential: ResolvedCredential): ApiClient {
+export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredential): ApiClient {
   const bearer = async (forceRefresh: boolean): Promise<string> => {
     if (credential.kind === 'api_key') {
       checkHeaderSafe(credential.apiKey!, credential);
       return credential.apiKey!;
     }
-    // src/auth/session.ts (the login helper's) refreshes under the profile lock.
-    const session = await import('../auth/session.js');
-    const token = await session.getOAuthAccessToken(ctx, credential.profileName, { forceRefresh });
+    // Refreshed under the profile lock (src/auth/session.ts).
+    const token = await ctx.accessToken(credential.profileName, { forceRefresh });
     checkHeaderSafe(token, credential);
     return token;
   };
@@ -205,10 +211,10 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
       const decision = decideRetry(method, attempt, { status: response.status, retryAfter }, ctx.clock.now(), random01(ctx));
       if (decision.retry) {
         await response.body?.cancel().catch(() => {});
-        if (response.status === 429 && ctx.io.stderr.isTTY && ctx.clock.now() >= quietUntil) {
+        if (response.status === 429 && ctx.clock.now() >= quietUntil) {
           // Requests in flight together (translate --lines) are refused and wait together: one notice.
           quietUntil = ctx.clock.now() + decision.waitMs;
-          ctx.io.stderr.write(`rate limited: waiting ${Math.ceil(decision.waitMs / 1000)} s as the service asks (Retry-After), then retrying\n`);
+          ctx.io.progress(`rate limited: waiting ${Math.ceil(decision.waitMs / 1000)} s as the service asks (Retry-After), then retrying`);
         }
         await ctx.clock.sleep(decision.waitMs, ctx.signal);
         continue;
@@ -239,22 +245,10 @@ export function createApiClient(ctx: Context, credential: ResolvedCredential): A
     async request<T>(req: ApiRequest): Promise<T> {
       return (await readBody(await checked(req))) as T;
     },
-    async list<T>(req: ListRequest): Promise<ListPage<T>> {
-      const limit = req.limit ?? (req.all ? LIST_LIMIT_MAX : undefined);
-      const first = (await readBody(await checked({ ...req, query: { ...req.query, limit } }))) as ListPage<T>;
-      if (!req.all) return first;
-      const data = [...first.data];
-      let page = first;
-      while (page.has_more && page.next_cursor) {
-        page = (await readBody(await checked({ ...req, query: { ...req.query, limit, cursor: page.next_cursor } }))) as ListPage<T>;
-        data.push(...page.data);
-      }
-      return { object: 'list', data, has_more: false, next_cursor: null };
-    },
   };
 }
 
-function random01(ctx: Pick<Context, 'random'>): number {
+function random01(ctx: { random: Random }): number {
   const [a = 0, b = 0] = ctx.random.bytes(2);
   return (a * 256 + b) / 65_536;
 }

@@ -1,5 +1,5 @@
 // The process's one HTTP path (design.md "HTTP"): one keep-alive connection pool per
-// process, connect/headers/body timeouts, the User-Agent, and --debug logging of each
+// invocation (the context opens and closes it), connect/headers/body timeouts, the User-Agent, and --debug logging of each
 // request and response with every secret redacted.
 //
 // Transport: Node's own http/https modules, and undici's EnvHttpProxyAgent when proxy
@@ -11,7 +11,7 @@
 import type { Agent as NodeAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
-import { requireNode } from '../node-require.js';
+import { lazyRequire } from '../node-require.js';
 import { UsageError } from '../errors.js';
 import { DeadlineError, deadlineFromEnv, MAX_BODY_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
 
@@ -51,6 +51,12 @@ export interface HttpTransport {
   prepare?(): void;
 }
 
+/** A transport with a connection pool of its own, which its owner (the context) closes. */
+export interface OwnedHttpTransport extends HttpTransport {
+  /** Closes the pool's idle sockets so the process can exit at once; a later fetch opens a new pool. */
+  close(): Promise<void>;
+}
+
 export interface HttpOptions {
   env: Readonly<Record<string, string | undefined>>;
   userAgent: string;
@@ -75,33 +81,20 @@ interface Transport {
   close(): Promise<void>;
 }
 
-let shared: Promise<Transport> | undefined;
-/** node:http's reason phrases, taken when a transport loads (this module loads at every exit). */
-let statusTexts: Record<number, string | undefined> = {};
-
-/** One transport per process, so keep-alive connections are reused across every request. */
-function transportFor(env: HttpOptions['env']): Promise<Transport> {
-  shared ??= PROXY_VARS.some((name) => env[name]) ? proxiedTransport(env) : nodeTransport();
-  return shared;
-}
-
-/** Closes the pool's idle sockets so the process can exit at once. */
-export async function closeHttp(): Promise<void> {
-  const current = shared;
-  shared = undefined;
-  if (current) await (await current).close().catch(() => {});
+/** The transport the proxy variables call for; each createHttp owns one, opened on its first request. */
+function openTransport(env: HttpOptions['env']): Promise<Transport> {
+  return PROXY_VARS.some((name) => env[name]) ? proxiedTransport(env) : nodeTransport();
 }
 
 async function nodeTransport(): Promise<Transport> {
-  const http = requireNode('node:http') as typeof import('node:http');
-  statusTexts = http.STATUS_CODES;
+  const http = lazyRequire('node:http');
   // https (and TLS) load only for an https address.
   type Client = { request: typeof http.request; agent: NodeAgent };
   const clients = new Map<string, Client>();
   const clientFor = (protocol: string): Client => {
     let client = clients.get(protocol);
     if (!client) {
-      const module = protocol === 'https:' ? (requireNode('node:https') as typeof import('node:https')) : http;
+      const module = protocol === 'https:' ? lazyRequire('node:https') : http;
       client = { request: module.request, agent: new module.Agent({ keepAlive: true }) };
       clients.set(protocol, client);
     }
@@ -128,7 +121,7 @@ async function nodeTransport(): Promise<Transport> {
         // Silence between body chunks ends the body, as undici's bodyTimeout does.
         response.setTimeout(BODY_TIMEOUT_MS, () => response.destroy(Object.assign(new Error('the answer stalled'), { code: 'UND_ERR_BODY_TIMEOUT' })));
         // (A socket back in the pool gets the agent's own timeout again: none.)
-        resolve(nodeResponse(target.href, response));
+        resolve(nodeResponse(target.href, response, http.STATUS_CODES));
       });
       request.end(body);
     });
@@ -146,7 +139,7 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
   // own loader (vitest runs the source) also offers named exports. `default` is in both.
   const loaded = await import('undici');
   const undici = (loaded as unknown as { default?: typeof loaded }).default ?? loaded;
-  statusTexts = (requireNode('node:http') as typeof import('node:http')).STATUS_CODES;
+  const statusTexts = lazyRequire('node:http').STATUS_CODES;
   const dispatcher = new undici.EnvHttpProxyAgent({
     connectTimeout: CONNECT_TIMEOUT_MS,
     headersTimeout: HEADERS_TIMEOUT_MS,
@@ -166,14 +159,15 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
         body: body ?? null,
         signal: signal ?? null,
       });
-      return wrapResponse(target.href, answer.statusCode, answer.headers, answer.body, () => readCapped(answer.body, target.href, answer.headers['content-length']));
+      return wrapResponse(target.href, answer.statusCode, statusTexts[answer.statusCode] ?? '', answer.headers, answer.body, () => readCapped(answer.body, target.href, answer.headers['content-length']));
     },
     close: () => dispatcher.close(),
   };
 }
 
-function nodeResponse(url: string, response: IncomingMessage): HttpResponse {
-  return wrapResponse(url, response.statusCode ?? 0, response.headers, response, () => readCapped(response, url, response.headers['content-length']));
+function nodeResponse(url: string, response: IncomingMessage, statusTexts: Readonly<Record<number, string | undefined>>): HttpResponse {
+  const status = response.statusCode ?? 0;
+  return wrapResponse(url, status, statusTexts[status] ?? '', response.headers, response, () => readCapped(response, url, response.headers['content-length']));
 }
 
 /**
@@ -203,6 +197,7 @@ async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): unknown
 function wrapResponse(
   url: string,
   status: number,
+  statusText: string,
   headers: Record<string, string | string[] | undefined>,
   body: AsyncIterable<Uint8Array> & { destroy(): unknown; on(event: 'error', listener: () => void): unknown },
   readAll: () => Promise<string>,
@@ -214,7 +209,7 @@ function wrapResponse(
   const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
   return {
     status,
-    statusText: statusTexts[status] ?? '',
+    statusText,
     ok: status >= 200 && status < 300,
     url,
     headers: {
@@ -261,12 +256,22 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** The raw stream under a response body: the deadline destroys it and watches it end. */
 type RawBody = NonNullable<HttpResponse['body']> & { destroy(error?: Error): unknown; once(event: 'close' | 'end', listener: () => void): unknown };
 
-export function createHttp(options: HttpOptions): HttpTransport {
+/**
+ * One pool for every request of one invocation, so keep-alive connections are reused; the
+ * proxy choice is this transport's own, made from its options' env on the first request.
+ */
+export function createHttp(options: HttpOptions): OwnedHttpTransport {
   const now = options.now ?? Date.now;
   let deadline = options.deadlineMs;
+  let pool: Promise<Transport> | undefined;
   return {
     prepare() {
-      transportFor(options.env).catch(() => {}); // a failure shows on the request itself
+      (pool ??= openTransport(options.env)).catch(() => {}); // a failure shows on the request itself
+    },
+    async close() {
+      const current = pool;
+      pool = undefined;
+      if (current) await (await current).close().catch(() => {});
     },
     async fetch(url, init = {}) {
       const target = new URL(url);
@@ -286,7 +291,7 @@ export function createHttp(options: HttpOptions): HttpTransport {
       const bodyBytes = Number(headers['content-length'] ?? 0);
       const allowanceMs = bodyBytes > 1024 * 1024 ? Math.ceil(bodyBytes / UPLOAD_ALLOWANCE_BYTES_PER_S) * 1000 : 0;
       const deadlineMs = init.stream ? undefined : (deadline ??= deadlineFromEnv(options.env)) + allowanceMs;
-      const transport = await transportFor(options.env);
+      const transport = await (pool ??= openTransport(options.env));
       const debug = options.debug;
       const started = now();
       if (debug) {

@@ -1,7 +1,7 @@
 // Proof Key for Code Exchange (RFC 7636) and the OAuth `state` value, from the
 // context's randomness so that tests can make them deterministic.
 import { createHash } from 'node:crypto';
-import type { Random } from '../context.js';
+import type { Random } from '../shared/runtime.js';
 
 export interface Pkce {
   /** RFC 7636 §4.1: high-entropy string of unreserved characters, 43–128 long. */

@@ -9,7 +9,7 @@
 // was processed and only its answer was lost, the retry presents a used token and is
 // refused; but the pair it was rotated to never reached us, so the connection was lost
 // either way. A 429 or 502 answered before processing, the common case, is recovered.
-import type { Context } from '../context.js';
+import type { Clock, Random } from '../shared/runtime.js';
 import { CliError, EXIT, NetworkError } from '../errors.js';
 import { decideRetry, parseRetryAfter } from '../api/retry.js';
 import { UnexpectedAnswerError } from '../api/limits.js';
@@ -17,7 +17,7 @@ import { OAuthStepError } from './http.js';
 
 const TRANSIENT = new Set([429, 502, 503, 504]);
 
-export async function withRefreshRetries<T>(ctx: Pick<Context, 'clock' | 'random' | 'signal'>, profile: string, refresh: () => Promise<T>): Promise<T> {
+export async function withRefreshRetries<T>(ctx: { clock: Clock; random: Random; signal: AbortSignal }, profile: string, refresh: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await refresh();

@@ -2,8 +2,10 @@
 // "Credentials"). Refresh tokens are single use (service-spec.md §5.9), so two processes
 // refreshing at once would make the second present a used token and lose the connection.
 // Hence: refresh only under the per-profile lock, and re-read the stored pair inside it.
-import type { Context } from '../context.js';
-import type { SecretStorage } from '../config/config.js';
+import type { ConfigStore, SecretStorage } from '../config/config.js';
+import type { SecretStore } from '../credentials/store.js';
+import type { HttpTransport } from '../api/http.js';
+import type { Clock, Random } from '../shared/runtime.js';
 import { AuthError, InterruptedError, NetworkError } from '../errors.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 import { OAuthStepError } from './http.js';
@@ -18,23 +20,47 @@ export interface AccessTokenOptions {
   failedToken?: string;
 }
 
-/**
- * The token last handed out per profile in this process. After a 401, the stored token
- * may already be a newer one (another process rotated it meanwhile): only the token that
- * actually failed tells "rotated since" apart from "still the refused one".
- */
-const handedOut = new Map<string, string>();
+/** What a session uses (the context has all of it). */
+export interface SessionDeps {
+  config: ConfigStore;
+  secrets: SecretStore;
+  http: HttpTransport;
+  clock: Clock;
+  random: Random;
+  signal: AbortSignal;
+  /** Runs fn holding the per-profile lock file. */
+  withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
+}
 
-export async function getOAuthAccessToken(ctx: Context, profile: string, opts: AccessTokenOptions): Promise<string> {
+export interface OAuthSession {
+  accessToken(profile: string, opts: AccessTokenOptions): Promise<string>;
+}
+
+/** One per context: it remembers the tokens it handed out, so a 401 names the one that failed. */
+export function createOAuthSession(deps: SessionDeps): OAuthSession {
+  /**
+   * The token last handed out per profile. After a 401, the stored token may already be a
+   * newer one (another process rotated it meanwhile): only the token that actually failed
+   * tells "rotated since" apart from "still the refused one".
+   */
+  const handedOut = new Map<string, string>();
+  return { accessToken: (profile, opts) => getOAuthAccessToken(deps, handedOut, profile, opts) };
+}
+
+async function getOAuthAccessToken(ctx: SessionDeps, handedOut: Map<string, string>, profile: string, opts: AccessTokenOptions): Promise<string> {
+  const handOut = (token: string): string => {
+    handedOut.set(profile, token);
+    return token;
+  };
   const config = await ctx.config.read();
   const storage = storageOf(config, profile);
   const stored = await readStored(ctx, profile, storage);
   if (stored === null) {
     throw new AuthError(`profile "${profile}" has no OAuth sign-in stored`, `run \`svc login --profile ${profile}\``);
   }
-  if (!opts.forceRefresh && !nearExpiry(stored, ctx.clock.now())) return handOut(ctx, profile, stored.access_token);
+  if (!opts.forceRefresh && !nearExpiry(stored, ctx.clock.now())) return handOut(stored.access_token);
 
-  const failedToken = opts.forceRefresh ? (opts.failedToken ?? handedOut.get(handOutKey(ctx, profile)) ?? stored.access_token) : stored.access_token;
+  const failedToken = opts.forceRefresh ? (opts.failedToken ?? handedOut.get(profile) ?? stored.access_token) : stored.access_token;
   const token = await ctx.withProfileLock(profile, async () => {
     // Inside the lock: another process may have rotated the pair while we waited.
     const current = (await readStored(ctx, profile, storage)) ?? stored;
@@ -43,17 +69,7 @@ export async function getOAuthAccessToken(ctx: Context, profile: string, opts: A
     const orgName = config.profiles[profile]?.org_name ?? current.org_id;
     return refreshUnderLock(ctx, profile, current, orgName, storage);
   });
-  return handOut(ctx, profile, token);
-}
-
-/** Per config file and profile: one process may (in tests) serve several config dirs. */
-function handOutKey(ctx: Pick<Context, 'config'>, profile: string): string {
-  return `${ctx.config.path}\0${profile}`;
-}
-
-function handOut(ctx: Pick<Context, 'config'>, profile: string, token: string): string {
-  handedOut.set(handOutKey(ctx, profile), token);
-  return token;
+  return handOut(token);
 }
 
 function nearExpiry(stored: StoredOAuth, now: number): boolean {
@@ -61,7 +77,7 @@ function nearExpiry(stored: StoredOAuth, now: number): boolean {
 }
 
 /** RFC 6749 §6, then the new pair is stored before anything else can fail. Caller holds the lock. */
-async function refreshUnderLock(ctx: Context, profile: string, current: StoredOAuth, orgName: string, where: SecretStorage | undefined): Promise<string> {
+async function refreshUnderLock(ctx: SessionDeps, profile: string, current: StoredOAuth, orgName: string, where: SecretStorage | undefined): Promise<string> {
   const meta = (await ctx.config.read()).profiles[profile];
   // The refresh token goes only to the token endpoint of the profile's own origin (design.md "Credentials").
   const address = profileAddress(meta);
@@ -132,7 +148,7 @@ async function refreshUnderLock(ctx: Context, profile: string, current: StoredOA
 }
 
 /** Records (an ISO time) or clears (undefined) the in-flight mark of the profile's refresh. Best effort: it only words a later error. */
-async function markRefreshInFlight(ctx: Context, profile: string, startedAt: string | undefined): Promise<void> {
+async function markRefreshInFlight(ctx: SessionDeps, profile: string, startedAt: string | undefined): Promise<void> {
   await ctx.config
     .update((config) => {
       const meta = config.profiles[profile]?.oauth;
@@ -159,7 +175,7 @@ class ConnectionEndedError extends AuthError {
  * instead of a live-looking sign-in. Nothing is deleted (`svc login` replaces it). Only
  * when the stored pair is still the refused one: a login in another process meanwhile wins.
  */
-async function recordEnded(ctx: Context, profile: string, refused: StoredOAuth, oauthError: string): Promise<void> {
+async function recordEnded(ctx: SessionDeps, profile: string, refused: StoredOAuth, oauthError: string): Promise<void> {
   const still = await readStored(ctx, profile, storageOf(await ctx.config.read(), profile)).catch(() => null);
   if (still && still.refresh_token !== refused.refresh_token) return;
   await ctx.config
@@ -174,7 +190,7 @@ async function recordEnded(ctx: Context, profile: string, refused: StoredOAuth, 
     });
 }
 
-function refreshFailure(ctx: Pick<Context, 'signal'>, error: unknown, profile: string, orgName: string): Error {
+function refreshFailure(ctx: { signal: AbortSignal }, error: unknown, profile: string, orgName: string): Error {
   if (ctx.signal.aborted) return new InterruptedError();
   if (error instanceof OAuthStepError) {
     if (error.kind === 'network') return new NetworkError(error.message, 'check the network and the base URL, then try again');

@@ -2,7 +2,8 @@
 // token rotation is a single write (design.md "Credentials").
 import type { ConfigData, SecretStorage } from '../config/config.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
-import type { Context } from '../context.js';
+import type { SecretStore } from '../credentials/store.js';
+import type { HttpTransport } from '../api/http.js';
 import { AuthError } from '../errors.js';
 import type { FetchLike } from './http.js';
 import type { ClientAuth, TokenSet } from './tokens.js';
@@ -72,17 +73,17 @@ export function storageOf(config: ConfigData, profile: string): SecretStorage | 
   return config.profiles[profile]?.oauth?.storage;
 }
 
-export async function readStored(ctx: Pick<Context, 'secrets'>, profile: string, storage?: SecretStorage): Promise<StoredOAuth | null> {
+export async function readStored(ctx: { secrets: SecretStore }, profile: string, storage?: SecretStorage): Promise<StoredOAuth | null> {
   const text = await ctx.secrets.get(profile, OAUTH_SECRET_NAME, storage);
   return text === null ? null : parseStored(text, profile);
 }
 
 /** `where`: where config.json says the entry is now (a rotation of a file-stored entry stays in the file, silently). */
-export async function writeStored(ctx: Pick<Context, 'secrets'>, profile: string, stored: StoredOAuth, where?: SecretStorage): Promise<SecretStorage> {
+export async function writeStored(ctx: { secrets: SecretStore }, profile: string, stored: StoredOAuth, where?: SecretStorage): Promise<SecretStorage> {
   return ctx.secrets.set(profile, OAUTH_SECRET_NAME, JSON.stringify(stored), where);
 }
 
-/** ctx.http (one dispatcher, --debug with redaction) as the protocol functions' fetch. */
-export function fetchOf(ctx: Pick<Context, 'http'>): FetchLike {
+/** ctx.http (the invocation's one connection pool, --debug with redaction) as the protocol functions' fetch. */
+export function fetchOf(ctx: { http: HttpTransport }): FetchLike {
   return (url, init) => ctx.http.fetch(url, init);
 }

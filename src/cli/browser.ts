@@ -3,7 +3,7 @@
 // an environment without svc's own secrets: no SVC_* variable (SVC_API_KEY,
 // SVC_CLIENT_SECRET, …) reaches it.
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { requireNode } from '../node-require.js';
+import { lazyRequire } from '../node-require.js';
 
 export interface OpenerCommand {
   command: string;
@@ -43,7 +43,7 @@ export function openerEnv(env: Readonly<Record<string, string | undefined>>): Re
 
 /** Starts the opener detached (it may run long after svc ends); resolves once it has started. */
 export function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): Promise<void> {
-  const { spawn } = requireNode('node:child_process') as typeof import('node:child_process');
+  const { spawn } = lazyRequire('node:child_process');
   const { command, args } = openerCommand(url, env, platform);
   const options: SpawnOptions = { env: openerEnv(env), stdio: 'ignore', detached: platform !== 'win32', windowsHide: true };
   return new Promise<void>((resolve, reject) => {

@@ -1,7 +1,9 @@
 // Builds the Context for one invocation from the runtime (real process or test) and
 // the parsed global flags. Nothing here loads a heavy library: the keychain, undici and
-// the API client are imported on first use.
+// the API client are imported on first use. What the context opens for the invocation
+// (the HTTP pool, the OAuth session's handed-out tokens) is its own, closed by dispose().
 import type { BaseContext, Context, GlobalOptions, Input, Output, Clock, Random, Browser } from '../context.js';
+import type { Io, Spinner, SpinnerFactory } from '../io/io.js';
 import { FileConfigStore } from '../config/config.js';
 import type { ConfigStore } from '../config/config.js';
 import { configDir } from '../config/paths.js';
@@ -11,10 +13,11 @@ import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, napiKeychain
 import { chooseProfileName, resolveCredential } from '../credentials/resolve.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
 import type { ApiClient } from '../api/client.js';
+import type { OAuthSession } from '../auth/session.js';
 import { createHttp } from '../api/http.js';
 import type { HttpTransport } from '../api/http.js';
-import { terminalPrompter } from '../io/interactive.js';
 import type { Prompter } from '../io/interactive.js';
+import { UsageError } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { userAgent } from './version.js';
 
@@ -32,10 +35,25 @@ export interface Runtime {
   secrets?: SecretStore;
   keychain?: KeychainBackend;
   keychainTimeoutMs?: number;
+  /** The person at the terminal (src/io/interactive.ts terminalPrompter); without one, nothing can be asked. */
   prompter?: Prompter;
+  /** Spinners on the real stderr (src/io/interactive.ts oraSpinners); without one, none are shown. */
+  spinner?: SpinnerFactory;
+  /** A transport the runtime owns (not closed by dispose); otherwise the context opens its own. */
   http?: HttpTransport;
   config?: ConfigStore;
 }
+
+const noSpinner: Spinner = { stop() {} };
+
+const noPrompter: Prompter = {
+  password: async () => {
+    throw new UsageError('cannot ask: this runtime has no terminal');
+  },
+  confirm: async () => {
+    throw new UsageError('cannot ask: this runtime has no terminal');
+  },
+};
 
 /** Colour: a TTY, no NO_COLOR (any value, no-color.org), no --no-color, not TERM=dumb. */
 export function decideColor(env: Runtime['env'], stdout: Output, flag: boolean): boolean {
@@ -46,9 +64,19 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   const { env } = runtime;
   const dir = configDir(env);
   const stderr = runtime.stderr;
+  const color = decideColor(env, runtime.stdout, globals.color);
+  const io: Io = {
+    stdout: runtime.stdout,
+    stderr,
+    stdin: runtime.stdin,
+    color,
+    canPrompt: () => runtime.stdin.isTTY && stderr.isTTY,
+    progress: (message) => void (stderr.isTTY && stderr.write(`${message}\n`)),
+    spinner: async (text) => (stderr.isTTY && runtime.spinner ? runtime.spinner(text, color) : noSpinner),
+  };
   const base: BaseContext = {
     env,
-    io: { stdout: runtime.stdout, stderr, stdin: runtime.stdin, color: decideColor(env, runtime.stdout, globals.color) },
+    io,
     clock: runtime.clock,
     random: runtime.random,
     browser: runtime.browser,
@@ -57,7 +85,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   };
   // A lock held by another live process: say why the command is waiting, on a terminal (like a
   // 429 wait: progress, which parallel scripted runs need not hear); Ctrl-C stops the wait.
-  const lockOptions = { onWait: (message: string) => void (stderr.isTTY && stderr.write(`svc: ${message}\n`)), signal: runtime.signal };
+  const lockOptions = { onWait: (message: string) => io.progress(`svc: ${message}`), signal: runtime.signal };
   const config = runtime.config ?? new FileConfigStore(dir, undefined, lockOptions);
   let secrets = runtime.secrets;
   if (!secrets) {
@@ -69,23 +97,26 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
       (message) => stderr.write(`warning: ${message}\n`),
     );
   }
-  const http =
-    runtime.http ??
-    createHttp({
-      env,
-      userAgent: userAgent(version),
-      debug: globals.debug ? (line) => stderr.write(`${redactText(line)}\n`) : undefined,
-      now: () => runtime.clock.now(),
-    });
+  // The proxy choice is this pool's own, from this context's env (never another invocation's).
+  const ownHttp = runtime.http
+    ? undefined
+    : createHttp({
+        env,
+        userAgent: userAgent(version),
+        debug: globals.debug ? (line) => stderr.write(`${redactText(line)}\n`) : undefined,
+        now: () => runtime.clock.now(),
+      });
+  const http = runtime.http ?? ownHttp!;
 
   let credential: Promise<ResolvedCredential> | undefined;
   let client: Promise<ApiClient> | undefined;
+  let session: Promise<OAuthSession> | undefined;
   const ctx: Context = {
     ...base,
     version,
     config,
     secrets,
-    prompter: runtime.prompter ?? terminalPrompter,
+    prompter: runtime.prompter ?? noPrompter,
     http,
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
     profileName: async () => chooseProfileName(ctx, await config.read()),
@@ -106,6 +137,13 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
         const { createApiClient } = await import('../api/client.js');
         return createApiClient(ctx, resolved);
       })()),
+    async accessToken(profile, opts) {
+      session ??= import('../auth/session.js').then(({ createOAuthSession }) => createOAuthSession(ctx));
+      return (await session).accessToken(profile, opts);
+    },
+    async dispose() {
+      await ownHttp?.close();
+    },
   };
   // A failed resolution is not cached: a command may fix the config and ask again.
   const resolve = ctx.resolveCredential;

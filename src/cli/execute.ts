@@ -71,6 +71,7 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
     columns: runtime.stdout.columns,
     async invoke(invocation: Invocation) {
       const g = invocation.globals;
+      let disposeContext: (() => Promise<void>) | undefined;
       debug = Boolean(g.debug);
       json = Boolean(g.json);
       const globals: GlobalOptions = {
@@ -88,6 +89,7 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
         // runs, so `--help` parses just the command tree.
         const { createContext } = await import('./context.js');
         const ctx = createContext(runtime, globals, version);
+        disposeContext = () => ctx.dispose();
         let module: CommandModule;
         try {
           module = (await invocation.load()) as CommandModule;
@@ -104,6 +106,9 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
       } catch (error) {
         if (runtime.signal.aborted && (isAbortError(error) || !(error instanceof CliError))) exitCode = EXIT.interrupted;
         else exitCode = printError(runtime, error, debug, json);
+      } finally {
+        // The context's HTTP pool: idle keep-alive sockets would hold the process open.
+        await disposeContext?.();
       }
     },
   });

@@ -1,7 +1,8 @@
 // The real runtime: the process's streams, clock, randomness and browser.
 import type { Input, Output } from '../context.js';
 import type { Runtime } from './context.js';
-import { requireNode } from '../node-require.js';
+import { lazyRequire } from '../node-require.js';
+import { oraSpinners, terminalPrompter } from '../io/interactive.js';
 
 // node:crypto (with webcrypto), readline and timers/promises load on first use: `--help`
 // and most commands never need them, and loading them costs start-up time.
@@ -58,7 +59,7 @@ function stdinInput(): Input {
       return new Uint8Array(Buffer.concat(chunks));
     },
     async *lines(signal) {
-      const { createInterface } = requireNode('node:readline') as typeof import('node:readline');
+      const { createInterface } = lazyRequire('node:readline');
       // The signal closes the interface (and pauses stdin) at once: an async generator's
       // return() waits for a pending read, which on a terminal is the next Enter.
       const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, ...(signal ? { signal } : {}) });
@@ -71,8 +72,8 @@ function stdinInput(): Input {
   };
 }
 
-export function createProcessRuntime(controller: AbortController): { runtime: Runtime; dispose(): Promise<void> } {
-  const runtime: Runtime = {
+export function createProcessRuntime(controller: AbortController): Runtime {
+  return {
     env: process.env,
     stdout: stdoutOutput(() => {
       // The reader has gone: stop the command quietly, success. The reason tells main()
@@ -85,11 +86,11 @@ export function createProcessRuntime(controller: AbortController): { runtime: Ru
     clock: {
       now: () => Date.now(),
       sleep: async (ms, signal) => {
-        const { setTimeout: delay } = requireNode('node:timers/promises') as typeof import('node:timers/promises');
+        const { setTimeout: delay } = lazyRequire('node:timers/promises');
         await delay(ms, undefined, { signal });
       },
     },
-    random: { bytes: (n) => new Uint8Array((requireNode('node:crypto') as typeof import('node:crypto')).randomBytes(n)) },
+    random: { bytes: (n) => new Uint8Array(lazyRequire('node:crypto').randomBytes(n)) },
     browser: {
       async open(url) {
         const { openBrowser } = await import('./browser.js');
@@ -97,12 +98,8 @@ export function createProcessRuntime(controller: AbortController): { runtime: Ru
       },
     },
     signal: controller.signal,
-  };
-  return {
-    runtime,
-    async dispose() {
-      const { closeHttp } = await import('../api/http.js');
-      await closeHttp();
-    },
+    // The person at this terminal; what each command opens (the HTTP pool) its context closes.
+    prompter: terminalPrompter({ input: process.stdin, output: process.stderr }),
+    spinner: oraSpinners(process.stderr),
   };
 }

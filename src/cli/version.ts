@@ -6,13 +6,10 @@
 // their require from src/node-require.ts, which in the bundle is the module's own.
 import { requireNode } from '../node-require.js';
 
-let cached: string | undefined;
-
 export function svcVersion(): string {
-  if (cached) return cached;
-  if (typeof __SVC_VERSION__ === 'string') return (cached = __SVC_VERSION__);
-  const pkg = requireNode('../package.json') as { version: string }; // relative to src/node-require.ts
-  return (cached = pkg.version);
+  if (typeof __SVC_VERSION__ === 'string') return __SVC_VERSION__;
+  // (require keeps package.json parsed for the next call)
+  return (requireNode('../package.json') as { version: string }).version; // relative to src/node-require.ts
 }
 
 export function userAgent(version: string): string {

@@ -6,10 +6,10 @@ import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
 import { chooseBaseUrl } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
-import type { ConfigData, KeyMeta, Profile } from '../config/config.js';
+import type { Profile } from '../config/config.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
+import { recordSignIn } from '../credentials/sign-in.js';
 import { redactedKey } from './keys/shared.js';
-import { DEFAULT_PROFILE } from '../config/config.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
 import { note, printObject, warn } from '../io/output.js';
@@ -143,7 +143,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     const elsewhere = 'or use `svc login --profile NAME` to sign in to that organization under a new profile';
     // Never prompt without a terminal: fail naming the flag that answers (design.md).
     let refusal: CliError | undefined;
-    if (!ctx.globals.yes && !(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY)) {
+    if (!ctx.globals.yes && !ctx.io.canPrompt()) {
       refusal = new UsageError(`${bound}; nothing was stored`, `run it again with --yes to move the profile to the new organization, ${elsewhere}`);
     } else {
       const ok = await confirm(ctx, `${bound}. Move the profile to it (its API keys are removed)?`).catch(async (error: unknown) => {
@@ -214,7 +214,7 @@ function holdsAnything(profile: Profile): boolean {
 async function confirmMove(ctx: Context, profileName: string, from: string, to: string): Promise<void> {
   const what = `profile "${profileName}" is bound to ${from}; signing in at ${to} moves it there (its API keys for ${from} are removed, its sign-in there is forgotten here)`;
   const other = `or sign in to ${to} under a profile of its own: \`svc login --base-url ${to} --profile NAME\``;
-  if (!ctx.globals.yes && !(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY))
+  if (!ctx.globals.yes && !ctx.io.canPrompt())
     throw new UsageError(`${what}; nothing was changed`, `run it again with --yes to move the profile, ${other}`);
   if (!(await confirm(ctx, `${what}. Move it?`)))
     throw new CliError(`nothing was changed: profile "${profileName}" stays bound to ${from}`, 1, other.replace(/^or s/, 'S'));
@@ -393,31 +393,13 @@ async function recordProfile(
   storage: Awaited<ReturnType<typeof writeStored>>,
   moved: boolean,
 ): Promise<{ removed: RemovedKey[]; left: SecretLeft[] }> {
-  const removedKeys = await ctx.config.update((config: ConfigData) => {
-    const profile: Profile = config.profiles[profileName] ?? {};
-    let removed: KeyMeta[] = [];
-    if (moved || (profile.org_id && profile.org_id !== tokens.org_id)) {
-      // Keys of the old organization (or service) would act for it under this profile's new name.
-      removed = Object.values(profile.keys ?? {});
-      delete profile.keys;
-      delete profile.mode;
-      delete profile.org_name;
-    }
-    profile.base_url = baseUrl;
-    profile.org_id = tokens.org_id;
-    if (orgName !== null) profile.org_name = orgName;
-    profile.oauth = { client_id: stored.client_id, scopes: tokens.scopes, expires_at: stored.expires_at, storage };
-    config.profiles[profileName] = profile;
-    // The first profile becomes the default, so plain `svc …` finds it.
-    if (config.default_profile === undefined && (profileName === DEFAULT_PROFILE || Object.keys(config.profiles).length === 1)) {
-      config.default_profile = profileName;
-    }
-    return removed;
+  const { removed: removedKeys, left } = await recordSignIn(ctx, profileName, {
+    baseUrl,
+    orgId: tokens.org_id,
+    orgName,
+    oauth: { client_id: stored.client_id, scopes: tokens.scopes, expires_at: stored.expires_at },
+    storage,
+    moved,
   });
-  const left: SecretLeft[] = [];
-  for (const key of removedKeys) {
-    const entry = await ctx.secrets.delete(profileName, key.name, key.storage);
-    if (entry) left.push(entry);
-  }
   return { removed: removedKeys.map((k) => ({ name: k.name, mode: k.mode, redacted: redactedKey(k) })), left };
 }

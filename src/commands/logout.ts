@@ -135,7 +135,7 @@ async function confirmSharedConnection(ctx: Context, config: ConfigData, leaving
     warn(ctx, message);
     return;
   }
-  if (!(ctx.io.stdin.isTTY && ctx.io.stderr.isTTY))
+  if (!ctx.io.canPrompt())
     throw new UsageError(`${message}; nothing was changed`, `run it again with --yes to log out all the same, or \`svc logout --all\``);
   if (!(await confirm(ctx, `${message}. Log out anyway?`))) throw new CliError('nothing was changed', 1);
 }

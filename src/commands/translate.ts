@@ -7,7 +7,8 @@ import { parseLanguageTag, parseText } from '../validate/index.js';
 import { printJson, printNdjson } from '../io/output.js';
 import { mapInOrder } from './calls/ordered.js';
 import { createPacer } from './calls/pacer.js';
-import { type Flags, booleanFlag, call, positional, readStdinText, stringFlag, validated } from './calls/shared.js';
+import { type Flags, booleanFlag, positional, stringFlag, validated } from './calls/shared.js';
+import { call, readStdinText } from './shared/resources.js';
 
 /** api-contract.md: POST /v1/translate takes at most 5,000 characters. */
 export const MAX_TRANSLATE_CHARS = LIMITS.textCharacters;

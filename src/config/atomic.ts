@@ -6,7 +6,7 @@
 // written or waited on, not at every start (it costs ~1 ms and ~1 MiB).
 import * as fs from 'node:fs';
 import { dirname, basename, join, resolve } from 'node:path';
-import { requireNode } from '../node-require.js';
+import { lazyRequire } from '../node-require.js';
 
 export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
   const target = await followLinks(path);
@@ -14,7 +14,7 @@ export async function writeFileAtomic(path: string, content: string, mode = 0o60
   await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
   await removeAbandonedTemps(dir);
   // node:crypto loads here, not at start-up: most commands read the config and never write it.
-  const { randomBytes } = requireNode('node:crypto') as typeof import('node:crypto');
+  const { randomBytes } = lazyRequire('node:crypto');
   const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await fs.promises.open(temp, 'wx', mode);
   try {

@@ -10,12 +10,12 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
-import { requireNode } from '../node-require.js';
+import { lazyRequire } from '../node-require.js';
 import { LOCKS_DIR } from './paths.js';
 
 // node:crypto and node:os load on first lock, not when the config module loads (start-up time).
-const randomHex = (bytes: number): string => (requireNode('node:crypto') as typeof import('node:crypto')).randomBytes(bytes).toString('hex');
-const hostname = (): string => (requireNode('node:os') as typeof import('node:os')).hostname();
+const randomHex = (bytes: number): string => lazyRequire('node:crypto').randomBytes(bytes).toString('hex');
+const hostname = (): string => lazyRequire('node:os').hostname();
 
 /** A lock whose mtime was not refreshed for this long is stale, whoever holds it. */
 const STALE_MS = 10_000;

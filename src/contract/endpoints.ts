@@ -28,7 +28,6 @@ export const ENDPOINTS = {
   'oauth.metadata': { method: 'GET', path: '/.well-known/oauth-authorization-server', scope: null },
   'oauth.token': { method: 'POST', path: '/oauth2/token', scope: null, form: true },
   'oauth.revoke': { method: 'POST', path: '/oauth2/revoke', scope: null, form: true },
-  'oauth.authorize': { method: 'GET', path: '/oauth/authorize', scope: null },
 
   'account.get': { method: 'GET', path: '/v1/account', scope: 'account:read' },
   'balance.get': { method: 'GET', path: '/v1/balance', scope: 'account:read' },

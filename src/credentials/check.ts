@@ -1,9 +1,10 @@
 // Asks the service whether a stored credential still works (`svc auth status`, `svc
 // doctor`): GET /v1/account with it. 401 means refused (revoked, expired, disconnected);
 // 403 means accepted but without account:read, so the credential itself is fine.
-import type { Context } from '../context.js';
+import type { ApiClientDeps } from '../api/client.js';
 import type { Profile } from '../config/config.js';
-import type { ResolvedCredential } from './resolve.js';
+import type { Choosing, ResolvedCredential } from './resolve.js';
+import type { SecretStore } from './store.js';
 import { chooseBaseUrl } from './resolve.js';
 import { ApiError, CliError } from '../errors.js';
 
@@ -20,7 +21,7 @@ export interface CredentialCheck {
 }
 
 /** Where a profile's credentials go: the address it was made for (else the one chosen, for old profiles). */
-export function profileBaseUrl(ctx: Pick<Context, 'globals' | 'env'>, profile: Profile): string {
+export function profileBaseUrl(ctx: Choosing, profile: Profile): string {
   return profile.base_url ? profile.base_url.replace(/\/+$/, '') : chooseBaseUrl(ctx, undefined);
 }
 
@@ -34,7 +35,7 @@ export function storedCredentials(profileName: string, profile: Profile, baseUrl
 }
 
 /** Checks one credential online; never throws but for Ctrl-C. */
-export async function checkCredential(ctx: Context, credential: ResolvedCredential): Promise<CredentialCheck> {
+export async function checkCredential(ctx: ApiClientDeps & { secrets: SecretStore }, credential: ResolvedCredential): Promise<CredentialCheck> {
   const name = credential.kind === 'oauth' ? 'oauth' : credential.keyName ?? 'SVC_API_KEY';
   const base = { credential: name, kind: credential.kind, mode: credential.mode } as const;
   try {

@@ -5,17 +5,16 @@
 // completed (roll forward), anything else is undone (the orphan secret is deleted). Only the
 // entries of a writer that no longer runs are settled: a live one is still at work.
 import { hostname } from 'node:os';
-import type { ConfigData, KeyMeta, SecretInFlight, SecretStorage } from '../config/config.js';
-import type { Context } from '../context.js';
+import type { ConfigData, ConfigStore, KeyMeta, SecretInFlight, SecretStorage } from '../config/config.js';
 import { processRuns } from '../config/atomic.js';
 import { lastFour } from '../io/redact.js';
 import { modeOfKey } from '../shared/constants.js';
-import type { SecretLeft } from './store.js';
+import type { SecretLeft, SecretStore } from './store.js';
 
 /** An entry of another machine (a shared config dir) is settled once this old. */
 const FOREIGN_ENTRY_MS = 10 * 60_000;
 
-type Ctx = Pick<Context, 'config' | 'secrets'>;
+type Ctx = { config: ConfigStore; secrets: SecretStore };
 
 export function inFlight(profile: string, name: string, now: number, key?: KeyMeta, org?: SecretInFlight['org']): SecretInFlight {
   const entry: SecretInFlight = { profile, name, pid: process.pid, host: hostname(), started_at: new Date(now).toISOString() };

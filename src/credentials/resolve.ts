@@ -9,9 +9,10 @@
 // was named, else it is refused (exit 2). SVC_API_KEY goes wherever the user points it.
 import type { Mode } from '../shared/constants.js';
 import { modeOfKey } from '../shared/constants.js';
-import type { ConfigData, KeyMeta, Profile } from '../config/config.js';
+import type { ConfigData, ConfigStore, KeyMeta, Profile } from '../config/config.js';
 import { DEFAULT_PROFILE } from '../config/config.js';
-import type { Context } from '../context.js';
+import type { Env, GlobalOptions } from '../shared/runtime.js';
+import type { SecretStore } from './store.js';
 import { DEFAULT_BASE_URL } from '../api/endpoints.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import { settleSecretsInFlight } from './journal.js';
@@ -32,7 +33,11 @@ export interface ResolvedCredential {
   keyName?: string;
 }
 
-export type Env = Readonly<Record<string, string | undefined>>;
+/** What choosing a profile, mode and address reads: the global flags and the environment. */
+export interface Choosing {
+  globals: Partial<GlobalOptions>;
+  env: Env;
+}
 
 export function parseModeValue(value: string, from: string): Mode {
   if (value === 'test' || value === 'live') return value;
@@ -40,19 +45,19 @@ export function parseModeValue(value: string, from: string): Mode {
 }
 
 /** --profile / SVC_PROFILE named one. */
-export function profileNamed(ctx: Pick<Context, 'globals' | 'env'>): boolean {
+export function profileNamed(ctx: Choosing): boolean {
   return Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
 }
 
 /** The address asked for by --base-url / SVC_BASE_URL, canonical; undefined when neither is set. */
-export function explicitBaseUrl(ctx: Pick<Context, 'globals' | 'env'>): string | undefined {
+export function explicitBaseUrl(ctx: Choosing): string | undefined {
   if (ctx.globals.baseUrl) return canonicalBaseUrl(ctx.globals.baseUrl, '--base-url');
   if (ctx.env.SVC_BASE_URL) return canonicalBaseUrl(ctx.env.SVC_BASE_URL, 'SVC_BASE_URL');
   return undefined;
 }
 
 /** Which of --base-url / SVC_BASE_URL set the address (for messages). */
-export function addressSource(ctx: Pick<Context, 'globals' | 'env'>): string {
+export function addressSource(ctx: Choosing): string {
   return ctx.globals.baseUrl ? '--base-url' : 'SVC_BASE_URL';
 }
 
@@ -61,7 +66,7 @@ export function addressSource(ctx: Pick<Context, 'globals' | 'env'>): string {
  * default profile, unless --base-url / SVC_BASE_URL names another address and exactly one
  * profile is bound to it (as gh's GH_HOST picks that host's token).
  */
-export function chooseProfileName(ctx: Pick<Context, 'globals' | 'env'>, config: ConfigData): string {
+export function chooseProfileName(ctx: Choosing, config: ConfigData): string {
   const named = ctx.globals.profile || ctx.env.SVC_PROFILE;
   if (named) return named;
   const chosen = config.default_profile || DEFAULT_PROFILE;
@@ -79,12 +84,12 @@ export function chooseProfileName(ctx: Pick<Context, 'globals' | 'env'>, config:
 }
 
 /** The base URL: --base-url, SVC_BASE_URL, the profile's, the default (canonical: no trailing slash). */
-export function chooseBaseUrl(ctx: Pick<Context, 'globals' | 'env'>, profile: Profile | undefined): string {
+export function chooseBaseUrl(ctx: Choosing, profile: Profile | undefined): string {
   return explicitBaseUrl(ctx) ?? canonicalBaseUrl(profile?.base_url || DEFAULT_BASE_URL, 'the profile\'s base_url');
 }
 
 /** Refuses (exit 2) an address from --base-url / SVC_BASE_URL that is not the profile's own. */
-export function checkAddress(ctx: Pick<Context, 'globals' | 'env'>, config: ConfigData, profileName: string, profile: Profile, address: string): void {
+export function checkAddress(ctx: Choosing, config: ConfigData, profileName: string, profile: Profile, address: string): void {
   if (sameOrigin(profileAddress(profile), address)) return;
   throw addressMismatch(profileName, profile, address, addressSource(ctx), profilesAt(config.profiles, address));
 }
@@ -108,7 +113,7 @@ export function keyForMode(profile: Profile | undefined, mode: Mode): KeyMeta | 
 }
 
 /** The mode used when no flag or env says: the profile's, else the one it has a credential for (test first). */
-export function chooseMode(ctx: Pick<Context, 'globals' | 'env'>, profile: Profile | undefined): Mode {
+export function chooseMode(ctx: Choosing, profile: Profile | undefined): Mode {
   if (ctx.globals.mode) return ctx.globals.mode;
   if (ctx.env.SVC_MODE) return parseModeValue(ctx.env.SVC_MODE, 'SVC_MODE');
   if (profile?.mode) return profile.mode;
@@ -116,7 +121,7 @@ export function chooseMode(ctx: Pick<Context, 'globals' | 'env'>, profile: Profi
   return 'test';
 }
 
-export async function resolveCredential(ctx: Pick<Context, 'globals' | 'env' | 'config' | 'secrets'>): Promise<ResolvedCredential> {
+export async function resolveCredential(ctx: Choosing & { config: ConfigStore; secrets: SecretStore }): Promise<ResolvedCredential> {
   const envKey = ctx.env.SVC_API_KEY;
   let config: ConfigData;
   try {

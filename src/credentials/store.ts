@@ -11,7 +11,7 @@ import { writeFileAtomic } from '../config/atomic.js';
 import { withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
-import { requireNode } from '../node-require.js';
+import { lazyRequire } from '../node-require.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3_000;
@@ -71,7 +71,7 @@ export interface KeychainBackend {
 /** @napi-rs/keyring, loaded on first use (a native addon: never at start-up, never fatal to install). */
 export function napiKeychain(): KeychainBackend {
   const entry = async (service: string, account: string) => {
-    const { AsyncEntry } = requireNode('@napi-rs/keyring') as typeof import('@napi-rs/keyring');
+    const { AsyncEntry } = lazyRequire('@napi-rs/keyring');
     return new AsyncEntry(service, account);
   };
   return {
@@ -149,7 +149,7 @@ export class FileSecretStore implements SecretStore {
     this.path = join(dir, CREDENTIALS_FILE);
   }
   /**
-   * Once per process: credentials.json open to group or others is tightened to 0600 (svc made
+   * Once per store (one per invocation): credentials.json open to group or others is tightened to 0600 (svc made
    * it; something loosened it) and said; a config dir others may write to is said with its fix,
    * since anyone who can write there can replace these files.
    */

@@ -2,7 +2,6 @@
 // serialized once; lists and streams share that string.
 import { ID_PREFIX } from '../shared/constants.js';
 import type { Mode } from '../shared/constants.js';
-import { rfc3339 } from './ids.js';
 import { EVENT_RETENTION, nextSeq } from './state.js';
 import type { EmulatorEvent, EventLog, State } from './state.js';
 
@@ -37,7 +36,7 @@ export function publish(state: State, orgId: string, mode: Mode, type: string, d
     object: 'event',
     id,
     type,
-    created_at: rfc3339(state.clock.now()),
+    created_at: state.eventTime(state.clock.now()),
     livemode: mode === 'live',
     data,
   });

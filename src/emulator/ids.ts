@@ -21,14 +21,24 @@ export function sameSecret(a: string, b: string): boolean {
   return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
 
-/** The last second formatted: a burst publishes thousands of events within one second. */
-const lastFormatted = { second: Number.NaN, text: '' };
-
+/** A time as the API writes it: RFC 3339, whole seconds, UTC. */
 export function rfc3339(ms: number): string {
-  const second = Math.floor(ms / 1000);
-  if (second !== lastFormatted.second) {
-    lastFormatted.text = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    lastFormatted.second = second;
-  }
-  return lastFormatted.text;
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * rfc3339 that keeps the last second's text: a burst publishes thousands of events within
+ * one second (the toISOString is most of an event's cost then). One per emulator state.
+ */
+export function lastSecondRfc3339(): (ms: number) => string {
+  let second = Number.NaN;
+  let text = '';
+  return (ms) => {
+    const current = Math.floor(ms / 1000);
+    if (current !== second) {
+      text = rfc3339(ms);
+      second = current;
+    }
+    return text;
+  };
 }

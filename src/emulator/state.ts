@@ -3,7 +3,7 @@
 import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../shared/constants.js';
 import type { Mode, Scope } from '../shared/constants.js';
 import type { AdvancingClock } from './clock.js';
-import { newId, randomToken, sha256 } from './ids.js';
+import { lastSecondRfc3339, newId, randomToken, sha256 } from './ids.js';
 import { TrackedMap } from './persistence/tracked.js';
 import type { ChangeSink } from './persistence/tracked.js';
 
@@ -227,6 +227,8 @@ export const DEFAULT_LIMITS: Limits = {
 
 export interface State {
   clock: AdvancingClock;
+  /** rfc3339 for event times, its last second remembered (ids.ts). */
+  eventTime: (ms: number) => string;
   keepaliveMs: number;
   limits: Limits;
   journal: StateJournal | null;
@@ -271,6 +273,7 @@ export function createState(
 ): State {
   const state = {
     clock,
+    eventTime: lastSecondRfc3339(),
     keepaliveMs,
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     journal: opts.journal ?? null,

@@ -1,30 +1,30 @@
 // Spinners and prompts: only on a TTY. Without one, never prompt: fail naming the flag
 // or environment variable that would have answered (stripe-cli#1053).
-import type { Context } from '../context.js';
+// The real ones (ora, @inquirer) are built here for the terminal streams the process edge
+// (src/cli/process.ts) hands in; services reach them only through ctx.io and ctx.prompter.
+import type { Io, SpinnerFactory } from './io.js';
+import type { GlobalOptions } from '../shared/runtime.js';
 import { InterruptedError, UsageError } from '../errors.js';
 
-export interface Spinner {
-  stop(finalText?: string): void;
-}
-
-/** An ora spinner on stderr when it is a TTY; otherwise nothing. */
-export async function startSpinner(ctx: Pick<Context, 'io'>, text: string): Promise<Spinner> {
-  if (!ctx.io.stderr.isTTY) return { stop() {} };
-  const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: process.stderr, color: ctx.io.color ? 'cyan' : false }).start();
-  return {
-    stop(finalText) {
-      if (finalText) spinner.succeed(finalText);
-      else spinner.stop();
-    },
+/** ora spinners on `stream` (the real stderr); ora loads with the first one. */
+export function oraSpinners(stream: NodeJS.WritableStream): SpinnerFactory {
+  return async (text, color) => {
+    const { default: ora } = await import('ora');
+    const spinner = ora({ text, stream, color: color ? 'cyan' : false }).start();
+    return {
+      stop(finalText) {
+        if (finalText) spinner.succeed(finalText);
+        else spinner.stop();
+      },
+    };
   };
 }
 
-function requireTty(ctx: Pick<Context, 'io'>, answeredBy: string): void {
-  if (!ctx.io.stdin.isTTY || !ctx.io.stderr.isTTY) throw new UsageError(`cannot ask without a terminal; use ${answeredBy}`);
+function requireTty(ctx: { io: Pick<Io, 'canPrompt'> }, answeredBy: string): void {
+  if (!ctx.io.canPrompt()) throw new UsageError(`cannot ask without a terminal; use ${answeredBy}`);
 }
 
-/** Asks the person at the terminal (ctx.prompter: @inquirer/prompts for real, a fake in tests). */
+/** Asks the person at the terminal (ctx.prompter: @inquirer for real, a fake in tests). */
 export interface Prompter {
   /** Hidden input (nothing echoed). */
   password(message: string, signal: AbortSignal): Promise<string>;
@@ -46,26 +46,28 @@ async function interruptible<T>(ask: Promise<T>): Promise<T> {
   }
 }
 
-/** The real prompter, on the process's own terminal; @inquirer/prompts is loaded on first use. */
-export const terminalPrompter: Prompter = {
-  async password(message, signal) {
-    const { password } = await import('@inquirer/prompts');
-    return interruptible(password({ message, mask: false }, { signal, output: process.stderr }));
-  },
-  async confirm(message, signal) {
-    const prompts = await import('@inquirer/prompts');
-    return interruptible(prompts.confirm({ message, default: false }, { signal, output: process.stderr }));
-  },
-};
+/** The real prompter on the given terminal streams; each @inquirer prompt loads on first use. */
+export function terminalPrompter(terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Prompter {
+  return {
+    async password(message, signal) {
+      const { default: password } = await import('@inquirer/password');
+      return interruptible(password({ message, mask: false }, { signal, ...terminal }));
+    },
+    async confirm(message, signal) {
+      const { default: confirm } = await import('@inquirer/confirm');
+      return interruptible(confirm({ message, default: false }, { signal, ...terminal }));
+    },
+  };
+}
 
 /** A hidden prompt (API keys). `answeredBy` names the non-interactive way, e.g. `--stdin`. */
-export async function promptSecret(ctx: Pick<Context, 'io' | 'signal' | 'prompter'>, message: string, answeredBy: string): Promise<string> {
+export async function promptSecret(ctx: { io: Pick<Io, 'canPrompt'>; signal: AbortSignal; prompter: Prompter }, message: string, answeredBy: string): Promise<string> {
   requireTty(ctx, answeredBy);
   return ctx.prompter.password(message, ctx.signal);
 }
 
 /** Yes/no; `--yes` answers yes without asking; without a TTY, fails naming `--yes`. */
-export async function confirm(ctx: Pick<Context, 'io' | 'signal' | 'globals' | 'prompter'>, message: string): Promise<boolean> {
+export async function confirm(ctx: { io: Pick<Io, 'canPrompt'>; signal: AbortSignal; globals: Pick<GlobalOptions, 'yes'>; prompter: Prompter }, message: string): Promise<boolean> {
   if (ctx.globals.yes) return true;
   requireTty(ctx, '--yes');
   return ctx.prompter.confirm(message, ctx.signal);

@@ -1,7 +1,8 @@
 // Rendering results on stdout (design.md "Output and errors"): --json prints the API's
 // JSON as one document; otherwise a table on a TTY (cli-table3, loaded only then) and
 // tab-separated lines when piped, so `svc calls list | cut -f1` works.
-import type { Context } from '../context.js';
+import type { Io } from './io.js';
+import type { GlobalOptions } from '../shared/runtime.js';
 import { escapeJsonControls, sanitizeLine, sanitizeText } from './sanitize.js';
 
 export interface Column<T> {
@@ -11,12 +12,12 @@ export interface Column<T> {
 }
 
 // JSON.stringify escapes C0; escapeJsonControls the rest (DEL, C1): exact JSON, inert on a terminal.
-export function printJson(ctx: Pick<Context, 'io'>, data: unknown): void {
+export function printJson(ctx: { io: Io }, data: unknown): void {
   ctx.io.stdout.write(escapeJsonControls(JSON.stringify(data, null, 2)) + '\n');
 }
 
 /** One JSON document per line, for streams (--json on events tail, chats stream). */
-export function printNdjson(ctx: Pick<Context, 'io'>, data: unknown): void {
+export function printNdjson(ctx: { io: Io }, data: unknown): void {
   ctx.io.stdout.write(escapeJsonControls(JSON.stringify(data)) + '\n');
 }
 
@@ -54,7 +55,7 @@ export async function renderTable<T>(rows: readonly T[], columns: readonly Colum
  * Prints a list result: `json` as the API's JSON, else a table (TTY) or TSV (piped).
  * An empty list prints nothing on stdout and a note on stderr when on a TTY.
  */
-export async function printList<T>(ctx: Pick<Context, 'io' | 'globals'>, rows: readonly T[], columns: readonly Column<T>[], json: unknown = rows): Promise<void> {
+export async function printList<T>(ctx: { io: Io; globals: Pick<GlobalOptions, 'json'> }, rows: readonly T[], columns: readonly Column<T>[], json: unknown = rows): Promise<void> {
   if (ctx.globals.json) return printJson(ctx, json);
   if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(renderTsv(rows, columns));
   if (rows.length === 0) {
@@ -65,7 +66,7 @@ export async function printList<T>(ctx: Pick<Context, 'io' | 'globals'>, rows: r
 }
 
 /** Prints one object: JSON, or `field<TAB>value` lines (a two-column table on a TTY). */
-export async function printObject(ctx: Pick<Context, 'io' | 'globals'>, fields: ReadonlyArray<readonly [string, unknown]>, json: unknown): Promise<void> {
+export async function printObject(ctx: { io: Io; globals: Pick<GlobalOptions, 'json'> }, fields: ReadonlyArray<readonly [string, unknown]>, json: unknown): Promise<void> {
   if (ctx.globals.json) return printJson(ctx, json);
   const rows = fields.map(([k, v]) => ({ k, v: Array.isArray(v) ? v.join(',') : v }));
   const columns: Column<{ k: string; v: unknown }>[] = [
@@ -79,11 +80,11 @@ export async function printObject(ctx: Pick<Context, 'io' | 'globals'>, fields: 
 }
 
 /** Warnings, progress and notes: stderr, never stdout. */
-export function note(ctx: Pick<Context, 'io'>, message: string): void {
+export function note(ctx: { io: Io }, message: string): void {
   ctx.io.stderr.write(sanitizeText(message) + '\n');
 }
 
-export function warn(ctx: Pick<Context, 'io'>, message: string): void {
+export function warn(ctx: { io: Io }, message: string): void {
   ctx.io.stderr.write(`warning: ${sanitizeText(message)}\n`);
 }
 

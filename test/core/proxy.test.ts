@@ -1,9 +1,8 @@
 // Proxy variables are honoured (design.md "HTTP"): with HTTP_PROXY set, requests go
 // through the proxy (undici tunnels with CONNECT); NO_PROXY exempts hosts.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { closeHttp } from '../../src/api/http.js';
 import { runCli } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 
@@ -47,15 +46,6 @@ afterAll(async () => {
 });
 
 describe('proxy variables', () => {
-  // The transport is chosen once per process from the first run's variables: each test starts over,
-  // or it would only see the transport an earlier test chose (with NO_PROXY deleted this one then failed).
-  beforeEach(async () => {
-    await closeHttp();
-  });
-  afterAll(async () => {
-    await closeHttp();
-  });
-
   it('HTTP_PROXY routes requests through the proxy', async () => {
     seen.length = 0;
     const r = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url, HTTP_PROXY: proxyUrl } });
@@ -71,5 +61,16 @@ describe('proxy variables', () => {
     });
     expect(r.exitCode).toBe(0);
     expect(seen).toEqual([]);
+  });
+
+  it('each invocation chooses for itself: a direct run before it does not keep the next one off the proxy', async () => {
+    seen.length = 0;
+    const direct = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url } });
+    expect(direct.exitCode).toBe(0);
+    expect(seen).toEqual([]);
+    // The NO_PROXY test's variables without NO_PROXY: through the proxy, so that test's exemption is NO_PROXY's doing.
+    const proxied = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url, http_proxy: proxyUrl } });
+    expect(proxied.exitCode).toBe(0);
+    expect(seen).toEqual([`CONNECT ${new URL(emu.url).host}`]);
   });
 });

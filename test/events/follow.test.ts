@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { follow, type FollowOptions, type OpenStream } from '../../src/commands/events/follow.js';
+import { follow, type FollowOptions, type OpenStream } from '../../src/api/reconnect.js';
 import { virtualClock } from '../helpers/clock.js';
 
 // Every test runs on a virtual clock: heartbeats and timeouts pass in no real time, in a fixed order.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } from '../../src/commands/events/filter.js';
-import { formatAway, random01From, reconnectDelayMs, SeenIds } from '../../src/commands/events/resume.js';
+import { formatAway, random01From, reconnectDelayMs, SeenIds } from '../../src/api/resume.js';
 import { formatEventLine, parseEvent, summarize, type ApiEvent } from '../../src/commands/events/format.js';
 
 function pattern(raw: string): TypePattern {

@@ -11,7 +11,7 @@ import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
-import { inFlight, runCli, tempConfigDir } from '../helpers/cli.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
 
 let emu: RunningEmulator;
 
@@ -71,7 +71,7 @@ function startCli(argv: string[], opts: { signal?: AbortSignal; beforeWrite?: ()
     signal: opts.signal ?? new AbortController().signal,
     secrets: new MemorySecretStore(),
   };
-  return { done: inFlight(execute(argv, runtime)), stdout: () => stdout, stderr: () => stderr };
+  return { done: execute(argv, runtime), stdout: () => stdout, stderr: () => stderr };
 }
 
 async function until(condition: () => boolean, what = 'condition'): Promise<void> {

@@ -15,7 +15,7 @@ import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import type { Clock } from '../../src/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
-import { inFlight, runCli, tempConfigDir } from '../helpers/cli.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -70,7 +70,7 @@ function startCli(argv: string[], opts: { env?: Record<string, string>; secrets?
     signal: opts.signal ?? new AbortController().signal,
     secrets: opts.secrets ?? new MemorySecretStore(),
   };
-  return { done: inFlight(execute(argv, runtime)), stdout: () => stdout, stderr: () => stderr };
+  return { done: execute(argv, runtime), stdout: () => stdout, stderr: () => stderr };
 }
 
 interface Received {

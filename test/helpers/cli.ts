@@ -51,7 +51,6 @@ const refusingPrompter: Prompter = {
 };
 
 /** runCli calls under way in this test file (a background `events tail` and the runs beside it). */
-let runsInFlight = 0;
 
 export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<RunCliResult> {
   let stdout = '';
@@ -97,24 +96,6 @@ export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<
     runtime.keychain = opts.keychain;
     if (opts.keychainTimeoutMs !== undefined) runtime.keychainTimeoutMs = opts.keychainTimeoutMs;
   } else runtime.secrets = opts.secrets ?? new MemorySecretStore();
-  const exitCode = await inFlight(execute(argv, runtime));
+  const exitCode = await execute(argv, runtime);
   return { exitCode, stdout, stderr };
-}
-
-/**
- * Counts a run of the CLI in this process (runCli, or a test's own `execute` in the background).
- * As the process does when its command ends (src/cli/process.ts), the last run to end closes the
- * HTTP transport, so the next run gets one made from its own env (proxy variables), not a pool
- * kept from an earlier run; never while another run (a tail in the background) still uses it.
- */
-export async function inFlight<T>(run: Promise<T>): Promise<T> {
-  runsInFlight++;
-  try {
-    return await run;
-  } finally {
-    if (--runsInFlight === 0) {
-      const { closeHttp } = await import('../../src/api/http.js');
-      await closeHttp();
-    }
-  }
 }

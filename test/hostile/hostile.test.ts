@@ -5,7 +5,6 @@
 // server sent reaches the terminal able to act on it. (Memory, measured on the spawned
 // binary: memory.test.ts.)
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeHttp } from '../../src/api/http.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { drip, hostileServer, json, streamLazily, type HostileServer } from './server.js';
@@ -27,7 +26,6 @@ afterEach(() => {
   other.reset();
 });
 afterAll(async () => {
-  await closeHttp();
   await server.close();
   await other.close();
 });
@@ -222,17 +220,13 @@ describe('redirects are never followed with the credential', () => {
   });
 
   it('through undici (proxy variables set, the host exempted): no redirect followed either', async () => {
-    await closeHttp(); // the transport is chosen once per process: start over with the proxy variables
-    try {
-      other.on('/steal', (_req, res) => json(res, 200, account));
-      server.on('/v1/account', (_req, res) => res.writeHead(302, { location: `${other.url}/steal` }).end());
-      const r = await runCli(['account'], { env: env({ HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' }) });
-      expect(r.exitCode).toBe(1);
-      expect(r.stderr).toContain(`redirect (302) to ${other.origin}`);
-      expect(other.seen).toEqual([]);
-    } finally {
-      await closeHttp();
-    }
+    // Each invocation's context opens its own transport: these proxy variables choose undici.
+    other.on('/steal', (_req, res) => json(res, 200, account));
+    server.on('/v1/account', (_req, res) => res.writeHead(302, { location: `${other.url}/steal` }).end());
+    const r = await runCli(['account'], { env: env({ HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' }) });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`redirect (302) to ${other.origin}`);
+    expect(other.seen).toEqual([]);
   });
 });
 

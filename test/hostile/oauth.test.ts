@@ -7,7 +7,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import type { Browser, Clock } from '../../src/context.js';
-import { closeHttp } from '../../src/api/http.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { hostileServer, json, type HostileServer } from './server.js';
@@ -25,7 +24,6 @@ afterEach(() => {
   other.reset();
 });
 afterAll(async () => {
-  await closeHttp();
   await server.close();
   await other.close();
 });

@@ -3,7 +3,6 @@
 // first when it is about to expire, so what is printed works for a while.
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { getOAuthAccessToken } from '../../auth/session.js';
 import { printJson } from '../../io/output.js';
 
 export type AuthTokenOptions = Record<string, never>;
@@ -15,7 +14,7 @@ export function parse(args: string[], _flags: Record<string, unknown>): AuthToke
 
 export async function run(_opts: AuthTokenOptions, ctx: Context): Promise<void> {
   const credential = await ctx.resolveCredential();
-  const token = credential.kind === 'oauth' ? await getOAuthAccessToken(ctx, credential.profileName, { forceRefresh: false }) : credential.apiKey!;
+  const token = credential.kind === 'oauth' ? await ctx.accessToken(credential.profileName, { forceRefresh: false }) : credential.apiKey!;
   if (ctx.globals.json) {
     printJson(ctx, { token, type: credential.kind, mode: credential.mode, profile: credential.source === 'env' ? null : credential.profileName });
   } else {

@@ -3,7 +3,8 @@ import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { parseE164, parseId, parseLanguageTag } from '../../validate/index.js';
-import { type Flags, requiredArg, stringFlag, validated, call, confirmBilled } from './shared.js';
+import { type Flags, requiredArg, stringFlag, validated } from './shared.js';
+import { call, confirmBilled } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Participant, participantFields, timeFormat } from './views.js';
 

@@ -1,6 +1,7 @@
 // `svc calls lines list [--limit N] [--all]`
 import type { Context } from '../../context.js';
-import { type Flags, type ListFlags, parseListFlags, fetchList } from './shared.js';
+import { type Flags, type ListFlags, parseListFlags } from './shared.js';
+import { fetchList } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Line, lineColumns, timeFormat } from './views.js';
 

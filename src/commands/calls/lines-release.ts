@@ -1,7 +1,8 @@
 // `svc calls lines release ID`
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
-import { type Flags, requiredArg, validated, call } from './shared.js';
+import { type Flags, requiredArg, validated } from './shared.js';
+import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Line, lineFields, timeFormat } from './views.js';
 

@@ -1,7 +1,8 @@
 // `svc calls links create [--call ID] [--language L] [--expires-in 1h]`
 import type { Context } from '../../context.js';
 import { parseDurationSeconds, parseId, parseLanguageTag } from '../../validate/index.js';
-import { type Flags, stringFlag, validated, call } from './shared.js';
+import { type Flags, stringFlag, validated } from './shared.js';
+import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Link, linkFields, timeFormat } from './views.js';
 

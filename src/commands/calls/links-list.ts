@@ -1,6 +1,7 @@
 // `svc calls links list [--limit N] [--all]`
 import type { Context } from '../../context.js';
-import { type Flags, type ListFlags, parseListFlags, fetchList } from './shared.js';
+import { type Flags, type ListFlags, parseListFlags } from './shared.js';
+import { fetchList } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Link, linkColumns, timeFormat } from './views.js';
 

@@ -1,7 +1,8 @@
 // `svc calls list [--status active|ended] [--limit N] [--all]`
 import type { Context } from '../../context.js';
 import { parseChoice } from '../../validate/index.js';
-import { type Flags, type ListFlags, parseListFlags, stringFlag, validated, fetchList } from './shared.js';
+import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from './shared.js';
+import { fetchList } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Call, callColumns, timeFormat } from './views.js';
 

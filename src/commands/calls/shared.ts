@@ -1,12 +1,8 @@
-// Helpers shared by the resource commands (calls, links, lines, chats, translate):
-// reading commander's flags, turning a validator's refusal into a usage error, the
-// live-mode billing notice, and requests and lists through the core's API client.
-import type { Context } from '../../context.js';
-import type { ApiRequest, QueryValue } from '../../api/client.js';
-import { type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
-import { confirm, startSpinner } from '../../io/interactive.js';
-import { note } from '../../io/output.js';
+// Helpers shared by the resource commands' parse steps (calls, links, lines, chats,
+// translate): reading commander's flags and turning a validator's refusal into a usage
+// error. What their handlers share (requests, lists, billing notice) is in
+// src/commands/shared/resources.ts.
+import { UsageError } from '../../errors.js';
 import { InvalidValueError, parseLimit } from '../../validate/index.js';
 
 export type Flags = Record<string, unknown>;
@@ -66,81 +62,4 @@ export function parseListFlags(flags: Flags): ListFlags {
   }
   if (limitText === undefined) return { all };
   return { all, limit: validated(() => parseLimit(limitText)) };
-}
-
-/**
- * Live-mode actions that cost money say so on stderr, and ask on a terminal unless
- * `--yes`; without a terminal they just run (scripts and CI). Test mode is free and
- * says nothing. Declining is exit 1 with nothing done.
- */
-export async function confirmBilled(ctx: Context, action: string, opts: { testModeRefuses?: boolean } = {}): Promise<void> {
-  const { credential } = await ctx.api();
-  if (credential.mode !== 'live') return;
-  const org = credential.profile?.org_name ?? credential.profile?.org_id ?? 'the organization';
-  // Never suggest test mode for what test mode refuses (dialling a phone).
-  const free = opts.testModeRefuses
-    ? ''
-    : credential.source === 'env' ? ' Set SVC_API_KEY to a test key (svc_test_…) to try it free of charge.' : ' Use --test to try it free of charge.';
-  note(ctx, `${action} is billed to ${org} (live mode).${free}`);
-  if (ctx.globals.yes || !ctx.io.stdin.isTTY || !ctx.io.stderr.isTTY) return;
-  if (!(await confirm(ctx, `${action}: continue?`))) throw new CliError('cancelled: nothing was done', EXIT.failure);
-}
-
-/** A single request through the endpoint table; the core client maps errors to exit codes. */
-export async function call<T>(ctx: Context, endpoint: EndpointName, request: Omit<ApiRequest, 'endpoint'> = {}): Promise<T> {
-  const api = await ctx.api();
-  return api.request<T>({ endpoint, ...request });
-}
-
-/**
- * A list: one page of `--limit` (or the service's default), or with `--all` every page
- * (100 per request), with a spinner counting on a terminal.
- */
-export async function fetchList<T>(
-  ctx: Context,
-  endpoint: EndpointName,
-  list: ListFlags,
-  request: Pick<ApiRequest, 'params' | 'query'> = {},
-): Promise<T[]> {
-  const api = await ctx.api();
-  const query: Record<string, QueryValue> = { ...request.query };
-  if (!list.all) {
-    if (list.limit !== undefined) query.limit = String(list.limit);
-    const page = await api.request<ListPage<T>>({ endpoint, ...request, query });
-    // Say that the list goes on, on stderr, also when piped: a script's stdout gets exactly what it asked for.
-    if (page.has_more) note(ctx, `note: showing the newest ${page.data.length}; there are more results (--limit up to 100, or --all for every one)`);
-    return page.data;
-  }
-  // The core spinner has no text update: a fresh one per page keeps the count current.
-  let spinner = await startSpinner(ctx, 'fetching…');
-  const items: T[] = [];
-  try {
-    let cursor: string | null = null;
-    do {
-      const pageQuery: Record<string, QueryValue> = { ...query, limit: String(LIST_LIMIT_MAX) };
-      if (cursor !== null) pageQuery.cursor = cursor;
-      const page: ListPage<T> = await api.request<ListPage<T>>({ endpoint, ...request, query: pageQuery });
-      items.push(...page.data);
-      cursor = page.has_more ? page.next_cursor : null;
-      if (cursor !== null) {
-        spinner.stop();
-        spinner = await startSpinner(ctx, `fetching… ${items.length} so far`);
-      }
-    } while (cursor !== null);
-  } finally {
-    spinner.stop();
-  }
-  return items;
-}
-
-/**
- * Text given on stdin (for `chats send`, `translate`): all of it, less one trailing
- * newline. A terminal on stdin would wait forever for input nobody means to type, so it
- * is a usage error naming the way to give the text.
- */
-export async function readStdinText(ctx: Context, what: string, example: string): Promise<string> {
-  if (ctx.io.stdin.isTTY) throw new UsageError(`no ${what} given: pass it as an argument or pipe it on stdin, e.g. ${example}`);
-  const text = (await ctx.io.stdin.readAll()).replace(/\r?\n$/, '');
-  if (text.trim() === '') throw new UsageError(`${what} on stdin is empty: e.g. ${example}`);
-  return text;
 }

@@ -3,7 +3,8 @@ import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
 import { UsageError } from '../../errors.js';
 import { parseLanguageList } from '../../validate/index.js';
-import { type Flags, stringFlag, validated, call, confirmBilled } from './shared.js';
+import { type Flags, stringFlag, validated } from './shared.js';
+import { call, confirmBilled } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Call, callFields, timeFormat } from './views.js';
 

@@ -1,7 +1,8 @@
 // `svc chats close ID`
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
-import { type Flags, requiredArg, validated, call } from '../calls/shared.js';
+import { type Flags, requiredArg, validated } from '../calls/shared.js';
+import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Chat, chatFields } from './views.js';

@@ -1,7 +1,8 @@
 // `svc chats list [--status open|closed] [--limit N] [--all]`
 import type { Context } from '../../context.js';
 import { parseChoice } from '../../validate/index.js';
-import { type Flags, type ListFlags, parseListFlags, stringFlag, validated, fetchList } from '../calls/shared.js';
+import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from '../calls/shared.js';
+import { fetchList } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Chat, chatColumns } from './views.js';

@@ -1,7 +1,8 @@
 // `svc chats messages ID [--limit N] [--all]`
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
-import { type Flags, type ListFlags, parseListFlags, requiredArg, validated, fetchList } from '../calls/shared.js';
+import { type Flags, type ListFlags, parseListFlags, requiredArg, validated } from '../calls/shared.js';
+import { fetchList } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageColumns } from './views.js';

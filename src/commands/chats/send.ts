@@ -1,7 +1,8 @@
 // `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
 import type { Context } from '../../context.js';
 import { parseId, parseText } from '../../validate/index.js';
-import { type Flags, positional, requiredArg, validated, call, readStdinText } from '../calls/shared.js';
+import { type Flags, positional, requiredArg, validated } from '../calls/shared.js';
+import { call, readStdinText } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageFields } from './views.js';

@@ -2,7 +2,8 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseLanguageTag } from '../../validate/index.js';
-import { type Flags, stringFlag, validated, call } from '../calls/shared.js';
+import { type Flags, stringFlag, validated } from '../calls/shared.js';
+import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Chat, chatFields } from './views.js';

@@ -9,7 +9,8 @@ import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
 import { parseId } from '../../validate/index.js';
-import { type Flags, call, requiredArg, validated } from '../calls/shared.js';
+import { type Flags, requiredArg, validated } from '../calls/shared.js';
+import { call } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
 import { type Chat, type Message, messageColumns, messageText } from './views.js';
 
@@ -37,7 +38,7 @@ export function parse(args: string[], flags: Flags): ChatsStreamOptions {
 export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<number> {
   const [{ openSse }, { follow }, gaps, api] = await Promise.all([
     import('../../api/sse.js'),
-    import('../events/follow.js'),
+    import('../../api/reconnect.js'),
     import('../events/gap.js'),
     ctx.api(),
   ]);

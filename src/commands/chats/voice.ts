@@ -5,10 +5,11 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printObject } from '../../io/output.js';
 import { AUDIO_SNIFF_BYTES, checkVoiceSize, parseId, sniffAudioType } from '../../validate/index.js';
-import { type Flags, call, requiredArg, validated } from '../calls/shared.js';
+import { type Flags, requiredArg, validated } from '../calls/shared.js';
+import { call } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageFields } from './views.js';
-import { requireNode } from '../../node-require.js';
+import { lazyRequire } from '../../node-require.js';
 
 export interface ChatsVoiceOptions {
   id: string;
@@ -50,7 +51,7 @@ async function readVoiceStdin(ctx: Context): Promise<Uint8Array> {
  * effect, so it uses node:fs directly, loaded only here.)
  */
 async function readVoiceFile(file: string): Promise<Uint8Array> {
-  const { open } = requireNode('node:fs/promises') as typeof import('node:fs/promises');
+  const { open } = lazyRequire('node:fs/promises');
   let handle: Awaited<ReturnType<typeof open>>;
   let size: number;
   try {

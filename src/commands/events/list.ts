@@ -3,7 +3,8 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';
-import { type Flags, type ListFlags, fetchList, parseListFlags } from '../calls/shared.js';
+import { type Flags, type ListFlags, parseListFlags } from '../calls/shared.js';
+import { fetchList } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
 import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
 import { type ApiEvent, summarize } from './format.js';

@@ -51,7 +51,7 @@ export function checkKeyShape(key: string): Mode {
 async function readKey(ctx: Context, _opts: KeysAddOptions): Promise<string> {
   // A terminal on stdin would echo the key while reading to EOF with no prompt: ask hidden instead, even with --stdin.
   if (ctx.io.stdin.isTTY) {
-    if (!ctx.io.stderr.isTTY)
+    if (!ctx.io.canPrompt())
       throw new UsageError('stdin is a terminal, where the key would be echoed, but there is no terminal on stderr to prompt on', 'pipe the key in: `svc keys add --stdin < key.txt`');
     return (await promptSecret(ctx, 'API key (svc_test_… or svc_live_…):', '--stdin')).trim();
   }

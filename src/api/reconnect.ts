@@ -1,8 +1,8 @@
 // Following an SSE stream for as long as the user wants it: reconnect after a drop or a
 // silent connection, resume with Last-Event-ID (WHATWG HTML §9.2.4), and give up only
 // after `timeoutMs` without a connection, so that a supervisor can restart us.
-import type { Clock } from '../../context.js';
-import { readSse, type SseMessage } from '../../api/sse.js';
+import type { Clock } from '../shared/runtime.js';
+import { readSse, type SseMessage } from './sse.js';
 import { HEARTBEAT_TIMEOUT_MS, reconnectDelayMs } from './resume.js';
 
 export interface OpenedStream {

@@ -1,0 +1,53 @@
+// Recording a new OAuth sign-in in config.json (`svc login`): the profile takes the
+// organization and address the sign-in was made for. Keys of another organization or
+// address would act for it under the profile's name, so they go, secrets included.
+import type { ConfigData, ConfigStore, KeyMeta, OAuthMeta, Profile, SecretStorage } from '../config/config.js';
+import { DEFAULT_PROFILE } from '../config/config.js';
+import type { SecretLeft, SecretStore } from './store.js';
+
+export interface SignIn {
+  baseUrl: string;
+  orgId: string;
+  /** null: the organization's name could not be read (the stored one stays). */
+  orgName: string | null;
+  oauth: Pick<OAuthMeta, 'client_id' | 'scopes' | 'expires_at'>;
+  /** Where the tokens were stored. */
+  storage: SecretStorage;
+  /** The profile moves from another address (confirmed by the user). */
+  moved: boolean;
+}
+
+/** Call holding the profile's lock. Returns the keys removed and any secret that could not be deleted. */
+export async function recordSignIn(
+  deps: { config: ConfigStore; secrets: SecretStore },
+  profileName: string,
+  signIn: SignIn,
+): Promise<{ removed: KeyMeta[]; left: SecretLeft[] }> {
+  const removed = await deps.config.update((config: ConfigData) => {
+    const profile: Profile = config.profiles[profileName] ?? {};
+    let removedKeys: KeyMeta[] = [];
+    if (signIn.moved || (profile.org_id && profile.org_id !== signIn.orgId)) {
+      // Keys of the old organization (or service) would act for it under this profile's new name.
+      removedKeys = Object.values(profile.keys ?? {});
+      delete profile.keys;
+      delete profile.mode;
+      delete profile.org_name;
+    }
+    profile.base_url = signIn.baseUrl;
+    profile.org_id = signIn.orgId;
+    if (signIn.orgName !== null) profile.org_name = signIn.orgName;
+    profile.oauth = { ...signIn.oauth, storage: signIn.storage };
+    config.profiles[profileName] = profile;
+    // The first profile becomes the default, so plain `svc …` finds it.
+    if (config.default_profile === undefined && (profileName === DEFAULT_PROFILE || Object.keys(config.profiles).length === 1)) {
+      config.default_profile = profileName;
+    }
+    return removedKeys;
+  });
+  const left: SecretLeft[] = [];
+  for (const key of removed) {
+    const entry = await deps.secrets.delete(profileName, key.name, key.storage);
+    if (entry) left.push(entry);
+  }
+  return { removed, left };
+}

@@ -1,0 +1,40 @@
+// The terminal as the services see it: the three streams, colour, and the one answer to
+// "may we ask the person?" (design.md "Output and errors"). Built by src/cli/context.ts
+// from the runtime; services below the commands write only through it.
+
+export interface Output {
+  write(chunk: string): void;
+  readonly isTTY: boolean;
+  readonly columns?: number;
+}
+
+export interface Input {
+  readonly isTTY: boolean;
+  /** The whole of stdin as text (for `--stdin`, `--input -`, pasted redirects). */
+  readAll(): Promise<string>;
+  /** stdin line by line, as they arrive; ends when `signal` aborts, releasing stdin so the process can exit. */
+  lines(signal?: AbortSignal): AsyncIterable<string>;
+  /** The whole of stdin as bytes (`svc chats voice ID -`); absent where only text is available. */
+  readAllBytes?(): Promise<Uint8Array>;
+}
+
+export interface Spinner {
+  stop(finalText?: string): void;
+}
+
+/** Shows a spinner on stderr; the runtime's (an ora on the real terminal), asked only on a TTY. */
+export type SpinnerFactory = (text: string, color: boolean) => Promise<Spinner>;
+
+export interface Io {
+  stdout: Output;
+  stderr: Output;
+  stdin: Input;
+  /** Colour decided once: a TTY, no NO_COLOR, no --no-color. */
+  readonly color: boolean;
+  /** A person can be asked: stdin and stderr are both terminals (stripe-cli#1053: never prompt otherwise). */
+  canPrompt(): boolean;
+  /** Progress for the person watching (a 429 wait, a lock wait): on a terminal only, so scripts stay quiet. */
+  progress(message: string): void;
+  /** A spinner on stderr when it is a terminal; otherwise one that shows nothing. */
+  spinner(text: string): Promise<Spinner>;
+}
