@@ -2,6 +2,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { invalidOne } from '../errors.js';
+import { ID_PREFIX } from '../../contract/index.js';
 import { eventLog, gapFrame, resumeAfter, retained, seqOfEventId, typeMatcher } from '../events.js';
 import type { EmulatorEnv } from '../http.js';
 import { SSE_HEADERS, disconnectOf, openStream } from '../sse.js';
@@ -41,10 +42,12 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const lastEventId = c.req.header('last-event-id')?.trim();
     const backlog: string[] = [];
     if (lastEventId !== undefined && lastEventId !== '') {
+      // Not an event id at all is a malformed request; an event id this emulator never gave out
+      // is one it does not know, which the contract answers with a gap, like a forgotten one.
+      if (!lastEventId.startsWith(ID_PREFIX.event)) throw invalidOne(['header', 'Last-Event-ID'], 'not an event id (evt_…)', 'value_error');
       const seq = seqOfEventId(lastEventId);
-      if (seq === null) throw invalidOne(['header', 'Last-Event-ID'], 'not an event id this API gave out', 'value_error');
       const kept = retained(eventLog(state, credential.org_id, credential.mode));
-      const resume = resumeAfter(kept, seq);
+      const resume = seq === null ? { known: false, events: kept } : resumeAfter(kept, seq);
       // An event no longer retained (or unknown): say so before the retained ones, never resume silently.
       if (!resume.known) backlog.push(gapFrame(lastEventId, kept[0]?.id ?? null));
       for (const event of resume.events) if (matches(event.type)) backlog.push(event.frame);

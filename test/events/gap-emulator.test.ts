@@ -1,0 +1,31 @@
+// The gap end to end: `svc events tail --since` an id the emulator does not retain gets the
+// contract's `event: gap` frame first; svc warns on stderr and goes on (exit 0), or with
+// --fail-on-gap exits 1; the retained events still arrive, in order.
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { useTestEmulator } from '../helpers/emulator.js';
+
+const emu = useTestEmulator();
+const env = () => ({ SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url });
+
+describe('events tail --since an id the service no longer retains', () => {
+  it('warns that later events may be missing, names the id, and prints the retained events', async () => {
+    await emu().reset();
+    const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 3 });
+    const run = await runCli(['events', 'tail', '--since', 'evt_forgottenlongago', '--max-events', '3', '--json'], { env: env() });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/warning: the service no longer retains the events after evt_forgottenlongago[^\n]*later events may be missing/);
+    const ids = run.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+    expect(ids).toHaveLength(3);
+    expect(ids[2]).toBe(published.last_id);
+  });
+
+  it('--fail-on-gap exits 1 instead, before printing anything', async () => {
+    await emu().reset();
+    await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 2 });
+    const run = await runCli(['events', 'tail', '--since', 'evt_forgottenlongago', '--fail-on-gap', '--json'], { env: env() });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/no longer retains the events after evt_forgottenlongago/);
+  });
+});
