@@ -8,7 +8,7 @@
 //   with the chunks they share. main.cjs imports them by path, on demand.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -73,6 +73,64 @@ const lazyChildProcessForCommander = {
   },
 };
 
+/**
+ * The command tree's indexes (src/commands/**\/index.ts) import each command module for its
+ * `command` declaration only; the module's code is what `leaf(…, () => import(…))` loads
+ * when the command runs. So for those static imports the start path gets a copy of the
+ * module holding just the declaration and the imports it uses: start-up evaluates no
+ * command code and none of the modules commands use.
+ */
+export const declarationsOnly = {
+  name: 'declarations-only',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      if (args.kind !== 'import-statement' || !/[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(args.importer)) return undefined;
+      const path = join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'));
+      if (!/[\\/]src[\\/]commands[\\/]/.test(path) || /[\\/]index\.ts$/.test(path)) return undefined;
+      // A path relative to the project, as esbuild names files in the bundle.
+      return { path: relative(root, path), namespace: 'svc-declaration', pluginData: { file: path } };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'svc-declaration' }, async (args) => ({
+      contents: await declarationSource(args.pluginData.file),
+      loader: 'ts',
+      resolveDir: dirname(args.pluginData.file),
+    }));
+  },
+};
+
+let typescript;
+
+/** `export const command = …` of a command module, with the imports it uses. */
+async function declarationSource(file) {
+  typescript ??= (await import('typescript')).default;
+  const ts = typescript;
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const declaration = source.statements.find(
+    (s) => ts.isVariableStatement(s) && s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) && s.declarationList.declarations.some((d) => d.name.getText(source) === 'command'),
+  );
+  if (!declaration) throw new Error(`${file}: a command module exports \`const command = defineCommand({…})\``);
+  const used = new Set();
+  (function walk(node) {
+    if (ts.isIdentifier(node)) used.add(node.text);
+    ts.forEachChild(node, walk);
+  })(declaration);
+  const imports = [];
+  for (const statement of source.statements) {
+    const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+    if (!clause || clause.isTypeOnly) continue;
+    const from = statement.moduleSpecifier.getText(source);
+    if (clause.name && used.has(clause.name.text)) imports.push(`import ${clause.name.text} from ${from};`);
+    const bindings = clause.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings) && used.has(bindings.name.text)) imports.push(`import * as ${bindings.name.text} from ${from};`);
+    if (bindings && ts.isNamedImports(bindings)) {
+      const names = bindings.elements.filter((e) => !e.isTypeOnly && used.has(e.name.text)).map((e) => e.getText(source));
+      if (names.length) imports.push(`import { ${names.join(', ')} } from ${from};`);
+    }
+  }
+  return `${imports.join('\n')}\n${declaration.getText(source)}\n`;
+}
+
 /** Writes the bundle into `outdir` (which should be empty). */
 export async function bundle(outdir) {
   await build({
@@ -89,7 +147,7 @@ export async function bundle(outdir) {
 
   await build({
     ...common,
-    plugins: [lazyChildProcessForCommander, onDemandFiles],
+    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly],
     entryPoints: { main: 'src/main.ts' },
     outfile: join(outdir, 'main.cjs'),
     format: 'cjs',

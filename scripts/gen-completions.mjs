@@ -1,4 +1,4 @@
-// Writes completions/svc.{bash,zsh,fish} from the commander tree (src/cli/program.ts).
+// Writes completions/svc.{bash,zsh,fish} from the command tree (src/commands/index.ts).
 // test/core/completion.test.ts regenerates them and fails when the files drift.
 //   node scripts/gen-completions.mjs          write the files
 //   node scripts/gen-completions.mjs --check  exit 1 when a file differs

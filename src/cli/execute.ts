@@ -1,12 +1,20 @@
-// One invocation: commander parses argv, the chosen leaf's module is imported, its
-// parse() validates, its run() acts; every error becomes a message on stderr and the
-// exit code of design.md. Used by main.ts (the process) and runCli (tests).
+// One invocation: commander parses argv (with the part of the command tree argv names),
+// the chosen leaf's module is imported, its parse() validates, its run() acts; every
+// error becomes a message on stderr and the exit code of design.md. Used by main.ts (the
+// process) and runCli (tests).
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, exitCodeOf, isAbortError } from '../errors.js';
 import { redactText } from '../io/redact.js';
-import { buildProgram, globalMode } from './program.js';
-import type { CommandModule, Invocation } from './program.js';
+import { ROOT } from '../commands/index.js';
+import type { LoadedCommand } from './define.js';
+import { buildProgram, globalMode, type Invocation } from './tree.js';
 import type { Runtime } from './context.js';
+
+/**
+ * Instead of running the command: receives what its run() would get (cli/cli's `runF`).
+ * Tests check each command's flag rules with it, without a context or a server.
+ */
+export type RunF = (name: string, opts: unknown) => void;
 
 interface CommanderErrorLike {
   code: string;
@@ -37,15 +45,25 @@ export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, deb
   return code;
 }
 
+/** A declared `env` fallback fills a flag the command line left out. */
+function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<string, unknown> {
+  const flags = { ...invocation.flags };
+  for (const [key, spec] of Object.entries(invocation.leaf.decl.flags ?? {})) {
+    const fromEnv = spec.env ? env[spec.env] : undefined;
+    if (flags[key] === undefined && fromEnv !== undefined && fromEnv !== '') flags[key] = fromEnv;
+  }
+  return flags;
+}
+
 /** Aborted by Ctrl-C, as opposed to by a reader that closed stdout (reason code EPIPE). */
 function interruptedBy(signal: AbortSignal): boolean {
   return signal.aborted && (signal.reason as { code?: unknown } | undefined)?.code !== 'EPIPE';
 }
 
-export async function execute(argv: readonly string[], runtime: Runtime, version: string): Promise<number> {
+export async function execute(argv: readonly string[], runtime: Runtime, version: string, runF?: RunF): Promise<number> {
   let exitCode = 0;
   let debug = argv.includes('--debug');
-  const program = buildProgram({
+  const program = buildProgram(ROOT, {
     version,
     writeOut: (text) => runtime.stdout.write(text),
     writeErr: (text) => runtime.stderr.write(text),
@@ -64,19 +82,20 @@ export async function execute(argv: readonly string[], runtime: Runtime, version
       const mode = globalMode(g);
       if (mode) globals.mode = mode;
       try {
-        // The context's modules (config, secret stores, HTTP) load only for a command that
-        // runs, so `--help` parses just the command tree.
-        const { createContext } = await import('./context.js');
-        const ctx = createContext(runtime, globals, version);
-        let module: CommandModule;
+        let module: LoadedCommand;
         try {
-          module = (await invocation.load()) as CommandModule;
+          module = await invocation.leaf.load();
         } catch (error) {
           if (isModuleNotFound(error)) throw new CliError(`\`svc ${invocation.name}\` is not available in this build yet (its module is missing)`);
           throw error;
         }
-        const opts = module.parse(invocation.args, invocation.flags);
-        const result = await module.run(opts as never, ctx as never);
+        const opts = module.parse(invocation.args, withEnvFallbacks(invocation, runtime.env));
+        if (runF) return void runF(invocation.name, opts);
+        // The context's modules (config, secret stores, HTTP) load only for a command that
+        // runs, so `--help` parses just the command tree.
+        const { createContext } = await import('./context.js');
+        const ctx = createContext(runtime, globals, version);
+        const result = await module.run(opts, ctx);
         exitCode = typeof result === 'number' ? result : 0;
         // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
         // an interrupted run from a finished one; a reader closing stdout is no interruption.
@@ -86,7 +105,7 @@ export async function execute(argv: readonly string[], runtime: Runtime, version
         else exitCode = printError(runtime, error, debug);
       }
     },
-  });
+  }, argv);
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

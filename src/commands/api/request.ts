@@ -1,5 +1,6 @@
 // `svc api METHOD PATH [-F key=value …] [--input FILE|-] [--include]`: any request,
 // authenticated like every other command — the escape hatch for what is not wrapped.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { apiErrorFrom } from '../../api/errors.js';
@@ -28,7 +29,22 @@ export function fieldValue(text: string): unknown {
   return text;
 }
 
-export function parse(args: string[], flags: Record<string, unknown>): ApiRequestOptions {
+export const command = defineCommand({
+  name: 'api',
+  summary: 'any request, authenticated like every other command (the escape hatch)',
+  args: [
+    { name: 'method', help: 'GET, POST, PUT, DELETE, PATCH', required: true },
+    { name: 'path', help: 'e.g. /v1/calls', required: true },
+  ],
+  flags: {
+    field: { short: '-F', value: '<key=value>', repeatable: true, help: 'a body field (query parameter for GET/DELETE); repeatable' },
+    input: { value: '<file>', help: 'the request body from a file, or - for stdin' },
+    include: { short: '-i', help: 'print the status line and headers too' },
+  },
+  examples: ['svc api GET /v1/account', 'svc api POST /v1/chats -F language=en -F subject=Hi', 'svc api GET /v1/calls -F status=active --include', 'svc api POST /v1/translate --input body.json'],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ApiRequestOptions {
   const [methodText, path] = args;
   if (!methodText || !path) throw new UsageError('usage: svc api METHOD PATH, e.g. svc api GET /v1/account');
   const method = methodText.toUpperCase() as Method;

@@ -2,6 +2,7 @@
 // where each secret is stored (keychain or file), so it is never unclear which account a
 // command acts on (stripe-cli#1135) or that a secret fell back to a file (cli/cli#8954).
 // Local only: no request is made. Exit 3 when the chosen profile has no usable credential.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
@@ -14,7 +15,14 @@ import { redactedKey } from '../keys/shared.js';
 
 export type AuthStatusOptions = Record<string, never>;
 
-export function parse(_args: string[], _flags: Record<string, unknown>): AuthStatusOptions {
+export const command = defineCommand({
+  name: 'status',
+  summary: 'every profile with its organization, mode, credentials, scopes and where secrets are stored',
+  examples: ['svc auth status', 'svc auth status --json'],
+  scopes: [],
+});
+
+export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): AuthStatusOptions {
   return {};
 }
 

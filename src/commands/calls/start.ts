@@ -1,4 +1,5 @@
 // `svc calls start --languages en,es [--title T]` — billed in live mode.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseLanguageList } from '../../validate/index.js';
@@ -12,7 +13,18 @@ export interface CallsStartOptions {
   title?: string;
 }
 
-export function parse(_args: string[], flags: Flags): CallsStartOptions {
+export const command = defineCommand({
+  name: 'start',
+  summary: 'start an interpreted call between two languages',
+  flags: {
+    languages: { value: '<a,b>', required: true, help: 'the two BCP 47 languages, e.g. en,es' },
+    title: { value: '<title>', help: 'a title' },
+  },
+  examples: ['svc calls start --languages en,es', 'svc calls start --languages en,ja --title "Support"'],
+  scopes: ['calls:write'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): CallsStartOptions {
   const languagesText = stringFlag(flags, 'languages');
   if (languagesText === undefined) throw new UsageError('missing --languages: give the two languages of the call, e.g. --languages en,es');
   const languages = validated(() => parseLanguageList(languagesText, '--languages'));

@@ -1,4 +1,5 @@
 // `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseId, parseText } from '../../validate/index.js';
 import { type Flags, positional, requiredArg, validated, call, readStdinText } from '../calls/shared.js';
@@ -12,7 +13,18 @@ export interface ChatsSendOptions {
   text?: string;
 }
 
-export function parse(args: string[], _flags: Flags): ChatsSendOptions {
+export const command = defineCommand({
+  name: 'send',
+  summary: 'post a text message (TEXT, or stdin when omitted)',
+  args: [
+    { name: 'id', help: 'chat id', required: true },
+    { name: 'text', help: 'the message (several words are joined with spaces)', variadic: true },
+  ],
+  examples: ['svc chats send chat_123 "Where is my order?"', 'echo hello | svc chats send chat_123'],
+  scopes: ['sessions:write'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): ChatsSendOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats send chat_8f2a1c "Hello"');
   const words = positional(args).slice(1);
   const opts: ChatsSendOptions = { id: validated(() => parseId(id, 'chat')) };

@@ -1,5 +1,6 @@
 // `svc chats voice ID FILE` — content type from the extension; a missing, empty,
 // too large or non-audio file (by extension or by its first bytes) is refused before any upload.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printObject } from '../../io/output.js';
@@ -15,7 +16,18 @@ export interface ChatsVoiceOptions {
   contentType: string;
 }
 
-export function parse(args: string[], _flags: Flags): ChatsVoiceOptions {
+export const command = defineCommand({
+  name: 'voice',
+  summary: 'post a voice message from an audio file (≤ 10 MiB)',
+  args: [
+    { name: 'id', help: 'chat id', required: true },
+    { name: 'file', help: 'audio file (.wav, .mp3, .ogg, …)', required: true },
+  ],
+  examples: ['svc chats voice chat_123 question.ogg'],
+  scopes: ['sessions:write'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): ChatsVoiceOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats voice chat_8f2a1c note.ogg');
   const file = requiredArg(args, 1, 'audio FILE', 'svc chats voice chat_8f2a1c note.ogg');
   return validated(() => ({ id: parseId(id, 'chat'), file, contentType: audioContentType(file) }));

@@ -1,4 +1,5 @@
 // `svc completion bash|zsh|fish`: prints the script completions/ ships (same generator).
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { completionScript, SHELLS } from '../../cli/completion.js';
@@ -9,7 +10,15 @@ export interface CompletionOptions {
   shell: Shell;
 }
 
-export function parse(args: string[], _flags: Record<string, unknown>): CompletionOptions {
+export const command = defineCommand({
+  name: 'completion',
+  summary: 'print the shell completion script',
+  args: [{ name: 'shell', help: 'bash, zsh or fish', required: true, choices: ['bash', 'zsh', 'fish'] }],
+  examples: ['svc completion bash > ~/.local/share/bash-completion/completions/svc', 'svc completion zsh > "${fpath[1]}/_svc"', 'svc completion fish > ~/.config/fish/completions/svc.fish'],
+  scopes: [],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): CompletionOptions {
   const shell = args[0];
   if (!SHELLS.includes(shell as Shell)) throw new UsageError(`SHELL must be one of ${SHELLS.join(', ')}, not ${JSON.stringify(shell ?? '')}`);
   return { shell: shell as Shell };

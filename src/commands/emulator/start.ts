@@ -1,4 +1,5 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
 import { UsageError } from '../../errors.js';
@@ -14,6 +15,17 @@ export interface EmulatorStartFlags {
   host?: string;
   json?: boolean;
 }
+
+export const command = defineCommand({
+  name: 'emulator',
+  summary: 'run the local emulator of the service',
+  flags: {
+    port: { value: '<n>', default: '4010', help: 'port to listen on' },
+    host: { value: '<host>', default: '127.0.0.1', help: 'address to listen on' },
+  },
+  examples: ['svc emulator', 'svc emulator --port 0'],
+  scopes: [],
+});
 
 /**
  * Validates the flags before anything starts. Accepts `(flags)` or the command tree's

@@ -1,6 +1,7 @@
 // `svc events tail`: follow the organization's event stream (GET /v1/events/stream,
 // api-contract.md "Events") for as long as the user wants, surviving drops and silent
 // connections without losing or repeating an event.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { SseMessage } from '../../api/sse.js';
 import { ApiError, CliError, NetworkError, UsageError } from '../../errors.js';
@@ -41,7 +42,21 @@ function strings(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map(String);
 }
 
-export function parseTail(args: string[], flags: Record<string, unknown>): TailOptions {
+export const command = defineCommand({
+  name: 'tail',
+  summary: 'follow events live, resuming after drops',
+  flags: {
+    type: { value: '<type>', repeatable: true, help: 'only this type or prefix (repeatable), e.g. call. or chat.closed' },
+    since: { value: '<evt_id>', help: 'start after this event' },
+    maxEvents: { value: '<n>', help: 'stop after N events' },
+    forwardTo: { value: '<url>', help: 'POST each event to this URL' },
+    timeout: { value: '<duration>', help: 'give up after this long without a connection' },
+  },
+  examples: ['svc events tail --type call. --type chat.closed', 'svc events tail --json --max-events 100', 'svc events tail --forward-to http://localhost:3000/hooks'],
+  scopes: ['events:read'],
+});
+
+export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): TailOptions {
   if (args.length > 0) throw new UsageError(`events tail takes no arguments (got ${args.map((a) => JSON.stringify(a)).join(' ')})`, 'filter with --type, e.g. --type call.*');
 
   const types: TypePattern[] = [];
