@@ -1,8 +1,12 @@
 // The svc bundle, as `npm run build` makes it in dist/ and the spawned-process tests in a
-// directory of their own. Two esbuild builds:
-// - main.cjs: all of svc's own code (every command, lazily evaluated) with commander,
-//   as one CommonJS file. Node 20's ESM loader costs about 1.5 ms a file at start-up (and
-//   ~10 ms to start at all); esbuild's code splitting made ~23 files for `svc account`.
+// directory of their own. esbuild builds:
+// - main.cjs: the start path as one CommonJS file: main, the command tree built from the
+//   commands' declarations, commander. Node 20's ESM loader costs about 1.5 ms a file at
+//   start-up (and ~10 ms to start at all); esbuild's code splitting made ~23 files for
+//   `svc account`.
+// - run.cjs: everything that runs a command (every command's code, lazily evaluated, the
+//   context, HTTP, config, credentials), loaded by main.cjs only when a command runs, so
+//   `--help`, `--version` and usage errors never compile it.
 // - lib/*.js: the heavy libraries svc loads only when a command needs them
 //   (prompts, spinner, tables, colours, locks, browser opener, undici), and emulator.js,
 //   with the chunks they share. main.cjs imports them by path, on demand.
@@ -131,6 +135,41 @@ async function declarationSource(file) {
   return `${imports.join('\n')}\n${declaration.getText(source)}\n`;
 }
 
+/**
+ * main.cjs holds the start path only; what runs a command is in run.cjs. In main.cjs,
+ * src/cli/run.ts and each command module a leaf loads (`() => import('./list.js')`) come
+ * from run.cjs, which exports them; the HTTP pool that process.ts closes at exit exists
+ * only if run.cjs was loaded. `commandModules` collects the modules run.cjs must hold.
+ */
+function fromRunFile(commandModules) {
+  return {
+    name: 'from-run-file',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/run\.cjs$/ }, () => ({ path: './run.cjs', external: true }));
+      build.onResolve({ filter: /^\./ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        const file = relative(root, join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'))).split('\\').join('/');
+        if (file === 'src/cli/run.ts') return { path: 'run', namespace: 'svc-run' };
+        if (file === 'src/api/http.ts' && args.importer.endsWith('process.ts')) return { path: 'http', namespace: 'svc-run' };
+        if (/^src\/commands\/(.+\/)?index\.ts$/.test(relative(root, args.importer).split('\\').join('/'))) {
+          commandModules.add(file);
+          return { path: file, namespace: 'svc-run' };
+        }
+        return undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: 'svc-run' }, (args) => ({
+        contents:
+          args.path === 'run'
+            ? "module.exports = require('./run.cjs');"
+            : args.path === 'http'
+              ? "const file = require.resolve('./run.cjs'); module.exports = require.cache[file] ? require(file) : { closeHttp: async () => {} };"
+              : `module.exports = require('./run.cjs').commands[${JSON.stringify(args.path)}]();`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** Writes the bundle into `outdir` (which should be empty). */
 export async function bundle(outdir) {
   await build({
@@ -145,13 +184,30 @@ export async function bundle(outdir) {
     chunkNames: 'lib/chunks/[name]-[hash]',
   });
 
-  await build({
+  const cjs = {
     ...common,
-    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly],
-    entryPoints: { main: 'src/main.ts' },
-    outfile: join(outdir, 'main.cjs'),
     format: 'cjs',
     define: { ...common.define, 'import.meta.url': '__svcModuleUrl' },
     banner: { js: "const __svcModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  };
+  const commandModules = new Set();
+  await build({
+    ...cjs,
+    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly, fromRunFile(commandModules)],
+    entryPoints: { main: 'src/main.ts' },
+    outfile: join(outdir, 'main.cjs'),
+  });
+  // Each command module is evaluated on first use (esbuild keeps a required ES module lazy).
+  const table = [...commandModules].sort().map((file) => `  ${JSON.stringify(file)}: () => require(${JSON.stringify(`./${file}`)}),`);
+  await build({
+    ...cjs,
+    plugins: [onDemandFiles, declarationsOnly],
+    stdin: {
+      contents: `export * from './src/cli/run.ts';\nexport const commands = {\n${table.join('\n')}\n};\n`,
+      resolveDir: root,
+      sourcefile: 'run-entry.js',
+      loader: 'js',
+    },
+    outfile: join(outdir, 'run.cjs'),
   });
 }

@@ -1,20 +1,14 @@
-// One invocation: commander parses argv (with the part of the command tree argv names),
-// the chosen leaf's module is imported, its parse() validates, its run() acts; every
-// error becomes a message on stderr and the exit code of design.md. Used by main.ts (the
-// process) and runCli (tests).
-import type { GlobalOptions } from '../context.js';
-import { CliError, EXIT, exitCodeOf, isAbortError } from '../errors.js';
-import { redactText } from '../io/redact.js';
+// One invocation: commander parses argv with the part of the command tree argv names
+// (src/cli/tree.ts); the chosen leaf runs through src/cli/run.ts, loaded only then. Used
+// by main.ts (the process) and runCli (tests). Kept to the start path: no command code,
+// no error classes (commander's own errors only need an exit code).
+import { EXIT } from '../errors.js';
 import { ROOT } from '../commands/index.js';
-import type { LoadedCommand } from './define.js';
-import { buildProgram, globalMode, type Invocation } from './tree.js';
+import { buildProgram } from './tree.js';
 import type { Runtime } from './context.js';
+import type { RunF } from './run.js';
 
-/**
- * Instead of running the command: receives what its run() would get (cli/cli's `runF`).
- * Tests check each command's flag rules with it, without a context or a server.
- */
-export type RunF = (name: string, opts: unknown) => void;
+export type { RunF };
 
 interface CommanderErrorLike {
   code: string;
@@ -25,87 +19,22 @@ function isCommanderError(error: unknown): error is CommanderErrorLike {
   return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('commander.');
 }
 
-function isModuleNotFound(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return e?.code === 'ERR_MODULE_NOT_FOUND' || /Failed to load url|Cannot find module/.test(e?.message ?? '');
-}
-
-export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, debug: boolean): number {
-  const code = exitCodeOf(error);
-  if (code === EXIT.interrupted) return code;
-  if (error instanceof CliError) {
-    runtime.stderr.write(`error: ${redactText(error.message)}\n`);
-    if (error.hint) runtime.stderr.write(`  ${redactText(error.hint)}\n`);
-  } else {
-    const message = error instanceof Error ? error.message : String(error);
-    runtime.stderr.write(`error: unexpected failure: ${redactText(message)}\n`);
-    if (debug && error instanceof Error && error.stack) runtime.stderr.write(redactText(error.stack) + '\n');
-    else runtime.stderr.write('  run it again with --debug for details\n');
-  }
-  return code;
-}
-
-/** A declared `env` fallback fills a flag the command line left out. */
-function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<string, unknown> {
-  const flags = { ...invocation.flags };
-  for (const [key, spec] of Object.entries(invocation.leaf.decl.flags ?? {})) {
-    const fromEnv = spec.env ? env[spec.env] : undefined;
-    if (flags[key] === undefined && fromEnv !== undefined && fromEnv !== '') flags[key] = fromEnv;
-  }
-  return flags;
-}
-
-/** Aborted by Ctrl-C, as opposed to by a reader that closed stdout (reason code EPIPE). */
-function interruptedBy(signal: AbortSignal): boolean {
-  return signal.aborted && (signal.reason as { code?: unknown } | undefined)?.code !== 'EPIPE';
-}
-
 export async function execute(argv: readonly string[], runtime: Runtime, version: string, runF?: RunF): Promise<number> {
   let exitCode = 0;
-  let debug = argv.includes('--debug');
-  const program = buildProgram(ROOT, {
-    version,
-    writeOut: (text) => runtime.stdout.write(text),
-    writeErr: (text) => runtime.stderr.write(text),
-    columns: runtime.stdout.columns,
-    async invoke(invocation: Invocation) {
-      const g = invocation.globals;
-      debug = Boolean(g.debug);
-      const globals: GlobalOptions = {
-        json: Boolean(g.json),
-        debug,
-        color: g.color !== false,
-        yes: Boolean(g.yes),
-      };
-      if (g.profile) globals.profile = g.profile;
-      if (g.baseUrl) globals.baseUrl = g.baseUrl;
-      const mode = globalMode(g);
-      if (mode) globals.mode = mode;
-      try {
-        let module: LoadedCommand;
-        try {
-          module = await invocation.leaf.load();
-        } catch (error) {
-          if (isModuleNotFound(error)) throw new CliError(`\`svc ${invocation.name}\` is not available in this build yet (its module is missing)`);
-          throw error;
-        }
-        const opts = module.parse(invocation.args, withEnvFallbacks(invocation, runtime.env));
-        if (runF) return void runF(invocation.name, opts);
-        // The context's modules (config, secret stores, HTTP) load only for a command that
-        // runs, so `--help` parses just the command tree.
-        const { createContext } = await import('./context.js');
-        const ctx = createContext(runtime, globals, version);
-        const result = await module.run(opts, ctx);
-        exitCode = typeof result === 'number' ? result : 0;
-        // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
-        // an interrupted run from a finished one; a reader closing stdout is no interruption.
-        if (interruptedBy(runtime.signal) && !module.stopsOnInterrupt) exitCode = EXIT.interrupted;
-      } catch (error) {
-        if (runtime.signal.aborted && (isAbortError(error) || !(error instanceof CliError))) exitCode = EXIT.interrupted;
-        else exitCode = printError(runtime, error, debug);
-      }
+  const program = buildProgram(
+    ROOT,
+    {
+      version,
+      writeOut: (text) => runtime.stdout.write(text),
+      writeErr: (text) => runtime.stderr.write(text),
+      columns: runtime.stdout.columns,
+      async invoke(invocation) {
+        const { runCommand } = await import('./run.js');
+        exitCode = await runCommand(invocation, runtime, version, runF);
+      },
     },
-  }, argv);
+    argv,
+  );
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
@@ -115,7 +44,8 @@ export async function execute(argv: readonly string[], runtime: Runtime, version
       // `svc calls` with no subcommand prints its help on stderr: a usage error.
       return EXIT.usage;
     }
-    return printError(runtime, error, debug);
+    const { printError } = await import('./run.js');
+    return printError(runtime, error, argv.includes('--debug'));
   }
   return exitCode;
 }

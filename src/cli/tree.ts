@@ -3,7 +3,6 @@
 // level of their children (for help listings and "did you mean"), so start-up does not
 // pay for ~45 commands and their flags. The completion generator and tests build it all.
 import { Argument, Command, Option } from 'commander';
-import type { Mode } from '../shared/constants.js';
 import { ROOT } from '../commands/index.js';
 import { flagTerm, kebab, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
 
@@ -37,10 +36,6 @@ export interface ProgramOptions {
   writeOut(text: string): void;
   writeErr(text: string): void;
   columns?: number;
-}
-
-export function globalMode(globals: RawGlobals): Mode | undefined {
-  return globals.test ? 'test' : globals.live ? 'live' : undefined;
 }
 
 function collect(value: string, previous: string[] = []): string[] {

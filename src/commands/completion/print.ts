@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { completionScript, SHELLS } from '../../cli/completion.js';
 import type { Shell } from '../../cli/completion.js';
-import { commandTree } from '../../cli/tree.js';
+import { ROOT } from '../index.js';
 
 export interface CompletionOptions {
   shell: Shell;
@@ -25,5 +25,5 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
 }
 
 export async function run(opts: CompletionOptions, ctx: Context): Promise<void> {
-  ctx.io.stdout.write(completionScript(opts.shell, commandTree()));
+  ctx.io.stdout.write(completionScript(opts.shell, ROOT));
 }

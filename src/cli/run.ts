@@ -1,0 +1,101 @@
+// Running the leaf commander chose: its module is imported, its parse() validates, its
+// run() acts with a context; every error becomes a message on stderr and the exit code of
+// design.md. The bundle puts this and every command's code in dist/run.cjs, loaded only
+// when a command runs (src/cli/execute.ts, the start path, holds just the tree).
+import type { GlobalOptions } from '../context.js';
+import { CliError, EXIT, exitCodeOf, isAbortError } from '../errors.js';
+import { redactText } from '../io/redact.js';
+import type { LoadedCommand } from './define.js';
+import type { Invocation, RawGlobals } from './tree.js';
+import type { Mode } from '../shared/constants.js';
+import type { Runtime } from './context.js';
+
+/**
+ * Instead of running the command: receives what its run() would get (cli/cli's `runF`).
+ * Tests check each command's flag rules with it, without a context or a server.
+ */
+export type RunF = (name: string, opts: unknown) => void;
+
+function isModuleNotFound(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === 'ERR_MODULE_NOT_FOUND' || /Failed to load url|Cannot find module/.test(e?.message ?? '');
+}
+
+export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, debug: boolean): number {
+  const code = exitCodeOf(error);
+  if (code === EXIT.interrupted) return code;
+  if (error instanceof CliError) {
+    runtime.stderr.write(`error: ${redactText(error.message)}\n`);
+    if (error.hint) runtime.stderr.write(`  ${redactText(error.hint)}\n`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    runtime.stderr.write(`error: unexpected failure: ${redactText(message)}\n`);
+    if (debug && error instanceof Error && error.stack) runtime.stderr.write(redactText(error.stack) + '\n');
+    else runtime.stderr.write('  run it again with --debug for details\n');
+  }
+  return code;
+}
+
+/** Aborted by Ctrl-C, as opposed to by a reader that closed stdout (reason code EPIPE). */
+function interruptedBy(signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as { code?: unknown } | undefined)?.code !== 'EPIPE';
+}
+
+/** A declared `env` fallback fills a flag the command line left out. */
+function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<string, unknown> {
+  const flags = { ...invocation.flags };
+  for (const [key, spec] of Object.entries(invocation.leaf.decl.flags ?? {})) {
+    const fromEnv = spec.env ? env[spec.env] : undefined;
+    if (flags[key] === undefined && fromEnv !== undefined && fromEnv !== '') flags[key] = fromEnv;
+  }
+  return flags;
+}
+
+function globalMode(globals: RawGlobals): Mode | undefined {
+  return globals.test ? 'test' : globals.live ? 'live' : undefined;
+}
+
+/** Runs one leaf; returns its exit code. */
+export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, runF?: RunF): Promise<number> {
+  const g = invocation.globals;
+  const debug = Boolean(g.debug);
+  const globals: GlobalOptions = {
+    json: Boolean(g.json),
+    debug,
+    color: g.color !== false,
+    yes: Boolean(g.yes),
+  };
+  if (g.profile) globals.profile = g.profile;
+  if (g.baseUrl) globals.baseUrl = g.baseUrl;
+  const mode = globalMode(g);
+  if (mode) globals.mode = mode;
+  try {
+    let module: LoadedCommand;
+    try {
+      module = await invocation.leaf.load();
+    } catch (error) {
+      if (isModuleNotFound(error)) throw new CliError(`\`svc ${invocation.name}\` is not available in this build yet (its module is missing)`);
+      throw error;
+    }
+    const opts = module.parse(invocation.args, withEnvFallbacks(invocation, runtime.env));
+    if (runF) {
+      runF(invocation.name, opts);
+      return 0;
+    }
+    // The context's modules (config, secret stores, HTTP) load only for a command that
+    // runs, so `--help` parses just the command tree.
+    const { createContext } = await import('./context.js');
+    const ctx = createContext(runtime, globals, version);
+    const result = await module.run(opts, ctx);
+    let exitCode = typeof result === 'number' ? result : 0;
+    // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
+    // an interrupted run from a finished one; a reader closing stdout is no interruption.
+    if (interruptedBy(runtime.signal) && !module.stopsOnInterrupt) exitCode = EXIT.interrupted;
+    return exitCode;
+  } catch (error) {
+    if (runtime.signal.aborted && (isAbortError(error) || !(error instanceof CliError))) return EXIT.interrupted;
+    return printError(runtime, error, debug);
+  }
+}
+
+export { closeHttp } from '../api/http.js';
