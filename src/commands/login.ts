@@ -45,7 +45,7 @@ export const command = defineCommand({
   },
   examples: ['svc login', 'svc login --profile work --scopes calls:read,calls:write', 'svc login --no-browser'],
   notes: "An organization's own app: --client-id (or SVC_CLIENT_ID); a confidential app also sets SVC_CLIENT_SECRET.",
-  scopes: [],
+  scopes: ['account:read'],
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LoginOptions {
