@@ -203,6 +203,9 @@ describe('declared scopes', () => {
     const { ENDPOINTS } = await import('../../src/api/endpoints.js');
     const dir = join(import.meta.dirname, '../../src/commands');
     const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('index.ts'));
+    // Uses that fail soft, so the command does not need the scope: events tail names the
+    // organization in its header when the key may read the account.
+    const optional: Record<string, string[]> = { [join('events', 'tail.ts')]: ['account:read'] };
     let checked = 0;
     for (const file of files) {
       const module = (await import(join(dir, file))) as { command?: { scopes?: readonly string[] } };
@@ -210,7 +213,7 @@ describe('declared scopes', () => {
       if (!declared) continue;
       const text = readFileSync(join(dir, file), 'utf8');
       const used = Object.entries(ENDPOINTS).filter(([name]) => text.includes(`'${name}'`)).map(([, e]) => e.scope).filter((s): s is NonNullable<typeof s> => s !== null);
-      expect(used.filter((s) => !declared.includes(s)), file).toEqual([]);
+      expect(used.filter((s) => !declared.includes(s) && !optional[file]?.includes(s)), file).toEqual([]);
       checked++;
     }
     expect(checked).toBeGreaterThan(30);
