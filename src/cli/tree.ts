@@ -1,7 +1,7 @@
 // The commander tree, built from the commands' declarations (src/commands/index.ts).
-// A run builds only the part argv names: the root, the commands on argv's path, and one
-// level of their children (for help listings and "did you mean"), so start-up does not
-// pay for ~45 commands and their flags. The completion generator and tests build it all.
+// A run builds only the part argv names: the commands on argv's path and, where the path
+// stops at a group, that group's children (for its help and "did you mean"), so start-up
+// does not pay for ~45 commands and their flags. Tests build it all to compare.
 import { Argument, Command, Option } from 'commander';
 import { ROOT } from '../commands/index.js';
 import { flagTerm, kebab, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
@@ -147,10 +147,12 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     addChildren(cmd, node, qualified, rest);
   };
 
+  // On the way down argv's path only the next command is needed; where the path stops, a
+  // group's children are listed in its help and are what "did you mean" picks from.
   const addChildren = (cmd: Command, group: Pick<Group, 'commands'>, prefix: string, rest: string[] | null): void => {
     for (const child of group.commands) {
       const onPath = rest === null || rest[0] === nameOf(child);
-      add(cmd, child, prefix, onPath, rest === null ? null : onPath ? rest.slice(1) : []);
+      if (onPath || rest?.length === 0) add(cmd, child, prefix, onPath, rest === null ? null : onPath ? rest.slice(1) : []);
     }
   };
 
