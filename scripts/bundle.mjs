@@ -4,9 +4,10 @@
 //   commands' declarations, commander. Node 20's ESM loader costs about 1.5 ms a file at
 //   start-up (and ~10 ms to start at all); esbuild's code splitting made ~23 files for
 //   `svc account`.
-// - run.cjs: everything that runs a command (every command's code, lazily evaluated, the
-//   context, HTTP, config, credentials), loaded by main.cjs only when a command runs, so
-//   `--help`, `--version` and usage errors never compile it.
+// - run.cjs: what every command runs on (the runner, context, HTTP, config, credentials,
+//   output), and cmd-<name>.cjs: one top-level command's own code (cmd-calls.cjs holds
+//   every `svc calls …`). main.cjs loads them only when a command runs, so `--help`,
+//   `--version` and usage errors compile neither, and a command compiles only its own.
 // - lib/*.js: the heavy libraries svc loads only when a command needs them
 //   (prompts, spinner, tables, colours, locks, browser opener, undici), and emulator.js,
 //   with the chunks they share. main.cjs imports them by path, on demand.
@@ -135,23 +136,28 @@ async function declarationSource(file) {
   return `${imports.join('\n')}\n${declaration.getText(source)}\n`;
 }
 
+const posix = (path) => path.split('\\').join('/');
+
 /**
- * main.cjs holds the start path only; what runs a command is in run.cjs. In main.cjs,
- * src/cli/run.ts and each command module a leaf loads (`() => import('./list.js')`) come
- * from run.cjs, which exports them; the HTTP pool that process.ts closes at exit exists
- * only if run.cjs was loaded. `commandModules` collects the modules run.cjs must hold.
+ * main.cjs holds the start path only. src/cli/run.ts and every module commands share
+ * (context, HTTP, config, credentials, output) are in run.cjs; each top-level command's
+ * own code is in cmd-<name>.cjs (cmd-calls.cjs: every `svc calls …`), so a command
+ * compiles its own code and the core, not every command's. In main.cjs, run.ts and each
+ * module a leaf loads (`() => import('./list.js')`) come from those files; the HTTP pool
+ * that process.ts closes at exit exists only if run.cjs was loaded. `commandModules`
+ * collects the modules a leaf loads.
  */
-function fromRunFile(commandModules) {
+function fromRunFiles(commandModules) {
   return {
-    name: 'from-run-file',
+    name: 'from-run-files',
     setup(build) {
-      build.onResolve({ filter: /^\.\/run\.cjs$/ }, () => ({ path: './run.cjs', external: true }));
+      build.onResolve({ filter: /^\.\/(run|cmd-[\w-]+)\.cjs$/ }, (args) => ({ path: args.path, external: true }));
       build.onResolve({ filter: /^\./ }, (args) => {
         if (args.kind !== 'dynamic-import') return undefined;
-        const file = relative(root, join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'))).split('\\').join('/');
+        const file = posix(relative(root, join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'))));
         if (file === 'src/cli/run.ts') return { path: 'run', namespace: 'svc-run' };
         if (file === 'src/api/http.ts' && args.importer.endsWith('process.ts')) return { path: 'http', namespace: 'svc-run' };
-        if (/^src\/commands\/(.+\/)?index\.ts$/.test(relative(root, args.importer).split('\\').join('/'))) {
+        if (/^src\/commands\/(.+\/)?index\.ts$/.test(posix(relative(root, args.importer)))) {
           commandModules.add(file);
           return { path: file, namespace: 'svc-run' };
         }
@@ -163,11 +169,44 @@ function fromRunFile(commandModules) {
             ? "module.exports = require('./run.cjs');"
             : args.path === 'http'
               ? "const file = require.resolve('./run.cjs'); module.exports = require.cache[file] ? require(file) : { closeHttp: async () => {} };"
-              : `module.exports = require('./run.cjs').commands[${JSON.stringify(args.path)}]();`,
+              : `module.exports = require('./cmd-${chunkOf(args.path)}.cjs').commands[${JSON.stringify(args.path)}]();`,
         loader: 'js',
       }));
     },
   };
+}
+
+/** The file a command module goes in: its top-level command (`src/commands/calls/list.ts` → calls). */
+function chunkOf(file) {
+  return file.slice('src/commands/'.length).split('/')[0].replace(/\.ts$/, '').replace(/^_+/, '');
+}
+
+/** In a command chunk, every module outside src/commands/ is run.cjs's (one instance of each). */
+function sharedFromRunFile(shared) {
+  return {
+    name: 'shared-from-run-file',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/run\.cjs$/ }, () => ({ path: './run.cjs', external: true }));
+      build.onResolve({ filter: /^\./ }, (args) => {
+        if (!args.importer || args.namespace === 'svc-shared') return undefined;
+        // The command tree's own loaders (completion reads the tree's declarations only).
+        if (args.kind === 'dynamic-import' && /[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(args.importer)) return { path: args.path, external: true };
+        const file = posix(relative(root, join(args.resolveDir, args.path.replace(/\.js$/, '.ts'))));
+        if (!file.startsWith('src/') || file.startsWith('src/commands/')) return undefined;
+        shared.add(file);
+        return { path: file, namespace: 'svc-shared' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'svc-shared' }, (args) => ({
+        contents: `module.exports = require('./run.cjs').modules[${JSON.stringify(args.path)}]();`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** A table of lazily evaluated modules: esbuild keeps a required ES module lazy. */
+function lazyTable(files) {
+  return `{\n${[...files].sort().map((file) => `  ${JSON.stringify(file)}: () => require(${JSON.stringify(`./${file}`)}),`).join('\n')}\n}`;
 }
 
 /** Writes the bundle into `outdir` (which should be empty). */
@@ -193,17 +232,26 @@ export async function bundle(outdir) {
   const commandModules = new Set();
   await build({
     ...cjs,
-    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly, fromRunFile(commandModules)],
+    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly, fromRunFiles(commandModules)],
     entryPoints: { main: 'src/main.ts' },
     outfile: join(outdir, 'main.cjs'),
   });
-  // Each command module is evaluated on first use (esbuild keeps a required ES module lazy).
-  const table = [...commandModules].sort().map((file) => `  ${JSON.stringify(file)}: () => require(${JSON.stringify(`./${file}`)}),`);
+  const chunks = new Map();
+  for (const file of commandModules) chunks.set(chunkOf(file), [...(chunks.get(chunkOf(file)) ?? []), file]);
+  const shared = new Set();
+  for (const [name, files] of chunks) {
+    await build({
+      ...cjs,
+      plugins: [onDemandFiles, declarationsOnly, sharedFromRunFile(shared)],
+      stdin: { contents: `export const commands = ${lazyTable(files)};\n`, resolveDir: root, sourcefile: `cmd-${name}.js`, loader: 'js' },
+      outfile: join(outdir, `cmd-${name}.cjs`),
+    });
+  }
   await build({
     ...cjs,
-    plugins: [onDemandFiles, declarationsOnly],
+    plugins: [onDemandFiles],
     stdin: {
-      contents: `export * from './src/cli/run.ts';\nexport const commands = {\n${table.join('\n')}\n};\n`,
+      contents: `export * from './src/cli/run.ts';\nexport const modules = ${lazyTable(shared)};\n`,
       resolveDir: root,
       sourcefile: 'run-entry.js',
       loader: 'js',
