@@ -117,7 +117,8 @@ export type FlagsOf<D> = D extends CommandDecl<infer F, readonly ArgSpec[]> ? Fl
 /** A leaf module as the runner sees it once loaded. */
 export interface LoadedCommand {
   parse(args: string[], flags: Record<string, unknown>): unknown;
-  run(opts: unknown, ctx: Context): Promise<number | void>;
+  /** `tree`: the whole command tree, for a command that describes it (svc completion) without importing it. */
+  run(opts: unknown, ctx: Context, tree: RootSpec): Promise<number | void>;
   /** A command that runs until Ctrl-C (a server): being stopped so is its success, not exit 130. */
   stopsOnInterrupt?: boolean;
 }
@@ -125,7 +126,7 @@ export interface LoadedCommand {
 /** What `leaf` demands of a module (property types, so parameters are checked strictly). */
 type Handler<D, Opts> = {
   parse: (args: ArgsOf<D>, flags: FlagsOf<D>) => Opts;
-  run: (opts: Opts, ctx: Context) => Promise<number | void>;
+  run: (opts: Opts, ctx: Context, tree: RootSpec) => Promise<number | void>;
   stopsOnInterrupt?: boolean;
 };
 

@@ -95,7 +95,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     const { createContext } = await import('./context.js');
     const ctx = createContext(runtime, globals, version);
     disposeContext = () => ctx.dispose();
-    const result = await module.run(opts, ctx);
+    const result = await module.run(opts, ctx, invocation.root);
     let exitCode = typeof result === 'number' ? result : 0;
     // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
     // an interrupted run from a finished one; a reader closing stdout is no interruption.

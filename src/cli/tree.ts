@@ -27,6 +27,8 @@ export interface Invocation {
   flags: Record<string, unknown>;
   /** The root's global flags. */
   globals: RawGlobals;
+  /** The whole tree the leaf was found in (src/commands/index.ts's ROOT). */
+  root: RootSpec;
 }
 
 export interface ProgramOptions {
@@ -126,7 +128,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     cmd.action(async (...received: unknown[]) => {
       const self = received[received.length - 1] as Command;
       const args = (self.processedArgs as unknown[]).flat().filter((a): a is string => typeof a === 'string');
-      await options.invoke({ name, leaf: target, args, flags: self.opts(), globals: self.optsWithGlobals() as RawGlobals });
+      await options.invoke({ name, leaf: target, args, flags: self.opts(), globals: self.optsWithGlobals() as RawGlobals, root });
     });
 
   /** `full`: the command as it runs; otherwise what help and suggestions show of it. */

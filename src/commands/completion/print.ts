@@ -1,10 +1,9 @@
 // `svc completion bash|zsh|fish`: prints the script completions/ ships (same generator).
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf, type RootSpec } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { completionScript, SHELLS } from '../../cli/completion.js';
 import type { Shell } from '../../cli/completion.js';
-import { ROOT } from '../index.js';
 
 export interface CompletionOptions {
   shell: Shell;
@@ -29,6 +28,7 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return { shell: shell as Shell };
 }
 
-export async function run(opts: CompletionOptions, ctx: Context): Promise<void> {
-  ctx.io.stdout.write(completionScript(opts.shell, ROOT));
+/** `tree`: the runner's (this module is in it, so it does not import it: no import cycle). */
+export async function run(opts: CompletionOptions, ctx: Context, tree: RootSpec): Promise<void> {
+  ctx.io.stdout.write(completionScript(opts.shell, tree));
 }
