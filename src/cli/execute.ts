@@ -4,7 +4,7 @@
 // error printing (src/cli/run.ts) loads only when there is an error to print.
 import { ROOT } from '../commands/index.js';
 import { buildProgram } from './tree.js';
-import { commandPathOf, usageErrorFor } from './usage-messages.js';
+import { commandPathOf } from './usage-messages.js';
 import type { Runtime } from './context.js';
 import type { RunF } from './run.js';
 
@@ -25,9 +25,13 @@ function helpToFlag(argv: readonly string[]): readonly string[] {
   return argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
 }
 
-async function printError(runtime: Runtime, error: unknown, debug: boolean, json: boolean): Promise<number> {
+/**
+ * Commander's failure as svc's usage error (exit 2). Made and printed in run.ts: in the
+ * bundle that is run.cjs, whose error classes are the ones its printError recognises.
+ */
+async function printUsageError(runtime: Runtime, code: string, commanderMessage: string, command: string, debug: boolean, json: boolean): Promise<number> {
   const run = await import('./run.js');
-  return run.printError(runtime, error, debug, json);
+  return run.printUsageError(runtime, code, commanderMessage, command, debug, json);
 }
 
 export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string, runF?: RunF): Promise<number> {
@@ -58,7 +62,7 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
     let current = program;
     for (const name of originalArgv.slice(1).filter((a) => !a.startsWith('-'))) {
       const next = current.commands.find((c) => c.name() === name && name !== 'help');
-      if (!next) return printError(runtime, usageErrorFor('commander.unknownCommand', `error: unknown command '${name}'`, commandPathOf(program, originalArgv.slice(1))), debug, json);
+      if (!next) return printUsageError(runtime, 'commander.unknownCommand', `error: unknown command '${name}'`, commandPathOf(program, originalArgv.slice(1)), debug, json);
       current = next;
     }
   }
@@ -73,9 +77,10 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
         runtime.stdout.write(commanderErr);
         return 0;
       }
-      return printError(runtime, usageErrorFor(error.code, error.message, commandPathOf(program, argv)), debug, json);
+      return printUsageError(runtime, error.code, error.message, commandPathOf(program, argv), debug, json);
     }
-    return printError(runtime, error, debug, json);
+    const run = await import('./run.js');
+    return run.printError(runtime, error, debug, json);
   }
   return exitCode;
 }
