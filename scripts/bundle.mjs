@@ -154,11 +154,12 @@ const posix = (path) => path.split('\\').join('/');
  * (context, HTTP, config, credentials, output) are in run.cjs; each top-level command's
  * own code is in cmd-<name>.cjs (cmd-calls.cjs: every `svc calls …`), so a command
  * compiles its own code and the core, not every command's. In main.cjs, run.ts and each
- * module a leaf loads (`() => import('./list.js')`) come from those files; the HTTP pool
- * that process.ts closes at exit exists only if run.cjs was loaded. `commandModules`
- * collects the modules a leaf loads.
+ * module a leaf loads (`() => import('./list.js')`) come from those files, and so does what
+ * process.ts loads on demand (prompts, spinners: one copy of errors.ts's classes for the
+ * runner to recognise). `commandModules` collects the modules a leaf loads; `shared`, the
+ * modules run.cjs serves.
  */
-function fromRunFiles(commandModules) {
+function fromRunFiles(commandModules, shared) {
   return {
     name: 'from-run-files',
     setup(build) {
@@ -167,7 +168,12 @@ function fromRunFiles(commandModules) {
         if (args.kind !== 'dynamic-import') return undefined;
         const file = posix(relative(root, join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'))));
         if (file === 'src/cli/run.ts') return { path: 'run', namespace: 'svc-run' };
-        if (file === 'src/api/http.ts' && args.importer.endsWith('process.ts')) return { path: 'http', namespace: 'svc-run' };
+        // What the process edge loads on demand (prompts, spinners) comes from run.cjs too:
+        // one copy of each module, so their errors are the classes the runner recognises.
+        if (/[\\/]src[\\/]cli[\\/]process\.ts$/.test(args.importer) && file !== 'src/cli/browser.ts') {
+          shared.add(file);
+          return { path: file, namespace: 'svc-shared' };
+        }
         if (/^src\/commands\/(.+\/)?index\.ts$/.test(posix(relative(root, args.importer)))) {
           commandModules.add(file);
           return { path: file, namespace: 'svc-run' };
@@ -178,9 +184,11 @@ function fromRunFiles(commandModules) {
         contents:
           args.path === 'run'
             ? "module.exports = require('./run.cjs');"
-            : args.path === 'http'
-              ? "const file = require.resolve('./run.cjs'); module.exports = require.cache[file] ? require(file) : { closeHttp: async () => {} };"
-              : `module.exports = require('./cmd-${chunkOf(args.path)}.cjs').commands[${JSON.stringify(args.path)}]();`,
+            : `module.exports = require('./cmd-${chunkOf(args.path)}.cjs').commands[${JSON.stringify(args.path)}]();`,
+        loader: 'js',
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'svc-shared' }, (args) => ({
+        contents: `module.exports = require('./run.cjs').modules[${JSON.stringify(args.path)}]();`,
         loader: 'js',
       }));
     },
@@ -253,15 +261,15 @@ export async function bundle(outdir) {
     metafile: true,
   };
   const commandModules = new Set();
+  const shared = new Set();
   const start = await build({
     ...cjs,
-    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly, fromRunFiles(commandModules)],
+    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly, fromRunFiles(commandModules, shared)],
     entryPoints: { main: 'src/main.ts' },
     outfile: join(outdir, 'main.cjs'),
   });
   const chunks = new Map();
   for (const file of commandModules) chunks.set(chunkOf(file), [...(chunks.get(chunkOf(file)) ?? []), file]);
-  const shared = new Set();
   const commandChunks = [];
   for (const [name, files] of chunks) {
     commandChunks.push(
