@@ -1,14 +1,19 @@
 // The svc bundle, as `npm run build` makes it in dist/ and the spawned-process tests in a
-// directory of their own. Two esbuild builds:
-// - main.cjs: all of svc's own code (every command, lazily evaluated) with commander,
-//   as one CommonJS file. Node 20's ESM loader costs about 1.5 ms a file at start-up (and
-//   ~10 ms to start at all); esbuild's code splitting made ~23 files for `svc account`.
+// directory of their own. esbuild builds:
+// - main.cjs: the start path as one CommonJS file: main, the command tree built from the
+//   commands' declarations, commander. Node 20's ESM loader costs about 1.5 ms a file at
+//   start-up (and ~10 ms to start at all); esbuild's code splitting made ~23 files for
+//   `svc account`.
+// - run.cjs: what every command runs on (the runner, context, HTTP, config, credentials,
+//   output), and cmd-<name>.cjs: one top-level command's own code (cmd-calls.cjs holds
+//   every `svc calls …`). main.cjs loads them only when a command runs, so `--help`,
+//   `--version` and usage errors compile neither, and a command compiles only its own.
 // - lib/*.js: the heavy libraries svc loads only when a command needs them
 //   (prompts, spinner, tables, colours, undici), and emulator.js,
 //   with the chunks they share. main.cjs imports them by path, on demand.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNotices } from './notices.mjs';
 
@@ -84,6 +89,145 @@ const lazyChildProcessForCommander = {
   },
 };
 
+/**
+ * The command tree's indexes (src/commands/**\/index.ts) import each command module for its
+ * `command` declaration only; the module's code is what `leaf(…, () => import(…))` loads
+ * when the command runs. So for those static imports the start path gets a copy of the
+ * module holding just the declaration and the imports it uses: start-up evaluates no
+ * command code and none of the modules commands use.
+ */
+export const declarationsOnly = {
+  name: 'declarations-only',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      if (args.kind !== 'import-statement' || !/[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(args.importer)) return undefined;
+      const path = join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'));
+      if (!/[\\/]src[\\/]commands[\\/]/.test(path) || /[\\/]index\.ts$/.test(path)) return undefined;
+      // A path relative to the project, as esbuild names files in the bundle.
+      return { path: relative(root, path), namespace: 'svc-declaration', pluginData: { file: path } };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'svc-declaration' }, async (args) => ({
+      contents: await declarationSource(args.pluginData.file),
+      loader: 'ts',
+      resolveDir: dirname(args.pluginData.file),
+    }));
+  },
+};
+
+let typescript;
+
+/** `export const command = …` of a command module, with the imports it uses. */
+async function declarationSource(file) {
+  typescript ??= (await import('typescript')).default;
+  const ts = typescript;
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const declaration = source.statements.find(
+    (s) => ts.isVariableStatement(s) && s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) && s.declarationList.declarations.some((d) => d.name.getText(source) === 'command'),
+  );
+  if (!declaration) throw new Error(`${file}: a command module exports \`const command = defineCommand({…})\``);
+  const used = new Set();
+  (function walk(node) {
+    if (ts.isIdentifier(node)) used.add(node.text);
+    ts.forEachChild(node, walk);
+  })(declaration);
+  const imports = [];
+  for (const statement of source.statements) {
+    const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+    if (!clause || clause.isTypeOnly) continue;
+    const from = statement.moduleSpecifier.getText(source);
+    if (clause.name && used.has(clause.name.text)) imports.push(`import ${clause.name.text} from ${from};`);
+    const bindings = clause.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings) && used.has(bindings.name.text)) imports.push(`import * as ${bindings.name.text} from ${from};`);
+    if (bindings && ts.isNamedImports(bindings)) {
+      const names = bindings.elements.filter((e) => !e.isTypeOnly && used.has(e.name.text)).map((e) => e.getText(source));
+      if (names.length) imports.push(`import { ${names.join(', ')} } from ${from};`);
+    }
+  }
+  return `${imports.join('\n')}\n${declaration.getText(source)}\n`;
+}
+
+const posix = (path) => path.split('\\').join('/');
+
+/**
+ * main.cjs holds the start path only. src/cli/run.ts and every module commands share
+ * (context, HTTP, config, credentials, output) are in run.cjs; each top-level command's
+ * own code is in cmd-<name>.cjs (cmd-calls.cjs: every `svc calls …`), so a command
+ * compiles its own code and the core, not every command's. In main.cjs, run.ts and each
+ * module a leaf loads (`() => import('./list.js')`) come from those files, and so does what
+ * process.ts loads on demand (prompts, spinners: one copy of errors.ts's classes for the
+ * runner to recognise). `commandModules` collects the modules a leaf loads; `shared`, the
+ * modules run.cjs serves.
+ */
+function fromRunFiles(commandModules, shared) {
+  return {
+    name: 'from-run-files',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/(run|cmd-[\w-]+)\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+      build.onResolve({ filter: /^\./ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        const file = posix(relative(root, join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'))));
+        if (file === 'src/cli/run.ts') return { path: 'run', namespace: 'svc-run' };
+        // What the process edge loads on demand (prompts, spinners) comes from run.cjs too:
+        // one copy of each module, so their errors are the classes the runner recognises.
+        if (/[\\/]src[\\/]cli[\\/]process\.ts$/.test(args.importer) && file !== 'src/cli/browser.ts') {
+          shared.add(file);
+          return { path: file, namespace: 'svc-shared' };
+        }
+        if (/^src\/commands\/(.+\/)?index\.ts$/.test(posix(relative(root, args.importer)))) {
+          commandModules.add(file);
+          return { path: file, namespace: 'svc-run' };
+        }
+        return undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: 'svc-run' }, (args) => ({
+        contents:
+          args.path === 'run'
+            ? "module.exports = require('./run.cjs');"
+            : `module.exports = require('./cmd-${chunkOf(args.path)}.cjs').commands[${JSON.stringify(args.path)}]();`,
+        loader: 'js',
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'svc-shared' }, (args) => ({
+        contents: `module.exports = require('./run.cjs').modules[${JSON.stringify(args.path)}]();`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** The file a command module goes in: its top-level command (`src/commands/calls/list.ts` → calls). */
+function chunkOf(file) {
+  return file.slice('src/commands/'.length).split('/')[0].replace(/\.ts$/, '').replace(/^_+/, '');
+}
+
+/** In a command chunk, every module outside src/commands/ is run.cjs's (one instance of each). */
+function sharedFromRunFile(shared) {
+  return {
+    name: 'shared-from-run-file',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/run\.cjs$/ }, () => ({ path: './run.cjs', external: true }));
+      build.onResolve({ filter: /^\./ }, (args) => {
+        if (!args.importer || args.namespace === 'svc-shared') return undefined;
+        // The command tree's own loaders (completion reads the tree's declarations only).
+        if (args.kind === 'dynamic-import' && /[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(args.importer)) return { path: args.path, external: true };
+        const file = posix(relative(root, join(args.resolveDir, args.path.replace(/\.js$/, '.ts'))));
+        if (!file.startsWith('src/') || file.startsWith('src/commands/')) return undefined;
+        shared.add(file);
+        return { path: file, namespace: 'svc-shared' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'svc-shared' }, (args) => ({
+        contents: `module.exports = require('./run.cjs').modules[${JSON.stringify(args.path)}]();`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** A table of lazily evaluated modules: esbuild keeps a required ES module lazy. */
+function lazyTable(files) {
+  return `{\n${[...files].sort().map((file) => `  ${JSON.stringify(file)}: () => require(${JSON.stringify(`./${file}`)}),`).join('\n')}\n}`;
+}
+
 /** Writes the bundle into `outdir` (which should be empty). */
 export async function bundle(outdir) {
   const libraries = await build({
@@ -109,16 +253,45 @@ export async function bundle(outdir) {
     outExtension: { '.js': '.cjs' },
   });
 
-  const start = await build({
+  const cjs = {
     ...common,
-    plugins: [lazyChildProcessForCommander, onDemandFiles],
-    entryPoints: { main: 'src/main.ts' },
-    outfile: join(outdir, 'main.cjs'),
     format: 'cjs',
     define: { ...common.define, 'import.meta.url': '__svcModuleUrl' },
     banner: { js: "const __svcModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
     metafile: true,
+  };
+  const commandModules = new Set();
+  const shared = new Set();
+  const start = await build({
+    ...cjs,
+    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly, fromRunFiles(commandModules, shared)],
+    entryPoints: { main: 'src/main.ts' },
+    outfile: join(outdir, 'main.cjs'),
+  });
+  const chunks = new Map();
+  for (const file of commandModules) chunks.set(chunkOf(file), [...(chunks.get(chunkOf(file)) ?? []), file]);
+  const commandChunks = [];
+  for (const [name, files] of chunks) {
+    commandChunks.push(
+      await build({
+        ...cjs,
+        plugins: [onDemandFiles, declarationsOnly, sharedFromRunFile(shared)],
+        stdin: { contents: `export const commands = ${lazyTable(files)};\n`, resolveDir: root, sourcefile: `cmd-${name}.js`, loader: 'js' },
+        outfile: join(outdir, `cmd-${name}.cjs`),
+      }),
+    );
+  }
+  const runner = await build({
+    ...cjs,
+    plugins: [onDemandFiles],
+    stdin: {
+      contents: `export * from './src/cli/run.ts';\nexport const modules = ${lazyTable(shared)};\n`,
+      resolveDir: root,
+      sourcefile: 'run-entry.js',
+      loader: 'js',
+    },
+    outfile: join(outdir, 'run.cjs'),
   });
   // What was inlined, with its licences: THIRD_PARTY_NOTICES.txt and an SBOM (scripts/notices.mjs).
-  writeNotices(root, outdir, [libraries.metafile, commonJsLibraries.metafile, start.metafile]);
+  writeNotices(root, outdir, [libraries.metafile, commonJsLibraries.metafile, start.metafile, ...commandChunks.map((c) => c.metafile), runner.metafile]);
 }

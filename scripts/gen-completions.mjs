@@ -1,4 +1,4 @@
-// Writes completions/svc.{bash,zsh,fish,ps1} from the commander tree (src/cli/program.ts).
+// Writes completions/svc.{bash,zsh,fish,ps1} from the command declarations (src/commands/index.ts).
 // test/core/completion.test.ts regenerates them and fails when the files drift.
 //   node scripts/gen-completions.mjs          write the files
 //   node scripts/gen-completions.mjs --check  exit 1 when a file differs
@@ -7,15 +7,18 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync, mkdtempSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { declarationsOnly } from './bundle.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'svc-completions-'));
 const entry = join(work, 'entry.mjs');
 try {
-  // The generator is TypeScript: bundle it with its imports (commander) into one module.
+  // The generator is TypeScript: bundle it with the command declarations into one module
+  // (of each command module only its declaration, as on svc's start path).
   await build({
+    plugins: [declarationsOnly],
     stdin: {
-      contents: "export { completionScript, SHELLS, COMPLETION_FILES } from './src/cli/completion.ts'; export { commandTree } from './src/cli/tree.ts';",
+      contents: "export { completionScript, SHELLS, COMPLETION_FILES } from './src/cli/completion.ts'; export { ROOT } from './src/commands/index.ts';",
       resolveDir: root,
       loader: 'ts',
     },
@@ -23,20 +26,20 @@ try {
     format: 'esm',
     platform: 'node',
     outfile: entry,
-    // Reached through the command tree's imports, never called: the native addon stays out.
+    // Should the tree reach it through an import, never called: the native addon stays out.
     external: ['@napi-rs/keyring'],
     // Bundled CommonJS (commander) still calls require() for Node built-ins.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     logLevel: 'warning',
   });
-  const { completionScript, SHELLS, COMPLETION_FILES, commandTree } = await import(pathToFileURL(entry).href);
+  const { completionScript, SHELLS, COMPLETION_FILES, ROOT } = await import(pathToFileURL(entry).href);
   const check = process.argv.includes('--check');
   const dir = join(root, 'completions');
   mkdirSync(dir, { recursive: true });
   let stale = 0;
   for (const shell of SHELLS) {
     const file = join(dir, COMPLETION_FILES[shell]);
-    const script = completionScript(shell, commandTree());
+    const script = completionScript(shell, ROOT);
     let current = null;
     try {
       current = readFileSync(file, 'utf8');

@@ -2,19 +2,23 @@
 // stdin/stdout/stderr, handles SIGINT and sets process.exitCode (never process.exit,
 // so pending output drains). Kept tiny: `--version` answers before anything else loads.
 import type { Runtime } from './cli/context.js';
+import type { RunF } from './cli/run.js';
 import { svcVersion } from './cli/version.js';
 
-export type { Runtime };
+export type { Runtime, RunF };
 
-/** In-process entry (tests, the demo): runs one command line, returns the exit code. */
-export async function execute(argv: readonly string[], runtime: Runtime): Promise<number> {
+/**
+ * In-process entry (tests, the demo): runs one command line, returns the exit code. With
+ * `runF`, the command's parsed options go to it instead of its run().
+ */
+export async function execute(argv: readonly string[], runtime: Runtime, runF?: RunF): Promise<number> {
   const version = svcVersion();
   if (argv.length === 1 && argv[0] === '--version') {
     runtime.stdout.write(`${version}\n`);
     return 0;
   }
   const cli = await import('./cli/execute.js');
-  return cli.execute(argv, runtime, version);
+  return cli.execute(argv, runtime, version, runF);
 }
 
 export async function main(): Promise<void> {

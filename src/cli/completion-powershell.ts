@@ -1,7 +1,7 @@
 // PowerShell completion, from the same tree as bash, zsh and fish (completion.ts): one
 // table of the command paths (subcommands, flags, choices, file values) and a native
 // argument completer that walks the words typed so far as the other shells' scripts do.
-import type { Tree } from './completion.js';
+import type { Tree } from './completion-tree.js';
 
 /** A PowerShell single-quoted string ('' is a quote inside). */
 function psQuote(text: string): string {

@@ -1,76 +1,60 @@
-// Shell completion scripts generated from the commander tree, so they cannot drift from
-// the commands (scripts/gen-completions.mjs writes completions/; a test compares).
+// Shell completion scripts generated from the command declarations (src/commands/index.ts),
+// so they cannot drift from the commands (scripts/gen-completions.mjs writes completions/;
+// a test compares). Built from the declarations, not commander: `svc completion bash`
+// answers without building a command tree.
 // `--profile <TAB>` runs the hidden `svc __complete profiles`, which only reads
 // config.json (no keychain, no network), so it answers as fast as `svc --version`.
-import type { Command } from 'commander';
+import { flagTerm, nameOf, type CommandSpec, type FlagSpec, type FlagSpecs, type Node as TreeNode, type RootSpec } from './define.js';
 
 import { powershellScript } from './completion-powershell.js';
+import type { Node, OptionSpec, Tree } from './completion-tree.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish' | 'powershell';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish', 'powershell'];
 /** The file of each shell in completions/. */
 export const COMPLETION_FILES: Record<Shell, string> = { bash: 'svc.bash', zsh: 'svc.zsh', fish: 'svc.fish', powershell: 'svc.ps1' };
 
-export interface OptionSpec {
-  long?: string;
-  short?: string;
-  valued: boolean;
-  choices?: string[];
-  file: boolean;
-  description: string;
-}
+export type { OptionSpec, Node, Tree };
 
-export interface Node {
-  /** Words after `svc`, space-joined ('' for the root). */
-  path: string;
-  subcommands: Array<{ name: string; description: string }>;
-  options: OptionSpec[];
-  argChoices?: string[];
-  fileArg: boolean;
-}
-
-export interface Tree {
-  nodes: Node[];
-  globals: OptionSpec[];
-  /** Every option that takes a value, anywhere: the path walk skips the word after them. */
-  valued: string[];
-}
-
-type Hidden = { _hidden?: boolean };
-
-function optionSpec(o: Command['options'][number]): OptionSpec {
-  const valueName = /[<[](\w+)/.exec(o.flags)?.[1] ?? '';
-  const spec: OptionSpec = { valued: o.required || o.optional, file: valueName === 'file', description: o.description };
-  if (o.long) spec.long = o.long;
-  if (o.short) spec.short = o.short;
-  if (o.argChoices) spec.choices = [...o.argChoices];
+function optionSpec(key: string, flag: FlagSpec): OptionSpec {
+  const spec: OptionSpec = { valued: Boolean(flag.value), file: flag.value === '<file>', description: flag.help };
+  spec.long = flagTerm(key, { ...flag, short: undefined, value: undefined });
+  if (flag.short) spec.short = flag.short;
+  if (flag.choices) spec.choices = [...flag.choices];
   return spec;
 }
 
-export function describeTree(program: Command): Tree {
+const optionSpecs = (flags: FlagSpecs | undefined): OptionSpec[] => Object.entries(flags ?? {}).map(([key, flag]) => optionSpec(key, flag));
+
+export function describeTree(root: RootSpec): Tree {
   const nodes: Node[] = [];
-  const globals = program.options.filter((o) => !o.hidden && o.long !== '--version').map(optionSpec);
+  const globals = optionSpecs(root.globals);
+  const version: OptionSpec = { long: '--version', valued: false, file: false, description: 'print the version' };
   const help: OptionSpec = { long: '--help', short: '-h', valued: false, file: false, description: 'show help' };
-  const walk = (cmd: Command, path: string) => {
-    const subs = cmd.commands.filter((c) => !(c as unknown as Hidden)._hidden);
+  const walk = (children: readonly TreeNode[], spec: CommandSpec | undefined, path: string) => {
+    const subs = children.filter((c) => !(c.kind === 'leaf' ? c.decl.hidden : c.hidden));
     const node: Node = {
       path,
-      subcommands: subs.map((c) => ({ name: c.name(), description: c.description() })),
-      options: [...cmd.options.filter((o) => !o.hidden).map(optionSpec), ...(path ? globals : []), help],
-      fileArg: cmd.registeredArguments.some((a) => a.name() === 'file'),
+      subcommands: subs.map((c) => ({ name: nameOf(c), description: c.kind === 'leaf' ? c.decl.summary : c.summary })),
+      options: path ? [...optionSpecs(spec?.flags), ...globals, help] : [version, ...globals, help],
+      fileArg: (spec?.args ?? []).some((a) => a.name === 'file'),
     };
-    const choices = cmd.registeredArguments.find((a) => a.argChoices)?.argChoices;
+    const choices = spec?.args?.find((a) => a.choices)?.choices;
     if (choices) node.argChoices = [...choices];
     nodes.push(node);
-    for (const sub of subs) walk(sub, path ? `${path} ${sub.name()}` : sub.name());
+    for (const sub of subs) {
+      const subPath = path ? `${path} ${nameOf(sub)}` : nameOf(sub);
+      if (sub.kind === 'leaf') walk([], sub.decl, subPath);
+      else walk(sub.commands, sub.self?.decl, subPath);
+    }
   };
-  walk(program, '');
+  walk(root.commands, undefined, '');
   const valued = new Set<string>();
   for (const node of nodes) for (const o of node.options) if (o.valued) for (const f of [o.long, o.short]) if (f) valued.add(f);
   return { nodes, globals, valued: [...valued].sort() };
 }
 
-const HEADER = 'generated by scripts/gen-completions.mjs from the command tree (src/cli/program.ts); do not edit';
+const HEADER = 'generated by scripts/gen-completions.mjs from the command declarations (src/commands/index.ts); do not edit';
 
 function optionWords(node: Node): string {
   return node.options.flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f))).join(' ');
@@ -304,7 +288,7 @@ export function fishScript(tree: Tree): string {
   return lines.join('\n');
 }
 
-export function completionScript(shell: Shell, program: Command): string {
-  const tree = describeTree(program);
+export function completionScript(shell: Shell, root: RootSpec): string {
+  const tree = describeTree(root);
   return shell === 'bash' ? bashScript(tree) : shell === 'zsh' ? zshScript(tree) : shell === 'fish' ? fishScript(tree) : powershellScript(tree, HEADER);
 }

@@ -2,7 +2,7 @@
 import type { Input, Output } from '../context.js';
 import type { Runtime } from './context.js';
 import { lazyRequire } from '../node-require.js';
-import { oraSpinners, terminalPrompter } from '../io/interactive.js';
+import type { Prompter } from '../io/interactive.js';
 
 // node:crypto (with webcrypto), readline and timers/promises load on first use: `--help`
 // and most commands never need them, and loading them costs start-up time.
@@ -72,6 +72,20 @@ function stdinInput(): Input {
   };
 }
 
+/**
+ * The prompts and spinners (src/io/interactive.ts), loaded on first use with the code that
+ * runs commands: in the bundle that is dist/run.cjs, so an interrupted prompt's
+ * InterruptedError is the class the runner recognises (exit 130), and start-up loads none of it.
+ */
+const interactive = () => import('../io/interactive.js');
+
+function lazyTerminalPrompter(terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Prompter {
+  return {
+    password: async (message, signal) => (await interactive()).terminalPrompter(terminal).password(message, signal),
+    confirm: async (message, signal) => (await interactive()).terminalPrompter(terminal).confirm(message, signal),
+  };
+}
+
 export function createProcessRuntime(controller: AbortController): Runtime {
   return {
     env: process.env,
@@ -99,7 +113,7 @@ export function createProcessRuntime(controller: AbortController): Runtime {
     },
     signal: controller.signal,
     // The person at this terminal; what each command opens (the HTTP pool) its context closes.
-    prompter: terminalPrompter({ input: process.stdin, output: process.stderr }),
-    spinner: oraSpinners(process.stderr),
+    prompter: lazyTerminalPrompter({ input: process.stdin, output: process.stderr }),
+    spinner: async (text, color) => (await interactive()).oraSpinners(process.stderr)(text, color),
   };
 }

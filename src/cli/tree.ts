@@ -1,7 +1,171 @@
-// The command tree alone (no runner), for the completion generator and `svc completion`.
-import type { Command } from 'commander';
-import { buildProgram } from './program.js';
+// The commander tree, built from the commands' declarations (src/commands/index.ts).
+// A run builds only the part argv names: the commands on argv's path and, where the path
+// stops at a group, that group's children (for its help and "did you mean"), so start-up
+// does not pay for ~45 commands and their flags. Tests build it all to compare.
+import { Argument, Command, Option } from 'commander';
+import { ROOT } from '../commands/index.js';
+import { flagTerm, kebab, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
 
+export interface RawGlobals {
+  profile?: string;
+  test?: boolean;
+  live?: boolean;
+  json?: boolean;
+  baseUrl?: string;
+  debug?: boolean;
+  color?: boolean;
+  yes?: boolean;
+}
+
+export interface Invocation {
+  /** `calls list`, `mode`, … */
+  name: string;
+  leaf: Leaf;
+  /** Positional arguments, variadic ones flattened. */
+  args: string[];
+  /** The command's own flags (camelCase, as declared). */
+  flags: Record<string, unknown>;
+  /** The root's global flags. */
+  globals: RawGlobals;
+  /** The whole tree the leaf was found in (src/commands/index.ts's ROOT). */
+  root: RootSpec;
+}
+
+export interface ProgramOptions {
+  version: string;
+  /** Runs the chosen leaf (src/cli/execute.ts). */
+  invoke(invocation: Invocation): Promise<void>;
+  writeOut(text: string): void;
+  writeErr(text: string): void;
+  /** Where commander's error messages go (default: writeErr). */
+  outputError?(text: string): void;
+  columns?: number;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function examplesText(lines: readonly string[] | undefined, notes?: string): string {
+  const examples = lines?.length ? `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n` : '';
+  return examples + (notes ? `\n${notes}\n` : '');
+}
+
+function addFlags(cmd: Command, flags: FlagSpecs | undefined): void {
+  for (const [key, spec] of Object.entries(flags ?? {})) {
+    const option = new Option(flagTerm(key, spec), spec.help);
+    if (spec.choices) option.choices(spec.choices);
+    if (spec.default !== undefined) option.default(spec.default);
+    if (spec.repeatable) option.argParser(collect);
+    if (spec.required) option.makeOptionMandatory();
+    if (spec.conflicts) option.conflicts(spec.conflicts);
+    cmd.addOption(option);
+  }
+}
+
+function addArgs(cmd: Command, args: readonly ArgSpec[] | undefined): void {
+  for (const spec of args ?? []) {
+    const name = `${spec.name}${spec.variadic ? '...' : ''}`;
+    const argument = new Argument(spec.required ? `<${name}>` : `[${name}]`, spec.help);
+    if (spec.choices) argument.choices(spec.choices);
+    cmd.addArgument(argument);
+  }
+}
+
+/** Words on argv's command path (`calls links list`), skipping flags and global flags' values. */
+export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
+  const valued = new Set(Object.entries(root.globals).filter(([, s]) => s.value).flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]));
+  const path: string[] = [];
+  let children: readonly Node[] = root.commands;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (valued.has(word)) i++;
+      continue;
+    }
+    // `svc calls help list`: commander's help command of a group names the leaf.
+    if (word === 'help' && path.length > 0) continue;
+    const next = children.find((c) => nameOf(c) === word);
+    if (!next) break;
+    path.push(word);
+    if (next.kind === 'leaf') break;
+    children = next.commands;
+  }
+  return path;
+}
+
+/**
+ * The program. With `argv`, only the commands on its path are built in full (the rest
+ * as name, arguments and flags, enough for help and suggestions); without, everything.
+ */
+export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: readonly string[]): Command {
+  const program = new Command('svc');
+  program
+    .description(root.summary)
+    .version(options.version, '--version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .exitOverride()
+    .configureOutput({
+      writeOut: options.writeOut,
+      writeErr: options.writeErr,
+      getOutHelpWidth: () => options.columns ?? 80,
+      getErrHelpWidth: () => options.columns ?? 80,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+      ...(options.outputError ? { outputError: options.outputError } : {}),
+    })
+    // Every command's help lists the global flags too: `svc login --help` shows --profile.
+    .configureHelp({ showGlobalOptions: true })
+    .showSuggestionAfterError(true)
+    .addHelpCommand(false);
+  addFlags(program, root.globals);
+  program.addHelpText('after', examplesText(root.examples, root.notes));
+
+  const path = argv ? commandPath(root, argv) : null;
+
+  const runs = (cmd: Command, name: string, target: Leaf): Command =>
+    cmd.action(async (...received: unknown[]) => {
+      const self = received[received.length - 1] as Command;
+      const args = (self.processedArgs as unknown[]).flat().filter((a): a is string => typeof a === 'string');
+      await options.invoke({ name, leaf: target, args, flags: self.opts(), globals: self.optsWithGlobals() as RawGlobals, root });
+    });
+
+  /** `full`: the command as it runs; otherwise what help and suggestions show of it. */
+  const add = (parent: Command, node: Node, prefix: string, full: boolean, rest: string[] | null): void => {
+    const name = nameOf(node);
+    const qualified = prefix ? `${prefix} ${name}` : name;
+    const cmd = parent.command(name, { hidden: Boolean(node.kind === 'leaf' ? node.decl.hidden : node.hidden) });
+    const spec = node.kind === 'leaf' ? node.decl : node.self?.decl;
+    cmd.description(node.kind === 'leaf' ? node.decl.summary : node.summary);
+    if (spec) {
+      addArgs(cmd, spec.args);
+      addFlags(cmd, spec.flags);
+    }
+    if (!full) return;
+    cmd.addHelpText('after', examplesText(node.kind === 'leaf' ? node.decl.examples : node.examples, spec?.notes));
+    if (node.kind === 'leaf') {
+      runs(cmd, qualified, node);
+      return;
+    }
+    if (node.self) runs(cmd, qualified, node.self);
+    addChildren(cmd, node, qualified, rest);
+  };
+
+  // On the way down argv's path only the next command is needed; where the path stops, a
+  // group's children are listed in its help and are what "did you mean" picks from.
+  const addChildren = (cmd: Command, group: Pick<Group, 'commands'>, prefix: string, rest: string[] | null): void => {
+    for (const child of group.commands) {
+      const onPath = rest === null || rest[0] === nameOf(child);
+      if (onPath || rest?.length === 0) add(cmd, child, prefix, onPath, rest === null ? null : onPath ? rest.slice(1) : []);
+    }
+  };
+
+  addChildren(program, root, '', path);
+  return program;
+}
+
+/** The whole tree, with no runner: for the completion generator and tests. */
 export function commandTree(version = '0.0.0'): Command {
-  return buildProgram({ version, invoke: async () => {}, writeOut: () => {}, writeErr: () => {} });
+  return buildProgram(ROOT, { version, invoke: async () => {}, writeOut: () => {}, writeErr: () => {} });
 }

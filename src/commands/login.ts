@@ -1,6 +1,7 @@
 // `svc login`: the OAuth 2.0 authorization code flow with PKCE for a native app
 // (service-spec.md §4.1–4.2 and §5.7, RFC 6749 §4.1, RFC 7636, RFC 8252), storing the
 // connection as one secret entry and the profile's metadata in config.json.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
 import type { Context } from '../context.js';
 import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
@@ -33,8 +34,23 @@ export interface LoginOptions {
   clientId?: string;
 }
 
-export function parse(_args: string[], flags: Record<string, unknown>): LoginOptions {
-  const opts: LoginOptions = { browser: flags.browser !== false && flags.noBrowser !== true, timeoutSeconds: 300 };
+export const command = defineCommand({
+  name: 'login',
+  summary: 'sign in with your browser (OAuth) and store the connection for the profile',
+  flags: {
+    scopes: { value: '<list>', help: 'comma-separated scopes to ask for (default: all)' },
+    browser: { negate: true, help: 'print the sign-in address instead of opening a browser' },
+    port: { value: '<n>', help: 'loopback port for the redirect (default: random)' },
+    timeout: { value: '<duration>', default: '5m', help: 'how long to wait for the sign-in' },
+    clientId: { value: '<id>', help: 'OAuth app client id (default: the svc app)' },
+  },
+  examples: ['svc login', 'svc login --profile work --scopes calls:read,calls:write', 'svc login --no-browser'],
+  notes: "An organization's own app: --client-id (or SVC_CLIENT_ID); a confidential app also sets SVC_CLIENT_SECRET.",
+  scopes: ['account:read'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LoginOptions {
+  const opts: LoginOptions = { browser: flags.browser !== false, timeoutSeconds: 300 };
 
   if (flags.scopes !== undefined) {
     const list = String(flags.scopes).split(',').map((s) => s.trim()).filter(Boolean);

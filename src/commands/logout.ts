@@ -1,6 +1,7 @@
 // `svc logout [--all]`: revoke the OAuth connection at the service (RFC 7009), then
 // delete the local secret. Offline, the local sign-in is still deleted and the user is
 // told that the service was not reached, so they can disconnect the app there.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';
@@ -18,7 +19,15 @@ export interface LogoutOptions {
   all: boolean;
 }
 
-export function parse(_args: string[], flags: Record<string, unknown>): LogoutOptions {
+export const command = defineCommand({
+  name: 'logout',
+  summary: "revoke and forget the profile's OAuth sign-in",
+  flags: { all: { help: 'log out of every profile' } },
+  examples: ['svc logout', 'svc logout --profile work', 'svc logout --all'],
+  scopes: [],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LogoutOptions {
   return { all: flags.all === true };
 }
 

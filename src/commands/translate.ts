@@ -1,6 +1,7 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
 import { sanitizeLine, sanitizeText } from '../io/sanitize.js';
 import { LIMITS } from '../contract/index.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { parseLanguageTag, parseText } from '../validate/index.js';
@@ -23,7 +24,21 @@ export interface TranslateOptions {
   dryRun?: boolean;
 }
 
-export function parse(args: string[], flags: Flags): TranslateOptions {
+export const command = defineCommand({
+  name: 'translate',
+  summary: 'translate text (arguments, or stdin)',
+  args: [{ name: 'text', help: 'the text', variadic: true }],
+  flags: {
+    to: { value: '<lang>', required: true, help: 'target language (BCP 47)' },
+    from: { value: '<lang>', help: 'source language (default: detected)' },
+    lines: { help: 'translate stdin line by line' },
+    dryRun: { help: 'print the request and the price it would draw; send nothing' },
+  },
+  examples: ['svc translate "good morning" --to es', 'svc translate --to fr --lines < input.txt'],
+  scopes: ['translate'],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): TranslateOptions {
   const to = stringFlag(flags, 'to');
   if (to === undefined) throw new UsageError('missing --to: give the target language, e.g. --to es');
   const from = stringFlag(flags, 'from');

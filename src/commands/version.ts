@@ -1,7 +1,15 @@
 // `svc version`: the same as `svc --version` (gh has both); with --json, an object
 // that also names the Node.js version and platform, for bug reports.
+import { defineCommand } from '../cli/define.js';
 import type { Context } from '../context.js';
 import { printJson } from '../io/output.js';
+
+export const command = defineCommand({
+  name: 'version',
+  summary: 'print the version (with --json: also Node.js and the platform)',
+  examples: ['svc version', 'svc version --json'],
+  scopes: [],
+});
 
 export function parse(): Record<string, never> {
   return {};

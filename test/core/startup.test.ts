@@ -1,12 +1,14 @@
-// Start-up: `--version` and `--help` must not load any command module or heavy library.
-// Checked on the real bundle layout: esbuild (as scripts/build.mjs runs it) splits the
-// code; everything main.js imports statically is loaded at start-up, so none of it may be
-// a command or a heavy library. (How fast that is belongs to the benchmarks.)
+// Start-up: `--version` and `--help` must not load any command's code or heavy library.
+// Checked on the real bundle layout: esbuild (with scripts/bundle.mjs's plugin that gives
+// the command tree only each module's declaration) splits the code; everything main.js
+// imports statically is loaded at start-up, so none of it may be a command's code or a
+// heavy library. (How fast that is belongs to the benchmarks.)
 import { describe, expect, it } from 'vitest';
 import { build } from 'esbuild';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { declarationsOnly } from '../../scripts/bundle.mjs';
 
 const HEAVY = ['undici', '@napi-rs/keyring', '@inquirer', 'ora', 'cli-table3', 'chalk', 'proper-lockfile', 'open', 'zod', 'hono', 'eventsource-parser'];
 
@@ -23,6 +25,7 @@ describe('start-up', () => {
       target: 'node20.18',
       external: ['@napi-rs/keyring'],
       define: { __SVC_VERSION__: '"0.0.0"' },
+      plugins: [declarationsOnly],
       metafile: true,
       write: false,
       logLevel: 'silent',
@@ -45,7 +48,13 @@ describe('start-up', () => {
     }
     const inputs = [...seen].flatMap((o) => Object.keys(outputs[o]!.inputs));
     expect(inputs.some((i) => i.includes('src/main.ts'))).toBe(true);
-    expect(inputs.filter((i) => i.startsWith('src/commands/'))).toEqual([]);
+    // The command tree: the indexes, and of each command module only its declaration.
+    const commandFiles = inputs.filter((i) => i.includes('src/commands/'));
+    expect(commandFiles.filter((i) => !i.startsWith('svc-declaration:') && !i.endsWith('/index.ts'))).toEqual([]);
+    expect(commandFiles.filter((i) => i.startsWith('svc-declaration:')).length).toBeGreaterThan(30);
+    // Nothing a command uses: no context, config, credentials, HTTP, output or validation
+    // (only the redaction of error messages, which every run may need).
+    expect(inputs.filter((i) => /^src\/(api|auth|config|credentials|io|validate)\/|^src\/context\.ts$/.test(i) && i !== 'src/io/redact.ts')).toEqual([]);
     for (const lib of HEAVY) {
       expect(inputs.filter((i) => i.includes(`node_modules/${lib}/`)), lib).toEqual([]);
       expect(external.filter((e) => e === lib || e.startsWith(`${lib}/`)), lib).toEqual([]);

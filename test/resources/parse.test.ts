@@ -37,6 +37,7 @@ describe('calls', () => {
     expect(callsList.parse([], {})).toEqual({ all: false });
     expect(callsList.parse([], { status: 'ended', limit: '5' })).toEqual({ all: false, status: 'ended', limit: 5 });
     expect(callsList.parse([], { all: true })).toEqual({ all: true });
+    // @ts-expect-error commander refuses this before parse runs; parse refuses it too
     expect(usageMessage(() => callsList.parse([], { status: 'open' }))).toContain('active, ended');
     expect(usageMessage(() => callsList.parse([], { limit: '500' }))).toContain('1 to 100');
     expect(usageMessage(() => callsList.parse([], { limit: '5', all: true }))).toContain('not both');
@@ -44,12 +45,14 @@ describe('calls', () => {
 
   it('get/end: ids by prefix', () => {
     expect(callsGet.parse(['call_abc'], {})).toEqual({ id: 'call_abc' });
+    // @ts-expect-error commander refuses this before parse runs; parse refuses it too
     expect(usageMessage(() => callsGet.parse([], {}))).toContain('missing call ID');
     expect(usageMessage(() => callsEnd.parse(['chat_abc'], {}))).toContain('that is a chat id');
   });
 
   it('start: exactly two valid languages', () => {
     expect(callsStart.parse([], { languages: 'en,ES-mx', title: 'Intake' })).toEqual({ languages: ['en', 'es-MX'], title: 'Intake' });
+    // @ts-expect-error commander refuses this before parse runs; parse refuses it too
     expect(usageMessage(() => callsStart.parse([], {}))).toContain('--languages en,es');
     expect(usageMessage(() => callsStart.parse([], { languages: 'en' }))).toContain('exactly two');
     expect(usageMessage(() => callsStart.parse([], { languages: 'en,es,fr' }))).toContain('exactly two');
@@ -63,6 +66,7 @@ describe('calls', () => {
       lineId: 'line_9',
       language: 'es',
     });
+    // @ts-expect-error commander refuses this before parse runs; parse refuses it too
     expect(usageMessage(() => callsDial.parse(['call_1'], {}))).toContain('missing --to');
     expect(usageMessage(() => callsDial.parse(['call_1'], { to: '555-0100' }))).toContain('+14155550100');
     expect(usageMessage(() => callsDial.parse(['call_1'], { to: '+14155550100', line: 'call_2' }))).toContain('phone line id');
@@ -77,6 +81,7 @@ describe('calls', () => {
     });
     expect(usageMessage(() => linksCreate.parse([], { expiresIn: '60' }))).toContain('90s, 15m, 1h');
     expect(linesAdd.parse([], { country: 'us', areaCode: '415' })).toEqual({ country: 'US', areaCode: '415' });
+    // @ts-expect-error commander refuses this before parse runs; parse refuses it too
     expect(usageMessage(() => linesAdd.parse([], {}))).toContain('--country US');
     expect(usageMessage(() => linesRelease.parse(['call_1'], {}))).toContain('line_8f2a1c');
   });
@@ -85,8 +90,10 @@ describe('calls', () => {
 describe('chats', () => {
   it('list, start, close, messages', () => {
     expect(chatsList.parse([], { status: 'closed' })).toEqual({ all: false, status: 'closed' });
+    // @ts-expect-error commander refuses this before parse runs; parse refuses it too
     expect(usageMessage(() => chatsList.parse([], { status: 'ended' }))).toContain('open, closed');
     expect(chatsStart.parse([], { language: 'fr', subject: 'Order 42' })).toEqual({ language: 'fr', subject: 'Order 42' });
+    // @ts-expect-error commander refuses this before parse runs; parse refuses it too
     expect(usageMessage(() => chatsStart.parse([], {}))).toContain('--language fr');
     expect(usageMessage(() => chatsClose.parse(['call_1'], {}))).toContain('not a chat id');
     expect(chatsMessages.parse(['chat_1'], { all: true })).toEqual({ id: 'chat_1', all: true });
@@ -102,6 +109,7 @@ describe('chats', () => {
     expect(chatsVoice.parse(['chat_1', 'note.OGG'], {})).toEqual({ id: 'chat_1', file: 'note.OGG' });
     expect(chatsVoice.parse(['chat_1', 'recording.bin'], {})).toEqual({ id: 'chat_1', file: 'recording.bin' });
     expect(chatsVoice.parse(['chat_1', '-'], {})).toEqual({ id: 'chat_1', file: '-' });
+    // @ts-expect-error commander refuses this before parse runs; parse refuses it too
     expect(usageMessage(() => chatsVoice.parse(['chat_1'], {}))).toContain('missing audio FILE');
   });
 
@@ -118,6 +126,7 @@ describe('translate', () => {
   });
 
   it('refuses a missing or bad --to, over-long text, and --lines with arguments', () => {
+    // @ts-expect-error commander refuses this before parse runs; parse refuses it too
     expect(usageMessage(() => translate.parse(['hi'], {}))).toContain('--to es');
     expect(usageMessage(() => translate.parse(['hi'], { to: 'spanish' }))).toContain('BCP 47');
     expect(usageMessage(() => translate.parse(['x'.repeat(5001)], { to: 'es' }))).toContain('5,000');

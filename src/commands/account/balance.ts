@@ -1,11 +1,19 @@
 // `svc account balance`: the prepaid balance of the organization.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { money, printObject } from '../../io/output.js';
 import type { Balance } from './types.js';
 
 export type AccountBalanceOptions = Record<string, never>;
 
-export function parse(_args: string[], _flags: Record<string, unknown>): AccountBalanceOptions {
+export const command = defineCommand({
+  name: 'balance',
+  summary: 'the prepaid balance',
+  examples: ['svc account balance', 'svc --live account balance --json'],
+  scopes: ['account:read'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): AccountBalanceOptions {
   return {};
 }
 

@@ -1,4 +1,5 @@
 // `svc account prices`: what each billable operation costs.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../api/endpoints.js';
 import { money, printList } from '../../io/output.js';
@@ -6,7 +7,14 @@ import type { Price } from './types.js';
 
 export type AccountPricesOptions = Record<string, never>;
 
-export function parse(_args: string[], _flags: Record<string, unknown>): AccountPricesOptions {
+export const command = defineCommand({
+  name: 'prices',
+  summary: 'prices of billable operations',
+  examples: ['svc account prices'],
+  scopes: ['account:read'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): AccountPricesOptions {
   return {};
 }
 

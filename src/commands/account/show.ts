@@ -1,4 +1,5 @@
 // `svc account`: the organization, the mode, the credential in use, its scopes, the balance.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { money, printObject } from '../../io/output.js';
@@ -7,7 +8,13 @@ import type { Account, Balance } from './types.js';
 
 export type AccountShowOptions = Record<string, never>;
 
-export function parse(_args: string[], _flags: Record<string, unknown>): AccountShowOptions {
+export const command = defineCommand({
+  name: 'account',
+  summary: 'the organization, mode, credential, scopes and balance',
+  scopes: ['account:read'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): AccountShowOptions {
   return {};
 }
 

@@ -1,6 +1,7 @@
 // `svc api [METHOD] PATH [-f/-F key=value …] [-H 'Name: value'] [--input FILE|-]
 // [--paginate] [--jq EXPR] [--include]`: any request, authenticated like every other
 // command — the escape hatch for what is not wrapped, shaped like `gh api`.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import type { HttpResponse } from '../../api/http.js';
@@ -55,7 +56,39 @@ export function parseHeader(entry: string): [string, string] {
   return [name.toLowerCase(), value];
 }
 
-export function parse(args: string[], flags: Record<string, unknown>): ApiRequestOptions {
+export const command = defineCommand({
+  name: 'api',
+  summary: 'any request, authenticated like every other command (the escape hatch, like gh api)',
+  args: [
+    { name: 'method-or-path', help: 'GET, POST, PUT, DELETE, PATCH; or the path, as in gh api PATH', required: true },
+    { name: 'path', help: 'e.g. /v1/calls (the leading / may be left out)' },
+  ],
+  flags: {
+    method: { short: '-X', value: '<method>', help: 'the method with `svc api PATH` (default GET, or POST with fields)' },
+    rawField: { short: '-f', value: '<key=value>', repeatable: true, help: 'a string field (query parameter for GET/DELETE); repeatable' },
+    field: {
+      short: '-F',
+      value: '<key=value>',
+      repeatable: true,
+      help: "a typed field: true, false, null and numbers as JSON, @file a file's contents, @- stdin; key[]=v arrays, key[sub]=v objects; repeatable",
+    },
+    header: { short: '-H', value: '<name:value>', repeatable: true, help: 'an extra request header (not Authorization: svc sends the credential); repeatable' },
+    input: { value: '<file>', help: 'the request body from a file, or - for stdin' },
+    paginate: { help: 'follow next_cursor to the last page (with --json: one array of every item)' },
+    jq: { value: '<expr>', help: "filter the JSON answer with jq, e.g. --jq '.data[].id'" },
+    include: { short: '-i', help: 'print the status line and headers too' },
+  },
+  examples: [
+    'svc api GET /v1/account',
+    'svc api POST /v1/chats -f language=en -f subject=123',
+    'svc api v1/calls -F languages[]=en -F languages[]=es',
+    "svc api GET /v1/calls --paginate --json --jq '.[].id'",
+    "svc api GET /v1/events/stream -H 'Last-Event-ID: evt_123'",
+    'svc api POST /v1/translate --input body.json',
+  ],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ApiRequestOptions {
   const fields = [...listOf(flags.rawField).map((e) => parseField(e, 'raw')), ...listOf(flags.field).map((e) => parseField(e, 'typed'))];
   const input = typeof flags.input === 'string' ? flags.input : undefined;
   // `svc api METHOD PATH` (svc's form) or `svc api PATH [-X METHOD]` (gh's form).

@@ -2,6 +2,7 @@
 // where each secret is stored (keychain or file), so it is never unclear which account a
 // command acts on (stripe-cli#1135) or that a secret fell back to a file (cli/cli#8954).
 // Local only: no request is made. Exit 3 when the chosen profile has no usable credential.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
@@ -19,7 +20,17 @@ export interface AuthStatusOptions {
   offline: boolean;
 }
 
-export function parse(_args: string[], flags: Record<string, unknown>): AuthStatusOptions {
+export const command = defineCommand({
+  name: 'status',
+  summary: 'every profile (or --profile NAME alone) with its organization, mode, credentials, scopes, where secrets are stored, and whether the service accepts each',
+  examples: ['svc auth status', 'svc auth status --profile work', 'svc auth status --offline --json'],
+  flags: {
+    offline: { help: 'do not ask the service whether each credential still works' },
+  },
+  scopes: [],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): AuthStatusOptions {
   return { offline: flags.offline === true };
 }
 

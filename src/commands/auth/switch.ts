@@ -1,4 +1,5 @@
 // `svc auth switch PROFILE`: makes PROFILE the default profile.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { note, printJson, warn } from '../../io/output.js';
@@ -7,7 +8,15 @@ export interface AuthSwitchOptions {
   profile: string;
 }
 
-export function parse(args: string[], _flags: Record<string, unknown>): AuthSwitchOptions {
+export const command = defineCommand({
+  name: 'switch',
+  summary: 'make PROFILE the default profile',
+  args: [{ name: 'profile', help: 'profile name', required: true }],
+  examples: ['svc auth switch work'],
+  scopes: [],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): AuthSwitchOptions {
   const profile = args[0];
   if (profile === undefined || profile === '') throw new UsageError('missing PROFILE: e.g. svc auth switch work');
   if (args.length > 1) throw new UsageError(`svc auth switch takes one profile name (got "${args.join(' ')}")`);

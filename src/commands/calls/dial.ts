@@ -1,4 +1,5 @@
 // `svc calls dial ID --to +E164 [--line ID] [--language L]` — billed in live mode; refused in test mode.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
@@ -16,7 +17,21 @@ export interface CallsDialOptions {
   dryRun?: boolean;
 }
 
-export function parse(args: string[], flags: Flags): CallsDialOptions {
+export const command = defineCommand({
+  name: 'dial',
+  summary: 'dial a phone into a call (live mode only; billed)',
+  args: [{ name: 'id', help: 'call id', required: true }],
+  flags: {
+    to: { value: '<+E164>', required: true, help: 'the phone number, e.g. +14155550100' },
+    line: { value: '<id>', help: 'the line to call from (line_…)' },
+    language: { value: '<lang>', help: 'the language the callee speaks' },
+    dryRun: { help: 'print the request and the price it would draw; send nothing' },
+  },
+  examples: ['svc --live calls dial call_123 --to +14155550100 --language es'],
+  scopes: ['calls:write'],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): CallsDialOptions {
   const callId = requiredArg(args, 0, 'call ID', 'svc calls dial call_8f2a1c --to +14155550100');
   const to = stringFlag(flags, 'to');
   if (to === undefined) throw new UsageError('missing --to: give the phone number to dial in E.164 form, e.g. --to +14155550100');

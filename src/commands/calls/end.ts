@@ -1,4 +1,5 @@
 // `svc calls end ID`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, requiredArg, validated } from './shared.js';
@@ -10,7 +11,15 @@ export interface CallsEndOptions {
   id: string;
 }
 
-export function parse(args: string[], _flags: Flags): CallsEndOptions {
+export const command = defineCommand({
+  name: 'end',
+  summary: 'end a call',
+  args: [{ name: 'id', help: 'call id', required: true }],
+  examples: ['svc calls end call_123'],
+  scopes: ['calls:write'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): CallsEndOptions {
   const id = requiredArg(args, 0, 'call ID', 'svc calls end call_8f2a1c');
   return { id: validated(() => parseId(id, 'call')) };
 }

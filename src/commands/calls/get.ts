@@ -1,4 +1,5 @@
 // `svc calls get ID`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, requiredArg, validated } from './shared.js';
@@ -10,7 +11,15 @@ export interface CallsGetOptions {
   id: string;
 }
 
-export function parse(args: string[], _flags: Flags): CallsGetOptions {
+export const command = defineCommand({
+  name: 'get',
+  summary: 'show one call',
+  args: [{ name: 'id', help: 'call id (call_…)', required: true }],
+  examples: ['svc calls get call_123'],
+  scopes: ['calls:read'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): CallsGetOptions {
   const id = requiredArg(args, 0, 'call ID', 'svc calls get call_8f2a1c');
   return { id: validated(() => parseId(id, 'call')) };
 }

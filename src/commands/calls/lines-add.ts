@@ -1,4 +1,5 @@
 // `svc calls lines add --country US [--area-code 415]` — billed in live mode.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
 import { UsageError } from '../../errors.js';
@@ -14,7 +15,19 @@ export interface LinesAddOptions {
   dryRun?: boolean;
 }
 
-export function parse(_args: string[], flags: Flags): LinesAddOptions {
+export const command = defineCommand({
+  name: 'add',
+  summary: 'rent a phone line (billed in live mode)',
+  flags: {
+    country: { value: '<cc>', required: true, help: 'ISO country code, e.g. US' },
+    areaCode: { value: '<code>', help: 'area code, e.g. 415' },
+    dryRun: { help: 'print the request and the price it would draw; send nothing' },
+  },
+  examples: ['svc calls lines add --country US --area-code 415'],
+  scopes: ['calls:write'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LinesAddOptions {
   const country = stringFlag(flags, 'country');
   if (country === undefined) throw new UsageError('missing --country: give a two-letter country code, e.g. --country US');
   const areaCode = stringFlag(flags, 'areaCode');

@@ -1,4 +1,5 @@
 // `svc calls lines list [--limit N] [--all]`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { type Flags, type ListFlags, parseListFlags } from './shared.js';
 import { fetchList } from '../shared/resources.js';
@@ -7,7 +8,18 @@ import { type Line, lineColumns, timeFormat } from './views.js';
 
 export type LinesListOptions = ListFlags;
 
-export function parse(_args: string[], flags: Flags): LinesListOptions {
+export const command = defineCommand({
+  name: 'list',
+  summary: 'list phone lines',
+  flags: {
+    limit: { value: '<n>', help: 'at most N lines' },
+    all: { help: 'every line' },
+  },
+  examples: ['svc calls lines list'],
+  scopes: ['calls:write'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LinesListOptions {
   return parseListFlags(flags);
 }
 

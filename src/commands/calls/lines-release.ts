@@ -1,4 +1,5 @@
 // `svc calls lines release ID`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, requiredArg, validated } from './shared.js';
@@ -10,7 +11,15 @@ export interface LinesReleaseOptions {
   id: string;
 }
 
-export function parse(args: string[], _flags: Flags): LinesReleaseOptions {
+export const command = defineCommand({
+  name: 'release',
+  summary: 'release a phone line',
+  args: [{ name: 'id', help: 'line id (line_…)', required: true }],
+  examples: ['svc calls lines release line_123'],
+  scopes: ['calls:write'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): LinesReleaseOptions {
   const id = requiredArg(args, 0, 'phone line ID', 'svc calls lines release line_8f2a1c');
   return { id: validated(() => parseId(id, 'line')) };
 }

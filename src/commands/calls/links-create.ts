@@ -1,4 +1,5 @@
 // `svc calls links create [--call ID] [--language L] [--expires-in 1h]`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseDurationSeconds, parseId, parseLanguageTag } from '../../validate/index.js';
 import { type Flags, stringFlag, validated } from './shared.js';
@@ -12,7 +13,19 @@ export interface LinksCreateOptions {
   expiresInSeconds?: number;
 }
 
-export function parse(_args: string[], flags: Flags): LinksCreateOptions {
+export const command = defineCommand({
+  name: 'create',
+  summary: 'create a join link',
+  flags: {
+    call: { value: '<id>', help: 'the call it joins (call_…)' },
+    language: { value: '<lang>', help: "the joiner's language" },
+    expiresIn: { value: '<duration>', help: 'lifetime, e.g. 1h or 30m' },
+  },
+  examples: ['svc calls links create --call call_123 --language fr --expires-in 1h'],
+  scopes: ['calls:write'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LinksCreateOptions {
   const call = stringFlag(flags, 'call');
   const language = stringFlag(flags, 'language');
   const expiresIn = stringFlag(flags, 'expiresIn');

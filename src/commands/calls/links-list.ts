@@ -1,4 +1,5 @@
 // `svc calls links list [--limit N] [--all]`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { type Flags, type ListFlags, parseListFlags } from './shared.js';
 import { fetchList } from '../shared/resources.js';
@@ -7,7 +8,18 @@ import { type Link, linkColumns, timeFormat } from './views.js';
 
 export type LinksListOptions = ListFlags;
 
-export function parse(_args: string[], flags: Flags): LinksListOptions {
+export const command = defineCommand({
+  name: 'list',
+  summary: 'list links',
+  flags: {
+    limit: { value: '<n>', help: 'at most N links' },
+    all: { help: 'every link' },
+  },
+  examples: ['svc calls links list'],
+  scopes: ['calls:read'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LinksListOptions {
   return parseListFlags(flags);
 }
 

@@ -1,4 +1,5 @@
 // `svc calls list [--status active|ended] [--limit N] [--all]`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseChoice } from '../../validate/index.js';
 import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from './shared.js';
@@ -10,7 +11,19 @@ export interface CallsListOptions extends ListFlags {
   status?: 'active' | 'ended';
 }
 
-export function parse(_args: string[], flags: Flags): CallsListOptions {
+export const command = defineCommand({
+  name: 'list',
+  summary: 'list calls, newest first',
+  flags: {
+    status: { value: '<status>', choices: ['active', 'ended'], help: 'only active or ended calls' },
+    limit: { value: '<n>', help: 'at most N calls (1–100, default 20)' },
+    all: { help: 'every call, following pages' },
+  },
+  examples: ['svc calls list', 'svc calls list --status active --json', 'svc calls list --all | cut -f1'],
+  scopes: ['calls:read'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): CallsListOptions {
   const status = stringFlag(flags, 'status');
   const opts: CallsListOptions = parseListFlags(flags);
   if (status !== undefined) opts.status = validated(() => parseChoice(status, ['active', 'ended'], '--status'));

@@ -17,8 +17,8 @@ export function validated<T>(validate: () => T): T {
   }
 }
 
-/** A string flag, or undefined when absent. */
-export function stringFlag(flags: Flags, name: string): string | undefined {
+/** A string flag, or undefined when absent. The name must be one the command declares. */
+export function stringFlag<F extends Flags>(flags: F, name: keyof F & string): string | undefined {
   const value = flags[name];
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
@@ -26,7 +26,7 @@ export function stringFlag(flags: Flags, name: string): string | undefined {
   throw new UsageError(`--${kebab(name)} needs a value`);
 }
 
-export function booleanFlag(flags: Flags, name: string): boolean {
+export function booleanFlag<F extends Flags>(flags: F, name: keyof F & string): boolean {
   return flags[name] === true;
 }
 

@@ -1,4 +1,5 @@
 // `svc calls start --languages en,es [--title T]` — billed in live mode.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
 import { UsageError } from '../../errors.js';
@@ -16,7 +17,19 @@ export interface CallsStartOptions {
   dryRun?: boolean;
 }
 
-export function parse(_args: string[], flags: Flags): CallsStartOptions {
+export const command = defineCommand({
+  name: 'start',
+  summary: 'start an interpreted call between two languages',
+  flags: {
+    languages: { value: '<a,b>', required: true, help: 'the two BCP 47 languages, e.g. en,es' },
+    title: { value: '<title>', help: 'a title' },
+    dryRun: { help: 'print the request and the price it would draw; send nothing' },
+  },
+  examples: ['svc calls start --languages en,es', 'svc calls start --languages en,ja --title "Support"'],
+  scopes: ['calls:write'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): CallsStartOptions {
   const languagesText = stringFlag(flags, 'languages');
   if (languagesText === undefined) throw new UsageError('missing --languages: give the two languages of the call, e.g. --languages en,es');
   const languages = validated(() => parseLanguageList(languagesText, '--languages'));

@@ -1,4 +1,5 @@
 // `svc chats close ID`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, requiredArg, validated } from '../calls/shared.js';
@@ -11,7 +12,15 @@ export interface ChatsCloseOptions {
   id: string;
 }
 
-export function parse(args: string[], _flags: Flags): ChatsCloseOptions {
+export const command = defineCommand({
+  name: 'close',
+  summary: 'close a chat',
+  args: [{ name: 'id', help: 'chat id', required: true }],
+  examples: ['svc chats close chat_123'],
+  scopes: ['sessions:write'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): ChatsCloseOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats close chat_8f2a1c');
   return { id: validated(() => parseId(id, 'chat')) };
 }

@@ -1,4 +1,5 @@
 // `svc chats get ID`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, requiredArg, validated } from '../calls/shared.js';
@@ -11,7 +12,15 @@ export interface ChatsGetOptions {
   id: string;
 }
 
-export function parse(args: string[], _flags: Flags): ChatsGetOptions {
+export const command = defineCommand({
+  name: 'get',
+  summary: 'show one chat',
+  args: [{ name: 'id', help: 'chat id (chat_…)', required: true }],
+  examples: ['svc chats get chat_123'],
+  scopes: ['sessions:read'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): ChatsGetOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats get chat_8f2a1c');
   return { id: validated(() => parseId(id, 'chat')) };
 }

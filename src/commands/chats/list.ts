@@ -1,4 +1,5 @@
 // `svc chats list [--status open|closed] [--limit N] [--all]`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseChoice } from '../../validate/index.js';
 import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from '../calls/shared.js';
@@ -11,7 +12,19 @@ export interface ChatsListOptions extends ListFlags {
   status?: 'open' | 'closed';
 }
 
-export function parse(_args: string[], flags: Flags): ChatsListOptions {
+export const command = defineCommand({
+  name: 'list',
+  summary: 'list chats, newest first',
+  flags: {
+    status: { value: '<status>', choices: ['open', 'closed'], help: 'only open or closed chats' },
+    limit: { value: '<n>', help: 'at most N chats (1–100, default 20)' },
+    all: { help: 'every chat, following pages' },
+  },
+  examples: ['svc chats list --status open'],
+  scopes: ['sessions:read'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsListOptions {
   const status = stringFlag(flags, 'status');
   const opts: ChatsListOptions = parseListFlags(flags);
   if (status !== undefined) opts.status = validated(() => parseChoice(status, ['open', 'closed'], '--status'));

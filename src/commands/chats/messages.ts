@@ -1,4 +1,5 @@
 // `svc chats messages ID [--limit N] [--all]`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, type ListFlags, parseListFlags, requiredArg, validated } from '../calls/shared.js';
@@ -11,7 +12,19 @@ export interface ChatsMessagesOptions extends ListFlags {
   id: string;
 }
 
-export function parse(args: string[], flags: Flags): ChatsMessagesOptions {
+export const command = defineCommand({
+  name: 'messages',
+  summary: "list a chat's messages",
+  args: [{ name: 'id', help: 'chat id', required: true }],
+  flags: {
+    limit: { value: '<n>', help: 'at most N messages' },
+    all: { help: 'every message' },
+  },
+  examples: ['svc chats messages chat_123 --all'],
+  scopes: ['sessions:read'],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsMessagesOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats messages chat_8f2a1c');
   return { id: validated(() => parseId(id, 'chat')), ...parseListFlags(flags) };
 }

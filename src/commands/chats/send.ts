@@ -1,4 +1,5 @@
 // `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseId, parseText } from '../../validate/index.js';
 import { type Flags, positional, requiredArg, validated } from '../calls/shared.js';
@@ -17,7 +18,21 @@ export interface ChatsSendOptions {
   dryRun?: boolean;
 }
 
-export function parse(args: string[], flags: Flags): ChatsSendOptions {
+export const command = defineCommand({
+  name: 'send',
+  summary: 'post a text message (TEXT, or stdin when omitted)',
+  args: [
+    { name: 'id', help: 'chat id', required: true },
+    { name: 'text', help: 'the message (several words are joined with spaces)', variadic: true },
+  ],
+  flags: {
+    dryRun: { help: 'print the request and the price it would draw; send nothing' },
+  },
+  examples: ['svc chats send chat_123 "Where is my order?"', 'echo hello | svc chats send chat_123'],
+  scopes: ['sessions:write'],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsSendOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats send chat_8f2a1c "Hello"');
   const words = positional(args).slice(1);
   const opts: ChatsSendOptions = { id: validated(() => parseId(id, 'chat')) };

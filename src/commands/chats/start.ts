@@ -1,4 +1,5 @@
 // `svc chats start --language L [--subject S]`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseLanguageTag } from '../../validate/index.js';
@@ -13,7 +14,18 @@ export interface ChatsStartOptions {
   subject?: string;
 }
 
-export function parse(_args: string[], flags: Flags): ChatsStartOptions {
+export const command = defineCommand({
+  name: 'start',
+  summary: 'start a support chat',
+  flags: {
+    language: { value: '<lang>', required: true, help: "the chat's language (BCP 47)" },
+    subject: { value: '<subject>', help: 'a subject' },
+  },
+  examples: ['svc chats start --language en --subject "Billing"'],
+  scopes: ['sessions:write'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsStartOptions {
   const language = stringFlag(flags, 'language');
   if (language === undefined) throw new UsageError("missing --language: give the customer's language, e.g. --language fr");
   const opts: ChatsStartOptions = { language: validated(() => parseLanguageTag(language, '--language')) };

@@ -4,6 +4,7 @@
 // command's follow loop): a drop or 45 s of silence reconnects, and since the chat stream
 // does not replay, each reconnection catches up from the message list, printing what was
 // posted meanwhile exactly once. No connection for 5 minutes: exit 9.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, renderTsv, warn } from '../../io/output.js';
@@ -28,7 +29,18 @@ const SEEN_LIMIT = 10_000;
 /** Thrown from a reconnection attempt when the chat has been closed: the stream is over. */
 class ChatClosed extends Error {}
 
-export function parse(args: string[], flags: Flags): ChatsStreamOptions {
+export const command = defineCommand({
+  name: 'stream',
+  summary: "follow a chat's new messages live",
+  args: [{ name: 'id', help: 'chat id', required: true }],
+  flags: {
+    failOnGap: { help: 'exit 1 when the service cannot resume without missing messages' },
+  },
+  examples: ['svc chats stream chat_123', 'svc chats stream chat_123 --json'],
+  scopes: ['sessions:read'],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsStreamOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats stream chat_8f2a1c');
   const opts: ChatsStreamOptions = { id: validated(() => parseId(id, 'chat')) };
   if (flags.failOnGap === true) opts.failOnGap = true;

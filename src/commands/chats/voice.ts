@@ -1,6 +1,7 @@
 // `svc chats voice ID FILE|-` — the content type from the audio's first bytes, whatever
 // the file is called (or from stdin with `-`); a missing, empty, too large or non-audio
 // input is refused before any upload.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printObject } from '../../io/output.js';
@@ -17,7 +18,18 @@ export interface ChatsVoiceOptions {
   file: string;
 }
 
-export function parse(args: string[], _flags: Flags): ChatsVoiceOptions {
+export const command = defineCommand({
+  name: 'voice',
+  summary: 'post a voice message from an audio file (≤ 10 MiB)',
+  args: [
+    { name: 'id', help: 'chat id', required: true },
+    { name: 'file', help: 'audio file (Ogg/Opus, MP3, AAC, WAV, FLAC, M4A, WebM, AMR: told by its content), or - for stdin', required: true },
+  ],
+  examples: ['svc chats voice chat_123 question.ogg', 'record | svc chats voice chat_123 -'],
+  scopes: ['sessions:write'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): ChatsVoiceOptions {
   const id = requiredArg(args, 0, 'chat ID', 'svc chats voice chat_8f2a1c note.ogg');
   const file = requiredArg(args, 1, 'audio FILE', 'svc chats voice chat_8f2a1c note.ogg');
   return validated(() => ({ id: parseId(id, 'chat'), file }));

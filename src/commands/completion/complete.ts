@@ -1,5 +1,6 @@
 // `svc __complete profiles` (hidden): the profile names, one a line, for shell completion.
 // Reads config.json only and never fails loudly: a broken config just completes nothing.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
@@ -7,7 +8,16 @@ export interface CompleteOptions {
   what: 'profiles';
 }
 
-export function parse(args: string[], _flags: Record<string, unknown>): CompleteOptions {
+// Hidden: what the completion scripts call for `--profile <TAB>` (reads config.json only).
+export const command = defineCommand({
+  name: '__complete',
+  summary: '',
+  hidden: true,
+  args: [{ name: 'what', help: 'profiles', required: true }],
+  scopes: [],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): CompleteOptions {
   if (args[0] !== 'profiles') throw new UsageError('svc __complete knows only: profiles');
   return { what: 'profiles' };
 }

@@ -1,5 +1,6 @@
 // `svc doctor`: one run that checks the setup and explains it. Each line is ok, warning
 // or failed, with the fix. Exit 0 only when nothing failed (warnings are advice).
+import { defineCommand } from '../../cli/define.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,6 +25,12 @@ export interface Check {
   message: string;
   fix?: string;
 }
+
+export const command = defineCommand({
+  name: 'doctor',
+  summary: 'check the setup and explain each problem: config, profile, address, network, keychain, credentials, clock, Node',
+  examples: ['svc doctor', 'svc doctor --profile work', 'svc doctor --json'],
+});
 
 export function parse(): Record<string, never> {
   return {};

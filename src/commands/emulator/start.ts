@@ -1,4 +1,5 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
 import { UsageError } from '../../errors.js';
@@ -26,6 +27,21 @@ export interface EmulatorStartFlags {
   export?: string;
   allowHost?: string[] | string;
 }
+
+export const command = defineCommand({
+  name: 'emulator',
+  summary: 'run the local emulator of the service',
+  flags: {
+    port: { value: '<n>', default: '4010', help: 'port to listen on' },
+    host: { value: '<host>', default: '127.0.0.1', help: 'address to listen on' },
+    state: { value: '<file>', help: 'keep the whole state in this file across restarts (created from the seed if missing)' },
+    import: { value: '<file>', help: 'start from this exported document instead of the seed' },
+    export: { value: '<file>', help: 'write the --state file as a readable document to this file, then exit' },
+    allowHost: { value: '<name>', repeatable: true, help: 'also answer requests for this Host name (repeatable)' },
+  },
+  examples: ['svc emulator', 'svc emulator --port 0', 'svc emulator --state ~/.svc-emulator.jsonl', 'svc emulator --state s.jsonl --export fixture.json'],
+  scopes: [],
+});
 
 /**
  * Validates the flags before anything starts. Accepts `(flags)` or the command tree's

@@ -1,6 +1,7 @@
 // `svc events get ID`: one retained event. The API has no GET /v1/events/{id}
 // (api-contract.md), so this reads the retained history (GET /v1/events, 100 a page,
 // newest first) until it finds the id: at most 100 requests for the 10,000 retained.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../api/endpoints.js';
 import { LIST_LIMIT_MAX } from '../../api/endpoints.js';
@@ -15,7 +16,15 @@ export interface EventsGetOptions {
   id: string;
 }
 
-export function parse(args: string[], _flags: Flags): EventsGetOptions {
+export const command = defineCommand({
+  name: 'get',
+  summary: 'show one retained event',
+  args: [{ name: 'id', help: 'event id (evt_…)', required: true }],
+  examples: ['svc events get evt_123', 'svc events get evt_123 --json'],
+  scopes: ['events:read'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): EventsGetOptions {
   const id = requiredArg(args, 0, 'event ID', 'svc events get evt_8f2a1c');
   return { id: validated(() => parseId(id, 'event')) };
 }

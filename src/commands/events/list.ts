@@ -1,5 +1,6 @@
 // `svc events list [--type T]… [--limit N | --all]`: the retained history (GET /v1/events),
 // newest first, as the other lists are.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';
@@ -28,7 +29,19 @@ export function parseTypes(value: unknown): TypePattern[] {
   return types;
 }
 
-export function parse(args: string[], flags: Flags): EventsListOptions {
+export const command = defineCommand({
+  name: 'list',
+  summary: 'the retained events, newest first',
+  flags: {
+    type: { value: '<type>', repeatable: true, help: 'only this type or family (repeatable), e.g. call.*' },
+    limit: { value: '<n>', help: 'at most N events (1–100, default 20)' },
+    all: { help: 'every retained event, following pages' },
+  },
+  examples: ['svc events list', 'svc events list --type chat.* --limit 50', 'svc events list --all --json'],
+  scopes: ['events:read'],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): EventsListOptions {
   if (args.length > 0) throw new UsageError('events list takes no arguments', 'filter with --type, e.g. --type call.*');
   return { ...parseListFlags(flags), types: parseTypes(flags.type) };
 }

@@ -2,6 +2,7 @@
 // of a `--dead-letter` file) sent again, signed as the tail signs them, in their order and
 // with their relative timing (by created_at; `--speed N` divides the waits, `--no-wait`
 // drops them). Without --forward-to they are printed. Waits go through ctx.clock.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -28,7 +29,26 @@ export interface RecordedEvent {
   json: string;
 }
 
-export function parse(args: string[], flags: Record<string, unknown>): ReplayOptions {
+export const command = defineCommand({
+  name: 'replay',
+  summary: 'send recorded (or dead-letter) events again, signed, in order',
+  args: [{ name: 'file', help: 'NDJSON from events tail --record or --dead-letter', required: true }],
+  flags: {
+    forwardTo: { value: '<url>', repeatable: true, help: 'POST each event, signed, to URL; TYPE=URL for some types only (repeatable); else print them' },
+    forwardHeader: { value: '<header>', repeatable: true, help: "add 'Name: value' to each delivery (repeatable)" },
+    deadLetter: { value: '<file>', help: 'append deliveries given up on to FILE (NDJSON)' },
+    type: { value: '<type>', repeatable: true, help: 'only this type or family (repeatable)' },
+    speed: { value: '<n>', help: 'replay N times faster than recorded (default 1)' },
+    wait: { negate: true, help: 'send at once, without the recorded pauses' },
+  },
+  examples: [
+    'svc events replay events.ndjson --forward-to http://localhost:3000/hooks --no-wait',
+    'svc events replay dead.ndjson --forward-to http://localhost:3000/hooks',
+    'svc events replay events.ndjson --speed 10 --type call.*',
+  ],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ReplayOptions {
   const file = args[0];
   if (!file) throw new UsageError('missing FILE: e.g. svc events replay events.ndjson --forward-to http://localhost:3000/hooks');
   if (args.length > 1) throw new UsageError(`events replay takes one FILE (got ${args.length})`);

@@ -1,6 +1,7 @@
 // `svc events tail`: follow the organization's event stream (GET /v1/events/stream,
 // api-contract.md "Events") for as long as the user wants, surviving drops and silent
 // connections without losing or repeating an event.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { SseMessage } from '../../api/sse.js';
 import { ApiError, CliError, NetworkError, UsageError } from '../../errors.js';
@@ -75,7 +76,33 @@ function sinceId(text: string): string {
   }
 }
 
-export function parseTail(args: string[], flags: Record<string, unknown>): TailOptions {
+export const command = defineCommand({
+  name: 'tail',
+  summary: 'follow events live, resuming after drops',
+  flags: {
+    type: { value: '<type>', repeatable: true, help: 'only this type or prefix (repeatable), e.g. call. or chat.closed' },
+    since: { value: '<evt_id>', help: 'start after this event' },
+    maxEvents: { value: '<n>', help: 'stop after N events' },
+    forwardTo: { value: '<url>', repeatable: true, help: 'POST each event, signed, to URL; TYPE=URL for some types only, e.g. call.*=URL (repeatable)' },
+    forwardHeader: { value: '<header>', repeatable: true, help: "add 'Name: value' to each delivery (repeatable)" },
+    deadLetter: { value: '<file>', help: 'append deliveries given up on to FILE (NDJSON)' },
+    record: { value: '<file>', help: 'append every event received to FILE (NDJSON)' },
+    checkpoint: { value: '<file>', help: 'keep the last handled event id in FILE and resume after it' },
+    printSecret: { help: 'print the forwarding secret (for your handler) and exit' },
+    failOnGap: { help: 'exit 1 when the service cannot resume without missing events' },
+    timeout: { value: '<duration>', help: 'give up after this long without a connection' },
+  },
+  examples: [
+    'svc events tail --type call. --type chat.closed',
+    'svc events tail --json --max-events 100',
+    'svc events tail --forward-to http://localhost:3000/hooks --dead-letter dead.ndjson',
+    "svc events tail --forward-to 'call.*=http://localhost:3000/calls' --checkpoint tail.ckpt",
+    'export SVC_FORWARD_SECRET=$(svc events tail --print-secret)',
+  ],
+  scopes: ['events:read'],
+});
+
+export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): TailOptions {
   if (args.length > 0) throw new UsageError(`events tail takes no arguments (got ${args.map((a) => JSON.stringify(a)).join(' ')})`, 'filter with --type, e.g. --type call.*');
 
   const types: TypePattern[] = [];

@@ -2,6 +2,7 @@
 // test mode only, from a fixture (fixtures/triggers/<TYPE>.json, or `--fixture FILE`),
 // through the API client (credentials, retries, redaction). Live mode is refused: the
 // requests would act for real and be billed.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -16,7 +17,22 @@ export interface TriggerOptions {
   overrides: Override[];
 }
 
-export function parse(args: string[], flags: Record<string, unknown>): TriggerOptions {
+export const command = defineCommand({
+  name: 'trigger',
+  summary: 'cause an event of TYPE with real API requests (test mode only)',
+  args: [{ name: 'type', help: 'event type, e.g. call.ended' }],
+  flags: {
+    override: { value: '<path=value>', repeatable: true, help: 'change a request field, e.g. call.title=Support (repeatable)' },
+    fixture: { value: '<file>', help: 'run the steps of your own fixture file' },
+  },
+  examples: [
+    'svc --test events trigger call.ended',
+    'svc events trigger chat.message.created --override message.text="Où est ma commande ?"',
+    'svc events trigger --fixture my-steps.json --json',
+  ],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): TriggerOptions {
   const type = args[0];
   const fixture = typeof flags.fixture === 'string' ? flags.fixture : undefined;
   if (!type && !fixture) {

@@ -1,5 +1,6 @@
 // `svc keys add [--name N] [--stdin]`: checks the key with the service (GET /v1/account
 // tells its organization and scopes), then stores it for the profile and its mode.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { modeOfKey } from '../../shared/constants.js';
@@ -22,7 +23,19 @@ export interface KeysAddOptions {
   org?: string;
 }
 
-export function parse(_args: string[], flags: Record<string, unknown>): KeysAddOptions {
+export const command = defineCommand({
+  name: 'add',
+  summary: 'store an API key (svc_test_… or svc_live_…) for the profile, after checking it with the service',
+  flags: {
+    name: { value: '<name>', help: 'a name for the key (default: its mode, test or live)' },
+    stdin: { help: 'read the key from stdin (the default without a terminal)' },
+    org: { value: '<id>', help: "the key's organization (org_…), for a key without account:read (stored unverified)" },
+  },
+  examples: ['svc keys add', 'svc keys add --name ci --stdin < key.txt', 'svc keys add --profile work --stdin < key.txt'],
+  scopes: ['account:read'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): KeysAddOptions {
   const opts: KeysAddOptions = { stdin: flags.stdin === true };
   if (flags.name !== undefined) opts.name = parseKeyName(flags.name);
   if (flags.org !== undefined) {

@@ -1,4 +1,5 @@
 // `svc keys list`: the profile's keys as config.json records them (never the keys themselves).
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
@@ -8,7 +9,14 @@ import { redactedKey } from './shared.js';
 
 export type KeysListOptions = Record<string, never>;
 
-export function parse(_args: string[], _flags: Record<string, unknown>): KeysListOptions {
+export const command = defineCommand({
+  name: 'list',
+  summary: "the profile's keys: name, mode, redacted key, scopes, where stored",
+  examples: ['svc keys list', 'svc keys list --json'],
+  scopes: [],
+});
+
+export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): KeysListOptions {
   return {};
 }
 

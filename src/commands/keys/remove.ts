@@ -1,5 +1,6 @@
 // `svc keys remove NAME`: forgets a stored key (secret and metadata). The key stays valid
 // at the service: revoking it is done in the organization's API settings.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import { UsageError } from '../../errors.js';
@@ -12,7 +13,15 @@ export interface KeysRemoveOptions {
   name: string;
 }
 
-export function parse(args: string[], _flags: Record<string, unknown>): KeysRemoveOptions {
+export const command = defineCommand({
+  name: 'remove',
+  summary: 'forget a stored key (the key itself stays valid at the service)',
+  args: [{ name: 'name', help: "the key's name (see svc keys list)", required: true }],
+  examples: ['svc keys remove ci'],
+  scopes: [],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): KeysRemoveOptions {
   if (!args[0]) throw new UsageError('missing NAME: the key\'s name, see `svc keys list`');
   return { name: parseKeyName(args[0], 'NAME') };
 }

@@ -1,4 +1,5 @@
 // `svc mode [test|live]`: shows the mode commands use (and why), or sets the profile's default.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { Mode } from '../../shared/constants.js';
 import { chooseMode, chooseProfileName, keyForMode, parseModeValue, requireProfile } from '../../credentials/resolve.js';
@@ -9,7 +10,15 @@ export interface ModeOptions {
   set?: Mode;
 }
 
-export function parse(args: string[], _flags: Record<string, unknown>): ModeOptions {
+export const command = defineCommand({
+  name: 'mode',
+  summary: "show or set the profile's default mode",
+  args: [{ name: 'mode', help: 'test or live', choices: ['test', 'live'] }],
+  examples: ['svc mode', 'svc mode live'],
+  scopes: [],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): ModeOptions {
   return args[0] === undefined ? {} : { set: parseModeValue(args[0], 'MODE') };
 }
 

@@ -1,5 +1,6 @@
 // `svc profiles list`: every profile with its organization, address, mode and what it
 // holds, the default marked. Local only (`svc auth status` checks them with the service).
+import { defineCommand } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
 import { DEFAULT_PROFILE } from '../../config/config.js';
@@ -8,6 +9,13 @@ import { chooseMode } from '../../credentials/resolve.js';
 import { printList } from '../../io/output.js';
 import type { Column } from '../../io/output.js';
 import { redactedKey } from '../keys/shared.js';
+
+export const command = defineCommand({
+  name: 'list',
+  summary: 'every profile: organization, address, mode, credentials (the default marked *)',
+  examples: ['svc profiles list', 'svc profiles list --json'],
+  scopes: [],
+});
 
 export function parse(): Record<string, never> {
   return {};

@@ -2,6 +2,7 @@
 // OAuth sign-in) and its entry in config.json. With --revoke the OAuth connection is first
 // revoked at the service (RFC 7009); if that fails nothing is deleted, so the user can
 // retry or choose to remove it locally only.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { DEFAULT_PROFILE, OAUTH_SECRET_NAME } from '../../config/config.js';
 import { requireProfile } from '../../credentials/resolve.js';
@@ -18,7 +19,17 @@ export interface ProfilesRemoveOptions {
   revoke: boolean;
 }
 
-export function parse(args: string[], flags: Record<string, unknown>): ProfilesRemoveOptions {
+export const command = defineCommand({
+  name: 'remove',
+  summary: 'delete a profile: its local secrets and its config',
+  args: [{ name: 'name', help: 'the profile (see svc profiles list)', required: true }],
+  flags: {
+    revoke: { help: 'first revoke its OAuth connection at the service' },
+  },
+  examples: ['svc profiles remove old', 'svc profiles remove work --revoke'],
+});
+
+export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ProfilesRemoveOptions {
   if (!args[0]) throw new UsageError('missing NAME: the profile to remove, see `svc profiles list`');
   return { name: args[0], revoke: flags.revoke === true };
 }

@@ -1,0 +1,189 @@
+// Commands declared where they run. Each leaf module (src/commands/<group>/<verb>.ts)
+// exports `command = defineCommand({...})`: its name, summary, examples, arguments, flags
+// and scopes as plain data; and `parse(args, flags)` / `run(opts, ctx)` whose input
+// types come from that declaration (ArgsOf/FlagsOf). A group's index lists its leaves
+// with `leaf(mod.command, () => import('./verb.js'))`, which also checks at compile time
+// that the module's parse accepts what the declaration produces and that run accepts
+// what parse returns. The command tree (src/cli/tree.ts), help and completions are built
+// from these declarations alone; the module behind `load` is imported only to run.
+//
+// This file is on every start path: plain data and types only (no commander, no Node).
+import type { Context } from '../context.js';
+import type { Scope } from '../shared/constants.js';
+
+// ---- flags ---------------------------------------------------------------------------
+
+/**
+ * One flag. The object key is its name in camelCase; the long flag is its kebab-case
+ * (`areaCode` → `--area-code`), or `--no-<name>` when `negate`.
+ */
+export interface FlagSpec {
+  help: string;
+  /** The value's placeholder (`<n>`): the flag takes a value. Absent: a boolean switch. */
+  value?: `<${string}>`;
+  /** A one-letter alias, e.g. `-F`. */
+  short?: `-${string}`;
+  /** The only values accepted (commander refuses others before parse runs). */
+  choices?: readonly string[];
+  /** Commander refuses the command line without it. */
+  required?: boolean;
+  /** Used when the flag is absent (shown in help). */
+  default?: string;
+  /** May be given several times: the values in order. */
+  repeatable?: boolean;
+  /** A boolean that defaults to true, switched off by `--no-<name>`. */
+  negate?: boolean;
+  /** An environment variable used when the flag is absent (the runner reads it from the context's env). */
+  env?: string;
+  /** Another flag (camelCase) it cannot be given with. */
+  conflicts?: string;
+}
+
+export type FlagSpecs = Record<string, FlagSpec>;
+
+type FlagValue<F extends FlagSpec> = F extends { value: string }
+  ? F extends { repeatable: true }
+    ? string[]
+    : F extends { choices: readonly (infer C)[] }
+      ? C
+      : string
+  : boolean;
+
+/** A flag parse() can count on: required, with a default, or negatable (true unless `--no-`). */
+type AlwaysSet<F extends FlagSpec> = F extends { required: true } ? true : F extends { default: string } ? true : F extends { negate: true } ? true : false;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The flags as parse() receives them: typed, camelCase, optional unless always set. */
+export type FlagValues<F extends FlagSpecs> = Simplify<
+  { [K in keyof F as AlwaysSet<F[K]> extends true ? K : never]: FlagValue<F[K]> } & {
+    [K in keyof F as AlwaysSet<F[K]> extends true ? never : K]?: FlagValue<F[K]>;
+  }
+>;
+
+// ---- positional arguments ------------------------------------------------------------
+
+export interface ArgSpec {
+  /** Shown in usage as <name> (required) or [name]. */
+  name: string;
+  help: string;
+  required?: boolean;
+  /** Takes the rest of the words (last argument only). */
+  variadic?: boolean;
+  choices?: readonly string[];
+}
+
+type ArgValue<A extends ArgSpec> = A extends { choices: readonly (infer C)[] } ? C : string;
+
+/** The positional words as parse() receives them, in order; a variadic argument spreads. */
+export type ArgValues<A extends readonly ArgSpec[]> = A extends readonly [infer H extends ArgSpec, ...infer R extends readonly ArgSpec[]]
+  ? H extends { variadic: true }
+    ? ArgValue<H>[]
+    : H extends { required: true }
+      ? [ArgValue<H>, ...ArgValues<R>]
+      : [ArgValue<H>?, ...ArgValues<R>]
+  : [];
+
+// ---- commands ------------------------------------------------------------------------
+
+export interface CommandSpec<F extends FlagSpecs = FlagSpecs, A extends readonly ArgSpec[] = readonly ArgSpec[]> {
+  name: string;
+  summary: string;
+  /** Command lines shown under "Examples:" in its help. */
+  examples?: readonly string[];
+  /** More help text after the examples. */
+  notes?: string;
+  args?: A;
+  flags?: F;
+  /** The scopes its requests need (api-contract.md "Resources"); [] for none. */
+  scopes?: readonly Scope[];
+  /** Left out of help and completions. */
+  hidden?: boolean;
+}
+
+/** A leaf's declaration; `typeof command` carries its flag and argument types. */
+export interface CommandDecl<F extends FlagSpecs = FlagSpecs, A extends readonly ArgSpec[] = readonly ArgSpec[]> extends CommandSpec<F, A> {
+  readonly kind: 'command';
+}
+
+export function defineCommand<const F extends FlagSpecs = {}, const A extends readonly ArgSpec[] = []>(spec: CommandSpec<F, A>): CommandDecl<F, A> {
+  return { kind: 'command', ...spec };
+}
+
+/** What parse() gets, from a declaration: `parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>)`. */
+export type ArgsOf<D> = D extends CommandDecl<FlagSpecs, infer A> ? ArgValues<A> : never;
+export type FlagsOf<D> = D extends CommandDecl<infer F, readonly ArgSpec[]> ? FlagValues<F> : never;
+
+/** A leaf module as the runner sees it once loaded. */
+export interface LoadedCommand {
+  parse(args: string[], flags: Record<string, unknown>): unknown;
+  /** `tree`: the whole command tree, for a command that describes it (svc completion) without importing it. */
+  run(opts: unknown, ctx: Context, tree: RootSpec): Promise<number | void>;
+  /** A command that runs until Ctrl-C (a server): being stopped so is its success, not exit 130. */
+  stopsOnInterrupt?: boolean;
+}
+
+/** What `leaf` demands of a module (property types, so parameters are checked strictly). */
+type Handler<D, Opts> = {
+  parse: (args: ArgsOf<D>, flags: FlagsOf<D>) => Opts;
+  run: (opts: Opts, ctx: Context, tree: RootSpec) => Promise<number | void>;
+  stopsOnInterrupt?: boolean;
+};
+
+export interface Leaf {
+  readonly kind: 'leaf';
+  decl: CommandDecl;
+  load: () => Promise<LoadedCommand>;
+}
+
+/** A leaf of a group: its declaration and the module that runs it (imported only then). */
+export function leaf<D extends CommandDecl<any, any>, Opts>(decl: D, load: () => Promise<Handler<D, Opts>>): Leaf {
+  return { kind: 'leaf', decl, load: load as unknown as Leaf['load'] };
+}
+
+// ---- groups --------------------------------------------------------------------------
+
+export interface GroupSpec {
+  name: string;
+  summary: string;
+  examples?: readonly string[];
+  /** The leaves and subgroups, in help order. */
+  commands: ReadonlyArray<Leaf | Group>;
+  /** `svc account` itself runs too (besides its subcommands). */
+  self?: Leaf;
+  hidden?: boolean;
+}
+
+export interface Group extends GroupSpec {
+  readonly kind: 'group';
+}
+
+export function defineGroup(spec: GroupSpec): Group {
+  return { kind: 'group', ...spec };
+}
+
+export type Node = Leaf | Group;
+
+/** The whole tree: the root's text and global flags, and the top-level commands. */
+export interface RootSpec {
+  summary: string;
+  examples: readonly string[];
+  notes: string;
+  globals: FlagSpecs;
+  commands: readonly Node[];
+}
+
+export function nameOf(node: Node): string {
+  return node.kind === 'leaf' ? node.decl.name : node.name;
+}
+
+/** `areaCode` → `area-code`. */
+export function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}
+
+/** The commander flags string of a flag: `-F, --field <key=value>`, `--no-browser`. */
+export function flagTerm(key: string, spec: FlagSpec): string {
+  const long = spec.negate ? `--no-${kebab(key)}` : `--${kebab(key)}`;
+  return `${spec.short ? `${spec.short}, ` : ''}${long}${spec.value ? ` ${spec.value}` : ''}`;
+}
