@@ -213,7 +213,10 @@ async function measureBounds() {
     const url = seed.url;
     const orgId = seed.org_id;
     const key = seed.keys.live;
-    return await Promise.race([measureBoundsOn(dispatcher, url, orgId, key, pid), exited.then((code) => Promise.reject(new Error(`the emulator died (exit ${code}) under a ${BOUNDS_HEAP_MIB} MiB heap`)))]);
+    return await Promise.race([
+      measureBoundsOn(dispatcher, url, orgId, key, pid),
+      exited.then((code) => Promise.reject(new Error(`the emulator died (exit ${code}) under a ${BOUNDS_HEAP_MIB} MiB heap`))),
+    ]);
   } finally {
     await dispatcher.close().catch(() => {});
     stop();
@@ -251,7 +254,8 @@ export async function runEmulatorBench({ url, keys, org_id }) {
     }
     const streamKey = (await json(dispatcher, 'POST', `${url}/_emulator/orgs/${org.id}/keys`, { mode: 'live', scopes: ['events:read'] })).key;
     const probeKeys = [];
-    for (let i = 0; i < 4; i++) probeKeys.push((await json(dispatcher, 'POST', `${url}/_emulator/orgs/${org.id}/keys`, { mode: 'test', scopes: ['account:read'] })).key);
+    for (let i = 0; i < 4; i++)
+      probeKeys.push((await json(dispatcher, 'POST', `${url}/_emulator/orgs/${org.id}/keys`, { mode: 'test', scopes: ['account:read'] })).key);
     const requests = await measureRequests(dispatcher, url, benchKeys);
     const events = await measureEvents(dispatcher, url, org.id, streamKey, probeKeys);
     const bounds = await measureBounds();
@@ -283,13 +287,28 @@ export function reportEmulatorBench(result, print = console.error) {
   const mib = (v) => (v == null ? 'n/a' : `${v.toFixed(0)} MiB`);
   const checks = [
     [`authenticated requests/s: ${Math.round(result.requestsPerSecond)} (target ≥ 1,000)`, result.requestsPerSecond >= 1000],
-    [`events/s to one stream in a 200k burst: ${Math.round(result.eventsPerSecond)}, lost ${result.lost}, out of order ${result.outOfOrder} (target ≥ ${STREAM_TARGET.toLocaleString('en-US')}, none lost)`, result.eventsPerSecond >= STREAM_TARGET && result.lost === 0 && result.outOfOrder === 0],
-    [`other requests during the burst: p99 ${result.burstP99Ms?.toFixed(1)} ms, max ${result.burstMaxMs?.toFixed(1)} ms over ${result.burstProbeRequests} (target p99 < ${P99_TARGET_MS} ms)`, result.burstP99Ms < P99_TARGET_MS],
-    [`emulator RSS after 1,000,000 events: ${mib(result.rssAfterMillionEventsMiB)} (at start ${mib(result.rssStartMiB)}, V8 heap capped at ${result.boundsHeapMiB} MiB; target ≤ ${RSS_TARGET_MIB} MiB)`, result.rssAfterMillionEventsMiB == null || result.rssAfterMillionEventsMiB <= RSS_TARGET_MIB],
+    [
+      `events/s to one stream in a 200k burst: ${Math.round(result.eventsPerSecond)}, lost ${result.lost}, out of order ${result.outOfOrder} (target ≥ ${STREAM_TARGET.toLocaleString('en-US')}, none lost)`,
+      result.eventsPerSecond >= STREAM_TARGET && result.lost === 0 && result.outOfOrder === 0,
+    ],
+    [
+      `other requests during the burst: p99 ${result.burstP99Ms?.toFixed(1)} ms, max ${result.burstMaxMs?.toFixed(1)} ms over ${result.burstProbeRequests} (target p99 < ${P99_TARGET_MS} ms)`,
+      result.burstP99Ms < P99_TARGET_MS,
+    ],
+    [
+      `emulator RSS after 1,000,000 events: ${mib(result.rssAfterMillionEventsMiB)} (at start ${mib(result.rssStartMiB)}, V8 heap capped at ${result.boundsHeapMiB} MiB; target ≤ ${RSS_TARGET_MIB} MiB)`,
+      result.rssAfterMillionEventsMiB == null || result.rssAfterMillionEventsMiB <= RSS_TARGET_MIB,
+    ],
   ];
   if ('rssAfterStalledClientsMiB' in result) {
-    checks.push([`emulator RSS after ${STALLED_EVENTS.toLocaleString('en-US')} events with 4 stalled streams: ${mib(result.rssAfterStalledClientsMiB)}, stalled streams still open ${result.stalledStillOpen} (target ≤ ${RSS_TARGET_MIB} MiB, all cut off)`, (result.rssAfterStalledClientsMiB ?? 0) <= RSS_TARGET_MIB && result.stalledStillOpen === 0]);
-    checks.push([`emulator RSS after ${AUTHORIZE_GETS.toLocaleString('en-US')} GET /oauth/authorize: ${mib(result.rssAfterAuthorizeFloodMiB)} (target ≤ ${RSS_TARGET_MIB} MiB)`, (result.rssAfterAuthorizeFloodMiB ?? 0) <= RSS_TARGET_MIB]);
+    checks.push([
+      `emulator RSS after ${STALLED_EVENTS.toLocaleString('en-US')} events with 4 stalled streams: ${mib(result.rssAfterStalledClientsMiB)}, stalled streams still open ${result.stalledStillOpen} (target ≤ ${RSS_TARGET_MIB} MiB, all cut off)`,
+      (result.rssAfterStalledClientsMiB ?? 0) <= RSS_TARGET_MIB && result.stalledStillOpen === 0,
+    ]);
+    checks.push([
+      `emulator RSS after ${AUTHORIZE_GETS.toLocaleString('en-US')} GET /oauth/authorize: ${mib(result.rssAfterAuthorizeFloodMiB)} (target ≤ ${RSS_TARGET_MIB} MiB)`,
+      (result.rssAfterAuthorizeFloodMiB ?? 0) <= RSS_TARGET_MIB,
+    ]);
   }
   let missed = 0;
   for (const [line, ok] of checks) {

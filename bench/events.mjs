@@ -85,7 +85,10 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-export async function runEventsBench({ events = Number(process.env.BENCH_EVENTS ?? 50_000), latencySamples = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200) } = {}) {
+export async function runEventsBench({
+  events = Number(process.env.BENCH_EVENTS ?? 50_000),
+  latencySamples = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200),
+} = {}) {
   const configDir = mkdtempSync(join(tmpdir(), 'svc-events-bench-'));
   const { child: emulatorProcess, info: emulator } = await startEmulatorProcess();
   const children = [emulatorProcess];
@@ -166,7 +169,14 @@ export async function runForwardBench({ events = Number(process.env.BENCH_FORWAR
   const hook = `http://127.0.0.1:${server.address().port}/hooks`;
   try {
     const child = spawn(process.execPath, [svc, 'events', 'tail', '--json', '--max-events', String(events), '--forward-to', hook], {
-      env: { ...process.env, SVC_API_KEY: emulator.keys.test, SVC_BASE_URL: emulator.url, SVC_CONFIG_DIR: configDir, SVC_FORWARD_SECRET: 'bench-forwarding-secret-0123456789', NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        SVC_API_KEY: emulator.keys.test,
+        SVC_BASE_URL: emulator.url,
+        SVC_CONFIG_DIR: configDir,
+        SVC_FORWARD_SECRET: 'bench-forwarding-secret-0123456789',
+        NO_COLOR: '1',
+      },
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     children.push(child);
@@ -200,7 +210,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   console.log(JSON.stringify(result));
   if (result.eventsPerSecond < 20_000 || result.lost > 0) process.exitCode = 1;
   const forward = await runForwardBench();
-  console.log(`events tail --forward-to: ${Math.round(forward.deliveriesPerSecond).toLocaleString('en-US')} deliveries/s, lost ${forward.lost}, out of order ${forward.outOfOrder} (target ≥ 5,000/s, in order)`);
+  console.log(
+    `events tail --forward-to: ${Math.round(forward.deliveriesPerSecond).toLocaleString('en-US')} deliveries/s, lost ${forward.lost}, out of order ${forward.outOfOrder} (target ≥ 5,000/s, in order)`,
+  );
   console.log(JSON.stringify(forward));
   if (forward.deliveriesPerSecond < 5000 || forward.lost > 0 || forward.outOfOrder > 0) process.exitCode = 1;
 }

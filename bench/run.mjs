@@ -31,7 +31,14 @@ if (!process.env.SVC_BENCH_SESSION && canStartSecretService()) {
   const keyringHome = mkdtempSync(join(tmpdir(), 'svc-bench-keyring-'));
   const inSession = spawnSync(
     'dbus-run-session',
-    ['--', 'sh', '-c', 'echo -n svc-bench | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; sleep 0.5; exec "$0" "$@"', process.execPath, ...process.argv.slice(1)],
+    [
+      '--',
+      'sh',
+      '-c',
+      'echo -n svc-bench | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; sleep 0.5; exec "$0" "$@"',
+      process.execPath,
+      ...process.argv.slice(1),
+    ],
     // A keyring of its own (XDG_DATA_HOME/keyrings), created unlocked with this password.
     { stdio: 'inherit', env: { ...process.env, SVC_BENCH_SESSION: '1', XDG_DATA_HOME: keyringHome } },
   );
@@ -137,7 +144,11 @@ const peers = gh
 const nodes = givenNodes.length
   ? givenNodes.map((binary) => ({ binary, version: spawnSync(binary, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim() }))
   : testedNodes().filter((node) => node.binary);
-const skippedNodes = givenNodes.length ? [] : testedNodes().filter((node) => !node.binary).map((node) => node.version);
+const skippedNodes = givenNodes.length
+  ? []
+  : testedNodes()
+      .filter((node) => !node.binary)
+      .map((node) => node.version);
 
 let overBudget = 0;
 const perNode = [];
@@ -157,14 +168,23 @@ for (const node of nodes) {
     const budget = c.budget[budgetIndex];
     const ok = ratio <= budget && m.peakMiB <= PEAK_MIB_BUDGET;
     if (!ok) overBudget++;
-    return { command: c.name, ms: m.ms.toFixed(1), ratio: `${ratio.toFixed(2)}×`, budget: `≤ ${budget}×`, peakMiB: m.peakMiB.toFixed(1), ok: ok ? 'yes' : 'NO' };
+    return {
+      command: c.name,
+      ms: m.ms.toFixed(1),
+      ratio: `${ratio.toFixed(2)}×`,
+      budget: `≤ ${budget}×`,
+      peakMiB: m.peakMiB.toFixed(1),
+      ok: ok ? 'yes' : 'NO',
+    };
   });
   for (const [i, p] of peers.entries()) {
     const m = rest[run.length + i];
     rows.push({ command: p.name, ms: m.ms.toFixed(1), ratio: `${(m.ms / baseline.ms).toFixed(2)}×`, budget: '(native peer)', peakMiB: '-', ok: '' });
   }
   perNode.push({ version: node.version, baselineMs: baseline.ms, baselinePeakMiB: baseline.peakMiB, rows });
-  console.log(`\nnode v${node.version}: ${runs} runs each (cases in turn), median wall time; node -e 0 = ${baseline.ms.toFixed(1)} ms, peak ${baseline.peakMiB.toFixed(1)} MiB`);
+  console.log(
+    `\nnode v${node.version}: ${runs} runs each (cases in turn), median wall time; node -e 0 = ${baseline.ms.toFixed(1)} ms, peak ${baseline.peakMiB.toFixed(1)} MiB`,
+  );
   console.table(rows);
 }
 for (const c of cases.filter((c) => c.skip)) console.log(`note: "${c.name}" not measured: ${c.skip}`);
@@ -176,7 +196,9 @@ try {
   const { runEventsBench } = await import('./events.mjs');
   const events = await runEventsBench();
   results.events = events;
-  console.log(`events tail --json: ${Math.round(events.eventsPerSecond)} events/s, lost ${events.lost}, publish→print p50 ${events.p50Ms?.toFixed?.(1)} ms, p95 ${events.p95Ms?.toFixed?.(1)} ms (target ≥ 20,000/s, none lost)`);
+  console.log(
+    `events tail --json: ${Math.round(events.eventsPerSecond)} events/s, lost ${events.lost}, publish→print p50 ${events.p50Ms?.toFixed?.(1)} ms, p95 ${events.p95Ms?.toFixed?.(1)} ms (target ≥ 20,000/s, none lost)`,
+  );
   if (events.eventsPerSecond < 20_000 || events.lost > 0) overBudget++;
 } catch (error) {
   console.log(`events benchmark unavailable: ${error.message}`);
@@ -186,7 +208,9 @@ try {
   const { runForwardBench } = await import('./events.mjs');
   const forward = await runForwardBench();
   results.forward = forward;
-  console.log(`events tail --forward-to: ${Math.round(forward.deliveriesPerSecond)} deliveries/s, lost ${forward.lost}, out of order ${forward.outOfOrder} (target ≥ 5,000/s, in order)`);
+  console.log(
+    `events tail --forward-to: ${Math.round(forward.deliveriesPerSecond)} deliveries/s, lost ${forward.lost}, out of order ${forward.outOfOrder} (target ≥ 5,000/s, in order)`,
+  );
   if (forward.deliveriesPerSecond < 5000 || forward.lost > 0 || forward.outOfOrder > 0) overBudget++;
 } catch (error) {
   console.log(`forwarding benchmark unavailable: ${error.message}`);
@@ -215,8 +239,16 @@ const depDirs = readdirSync(join(root, 'node_modules/@napi-rs'))
   .filter((name) => name.startsWith('keyring'))
   .map((name) => join(root, 'node_modules/@napi-rs', name));
 const depBytes = depDirs.reduce((sum, dir) => sum + directoryBytes(dir), 0);
-results.package = { tarballKiB: packed.size / 1024, unpackedKiB: packed.unpackedSize / 1024, files: packed.entryCount, productionDeps, installedDepKiB: depBytes / 1024 };
-console.log(`package: ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${packed.entryCount} files; production dependencies: ${productionDeps.length} (${productionDeps.join(', ')}, ${(depBytes / 1024 / 1024).toFixed(1)} MiB installed with its platform binary)`);
+results.package = {
+  tarballKiB: packed.size / 1024,
+  unpackedKiB: packed.unpackedSize / 1024,
+  files: packed.entryCount,
+  productionDeps,
+  installedDepKiB: depBytes / 1024,
+};
+console.log(
+  `package: ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${packed.entryCount} files; production dependencies: ${productionDeps.length} (${productionDeps.join(', ')}, ${(depBytes / 1024 / 1024).toFixed(1)} MiB installed with its platform binary)`,
+);
 
 // `npm run bench -- --write-readme` puts these figures into the README's Performance section.
 if (process.argv.includes('--write-readme')) {
@@ -240,9 +272,15 @@ if (process.argv.includes('--write-readme')) {
     ...notes,
     `Throughput, under Node ${process.versions.node}:`,
     '',
-    results.events ? `- \`svc events tail --json > /dev/null\`: ${Math.round(results.events.eventsPerSecond).toLocaleString('en-US')} events/s, ${results.events.lost} lost${results.events.p50Ms != null ? `, publish→print latency p50 ${results.events.p50Ms.toFixed(1)} ms, p95 ${results.events.p95Ms.toFixed(1)} ms` : ''} (target ≥ 20,000/s).` : '- events benchmark: unavailable in this run.',
-    results.forward ? `- \`svc events tail --forward-to URL\` (signed, keep-alive, one delivery at a time so they arrive in order): ${Math.round(results.forward.deliveriesPerSecond).toLocaleString('en-US')} deliveries/s, ${results.forward.lost} lost, ${results.forward.outOfOrder} out of order (target ≥ 5,000/s).` : '- forwarding benchmark: unavailable in this run.',
-    results.emulator ? `- emulator: ${Math.round(results.emulator.requestsPerSecond).toLocaleString('en-US')} authenticated requests/s (target ≥ 1,000); ${Math.round(results.emulator.eventsPerSecond).toLocaleString('en-US')} events/s to one stream in a 200,000-event burst, ${results.emulator.lost} lost (target ≥ 200,000/s); other requests during the burst p99 ${results.emulator.burstP99Ms.toFixed(1)} ms (target < 50 ms); RSS after a million events ${results.emulator.rssAfterMillionEventsMiB?.toFixed(0) ?? 'n/a'} MiB (target ≤ 200 MiB).` : '- emulator benchmark: unavailable in this run.',
+    results.events
+      ? `- \`svc events tail --json > /dev/null\`: ${Math.round(results.events.eventsPerSecond).toLocaleString('en-US')} events/s, ${results.events.lost} lost${results.events.p50Ms != null ? `, publish→print latency p50 ${results.events.p50Ms.toFixed(1)} ms, p95 ${results.events.p95Ms.toFixed(1)} ms` : ''} (target ≥ 20,000/s).`
+      : '- events benchmark: unavailable in this run.',
+    results.forward
+      ? `- \`svc events tail --forward-to URL\` (signed, keep-alive, one delivery at a time so they arrive in order): ${Math.round(results.forward.deliveriesPerSecond).toLocaleString('en-US')} deliveries/s, ${results.forward.lost} lost, ${results.forward.outOfOrder} out of order (target ≥ 5,000/s).`
+      : '- forwarding benchmark: unavailable in this run.',
+    results.emulator
+      ? `- emulator: ${Math.round(results.emulator.requestsPerSecond).toLocaleString('en-US')} authenticated requests/s (target ≥ 1,000); ${Math.round(results.emulator.eventsPerSecond).toLocaleString('en-US')} events/s to one stream in a 200,000-event burst, ${results.emulator.lost} lost (target ≥ 200,000/s); other requests during the burst p99 ${results.emulator.burstP99Ms.toFixed(1)} ms (target < 50 ms); RSS after a million events ${results.emulator.rssAfterMillionEventsMiB?.toFixed(0) ?? 'n/a'} MiB (target ≤ 200 MiB).`
+      : '- emulator benchmark: unavailable in this run.',
     `- package: ${(packed.size / 1024).toFixed(0)} KiB packed, ${packed.entryCount} files; ${productionDeps.length} production dependency (${productionDeps.join(', ')}), ${(depBytes / 1024 / 1024).toFixed(1)} MiB installed.`,
   ].join('\n');
   const updated = readme.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${table}\n<!-- bench:end -->`);

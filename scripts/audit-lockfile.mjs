@@ -10,8 +10,11 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-/** esbuild's postinstall checks its platform binary; nothing else may run scripts. */
-const INSTALL_SCRIPTS_ALLOWED = new Set(['node_modules/esbuild']);
+/**
+ * Packages that declare install scripts: esbuild's and unrs-resolver's (the lint's import
+ * resolver) only check that their platform binary is present. Nothing else may have one.
+ */
+const INSTALL_SCRIPTS_ALLOWED = new Set(['node_modules/esbuild', 'node_modules/unrs-resolver']);
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
@@ -42,7 +45,8 @@ for (const [path, entry] of Object.entries(lock.packages)) {
   if (entry.link) problems.push(`${path} is a link to ${entry.resolved}, not a registry package`);
   if (entry.resolved && !/^https:\/\/registry\.npmjs\.org\//.test(entry.resolved)) problems.push(`${path} comes from ${entry.resolved}, not the registry`);
   if (!/^\d+\.\d+\.\d+/.test(entry.version ?? '')) problems.push(`${path} has version "${entry.version}", not a registry version`);
-  if (entry.hasInstallScript && !INSTALL_SCRIPTS_ALLOWED.has(path)) problems.push(`${path} runs an install script and is not on the allow-list in scripts/audit-lockfile.mjs`);
+  if (entry.hasInstallScript && !INSTALL_SCRIPTS_ALLOWED.has(path))
+    problems.push(`${path} runs an install script and is not on the allow-list in scripts/audit-lockfile.mjs`);
 }
 
 const packages = Object.keys(lock.packages).length - 1;

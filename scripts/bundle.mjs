@@ -67,9 +67,7 @@ const onDemandFiles = {
         ? undefined
         : { path: ON_DEMAND[args.path] ? `./lib/${ON_DEMAND[args.path]}.js` : `./lib/${ON_DEMAND_CJS[args.path]}.cjs`, external: true },
     );
-    build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) =>
-      args.kind === 'dynamic-import' ? { path: './emulator.js', external: true } : undefined,
-    );
+    build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './emulator.js', external: true } : undefined));
   },
 };
 
@@ -123,7 +121,10 @@ async function declarationSource(file) {
   const text = readFileSync(file, 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const declaration = source.statements.find(
-    (s) => ts.isVariableStatement(s) && s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) && s.declarationList.declarations.some((d) => d.name.getText(source) === 'command'),
+    (s) =>
+      ts.isVariableStatement(s) &&
+      s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) &&
+      s.declarationList.declarations.some((d) => d.name.getText(source) === 'command'),
   );
   if (!declaration) throw new Error(`${file}: a command module exports \`const command = defineCommand({…})\``);
   const used = new Set();
@@ -225,7 +226,10 @@ function sharedFromRunFile(shared) {
 
 /** A table of lazily evaluated modules: esbuild keeps a required ES module lazy. */
 function lazyTable(files) {
-  return `{\n${[...files].sort().map((file) => `  ${JSON.stringify(file)}: () => require(${JSON.stringify(`./${file}`)}),`).join('\n')}\n}`;
+  return `{\n${[...files]
+    .sort()
+    .map((file) => `  ${JSON.stringify(file)}: () => require(${JSON.stringify(`./${file}`)}),`)
+    .join('\n')}\n}`;
 }
 
 /** Writes the bundle into `outdir` (which should be empty). */

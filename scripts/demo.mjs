@@ -45,9 +45,7 @@ function svc(args, { input, onStderr, quiet = false } = {}) {
       onStderr?.(chunk.toString());
     });
     child.stdin.end(input ?? '');
-    child.on('exit', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`svc ${args.join(' ')} exited ${code}`)),
-    );
+    child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`svc ${args.join(' ')} exited ${code}`))));
   });
 }
 
@@ -94,7 +92,7 @@ try {
   await svc(['auth', 'status']);
   await svc(['account']);
 
-  say('Add the organization\'s test key, and switch to test mode: nothing is billed there.');
+  say("Add the organization's test key, and switch to test mode: nothing is billed there.");
   await svc(['keys', 'add', '--name', 'demo-test', '--stdin'], { input: `${emulator.seed.keys.test}\n` });
   await svc(['mode', 'test']);
 

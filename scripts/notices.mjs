@@ -89,7 +89,14 @@ export function writeNotices(root, outdir, metafiles) {
     specVersion: '1.5',
     version: 1,
     metadata: {
-      component: { type: 'application', 'bom-ref': purl(self.name, self.version), name: self.name, version: self.version, purl: purl(self.name, self.version), licenses: [{ license: { id: self.license } }] },
+      component: {
+        type: 'application',
+        'bom-ref': purl(self.name, self.version),
+        name: self.name,
+        version: self.version,
+        purl: purl(self.name, self.version),
+        licenses: [{ license: { id: self.license } }],
+      },
       properties: [{ name: 'svc:bundled', value: 'components with scope "required" and property svc:inlined are compiled into dist/' }],
     },
     components: [

@@ -31,7 +31,9 @@ function counts(file) {
     const report = JSON.parse(readFileSync(file, 'utf8'));
     // A file that failed with no failing test did not load or run (numFailedTestSuites would
     // also count each describe block around a failing test).
-    const brokenFiles = (report.testResults ?? []).filter((file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed')).length;
+    const brokenFiles = (report.testResults ?? []).filter(
+      (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed'),
+    ).length;
     return {
       passed: report.numPassedTests ?? 0,
       failed: (report.numFailedTests ?? 0) + brokenFiles,
@@ -42,11 +44,14 @@ function counts(file) {
   }
 }
 
-const sum = (list) => list.reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped }), { passed: 0, failed: 0, skipped: 0 });
+const sum = (list) =>
+  list.reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped }), { passed: 0, failed: 0, skipped: 0 });
 
 const extra = process.argv.slice(2);
 let status = step('build', 'node', ['scripts/build.mjs']);
 if (status === 0) status = step('type-check', 'npx', ['tsc', '--noEmit']);
+// design.md's rules (layers, no cycles, no `as never`, no heavy static import) and the format.
+if (status === 0) status = step('lint', 'npm', ['run', '--silent', 'lint']);
 if (status !== 0) process.exit(status);
 
 const vitest = 'node_modules/vitest/vitest.mjs';

@@ -108,21 +108,32 @@ function failureCode(error: unknown): string | undefined {
   if (typeof cause?.code === 'string') return cause.code;
   // Happy eyeballs (several addresses tried): one code for all of them.
   const codes = new Set(cause?.errors?.map((e) => e.code));
-  return codes.size === 1 ? (String([...codes][0]) || undefined) : undefined;
+  return codes.size === 1 ? String([...codes][0]) || undefined : undefined;
 }
 
 /** A credential goes in a header: a pasted line break or a non-ASCII character would fail there, as a usage error. */
 function checkHeaderSafe(value: string, credential: ResolvedCredential): void {
   if (/^[\x21-\x7e]+$/.test(value)) return;
-  const problem = /[\r\n]/.test(value) ? 'a line break' : /\s/.test(value) ? 'a space or tab' : /[^\x00-\x7e]/.test(value) ? 'a non-ASCII character' : 'a control character';
+  const problem = /[\r\n]/.test(value)
+    ? 'a line break'
+    : /\s/.test(value)
+      ? 'a space or tab'
+      : /[^\x00-\x7e]/.test(value)
+        ? 'a non-ASCII character'
+        : 'a control character';
   if (credential.source === 'env') {
     throw new UsageError(`SVC_API_KEY contains ${problem}, so it cannot be sent`, 'set it to the key alone, e.g. SVC_API_KEY=$(tr -d "[:space:]" < key.txt)');
   }
   if (credential.kind === 'api_key') {
-    throw new UsageError(`the stored key "${credential.keyName}" of profile "${credential.profileName}" contains ${problem}, so it cannot be sent`,
-      `store it again: svc keys add --profile ${credential.profileName} --name ${credential.keyName}`);
+    throw new UsageError(
+      `the stored key "${credential.keyName}" of profile "${credential.profileName}" contains ${problem}, so it cannot be sent`,
+      `store it again: svc keys add --profile ${credential.profileName} --name ${credential.keyName}`,
+    );
   }
-  throw new UsageError(`the stored OAuth token of profile "${credential.profileName}" contains ${problem}, so it cannot be sent`, `run \`svc login --profile ${credential.profileName}\``);
+  throw new UsageError(
+    `the stored OAuth token of profile "${credential.profileName}" contains ${problem}, so it cannot be sent`,
+    `run \`svc login --profile ${credential.profileName}\``,
+  );
 }
 
 export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredential): ApiClient {
@@ -155,7 +166,13 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
     for (let attempt = 1; ; attempt++) {
       let response: HttpResponse;
       try {
-        response = await ctx.http.fetch(url, { method, headers: { ...headers, authorization: `Bearer ${token}` }, body, signal, ...(stream ? { stream } : {}) });
+        response = await ctx.http.fetch(url, {
+          method,
+          headers: { ...headers, authorization: `Bearer ${token}` },
+          body,
+          signal,
+          ...(stream ? { stream } : {}),
+        });
       } catch (error) {
         if (isAbortError(error) || ctx.signal.aborted) throw new InterruptedError();
         // The deadline, an unsendable header: final, and already worded.
@@ -183,7 +200,9 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
         throw new NetworkError(
           `cannot reach ${url.origin}${through}: ${cause?.code ?? cause?.message ?? (error as Error).message}` +
             (decision.reason === 'not-idempotent' ? ' (not retried: the request may have been processed)' : ` (after ${attempt} attempts)`),
-          decision.reason === 'not-idempotent' ? 'check whether it took effect before running it again' : 'check the network, the base URL (--base-url / SVC_BASE_URL) and any proxy settings',
+          decision.reason === 'not-idempotent'
+            ? 'check whether it took effect before running it again'
+            : 'check the network, the base URL (--base-url / SVC_BASE_URL) and any proxy settings',
         );
       }
       if (response.status === 401 && credential.kind === 'oauth' && !refreshed) {
@@ -222,7 +241,11 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
       if (response.status === 429 || response.status >= 502) {
         const wait = parseRetryAfter(retryAfter, ctx.clock.now());
         (response as HttpResponse & { svcRetryNote?: string; svcRetryAfter?: number }).svcRetryNote =
-          decision.reason === 'retry-after-too-long' ? 'longer than svc waits' : decision.reason === 'not-idempotent' ? 'not retried: a POST may have been processed' : `after ${attempt} attempts`;
+          decision.reason === 'retry-after-too-long'
+            ? 'longer than svc waits'
+            : decision.reason === 'not-idempotent'
+              ? 'not retried: a POST may have been processed'
+              : `after ${attempt} attempts`;
         if (wait !== undefined) (response as HttpResponse & { svcRetryAfter?: number }).svcRetryAfter = Math.ceil(wait / 1000);
       }
       return response;

@@ -76,8 +76,13 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
   const said = detail ? `: ${redactText(detail)}` : '';
   switch (status) {
     case 400:
-      return new ApiError(`the service refused ${request}${said}${where}`, status, EXIT.failure, body,
-        c?.mode === 'test' && subject.path.includes('/dial') ? 'phones cannot be dialled in test mode; use --live' : undefined);
+      return new ApiError(
+        `the service refused ${request}${said}${where}`,
+        status,
+        EXIT.failure,
+        body,
+        c?.mode === 'test' && subject.path.includes('/dial') ? 'phones cannot be dialled in test mode; use --live' : undefined,
+      );
     case 401: {
       const hint = !c
         ? 'run `svc login` or `svc keys add`'
@@ -90,8 +95,13 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
     }
     case 402:
       // Dialling cannot be tried in test mode (it refuses it): no such advice there.
-      return new ApiError(`payment required: the organization's prepaid balance has run out${where}`, status, EXIT.paymentRequired, body,
-        `top up the prepaid balance (see \`svc account balance\`)${subject.path.endsWith('/dial') ? '' : `, or ${tryFree(c)}`}`);
+      return new ApiError(
+        `payment required: the organization's prepaid balance has run out${where}`,
+        status,
+        EXIT.paymentRequired,
+        body,
+        `top up the prepaid balance (see \`svc account balance\`)${subject.path.endsWith('/dial') ? '' : `, or ${tryFree(c)}`}`,
+      );
     case 403: {
       const scope = missingScope(detail);
       const hint = !scope
@@ -99,25 +109,50 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
         : c?.kind === 'oauth'
           ? `sign in again granting it: \`svc login${profileFlag} --scopes ${scope}\` (plus the scopes you already use)`
           : `create a key with the ${scope} scope in the organization's API settings, then \`svc keys add${profileFlag}\``;
-      return new ApiError(`forbidden: ${scope ? `the credential lacks the ${scope} scope` : detail ?? 'the credential may not do this'}${where}`, status, EXIT.forbidden, body, hint);
+      return new ApiError(
+        `forbidden: ${scope ? `the credential lacks the ${scope} scope` : (detail ?? 'the credential may not do this')}${where}`,
+        status,
+        EXIT.forbidden,
+        body,
+        hint,
+      );
     }
     case 404:
-      return new ApiError(`not found: ${request}${said}${where}`, status, EXIT.notFound, body,
-        c ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)` : undefined);
+      return new ApiError(
+        `not found: ${request}${said}${where}`,
+        status,
+        EXIT.notFound,
+        body,
+        c ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)` : undefined,
+      );
     case 409:
-      return new ApiError(`conflict: the object's state does not allow this${said}${where}`, status, EXIT.conflict, body,
-        'it may already be ended, closed or released: look at its current state with the matching `get` or `list` command');
+      return new ApiError(
+        `conflict: the object's state does not allow this${said}${where}`,
+        status,
+        EXIT.conflict,
+        body,
+        'it may already be ended, closed or released: look at its current state with the matching `get` or `list` command',
+      );
     case 422:
       return new ApiError(`invalid request${said}${where}`, status, EXIT.usage, body, 'check the arguments and flags (svc <command> --help)');
     case 429:
       return new ApiError(
         `rate limited: too many requests${subject.retryAfterSeconds !== undefined ? `; the service asks to wait ${subject.retryAfterSeconds} s` : ''}${subject.retryNote ? ` (${subject.retryNote})` : ''}${where}`,
-        status, EXIT.rateLimited, body, 'the limit is 600 requests per minute per key or app: wait and run it again');
+        status,
+        EXIT.rateLimited,
+        body,
+        'the limit is 600 requests per minute per key or app: wait and run it again',
+      );
     case 502:
     case 503:
     case 504:
-      return new ApiError(`upstream failure: ${status}${said}${subject.retryNote ? ` (${subject.retryNote})` : ''}${where}`, status, EXIT.upstream, body,
-        'an upstream service (interpretation, telephony) failed; the request may be retried');
+      return new ApiError(
+        `upstream failure: ${status}${said}${subject.retryNote ? ` (${subject.retryNote})` : ''}${where}`,
+        status,
+        EXIT.upstream,
+        body,
+        'an upstream service (interpretation, telephony) failed; the request may be retried',
+      );
     default:
       return new ApiError(`${request} failed with ${status}${said}${where}`, status, EXIT.failure, body);
   }

@@ -75,7 +75,13 @@ export const BODY_TIMEOUT_MS = 60_000;
 const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
 /** What one request needs from a transport: the answer, or a network error as thrown. */
-type Send = (target: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined) => Promise<HttpResponse>;
+type Send = (
+  target: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+  signal: AbortSignal | undefined,
+) => Promise<HttpResponse>;
 interface Transport {
   send: Send;
   close(): Promise<void>;
@@ -159,7 +165,9 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
         body: body ?? null,
         signal: signal ?? null,
       });
-      return wrapResponse(target.href, answer.statusCode, statusTexts[answer.statusCode] ?? '', answer.headers, answer.body, () => readCapped(answer.body, target.href, answer.headers['content-length']));
+      return wrapResponse(target.href, answer.statusCode, statusTexts[answer.statusCode] ?? '', answer.headers, answer.body, () =>
+        readCapped(answer.body, target.href, answer.headers['content-length']),
+      );
     },
     close: () => dispatcher.close(),
   };

@@ -31,16 +31,22 @@ function formatSeconds(ms: number): string {
 /** An answer larger than svc reads: exit 9 (the upstream misbehaves), never retried. */
 export class ResponseTooLargeError extends CliError {
   constructor(what: string, limit: number) {
-    super(`${what} is larger than ${formatBytes(limit)}, the most svc reads; stopped reading`, EXIT.upstream,
-      'check the address (--base-url / SVC_BASE_URL): the service never sends that much');
+    super(
+      `${what} is larger than ${formatBytes(limit)}, the most svc reads; stopped reading`,
+      EXIT.upstream,
+      'check the address (--base-url / SVC_BASE_URL): the service never sends that much',
+    );
   }
 }
 
 /** The request as a whole took longer than the deadline: exit 9, not retried (it would take as long again). */
 export class DeadlineError extends CliError {
   constructor(origin: string, deadlineMs: number) {
-    super(`no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up`, EXIT.upstream,
-      `the service or the network is too slow; try again, or allow longer with ${DEADLINE_ENV}=<seconds>`);
+    super(
+      `no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up`,
+      EXIT.upstream,
+      `the service or the network is too slow; try again, or allow longer with ${DEADLINE_ENV}=<seconds>`,
+    );
   }
 }
 
@@ -62,7 +68,10 @@ export function deadlineFromEnv(env: Readonly<Record<string, string | undefined>
     if (match) seconds = Number(match[1]) * (match[2] === 'ms' ? 0.001 : match[2] === 'm' ? 60 : 1);
   }
   if (!(seconds > 0) || !Number.isFinite(seconds) || seconds > 86_400) {
-    throw new UsageError(`${DEADLINE_ENV}="${raw}" is not a time limit`, `give seconds (e.g. ${DEADLINE_ENV}=120) or a duration such as 90s or 2m, up to a day`);
+    throw new UsageError(
+      `${DEADLINE_ENV}="${raw}" is not a time limit`,
+      `give seconds (e.g. ${DEADLINE_ENV}=120) or a duration such as 90s or 2m, up to a day`,
+    );
   }
   return Math.round(seconds * 1000);
 }

@@ -28,10 +28,13 @@ export function proxyFor(env: Env, url: URL): ProxyChoice {
   if (!proxy) return {};
   const noProxy = pick(env, 'NO_PROXY', 'no_proxy') ?? '';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const bypassed = noProxy.split(/[,\s]+/).filter(Boolean).some((entry) => {
-    if (entry === '*') return true;
-    const bare = entry.replace(/^\*?\./, '').replace(/:\d+$/, '');
-    return host === bare || host.endsWith(`.${bare}`);
-  });
+  const bypassed = noProxy
+    .split(/[,\s]+/)
+    .filter(Boolean)
+    .some((entry) => {
+      if (entry === '*') return true;
+      const bare = entry.replace(/^\*?\./, '').replace(/:\d+$/, '');
+      return host === bare || host.endsWith(`.${bare}`);
+    });
   return bypassed ? { bypassedBy: noProxy } : { proxy: maskProxy(proxy) };
 }

@@ -79,9 +79,7 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
     // at tens of thousands of events a second, a timer per chunk would cost more than the events.
     const watchdog = (async () => {
       while (!attempt.signal.aborted) {
-        const deadline = connected
-          ? lastByteAt + heartbeatMs
-          : Math.min(attemptStartedAt + heartbeatMs, lostAt + opts.timeoutMs);
+        const deadline = connected ? lastByteAt + heartbeatMs : Math.min(attemptStartedAt + heartbeatMs, lostAt + opts.timeoutMs);
         const wait = deadline - clock.now();
         if (wait <= 0 && handlerBusy) {
           // We are not reading (the handler holds the stream: backpressure), so the

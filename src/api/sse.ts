@@ -29,10 +29,7 @@ export interface ReadSseOptions {
  * in the middle of is dropped, as the standard says ("If the file ends in the middle of
  * an event, ... the pending data is discarded").
  */
-export async function* readSse(
-  body: AsyncIterable<Uint8Array>,
-  opts: ReadSseOptions = {},
-): AsyncGenerator<SseMessage> {
+export async function* readSse(body: AsyncIterable<Uint8Array>, opts: ReadSseOptions = {}): AsyncGenerator<SseMessage> {
   // The parser calls back synchronously during feed(); collect, then yield the batch.
   let pending: SseMessage[] = [];
   const parser = createParser({
@@ -110,7 +107,8 @@ class EventBound {
   }
 
   private endLine(length: number): void {
-    if (length === 0) this.eventBytes = 0; // a blank line ends the event
+    if (length === 0)
+      this.eventBytes = 0; // a blank line ends the event
     else if (!this.lineIsComment) this.eventBytes += length;
     this.check(length, this.eventBytes);
     this.lineBytes = 0;

@@ -18,12 +18,7 @@ export function metadataUrl(baseUrl: string): string {
 }
 
 /** RFC 8414 §3.1–3.3: fetch the metadata and validate it before using any of it. */
-export async function discover(
-  fetchLike: FetchLike,
-  baseUrl: string,
-  signal?: AbortSignal,
-  url: string = metadataUrl(baseUrl),
-): Promise<AuthServerMetadata> {
+export async function discover(fetchLike: FetchLike, baseUrl: string, signal?: AbortSignal, url: string = metadataUrl(baseUrl)): Promise<AuthServerMetadata> {
   const what = `the authorization server metadata (${url})`;
   const { status, body, headers } = await send(fetchLike, url, { method: 'GET', headers: { accept: 'application/json' }, signal });
   // RFC 8414 §3.2: a successful response uses 200.
@@ -63,7 +58,10 @@ export function validateMetadata(json: Record<string, unknown>, baseUrl: string)
   const sameOriginAsIssuer = (field: string): string | undefined => {
     const value = url(field, field === 'token_endpoint');
     if (value !== undefined && new URL(value).origin !== new URL(issuer).origin) {
-      throw new OAuthStepError('invalid_response', `${what} puts its "${field}" on ${new URL(value).origin}, another origin than the issuer ${new URL(issuer).origin}; refused`);
+      throw new OAuthStepError(
+        'invalid_response',
+        `${what} puts its "${field}" on ${new URL(value).origin}, another origin than the issuer ${new URL(issuer).origin}; refused`,
+      );
     }
     return value;
   };

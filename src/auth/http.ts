@@ -55,7 +55,11 @@ export async function send(fetchLike: FetchLike, url: string, init: FetchInit): 
     // Never followed: a form with a refresh token or a code must not go where a server points.
     const location = response.headers.get('location');
     const target = location && URL.canParse(location, url) ? new URL(location, url).origin : 'no valid Location';
-    throw new OAuthStepError('invalid_response', `${new URL(url).origin} answered with a redirect (${response.status}) to ${target}, which svc does not follow`, { status: response.status });
+    throw new OAuthStepError(
+      'invalid_response',
+      `${new URL(url).origin} answered with a redirect (${response.status}) to ${target}, which svc does not follow`,
+      { status: response.status },
+    );
   }
   return { status: response.status, body, headers: response.headers };
 }
@@ -81,7 +85,10 @@ export function parseJsonObject(body: string, what: string, answer?: { status: n
   try {
     value = JSON.parse(body);
   } catch {
-    throw new OAuthStepError('invalid_response', `${what} did not answer JSON: it ${describeAnswer(answer?.status, answer?.headers.get('content-type'), body)}`);
+    throw new OAuthStepError(
+      'invalid_response',
+      `${what} did not answer JSON: it ${describeAnswer(answer?.status, answer?.headers.get('content-type'), body)}`,
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new OAuthStepError('invalid_response', `${what} did not answer a JSON object`);

@@ -26,7 +26,10 @@ export interface LoopbackServer {
 
 export class PortInUseError extends Error {
   override readonly name = 'PortInUseError';
-  constructor(readonly host: string, readonly port: number) {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+  ) {
     super(`port ${port} on ${host} is already in use`);
   }
 }
@@ -108,7 +111,10 @@ function handle(request: IncomingMessage, path: string, expectedState: string): 
     case 'error':
       return {
         status: 200,
-        page: page('Sign-in failed', `The service answered: ${outcome.error}${outcome.description ? ` (${outcome.description})` : ''}. You can close this tab.`),
+        page: page(
+          'Sign-in failed',
+          `The service answered: ${outcome.error}${outcome.description ? ` (${outcome.description})` : ''}. You can close this tab.`,
+        ),
         outcome,
       };
   }
@@ -128,8 +134,10 @@ function respond(response: ServerResponse, status: number, html: string, done: (
 
 /** A plain page; every text passes through escapeHtml because some of it is echoed from the request. */
 function page(title: string, text: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
-    `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`;
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+    `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`
+  );
 }
 
 export function escapeHtml(text: string): string {

@@ -17,7 +17,11 @@ import { OAuthStepError } from './http.js';
 
 const TRANSIENT = new Set([429, 502, 503, 504]);
 
-export async function withRefreshRetries<T>(ctx: { clock: Clock; random: Random; signal: AbortSignal }, profile: string, refresh: () => Promise<T>): Promise<T> {
+export async function withRefreshRetries<T>(
+  ctx: { clock: Clock; random: Random; signal: AbortSignal },
+  profile: string,
+  refresh: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await refresh();
@@ -42,10 +46,18 @@ export async function withRefreshRetries<T>(ctx: { clock: Clock; random: Random;
       }
       const tries = decision.reason === 'retry-after-too-long' ? 'it asks to wait longer than svc waits' : `${attempt} attempts`;
       const kept = 'the stored sign-in is kept: run the command again later';
-      if (error.kind === 'network') throw new NetworkError(`refreshing the sign-in of profile "${profile}" failed: ${error.message} (${tries})`, `${kept}; check the network and the base URL`);
+      if (error.kind === 'network')
+        throw new NetworkError(
+          `refreshing the sign-in of profile "${profile}" failed: ${error.message} (${tries})`,
+          `${kept}; check the network and the base URL`,
+        );
       if (status === 429) {
         const wait = parseRetryAfter(error.details.retryAfter, ctx.clock.now());
-        throw new CliError(`the token endpoint is rate limiting the refresh of profile "${profile}"${wait !== undefined ? ` and asks to wait ${Math.ceil(wait / 1000)} s` : ''} (${tries})`, EXIT.rateLimited, kept);
+        throw new CliError(
+          `the token endpoint is rate limiting the refresh of profile "${profile}"${wait !== undefined ? ` and asks to wait ${Math.ceil(wait / 1000)} s` : ''} (${tries})`,
+          EXIT.rateLimited,
+          kept,
+        );
       }
       throw new CliError(`the token endpoint failed (${status}) refreshing the sign-in of profile "${profile}" (${tries})`, EXIT.upstream, kept);
     }

@@ -93,7 +93,9 @@ async function refreshUnderLock(ctx: SessionDeps, profile: string, current: Stor
   let tokens;
   try {
     // 429/5xx/network: retried, then exit 7/9 (src/auth/refresh-retry.ts); refusals come through as before.
-    tokens = await withRefreshRetries(ctx, profile, () => refreshTokens(fetchOf(ctx), current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal));
+    tokens = await withRefreshRetries(ctx, profile, () =>
+      refreshTokens(fetchOf(ctx), current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal),
+    );
   } catch (error) {
     if (error instanceof OAuthStepError && error.kind === 'oauth' && error.details.oauthError === 'invalid_grant') {
       // Another process may have rotated the pair while this one was stopped (its lock then taken
@@ -120,7 +122,10 @@ async function refreshUnderLock(ctx: SessionDeps, profile: string, current: Stor
     throw failure;
   }
   if (tokens.org_id !== current.org_id) {
-    throw new AuthError(`the service answered a refresh of profile "${profile}" with another organization (${tokens.org_id})`, `run \`svc login --profile ${profile}\``);
+    throw new AuthError(
+      `the service answered a refresh of profile "${profile}" with another organization (${tokens.org_id})`,
+      `run \`svc login --profile ${profile}\``,
+    );
   }
   const next: StoredOAuth = {
     ...current,

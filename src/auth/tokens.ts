@@ -28,22 +28,22 @@ export function exchangeCode(
   grant: { code: string; redirectUri: string; codeVerifier: string },
   signal?: AbortSignal,
 ): Promise<TokenSet> {
-  return tokenRequest(fetchLike, tokenEndpoint, client, {
-    grant_type: 'authorization_code',
-    code: grant.code,
-    redirect_uri: grant.redirectUri,
-    code_verifier: grant.codeVerifier,
-  }, signal);
+  return tokenRequest(
+    fetchLike,
+    tokenEndpoint,
+    client,
+    {
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: grant.redirectUri,
+      code_verifier: grant.codeVerifier,
+    },
+    signal,
+  );
 }
 
 /** RFC 6749 §6: trade the (single-use) refresh token for a new pair. */
-export function refreshTokens(
-  fetchLike: FetchLike,
-  tokenEndpoint: string,
-  client: ClientAuth,
-  refreshToken: string,
-  signal?: AbortSignal,
-): Promise<TokenSet> {
+export function refreshTokens(fetchLike: FetchLike, tokenEndpoint: string, client: ClientAuth, refreshToken: string, signal?: AbortSignal): Promise<TokenSet> {
   return tokenRequest(fetchLike, tokenEndpoint, client, { grant_type: 'refresh_token', refresh_token: refreshToken }, signal);
 }
 

@@ -16,7 +16,9 @@ function psArray(items: readonly string[]): string {
 export function powershellScript(tree: Tree, header: string): string {
   const entries = tree.nodes.map((n) => {
     const opts = n.options.flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
-    const choices = n.options.flatMap((o) => (o.choices ? [o.long, o.short].filter((f): f is string => Boolean(f)).map((f) => `${psQuote(f)} = ${psArray(o.choices!)}`) : []));
+    const choices = n.options.flatMap((o) =>
+      o.choices ? [o.long, o.short].filter((f): f is string => Boolean(f)).map((f) => `${psQuote(f)} = ${psArray(o.choices!)}`) : [],
+    );
     const files = n.options.filter((o) => o.file).flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
     return [
       `  ${psQuote(n.path)} = @{`,

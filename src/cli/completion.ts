@@ -68,7 +68,10 @@ function shCases(tree: Tree) {
   const files: string[] = [];
   for (const n of tree.nodes) {
     for (const o of n.options) {
-      const flags = [o.long, o.short].filter(Boolean).map((f) => `'${n.path}|${f}'`).join('|');
+      const flags = [o.long, o.short]
+        .filter(Boolean)
+        .map((f) => `'${n.path}|${f}'`)
+        .join('|');
       if (o.choices && flags) choices.push(`    ${flags}) echo '${o.choices.join(' ')}' ;;`);
       if (o.file && flags) files.push(flags);
     }

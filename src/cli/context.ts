@@ -133,7 +133,9 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
         }
         const resolved = await resolving;
         if (globals.debug)
-          stderr.write(`svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`);
+          stderr.write(
+            `svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`,
+          );
         const { createApiClient } = await import('../api/client.js');
         return createApiClient(ctx, resolved);
       })()),
@@ -147,10 +149,11 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   };
   // A failed resolution is not cached: a command may fix the config and ask again.
   const resolve = ctx.resolveCredential;
-  ctx.resolveCredential = () => resolve().catch((error: unknown) => {
-    credential = undefined;
-    client = undefined;
-    throw error;
-  });
+  ctx.resolveCredential = () =>
+    resolve().catch((error: unknown) => {
+      credential = undefined;
+      client = undefined;
+      throw error;
+    });
   return ctx;
 }

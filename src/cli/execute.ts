@@ -17,7 +17,12 @@ interface CommanderErrorLike {
 }
 
 function isCommanderError(error: unknown): error is CommanderErrorLike {
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('commander.');
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    (error as { code: string }).code.startsWith('commander.')
+  );
 }
 
 /** `svc help calls list` is `svc calls list --help`, at any depth (commander's help command has one level). */
@@ -62,7 +67,15 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
     let current = program;
     for (const name of originalArgv.slice(1).filter((a) => !a.startsWith('-'))) {
       const next = current.commands.find((c) => c.name() === name && name !== 'help');
-      if (!next) return printUsageError(runtime, 'commander.unknownCommand', `error: unknown command '${name}'`, commandPathOf(program, originalArgv.slice(1)), debug, json);
+      if (!next)
+        return printUsageError(
+          runtime,
+          'commander.unknownCommand',
+          `error: unknown command '${name}'`,
+          commandPathOf(program, originalArgv.slice(1)),
+          debug,
+          json,
+        );
       current = next;
     }
   }

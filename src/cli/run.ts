@@ -44,7 +44,14 @@ export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, deb
 }
 
 /** A commander failure (its code and wording) as svc's usage error, printed; returns exit 2. */
-export function printUsageError(runtime: Pick<Runtime, 'stderr'>, code: string, commanderMessage: string, command: string, debug: boolean, json: boolean): number {
+export function printUsageError(
+  runtime: Pick<Runtime, 'stderr'>,
+  code: string,
+  commanderMessage: string,
+  command: string,
+  debug: boolean,
+  json: boolean,
+): number {
   return printError(runtime, usageErrorFor(code, commanderMessage, command), debug, json);
 }
 

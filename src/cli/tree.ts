@@ -74,7 +74,11 @@ function addArgs(cmd: Command, args: readonly ArgSpec[] | undefined): void {
 
 /** Words on argv's command path (`calls links list`), skipping flags and global flags' values. */
 export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
-  const valued = new Set(Object.entries(root.globals).filter(([, s]) => s.value).flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]));
+  const valued = new Set(
+    Object.entries(root.globals)
+      .filter(([, s]) => s.value)
+      .flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]),
+  );
   const path: string[] = [];
   let children: readonly Node[] = root.commands;
   for (let i = 0; i < argv.length; i++) {

@@ -43,8 +43,10 @@ export function usageErrorFor(code: string, commanderMessage: string, command: s
       break;
     case 'commander.unknownCommand':
       if ((m = first.match(/^unknown command '(.*)'$/)))
-        return new UsageError(`there is no command ${quoted(m[1]!)}${command === 'svc' ? '' : ` in ${command}`}`,
-          suggestion ? `did you mean ${command} ${suggestion}?` : `run \`${command} --help\` for the commands`);
+        return new UsageError(
+          `there is no command ${quoted(m[1]!)}${command === 'svc' ? '' : ` in ${command}`}`,
+          suggestion ? `did you mean ${command} ${suggestion}?` : `run \`${command} --help\` for the commands`,
+        );
       break;
     case 'commander.missingArgument':
       if ((m = first.match(/^missing required argument '(.*)'$/))) return new UsageError(`${command} needs its ${m[1]!.toUpperCase()} argument`, help);
@@ -60,7 +62,8 @@ export function usageErrorFor(code: string, commanderMessage: string, command: s
         return new UsageError(`too many arguments: ${command} takes ${m[1]}, got ${m[2]}`, `quote an argument that has spaces; ${help}`);
       break;
     case 'commander.conflictingOption':
-      if ((m = first.match(/^option '(.*)' cannot be used with option '(.*)'$/))) return new UsageError(`${flagName(m[1]!)} and ${flagName(m[2]!)} cannot be used together`);
+      if ((m = first.match(/^option '(.*)' cannot be used with option '(.*)'$/)))
+        return new UsageError(`${flagName(m[1]!)} and ${flagName(m[2]!)} cannot be used together`);
       break;
   }
   return new UsageError(first || 'invalid command line', help);

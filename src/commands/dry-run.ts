@@ -40,7 +40,13 @@ export async function printDryRun(ctx: Context, plan: PlannedRequest): Promise<v
     }
   }
   if (ctx.globals.json) {
-    printJson(ctx, { dry_run: true, mode: api.credential.mode, request, billed, price: price ? { item: price.item, unit_amount: price.unit_amount, currency: price.currency } : null });
+    printJson(ctx, {
+      dry_run: true,
+      mode: api.credential.mode,
+      request,
+      billed,
+      price: price ? { item: price.item, unit_amount: price.unit_amount, currency: price.currency } : null,
+    });
     return;
   }
   const org = api.credential.profile?.org_name ?? api.credential.profile?.org_id ?? 'the organization';

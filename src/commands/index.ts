@@ -36,7 +36,13 @@ export const GLOBAL_FLAGS = {
 
 export const ROOT: RootSpec = {
   summary: 'Calls, chats and interpretation for your organization, from the command line.',
-  examples: ['svc login', 'svc keys add --name ci < key.txt', 'svc calls start --languages en,es', 'svc --test translate "hello" --to es', 'svc events tail --json'],
+  examples: [
+    'svc login',
+    'svc keys add --name ci < key.txt',
+    'svc calls start --languages en,es',
+    'svc --test translate "hello" --to es',
+    'svc events tail --json',
+  ],
   notes:
     'Environment: SVC_API_KEY, SVC_PROFILE, SVC_MODE, SVC_BASE_URL, SVC_CONFIG_DIR, SVC_CREDENTIAL_STORE, SVC_CLIENT_ID/SVC_CLIENT_SECRET (svc login with your own OAuth app), NO_COLOR, HTTPS_PROXY/HTTP_PROXY/NO_PROXY, SVC_HTTP_TIMEOUT (seconds a request may take; default 60)',
   globals: GLOBAL_FLAGS,

@@ -53,7 +53,10 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   const opts: LoginOptions = { browser: flags.browser !== false, timeoutSeconds: 300 };
 
   if (flags.scopes !== undefined) {
-    const list = String(flags.scopes).split(',').map((s) => s.trim()).filter(Boolean);
+    const list = String(flags.scopes)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (list.length === 0) throw new UsageError(`--scopes needs at least one scope: ${SCOPES.join(', ')}`);
     const unknown = list.filter((s) => !(SCOPES as readonly string[]).includes(s));
     if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; the scopes are: ${SCOPES.join(', ')}`);
@@ -141,14 +144,22 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     await loopback.close();
   }
 
-  if (outcome.kind === 'denied') throw new AuthError('the admin refused the sign-in (access_denied)', 'run `svc login` again and approve, or ask an admin of the organization');
+  if (outcome.kind === 'denied')
+    throw new AuthError('the admin refused the sign-in (access_denied)', 'run `svc login` again and approve, or ask an admin of the organization');
   if (outcome.kind === 'error') {
     throw new AuthError(`the sign-in failed: ${outcome.error}${outcome.description ? ` (${outcome.description})` : ''}`, 'run `svc login` again');
   }
 
   // RFC 6749 §4.1.3 with RFC 7636 §4.5: the same redirect_uri, and the verifier.
   const tokens = await step(
-    () => exchangeCode(fetchOf(ctx), metadata.token_endpoint, client, { code: outcome.code, redirectUri: loopback.redirectUri, codeVerifier: pkce.verifier }, ctx.signal),
+    () =>
+      exchangeCode(
+        fetchOf(ctx),
+        metadata.token_endpoint,
+        client,
+        { code: outcome.code, redirectUri: loopback.redirectUri, codeVerifier: pkce.verifier },
+        ctx.signal,
+      ),
     ctx,
   );
 
@@ -166,7 +177,12 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
         await revokeUnused(ctx, revocationEndpoint, client, tokens);
         throw error;
       });
-      if (!ok) refusal = new CliError(`nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`, 1, elsewhere.replace(/^or u/, 'U'));
+      if (!ok)
+        refusal = new CliError(
+          `nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`,
+          1,
+          elsewhere.replace(/^or u/, 'U'),
+        );
     }
     if (refusal) {
       // The code is already exchanged: the app is connected to that organization. Undo it (RFC 7009).
@@ -230,8 +246,7 @@ function holdsAnything(profile: Profile): boolean {
 async function confirmMove(ctx: Context, profileName: string, from: string, to: string): Promise<void> {
   const what = `profile "${profileName}" is bound to ${from}; signing in at ${to} moves it there (its API keys for ${from} are removed, its sign-in there is forgotten here)`;
   const other = `or sign in to ${to} under a profile of its own: \`svc login --base-url ${to} --profile NAME\``;
-  if (!ctx.globals.yes && !ctx.io.canPrompt())
-    throw new UsageError(`${what}; nothing was changed`, `run it again with --yes to move the profile, ${other}`);
+  if (!ctx.globals.yes && !ctx.io.canPrompt()) throw new UsageError(`${what}; nothing was changed`, `run it again with --yes to move the profile, ${other}`);
   if (!(await confirm(ctx, `${what}. Move it?`)))
     throw new CliError(`nothing was changed: profile "${profileName}" stays bound to ${from}`, 1, other.replace(/^or s/, 'S'));
 }
@@ -248,7 +263,7 @@ async function revokeUnused(ctx: Context, endpoint: string, client: ClientAuth, 
     warn(
       ctx,
       `the new connection to ${tokens.org_id} could not be revoked (${(error as Error).message}); ` +
-        "an admin of that organization can disconnect the app in its connected apps",
+        'an admin of that organization can disconnect the app in its connected apps',
     );
   }
 }
@@ -258,7 +273,11 @@ function clientAuth(opts: LoginOptions, ctx: Context): ClientAuth {
   const fromEnv = ctx.env.SVC_CLIENT_ID;
   const clientId = opts.clientId ?? (fromEnv ? checkClientId(fromEnv, 'SVC_CLIENT_ID') : CLI_CLIENT_ID);
   const secret = ctx.env.SVC_CLIENT_SECRET;
-  if (secret && clientId === CLI_CLIENT_ID) throw new UsageError('SVC_CLIENT_SECRET is set, but the svc app is a public client without a secret', 'unset SVC_CLIENT_SECRET, or pass --client-id of your own app');
+  if (secret && clientId === CLI_CLIENT_ID)
+    throw new UsageError(
+      'SVC_CLIENT_SECRET is set, but the svc app is a public client without a secret',
+      'unset SVC_CLIENT_SECRET, or pass --client-id of your own app',
+    );
   if (secret && !secret.startsWith(PREFIX.clientSecret)) throw new UsageError(`SVC_CLIENT_SECRET must start with ${PREFIX.clientSecret}`);
   return secret ? { clientId, clientSecret: secret } : { clientId };
 }

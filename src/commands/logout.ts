@@ -131,7 +131,11 @@ async function confirmSharedConnection(ctx: Context, config: ConfigData, leaving
     if (!profile?.oauth || !profile.org_id) continue;
     for (const [other, candidate] of Object.entries(config.profiles)) {
       if (leaving.includes(other) || !candidate.oauth || candidate.oauth.ended_at) continue;
-      if (candidate.org_id === profile.org_id && candidate.oauth.client_id === profile.oauth.client_id && sameOrigin(profileAddress(candidate), profileAddress(profile)))
+      if (
+        candidate.org_id === profile.org_id &&
+        candidate.oauth.client_id === profile.oauth.client_id &&
+        sameOrigin(profileAddress(candidate), profileAddress(profile))
+      )
         affected.add(other);
     }
   }
@@ -144,7 +148,6 @@ async function confirmSharedConnection(ctx: Context, config: ConfigData, leaving
     warn(ctx, message);
     return;
   }
-  if (!ctx.io.canPrompt())
-    throw new UsageError(`${message}; nothing was changed`, `run it again with --yes to log out all the same, or \`svc logout --all\``);
+  if (!ctx.io.canPrompt()) throw new UsageError(`${message}; nothing was changed`, `run it again with --yes to log out all the same, or \`svc logout --all\``);
   if (!(await confirm(ctx, `${message}. Log out anyway?`))) throw new CliError('nothing was changed', 1);
 }

@@ -135,7 +135,8 @@ export function parseConfig(text: string, path: string): ConfigData {
     if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) bad(`${field}.${key}`, 'is not a list of strings');
   };
   const storage = (record: Record<string, unknown>, field: string) => {
-    if (!['keychain', 'file', 'memory'].includes(record.storage as string)) bad(`${field}.storage`, `is ${JSON.stringify(record.storage)}, not keychain or file`);
+    if (!['keychain', 'file', 'memory'].includes(record.storage as string))
+      bad(`${field}.storage`, `is ${JSON.stringify(record.storage)}, not keychain or file`);
   };
   const mode = (value: unknown, field: string) => {
     if (value !== 'test' && value !== 'live') bad(field, `is ${JSON.stringify(value)}, not "test" or "live"`);
@@ -188,11 +189,7 @@ export function parseConfig(text: string, path: string): ConfigData {
 }
 
 function corrupt(path: string, why: string): ConfigError {
-  return new ConfigError(
-    `the config file ${path} is not valid (${why}); it was left untouched`,
-    path,
-    `fix or remove ${path}, then run the command again`,
-  );
+  return new ConfigError(`the config file ${path} is not valid (${why}); it was left untouched`, path, `fix or remove ${path}, then run the command again`);
 }
 
 /** The file operations of FileConfigStore: a seam, so tests can make them fail as a read-only disk would (root ignores mode bits). */
@@ -219,9 +216,14 @@ export function readConfigFile(path: string, maxBytes = CONFIG_MAX_BYTES): strin
     const info = fs.fstatSync(fd);
     if (!info.isFile()) {
       const kind = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : info.isSocket() ? 'a socket' : 'not a regular file';
-      throw new ConfigError(`the config file ${path} is ${kind}, not a regular file; it was not read`, path, `remove or replace ${path}, or point SVC_CONFIG_DIR elsewhere`);
+      throw new ConfigError(
+        `the config file ${path} is ${kind}, not a regular file; it was not read`,
+        path,
+        `remove or replace ${path}, or point SVC_CONFIG_DIR elsewhere`,
+      );
     }
-    if (info.size > maxBytes) throw new ConfigError(`the config file ${path} is larger than ${maxBytes / 1024} KiB; it was not read`, path, `fix or remove ${path}`);
+    if (info.size > maxBytes)
+      throw new ConfigError(`the config file ${path} is larger than ${maxBytes / 1024} KiB; it was not read`, path, `fix or remove ${path}`);
     const buffer = Buffer.alloc(info.size);
     const bytesRead = fs.readSync(fd, buffer, 0, info.size, 0);
     return buffer.subarray(0, bytesRead).toString('utf8');
@@ -233,7 +235,8 @@ export function readConfigFile(path: string, maxBytes = CONFIG_MAX_BYTES): strin
 /** EACCES/EPERM/EROFS: name the file and the next step. */
 function accessHint(error: unknown, path: string, dir: string): string | undefined {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EACCES' || code === 'EPERM') return `fix the permissions of ${path} and ${dir} (readable and writable by you), or point SVC_CONFIG_DIR at another directory`;
+  if (code === 'EACCES' || code === 'EPERM')
+    return `fix the permissions of ${path} and ${dir} (readable and writable by you), or point SVC_CONFIG_DIR at another directory`;
   return undefined;
 }
 
@@ -270,20 +273,24 @@ export class FileConfigStore implements ConfigStore {
   }
 
   async update<T>(change: (config: ConfigData) => T | Promise<T>): Promise<T> {
-    return withFileLock(this.path, async () => {
-      const config = await this.read();
-      const result = await change(config);
-      try {
-        await this.fs.writeFileAtomic(this.path, JSON.stringify(config, null, 2) + '\n');
-      } catch (error) {
-        throw new ConfigError(
-          `cannot write the config file ${this.path}: ${(error as Error).message}`,
-          this.path,
-          accessHint(error, this.path, this.dir) ?? `make ${this.dir} writable, or point SVC_CONFIG_DIR at a writable directory`,
-        );
-      }
-      return result;
-    }, this.lockOptions);
+    return withFileLock(
+      this.path,
+      async () => {
+        const config = await this.read();
+        const result = await change(config);
+        try {
+          await this.fs.writeFileAtomic(this.path, JSON.stringify(config, null, 2) + '\n');
+        } catch (error) {
+          throw new ConfigError(
+            `cannot write the config file ${this.path}: ${(error as Error).message}`,
+            this.path,
+            accessHint(error, this.path, this.dir) ?? `make ${this.dir} writable, or point SVC_CONFIG_DIR at a writable directory`,
+          );
+        }
+        return result;
+      },
+      this.lockOptions,
+    );
   }
 }
 

@@ -180,7 +180,11 @@ export async function acquireFileLock(target: string, options: LockOptions = {})
     }
     const waited = now() - started;
     if (waited >= MAX_WAIT_MS) {
-      throw new ConfigError(`could not lock ${target}: ${describeHolder(found.holder, lockPath)} and has not let go for ${MAX_WAIT_MS / 1000} s`, target, 'try again when that process has finished, or end it');
+      throw new ConfigError(
+        `could not lock ${target}: ${describeHolder(found.holder, lockPath)} and has not let go for ${MAX_WAIT_MS / 1000} s`,
+        target,
+        'try again when that process has finished, or end it',
+      );
     }
     if (!noticed && waited >= NOTICE_AFTER_MS) {
       noticed = true;
@@ -219,7 +223,11 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
   try {
     await fs.promises.mkdir(dirname(target), { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new ConfigError(`cannot create ${dirname(target)}: ${(error as Error).message}`, dirname(target), 'make it writable, or point SVC_CONFIG_DIR at a writable directory');
+    throw new ConfigError(
+      `cannot create ${dirname(target)}: ${(error as Error).message}`,
+      dirname(target),
+      'make it writable, or point SVC_CONFIG_DIR at a writable directory',
+    );
   }
   let release: () => Promise<void>;
   try {

@@ -3,15 +3,7 @@
 // CLI but src/contract/.
 
 /** service-spec.md §2, "Scopes (exact values)". */
-export const SCOPES = [
-  'calls:read',
-  'calls:write',
-  'sessions:read',
-  'sessions:write',
-  'translate',
-  'events:read',
-  'account:read',
-] as const;
+export const SCOPES = ['calls:read', 'calls:write', 'sessions:read', 'sessions:write', 'translate', 'events:read', 'account:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export type Mode = 'test' | 'live';

@@ -43,7 +43,8 @@ export function checkLanguageTag(value: string): Checked<string> {
   } catch {
     canonical = undefined;
   }
-  if (canonical === undefined || !/^[a-z]{2,3}$/.test(canonical.split('-')[0] ?? '')) return wrong('not a BCP 47 language tag such as en, es, pt-BR or zh-Hant');
+  if (canonical === undefined || !/^[a-z]{2,3}$/.test(canonical.split('-')[0] ?? ''))
+    return wrong('not a BCP 47 language tag such as en, es, pt-BR or zh-Hant');
   return ok(canonical);
 }
 
@@ -53,7 +54,9 @@ export function checkE164(compact: string): Checked<string> {
   const digits = compact.slice(1);
   if (!/^[1-9]\d*$/.test(digits)) return wrong('not an E.164 number: + then digits, the first not 0');
   if (digits.length < LIMITS.e164DigitsMin || digits.length > LIMITS.e164DigitsMax) {
-    return wrong(`not an E.164 number: it has ${digits.length} digit${digits.length === 1 ? '' : 's'}; E.164 numbers have ${LIMITS.e164DigitsMin} to ${LIMITS.e164DigitsMax}, country code included`);
+    return wrong(
+      `not an E.164 number: it has ${digits.length} digit${digits.length === 1 ? '' : 's'}; E.164 numbers have ${LIMITS.e164DigitsMin} to ${LIMITS.e164DigitsMax}, country code included`,
+    );
   }
   return ok(compact);
 }
@@ -83,11 +86,15 @@ export function checkText(value: string, max: number, min = 1): Checked<string> 
 export function checkId(value: string, of: IdKind): Checked<string> {
   const prefix = ID_PREFIX[of];
   const rest = value.slice(prefix.length);
-  return value.startsWith(prefix) && rest !== '' && /^[A-Za-z0-9_-]+$/.test(rest) ? ok(value) : wrong(`not ${of === 'event' || of === 'org' ? 'an' : 'a'} ${of} id (${prefix}…)`);
+  return value.startsWith(prefix) && rest !== '' && /^[A-Za-z0-9_-]+$/.test(rest)
+    ? ok(value)
+    : wrong(`not ${of === 'event' || of === 'org' ? 'an' : 'a'} ${of} id (${prefix}…)`);
 }
 
 export function checkInteger(value: number, min: number, max: number): Checked<number> {
-  return Number.isInteger(value) && value >= min && value <= max ? ok(value) : wrong(`must be a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}`);
+  return Number.isInteger(value) && value >= min && value <= max
+    ? ok(value)
+    : wrong(`must be a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}`);
 }
 
 /** Distinct language tags, exactly `count` of them. */

@@ -36,7 +36,7 @@ export function storedCredentials(profileName: string, profile: Profile, baseUrl
 
 /** Checks one credential online; never throws but for Ctrl-C. */
 export async function checkCredential(ctx: ApiClientDeps & { secrets: SecretStore }, credential: ResolvedCredential): Promise<CredentialCheck> {
-  const name = credential.kind === 'oauth' ? 'oauth' : credential.keyName ?? 'SVC_API_KEY';
+  const name = credential.kind === 'oauth' ? 'oauth' : (credential.keyName ?? 'SVC_API_KEY');
   const base = { credential: name, kind: credential.kind, mode: credential.mode } as const;
   try {
     if (credential.kind === 'api_key' && credential.apiKey === undefined) {
@@ -46,14 +46,20 @@ export async function checkCredential(ctx: ApiClientDeps & { secrets: SecretStor
       credential = { ...credential, apiKey: secret };
     }
     if (credential.kind === 'oauth' && credential.profile?.oauth?.ended_at)
-      return { ...base, verdict: 'refused', detail: `the connection ended ${credential.profile.oauth.ended_at}${credential.profile.oauth.ended_reason ? ` (${credential.profile.oauth.ended_reason})` : ''}` };
+      return {
+        ...base,
+        verdict: 'refused',
+        detail: `the connection ended ${credential.profile.oauth.ended_at}${credential.profile.oauth.ended_reason ? ` (${credential.profile.oauth.ended_reason})` : ''}`,
+      };
     const { createApiClient } = await import('../api/client.js');
     const account = await createApiClient(ctx, credential).request<{ id?: string; name?: string }>({ endpoint: 'account.get' });
     return { ...base, verdict: 'valid', detail: `accepted by the service${account?.name ? ` for ${account.name}` : ''}` };
   } catch (error) {
     if (ctx.signal.aborted) throw error;
-    if (error instanceof ApiError && error.status === 403) return { ...base, verdict: 'valid', detail: 'accepted by the service (it lacks account:read, so its organization was not read)' };
-    if (error instanceof ApiError && error.status === 401) return { ...base, verdict: 'refused', detail: 'refused by the service (revoked, expired or disconnected)' };
+    if (error instanceof ApiError && error.status === 403)
+      return { ...base, verdict: 'valid', detail: 'accepted by the service (it lacks account:read, so its organization was not read)' };
+    if (error instanceof ApiError && error.status === 401)
+      return { ...base, verdict: 'refused', detail: 'refused by the service (revoked, expired or disconnected)' };
     // A refresh refused (invalid_grant) is an AuthError: the connection is over.
     if (error instanceof CliError && error.exitCode === 3) return { ...base, verdict: 'refused', detail: error.message };
     return { ...base, verdict: 'unknown', detail: `could not check: ${(error as Error).message}` };

@@ -79,5 +79,8 @@ export function checkBaseUrl(url: string, from: string): void {
     const loopback = /^(127\.|localhost|\[::1\])/i.test(url);
     throw new UsageError(`${from} ${JSON.stringify(url)} has no http:// or https://`, `use ${loopback ? 'http' : 'https'}://${url}`);
   }
-  throw new UsageError(`${from} ${JSON.stringify(url)} must be an http:// or https:// address, not ${protocol}`, 'e.g. https://api.example.com, or http://127.0.0.1:4010 for the local emulator');
+  throw new UsageError(
+    `${from} ${JSON.stringify(url)} must be an http:// or https:// address, not ${protocol}`,
+    'e.g. https://api.example.com, or http://127.0.0.1:4010 for the local emulator',
+  );
 }

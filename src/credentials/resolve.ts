@@ -85,7 +85,7 @@ export function chooseProfileName(ctx: Choosing, config: ConfigData): string {
 
 /** The base URL: --base-url, SVC_BASE_URL, the profile's, the default (canonical: no trailing slash). */
 export function chooseBaseUrl(ctx: Choosing, profile: Profile | undefined): string {
-  return explicitBaseUrl(ctx) ?? canonicalBaseUrl(profile?.base_url || DEFAULT_BASE_URL, 'the profile\'s base_url');
+  return explicitBaseUrl(ctx) ?? canonicalBaseUrl(profile?.base_url || DEFAULT_BASE_URL, "the profile's base_url");
 }
 
 /** Refuses (exit 2) an address from --base-url / SVC_BASE_URL that is not the profile's own. */
@@ -93,7 +93,6 @@ export function checkAddress(ctx: Choosing, config: ConfigData, profileName: str
   if (sameOrigin(profileAddress(profile), address)) return;
   throw addressMismatch(profileName, profile, address, addressSource(ctx), profilesAt(config.profiles, address));
 }
-
 
 /** A profile that must exist (an explicit --profile/SVC_PROFILE naming nothing is a usage error). */
 export function requireProfile(config: ConfigData, name: string): Profile {
@@ -151,10 +150,7 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
   if (!profile) {
     if (explicit) requireProfile(config, profileName);
-    throw new AuthError(
-      'not signed in: no credential is configured',
-      'run `svc login` (live, OAuth) or `svc keys add` (an API key), or set SVC_API_KEY',
-    );
+    throw new AuthError('not signed in: no credential is configured', 'run `svc login` (live, OAuth) or `svc keys add` (an API key), or set SVC_API_KEY');
   }
   const mode = chooseMode(ctx, profile);
   const baseUrl = chooseBaseUrl(ctx, profile);

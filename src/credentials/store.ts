@@ -158,11 +158,16 @@ export class FileSecretStore implements SecretStore {
     this.checked = true;
     const dir = await fs.promises.stat(this.dir).catch(() => null);
     if (dir && (dir.mode & 0o022) !== 0)
-      this.warn(`the config directory ${this.dir} is writable by ${dir.mode & 0o002 ? 'everyone' : 'its group'} (mode ${octal(dir.mode)}): others could replace the files that hold your secrets. Fix: chmod 700 ${this.dir}`);
+      this.warn(
+        `the config directory ${this.dir} is writable by ${dir.mode & 0o002 ? 'everyone' : 'its group'} (mode ${octal(dir.mode)}): others could replace the files that hold your secrets. Fix: chmod 700 ${this.dir}`,
+      );
     const file = await fs.promises.stat(this.path).catch(() => null);
     if (file && (file.mode & 0o077) !== 0) {
       const was = octal(file.mode);
-      const tightened = await fs.promises.chmod(this.path, 0o600).then(() => true, () => false);
+      const tightened = await fs.promises.chmod(this.path, 0o600).then(
+        () => true,
+        () => false,
+      );
       this.warn(
         tightened
           ? `${this.path} was open to ${file.mode & 0o007 ? 'others' : 'its group'} (mode ${was}); svc set it to 0600. Its secrets may have been read: consider replacing them`
@@ -185,20 +190,32 @@ export class FileSecretStore implements SecretStore {
       if (typeof data.secrets !== 'object' || data.secrets === null) throw new Error('"secrets" is not an object');
       return data;
     } catch (error) {
-      throw new ConfigError(`the credentials file ${this.path} is not valid (${(error as Error).message}); it was left untouched`, this.path, `fix or remove ${this.path}`);
+      throw new ConfigError(
+        `the credentials file ${this.path} is not valid (${(error as Error).message}); it was left untouched`,
+        this.path,
+        `fix or remove ${this.path}`,
+      );
     }
   }
   private async change(fn: (data: CredentialsFile) => void): Promise<void> {
-    await withFileLock(this.path, async () => {
-      const data = await this.read();
-      fn(data);
-      try {
-        await writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
-        await fs.promises.chmod(this.path, 0o600);
-      } catch (error) {
-        throw new ConfigError(`cannot write ${this.path}: ${(error as Error).message}`, this.path, 'make the config directory writable, or set SVC_CONFIG_DIR');
-      }
-    }, this.lockOptions);
+    await withFileLock(
+      this.path,
+      async () => {
+        const data = await this.read();
+        fn(data);
+        try {
+          await writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
+          await fs.promises.chmod(this.path, 0o600);
+        } catch (error) {
+          throw new ConfigError(
+            `cannot write ${this.path}: ${(error as Error).message}`,
+            this.path,
+            'make the config directory writable, or set SVC_CONFIG_DIR',
+          );
+        }
+      },
+      this.lockOptions,
+    );
   }
   async get(profile: string, name: string): Promise<string | null> {
     return (await this.read()).secrets[secretAccount(profile, name)] ?? null;
@@ -226,7 +243,8 @@ function octal(mode: number): string {
 /** EACCES/EPERM on a config file: name it and say to fix its permissions. */
 export function permissionHint(error: unknown, path: string): string | undefined {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EACCES' || code === 'EPERM') return `fix the permissions of ${path} (it must be readable and writable by you: chmod 600 ${path}), or point SVC_CONFIG_DIR elsewhere`;
+  if (code === 'EACCES' || code === 'EPERM')
+    return `fix the permissions of ${path} (it must be readable and writable by you: chmod 600 ${path}), or point SVC_CONFIG_DIR elsewhere`;
   return undefined;
 }
 
@@ -287,7 +305,10 @@ export class FallbackSecretStore implements SecretStore {
     } catch (error) {
       const reason = (error as Error).message;
       if (this.preference === 'keychain')
-        throw new KeychainError(`${reason}; SVC_CREDENTIAL_STORE=keychain forbids the file fallback`, 'unlock or start the OS keychain, or unset SVC_CREDENTIAL_STORE');
+        throw new KeychainError(
+          `${reason}; SVC_CREDENTIAL_STORE=keychain forbids the file fallback`,
+          'unlock or start the OS keychain, or unset SVC_CREDENTIAL_STORE',
+        );
       // Said before the secret touches the disk, so the user can stop here.
       this.warn(
         `${reason}. Storing the "${name}" secret of profile "${profile}" in ${this.file.path} (readable only by you, mode 0600) instead. ` +

@@ -18,11 +18,7 @@ export function credentialOf(c: EmulatorContext): Credential {
 }
 
 /** The stored object, if it belongs to the credential's organization AND mode; 404 otherwise. */
-export function owned<T extends { id: string; livemode: boolean }>(
-  collection: Map<string, Stored<T>>,
-  id: string,
-  credential: Credential,
-): Stored<T> {
+export function owned<T extends { id: string; livemode: boolean }>(collection: Map<string, Stored<T>>, id: string, credential: Credential): Stored<T> {
   const item = collection.get(id);
   if (!item || item.org_id !== credential.org_id || item.obj.livemode !== (credential.mode === 'live')) {
     throw notFound(`no such object: ${id}`);
@@ -31,8 +27,7 @@ export function owned<T extends { id: string; livemode: boolean }>(
 }
 
 export function visibleTo(credential: Credential) {
-  return (item: Stored<{ id: string; livemode: boolean }>) =>
-    item.org_id === credential.org_id && item.obj.livemode === (credential.mode === 'live');
+  return (item: Stored<{ id: string; livemode: boolean }>) => item.org_id === credential.org_id && item.obj.livemode === (credential.mode === 'live');
 }
 
 /** Makes and stores a new object with the common fields (id, object, livemode, created_at). */

@@ -75,7 +75,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const { createAdaptorServer } = await import('@hono/node-server');
   const clock = advancingClock(opts.clock);
   const journal = opts.statePath ? new FileJournal(opts.statePath) : null;
-  const state = createState(clock, opts.keepaliveMs ?? 15_000, { limits: opts.limits, journal, seed: opts.statePath === undefined && opts.importDocument === undefined });
+  const state = createState(clock, opts.keepaliveMs ?? 15_000, {
+    limits: opts.limits,
+    journal,
+    seed: opts.statePath === undefined && opts.importDocument === undefined,
+  });
   const imported = opts.importDocument !== undefined;
   let loaded: RunningEmulator['loaded'] = null;
   if (journal) {
@@ -85,7 +89,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     loaded = { ...journal.open(state, () => (imported ? importDocument(state, opts.importDocument) : reset(state))), imported };
   } else if (imported) {
     const counts = importDocument(state, opts.importDocument);
-    loaded = { path: '', loaded: true, imported, orgs: [...state.orgs.values()].map((o) => ({ id: o.id, name: o.name })), keys: counts.keys, apps: counts.apps, events: counts.events, notices: [] };
+    loaded = {
+      path: '',
+      loaded: true,
+      imported,
+      orgs: [...state.orgs.values()].map((o) => ({ id: o.id, name: o.name })),
+      keys: counts.keys,
+      apps: counts.apps,
+      events: counts.events,
+      notices: [],
+    };
   }
   const app = createApp(state);
   const host = opts.host ?? '127.0.0.1';

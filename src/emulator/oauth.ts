@@ -17,11 +17,7 @@ export interface TokenResponse {
 }
 
 /** RFC 6749 §4.1.2: a code is short-lived (10 minutes here, service-spec.md §8) and single-use. */
-export function issueCode(
-  state: State,
-  request: { client_id: string; redirect_uri: string; scopes: Scope[]; code_challenge: string },
-  orgId: string,
-): string {
+export function issueCode(state: State, request: { client_id: string; redirect_uri: string; scopes: Scope[]; code_challenge: string }, orgId: string): string {
   const code = randomToken(32);
   state.codes.set(sha256(code), {
     client_id: request.client_id,

@@ -26,8 +26,14 @@ export function createApp(state: State): Hono<EmulatorEnv> {
     state.stats.requests++;
     await next();
   });
-  app.use('*', hostGuard(() => state.address));
-  app.use(`${CONTROL_PREFIX}/*`, sameSiteGuard(() => state.address));
+  app.use(
+    '*',
+    hostGuard(() => state.address),
+  );
+  app.use(
+    `${CONTROL_PREFIX}/*`,
+    sameSiteGuard(() => state.address),
+  );
   // --state FILE: a request's changes are on disk before its answer leaves (persistence/journal.ts).
   app.use('*', async (c, next) => {
     if (!state.journal) return next();
@@ -43,10 +49,7 @@ export function createApp(state: State): Hono<EmulatorEnv> {
   });
 
   app.use('/v1/*', async (c, next) => {
-    const credential = authenticate(
-      state,
-      presentedSecret({ authorization: c.req.header('authorization'), apiKey: c.req.header('x-api-key') }),
-    );
+    const credential = authenticate(state, presentedSecret({ authorization: c.req.header('authorization'), apiKey: c.req.header('x-api-key') }));
     const decision = takeRequest(state, credential.rate_key);
     if (!decision.allowed) {
       state.stats.rate_limited++;

@@ -369,7 +369,12 @@ export function createOrg(
 }
 
 function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'org';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'org'
+  );
 }
 
 export function createKey(state: State, orgId: string, mode: Mode, scopes: Scope[]): { id: string; key: string } {

@@ -35,11 +35,13 @@ function issuesToItems(where: 'body' | 'query', issues: readonly z.core.$ZodIssu
       return issue.keys.map((key) => ({ loc: [where, ...issue.path.map(String), key], msg: 'unknown field', type: 'extra_forbidden' }));
     }
     const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
-    return [{
-      loc: [where, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
-      msg: missing ? 'field required' : issue.message,
-      type: missing ? 'missing' : issue.code,
-    }];
+    return [
+      {
+        loc: [where, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+        msg: missing ? 'field required' : issue.message,
+        type: missing ? 'missing' : issue.code,
+      },
+    ];
   });
 }
 

@@ -61,13 +61,20 @@ export function terminalPrompter(terminal: { input: NodeJS.ReadableStream; outpu
 }
 
 /** A hidden prompt (API keys). `answeredBy` names the non-interactive way, e.g. `--stdin`. */
-export async function promptSecret(ctx: { io: Pick<Io, 'canPrompt'>; signal: AbortSignal; prompter: Prompter }, message: string, answeredBy: string): Promise<string> {
+export async function promptSecret(
+  ctx: { io: Pick<Io, 'canPrompt'>; signal: AbortSignal; prompter: Prompter },
+  message: string,
+  answeredBy: string,
+): Promise<string> {
   requireTty(ctx, answeredBy);
   return ctx.prompter.password(message, ctx.signal);
 }
 
 /** Yes/no; `--yes` answers yes without asking; without a TTY, fails naming `--yes`. */
-export async function confirm(ctx: { io: Pick<Io, 'canPrompt'>; signal: AbortSignal; globals: Pick<GlobalOptions, 'yes'>; prompter: Prompter }, message: string): Promise<boolean> {
+export async function confirm(
+  ctx: { io: Pick<Io, 'canPrompt'>; signal: AbortSignal; globals: Pick<GlobalOptions, 'yes'>; prompter: Prompter },
+  message: string,
+): Promise<boolean> {
   if (ctx.globals.yes) return true;
   requireTty(ctx, '--yes');
   return ctx.prompter.confirm(message, ctx.signal);

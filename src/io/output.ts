@@ -45,7 +45,23 @@ export async function renderTable<T>(rows: readonly T[], columns: readonly Colum
   const table = new Table({
     head: columns.map((c) => head(c.header)),
     style: { head: [], border: [], compact: true },
-    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' },
+    chars: {
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '  ',
+    },
   });
   for (const row of rows) table.push(columns.map((c) => cell(c.value(row)) || '-'));
   return table.toString() + '\n';
@@ -55,7 +71,12 @@ export async function renderTable<T>(rows: readonly T[], columns: readonly Colum
  * Prints a list result: `json` as the API's JSON, else a table (TTY) or TSV (piped).
  * An empty list prints nothing on stdout and a note on stderr when on a TTY.
  */
-export async function printList<T>(ctx: { io: Io; globals: Pick<GlobalOptions, 'json'> }, rows: readonly T[], columns: readonly Column<T>[], json: unknown = rows): Promise<void> {
+export async function printList<T>(
+  ctx: { io: Io; globals: Pick<GlobalOptions, 'json'> },
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  json: unknown = rows,
+): Promise<void> {
   if (ctx.globals.json) return printJson(ctx, json);
   if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(renderTsv(rows, columns));
   if (rows.length === 0) {
@@ -66,7 +87,11 @@ export async function printList<T>(ctx: { io: Io; globals: Pick<GlobalOptions, '
 }
 
 /** Prints one object: JSON, or `field<TAB>value` lines (a two-column table on a TTY). */
-export async function printObject(ctx: { io: Io; globals: Pick<GlobalOptions, 'json'> }, fields: ReadonlyArray<readonly [string, unknown]>, json: unknown): Promise<void> {
+export async function printObject(
+  ctx: { io: Io; globals: Pick<GlobalOptions, 'json'> },
+  fields: ReadonlyArray<readonly [string, unknown]>,
+  json: unknown,
+): Promise<void> {
   if (ctx.globals.json) return printJson(ctx, json);
   const rows = fields.map(([k, v]) => ({ k, v: Array.isArray(v) ? v.join(',') : v }));
   const columns: Column<{ k: string; v: unknown }>[] = [

@@ -27,9 +27,7 @@ export function audioContentType(fileName: string): string {
   const type = AUDIO_TYPES[extension];
   if (type === undefined) {
     const known = Object.keys(AUDIO_TYPES).join(' ');
-    invalid(
-      `${fileName} is not an audio file${extension ? ` (${extension})` : ' (no extension)'}: give a voice recording ending in one of ${known}`,
-    );
+    invalid(`${fileName} is not an audio file${extension ? ` (${extension})` : ' (no extension)'}: give a voice recording ending in one of ${known}`);
   }
   return type;
 }

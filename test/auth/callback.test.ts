@@ -34,6 +34,9 @@ describe('parsePastedRedirect', () => {
   it('says why a paste is not the answer', () => {
     expect(parsePastedRedirect('', state)).toMatchObject({ kind: 'foreign', reason: 'it is empty' });
     expect(parsePastedRedirect('hello there', state).kind).toBe('foreign');
-    expect(parsePastedRedirect(`http://127.0.0.1:1/callback?code=abc&state=nope`, state)).toMatchObject({ kind: 'foreign', reason: expect.stringContaining('state') });
+    expect(parsePastedRedirect(`http://127.0.0.1:1/callback?code=abc&state=nope`, state)).toMatchObject({
+      kind: 'foreign',
+      reason: expect.stringContaining('state'),
+    });
   });
 });

@@ -182,7 +182,8 @@ describe('svc login', () => {
         if (!url || pasted) return;
         pasted = true;
         // The browser is "on another machine": it never reaches the loopback server.
-        void controlPlane(emulator).approve({ email: emulator.seed.admin.email, org_id: emulator.seed.org_id })
+        void controlPlane(emulator)
+          .approve({ email: emulator.seed.admin.email, org_id: emulator.seed.org_id })
           .then(() => authorizeRedirect(url))
           .then((callback) => {
             type('not a url at all');
@@ -210,7 +211,8 @@ describe('svc login', () => {
         const url = stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
         if (!url || pasted || !/paste/.test(stderr)) return;
         pasted = true;
-        void controlPlane(emulator).approve({ email: emulator.seed.admin.email, org_id: emulator.seed.org_id })
+        void controlPlane(emulator)
+          .approve({ email: emulator.seed.admin.email, org_id: emulator.seed.org_id })
           .then(() => authorizeRedirect(url))
           .then((callback) => type(callback.href));
       },
@@ -285,7 +287,14 @@ describe('svc login', () => {
       confirm: async (message: string) => (asked.push(message), answer),
     });
 
-    const declined = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir, tty: true, prompter: prompter(false) });
+    const declined = await runCli(['login'], {
+      env: envFor(emulator),
+      browser: scriptedBrowser(emulator, choice),
+      secrets,
+      configDir,
+      tty: true,
+      prompter: prompter(false),
+    });
     expect(asked[0]).toContain('Acme');
     expect(asked[0]).toContain(other.id);
     expect(declined.exitCode).toBe(1);
@@ -293,7 +302,14 @@ describe('svc login', () => {
     expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
     expect(await connections(other.id)).toEqual([]);
 
-    const accepted = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir, tty: true, prompter: prompter(true) });
+    const accepted = await runCli(['login'], {
+      env: envFor(emulator),
+      browser: scriptedBrowser(emulator, choice),
+      secrets,
+      configDir,
+      tty: true,
+      prompter: prompter(true),
+    });
     expect(accepted.exitCode).toBe(0);
     expect(storedOAuth(secrets)?.org_id).toBe(other.id);
     const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
@@ -311,7 +327,12 @@ describe('svc login', () => {
   });
 
   it('refuses bad flags before doing anything', async () => {
-    for (const argv of [['login', '--scopes', 'calls:read,everything'], ['login', '--port', '70000'], ['login', '--timeout', 'soon'], ['login', '--client-id', 'abc']]) {
+    for (const argv of [
+      ['login', '--scopes', 'calls:read,everything'],
+      ['login', '--port', '70000'],
+      ['login', '--timeout', 'soon'],
+      ['login', '--client-id', 'abc'],
+    ]) {
       const result = await runCli(argv, { env: envFor(emulator), browser: scriptedBrowser(emulator) });
       expect(result.exitCode, argv.join(' ')).toBe(2);
     }

@@ -84,25 +84,33 @@ function expectAllSucceeded(children: Child[]): void {
 }
 
 describe(`${PROCESSES} parallel processes with an expired access token`, () => {
-  it('refresh exactly once when the service says 401', async () => {
-    const { env } = await loginToFileStore();
-    await controlPlane(emulator).advanceClock(3601);
-    const children = await runAll(env);
-    expectAllSucceeded(children);
-    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
-  }, SPAWN_TIMEOUT_MS);
+  it(
+    'refresh exactly once when the service says 401',
+    async () => {
+      const { env } = await loginToFileStore();
+      await controlPlane(emulator).advanceClock(3601);
+      const children = await runAll(env);
+      expectAllSucceeded(children);
+      expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+    },
+    SPAWN_TIMEOUT_MS,
+  );
 
-  it('refresh exactly once when the stored expiry has passed', async () => {
-    const { configDir, env } = await loginToFileStore();
-    await controlPlane(emulator).advanceClock(3601);
-    const path = join(configDir, 'credentials.json');
-    const file = JSON.parse(readFileSync(path, 'utf8')) as { secrets: Record<string, string> };
-    const stored = JSON.parse(file.secrets['default:oauth']!) as { expires_at: number };
-    file.secrets['default:oauth'] = JSON.stringify({ ...stored, expires_at: Date.now() - 1000 });
-    writeFileSync(path, JSON.stringify(file), { mode: 0o600 });
+  it(
+    'refresh exactly once when the stored expiry has passed',
+    async () => {
+      const { configDir, env } = await loginToFileStore();
+      await controlPlane(emulator).advanceClock(3601);
+      const path = join(configDir, 'credentials.json');
+      const file = JSON.parse(readFileSync(path, 'utf8')) as { secrets: Record<string, string> };
+      const stored = JSON.parse(file.secrets['default:oauth']!) as { expires_at: number };
+      file.secrets['default:oauth'] = JSON.stringify({ ...stored, expires_at: Date.now() - 1000 });
+      writeFileSync(path, JSON.stringify(file), { mode: 0o600 });
 
-    const children = await runAll(env);
-    expectAllSucceeded(children);
-    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
-  }, SPAWN_TIMEOUT_MS);
+      const children = await runAll(env);
+      expectAllSucceeded(children);
+      expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+    },
+    SPAWN_TIMEOUT_MS,
+  );
 });

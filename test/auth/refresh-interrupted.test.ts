@@ -49,7 +49,10 @@ describe('a refresh refused with invalid_grant', () => {
     const stale = secrets.secrets.get('default:oauth')!;
     // Another process refreshed and stored its new pair while this one was stopped...
     const rotated = await refreshAtService(entry().refresh_token);
-    secrets.secrets.set('default:oauth', JSON.stringify({ ...entry(), access_token: rotated.access_token, refresh_token: rotated.refresh_token, expires_at: Date.now() + 3600_000 }));
+    secrets.secrets.set(
+      'default:oauth',
+      JSON.stringify({ ...entry(), access_token: rotated.access_token, refresh_token: rotated.refresh_token, expires_at: Date.now() + 3600_000 }),
+    );
     // ...and this one had read the old pair before (its first two reads, before and inside the lock).
     let reads = 0;
     const stopped: SecretStore = {

@@ -127,7 +127,12 @@ describe('access token refresh', () => {
     expect(json.exitCode).toBe(3);
     expect(JSON.parse(json.stdout).active).toMatchObject({ profile: 'default', oauth: 'ended' });
 
-    const again = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets: session.secrets, configDir: session.configDir });
+    const again = await runCli(['login'], {
+      env: envFor(emulator),
+      browser: scriptedBrowser(emulator),
+      secrets: session.secrets,
+      configDir: session.configDir,
+    });
     expect(again.exitCode).toBe(0);
     const after = await session.run(['auth', 'status']);
     expect(after.exitCode).toBe(0);
@@ -225,7 +230,9 @@ describe('svc auth token and svc auth switch', () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
     for (const profile of ['work', 'home']) {
-      expect((await runCli(['login', '--profile', profile], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(0);
+      expect((await runCli(['login', '--profile', profile], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(
+        0,
+      );
     }
     const readConfig = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
     expect(readConfig().default_profile).toBe('work');

@@ -108,12 +108,20 @@ export async function runWithPaste(
         }
       },
     },
-    clock: { now: () => Date.now(), sleep: (ms, signal) => new Promise((resolve, reject) => {
-      const timer = setTimeout(resolve, ms);
-      signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-    }) },
+    clock: {
+      now: () => Date.now(),
+      sleep: (ms, signal) =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, ms);
+          signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+        }),
+    },
     random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
-    browser: opts.browser ?? { open: async () => { throw new Error('no browser here'); } },
+    browser: opts.browser ?? {
+      open: async () => {
+        throw new Error('no browser here');
+      },
+    },
     signal: new AbortController().signal,
     secrets: opts.secrets ?? new MemorySecretStore(),
   };

@@ -78,8 +78,9 @@ describe('token and revoke requests', () => {
     const fetchLike: FetchLike = async () => {
       throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
     };
-    await expect(revokeToken(fetchLike, 'http://127.0.0.1:9/oauth2/revoke', { clientId: 'c' }, { value: 'svc_oat_1', hint: 'access_token' }))
-      .rejects.toMatchObject({ kind: 'network', message: expect.stringContaining('ECONNREFUSED') });
+    await expect(
+      revokeToken(fetchLike, 'http://127.0.0.1:9/oauth2/revoke', { clientId: 'c' }, { value: 'svc_oat_1', hint: 'access_token' }),
+    ).rejects.toMatchObject({ kind: 'network', message: expect.stringContaining('ECONNREFUSED') });
   });
 });
 

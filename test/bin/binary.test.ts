@@ -117,7 +117,14 @@ describe('bin/svc.js over the bundle', () => {
       const listFile = join(configDir, 'modules.txt');
       const ran = await new Promise<number | null>((resolve, reject) => {
         const child = spawn(process.execPath, ['--require', preload, bin, ...args], {
-          env: { PATH: process.env.PATH ?? '', HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.seed.keys.test, SVC_TEST_MODULES: listFile },
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: configDir,
+            SVC_CONFIG_DIR: configDir,
+            SVC_BASE_URL: emulator.url,
+            SVC_API_KEY: emulator.seed.keys.test,
+            SVC_TEST_MODULES: listFile,
+          },
           stdio: 'ignore',
         });
         child.on('error', reject);
@@ -217,10 +224,14 @@ describe('bin/svc.js over the bundle', () => {
     // `head` reads 3 lines and exits; svc's next write meets a closed pipe. (Async spawn:
     // the emulator serves from this process's event loop.)
     const ran = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', ['-c', `"${process.execPath}" "${bin}" events tail --json --since ${mark} | head -n 3; echo "svc-exit=\${PIPESTATUS[0]}" >&2`], {
-        env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: key },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        'bash',
+        ['-c', `"${process.execPath}" "${bin}" events tail --json --since ${mark} | head -n 3; echo "svc-exit=\${PIPESTATUS[0]}" >&2`],
+        {
+          env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: key },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -27,7 +27,7 @@ describe('svc api fields', () => {
     expect(JSON.parse(raw.stdout)).toMatchObject({ object: 'chat', subject: '123' });
   });
 
-  it('-F key=@file sends the file\'s contents, @- reads stdin; a path without its slash is accepted', async () => {
+  it("-F key=@file sends the file's contents, @- reads stdin; a path without its slash is accepted", async () => {
     const file = join(files, 'subject.txt');
     writeFileSync(file, 'from a file');
     const fromFile = await h.svc(['api', 'POST', 'v1/chats', '-f', 'language=en', '-F', `subject=@${file}`]);
@@ -39,7 +39,7 @@ describe('svc api fields', () => {
     expect(missing.exitCode).toBe(2);
   });
 
-  it('gh\'s form: `svc api PATH` is a GET, with fields a POST, -X chooses', async () => {
+  it("gh's form: `svc api PATH` is a GET, with fields a POST, -X chooses", async () => {
     const account = await h.svc(['api', 'v1/account']);
     expect(JSON.parse(account.stdout).object).toBe('account');
     const posted = await h.svc(['api', '/v1/calls', '-F', 'languages[]=en', '-F', 'languages[]=es']);
@@ -58,7 +58,10 @@ describe('svc api fields', () => {
   });
 
   it('nested keys build arrays and objects, as gh does', () => {
-    const fields = ['items[][name]=a', 'items[][size]=1', 'items[][name]=b', 'meta[source]=cli', 'meta[tags][]=x', 'tags[]=t'].map((e) => ({ spec: parseField(e, 'raw'), value: e.split('=')[1] }));
+    const fields = ['items[][name]=a', 'items[][size]=1', 'items[][name]=b', 'meta[source]=cli', 'meta[tags][]=x', 'tags[]=t'].map((e) => ({
+      spec: parseField(e, 'raw'),
+      value: e.split('=')[1],
+    }));
     expect(buildBody(fields)).toEqual({ items: [{ name: 'a', size: '1' }, { name: 'b' }], meta: { source: 'cli', tags: ['x'] }, tags: ['t'] });
     expect(() => parseField('a[b=1', 'typed')).toThrow(/not valid/);
   });

@@ -20,16 +20,37 @@ describe('browser opener', () => {
   });
 
   it('strips every SVC_* variable from the environment it is given', () => {
-    const env = openerEnv({ PATH: '/usr/bin', DISPLAY: ':0', SVC_API_KEY: 'svc_live_secret', SVC_CLIENT_SECRET: 'svc_cs_x', SVC_FORWARD_SECRET: 'whsec', svc_lower: 'x', UNSET: undefined });
+    const env = openerEnv({
+      PATH: '/usr/bin',
+      DISPLAY: ':0',
+      SVC_API_KEY: 'svc_live_secret',
+      SVC_CLIENT_SECRET: 'svc_cs_x',
+      SVC_FORWARD_SECRET: 'whsec',
+      svc_lower: 'x',
+      UNSET: undefined,
+    });
     expect(env).toEqual({ PATH: '/usr/bin', DISPLAY: ':0' });
   });
 
   it('a real opener process gets the address and no SVC_* variable', async () => {
     const dir = tempConfigDir();
     const script = join(dir, 'opener.sh');
-    writeFileSync(script, `#!/bin/sh\nenv > "${dir}/env.tmp"; printf '%s' "$1" > "${dir}/url.tmp"; mv "${dir}/env.tmp" "${dir}/env"; mv "${dir}/url.tmp" "${dir}/url"\n`);
+    writeFileSync(
+      script,
+      `#!/bin/sh\nenv > "${dir}/env.tmp"; printf '%s' "$1" > "${dir}/url.tmp"; mv "${dir}/env.tmp" "${dir}/env"; mv "${dir}/url.tmp" "${dir}/url"\n`,
+    );
     chmodSync(script, 0o755);
-    await openBrowser(url, { PATH: process.env.PATH, BROWSER: script, SVC_API_KEY: 'svc_live_do-not-leak', SVC_CLIENT_SECRET: 'svc_cs_do-not-leak', SVC_FORWARD_SECRET: 'whsec_do-not-leak' }, 'linux');
+    await openBrowser(
+      url,
+      {
+        PATH: process.env.PATH,
+        BROWSER: script,
+        SVC_API_KEY: 'svc_live_do-not-leak',
+        SVC_CLIENT_SECRET: 'svc_cs_do-not-leak',
+        SVC_FORWARD_SECRET: 'whsec_do-not-leak',
+      },
+      'linux',
+    );
     for (let waited = 0; !existsSync(join(dir, 'url')); waited += 20) {
       if (waited > 5000) throw new Error('the opener never ran');
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -30,7 +30,12 @@ describe('svc account', () => {
 
     const piped = await runCli(['account'], env(key));
     expect(piped.exitCode).toBe(0);
-    const fields = Object.fromEntries(piped.stdout.trim().split('\n').map((l) => l.split('\t')));
+    const fields = Object.fromEntries(
+      piped.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    );
     expect(fields).toMatchObject({ organization: 'Acme', id: emu.seed.org_id, mode: 'live', balance: '$100.00' });
     expect(fields.credential).toBe(`API key svc_live_…${key.slice(-4)} from SVC_API_KEY`);
     expect(fields.scopes).toContain('account:read');
@@ -48,7 +53,10 @@ describe('svc account', () => {
 
     const prices = await runCli(['account', 'prices'], env(emu.seed.keys.test));
     expect(prices.exitCode).toBe(0);
-    const items = prices.stdout.trim().split('\n').map((l) => l.split('\t')[0]);
+    const items = prices.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[0]);
     expect(items.sort()).toEqual(['call_minute', 'dial_minute', 'line_month', 'translation_character']);
     const json = JSON.parse((await runCli(['account', 'prices', '--json'], env(emu.seed.keys.test))).stdout);
     expect(Array.isArray(json)).toBe(true); // like every list's --json
@@ -83,7 +91,13 @@ describe('svc auth status', () => {
       JSON.stringify({
         version: 1,
         default_profile: 'work',
-        profiles: { work: { org_id: 'org_x', org_name: 'Initech', oauth: { client_id: 'svc_app_cli', scopes: ['calls:read'], expires_at: now + 30 * 60_000, storage: 'keychain' } } },
+        profiles: {
+          work: {
+            org_id: 'org_x',
+            org_name: 'Initech',
+            oauth: { client_id: 'svc_app_cli', scopes: ['calls:read'], expires_at: now + 30 * 60_000, storage: 'keychain' },
+          },
+        },
       }),
     );
     // auth status checks that the entry is there (metadata alone is not a sign-in).

@@ -72,6 +72,11 @@ describe('powershell completion', () => {
     expect(script).toMatch(/'calls list' = @\{[^]*?choices = @\{ '--status' = @\('active', 'ended'\) \}/);
     expect(script).toContain("if ($prev -eq '--profile') { $candidates = @(svc __complete profiles 2>$null) }");
     // Single quotes inside descriptions or names cannot break out of the PowerShell strings.
-    expect(script.split('\n').filter((l) => /^ {2}'/.test(l)).every((l) => /^ {2}'[^']*' = @\{$/.test(l))).toBe(true);
+    expect(
+      script
+        .split('\n')
+        .filter((l) => /^ {2}'/.test(l))
+        .every((l) => /^ {2}'[^']*' = @\{$/.test(l)),
+    ).toBe(true);
   });
 });

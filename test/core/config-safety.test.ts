@@ -37,8 +37,14 @@ describe('config.json shape', () => {
     ['{"profiles": null}', '"profiles" is not an object'],
     ['{"profiles": {"work": "x"}}', 'profiles.work is not an object'],
     ['{"profiles": {"work": {"keys": null}}}', 'profiles.work.keys is not an object'],
-    ['{"profiles": {"work": {"keys": {"ci": {"name": "ci", "mode": "test", "last4": "abcd", "scopes": "all", "storage": "file", "added_at": "x"}}}}}', 'profiles.work.keys.ci.scopes is not a list of strings'],
-    ['{"profiles": {"work": {"oauth": {"client_id": "svc_app_cli", "scopes": [], "expires_at": "soon", "storage": "keychain"}}}}', 'profiles.work.oauth.expires_at is not a number'],
+    [
+      '{"profiles": {"work": {"keys": {"ci": {"name": "ci", "mode": "test", "last4": "abcd", "scopes": "all", "storage": "file", "added_at": "x"}}}}}',
+      'profiles.work.keys.ci.scopes is not a list of strings',
+    ],
+    [
+      '{"profiles": {"work": {"oauth": {"client_id": "svc_app_cli", "scopes": [], "expires_at": "soon", "storage": "keychain"}}}}',
+      'profiles.work.oauth.expires_at is not a number',
+    ],
     ['{"profiles": {"work": {"base_url": 42}}}', 'profiles.work.base_url is not a string'],
     ['{"profiles": {}, "default_profile": null}', 'default_profile is not a string'],
     ['null', 'the file is not an object'],
@@ -104,7 +110,12 @@ describe('config.json shape', () => {
     writeFileSync(orphanConfig, '{}');
     const live = join(dir, `.config.json.${process.pid}.0badf00d.tmp`); // a writer that runs: left alone
     writeFileSync(live, '{}');
-    const r = await runCli(['keys', 'add', '--stdin'], { configDir: dir, stdin: emu.seed.keys.test, env: { SVC_BASE_URL: emu.url, ...fileStore }, keychain: noKeychain });
+    const r = await runCli(['keys', 'add', '--stdin'], {
+      configDir: dir,
+      stdin: emu.seed.keys.test,
+      env: { SVC_BASE_URL: emu.url, ...fileStore },
+      keychain: noKeychain,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(existsSync(orphan)).toBe(false);
     expect(existsSync(orphanConfig)).toBe(false);
@@ -115,7 +126,12 @@ describe('config.json shape', () => {
 describe('permissions', () => {
   it('credentials.json open to others is tightened to 0600 and said; a world-writable config dir is said with its fix', async () => {
     const dir = tempConfigDir();
-    const added = await runCli(['keys', 'add', '--stdin'], { configDir: dir, stdin: emu.seed.keys.test, env: { SVC_BASE_URL: emu.url, ...fileStore }, keychain: noKeychain });
+    const added = await runCli(['keys', 'add', '--stdin'], {
+      configDir: dir,
+      stdin: emu.seed.keys.test,
+      env: { SVC_BASE_URL: emu.url, ...fileStore },
+      keychain: noKeychain,
+    });
     expect(added.exitCode, added.stderr).toBe(0);
     const credentials = join(dir, 'credentials.json');
     expect(statSync(credentials).mode & 0o777).toBe(0o600);
@@ -141,7 +157,17 @@ describe('key writes cut short', () => {
       JSON.stringify({
         version: 1,
         profiles: {},
-        secrets_in_flight: [{ profile: 'default', name: 'test', key: meta, org: { id: emu.seed.org_id, name: 'Acme', base_url: emu.url }, pid, host: hostname(), started_at: new Date().toISOString() }],
+        secrets_in_flight: [
+          {
+            profile: 'default',
+            name: 'test',
+            key: meta,
+            org: { id: emu.seed.org_id, name: 'Acme', base_url: emu.url },
+            pid,
+            host: hostname(),
+            started_at: new Date().toISOString(),
+          },
+        ],
       }),
     );
   }

@@ -32,7 +32,11 @@ async function runWithConfig(argv: string[], config: FileConfigStore, stdin = ''
     },
     clock: { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
     random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
-    browser: { open: async () => { throw new Error('no browser in tests'); } },
+    browser: {
+      open: async () => {
+        throw new Error('no browser in tests');
+      },
+    },
     signal: new AbortController().signal,
     secrets: new MemorySecretStore(),
     config,
@@ -85,13 +89,21 @@ describe('config.json', () => {
     const fail = (code: string) => async (path: string) => {
       throw Object.assign(new Error(`${code}: ${code === 'EROFS' ? 'read-only file system' : 'permission denied'}, open '${path}'`), { code });
     };
-    const erofs = await runWithConfig(['keys', 'add', '--base-url', emu.url], new FileConfigStore(dir, { readFile: (p) => readFile(p, 'utf8'), writeFileAtomic: fail('EROFS') }), emu.seed.keys.test);
+    const erofs = await runWithConfig(
+      ['keys', 'add', '--base-url', emu.url],
+      new FileConfigStore(dir, { readFile: (p) => readFile(p, 'utf8'), writeFileAtomic: fail('EROFS') }),
+      emu.seed.keys.test,
+    );
     expect(erofs.exitCode).toBe(1);
     expect(erofs.stderr).toContain(`cannot write the config file ${join(dir, 'config.json')}`);
     expect(erofs.stderr).toContain('EROFS');
     expect(erofs.stderr).toContain(`make ${dir} writable, or point SVC_CONFIG_DIR at a writable directory`);
 
-    const eacces = await runWithConfig(['keys', 'add', '--base-url', emu.url], new FileConfigStore(dir, { readFile: (p) => readFile(p, 'utf8'), writeFileAtomic: fail('EACCES') }), emu.seed.keys.test);
+    const eacces = await runWithConfig(
+      ['keys', 'add', '--base-url', emu.url],
+      new FileConfigStore(dir, { readFile: (p) => readFile(p, 'utf8'), writeFileAtomic: fail('EACCES') }),
+      emu.seed.keys.test,
+    );
     expect(eacces.exitCode).toBe(1);
     expect(eacces.stderr).toContain(join(dir, 'config.json'));
     expect(eacces.stderr).toContain('fix the permissions of');

@@ -47,7 +47,7 @@ describe('createHttp owns its pool', () => {
     await http.close();
   });
 
-  it('two transports share nothing: closing one leaves the other\'s connection open', async () => {
+  it("two transports share nothing: closing one leaves the other's connection open", async () => {
     sockets.length = 0;
     closed.length = 0;
     const a = createHttp({ env: {}, userAgent: 'svc/test' });
@@ -100,7 +100,7 @@ describe('ctx.io answers the terminal questions', () => {
     expect(piped.stderr).toEqual([]);
   });
 
-  it('spinner: the runtime\'s, on a terminal only, with the context\'s colour decision', async () => {
+  it("spinner: the runtime's, on a terminal only, with the context's colour decision", async () => {
     const asked: Array<[string, boolean]> = [];
     const spinner = async (text: string, color: boolean) => {
       asked.push([text, color]);
@@ -120,7 +120,7 @@ describe('ctx.io answers the terminal questions', () => {
 });
 
 describe('emulator event times', () => {
-  it('each state keeps its own last second: one state\'s clock never leaks into another\'s times', () => {
+  it("each state keeps its own last second: one state's clock never leaks into another's times", () => {
     const a = createState(advancingClock({ now: () => 1_700_000_000_500 }), 15_000, { seed: false });
     const b = createState(advancingClock({ now: () => 1_700_000_000_500 }), 15_000, { seed: false });
     expect(a.eventTime(1_700_000_000_500)).toBe('2023-11-14T22:13:20Z');

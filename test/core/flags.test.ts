@@ -29,13 +29,15 @@ async function refused(...argv: string[]) {
 describe('login / logout / auth / keys / mode', () => {
   it('login', async () => {
     expect(await ok('login')).toEqual({ browser: true, timeoutSeconds: 300 });
-    expect(await ok('login', '--no-browser', '--scopes', 'calls:read,calls:read', '--port', '8123', '--timeout', '90s', '--client-id', 'svc_app_acme')).toEqual({
-      browser: false,
-      scopes: ['calls:read'],
-      port: 8123,
-      timeoutSeconds: 90,
-      clientId: 'svc_app_acme',
-    });
+    expect(await ok('login', '--no-browser', '--scopes', 'calls:read,calls:read', '--port', '8123', '--timeout', '90s', '--client-id', 'svc_app_acme')).toEqual(
+      {
+        browser: false,
+        scopes: ['calls:read'],
+        port: 8123,
+        timeoutSeconds: 90,
+        clientId: 'svc_app_acme',
+      },
+    );
     expect(await refused('login', '--scopes', 'calls:fly')).toContain('unknown scope "calls:fly"');
     expect(await refused('login', '--port', '70000')).toContain('--port must be a port number');
     expect(await refused('login', '--timeout', 'soon')).toContain('--timeout');
@@ -159,14 +161,43 @@ describe('chats / translate / events / api / completion / emulator', () => {
   });
 
   it('events tail', async () => {
-    const opts = (await ok('events', 'tail', '--type', 'call.', '--type', 'chat.closed', '--since', 'evt_1', '--max-events', '10', '--forward-to', 'http://localhost:3000/h', '--timeout', '30s')) as Record<string, unknown>;
+    const opts = (await ok(
+      'events',
+      'tail',
+      '--type',
+      'call.',
+      '--type',
+      'chat.closed',
+      '--since',
+      'evt_1',
+      '--max-events',
+      '10',
+      '--forward-to',
+      'http://localhost:3000/h',
+      '--timeout',
+      '30s',
+    )) as Record<string, unknown>;
     expect(opts).toMatchObject({ since: 'evt_1', maxEvents: 10, routes: [{ url: 'http://localhost:3000/h' }], timeoutMs: 30_000 });
     expect(opts.types).toHaveLength(2);
     expect(await refused('events', 'tail', '--max-events', '0')).toContain('--max-events');
     expect(await refused('events', 'tail', '--forward-to', 'ftp://x')).toContain('http or https');
     expect(await refused('events', 'tail', '--type', 'nonsense')).toContain('not an event type');
     expect(
-      await ok('events', 'tail', '--forward-to', 'call.*=http://localhost:3000/calls', '--forward-header', 'X-Env: test', '--dead-letter', 'dead.ndjson', '--record', 'all.ndjson', '--checkpoint', 'tail.ckpt', '--fail-on-gap'),
+      await ok(
+        'events',
+        'tail',
+        '--forward-to',
+        'call.*=http://localhost:3000/calls',
+        '--forward-header',
+        'X-Env: test',
+        '--dead-letter',
+        'dead.ndjson',
+        '--record',
+        'all.ndjson',
+        '--checkpoint',
+        'tail.ckpt',
+        '--fail-on-gap',
+      ),
     ).toMatchObject({ deadLetter: 'dead.ndjson', record: 'all.ndjson', checkpoint: 'tail.ckpt', failOnGap: true, forwardHeaders: { 'x-env': 'test' } });
     expect(await ok('events', 'tail', '--print-secret')).toMatchObject({ printSecret: true });
   });
@@ -247,7 +278,9 @@ describe('profiles / doctor / version / help', () => {
 describe('the declarations', () => {
   it('every leaf has its flag rules tested above; global flags parse around any command', async () => {
     const leaves = (nodes: readonly Node[], prefix: string[] = []): string[][] =>
-      nodes.flatMap((n) => (n.kind === 'leaf' ? [[...prefix, nameOf(n)]] : [...(n.self ? [[...prefix, n.name]] : []), ...leaves(n.commands, [...prefix, n.name])]));
+      nodes.flatMap((n) =>
+        n.kind === 'leaf' ? [[...prefix, nameOf(n)]] : [...(n.self ? [[...prefix, n.name]] : []), ...leaves(n.commands, [...prefix, n.name])],
+      );
     const all = leaves(ROOT.commands).map((path) => path.join(' '));
     expect(all.length).toBeGreaterThan(35);
     // `svc help A B` never runs its leaf: execute() turns it into `svc A B --help` (declared for help and completions).
@@ -276,8 +309,14 @@ describe('declared scopes', () => {
       const declared = module.command?.scopes;
       if (!declared) continue;
       const text = readFileSync(join(dir, file), 'utf8');
-      const used = Object.entries(ENDPOINTS).filter(([name]) => text.includes(`'${name}'`)).map(([, e]) => e.scope).filter((s): s is NonNullable<typeof s> => s !== null);
-      expect(used.filter((s) => !declared.includes(s) && !optional[file]?.includes(s)), file).toEqual([]);
+      const used = Object.entries(ENDPOINTS)
+        .filter(([name]) => text.includes(`'${name}'`))
+        .map(([, e]) => e.scope)
+        .filter((s): s is NonNullable<typeof s> => s !== null);
+      expect(
+        used.filter((s) => !declared.includes(s) && !optional[file]?.includes(s)),
+        file,
+      ).toEqual([]);
       checked++;
     }
     expect(checked).toBeGreaterThan(30);

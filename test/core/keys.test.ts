@@ -62,7 +62,7 @@ describe('svc keys add', () => {
     }
   });
 
-  it('refuses a key of another organization than the profile\'s, storing nothing', async () => {
+  it("refuses a key of another organization than the profile's, storing nothing", async () => {
     const configDir = tempConfigDir();
     const secrets = new MemorySecretStore();
     await runCli(['keys', 'add', '--base-url', emu.url], { configDir, secrets, stdin: emu.seed.keys.test });
@@ -194,7 +194,11 @@ describe('svc keys list / remove', () => {
   it('an unknown profile is named, with the profiles there are', async () => {
     const configDir = tempConfigDir();
     await runCli(['keys', 'add', '--base-url', emu.url], { configDir, stdin: emu.seed.keys.test });
-    for (const argv of [['keys', 'list', '--profile', 'nope'], ['keys', 'remove', 'test', '--profile', 'nope'], ['account', '--profile', 'nope']]) {
+    for (const argv of [
+      ['keys', 'list', '--profile', 'nope'],
+      ['keys', 'remove', 'test', '--profile', 'nope'],
+      ['account', '--profile', 'nope'],
+    ]) {
       const r = await runCli(argv, { configDir });
       expect(r.exitCode, argv.join(' ')).toBe(2);
       expect(r.stderr).toContain('no profile "nope" (profiles: default)');

@@ -114,7 +114,7 @@ describe('lock holders', () => {
     await release();
   });
 
-  it('many waiters on a dead holder\'s lock: one takes it over, the rest take turns, never two inside', async () => {
+  it("many waiters on a dead holder's lock: one takes it over, the rest take turns, never two inside", async () => {
     const dir = tempConfigDir();
     const target = join(dir, 'config.json');
     await acquireFileLock(target, { holder: { ...currentHolder(), pid: await killedProcessPid() } });

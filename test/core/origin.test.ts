@@ -70,7 +70,7 @@ async function withLogin(secrets = new MemorySecretStore(), configDir = tempConf
   return { secrets, configDir };
 }
 
-describe('a stored credential goes only to its profile\'s origin', () => {
+describe("a stored credential goes only to its profile's origin", () => {
   it('--base-url naming another server: exit 2 naming both addresses and the fixes; the key is never sent', async () => {
     const { secrets, configDir } = await withTestKey();
     const r = await runCli(['calls', 'list', '--base-url', foreign.url], { secrets, configDir });
@@ -84,7 +84,10 @@ describe('a stored credential goes only to its profile\'s origin', () => {
 
   it('SVC_BASE_URL naming another server: the OAuth token is neither used nor refreshed there', async () => {
     const { secrets, configDir } = await withLogin();
-    for (const args of [['account', '--live'], ['auth', 'token']]) {
+    for (const args of [
+      ['account', '--live'],
+      ['auth', 'token'],
+    ]) {
       const r = await runCli(args, { env: { SVC_BASE_URL: foreign.url }, secrets, configDir });
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toContain(`SVC_BASE_URL names ${foreign.url}`);
@@ -102,7 +105,7 @@ describe('a stored credential goes only to its profile\'s origin', () => {
     expect(r.stderr).toContain('second');
   });
 
-  it('without --profile, the one profile bound to the address is used (as GH_HOST picks that host\'s token)', async () => {
+  it("without --profile, the one profile bound to the address is used (as GH_HOST picks that host's token)", async () => {
     const { secrets, configDir } = await withTestKey();
     await withTestKey(secrets, configDir, 'second', other);
     const r = await runCli(['account', '--json', '--base-url', other.url], { secrets, configDir });
@@ -174,8 +177,12 @@ describe('a stored credential goes only to its profile\'s origin', () => {
       revocation_endpoint: 'http://127.0.0.1:4010/oauth2/revoke',
     };
     expect(validateMetadata(base, 'http://127.0.0.1:4010').token_endpoint).toBe(base.token_endpoint);
-    expect(() => validateMetadata({ ...base, token_endpoint: 'http://127.0.0.1:9/oauth2/token' }, 'http://127.0.0.1:4010')).toThrow(/token_endpoint.*another origin/);
-    expect(() => validateMetadata({ ...base, revocation_endpoint: 'https://evil.example/revoke' }, 'http://127.0.0.1:4010')).toThrow(/revocation_endpoint.*another origin/);
+    expect(() => validateMetadata({ ...base, token_endpoint: 'http://127.0.0.1:9/oauth2/token' }, 'http://127.0.0.1:4010')).toThrow(
+      /token_endpoint.*another origin/,
+    );
+    expect(() => validateMetadata({ ...base, revocation_endpoint: 'https://evil.example/revoke' }, 'http://127.0.0.1:4010')).toThrow(
+      /revocation_endpoint.*another origin/,
+    );
 
     // A server that names itself the issuer but sends the code exchange elsewhere.
     const poser = await recorder();
@@ -193,7 +200,10 @@ describe('a stored credential goes only to its profile\'s origin', () => {
   it('a stored entry whose token or revocation endpoint is on another origin: nothing is sent there', async () => {
     const { secrets, configDir } = await withLogin();
     const entry = JSON.parse(secrets.secrets.get('default:oauth')!) as Record<string, unknown>;
-    secrets.secrets.set('default:oauth', JSON.stringify({ ...entry, expires_at: 0, token_endpoint: `${foreign.url}/oauth2/token`, revocation_endpoint: `${foreign.url}/oauth2/revoke` }));
+    secrets.secrets.set(
+      'default:oauth',
+      JSON.stringify({ ...entry, expires_at: 0, token_endpoint: `${foreign.url}/oauth2/token`, revocation_endpoint: `${foreign.url}/oauth2/revoke` }),
+    );
     const refresh = await runCli(['account', '--live'], { secrets, configDir });
     expect(refresh.exitCode).toBe(3);
     expect(refresh.stderr).toContain('token endpoint on');

@@ -62,7 +62,7 @@ describe('--json errors', () => {
     expect(errorOf(unreachable.stderr)).toMatchObject({ code: 'network_failed', status: null, exit_code: 9 });
   });
 
-  it('usage errors, commander\'s included, are JSON too (code usage, status null)', async () => {
+  it("usage errors, commander's included, are JSON too (code usage, status null)", async () => {
     const flag = await runCli(['calls', 'list', '--nope', '--json']);
     expect(flag.exitCode).toBe(2);
     expect(errorOf(flag.stderr)).toMatchObject({ code: 'usage', status: null, exit_code: 2 });
@@ -79,7 +79,7 @@ describe('--json errors', () => {
   });
 });
 
-describe('help, version and commander\'s wording', () => {
+describe("help, version and commander's wording", () => {
   it('bare svc and a bare group print help on stdout and exit 0; svc help CMD… is CMD --help', async () => {
     const bare = await runCli([]);
     expect(bare).toMatchObject({ exitCode: 0, stderr: '' });
@@ -100,7 +100,7 @@ describe('help, version and commander\'s wording', () => {
     expect(JSON.parse((await runCli(['version', '--json'])).stdout)).toMatchObject({ version: expect.any(String), node: process.versions.node });
   });
 
-  it('rewrites commander\'s raw messages', async () => {
+  it("rewrites commander's raw messages", async () => {
     const mode = await runCli(['mode', 'tst']);
     expect(mode.exitCode).toBe(2);
     expect(mode.stderr).not.toContain('command-argument');
@@ -202,7 +202,8 @@ describe('svc doctor', () => {
     const report = JSON.parse(ok.stdout) as { ok: boolean; checks: Array<{ check: string; status: string; message: string; fix?: string }> };
     expect(ok.exitCode, ok.stdout).toBe(0);
     expect(report.ok).toBe(true);
-    for (const check of ['config', 'profile', 'address', 'proxy', 'service', 'clock', 'keychain', 'credential', 'node']) expect(report.checks.map((c) => c.check)).toContain(check);
+    for (const check of ['config', 'profile', 'address', 'proxy', 'service', 'clock', 'keychain', 'credential', 'node'])
+      expect(report.checks.map((c) => c.check)).toContain(check);
 
     const elsewhere = await runCli(['doctor', '--base-url', 'http://127.0.0.1:9'], { configDir, secrets, env });
     expect(elsewhere.exitCode).toBe(1);
@@ -233,7 +234,9 @@ describe('svc doctor', () => {
     expect(clockCheck(new Date(now - 120_000).toUTCString(), now)).toMatchObject({ status: 'warning', message: expect.stringContaining('120 s ahead') });
     expect(clockCheck(new Date(now + 3600_000).toUTCString(), now).status).toBe('failed');
     const url = new URL('https://api.example.com');
-    expect(proxyCheck({ HTTPS_PROXY: 'http://user:pw@proxy:3128' }, url).message).toBe('requests to api.example.com go through the proxy http://user:***@proxy:3128/');
+    expect(proxyCheck({ HTTPS_PROXY: 'http://user:pw@proxy:3128' }, url).message).toBe(
+      'requests to api.example.com go through the proxy http://user:***@proxy:3128/',
+    );
     expect(proxyCheck({ HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.example.com' }, url).message).toContain('bypasses');
   });
 });
@@ -290,7 +293,10 @@ describe('rough edges', () => {
     const ftp = await runCli(['account', '--base-url', 'ftp://files.example'], { env: { SVC_API_KEY: emu.seed.keys.test }, clock: instant });
     expect(ftp.exitCode).toBe(2);
     expect(ftp.stderr).toContain('must be an http:// or https:// address');
-    const proxied = await runCli(['account'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: 'http://svc.example', HTTP_PROXY: 'http://user:secret@127.0.0.1:9' }, clock: instant });
+    const proxied = await runCli(['account'], {
+      env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: 'http://svc.example', HTTP_PROXY: 'http://user:secret@127.0.0.1:9' },
+      clock: instant,
+    });
     expect(proxied.exitCode).toBe(9);
     expect(proxied.stderr).toContain('through the proxy http://user:***@127.0.0.1:9/');
     expect(proxied.stderr).not.toContain('secret');
@@ -316,7 +322,13 @@ describe('rough edges', () => {
     expect(dry.stdout).toMatch(/price: \$[\d.]+ per call minute, billed to/);
     expect(dry.stderr).toContain('nothing was sent');
     const json = JSON.parse((await runCli(['translate', 'hello', '--to', 'es', '--dry-run', '--json'], { env: key('live') })).stdout);
-    expect(json).toMatchObject({ dry_run: true, mode: 'live', billed: true, request: { method: 'POST', path: '/v1/translate', body: { text: 'hello', to: 'es' } }, price: { item: 'translation_character' } });
+    expect(json).toMatchObject({
+      dry_run: true,
+      mode: 'live',
+      billed: true,
+      request: { method: 'POST', path: '/v1/translate', body: { text: 'hello', to: 'es' } },
+      price: { item: 'translation_character' },
+    });
     const free = await runCli(['calls', 'lines', 'add', '--country', 'US', '--dry-run'], { env: key('test') });
     expect(free.stdout).toContain('price: free (test mode is never billed)');
     expect(await count()).toBe(before);

@@ -45,7 +45,20 @@ function loadedBy(args: string[], env: Record<string, string> = {}, status = 0):
 }
 
 /** Built-ins that only a command's work needs: none may load to print help. */
-const LAZY_BUILTINS = ['crypto', 'http', 'https', 'net', 'tls', 'child_process', 'readline', 'zlib', 'dgram', 'worker_threads', 'timers/promises', 'fs/promises'];
+const LAZY_BUILTINS = [
+  'crypto',
+  'http',
+  'https',
+  'net',
+  'tls',
+  'child_process',
+  'readline',
+  'zlib',
+  'dgram',
+  'worker_threads',
+  'timers/promises',
+  'fs/promises',
+];
 
 describe('the real start path (dist/main.cjs)', () => {
   it('--help loads none of the lazy built-ins, no on-demand library and not the keychain addon', () => {

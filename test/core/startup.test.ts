@@ -56,8 +56,14 @@ describe('start-up', () => {
     // (only the redaction of error messages, which every run may need).
     expect(inputs.filter((i) => /^src\/(api|auth|config|credentials|io|validate)\/|^src\/context\.ts$/.test(i) && i !== 'src/io/redact.ts')).toEqual([]);
     for (const lib of HEAVY) {
-      expect(inputs.filter((i) => i.includes(`node_modules/${lib}/`)), lib).toEqual([]);
-      expect(external.filter((e) => e === lib || e.startsWith(`${lib}/`)), lib).toEqual([]);
+      expect(
+        inputs.filter((i) => i.includes(`node_modules/${lib}/`)),
+        lib,
+      ).toEqual([]);
+      expect(
+        external.filter((e) => e === lib || e.startsWith(`${lib}/`)),
+        lib,
+      ).toEqual([]);
     }
     // Each command is its own chunk, reached only by a dynamic import.
     const dynamic = Object.values(outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import'));

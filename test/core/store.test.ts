@@ -154,7 +154,11 @@ describe('secret storage', () => {
     expect(removed.exitCode).toBe(0);
     expect(removed.stderr).toContain('the keychain entry default:ci (service svc) could not be deleted');
     expect(removed.stderr).toContain("secret-tool clear service svc username 'default:ci'");
-    expect(JSON.parse(removed.stdout).secret_left).toMatchObject({ service: 'svc', account: 'default:ci', remove_with: expect.stringContaining('secret-tool clear') });
+    expect(JSON.parse(removed.stdout).secret_left).toMatchObject({
+      service: 'svc',
+      account: 'default:ci',
+      remove_with: expect.stringContaining('secret-tool clear'),
+    });
     expect(keychain.entries.has('svc/default:ci')).toBe(true);
 
     const login = await runCli(['login'], { configDir, keychain, env, browser: scriptedBrowser(emu.emulator) });

@@ -22,7 +22,8 @@ describe('retry decisions', () => {
     expect(decideRetry('POST', 1, { networkError: true }, now, 0.5)).toEqual({ retry: false, reason: 'not-idempotent' });
   });
   it('other statuses are final', () => {
-    for (const status of [200, 400, 401, 402, 403, 404, 409, 422, 500]) expect(decideRetry('GET', 1, { status }, now, 0)).toEqual({ retry: false, reason: 'final' });
+    for (const status of [200, 400, 401, 402, 403, 404, 409, 422, 500])
+      expect(decideRetry('GET', 1, { status }, now, 0)).toEqual({ retry: false, reason: 'final' });
   });
   it('backoff grows, is capped, and is jittered', () => {
     expect(backoffMs(1, 0)).toBeLessThan(backoffMs(1, 0.99));
@@ -54,21 +55,35 @@ describe('redaction', () => {
 
 describe('error texts', () => {
   it('422 lists each field and its problem', () => {
-    expect(detailText({ detail: [{ loc: ['body', 'to'], msg: 'must be E.164', type: 'value_error' }, { loc: ['query', 'limit'], msg: 'too big' }] })).toBe('to: must be E.164; limit: too big');
+    expect(
+      detailText({
+        detail: [
+          { loc: ['body', 'to'], msg: 'must be E.164', type: 'value_error' },
+          { loc: ['query', 'limit'], msg: 'too big' },
+        ],
+      }),
+    ).toBe('to: must be E.164; limit: too big');
   });
   it('403 names the missing scope; OAuth errors read as RFC 6749', () => {
     expect(missingScope('this key or app lacks the calls:write scope')).toBe('calls:write');
     expect(detailText({ error: 'invalid_grant', error_description: 'used' })).toBe('invalid_grant: used');
   });
   it('the exit code table', () => {
-    const codes = Object.fromEntries([400, 401, 402, 403, 404, 409, 422, 429, 500, 502].map((s) => [s, apiErrorFrom(s, { detail: 'x' }, { method: 'GET', path: '/v1/x' }).exitCode]));
+    const codes = Object.fromEntries(
+      [400, 401, 402, 403, 404, 409, 422, 429, 500, 502].map((s) => [s, apiErrorFrom(s, { detail: 'x' }, { method: 'GET', path: '/v1/x' }).exitCode]),
+    );
     expect(codes).toEqual({ 400: 1, 401: 3, 402: 8, 403: 4, 404: 5, 409: 6, 422: 2, 429: 7, 500: 1, 502: 9 });
   });
   it('an OAuth 403 points at svc login with the scope', () => {
-    const e = apiErrorFrom(403, { detail: 'this key or app lacks the translate scope' }, {
-      method: 'POST', path: '/v1/translate',
-      credential: { kind: 'oauth', source: 'profile', mode: 'live', profileName: 'work', profile: { org_name: 'Acme' } },
-    });
+    const e = apiErrorFrom(
+      403,
+      { detail: 'this key or app lacks the translate scope' },
+      {
+        method: 'POST',
+        path: '/v1/translate',
+        credential: { kind: 'oauth', source: 'profile', mode: 'live', profileName: 'work', profile: { org_name: 'Acme' } },
+      },
+    );
     expect(e.message).toContain('[profile "work", Acme, live mode]');
     expect(e.hint).toContain('svc login --profile work --scopes translate');
   });
@@ -81,7 +96,16 @@ describe('small helpers', () => {
     expect(joinUrl('https://api.example/base/', '/v1/calls').href).toBe('https://api.example/base/v1/calls');
   });
   it('TSV cells never break the columns', () => {
-    expect(renderTsv([{ a: 'x\ty', b: 'line\nbreak', c: null }], [{ header: 'A', value: (r) => r.a }, { header: 'B', value: (r) => r.b }, { header: 'C', value: (r) => r.c }])).toBe('x y\tline break\t\n');
+    expect(
+      renderTsv(
+        [{ a: 'x\ty', b: 'line\nbreak', c: null }],
+        [
+          { header: 'A', value: (r) => r.a },
+          { header: 'B', value: (r) => r.b },
+          { header: 'C', value: (r) => r.c },
+        ],
+      ),
+    ).toBe('x y\tline break\t\n');
   });
   it('relative times and money', () => {
     const now = Date.parse('2026-01-01T12:00:00Z');
@@ -101,7 +125,19 @@ describe('small helpers', () => {
     expect(chooseMode({ ...g, env: { SVC_MODE: 'live' } }, { mode: 'test' })).toBe('live');
   });
   it('svc api -F values and arrays', () => {
-    expect([fieldValue('3'), fieldValue('true'), fieldValue('null'), fieldValue('+14155550100'), fieldValue('007')]).toEqual([3, true, null, '+14155550100', '007']);
-    expect(bodyOf([['languages[]', 'en'], ['languages[]', 'es'], ['title', 'x']])).toEqual({ languages: ['en', 'es'], title: 'x' });
+    expect([fieldValue('3'), fieldValue('true'), fieldValue('null'), fieldValue('+14155550100'), fieldValue('007')]).toEqual([
+      3,
+      true,
+      null,
+      '+14155550100',
+      '007',
+    ]);
+    expect(
+      bodyOf([
+        ['languages[]', 'en'],
+        ['languages[]', 'es'],
+        ['title', 'x'],
+      ]),
+    ).toEqual({ languages: ['en', 'es'], title: 'x' });
   });
 });

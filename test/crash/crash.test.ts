@@ -62,21 +62,24 @@ async function proxy(): Promise<Proxy> {
   const target = new URL(emulator.url);
   let self = '';
   const server: Server = createServer((req, res) => {
-    const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        let body = Buffer.concat(chunks);
-        if (req.url?.startsWith('/.well-known/')) body = Buffer.from(body.toString().replaceAll(emulator.url, self));
-        const headers = { ...answer.headers, 'content-length': String(body.length) };
-        delete headers['transfer-encoding'];
-        res.writeHead(answer.statusCode ?? 502, headers);
-        res.end(body, () => {
-          const key = `${req.method} ${new URL(req.url ?? '/', self).pathname}`;
-          for (const waiter of waiters.filter((w) => w.key === key)) waiter.resolve();
+    const upstream = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          let body = Buffer.concat(chunks);
+          if (req.url?.startsWith('/.well-known/')) body = Buffer.from(body.toString().replaceAll(emulator.url, self));
+          const headers = { ...answer.headers, 'content-length': String(body.length) };
+          delete headers['transfer-encoding'];
+          res.writeHead(answer.statusCode ?? 502, headers);
+          res.end(body, () => {
+            const key = `${req.method} ${new URL(req.url ?? '/', self).pathname}`;
+            for (const waiter of waiters.filter((w) => w.key === key)) waiter.resolve();
+          });
         });
-      });
-    });
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -146,7 +149,10 @@ function expectWhole(configDir: string): void {
     }
     if (profile.oauth) described.add(`${profileName}:oauth`);
   }
-  expect(Object.keys(secrets).filter((name) => !described.has(name)), 'secrets without metadata').toEqual([]);
+  expect(
+    Object.keys(secrets).filter((name) => !described.has(name)),
+    'secrets without metadata',
+  ).toEqual([]);
   expect(config.secrets_in_flight ?? []).toEqual([]);
 }
 

@@ -34,7 +34,8 @@ describe('events: retention and bursts', () => {
   it('retains exactly the last 10,000 per organization and mode after 25,000, in memory too', async () => {
     const emu = emulator();
     const key = emu.seed.keys.test;
-    const published = (await call(emu, 'POST', '/_emulator/events', { json: { org_id: emu.seed.org_id, mode: 'test', type: 'call.started', count: 25_000 } })).body;
+    const published = (await call(emu, 'POST', '/_emulator/events', { json: { org_id: emu.seed.org_id, mode: 'test', type: 'call.started', count: 25_000 } }))
+      .body;
     const ids = await listAll(emu, key);
     expect(ids).toHaveLength(10_000);
     expect(ids[0]).toBe(published.last_id);
@@ -109,7 +110,12 @@ describe('authorize page: sessions and pending requests', () => {
     const emu = await startEmulator({ port: 0, clock: { now: () => now }, limits: { authorizeSessions: 50, authorizeRequests: 50 } });
     try {
       const { challenge } = pkcePair();
-      const query = new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:1/callback', code_challenge: challenge, code_challenge_method: 'S256' });
+      const query = new URLSearchParams({
+        client_id: 'svc_app_cli',
+        redirect_uri: 'http://127.0.0.1:1/callback',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       // A page a person opened first, then 120 visitors with no cookie (each gets a session and a request).
       const page = await openAuthorizePage(emu);
       for (let i = 0; i < 120; i++) expect((await call(emu, 'GET', `/oauth/authorize?${query}`)).status).toBe(200);

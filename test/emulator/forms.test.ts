@@ -19,7 +19,11 @@ describe('authorize page forms: bad input', () => {
       expect(await answer.text()).toContain('application/x-www-form-urlencoded');
     }
     for (const type of ['application/json', 'text/plain', '']) {
-      const answer = await page.post('/oauth/authorize/signin', {}, { headers: { 'content-type': type }, body: `csrf=${page.csrf}&request=${page.request}&email=admin@acme.test&password=acme-admin` });
+      const answer = await page.post(
+        '/oauth/authorize/signin',
+        {},
+        { headers: { 'content-type': type }, body: `csrf=${page.csrf}&request=${page.request}&email=admin@acme.test&password=acme-admin` },
+      );
       expect(answer.status, type).toBe(415);
     }
     // The page still works afterwards.
@@ -62,7 +66,11 @@ describe('authorize page forms: bad input', () => {
     const emu = emulator();
     const page = await openAuthorizePage(emu);
     const bytes = Buffer.concat([Buffer.from(`csrf=${page.csrf}&request=${page.request}&email=`), Buffer.from([0xff, 0xfe, 0xc3])]);
-    const answer = await fetch(`${emu.url}/oauth/authorize/signin`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie }, body: bytes });
+    const answer = await fetch(`${emu.url}/oauth/authorize/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie },
+      body: bytes,
+    });
     expect(answer.status).toBe(400);
     expect(answer.headers.get('content-type')).toMatch(/text\/html/);
     const odd = await page.post('/oauth/authorize/signin', {}, { body: `csrf=${page.csrf}&request=${page.request}&email=%%%&password=%E0%A4%A&&=&x` });
@@ -74,7 +82,9 @@ describe('authorize page forms: bad input', () => {
   it('a forged CSRF token on the /decision form is refused (403) and no code is issued', async () => {
     const emu = emulator();
     const page = await openAuthorizePage(emu);
-    const consent = await (await page.post('/oauth/authorize/signin', { csrf: page.csrf, request: page.request, email: 'admin@acme.test', password: 'acme-admin' })).text();
+    const consent = await (
+      await page.post('/oauth/authorize/signin', { csrf: page.csrf, request: page.request, email: 'admin@acme.test', password: 'acme-admin' })
+    ).text();
     const request = page.field(consent, 'request');
     for (const csrf of ['forged', '', page.csrf.slice(0, -1) + (page.csrf.endsWith('A') ? 'B' : 'A')]) {
       const forged = await page.post('/oauth/authorize/decision', { csrf, request, org_id: emu.seed.org_id, decision: 'approve' });
@@ -82,7 +92,11 @@ describe('authorize page forms: bad input', () => {
       expect(forged.headers.get('location')).toBeNull();
     }
     // Another browser's session (no cookie) with the right token is refused as well.
-    const noSession = await page.post('/oauth/authorize/decision', { csrf: page.field(consent, 'csrf'), request, org_id: emu.seed.org_id, decision: 'approve' }, { cookie: null });
+    const noSession = await page.post(
+      '/oauth/authorize/decision',
+      { csrf: page.field(consent, 'csrf'), request, org_id: emu.seed.org_id, decision: 'approve' },
+      { cookie: null },
+    );
     expect(noSession.status).toBe(403);
     expect(emu.state.codes.size).toBe(0);
     const real = await page.post('/oauth/authorize/decision', { csrf: page.field(consent, 'csrf'), request, org_id: emu.seed.org_id, decision: 'approve' });

@@ -35,7 +35,14 @@ describe('Host names (DNS rebinding)', () => {
   it('answers the loopback names of a loopback bind and --allow-host names, any letter case', async () => {
     const emu = emulator();
     const key = emu.seed.keys.test;
-    for (const host of [`127.0.0.1:${emu.port}`, `localhost:${emu.port}`, `LocalHost:${emu.port}`, `[::1]:${emu.port}`, 'svc-emu.test', `svc-emu.test:${emu.port}`]) {
+    for (const host of [
+      `127.0.0.1:${emu.port}`,
+      `localhost:${emu.port}`,
+      `LocalHost:${emu.port}`,
+      `[::1]:${emu.port}`,
+      'svc-emu.test',
+      `svc-emu.test:${emu.port}`,
+    ]) {
       expect((await raw(emu, 'GET', '/v1/account', { host, authorization: `Bearer ${key}` })).status, host).toBe(200);
     }
   });
@@ -87,7 +94,13 @@ describe('control plane against other sites', () => {
     }
     expect((await raw(emu, 'GET', '/v1/account', { host, authorization: `Bearer ${before}` })).status).toBe(200);
     // Its own pages and tools: same origin, a typed URL (none), or no such header at all.
-    for (const headers of <Record<string, string>[]>[{ origin: emu.url }, { origin: `http://localhost:${emu.port}` }, { 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, {}]) {
+    for (const headers of <Record<string, string>[]>[
+      { origin: emu.url },
+      { origin: `http://localhost:${emu.port}` },
+      { 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'none' },
+      {},
+    ]) {
       expect((await raw(emu, 'GET', '/_emulator/stats', { host, ...headers })).status, JSON.stringify(headers)).toBe(200);
     }
   });

@@ -48,68 +48,64 @@ async function api(url: string, method: string, path: string, key?: string, json
 }
 
 describe('svc emulator --state FILE under kill -9', () => {
-  it(
-    'keeps every change a client saw succeed, and every key, across a SIGKILL at a busy moment',
-    async () => {
-      const statePath = join(dir, 'emulator-state.jsonl');
-      const first = await start(statePath);
-      expect(first.info.state).toEqual({ path: statePath, loaded: false });
-      const { url, org_id, keys } = first.info;
-      const acknowledged: string[] = [];
-      let events = { first_id: '', last_id: '' };
-      // Four writers create chats as fast as they can; a fifth publishes events. The kill lands
-      // mid-flight, after a few hundred answers: whatever was answered 201 must survive.
-      let stop = false;
-      const writer = async () => {
-        while (!stop) {
-          try {
-            const answer = await api(url, 'POST', '/v1/chats', keys.test, { language: 'en' });
-            if (answer.status === 201) acknowledged.push(answer.body.id);
-          } catch {
-            return; // the connection died with the process
-          }
+  it('keeps every change a client saw succeed, and every key, across a SIGKILL at a busy moment', async () => {
+    const statePath = join(dir, 'emulator-state.jsonl');
+    const first = await start(statePath);
+    expect(first.info.state).toEqual({ path: statePath, loaded: false });
+    const { url, org_id, keys } = first.info;
+    const acknowledged: string[] = [];
+    let events = { first_id: '', last_id: '' };
+    // Four writers create chats as fast as they can; a fifth publishes events. The kill lands
+    // mid-flight, after a few hundred answers: whatever was answered 201 must survive.
+    let stop = false;
+    const writer = async () => {
+      while (!stop) {
+        try {
+          const answer = await api(url, 'POST', '/v1/chats', keys.test, { language: 'en' });
+          if (answer.status === 201) acknowledged.push(answer.body.id);
+        } catch {
+          return; // the connection died with the process
         }
-      };
-      const publisher = (async () => {
-        const answer = await api(url, 'POST', '/_emulator/events', undefined, { org_id, mode: 'test', type: 'call.started', count: 2000 });
-        events = answer.body;
-      })();
-      const writers = Array.from({ length: 4 }, writer);
-      await publisher;
-      while (acknowledged.length < 200) await new Promise((r) => setTimeout(r, 5));
-      first.child.kill('SIGKILL');
-      stop = true;
-      await Promise.all(writers);
-      await new Promise((resolve) => (first.child.exitCode !== null || first.child.signalCode !== null ? resolve(null) : first.child.once('exit', resolve)));
-      expect(first.child.signalCode).toBe('SIGKILL');
-
-      const second = await start(statePath);
-      try {
-        expect(second.info.state).toMatchObject({ path: statePath, loaded: true, keys: 2 });
-        expect(second.info.keys).toBeUndefined(); // loaded, not new: no key is printed
-        const url2 = second.info.url;
-        // The stored keys still work, on the same organization.
-        expect((await api(url2, 'GET', '/v1/account', keys.test)).body.id).toBe(org_id);
-        expect((await api(url2, 'GET', '/v1/account', keys.live)).status).toBe(200);
-        // Every acknowledged chat is there.
-        const kept = new Set<string>();
-        let cursor: string | null = null;
-        do {
-          const page: { status: number; body: any } = await api(url2, 'GET', `/v1/chats?limit=100${cursor ? `&cursor=${cursor}` : ''}`, keys.test);
-          for (const chat of page.body.data) kept.add(chat.id);
-          cursor = page.body.next_cursor;
-        } while (cursor);
-        const lost = acknowledged.filter((id) => !kept.has(id));
-        expect(lost).toEqual([]);
-        // The events published before the kill are retained, up to the last one.
-        const list = await api(url2, 'GET', '/v1/events?limit=1&type=call.started', keys.test);
-        expect(list.body.data[0].id).toBe(events.last_id);
-      } finally {
-        second.child.kill('SIGINT');
-        await new Promise((resolve) => second.child.once('exit', resolve));
       }
-      expect(second.child.exitCode).toBe(0);
-    },
-    90_000,
-  );
+    };
+    const publisher = (async () => {
+      const answer = await api(url, 'POST', '/_emulator/events', undefined, { org_id, mode: 'test', type: 'call.started', count: 2000 });
+      events = answer.body;
+    })();
+    const writers = Array.from({ length: 4 }, writer);
+    await publisher;
+    while (acknowledged.length < 200) await new Promise((r) => setTimeout(r, 5));
+    first.child.kill('SIGKILL');
+    stop = true;
+    await Promise.all(writers);
+    await new Promise((resolve) => (first.child.exitCode !== null || first.child.signalCode !== null ? resolve(null) : first.child.once('exit', resolve)));
+    expect(first.child.signalCode).toBe('SIGKILL');
+
+    const second = await start(statePath);
+    try {
+      expect(second.info.state).toMatchObject({ path: statePath, loaded: true, keys: 2 });
+      expect(second.info.keys).toBeUndefined(); // loaded, not new: no key is printed
+      const url2 = second.info.url;
+      // The stored keys still work, on the same organization.
+      expect((await api(url2, 'GET', '/v1/account', keys.test)).body.id).toBe(org_id);
+      expect((await api(url2, 'GET', '/v1/account', keys.live)).status).toBe(200);
+      // Every acknowledged chat is there.
+      const kept = new Set<string>();
+      let cursor: string | null = null;
+      do {
+        const page: { status: number; body: any } = await api(url2, 'GET', `/v1/chats?limit=100${cursor ? `&cursor=${cursor}` : ''}`, keys.test);
+        for (const chat of page.body.data) kept.add(chat.id);
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      const lost = acknowledged.filter((id) => !kept.has(id));
+      expect(lost).toEqual([]);
+      // The events published before the kill are retained, up to the last one.
+      const list = await api(url2, 'GET', '/v1/events?limit=1&type=call.started', keys.test);
+      expect(list.body.data[0].id).toBe(events.last_id);
+    } finally {
+      second.child.kill('SIGINT');
+      await new Promise((resolve) => second.child.once('exit', resolve));
+    }
+    expect(second.child.exitCode).toBe(0);
+  }, 90_000);
 });

@@ -45,7 +45,11 @@ describe('OAuth authorization server', () => {
     expect(answer.body.access_token).toMatch(/^svc_oat_/);
     expect(answer.body.refresh_token).toMatch(/^svc_ort_/);
     const account = await call(emu, 'GET', '/v1/account', { key: answer.body.access_token });
-    expect(account.body).toMatchObject({ id: emu.seed.org_id, livemode: true, credential: { type: 'oauth', client_id: 'svc_app_cli', scopes: ['calls:read', 'account:read'] } });
+    expect(account.body).toMatchObject({
+      id: emu.seed.org_id,
+      livemode: true,
+      credential: { type: 'oauth', client_id: 'svc_app_cli', scopes: ['calls:read', 'account:read'] },
+    });
     const forbidden = await call(emu, 'POST', '/v1/calls', { key: answer.body.access_token, json: { languages: ['en', 'es'] } });
     expect(forbidden).toMatchObject({ status: 403, body: { detail: 'this key or app lacks the calls:write scope' } });
     expect((await stats(emu)).tokens_issued).toBe(1);
@@ -56,7 +60,14 @@ describe('OAuth authorization server', () => {
     const all = await login(emu);
     expect(all.scope.split(' ')).toHaveLength(7);
     const { challenge } = pkcePair();
-    const query = new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:4000/callback', state: 's1', code_challenge: challenge, code_challenge_method: 'S256', scope: 'calls:read calls:fly' });
+    const query = new URLSearchParams({
+      client_id: 'svc_app_cli',
+      redirect_uri: 'http://127.0.0.1:4000/callback',
+      state: 's1',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      scope: 'calls:read calls:fly',
+    });
     const answer = await call(emu, 'GET', `/oauth/authorize?${query}`);
     expect(answer.status).toBe(302);
     const location = new URL(answer.headers.get('location')!);
@@ -73,9 +84,17 @@ describe('OAuth authorization server', () => {
 
   it('PKCE is required and verified: missing challenge redirects, a wrong verifier is invalid_grant', async () => {
     const emu = emulator();
-    const noPkce = await call(emu, 'GET', `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:1/callback', state: 'x' })}`);
+    const noPkce = await call(
+      emu,
+      'GET',
+      `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:1/callback', state: 'x' })}`,
+    );
     expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
-    const plain = await call(emu, 'GET', `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:1/callback', state: 'x', code_challenge: pkcePair().challenge, code_challenge_method: 'plain' })}`);
+    const plain = await call(
+      emu,
+      'GET',
+      `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:1/callback', state: 'x', code_challenge: pkcePair().challenge, code_challenge_method: 'plain' })}`,
+    );
     expect(new URL(plain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
     const auth = await authorizeViaApproval(emu);
     const wrong = await exchange(emu, auth.location.searchParams.get('code')!, pkcePair().verifier, auth.redirectUri);
@@ -141,9 +160,19 @@ describe('OAuth authorization server', () => {
   it('a refresh may narrow the scopes but never widen them (invalid_scope)', async () => {
     const emu = emulator();
     const tokens = await login(emu, 'calls:read account:read');
-    const wider = await call(emu, 'POST', '/oauth2/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli', scope: 'calls:read calls:write' }));
+    const wider = await call(
+      emu,
+      'POST',
+      '/oauth2/token',
+      form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli', scope: 'calls:read calls:write' }),
+    );
     expect(wider).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
-    const narrower = await call(emu, 'POST', '/oauth2/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli', scope: 'calls:read' }));
+    const narrower = await call(
+      emu,
+      'POST',
+      '/oauth2/token',
+      form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli', scope: 'calls:read' }),
+    );
     expect(narrower.body.scope).toBe('calls:read');
     expect((await call(emu, 'GET', '/v1/account', { key: narrower.body.access_token })).status).toBe(403);
     expect((await call(emu, 'GET', '/v1/calls', { key: narrower.body.access_token })).status).toBe(200);
@@ -207,9 +236,20 @@ describe('OAuth authorization server', () => {
       expect(auth.location.port).toBe(String(port));
       expect(auth.location.searchParams.get('code')).toBeTruthy();
     }
-    for (const bad of ['http://127.0.0.1:5000/other', 'http://localhost:5000/other', 'http://[::1]:5000/callback/x', 'http://127.0.0.2:5000/callback', 'https://127.0.0.1:5000/callback', 'https://evil.example/callback']) {
+    for (const bad of [
+      'http://127.0.0.1:5000/other',
+      'http://localhost:5000/other',
+      'http://[::1]:5000/callback/x',
+      'http://127.0.0.2:5000/callback',
+      'https://127.0.0.1:5000/callback',
+      'https://evil.example/callback',
+    ]) {
       const { challenge } = pkcePair();
-      const answer = await call(emu, 'GET', `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: bad, state: 's', code_challenge: challenge, code_challenge_method: 'S256' })}`);
+      const answer = await call(
+        emu,
+        'GET',
+        `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: bad, state: 's', code_challenge: challenge, code_challenge_method: 'S256' })}`,
+      );
       expect(answer.status, bad).toBe(400);
       expect(answer.headers.get('location')).toBeNull();
       expect(answer.headers.get('content-type')).toMatch(/text\/html/);
@@ -237,7 +277,11 @@ describe('OAuth authorization server', () => {
     const again = (await call(emu, 'POST', '/_emulator/apps', { json: { name: 'Web', redirect_uris: ['https://app.example/cb'], public: true } })).body;
     for (const bad of ['https://app.example:8443/cb', 'https://app.example/cb/', 'https://app.example/cb?x=1', 'http://app.example/cb']) {
       const { challenge } = pkcePair();
-      const answer = await call(emu, 'GET', `/oauth/authorize?${new URLSearchParams({ client_id: again.client_id, redirect_uri: bad, state: 's', code_challenge: challenge, code_challenge_method: 'S256' })}`);
+      const answer = await call(
+        emu,
+        'GET',
+        `/oauth/authorize?${new URLSearchParams({ client_id: again.client_id, redirect_uri: bad, state: 's', code_challenge: challenge, code_challenge_method: 'S256' })}`,
+      );
       expect(answer.status, bad).toBe(400);
       expect(answer.headers.get('location')).toBeNull();
     }
@@ -273,14 +317,27 @@ describe('OAuth authorization server', () => {
     const stranger = (await call(emu, 'POST', '/_emulator/orgs', { json: { name: 'Elsewhere' } })).body;
     const { verifier, challenge } = pkcePair();
     const redirectUri = 'http://127.0.0.1:40405/callback';
-    const query = new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: redirectUri, state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    const query = new URLSearchParams({
+      client_id: 'svc_app_cli',
+      redirect_uri: redirectUri,
+      state: 's',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const first = await fetch(`${emu.url}/oauth/authorize?${query}`);
     const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
     const field = (text: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(text)?.[1] ?? '';
     const html = await first.text();
     const post = (path: string, params: Record<string, string>) =>
-      fetch(emu.url + path, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams(params).toString() });
-    const consent = await (await post('/oauth/authorize/signin', { csrf: field(html, 'csrf'), request: field(html, 'request'), email: 'admin@acme.test', password: 'acme-admin' })).text();
+      fetch(emu.url + path, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: new URLSearchParams(params).toString(),
+      });
+    const consent = await (
+      await post('/oauth/authorize/signin', { csrf: field(html, 'csrf'), request: field(html, 'request'), email: 'admin@acme.test', password: 'acme-admin' })
+    ).text();
     expect(consent).toContain(`value="${emu.seed.org_id}"`);
     expect(consent).toContain(`value="${second.id}"`);
     expect(consent).toContain('Initech &lt;b&gt;');
@@ -298,7 +355,14 @@ describe('OAuth authorization server', () => {
     const emu = emulator();
     const { verifier, challenge } = pkcePair();
     const redirectUri = 'http://127.0.0.1:40404/callback';
-    const query = new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: redirectUri, state: 'st<&>', code_challenge: challenge, code_challenge_method: 'S256', scope: 'calls:read events:read' });
+    const query = new URLSearchParams({
+      client_id: 'svc_app_cli',
+      redirect_uri: redirectUri,
+      state: 'st<&>',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      scope: 'calls:read events:read',
+    });
     const pageAnswer = await fetch(`${emu.url}/oauth/authorize?${query}`);
     const html = await pageAnswer.text();
     expect(pageAnswer.status).toBe(200);
@@ -308,7 +372,12 @@ describe('OAuth authorization server', () => {
     const request = field(html, 'request');
     expect(csrf).not.toBe('');
     const post = (path: string, params: Record<string, string>, withCookie = true) =>
-      fetch(emu.url + path, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(withCookie ? { cookie } : {}) }, body: new URLSearchParams(params).toString() });
+      fetch(emu.url + path, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(withCookie ? { cookie } : {}) },
+        body: new URLSearchParams(params).toString(),
+      });
 
     const forged = await post('/oauth/authorize/signin', { csrf: 'forged', request, email: 'admin@acme.test', password: 'acme-admin' });
     expect(forged.status).toBe(403);
@@ -323,7 +392,12 @@ describe('OAuth authorization server', () => {
     expect(consent).toContain(`value="${emu.seed.org_id}"`);
     expect(consent).toContain('value="approve"');
 
-    const approved = await post('/oauth/authorize/decision', { csrf: field(consent, 'csrf'), request: field(consent, 'request'), org_id: emu.seed.org_id, decision: 'approve' });
+    const approved = await post('/oauth/authorize/decision', {
+      csrf: field(consent, 'csrf'),
+      request: field(consent, 'request'),
+      org_id: emu.seed.org_id,
+      decision: 'approve',
+    });
     expect([302, 303]).toContain(approved.status);
     const location = new URL(approved.headers.get('location')!);
     expect(location.searchParams.get('state')).toBe('st<&>');
@@ -333,7 +407,12 @@ describe('OAuth authorization server', () => {
     // Signed in already: the next authorize shows consent directly; Deny goes back with access_denied.
     const again = await (await fetch(`${emu.url}/oauth/authorize?${query}`, { headers: { cookie } })).text();
     expect(again).toContain('value="deny"');
-    const denied = await post('/oauth/authorize/decision', { csrf: field(again, 'csrf'), request: field(again, 'request'), org_id: emu.seed.org_id, decision: 'deny' });
+    const denied = await post('/oauth/authorize/decision', {
+      csrf: field(again, 'csrf'),
+      request: field(again, 'request'),
+      org_id: emu.seed.org_id,
+      decision: 'deny',
+    });
     expect(new URL(denied.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
   });
 });

@@ -140,7 +140,12 @@ describe('--state FILE', () => {
     await first.close();
     const lines = readFileSync(path, 'utf8').split('\n');
     const corrupt = [lines[0], '{"put":"calls","row":{"nonsense":true}}', ''].join('\n');
-    for (const text of [corrupt, 'not json at all\n', '', '{"svc_emulator_state":1,"snapshot":{"format":"svc-emulator-state","version":1,"orgs":[{"id":"org_1"}]}}\n']) {
+    for (const text of [
+      corrupt,
+      'not json at all\n',
+      '',
+      '{"svc_emulator_state":1,"snapshot":{"format":"svc-emulator-state","version":1,"orgs":[{"id":"org_1"}]}}\n',
+    ]) {
       writeFileSync(path, text);
       const error = await startEmulator({ port: 0, statePath: path }).catch((e: unknown) => e);
       expect(error, text.slice(0, 40)).toBeInstanceOf(StateFileError);
@@ -212,7 +217,10 @@ describe('--export and --import', () => {
   });
 
   it('refuses an invalid document with the path of the problem, and an import over an existing state file', async () => {
-    const bad = await startEmulator({ port: 0, importDocument: { format: 'svc-emulator-state', version: 1, orgs: [{ id: 'org_1', name: 'x', balance: -1 }] } }).catch((e: unknown) => e);
+    const bad = await startEmulator({
+      port: 0,
+      importDocument: { format: 'svc-emulator-state', version: 1, orgs: [{ id: 'org_1', name: 'x', balance: -1 }] },
+    }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(InvalidDocumentError);
     expect((bad as Error).message).toMatch(/orgs\.0\.balance/);
     const path = join(dir, 'state.jsonl');

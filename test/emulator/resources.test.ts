@@ -124,14 +124,26 @@ describe('resources, modes, billing and input rules', () => {
     expect(chat).toMatchObject({ object: 'chat', status: 'open', language: 'en', subject: 'Help' });
     const message = await call(emu, 'POST', `/v1/chats/${chat.id}/messages`, { key, json: { text: 'Hola', language: 'es' } });
     expect(message.status).toBe(201);
-    expect(message.body).toMatchObject({ object: 'message', chat_id: chat.id, kind: 'text', text: 'Hola', language: 'es', translation: { language: 'en', text: '[en] Hola' }, transcript: null });
+    expect(message.body).toMatchObject({
+      object: 'message',
+      chat_id: chat.id,
+      kind: 'text',
+      text: 'Hola',
+      language: 'es',
+      translation: { language: 'en', text: '[en] Hola' },
+      transcript: null,
+    });
     const voice = await call(emu, 'POST', `/v1/chats/${chat.id}/voice`, { key, body: new Uint8Array(2048), headers: { 'content-type': 'audio/ogg' } });
     expect(voice.status).toBe(201);
     expect(voice.body.kind).toBe('voice');
     expect(voice.body.transcript).toMatch(/placeholder/);
     const notAudio = await call(emu, 'POST', `/v1/chats/${chat.id}/voice`, { key, body: 'text', headers: { 'content-type': 'text/plain' } });
     expect(notAudio.status).toBe(415);
-    const tooBig = await call(emu, 'POST', `/v1/chats/${chat.id}/voice`, { key, body: new Uint8Array(10 * 1024 * 1024 + 1), headers: { 'content-type': 'audio/wav' } });
+    const tooBig = await call(emu, 'POST', `/v1/chats/${chat.id}/voice`, {
+      key,
+      body: new Uint8Array(10 * 1024 * 1024 + 1),
+      headers: { 'content-type': 'audio/wav' },
+    });
     expect(tooBig.status).toBe(413);
     expect(typeof tooBig.body.detail).toBe('string');
     const messages = (await call(emu, 'GET', `/v1/chats/${chat.id}/messages`, { key })).body.data;

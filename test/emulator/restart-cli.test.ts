@@ -45,7 +45,10 @@ describe('the CLI across an emulator restart on the same --state file', () => {
       expect(JSON.parse(test.stdout)).toMatchObject({ id: seed.org_id, credential: { type: 'api_key' } });
       const tail = await runCli(['--test', 'events', 'tail', '--json', '--since', published.first_id, '--max-events', '4'], { env, secrets, configDir });
       expect(tail.exitCode).toBe(0);
-      const ids = tail.stdout.trim().split('\n').map((line) => JSON.parse(line).id);
+      const ids = tail.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).id);
       expect(ids).toHaveLength(4);
       expect(ids.at(-1)).toBe(published.last_id);
       expect(tail.stderr).not.toMatch(/gap|missing/i);

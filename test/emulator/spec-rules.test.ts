@@ -30,8 +30,7 @@ const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secr
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves 'ended' when the stream ends within `ms` (a generous bound on a loaded machine), else 'open'. */
-const endsWithin = (stream: OpenStream, ms = 10_000) =>
-  Promise.race([stream.ended.then(() => 'ended' as const), sleep(ms).then(() => 'open' as const)]);
+const endsWithin = (stream: OpenStream, ms = 10_000) => Promise.race([stream.ended.then(() => 'ended' as const), sleep(ms).then(() => 'open' as const)]);
 
 function expect422(answer: Answer, loc: (string | number)[], type?: string) {
   expect(answer.status).toBe(422);
@@ -102,7 +101,10 @@ describe('Scopes', () => {
     const made = await makeKey('test', ['calls:read']);
     expect((await call(emu, 'GET', '/v1/calls', { key: made.key })).status).toBe(200);
     expect(await newCall(made.key)).toMatchObject({ status: 403, body: { detail: 'this key or app lacks the calls:write scope' } });
-    expect(await call(emu, 'GET', '/v1/balance', { key: made.key })).toMatchObject({ status: 403, body: { detail: 'this key or app lacks the account:read scope' } });
+    expect(await call(emu, 'GET', '/v1/balance', { key: made.key })).toMatchObject({
+      status: 403,
+      body: { detail: 'this key or app lacks the account:read scope' },
+    });
     const tokens = await login(emu, 'sessions:read');
     expect((await call(emu, 'GET', '/v1/chats', { key: tokens.access_token })).status).toBe(200);
     expect(await call(emu, 'POST', '/v1/translate', { key: tokens.access_token, json: { text: 'a', to: 'de' } })).toMatchObject({
@@ -230,7 +232,8 @@ describe('Rate limit', () => {
   it('600 requests a minute for each API key and each connected app', async () => {
     const a = await makeKey('test');
     const b = await makeKey('test');
-    const burst = async (key: string, n: number) => (await Promise.all(Array.from({ length: n }, () => call(emu, 'GET', '/v1/prices', { key })))).map((r) => r.status);
+    const burst = async (key: string, n: number) =>
+      (await Promise.all(Array.from({ length: n }, () => call(emu, 'GET', '/v1/prices', { key })))).map((r) => r.status);
     expect((await burst(a.key, 600)).every((s) => s === 200)).toBe(true);
     expect((await call(emu, 'GET', '/v1/prices', { key: a.key })).status).toBe(429);
     // Another key, and a connected app, each have their own 600.
@@ -275,7 +278,9 @@ describe('OAuth', () => {
     const stranger = await control('POST', '/orgs', { name: 'Stranger' });
     const page = await openAuthorizePage(emu, { scope: 'calls:read translate', state: 'xyz<1>' });
     expect(page.html).toMatch(/password/i);
-    const consent = await (await page.post('/oauth/authorize/signin', { csrf: page.csrf, request: page.request, email: 'admin@acme.test', password: 'acme-admin' })).text();
+    const consent = await (
+      await page.post('/oauth/authorize/signin', { csrf: page.csrf, request: page.request, email: 'admin@acme.test', password: 'acme-admin' })
+    ).text();
     expect(consent).toContain(`value="${org}"`);
     expect(consent).toContain(`value="${second.id}"`);
     expect(consent).not.toContain(stranger.id);
@@ -289,8 +294,15 @@ describe('OAuth', () => {
     const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
     expect((await exchange(emu, code, page.verifier, page.redirectUri)).body).toMatchObject({ org_id: second.id, scope: 'calls:read translate' });
     const again = await openAuthorizePage(emu, { state: 'deny-state' });
-    const denyConsent = await (await again.post('/oauth/authorize/signin', { csrf: again.csrf, request: again.request, email: 'admin@acme.test', password: 'acme-admin' })).text();
-    const denied = await again.post('/oauth/authorize/decision', { csrf: again.field(denyConsent, 'csrf'), request: again.field(denyConsent, 'request'), org_id: org, decision: 'deny' });
+    const denyConsent = await (
+      await again.post('/oauth/authorize/signin', { csrf: again.csrf, request: again.request, email: 'admin@acme.test', password: 'acme-admin' })
+    ).text();
+    const denied = await again.post('/oauth/authorize/decision', {
+      csrf: again.field(denyConsent, 'csrf'),
+      request: again.field(denyConsent, 'request'),
+      org_id: org,
+      decision: 'deny',
+    });
     const location = new URL(denied.headers.get('location')!);
     expect(location.searchParams.get('error')).toBe('access_denied');
     expect(location.searchParams.get('state')).toBe('deny-state');
@@ -300,9 +312,13 @@ describe('OAuth', () => {
   it('CSRF protection on its forms', async () => {
     const page = await openAuthorizePage(emu);
     expect(page.csrf).not.toBe('');
-    expect((await page.post('/oauth/authorize/signin', { csrf: 'forged', request: page.request, email: 'admin@acme.test', password: 'acme-admin' })).status).toBe(403);
+    expect(
+      (await page.post('/oauth/authorize/signin', { csrf: 'forged', request: page.request, email: 'admin@acme.test', password: 'acme-admin' })).status,
+    ).toBe(403);
     expect((await page.post('/oauth/authorize/signin', { request: page.request, email: 'admin@acme.test', password: 'acme-admin' })).status).toBe(403);
-    const consent = await (await page.post('/oauth/authorize/signin', { csrf: page.csrf, request: page.request, email: 'admin@acme.test', password: 'acme-admin' })).text();
+    const consent = await (
+      await page.post('/oauth/authorize/signin', { csrf: page.csrf, request: page.request, email: 'admin@acme.test', password: 'acme-admin' })
+    ).text();
     const forged = await page.post('/oauth/authorize/decision', { csrf: 'forged', request: page.field(consent, 'request'), org_id: org, decision: 'approve' });
     expect(forged.status).toBe(403);
     expect(forged.headers.get('location')).toBeNull();
@@ -310,12 +326,21 @@ describe('OAuth', () => {
   });
 
   it('loopback redirect URIs with any port', async () => {
-    for (const redirectUri of ['http://127.0.0.1:1234/callback', 'http://127.0.0.1:65000/callback', 'http://[::1]:2345/callback', 'http://localhost:3456/callback']) {
+    for (const redirectUri of [
+      'http://127.0.0.1:1234/callback',
+      'http://127.0.0.1:65000/callback',
+      'http://[::1]:2345/callback',
+      'http://localhost:3456/callback',
+    ]) {
       const auth = await authorizeViaApproval(emu, { redirectUri });
       expect(auth.location.searchParams.get('code'), redirectUri).toBeTruthy();
     }
     const { challenge } = pkcePair();
-    const wrongPath = await call(emu, 'GET', `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:1234/other', code_challenge: challenge, code_challenge_method: 'S256' })}`);
+    const wrongPath = await call(
+      emu,
+      'GET',
+      `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:1234/other', code_challenge: challenge, code_challenge_method: 'S256' })}`,
+    );
     expect(wrongPath.status).toBe(400);
     expect(wrongPath.headers.get('location')).toBeNull();
   });
@@ -326,7 +351,11 @@ describe('OAuth', () => {
     const wrong = await exchange(emu, code, pkcePair().verifier, auth.redirectUri);
     expect(wrong).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const { challenge } = pkcePair();
-    const plain = await call(emu, 'GET', `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:1/callback', state: 's', code_challenge: challenge, code_challenge_method: 'plain' })}`);
+    const plain = await call(
+      emu,
+      'GET',
+      `/oauth/authorize?${new URLSearchParams({ client_id: 'svc_app_cli', redirect_uri: 'http://127.0.0.1:1/callback', state: 's', code_challenge: challenge, code_challenge_method: 'plain' })}`,
+    );
     expect(new URL(plain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
     const good = await authorizeViaApproval(emu);
     expect((await exchange(emu, good.location.searchParams.get('code')!, good.verifier, good.redirectUri)).status).toBe(200);
@@ -355,7 +384,8 @@ describe('OAuth', () => {
 
   it('refresh tokens single use, rotating, the old access token dead after a refresh', async () => {
     const tokens = await login(emu);
-    const refresh = (token: string) => call(emu, 'POST', '/oauth2/token', form({ grant_type: 'refresh_token', refresh_token: token, client_id: 'svc_app_cli' }));
+    const refresh = (token: string) =>
+      call(emu, 'POST', '/oauth2/token', form({ grant_type: 'refresh_token', refresh_token: token, client_id: 'svc_app_cli' }));
     const next = await refresh(tokens.refresh_token);
     expect(next.status).toBe(200);
     expect(next.body.refresh_token).not.toBe(tokens.refresh_token);
@@ -373,7 +403,12 @@ describe('OAuth', () => {
       expect(revoked.status).toBe(200);
       expect(revoked.text).toBe('');
       expect((await call(emu, 'GET', '/v1/account', { key: tokens.access_token })).status, which).toBe(401);
-      const refreshed = await call(emu, 'POST', '/oauth2/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli' }));
+      const refreshed = await call(
+        emu,
+        'POST',
+        '/oauth2/token',
+        form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli' }),
+      );
       expect(refreshed.body.error, which).toBe('invalid_grant');
     }
     expect((await call(emu, 'POST', '/oauth2/revoke', form({ token: 'svc_oat_unknown' }))).status).toBe(200);
@@ -384,11 +419,18 @@ describe('OAuth', () => {
     expect((await call(emu, 'GET', `/_emulator/orgs/${org}/connections`)).body.data.map((c: any) => c.client_id)).toContain('svc_app_cli');
     await control('DELETE', `/orgs/${org}/connections/svc_app_cli`);
     expect((await call(emu, 'GET', '/v1/account', { key: tokens.access_token })).status).toBe(401);
-    const refreshed = await call(emu, 'POST', '/oauth2/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli' }));
+    const refreshed = await call(
+      emu,
+      'POST',
+      '/oauth2/token',
+      form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'svc_app_cli' }),
+    );
     expect(refreshed.body.error).toBe('invalid_grant');
     const app = await confidentialApp();
     const auth = await authorizeViaApproval(emu, { clientId: app.client_id, redirectUri: 'https://app.example/cb' });
-    const appTokens = (await exchange(emu, auth.location.searchParams.get('code')!, auth.verifier, auth.redirectUri, { id: app.client_id, secret: app.client_secret })).body;
+    const appTokens = (
+      await exchange(emu, auth.location.searchParams.get('code')!, auth.verifier, auth.redirectUri, { id: app.client_id, secret: app.client_secret })
+    ).body;
     expect((await call(emu, 'GET', '/v1/account', { key: appTokens.access_token })).status).toBe(200);
     await control('DELETE', `/apps/${app.client_id}`);
     expect((await call(emu, 'GET', '/v1/account', { key: appTokens.access_token })).status).toBe(401);
@@ -403,7 +445,17 @@ describe('OAuth', () => {
       [await token({ client_id: 'svc_app_cli' }), 400, 'invalid_request'],
       [await token({ client_id: 'svc_app_cli', grant_type: 'password' }), 400, 'unsupported_grant_type'],
       [await token({ client_id: 'svc_app_cli', grant_type: 'refresh_token', refresh_token: 'svc_ort_nope' }), 400, 'invalid_grant'],
-      [await token({ client_id: 'svc_app_cli', grant_type: 'authorization_code', code: 'nope', code_verifier: 'x'.repeat(43), redirect_uri: 'http://127.0.0.1/callback' }), 400, 'invalid_grant'],
+      [
+        await token({
+          client_id: 'svc_app_cli',
+          grant_type: 'authorization_code',
+          code: 'nope',
+          code_verifier: 'x'.repeat(43),
+          redirect_uri: 'http://127.0.0.1/callback',
+        }),
+        400,
+        'invalid_grant',
+      ],
       [await token({ client_id: 'svc_app_nope', grant_type: 'refresh_token', refresh_token: 'x' }), 401, 'invalid_client'],
     ];
     for (const [answer, status, error] of cases) {
@@ -412,7 +464,9 @@ describe('OAuth', () => {
       expect(answer.headers.get('cache-control')).toBe('no-store');
     }
     const tokens = await login(emu, 'calls:read');
-    expect((await token({ client_id: 'svc_app_cli', grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'calls:write' })).body.error).toBe('invalid_scope');
+    expect((await token({ client_id: 'svc_app_cli', grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'calls:write' })).body.error).toBe(
+      'invalid_scope',
+    );
   });
 
   it('public clients and confidential ones (HTTP Basic) both work', async () => {
@@ -426,7 +480,10 @@ describe('OAuth', () => {
     expect(tokens.access_token).toMatch(/^svc_oat_/);
     // Revoke by the confidential client over HTTP Basic; a wrong secret is 401 invalid_client and revokes nothing.
     const revoke = (secret: string) =>
-      call(emu, 'POST', '/oauth2/revoke', { body: new URLSearchParams({ token: tokens.refresh_token }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app.client_id, secret) } });
+      call(emu, 'POST', '/oauth2/revoke', {
+        body: new URLSearchParams({ token: tokens.refresh_token }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(app.client_id, secret) },
+      });
     const wrong = await revoke('svc_cs_wrong');
     expect(wrong).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     expect((await call(emu, 'GET', '/v1/account', { key: tokens.access_token })).status).toBe(200);
@@ -478,7 +535,9 @@ describe('Errors', () => {
     await call(emu, 'POST', `/v1/chats/${chat.id}/close`, { key: test });
     expect((await call(emu, 'POST', `/v1/chats/${chat.id}/close`, { key: test })).status).toBe(409);
     expect((await call(emu, 'POST', `/v1/chats/${chat.id}/messages`, { key: test, json: { text: 'hi' } })).status).toBe(409);
-    expect((await call(emu, 'POST', `/v1/chats/${chat.id}/voice`, { key: test, body: new Uint8Array(8), headers: { 'content-type': 'audio/ogg' } })).status).toBe(409);
+    expect(
+      (await call(emu, 'POST', `/v1/chats/${chat.id}/voice`, { key: test, body: new Uint8Array(8), headers: { 'content-type': 'audio/ogg' } })).status,
+    ).toBe(409);
     const line = (await call(emu, 'POST', '/v1/lines', { key: test, json: { country: 'US' } })).body;
     await call(emu, 'DELETE', `/v1/lines/${line.id}`, { key: test });
     const again = await call(emu, 'DELETE', `/v1/lines/${line.id}`, { key: test });
@@ -512,10 +571,23 @@ describe('Events', () => {
     await call(emu, 'POST', '/v1/translate', { key: live, json: { text: 'hi', to: 'es' } });
     const events = (await call(emu, 'GET', '/v1/events?limit=100', { key: live })).body.data;
     const types = new Set(events.map((e: any) => e.type));
-    for (const type of ['call.started', 'call.ended', 'call.participant.dialed', 'link.created', 'line.created', 'line.released', 'chat.started', 'chat.message.created', 'chat.closed', 'translation.created', 'balance.updated']) {
+    for (const type of [
+      'call.started',
+      'call.ended',
+      'call.participant.dialed',
+      'link.created',
+      'line.created',
+      'line.released',
+      'chat.started',
+      'chat.message.created',
+      'chat.closed',
+      'translation.created',
+      'balance.updated',
+    ]) {
       expect(types.has(type), type).toBe(true);
     }
-    for (const event of events) expect(event).toMatchObject({ object: 'event', id: expect.stringMatching(/^evt_/), livemode: true, created_at: expect.any(String) });
+    for (const event of events)
+      expect(event).toMatchObject({ object: 'event', id: expect.stringMatching(/^evt_/), livemode: true, created_at: expect.any(String) });
     const ended = events.find((e: any) => e.type === 'call.ended');
     expect(ended.data).toMatchObject({ id: made.id, status: 'ended' });
     const testEvent = (await call(emu, 'GET', '/v1/events', { key: test })).body.data;
@@ -568,7 +640,9 @@ describe('Events', () => {
     // The app is deleted.
     const app = await confidentialApp();
     const auth = await authorizeViaApproval(emu, { clientId: app.client_id, redirectUri: 'https://app.example/cb' });
-    const appTokens = (await exchange(emu, auth.location.searchParams.get('code')!, auth.verifier, auth.redirectUri, { id: app.client_id, secret: app.client_secret })).body;
+    const appTokens = (
+      await exchange(emu, auth.location.searchParams.get('code')!, auth.verifier, auth.redirectUri, { id: app.client_id, secret: app.client_secret })
+    ).body;
     const byApp = await openStream(emu.url + '/v1/events/stream', appTokens.access_token);
     expect(byApp.status).toBe(200);
     await control('DELETE', `/apps/${app.client_id}`);
@@ -597,7 +671,9 @@ describe('Bad input never crashes it or corrupts its state', () => {
   const raw = (path: string, body: string | Uint8Array, type: string) => call(emu, 'POST', path, { key: test, body, headers: { 'content-type': type } });
 
   it('malformed JSON', async () => {
-    const answers = await Promise.all(['{', '{"languages": [', 'nul', '\u0000', '{"a":1}}', '[1,', '"'].map((body) => raw('/v1/calls', body, 'application/json')));
+    const answers = await Promise.all(
+      ['{', '{"languages": [', 'nul', '\u0000', '{"a":1}}', '[1,', '"'].map((body) => raw('/v1/calls', body, 'application/json')),
+    );
     for (const answer of answers) expect422(answer, ['body'], 'json_invalid');
     await stillSound(answers);
   });
@@ -623,7 +699,10 @@ describe('Bad input never crashes it or corrupts its state', () => {
     const answers = [
       await call(emu, 'POST', '/v1/translate', { key: test, json: { text: 'x'.repeat(1024 * 1024 + 1), to: 'es' } }),
       await call(emu, 'POST', '/v1/calls', { key: test, json: { languages: ['en', 'es'], title: 'y'.repeat(2 * 1024 * 1024) } }),
-      await call(emu, 'POST', '/oauth2/token', { body: `grant_type=${'z'.repeat(2 * 1024 * 1024)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      await call(emu, 'POST', '/oauth2/token', {
+        body: `grant_type=${'z'.repeat(2 * 1024 * 1024)}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
     ];
     expect(answers.map((a) => a.status)).toEqual([413, 413, 413]);
     const chat = await newChat(test);

@@ -22,8 +22,15 @@ describe('events: list and live stream', () => {
     await call(emu, 'DELETE', `/v1/lines/${line.id}`, { key });
     const all = (await call(emu, 'GET', '/v1/events?limit=100', { key })).body;
     expect(all.data.map((e: any) => e.type)).toEqual([
-      'line.released', 'line.created', 'link.created', 'translation.created', 'chat.closed',
-      'chat.message.created', 'chat.started', 'call.ended', 'call.started',
+      'line.released',
+      'line.created',
+      'link.created',
+      'translation.created',
+      'chat.closed',
+      'chat.message.created',
+      'chat.started',
+      'call.ended',
+      'call.started',
     ]);
     for (const event of all.data) {
       expect(event).toMatchObject({ object: 'event', livemode: false });
@@ -107,11 +114,17 @@ describe('events: list and live stream', () => {
     await byToken.ended;
     const revokedLater = await login(emu);
     const byRevoked = await openStream(`${emu.url}/v1/events/stream`, revokedLater.access_token);
-    await call(emu, 'POST', '/oauth2/revoke', { body: `token=${revokedLater.refresh_token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await call(emu, 'POST', '/oauth2/revoke', {
+      body: `token=${revokedLater.refresh_token}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     await byRevoked.ended;
     const refreshedLater = await login(emu);
     const byRefreshed = await openStream(`${emu.url}/v1/events/stream`, refreshedLater.access_token);
-    const refreshed = await call(emu, 'POST', '/oauth2/token', { body: `grant_type=refresh_token&client_id=svc_app_cli&refresh_token=${refreshedLater.refresh_token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const refreshed = await call(emu, 'POST', '/oauth2/token', {
+      body: `grant_type=refresh_token&client_id=svc_app_cli&refresh_token=${refreshedLater.refresh_token}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(refreshed.status).toBe(200);
     await byRefreshed.ended;
     expect((await call(emu, 'GET', '/_emulator/stats')).body.open_streams).toBe(0);
@@ -140,7 +153,7 @@ describe('events: list and live stream', () => {
     await stream.ended;
   });
 
-  it("the stream of an already closed chat ends at once, empty", async () => {
+  it('the stream of an already closed chat ends at once, empty', async () => {
     const emu = emulator();
     const key = emu.seed.keys.test;
     const chat = (await call(emu, 'POST', '/v1/chats', { key, json: { language: 'en' } })).body;
@@ -162,7 +175,8 @@ describe('events: list and live stream', () => {
   it('retains the last 10,000 events per organization and mode', async () => {
     const emu = emulator();
     const key = emu.seed.keys.test;
-    const published = (await call(emu, 'POST', '/_emulator/events', { json: { org_id: emu.seed.org_id, mode: 'test', type: 'chat.started', count: 10_500 } })).body;
+    const published = (await call(emu, 'POST', '/_emulator/events', { json: { org_id: emu.seed.org_id, mode: 'test', type: 'chat.started', count: 10_500 } }))
+      .body;
     // Resuming from the very first id: it and the 499 after it fell out of retention, so the stream
     // says so with one gap frame (no id) before the 10,000 it still has.
     const resumed = await openStream(`${emu.url}/v1/events/stream`, key, { 'last-event-id': published.first_id });

@@ -86,13 +86,20 @@ describe('strict queries and bodiless operations', () => {
     ];
     for (const [method, path, make, done] of ops) {
       const id = await make();
-      for (const bad of [{ json: { bogus: 1 } }, { json: [] }, { body: 'reason=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, { body: '{', headers: { 'content-type': 'application/json' } }]) {
+      for (const bad of [
+        { json: { bogus: 1 } },
+        { json: [] },
+        { body: 'reason=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        { body: '{', headers: { 'content-type': 'application/json' } },
+      ]) {
         const answer = await call(emu, method, path(id), { key, ...bad });
         expect(answer.status, `${method} ${path(id)} ${JSON.stringify(bad)}`).toBe(422);
         expect(answer.body.detail).toEqual([{ loc: ['body'], msg: 'this operation takes no body', type: 'extra_forbidden' }]);
       }
       // Refused means not carried out.
-      expect((await call(emu, 'GET', '/v1/events?limit=100', { key })).body.data.filter((e: any) => e.data.id === id && /ended|closed|released/.test(e.type))).toEqual([]);
+      expect(
+        (await call(emu, 'GET', '/v1/events?limit=100', { key })).body.data.filter((e: any) => e.data.id === id && /ended|closed|released/.test(e.type)),
+      ).toEqual([]);
       const ok = await call(emu, method, path(id), { key });
       expect(ok.status).toBe(200);
       expect(ok.body.status).toBe(done);

@@ -78,7 +78,10 @@ it('a tail killed with SIGKILL and restarted with --checkpoint misses nothing an
     SVC_FORWARD_SECRET: 'a-forwarding-secret-for-the-test',
   };
   const startTail = () => {
-    const child = spawn(process.execPath, [launcher, 'events', 'tail', '--forward-to', hook, '--checkpoint', checkpoint], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [launcher, 'events', 'tail', '--forward-to', hook, '--checkpoint', checkpoint], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));

@@ -167,8 +167,7 @@ describe('follow', () => {
   });
 
   it('gives up when a connection attempt hangs past the timeout', async () => {
-    const open: OpenStream = (_id, signal) =>
-      new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+    const open: OpenStream = (_id, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
     const { opts, clock } = options(open, { timeoutMs: 200, heartbeatMs: 10_000 });
     const result = await follow(opts);
     expect(result.outcome).toBe('timed-out');

@@ -15,7 +15,10 @@ describe('events tail --since an id the service no longer retains', () => {
     const run = await runCli(['events', 'tail', '--since', 'evt_forgottenlongago', '--max-events', '3', '--json'], { env: env() });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/warning: the service no longer retains the events after evt_forgottenlongago[^\n]*later events may be missing/);
-    const ids = run.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+    const ids = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
     expect(ids).toHaveLength(3);
     expect(ids[2]).toBe(published.last_id);
   });

@@ -32,8 +32,7 @@ beforeEach(async () => {
 /** The emulator's control plane (test/helpers/emulator.ts). */
 const plane = () => controlPlane(emu);
 
-const publish = (type: string, count: number, mode: 'test' | 'live' = 'test') =>
-  plane().publishEvents({ org_id: emu.seed.org_id, mode, type, count });
+const publish = (type: string, count: number, mode: 'test' | 'live' = 'test') => plane().publishEvents({ org_id: emu.seed.org_id, mode, type, count });
 
 async function openStreams(): Promise<number> {
   return (await plane().stats()).open_streams;
@@ -102,8 +101,13 @@ describe('events tail', () => {
     // The header names the organization and the mode, on stderr.
     expect(stderr).toMatch(/test-mode events of Acme/);
     // The same lines as the list endpoint holds (as sent, not re-serialized).
-    const list = await fetch(`${emu.url}/v1/events?limit=8`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } }).then((r) => r.json() as Promise<{ data: unknown[] }>);
-    const sent = list.data.reverse().slice(0, 5).map((e) => JSON.stringify(e));
+    const list = await fetch(`${emu.url}/v1/events?limit=8`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } }).then(
+      (r) => r.json() as Promise<{ data: unknown[] }>,
+    );
+    const sent = list.data
+      .reverse()
+      .slice(0, 5)
+      .map((e) => JSON.stringify(e));
     expect(stdout.trimEnd().split('\n')).toEqual(sent);
   });
 
@@ -253,7 +257,9 @@ describe('events tail', () => {
     const url = gone.url;
     await gone.close();
     const started = Date.now();
-    const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '2s'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: url } });
+    const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '2s'], {
+      env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: url },
+    });
     expect(exitCode).toBe(9);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/no connection to the event stream/);
@@ -457,7 +463,9 @@ describe('events tail against a server that repeats itself', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--max-events', '5'], { env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url } });
+      const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--max-events', '5'], {
+        env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url },
+      });
       expect(exitCode, stderr).toBe(0);
       expect(ndjson(stdout).map((e) => e.id)).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5']);
       expect(lastEventIds).toEqual([undefined, 'evt_3']);
@@ -514,14 +522,27 @@ describe('events tail with an OAuth profile', () => {
     await plane().approve({ email: emu.seed.admin.email, org_id: emu.seed.org_id });
     const redirectUri = 'http://127.0.0.1:53682/callback';
     const authorize = new URL(`${emu.url}/oauth/authorize`);
-    for (const [k, v] of Object.entries({ client_id: emu.seed.cli_client_id, redirect_uri: redirectUri, state: 's1', code_challenge: challenge, code_challenge_method: 'S256', response_type: 'code' }))
+    for (const [k, v] of Object.entries({
+      client_id: emu.seed.cli_client_id,
+      redirect_uri: redirectUri,
+      state: 's1',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      response_type: 'code',
+    }))
       authorize.searchParams.set(k, v);
     const redirect = await fetch(authorize, { redirect: 'manual' });
     const code = new URL(redirect.headers.get('location')!).searchParams.get('code')!;
     const tokenRes = await fetch(`${emu.url}/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: emu.seed.cli_client_id }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: emu.seed.cli_client_id,
+      }),
     });
     const tokens = (await tokenRes.json()) as { access_token: string; refresh_token: string; expires_in: number; scope: string; org_id: string };
     expect(tokens.access_token).toMatch(/^svc_oat_/);

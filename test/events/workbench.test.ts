@@ -167,20 +167,28 @@ describe('events trigger', () => {
   });
 
   it('prints what it created, one line per step, and --override changes a request field', async () => {
-    const run = await runCli(['events', 'trigger', 'call.ended', '--override', 'call.title=Support line', '--override', 'call.languages=["en","fr"]'], { env: keyEnv() });
+    const run = await runCli(['events', 'trigger', 'call.ended', '--override', 'call.title=Support line', '--override', 'call.languages=["en","fr"]'], {
+      env: keyEnv(),
+    });
     expect(run.exitCode, run.stderr).toBe(0);
-    const lines = run.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(lines.map((l) => l.slice(0, 3))).toEqual([
       ['call', 'calls.create', 'call'],
       ['ended', 'calls.end', 'call'],
     ]);
     expect(lines[0]![3]).toBe(lines[1]![3]); // the call just created is the one ended
-    const call = (await (await fetch(`${emu.url}/v1/calls/${lines[0]![3]}`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } })).json()) as { title: string; languages: string[] };
+    const call = (await (await fetch(`${emu.url}/v1/calls/${lines[0]![3]}`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } })).json()) as {
+      title: string;
+      languages: string[];
+    };
     expect(call.title).toBe('Support line');
     expect(call.languages).toEqual(['en', 'fr']);
   });
 
-  it('--fixture runs the user\'s own steps, with references between them', async () => {
+  it("--fixture runs the user's own steps, with references between them", async () => {
     const file = join(tmp(), 'mine.json');
     writeFileSync(
       file,
@@ -239,7 +247,9 @@ describe('signed forwarding', () => {
     expect((await runCli(['events', 'tail', '--print-secret'], { env: keyEnv(), secrets })).stdout.trim()).toBe(secret);
 
     const hook = await receiver();
-    const tail = startCli(['events', 'tail', '--json', '--max-events', '5', '--forward-to', hook.url, '--forward-header', 'Authorization: Bearer dev'], { secrets });
+    const tail = startCli(['events', 'tail', '--json', '--max-events', '5', '--forward-to', hook.url, '--forward-header', 'Authorization: Bearer dev'], {
+      secrets,
+    });
     await streamsOpen();
     await publish('chat.started', 5);
     expect(await tail.done, tail.stderr()).toBe(0);
@@ -269,7 +279,17 @@ describe('signed forwarding', () => {
 
   it('routes each type to its own URL (TYPE=URL), in order on each', async () => {
     const hook = await receiver();
-    const tail = startCli(['events', 'tail', '--json', '--max-events', '7', '--forward-to', `call.*=${hook.base}/calls`, '--forward-to', `chat.closed=${hook.base}/chats`]);
+    const tail = startCli([
+      'events',
+      'tail',
+      '--json',
+      '--max-events',
+      '7',
+      '--forward-to',
+      `call.*=${hook.base}/calls`,
+      '--forward-to',
+      `chat.closed=${hook.base}/chats`,
+    ]);
     await streamsOpen();
     await publish('call.started', 2);
     await publish('chat.closed', 2);
@@ -290,7 +310,13 @@ describe('signed forwarding', () => {
     await publish('line.created', 3);
     expect(await tail.done).toBe(1);
     expect(tail.stderr()).toMatch(/3 deliveries were given up after retries; written to/);
-    const letters = ndjson(readFileSync(file, 'utf8')) as unknown as Array<{ event: { id: string }; url: string; status: number | null; error: string; attempts: number }>;
+    const letters = ndjson(readFileSync(file, 'utf8')) as unknown as Array<{
+      event: { id: string };
+      url: string;
+      status: number | null;
+      error: string;
+      attempts: number;
+    }>;
     expect(letters.map((l) => l.event.id)).toEqual(ndjson(tail.stdout()).map((e) => e.id));
     expect(letters.every((l) => l.url === dead && l.status === null && l.attempts === 4 && l.error.length > 0)).toBe(true);
 
@@ -339,10 +365,16 @@ describe('record and replay', () => {
   it('keeps the recorded pauses (by created_at) through the injected clock, divided by --speed', async () => {
     const file = join(tmp(), 'timed.ndjson');
     const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-    writeFileSync(file, [0, 2, 5].map((s, i) => JSON.stringify({ object: 'event', id: `evt_${i}`, type: 'call.started', created_at: at(s), data: {} })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      [0, 2, 5].map((s, i) => JSON.stringify({ object: 'event', id: `evt_${i}`, type: 'call.started', created_at: at(s), data: {} })).join('\n') + '\n',
+    );
     for (const [flags, expected] of [
       [[], [2000, 3000]],
-      [['--speed', '4'], [500, 750]],
+      [
+        ['--speed', '4'],
+        [500, 750],
+      ],
       [['--no-wait'], []],
     ] as const) {
       const waits: number[] = [];
@@ -380,7 +412,9 @@ describe('checkpoint', () => {
     const second = await runCli(['events', 'tail', '--json', '--max-events', '2', '--checkpoint', file], { env: keyEnv() });
     expect(second.exitCode, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/resuming after evt_\w+ \(--checkpoint/);
-    const all = (await (await fetch(`${emu.url}/v1/events?limit=5`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } })).json()) as { data: Array<{ id: string }> };
+    const all = (await (await fetch(`${emu.url}/v1/events?limit=5`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } })).json()) as {
+      data: Array<{ id: string }>;
+    };
     expect([...firstIds, ...ndjson(second.stdout).map((e) => e.id)]).toEqual(all.data.map((e) => e.id).reverse());
   });
 
@@ -416,7 +450,12 @@ describe('events list and get', () => {
     expect(events[0]!.id > events[1]!.id).toBe(true);
 
     const tsv = await runCli(['events', 'list', '--limit', '2'], { env: keyEnv() });
-    expect(tsv.stdout.trim().split('\n').map((l) => l.split('\t')[1])).toEqual(['chat.closed', 'chat.closed']);
+    expect(
+      tsv.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[1]),
+    ).toEqual(['chat.closed', 'chat.closed']);
 
     const got = await runCli(['events', 'get', events[1]!.id, '--json'], { env: keyEnv() });
     expect(got.exitCode, got.stderr).toBe(0);
@@ -454,13 +493,16 @@ async function gapServer(frames: (lastEventId: string | undefined) => string) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-const gapFrame = (asked: string | undefined, from: string | null) => `event: gap\ndata: ${JSON.stringify({ last_event_id: asked ?? null, resumed_from: from })}\n\n`;
+const gapFrame = (asked: string | undefined, from: string | null) =>
+  `event: gap\ndata: ${JSON.stringify({ last_event_id: asked ?? null, resumed_from: from })}\n\n`;
 const eventFrame = (id: string) => `id: ${id}\nevent: call.started\ndata: {"object":"event","id":"${id}","type":"call.started","data":{}}\n\n`;
 
 describe('gaps (a resume the service cannot honour)', () => {
   it('events tail warns on stderr naming the last event delivered, then goes on', async () => {
     const server = await gapServer((asked) => gapFrame(asked, 'evt_0000000500') + eventFrame('evt_0000000500') + eventFrame('evt_0000000501'));
-    const run = await runCli(['events', 'tail', '--json', '--since', 'evt_0000000007', '--max-events', '2'], { env: { SVC_API_KEY: 'svc_test_gapgapgapgap', SVC_BASE_URL: server.url } });
+    const run = await runCli(['events', 'tail', '--json', '--since', 'evt_0000000007', '--max-events', '2'], {
+      env: { SVC_API_KEY: 'svc_test_gapgapgapgap', SVC_BASE_URL: server.url },
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(server.seen[0]).toBe('evt_0000000007');
     expect(ndjson(run.stdout).map((e) => e.id)).toEqual(['evt_0000000500', 'evt_0000000501']);
@@ -469,7 +511,9 @@ describe('gaps (a resume the service cannot honour)', () => {
 
   it('with --fail-on-gap it exits 1 instead, printing no event after the gap', async () => {
     const server = await gapServer((asked) => gapFrame(asked, null) + eventFrame('evt_0000000500'));
-    const run = await runCli(['events', 'tail', '--json', '--since', 'evt_0000000007', '--fail-on-gap'], { env: { SVC_API_KEY: 'svc_test_gapgapgapgap', SVC_BASE_URL: server.url } });
+    const run = await runCli(['events', 'tail', '--json', '--since', 'evt_0000000007', '--fail-on-gap'], {
+      env: { SVC_API_KEY: 'svc_test_gapgapgapgap', SVC_BASE_URL: server.url },
+    });
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/after evt_0000000007.*may be missing/);
@@ -479,7 +523,9 @@ describe('gaps (a resume the service cannot honour)', () => {
     const file = join(tmp(), 'ckpt');
     writeFileSync(file, JSON.stringify({ last_event_id: 'evt_zzzzzzzzzz', updated_at: new Date().toISOString() }));
     const server = await gapServer((asked) => gapFrame(asked, 'evt_0000000001') + eventFrame('evt_0000000001'));
-    const run = await runCli(['events', 'tail', '--checkpoint', file, '--max-events', '1'], { env: { SVC_API_KEY: 'svc_test_gapgapgapgap', SVC_BASE_URL: server.url } });
+    const run = await runCli(['events', 'tail', '--checkpoint', file, '--max-events', '1'], {
+      env: { SVC_API_KEY: 'svc_test_gapgapgapgap', SVC_BASE_URL: server.url },
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(server.seen[0]).toBe('evt_zzzzzzzzzz');
     expect(run.stderr).toMatch(/after evt_zzzzzzzzzz .*may be missing/);

@@ -77,10 +77,14 @@ export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<
       sleep: (ms, signal) =>
         new Promise<void>((resolve, reject) => {
           const timer = setTimeout(resolve, ms);
-          signal?.addEventListener('abort', () => {
-            clearTimeout(timer);
-            reject(signal.reason);
-          }, { once: true });
+          signal?.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              reject(signal.reason);
+            },
+            { once: true },
+          );
         }),
     },
     random: { bytes: (n) => new Uint8Array(randomBytes(n)) },

@@ -48,7 +48,10 @@ export class ControlPlane {
   }
 
   /** A new organization (balance 0 unless given) and its admin. */
-  createOrg(name: string, opts: { balance?: number; admin_email?: string } = {}): Promise<{ id: string; org_id: string; name: string; balance: number; admin: Admin }> {
+  createOrg(
+    name: string,
+    opts: { balance?: number; admin_email?: string } = {},
+  ): Promise<{ id: string; org_id: string; name: string; balance: number; admin: Admin }> {
     return this.request('POST', '/orgs', { name, ...opts });
   }
 

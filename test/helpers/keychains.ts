@@ -29,7 +29,9 @@ export function workingKeychain(): RecordingKeychain {
 }
 
 /** Fails every call the way a Linux box without a Secret Service does. */
-export function failingKeychain(message = 'Platform secure storage failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files'): RecordingKeychain {
+export function failingKeychain(
+  message = 'Platform secure storage failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files',
+): RecordingKeychain {
   const k = workingKeychain();
   const fail = async (what: string) => {
     k.calls.push(what);

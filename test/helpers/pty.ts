@@ -19,7 +19,8 @@ export function tmuxProblem(): string | null {
   if (probe.error) return 'tmux is not installed (Debian package tmux)';
   const version = /tmux (\d+)\.(\d+)/.exec(probe.stdout);
   // new-session -e (the pane's environment) needs tmux 3.2 or later.
-  if (!version || Number(version[1]) < 3 || (Number(version[1]) === 3 && Number(version[2]) < 2)) return `tmux 3.2 or later is needed, found "${probe.stdout.trim()}"`;
+  if (!version || Number(version[1]) < 3 || (Number(version[1]) === 3 && Number(version[2]) < 2))
+    return `tmux 3.2 or later is needed, found "${probe.stdout.trim()}"`;
   return null;
 }
 
@@ -102,7 +103,25 @@ export function terminalServer(): TerminalServer {
       const envArgs = Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
       // Several arguments after the options: tmux runs the program directly, no shell.
       const exitFile = join(socketDir, `${session}.exit`);
-      tmux('new-session', '-d', '-s', session, '-x', '250', '-y', '50', '-c', root, ...envArgs, process.execPath, '-e', EXIT_RECORDER, exitFile, svcBin, ...args);
+      tmux(
+        'new-session',
+        '-d',
+        '-s',
+        session,
+        '-x',
+        '250',
+        '-y',
+        '50',
+        '-c',
+        root,
+        ...envArgs,
+        process.execPath,
+        '-e',
+        EXIT_RECORDER,
+        exitFile,
+        svcBin,
+        ...args,
+      );
       const target = `${session}:0.0`;
       const screen = () =>
         tmux('capture-pane', '-p', '-J', '-S', '-', '-t', target)

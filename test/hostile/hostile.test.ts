@@ -158,7 +158,7 @@ describe('deadline', () => {
 });
 
 describe('not the service: HTML and broken JSON where JSON belongs', () => {
-  it('a captive portal\'s HTML 200: exit 1 saying what answered', async () => {
+  it("a captive portal's HTML 200: exit 1 saying what answered", async () => {
     server.on('/v1/account', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><title>Hotel Wi-Fi ${ESC}[31mlogin</title></html>`);
     });
@@ -186,7 +186,9 @@ describe('not the service: HTML and broken JSON where JSON belongs', () => {
   });
 
   it('discovery answering HTML (svc login at a wrong address): exit 1 naming the content type', async () => {
-    server.on('/.well-known/oauth-authorization-server', (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Please sign in to the Wi-Fi</html>'));
+    server.on('/.well-known/oauth-authorization-server', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Please sign in to the Wi-Fi</html>'),
+    );
     const r = await runCli(['login', '--no-browser'], { env: { SVC_BASE_URL: server.url } });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/did not answer JSON: it answered 200 with text\/html: "<html>Please sign in/);
@@ -253,7 +255,15 @@ describe('escape sequences in what the server says never reach the terminal', ()
   });
 
   it('table cells on a terminal and TSV when piped', async () => {
-    const call = { object: 'call', id: 'call_abc', title: `t ${nasty}`, languages: ['en', 'es'], status: 'active', livemode: false, created_at: '2026-01-01T00:00:00Z' };
+    const call = {
+      object: 'call',
+      id: 'call_abc',
+      title: `t ${nasty}`,
+      languages: ['en', 'es'],
+      status: 'active',
+      livemode: false,
+      created_at: '2026-01-01T00:00:00Z',
+    };
     server.on('/v1/calls', (_req, res) => json(res, 200, { object: 'list', data: [call], has_more: false, next_cursor: null }));
     for (const tty of [true, false]) {
       const r = await runCli(['calls', 'list'], { env: env({ NO_COLOR: '1' }), tty });
@@ -291,9 +301,21 @@ describe('escape sequences in what the server says never reach the terminal', ()
   });
 
   it('a chat message in human output (and one that is not JSON is skipped, not a crash)', async () => {
-    const message = { object: 'message', id: 'msg_1', chat_id: 'chat_abcdef123456', kind: 'text', text: `hi ${nasty}`, language: 'en', translation: null, transcript: null, created_at: '2026-01-01T00:00:00Z' };
+    const message = {
+      object: 'message',
+      id: 'msg_1',
+      chat_id: 'chat_abcdef123456',
+      kind: 'text',
+      text: `hi ${nasty}`,
+      language: 'en',
+      translation: null,
+      transcript: null,
+      created_at: '2026-01-01T00:00:00Z',
+    };
     let gets = 0;
-    server.on('/v1/chats/chat_abcdef123456', (_req, res) => json(res, 200, { object: 'chat', id: 'chat_abcdef123456', status: gets++ === 0 ? 'open' : 'closed', language: 'en' }));
+    server.on('/v1/chats/chat_abcdef123456', (_req, res) =>
+      json(res, 200, { object: 'chat', id: 'chat_abcdef123456', status: gets++ === 0 ? 'open' : 'closed', language: 'en' }),
+    );
     server.on('/v1/chats/chat_abcdef123456/messages', (_req, res) => json(res, 200, { object: 'list', data: [], has_more: false, next_cursor: null }));
     server.on('/v1/chats/chat_abcdef123456/stream', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -37,7 +37,14 @@ afterAll(async () => {
 function svcWithPeakMemory(args: string[]): Promise<{ code: number | null; stderr: string; maxRssMiB: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [wrapper, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: server.url, SVC_API_KEY: 'svc_test_hostile0000000000000000' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: configDir,
+        SVC_CONFIG_DIR: configDir,
+        SVC_CREDENTIAL_STORE: 'file',
+        SVC_BASE_URL: server.url,
+        SVC_API_KEY: 'svc_test_hostile0000000000000000',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -66,7 +73,9 @@ describe('the binary against 1.5 GiB answers', () => {
   });
 
   it('an event-stream line that never ends: exit 9 naming 1 MiB, peak memory bounded', async () => {
-    server.on('/v1/account', (_req, res) => json(res, 200, { object: 'account', id: 'org_h', name: 'H', livemode: false, credential: { type: 'api_key', scopes: [] } }));
+    server.on('/v1/account', (_req, res) =>
+      json(res, 200, { object: 'account', id: 'org_h', name: 'H', livemode: false, credential: { type: 'api_key', scopes: [] } }),
+    );
     let sent: Promise<number> | undefined;
     server.on('/v1/events/stream', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -30,14 +30,19 @@ afterAll(async () => {
 
 function tokens(res: ServerResponse): void {
   issued++;
-  json(res, 200, {
-    access_token: `svc_oat_hostile${issued}aaaaaaaaaaaaaaaa`,
-    token_type: 'Bearer',
-    expires_in: 3600,
-    refresh_token: `svc_ort_hostile${issued}bbbbbbbbbbbbbbbb`,
-    scope: 'account:read calls:read',
-    org_id: 'org_hostile',
-  }, { 'cache-control': 'no-store' });
+  json(
+    res,
+    200,
+    {
+      access_token: `svc_oat_hostile${issued}aaaaaaaaaaaaaaaa`,
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: `svc_ort_hostile${issued}bbbbbbbbbbbbbbbb`,
+      scope: 'account:read calls:read',
+      org_id: 'org_hostile',
+    },
+    { 'cache-control': 'no-store' },
+  );
 }
 
 /** The RFC 8414 metadata and /v1/account: what a sign-in needs besides the token endpoint. */
@@ -50,8 +55,11 @@ function speakOAuth(): void {
       revocation_endpoint: `${server.url}/oauth2/revoke`,
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
-    }));
-  server.on('/v1/account', (_req, res) => json(res, 200, { object: 'account', id: 'org_hostile', name: 'Hostile', livemode: true, credential: { type: 'oauth', scopes: ['account:read'] } }));
+    }),
+  );
+  server.on('/v1/account', (_req, res) =>
+    json(res, 200, { object: 'account', id: 'org_hostile', name: 'Hostile', livemode: true, credential: { type: 'oauth', scopes: ['account:read'] } }),
+  );
 }
 
 /** A browser that "approves" at once: it calls the loopback redirect with a code (or the given error parameters). */

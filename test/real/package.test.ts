@@ -62,7 +62,10 @@ async function complete(shell: 'bash' | 'zsh' | 'fish', line: string): Promise<s
         : ['fish', ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`]];
   const { stdout } = await run(program as string, args as string[], { env: svcEnv(), timeout: 30_000 });
   // fish prints "candidate<TAB>description"; the others print bare candidates.
-  return stdout.split('\n').map((entry) => entry.split('\t')[0]!.trim()).filter(Boolean);
+  return stdout
+    .split('\n')
+    .map((entry) => entry.split('\t')[0]!.trim())
+    .filter(Boolean);
 }
 
 function shellMissing(shell: string): boolean {
@@ -100,7 +103,9 @@ afterAll(() => {
 
 describe('the packed and globally installed package', () => {
   it('ships only bin, dist, completions, fixtures, LICENSE, README and package.json', () => {
-    const shipped = readdirSync(packageDir).filter((name) => name !== 'node_modules').sort();
+    const shipped = readdirSync(packageDir)
+      .filter((name) => name !== 'node_modules')
+      .sort();
     expect(shipped).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'fixtures', 'package.json']);
     // One `events trigger` fixture per event type.
     expect(readdirSync(join(packageDir, 'fixtures', 'triggers')).sort()).toHaveLength(11);
@@ -116,9 +121,7 @@ describe('the packed and globally installed package', () => {
     const installed = readdirSync(join(packageDir, 'node_modules')).flatMap((name) =>
       name.startsWith('@') ? readdirSync(join(packageDir, 'node_modules', name)).map((sub) => `${name}/${sub}`) : [name],
     );
-    expect(installed.filter((name) => !name.startsWith('.'))).toEqual(
-      expect.arrayContaining(['@napi-rs/keyring']),
-    );
+    expect(installed.filter((name) => !name.startsWith('.'))).toEqual(expect.arrayContaining(['@napi-rs/keyring']));
     expect(installed.every((name) => name.startsWith('@napi-rs/keyring') || name.startsWith('.'))).toBe(true);
   });
 
@@ -164,12 +167,33 @@ describe('the packed and globally installed package', () => {
     expect(replayed.data.id).toBe(call.id);
   });
 
-  it('prints every command\'s help with an example', async () => {
+  it("prints every command's help with an example", async () => {
     const leaves = [
-      ['login'], ['logout'], ['auth', 'status'], ['auth', 'token'], ['auth', 'switch'], ['keys', 'add'], ['keys', 'list'],
-      ['keys', 'remove'], ['mode'], ['account'], ['account', 'balance'], ['account', 'prices'], ['calls', 'list'],
-      ['calls', 'start'], ['calls', 'dial'], ['calls', 'links', 'create'], ['calls', 'lines', 'add'], ['chats', 'send'],
-      ['chats', 'voice'], ['chats', 'stream'], ['translate'], ['events', 'tail'], ['api'], ['completion'], ['emulator'],
+      ['login'],
+      ['logout'],
+      ['auth', 'status'],
+      ['auth', 'token'],
+      ['auth', 'switch'],
+      ['keys', 'add'],
+      ['keys', 'list'],
+      ['keys', 'remove'],
+      ['mode'],
+      ['account'],
+      ['account', 'balance'],
+      ['account', 'prices'],
+      ['calls', 'list'],
+      ['calls', 'start'],
+      ['calls', 'dial'],
+      ['calls', 'links', 'create'],
+      ['calls', 'lines', 'add'],
+      ['chats', 'send'],
+      ['chats', 'voice'],
+      ['chats', 'stream'],
+      ['translate'],
+      ['events', 'tail'],
+      ['api'],
+      ['completion'],
+      ['emulator'],
     ];
     for (const leaf of leaves) {
       const { stdout } = await svc([...leaf, '--help']);

@@ -67,7 +67,11 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
   }
 
   /** Plays the admin's browser: approve or deny at the emulator, then where the authorize page sends the browser. */
-  async function adminAnswers(authorizeUrl: string, decision: 'approve' | 'deny', who = { email: emu.seed.admin.email, org_id: emu.seed.org_id }): Promise<URL> {
+  async function adminAnswers(
+    authorizeUrl: string,
+    decision: 'approve' | 'deny',
+    who = { email: emu.seed.admin.email, org_id: emu.seed.org_id },
+  ): Promise<URL> {
     await emu.plane.approve({ ...who, decision });
     const response = await fetch(authorizeUrl, { redirect: 'manual' });
     const location = response.headers.get('location');
@@ -79,7 +83,10 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
   function fakeOpener(): { env: Record<string, string>; dir: string; opened(): Promise<string>; openerEnv(): string } {
     const dir = tempConfigDir();
     const script = join(dir, 'opener.sh');
-    writeFileSync(script, `#!/bin/sh\nenv > "${dir}/env.tmp" && mv "${dir}/env.tmp" "${dir}/env"\nprintf '%s' "$1" > "${dir}/url.tmp" && mv "${dir}/url.tmp" "${dir}/url"\n`);
+    writeFileSync(
+      script,
+      `#!/bin/sh\nenv > "${dir}/env.tmp" && mv "${dir}/env.tmp" "${dir}/env"\nprintf '%s' "$1" > "${dir}/url.tmp" && mv "${dir}/url.tmp" "${dir}/url"\n`,
+    );
     chmodSync(script, 0o755);
     return {
       dir,

@@ -100,7 +100,10 @@ describe('calls in test mode', () => {
     try {
       const asProfile = (argv: string[], stdin?: string) =>
         // No SVC_API_KEY: the credential comes from the profile the keys were added to.
-        h.svc(argv, { extra: { secrets, configDir, env: { SVC_BASE_URL: h.emulator.url, SVC_CONFIG_DIR: configDir } }, ...(stdin === undefined ? {} : { stdin }) });
+        h.svc(argv, {
+          extra: { secrets, configDir, env: { SVC_BASE_URL: h.emulator.url, SVC_CONFIG_DIR: configDir } },
+          ...(stdin === undefined ? {} : { stdin }),
+        });
       expect((await asProfile(['keys', 'add', '--name', 'test', '--stdin'], `${h.emulator.seed.keys.test}\n`)).exitCode).toBe(0);
       expect((await asProfile(['keys', 'add', '--name', 'live', '--stdin'], `${h.emulator.seed.keys.live}\n`)).exitCode).toBe(0);
 
@@ -239,7 +242,10 @@ describe('calls in live mode', () => {
     const secrets = new MemorySecretStore();
     const configDir = mkdtempSync(join(tmpdir(), 'svc-profile-'));
     const asProfile = (argv: string[], stdin?: string) =>
-      h.svc(argv, { extra: { secrets, configDir, env: { SVC_BASE_URL: h.emulator.url, SVC_CONFIG_DIR: configDir } }, ...(stdin === undefined ? {} : { stdin }) });
+      h.svc(argv, {
+        extra: { secrets, configDir, env: { SVC_BASE_URL: h.emulator.url, SVC_CONFIG_DIR: configDir } },
+        ...(stdin === undefined ? {} : { stdin }),
+      });
     try {
       expect((await asProfile(['keys', 'add', '--name', 'test', '--stdin'], `${h.emulator.seed.keys.test}\n`)).exitCode).toBe(0);
       expect((await asProfile(['keys', 'add', '--name', 'live', '--stdin'], `${h.emulator.seed.keys.live}\n`)).exitCode).toBe(0);

@@ -24,7 +24,11 @@ describe.each(['test', 'live'] as const)('chats in %s mode', (mode) => {
     expect(JSON.parse((await h.svc(['chats', 'get', chat.id, '--json'], { mode })).stdout)).toEqual(chat);
 
     const open = await h.svc(['chats', 'list', '--status', 'open'], { mode });
-    expect(tsvRows(open.stdout).find((r) => r[0] === chat.id)?.slice(0, 4)).toEqual([chat.id, 'open', 'fr', 'Order 42']);
+    expect(
+      tsvRows(open.stdout)
+        .find((r) => r[0] === chat.id)
+        ?.slice(0, 4),
+    ).toEqual([chat.id, 'open', 'fr', 'Order 42']);
 
     const closed = await h.svc(['chats', 'close', chat.id, '--json'], { mode });
     expect(closed.exitCode, closed.stderr).toBe(0);
@@ -180,13 +184,16 @@ describe('chats stream', () => {
 
     const result = await running;
     expect(result.exitCode, result.stderr).toBe(0);
-    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((m) => m.text)).toEqual(['first', 'second', 'third']);
     expect(lines.every((m) => m.object === 'message' && m.chat_id === chat.id)).toBe(true);
     expect(result.stderr).toContain('closed');
   });
 
-  it('in live mode: the live chat\'s messages, none of a test chat, and a test key cannot stream the live chat', async () => {
+  it("in live mode: the live chat's messages, none of a test chat, and a test key cannot stream the live chat", async () => {
     const chat = await startChat('live');
     const testChat = await startChat('test');
     const baseline = (await h.plane.stats()).open_streams;
@@ -199,7 +206,10 @@ describe('chats stream', () => {
     await h.direct('POST', `/v1/chats/${chat.id}/close`, undefined, 'live');
     const result = await running;
     expect(result.exitCode, result.stderr).toBe(0);
-    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((m) => m.text)).toEqual(['live one', 'live two']);
     expect(lines.every((m) => m.chat_id === chat.id && m.livemode === true)).toBe(true);
     expect(result.stderr).toContain('closed');
@@ -249,7 +259,12 @@ describe('chats stream', () => {
     await h.direct('POST', `/v1/chats/${chat.id}/close`);
     const result = await running;
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).text)).toEqual(['a', 'b', 'c']);
+    expect(
+      result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).text),
+    ).toEqual(['a', 'b', 'c']);
     expect(result.stderr).toContain('reconnecting');
   });
 

@@ -18,7 +18,10 @@ type RunOptions = NonNullable<Parameters<typeof runCli>[1]>;
 export interface Harness {
   readonly emulator: Emulator;
   readonly configDir: string;
-  svc(argv: string[], opts?: { mode?: Mode; tty?: boolean; stdin?: string; env?: Record<string, string>; extra?: Partial<RunOptions> }): ReturnType<typeof runCli>;
+  svc(
+    argv: string[],
+    opts?: { mode?: Mode; tty?: boolean; stdin?: string; env?: Record<string, string>; extra?: Partial<RunOptions> },
+  ): ReturnType<typeof runCli>;
   direct<T = any>(method: string, path: string, body?: unknown, mode?: Mode): Promise<{ status: number; body: T }>;
   /** The emulator's control plane, typed. */
   readonly plane: ControlPlane;

@@ -57,6 +57,13 @@ describe('mapInOrder', () => {
   });
 
   it('handles an empty input', async () => {
-    expect(await mapInOrder([], 4, async () => 1, () => {})).toBe(0);
+    expect(
+      await mapInOrder(
+        [],
+        4,
+        async () => 1,
+        () => {},
+      ),
+    ).toBe(0);
   });
 });

@@ -76,7 +76,10 @@ describe('translate', () => {
     await h.plane.fault('/v1/translate', 429, 2);
     const result = await h.svc(['translate', '--lines', '--to', 'en', '--json'], { stdin: input.join('\n') });
     expect(result.exitCode, result.stderr).toBe(0);
-    const objects = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const objects = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(objects.map((o) => o.text)).toEqual(input.map((word) => `[en] ${word}`));
     expect(objects.every((o) => o.object === 'translation' && o.to === 'en')).toBe(true);
   });

@@ -60,7 +60,7 @@ describe('E.164 numbers, countries, area codes', () => {
     expect(messageOf(() => parseE164(input))).toContain('e.g. +14155550100');
   });
 
-  it('takes 7 to 15 digits, country code included (the contract\'s limits), and says so when the count is off', () => {
+  it("takes 7 to 15 digits, country code included (the contract's limits), and says so when the count is off", () => {
     expect(parseE164('+683 4002')).toBe('+6834002'); // Niue: a real 7-digit number
     expect(parseE164('+12345678')).toBe('+12345678');
     expect(parseE164('+123456789012345')).toBe('+123456789012345');

@@ -9,8 +9,5 @@ export default defineGroup({
   summary: 'the organization, mode, credential, scopes and balance',
   examples: ['svc account', 'svc account balance', 'svc account prices --json'],
   self: leaf(show.command, () => import('./show.js')),
-  commands: [
-    leaf(balance.command, () => import('./balance.js')),
-    leaf(prices.command, () => import('./prices.js')),
-  ],
+  commands: [leaf(balance.command, () => import('./balance.js')), leaf(prices.command, () => import('./prices.js'))],
 });

@@ -26,7 +26,8 @@ export function parseField(entry: string, kind: FieldSpec['kind']): FieldSpec {
   if (!match) throw new UsageError(`${flag}: the key ${JSON.stringify(key)} is not valid`, 'use name, name[] (an array) or name[member] (an object)');
   const path = [match[1]!, ...[...match[2]!.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1]!)];
   path.forEach((segment, i) => {
-    if (segment === '' && path[i + 1] === '') throw new UsageError(`${flag}: arrays of arrays (${key}) are not supported`, 'send such a body with --input FILE');
+    if (segment === '' && path[i + 1] === '')
+      throw new UsageError(`${flag}: arrays of arrays (${key}) are not supported`, 'send such a body with --input FILE');
   });
   return { key, path, value: entry.slice(eq + 1), kind };
 }

@@ -17,7 +17,8 @@ export async function applyJq(json: string, filter: string): Promise<string> {
   } catch (error) {
     const message = (error as Error).message.replace(/^Failed to execute raw query: /, '').trim();
     // A filter that does not compile is the user's input; one that fails on this answer is a failure of the run.
-    if (/compile error/.test(message)) throw new UsageError(`--jq: the filter does not compile: ${message.split('\n')[0]}`, 'see the jq manual for its syntax, e.g. --jq \'.data[].id\'');
+    if (/compile error/.test(message))
+      throw new UsageError(`--jq: the filter does not compile: ${message.split('\n')[0]}`, "see the jq manual for its syntax, e.g. --jq '.data[].id'");
     throw new CliError(`--jq: ${message.split('\n')[0]}`);
   }
   return output === '' ? '' : output.endsWith('\n') ? output : output + '\n';

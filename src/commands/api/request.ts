@@ -105,7 +105,10 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   if (!rawPath) throw new UsageError('usage: svc api [METHOD] PATH, e.g. svc api GET /v1/account');
   // Only paths: the credential must never go to an address other than the service's.
   if (/^[a-z][a-z0-9+.-]*:/i.test(rawPath) || rawPath.startsWith('//'))
-    throw new UsageError(`PATH must be a path such as /v1/calls, not ${JSON.stringify(rawPath)}`, 'the address comes from --base-url / SVC_BASE_URL / the profile');
+    throw new UsageError(
+      `PATH must be a path such as /v1/calls, not ${JSON.stringify(rawPath)}`,
+      'the address comes from --base-url / SVC_BASE_URL / the profile',
+    );
   const path = rawPath.startsWith('/') ? rawPath : `/${rawPath}`;
   const headers: Record<string, string> = {};
   for (const entry of listOf(flags.header)) {
@@ -234,8 +237,7 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<number
     if (opts.paginate && ctx.globals.json && isList(parsed)) {
       items.push(...parsed.data);
       slurped = true;
-    }
-    else if (applyJq && opts.jq !== undefined) {
+    } else if (applyJq && opts.jq !== undefined) {
       if (!isJson) throw new CliError(`--jq needs a JSON answer; ${opts.method} ${path} answered ${response.headers.get('content-type') ?? 'no content type'}`);
       ctx.io.stdout.write(await applyJq(text, opts.jq));
     } else if (isJson) printJson(parsed);

@@ -22,7 +22,8 @@ export interface AuthStatusOptions {
 
 export const command = defineCommand({
   name: 'status',
-  summary: 'every profile (or --profile NAME alone) with its organization, mode, credentials, scopes, where secrets are stored, and whether the service accepts each',
+  summary:
+    'every profile (or --profile NAME alone) with its organization, mode, credentials, scopes, where secrets are stored, and whether the service accepts each',
   examples: ['svc auth status', 'svc auth status --profile work', 'svc auth status --offline --json'],
   flags: {
     offline: { help: 'do not ask the service whether each credential still works' },
@@ -49,23 +50,39 @@ function describeActive(c: ResolvedCredential): string {
 /** Why the chosen OAuth sign-in cannot be used, when it cannot (shown on its line). */
 type OAuthTrouble = 'ended' | 'secret missing';
 
-function profileLines(name: string, profile: Profile, isDefault: boolean, now: number, mode: string, online: Map<string, CredentialCheck>, trouble?: OAuthTrouble): string[] {
+function profileLines(
+  name: string,
+  profile: Profile,
+  isDefault: boolean,
+  now: number,
+  mode: string,
+  online: Map<string, CredentialCheck>,
+  trouble?: OAuthTrouble,
+): string[] {
   const lines: string[] = [];
-  const org = profile.org_name ? `${profile.org_name} (${profile.org_id ?? '?'})` : profile.org_id ?? 'organization unknown';
+  const org = profile.org_name ? `${profile.org_name} (${profile.org_id ?? '?'})` : (profile.org_id ?? 'organization unknown');
   lines.push(`${name}${isDefault ? ' (default)' : ''}: ${org}${profile.base_url ? ` at ${profile.base_url}` : ''}`);
   lines.push(`  mode: ${mode}`);
   if (profile.oauth) {
     const o = profile.oauth;
-    const expiry = o.expires_at ? (o.expires_at > now ? `access token expires ${relativeTime(o.expires_at, now)}` : `access token expired ${relativeTime(o.expires_at, now)} (refreshed on next use)`) : '';
+    const expiry = o.expires_at
+      ? o.expires_at > now
+        ? `access token expires ${relativeTime(o.expires_at, now)}`
+        : `access token expired ${relativeTime(o.expires_at, now)} (refreshed on next use)`
+      : '';
     const state = o.ended_at
       ? `ended ${relativeTime(o.ended_at, now)} — run svc login`
       : trouble === 'secret missing'
         ? `secret missing — run svc login`
         : expiry;
-    lines.push(`  OAuth sign-in (live): app ${o.client_id}, scopes ${scopeList(o.scopes)}${state ? `, ${state}` : ''}; stored in ${o.storage}${verdictText(online.get(OAUTH_SECRET_NAME))}`);
+    lines.push(
+      `  OAuth sign-in (live): app ${o.client_id}, scopes ${scopeList(o.scopes)}${state ? `, ${state}` : ''}; stored in ${o.storage}${verdictText(online.get(OAUTH_SECRET_NAME))}`,
+    );
   }
   for (const key of Object.values(profile.keys ?? {}).sort((a, b) => a.name.localeCompare(b.name))) {
-    lines.push(`  ${key.mode} key "${key.name}": ${redactedKey(key)}, scopes ${key.unverified ? 'unknown (unverified)' : scopeList(key.scopes)}; stored in ${key.storage}${verdictText(online.get(key.name))}`);
+    lines.push(
+      `  ${key.mode} key "${key.name}": ${redactedKey(key)}, scopes ${key.unverified ? 'unknown (unverified)' : scopeList(key.scopes)}; stored in ${key.storage}${verdictText(online.get(key.name))}`,
+    );
   }
   if (!profile.oauth && !Object.keys(profile.keys ?? {}).length) lines.push('  no credentials');
   return lines;
@@ -78,7 +95,9 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number
   if (explicit && !ctx.env.SVC_API_KEY) requireProfile(config, chosen);
   const now = ctx.clock.now();
   // --profile NAME shows that profile alone; otherwise every profile.
-  const shown = Object.keys(config.profiles).filter((name) => !explicit || name === chosen).sort();
+  const shown = Object.keys(config.profiles)
+    .filter((name) => !explicit || name === chosen)
+    .sort();
   /** The mode `svc mode` shows for the profile: flags and SVC_MODE first, then the profile's. */
   const modeOf = (profile: Profile) => chooseMode(ctx, profile);
 
@@ -128,7 +147,10 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number
         // Through the store: time-boxed like every keychain call.
         if ((await ctx.secrets.get(active.profileName, OAUTH_SECRET_NAME, meta?.storage)) === null) {
           trouble = 'secret missing';
-          problem = new AuthError(`the OAuth sign-in of ${where} is missing from its store (${meta?.storage ?? 'unknown'})`, `run \`svc login --profile ${active.profileName}\``);
+          problem = new AuthError(
+            `the OAuth sign-in of ${where} is missing from its store (${meta?.storage ?? 'unknown'})`,
+            `run \`svc login --profile ${active.profileName}\``,
+          );
         }
       } catch (error) {
         if (!(error instanceof CliError)) throw error;
@@ -142,28 +164,46 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number
     printJson(ctx, {
       default_profile: config.default_profile ?? null,
       active: active
-        ? { profile: active.source === 'env' ? null : active.profileName, source: active.source, mode: active.mode, type: active.kind, key_name: active.keyName ?? null }
+        ? {
+            profile: active.source === 'env' ? null : active.profileName,
+            source: active.source,
+            mode: active.mode,
+            type: active.kind,
+            key_name: active.keyName ?? null,
+          }
         : { profile: chosen, error: problem?.message ?? null, ...(trouble ? { oauth: trouble === 'ended' ? 'ended' : 'secret_missing' } : {}) },
       env_api_key: ctx.env.SVC_API_KEY ? redact(ctx.env.SVC_API_KEY) : null,
       config_file: ctx.config.path,
-      profiles: shown.map((name) => [name, config.profiles[name]!] as const).map(([name, p]) => ({
-        name,
-        default: name === (config.default_profile ?? 'default'),
-        org_id: p.org_id ?? null,
-        org_name: p.org_name ?? null,
-        base_url: p.base_url ?? null,
-        mode: p.mode ?? null,
-        effective_mode: modeOf(p),
-        oauth: p.oauth ?? null,
-        keys: Object.values(p.keys ?? {}).map((k) => ({ ...k, redacted: redactedKey(k) })),
-        online: opts.offline ? null : [...(online.get(name)?.values() ?? [])],
-      })),
+      profiles: shown
+        .map((name) => [name, config.profiles[name]!] as const)
+        .map(([name, p]) => ({
+          name,
+          default: name === (config.default_profile ?? 'default'),
+          org_id: p.org_id ?? null,
+          org_name: p.org_name ?? null,
+          base_url: p.base_url ?? null,
+          mode: p.mode ?? null,
+          effective_mode: modeOf(p),
+          oauth: p.oauth ?? null,
+          keys: Object.values(p.keys ?? {}).map((k) => ({ ...k, redacted: redactedKey(k) })),
+          online: opts.offline ? null : [...(online.get(name)?.values() ?? [])],
+        })),
     });
   } else {
     const out: string[] = [];
     if (!shown.length) out.push(`No profiles yet (config: ${ctx.config.path}).`);
     for (const name of shown)
-      out.push(...profileLines(name, config.profiles[name]!, name === (config.default_profile ?? 'default'), now, modeOf(config.profiles[name]!), online.get(name) ?? new Map(), name === chosen ? trouble : undefined));
+      out.push(
+        ...profileLines(
+          name,
+          config.profiles[name]!,
+          name === (config.default_profile ?? 'default'),
+          now,
+          modeOf(config.profiles[name]!),
+          online.get(name) ?? new Map(),
+          name === chosen ? trouble : undefined,
+        ),
+      );
     if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile.`);
     if (active) out.push(`Commands use: ${describeActive(active)}.`);
     ctx.io.stdout.write(out.join('\n') + '\n');

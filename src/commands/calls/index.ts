@@ -15,10 +15,7 @@ const links = defineGroup({
   name: 'links',
   summary: 'join links for calls',
   examples: ['svc calls links list', 'svc calls links create --call call_123'],
-  commands: [
-    leaf(linksList.command, () => import('./links-list.js')),
-    leaf(linksCreate.command, () => import('./links-create.js')),
-  ],
+  commands: [leaf(linksList.command, () => import('./links-list.js')), leaf(linksCreate.command, () => import('./links-create.js'))],
 });
 
 const lines = defineGroup({

@@ -25,5 +25,10 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
 export async function run(_opts: CompleteOptions, ctx: Context): Promise<void> {
   const config = await ctx.config.read().catch(() => null);
   if (!config) return;
-  ctx.io.stdout.write(Object.keys(config.profiles).sort().map((name) => `${name}\n`).join(''));
+  ctx.io.stdout.write(
+    Object.keys(config.profiles)
+      .sort()
+      .map((name) => `${name}\n`)
+      .join(''),
+  );
 }

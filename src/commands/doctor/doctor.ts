@@ -47,7 +47,12 @@ export function nodeCheck(version: string): Check {
   const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
   return ok
     ? { check: 'node', status: 'ok', message: `Node.js ${version} (supported: ${MIN_NODE.join('.')} or newer)` }
-    : { check: 'node', status: 'failed', message: `Node.js ${version} is older than svc supports`, fix: `install Node.js ${MIN_NODE.join('.')} or newer (an LTS release)` };
+    : {
+        check: 'node',
+        status: 'failed',
+        message: `Node.js ${version} is older than svc supports`,
+        fix: `install Node.js ${MIN_NODE.join('.')} or newer (an LTS release)`,
+      };
 }
 
 export function clockCheck(dateHeader: string | null, now: number): Check {
@@ -56,7 +61,8 @@ export function clockCheck(dateHeader: string | null, now: number): Check {
   const skew = now - served;
   const text = `${Math.abs(Math.round(skew / 1000))} s ${skew >= 0 ? 'ahead of' : 'behind'} the service`;
   // Date has one-second resolution: a second of difference is no skew.
-  if (Math.abs(skew) < SKEW_WARN_MS) return { check: 'clock', status: 'ok', message: `clock within ${Math.max(1, Math.round(Math.abs(skew) / 1000))} s of the service's` };
+  if (Math.abs(skew) < SKEW_WARN_MS)
+    return { check: 'clock', status: 'ok', message: `clock within ${Math.max(1, Math.round(Math.abs(skew) / 1000))} s of the service's` };
   return {
     check: 'clock',
     status: Math.abs(skew) >= SKEW_FAIL_MS ? 'failed' : 'warning',
@@ -75,10 +81,20 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
   const dirStat = await stat(dir).catch(() => undefined);
   if (!dirStat) checks.push({ check: 'config', status: 'ok', message: `config dir ${dir} does not exist yet (made on first sign-in)` });
   else {
-    const writable = await access(dir, constants.R_OK | constants.W_OK).then(() => true, () => false);
-    checks.push(writable
-      ? { check: 'config', status: 'ok', message: `config dir ${dir} (mode ${modeString(dirStat.mode)})` }
-      : { check: 'config', status: 'failed', message: `config dir ${dir} is not readable and writable by you`, fix: `fix its permissions (chmod u+rwx ${dir}) or point SVC_CONFIG_DIR at another directory` });
+    const writable = await access(dir, constants.R_OK | constants.W_OK).then(
+      () => true,
+      () => false,
+    );
+    checks.push(
+      writable
+        ? { check: 'config', status: 'ok', message: `config dir ${dir} (mode ${modeString(dirStat.mode)})` }
+        : {
+            check: 'config',
+            status: 'failed',
+            message: `config dir ${dir} is not readable and writable by you`,
+            fix: `fix its permissions (chmod u+rwx ${dir}) or point SVC_CONFIG_DIR at another directory`,
+          },
+    );
   }
   let config: ConfigData | undefined;
   try {
@@ -86,20 +102,43 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
     const fileStat = await stat(ctx.config.path).catch(() => undefined);
     if (fileStat) {
       const open = (fileStat.mode & 0o022) !== 0;
-      checks.push(open
-        ? { check: 'config', status: 'warning', message: `${CONFIG_FILE} is writable by others (mode ${modeString(fileStat.mode)})`, fix: `chmod 600 ${ctx.config.path}` }
-        : { check: 'config', status: 'ok', message: `${CONFIG_FILE} reads (${Object.keys(config.profiles).length} profile(s), mode ${modeString(fileStat.mode)})` });
+      checks.push(
+        open
+          ? {
+              check: 'config',
+              status: 'warning',
+              message: `${CONFIG_FILE} is writable by others (mode ${modeString(fileStat.mode)})`,
+              fix: `chmod 600 ${ctx.config.path}`,
+            }
+          : {
+              check: 'config',
+              status: 'ok',
+              message: `${CONFIG_FILE} reads (${Object.keys(config.profiles).length} profile(s), mode ${modeString(fileStat.mode)})`,
+            },
+      );
     }
   } catch (error) {
-    checks.push({ check: 'config', status: 'failed', message: (error as Error).message, fix: (error as { hint?: string }).hint ?? `fix or move ${ctx.config.path}` });
+    checks.push({
+      check: 'config',
+      status: 'failed',
+      message: (error as Error).message,
+      fix: (error as { hint?: string }).hint ?? `fix or move ${ctx.config.path}`,
+    });
   }
   const credentialsPath = join(dir, CREDENTIALS_FILE);
   const credStat = await stat(credentialsPath).catch(() => undefined);
   if (credStat) {
     const exposed = (credStat.mode & 0o077) !== 0;
-    checks.push(exposed
-      ? { check: 'config', status: 'failed', message: `${CREDENTIALS_FILE} holds secrets but is readable by others (mode ${modeString(credStat.mode)})`, fix: `chmod 600 ${credentialsPath}` }
-      : { check: 'config', status: 'ok', message: `${CREDENTIALS_FILE} is private (mode ${modeString(credStat.mode)})` });
+    checks.push(
+      exposed
+        ? {
+            check: 'config',
+            status: 'failed',
+            message: `${CREDENTIALS_FILE} holds secrets but is readable by others (mode ${modeString(credStat.mode)})`,
+            fix: `chmod 600 ${credentialsPath}`,
+          }
+        : { check: 'config', status: 'ok', message: `${CREDENTIALS_FILE} is private (mode ${modeString(credStat.mode)})` },
+    );
   }
   return { checks, config };
 }
@@ -111,7 +150,12 @@ export function proxyCheck(env: Context['env'], url: URL): Check {
     try {
       new URL(raw);
     } catch {
-      return { check: 'proxy', status: 'failed', message: `the proxy variable is not a URL (${maskProxy(raw).slice(0, 60)})`, fix: 'set HTTPS_PROXY/HTTP_PROXY to http://host:port' };
+      return {
+        check: 'proxy',
+        status: 'failed',
+        message: `the proxy variable is not a URL (${maskProxy(raw).slice(0, 60)})`,
+        fix: 'set HTTPS_PROXY/HTTP_PROXY to http://host:port',
+      };
     }
   }
   const choice = proxyFor(env, url);
@@ -137,7 +181,12 @@ export async function run(_opts: unknown, ctx: Context): Promise<number> {
   const profile = data.profiles[name];
   const envKey = ctx.env.SVC_API_KEY;
   if (envKey)
-    checks.push({ check: 'profile', status: modeOfKey(envKey) ? 'ok' : 'failed', message: `SVC_API_KEY is set (${modeOfKey(envKey) ?? 'not an svc key'}): it overrides every profile`, ...(modeOfKey(envKey) ? {} : { fix: 'set it to a svc_test_… or svc_live_… key, or unset it' }) });
+    checks.push({
+      check: 'profile',
+      status: modeOfKey(envKey) ? 'ok' : 'failed',
+      message: `SVC_API_KEY is set (${modeOfKey(envKey) ?? 'not an svc key'}): it overrides every profile`,
+      ...(modeOfKey(envKey) ? {} : { fix: 'set it to a svc_test_… or svc_live_… key, or unset it' }),
+    });
   if (profile) checks.push({ check: 'profile', status: 'ok', message: `profile "${name}" from ${why}${profile.org_name ? `: ${profile.org_name}` : ''}` });
   else if (!envKey)
     checks.push({
@@ -157,20 +206,39 @@ export async function run(_opts: unknown, ctx: Context): Promise<number> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
     url = undefined;
-    checks.push({ check: 'address', status: 'failed', message: `the address ${JSON.stringify(address)} is not an http(s) URL`, fix: `use e.g. ${/^[\w.-]+:\d+/.test(address) ? `http://${address}` : 'https://api.example.com'}` });
+    checks.push({
+      check: 'address',
+      status: 'failed',
+      message: `the address ${JSON.stringify(address)} is not an http(s) URL`,
+      fix: `use e.g. ${/^[\w.-]+:\d+/.test(address) ? `http://${address}` : 'https://api.example.com'}`,
+    });
   }
   if (url) {
     const differs = override && profile && new URL(profileUrl).origin !== url.origin;
     if (differs && !envKey)
-      checks.push({ check: 'address', status: 'failed', message: `${override[0]} is ${url.origin} but profile "${name}" belongs to ${new URL(profileUrl).origin}: its credentials go only there`, fix: `drop ${override[0]}, or use a profile made for ${url.origin} (svc login --profile NAME --base-url ${url.origin})` });
-    else checks.push({ check: 'address', status: 'ok', message: `service address ${url.origin}${override ? ` (from ${override[0]})` : profile?.base_url ? ` (profile "${name}")` : ' (the default: the local emulator)'}` });
+      checks.push({
+        check: 'address',
+        status: 'failed',
+        message: `${override[0]} is ${url.origin} but profile "${name}" belongs to ${new URL(profileUrl).origin}: its credentials go only there`,
+        fix: `drop ${override[0]}, or use a profile made for ${url.origin} (svc login --profile NAME --base-url ${url.origin})`,
+      });
+    else
+      checks.push({
+        check: 'address',
+        status: 'ok',
+        message: `service address ${url.origin}${override ? ` (from ${override[0]})` : profile?.base_url ? ` (profile "${name}")` : ' (the default: the local emulator)'}`,
+      });
     checks.push(proxyCheck(ctx.env, url));
   }
 
   // The service: reachable, and its RFC 8414 metadata (§3.3: the issuer must be the address asked).
   if (url) {
     try {
-      const response = await ctx.http.fetch(joinUrl(url.origin, ENDPOINTS['oauth.metadata'].path), { method: 'GET', headers: { accept: 'application/json' }, signal: ctx.signal });
+      const response = await ctx.http.fetch(joinUrl(url.origin, ENDPOINTS['oauth.metadata'].path), {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        signal: ctx.signal,
+      });
       const text = await response.text();
       checks.push({ check: 'service', status: 'ok', message: `${url.origin} answers (${response.status})` });
       let metadata: { issuer?: unknown; token_endpoint?: unknown } | undefined;
@@ -180,31 +248,55 @@ export async function run(_opts: unknown, ctx: Context): Promise<number> {
         metadata = undefined;
       }
       if (!metadata || typeof metadata.token_endpoint !== 'string')
-        checks.push({ check: 'service', status: 'warning', message: `no RFC 8414 metadata at ${ENDPOINTS['oauth.metadata'].path} (status ${response.status})`, fix: 'check that the address is the service\'s API address; `svc login` needs this document' });
+        checks.push({
+          check: 'service',
+          status: 'warning',
+          message: `no RFC 8414 metadata at ${ENDPOINTS['oauth.metadata'].path} (status ${response.status})`,
+          fix: "check that the address is the service's API address; `svc login` needs this document",
+        });
       else if (typeof metadata.issuer === 'string' && metadata.issuer.replace(/\/+$/, '') !== url.origin)
-        checks.push({ check: 'service', status: 'failed', message: `the metadata's issuer ${metadata.issuer} is not ${url.origin} (RFC 8414 §3.3)`, fix: 'use the issuer\'s address as the base URL' });
+        checks.push({
+          check: 'service',
+          status: 'failed',
+          message: `the metadata's issuer ${metadata.issuer} is not ${url.origin} (RFC 8414 §3.3)`,
+          fix: "use the issuer's address as the base URL",
+        });
       else checks.push({ check: 'service', status: 'ok', message: `RFC 8414 metadata: issuer ${String(metadata.issuer)}` });
       checks.push(clockCheck(response.headers.get('date'), ctx.clock.now()));
     } catch (error) {
       if (ctx.signal.aborted) throw error;
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code ?? (error as Error).message;
-      checks.push({ check: 'service', status: 'failed', message: `cannot reach ${url.origin}: ${cause}`, fix: 'check the address, the network and the proxy settings; for the local emulator run `svc emulator`' });
+      checks.push({
+        check: 'service',
+        status: 'failed',
+        message: `cannot reach ${url.origin}: ${cause}`,
+        fix: 'check the address, the network and the proxy settings; for the local emulator run `svc emulator`',
+      });
     }
   }
 
   // The keychain: available, and which store each secret is in.
-  if (ctx.env.SVC_CREDENTIAL_STORE === 'file') checks.push({ check: 'keychain', status: 'ok', message: 'SVC_CREDENTIAL_STORE=file: secrets are kept in credentials.json, not the keychain' });
+  if (ctx.env.SVC_CREDENTIAL_STORE === 'file')
+    checks.push({ check: 'keychain', status: 'ok', message: 'SVC_CREDENTIAL_STORE=file: secrets are kept in credentials.json, not the keychain' });
   else {
     try {
       await new KeychainSecretStore(napiKeychain()).get('svc-doctor', 'probe');
       checks.push({ check: 'keychain', status: 'ok', message: 'the OS keychain answers' });
     } catch (error) {
       const forced = ctx.env.SVC_CREDENTIAL_STORE === 'keychain';
-      checks.push({ check: 'keychain', status: forced ? 'failed' : 'warning', message: `${(error as Error).message}${forced ? '' : '; secrets go to credentials.json (mode 0600)'}`, fix: (error as { hint?: string }).hint ?? 'start and unlock a keychain' });
+      checks.push({
+        check: 'keychain',
+        status: forced ? 'failed' : 'warning',
+        message: `${(error as Error).message}${forced ? '' : '; secrets go to credentials.json (mode 0600)'}`,
+        fix: (error as { hint?: string }).hint ?? 'start and unlock a keychain',
+      });
     }
   }
   for (const [profileName, p] of Object.entries(data.profiles)) {
-    const entries = [...(p.oauth ? [[OAUTH_SECRET_NAME, p.oauth.storage] as const] : []), ...Object.values(p.keys ?? {}).map((k) => [k.name, k.storage] as const)];
+    const entries = [
+      ...(p.oauth ? [[OAUTH_SECRET_NAME, p.oauth.storage] as const] : []),
+      ...Object.values(p.keys ?? {}).map((k) => [k.name, k.storage] as const),
+    ];
     for (const [secret, storage] of entries) {
       let present: boolean | undefined;
       try {
@@ -212,9 +304,20 @@ export async function run(_opts: unknown, ctx: Context): Promise<number> {
       } catch {
         present = undefined;
       }
-      checks.push(present === false
-        ? { check: 'keychain', status: 'failed', message: `profile "${profileName}": the ${secret} secret is missing from ${storage}`, fix: secret === OAUTH_SECRET_NAME ? `svc login --profile ${profileName}` : `svc keys add --profile ${profileName} --name ${secret}` }
-        : { check: 'keychain', status: present ? 'ok' : 'warning', message: `profile "${profileName}": ${secret} ${present ? 'is' : 'should be'} in ${storage}` });
+      checks.push(
+        present === false
+          ? {
+              check: 'keychain',
+              status: 'failed',
+              message: `profile "${profileName}": the ${secret} secret is missing from ${storage}`,
+              fix: secret === OAUTH_SECRET_NAME ? `svc login --profile ${profileName}` : `svc keys add --profile ${profileName} --name ${secret}`,
+            }
+          : {
+              check: 'keychain',
+              status: present ? 'ok' : 'warning',
+              message: `profile "${profileName}": ${secret} ${present ? 'is' : 'should be'} in ${storage}`,
+            },
+      );
     }
   }
 
@@ -229,16 +332,39 @@ export async function run(_opts: unknown, ctx: Context): Promise<number> {
     for (const credential of storedCredentials(profileName, p, base)) {
       const result = await checkCredential(ctx, credential);
       const label = `profile "${profileName}": ${result.kind === 'oauth' ? 'OAuth sign-in' : `${result.mode} key "${result.credential}"`}`;
-      checks.push(result.verdict === 'valid'
-        ? { check: 'credential', status: 'ok', message: `${label} ${result.detail}` }
-        : result.verdict === 'refused'
-          ? { check: 'credential', status: 'failed', message: `${label}: ${result.detail}`, fix: result.kind === 'oauth' ? `svc login --profile ${profileName}` : `svc keys add --profile ${profileName} with a new key, or svc keys remove ${result.credential}` }
-          : { check: 'credential', status: 'warning', message: `${label}: ${result.detail}` });
+      checks.push(
+        result.verdict === 'valid'
+          ? { check: 'credential', status: 'ok', message: `${label} ${result.detail}` }
+          : result.verdict === 'refused'
+            ? {
+                check: 'credential',
+                status: 'failed',
+                message: `${label}: ${result.detail}`,
+                fix:
+                  result.kind === 'oauth'
+                    ? `svc login --profile ${profileName}`
+                    : `svc keys add --profile ${profileName} with a new key, or svc keys remove ${result.credential}`,
+              }
+            : { check: 'credential', status: 'warning', message: `${label}: ${result.detail}` },
+      );
     }
   }
   if (envKey && modeOfKey(envKey) && url) {
-    const result = await checkCredential(ctx, { kind: 'api_key', source: 'env', mode: modeOfKey(envKey)!, profileName: name, profile, baseUrl: url.origin, apiKey: envKey });
-    checks.push({ check: 'credential', status: result.verdict === 'valid' ? 'ok' : result.verdict === 'refused' ? 'failed' : 'warning', message: `SVC_API_KEY ${result.detail}`, ...(result.verdict === 'refused' ? { fix: 'set SVC_API_KEY to a valid key, or unset it' } : {}) });
+    const result = await checkCredential(ctx, {
+      kind: 'api_key',
+      source: 'env',
+      mode: modeOfKey(envKey)!,
+      profileName: name,
+      profile,
+      baseUrl: url.origin,
+      apiKey: envKey,
+    });
+    checks.push({
+      check: 'credential',
+      status: result.verdict === 'valid' ? 'ok' : result.verdict === 'refused' ? 'failed' : 'warning',
+      message: `SVC_API_KEY ${result.detail}`,
+      ...(result.verdict === 'refused' ? { fix: 'set SVC_API_KEY to a valid key, or unset it' } : {}),
+    });
   }
 
   checks.push(nodeCheck(process.versions.node));

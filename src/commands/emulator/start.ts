@@ -89,7 +89,8 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
 /** A state file or fixture problem names the file and is the user's to fix: exit 2, file untouched. */
 function asUsageError(error: unknown, emulator: typeof import('../../emulator/index.js'), file?: string): unknown {
   if (error instanceof emulator.StateFileError) return new UsageError(error.message);
-  if (error instanceof emulator.InvalidDocumentError) return new UsageError(`${file ?? 'the document'} is not a valid emulator state document: ${error.message}`);
+  if (error instanceof emulator.InvalidDocumentError)
+    return new UsageError(`${file ?? 'the document'} is not a valid emulator state document: ${error.message}`);
   return error;
 }
 
@@ -130,7 +131,10 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
       throw new UsageError(`port ${opts.port} on ${opts.host} is already in use (another emulator?)`, 'choose another --port, or --port 0 for any free one');
     }
     if (error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES') {
-      throw new UsageError(`cannot listen on ${opts.host}:${opts.port} (${error.code})`, 'use an address of this machine (--host 127.0.0.1) and a port above 1023');
+      throw new UsageError(
+        `cannot listen on ${opts.host}:${opts.port} (${error.code})`,
+        'use an address of this machine (--host 127.0.0.1) and a port above 1023',
+      );
     }
     throw error;
   });
@@ -138,14 +142,20 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
   const loaded = emulator.loaded;
   const { stdout, stderr } = ctx.io;
   if (!isLoopbackHost(opts.host)) {
-    stderr.write(
-      `warning: the emulator listens on ${opts.host}; its control plane (/_emulator, no credential) is open to that network\n`,
-    );
+    stderr.write(`warning: the emulator listens on ${opts.host}; its control plane (/_emulator, no credential) is open to that network\n`);
   }
   for (const notice of loaded?.notices ?? []) stderr.write(`warning: ${notice}\n`);
   if (!seed && loaded) {
     // A loaded world: its keys are hashes now (they were shown once, when made), so none is printed.
-    const summary = { path: loaded.path || null, loaded: true, imported: loaded.imported, orgs: loaded.orgs, keys: loaded.keys, apps: loaded.apps, events: loaded.events };
+    const summary = {
+      path: loaded.path || null,
+      loaded: true,
+      imported: loaded.imported,
+      orgs: loaded.orgs,
+      keys: loaded.keys,
+      apps: loaded.apps,
+      events: loaded.events,
+    };
     if (opts.json || ctx.globals.json) {
       stdout.write(`${JSON.stringify({ url: emulator.url, state: summary })}\n`);
     } else {

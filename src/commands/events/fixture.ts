@@ -55,7 +55,8 @@ export function validateFixture(value: unknown, where: string): Fixture {
     if (names.has(name)) bad(`two steps are named "${name}"`);
     names.add(name);
     const request = step.request;
-    if (typeof request !== 'string' || !(request in ENDPOINTS)) bad(`step "${name}": "request" must name an API endpoint (e.g. calls.create), not ${JSON.stringify(request)}`);
+    if (typeof request !== 'string' || !(request in ENDPOINTS))
+      bad(`step "${name}": "request" must name an API endpoint (e.g. calls.create), not ${JSON.stringify(request)}`);
     const endpoint = ENDPOINTS[request as EndpointName] as { method: string; path: string; stream?: boolean; scope: string | null };
     if (endpoint.stream || endpoint.scope === null || !endpoint.path.startsWith('/v1/')) bad(`step "${name}": ${request} is not a request a trigger can make`);
     if (step.params !== undefined && (typeof step.params !== 'object' || step.params === null)) bad(`step "${name}": "params" must be an object`);
@@ -123,7 +124,10 @@ export function parseOverride(raw: string): Override {
   const eq = raw.indexOf('=');
   const path = eq > 0 ? raw.slice(0, eq).trim() : '';
   if (!/^[\w-]+(\.[\w-]+)*$/.test(path)) {
-    throw new UsageError(`--override ${JSON.stringify(raw)} is not path=value`, 'e.g. --override call.title="Support line" or --override languages=\'["en","fr"]\'');
+    throw new UsageError(
+      `--override ${JSON.stringify(raw)} is not path=value`,
+      'e.g. --override call.title="Support line" or --override languages=\'["en","fr"]\'',
+    );
   }
   const text = raw.slice(eq + 1);
   let value: unknown = text;

@@ -63,9 +63,7 @@ export function summarize(event: ApiEvent): string {
       return join([dir, typeof d.characters === 'number' ? `${d.characters} chars` : undefined]);
     }
     case 'balance':
-      return typeof d.available === 'number'
-        ? `${(d.available / 100).toFixed(2)} ${(str(d.currency) ?? 'usd').toUpperCase()} available`
-        : join([str(d.id)]);
+      return typeof d.available === 'number' ? `${(d.available / 100).toFixed(2)} ${(str(d.currency) ?? 'usd').toUpperCase()} available` : join([str(d.id)]);
     default:
       // An unknown kind (or the emulator's synthetic load events): whatever names it.
       return join([str(d.id) ?? str(d.object), str(d.status)]);

@@ -5,12 +5,7 @@
 // (backpressure), so a slow endpoint cannot make svc hold an ever-growing backlog.
 import type { Clock } from '../../context.js';
 
-export type PostJson = (
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-) => Promise<{ status: number }>;
+export type PostJson = (url: string, body: string, headers: Record<string, string>, signal: AbortSignal) => Promise<{ status: number }>;
 
 export interface DeliveryReport {
   eventId: string;

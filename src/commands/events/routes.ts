@@ -13,14 +13,26 @@ export interface ForwardRoute {
 }
 
 /** Headers svc sets itself: a --forward-header may not replace them. */
-const RESERVED_HEADERS = new Set(['svc-signature', 'svc-event-id', 'svc-event-type', 'content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
+const RESERVED_HEADERS = new Set([
+  'svc-signature',
+  'svc-event-id',
+  'svc-event-type',
+  'content-type',
+  'content-length',
+  'host',
+  'transfer-encoding',
+  'connection',
+]);
 
 function parseUrl(text: string, flag: string): string {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${flag} "${text}" is not a URL`, 'give a full URL, e.g. http://localhost:3000/webhooks, or TYPE=URL such as call.*=http://localhost:3000/calls');
+    throw new UsageError(
+      `${flag} "${text}" is not a URL`,
+      'give a full URL, e.g. http://localhost:3000/webhooks, or TYPE=URL such as call.*=http://localhost:3000/calls',
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${flag} "${text}" must be an http or https URL`, 'e.g. http://localhost:3000/webhooks');

@@ -103,7 +103,8 @@ export const command = defineCommand({
 });
 
 export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): TailOptions {
-  if (args.length > 0) throw new UsageError(`events tail takes no arguments (got ${args.map((a) => JSON.stringify(a)).join(' ')})`, 'filter with --type, e.g. --type call.*');
+  if (args.length > 0)
+    throw new UsageError(`events tail takes no arguments (got ${args.map((a) => JSON.stringify(a)).join(' ')})`, 'filter with --type, e.g. --type call.*');
 
   const types: TypePattern[] = [];
   for (const raw of strings(flags.type).flatMap((t) => t.split(','))) {
@@ -426,7 +427,9 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
 /** Exit 1 when any delivery was given up (a supervisor or CI sees it); undefined when none was. */
 function gaveUpExit(deliveries: Deliveries | undefined, opts: TailOptions, io: Context['io']): number | undefined {
   if (!deliveries || deliveries.gaveUp === 0) return undefined;
-  const where = opts.deadLetter ? `written to ${opts.deadLetter} (svc events replay ${opts.deadLetter} --forward-to URL sends them again)` : 'not kept (add --dead-letter FILE to keep them)';
+  const where = opts.deadLetter
+    ? `written to ${opts.deadLetter} (svc events replay ${opts.deadLetter} --forward-to URL sends them again)`
+    : 'not kept (add --dead-letter FILE to keep them)';
   io.stderr.write(`error: ${deliveries.gaveUp} deliver${deliveries.gaveUp === 1 ? 'y was' : 'ies were'} given up after retries; ${where}\n`);
   return 1;
 }

@@ -57,7 +57,10 @@ interface Account {
 export function checkKeyShape(key: string): Mode {
   const mode = modeOfKey(key);
   if (!mode || /\s/.test(key) || key.length < 'svc_test_'.length + 8)
-    throw new UsageError('that is not an svc API key: it must start with svc_live_ or svc_test_ (tokens and client secrets are not keys)', 'copy the key from the organization\'s API settings');
+    throw new UsageError(
+      'that is not an svc API key: it must start with svc_live_ or svc_test_ (tokens and client secrets are not keys)',
+      "copy the key from the organization's API settings",
+    );
   return mode;
 }
 
@@ -65,7 +68,10 @@ async function readKey(ctx: Context, _opts: KeysAddOptions): Promise<string> {
   // A terminal on stdin would echo the key while reading to EOF with no prompt: ask hidden instead, even with --stdin.
   if (ctx.io.stdin.isTTY) {
     if (!ctx.io.canPrompt())
-      throw new UsageError('stdin is a terminal, where the key would be echoed, but there is no terminal on stderr to prompt on', 'pipe the key in: `svc keys add --stdin < key.txt`');
+      throw new UsageError(
+        'stdin is a terminal, where the key would be echoed, but there is no terminal on stderr to prompt on',
+        'pipe the key in: `svc keys add --stdin < key.txt`',
+      );
     return (await promptSecret(ctx, 'API key (svc_test_… or svc_live_…):', '--stdin')).trim();
   }
   const text = await ctx.io.stdin.readAll();
@@ -105,7 +111,10 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   const { createApiClient } = await import('../../api/client.js');
   const client = createApiClient(ctx, { kind: 'api_key', source: 'profile', mode, profileName, profile: existing, baseUrl, apiKey: key });
   if (opts.org && existing?.org_id && existing.org_id !== opts.org)
-    throw new UsageError(`--org ${opts.org} is not the organization of profile "${profileName}" (${existing.org_id}); nothing was stored`, 'store it in a profile of its own: `svc keys add --profile <name> --org …`');
+    throw new UsageError(
+      `--org ${opts.org} is not the organization of profile "${profileName}" (${existing.org_id}); nothing was stored`,
+      'store it in a profile of its own: `svc keys add --profile <name> --org …`',
+    );
   let account: Account;
   /** Stored without the service confirming its organization (a key without account:read). */
   let unverified = false;
@@ -116,15 +125,30 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
     // the organization known (the profile's, or --org) it can be stored, marked unverified.
     const knownOrg = opts.org ?? existing?.org_id;
     if (error instanceof ApiError && error.status === 403 && knownOrg) {
-      account = { id: knownOrg, name: existing?.org_id === knownOrg ? existing.org_name ?? knownOrg : knownOrg, livemode: mode === 'live', credential: { type: 'api_key', scopes: [] } };
+      account = {
+        id: knownOrg,
+        name: existing?.org_id === knownOrg ? (existing.org_name ?? knownOrg) : knownOrg,
+        livemode: mode === 'live',
+        credential: { type: 'api_key', scopes: [] },
+      };
       unverified = true;
     } else {
       if (error instanceof ApiError && error.status === 401)
-        throw new ApiError(`the service refused the key ${redact(key)}: it is unknown or revoked (at ${baseUrl})`, 401, EXIT.unauthenticated, error.body,
-          'check that you copied the whole key, and that --base-url / SVC_BASE_URL points at the right service');
+        throw new ApiError(
+          `the service refused the key ${redact(key)}: it is unknown or revoked (at ${baseUrl})`,
+          401,
+          EXIT.unauthenticated,
+          error.body,
+          'check that you copied the whole key, and that --base-url / SVC_BASE_URL points at the right service',
+        );
       if (error instanceof ApiError && error.status === 403)
-        throw new ApiError(`the key ${redact(key)} lacks the account:read scope, which svc needs to learn its organization`, 403, EXIT.forbidden, error.body,
-          'give its organization with --org org_…, or add it to a profile whose organization is known, or use a key with account:read');
+        throw new ApiError(
+          `the key ${redact(key)} lacks the account:read scope, which svc needs to learn its organization`,
+          403,
+          EXIT.forbidden,
+          error.body,
+          'give its organization with --org org_…, or add it to a profile whose organization is known, or use a key with account:read',
+        );
       throw error;
     }
   }
@@ -177,14 +201,27 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   const pending = (await ctx.config.read()).secrets_in_flight ?? [];
   const left: SecretLeft[] = await finishDeletes(
     ctx,
-    replaced.map((old) => ({ entry: pending.find((e) => e.profile === profileName && e.name === old.name && e.pid === process.pid && !e.key)!, storage: old.storage })).filter((d) => d.entry),
+    replaced
+      .map((old) => ({
+        entry: pending.find((e) => e.profile === profileName && e.name === old.name && e.pid === process.pid && !e.key)!,
+        storage: old.storage,
+      }))
+      .filter((d) => d.entry),
   );
   for (const entry of left) warn(ctx, describeLeft(entry));
 
   if (unverified)
-    ctx.io.stderr.write(`note: the key cannot read its organization (no account:read), so it is stored unverified for ${account.id}; its scopes are not known here.\n`);
+    ctx.io.stderr.write(
+      `note: the key cannot read its organization (no account:read), so it is stored unverified for ${account.id}; its scopes are not known here.\n`,
+    );
   if (ctx.globals.json)
-    return printJson(ctx, { profile: profileName, org_id: account.id, org_name: account.name, key: { ...meta, redacted: redactedKey(meta) }, ...(left.length ? { secrets_left: left } : {}) });
+    return printJson(ctx, {
+      profile: profileName,
+      org_id: account.id,
+      org_name: account.name,
+      key: { ...meta, redacted: redactedKey(meta) },
+      ...(left.length ? { secrets_left: left } : {}),
+    });
   ctx.io.stdout.write(
     `Added ${mode} key "${name}" (${redactedKey(meta)}) for ${account.name} (${account.id}) to profile "${profileName}", stored in ${storage === 'file' ? 'the credentials file' : storage}.\n`,
   );

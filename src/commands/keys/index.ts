@@ -8,9 +8,5 @@ export default defineGroup({
   name: 'keys',
   summary: 'API keys stored for the profile',
   examples: ['svc keys add', 'svc keys list', 'svc keys remove ci'],
-  commands: [
-    leaf(add.command, () => import('./add.js')),
-    leaf(list.command, () => import('./list.js')),
-    leaf(remove.command, () => import('./remove.js')),
-  ],
+  commands: [leaf(add.command, () => import('./add.js')), leaf(list.command, () => import('./list.js')), leaf(remove.command, () => import('./remove.js'))],
 });

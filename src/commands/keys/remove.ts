@@ -22,7 +22,7 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): KeysRemoveOptions {
-  if (!args[0]) throw new UsageError('missing NAME: the key\'s name, see `svc keys list`');
+  if (!args[0]) throw new UsageError("missing NAME: the key's name, see `svc keys list`");
   return { name: parseKeyName(args[0], 'NAME') };
 }
 
@@ -48,6 +48,8 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
   });
   if (left) warn(ctx, describeLeft(left));
   if (ctx.globals.json) return printJson(ctx, { profile: profileName, removed: { ...meta, redacted: redactedKey(meta) }, secret_left: left });
-  ctx.io.stdout.write(`Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"${left ? ' (its keychain entry remains, see the warning)' : ''}.\n`);
-  ctx.io.stderr.write('The key itself still works at the service until it is revoked in the organization\'s API settings.\n');
+  ctx.io.stdout.write(
+    `Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"${left ? ' (its keychain entry remains, see the warning)' : ''}.\n`,
+  );
+  ctx.io.stderr.write("The key itself still works at the service until it is revoked in the organization's API settings.\n");
 }

@@ -35,7 +35,7 @@ export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
       cfg.default_profile ??= profileName;
     });
     const profile = config.profiles[profileName];
-    const usable = mode === 'test' ? keyForMode(profile, 'test') : profile?.oauth ?? keyForMode(profile, 'live');
+    const usable = mode === 'test' ? keyForMode(profile, 'test') : (profile?.oauth ?? keyForMode(profile, 'live'));
     if (ctx.globals.json) printJson(ctx, { profile: profileName, mode });
     else ctx.io.stdout.write(`Profile "${profileName}" now uses ${mode} mode by default.\n`);
     if (!usable)
@@ -60,5 +60,13 @@ export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
   else [mode, source] = [chooseMode(ctx, profile), 'the credentials the profile has'];
   if (ctx.globals.json) return printJson(ctx, { profile: profileName, mode, source, profile_mode: profile?.mode ?? null });
   if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(`${mode}\n`);
-  await printObject(ctx, [['mode', mode], ['from', source], ['profile', profileName]], null);
+  await printObject(
+    ctx,
+    [
+      ['mode', mode],
+      ['from', source],
+      ['profile', profileName],
+    ],
+    null,
+  );
 }

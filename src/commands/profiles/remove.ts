@@ -50,8 +50,11 @@ export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<vo
       revoked = true;
     } catch (error) {
       if (ctx.signal.aborted) throw new InterruptedError();
-      throw new CliError(`could not revoke the OAuth connection of ${where}: ${(error as Error).message}; nothing was removed`,
-        1, `run it again, or \`svc profiles remove ${opts.name}\` without --revoke to remove it here only`);
+      throw new CliError(
+        `could not revoke the OAuth connection of ${where}: ${(error as Error).message}; nothing was removed`,
+        1,
+        `run it again, or \`svc profiles remove ${opts.name}\` without --revoke to remove it here only`,
+      );
     }
   }
 
@@ -79,7 +82,10 @@ export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<vo
   }
   ctx.io.stdout.write(`Removed ${where}${revoked ? ' and revoked its OAuth connection' : ''}.\n`);
   if (stillActive)
-    warn(ctx, `its OAuth connection may still be active at the service: an admin can disconnect the app in the organization's connected apps (next time use --revoke)`);
+    warn(
+      ctx,
+      `its OAuth connection may still be active at the service: an admin can disconnect the app in the organization's connected apps (next time use --revoke)`,
+    );
   if ((config.default_profile ?? DEFAULT_PROFILE) === opts.name && Object.keys(config.profiles).length > 1)
     ctx.io.stderr.write('It was the default profile: choose another with `svc auth switch NAME`.\n');
 }

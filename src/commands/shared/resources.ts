@@ -21,7 +21,9 @@ export async function confirmBilled(ctx: Context, action: string, opts: { testMo
   // Never suggest test mode for what test mode refuses (dialling a phone).
   const free = opts.testModeRefuses
     ? ''
-    : credential.source === 'env' ? ' Set SVC_API_KEY to a test key (svc_test_…) to try it free of charge.' : ' Use --test to try it free of charge.';
+    : credential.source === 'env'
+      ? ' Set SVC_API_KEY to a test key (svc_test_…) to try it free of charge.'
+      : ' Use --test to try it free of charge.';
   note(ctx, `${action} is billed to ${org} (live mode).${free}`);
   if (ctx.globals.yes || !ctx.io.canPrompt()) return;
   if (!(await confirm(ctx, `${action}: continue?`))) throw new CliError('cancelled: nothing was done', EXIT.failure);
@@ -37,12 +39,7 @@ export async function call<T>(ctx: Context, endpoint: EndpointName, request: Omi
  * A list: one page of `--limit` (or the service's default), or with `--all` every page
  * (100 per request), with a spinner counting on a terminal.
  */
-export async function fetchList<T>(
-  ctx: Context,
-  endpoint: EndpointName,
-  list: ListFlags,
-  request: Pick<ApiRequest, 'params' | 'query'> = {},
-): Promise<T[]> {
+export async function fetchList<T>(ctx: Context, endpoint: EndpointName, list: ListFlags, request: Pick<ApiRequest, 'params' | 'query'> = {}): Promise<T[]> {
   const api = await ctx.api();
   const query: Record<string, QueryValue> = { ...request.query };
   if (!list.all) {

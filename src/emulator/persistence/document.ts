@@ -51,7 +51,14 @@ const rowSchemas = {
 
 const resourceObject = z.looseObject({ id, object: z.string(), livemode: z.boolean(), created_at: z.string() });
 const storedRow = z.strictObject({ org_id: id, seq: time, obj: resourceObject });
-const eventObject = z.looseObject({ object: z.literal('event'), id, type: z.string().min(1), created_at: z.string(), livemode: z.boolean(), data: z.unknown() });
+const eventObject = z.looseObject({
+  object: z.literal('event'),
+  id,
+  type: z.string().min(1),
+  created_at: z.string(),
+  livemode: z.boolean(),
+  data: z.unknown(),
+});
 
 const collectionsShape = Object.fromEntries(
   (Object.keys(PERSISTED) as PersistedCollection[]).map((field) => [
@@ -164,7 +171,11 @@ export function exportDocument(state: State): StateDocument {
 export function importDocument(state: State, input: unknown): { orgs: number; keys: number; apps: number; events: number } {
   const parsed = documentSchema.safeParse(input);
   if (!parsed.success) throw new InvalidDocumentError(describe(parsed.error));
-  const doc = parsed.data as Record<string, unknown> & { clock_offset_ms: number; seq: number; events: { org_id: string; mode: string; events: Record<string, unknown>[] }[] };
+  const doc = parsed.data as Record<string, unknown> & {
+    clock_offset_ms: number;
+    seq: number;
+    events: { org_id: string; mode: string; events: Record<string, unknown>[] }[];
+  };
   let seq = doc.seq;
   for (const field of Object.keys(PERSISTED) as PersistedCollection[]) {
     const map = state[field] as Map<string, unknown>;
@@ -180,7 +191,8 @@ export function importDocument(state: State, input: unknown): { orgs: number; ke
     let last = 0;
     for (const event of log.events) {
       const eventSeq = seqOfEventId(String(event.id));
-      if (eventSeq === null || eventSeq <= last) throw new InvalidDocumentError(`events of ${log.org_id}:${log.mode}: ${String(event.id)} is not an event id in ascending order`);
+      if (eventSeq === null || eventSeq <= last)
+        throw new InvalidDocumentError(`events of ${log.org_id}:${log.mode}: ${String(event.id)} is not an event id in ascending order`);
       last = eventSeq;
       seq = Math.max(seq, eventSeq);
       retain(target, eventFromJson(eventSeq, String(event.id), String(event.type), JSON.stringify(event), event.data));

@@ -109,9 +109,7 @@ export class FileJournal implements StateJournal {
       for (const key of keys) {
         const value = Map.prototype.get.call(map, key);
         this.#lines.push(
-          value === undefined
-            ? JSON.stringify({ del: collection, key })
-            : JSON.stringify({ put: collection, row: encodeRow(field, key, value) }),
+          value === undefined ? JSON.stringify({ del: collection, key }) : JSON.stringify({ put: collection, row: encodeRow(field, key, value) }),
         );
       }
     }
@@ -178,9 +176,7 @@ export class FileJournal implements StateJournal {
         const torn = replay(this.path, text, state);
         if (torn) {
           copyFileSync(this.path, `${this.path}.torn`);
-          notices.push(
-            `${this.path}: dropped an incomplete last record (a write cut short, never answered); the file as it was is kept in ${this.path}.torn`,
-          );
+          notices.push(`${this.path}: dropped an incomplete last record (a write cut short, never answered); the file as it was is kept in ${this.path}.torn`);
         }
       } else {
         create();
@@ -229,9 +225,7 @@ function metaLine(state: State): string {
   return JSON.stringify({ meta: { seq: state.seq, clock_offset_ms: state.clock.offsetMs() } });
 }
 
-const fieldByName = new Map<string, PersistedCollection>(
-  (Object.keys(PERSISTED) as PersistedCollection[]).map((field) => [PERSISTED[field], field]),
-);
+const fieldByName = new Map<string, PersistedCollection>((Object.keys(PERSISTED) as PersistedCollection[]).map((field) => [PERSISTED[field], field]));
 
 function summarize(state: State): Omit<LoadSummary, 'path' | 'loaded' | 'notices'> {
   let events = 0;
@@ -271,7 +265,8 @@ function replay(path: string, text: string, state: State): boolean {
       lineNumber++;
       const record = JSON.parse(line) as Record<string, unknown>;
       if (lineNumber === 1) {
-        if (record.svc_emulator_state !== 1 || typeof record.snapshot !== 'object') throw new InvalidDocumentError('not an svc emulator state file (no snapshot)');
+        if (record.svc_emulator_state !== 1 || typeof record.snapshot !== 'object')
+          throw new InvalidDocumentError('not an svc emulator state file (no snapshot)');
         importDocument(state, record.snapshot);
       } else if (typeof record.put === 'string') {
         const [field, key, value] = parseRow(record.put, record.row);
@@ -346,7 +341,10 @@ export class StateLock {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const owner = Number.parseInt(readFileSafe(this.lockPath), 10);
         if (Number.isSafeInteger(owner) && owner > 0 && isAlive(owner)) {
-          throw new StateFileError(this.path, `the state file ${this.path} is in use by another emulator (pid ${owner}); stop it first, or use another --state file`);
+          throw new StateFileError(
+            this.path,
+            `the state file ${this.path} is in use by another emulator (pid ${owner}); stop it first, or use another --state file`,
+          );
         }
         // The owner is gone: its lock is stale.
         try {

@@ -41,7 +41,11 @@ export function keepBounded(entries: Map<string, { created_at: number }>, max: n
 
 export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
   const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 | 413 | 415 = 200) =>
-    c.html(html, status, { 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" });
+    c.html(html, status, {
+      'Cache-Control': 'no-store',
+      'X-Frame-Options': 'DENY',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    });
 
   const session = (c: Ctx): Session => {
     const id = getCookie(c, SESSION_COOKIE);
@@ -115,8 +119,7 @@ export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
       return page(c, errorPage('Invalid redirect URI', `${redirectUri ?? '(none)'} is not registered for ${client.name}.`), 400);
     }
     const appState = q('state');
-    const fail = (error: string, description: string) =>
-      c.redirect(redirectTo(redirectUri, { error, error_description: description, state: appState }), 302);
+    const fail = (error: string, description: string) => c.redirect(redirectTo(redirectUri, { error, error_description: description, state: appState }), 302);
 
     const responseType = q('response_type');
     if (responseType !== null && responseType !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');

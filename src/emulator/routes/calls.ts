@@ -12,7 +12,6 @@ import type { State } from '../state.js';
 import { route } from './wire.js';
 import { contractBody, listQuery, noBody, noQuery, page, parseQuery } from '../validate.js';
 
-
 export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
   route(app, 'calls.list', (c, credential) => {
     const query = parseQuery(c, listQuery.extend({ status: z.enum(['active', 'ended']).optional() }));

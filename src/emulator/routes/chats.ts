@@ -14,7 +14,6 @@ import type { ChatObject, MessageObject, ObjectBase, State } from '../state.js';
 import { characterCount, standInTranslation, voicePlaceholderTranscript } from '../translate.js';
 import { VOICE_BODY_LIMIT, contractBody, listQuery, noBody, noQuery, page, parseQuery, readBody } from '../validate.js';
 
-
 export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
   const openChat = (id: string, credential: Credential) => {
     const chat = owned(state.chats, id, credential).obj;

@@ -70,9 +70,7 @@ export function oauthRoutes(app: Hono<EmulatorEnv>, state: State): void {
     if (token === null) throw new OAuthError(400, 'invalid_request', 'missing parameter token');
     // Client authentication is optional for public clients ("none"), checked when sent.
     const authorization = c.req.header('authorization');
-    const clientId = authorization
-      ? authenticateClient(state, authorization, param('client_id'), null).client_id
-      : param('client_id');
+    const clientId = authorization ? authenticateClient(state, authorization, param('client_id'), null).client_id : param('client_id');
     revokeToken(state, token, clientId);
     return c.body(null, 200);
   });

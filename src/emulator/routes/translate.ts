@@ -7,7 +7,6 @@ import { route } from './wire.js';
 import { characterCount, standInTranslation } from '../translate.js';
 import { contractBody, noQuery } from '../validate.js';
 
-
 export function translateRoutes(app: Hono<EmulatorEnv>, state: State): void {
   route(app, 'translate', async (c, credential) => {
     noQuery(c);
