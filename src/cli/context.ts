@@ -83,9 +83,10 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     signal: runtime.signal,
     globals,
   };
-  // A lock held by another live process: say why the command is waiting, on a terminal (like a
-  // 429 wait: progress, which parallel scripted runs need not hear); Ctrl-C stops the wait.
-  const lockOptions = { onWait: (message: string) => io.progress(`svc: ${message}`), signal: runtime.signal };
+  // A lock held by another live process for over a second: say why the command is waiting, on
+  // stderr also in a script (a stall with no word is what a lock left by a killed process used
+  // to look like); Ctrl-C stops the wait.
+  const lockOptions = { onWait: (message: string) => io.stderr.write(`svc: ${message}\n`), signal: runtime.signal };
   const config = runtime.config ?? new FileConfigStore(dir, undefined, lockOptions);
   let secrets = runtime.secrets;
   if (!secrets) {
