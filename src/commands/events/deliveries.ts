@@ -7,6 +7,7 @@ import type { Context } from '../../context.js';
 import { Forwarder, formatDelivery, type DeliveryReport, type PostJson } from './forward.js';
 import { routeWants, type ForwardRoute } from './routes.js';
 import { signatureValue } from './sign.js';
+import { forwardingSecret } from './secret.js';
 
 export interface DeadLetter {
   /** The event as it was to be delivered. */
@@ -159,4 +160,28 @@ export class Deliveries {
     const routes = this.opts.routes.map((r) => (r.patterns.length ? r.label : `${r.url} (every event)`)).join(', ');
     return `Forwarding to ${routes}, signed with ${secretSource} (svc events tail --print-secret shows it)`;
   }
+}
+
+/**
+ * The deliveries of `--forward-to` routes (tail and replay), signed with the forwarding
+ * secret, announced on stderr; undefined without a route.
+ */
+export async function openDeliveries(
+  ctx: Pick<Context, 'http' | 'clock' | 'io'> & Parameters<typeof forwardingSecret>[0],
+  opts: { routes: ForwardRoute[]; forwardHeaders: Record<string, string>; deadLetter?: string | undefined },
+  signal: AbortSignal,
+  onSettled?: (eventId: string) => void,
+): Promise<Deliveries | undefined> {
+  if (!opts.routes.length) return undefined;
+  const secret = await forwardingSecret(ctx);
+  const deliveries = new Deliveries(ctx, {
+    routes: opts.routes,
+    secret: secret.secret,
+    headers: opts.forwardHeaders,
+    signal,
+    ...(opts.deadLetter ? { deadLetterFile: opts.deadLetter } : {}),
+    ...(onSettled ? { onSettled } : {}),
+  });
+  ctx.io.stderr.write(deliveries.describe(secret.source === 'env' ? 'SVC_FORWARD_SECRET' : `the forwarding secret of profile "${secret.profile}"`) + '\n');
+  return deliveries;
 }

@@ -6,12 +6,11 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { Deliveries } from './deliveries.js';
+import { openDeliveries } from './deliveries.js';
 import { matchesType, type TypePattern } from './filter.js';
 import { formatEventLine, type ApiEvent } from './format.js';
 import { parseTypes, strings } from './list.js';
 import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
-import { forwardingSecret } from './secret.js';
 
 export interface ReplayOptions {
   file: string;
@@ -116,18 +115,7 @@ export async function run(opts: ReplayOptions, ctx: Context): Promise<number> {
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
 
-  let deliveries: Deliveries | undefined;
-  if (opts.routes.length) {
-    const secret = await forwardingSecret(ctx);
-    deliveries = new Deliveries(ctx, {
-      routes: opts.routes,
-      secret: secret.secret,
-      headers: opts.forwardHeaders,
-      signal,
-      ...(opts.deadLetter ? { deadLetterFile: opts.deadLetter } : {}),
-    });
-    io.stderr.write(deliveries.describe(secret.source === 'env' ? 'SVC_FORWARD_SECRET' : `the forwarding secret of profile "${secret.profile}"`) + '\n');
-  }
+  const deliveries = await openDeliveries(ctx, opts, signal);
   const style = { tty: io.stdout.isTTY, paintType: (_t: string, text: string) => text };
 
   let previousAt: number | undefined;

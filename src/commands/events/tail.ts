@@ -12,7 +12,7 @@ import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } fro
 import { follow, type MessageVerdict } from '../../api/reconnect.js';
 import { FAMILY_COLOURS, formatEventLine, parseEvent, type ApiEvent } from './format.js';
 import { CheckpointWriter, HandledTracker, readCheckpoint } from './checkpoint.js';
-import { Deliveries } from './deliveries.js';
+import { openDeliveries, type Deliveries } from './deliveries.js';
 import { GapError, gapWarning, isGapFrame, parseGap } from './gap.js';
 import { EventRecorder } from './record.js';
 import { formatAway, random01From, SeenIds } from '../../api/resume.js';
@@ -275,19 +275,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   }
   const style = { tty: io.stdout.isTTY, paintType };
 
-  let deliveries: Deliveries | undefined;
-  if (opts.routes.length) {
-    const secret = await forwardingSecret(ctx);
-    deliveries = new Deliveries(ctx, {
-      routes: opts.routes,
-      secret: secret.secret,
-      headers: opts.forwardHeaders,
-      signal,
-      ...(opts.deadLetter ? { deadLetterFile: opts.deadLetter } : {}),
-      ...(tracker ? { onSettled: (id: string) => tracker.settled(id) } : {}),
-    });
-    io.stderr.write(deliveries.describe(secret.source === 'env' ? 'SVC_FORWARD_SECRET' : `the forwarding secret of profile "${secret.profile}"`) + '\n');
-  }
+  const deliveries = await openDeliveries(ctx, opts, signal, tracker ? (id: string) => tracker.settled(id) : undefined);
 
   const seen = new SeenIds();
   const query = { type: serverTypeParams(opts.types) };
