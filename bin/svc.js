@@ -2,10 +2,63 @@
 // Thin launcher for the bundle in dist/. CommonJS (bin/package.json says so): a CommonJS
 // start never initialises Node's ESM loader, which costs ~10 ms a run on Node 20.
 'use strict';
-if (process.argv.length === 3 && process.argv[2] === '--version') {
+const { fstatSync, readFileSync, writeSync } = require('node:fs');
+const { join } = require('node:path');
+
+const argv = process.argv.slice(2);
+
+/** Writes to fd 1 at once: process.stdout would load Node's stream modules first (~5 ms). */
+function writeOut(text) {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+  let offset = 0;
+  try {
+    while (offset < bytes.length) offset += writeSync(1, bytes, offset);
+  } catch (error) {
+    if (error.code === 'EAGAIN') process.stdout.write(bytes.subarray(offset)); // a full non-blocking pipe: queued
+    else if (error.code !== 'EPIPE') throw error; // EPIPE: the reader has gone (`svc --help | head -1`)
+  }
+}
+
+const WORD = /^[a-z0-9][a-z0-9-]*$/;
+
+/**
+ * The build's answer file for this command line (scripts/static-answers.mjs), or null:
+ * - `svc [group …] --help`, `svc … -h`, `svc help [group …]`, bare `svc`: that path's help,
+ *   only on a pipe or a file (where commander writes 80 columns; a terminal gets help
+ *   wrapped to its width from the bundle);
+ * - `svc completion SHELL`: the script.
+ * Any other command line (a flag among the words, say) goes to the bundle.
+ */
+function staticAnswerFile() {
+  if (argv.length === 2 && argv[0] === 'completion' && WORD.test(argv[1])) return `completion.${argv[1]}.txt`;
+  const last = argv[argv.length - 1];
+  const words = argv[0] === 'help' ? argv.slice(1) : last === '--help' || last === '-h' ? argv.slice(0, -1) : argv.length === 0 ? [] : null;
+  // (`svc help help` is the bundle's "no command help": its help command has no help of its own.)
+  if (!words || !words.every((word) => WORD.test(word) && word !== 'help')) return null;
+  return fstatSync(1).isCharacterDevice() ? null : `${['svc', ...words].join('.')}.txt`;
+}
+
+/**
+ * Prints what the build wrote for this command line, so neither the bundle nor commander
+ * loads; false when there is no such file (`svc help nope`: the bundle's error).
+ */
+function printStaticAnswer() {
+  const file = staticAnswerFile();
+  if (!file) return false;
+  let text;
+  try {
+    text = readFileSync(join(__dirname, '..', 'dist', 'help', file));
+  } catch {
+    return false;
+  }
+  writeOut(text);
+  return true;
+}
+
+if (argv.length === 1 && argv[0] === '--version') {
   // Answered without loading the bundle (parsing it is most of what `--version` would cost).
-  process.stdout.write(`${require('../package.json').version}\n`);
-} else {
+  writeOut(`${require('../package.json').version}\n`);
+} else if (!printStaticAnswer()) {
   // Node 22.8+ keeps V8's compiled code of the bundle on disk between runs (the OS temp
   // dir's node-compile-cache/), so a run skips most of the parsing and compiling of
   // main.cjs. Older Node has no such API; NODE_DISABLE_COMPILE_CACHE=1 turns it off.

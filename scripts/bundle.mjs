@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNotices } from './notices.mjs';
+import { writeStaticAnswers } from './static-answers.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -298,4 +299,5 @@ export async function bundle(outdir) {
   });
   // What was inlined, with its licences: THIRD_PARTY_NOTICES.txt and an SBOM (scripts/notices.mjs).
   writeNotices(root, outdir, [libraries.metafile, commonJsLibraries.metafile, start.metafile, ...commandChunks.map((c) => c.metafile), runner.metafile]);
+  await writeStaticAnswers(outdir);
 }

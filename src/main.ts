@@ -43,3 +43,30 @@ export async function main(): Promise<void> {
     process.off('SIGINT', onSigint);
   }
 }
+
+/**
+ * Every command's path (`['calls', 'links', 'list']`), groups and the root (`[]`) included:
+ * the build writes each one's `--help` text (scripts/help.mjs) for the launcher to print.
+ */
+export async function commandPaths(): Promise<string[][]> {
+  const [{ ROOT }, { nameOf }] = await Promise.all([import('./commands/index.js'), import('./cli/define.js')]);
+  const paths: string[][] = [[]];
+  const walk = (nodes: typeof ROOT.commands, prefix: string[]): void => {
+    for (const node of nodes) {
+      const path = [...prefix, nameOf(node)];
+      paths.push(path);
+      if (node.kind === 'group') walk(node.commands, path);
+    }
+  };
+  walk(ROOT.commands, []);
+  return paths;
+}
+
+/** The shells `svc completion SHELL` accepts (its declaration's choices): the build writes each script. */
+export async function completionShells(): Promise<readonly string[]> {
+  const { ROOT } = await import('./commands/index.js');
+  const completion = ROOT.commands.find((node) => node.kind === 'leaf' && node.decl.name === 'completion');
+  const shells = completion?.kind === 'leaf' ? completion.decl.args?.[0]?.choices : undefined;
+  if (!shells) throw new Error('svc completion declares no SHELL choices');
+  return shells;
+}

@@ -1,44 +1,72 @@
 // The real runtime: the process's streams, clock, randomness and browser.
 import type { Input, Output } from '../context.js';
 import type { Runtime } from './context.js';
+import { fstatSync, writeSync } from 'node:fs';
 import { lazyRequire } from '../node-require.js';
 import type { Prompter } from '../io/interactive.js';
 
 // node:crypto (with webcrypto), readline and timers/promises load on first use: `--help`
 // and most commands never need them, and loading them costs start-up time.
 
-/** stdout that goes quiet after EPIPE (`svc calls list | head -1`): exit 0, no stack trace. */
-function stdoutOutput(onBrokenPipe: () => void): Output {
-  let broken = false;
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') {
-      broken = true;
-      onBrokenPipe();
-    } else throw error;
-  });
-  return {
-    write(chunk) {
-      if (!broken) process.stdout.write(chunk);
-    },
-    get isTTY() {
-      return Boolean(process.stdout.isTTY);
-    },
-    get columns() {
-      return process.stdout.columns;
-    },
-  };
+/**
+ * Whether fd is a terminal. node:tty loads node:net (~4 ms), so it is asked only about a
+ * character device: a pipe or a file is no terminal.
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice() && lazyRequire('node:tty').isatty(fd);
+  } catch {
+    return false; // a closed descriptor
+  }
 }
 
-function stderrOutput(): Output {
+/**
+ * fd 1 or 2 as an Output. Writes go straight to the descriptor with a synchronous write
+ * while they can: creating process.stdout/stderr loads Node's stream, net and fs-stream
+ * modules, a tenth of a short command's start-up, and on Linux a write to a pipe, file or
+ * terminal is synchronous anyway. Only when the descriptor would block (a non-blocking
+ * pipe that is full: EAGAIN) does the rest go through the Node stream, which queues it,
+ * and from then on everything does, so the order holds. A reader that closed the pipe
+ * (EPIPE: `svc calls list | head -1`) silences the output and calls onBrokenPipe.
+ */
+function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
+  let broken = false;
+  let stream: NodeJS.WriteStream | null = null;
+  const nodeStream = (): NodeJS.WriteStream => {
+    if (stream) return stream;
+    stream = fd === 1 ? process.stdout : process.stderr;
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      broken = true;
+      onBrokenPipe();
+    });
+    return stream;
+  };
   return {
     write(chunk) {
-      process.stderr.write(chunk);
+      if (broken) return;
+      if (stream) {
+        stream.write(chunk);
+        return;
+      }
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      let offset = 0;
+      try {
+        while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EPIPE') {
+          broken = true;
+          onBrokenPipe();
+        } else if (code === 'EAGAIN') nodeStream().write(bytes.subarray(offset));
+        else throw error;
+      }
     },
     get isTTY() {
-      return Boolean(process.stderr.isTTY);
+      return isTerminal(fd);
     },
     get columns() {
-      return process.stderr.columns;
+      return isTerminal(fd) ? nodeStream().columns : undefined;
     },
   };
 }
@@ -46,7 +74,7 @@ function stderrOutput(): Output {
 function stdinInput(): Input {
   return {
     get isTTY() {
-      return Boolean(process.stdin.isTTY);
+      return isTerminal(0);
     },
     async readAll() {
       const chunks: Buffer[] = [];
@@ -79,23 +107,25 @@ function stdinInput(): Input {
  */
 const interactive = () => import('../io/interactive.js');
 
-function lazyTerminalPrompter(terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Prompter {
+/** Prompts on the terminal; process.stdin and stderr are touched only when one is asked. */
+function lazyTerminalPrompter(): Prompter {
+  const terminal = () => ({ input: process.stdin, output: process.stderr });
   return {
-    password: async (message, signal) => (await interactive()).terminalPrompter(terminal).password(message, signal),
-    confirm: async (message, signal) => (await interactive()).terminalPrompter(terminal).confirm(message, signal),
+    password: async (message, signal) => (await interactive()).terminalPrompter(terminal()).password(message, signal),
+    confirm: async (message, signal) => (await interactive()).terminalPrompter(terminal()).confirm(message, signal),
   };
 }
 
 export function createProcessRuntime(controller: AbortController): Runtime {
   return {
     env: process.env,
-    stdout: stdoutOutput(() => {
+    stdout: descriptorOutput(1, () => {
       // The reader has gone: stop the command quietly, success. The reason tells main()
       // this abort is a closed pipe (exit 0), not a Ctrl-C (exit 130).
       controller.abort(Object.assign(new Error('stdout was closed by its reader'), { code: 'EPIPE' }));
       process.exitCode = 0;
     }),
-    stderr: stderrOutput(),
+    stderr: descriptorOutput(2, () => {}),
     stdin: stdinInput(),
     clock: {
       now: () => Date.now(),
@@ -113,7 +143,7 @@ export function createProcessRuntime(controller: AbortController): Runtime {
     },
     signal: controller.signal,
     // The person at this terminal; what each command opens (the HTTP pool) its context closes.
-    prompter: lazyTerminalPrompter({ input: process.stdin, output: process.stderr }),
+    prompter: lazyTerminalPrompter(),
     spinner: async (text, color) => (await interactive()).oraSpinners(process.stderr)(text, color),
   };
 }

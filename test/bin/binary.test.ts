@@ -78,6 +78,52 @@ describe('bin/svc.js over the bundle', () => {
     expect(ran.stderr).toBe('');
   });
 
+  it('answers help and completion from the files the build wrote, exactly as the bundle answers them, without loading it', async () => {
+    // The same command lines through the bundle itself (its main(), as bin/svc.js calls it
+    // when it has no answer of its own), and through the launcher with a preload that says
+    // whether dist/main.cjs was loaded.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-static-'));
+    const direct = join(dir, 'direct.cjs');
+    writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(
+      probe,
+      "process.on('exit', () => { if (require.cache[require.resolve(process.env.SVC_PROBE_MAIN)]) process.stderr.write('bundle loaded'); });\n",
+    );
+    const env = { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_PROBE_MAIN: join(root, 'dist', 'main.cjs') };
+    try {
+      const lines = [
+        [],
+        ['--help'],
+        ['-h'],
+        ['calls', '--help'],
+        ['help', 'calls', 'links', 'list'],
+        ['events', 'tail', '-h'],
+        ['completion', 'bash'],
+        ['completion', 'powershell'],
+      ];
+      for (const args of lines) {
+        const viaBundle = spawnSync(process.execPath, [direct, ...args], { env, encoding: 'utf8' });
+        const viaLauncher = spawnSync(process.execPath, ['-r', probe, bin, ...args], { env, encoding: 'utf8' });
+        expect(viaBundle.status, args.join(' ')).toBe(0);
+        expect(viaLauncher.status, args.join(' ')).toBe(0);
+        expect(viaLauncher.stdout, args.join(' ')).toBe(viaBundle.stdout);
+        expect(viaLauncher.stderr, args.join(' ')).toBe(''); // no "bundle loaded"
+      }
+      // What has no file (an unknown command's help, a shell svc does not know) is the bundle's, error and all.
+      for (const args of [
+        ['help', 'nope'],
+        ['completion', 'tcsh'],
+      ]) {
+        const viaLauncher = spawnSync(process.execPath, ['-r', probe, bin, ...args], { env, encoding: 'utf8' });
+        expect(viaLauncher.status, args.join(' ')).toBe(2);
+        expect(viaLauncher.stderr, args.join(' ')).toContain('bundle loaded');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('exits 2 on an unknown command, with the error on stderr only', async () => {
     const ran = await svc(['cals', 'list']);
     expect(ran.code).toBe(2);
