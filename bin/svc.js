@@ -2,7 +2,7 @@
 // Thin launcher for the bundle in dist/. CommonJS (bin/package.json says so): a CommonJS
 // start never initialises Node's ESM loader, which costs ~10 ms a run on Node 20.
 'use strict';
-const { fstatSync, readFileSync, writeSync } = require('node:fs');
+const { existsSync, fstatSync, readFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
 
 const argv = process.argv.slice(2);
@@ -59,9 +59,13 @@ if (argv.length === 1 && argv[0] === '--version') {
   // Answered without loading the bundle (parsing it is most of what `--version` would cost).
   writeOut(`${require('../package.json').version}\n`);
 } else if (!printStaticAnswer()) {
-  // Node 22.8+ keeps V8's compiled code of the bundle on disk between runs (the OS temp
-  // dir's node-compile-cache/), so a run skips most of the parsing and compiling of
-  // main.cjs. Older Node has no such API; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  // svc's own code cache of the bundle (src/boot/code-cache.ts), a file per top-level
+  // command: the first word that names one (it has a help file), else `other`.
+  const first = argv.find((word) => !word.startsWith('-'));
+  const command = first && WORD.test(first) && existsSync(join(__dirname, '..', 'dist', 'help', `svc.${first}.txt`)) ? first : 'other';
+  require('../dist/code-cache.cjs').installCodeCache({ Module: module.constructor, distDir: join(__dirname, '..', 'dist'), env: process.env, command, main: module });
+  // Node 22.8+ also keeps the compiled code of what the bundle imports (its on-demand
+  // libraries, the emulator) between runs, in the OS temp dir's node-compile-cache/.
   // (node:module is not even loaded on Node 20, where it pulls in the ESM loader, ~3 ms.)
   if (Number(process.versions.node.split('.')[0]) >= 22) {
     const { enableCompileCache } = require('node:module');

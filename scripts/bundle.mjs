@@ -12,7 +12,8 @@
 //   (prompts, spinner, tables, colours, undici), and emulator.js,
 //   with the chunks they share. main.cjs imports them by path, on demand.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNotices } from './notices.mjs';
@@ -233,6 +234,20 @@ function lazyTable(files) {
     .join('\n')}\n}`;
 }
 
+/**
+ * The start files (main.cjs, run.cjs, cmd-*.cjs) as bin/svc.js loads them through
+ * src/boot/code-cache.ts, which compiles them with node:vm to keep V8's code cache:
+ * - a dynamic import() in code compiled by node:vm needs an experimental Node flag, so each
+ *   `import("./x")` of an on-demand file becomes `require("./import.cjs")("./x")`, an
+ *   import() in a file Node compiles itself (same folder, so the same relative path);
+ * - the first line names the file's content hash, which keys its cache.
+ */
+function finishStartFile(file) {
+  const code = readFileSync(file, 'utf8').replace(/\bimport\((["'])(\.\/[^"']+)\1\)/g, 'require("./import.cjs")($1$2$1)');
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+  writeFileSync(file, `//svc-build ${hash}\n${code}`);
+}
+
 /** Writes the bundle into `outdir` (which should be empty). */
 export async function bundle(outdir) {
   const libraries = await build({
@@ -297,7 +312,26 @@ export async function bundle(outdir) {
     },
     outfile: join(outdir, 'run.cjs'),
   });
+  for (const file of [join(outdir, 'main.cjs'), join(outdir, 'run.cjs'), ...[...chunks.keys()].map((name) => join(outdir, `cmd-${name}.cjs`))])
+    finishStartFile(file);
+  writeFileSync(
+    join(outdir, 'import.cjs'),
+    "'use strict';\n// import() for the start files (scripts/bundle.mjs finishStartFile).\nmodule.exports = (specifier) => import(specifier);\n",
+  );
+  const boot = await build({
+    ...cjs,
+    entryPoints: { 'code-cache': 'src/boot/code-cache.ts' },
+    outdir,
+    outExtension: { '.js': '.cjs' },
+  });
   // What was inlined, with its licences: THIRD_PARTY_NOTICES.txt and an SBOM (scripts/notices.mjs).
-  writeNotices(root, outdir, [libraries.metafile, commonJsLibraries.metafile, start.metafile, ...commandChunks.map((c) => c.metafile), runner.metafile]);
+  writeNotices(root, outdir, [
+    libraries.metafile,
+    commonJsLibraries.metafile,
+    start.metafile,
+    ...commandChunks.map((c) => c.metafile),
+    runner.metafile,
+    boot.metafile,
+  ]);
   await writeStaticAnswers(outdir);
 }

@@ -3,7 +3,7 @@
 // what only the bundle can get wrong (module interop, lazy chunks, the process edge:
 // exit codes, the stdout/stderr split, signals, a closed pipe).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -121,6 +121,55 @@ describe('bin/svc.js over the bundle', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps V8's code cache of the bundle in a folder of the user's own, and runs the same from it", async () => {
+    const cacheHome = mkdtempSync(join(tmpdir(), 'svc-code-cache-'));
+    const run = (env: Record<string, string> = {}) =>
+      svc(['account', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test, XDG_CACHE_HOME: cacheHome, ...env } });
+    const cacheFiles = () => readdirSync(folder).sort();
+    const folder = join(cacheHome, 'svc', 'v8', `${process.version}-${process.arch}`);
+    try {
+      const first = await run();
+      expect(first.code, first.stderr).toBe(0);
+      // One file per start file the run compiled, for its top-level command, keyed by the file's build hash; only the user's.
+      const written = cacheFiles();
+      expect(written).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^main\.account\.[0-9a-f]{16}\.v8$/), expect.stringMatching(/^run\.account\.[0-9a-f]{16}\.v8$/)]),
+      );
+      expect(statSync(folder).mode & 0o777).toBe(0o700);
+      for (const file of written) expect(statSync(join(folder, file)).mode & 0o777).toBe(0o600);
+      const hash = (name: string) => readFileSync(join(root, 'dist', name), 'utf8').match(/^\/\/svc-build ([0-9a-f]{16})\n/)?.[1];
+      expect(written).toContain(`main.account.${hash('main.cjs')}.v8`);
+
+      // From the cache: the same answer, and nothing written again.
+      const before = written.map((file) => statSync(join(folder, file)).mtimeMs);
+      const second = await run();
+      expect(second.code).toBe(0);
+      expect(JSON.parse(second.stdout).id).toBe(JSON.parse(first.stdout).id);
+      expect(cacheFiles()).toEqual(written);
+      expect(written.map((file) => statSync(join(folder, file)).mtimeMs)).toEqual(before);
+
+      // A damaged cache is refused by V8: the run is unharmed and writes a good one in its place.
+      const main = written.find((file) => file.startsWith('main.'))!;
+      writeFileSync(join(folder, main), Buffer.alloc(4096, 7));
+      const third = await run();
+      expect(third.code, third.stderr).toBe(0);
+      expect(readFileSync(join(folder, main)).equals(Buffer.alloc(4096, 7))).toBe(false);
+
+      // A folder others may write to is neither read nor written.
+      rmSync(folder, { recursive: true });
+      mkdirSync(folder, { recursive: true, mode: 0o777 });
+      chmodSync(folder, 0o777);
+      expect((await run()).code).toBe(0);
+      expect(cacheFiles()).toEqual([]);
+      // SVC_CODE_CACHE=0 turns it off.
+      chmodSync(folder, 0o700);
+      expect((await run({ SVC_CODE_CACHE: '0' })).code).toBe(0);
+      expect(cacheFiles()).toEqual([]);
+    } finally {
+      rmSync(cacheHome, { recursive: true, force: true });
     }
   });
 
