@@ -20,18 +20,14 @@ export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comm
 
 export async function run(_opts: AccountShowOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
-  // Both at once: one round trip of waiting instead of two.
-  const balanceRequest = api.request<Balance>({ endpoint: 'balance.get' }).then(
-    (balance): Balance | null => balance,
-    (error: unknown) => {
-      // The account answers with account:read; anything but a missing scope is a real failure.
-      if (!(error instanceof ApiError) || error.status !== 403) throw error;
-      return null;
-    },
-  );
-  balanceRequest.catch(() => {}); // awaited below; if the account fails first, its error is the one told
   const account = await api.request<Account>({ endpoint: 'account.get' });
-  const balance = await balanceRequest;
+  let balance: Balance | null = null;
+  try {
+    balance = await api.request<Balance>({ endpoint: 'balance.get' });
+  } catch (error) {
+    // The account answered, so account:read is there; anything else is a real failure.
+    if (!(error instanceof ApiError) || error.status !== 403) throw error;
+  }
   const c = api.credential;
   const credential =
     c.kind === 'oauth'
