@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { exitBoundMs, svcBin, terminalServer, tmuxProblem, type Exit, type Pane, type TerminalServer } from '../helpers/pty.js';
+import { exitBoundMs, root, svcBin, terminalServer, tmuxProblem, type Exit, type Pane, type TerminalServer } from '../helpers/pty.js';
 import { acquireFileLock, currentHolder } from '../../src/config/lock.js';
 
 const problem = tmuxProblem() ?? (existsSync(join(svcBin, '../../dist/main.cjs')) ? null : 'the bundle is missing: run npm run build');
@@ -103,6 +103,16 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
       openerEnv: () => readFileSync(join(dir, 'env'), 'utf8'),
     };
   }
+
+  describe('help', () => {
+    it('is wrapped to the terminal, not to the 80 columns of the help the build writes for pipes', async () => {
+      const pane = await svc(['calls', '--help']);
+      await expectExit(pane, 0);
+      // 250 columns: each flag's help on one line (on a pipe this one wraps after "the default").
+      expect(readFileSync(join(root, 'dist', 'help', 'svc.calls.txt'), 'utf8')).toMatch(/default: the default\n +profile\)/);
+      expect(pane.screen()).toMatch(/--profile <name> +profile to use \(env SVC_PROFILE; default: the default profile\)/);
+    });
+  });
 
   describe('login', () => {
     it('through the browser: ends by itself once signed in; the opener gets no SVC_* variable', async () => {
