@@ -126,7 +126,7 @@ function keychainProfile() {
     encoding: 'utf8',
   });
   if (added.status !== 0) return { skip: `the Secret Service refused the key: ${added.stderr.trim().split('\n')[0]}` };
-  return { env: { SVC_CONFIG_DIR: dir } };
+  return { env: { SVC_CONFIG_DIR: dir }, floorEnv: { SVC_BASE_URL: emulator.url, BENCH_KEYCHAIN_ACCOUNT: 'default:bench' } };
 }
 const keychain = keychainProfile();
 
@@ -147,7 +147,12 @@ const cases = [
  * two requests with node:http (one keep-alive agent) and prints the answers. Shown beside
  * svc, without a budget, so the table says how much of svc's time is its own.
  */
-const floor = { name: 'bare node:http: the same two GETs (reference)', args: [join(root, 'bench/two-gets.cjs')], env: apiEnv };
+const floors = [
+  { name: 'bare node:http: the same two GETs (reference)', args: [join(root, 'bench/two-gets.cjs')], env: apiEnv },
+  ...(keychain.floorEnv
+    ? [{ name: 'bare node:http + keyring read: the same (reference)', args: [join(root, 'bench/two-gets.cjs')], env: keychain.floorEnv }]
+    : []),
+];
 const gh = spawnSync('gh', ['--version']).status === 0;
 const peers = gh
   ? [
@@ -174,7 +179,7 @@ for (const node of nodes) {
   const measured = measureAll([
     { name: 'node -e 0', program: node.binary, node: true, args: ['-e', '0'] },
     ...run.map((c) => ({ ...c, program: node.binary, node: true, args: [svc, ...c.args] })),
-    { ...floor, program: node.binary, node: true },
+    ...floors.map((f) => ({ ...f, program: node.binary, node: true })),
     ...peers,
   ]);
   const [baseline, ...rest] = measured;
@@ -193,10 +198,19 @@ for (const node of nodes) {
       ok: ok ? 'yes' : 'NO',
     };
   });
-  const f = rest[run.length];
-  rows.push({ command: floor.name, ms: f.ms.toFixed(1), ratio: `${(f.ms / baseline.ms).toFixed(2)}×`, budget: '(reference)', peakMiB: f.peakMiB.toFixed(1), ok: '' });
+  for (const [i, f] of floors.entries()) {
+    const m = rest[run.length + i];
+    rows.push({
+      command: f.name,
+      ms: m.ms.toFixed(1),
+      ratio: `${(m.ms / baseline.ms).toFixed(2)}×`,
+      budget: '(reference)',
+      peakMiB: m.peakMiB.toFixed(1),
+      ok: '',
+    });
+  }
   for (const [i, p] of peers.entries()) {
-    const m = rest[run.length + 1 + i];
+    const m = rest[run.length + floors.length + i];
     rows.push({ command: p.name, ms: m.ms.toFixed(1), ratio: `${(m.ms / baseline.ms).toFixed(2)}×`, budget: '(native peer)', peakMiB: '-', ok: '' });
   }
   perNode.push({ version: node.version, baselineMs: baseline.ms, baselinePeakMiB: baseline.peakMiB, rows });
