@@ -320,6 +320,7 @@ export async function bundle(outdir) {
   );
   const boot = await build({
     ...cjs,
+    banner: {}, // (no import.meta to stand in for: node:url is not loaded)
     entryPoints: { 'code-cache': 'src/boot/code-cache.ts' },
     outdir,
     outExtension: { '.js': '.cjs' },

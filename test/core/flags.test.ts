@@ -321,4 +321,36 @@ describe('declared scopes', () => {
     }
     expect(checked).toBeGreaterThan(30);
   });
+
+  it('are declared by every command, [] for one that asks the service nothing', () => {
+    const undeclared: string[] = [];
+    const walk = (nodes: readonly Node[], prefix: string) => {
+      for (const node of nodes) {
+        const name = `${prefix}${nameOf(node)}`;
+        if (node.kind === 'leaf') {
+          if (!node.decl.scopes) undeclared.push(name);
+        } else {
+          if (node.self && !node.self.decl.scopes) undeclared.push(name);
+          walk(node.commands, `${name} `);
+        }
+      }
+    };
+    walk(ROOT.commands, '');
+    // `svc api` asks whatever path it is given: its scopes are that endpoint's.
+    expect(undeclared).toEqual(['api']);
+  });
+
+  it('of events trigger cover every request of the fixtures it ships', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { ENDPOINTS } = await import('../../src/api/endpoints.js');
+    const { command } = await import('../../src/commands/events/trigger.js');
+    const dir = join(import.meta.dirname, '../../fixtures/triggers');
+    const requested = readdirSync(dir).flatMap((file) =>
+      (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { steps: { request: string }[] }).steps.map((s) => s.request),
+    );
+    expect(requested.length).toBeGreaterThan(10);
+    const needed = new Set(requested.map((name) => ENDPOINTS[name as keyof typeof ENDPOINTS].scope));
+    expect([...needed].filter((scope) => scope !== null && !(command.scopes ?? []).includes(scope))).toEqual([]);
+  });
 });

@@ -30,6 +30,7 @@ export const command = defineCommand({
   name: 'doctor',
   summary: 'check the setup and explain each problem: config, profile, address, network, keychain, credentials, clock, Node',
   examples: ['svc doctor', 'svc doctor --profile work', 'svc doctor --json'],
+  scopes: [],
 });
 
 export function parse(): Record<string, never> {

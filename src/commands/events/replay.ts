@@ -45,6 +45,7 @@ export const command = defineCommand({
     'svc events replay dead.ndjson --forward-to http://localhost:3000/hooks',
     'svc events replay events.ndjson --speed 10 --type call.*',
   ],
+  scopes: [],
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ReplayOptions {

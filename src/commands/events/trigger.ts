@@ -30,6 +30,7 @@ export const command = defineCommand({
     'svc events trigger chat.message.created --override message.text="Où est ma commande ?"',
     'svc events trigger --fixture my-steps.json --json',
   ],
+  scopes: ['calls:write', 'sessions:write', 'translate'],
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): TriggerOptions {

@@ -27,6 +27,7 @@ export const command = defineCommand({
     revoke: { help: 'first revoke its OAuth connection at the service' },
   },
   examples: ['svc profiles remove old', 'svc profiles remove work --revoke'],
+  scopes: [],
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ProfilesRemoveOptions {
