@@ -66,18 +66,25 @@ export class Deliveries {
     private readonly ctx: Pick<Context, 'http' | 'clock' | 'io'>,
     private readonly opts: DeliveriesOptions,
   ) {
-    const post: PostJson = async (url, body, headers, postSignal) => {
-      // Through the context's HTTP (one keep-alive pool, --debug), never with the credential.
+    // Through the context's HTTP, never with the credential: each route's own keep-alive
+    // connection where the transport has a lean one (a route delivers one event at a time
+    // anyway), else its pool (https, a proxy, --debug).
+    const pooled: PostJson = async (url, body, headers, postSignal) => {
       const response = await ctx.http.fetch(url, { method: 'POST', body, headers, signal: postSignal });
       await drain(response.body);
       return { status: response.status };
+    };
+    const postFor = (route: ForwardRoute): PostJson => {
+      const connection = ctx.http.serial?.(route.url);
+      if (!connection) return pooled;
+      return async (_url, body, headers, postSignal) => ({ status: await connection.post(body, headers, postSignal) });
     };
     const sign = (body: string) => signatureValue(opts.secret, body, ctx.clock.now() / 1000);
     this.forwarders = opts.routes.map((route) => ({
       route,
       forwarder: new Forwarder({
         url: route.url,
-        post,
+        post: postFor(route),
         clock: ctx.clock,
         signal: opts.signal,
         headers: opts.headers,
