@@ -61,8 +61,9 @@ interface Pending {
   resolve(status: number): void;
   reject(error: unknown): void;
   signal: AbortSignal;
-  onAbort: () => void;
-  timer: ReturnType<typeof setTimeout>;
+  /** performance.now() when it was sent, and when a byte of it last went out or of its answer came in. */
+  startedAt: number;
+  activeAt: number;
   /** 0 until the status line of the final (non-1xx) answer is read. */
   status: number;
   keepAlive: boolean;
@@ -74,6 +75,9 @@ interface Pending {
   bodyRead: number;
 }
 
+/** Where reads land; what is kept past a read (a split head) is copied out. */
+const READ_BUFFER_BYTES = 64 * 1024;
+
 export function openSerialConnection(url: URL, options: SerialOptions): SerialConnection {
   if (url.protocol !== 'http:') throw new Error(`a serial connection is plain http only (got ${url.protocol})`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -81,29 +85,54 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
   const requestLine = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
 
   let socket: Socket | null = null;
+  let readBuffer: Buffer | undefined;
   let pending: Pending | null = null;
-  /** Bytes of the answer not yet consumed (a head or a chunk-size line split across reads). */
+  /** Bytes of the answer not yet consumed (a head or a chunk line split across reads), copied. */
   let held: Buffer | null = null;
+  /** The signals this connection listens to (a caller passes the same one request after request). */
+  const listening = new WeakSet<AbortSignal>();
+
+  // One timer for the deadline and the silence limit, armed at most once at a time and
+  // re-armed for what is left when it fires early: no timer work per request.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (ms: number) => {
+    timer = setTimeout(check, Math.max(1, Math.ceil(ms)));
+    timer.unref();
+  };
+  const check = () => {
+    timer = undefined;
+    const p = pending;
+    if (!p) return;
+    const now = performance.now();
+    const deadlineLeft = p.startedAt + options.deadlineMs - now;
+    const idleLeft = p.activeAt + options.idleTimeoutMs - now;
+    if (deadlineLeft <= 0) return expire(p, new DeadlineError(url.origin, options.deadlineMs));
+    if (idleLeft <= 0) return fail(p.status ? undefined : codedError(`no answer within ${options.idleTimeoutMs / 1000} s`, 'UND_ERR_HEADERS_TIMEOUT'));
+    arm(Math.min(deadlineLeft, idleLeft));
+  };
 
   const connect = (): Socket => {
-    const s = lazyRequire('node:net').connect({ host, port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 1000 });
+    readBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES);
+    const s: Socket = lazyRequire('node:net').connect({
+      host,
+      port,
+      noDelay: true,
+      keepAlive: true,
+      keepAliveInitialDelay: 1000,
+      // Reads go straight to this callback: no stream machinery per answer.
+      onread: {
+        buffer: readBuffer,
+        callback: (bytes: number, buffer: Uint8Array) => {
+          if (s === socket) onData(buffer as Buffer, bytes);
+          return true; // keep reading
+        },
+      },
+    });
     const connectTimer = setTimeout(
       () => s.destroy(codedError(`could not connect within ${options.connectTimeoutMs / 1000} s`, 'UND_ERR_CONNECT_TIMEOUT')),
       options.connectTimeoutMs,
     );
-    s.once('connect', () => {
-      clearTimeout(connectTimer);
-      s.setTimeout(options.idleTimeoutMs);
-    });
-    s.on('data', (chunk: Buffer) => {
-      if (s === socket) onData(chunk);
-    });
-    s.on('timeout', () => {
-      if (s !== socket) return;
-      // Idle between requests: let it go (the next request connects again).
-      if (!pending) return drop();
-      fail(pending.status ? undefined : codedError(`no answer within ${options.idleTimeoutMs / 1000} s`, 'UND_ERR_HEADERS_TIMEOUT'));
-    });
+    s.once('connect', () => clearTimeout(connectTimer));
     s.on('error', (error) => {
       clearTimeout(connectTimer);
       if (s === socket) fail(error);
@@ -132,8 +161,6 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
   const settle = (): Pending => {
     const p = pending!;
     pending = null;
-    clearTimeout(p.timer);
-    p.signal.removeEventListener('abort', p.onAbort);
     return p;
   };
 
@@ -157,22 +184,39 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
     else p.reject(new TypeError('request failed', { cause: error }));
   };
 
-  const onData = (chunk: Buffer) => {
+  /** The deadline passed, or the caller aborted: the request ends with `error` (the status, once in, stands). */
+  const expire = (p: Pending, error: unknown) => {
+    drop();
+    if (pending !== p) return;
+    settle();
+    if (p.status && !(error instanceof Error && error.name === 'AbortError')) p.resolve(p.status);
+    else p.reject(error);
+  };
+
+  const onAbort = (event: Event) => {
+    const signal = event.target as AbortSignal;
+    const p = pending;
+    if (p && p.signal === signal) expire(p, abortError(signal.reason));
+  };
+
+  const onData = (chunk: Buffer, bytes: number) => {
     const p = pending;
     if (!p) {
       // Nothing was asked: a server that talks out of turn is not one to reuse.
       drop();
       return;
     }
-    const data = held ? Buffer.concat([held, chunk]) : chunk;
+    p.activeAt = performance.now();
+    const data = held ? Buffer.concat([held, chunk.subarray(0, bytes)]) : chunk;
+    const length = held ? data.length : bytes;
     held = null;
     let at = 0;
-    while (at < data.length || (p.status && p.body === 'length' && p.remaining === 0)) {
+    while (at < length || (p.status && p.body === 'length' && p.remaining === 0)) {
       if (!p.status) {
         const end = data.indexOf(CRLFCRLF, at);
-        if (end < 0) {
-          if (data.length - at > MAX_HEAD_BYTES) return fail(codedError('the answer has no end to its headers', 'HPE_HEADER_OVERFLOW'));
-          held = data.subarray(at);
+        if (end < 0 || end + 4 > length) {
+          if (length - at > MAX_HEAD_BYTES) return fail(codedError('the answer has no end to its headers', 'HPE_HEADER_OVERFLOW'));
+          held = Buffer.from(data.subarray(at, length));
           return;
         }
         const error = readHead(p, data.toString('latin1', at, end));
@@ -181,19 +225,19 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
         continue;
       }
       if (p.body === 'length') {
-        const take = Math.min(p.remaining, data.length - at);
+        const take = Math.min(p.remaining, length - at);
         p.remaining -= take;
         p.bodyRead += take;
         at += take;
         if (p.remaining === 0) {
           // Anything after the answer was not asked for.
-          return done(p.keepAlive && at === data.length);
+          return done(p.keepAlive && at === length);
         }
       } else if (p.body === 'close') {
-        p.bodyRead += data.length - at;
-        at = data.length;
+        p.bodyRead += length - at;
+        at = length;
       } else if (p.chunk === 'data') {
-        const take = Math.min(p.remaining, data.length - at);
+        const take = Math.min(p.remaining, length - at);
         p.remaining -= take;
         p.bodyRead += take;
         at += take;
@@ -202,22 +246,22 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
           p.remaining = 2;
         }
       } else if (p.chunk === 'crlf') {
-        const take = Math.min(p.remaining, data.length - at);
+        const take = Math.min(p.remaining, length - at);
         p.remaining -= take;
         at += take;
         if (p.remaining === 0) p.chunk = 'size';
       } else {
         // A size line, or a trailer line: whole lines only.
         const eol = data.indexOf('\r\n', at, 'latin1');
-        if (eol < 0) {
-          if (data.length - at > 8192) return fail(codedError('a chunk line too long', 'HPE_CHUNK_SIZE'));
-          held = data.subarray(at);
+        if (eol < 0 || eol + 2 > length) {
+          if (length - at > 8192) return fail(codedError('a chunk line too long', 'HPE_CHUNK_SIZE'));
+          held = Buffer.from(data.subarray(at, length));
           break;
         }
         const line = data.toString('latin1', at, eol);
         at = eol + 2;
         if (p.chunk === 'trailer') {
-          if (line === '') return done(p.keepAlive && at === data.length);
+          if (line === '') return done(p.keepAlive && at === length);
         } else {
           const size = /^[0-9a-fA-F]{1,12}/.exec(line);
           if (!size) return fail(codedError('Parse Error: Invalid character in chunk size', 'HPE_INVALID_CHUNK_SIZE'));
@@ -305,25 +349,18 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
       message.write(head, 0, 'latin1');
       message.write(body, head.length, 'utf8');
 
+      if (!listening.has(signal)) {
+        listening.add(signal);
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
       return new Promise<number>((resolve, reject) => {
-        const p: Pending = {
+        const now = performance.now();
+        pending = {
           resolve,
           reject,
           signal,
-          onAbort: () => {
-            drop();
-            if (pending === p) {
-              settle();
-              reject(abortError(signal.reason));
-            }
-          },
-          timer: setTimeout(() => {
-            drop();
-            if (pending !== p) return;
-            settle();
-            if (p.status) resolve(p.status);
-            else reject(new DeadlineError(url.origin, options.deadlineMs));
-          }, options.deadlineMs),
+          startedAt: now,
+          activeAt: now,
           status: 0,
           keepAlive: true,
           body: 'length',
@@ -331,8 +368,7 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
           chunk: 'size',
           bodyRead: 0,
         };
-        pending = p;
-        signal.addEventListener('abort', p.onAbort, { once: true });
+        if (!timer) arm(Math.min(options.deadlineMs, options.idleTimeoutMs));
         if (!socket || socket.destroyed) socket = connect();
         else socket.ref();
         socket.write(message);
