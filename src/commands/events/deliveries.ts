@@ -70,9 +70,19 @@ export class Deliveries {
     // connection where the transport has a lean one (a route delivers one event at a time
     // anyway), else its pool (https, a proxy, --debug).
     const pooled: PostJson = async (url, body, headers, postSignal) => {
-      const response = await ctx.http.fetch(url, { method: 'POST', body, headers, signal: postSignal });
-      await drain(response.body);
-      return { status: response.status };
+      // A signal per request: the forwarder's lasts for many, and the pool's listeners and
+      // AbortSignal.any must not pile up on it.
+      const request = new AbortController();
+      const onAbort = () => request.abort(postSignal.reason);
+      postSignal.addEventListener('abort', onAbort, { once: true });
+      if (postSignal.aborted) onAbort();
+      try {
+        const response = await ctx.http.fetch(url, { method: 'POST', body, headers, signal: request.signal });
+        await drain(response.body);
+        return { status: response.status };
+      } finally {
+        postSignal.removeEventListener('abort', onAbort);
+      }
     };
     const postFor = (route: ForwardRoute): PostJson => {
       const connection = ctx.http.serial?.(route.url);
@@ -91,14 +101,15 @@ export class Deliveries {
         sign,
         ...(opts.attempts !== undefined ? { attempts: opts.attempts } : {}),
         ...(opts.retryDelayMs !== undefined ? { retryDelayMs: opts.retryDelayMs } : {}),
+        settled: (d) => this.settled(route, d),
         // Delivery lines are progress, not events: stderr, so stdout stays one event a line.
-        report: (d) => this.reported(route, d),
+        report: (d) => this.ctx.io.stderr.write(formatDelivery(d, route.url) + '\n'),
       }),
     }));
   }
 
-  private reported(route: ForwardRoute, d: DeliveryReport): void {
-    this.ctx.io.stderr.write(formatDelivery(d, route.url) + '\n');
+  /** An event settled on a route, before the route's next delivery starts: dead letter, then the checkpoint. */
+  private settled(route: ForwardRoute, d: DeliveryReport): void {
     if (!d.ok) {
       this.gaveUp++;
       if (this.opts.deadLetterFile) {
