@@ -176,6 +176,35 @@ describe('Forwarder', () => {
     ]);
   });
 
+  it('every attempt carries the signature of its own second, even when the next one was signed ahead', async () => {
+    let now = 1_000_000_000_000;
+    const fakeClock: Clock = { now: () => now, sleep: (ms, signal) => delay(1, undefined, { signal }).then(() => void (now += ms)) };
+    const sign = (body: string) => `t=${Math.floor(fakeClock.now() / 1000)},body=${body}`;
+    const sent: Array<{ signature: string; second: number }> = [];
+    let n = 0;
+    const post: PostJson = async (_url, _body, headers) => {
+      sent.push({ signature: headers['svc-signature']!, second: Math.floor(now / 1000) });
+      await delay(1);
+      // Time passes while the handler works: 0.6 s a request, so the second often turns in between.
+      now += 600;
+      return { status: ++n % 4 === 0 ? 500 : 200 };
+    };
+    const f = new Forwarder({
+      url: 'http://127.0.0.1:9/hook',
+      post,
+      clock: fakeClock,
+      signal: new AbortController().signal,
+      report: () => {},
+      sign,
+      retryDelayMs: 1000,
+    });
+    for (let i = 1; i <= 12; i++) f.enqueue(`evt_${i}`, 'call.started', `{"n":${i}}`);
+    await f.drain();
+    expect(f.delivered).toBe(12);
+    expect(sent.length).toBeGreaterThan(12);
+    for (const { signature, second } of sent) expect(signature).toMatch(new RegExp(`^t=${second},`));
+  });
+
   it('reports a delivery to a closed port as failed without a status', async () => {
     const r = await receiver(() => 200);
     closers.splice(0).forEach((close) => close());

@@ -2,6 +2,7 @@
 // Forwarder per route, each delivery signed with the forwarding secret, deliveries given
 // up on appended to the dead-letter file, and each event's settlement reported back (the
 // checkpoint advances on it).
+import { createSecretKey } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { Forwarder, formatDelivery, type DeliveryReport, type PostJson } from './forward.js';
@@ -89,7 +90,8 @@ export class Deliveries {
       if (!connection) return pooled;
       return async (_url, body, headers, postSignal) => ({ status: await connection.post(body, headers, postSignal) });
     };
-    const sign = (body: string) => signatureValue(opts.secret, body, ctx.clock.now() / 1000);
+    const key = createSecretKey(Buffer.from(opts.secret, 'utf8'));
+    const sign = (body: string) => signatureValue(key, body, ctx.clock.now() / 1000);
     this.forwarders = opts.routes.map((route) => ({
       route,
       forwarder: new Forwarder({

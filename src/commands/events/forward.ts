@@ -45,7 +45,12 @@ export interface ForwarderOptions {
   maxQueued?: number;
   /** Extra headers on every delivery (`--forward-header`). */
   headers?: Record<string, string>;
-  /** The `Svc-Signature` value for a body, computed at each attempt (its `t` is the attempt's time). */
+  /**
+   * The `Svc-Signature` value for a body at the clock's current second (its `t`): a function
+   * of the body and that second only. Each attempt carries the value of its own second; the
+   * next event's may be computed ahead, while the handler works on the one before, and is
+   * used only if the attempt starts within the same second.
+   */
   sign?: (body: string) => string;
 }
 
@@ -56,6 +61,9 @@ interface Queued {
   eventId: string;
   type: string;
   json: string;
+  /** Signed ahead (see `sign`): the value and the second it is for. */
+  signature?: string;
+  signedSecond?: number;
 }
 
 export class Forwarder {
@@ -138,8 +146,9 @@ export class Forwarder {
           this.queue = this.queue.slice(this.head);
           this.head = 0;
         }
-        const delivery = this.deliver(next.eventId, next.type, next.json);
+        const delivery = this.deliver(next);
         if (previous !== undefined) this.finished(previous);
+        this.signAhead();
         previous = await delivery;
       }
       if (previous !== undefined) this.finished(previous);
@@ -150,6 +159,19 @@ export class Forwarder {
       this.running = false;
       for (const resolve of this.drainers.splice(0)) resolve();
     }
+  }
+
+  /** Signs the next event while the handler works on the current one (off the round trip). */
+  private signAhead(): void {
+    const { sign, clock } = this.opts;
+    const next = this.queue[this.head];
+    if (!sign || !next || next.signature !== undefined) return;
+    const second = Math.floor(clock.now() / 1000);
+    const signature = sign(next.json);
+    // Kept only when the second did not turn while signing: then it is the value for `second`.
+    if (Math.floor(clock.now() / 1000) !== second) return;
+    next.signature = signature;
+    next.signedSecond = second;
   }
 
   /** One event is out of the queue: its report, and room for the reader. */
@@ -188,8 +210,9 @@ export class Forwarder {
   }
 
   /** Delivers one event with its retries; its report, or null when a stop cut it off. */
-  private async deliver(eventId: string, type: string, json: string): Promise<DeliveryReport | null> {
-    const { clock, signal } = this.opts;
+  private async deliver(event: Queued): Promise<DeliveryReport | null> {
+    const { eventId, type, json } = event;
+    const { clock, signal, sign } = this.opts;
     const maxAttempts = this.opts.attempts ?? 4;
     const fixed: Record<string, string> = { ...this.opts.headers, 'content-type': 'application/json', 'svc-event-id': eventId, 'svc-event-type': type };
     let status: number | null = null;
@@ -208,7 +231,11 @@ export class Forwarder {
       const attemptSignal = this.attempts.signal;
       this.attemptStartedAt = performance.now();
       if (!this.attemptTimer) this.armAttemptTimer(this.attemptTimeoutMs);
-      const headers = this.opts.sign ? { ...fixed, 'svc-signature': this.opts.sign(json) } : fixed;
+      let headers = fixed;
+      if (sign) {
+        const ahead = attempt === 1 && event.signature !== undefined && event.signedSecond === Math.floor(clock.now() / 1000);
+        headers = { ...fixed, 'svc-signature': ahead ? event.signature! : sign(json) };
+      }
       try {
         ({ status } = await this.opts.post(this.opts.url, json, headers, attemptSignal));
         error = undefined;
