@@ -13,6 +13,7 @@ export interface LazyModules {
   'node:fs/promises': typeof import('node:fs/promises');
   'node:http': typeof import('node:http');
   'node:https': typeof import('node:https');
+  'node:net': typeof import('node:net');
   'node:os': typeof import('node:os');
   'node:readline': typeof import('node:readline');
   'node:timers/promises': typeof import('node:timers/promises');

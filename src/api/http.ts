@@ -14,6 +14,7 @@ import { redact, redactForm, redactText } from '../io/redact.js';
 import { lazyRequire } from '../node-require.js';
 import { UsageError } from '../errors.js';
 import { DeadlineError, deadlineFromEnv, MAX_BODY_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
+import { openSerialConnection, type SerialConnection } from './serial.js';
 
 /** The slice of a fetch Response that svc uses, over either transport's answer. */
 export interface HttpResponse {
@@ -47,6 +48,12 @@ export interface HttpInit {
 
 export interface HttpTransport {
   fetch(url: string | URL, init?: HttpInit): Promise<HttpResponse>;
+  /**
+   * A connection of its own to `url` for POSTs made one after the other (ordered
+   * deliveries), leaner than `fetch`; undefined where `fetch` would not go straight to the
+   * address over plain http (https, a proxy variable set) or logs each request (--debug).
+   */
+  serial?(url: string): SerialConnection | undefined;
   /** Loads the transport (node:http, or undici behind a proxy) ahead of the first request, to overlap a wait. */
   prepare?(): void;
 }
@@ -272,14 +279,29 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
   const now = options.now ?? Date.now;
   let deadline = options.deadlineMs;
   let pool: Promise<Transport> | undefined;
+  const serials = new Set<SerialConnection>();
   return {
     prepare() {
       (pool ??= openTransport(options.env)).catch(() => {}); // a failure shows on the request itself
     },
     async close() {
+      for (const connection of serials) connection.close();
       const current = pool;
       pool = undefined;
       if (current) await (await current).close().catch(() => {});
+    },
+    serial(url) {
+      const target = new URL(url);
+      // Where fetch goes through node:http straight to the address, and nothing is logged.
+      if (target.protocol !== 'http:' || options.debug || PROXY_VARS.some((name) => options.env[name])) return undefined;
+      const connection = openSerialConnection(target, {
+        userAgent: options.userAgent,
+        deadlineMs: (deadline ??= deadlineFromEnv(options.env)),
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        idleTimeoutMs: HEADERS_TIMEOUT_MS,
+      });
+      serials.add(connection);
+      return connection;
     },
     async fetch(url, init = {}) {
       const target = new URL(url);

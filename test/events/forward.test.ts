@@ -111,6 +111,100 @@ describe('Forwarder', () => {
     expect(reports).toEqual([]);
   });
 
+  it('an attempt with no answer is cut off after attemptTimeoutMs and retried with a signal of its own', async () => {
+    const signals: AbortSignal[] = [];
+    const post: PostJson = (_url, _body, _headers, signal) => {
+      signals.push(signal);
+      // The first attempt never answers; the next ones do.
+      if (signals.length === 1) return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+      return Promise.resolve({ status: 200 });
+    };
+    const reports: DeliveryReport[] = [];
+    const settled: string[] = [];
+    const f = new Forwarder({
+      url: 'http://127.0.0.1:9/hook',
+      post,
+      clock,
+      signal: new AbortController().signal,
+      report: (d) => reports.push(d),
+      settled: (d) => settled.push(d.eventId),
+      attemptTimeoutMs: 50,
+      retryDelayMs: 5,
+    });
+    const started = performance.now();
+    f.enqueue('evt_1', 'call.started', '{}');
+    f.enqueue('evt_2', 'call.started', '{}');
+    await f.drain();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(signals[0]!.aborted).toBe(true);
+    expect((signals[0]!.reason as Error).message).toBe('no answer within 0.05 s');
+    expect(signals[1]!.aborted).toBe(false);
+    expect(reports.map((d) => [d.eventId, d.attempts, d.ok])).toEqual([
+      ['evt_1', 2, true],
+      ['evt_2', 1, true],
+    ]);
+    expect(settled).toEqual(['evt_1', 'evt_2']);
+  });
+
+  it('settles an event before the next is sent, and reports it, in order, once the next is on its way', async () => {
+    const log: string[] = [];
+    const post: PostJson = async (_url, body) => {
+      log.push(`post ${JSON.parse(body).id}`);
+      await delay(1);
+      return { status: 200 };
+    };
+    const f = new Forwarder({
+      url: 'http://127.0.0.1:9/hook',
+      post,
+      clock,
+      signal: new AbortController().signal,
+      settled: (d) => log.push(`settled ${d.eventId}`),
+      report: (d) => log.push(`report ${d.eventId}`),
+    });
+    for (let i = 1; i <= 3; i++) f.enqueue(`evt_${i}`, 'call.started', JSON.stringify({ id: `evt_${i}` }));
+    await f.drain();
+    expect(log).toEqual([
+      'post evt_1',
+      'settled evt_1',
+      'post evt_2',
+      'report evt_1',
+      'settled evt_2',
+      'post evt_3',
+      'report evt_2',
+      'settled evt_3',
+      'report evt_3',
+    ]);
+  });
+
+  it('every attempt carries the signature of its own second, even when the next one was signed ahead', async () => {
+    let now = 1_000_000_000_000;
+    const fakeClock: Clock = { now: () => now, sleep: (ms, signal) => delay(1, undefined, { signal }).then(() => void (now += ms)) };
+    const sign = (body: string) => `t=${Math.floor(fakeClock.now() / 1000)},body=${body}`;
+    const sent: Array<{ signature: string; second: number }> = [];
+    let n = 0;
+    const post: PostJson = async (_url, _body, headers) => {
+      sent.push({ signature: headers['svc-signature']!, second: Math.floor(now / 1000) });
+      await delay(1);
+      // Time passes while the handler works: 0.6 s a request, so the second often turns in between.
+      now += 600;
+      return { status: ++n % 4 === 0 ? 500 : 200 };
+    };
+    const f = new Forwarder({
+      url: 'http://127.0.0.1:9/hook',
+      post,
+      clock: fakeClock,
+      signal: new AbortController().signal,
+      report: () => {},
+      sign,
+      retryDelayMs: 1000,
+    });
+    for (let i = 1; i <= 12; i++) f.enqueue(`evt_${i}`, 'call.started', `{"n":${i}}`);
+    await f.drain();
+    expect(f.delivered).toBe(12);
+    expect(sent.length).toBeGreaterThan(12);
+    for (const { signature, second } of sent) expect(signature).toMatch(new RegExp(`^t=${second},`));
+  });
+
   it('reports a delivery to a closed port as failed without a status', async () => {
     const r = await receiver(() => 200);
     closers.splice(0).forEach((close) => close());

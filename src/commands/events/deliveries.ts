@@ -2,6 +2,7 @@
 // Forwarder per route, each delivery signed with the forwarding secret, deliveries given
 // up on appended to the dead-letter file, and each event's settlement reported back (the
 // checkpoint advances on it).
+import { createSecretKey } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { Forwarder, formatDelivery, type DeliveryReport, type PostJson } from './forward.js';
@@ -66,32 +67,51 @@ export class Deliveries {
     private readonly ctx: Pick<Context, 'http' | 'clock' | 'io'>,
     private readonly opts: DeliveriesOptions,
   ) {
-    const post: PostJson = async (url, body, headers, postSignal) => {
-      // Through the context's HTTP (one keep-alive pool, --debug), never with the credential.
-      const response = await ctx.http.fetch(url, { method: 'POST', body, headers, signal: postSignal });
-      await drain(response.body);
-      return { status: response.status };
+    // Through the context's HTTP, never with the credential: each route's own keep-alive
+    // connection where the transport has a lean one (a route delivers one event at a time
+    // anyway), else its pool (https, a proxy, --debug).
+    const pooled: PostJson = async (url, body, headers, postSignal) => {
+      // A signal per request: the forwarder's lasts for many, and the pool's listeners and
+      // AbortSignal.any must not pile up on it.
+      const request = new AbortController();
+      const onAbort = () => request.abort(postSignal.reason);
+      postSignal.addEventListener('abort', onAbort, { once: true });
+      if (postSignal.aborted) onAbort();
+      try {
+        const response = await ctx.http.fetch(url, { method: 'POST', body, headers, signal: request.signal });
+        await drain(response.body);
+        return { status: response.status };
+      } finally {
+        postSignal.removeEventListener('abort', onAbort);
+      }
     };
-    const sign = (body: string) => signatureValue(opts.secret, body, ctx.clock.now() / 1000);
+    const postFor = (route: ForwardRoute): PostJson => {
+      const connection = ctx.http.serial?.(route.url);
+      if (!connection) return pooled;
+      return async (_url, body, headers, postSignal) => ({ status: await connection.post(body, headers, postSignal) });
+    };
+    const key = createSecretKey(Buffer.from(opts.secret, 'utf8'));
+    const sign = (body: string) => signatureValue(key, body, ctx.clock.now() / 1000);
     this.forwarders = opts.routes.map((route) => ({
       route,
       forwarder: new Forwarder({
         url: route.url,
-        post,
+        post: postFor(route),
         clock: ctx.clock,
         signal: opts.signal,
         headers: opts.headers,
         sign,
         ...(opts.attempts !== undefined ? { attempts: opts.attempts } : {}),
         ...(opts.retryDelayMs !== undefined ? { retryDelayMs: opts.retryDelayMs } : {}),
+        settled: (d) => this.settled(route, d),
         // Delivery lines are progress, not events: stderr, so stdout stays one event a line.
-        report: (d) => this.reported(route, d),
+        report: (d) => this.ctx.io.stderr.write(formatDelivery(d, route.url) + '\n'),
       }),
     }));
   }
 
-  private reported(route: ForwardRoute, d: DeliveryReport): void {
-    this.ctx.io.stderr.write(formatDelivery(d, route.url) + '\n');
+  /** An event settled on a route, before the route's next delivery starts: dead letter, then the checkpoint. */
+  private settled(route: ForwardRoute, d: DeliveryReport): void {
     if (!d.ok) {
       this.gaveUp++;
       if (this.opts.deadLetterFile) {

@@ -1,0 +1,381 @@
+// One keep-alive HTTP/1.1 connection to one URL, for requests made strictly one after the
+// other (`--forward-to` deliveries, which must arrive in order): a POST written as one
+// buffer on a plain socket, the answer's status read and its body dropped.
+//
+// Why not node:http: its per-request machinery (ClientRequest, the agent's pool, streams,
+// listeners, AbortSignal.any) costs about as much as the loopback round trip itself. On a
+// 2-core machine a sequential keep-alive loop through node:http (or undici's Client) tops
+// out near 3,900 requests/s, the same loop on a socket near 7,000. The transport hands
+// this out only where node:http would have gone straight to the address (plain http, no
+// proxy variable, no --debug); everything else keeps the general path.
+import type { Socket } from 'node:net';
+import { UsageError } from '../errors.js';
+import { lazyRequire } from '../node-require.js';
+import { DeadlineError } from './limits.js';
+
+export interface SerialConnection {
+  /**
+   * POSTs `body` with `headers` (plus host, user-agent, content-length and connection) and
+   * resolves with the answer's status once its body has been read and dropped. A network
+   * failure rejects as the general transport's does (a TypeError whose `cause` is the
+   * socket's error); an abort of `signal` rejects with an AbortError whose `cause` is the
+   * signal's reason. One request at a time.
+   */
+  post(body: string, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<number>;
+  /** Closes the connection (a request under way fails); a later request connects again. */
+  close(): void;
+}
+
+export interface SerialOptions {
+  userAgent: string;
+  /** The whole exchange, connecting to the body's last byte (SVC_HTTP_TIMEOUT). */
+  deadlineMs: number;
+  connectTimeoutMs: number;
+  /** Silence while an answer is awaited or read (undici's headers/body timeouts). */
+  idleTimeoutMs: number;
+}
+
+/** Bytes of an answer's body read (and dropped) to keep the connection; past it the connection is closed instead. */
+export const ANSWER_READ_LIMIT = 64 * 1024;
+/** A status line and headers longer than this are not an HTTP answer svc reads. */
+const MAX_HEAD_BYTES = 64 * 1024;
+
+/** What Node's http accepts in a header value (RFC 9110 §5.5 field-value, plus obs-text). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Set by the connection itself. */
+const OWN_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
+
+const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
+
+function codedError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+function abortError(reason: unknown): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: reason }), { name: 'AbortError', code: 'ABORT_ERR' });
+}
+
+/** The request in flight: where its answer is in the reading, and how it settles. */
+interface Pending {
+  resolve(status: number): void;
+  reject(error: unknown): void;
+  signal: AbortSignal;
+  /** performance.now() when it was sent, and when a byte of it last went out or of its answer came in. */
+  startedAt: number;
+  activeAt: number;
+  /** 0 until the status line of the final (non-1xx) answer is read. */
+  status: number;
+  keepAlive: boolean;
+  /** 'length': `remaining` bytes left; 'chunked': see `chunk`; 'close': until the server closes. */
+  body: 'length' | 'chunked' | 'close';
+  remaining: number;
+  /** Chunked bodies: reading a size line, a chunk's data, the CRLF after it, or the trailer. */
+  chunk: 'size' | 'data' | 'crlf' | 'trailer';
+  bodyRead: number;
+}
+
+/** Where reads land; what is kept past a read (a split head) is copied out. */
+const READ_BUFFER_BYTES = 64 * 1024;
+
+export function openSerialConnection(url: URL, options: SerialOptions): SerialConnection {
+  if (url.protocol !== 'http:') throw new Error(`a serial connection is plain http only (got ${url.protocol})`);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || 80);
+  const requestLine = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+
+  let socket: Socket | null = null;
+  let readBuffer: Buffer | undefined;
+  let pending: Pending | null = null;
+  /** Bytes of the answer not yet consumed (a head or a chunk line split across reads), copied. */
+  let held: Buffer | null = null;
+  /** The signals this connection listens to (a caller passes the same one request after request). */
+  const listening = new WeakSet<AbortSignal>();
+
+  // One timer for the deadline and the silence limit, armed at most once at a time and
+  // re-armed for what is left when it fires early: no timer work per request.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (ms: number) => {
+    timer = setTimeout(check, Math.max(1, Math.ceil(ms)));
+    timer.unref();
+  };
+  const check = () => {
+    timer = undefined;
+    const p = pending;
+    if (!p) return;
+    const now = performance.now();
+    const deadlineLeft = p.startedAt + options.deadlineMs - now;
+    const idleLeft = p.activeAt + options.idleTimeoutMs - now;
+    if (deadlineLeft <= 0) return expire(p, new DeadlineError(url.origin, options.deadlineMs));
+    if (idleLeft <= 0) return fail(p.status ? undefined : codedError(`no answer within ${options.idleTimeoutMs / 1000} s`, 'UND_ERR_HEADERS_TIMEOUT'));
+    arm(Math.min(deadlineLeft, idleLeft));
+  };
+
+  const connect = (): Socket => {
+    readBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES);
+    const s: Socket = lazyRequire('node:net').connect({
+      host,
+      port,
+      noDelay: true,
+      keepAlive: true,
+      keepAliveInitialDelay: 1000,
+      // Reads go straight to this callback: no stream machinery per answer.
+      onread: {
+        buffer: readBuffer,
+        callback: (bytes: number, buffer: Uint8Array) => {
+          if (s === socket) onData(buffer as Buffer, bytes);
+          return true; // keep reading
+        },
+      },
+    });
+    const connectTimer = setTimeout(
+      () => s.destroy(codedError(`could not connect within ${options.connectTimeoutMs / 1000} s`, 'UND_ERR_CONNECT_TIMEOUT')),
+      options.connectTimeoutMs,
+    );
+    s.once('connect', () => clearTimeout(connectTimer));
+    s.on('error', (error) => {
+      clearTimeout(connectTimer);
+      if (s === socket) fail(error);
+    });
+    // The server closed (or half-closed: nothing more will be read) the connection.
+    const onGone = () => {
+      clearTimeout(connectTimer);
+      if (s !== socket) return;
+      const p = pending;
+      if (p && p.status && p.body === 'close') return done(false);
+      fail(codedError('socket hang up', 'ECONNRESET'));
+    };
+    s.on('end', onGone);
+    s.on('close', onGone);
+    return s;
+  };
+
+  /** Forgets the socket (the next request opens another). */
+  const drop = () => {
+    const s = socket;
+    socket = null;
+    held = null;
+    s?.destroy();
+  };
+
+  const settle = (): Pending => {
+    const p = pending!;
+    pending = null;
+    return p;
+  };
+
+  /** The answer is complete: its status counts; the socket stays for the next request when it may. */
+  const done = (keep: boolean) => {
+    const p = settle();
+    if (keep && held === null) socket?.unref();
+    else drop();
+    p.resolve(p.status);
+  };
+
+  /**
+   * The exchange broke. Once a status is in, the rest of the body does not matter (as the
+   * general path drops a body that fails): the status stands. Before that, the request failed.
+   */
+  const fail = (error: unknown) => {
+    drop();
+    if (!pending) return;
+    const p = settle();
+    if (p.status) p.resolve(p.status);
+    else p.reject(new TypeError('request failed', { cause: error }));
+  };
+
+  /** The deadline passed, or the caller aborted: the request ends with `error` (the status, once in, stands). */
+  const expire = (p: Pending, error: unknown) => {
+    drop();
+    if (pending !== p) return;
+    settle();
+    if (p.status && !(error instanceof Error && error.name === 'AbortError')) p.resolve(p.status);
+    else p.reject(error);
+  };
+
+  const onAbort = (event: Event) => {
+    const signal = event.target as AbortSignal;
+    const p = pending;
+    if (p && p.signal === signal) expire(p, abortError(signal.reason));
+  };
+
+  const onData = (chunk: Buffer, bytes: number) => {
+    const p = pending;
+    if (!p) {
+      // Nothing was asked: a server that talks out of turn is not one to reuse.
+      drop();
+      return;
+    }
+    p.activeAt = performance.now();
+    const data = held ? Buffer.concat([held, chunk.subarray(0, bytes)]) : chunk;
+    const length = held ? data.length : bytes;
+    held = null;
+    let at = 0;
+    while (at < length || (p.status && p.body === 'length' && p.remaining === 0)) {
+      if (!p.status) {
+        const end = data.indexOf(CRLFCRLF, at);
+        if (end < 0 || end + 4 > length) {
+          if (length - at > MAX_HEAD_BYTES) return fail(codedError('the answer has no end to its headers', 'HPE_HEADER_OVERFLOW'));
+          held = Buffer.from(data.subarray(at, length));
+          return;
+        }
+        const error = readHead(p, data.toString('latin1', at, end));
+        if (error) return fail(error);
+        at = end + 4;
+        continue;
+      }
+      if (p.body === 'length') {
+        const take = Math.min(p.remaining, length - at);
+        p.remaining -= take;
+        p.bodyRead += take;
+        at += take;
+        if (p.remaining === 0) {
+          // Anything after the answer was not asked for.
+          return done(p.keepAlive && at === length);
+        }
+      } else if (p.body === 'close') {
+        p.bodyRead += length - at;
+        at = length;
+      } else if (p.chunk === 'data') {
+        const take = Math.min(p.remaining, length - at);
+        p.remaining -= take;
+        p.bodyRead += take;
+        at += take;
+        if (p.remaining === 0) {
+          p.chunk = 'crlf';
+          p.remaining = 2;
+        }
+      } else if (p.chunk === 'crlf') {
+        const take = Math.min(p.remaining, length - at);
+        p.remaining -= take;
+        at += take;
+        if (p.remaining === 0) p.chunk = 'size';
+      } else {
+        // A size line, or a trailer line: whole lines only.
+        const eol = data.indexOf('\r\n', at, 'latin1');
+        if (eol < 0 || eol + 2 > length) {
+          if (length - at > 8192) return fail(codedError('a chunk line too long', 'HPE_CHUNK_SIZE'));
+          held = Buffer.from(data.subarray(at, length));
+          break;
+        }
+        const line = data.toString('latin1', at, eol);
+        at = eol + 2;
+        if (p.chunk === 'trailer') {
+          if (line === '') return done(p.keepAlive && at === length);
+        } else {
+          const size = /^[0-9a-fA-F]{1,12}/.exec(line);
+          if (!size) return fail(codedError('Parse Error: Invalid character in chunk size', 'HPE_INVALID_CHUNK_SIZE'));
+          p.remaining = parseInt(size[0], 16);
+          p.chunk = p.remaining === 0 ? 'trailer' : 'data';
+        }
+      }
+      if (p.bodyRead > ANSWER_READ_LIMIT) {
+        // Too long to drain: the status is what counts; the connection goes.
+        return done(false);
+      }
+    }
+  };
+
+  /** Reads a status line and headers; a 1xx is skipped (the final answer follows). */
+  const readHead = (p: Pending, head: string): Error | undefined => {
+    const lines = head.split('\r\n');
+    const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0]!);
+    if (!statusLine) return codedError('Parse Error: Expected HTTP/', 'HPE_INVALID_CONSTANT');
+    const status = Number(statusLine[2]);
+    if (status < 200 && status !== 101) return undefined;
+    let length: number | undefined;
+    let chunked = false;
+    let connection = '';
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const colon = line.indexOf(':');
+      if (colon <= 0) return codedError('Parse Error: Invalid header token', 'HPE_INVALID_HEADER_TOKEN');
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      if (name === 'content-length') {
+        if (!/^\d+$/.test(value) || (length !== undefined && length !== Number(value)))
+          return codedError('Parse Error: Invalid Content-Length', 'HPE_INVALID_CONTENT_LENGTH');
+        length = Number(value);
+      } else if (name === 'transfer-encoding') chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+      else if (name === 'connection') connection += `,${value.toLowerCase()}`;
+    }
+    p.status = status;
+    p.keepAlive = statusLine[1] === '1' ? !/(?:^|,)\s*close\s*(?:,|$)/.test(connection) : /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection);
+    if (status === 101 || status === 204 || status === 304) {
+      p.body = 'length';
+      p.remaining = 0;
+      if (status === 101) p.keepAlive = false;
+    } else if (chunked) {
+      p.body = 'chunked';
+      p.chunk = 'size';
+    } else if (length !== undefined) {
+      p.body = 'length';
+      p.remaining = length;
+    } else {
+      p.body = 'close';
+      p.keepAlive = false;
+    }
+    return undefined;
+  };
+
+  return {
+    post(body, headers, signal) {
+      if (pending) return Promise.reject(new Error('a serial connection takes one request at a time'));
+      if (signal.aborted) return Promise.reject(abortError(signal.reason));
+      let head = requestLine;
+      let userAgent = true;
+      for (const name in headers) {
+        const value = headers[name]!;
+        const lower = name.toLowerCase();
+        // Checked here, where it is a local mistake (exit 2), as the general path does.
+        if (!HEADER_VALUE.test(value)) {
+          return Promise.reject(
+            new UsageError(`the ${lower} header cannot be sent: its value holds a line break, a control character or a character beyond Latin-1`),
+          );
+        }
+        if (!HEADER_NAME.test(name))
+          return Promise.reject(
+            new TypeError('request failed', { cause: codedError(`Header name must be a valid HTTP token ["${name}"]`, 'ERR_INVALID_HTTP_TOKEN') }),
+          );
+        if (OWN_HEADERS.has(lower)) continue;
+        if (lower === 'user-agent') userAgent = false;
+        head += `${lower}: ${value}\r\n`;
+      }
+      const bodyBytes = Buffer.byteLength(body);
+      if (userAgent) head += `user-agent: ${options.userAgent}\r\n`;
+      head += `content-length: ${bodyBytes}\r\nconnection: keep-alive\r\n\r\n`;
+      // One buffer, one write: the head in Latin-1 (what Node's http sends), the body in UTF-8.
+      const message = Buffer.allocUnsafe(head.length + bodyBytes);
+      message.write(head, 0, 'latin1');
+      message.write(body, head.length, 'utf8');
+
+      if (!listening.has(signal)) {
+        listening.add(signal);
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      return new Promise<number>((resolve, reject) => {
+        const now = performance.now();
+        pending = {
+          resolve,
+          reject,
+          signal,
+          startedAt: now,
+          activeAt: now,
+          status: 0,
+          keepAlive: true,
+          body: 'length',
+          remaining: 0,
+          chunk: 'size',
+          bodyRead: 0,
+        };
+        if (!timer) arm(Math.min(options.deadlineMs, options.idleTimeoutMs));
+        if (!socket || socket.destroyed) socket = connect();
+        else socket.ref();
+        socket.write(message);
+      });
+    },
+    close() {
+      fail(codedError('the connection was closed', 'ECONNRESET'));
+    },
+  };
+}
