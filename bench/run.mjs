@@ -22,6 +22,12 @@ const PEAK_MIB_BUDGET = 50;
 
 const args = process.argv.slice(2);
 const givenNodes = args.flatMap((arg, i) => (arg === '--node' && args[i + 1] ? [args[i + 1]] : []));
+for (const binary of givenNodes) {
+  if (!existsSync(binary)) {
+    console.error(`bench: no Node binary at ${binary}`);
+    process.exit(2);
+  }
+}
 
 /** The keychain case needs a Secret Service; start a private one for this run when we can. */
 function canStartSecretService() {
