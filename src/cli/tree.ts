@@ -144,7 +144,9 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     cmd.description(node.kind === 'leaf' ? node.decl.summary : node.summary);
     if (spec) {
       addArgs(cmd, spec.args);
-      addFlags(cmd, spec.flags);
+      // Off argv's path a command shows only as a line of its parent's help, where any flag
+      // at all makes the "[options]" of its usage: one is enough (the rest cost start-up).
+      addFlags(cmd, full ? spec.flags : Object.fromEntries(Object.entries(spec.flags ?? {}).slice(0, 1)));
     }
     if (!full) return;
     cmd.addHelpText('after', examplesText(node.kind === 'leaf' ? node.decl.examples : node.examples, spec?.notes));
