@@ -133,17 +133,24 @@ export interface Stored<T extends { id: string; livemode: boolean }> {
 }
 
 export interface EmulatorEvent {
-  seq: number;
-  id: string;
-  type: string;
+  readonly seq: number;
+  readonly id: string;
+  readonly type: string;
   /** The event object serialized once, shared by every list and stream. */
-  json: string;
-  /** The same event as one SSE frame (api-contract.md "Events", Stream). */
-  frame: string;
-  data: unknown;
+  readonly json: string;
+  /** The same event as one SSE frame (api-contract.md "Events", Stream); made when asked, not kept. */
+  readonly frame: string;
+  /** frame.length, without making the frame. */
+  readonly frameLength: number;
+  /** The event's `data` object, parsed from json when asked (not kept: a burst retains only its strings). */
+  readonly data: unknown;
 }
 
 export interface EventLog {
+  /** `org_id:mode`, the log's key in eventLogs and in a state file. */
+  key: string;
+  org_id: string;
+  mode: Mode;
   events: EmulatorEvent[];
 }
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { PREFIX, SCOPES } from '../../shared/constants.js';
 import { balanceObject } from '../billing.js';
 import { invalidOne, notFound } from '../errors.js';
-import { publish } from '../events.js';
+import { eventLog, publish, publishJson } from '../events.js';
 import { addFault } from '../faults.js';
 import { exportDocument } from '../persistence/document.js';
 import type { EmulatorEnv } from '../http.js';
@@ -164,8 +164,13 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
     let first = '';
     let last = '';
     let sliceStart = performance.now();
+    // Each event's data is {"object":"synthetic","n":n,"of":count}: serialized here around n, and the
+    // log found once per slice (a reset between slices empties the logs), not once per event.
+    const typeJson = JSON.stringify(body.type);
+    const of = `,"of":${body.count}}`;
+    let log = eventLog(state, body.org_id, body.mode);
     for (let n = 1; n <= body.count; n++) {
-      const event = publish(state, body.org_id, body.mode, body.type, { object: 'synthetic', n, of: body.count });
+      const event = publishJson(state, log, typeJson, body.type, `{"object":"synthetic","n":${n}${of}`);
       if (n === 1) first = event.id;
       last = event.id;
       // Publish in slices of a few ms and let the event loop breathe between them: other requests
@@ -174,6 +179,7 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
       if (n % 256 === 0 && n < body.count && performance.now() - sliceStart > PUBLISH_SLICE_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
+        log = eventLog(state, body.org_id, body.mode);
       }
     }
     return c.json({ published: body.count, first_id: first, last_id: last }, 201);
