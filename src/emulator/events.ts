@@ -30,28 +30,29 @@ export function seqOfEventId(id: string): number | null {
   return Number.isSafeInteger(seq) && seq >= 0 ? seq : null;
 }
 
-/** "id: " + "\nevent: " + "\ndata: " + "\n\n": what a frame adds to the id, type and JSON. */
-const FRAME_EXTRA_CHARS = 21;
-
 /**
- * A published event: its id, type and JSON, and nothing else. The SSE frame and the `data` object
- * are made from these when asked, so that the 10,000 retained events (and a stalled stream's
- * queue) hold one object and two strings each, which keeps a burst's garbage collection short.
+ * A published event, kept as its SSE frame (api-contract.md "Events", Stream): one flat string
+ * `id: <id>\nevent: <type>\ndata: <JSON>\n\n` that every stream and resume sends as it is, and
+ * from which the id and the JSON are cut when asked (the `data` object parsed when asked). So the
+ * 10,000 retained events, and a stalled stream's queue, hold one small object and one string
+ * each, which keeps a burst's garbage collection short, and a stream's write joins whole frames.
  */
 class StoredEvent implements EmulatorEvent {
   constructor(
     readonly seq: number,
-    readonly id: string,
     readonly type: string,
-    readonly json: string,
+    readonly frame: string,
+    /** Where the JSON starts in the frame (it ends before the frame's final "\n\n"). */
+    private readonly jsonStart: number,
   ) {}
 
-  get frame(): string {
-    return `id: ${this.id}\nevent: ${this.type}\ndata: ${this.json}\n\n`;
+  get id(): string {
+    // "id: " + id + "\nevent: " + type + "\ndata: " + JSON
+    return this.frame.slice(4, this.jsonStart - this.type.length - 15);
   }
 
-  get frameLength(): number {
-    return FRAME_EXTRA_CHARS + this.id.length + this.type.length + this.json.length;
+  get json(): string {
+    return this.frame.slice(this.jsonStart, this.frame.length - 2);
   }
 
   get data(): unknown {
@@ -59,39 +60,48 @@ class StoredEvent implements EmulatorEvent {
   }
 }
 
-/** Appends the event's frame (EmulatorEvent.frame) to `parts` piece by piece, for one join with its neighbours. */
-export function pushFrame(parts: string[], event: EmulatorEvent): void {
-  parts.push('id: ', event.id, '\nevent: ', event.type, '\ndata: ', event.json, '\n\n');
+/** Where an event's JSON starts in its frame. */
+const jsonStartOf = (id: string, type: string) => 19 + id.length + type.length;
+
+/** The parts of an event's frame that depend only on its type, made once per burst (or per publish). */
+export interface EventShape {
+  type: string;
+  /** "\nevent: <type>\ndata: " and the JSON up to the id's value. */
+  afterId: string;
+  /** The JSON from after the id's value up to the created_at value. */
+  beforeTime: string;
+}
+
+export function eventShape(type: string): EventShape {
+  return { type, afterId: `\nevent: ${type}\ndata: {"object":"event","id":"`, beforeTime: `","type":${JSON.stringify(type)},"created_at":"` };
 }
 
 export function publish(state: State, orgId: string, mode: Mode, type: string, data: unknown): EmulatorEvent {
-  return publishJson(state, eventLog(state, orgId, mode), JSON.stringify(type), type, JSON.stringify(data));
+  return publishJson(state, eventLog(state, orgId, mode), eventShape(type), JSON.stringify(data));
 }
 
 /**
- * publish() for a log already found and a `data` already serialized (`dataJson`, the JSON of an
- * object; `typeJson`, JSON.stringify(type)): a burst of synthetic events calls this once per event.
- * The event's JSON is what JSON.stringify would make of {object, id, type, created_at, livemode, data}.
+ * publish() for a log already found, the type's shape made and `data` already serialized
+ * (`dataJson`, the JSON of an object): a burst of synthetic events calls this once per event. The
+ * event's JSON is what JSON.stringify would make of {object, id, type, created_at, livemode, data}.
  */
-export function publishJson(state: State, log: EventLog, typeJson: string, type: string, dataJson: string): EmulatorEvent {
+export function publishJson(state: State, log: EventLog, shape: EventShape, dataJson: string): EmulatorEvent {
   const seq = nextSeq(state);
   const id = eventId(seq);
   // Ids and RFC 3339 times have nothing JSON escapes. A join makes one flat string where a template
   // would make a tree of a dozen small strings, each kept (and copied by the GC) while retained.
-  const json = [
-    '{"object":"event","id":"',
+  const frame = [
+    'id: ',
     id,
-    '","type":',
-    typeJson,
-    ',"created_at":"',
+    shape.afterId,
+    id,
+    shape.beforeTime,
     state.eventTime(state.clock.now()),
-    '","livemode":',
-    log.mode === 'live',
-    ',"data":',
+    log.mode === 'live' ? '","livemode":true,"data":' : '","livemode":false,"data":',
     dataJson,
-    '}',
+    '}\n\n',
   ].join('');
-  const event = new StoredEvent(seq, id, type, json);
+  const event = new StoredEvent(seq, shape.type, frame, jsonStartOf(id, shape.type));
   retain(log, event);
   state.journal?.event(log.key, event);
   for (const subscriber of state.subscribers) {
@@ -101,7 +111,7 @@ export function publishJson(state: State, log: EventLog, typeJson: string, type:
 }
 
 export function eventFromJson(seq: number, id: string, type: string, json: string): EmulatorEvent {
-  return new StoredEvent(seq, id, type, json);
+  return new StoredEvent(seq, type, `id: ${id}\nevent: ${type}\ndata: ${json}\n\n`, jsonStartOf(id, type));
 }
 
 /** Appends to a log, dropping what falls out of retention. */

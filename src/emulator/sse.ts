@@ -7,12 +7,8 @@
 // backlog passes a bound (api-contract.md "Events"), and resumes with Last-Event-ID.
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Mode } from '../shared/constants.js';
-import { pushFrame } from './events.js';
 import type { EmulatorContext } from './http.js';
 import type { EmulatorEvent, State, Subscriber } from './state.js';
-
-/** What a stream sends: a frame of its own, or a published event as its standard frame (EmulatorEvent.frame). */
-export type StreamItem = string | EmulatorEvent;
 
 export interface StreamSpec {
   org_id: string;
@@ -20,10 +16,10 @@ export interface StreamSpec {
   authorized(): boolean;
   /** The credential's expiry (emulator clock, ms): the stream ends when it passes, not only at the next keepalive. */
   expiresAt?: number | undefined;
-  /** What to send for a published event (a frame, or the event itself for its standard frame), or null to skip it. */
-  frame(event: EmulatorEvent): StreamItem | null;
-  /** What to send first (a resume's retained events); taken in the same tick as subscribing, so no gap. */
-  backlog: StreamItem[];
+  /** The frame to send for a published event (its own, EmulatorEvent.frame, shared by every stream), or null to skip it. */
+  frame(event: EmulatorEvent): string | null;
+  /** Frames to send first (a resume's retained events); taken in the same tick as subscribing, so no gap. */
+  backlog: string[];
 }
 
 export const SSE_HEADERS = {
@@ -39,8 +35,6 @@ const STALLED_AFTER_MS = 1000;
 const STALLED_HARD_FACTOR = 4;
 /** Longest single expiry wait; a longer one re-arms (setTimeout overflows past 2^31 ms, and an injected clock may jump). */
 const MAX_EXPIRY_WAIT_MS = 60_000;
-
-const lengthOf = (item: StreamItem): number => (typeof item === 'string' ? item.length : item.frameLength);
 
 /** Where a stream's chunks go: the Node response itself, or a ReadableStream (app.request()). */
 interface Sink {
@@ -72,9 +66,8 @@ export interface StreamSource {
  * subscriber publish() feeds (end() it to close the stream).
  */
 export function openStream(c: EmulatorContext, state: State, spec: StreamSpec): { response: Response; subscriber: Subscriber } {
-  let queue: StreamItem[] = spec.backlog;
-  let queuedChars = 0;
-  for (const item of queue) queuedChars += lengthOf(item);
+  let queue: string[] = spec.backlog;
+  let queuedChars = queue.reduce((sum, frame) => sum + frame.length, 0);
   let ended = false;
   let lastPullAt = performance.now();
 
@@ -86,22 +79,13 @@ export function openStream(c: EmulatorContext, state: State, spec: StreamSpec): 
       return queue.length === 0;
     },
     takeChunk() {
-      const parts: string[] = [];
       let size = 0;
       let count = 0;
-      while (count < queue.length && size < MAX_CHUNK_CHARS) {
-        const item = queue[count++]!;
-        if (typeof item === 'string') {
-          parts.push(item);
-          size += item.length;
-        } else {
-          pushFrame(parts, item);
-          size += item.frameLength;
-        }
-      }
+      while (count < queue.length && size < MAX_CHUNK_CHARS) size += queue[count++]!.length;
+      const chunk = count === queue.length ? queue.join('') : queue.slice(0, count).join('');
       queue = count === queue.length ? [] : queue.slice(count);
       queuedChars -= size;
-      return parts.join('');
+      return chunk;
     },
     pulled() {
       lastPullAt = performance.now();
@@ -152,10 +136,10 @@ export function openStream(c: EmulatorContext, state: State, spec: StreamSpec): 
     authorized: spec.authorized,
     onEvent(event) {
       if (ended) return;
-      const item = spec.frame(event);
-      if (item === null) return;
-      queue.push(item);
-      queuedChars += lengthOf(item);
+      const frame = spec.frame(event);
+      if (frame === null) return;
+      queue.push(frame);
+      queuedChars += frame.length;
       if (cutIfStalled()) return;
       sink.wake();
     },

@@ -138,10 +138,8 @@ export interface EmulatorEvent {
   readonly type: string;
   /** The event object serialized once, shared by every list and stream. */
   readonly json: string;
-  /** The same event as one SSE frame (api-contract.md "Events", Stream); made when asked, not kept. */
+  /** The same event as one SSE frame (api-contract.md "Events", Stream). */
   readonly frame: string;
-  /** frame.length, without making the frame. */
-  readonly frameLength: number;
   /** The event's `data` object, parsed from json when asked (not kept: a burst retains only its strings). */
   readonly data: unknown;
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { PREFIX, SCOPES } from '../../shared/constants.js';
 import { balanceObject } from '../billing.js';
 import { invalidOne, notFound } from '../errors.js';
-import { eventLog, publish, publishJson } from '../events.js';
+import { eventLog, eventShape, publish, publishJson } from '../events.js';
 import { addFault } from '../faults.js';
 import { exportDocument } from '../persistence/document.js';
 import type { EmulatorEnv } from '../http.js';
@@ -166,11 +166,11 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
     let sliceStart = performance.now();
     // Each event's data is {"object":"synthetic","n":n,"of":count}: serialized here around n, and the
     // log found once per slice (a reset between slices empties the logs), not once per event.
-    const typeJson = JSON.stringify(body.type);
+    const shape = eventShape(body.type);
     const of = `,"of":${body.count}}`;
     let log = eventLog(state, body.org_id, body.mode);
     for (let n = 1; n <= body.count; n++) {
-      const event = publishJson(state, log, typeJson, body.type, `{"object":"synthetic","n":${n}${of}`);
+      const event = publishJson(state, log, shape, `{"object":"synthetic","n":${n}${of}`);
       if (n === 1) first = event.id;
       last = event.id;
       // Publish in slices of a few ms and let the event loop breathe between them: other requests

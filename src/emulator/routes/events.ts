@@ -6,7 +6,6 @@ import { ID_PREFIX } from '../../contract/index.js';
 import { eventLog, gapFrame, resumeAfter, retained, seqOfEventId, typeMatcher } from '../events.js';
 import type { EmulatorEnv } from '../http.js';
 import { openStream } from '../sse.js';
-import type { StreamItem } from '../sse.js';
 import type { State } from '../state.js';
 import { route } from './wire.js';
 import { decodeCursor, encodeCursor, listQuery, parseQuery } from '../validate.js';
@@ -41,7 +40,7 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const query = parseQuery(c, z.strictObject({ type: typeFilter }), ['type']);
     const matches = typeMatcher(query.type ?? []);
     const lastEventId = c.req.header('last-event-id')?.trim();
-    const backlog: StreamItem[] = [];
+    const backlog: string[] = [];
     if (lastEventId !== undefined && lastEventId !== '') {
       // Not an event id at all is a malformed request; an event id this emulator never gave out
       // is one it does not know, which the contract answers with a gap, like a forgotten one.
@@ -51,14 +50,14 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
       const resume = seq === null ? { known: false, events: kept } : resumeAfter(kept, seq);
       // An event no longer retained (or unknown): say so before the retained ones, never resume silently.
       if (!resume.known) backlog.push(gapFrame(lastEventId, kept[0]?.id ?? null));
-      for (const event of resume.events) if (matches(event.type)) backlog.push(event);
+      for (const event of resume.events) if (matches(event.type)) backlog.push(event.frame);
     }
     return openStream(c, state, {
       org_id: credential.org_id,
       mode: credential.mode,
       authorized: credential.authorized,
       expiresAt: credential.expires_at,
-      frame: (event) => (matches(event.type) ? event : null),
+      frame: (event) => (matches(event.type) ? event.frame : null),
       backlog,
     }).response;
   });
