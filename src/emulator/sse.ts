@@ -28,6 +28,7 @@ export const SSE_HEADERS = {
   'X-Accel-Buffering': 'no',
 } as const;
 
+const KEEPALIVE = ': keepalive\n\n';
 const MAX_CHUNK_CHARS = 1 << 20;
 /** A stream past its backlog bound that has not been able to write for this long is stalled. */
 const STALLED_AFTER_MS = 1000;
@@ -50,7 +51,7 @@ interface Sink {
 }
 
 /** The frame queue behind a sink: what is queued, and one chunk of it at a time. */
-export interface StreamSource {
+interface StreamSource {
   readonly ended: boolean;
   readonly empty: boolean;
   /** Joins queued frames into one write of at most ~1 MiB of text. */
@@ -111,8 +112,8 @@ export function openStream(c: EmulatorContext, state: State, spec: StreamSpec): 
   const keepalive = setInterval(() => {
     if (!spec.authorized()) return subscriber.end();
     if (cutIfStalled()) return;
-    queue.push(': keepalive\n\n');
-    queuedChars += 13;
+    queue.push(KEEPALIVE);
+    queuedChars += KEEPALIVE.length;
     sink.wake();
   }, state.keepaliveMs);
   keepalive.unref();
