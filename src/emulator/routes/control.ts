@@ -12,7 +12,7 @@ import type { EmulatorEnv } from '../http.js';
 import { randomToken, rfc3339, sha256 } from '../ids.js';
 import { isAllowedRedirectUri } from '../redirects.js';
 import { createKey, createOrg, endGrants, endUnauthorizedStreams, reset } from '../state.js';
-import type { State } from '../state.js';
+import type { EmulatorEvent, State } from '../state.js';
 import { jsonBody } from '../validate.js';
 
 // `admin_email` (an emulator extension) makes an existing user admin of the new org too,
@@ -161,8 +161,8 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.post('/_emulator/events', async (c) => {
     const body = await jsonBody(c, synthetic);
     org(body.org_id);
-    let first = '';
-    let last = '';
+    let first: EmulatorEvent | undefined;
+    let last: EmulatorEvent | undefined;
     let sliceStart = performance.now();
     // Each event's data is {"object":"synthetic","n":n,"of":count}: serialized here around n, and the
     // log found once per slice (a reset between slices empties the logs), not once per event.
@@ -171,8 +171,8 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
     let log = eventLog(state, body.org_id, body.mode);
     for (let n = 1; n <= body.count; n++) {
       const event = publishJson(state, log, shape, `{"object":"synthetic","n":${n}${of}`);
-      if (n === 1) first = event.id;
-      last = event.id;
+      first ??= event;
+      last = event;
       // Publish in slices of a few ms and let the event loop breathe between them: other requests
       // are answered and streams write what queued, instead of the whole burst holding the server
       // (issue 13). Timed rather than counted, so that a busy machine gets shorter slices.
@@ -182,7 +182,7 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
         log = eventLog(state, body.org_id, body.mode);
       }
     }
-    return c.json({ published: body.count, first_id: first, last_id: last }, 201);
+    return c.json({ published: body.count, first_id: first!.id, last_id: last!.id }, 201);
   });
 
   app.post('/_emulator/streams/drop', (c) => {
