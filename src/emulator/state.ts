@@ -133,17 +133,22 @@ export interface Stored<T extends { id: string; livemode: boolean }> {
 }
 
 export interface EmulatorEvent {
-  seq: number;
-  id: string;
-  type: string;
+  readonly seq: number;
+  readonly id: string;
+  readonly type: string;
   /** The event object serialized once, shared by every list and stream. */
-  json: string;
+  readonly json: string;
   /** The same event as one SSE frame (api-contract.md "Events", Stream). */
-  frame: string;
-  data: unknown;
+  readonly frame: string;
+  /** The event's `data` object, parsed from json when asked (not kept: a burst retains only its strings). */
+  readonly data: unknown;
 }
 
 export interface EventLog {
+  /** `org_id:mode`, the log's key in eventLogs and in a state file. */
+  key: string;
+  org_id: string;
+  mode: Mode;
   events: EmulatorEvent[];
 }
 

@@ -1,4 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { advancingClock } from '../../src/emulator/clock.js';
+import { createApp } from '../../src/emulator/server.js';
+import { createState } from '../../src/emulator/state.js';
 import { call, login, openStream, resetSeed, useEmulator } from './helpers.js';
 
 const emulator = useEmulator({ keepaliveMs: 100 });
@@ -247,5 +250,40 @@ describe('events: list and live stream', () => {
     await own.close();
     await stream.ended;
     expect(own.state.subscribers.size).toBe(0);
+  });
+});
+
+describe('events stream under app.request() (no Node response to write to)', () => {
+  it('is a ReadableStream of the same frames, with the middleware headers, and ends when dropped', async () => {
+    const state = createState(advancingClock(), 15_000);
+    state.address = { url: 'http://127.0.0.1:1', port: 1, hostnames: new Set(['127.0.0.1']) };
+    const app = createApp(state);
+    const seed = state.seed!;
+    const host = { host: '127.0.0.1:1' };
+    const response = await app.request('/v1/events/stream', { headers: { ...host, authorization: `Bearer ${seed.keys.live}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(response.headers.get('ratelimit-limit')).toBe('600');
+    const published = await app.request('/_emulator/events', {
+      method: 'POST',
+      headers: { ...host, 'content-type': 'application/json' },
+      body: JSON.stringify({ org_id: seed.org_id, mode: 'live', type: 'call.started', count: 3 }),
+    });
+    expect(published.status).toBe(201);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (text.split('\n\n').length <= 3) text += decoder.decode((await reader.read()).value);
+    const frames = text.split('\n\n').slice(0, 3);
+    frames.forEach((frame, i) => {
+      const [idLine, eventLine, dataLine] = frame.split('\n');
+      const event = JSON.parse(dataLine!.slice('data: '.length));
+      expect(idLine).toBe(`id: ${event.id}`);
+      expect(eventLine).toBe('event: call.started');
+      expect(event).toMatchObject({ object: 'event', type: 'call.started', livemode: true, data: { object: 'synthetic', n: i + 1, of: 3 } });
+    });
+    expect((await app.request('/_emulator/streams/drop', { method: 'POST', headers: host })).status).toBe(200);
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    expect(state.subscribers.size).toBe(0);
   });
 });

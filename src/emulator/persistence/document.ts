@@ -195,7 +195,7 @@ export function importDocument(state: State, input: unknown): { orgs: number; ke
         throw new InvalidDocumentError(`events of ${log.org_id}:${log.mode}: ${String(event.id)} is not an event id in ascending order`);
       last = eventSeq;
       seq = Math.max(seq, eventSeq);
-      retain(target, eventFromJson(eventSeq, String(event.id), String(event.type), JSON.stringify(event), event.data));
+      retain(target, eventFromJson(eventSeq, String(event.id), String(event.type), JSON.stringify(event)));
       events++;
     }
   }

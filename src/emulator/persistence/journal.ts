@@ -275,10 +275,10 @@ function replay(path: string, text: string, state: State): boolean {
         const [field] = [fieldByNameOrThrow(record.del)];
         (state[field] as Map<string, unknown>).delete(String(record.key));
       } else if (typeof record.event === 'string') {
-        const event = record.e as { id?: unknown; type?: unknown; data?: unknown };
+        const event = record.e as { id?: unknown; type?: unknown };
         const seq = seqOfEventId(String(event?.id));
         if (seq === null || typeof event.type !== 'string') throw new InvalidDocumentError('an event record without an event id and type');
-        retain(eventLogByKey(state, record.event), eventFromJson(seq, String(event.id), event.type, JSON.stringify(event), event.data));
+        retain(eventLogByKey(state, record.event), eventFromJson(seq, String(event.id), event.type, JSON.stringify(event)));
         state.seq = Math.max(state.seq, seq);
       } else if (record.meta && typeof record.meta === 'object') {
         const meta = record.meta as { seq?: unknown; clock_offset_ms?: unknown };

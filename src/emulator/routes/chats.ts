@@ -9,7 +9,7 @@ import { gapFrame, publish } from '../events.js';
 import { owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import { route } from './wire.js';
-import { SSE_HEADERS, disconnectOf, openStream } from '../sse.js';
+import { openStream } from '../sse.js';
 import type { ChatObject, MessageObject, ObjectBase, State } from '../state.js';
 import { characterCount, standInTranslation, voicePlaceholderTranscript } from '../translate.js';
 import { VOICE_BODY_LIMIT, contractBody, listQuery, noBody, noQuery, page, parseQuery, readBody } from '../validate.js';
@@ -106,26 +106,22 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
       if (at < 0) backlog.push(gapFrame(lastEventId, messages[0]?.id ?? null));
       for (const message of messages.slice(at + 1)) backlog.push(messageFrame(message));
     }
-    const { stream, subscriber } = openStream(
-      state,
-      {
-        org_id: credential.org_id,
-        mode: credential.mode,
-        authorized: credential.authorized,
-        expiresAt: credential.expires_at,
-        frame: (event) => {
-          const data = event.data as { id?: string; chat_id?: string };
-          if (event.type === 'chat.closed' && data.id === chat.id) queueMicrotask(() => subscriber.end());
-          if (event.type !== 'chat.message.created' || data.chat_id !== chat.id) return null;
-          return messageFrame(event.data as MessageObject);
-        },
-        backlog,
-        disconnect: disconnectOf(c),
+    const { response, subscriber } = openStream(c, state, {
+      org_id: credential.org_id,
+      mode: credential.mode,
+      authorized: credential.authorized,
+      expiresAt: credential.expires_at,
+      frame: (event) => {
+        if (event.type !== 'chat.closed' && event.type !== 'chat.message.created') return null;
+        const data = event.data as { id?: string; chat_id?: string };
+        if (event.type === 'chat.closed' && data.id === chat.id) queueMicrotask(() => subscriber.end());
+        if (event.type !== 'chat.message.created' || data.chat_id !== chat.id) return null;
+        return messageFrame(data as MessageObject);
       },
-      c.req.raw.signal,
-    );
+      backlog,
+    });
     // A closed chat gets no new messages: answer an empty stream that ends, rather than one that waits forever.
     if (chat.status === 'closed') queueMicrotask(() => subscriber.end());
-    return c.body(stream, 200, SSE_HEADERS);
+    return response;
   });
 }

@@ -5,7 +5,7 @@ import { invalidOne } from '../errors.js';
 import { ID_PREFIX } from '../../contract/index.js';
 import { eventLog, gapFrame, resumeAfter, retained, seqOfEventId, typeMatcher } from '../events.js';
 import type { EmulatorEnv } from '../http.js';
-import { SSE_HEADERS, disconnectOf, openStream } from '../sse.js';
+import { openStream } from '../sse.js';
 import type { State } from '../state.js';
 import { route } from './wire.js';
 import { decodeCursor, encodeCursor, listQuery, parseQuery } from '../validate.js';
@@ -52,19 +52,13 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
       if (!resume.known) backlog.push(gapFrame(lastEventId, kept[0]?.id ?? null));
       for (const event of resume.events) if (matches(event.type)) backlog.push(event.frame);
     }
-    const { stream } = openStream(
-      state,
-      {
-        org_id: credential.org_id,
-        mode: credential.mode,
-        authorized: credential.authorized,
-        expiresAt: credential.expires_at,
-        frame: (event) => (matches(event.type) ? event.frame : null),
-        backlog,
-        disconnect: disconnectOf(c),
-      },
-      c.req.raw.signal,
-    );
-    return c.body(stream, 200, SSE_HEADERS);
+    return openStream(c, state, {
+      org_id: credential.org_id,
+      mode: credential.mode,
+      authorized: credential.authorized,
+      expiresAt: credential.expires_at,
+      frame: (event) => (matches(event.type) ? event.frame : null),
+      backlog,
+    }).response;
   });
 }
