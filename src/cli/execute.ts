@@ -31,12 +31,13 @@ function helpToFlag(argv: readonly string[]): readonly string[] {
 }
 
 /**
- * Commander's failure as svc's usage error (exit 2). Made and printed in run.ts: in the
- * bundle that is run.cjs, whose error classes are the ones its printError recognises.
+ * Commander's failure as svc's usage error (exit 2), printed on the start path: the usage
+ * error is made and recognised by the same copy of the code (src/cli/print-error.ts), so
+ * the runner (run.cjs in the bundle) need not load for it.
  */
 async function printUsageError(runtime: Runtime, code: string, commanderMessage: string, command: string, debug: boolean, json: boolean): Promise<number> {
-  const run = await import('./run.js');
-  return run.printUsageError(runtime, code, commanderMessage, command, debug, json);
+  const { printUsageError: print } = await import('./print-error.js');
+  return print(runtime, code, commanderMessage, command, debug, json);
 }
 
 export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string, runF?: RunF): Promise<number> {

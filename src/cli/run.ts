@@ -3,11 +3,7 @@
 // design.md. The bundle puts this and every command's code in dist/run.cjs, loaded only
 // when a command runs (src/cli/execute.ts, the start path, holds just the tree).
 import type { GlobalOptions } from '../context.js';
-import { CliError, EXIT, exitCodeOf, isAbortError } from '../errors.js';
-import { redactText } from '../io/redact.js';
-import { escapeJsonControls, sanitizeText } from '../io/sanitize.js';
-import { errorReport } from './error-report.js';
-import { usageErrorFor } from './usage-messages.js';
+import { CliError, EXIT, isAbortError } from '../errors.js';
 import type { LoadedCommand } from './define.js';
 import type { Invocation, RawGlobals } from './tree.js';
 import type { Mode } from '../shared/constants.js';
@@ -24,36 +20,9 @@ function isModuleNotFound(error: unknown): boolean {
   return e?.code === 'ERR_MODULE_NOT_FOUND' || /Failed to load url|Cannot find module/.test(e?.message ?? '');
 }
 
-export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, debug: boolean, json = false): number {
-  const code = exitCodeOf(error);
-  if (code === EXIT.interrupted) return code;
-  const known = error instanceof CliError;
-  const message = known ? error.message : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
-  const hint = known ? error.hint : debug ? undefined : 'run it again with --debug for details';
-  if (json) {
-    // One JSON object on stderr, for scripts (src/cli/error-report.ts lists the codes).
-    runtime.stderr.write(escapeJsonControls(JSON.stringify(errorReport(error, message, hint))) + '\n');
-    if (!known && debug && error instanceof Error && error.stack) runtime.stderr.write(redactText(error.stack) + '\n');
-    return code;
-  }
-  // Messages may quote the server (a detail, an error_description): control characters made inert.
-  runtime.stderr.write(`error: ${sanitizeText(redactText(message))}\n`);
-  if (!known && debug && error instanceof Error && error.stack) runtime.stderr.write(sanitizeText(redactText(error.stack)) + '\n');
-  else if (hint) runtime.stderr.write(`  ${sanitizeText(redactText(hint))}\n`);
-  return code;
-}
+import { printError } from './print-error.js';
 
-/** A commander failure (its code and wording) as svc's usage error, printed; returns exit 2. */
-export function printUsageError(
-  runtime: Pick<Runtime, 'stderr'>,
-  code: string,
-  commanderMessage: string,
-  command: string,
-  debug: boolean,
-  json: boolean,
-): number {
-  return printError(runtime, usageErrorFor(code, commanderMessage, command), debug, json);
-}
+export { printError, printUsageError } from './print-error.js';
 
 /** Aborted by Ctrl-C, as opposed to by a reader that closed stdout (reason code EPIPE). */
 function interruptedBy(signal: AbortSignal): boolean {

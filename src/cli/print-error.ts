@@ -1,0 +1,41 @@
+// Printing an error: svc's message and hint on stderr (one JSON object with --json) and
+// the exit code of design.md. Apart from src/cli/run.ts so that a usage error, the most
+// common failure, is printed on the start path (main.cjs) without loading the runner.
+// (In the bundle run.cjs has its own copy; each prints the errors its own code made.)
+import { CliError, EXIT, exitCodeOf } from '../errors.js';
+import { redactText } from '../io/redact.js';
+import { escapeJsonControls, sanitizeText } from '../io/sanitize.js';
+import { errorReport } from './error-report.js';
+import { usageErrorFor } from './usage-messages.js';
+import type { Runtime } from './context.js';
+
+export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, debug: boolean, json = false): number {
+  const code = exitCodeOf(error);
+  if (code === EXIT.interrupted) return code;
+  const known = error instanceof CliError;
+  const message = known ? error.message : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
+  const hint = known ? error.hint : debug ? undefined : 'run it again with --debug for details';
+  if (json) {
+    // One JSON object on stderr, for scripts (src/cli/error-report.ts lists the codes).
+    runtime.stderr.write(escapeJsonControls(JSON.stringify(errorReport(error, message, hint))) + '\n');
+    if (!known && debug && error instanceof Error && error.stack) runtime.stderr.write(redactText(error.stack) + '\n');
+    return code;
+  }
+  // Messages may quote the server (a detail, an error_description): control characters made inert.
+  runtime.stderr.write(`error: ${sanitizeText(redactText(message))}\n`);
+  if (!known && debug && error instanceof Error && error.stack) runtime.stderr.write(sanitizeText(redactText(error.stack)) + '\n');
+  else if (hint) runtime.stderr.write(`  ${sanitizeText(redactText(hint))}\n`);
+  return code;
+}
+
+/** A commander failure (its code and wording) as svc's usage error, printed; returns exit 2. */
+export function printUsageError(
+  runtime: Pick<Runtime, 'stderr'>,
+  code: string,
+  commanderMessage: string,
+  command: string,
+  debug: boolean,
+  json: boolean,
+): number {
+  return printError(runtime, usageErrorFor(code, commanderMessage, command), debug, json);
+}
