@@ -21,15 +21,26 @@ const sourceResolver = {
 
 /** Loaded with `await import()` where first used (scripts/bundle.mjs builds each on its own). */
 const HEAVY = ['undici', 'ora', '@inquirer/*', 'chalk', 'cli-table3', 'open', 'proper-lockfile', '@napi-rs/keyring', 'jq-wasm'];
-const HEAVY_RULE = ['error', { patterns: [{ group: HEAVY, allowTypeImports: true, message: 'a heavy library: load it with `await import()` where it is used, so start-up stays within budget' }] }];
+const HEAVY_RULE = [
+  'error',
+  {
+    patterns: [
+      { group: HEAVY, allowTypeImports: true, message: 'a heavy library: load it with `await import()` where it is used, so start-up stays within budget' },
+    ],
+  },
+];
 
 /** A folder below src/ that must not import from another (resolved paths, not specifiers). */
 const zone = (target, from, message, except) => ({ target: `./src/${target}`, from: `./src/${from}`, message, ...(except ? { except } : {}) });
 const SERVICES = ['api', 'auth', 'credentials', 'config', 'io', 'validate'];
 const ZONES = [
   // Layers, one way: commands → context services → api/auth/credentials/config → shared.
-  ...SERVICES.flatMap((layer) => ['commands', 'cli', 'emulator'].map((up) => zone(layer, up, 'a service below the commands imports no command, CLI or emulator module'))),
-  ...['shared', 'contract'].flatMap((base) => [...SERVICES, 'commands', 'cli', 'emulator'].map((up) => zone(base, up, 'shared and contract modules import nothing else of svc'))),
+  ...SERVICES.flatMap((layer) =>
+    ['commands', 'cli', 'emulator'].map((up) => zone(layer, up, 'a service below the commands imports no command, CLI or emulator module')),
+  ),
+  ...['shared', 'contract'].flatMap((base) =>
+    [...SERVICES, 'commands', 'cli', 'emulator'].map((up) => zone(base, up, 'shared and contract modules import nothing else of svc')),
+  ),
   // The emulator is its own world: nothing from the CLI side but the contract (and shared constants).
   zone('emulator', '', 'the emulator imports nothing from the CLI but src/contract and src/shared', ['./emulator', './contract', './shared']),
 ];
@@ -42,7 +53,15 @@ export default tseslint.config(
     plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
     settings: { 'import-x/resolver-next': [sourceResolver], 'import-x/extensions': ['.ts', '.js'] },
     rules: {
-      'no-restricted-syntax': ['error', { selector: 'TSAsExpression > TSNeverKeyword', message: '`as never` erases the type link: type the value instead' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSAsExpression > TSNeverKeyword', message: '`as never` erases the type link: type the value instead' },
+        {
+          // In the CommonJS bundle a namespace import of a built-in becomes a copy of all its properties (esbuild's __toESM), at start-up.
+          selector: 'ImportDeclaration[importKind!="type"][source.value=/^node:/] > ImportNamespaceSpecifier',
+          message: "import the names you use from a Node built-in (import { readFileSync } from 'node:fs'), not the whole module",
+        },
+      ],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: ZONES }],
       'no-restricted-imports': HEAVY_RULE,

@@ -4,19 +4,19 @@
 // left by a writer that was killed (they may hold secrets) are removed by the next write.
 // node:fs's `promises` is read where used: fs/promises then loads only when a file is
 // written or waited on, not at every start (it costs ~1 ms and ~1 MiB).
-import * as fs from 'node:fs';
+import { promises } from 'node:fs';
 import { dirname, basename, join, resolve } from 'node:path';
 import { lazyRequire } from '../node-require.js';
 
 export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
   const target = await followLinks(path);
   const dir = dirname(target);
-  await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+  await promises.mkdir(dir, { recursive: true, mode: 0o700 });
   await removeAbandonedTemps(dir);
   // node:crypto loads here, not at start-up: most commands read the config and never write it.
   const { randomBytes } = lazyRequire('node:crypto');
   const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await fs.promises.open(temp, 'wx', mode);
+  const handle = await promises.open(temp, 'wx', mode);
   try {
     await handle.writeFile(content, 'utf8');
     await handle.sync();
@@ -24,9 +24,9 @@ export async function writeFileAtomic(path: string, content: string, mode = 0o60
     await handle.close();
   }
   try {
-    await fs.promises.rename(temp, target);
+    await promises.rename(temp, target);
   } catch (error) {
-    await fs.promises.rm(temp, { force: true });
+    await promises.rm(temp, { force: true });
     throw error;
   }
 }
@@ -37,13 +37,13 @@ export async function followLinks(path: string): Promise<string> {
   for (let hops = 0; hops < 40; hops++) {
     let info;
     try {
-      info = await fs.promises.lstat(current);
+      info = await promises.lstat(current);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return current;
       throw error;
     }
     if (!info.isSymbolicLink()) return current;
-    current = resolve(dirname(current), await fs.promises.readlink(current));
+    current = resolve(dirname(current), await promises.readlink(current));
   }
   throw Object.assign(new Error(`too many levels of symbolic links at ${path}`), { code: 'ELOOP' });
 }
@@ -55,14 +55,14 @@ export async function followLinks(path: string): Promise<string> {
 async function removeAbandonedTemps(dir: string): Promise<void> {
   let entries: string[];
   try {
-    entries = await fs.promises.readdir(dir);
+    entries = await promises.readdir(dir);
   } catch {
     return;
   }
   for (const entry of entries) {
     const pid = Number(/^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(entry)?.[1]);
     if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
-    await fs.promises.rm(join(dir, entry), { force: true }).catch(() => {});
+    await promises.rm(join(dir, entry), { force: true }).catch(() => {});
   }
 }
 

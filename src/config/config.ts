@@ -2,7 +2,7 @@
 // plain; every change goes through update(), which takes a cross-process lock, re-reads
 // the file, applies the change and writes atomically, so concurrent svc processes never
 // lose each other's changes. A file that does not parse is reported and never overwritten.
-import * as fs from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, promises, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mode, Scope } from '../shared/constants.js';
 import { ConfigError } from '../errors.js';
@@ -211,9 +211,9 @@ export function readConfigFile(path: string, maxBytes = CONFIG_MAX_BYTES): strin
   // Synchronous: a small local file read once or twice a command costs microseconds this way,
   // against the thread pool and the fs/promises module (~1 ms, ~1 MiB) of an asynchronous read.
   // Opened without blocking and checked before reading, so a FIFO or a huge file is refused unread.
-  const fd = fs.openSync(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
-    const info = fs.fstatSync(fd);
+    const info = fstatSync(fd);
     if (!info.isFile()) {
       const kind = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : info.isSocket() ? 'a socket' : 'not a regular file';
       throw new ConfigError(
@@ -225,10 +225,10 @@ export function readConfigFile(path: string, maxBytes = CONFIG_MAX_BYTES): strin
     if (info.size > maxBytes)
       throw new ConfigError(`the config file ${path} is larger than ${maxBytes / 1024} KiB; it was not read`, path, `fix or remove ${path}`);
     const buffer = Buffer.alloc(info.size);
-    const bytesRead = fs.readSync(fd, buffer, 0, info.size, 0);
+    const bytesRead = readSync(fd, buffer, 0, info.size, 0);
     return buffer.subarray(0, bytesRead).toString('utf8');
   } finally {
-    fs.closeSync(fd);
+    closeSync(fd);
   }
 }
 
@@ -268,7 +268,7 @@ export class FileConfigStore implements ConfigStore {
     await withFileLock(this.path, async () => {
       const config = await this.read();
       if (Object.keys(config.profiles).length || config.default_profile !== undefined || config.secrets_in_flight?.length) return;
-      await fs.promises.rm(this.path, { force: true });
+      await promises.rm(this.path, { force: true });
     });
   }
 

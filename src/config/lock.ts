@@ -7,7 +7,7 @@
 // still goes stale after STALE_MS.
 // node:fs's `promises` is read where used: fs/promises then loads only when a file is
 // written or waited on, not at every start (it costs ~1 ms and ~1 MiB).
-import * as fs from 'node:fs';
+import { promises } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
@@ -84,9 +84,9 @@ async function inspect(lockPath: string, now: number): Promise<Inspection> {
   let stat;
   let text: string;
   try {
-    stat = await fs.promises.lstat(lockPath);
+    stat = await promises.lstat(lockPath);
     // A directory: proper-lockfile's lock of an earlier svc; only its age can tell.
-    text = stat.isDirectory() ? '' : await fs.promises.readFile(lockPath, 'utf8');
+    text = stat.isDirectory() ? '' : await promises.readFile(lockPath, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone' };
     throw error;
@@ -113,9 +113,9 @@ function parseHolder(text: string): LockHolder | null {
 /** Creates the lock with our record in one step; false when someone holds it. */
 async function tryCreate(lockPath: string, record: string): Promise<boolean> {
   const temp = join(dirname(lockPath), `.${basename(lockPath)}.${process.pid}.${randomHex(4)}`);
-  await fs.promises.writeFile(temp, record, { mode: 0o600 });
+  await promises.writeFile(temp, record, { mode: 0o600 });
   try {
-    await fs.promises.link(temp, lockPath); // atomic, and fails with EEXIST when held
+    await promises.link(temp, lockPath); // atomic, and fails with EEXIST when held
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -123,14 +123,14 @@ async function tryCreate(lockPath: string, record: string): Promise<boolean> {
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
     // A file system without hard links: exclusive create (a waiter may see it empty for a moment).
     try {
-      await fs.promises.writeFile(lockPath, record, { flag: 'wx', mode: 0o600 });
+      await promises.writeFile(lockPath, record, { flag: 'wx', mode: 0o600 });
       return true;
     } catch (inner) {
       if ((inner as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw inner;
     }
   } finally {
-    await fs.promises.unlink(temp).catch(() => {});
+    await promises.unlink(temp).catch(() => {});
   }
 }
 
@@ -141,16 +141,16 @@ async function tryCreate(lockPath: string, record: string): Promise<boolean> {
 async function takeOver(lockPath: string, judgedIno: number): Promise<void> {
   const aside = `${lockPath}.abandoned.${process.pid}.${randomHex(4)}`;
   try {
-    await fs.promises.rename(lockPath, aside);
+    await promises.rename(lockPath, aside);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // another waiter took it over
     throw error;
   }
-  const moved = await fs.promises.lstat(aside);
+  const moved = await promises.lstat(aside);
   if (moved.ino !== judgedIno) {
-    await fs.promises.link(aside, lockPath).catch(() => {});
+    await promises.link(aside, lockPath).catch(() => {});
   }
-  await fs.promises.rm(aside, { recursive: true, force: true });
+  await promises.rm(aside, { recursive: true, force: true });
 }
 
 function describeHolder(holder: LockHolder | null, lockPath: string): string {
@@ -196,11 +196,11 @@ export async function acquireFileLock(target: string, options: LockOptions = {})
     delay = Math.min(delay * 2, 200);
   }
 
-  const { ino } = await fs.promises.lstat(lockPath);
+  const { ino } = await promises.lstat(lockPath);
   // Keeps the lock fresh; unref'd, so it never holds the process open.
   const heartbeat = setInterval(() => {
     const at = new Date();
-    void fs.promises.utimes(lockPath, at, at).catch(() => {});
+    void promises.utimes(lockPath, at, at).catch(() => {});
   }, HEARTBEAT_MS);
   heartbeat.unref();
   let released = false;
@@ -209,8 +209,8 @@ export async function acquireFileLock(target: string, options: LockOptions = {})
     released = true;
     clearInterval(heartbeat);
     // Only our own lock: if it was taken over (we stalled past STALE_MS), it is someone else's now.
-    const current = await fs.promises.lstat(lockPath).catch(() => null);
-    if (current?.ino === ino) await fs.promises.unlink(lockPath).catch(() => {});
+    const current = await promises.lstat(lockPath).catch(() => null);
+    if (current?.ino === ino) await promises.unlink(lockPath).catch(() => {});
   };
 }
 
@@ -221,7 +221,7 @@ export async function acquireFileLock(target: string, options: LockOptions = {})
 export async function withFileLock<T>(target: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   // The lock sits beside the target: on first use the config dir may not exist yet.
   try {
-    await fs.promises.mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await promises.mkdir(dirname(target), { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new ConfigError(
       `cannot create ${dirname(target)}: ${(error as Error).message}`,
@@ -247,7 +247,7 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
 export async function withProfileLockIn<T>(dir: string, profile: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const locks = join(dir, LOCKS_DIR);
   try {
-    await fs.promises.mkdir(locks, { recursive: true, mode: 0o700 });
+    await promises.mkdir(locks, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new ConfigError(`cannot create ${locks}: ${(error as Error).message}`, locks, 'check that the config directory is writable');
   }

@@ -4,7 +4,7 @@
 // written and saying why (cli/cli#8954). SVC_CREDENTIAL_STORE=keychain|file forces one.
 // node:fs's `promises` is read where used: fs/promises then loads only when a file is
 // written or waited on, not at every start (it costs ~1 ms and ~1 MiB).
-import * as fs from 'node:fs';
+import { promises, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
 import { writeFileAtomic } from '../config/atomic.js';
@@ -156,15 +156,15 @@ export class FileSecretStore implements SecretStore {
   private async checkPermissions(): Promise<void> {
     if (this.checked || process.platform === 'win32') return;
     this.checked = true;
-    const dir = await fs.promises.stat(this.dir).catch(() => null);
+    const dir = await promises.stat(this.dir).catch(() => null);
     if (dir && (dir.mode & 0o022) !== 0)
       this.warn(
         `the config directory ${this.dir} is writable by ${dir.mode & 0o002 ? 'everyone' : 'its group'} (mode ${octal(dir.mode)}): others could replace the files that hold your secrets. Fix: chmod 700 ${this.dir}`,
       );
-    const file = await fs.promises.stat(this.path).catch(() => null);
+    const file = await promises.stat(this.path).catch(() => null);
     if (file && (file.mode & 0o077) !== 0) {
       const was = octal(file.mode);
-      const tightened = await fs.promises.chmod(this.path, 0o600).then(
+      const tightened = await promises.chmod(this.path, 0o600).then(
         () => true,
         () => false,
       );
@@ -180,7 +180,7 @@ export class FileSecretStore implements SecretStore {
     let text: string;
     try {
       // Synchronous: one small local file, read at most once a command; no thread pool, no fs/promises.
-      text = fs.readFileSync(this.path, 'utf8');
+      text = readFileSync(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, secrets: {} };
       throw new ConfigError(`cannot read the credentials file ${this.path}: ${(error as Error).message}`, this.path, permissionHint(error, this.path));
@@ -205,7 +205,7 @@ export class FileSecretStore implements SecretStore {
         fn(data);
         try {
           await writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
-          await fs.promises.chmod(this.path, 0o600);
+          await promises.chmod(this.path, 0o600);
         } catch (error) {
           throw new ConfigError(
             `cannot write ${this.path}: ${(error as Error).message}`,
