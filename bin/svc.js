@@ -59,17 +59,18 @@ if (argv.length === 1 && argv[0] === '--version') {
   // Answered without loading the bundle (parsing it is most of what `--version` would cost).
   writeOut(`${require('../package.json').version}\n`);
 } else if (!printStaticAnswer()) {
+  // Node 22.8+ keeps the compiled code of what Node itself compiles (code-cache.cjs below,
+  // the on-demand libraries and the emulator the bundle imports) between runs, in the OS
+  // temp dir's node-compile-cache/. (node:module is not even loaded on Node 20, where it
+  // pulls in the ESM loader, ~3 ms.)
+  if (Number(process.versions.node.split('.')[0]) >= 22) {
+    const { enableCompileCache } = require('node:module');
+    if (typeof enableCompileCache === 'function') enableCompileCache();
+  }
   // svc's own code cache of the bundle (src/boot/code-cache.ts), a file per top-level
   // command: the first word that names one (it has a help file), else `other`.
   const first = argv.find((word) => !word.startsWith('-'));
   const command = first && WORD.test(first) && existsSync(join(__dirname, '..', 'dist', 'help', `svc.${first}.txt`)) ? first : 'other';
   require('../dist/code-cache.cjs').installCodeCache({ Module: module.constructor, distDir: join(__dirname, '..', 'dist'), env: process.env, command, main: module });
-  // Node 22.8+ also keeps the compiled code of what the bundle imports (its on-demand
-  // libraries, the emulator) between runs, in the OS temp dir's node-compile-cache/.
-  // (node:module is not even loaded on Node 20, where it pulls in the ESM loader, ~3 ms.)
-  if (Number(process.versions.node.split('.')[0]) >= 22) {
-    const { enableCompileCache } = require('node:module');
-    if (typeof enableCompileCache === 'function') enableCompileCache();
-  }
   require('../dist/main.cjs').main();
 }
