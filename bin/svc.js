@@ -6,6 +6,7 @@ const { existsSync, fstatSync, readFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
 
 const argv = process.argv.slice(2);
+const DIST = join(__dirname, '..', 'dist');
 
 /** Writes to fd 1 at once: process.stdout would load Node's stream modules first (~5 ms). */
 function writeOut(text) {
@@ -14,7 +15,8 @@ function writeOut(text) {
   try {
     while (offset < bytes.length) offset += writeSync(1, bytes, offset);
   } catch (error) {
-    if (error.code === 'EAGAIN') process.stdout.write(bytes.subarray(offset)); // a full non-blocking pipe: queued
+    if (error.code === 'EAGAIN')
+      process.stdout.write(bytes.subarray(offset)); // a full non-blocking pipe: queued
     else if (error.code !== 'EPIPE') throw error; // EPIPE: the reader has gone (`svc --help | head -1`)
   }
 }
@@ -47,7 +49,7 @@ function printStaticAnswer() {
   if (!file) return false;
   let text;
   try {
-    text = readFileSync(join(__dirname, '..', 'dist', 'help', file));
+    text = readFileSync(join(DIST, 'help', file));
   } catch {
     return false;
   }
@@ -70,7 +72,7 @@ if (argv.length === 1 && argv[0] === '--version') {
   // svc's own code cache of the bundle (src/boot/code-cache.ts), a file per top-level
   // command: the first word that names one (it has a help file), else `other`.
   const first = argv.find((word) => !word.startsWith('-'));
-  const command = first && WORD.test(first) && existsSync(join(__dirname, '..', 'dist', 'help', `svc.${first}.txt`)) ? first : 'other';
-  require('../dist/code-cache.cjs').installCodeCache({ Module: module.constructor, distDir: join(__dirname, '..', 'dist'), env: process.env, command, main: module });
+  const command = first && WORD.test(first) && existsSync(join(DIST, 'help', `svc.${first}.txt`)) ? first : 'other';
+  require('../dist/code-cache.cjs').installCodeCache({ Module: module.constructor, distDir: DIST, env: process.env, command, main: module });
   require('../dist/main.cjs').main();
 }

@@ -11,7 +11,7 @@
 // named with the bundle file's content hash (the build writes it on the file's first line):
 // a new build never runs an old build's code, and writing a file removes the ones it replaces.
 // SVC_CODE_CACHE=0 turns it off.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
@@ -111,7 +111,6 @@ export function installCodeCache(options: CodeCacheOptions): void {
       try {
         const partial = `${file}.${process.pid}`;
         writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
-        chmodSync(partial, 0o600);
         renameSync(partial, file); // whole or not at all, for a run at the same moment
         for (const old of readdirSync(dir)) if (old.startsWith(stale) && join(dir, old) !== file) rmSync(join(dir, old), { force: true });
       } catch {

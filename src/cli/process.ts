@@ -20,6 +20,12 @@ function isTerminal(fd: number): boolean {
   }
 }
 
+/** isTerminal(fd), asked once: a descriptor does not change what it is during a run. */
+function terminalAnswer(fd: number): () => boolean {
+  let answer: boolean | undefined;
+  return () => (answer ??= isTerminal(fd));
+}
+
 /**
  * fd 1 or 2 as an Output. Writes go straight to the descriptor with a synchronous write
  * while they can: creating process.stdout/stderr loads Node's stream, net and fs-stream
@@ -30,6 +36,7 @@ function isTerminal(fd: number): boolean {
  * (EPIPE: `svc calls list | head -1`) silences the output and calls onBrokenPipe.
  */
 function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
+  const terminal = terminalAnswer(fd);
   let broken = false;
   let stream: NodeJS.WriteStream | null = null;
   const nodeStream = (): NodeJS.WriteStream => {
@@ -63,18 +70,19 @@ function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
       }
     },
     get isTTY() {
-      return isTerminal(fd);
+      return terminal();
     },
     get columns() {
-      return isTerminal(fd) ? nodeStream().columns : undefined;
+      return terminal() ? nodeStream().columns : undefined;
     },
   };
 }
 
 function stdinInput(): Input {
+  const terminal = terminalAnswer(0);
   return {
     get isTTY() {
-      return isTerminal(0);
+      return terminal();
     },
     async readAll() {
       const chunks: Buffer[] = [];

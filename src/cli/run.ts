@@ -22,7 +22,7 @@ function isModuleNotFound(error: unknown): boolean {
 
 import { printError } from './print-error.js';
 
-export { printError, printUsageError } from './print-error.js';
+export { printError };
 
 /** Aborted by Ctrl-C, as opposed to by a reader that closed stdout (reason code EPIPE). */
 function interruptedBy(signal: AbortSignal): boolean {
