@@ -2,12 +2,15 @@
 // invocation (the context opens and closes it), connect/headers/body timeouts, the User-Agent, and --debug logging of each
 // request and response with every secret redacted.
 //
-// Transport: Node's own http/https modules, and undici's EnvHttpProxyAgent when proxy
-// variables are set. Why not undici for every request: its HTTP/1 parser is llhttp built
-// as WebAssembly, compiled at each start — about 120 ms on a 2-core machine, twice a
-// bare `node -e 0`, on every short command. node:http runs the same llhttp compiled into
-// Node, at no start-up cost. Behind a proxy, undici's CONNECT tunnelling and NO_PROXY
-// rules are worth their load time. Both are loaded on the first request, never at start-up.
+// Transport, straight to the address: a short request over plain http (the emulator, a
+// local service) on svc's own keep-alive connections (src/api/serial.ts), which spares a
+// short command loading node:http and its first request's machinery, about a fifth of its
+// start-up on Node 26; https and event streams through Node's own http/https modules. With
+// proxy variables set, undici's EnvHttpProxyAgent. Why not undici for every request: its
+// HTTP/1 parser is llhttp built as WebAssembly, compiled at each start — about 120 ms on a
+// 2-core machine, twice a bare `node -e 0`, on every short command. Behind a proxy,
+// undici's CONNECT tunnelling and NO_PROXY rules are worth their load time. Each is loaded
+// on its first request, never at start-up.
 import type { Agent as NodeAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
@@ -88,6 +91,8 @@ type Send = (
   headers: Record<string, string>,
   body: string | Uint8Array | undefined,
   signal: AbortSignal | undefined,
+  /** An event stream (init.stream), read for as long as it lasts. */
+  stream: boolean,
 ) => Promise<HttpResponse>;
 interface Transport {
   send: Send;
@@ -95,8 +100,49 @@ interface Transport {
 }
 
 /** The transport the proxy variables call for; each createHttp owns one, opened on its first request. */
-function openTransport(env: HttpOptions['env']): Promise<Transport> {
-  return PROXY_VARS.some((name) => env[name]) ? proxiedTransport(env) : nodeTransport();
+function openTransport(options: HttpOptions): Promise<Transport> {
+  return PROXY_VARS.some((name) => options.env[name]) ? proxiedTransport(options.env) : directTransport(options.userAgent);
+}
+
+/**
+ * Straight to the address: a short plain-http request on a connection of svc's own (one
+ * request at a time each, kept alive, a new one opened when all of an origin's are busy);
+ * https and event streams through node:http/https, loaded on their first request.
+ */
+async function directTransport(userAgent: string): Promise<Transport> {
+  lazyRequire('node:net'); // loaded now: prepare() calls this ahead of a wait
+  let node: Promise<Transport> | undefined;
+  const connections = new Map<string, SerialConnection[]>();
+  const connectionTo = (target: URL): SerialConnection => {
+    let list = connections.get(target.host);
+    if (!list) connections.set(target.host, (list = []));
+    let connection = list.find((c) => !c.busy);
+    if (!connection) {
+      connection = openSerialConnection(new URL(target.origin), {
+        userAgent,
+        deadlineMs: Infinity, // fetch holds the whole exchange's deadline
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        idleTimeoutMs: HEADERS_TIMEOUT_MS,
+        bodyIdleTimeoutMs: BODY_TIMEOUT_MS,
+      });
+      list.push(connection);
+    }
+    return connection;
+  };
+  return {
+    async send(target, method, headers, body, signal, stream) {
+      if (target.protocol !== 'http:' || stream) return (await (node ??= nodeTransport())).send(target, method, headers, body, signal, stream);
+      const answer = await connectionTo(target).request(method, target.pathname + target.search, headers, body, signal);
+      return wrapResponse(target.href, answer.status, answer.statusText, answer.headers, answer.body, () =>
+        readCapped(answer.body, target.href, answer.headers['content-length']),
+      );
+    },
+    async close() {
+      for (const list of connections.values()) for (const connection of list) connection.close();
+      connections.clear();
+      if (node) await (await node).close();
+    },
+  };
 }
 
 async function nodeTransport(): Promise<Transport> {
@@ -282,7 +328,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
   const serials = new Set<SerialConnection>();
   return {
     prepare() {
-      (pool ??= openTransport(options.env)).catch(() => {}); // a failure shows on the request itself
+      (pool ??= openTransport(options)).catch(() => {}); // a failure shows on the request itself
     },
     async close() {
       for (const connection of serials) connection.close();
@@ -321,7 +367,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       const bodyBytes = Number(headers['content-length'] ?? 0);
       const allowanceMs = bodyBytes > 1024 * 1024 ? Math.ceil(bodyBytes / UPLOAD_ALLOWANCE_BYTES_PER_S) * 1000 : 0;
       const deadlineMs = init.stream ? undefined : (deadline ??= deadlineFromEnv(options.env)) + allowanceMs;
-      const transport = await (pool ??= openTransport(options.env));
+      const transport = await (pool ??= openTransport(options));
       const debug = options.debug;
       const started = now();
       if (debug) {
@@ -346,7 +392,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       const signal = timer === undefined ? init.signal : init.signal ? AbortSignal.any([init.signal, expired.signal]) : expired.signal;
       let response: HttpResponse;
       try {
-        response = await transport.send(target, method, headers, init.body, signal);
+        response = await transport.send(target, method, headers, init.body, signal, init.stream === true);
       } catch (error) {
         clearTimeout(timer);
         // Ctrl-C stays an abort; anything else is a network failure, shaped like fetch's

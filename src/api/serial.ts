@@ -1,14 +1,18 @@
-// One keep-alive HTTP/1.1 connection to one URL, for requests made strictly one after the
-// other (`--forward-to` deliveries, which must arrive in order): a POST written as one
-// buffer on a plain socket, the answer's status read and its body dropped.
+// One keep-alive HTTP/1.1 connection to one origin over plain http, one request at a time:
+// - `post`: `--forward-to` deliveries, which must arrive in order: a POST written as one
+//   buffer, the answer's status read and its body dropped;
+// - `request`: any short request of the transport's (src/api/http.ts), answered with its
+//   status, headers and a body stream as soon as the head is in.
 //
 // Why not node:http: its per-request machinery (ClientRequest, the agent's pool, streams,
 // listeners, AbortSignal.any) costs about as much as the loopback round trip itself. On a
 // 2-core machine a sequential keep-alive loop through node:http (or undici's Client) tops
-// out near 3,900 requests/s, the same loop on a socket near 7,000. The transport hands
-// this out only where node:http would have gone straight to the address (plain http, no
-// proxy variable, no --debug); everything else keeps the general path.
+// out near 3,900 requests/s, the same loop on a socket near 7,000; and loading node:http
+// and running its first request is about a fifth of a short command's start-up on Node 26.
+// Used only where node:http would have gone straight to the address (plain http, no proxy
+// variable); https, proxies and event streams keep the general path.
 import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { DeadlineError } from './limits.js';
@@ -22,8 +26,35 @@ export interface SerialConnection {
    * signal's reason. One request at a time.
    */
   post(body: string, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<number>;
+  /**
+   * Sends `method target` (a path and query) with `headers` (plus host, content-length and
+   * connection) and resolves with the answer once its head is in; the body follows on
+   * `body`, which ends when the answer does. Before the head, a network failure rejects with
+   * the socket's error as node:http would (the caller shapes it), an abort with an
+   * AbortError; after it, either destroys the body with that error. Destroying the body
+   * drops the connection. One request at a time (`busy` says so).
+   */
+  request(
+    method: string,
+    target: string,
+    headers: Readonly<Record<string, string>>,
+    body: string | Uint8Array | undefined,
+    signal?: AbortSignal,
+  ): Promise<SerialAnswer>;
+  /** A request is under way, its answer not yet read to its end. */
+  readonly busy: boolean;
   /** Closes the connection (a request under way fails); a later request connects again. */
   close(): void;
+}
+
+/** An answer to `request`, as node:http's IncomingMessage offers it. */
+export interface SerialAnswer {
+  status: number;
+  /** The reason phrase the server sent, printable ASCII only. */
+  statusText: string;
+  /** Lower-case names; a repeated header's values joined with ", ", set-cookie's kept apart. */
+  headers: Record<string, string | string[]>;
+  body: Readable;
 }
 
 export interface SerialOptions {
@@ -31,8 +62,10 @@ export interface SerialOptions {
   /** The whole exchange, connecting to the body's last byte (SVC_HTTP_TIMEOUT). */
   deadlineMs: number;
   connectTimeoutMs: number;
-  /** Silence while an answer is awaited or read (undici's headers/body timeouts). */
+  /** Silence while an answer is awaited (undici's headers timeout), and while it is read unless `bodyIdleTimeoutMs` is given. */
   idleTimeoutMs: number;
+  /** Silence between the body's bytes (undici's body timeout). */
+  bodyIdleTimeoutMs?: number;
 }
 
 /** Bytes of an answer's body read (and dropped) to keep the connection; past it the connection is closed instead. */
@@ -46,6 +79,12 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Set by the connection itself. */
 const OWN_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
 
+/** A monotonic clock in ms. (The global `performance` loads node:perf_hooks on first use, ~1 ms of a short command.) */
+const monotonicMs = (): number => process.uptime() * 1000;
+
+/** Methods node:http sends without a Content-Length when there is no body. */
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE']);
+
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
 
 function codedError(message: string, code: string): Error {
@@ -58,10 +97,13 @@ function abortError(reason: unknown): Error {
 
 /** The request in flight: where its answer is in the reading, and how it settles. */
 interface Pending {
+  /** post: settled with the status once the body is dropped; a failure rejects it as a TypeError. */
   resolve(status: number): void;
   reject(error: unknown): void;
-  signal: AbortSignal;
-  /** performance.now() when it was sent, and when a byte of it last went out or of its answer came in. */
+  /** request: the answer handed out at its head, its body fed as it is read. */
+  answer?: { resolve(answer: SerialAnswer): void; headOnly: boolean; body?: Readable };
+  signal: AbortSignal | undefined;
+  /** monotonicMs() when it was sent, and when a byte of it last went out or of its answer came in. */
   startedAt: number;
   activeAt: number;
   /** 0 until the status line of the final (non-1xx) answer is read. */
@@ -82,7 +124,8 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
   if (url.protocol !== 'http:') throw new Error(`a serial connection is plain http only (got ${url.protocol})`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || 80);
-  const requestLine = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  const hostLine = `host: ${url.host}\r\n`;
+  const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? options.idleTimeoutMs;
 
   let socket: Socket | null = null;
   let readBuffer: Buffer | undefined;
@@ -99,15 +142,19 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
     timer = setTimeout(check, Math.max(1, Math.ceil(ms)));
     timer.unref();
   };
+  const idleLimit = (p: Pending) => (p.status ? bodyIdleTimeoutMs : options.idleTimeoutMs);
   const check = () => {
     timer = undefined;
     const p = pending;
     if (!p) return;
-    const now = performance.now();
+    const now = monotonicMs();
     const deadlineLeft = p.startedAt + options.deadlineMs - now;
-    const idleLeft = p.activeAt + options.idleTimeoutMs - now;
+    const idleLeft = p.activeAt + idleLimit(p) - now;
     if (deadlineLeft <= 0) return expire(p, new DeadlineError(url.origin, options.deadlineMs));
-    if (idleLeft <= 0) return fail(p.status ? undefined : codedError(`no answer within ${options.idleTimeoutMs / 1000} s`, 'UND_ERR_HEADERS_TIMEOUT'));
+    if (idleLeft <= 0) {
+      if (!p.status) return fail(codedError(`no answer within ${options.idleTimeoutMs / 1000} s`, 'UND_ERR_HEADERS_TIMEOUT'));
+      return fail(p.answer ? codedError('the answer stalled', 'UND_ERR_BODY_TIMEOUT') : undefined);
+    }
     arm(Math.min(deadlineLeft, idleLeft));
   };
 
@@ -124,7 +171,7 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
         buffer: readBuffer,
         callback: (bytes: number, buffer: Uint8Array) => {
           if (s === socket) onData(buffer as Buffer, bytes);
-          return true; // keep reading
+          return true; // keep reading (a body its reader has not caught up with pauses the socket)
         },
       },
     });
@@ -167,29 +214,40 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
   /** The answer is complete: its status counts; the socket stays for the next request when it may. */
   const done = (keep: boolean) => {
     const p = settle();
-    if (keep && held === null) socket?.unref();
-    else drop();
-    p.resolve(p.status);
+    if (keep && held === null) {
+      // Reading again if a body its reader had not caught up with paused it: the next
+      // answer on this connection, or the server closing it, must be seen.
+      socket?.resume();
+      socket?.unref();
+    } else drop();
+    if (p.answer) p.answer.body!.push(null);
+    else p.resolve(p.status);
   };
 
   /**
-   * The exchange broke. Once a status is in, the rest of the body does not matter (as the
-   * general path drops a body that fails): the status stands. Before that, the request failed.
+   * The exchange broke (`error`, or undefined: a silence after the status of a dropped body).
+   * post: once a status is in, the rest of the body does not matter (as the general path
+   * drops a body that fails): the status stands; before that, the request failed.
+   * request: the body fails with the error once the head is in; before, the request does.
    */
   const fail = (error: unknown) => {
     drop();
     if (!pending) return;
     const p = settle();
-    if (p.status) p.resolve(p.status);
+    if (p.answer) {
+      if (p.answer.body) p.answer.body.destroy(error instanceof Error ? error : codedError('aborted', 'ECONNRESET'));
+      else p.reject(error);
+    } else if (p.status) p.resolve(p.status);
     else p.reject(new TypeError('request failed', { cause: error }));
   };
 
-  /** The deadline passed, or the caller aborted: the request ends with `error` (the status, once in, stands). */
-  const expire = (p: Pending, error: unknown) => {
+  /** The deadline passed, or the caller aborted: the request ends with `error` (a post's status, once in, stands). */
+  const expire = (p: Pending, error: Error) => {
     drop();
     if (pending !== p) return;
     settle();
-    if (p.status && !(error instanceof Error && error.name === 'AbortError')) p.resolve(p.status);
+    if (p.answer?.body) p.answer.body.destroy(error);
+    else if (p.status && !p.answer && error.name !== 'AbortError') p.resolve(p.status);
     else p.reject(error);
   };
 
@@ -199,6 +257,13 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
     if (p && p.signal === signal) expire(p, abortError(signal.reason));
   };
 
+  /** Body bytes: a post's are counted and dropped, a request's copied to its body (the read buffer is reused). */
+  const deliver = (p: Pending, data: Buffer, at: number, take: number) => {
+    p.bodyRead += take;
+    const body = p.answer?.body;
+    if (body && take > 0 && !body.push(Buffer.from(data.subarray(at, at + take)))) socket?.pause();
+  };
+
   const onData = (chunk: Buffer, bytes: number) => {
     const p = pending;
     if (!p) {
@@ -206,7 +271,7 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
       drop();
       return;
     }
-    p.activeAt = performance.now();
+    p.activeAt = monotonicMs();
     const data = held ? Buffer.concat([held, chunk.subarray(0, bytes)]) : chunk;
     const length = held ? data.length : bytes;
     held = null;
@@ -222,24 +287,25 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
         const error = readHead(p, data.toString('latin1', at, end));
         if (error) return fail(error);
         at = end + 4;
+        if (pending !== p) return; // the answer's reader gave up at once
         continue;
       }
       if (p.body === 'length') {
         const take = Math.min(p.remaining, length - at);
         p.remaining -= take;
-        p.bodyRead += take;
+        deliver(p, data, at, take);
         at += take;
         if (p.remaining === 0) {
           // Anything after the answer was not asked for.
           return done(p.keepAlive && at === length);
         }
       } else if (p.body === 'close') {
-        p.bodyRead += length - at;
+        deliver(p, data, at, length - at);
         at = length;
       } else if (p.chunk === 'data') {
         const take = Math.min(p.remaining, length - at);
         p.remaining -= take;
-        p.bodyRead += take;
+        deliver(p, data, at, take);
         at += take;
         if (p.remaining === 0) {
           p.chunk = 'crlf';
@@ -269,23 +335,25 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
           p.chunk = p.remaining === 0 ? 'trailer' : 'data';
         }
       }
-      if (p.bodyRead > ANSWER_READ_LIMIT) {
+      if (pending !== p) return; // the answer's reader gave up (its body destroyed)
+      if (!p.answer && p.bodyRead > ANSWER_READ_LIMIT) {
         // Too long to drain: the status is what counts; the connection goes.
         return done(false);
       }
     }
   };
 
-  /** Reads a status line and headers; a 1xx is skipped (the final answer follows). */
+  /** Reads a status line and headers; a 1xx is skipped (the final answer follows). A request's answer is handed out here. */
   const readHead = (p: Pending, head: string): Error | undefined => {
     const lines = head.split('\r\n');
-    const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0]!);
+    const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: (.*)|$)/.exec(lines[0]!);
     if (!statusLine) return codedError('Parse Error: Expected HTTP/', 'HPE_INVALID_CONSTANT');
     const status = Number(statusLine[2]);
     if (status < 200 && status !== 101) return undefined;
     let length: number | undefined;
     let chunked = false;
     let connection = '';
+    const headers: Record<string, string | string[]> = {};
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       const colon = line.indexOf(':');
@@ -298,10 +366,15 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
         length = Number(value);
       } else if (name === 'transfer-encoding') chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
       else if (name === 'connection') connection += `,${value.toLowerCase()}`;
+      if (p.answer) {
+        const before = headers[name];
+        if (name === 'set-cookie') headers[name] = [...((before as string[] | undefined) ?? []), value];
+        else if (name !== 'content-length' || before === undefined) headers[name] = before === undefined ? value : `${before as string}, ${value}`;
+      }
     }
     p.status = status;
     p.keepAlive = statusLine[1] === '1' ? !/(?:^|,)\s*close\s*(?:,|$)/.test(connection) : /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection);
-    if (status === 101 || status === 204 || status === 304) {
+    if (status === 101 || status === 204 || status === 304 || p.answer?.headOnly) {
       p.body = 'length';
       p.remaining = 0;
       if (status === 101) p.keepAlive = false;
@@ -315,64 +388,106 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
       p.body = 'close';
       p.keepAlive = false;
     }
+    if (p.answer) {
+      const body = answerBody(p);
+      p.answer.body = body;
+      p.answer.resolve({ status, statusText: (statusLine[3] ?? '').replace(/[^\x20-\x7e]/g, ''), headers, body });
+    }
     return undefined;
   };
 
+  /** The body of a request's answer: reading it resumes a paused socket; destroying it drops the connection. */
+  const answerBody = (p: Pending): Readable =>
+    new (lazyRequire('node:stream').Readable)({
+      read: () => {
+        if (pending === p) socket?.resume();
+      },
+      destroy: (error, callback) => {
+        if (pending === p) {
+          settle();
+          drop();
+        }
+        callback(error);
+      },
+    });
+
+  /** Writes one request: its head in Latin-1 (what Node's http sends), the body in UTF-8 or as given, in one buffer. */
+  const send = (
+    method: string,
+    head: string,
+    headers: Readonly<Record<string, string>>,
+    body: string | Uint8Array | undefined,
+    signal: AbortSignal | undefined,
+    settlers: Pick<Pending, 'resolve' | 'reject' | 'answer'>,
+  ): Error | undefined => {
+    let userAgent = true;
+    for (const name in headers) {
+      const value = headers[name]!;
+      const lower = name.toLowerCase();
+      // Checked here, where it is a local mistake (exit 2), as the general path does.
+      if (!HEADER_VALUE.test(value)) {
+        return new UsageError(`the ${lower} header cannot be sent: its value holds a line break, a control character or a character beyond Latin-1`);
+      }
+      if (!HEADER_NAME.test(name)) return codedError(`Header name must be a valid HTTP token ["${name}"]`, 'ERR_INVALID_HTTP_TOKEN');
+      if (OWN_HEADERS.has(lower)) continue;
+      if (lower === 'user-agent') userAgent = false;
+      head += `${lower}: ${value}\r\n`;
+    }
+    const bodyBytes = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    if (userAgent) head += `user-agent: ${options.userAgent}\r\n`;
+    // As node:http: a length for a body, and for a method that may carry one even when it has none.
+    if (body !== undefined || !BODILESS_METHODS.has(method)) head += `content-length: ${bodyBytes}\r\n`;
+    head += 'connection: keep-alive\r\n\r\n';
+    const message = Buffer.allocUnsafe(head.length + bodyBytes);
+    message.write(head, 0, 'latin1');
+    if (typeof body === 'string') message.write(body, head.length, 'utf8');
+    else if (body) message.set(body, head.length);
+
+    if (signal && !listening.has(signal)) {
+      listening.add(signal);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const now = monotonicMs();
+    pending = {
+      ...settlers,
+      signal,
+      startedAt: now,
+      activeAt: now,
+      status: 0,
+      keepAlive: true,
+      body: 'length',
+      remaining: 0,
+      chunk: 'size',
+      bodyRead: 0,
+    };
+    if (!timer) arm(Math.min(options.deadlineMs, options.idleTimeoutMs));
+    if (!socket || socket.destroyed) socket = connect();
+    else socket.ref();
+    socket.write(message);
+    return undefined;
+  };
+
+  const postLine = `POST ${url.pathname}${url.search} HTTP/1.1\r\n${hostLine}`;
   return {
     post(body, headers, signal) {
       if (pending) return Promise.reject(new Error('a serial connection takes one request at a time'));
       if (signal.aborted) return Promise.reject(abortError(signal.reason));
-      let head = requestLine;
-      let userAgent = true;
-      for (const name in headers) {
-        const value = headers[name]!;
-        const lower = name.toLowerCase();
-        // Checked here, where it is a local mistake (exit 2), as the general path does.
-        if (!HEADER_VALUE.test(value)) {
-          return Promise.reject(
-            new UsageError(`the ${lower} header cannot be sent: its value holds a line break, a control character or a character beyond Latin-1`),
-          );
-        }
-        if (!HEADER_NAME.test(name))
-          return Promise.reject(
-            new TypeError('request failed', { cause: codedError(`Header name must be a valid HTTP token ["${name}"]`, 'ERR_INVALID_HTTP_TOKEN') }),
-          );
-        if (OWN_HEADERS.has(lower)) continue;
-        if (lower === 'user-agent') userAgent = false;
-        head += `${lower}: ${value}\r\n`;
-      }
-      const bodyBytes = Buffer.byteLength(body);
-      if (userAgent) head += `user-agent: ${options.userAgent}\r\n`;
-      head += `content-length: ${bodyBytes}\r\nconnection: keep-alive\r\n\r\n`;
-      // One buffer, one write: the head in Latin-1 (what Node's http sends), the body in UTF-8.
-      const message = Buffer.allocUnsafe(head.length + bodyBytes);
-      message.write(head, 0, 'latin1');
-      message.write(body, head.length, 'utf8');
-
-      if (!listening.has(signal)) {
-        listening.add(signal);
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
       return new Promise<number>((resolve, reject) => {
-        const now = performance.now();
-        pending = {
-          resolve,
-          reject,
-          signal,
-          startedAt: now,
-          activeAt: now,
-          status: 0,
-          keepAlive: true,
-          body: 'length',
-          remaining: 0,
-          chunk: 'size',
-          bodyRead: 0,
-        };
-        if (!timer) arm(Math.min(options.deadlineMs, options.idleTimeoutMs));
-        if (!socket || socket.destroyed) socket = connect();
-        else socket.ref();
-        socket.write(message);
+        const refused = send('POST', postLine, headers, body, signal, { resolve, reject });
+        if (refused) reject(refused instanceof UsageError ? refused : new TypeError('request failed', { cause: refused }));
       });
+    },
+    request(method, target, headers, body, signal) {
+      if (pending) return Promise.reject(new Error('a serial connection takes one request at a time'));
+      if (signal?.aborted) return Promise.reject(abortError(signal.reason));
+      return new Promise<SerialAnswer>((resolve, reject) => {
+        const answer = { resolve, headOnly: method === 'HEAD' };
+        const refused = send(method, `${method} ${target} HTTP/1.1\r\n${hostLine}`, headers, body, signal, { resolve: () => {}, reject, answer });
+        if (refused) reject(refused);
+      });
+    },
+    get busy() {
+      return pending !== null;
     },
     close() {
       fail(codedError('the connection was closed', 'ECONNRESET'));

@@ -80,9 +80,19 @@ describe('the real start path (dist/main.cjs)', () => {
     expect(builtins.filter((b) => LAZY_BUILTINS.includes(b))).toEqual([]);
   });
 
-  it('sees a lazy built-in when a command loads one (the check can fail)', () => {
-    // Nothing listens on port 9: the request fails (exit 9), but only after node:http loaded.
+  it('sees a lazy built-in when a command loads one (the check can fail): a plain-http request loads node:net, not node:http', () => {
+    // Nothing listens on port 9: the request fails (exit 9), but only after node:net loaded.
     const { builtins } = loadedBy(['account', '--json', '--base-url', 'http://127.0.0.1:9'], { SVC_API_KEY: 'svc_test_startpath' }, 9);
-    expect(builtins).toContain('http');
+    expect(builtins).toContain('net');
+    expect(builtins).not.toContain('http');
+    expect(builtins).not.toContain('perf_hooks');
+  });
+
+  it('a run whose work is still pending when the event loop runs dry says so and exits 1, not 0 with nothing', () => {
+    const script = `require(${JSON.stringify(join(out, 'main.cjs'))}).whileAwaited(new Promise(() => {}), () => { process.stderr.write('stranded'); process.exitCode = 1; })`;
+    const stranded = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect({ status: stranded.status, stderr: stranded.stderr }).toEqual({ status: 1, stderr: 'stranded' });
+    const settled = spawnSync(process.execPath, ['-e', script.replace('new Promise(() => {})', 'Promise.resolve()')], { encoding: 'utf8' });
+    expect({ status: settled.status, stderr: settled.stderr }).toEqual({ status: 0, stderr: '' });
   });
 });
