@@ -18,6 +18,14 @@ import { Script } from 'node:vm';
 /** The first line of each bundle file the build writes: `//svc-build <hash>`. */
 export const BUILD_HASH_LINE = /^\/\/svc-build ([0-9a-f]{16})\n/;
 
+/**
+ * How the build ends each bundle file (scripts/bundle.mjs finishStartFile): the file is its
+ * own CommonJS wrapper, called. What precedes this is the function expression, compiled
+ * here as it stands in the file's text, without the copy Module.wrap would make V8 take.
+ */
+export const SELF_CALL = '\n}).apply(this, arguments);\n';
+const CALL = '.apply(this, arguments);\n';
+
 interface ModuleLike {
   exports: unknown;
   require(id: string): unknown;
@@ -93,7 +101,9 @@ export function installCodeCache(options: CodeCacheOptions): void {
     } catch {
       // none yet
     }
-    const script = new Script(Module.wrap(content), { filename, ...(cachedData ? { cachedData } : {}) });
+    // (A slice of the source shares its text: V8 compiles it without copying.)
+    const source = content.endsWith(SELF_CALL) ? content.slice(0, content.length - CALL.length) : Module.wrap(content);
+    const script = new Script(source, { filename, ...(cachedData ? { cachedData } : {}) });
     if (!cachedData || script.cachedDataRejected) toWrite.push({ script, file, stale: prefix });
     const module = this;
     const require = Object.assign((id: string) => module.require(id), {

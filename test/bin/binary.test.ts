@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
+import { SELF_CALL } from '../../src/boot/code-cache.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/svc.js');
@@ -142,6 +143,9 @@ describe('bin/svc.js over the bundle', () => {
       for (const file of written) expect(statSync(join(folder, file)).mode & 0o777).toBe(0o600);
       const hash = (name: string) => readFileSync(join(root, 'dist', name), 'utf8').match(/^\/\/svc-build ([0-9a-f]{16})\n/)?.[1];
       expect(written).toContain(`main.account.${hash('main.cjs')}.v8`);
+      // Each start file is its own wrapper, which the cache compiles as a slice of the file (no copy of the source).
+      for (const name of ['main.cjs', 'run.cjs', 'cmd-account.cjs'])
+        expect(readFileSync(join(root, 'dist', name), 'utf8').endsWith(SELF_CALL), name).toBe(true);
 
       // From the cache: the same answer, and nothing written again.
       const before = written.map((file) => statSync(join(folder, file)).mtimeMs);
