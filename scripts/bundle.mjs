@@ -240,14 +240,12 @@ function lazyTable(files) {
  * - a dynamic import() in code compiled by node:vm needs an experimental Node flag, so each
  *   `import("./x")` of an on-demand file becomes `require("./import.cjs")("./x")`, an
  *   import() in a file Node compiles itself (same folder, so the same relative path);
+ * - each file is its own CommonJS wrapper, written out and called with the arguments of the
+ *   one Node adds, so Node's loader runs it as before, while the code cache (SELF_CALL)
+ *   compiles the function expression alone, a slice of the file's text: with Module.wrap
+ *   V8 would copy the whole source first, 116 KB of main.cjs in the young generation,
+ *   enough to bring on a garbage collection (~1–4 ms);
  * - the first line names the file's content hash, which keys its cache.
- */
-/**
- * Each start file is its own CommonJS wrapper, written out and called with the arguments of
- * the one Node adds, so Node's loader runs it as before; svc's code cache
- * (src/boot/code-cache.ts, SELF_CALL) compiles the function expression alone, a slice of
- * the file's text. With Module.wrap V8 would copy the whole source first: 116 KB of
- * main.cjs in the young generation, enough to bring on a garbage collection (~1–4 ms).
  */
 const WRAPPER_OPEN = '(function (exports, require, module, __filename, __dirname) {';
 const WRAPPER_CLOSE = '\n}).apply(this, arguments);\n';
