@@ -16,7 +16,6 @@ export interface LazyModules {
   'node:net': typeof import('node:net');
   'node:os': typeof import('node:os');
   'node:readline': typeof import('node:readline');
-  'node:stream': typeof import('node:stream');
   'node:timers/promises': typeof import('node:timers/promises');
   'node:tty': typeof import('node:tty');
   '@napi-rs/keyring': typeof import('@napi-rs/keyring');

@@ -12,7 +12,6 @@
 // Used only where node:http would have gone straight to the address (plain http, no proxy
 // variable); https, proxies and event streams keep the general path.
 import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { DeadlineError } from './limits.js';
@@ -54,7 +53,7 @@ export interface SerialAnswer {
   statusText: string;
   /** Lower-case names; a repeated header's values joined with ", ", set-cookie's kept apart. */
   headers: Record<string, string | string[]>;
-  body: Readable;
+  body: AnswerBody;
 }
 
 export interface SerialOptions {
@@ -101,7 +100,7 @@ interface Pending {
   resolve(status: number): void;
   reject(error: unknown): void;
   /** request: the answer handed out at its head, its body fed as it is read. */
-  answer?: { resolve(answer: SerialAnswer): void; headOnly: boolean; body?: Readable };
+  answer?: { resolve(answer: SerialAnswer): void; headOnly: boolean; body?: AnswerBody };
   signal: AbortSignal | undefined;
   /** monotonicMs() when it was sent, and when a byte of it last went out or of its answer came in. */
   startedAt: number;
@@ -119,6 +118,120 @@ interface Pending {
 
 /** Where reads land; what is kept past a read (a split head) is copied out. */
 const READ_BUFFER_BYTES = 64 * 1024;
+
+/** Bytes of an answer's body held for its reader; past this the socket pauses until the reader catches up. */
+const BODY_HIGH_WATER_BYTES = 64 * 1024;
+
+type BodyEvent = 'error' | 'end' | 'close';
+
+/**
+ * The body of an answer to `request`, as it arrives: what the transport's callers used of
+ * node:stream's Readable (async iteration, `destroy`, the 'error', 'end' and 'close'
+ * events) without its machinery, a millisecond of a short command's start-up. 'end' and
+ * 'close' come when the last byte is in; a destroyed body's reader gets the error it was
+ * destroyed with.
+ */
+export class AnswerBody implements AsyncIterable<Uint8Array> {
+  private readonly chunks: Buffer[] = [];
+  private buffered = 0;
+  /** A push said the source should pause; the reader catching up says it may go on. */
+  private paused = false;
+  private state: 'open' | 'ended' | 'destroyed' = 'open';
+  private failure: Error | undefined;
+  private wake: (() => void) | undefined;
+  private readonly listeners: Array<{ event: BodyEvent; listener: (error?: Error) => void; once: boolean }> = [];
+
+  constructor(
+    /** The reader has caught up: the source may go on. */
+    private readonly onDrained: () => void,
+    /** Destroyed before its end: the source stops. */
+    private readonly onAbandoned: () => void,
+  ) {}
+
+  /** Adds bytes; false when the reader is behind and the source should pause. */
+  push(chunk: Buffer): boolean {
+    if (this.state !== 'open') return true;
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    this.notify();
+    if (this.buffered < BODY_HIGH_WATER_BYTES) return true;
+    this.paused = true;
+    return false;
+  }
+
+  /** The last byte is in. */
+  end(): void {
+    if (this.state !== 'open') return;
+    this.state = 'ended';
+    this.notify();
+    this.emit('end');
+    this.emit('close');
+  }
+
+  destroy(error?: Error): this {
+    if (this.state === 'destroyed') return this;
+    const abandoned = this.state === 'open';
+    this.state = 'destroyed';
+    this.chunks.length = 0;
+    this.buffered = 0;
+    this.failure = error ?? codedError('Premature close', 'ERR_STREAM_PREMATURE_CLOSE');
+    this.notify();
+    if (abandoned) this.onAbandoned();
+    if (error) this.emit('error', error);
+    if (abandoned) this.emit('close'); // (an ended body has had its 'close')
+    return this;
+  }
+
+  on(event: BodyEvent, listener: (error?: Error) => void): this {
+    this.listeners.push({ event, listener, once: false });
+    return this;
+  }
+
+  once(event: BodyEvent, listener: (error?: Error) => void): this {
+    this.listeners.push({ event, listener, once: true });
+    return this;
+  }
+
+  private emit(event: BodyEvent, error?: Error): void {
+    for (const entry of [...this.listeners]) {
+      if (entry.event !== event) continue;
+      if (entry.once) this.listeners.splice(this.listeners.indexOf(entry), 1);
+      entry.listener(error);
+    }
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    return {
+      next: async (): Promise<IteratorResult<Uint8Array>> => {
+        for (;;) {
+          const chunk = this.chunks.shift();
+          if (chunk) {
+            this.buffered -= chunk.length;
+            if (this.paused && this.buffered < BODY_HIGH_WATER_BYTES) {
+              this.paused = false;
+              if (this.state === 'open') this.onDrained();
+            }
+            return { value: chunk, done: false };
+          }
+          if (this.state === 'destroyed') throw this.failure;
+          if (this.state === 'ended') return { value: undefined, done: true };
+          await new Promise<void>((resolve) => (this.wake = resolve));
+        }
+      },
+      // A reader that stops early (break, throw) is done with it, as with a Readable.
+      return: async (): Promise<IteratorResult<Uint8Array>> => {
+        this.destroy();
+        return { value: undefined, done: true };
+      },
+    };
+  }
+}
 
 export function openSerialConnection(url: URL, options: SerialOptions): SerialConnection {
   if (url.protocol !== 'http:') throw new Error(`a serial connection is plain http only (got ${url.protocol})`);
@@ -220,7 +333,7 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
       socket?.resume();
       socket?.unref();
     } else drop();
-    if (p.answer) p.answer.body!.push(null);
+    if (p.answer) p.answer.body!.end();
     else p.resolve(p.status);
   };
 
@@ -396,20 +509,19 @@ export function openSerialConnection(url: URL, options: SerialOptions): SerialCo
     return undefined;
   };
 
-  /** The body of a request's answer: reading it resumes a paused socket; destroying it drops the connection. */
-  const answerBody = (p: Pending): Readable =>
-    new (lazyRequire('node:stream').Readable)({
-      read: () => {
+  /** The body of a request's answer: its reader catching up resumes a paused socket; destroying it drops the connection. */
+  const answerBody = (p: Pending): AnswerBody =>
+    new AnswerBody(
+      () => {
         if (pending === p) socket?.resume();
       },
-      destroy: (error, callback) => {
+      () => {
         if (pending === p) {
           settle();
           drop();
         }
-        callback(error);
       },
-    });
+    );
 
   /** Writes one request: its head in Latin-1 (what Node's http sends), the body in UTF-8 or as given, in one buffer. */
   const send = (
