@@ -338,7 +338,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
     },
     serial(url) {
       const target = new URL(url);
-      // Where fetch goes through node:http straight to the address, and nothing is logged.
+      // Where fetch goes straight to the address over plain http, and nothing is logged.
       if (target.protocol !== 'http:' || options.debug || PROXY_VARS.some((name) => options.env[name])) return undefined;
       const connection = openSerialConnection(target, {
         userAgent: options.userAgent,
