@@ -2,11 +2,12 @@
 // every short request straight to an http address): what node:http offered its callers,
 // checked against real servers: node:http ones, and raw sockets for the bytes node:http
 // never sends.
-import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttp, type OwnedHttpTransport } from '../../src/api/http.js';
 import { AnswerBody } from '../../src/api/serial.js';
+import { rawServer as rawTcpServer, recordingServer, type SeenRequest } from '../helpers/http-servers.js';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => {
@@ -19,59 +20,17 @@ function transport(env: Record<string, string> = {}): OwnedHttpTransport {
   return http;
 }
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  socket: number;
+async function httpServer(answer: (request: SeenRequest, res: ServerResponse) => void) {
+  const server = await recordingServer(
+    (res, request) => answer(request, res),
+    (close) => closers.push(close),
+  );
+  return { url: server.origin, seen: server.requests };
 }
 
-async function httpServer(answer: (req: Seen, res: import('node:http').ServerResponse) => void) {
-  const seen: Seen[] = [];
-  const sockets = new Map<Socket, number>();
-  const server = createHttpServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (!sockets.has(req.socket)) sockets.set(req.socket, sockets.size + 1);
-      const one = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), socket: sockets.get(req.socket)! };
-      seen.push(one);
-      answer(one, res);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  closers.push(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
-
-/** A raw server: `onRequest(socket, n)` once per request head (requests here carry no body). */
 async function rawServer(onRequest: (socket: Socket, n: number) => void) {
-  let n = 0;
-  let connections = 0;
-  const sockets = new Set<Socket>();
-  const server = createNetServer((socket) => {
-    connections++;
-    sockets.add(socket);
-    socket.on('error', () => {});
-    let text = '';
-    socket.on('data', (chunk) => {
-      text += chunk.toString('latin1');
-      for (let end = text.indexOf('\r\n\r\n'); end >= 0; end = text.indexOf('\r\n\r\n')) {
-        text = text.slice(end + 4);
-        onRequest(socket, ++n);
-      }
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  closers.push(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections };
+  const server = await rawTcpServer(onRequest, (close) => closers.push(close));
+  return { url: server.origin, connections: server.connections };
 }
 
 describe('plain http straight to the address', () => {

@@ -1,14 +1,15 @@
 // The lean connection `--forward-to` deliveries use (src/api/serial.ts), against real
 // servers: node:http ones, and raw sockets for the answers node:http never sends (split
 // heads, 1xx, answers without a length, garbage).
-import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttp } from '../../src/api/http.js';
 import { ANSWER_READ_LIMIT, openSerialConnection, type SerialConnection } from '../../src/api/serial.js';
 import { DeadlineError } from '../../src/api/limits.js';
 import { UsageError } from '../../src/errors.js';
+import { rawServer, recordingServer } from '../helpers/http-servers.js';
 
 const closers: Array<() => void> = [];
 afterEach(() => closers.splice(0).forEach((close) => close()));
@@ -24,60 +25,18 @@ function open(url: string, overrides: Partial<typeof options> = {}): SerialConne
 const post = (c: SerialConnection, body = '{}', headers: Record<string, string> = {}, signal = new AbortController().signal) => c.post(body, headers, signal);
 
 /** A node:http receiver that records each request and answers as `answer` says. */
-async function httpReceiver(answer: (n: number, res: import('node:http').ServerResponse) => void = (_n, res) => res.end()) {
-  const requests: Array<{ method: string; url: string; headers: IncomingHttpHeaders; body: string; socket: number }> = [];
-  const sockets = new Map<Socket, number>();
-  const server = createHttpServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (!sockets.has(req.socket)) sockets.set(req.socket, sockets.size + 1);
-      requests.push({
-        method: req.method!,
-        url: req.url!,
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        socket: sockets.get(req.socket)!,
-      });
-      answer(requests.length, res);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  closers.push(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks?x=1`, requests, connections: () => sockets.size };
+async function httpReceiver(answer: (n: number, res: ServerResponse) => void = (_n, res) => res.end()) {
+  const server = await recordingServer(
+    (res, _request, n) => answer(n, res),
+    (close) => closers.push(close),
+  );
+  return { ...server, url: `${server.origin}/hooks?x=1` };
 }
 
-/** A raw TCP server: `onRequest(socket, n)` is called once per complete request head (bodies are small). */
+/** A raw TCP server: `onRequest(socket, n)` is called once per complete request (bodies are small). */
 async function rawReceiver(onRequest: (socket: Socket, n: number) => void) {
-  let n = 0;
-  let connections = 0;
-  const sockets = new Set<Socket>();
-  const server = createNetServer((socket) => {
-    connections++;
-    sockets.add(socket);
-    socket.on('error', () => {});
-    let text = '';
-    socket.on('data', (chunk) => {
-      text += chunk.toString('latin1');
-      for (;;) {
-        const end = text.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const length = Number(/content-length: (\d+)/i.exec(text.slice(0, end))?.[1] ?? 0);
-        if (text.length < end + 4 + length) return;
-        text = text.slice(end + 4 + length);
-        onRequest(socket, ++n);
-      }
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  closers.push(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, connections: () => connections, requests: () => n };
+  const server = await rawServer(onRequest, (close) => closers.push(close));
+  return { ...server, url: `${server.origin}/hooks` };
 }
 
 describe('serial connection', () => {
