@@ -3,7 +3,7 @@
 // what only the bundle can get wrong (module interop, lazy chunks, the process edge:
 // exit codes, the stdout/stderr split, signals, a closed pipe).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { SELF_CALL } from '../../src/boot/code-cache.js';
+import { ensureBuilt, spawnCollect, type Spawned } from '../helpers/spawn.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/svc.js');
@@ -18,34 +19,20 @@ const bin = join(root, 'bin/svc.js');
 let emulator: RunningEmulator;
 let configDir: string;
 
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+type Ran = Spawned;
 
 /** Spawns the bundled svc; `stdin` is written then closed (no stdin = /dev/null, like CI). */
 function svc(args: string[], opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: configDir,
-        SVC_CONFIG_DIR: configDir,
-        SVC_CREDENTIAL_STORE: 'file',
-        SVC_BASE_URL: emulator.url,
-        ...opts.env,
-      },
-      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
+  return spawnCollect(process.execPath, [bin, ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: configDir,
+      SVC_CONFIG_DIR: configDir,
+      SVC_CREDENTIAL_STORE: 'file',
+      SVC_BASE_URL: emulator.url,
+      ...opts.env,
+    },
+    ...(opts.stdin === undefined ? {} : { stdin: opts.stdin }),
   });
 }
 
@@ -55,11 +42,7 @@ function control(method: string, path: string, body?: unknown): Promise<any> {
 }
 
 beforeAll(async () => {
-  // `npm test` builds first; a bare `vitest run` builds here so the suite never runs a stale bundle by accident.
-  if (!existsSync(join(root, 'dist/main.cjs'))) {
-    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
-    if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
-  }
+  ensureBuilt();
   emulator = await startTestEmulator();
   configDir = mkdtempSync(join(tmpdir(), 'svc-binary-'));
 });

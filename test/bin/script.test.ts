@@ -1,39 +1,27 @@
 // The built binary for what only the bundle can get wrong in the scripting features:
 // jq-wasm loaded from dist/lib on demand, JSON errors on stderr with the exit code,
 // bare `svc` printing help with exit 0.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
+import { ensureBuilt, spawnCollect, type Spawned } from '../helpers/spawn.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let emulator: RunningEmulator;
 let configDir: string;
 
-function svc(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin/svc.js'), ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emulator.url, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+function svc(args: string[], env: Record<string, string> = {}): Promise<Spawned> {
+  return spawnCollect(process.execPath, [join(root, 'bin/svc.js'), ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emulator.url, ...env },
   });
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/main.cjs'))) {
-    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
-    if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
-  }
+  ensureBuilt();
   emulator = await startTestEmulator();
   configDir = mkdtempSync(join(tmpdir(), 'svc-binary-script-'));
 });
