@@ -6,7 +6,7 @@ import type { Clock, Env, Random } from '../shared/runtime.js';
 import type { HttpResponse, HttpTransport } from './http.js';
 import { ENDPOINTS, fillPath, joinUrl } from './endpoints.js';
 import type { EndpointName, HttpMethod } from './endpoints.js';
-import { apiErrorFrom, REFUSED_CERTIFICATE_CODES, REFUSED_CERTIFICATE_FIX } from './errors.js';
+import { apiErrorFrom } from './errors.js';
 import { decideRetry, parseRetryAfter } from './retry.js';
 import { CliError, isAbortError, NetworkError, InterruptedError, UsageError } from '../errors.js';
 import { UnexpectedAnswerError } from './limits.js';
@@ -175,17 +175,9 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
         });
       } catch (error) {
         if (isAbortError(error) || ctx.signal.aborted) throw new InterruptedError();
-        // The deadline, an unsendable header: final, and already worded.
+        // The deadline, an unsendable header, a refused certificate: final, and already worded.
         if (error instanceof CliError) throw error;
         const code = failureCode(error);
-        if (code !== undefined && REFUSED_CERTIFICATE_CODES.has(code)) {
-          // Not retried, and never made insecure: a TLS-inspecting proxy or network needs its CA given to Node.
-          const { proxy } = proxyFor(ctx.env, url);
-          throw new NetworkError(
-            `cannot reach ${url.origin}${proxy ? ` through the proxy ${proxy}` : ''}: its TLS certificate was refused (${code}); nothing was sent`,
-            REFUSED_CERTIFICATE_FIX,
-          );
-        }
         // Refused (or no such host): nothing reached a server, so even a POST may be repeated.
         const neverConnected = code !== undefined && NEVER_CONNECTED.has(code);
         const decision = decideRetry(neverConnected ? 'GET' : method, attempt, { networkError: true }, ctx.clock.now(), random01(ctx));

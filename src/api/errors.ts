@@ -5,28 +5,6 @@ import { ApiError, EXIT } from '../errors.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
 import { redactText } from '../io/redact.js';
 
-/**
- * Codes of a TLS certificate Node refused (untrusted, expired, another host's): the request
- * was never sent, and trying again will not change the answer.
- */
-export const REFUSED_CERTIFICATE_CODES: ReadonlySet<string> = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'CERT_SIGNATURE_FAILURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-/** What to do about a refused certificate. */
-export const REFUSED_CERTIFICATE_FIX =
-  'if a proxy or your network inspects TLS, give Node its CA certificate: NODE_EXTRA_CA_CERTS=/path/to/ca.pem; otherwise check the base URL (--base-url / SVC_BASE_URL)';
-
 /** The most of a server's error text quoted in a message. */
 const MAX_DETAIL_CHARS = 1000;
 

@@ -16,8 +16,9 @@ import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
 import { lazyRequire } from '../node-require.js';
 import { UsageError } from '../errors.js';
-import { DeadlineError, deadlineFromEnv, MAX_BODY_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
+import { CertificateRefusedError, DeadlineError, deadlineFromEnv, MAX_BODY_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
 import { openSerialConnection, type SerialConnection } from './serial.js';
+import { proxyFor } from './proxy.js';
 
 /** The slice of a fetch Response that svc uses, over either transport's answer. */
 export interface HttpResponse {
@@ -399,6 +400,8 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
         // (`cause` carries the code) so every caller tells the two apart the same way.
         if (init.signal?.aborted) throw error;
         if (expired.signal.aborted) throw new DeadlineError(target.origin, deadlineMs!);
+        const refused = CertificateRefusedError.codeOf(error);
+        if (refused) throw new CertificateRefusedError(target.origin, refused, proxyFor(options.env, target).proxy);
         throw new TypeError('request failed', { cause: error });
       }
       if (timer !== undefined) {

@@ -2,7 +2,7 @@
 // a request may take as a whole. A server that is broken, hostile, or not the service at
 // all (a captive portal, a wrong --base-url) ends a command with a clear error and a
 // documented exit code instead of memory growing or a hang.
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { CliError, EXIT, NetworkError, UsageError } from '../errors.js';
 
 const MiB = 1024 * 1024;
 
@@ -46,6 +46,53 @@ export class DeadlineError extends CliError {
       `no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up`,
       EXIT.upstream,
       `the service or the network is too slow; try again, or allow longer with ${DEADLINE_ENV}=<seconds>`,
+    );
+  }
+}
+
+/**
+ * Codes of a TLS certificate Node refused (untrusted, expired, another host's): the request
+ * was never sent, and trying again will not change the answer.
+ */
+const REFUSED_CERTIFICATE_CODES: ReadonlySet<string> = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** What to do about a refused certificate. */
+const REFUSED_CERTIFICATE_FIX =
+  'if a proxy or your network inspects TLS, give Node its CA certificate: NODE_EXTRA_CA_CERTS=/path/to/ca.pem; otherwise check the base URL (--base-url / SVC_BASE_URL)';
+
+/**
+ * A TLS certificate Node refused: exit 9, never retried (another try meets the same
+ * certificate) and never made insecure. Behind a proxy or network that inspects TLS, Node
+ * needs its CA (NODE_EXTRA_CA_CERTS).
+ */
+export class CertificateRefusedError extends NetworkError {
+  /** The code of the refusal (DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID, …), or undefined when `error` is none. */
+  static codeOf(error: unknown): string | undefined {
+    const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+    const code = typeof e?.code === 'string' ? e.code : e?.cause?.code;
+    return typeof code === 'string' && REFUSED_CERTIFICATE_CODES.has(code) ? code : undefined;
+  }
+
+  constructor(
+    readonly origin: string,
+    readonly certificateCode: string,
+    proxy?: string,
+  ) {
+    super(
+      `cannot reach ${origin}${proxy ? ` through the proxy ${proxy}` : ''}: its TLS certificate was refused (${certificateCode}); nothing was sent`,
+      REFUSED_CERTIFICATE_FIX,
     );
   }
 }

@@ -14,7 +14,7 @@ import { KeychainSecretStore, napiKeychain } from '../../credentials/store.js';
 import { modeOfKey } from '../../shared/constants.js';
 import { EXIT } from '../../errors.js';
 import { maskProxy, proxyFor } from '../../api/proxy.js';
-import { REFUSED_CERTIFICATE_CODES, REFUSED_CERTIFICATE_FIX } from '../../api/errors.js';
+import { CertificateRefusedError } from '../../api/limits.js';
 import { printJson } from '../../io/output.js';
 
 export type Status = 'ok' | 'warning' | 'failed';
@@ -268,13 +268,21 @@ export async function run(_opts: unknown, ctx: Context): Promise<number> {
     } catch (error) {
       if (ctx.signal.aborted) throw error;
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code ?? (error as Error).message;
-      const refused = REFUSED_CERTIFICATE_CODES.has(cause);
-      checks.push({
-        check: 'service',
-        status: 'failed',
-        message: refused ? `cannot reach ${url.origin}: its TLS certificate was refused (${cause})` : `cannot reach ${url.origin}: ${cause}`,
-        fix: refused ? REFUSED_CERTIFICATE_FIX : 'check the address, the network and the proxy settings; for the local emulator run `svc emulator`',
-      });
+      checks.push(
+        error instanceof CertificateRefusedError
+          ? {
+              check: 'service',
+              status: 'failed',
+              message: `cannot reach ${url.origin}: its TLS certificate was refused (${error.certificateCode})`,
+              fix: error.hint!,
+            }
+          : {
+              check: 'service',
+              status: 'failed',
+              message: `cannot reach ${url.origin}: ${cause}`,
+              fix: 'check the address, the network and the proxy settings; for the local emulator run `svc emulator`',
+            },
+      );
     }
   }
 
