@@ -9,7 +9,7 @@ import type { ConfigStore } from '../config/config.js';
 import { configDir } from '../config/paths.js';
 import { withProfileLockIn } from '../config/lock.js';
 import type { KeychainBackend, SecretStore } from '../credentials/store.js';
-import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, napiKeychain, storePreference } from '../credentials/store.js';
+import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, osKeychain, storePreference } from '../credentials/store.js';
 import { chooseProfileName, resolveCredential } from '../credentials/resolve.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
 import type { ApiClient } from '../api/client.js';
@@ -92,7 +92,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   if (!secrets) {
     const preference = storePreference(env.SVC_CREDENTIAL_STORE);
     secrets = new FallbackSecretStore(
-      new KeychainSecretStore(runtime.keychain ?? napiKeychain(), runtime.keychainTimeoutMs),
+      new KeychainSecretStore(runtime.keychain ?? osKeychain(env), runtime.keychainTimeoutMs),
       new FileSecretStore(dir, (message) => stderr.write(`warning: ${message}\n`), lockOptions),
       preference,
       (message) => stderr.write(`warning: ${message}\n`),

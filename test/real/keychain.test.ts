@@ -8,11 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { napiKeychain } from '../../src/credentials/store.js';
+import { napiKeychain, osKeychain } from '../../src/credentials/store.js';
+import { readSecretServiceItem } from '../../src/credentials/secret-service.js';
+import { ensureBuilt, root, spawnCollect } from '../helpers/spawn.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 
 async function secretServiceProblem(): Promise<string | null> {
@@ -51,15 +53,16 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
     emu = await testEmulator();
   });
   afterAll(async () => {
-    spawnSync('secret-tool', ['clear', 'service', 'svc', 'username', `${profile}:ci`]);
-    spawnSync('secret-tool', ['clear', 'service', 'svc', 'username', `${profile}:oauth`]);
+    for (const name of ['ci', 'oauth', 'bin', 'plain', 'other-target', 'twice'])
+      spawnSync('secret-tool', ['clear', 'service', 'svc', 'username', `${profile}:${name}`]);
     await emu?.close();
   });
 
   it('keys add stores the key where secret-tool finds it, and in no file; remove deletes it', async () => {
     const configDir = tempConfigDir();
     const key = emu.seed.keys.test;
-    const real = { configDir, keychain: napiKeychain(), env: { SVC_CREDENTIAL_STORE: 'keychain' } };
+    // (what the process builds: reads over the session bus, writes through the addon)
+    const real = { configDir, keychain: osKeychain(process.env), env: { SVC_CREDENTIAL_STORE: 'keychain' } };
     const added = await runCli(['keys', 'add', '--profile', profile, '--name', 'ci', '--base-url', emu.url], { ...real, stdin: key });
     expect(added.stderr).toBe('');
     expect(added.exitCode).toBe(0);
@@ -94,7 +97,7 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
 
   it('login stores the OAuth connection as one entry secret-tool finds, in no file; logout deletes it', async () => {
     const configDir = tempConfigDir();
-    const real = { configDir, keychain: napiKeychain(), env: { SVC_CREDENTIAL_STORE: 'keychain', SVC_BASE_URL: emu.url } };
+    const real = { configDir, keychain: osKeychain(process.env), env: { SVC_CREDENTIAL_STORE: 'keychain', SVC_BASE_URL: emu.url } };
     const login = await runCli(['login', '--profile', profile, '--json'], {
       ...real,
       env: envFor(emu.emulator, real.env),
@@ -126,5 +129,68 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
     expect(logout.exitCode).toBe(0);
     expect(logout.stderr).not.toMatch(/could not be deleted/);
     expect(lookup(`${profile}:oauth`).stdout.trim()).toBe('');
+  });
+
+  // The fast path (src/credentials/secret-service.ts) must read exactly what the addon reads.
+  it('reading over the session bus finds what the addon finds, and leaves to it what it must', async () => {
+    const addon = napiKeychain();
+    const fast = (name: string) =>
+      readSecretServiceItem('svc', `${profile}:${name}`, {
+        busAddress: process.env.DBUS_SESSION_BUS_ADDRESS,
+        uid: process.getuid!(),
+        signal: AbortSignal.timeout(3000),
+      });
+    const viaAddon = (name: string) => addon.get('svc', `${profile}:${name}`, AbortSignal.timeout(3000));
+    const store = (name: string, secret: string, ...attributes: string[]) =>
+      spawnSync('secret-tool', ['store', '--label', 'svc test', 'service', 'svc', 'username', `${profile}:${name}`, ...attributes], { input: secret });
+
+    // written by the addon (attributes service, username, target=default, application)
+    await addon.set('svc', `${profile}:plain`, 'svc_test_wrïtten-by-the-addon', AbortSignal.timeout(3000));
+    expect(await fast('plain')).toBe('svc_test_wrïtten-by-the-addon');
+    // written by another client, with no target attribute or another one: both count it
+    expect(store('other-target', 'no-target').status).toBe(0);
+    expect(await fast('other-target')).toBe('no-target');
+    expect(await viaAddon('other-target')).toBe('no-target');
+    spawnSync('secret-tool', ['clear', 'service', 'svc', 'username', `${profile}:other-target`]);
+    expect(store('other-target', 'elsewhere', 'target', 'work').status).toBe(0);
+    expect(await fast('other-target')).toBe('elsewhere');
+    expect(await viaAddon('other-target')).toBe('elsewhere');
+    // none at all
+    expect(await fast('nothing-here')).toBeNull();
+    // two that count: the addon's ambiguity error, so the fast path does not answer
+    await addon.set('svc', `${profile}:twice`, 'one', AbortSignal.timeout(3000));
+    // (an extra attribute, or secret-tool would replace the addon's item: it matches it)
+    expect(store('twice', 'two', 'copy', '2').status).toBe(0);
+    expect(await fast('twice')).toBeUndefined();
+    await expect(viaAddon('twice')).rejects.toThrow();
+  });
+
+  it('the shipped program reads a key from the keychain without loading the addon', async () => {
+    const configDir = tempConfigDir();
+    const key = emu.seed.keys.test;
+    const added = await runCli(['keys', 'add', '--profile', profile, '--name', 'bin', '--base-url', emu.url], {
+      configDir,
+      keychain: napiKeychain(),
+      env: { SVC_CREDENTIAL_STORE: 'keychain' },
+      stdin: key,
+    });
+    expect(added.exitCode).toBe(0);
+    // A preload that says whether the addon was required.
+    const preload = join(configDir, 'addon-probe.cjs');
+    writeFileSync(
+      preload,
+      "const M = require('node:module'); const load = M._load; let addon = false;\n" +
+        "M._load = function (request) { if (String(request).includes('@napi-rs/keyring')) addon = true; return load.apply(this, arguments); };\n" +
+        "process.on('exit', () => process.stderr.write(`addon loaded: ${addon}\\n`));\n",
+    );
+    ensureBuilt();
+    const env: Record<string, string | undefined> = { ...process.env, SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
+    delete env.SVC_API_KEY;
+    delete env.SVC_PROFILE;
+    // (spawned without blocking: the emulator answers from this process)
+    const run = await spawnCollect(process.execPath, ['-r', preload, join(root, 'bin', 'svc.js'), 'account', '--json', '--profile', profile], { env });
+    expect(run.stderr).toContain('addon loaded: false');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).id).toBe(emu.seed.org_id);
   });
 });
