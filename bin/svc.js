@@ -74,5 +74,8 @@ if (argv.length === 1 && argv[0] === '--version') {
   const first = argv.find((word) => !word.startsWith('-'));
   const command = first && WORD.test(first) && existsSync(join(DIST, 'help', `svc.${first}.txt`)) ? first : 'other';
   require('../dist/code-cache.cjs').installCodeCache({ Module: module.constructor, distDir: DIST, env: process.env, command, main: module });
-  require('../dist/main.cjs').main();
+  // A command line naming a command runs from start.cjs, the whole program in one file (faster
+  // to start: scripts/bundle.mjs); any other from main.cjs, which loads the rest as needed.
+  // Either runs any command line: this choice is only about speed.
+  require(command === 'other' ? '../dist/main.cjs' : '../dist/start.cjs').main();
 }

@@ -65,16 +65,20 @@ describe('bin/svc.js over the bundle', () => {
   it('answers help and completion from the files the build wrote, exactly as the bundle answers them, without loading it', async () => {
     // The same command lines through the bundle itself (its main(), as bin/svc.js calls it
     // when it has no answer of its own), and through the launcher with a preload that says
-    // whether dist/main.cjs was loaded.
+    // whether dist/main.cjs or dist/start.cjs was loaded.
     const dir = mkdtempSync(join(tmpdir(), 'svc-static-'));
     const direct = join(dir, 'direct.cjs');
     writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
     const probe = join(dir, 'probe.cjs');
     writeFileSync(
       probe,
-      "process.on('exit', () => { if (require.cache[require.resolve(process.env.SVC_PROBE_MAIN)]) process.stderr.write('bundle loaded'); });\n",
+      "process.on('exit', () => { if (process.env.SVC_PROBE_MAIN.split(':').some((file) => require.cache[file])) process.stderr.write('bundle loaded'); });\n",
     );
-    const env = { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_PROBE_MAIN: join(root, 'dist', 'main.cjs') };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      SVC_CONFIG_DIR: configDir,
+      SVC_PROBE_MAIN: ['main.cjs', 'start.cjs'].map((file) => join(root, 'dist', file)).join(':'),
+    };
     try {
       const lines = [
         [],
@@ -118,16 +122,15 @@ describe('bin/svc.js over the bundle', () => {
       const first = await run();
       expect(first.code, first.stderr).toBe(0);
       // One file per start file the run compiled, for its top-level command, keyed by the file's build hash; only the user's.
+      // A command line that names a command runs from start.cjs alone (bin/svc.js).
       const written = cacheFiles();
-      expect(written).toEqual(
-        expect.arrayContaining([expect.stringMatching(/^main\.account\.[0-9a-f]{16}\.v8$/), expect.stringMatching(/^run\.account\.[0-9a-f]{16}\.v8$/)]),
-      );
+      expect(written).toEqual([expect.stringMatching(/^start\.account\.[0-9a-f]{16}\.v8$/)]);
       expect(statSync(folder).mode & 0o777).toBe(0o700);
       for (const file of written) expect(statSync(join(folder, file)).mode & 0o777).toBe(0o600);
       const hash = (name: string) => readFileSync(join(root, 'dist', name), 'utf8').match(/^\/\/svc-build ([0-9a-f]{16})\n/)?.[1];
-      expect(written).toContain(`main.account.${hash('main.cjs')}.v8`);
+      expect(written).toContain(`start.account.${hash('start.cjs')}.v8`);
       // Each start file is its own wrapper, which the cache compiles as a slice of the file (no copy of the source).
-      for (const name of ['main.cjs', 'run.cjs', 'cmd-account.cjs'])
+      for (const name of ['main.cjs', 'start.cjs', 'run.cjs', 'cmd-account.cjs'])
         expect(readFileSync(join(root, 'dist', name), 'utf8').endsWith(SELF_CALL), name).toBe(true);
 
       // From the cache: the same answer, and nothing written again.
@@ -139,7 +142,7 @@ describe('bin/svc.js over the bundle', () => {
       expect(written.map((file) => statSync(join(folder, file)).mtimeMs)).toEqual(before);
 
       // A damaged cache is refused by V8: the run is unharmed and writes a good one in its place.
-      const main = written.find((file) => file.startsWith('main.'))!;
+      const main = written.find((file) => file.startsWith('start.'))!;
       writeFileSync(join(folder, main), Buffer.alloc(4096, 7));
       const third = await run();
       expect(third.code, third.stderr).toBe(0);
@@ -158,6 +161,34 @@ describe('bin/svc.js over the bundle', () => {
     } finally {
       rmSync(cacheHome, { recursive: true, force: true });
     }
+  });
+
+  it('runs a command line that names a command from start.cjs alone, and any other from main.cjs, with the same results', async () => {
+    // A preload that lists the bundle files loaded, in the order they were.
+    const preload = join(configDir, 'record-bundle-files.cjs');
+    writeFileSync(
+      preload,
+      "process.on('exit', () => process.stderr.write(`\\nloaded: ${Object.keys(require.cache).filter((f) => f.includes('/dist/')).map((f) => f.split('/').pop()).join(' ')}\\n`));\n",
+    );
+    const traced = (args: string[]) =>
+      spawnCollect(process.execPath, ['-r', preload, bin, ...args], {
+        env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: emulator.url },
+      });
+    const loaded = (ran: Spawned) => ran.stderr.match(/loaded: (.*)\n$/)![1]!.split(' ');
+
+    const named = await traced(['account', '--json']);
+    expect(named.code, named.stderr).toBe(0);
+    expect(loaded(named).filter((f) => /^(main|start|run|cmd-.*)\.cjs$/.test(f))).toEqual(['start.cjs']);
+    // A global option's value first: the launcher sees no command word, main.cjs runs it as before.
+    const valueFirst = await traced(['--profile', 'default', 'account', '--json']);
+    expect(valueFirst.code, valueFirst.stderr).toBe(0);
+    expect(loaded(valueFirst)).toEqual(expect.arrayContaining(['main.cjs', 'run.cjs', 'cmd-account.cjs']));
+    expect(loaded(valueFirst)).not.toContain('start.cjs');
+    expect(JSON.parse(valueFirst.stdout)).toEqual(JSON.parse(named.stdout));
+    // An unknown command: main.cjs alone says so.
+    const unknown = await traced(['cals']);
+    expect(unknown.code).toBe(2);
+    expect(loaded(unknown).filter((f) => /^(main|start|run|cmd-.*)\.cjs$/.test(f))).toEqual(['main.cjs']);
   });
 
   it('exits 2 on an unknown command, with the error on stderr only', async () => {
