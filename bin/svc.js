@@ -57,6 +57,19 @@ function printStaticAnswer() {
   return true;
 }
 
+/** The global options that take a value (GLOBAL_FLAGS in src/commands/index.ts; a test checks the two agree). */
+const GLOBAL_VALUE_OPTIONS = ['--profile', '--base-url'];
+
+/** argv's first word that is neither an option nor a global option's value: the top-level command, if any. */
+function commandWord() {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') return argv[i + 1];
+    if (GLOBAL_VALUE_OPTIONS.includes(argv[i])) i++;
+    else if (!argv[i].startsWith('-')) return argv[i];
+  }
+  return undefined;
+}
+
 if (argv.length === 1 && argv[0] === '--version') {
   // Answered without loading the bundle (parsing it is most of what `--version` would cost).
   writeOut(`${require('../package.json').version}\n`);
@@ -70,9 +83,9 @@ if (argv.length === 1 && argv[0] === '--version') {
     if (typeof enableCompileCache === 'function') enableCompileCache();
   }
   // svc's own code cache of the bundle (src/boot/code-cache.ts), a file per top-level
-  // command: the first word that names one (it has a help file), else `other`.
-  const first = argv.find((word) => !word.startsWith('-'));
-  const command = first && WORD.test(first) && existsSync(join(DIST, 'help', `svc.${first}.txt`)) ? first : 'other';
+  // command: the command word, when it names one (it has a help file), else `other`.
+  const word = commandWord();
+  const command = word && WORD.test(word) && existsSync(join(DIST, 'help', `svc.${word}.txt`)) ? word : 'other';
   require('../dist/code-cache.cjs').installCodeCache({ Module: module.constructor, distDir: DIST, env: process.env, command, main: module });
   // A command line naming a command runs from start.cjs, the whole program in one file (faster
   // to start: scripts/bundle.mjs); any other from main.cjs, which loads the rest as needed.

@@ -163,7 +163,7 @@ describe('bin/svc.js over the bundle', () => {
     }
   });
 
-  it('runs a command line that names a command from start.cjs alone, and any other from main.cjs, with the same results', async () => {
+  it('runs a command line that names a command from start.cjs alone, and any other from main.cjs, which gives the same results', async () => {
     // A preload that lists the bundle files loaded, in the order they were.
     const preload = join(configDir, 'record-bundle-files.cjs');
     writeFileSync(
@@ -179,16 +179,35 @@ describe('bin/svc.js over the bundle', () => {
     const named = await traced(['account', '--json']);
     expect(named.code, named.stderr).toBe(0);
     expect(loaded(named).filter((f) => /^(main|start|run|cmd-.*)\.cjs$/.test(f))).toEqual(['start.cjs']);
-    // A global option's value first: the launcher sees no command word, main.cjs runs it as before.
-    const valueFirst = await traced(['--profile', 'default', 'account', '--json']);
-    expect(valueFirst.code, valueFirst.stderr).toBe(0);
-    expect(loaded(valueFirst)).toEqual(expect.arrayContaining(['main.cjs', 'run.cjs', 'cmd-account.cjs']));
-    expect(loaded(valueFirst)).not.toContain('start.cjs');
-    expect(JSON.parse(valueFirst.stdout)).toEqual(JSON.parse(named.stdout));
+    // Global options first, one with a value: the launcher still finds the command word.
+    const optionsFirst = await traced(['--profile', 'default', '--json', 'account']);
+    expect(optionsFirst.code, optionsFirst.stderr).toBe(0);
+    expect(loaded(optionsFirst).filter((f) => /^(main|start|run|cmd-.*)\.cjs$/.test(f))).toEqual(['start.cjs']);
+    expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(named.stdout));
+    // main.cjs runs a command too (it loads the runner and the command's file): the same answer.
+    const direct = join(configDir, 'main-direct.cjs');
+    writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
+    const viaMain = await spawnCollect(process.execPath, ['-r', preload, direct, 'account', '--json'], {
+      env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: emulator.url },
+    });
+    expect(viaMain.code, viaMain.stderr).toBe(0);
+    expect(loaded(viaMain)).toEqual(expect.arrayContaining(['main.cjs', 'run.cjs', 'cmd-account.cjs']));
+    expect(loaded(viaMain)).not.toContain('start.cjs');
+    expect(JSON.parse(viaMain.stdout)).toEqual(JSON.parse(named.stdout));
     // An unknown command: main.cjs alone says so.
     const unknown = await traced(['cals']);
     expect(unknown.code).toBe(2);
     expect(loaded(unknown).filter((f) => /^(main|start|run|cmd-.*)\.cjs$/.test(f))).toEqual(['main.cjs']);
+  });
+
+  it("knows which global options take a value, as the declarations say (it looks past them for the command's name)", async () => {
+    const { GLOBAL_FLAGS } = await import('../../src/commands/index.js');
+    const launcher = readFileSync(bin, 'utf8');
+    const listed = JSON.parse(launcher.match(/const GLOBAL_VALUE_OPTIONS = (\[.*\]);/)![1]!.replace(/'/g, '"')) as string[];
+    const declared = Object.entries(GLOBAL_FLAGS)
+      .filter(([, spec]) => 'value' in spec)
+      .map(([name]) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    expect(listed.sort()).toEqual(declared.sort());
   });
 
   it('exits 2 on an unknown command, with the error on stderr only', async () => {
