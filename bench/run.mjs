@@ -171,11 +171,14 @@ const cases = [
 ];
 /**
  * What any Node CLI pays for `account --json`: a script of a few lines that makes the same
- * two requests with node:http (one keep-alive agent) and prints the answers. Shown beside
- * svc, without a budget, so the table says how much of svc's time is its own.
+ * two requests with node:http (one keep-alive agent), or on a bare node:net socket as svc's
+ * own client does, and prints the answers. Shown beside svc, without a budget, so the table
+ * says how much of svc's time is its own.
  */
 const floors = [
   { name: 'bare node:http: the same two GETs (reference)', args: [join(root, 'bench/two-gets.cjs')], env: apiEnv },
+  // svc's own client writes HTTP/1.1 on a node:net socket: this is its floor.
+  { name: 'bare node:net: the same two GETs (reference)', args: [join(root, 'bench/two-gets-net.cjs')], env: apiEnv },
   ...(keychain.floorEnv
     ? [{ name: 'bare node:http + keyring read: the same (reference)', args: [join(root, 'bench/two-gets.cjs')], env: keychain.floorEnv }]
     : []),
