@@ -1,10 +1,10 @@
-// One invocation: commander parses argv with the part of the command tree argv names
-// (src/cli/tree.ts); the chosen leaf runs through src/cli/run.ts, loaded only then. Used
-// by main.ts (the process) and runCli (tests). Kept to the start path: no command code;
-// error printing (src/cli/run.ts) loads only when there is an error to print.
+// One invocation: a valid command line is parsed from the declarations (src/cli/fast-parse.ts);
+// any other, commander parses with the part of the command tree argv names (src/cli/tree.ts,
+// loaded only then), and says what is wrong or prints help. The chosen leaf runs through
+// src/cli/run.ts, loaded only then. Used by main.ts (the process) and runCli (tests). Kept
+// to the start path: no command code; error printing loads only when there is an error to print.
 import { ROOT } from '../commands/index.js';
-import { buildProgram } from './tree.js';
-import { commandPathOf } from './usage-messages.js';
+import { fastInvocation } from './fast-parse.js';
 import type { Runtime } from './context.js';
 import type { RunF } from './run.js';
 
@@ -45,6 +45,16 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
   let exitCode = 0;
   const debug = argv.includes('--debug');
   const json = argv.includes('--json');
+  const valid = fastInvocation(ROOT, argv);
+  if (valid) {
+    const run = await import('./run.js');
+    try {
+      return await run.runCommand(valid, runtime, version, runF);
+    } catch (error) {
+      return run.printError(runtime, error, debug, json);
+    }
+  }
+  const [{ buildProgram }, { commandPathOf }] = await Promise.all([import('./tree.js'), import('./usage-messages.js')]);
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';
   const program = buildProgram(
