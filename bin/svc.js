@@ -60,14 +60,25 @@ function printStaticAnswer() {
 /** The global options that take a value (GLOBAL_FLAGS in src/commands/index.ts; a test checks the two agree). */
 const GLOBAL_VALUE_OPTIONS = ['--profile', '--base-url'];
 
-/** argv's first word that is neither an option nor a global option's value: the top-level command, if any. */
-function commandWord() {
+/** argv's words that are neither options nor global options' values: the command's path first. */
+function commandWords() {
+  const words = [];
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--') return argv[i + 1];
+    if (argv[i] === '--') return [...words, ...argv.slice(i + 1)];
     if (GLOBAL_VALUE_OPTIONS.includes(argv[i])) i++;
-    else if (!argv[i].startsWith('-')) return argv[i];
+    else if (!argv[i].startsWith('-')) words.push(argv[i]);
   }
-  return undefined;
+  return words;
+}
+
+/** The command argv names (`['calls', 'list']`), as far as the build wrote help for it; [] for none. */
+function commandPath() {
+  const path = [];
+  for (const word of commandWords().slice(0, 3)) {
+    if (!WORD.test(word) || !existsSync(join(DIST, 'help', `svc.${[...path, word].join('.')}.txt`))) break;
+    path.push(word);
+  }
+  return path;
 }
 
 if (argv.length === 1 && argv[0] === '--version') {
@@ -82,13 +93,16 @@ if (argv.length === 1 && argv[0] === '--version') {
     const { enableCompileCache } = require('node:module');
     if (typeof enableCompileCache === 'function') enableCompileCache();
   }
-  // svc's own code cache of the bundle (src/boot/code-cache.ts), a file per top-level
-  // command: the command word, when it names one (it has a help file), else `other`.
-  const word = commandWord();
-  const command = word && WORD.test(word) && existsSync(join(DIST, 'help', `svc.${word}.txt`)) ? word : 'other';
+  // svc's own code cache of the bundle (src/boot/code-cache.ts) holds the functions a run
+  // compiled, so a file per kind of run: the command's path (`calls+list`), and whether the
+  // credential is SVC_API_KEY (`@env`) or one stored (the keychain's code), else `other`.
+  // One per top-level command would serve `calls list`'s code to `calls start`, which would
+  // compile its own at every run.
+  const path = commandPath();
+  const command = path.length ? `${path.join('+')}${process.env.SVC_API_KEY ? '@env' : ''}` : 'other';
   require('../dist/code-cache.cjs').installCodeCache({ Module: module.constructor, distDir: DIST, env: process.env, command, main: module });
   // A command line naming a command runs from start.cjs, the whole program in one file (faster
   // to start: scripts/bundle.mjs); any other from main.cjs, which loads the rest as needed.
   // Either runs any command line: this choice is only about speed.
-  require(command === 'other' ? '../dist/main.cjs' : '../dist/start.cjs').main();
+  require(path.length ? '../dist/start.cjs' : '../dist/main.cjs').main();
 }

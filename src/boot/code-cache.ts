@@ -7,7 +7,8 @@
 //
 // Where: <cache home>/svc/v8/<node version>-<arch>/, a folder only this user can use (if it
 // is anyone else's or open to others, nothing is read or written there). A file per bundle
-// file and top-level command (`svc calls …` and `svc auth …` call different functions),
+// file and kind of run: the command's path and credential source (`svc calls list` and
+// `svc calls start` call different functions, and so does a key from the keychain),
 // named with the bundle file's content hash (the build writes it on the file's first line):
 // a new build never runs an old build's code, and writing a file removes the ones it replaces.
 // SVC_CODE_CACHE=0 turns it off.
@@ -45,7 +46,7 @@ export interface CodeCacheOptions {
   /** The bundle's folder: only its main.cjs, start.cjs, run.cjs and cmd-*.cjs are compiled here. */
   distDir: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** The run's top-level command, or `other`: a word of [a-z0-9-]. */
+  /** The kind of run (bin/svc.js): the command's path and credential source (`calls+list@env`), or `other`. */
   command: string;
   /** The launcher's module, as require.main. */
   main: unknown;
@@ -85,6 +86,7 @@ export function cacheDirectory(env: Readonly<Record<string, string | undefined>>
 export function installCodeCache(options: CodeCacheOptions): void {
   const dir = cacheDirectory(options.env);
   if (!dir) return;
+  const kind = /^[a-z0-9+@-]+$/.test(options.command) ? options.command : 'other'; // (it names a file)
   const { Module } = options;
   const compile = Module.prototype._compile;
   const toWrite: { script: Script; file: string; stale: string }[] = [];
@@ -93,7 +95,7 @@ export function installCodeCache(options: CodeCacheOptions): void {
   Module.prototype._compile = function (this: ModuleLike, content: string, filename: string): unknown {
     const hash = BUILD_HASH_LINE.exec(content)?.[1];
     if (!hash || !ours(filename)) return compile.call(this, content, filename);
-    const prefix = `${basename(filename, '.cjs')}.${options.command}.`;
+    const prefix = `${basename(filename, '.cjs')}.${kind}.`;
     const file = join(dir, `${prefix}${hash}.v8`);
     let cachedData: Buffer | undefined;
     try {

@@ -124,11 +124,11 @@ describe('bin/svc.js over the bundle', () => {
       // One file per start file the run compiled, for its top-level command, keyed by the file's build hash; only the user's.
       // A command line that names a command runs from start.cjs alone (bin/svc.js).
       const written = cacheFiles();
-      expect(written).toEqual([expect.stringMatching(/^start\.account\.[0-9a-f]{16}\.v8$/)]);
+      expect(written).toEqual([expect.stringMatching(/^start\.account@env\.[0-9a-f]{16}\.v8$/)]);
       expect(statSync(folder).mode & 0o777).toBe(0o700);
       for (const file of written) expect(statSync(join(folder, file)).mode & 0o777).toBe(0o600);
       const hash = (name: string) => readFileSync(join(root, 'dist', name), 'utf8').match(/^\/\/svc-build ([0-9a-f]{16})\n/)?.[1];
-      expect(written).toContain(`start.account.${hash('start.cjs')}.v8`);
+      expect(written).toContain(`start.account@env.${hash('start.cjs')}.v8`);
       // Each start file is its own wrapper, which the cache compiles as a slice of the file (no copy of the source).
       for (const name of ['main.cjs', 'start.cjs', 'run.cjs', 'cmd-account.cjs'])
         expect(readFileSync(join(root, 'dist', name), 'utf8').endsWith(SELF_CALL), name).toBe(true);
@@ -140,6 +140,19 @@ describe('bin/svc.js over the bundle', () => {
       expect(JSON.parse(second.stdout).id).toBe(JSON.parse(first.stdout).id);
       expect(cacheFiles()).toEqual(written);
       expect(written.map((file) => statSync(join(folder, file)).mtimeMs)).toEqual(before);
+      // Another command of the same group calls other functions: a file of its own, the first one kept.
+      const balance = await svc(['account', 'balance', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test, XDG_CACHE_HOME: cacheHome } });
+      expect(balance.code, balance.stderr).toBe(0);
+      const files = cacheFiles();
+      expect(files).toHaveLength(written.length + 1);
+      expect(files).toEqual(expect.arrayContaining([...written, expect.stringMatching(/^start\.account\+balance@env\.[0-9a-f]{16}\.v8$/)]));
+      expect(written.map((file) => statSync(join(folder, file)).mtimeMs)).toEqual(before);
+      rmSync(
+        join(
+          folder,
+          cacheFiles().find((file) => file.includes('+balance'))!,
+        ),
+      );
 
       // A damaged cache is refused by V8: the run is unharmed and writes a good one in its place.
       const main = written.find((file) => file.startsWith('start.'))!;
