@@ -122,16 +122,12 @@ function write(writer: Writer, type: string, value: Value): void {
       writer.uint32(value ? 1 : 0);
       return;
     case 's':
-    case 'o': {
-      const bytes = Buffer.from(value as string, 'utf8');
-      writer.uint32(bytes.length);
-      writer.raw(bytes);
-      writer.byte(0);
-      return;
-    }
+    case 'o':
     case 'g': {
+      // The length, then the bytes and a NUL; a signature's length is one byte, a string's four.
       const bytes = Buffer.from(value as string, 'utf8');
-      writer.byte(bytes.length);
+      if (type[0] === 'g') writer.byte(bytes.length);
+      else writer.uint32(bytes.length);
       writer.raw(bytes);
       writer.byte(0);
       return;
