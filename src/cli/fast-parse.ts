@@ -5,7 +5,7 @@
 // a missing or refused value, `--`, conflicting or missing required flags, too many or too
 // few arguments) is left to commander (null), which says what is wrong. Loading and
 // building commander's tree is about a tenth of a request command's own start-up.
-import { kebab, nameOf, type FlagSpec, type FlagSpecs, type Leaf, type Node, type RootSpec } from './define.js';
+import { kebab, nameOf, type FlagSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
 import type { Invocation, RawGlobals } from './tree.js';
 
 interface FlagTerm {
@@ -53,7 +53,7 @@ export function fastInvocation(root: RootSpec, argv: readonly string[]): Invocat
   const operands: string[] = [];
   const path: string[] = [];
   /** The groups passed on the way, nearest last. */
-  const groups: Extract<Node, { kind: 'group' }>[] = [];
+  const groups: Group[] = [];
   let children: readonly Node[] = root.commands;
   let leaf: Leaf | null = null;
   let leafTerms: Map<string, FlagTerm> | null = null;
@@ -88,9 +88,10 @@ export function fastInvocation(root: RootSpec, argv: readonly string[]): Invocat
       continue;
     }
     if (!leaf) {
+      // (`help` is commander's: `svc calls help list`.)
+      if (word === 'help') return null;
       const child = children.find((node) => nameOf(node) === word);
-      const group = groups[groups.length - 1];
-      if (child && word !== 'help') {
+      if (child) {
         path.push(word);
         if (child.kind === 'leaf') {
           leaf = child;
@@ -102,8 +103,8 @@ export function fastInvocation(root: RootSpec, argv: readonly string[]): Invocat
         continue;
       }
       // A word that names no subcommand: the group's own command's argument, if it runs itself.
-      if (!group?.self || word === 'help') return null;
-      groups.pop();
+      const group = groups.pop();
+      if (!group?.self) return null;
       leaf = group.self;
       leafTerms = terms(leaf.decl.flags);
     }

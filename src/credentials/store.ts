@@ -12,7 +12,6 @@ import { withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
-import { readSecretServiceItem } from './secret-service.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3_000;
@@ -97,12 +96,13 @@ export function osKeychain(env: Readonly<Record<string, string | undefined>>, ad
   const uid = process.getuid?.();
   if (process.platform !== 'linux' || uid === undefined || !env.DBUS_SESSION_BUS_ADDRESS) return addon;
   return {
+    ...addon,
     async get(service, account, signal) {
+      // (loaded here: a command that reads no secret does not pay for the D-Bus code)
+      const { readSecretServiceItem } = await import('./secret-service.js');
       const answer = await readSecretServiceItem(service, account, { busAddress: env.DBUS_SESSION_BUS_ADDRESS, uid, signal });
       return answer !== undefined ? answer : addon.get(service, account, signal);
     },
-    set: (service, account, value, signal) => addon.set(service, account, value, signal),
-    delete: (service, account, signal) => addon.delete(service, account, signal),
   };
 }
 
