@@ -101,8 +101,11 @@ if (argv.length === 1 && argv[0] === '--version') {
   const path = commandPath();
   const command = path.length ? `${path.join('+')}${process.env.SVC_API_KEY ? '@env' : ''}` : 'other';
   require('../dist/code-cache.cjs').installCodeCache({ Module: module.constructor, distDir: DIST, env: process.env, command, main: module });
-  // A command line naming a command runs from start.cjs, the whole program in one file (faster
-  // to start: scripts/bundle.mjs); any other from main.cjs, which loads the rest as needed.
-  // Either runs any command line: this choice is only about speed.
-  require(path.length ? '../dist/start.cjs' : '../dist/main.cjs').main();
+  // A command line naming a command runs from that command's start file (start-<name>.cjs:
+  // the command alone and what it runs on, in one file, faster to start: scripts/bundle.mjs)
+  // when it is a valid line of that command's; any other (help, a usage error) runs from
+  // main.cjs, which holds the whole tree and commander and loads the rest as needed.
+  const startFile = path.length && !argv.includes('--help') && !argv.includes('-h') ? join(DIST, `start-${path[0]}.cjs`) : null;
+  const started = startFile && existsSync(startFile) ? require(startFile).main() : null;
+  if (!started) require('../dist/main.cjs').main();
 }

@@ -8,8 +8,8 @@
 //   output), and cmd-<name>.cjs: one top-level command's own code (cmd-calls.cjs holds
 //   every `svc calls …`). main.cjs loads them only when a command runs, so `--help`,
 //   `--version` and usage errors compile neither, and a command compiles only its own.
-// - start.cjs: main.cjs with every command inlined, the file bin/svc.js loads for a command
-//   line that names a command (see the build of it below).
+// - start-<command>.cjs: one top-level command with everything it runs on inlined, the file
+//   bin/svc.js loads for a command line that names it (see the build of them below).
 // - lib/*.js: the heavy libraries svc loads only when a command needs them
 //   (prompts, spinner, tables, colours, undici), and emulator.js,
 //   with the chunks they share. main.cjs imports them by path, on demand.
@@ -106,7 +106,8 @@ export const declarationsOnly = {
       const path = join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'));
       if (!/[\\/]src[\\/]commands[\\/]/.test(path) || /[\\/]index\.ts$/.test(path)) return undefined;
       // A path relative to the project, as esbuild names files in the bundle.
-      return { path: relative(root, path), namespace: 'svc-declaration', pluginData: { file: path } };
+      // (Data only: a start file drops the declarations of the commands it does not hold.)
+      return { path: relative(root, path), namespace: 'svc-declaration', pluginData: { file: path }, sideEffects: false };
     });
     build.onLoad({ filter: /.*/, namespace: 'svc-declaration' }, async (args) => ({
       contents: await declarationSource(args.pluginData.file),
@@ -259,6 +260,58 @@ function finishStartFile(file) {
   writeFileSync(file, `//svc-build ${hash}\n${wrapped}`);
 }
 
+/**
+ * Top-level commands with no start file: `completion` describes the whole tree, `help` is
+ * commander's, and the launcher never names `__complete` (the shells' completion hook).
+ */
+const NO_START_FILE = new Set(['completion', 'help', '__complete']);
+
+/**
+ * The top-level commands: what src/commands/index.ts exports under a lower-case name, each
+ * command under its own (test/core/commands.test.ts checks the names).
+ */
+async function topLevelCommands() {
+  typescript ??= (await import('typescript')).default;
+  const ts = typescript;
+  const file = join(root, 'src/commands/index.ts');
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const names = [];
+  for (const statement of source.statements) {
+    const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+    if (exported && ts.isVariableStatement(statement)) names.push(...statement.declarationList.declarations.map((d) => d.name.getText(source)));
+    if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause))
+      names.push(...statement.exportClause.elements.map((e) => e.name.text));
+  }
+  return names.filter((name) => /^_*[a-z]/.test(name));
+}
+
+/**
+ * The command tree's group indexes (src/commands/**\/index.ts) declare and do nothing else:
+ * in a start file, the groups its command does not use drop out, with all their modules.
+ */
+const commandIndexesAreData = {
+  name: 'command-indexes-are-data',
+  setup(build) {
+    build.onResolve({ filter: /(^|\/)index\.js$/ }, (args) => {
+      const path = join(args.resolveDir, args.path.replace(/\.js$/, '.ts'));
+      return /[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(path) ? { path, sideEffects: false } : undefined;
+    });
+  },
+};
+
+/** `svc-start:<command>`: the entry of start-<command>.cjs (src/start.ts with that command). */
+const startEntries = {
+  name: 'start-entries',
+  setup(build) {
+    build.onResolve({ filter: /^svc-start:/ }, (args) => ({ path: args.path.slice('svc-start:'.length), namespace: 'svc-start' }));
+    build.onLoad({ filter: /.*/, namespace: 'svc-start' }, (args) => ({
+      contents: `import { ${args.path} as command } from './src/commands/index.ts';\nimport { startCommand } from './src/start.ts';\nexport const main = () => startCommand(command);\n`,
+      resolveDir: root,
+      loader: 'js',
+    }));
+  },
+};
+
 /** Writes the bundle into `outdir` (which should be empty). */
 export async function bundle(outdir) {
   const libraries = await build({
@@ -312,18 +365,20 @@ export async function bundle(outdir) {
       }),
     );
   }
-  // The start file for a command line that names a command (bin/svc.js): the same entry with
-  // every command inlined. One file with no module shared across files costs none of the
+  // A start file per top-level command (bin/svc.js loads the one argv names): src/start.ts
+  // with that command alone. One file whose modules no other file shares costs none of the
   // interop above (each shared module's export getters, made at load for every module, and
-  // copied again per importing file): `svc auth status` allocates half as much and skips the
-  // garbage collection it paid, 4–5 ms (README, Performance). main.cjs, run.cjs and the
-  // cmd-*.cjs files stay the path for command lines that name none (help at a terminal,
-  // unknown commands, usage errors), where this file's size would cost more than it saves.
-  const startAll = await build({
+  // copied again per importing file), and holding one command, it has none of the others'
+  // declarations and code to compile, keep in memory and initialise, and no commander
+  // (README, Performance). main.cjs, run.cjs and the cmd-*.cjs files stay the path for
+  // every other command line (help at a terminal, unknown commands, usage errors).
+  const startCommands = (await topLevelCommands()).filter((name) => !NO_START_FILE.has(name));
+  const startFiles = await build({
     ...cjs,
-    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly],
-    entryPoints: { start: 'src/main.ts' },
-    outfile: join(outdir, 'start.cjs'),
+    plugins: [startEntries, commandIndexesAreData, onDemandFiles, declarationsOnly],
+    entryPoints: Object.fromEntries(startCommands.map((name) => [`start-${name}`, `svc-start:${name}`])),
+    outdir,
+    outExtension: { '.js': '.cjs' },
   });
   const runner = await build({
     ...cjs,
@@ -338,7 +393,7 @@ export async function bundle(outdir) {
   });
   for (const file of [
     join(outdir, 'main.cjs'),
-    join(outdir, 'start.cjs'),
+    ...startCommands.map((name) => join(outdir, `start-${name}.cjs`)),
     join(outdir, 'run.cjs'),
     ...[...chunks.keys()].map((name) => join(outdir, `cmd-${name}.cjs`)),
   ])
@@ -359,7 +414,7 @@ export async function bundle(outdir) {
     libraries.metafile,
     commonJsLibraries.metafile,
     start.metafile,
-    startAll.metafile,
+    startFiles.metafile,
     ...commandChunks.map((c) => c.metafile),
     runner.metafile,
     boot.metafile,

@@ -27,39 +27,11 @@ export async function main(): Promise<void> {
     process.stdout.write(`${svcVersion()}\n`); // before any other module loads
     return;
   }
-  const { createProcessRuntime } = await import('./cli/process.js');
-  const controller = new AbortController();
-  const runtime = createProcessRuntime(controller);
-  // First Ctrl-C: the command stops through ctx.signal (execute() makes that exit 130).
-  // Registered `once`, so a second Ctrl-C gets Node's default: the process ends.
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
-  try {
-    const code = await whileAwaited(execute(argv, runtime), () => {
-      runtime.stderr.write('error: svc stopped before the command finished: nothing was left to wait for (a bug in svc; please report it)\n');
-      process.exitCode = 1;
-    });
-    // A reader that closed stdout (`svc … | head`) is not a failure: the abort carries EPIPE.
-    const readerClosedStdout = (controller.signal.reason as { code?: unknown } | undefined)?.code === 'EPIPE';
-    process.exitCode = readerClosedStdout ? 0 : code;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+  const { runAsProcess } = await import('./cli/process.js');
+  await runAsProcess((runtime) => execute(argv, runtime));
 }
 
-/**
- * `work`, watched: should the event loop run dry while it is still pending (a socket that
- * stopped reading, a promise nobody settles), Node would end the process with exit 0 and
- * no output, which a script takes for success; `onStranded` says so instead.
- */
-export async function whileAwaited<T>(work: Promise<T>, onStranded: () => void): Promise<T> {
-  process.once('beforeExit', onStranded);
-  try {
-    return await work;
-  } finally {
-    process.off('beforeExit', onStranded);
-  }
-}
+export { whileAwaited } from './cli/stranded.js';
 
 /**
  * Every command's path (`['calls', 'links', 'list']`), groups and the root (`[]`) included:

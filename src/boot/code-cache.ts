@@ -1,4 +1,4 @@
-// V8's code cache of svc's own bundle files (main.cjs, start.cjs, run.cjs, cmd-*.cjs), made at the end
+// V8's code cache of svc's own bundle files (main.cjs, start-*.cjs, run.cjs, cmd-*.cjs), made at the end
 // of a run: it then holds every function that run compiled. Node's compile cache (22+)
 // is made right after compiling, so it holds only what V8 compiles eagerly, and every
 // function a command calls is compiled again on each run; Node 20 has no cache at all.
@@ -43,7 +43,7 @@ interface ModuleConstructor {
 export interface CodeCacheOptions {
   /** The launcher's module's constructor (`module.constructor`): node:module without loading it. */
   Module: ModuleConstructor;
-  /** The bundle's folder: only its main.cjs, start.cjs, run.cjs and cmd-*.cjs are compiled here. */
+  /** The bundle's folder: only its main.cjs, start-*.cjs, run.cjs and cmd-*.cjs are compiled here. */
   distDir: string;
   env: Readonly<Record<string, string | undefined>>;
   /** The kind of run (bin/svc.js): the command's path and credential source (`calls+list@env`), or `other`. */
@@ -90,7 +90,7 @@ export function installCodeCache(options: CodeCacheOptions): void {
   const { Module } = options;
   const compile = Module.prototype._compile;
   const toWrite: { script: Script; file: string; stale: string }[] = [];
-  const ours = (filename: string) => dirname(filename) === options.distDir && /^(main|start|run|cmd-[a-z0-9-]+)\.cjs$/.test(basename(filename));
+  const ours = (filename: string) => dirname(filename) === options.distDir && /^(main|run|(start|cmd)-[a-z0-9-]+)\.cjs$/.test(basename(filename));
 
   Module.prototype._compile = function (this: ModuleLike, content: string, filename: string): unknown {
     const hash = BUILD_HASH_LINE.exec(content)?.[1];

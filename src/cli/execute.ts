@@ -5,6 +5,7 @@
 // to the start path: no command code; error printing loads only when there is an error to print.
 import { ROOT } from '../commands/index.js';
 import { fastInvocation } from './fast-parse.js';
+import { runValid } from './run-valid.js';
 import type { Runtime } from './context.js';
 import type { RunF } from './run.js';
 
@@ -46,14 +47,7 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
   const debug = argv.includes('--debug');
   const json = argv.includes('--json');
   const valid = fastInvocation(ROOT, argv);
-  if (valid) {
-    const run = await import('./run.js');
-    try {
-      return await run.runCommand(valid, runtime, version, runF);
-    } catch (error) {
-      return run.printError(runtime, error, debug, json);
-    }
-  }
+  if (valid) return runValid(valid, argv, runtime, version, runF);
   const [{ buildProgram }, { commandPathOf }] = await Promise.all([import('./tree.js'), import('./usage-messages.js')]);
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';

@@ -4,6 +4,7 @@ import type { Runtime } from './context.js';
 import { fstatSync, writeSync } from 'node:fs';
 import { lazyRequire } from '../node-require.js';
 import type { Prompter } from '../io/interactive.js';
+import { whileAwaited } from './stranded.js';
 
 // node:crypto (with webcrypto), readline and timers/promises load on first use: `--help`
 // and most commands never need them, and loading them costs start-up time.
@@ -154,4 +155,28 @@ export function createProcessRuntime(controller: AbortController): Runtime {
     prompter: lazyTerminalPrompter(),
     spinner: async (text, color) => (await interactive()).oraSpinners(process.stderr)(text, color),
   };
+}
+
+/**
+ * One command line as this process: `work` runs with the real runtime, and its exit code
+ * becomes the process's (process.exitCode, never process.exit, so pending output drains).
+ */
+export async function runAsProcess(work: (runtime: Runtime) => Promise<number>): Promise<void> {
+  const controller = new AbortController();
+  const runtime = createProcessRuntime(controller);
+  // First Ctrl-C: the command stops through ctx.signal (execute() makes that exit 130).
+  // Registered `once`, so a second Ctrl-C gets Node's default: the process ends.
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const code = await whileAwaited(work(runtime), () => {
+      runtime.stderr.write('error: svc stopped before the command finished: nothing was left to wait for (a bug in svc; please report it)\n');
+      process.exitCode = 1;
+    });
+    // A reader that closed stdout (`svc … | head`) is not a failure: the abort carries EPIPE.
+    const readerClosedStdout = (controller.signal.reason as { code?: unknown } | undefined)?.code === 'EPIPE';
+    process.exitCode = readerClosedStdout ? 0 : code;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
 }

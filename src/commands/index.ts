@@ -1,19 +1,19 @@
 // The command tree: svc's global flags and its top-level commands, in help order.
-// A new top-level command or group is one line here; a group's leaves are listed in its
-// own index.ts. Everything imported here is declaration data (the `command` export of
+// A new top-level command or group is an export under its name here and its place in
+// ROOT.commands; a group's leaves are listed in its own index.ts. Everything imported here is declaration data (the `command` export of
 // each module); a command's code loads only through its `leaf(…, () => import(…))`.
 import { leaf, type FlagSpecs, type RootSpec } from '../cli/define.js';
-import * as login from './login.js';
-import * as logout from './logout.js';
-import * as mode from './mode/mode.js';
-import * as translate from './translate.js';
-import * as api from './api/request.js';
-import * as completion from './completion/print.js';
-import * as complete from './completion/complete.js';
-import * as emulator from './emulator/start.js';
-import * as doctor from './doctor/doctor.js';
-import * as version from './version.js';
-import * as help from './help.js';
+import * as loginModule from './login.js';
+import * as logoutModule from './logout.js';
+import * as modeModule from './mode/mode.js';
+import * as translateModule from './translate.js';
+import * as apiModule from './api/request.js';
+import * as completionModule from './completion/print.js';
+import * as completeModule from './completion/complete.js';
+import * as emulatorModule from './emulator/start.js';
+import * as doctorModule from './doctor/doctor.js';
+import * as versionModule from './version.js';
+import * as helpModule from './help.js';
 import auth from './auth/index.js';
 import keys from './keys/index.js';
 import account from './account/index.js';
@@ -34,6 +34,22 @@ export const GLOBAL_FLAGS = {
   yes: { short: '-y', help: 'skip the confirmation a billable live action asks on a terminal (without a terminal nothing is asked)' },
 } as const satisfies FlagSpecs;
 
+// Each top-level command, exported under its own name: a command's start file imports its
+// own alone, and the others drop out of it (scripts/bundle.mjs), these `leaf` calls as
+// marked pure, the groups' index files as data.
+export const login = /* @__PURE__ */ leaf(loginModule.command, () => import('./login.js'));
+export const logout = /* @__PURE__ */ leaf(logoutModule.command, () => import('./logout.js'));
+export const mode = /* @__PURE__ */ leaf(modeModule.command, () => import('./mode/mode.js'));
+export const translate = /* @__PURE__ */ leaf(translateModule.command, () => import('./translate.js'));
+export const api = /* @__PURE__ */ leaf(apiModule.command, () => import('./api/request.js'));
+export const completion = /* @__PURE__ */ leaf(completionModule.command, () => import('./completion/print.js'));
+export const __complete = /* @__PURE__ */ leaf(completeModule.command, () => import('./completion/complete.js'));
+export const doctor = /* @__PURE__ */ leaf(doctorModule.command, () => import('./doctor/doctor.js'));
+export const version = /* @__PURE__ */ leaf(versionModule.command, () => import('./version.js'));
+export const help = /* @__PURE__ */ leaf(helpModule.command, () => import('./help.js'));
+export const emulator = /* @__PURE__ */ leaf(emulatorModule.command, () => import('./emulator/start.js'));
+export { auth, keys, account, calls, chats, events, profiles };
+
 export const ROOT: RootSpec = {
   summary: 'Calls, chats and interpretation for your organization, from the command line.',
   examples: [
@@ -46,24 +62,5 @@ export const ROOT: RootSpec = {
   notes:
     'Environment: SVC_API_KEY, SVC_PROFILE, SVC_MODE, SVC_BASE_URL, SVC_CONFIG_DIR, SVC_CREDENTIAL_STORE, SVC_CLIENT_ID/SVC_CLIENT_SECRET (svc login with your own OAuth app), NO_COLOR, HTTPS_PROXY/HTTP_PROXY/NO_PROXY, SVC_HTTP_TIMEOUT (seconds a request may take; default 60)',
   globals: GLOBAL_FLAGS,
-  commands: [
-    leaf(login.command, () => import('./login.js')),
-    leaf(logout.command, () => import('./logout.js')),
-    auth,
-    keys,
-    leaf(mode.command, () => import('./mode/mode.js')),
-    account,
-    calls,
-    chats,
-    leaf(translate.command, () => import('./translate.js')),
-    events,
-    leaf(api.command, () => import('./api/request.js')),
-    leaf(completion.command, () => import('./completion/print.js')),
-    leaf(complete.command, () => import('./completion/complete.js')),
-    profiles,
-    leaf(doctor.command, () => import('./doctor/doctor.js')),
-    leaf(version.command, () => import('./version.js')),
-    leaf(help.command, () => import('./help.js')),
-    leaf(emulator.command, () => import('./emulator/start.js')),
-  ],
+  commands: [login, logout, auth, keys, mode, account, calls, chats, translate, events, api, completion, __complete, profiles, doctor, version, help, emulator],
 };

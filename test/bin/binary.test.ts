@@ -5,12 +5,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { SELF_CALL } from '../../src/boot/code-cache.js';
+import { ROOT } from '../../src/commands/index.js';
+import { nameOf, type Node } from '../../src/cli/define.js';
 import { ensureBuilt, spawnCollect, type Spawned } from '../helpers/spawn.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -65,19 +67,19 @@ describe('bin/svc.js over the bundle', () => {
   it('answers help and completion from the files the build wrote, exactly as the bundle answers them, without loading it', async () => {
     // The same command lines through the bundle itself (its main(), as bin/svc.js calls it
     // when it has no answer of its own), and through the launcher with a preload that says
-    // whether dist/main.cjs or dist/start.cjs was loaded.
+    // whether dist/main.cjs or a start file (dist/start-<command>.cjs) was loaded.
     const dir = mkdtempSync(join(tmpdir(), 'svc-static-'));
     const direct = join(dir, 'direct.cjs');
     writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
     const probe = join(dir, 'probe.cjs');
     writeFileSync(
       probe,
-      "process.on('exit', () => { if (process.env.SVC_PROBE_MAIN.split(':').some((file) => require.cache[file])) process.stderr.write('bundle loaded'); });\n",
+      "process.on('exit', () => { if (Object.keys(require.cache).some((file) => file.startsWith(process.env.SVC_PROBE_DIST) && /^(main|start-.*)\\.cjs$/.test(file.slice(process.env.SVC_PROBE_DIST.length)))) process.stderr.write('bundle loaded'); });\n",
     );
     const env = {
       PATH: process.env.PATH ?? '',
       SVC_CONFIG_DIR: configDir,
-      SVC_PROBE_MAIN: ['main.cjs', 'start.cjs'].map((file) => join(root, 'dist', file)).join(':'),
+      SVC_PROBE_DIST: join(root, 'dist') + sep,
     };
     try {
       const lines = [
@@ -122,15 +124,15 @@ describe('bin/svc.js over the bundle', () => {
       const first = await run();
       expect(first.code, first.stderr).toBe(0);
       // One file per start file the run compiled, for its top-level command, keyed by the file's build hash; only the user's.
-      // A command line that names a command runs from start.cjs alone (bin/svc.js).
+      // A command line that names a command runs from its start file alone (bin/svc.js).
       const written = cacheFiles();
-      expect(written).toEqual([expect.stringMatching(/^start\.account@env\.[0-9a-f]{16}\.v8$/)]);
+      expect(written).toEqual([expect.stringMatching(/^start-account\.account@env\.[0-9a-f]{16}\.v8$/)]);
       expect(statSync(folder).mode & 0o777).toBe(0o700);
       for (const file of written) expect(statSync(join(folder, file)).mode & 0o777).toBe(0o600);
       const hash = (name: string) => readFileSync(join(root, 'dist', name), 'utf8').match(/^\/\/svc-build ([0-9a-f]{16})\n/)?.[1];
-      expect(written).toContain(`start.account@env.${hash('start.cjs')}.v8`);
+      expect(written).toContain(`start-account.account@env.${hash('start-account.cjs')}.v8`);
       // Each start file is its own wrapper, which the cache compiles as a slice of the file (no copy of the source).
-      for (const name of ['main.cjs', 'start.cjs', 'run.cjs', 'cmd-account.cjs'])
+      for (const name of ['main.cjs', 'start-account.cjs', 'run.cjs', 'cmd-account.cjs'])
         expect(readFileSync(join(root, 'dist', name), 'utf8').endsWith(SELF_CALL), name).toBe(true);
 
       // From the cache: the same answer, and nothing written again.
@@ -145,7 +147,7 @@ describe('bin/svc.js over the bundle', () => {
       expect(balance.code, balance.stderr).toBe(0);
       const files = cacheFiles();
       expect(files).toHaveLength(written.length + 1);
-      expect(files).toEqual(expect.arrayContaining([...written, expect.stringMatching(/^start\.account\+balance@env\.[0-9a-f]{16}\.v8$/)]));
+      expect(files).toEqual(expect.arrayContaining([...written, expect.stringMatching(/^start-account\.account\+balance@env\.[0-9a-f]{16}\.v8$/)]));
       expect(written.map((file) => statSync(join(folder, file)).mtimeMs)).toEqual(before);
       rmSync(
         join(
@@ -155,7 +157,7 @@ describe('bin/svc.js over the bundle', () => {
       );
 
       // A damaged cache is refused by V8: the run is unharmed and writes a good one in its place.
-      const main = written.find((file) => file.startsWith('start.'))!;
+      const main = written.find((file) => file.startsWith('start-account.'))!;
       writeFileSync(join(folder, main), Buffer.alloc(4096, 7));
       const third = await run();
       expect(third.code, third.stderr).toBe(0);
@@ -176,41 +178,72 @@ describe('bin/svc.js over the bundle', () => {
     }
   });
 
-  it('runs a command line that names a command from start.cjs alone, and any other from main.cjs, which gives the same results', async () => {
+  /** The declared names of a node's leaves (a group's own command included). */
+  const leafNames = (node: Node): string[] =>
+    node.kind === 'leaf' ? [node.decl.name] : [...(node.self ? [node.self.decl.name] : []), ...node.commands.flatMap(leafNames)];
+
+  it('has a start file per top-level command, holding that command alone and no commander', () => {
+    const dist = join(root, 'dist');
+    const files = readdirSync(dist).filter((file) => /^start-.*\.cjs$/.test(file));
+    // svc completion describes the whole tree; `help` is commander's; the launcher never names `__complete`.
+    const names = ROOT.commands.map(nameOf).filter((name) => !['completion', 'help', '__complete'].includes(name));
+    expect(files.sort()).toEqual(names.map((name) => `start-${name}.cjs`).sort());
+    for (const name of names) {
+      const text = readFileSync(join(dist, `start-${name}.cjs`), 'latin1');
+      // The commands it declares are its command's own.
+      const declared = new Set([...text.matchAll(/defineCommand\(\{\s*name:\s*"([^"]+)"/g)].map((m) => m[1]!));
+      expect([...declared].sort(), name).toEqual([...new Set(leafNames(ROOT.commands.find((node) => nameOf(node) === name)!))].sort());
+      expect(text, name).not.toContain('node_modules/commander/'); // (esbuild keys each CommonJS module it inlines by its path)
+    }
+  });
+
+  it("runs a valid command line from its command's start file alone, and any other from main.cjs, which gives the same results", async () => {
     // A preload that lists the bundle files loaded, in the order they were.
     const preload = join(configDir, 'record-bundle-files.cjs');
     writeFileSync(
       preload,
       "process.on('exit', () => process.stderr.write(`\\nloaded: ${Object.keys(require.cache).filter((f) => f.includes('/dist/')).map((f) => f.split('/').pop()).join(' ')}\\n`));\n",
     );
-    const traced = (args: string[]) =>
-      spawnCollect(process.execPath, ['-r', preload, bin, ...args], {
-        env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: emulator.url },
-      });
+    const env = { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: emulator.url };
+    const traced = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, bin, ...args], { env });
     const loaded = (ran: Spawned) => ran.stderr.match(/loaded: (.*)\n$/)![1]!.split(' ');
+    const bundleFiles = (ran: Spawned) => loaded(ran).filter((f) => /^(main|start-.*|run|cmd-.*)\.cjs$/.test(f));
 
     const named = await traced(['account', '--json']);
     expect(named.code, named.stderr).toBe(0);
-    expect(loaded(named).filter((f) => /^(main|start|run|cmd-.*)\.cjs$/.test(f))).toEqual(['start.cjs']);
+    expect(bundleFiles(named)).toEqual(['start-account.cjs']);
+    const calls = await traced(['calls', 'list', '--json']);
+    expect(calls.code, calls.stderr).toBe(0);
+    expect(bundleFiles(calls)).toEqual(['start-calls.cjs']);
     // Global options first, one with a value: the launcher still finds the command word.
     const optionsFirst = await traced(['--profile', 'default', '--json', 'account']);
     expect(optionsFirst.code, optionsFirst.stderr).toBe(0);
-    expect(loaded(optionsFirst).filter((f) => /^(main|start|run|cmd-.*)\.cjs$/.test(f))).toEqual(['start.cjs']);
+    expect(bundleFiles(optionsFirst)).toEqual(['start-account.cjs']);
     expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(named.stdout));
     // main.cjs runs a command too (it loads the runner and the command's file): the same answer.
     const direct = join(configDir, 'main-direct.cjs');
     writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
-    const viaMain = await spawnCollect(process.execPath, ['-r', preload, direct, 'account', '--json'], {
-      env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: emulator.url },
-    });
-    expect(viaMain.code, viaMain.stderr).toBe(0);
-    expect(loaded(viaMain)).toEqual(expect.arrayContaining(['main.cjs', 'run.cjs', 'cmd-account.cjs']));
-    expect(loaded(viaMain)).not.toContain('start.cjs');
-    expect(JSON.parse(viaMain.stdout)).toEqual(JSON.parse(named.stdout));
+    const viaMain = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, direct, ...args], { env });
+    const accountViaMain = await viaMain(['account', '--json']);
+    expect(accountViaMain.code, accountViaMain.stderr).toBe(0);
+    expect(loaded(accountViaMain)).toEqual(expect.arrayContaining(['main.cjs', 'run.cjs', 'cmd-account.cjs']));
+    expect(loaded(accountViaMain)).not.toContain('start-account.cjs');
+    expect(JSON.parse(accountViaMain.stdout)).toEqual(JSON.parse(named.stdout));
+    // A line its start file does not take (a usage error, help at a terminal) is main.cjs's:
+    // the start file has done nothing, and the answer is main.cjs's own.
+    const refused = await traced(['account', '--nope']);
+    expect(refused.code).toBe(2);
+    expect(bundleFiles(refused)).toEqual(['start-account.cjs', 'main.cjs']);
+    const refusedViaMain = await viaMain(['account', '--nope']);
+    expect(refused.stdout).toBe(refusedViaMain.stdout);
+    expect(refused.stderr.replace(/\nloaded: .*\n$/, '')).toBe(refusedViaMain.stderr.replace(/\nloaded: .*\n$/, ''));
+    // svc completion describes the whole tree: it has no start file.
+    const completion = await traced(['completion', 'bash', '--json']);
+    expect(bundleFiles(completion)[0]).toBe('main.cjs');
     // An unknown command: main.cjs alone says so.
     const unknown = await traced(['cals']);
     expect(unknown.code).toBe(2);
-    expect(loaded(unknown).filter((f) => /^(main|start|run|cmd-.*)\.cjs$/.test(f))).toEqual(['main.cjs']);
+    expect(bundleFiles(unknown)).toEqual(['main.cjs']);
   });
 
   it("knows which global options take a value, as the declarations say (it looks past them for the command's name)", async () => {

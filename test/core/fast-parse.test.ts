@@ -9,6 +9,7 @@ import { ROOT } from '../../src/commands/index.js';
 import { kebab, nameOf, type CommandDecl, type FlagSpec, type Leaf, type Node } from '../../src/cli/define.js';
 import { fastInvocation } from '../../src/cli/fast-parse.js';
 import { buildProgram, type Invocation } from '../../src/cli/tree.js';
+import { startTree } from '../../src/start.js';
 
 async function viaCommander(argv: readonly string[]): Promise<Invocation | null> {
   let made: Invocation | null = null;
@@ -80,10 +81,24 @@ function argWords(decl: CommandDecl, all: boolean): string[] {
   return words;
 }
 
+/**
+ * What the start files make of the line (src/start.ts): each top-level command's parses it
+ * with that command alone in the tree; at most one may take it.
+ */
+function viaStartFiles(argv: readonly string[]): Invocation | null {
+  const taken = ROOT.commands.map((node) => fastInvocation(startTree(node), argv)).filter((made) => made !== null);
+  expect(taken.length, `more than one start file takes svc ${argv.join(' ')}`).toBeLessThanOrEqual(1);
+  return taken[0] ?? null;
+}
+
 /** Is `words` (past the command's path) a flag/argument list commander accepts? Each line is also compared. */
 async function agree(argv: string[]): Promise<Invocation | null> {
   const fast = fastInvocation(ROOT, argv);
   const slow = await viaCommander(argv);
+  // The command's start file takes exactly the lines the whole tree's fast parse takes, alike.
+  const started = viaStartFiles(argv);
+  expect(started && { ...started, root: null }, `start file: svc ${argv.join(' ')}`).toEqual(fast && { ...fast, root: null });
+  if (started) expect(started.leaf).toBe(fast!.leaf);
   if (fast) {
     expect(slow, `commander refused what the fast parse took: svc ${argv.join(' ')}`).not.toBeNull();
     expect({ ...fast, root: null }, `svc ${argv.join(' ')}`).toEqual({ ...slow!, root: null });
@@ -146,6 +161,16 @@ describe('parsing without commander', () => {
       ...(leafWithRequired ? [[...leafWithRequired.path, ...argWords(leafWithRequired.leaf.decl, false)]] : []),
     ];
     expect(choiceSpec.choices).not.toContain('not-a-choice');
-    for (const line of lines) expect(fastInvocation(ROOT, line), `svc ${line.join(' ')}`).toBeNull();
+    for (const line of lines) {
+      expect(fastInvocation(ROOT, line), `svc ${line.join(' ')}`).toBeNull();
+      expect(viaStartFiles(line), `start file: svc ${line.join(' ')}`).toBeNull();
+    }
+  });
+
+  it('exports each top-level command under its own name, which names its start file (scripts/bundle.mjs)', async () => {
+    const tree = await import('../../src/commands/index.js');
+    for (const node of ROOT.commands) expect((tree as unknown as Record<string, Node>)[nameOf(node)], nameOf(node)).toBe(node);
+    const exported = Object.keys(tree).filter((name) => /^_*[a-z]/.test(name));
+    expect(exported.sort()).toEqual(ROOT.commands.map(nameOf).sort());
   });
 });
