@@ -182,7 +182,7 @@ describe('bin/svc.js over the bundle', () => {
   const leafNames = (node: Node): string[] =>
     node.kind === 'leaf' ? [node.decl.name] : [...(node.self ? [node.self.decl.name] : []), ...node.commands.flatMap(leafNames)];
 
-  it('has a start file per top-level command, holding that command alone and no commander', () => {
+  it('has a start file per top-level command, holding that command alone and no commander, each over 128 KiB and ASCII', () => {
     const dist = join(root, 'dist');
     const files = readdirSync(dist).filter((file) => /^start-.*\.cjs$/.test(file));
     // svc completion describes the whole tree; `help` is commander's; the launcher never names `__complete`.
@@ -194,6 +194,10 @@ describe('bin/svc.js over the bundle', () => {
       const declared = new Set([...text.matchAll(/defineCommand\(\{\s*name:\s*"([^"]+)"/g)].map((m) => m[1]!));
       expect([...declared].sort(), name).toEqual([...new Set(leafNames(ROOT.commands.find((node) => nameOf(node) === name)!))].sort());
       expect(text, name).not.toContain('node_modules/commander/'); // (esbuild keys each CommonJS module it inlines by its path)
+      // V8 allocates a string over 128 KiB outside the young generation, and holds an ASCII
+      // one in a byte a character (scripts/bundle.mjs).
+      expect(text.length, name).toBeGreaterThan(128 * 1024);
+      expect(text, name).toMatch(/^[\x00-\x7f]*$/);
     }
   });
 
