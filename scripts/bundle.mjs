@@ -346,8 +346,9 @@ export async function bundle(outdir) {
   const cjs = {
     ...common,
     format: 'cjs',
-    define: { ...common.define, 'import.meta.url': '__svcModuleUrl' },
-    banner: { js: "const __svcModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    // import.meta.url, made only if asked for (the start path never does).
+    define: { ...common.define, 'import.meta.url': '__svcModule.url' },
+    banner: { js: "const __svcModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
     metafile: true,
     // Not whitespace-minified, and not only for readable stack traces: V8 allocates a string
     // over 128 KB (its largest regular object) outside the young generation, and a start
@@ -413,7 +414,19 @@ export async function bundle(outdir) {
     finishStartFile(file);
   writeFileSync(
     join(outdir, 'import.cjs'),
-    "'use strict';\n// import() for the start files (scripts/bundle.mjs finishStartFile).\nmodule.exports = (specifier) => import(specifier);\n",
+    [
+      "'use strict';",
+      '// import() for the start files (scripts/bundle.mjs finishStartFile), of the on-demand',
+      "// libraries and the emulator. Node 22+'s compile cache keeps their compiled code between",
+      "// runs; it starts here, not at every start: svc's own code cache serves the start files.",
+      'let cacheOn = false;',
+      'module.exports = (specifier) => {',
+      "  if (!cacheOn) require('node:module').enableCompileCache?.();",
+      '  cacheOn = true;',
+      '  return import(specifier);',
+      '};',
+      '',
+    ].join('\n'),
   );
   const boot = await build({
     ...cjs,

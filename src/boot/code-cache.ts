@@ -83,9 +83,10 @@ export function cacheDirectory(env: Readonly<Record<string, string | undefined>>
  * at exit writes the cache of each file that had none (or whose cache V8 refused: another
  * V8 flag, say). Anything going wrong with the cache only costs the time it would save.
  */
-export function installCodeCache(options: CodeCacheOptions): void {
+/** Compiles svc's bundle files with the cache from now on; false when there is no cache to use (SVC_CODE_CACHE=0, no safe folder). */
+export function installCodeCache(options: CodeCacheOptions): boolean {
   const dir = cacheDirectory(options.env);
-  if (!dir) return;
+  if (!dir) return false;
   const kind = /^[a-z0-9+@-]+$/.test(options.command) ? options.command : 'other'; // (it names a file)
   const { Module } = options;
   const compile = Module.prototype._compile;
@@ -130,4 +131,5 @@ export function installCodeCache(options: CodeCacheOptions): void {
       }
     }
   });
+  return true;
 }

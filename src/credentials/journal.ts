@@ -4,7 +4,7 @@
 // two leaves an entry that the next command settles: an add whose secret was stored is
 // completed (roll forward), anything else is undone (the orphan secret is deleted). Only the
 // entries of a writer that no longer runs are settled: a live one is still at work.
-import { hostname } from 'node:os';
+import { lazyRequire } from '../node-require.js';
 import type { ConfigData, ConfigStore, KeyMeta, SecretInFlight, SecretStorage } from '../config/config.js';
 import { processRuns } from '../config/atomic.js';
 import { lastFour } from '../io/redact.js';
@@ -17,7 +17,7 @@ const FOREIGN_ENTRY_MS = 10 * 60_000;
 type Ctx = { config: ConfigStore; secrets: SecretStore };
 
 export function inFlight(profile: string, name: string, now: number, key?: KeyMeta, org?: SecretInFlight['org']): SecretInFlight {
-  const entry: SecretInFlight = { profile, name, pid: process.pid, host: hostname(), started_at: new Date(now).toISOString() };
+  const entry: SecretInFlight = { profile, name, pid: process.pid, host: lazyRequire('node:os').hostname(), started_at: new Date(now).toISOString() };
   if (key) entry.key = key;
   if (org) entry.org = org;
   return entry;
@@ -37,7 +37,7 @@ export function addEntry(config: ConfigData, entry: SecretInFlight): void {
 }
 
 function abandoned(entry: SecretInFlight, now: number): boolean {
-  if (entry.host === hostname()) return entry.pid !== process.pid && !processRuns(entry.pid);
+  if (entry.host === lazyRequire('node:os').hostname()) return entry.pid !== process.pid && !processRuns(entry.pid);
   return now - Date.parse(entry.started_at) > FOREIGN_ENTRY_MS;
 }
 
