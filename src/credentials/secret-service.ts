@@ -13,6 +13,7 @@
 // none is "no secret". Anything else (a locked item that needs a prompt to unlock, two matches, no session bus, a
 // D-Bus error, a secret that is not UTF-8) is left to the addon: `undefined`, never a guess.
 // Writes and deletes always go through the addon.
+import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
 import { lazyRequire } from '../node-require.js';
 
@@ -75,38 +76,57 @@ function alignmentOf(type: string): number {
   }
 }
 
+/** A message's bytes, written into one buffer that grows as needed (no buffer a field). */
 class Writer {
-  private chunks: Buffer[] = [];
+  private bytes = Buffer.alloc(256);
   length = 0;
-  private push(bytes: Buffer): void {
-    this.chunks.push(bytes);
-    this.length += bytes.length;
+  private room(count: number): void {
+    if (this.length + count <= this.bytes.length) return;
+    const grown = Buffer.alloc(Math.max(this.bytes.length * 2, this.length + count));
+    this.bytes.copy(grown, 0, 0, this.length);
+    this.bytes = grown;
   }
   align(to: number): void {
     const pad = (to - (this.length % to)) % to;
-    if (pad) this.push(Buffer.alloc(pad));
+    this.room(pad);
+    this.length += pad; // (zeros: the buffer is zero-filled)
   }
   uint32(value: number): void {
     this.align(4);
-    const bytes = Buffer.alloc(4);
-    bytes.writeUInt32LE(value);
-    this.push(bytes);
+    this.room(4);
+    this.bytes.writeUInt32LE(value, this.length);
+    this.length += 4;
   }
   byte(value: number): void {
-    this.push(Buffer.of(value));
+    this.room(1);
+    this.bytes[this.length++] = value;
   }
-  raw(bytes: Buffer): void {
-    this.push(bytes);
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.bytes.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+  /** A string's bytes and its NUL, after its length: one byte for a signature, four for a string. */
+  text(value: string, lengthBytes: 1 | 4): void {
+    const size = Buffer.byteLength(value, 'utf8');
+    if (lengthBytes === 1) this.byte(size);
+    else this.uint32(size);
+    this.room(size + 1);
+    this.length += this.bytes.write(value, this.length, 'utf8');
+    this.bytes[this.length++] = 0;
   }
   /** Where an array's length goes, to be filled in once its elements are written. */
-  placeholder(): { buffer: Buffer; start: number } {
+  placeholder(): number {
     this.align(4);
-    const buffer = Buffer.alloc(4);
-    this.push(buffer);
-    return { buffer, start: this.length };
+    this.room(4);
+    this.length += 4;
+    return this.length - 4;
+  }
+  fill(at: number, value: number): void {
+    this.bytes.writeUInt32LE(value, at);
   }
   result(): Buffer {
-    return Buffer.concat(this.chunks, this.length);
+    return this.bytes.subarray(0, this.length);
   }
 }
 
@@ -123,15 +143,9 @@ function write(writer: Writer, type: string, value: Value): void {
       return;
     case 's':
     case 'o':
-    case 'g': {
-      // The length, then the bytes and a NUL; a signature's length is one byte, a string's four.
-      const bytes = Buffer.from(value as string, 'utf8');
-      if (type[0] === 'g') writer.byte(bytes.length);
-      else writer.uint32(bytes.length);
-      writer.raw(bytes);
-      writer.byte(0);
+    case 'g':
+      writer.text(value as string, type[0] === 'g' ? 1 : 4);
       return;
-    }
     case 'v': {
       const variant = value as VariantValue;
       write(writer, 'g', variant.signature);
@@ -144,7 +158,7 @@ function write(writer: Writer, type: string, value: Value): void {
       writer.align(alignmentOf(element)); // (the padding before the first element is not counted)
       const first = writer.length;
       for (const item of value as Value[]) write(writer, element, item);
-      length.buffer.writeUInt32LE(writer.length - first);
+      writer.fill(length, writer.length - first);
       return;
     }
     case '(':
@@ -188,6 +202,17 @@ class Reader {
     this.offset += count;
     return bytes;
   }
+  skip(count: number): void {
+    this.need(count);
+    this.offset += count;
+  }
+  /** `count` bytes as text, and the NUL after them. */
+  text(count: number, encoding: 'utf8' | 'latin1'): string {
+    this.need(count + 1);
+    const text = this.bytes.toString(encoding, this.offset, this.offset + count);
+    this.offset += count + 1;
+    return text;
+  }
 }
 
 function read(reader: Reader, type: string): Value {
@@ -203,27 +228,19 @@ function read(reader: Reader, type: string): Value {
     case 'n':
     case 'q':
       reader.align(2);
-      reader.slice(2);
+      reader.skip(2);
       return 0; // (no reply svc reads carries these; skipped by size)
     case 'x':
     case 't':
     case 'd':
       reader.align(8);
-      reader.slice(8);
+      reader.skip(8);
       return 0;
     case 's':
-    case 'o': {
-      const length = reader.uint32();
-      const text = reader.slice(length).toString('utf8');
-      reader.slice(1);
-      return text;
-    }
-    case 'g': {
-      const length = reader.byte();
-      const text = reader.slice(length).toString('latin1');
-      reader.slice(1);
-      return text;
-    }
+    case 'o':
+      return reader.text(reader.uint32(), 'utf8');
+    case 'g':
+      return reader.text(reader.byte(), 'latin1');
     case 'v': {
       const signature = read(reader, 'g') as string;
       return { signature, value: read(reader, signature) };
@@ -294,7 +311,8 @@ export function encodeMessage(message: Message): Buffer {
   header.uint32(message.serial);
   write(header, 'a(yv)', fields);
   header.align(8);
-  return Buffer.concat([header.result(), body.result()]);
+  header.raw(body.result());
+  return header.result();
 }
 
 /** One method call as bytes. */
@@ -383,12 +401,15 @@ class BusConnection {
   private pending = new Map<number, { resolve: (message: Message) => void; reject: (error: Error) => void }>();
   private buffer: Buffer = Buffer.alloc(0);
   private authenticated = false;
+  private closed = false;
   private failure: Error | undefined;
 
   constructor(private readonly socket: Socket) {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.fail(error));
-    socket.on('close', () => this.fail(new DBusFailure('the session bus closed the connection')));
+    socket.on('close', () => {
+      if (!this.closed) this.fail(new DBusFailure('the session bus closed the connection'));
+    });
   }
 
   /** SASL EXTERNAL (D-Bus Specification, "Authentication Protocol"), pipelined with BEGIN and the first calls. */
@@ -419,6 +440,7 @@ class BusConnection {
   }
 
   close(): void {
+    this.closed = true;
     this.socket.destroy();
   }
 
@@ -498,11 +520,7 @@ export async function readSecretServiceItem(
     if (unlocked.length !== 1 || locked.length !== 0) return undefined;
     const reply = await secretsCall('GetSecret', 'o', [sessionPath], unlocked[0]!, 'org.freedesktop.Secret.Item');
     const [, , value] = reply.body[0] as [string, Buffer, Buffer, string];
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(value);
-    } catch {
-      return undefined; // not UTF-8: the addon's error
-    }
+    return isUtf8(value) ? value.toString('utf8') : undefined; // not UTF-8: the addon's error
   } catch {
     return undefined;
   } finally {
