@@ -1,6 +1,7 @@
-// The process edge: the only place that reads process.argv/env, touches the real
-// stdin/stdout/stderr, handles SIGINT and sets process.exitCode (never process.exit,
-// so pending output drains). Kept tiny: `--version` answers before anything else loads.
+// The process edge, with src/start.ts (a command's start file) and src/cli/process.ts (the
+// real runtime, SIGINT and process.exitCode, never process.exit, so pending output drains):
+// the only places that read process.argv/env or touch the real stdin/stdout/stderr.
+// Kept tiny: `--version` answers before anything else loads.
 import type { Runtime } from './cli/context.js';
 import type { RunF } from './cli/run.js';
 import { svcVersion } from './cli/version.js';

@@ -129,7 +129,7 @@ export function createProcessRuntime(controller: AbortController): Runtime {
   return {
     env: process.env,
     stdout: descriptorOutput(1, () => {
-      // The reader has gone: stop the command quietly, success. The reason tells main()
+      // The reader has gone: stop the command quietly, success. The reason tells runAsProcess()
       // this abort is a closed pipe (exit 0), not a Ctrl-C (exit 130).
       controller.abort(Object.assign(new Error('stdout was closed by its reader'), { code: 'EPIPE' }));
       process.exitCode = 0;
