@@ -274,7 +274,7 @@ const NO_START_FILE = new Set(['completion', 'help', '__complete']);
 
 /**
  * The top-level commands: what src/commands/index.ts exports under a lower-case name, each
- * command under its own (test/core/commands.test.ts checks the names).
+ * command under its own (test/core/fast-parse.test.ts checks the names).
  */
 async function topLevelCommands() {
   typescript ??= (await import('typescript')).default;
@@ -354,7 +354,7 @@ export async function bundle(outdir) {
     // over 128 KB (its largest regular object) outside the young generation, and a start
     // file's source is such a string. Minified, start-account.cjs was 126 KB: its text alone
     // was an eighth of the young generation, and `svc account --json` paid a garbage
-    // collection that copied it (1–4 ms, and 0.9 MiB more peak memory, on Node 22–26).
+    // collection that copied it (1–4 ms on Node 22–26, and 0.9 MiB more peak memory on 26).
     // Every start file is over 128 KB this way (a test checks it).
     minifyWhitespace: false,
   };

@@ -82,8 +82,8 @@ export function cacheDirectory(env: Readonly<Record<string, string | undefined>>
  * Compiles the bundle's files through node:vm with the cached code when there is some, and
  * at exit writes the cache of each file that had none (or whose cache V8 refused: another
  * V8 flag, say). Anything going wrong with the cache only costs the time it would save.
+ * False when there is no cache to use (SVC_CODE_CACHE=0, no safe folder): nothing installed.
  */
-/** Compiles svc's bundle files with the cache from now on; false when there is no cache to use (SVC_CODE_CACHE=0, no safe folder). */
 export function installCodeCache(options: CodeCacheOptions): boolean {
   const dir = cacheDirectory(options.env);
   if (!dir) return false;
