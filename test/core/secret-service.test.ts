@@ -41,7 +41,10 @@ interface FakeBus {
  * A session bus with a Secret Service behind it. `answer` may replace the reply to a call
  * (return null to never answer it).
  */
-async function fakeBus(items: FakeItem[], options: { authReply?: string; answer?: (call: Message) => Buffer | null | undefined } = {}): Promise<FakeBus> {
+async function fakeBus(
+  items: FakeItem[],
+  options: { authReply?: string; answer?: (call: Message) => Buffer | null | undefined; /** every reply a byte a write */ drip?: boolean } = {},
+): Promise<FakeBus> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bus-'));
   const path = join(dir, 'bus');
   const calls: Message[] = [];
@@ -113,7 +116,9 @@ async function fakeBus(items: FakeItem[], options: { authReply?: string; answer?
         calls.push(call);
         const custom = options.answer?.(call);
         if (custom === null) continue;
-        socket.write(custom ?? defaultAnswer(call));
+        const answer = custom ?? defaultAnswer(call);
+        if (!options.drip) socket.write(answer);
+        else for (const byte of answer) socket.write(Buffer.of(byte));
       }
     });
   });
@@ -163,6 +168,14 @@ describe('reading a secret from the Secret Service over the session bus', () => 
     ]);
     // GetSecret names the session OpenSession returned
     expect(b.calls[3]!.body[0]).toBe('/org/freedesktop/secrets/session/s1');
+  });
+
+  it('puts together replies that arrive a byte at a time, and a secret larger than its read buffer', async () => {
+    const large = `svc_test_${'x'.repeat(40_000)}`;
+    const dripped = await bus([svcItem(1, 'default:dev', 'svc_test_dripped')], { drip: true });
+    expect(await read(dripped.address)).toBe('svc_test_dripped');
+    const b = await bus([svcItem(1, 'default:dev', large)]);
+    expect(await read(b.address)).toBe(large);
   });
 
   it('answers null when no item matches, without asking for any secret', async () => {
