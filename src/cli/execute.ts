@@ -1,10 +1,12 @@
-// One invocation: a valid command line is parsed from the declarations (src/cli/fast-parse.ts);
-// any other, commander parses with the part of the command tree argv names (src/cli/tree.ts,
+// One invocation: a valid command line is parsed from the declarations (src/cli/fast-parse.ts),
+// and so is a line whose only fault is an unknown command (`svc acount`, said as commander
+// would say it); any other, commander parses with the part of the command tree argv names (src/cli/tree.ts,
 // loaded only then), and says what is wrong or prints help. The chosen leaf runs through
 // src/cli/run.ts, loaded only then. Used by main.ts (the process) and runCli (tests). Kept
 // to the start path: no command code; error printing loads only when there is an error to print.
 import { ROOT } from '../commands/index.js';
-import { fastInvocation } from './fast-parse.js';
+import { nameOf } from './define.js';
+import { fastInvocation, unknownCommandOf } from './fast-parse.js';
 import { runValid } from './run-valid.js';
 import type { Runtime } from './context.js';
 import type { RunF } from './run.js';
@@ -48,6 +50,13 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
   const json = argv.includes('--json');
   const valid = fastInvocation(ROOT, argv);
   if (valid) return runValid(valid, argv, runtime, version, runF);
+  const unknown = unknownCommandOf(ROOT, argv);
+  if (unknown !== null) {
+    // What commander would say, without loading and building it (a tenth of this line's cost).
+    const { unknownCommandMessage } = await import('./usage-messages.js');
+    const visible = ROOT.commands.filter((node) => !(node.kind === 'leaf' ? node.decl.hidden : node.hidden)).map(nameOf);
+    return printUsageError(runtime, 'commander.unknownCommand', unknownCommandMessage(unknown, visible), 'svc', debug, json);
+  }
   const [{ buildProgram }, { commandPathOf }] = await Promise.all([import('./tree.js'), import('./usage-messages.js')]);
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';

@@ -46,6 +46,64 @@ function acceptable(given: Record<string, unknown>, flags: FlagSpecs | undefined
   return true;
 }
 
+/** `--profile=work` → `--profile`. */
+function flagName(word: string): string {
+  const equals = word.startsWith('--') ? word.indexOf('=') : -1;
+  return equals >= 0 ? word.slice(0, equals) : word;
+}
+
+/**
+ * Records the flag `argv[at]` names (`term`) in `given`, with its value; the index of the
+ * last word it took, or null where commander has something to say (a value missing or
+ * refused, a switch given a value, a flag given twice).
+ */
+function takeFlag(term: FlagTerm, argv: readonly string[], at: number, given: Record<string, unknown>): number | null {
+  const word = argv[at]!;
+  const equals = word.startsWith('--') ? word.indexOf('=') : -1;
+  let last = at;
+  let value: unknown;
+  if (!term.spec.value) {
+    if (equals >= 0) return null;
+    value = term.switchValue;
+  } else {
+    const next = equals >= 0 ? word.slice(equals + 1) : argv[++last];
+    if (next === undefined || (equals < 0 && next.startsWith('-'))) return null;
+    if (term.spec.choices && !term.spec.choices.includes(next)) return null;
+    value = next;
+  }
+  if (term.spec.repeatable) {
+    if (term.spec.default !== undefined) return null;
+    value = [...((given[term.key] as string[] | undefined) ?? []), value as string];
+  } else if (term.key in given) return null; // given twice
+  given[term.key] = value;
+  return last;
+}
+
+/**
+ * The first word of a line that names no command, where the rest is only global flags as
+ * declared (`svc acount --json`): all commander would say of it is that the command is
+ * unknown, so svc says so without loading commander. Null for any other line.
+ */
+export function unknownCommandOf(root: RootSpec, argv: readonly string[]): string | null {
+  const globalTerms = terms(root.globals);
+  const given: Record<string, unknown> = {};
+  let unknown: string | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word.startsWith('-') && word !== '-') {
+      const term = globalTerms.get(flagName(word));
+      const last = term ? takeFlag(term, argv, i, given) : null;
+      if (last === null) return null; // `--`, help, another flag, a refused value: commander's
+      i = last;
+      continue;
+    }
+    if (unknown !== null) continue; // (commander reports the first word alone)
+    if (word === 'help' || root.commands.some((node) => nameOf(node) === word)) return null;
+    unknown = word;
+  }
+  return unknown !== null && acceptable(given, root.globals) ? unknown : null;
+}
+
 export function fastInvocation(root: RootSpec, argv: readonly string[]): Invocation | null {
   const globalTerms = terms(root.globals);
   const globalsGiven: Record<string, unknown> = {};
@@ -62,29 +120,14 @@ export function fastInvocation(root: RootSpec, argv: readonly string[]): Invocat
     const word = argv[i]!;
     if (word.startsWith('-') && word !== '-') {
       if (word === '--') return null;
-      const equals = word.startsWith('--') ? word.indexOf('=') : -1;
-      const name = equals >= 0 ? word.slice(0, equals) : word;
+      const name = flagName(word);
       const global = globalTerms.get(name);
       const own = leafTerms?.get(name);
       // A name both levels know, or a flag before its command is known: commander's to sort out.
       if ((global && own) || (!global && !own)) return null;
-      const term = (global ?? own)!;
-      const target = global ? globalsGiven : leafGiven;
-      let value: unknown;
-      if (!term.spec.value) {
-        if (equals >= 0) return null;
-        value = term.switchValue;
-      } else {
-        const next = equals >= 0 ? word.slice(equals + 1) : argv[++i];
-        if (next === undefined || (equals < 0 && next.startsWith('-'))) return null;
-        if (term.spec.choices && !term.spec.choices.includes(next)) return null;
-        value = next;
-      }
-      if (term.spec.repeatable) {
-        if (term.spec.default !== undefined) return null;
-        value = [...((target[term.key] as string[] | undefined) ?? []), value as string];
-      } else if (term.key in target) return null; // given twice
-      target[term.key] = value;
+      const last = takeFlag((global ?? own)!, argv, i, global ? globalsGiven : leafGiven);
+      if (last === null) return null;
+      i = last;
       continue;
     }
     if (!leaf) {

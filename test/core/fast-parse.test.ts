@@ -7,9 +7,22 @@
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../src/commands/index.js';
 import { kebab, nameOf, type CommandDecl, type FlagSpec, type Leaf, type Node } from '../../src/cli/define.js';
-import { fastInvocation } from '../../src/cli/fast-parse.js';
+import { fastInvocation, unknownCommandOf } from '../../src/cli/fast-parse.js';
+import { unknownCommandMessage } from '../../src/cli/usage-messages.js';
 import { buildProgram, type Invocation } from '../../src/cli/tree.js';
 import { startTree } from '../../src/start.js';
+
+/** Commander's failure for a line (its code and message), or null when it accepts the line. */
+async function commanderFailure(argv: readonly string[]): Promise<{ code: string; message: string } | null> {
+  const program = buildProgram(ROOT, { version: '0.0.0', invoke: async () => {}, writeOut: () => {}, writeErr: () => {}, outputError: () => {} }, argv);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return null;
+  } catch (error) {
+    const { code, message } = error as { code: string; message: string };
+    return { code, message };
+  }
+}
 
 async function viaCommander(argv: readonly string[]): Promise<Invocation | null> {
   let made: Invocation | null = null;
@@ -172,5 +185,56 @@ describe('parsing without commander', () => {
     for (const node of ROOT.commands) expect((tree as unknown as Record<string, Node>)[nameOf(node)], nameOf(node)).toBe(node);
     const exported = Object.keys(tree).filter((name) => /^_*[a-z]/.test(name));
     expect(exported.sort()).toEqual(ROOT.commands.map(nameOf).sort());
+  });
+});
+
+describe('an unknown command, answered without commander', () => {
+  const visible = ROOT.commands.filter((node) => !(node.kind === 'leaf' ? node.decl.hidden : node.hidden)).map(nameOf);
+  /** Misspellings of a name: a letter dropped, doubled, swapped with the next, replaced (one, two or three); the name with more after it. */
+  const misspellings = (name: string): string[] => {
+    const words = new Set<string>();
+    for (let i = 0; i < name.length; i++) {
+      words.add(name.slice(0, i) + name.slice(i + 1));
+      words.add(name.slice(0, i) + name[i] + name.slice(i));
+      if (i + 1 < name.length) words.add(name.slice(0, i) + name[i + 1] + name[i] + name.slice(i + 2));
+      words.add(name.slice(0, i) + 'x' + name.slice(i + 1));
+    }
+    // Two and three letters replaced: distances 2 and 3, near commander's limits (3 edits, 40 % alike).
+    for (let i = 0; i + 2 < name.length; i++) words.add(name.slice(0, i) + 'q' + name[i + 1] + 'q' + name.slice(i + 3));
+    for (let i = 0; i + 4 < name.length; i++) words.add(name.slice(0, i) + 'q' + name[i + 1] + 'q' + name[i + 3] + 'q' + name.slice(i + 5));
+    words.add(`${name}s`);
+    words.add(`${name}-x`);
+    return [...words].filter((word) => word && !visible.includes(word) && word !== 'help' && !ROOT.commands.some((node) => nameOf(node) === word));
+  };
+  const unknownWords = [...visible.flatMap(misspellings), 'nosuchcommand', 'xyz', 'c', '-', 'CALLS', 'accountt-and-more'];
+  const lines: string[][] = unknownWords.flatMap((word) => [[word], ['--json', word], [word, '--profile', 'work', '--test'], [word, 'list', '--debug']]);
+
+  it('says what commander says, suggestion included, for misspellings of every command', async () => {
+    expect(unknownWords.length).toBeGreaterThan(200);
+    for (const line of lines) {
+      const word = unknownCommandOf(ROOT, line);
+      expect(word, `svc ${line.join(' ')}`).toBe(line.find((w) => !w.startsWith('-') || w === '-') ?? null);
+      const failure = await commanderFailure(line);
+      expect(failure?.code, `svc ${line.join(' ')}`).toBe('commander.unknownCommand');
+      expect(unknownCommandMessage(word!, visible), `svc ${line.join(' ')}`).toBe(failure!.message);
+    }
+  });
+
+  it('leaves to commander any other line: another flag, a refused or missing value, a repeat, conflicting flags, help, `--`, a command', async () => {
+    const left = [
+      ['acount', '--nope'],
+      ['--nope', 'acount'],
+      ['acount', '--profile'],
+      ['acount', '--help'],
+      ['acount', '--version'],
+      ['acount', '--test', '--live'],
+      ['--json', '--json', 'acount'],
+      ['--', 'acount'],
+      ['help', 'acount'],
+      ['calls'],
+      ['__complete', 'x'],
+      [],
+    ];
+    for (const line of left) expect(unknownCommandOf(ROOT, line), `svc ${line.join(' ')}`).toBeNull();
   });
 });
