@@ -4,7 +4,7 @@
 // answers without building a command tree.
 // `--profile <TAB>` runs the hidden `svc __complete profiles`, which only reads
 // config.json (no keychain, no network), so it answers as fast as `svc --version`.
-import { flagTerm, nameOf, type CommandSpec, type FlagSpec, type FlagSpecs, type Node as TreeNode, type RootSpec } from './define.js';
+import { flagTerm, isHidden, nameOf, type CommandSpec, type FlagSpec, type FlagSpecs, type Node as TreeNode, type RootSpec } from './define.js';
 
 import { powershellScript } from './completion-powershell.js';
 import type { Node, OptionSpec, Tree } from './completion-tree.js';
@@ -32,7 +32,7 @@ export function describeTree(root: RootSpec): Tree {
   const version: OptionSpec = { long: '--version', valued: false, file: false, description: 'print the version' };
   const help: OptionSpec = { long: '--help', short: '-h', valued: false, file: false, description: 'show help' };
   const walk = (children: readonly TreeNode[], spec: CommandSpec | undefined, path: string) => {
-    const subs = children.filter((c) => !(c.kind === 'leaf' ? c.decl.hidden : c.hidden));
+    const subs = children.filter((c) => !isHidden(c));
     const node: Node = {
       path,
       subcommands: subs.map((c) => ({ name: nameOf(c), description: c.kind === 'leaf' ? c.decl.summary : c.summary })),

@@ -177,6 +177,11 @@ export function nameOf(node: Node): string {
   return node.kind === 'leaf' ? node.decl.name : node.name;
 }
 
+/** Left out of help and suggestions (`__complete`). */
+export function isHidden(node: Node): boolean {
+  return Boolean(node.kind === 'leaf' ? node.decl.hidden : node.hidden);
+}
+
 /** `areaCode` → `area-code`. */
 export function kebab(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);

@@ -5,7 +5,7 @@
 // src/cli/run.ts, loaded only then. Used by main.ts (the process) and runCli (tests). Kept
 // to the start path: no command code; error printing loads only when there is an error to print.
 import { ROOT } from '../commands/index.js';
-import { nameOf } from './define.js';
+import { isHidden, nameOf } from './define.js';
 import { fastInvocation, unknownCommandOf } from './fast-parse.js';
 import { runValid } from './run-valid.js';
 import type { Runtime } from './context.js';
@@ -52,9 +52,9 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
   if (valid) return runValid(valid, argv, runtime, version, runF);
   const unknown = unknownCommandOf(ROOT, argv);
   if (unknown !== null) {
-    // What commander would say, without loading and building it (a tenth of this line's cost).
+    // What commander would say, without loading and building it (1-2 ms of this line's start-up).
     const { unknownCommandMessage } = await import('./usage-messages.js');
-    const visible = ROOT.commands.filter((node) => !(node.kind === 'leaf' ? node.decl.hidden : node.hidden)).map(nameOf);
+    const visible = ROOT.commands.filter((node) => !isHidden(node)).map(nameOf);
     return printUsageError(runtime, 'commander.unknownCommand', unknownCommandMessage(unknown, visible), 'svc', debug, json);
   }
   const [{ buildProgram }, { commandPathOf }] = await Promise.all([import('./tree.js'), import('./usage-messages.js')]);

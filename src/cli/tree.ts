@@ -4,7 +4,7 @@
 // does not pay for ~45 commands and their flags. Tests build it all to compare.
 import { Argument, Command, Option } from 'commander';
 import { ROOT } from '../commands/index.js';
-import { flagTerm, kebab, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
+import { flagTerm, isHidden, kebab, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
 
 export interface RawGlobals {
   profile?: string;
@@ -139,7 +139,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
   const add = (parent: Command, node: Node, prefix: string, full: boolean, rest: string[] | null): void => {
     const name = nameOf(node);
     const qualified = prefix ? `${prefix} ${name}` : name;
-    const cmd = parent.command(name, { hidden: Boolean(node.kind === 'leaf' ? node.decl.hidden : node.hidden) });
+    const cmd = parent.command(name, { hidden: isHidden(node) });
     const spec = node.kind === 'leaf' ? node.decl : node.self?.decl;
     cmd.description(node.kind === 'leaf' ? node.decl.summary : node.summary);
     if (spec) {

@@ -6,7 +6,7 @@
 // line it must not (commander says what is wrong).
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../src/commands/index.js';
-import { kebab, nameOf, type CommandDecl, type FlagSpec, type Leaf, type Node } from '../../src/cli/define.js';
+import { isHidden, kebab, nameOf, type CommandDecl, type FlagSpec, type Leaf, type Node } from '../../src/cli/define.js';
 import { fastInvocation, unknownCommandOf } from '../../src/cli/fast-parse.js';
 import { unknownCommandMessage } from '../../src/cli/usage-messages.js';
 import { buildProgram, type Invocation } from '../../src/cli/tree.js';
@@ -189,7 +189,7 @@ describe('parsing without commander', () => {
 });
 
 describe('an unknown command, answered without commander', () => {
-  const visible = ROOT.commands.filter((node) => !(node.kind === 'leaf' ? node.decl.hidden : node.hidden)).map(nameOf);
+  const visible = ROOT.commands.filter((node) => !isHidden(node)).map(nameOf);
   /** Misspellings of a name: a letter dropped, doubled, swapped with the next, replaced (one, two or three); the name with more after it. */
   const misspellings = (name: string): string[] => {
     const words = new Set<string>();
