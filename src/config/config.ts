@@ -2,7 +2,8 @@
 // plain; every change goes through update(), which takes a cross-process lock, re-reads
 // the file, applies the change and writes atomically, so concurrent svc processes never
 // lose each other's changes. A file that does not parse is reported and never overwritten.
-import { closeSync, constants, fstatSync, openSync, promises, readSync } from 'node:fs';
+import { promises } from 'node:fs';
+import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 import { join } from 'node:path';
 import type { Mode, Scope } from '../shared/constants.js';
 import { ConfigError } from '../errors.js';
@@ -203,32 +204,15 @@ const realFs: ConfigFs = {
   writeFileAtomic: (path, content) => writeFileAtomic(path, content),
 };
 
-/**
- * Reads a regular file of at most CONFIG_MAX_BYTES. O_NONBLOCK: opening a FIFO planted at the
- * path must not hang waiting for a writer (fstat then tells it is not a file).
- */
+/** Reads config.json: a regular file of at most CONFIG_MAX_BYTES (src/config/own-file.ts), a link to one allowed. */
 export function readConfigFile(path: string, maxBytes = CONFIG_MAX_BYTES): string {
-  // Synchronous: a small local file read once or twice a command costs microseconds this way,
-  // against the thread pool and the fs/promises module (~1 ms, ~1 MiB) of an asynchronous read.
-  // Opened without blocking and checked before reading, so a FIFO or a huge file is refused unread.
-  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) {
-      const kind = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : info.isSocket() ? 'a socket' : 'not a regular file';
-      throw new ConfigError(
-        `the config file ${path} is ${kind}, not a regular file; it was not read`,
-        path,
-        `remove or replace ${path}, or point SVC_CONFIG_DIR elsewhere`,
-      );
-    }
-    if (info.size > maxBytes)
-      throw new ConfigError(`the config file ${path} is larger than ${maxBytes / 1024} KiB; it was not read`, path, `fix or remove ${path}`);
-    const buffer = Buffer.alloc(info.size);
-    const bytesRead = readSync(fd, buffer, 0, info.size, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    closeSync(fd);
+    const text = readOwnFile(path, { what: 'the config file', maxBytes, followLinks: true });
+    if (text === null) throw Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' });
+    return text;
+  } catch (error) {
+    if (error instanceof OwnFileRefusedError) throw new ConfigError(error.message, path, `remove or replace ${path}, or point SVC_CONFIG_DIR elsewhere`);
+    throw error;
   }
 }
 
