@@ -6,12 +6,13 @@
 // a lock whose holder cannot be checked (another host sharing the directory, a pid reused)
 // still goes stale after STALE_MS.
 // node:fs's `promises` is read where used: fs/promises then loads only when a file is
-// written or waited on, not at every start (it costs ~1 ms and ~1 MiB).
+// written or waited on, not at every start.
 import { promises } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { LOCKS_DIR } from './paths.js';
+import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 
 // node:crypto and node:os load on first lock, not when the config module loads (start-up time).
 const randomHex = (bytes: number): string => lazyRequire('node:crypto').randomBytes(bytes).toString('hex');
@@ -85,8 +86,11 @@ async function inspect(lockPath: string, now: number): Promise<Inspection> {
   let text: string;
   try {
     stat = await promises.lstat(lockPath);
-    // A directory: proper-lockfile's lock of an earlier svc; only its age can tell.
-    text = stat.isDirectory() ? '' : await promises.readFile(lockPath, 'utf8');
+    // A directory: proper-lockfile's lock of an earlier svc; only its age can tell. Anything
+    // else but a small regular file (a FIFO, a link, a device) is refused unread: no hang.
+    const record = stat.isDirectory() ? '' : readLockRecord(lockPath);
+    if (record === null) return { kind: 'gone' };
+    text = record;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone' };
     throw error;
@@ -98,6 +102,19 @@ async function inspect(lockPath: string, now: number): Promise<Inspection> {
   }
   if (aged) return { kind: 'abandoned', ino: stat.ino, why: `it was not refreshed for ${Math.round((now - stat.mtimeMs) / 1000)} s` };
   return { kind: 'live', holder };
+}
+
+/** The largest lock record svc reads: a holder record is a line of JSON. */
+const LOCK_MAX_BYTES = 64 * 1024;
+
+function readLockRecord(lockPath: string): string | null {
+  try {
+    return readOwnFile(lockPath, { what: 'the lock file', maxBytes: LOCK_MAX_BYTES });
+  } catch (error) {
+    if (error instanceof OwnFileRefusedError)
+      throw new ConfigError(error.message, lockPath, `remove ${lockPath} (svc makes a small regular file there), then run the command again`);
+    throw error;
+  }
 }
 
 function parseHolder(text: string): LockHolder | null {

@@ -3,13 +3,14 @@
 // keychain, a 0600 credentials.json beside config.json, announced BEFORE the secret is
 // written and saying why (cli/cli#8954). SVC_CREDENTIAL_STORE=keychain|file forces one.
 // node:fs's `promises` is read where used: fs/promises then loads only when a file is
-// written or waited on, not at every start (it costs ~1 ms and ~1 MiB).
-import { promises, readFileSync } from 'node:fs';
+// written or waited on, not at every start.
+import { closeSync, constants, fstatSync, promises, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
 import { writeFileAtomic } from '../config/atomic.js';
 import { withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
+import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 
@@ -168,11 +169,10 @@ export class FileSecretStore implements SecretStore {
     this.path = join(dir, CREDENTIALS_FILE);
   }
   /**
-   * Once per store (one per invocation): credentials.json open to group or others is tightened to 0600 (svc made
-   * it; something loosened it) and said; a config dir others may write to is said with its fix,
-   * since anyone who can write there can replace these files.
+   * Once per store (one per invocation): a config dir others may write to is said with its
+   * fix, since anyone who can write there can replace these files.
    */
-  private async checkPermissions(): Promise<void> {
+  private async checkDirectory(): Promise<void> {
     if (this.checked || process.platform === 'win32') return;
     this.checked = true;
     const dir = await promises.stat(this.dir).catch(() => null);
@@ -180,29 +180,32 @@ export class FileSecretStore implements SecretStore {
       this.warn(
         `the config directory ${this.dir} is writable by ${dir.mode & 0o002 ? 'everyone' : 'its group'} (mode ${octal(dir.mode)}): others could replace the files that hold your secrets. Fix: chmod 700 ${this.dir}`,
       );
-    const file = await promises.stat(this.path).catch(() => null);
-    if (file && (file.mode & 0o077) !== 0) {
-      const was = octal(file.mode);
-      const tightened = await promises.chmod(this.path, 0o600).then(
-        () => true,
-        () => false,
-      );
-      this.warn(
-        tightened
-          ? `${this.path} was open to ${file.mode & 0o007 ? 'others' : 'its group'} (mode ${was}); svc set it to 0600. Its secrets may have been read: consider replacing them`
-          : `${this.path} is open to ${file.mode & 0o007 ? 'others' : 'its group'} (mode ${was}) and could not be tightened. Fix: chmod 600 ${this.path}`,
-      );
-    }
   }
+  /**
+   * credentials.json, read only when it is a regular file of at most OWN_FILE_MAX_BYTES (no
+   * link, FIFO or device: src/config/own-file.ts). Open to group or others, it is tightened to
+   * 0600 on the opened file itself (svc made it; something loosened it) and said.
+   */
   private async read(): Promise<CredentialsFile> {
-    await this.checkPermissions();
+    await this.checkDirectory();
     let text: string;
+    let fd: number;
     try {
-      // Synchronous: one small local file, read at most once a command; no thread pool, no fs/promises.
-      text = readFileSync(this.path, 'utf8');
+      fd = openOwnFile(this.path, constants.O_RDONLY, { what: 'the credentials file' });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, secrets: {} };
+      if (error instanceof OwnFileRefusedError)
+        throw new ConfigError(error.message, this.path, `move ${this.path} away (svc keeps a regular file there), or set SVC_CONFIG_DIR`);
       throw new ConfigError(`cannot read the credentials file ${this.path}: ${(error as Error).message}`, this.path, permissionHint(error, this.path));
+    }
+    try {
+      this.tighten(fd);
+      // Synchronous: one small local file, read at most once a command; no thread pool, no fs/promises.
+      text = readFileSync(fd, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`cannot read the credentials file ${this.path}: ${(error as Error).message}`, this.path, permissionHint(error, this.path));
+    } finally {
+      closeSync(fd);
     }
     try {
       const data = JSON.parse(text) as CredentialsFile;
@@ -216,6 +219,20 @@ export class FileSecretStore implements SecretStore {
       );
     }
   }
+  private tighten(fd: number): void {
+    let was: number | null;
+    try {
+      was = tightenOwnFile(fd);
+    } catch {
+      const mode = fstatSync(fd).mode;
+      this.warn(`${this.path} is open to ${mode & 0o007 ? 'others' : 'its group'} (mode ${octal(mode)}) and could not be tightened. Fix: chmod 600 ${this.path}`);
+      return;
+    }
+    if (was !== null)
+      this.warn(
+        `${this.path} was open to ${was & 0o007 ? 'others' : 'its group'} (mode ${octal(was)}); svc set it to 0600. Its secrets may have been read: consider replacing them`,
+      );
+  }
   private async change(fn: (data: CredentialsFile) => void): Promise<void> {
     await withFileLock(
       this.path,
@@ -223,8 +240,8 @@ export class FileSecretStore implements SecretStore {
         const data = await this.read();
         fn(data);
         try {
+          // (The new file is made 0600; read() refused a link, so the rename replaces a regular file.)
           await writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
-          await promises.chmod(this.path, 0o600);
         } catch (error) {
           throw new ConfigError(
             `cannot write ${this.path}: ${(error as Error).message}`,
