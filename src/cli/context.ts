@@ -92,7 +92,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   if (!secrets) {
     const preference = storePreference(env.SVC_CREDENTIAL_STORE);
     secrets = new FallbackSecretStore(
-      new KeychainSecretStore(runtime.keychain ?? osKeychain(env), runtime.keychainTimeoutMs),
+      new KeychainSecretStore(runtime.keychain ?? osKeychain(), runtime.keychainTimeoutMs),
       new FileSecretStore(dir, (message) => stderr.write(`warning: ${message}\n`), lockOptions),
       preference,
       (message) => stderr.write(`warning: ${message}\n`),

@@ -13,6 +13,7 @@ import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
+import { kernelCopiesOf } from './kernel-keyring.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3_000;
@@ -67,15 +68,30 @@ export interface KeychainBackend {
   get(service: string, account: string, signal: AbortSignal): Promise<string | null>;
   set(service: string, account: string, value: string, signal: AbortSignal): Promise<void>;
   delete(service: string, account: string, signal: AbortSignal): Promise<boolean>;
+  /**
+   * Removes a copy an earlier svc left in the Linux kernel keyring (its addon fell back there
+   * unpinned); true when there was one. Absent where there is no such place.
+   */
+  forgetKernelCopy?(service: string, account: string, signal: AbortSignal): Promise<boolean>;
 }
 
+/**
+ * On Linux the addon is pinned to the Secret Service: unpinned, it falls back silently to the
+ * kernel keyutils keyring, which forgets secrets (at reboot, with the login session, after
+ * days unused) and keeps copies svc would not know of. Pinned, a machine without a Secret
+ * Service makes every call fail, and svc uses credentials.json, saying so.
+ */
+export const PINNED_STORE = { linux: { store: 'secret-service' } } as const;
+const KERNEL_KEYRING = { linux: { store: 'keyutils' } } as const;
+
 /** @napi-rs/keyring, loaded on first use (a native addon: never at start-up, never fatal to install). */
-export function napiKeychain(): KeychainBackend {
+export function napiKeychain(platform: NodeJS.Platform = process.platform): KeychainBackend {
+  // (The constructor throws when the pinned store is not there: inside the async call, a rejection.)
   const entry = async (service: string, account: string) => {
     const { AsyncEntry } = lazyRequire('@napi-rs/keyring');
-    return new AsyncEntry(service, account);
+    return new AsyncEntry(service, account, PINNED_STORE);
   };
-  return {
+  const backend: KeychainBackend = {
     async get(service, account, signal) {
       return (await (await entry(service, account)).getPassword(signal)) ?? null;
     },
@@ -86,25 +102,22 @@ export function napiKeychain(): KeychainBackend {
       return (await entry(service, account)).deletePassword(signal);
     },
   };
+  if (platform === 'linux')
+    backend.forgetKernelCopy = async (service, account, signal) => {
+      let found = false;
+      // Addressed by its exact description (the target names it in the keyutils store).
+      for (const description of kernelCopiesOf(service, account)) {
+        const { AsyncEntry } = lazyRequire('@napi-rs/keyring');
+        if (await AsyncEntry.withTarget(description, service, account, KERNEL_KEYRING).deletePassword(signal)) found = true;
+      }
+      return found;
+    };
+  return backend;
 }
 
-/**
- * The OS keychain svc uses: on Linux, a secret is read straight from the Secret Service over
- * the session bus (secret-service.ts, ~1 ms instead of the addon's ~16), and the addon answers
- * whatever that read leaves open; writes and deletes are the addon's everywhere.
- */
-export function osKeychain(env: Readonly<Record<string, string | undefined>>, addon: KeychainBackend = napiKeychain()): KeychainBackend {
-  const uid = process.getuid?.();
-  if (process.platform !== 'linux' || uid === undefined || !env.DBUS_SESSION_BUS_ADDRESS) return addon;
-  return {
-    ...addon,
-    async get(service, account, signal) {
-      // (loaded here: a command that reads no secret does not pay for the D-Bus code)
-      const { readSecretServiceItem } = await import('./secret-service.js');
-      const answer = await readSecretServiceItem(service, account, { busAddress: env.DBUS_SESSION_BUS_ADDRESS, uid, signal });
-      return answer !== undefined ? answer : addon.get(service, account, signal);
-    },
-  };
+/** The OS keychain svc uses: the addon, pinned (see PINNED_STORE). */
+export function osKeychain(): KeychainBackend {
+  return napiKeychain();
 }
 
 /** Runs one keychain call with a time limit (cli/cli#7145: keychain calls that hang forever). */
@@ -147,6 +160,18 @@ export class KeychainSecretStore implements SecretStore {
       return null;
     } catch (error) {
       return { service: KEYCHAIN_SERVICE, account, reason: (error as Error).message, remove_with: manualKeychainRemoval(account) };
+    }
+  }
+  /** Deletes an earlier svc's copy of this secret from the Linux kernel keyring; what could not be deleted is returned. */
+  async forgetKernelCopy(profile: string, name: string): Promise<SecretLeft | null> {
+    const forget = this.backend.forgetKernelCopy?.bind(this.backend);
+    if (!forget) return null;
+    const account = secretAccount(profile, name);
+    try {
+      await timeBoxed('delete from the kernel keyring', this.timeoutMs, (signal) => forget(KEYCHAIN_SERVICE, account, signal));
+      return null;
+    } catch (error) {
+      return { service: KEYCHAIN_SERVICE, account, reason: (error as Error).message, remove_with: `keyctl purge -s user 'keyring:${account}@${KEYCHAIN_SERVICE}'` };
     }
   }
 }
@@ -314,7 +339,7 @@ export function storePreference(value: string | undefined): StorePreference {
  */
 export class FallbackSecretStore implements SecretStore {
   constructor(
-    private readonly keychain: SecretStore,
+    private readonly keychain: SecretStore & Partial<Pick<KeychainSecretStore, 'forgetKernelCopy'>>,
     private readonly file: FileSecretStore,
     private readonly preference: StorePreference,
     private readonly warn: (message: string) => void,
@@ -333,6 +358,14 @@ export class FallbackSecretStore implements SecretStore {
   }
 
   async set(profile: string, name: string, value: string, where?: SecretStorage): Promise<SecretStorage> {
+    const storage = await this.store(profile, name, value, where);
+    // Wherever it went, an earlier svc's copy in the kernel keyring goes (issue 25).
+    const left = await this.forgetKernelCopy(profile, name);
+    if (left) this.warn(describeLeft(left));
+    return storage;
+  }
+
+  private async store(profile: string, name: string, value: string, where?: SecretStorage): Promise<SecretStorage> {
     if (this.preference === 'file') return this.file.set(profile, name, value);
     // Already in the file (the user was warned when it went there): a rotation stays there quietly.
     if (this.preference === 'auto' && where === 'file') return this.file.set(profile, name, value);
@@ -361,6 +394,11 @@ export class FallbackSecretStore implements SecretStore {
     // Recorded as in the file: the keychain never held it (and may not exist here).
     const left = this.preference === 'file' || (this.preference === 'auto' && where === 'file') ? null : await this.keychain.delete(profile, name);
     await this.file.delete(profile, name);
-    return left;
+    const kernelLeft = await this.forgetKernelCopy(profile, name);
+    return left ?? kernelLeft;
+  }
+
+  private async forgetKernelCopy(profile: string, name: string): Promise<SecretLeft | null> {
+    return (await this.keychain.forgetKernelCopy?.(profile, name)) ?? null;
   }
 }

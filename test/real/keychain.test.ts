@@ -8,12 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { napiKeychain, osKeychain } from '../../src/credentials/store.js';
-import { readSecretServiceItem } from '../../src/credentials/secret-service.js';
 import { ensureBuilt, root, spawnCollect } from '../helpers/spawn.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 
@@ -53,7 +52,7 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
     emu = await testEmulator();
   });
   afterAll(async () => {
-    for (const name of ['ci', 'oauth', 'bin', 'plain', 'other-target', 'twice'])
+    for (const name of ['ci', 'oauth', 'bin', 'forward_secret'])
       spawnSync('secret-tool', ['clear', 'service', 'svc', 'username', `${profile}:${name}`]);
     await emu?.close();
   });
@@ -61,8 +60,8 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
   it('keys add stores the key where secret-tool finds it, and in no file; remove deletes it', async () => {
     const configDir = tempConfigDir();
     const key = emu.seed.keys.test;
-    // (what the process builds: reads over the session bus, writes through the addon)
-    const real = { configDir, keychain: osKeychain(process.env), env: { SVC_CREDENTIAL_STORE: 'keychain' } };
+    // (what the process builds: the addon, pinned to the Secret Service)
+    const real = { configDir, keychain: osKeychain(), env: { SVC_CREDENTIAL_STORE: 'keychain' } };
     const added = await runCli(['keys', 'add', '--profile', profile, '--name', 'ci', '--base-url', emu.url], { ...real, stdin: key });
     expect(added.stderr).toBe('');
     expect(added.exitCode).toBe(0);
@@ -97,7 +96,7 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
 
   it('login stores the OAuth connection as one entry secret-tool finds, in no file; logout deletes it', async () => {
     const configDir = tempConfigDir();
-    const real = { configDir, keychain: osKeychain(process.env), env: { SVC_CREDENTIAL_STORE: 'keychain', SVC_BASE_URL: emu.url } };
+    const real = { configDir, keychain: osKeychain(), env: { SVC_CREDENTIAL_STORE: 'keychain', SVC_BASE_URL: emu.url } };
     const login = await runCli(['login', '--profile', profile, '--json'], {
       ...real,
       env: envFor(emu.emulator, real.env),
@@ -131,41 +130,7 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
     expect(lookup(`${profile}:oauth`).stdout.trim()).toBe('');
   });
 
-  // The fast path (src/credentials/secret-service.ts) must read exactly what the addon reads.
-  it('reading over the session bus finds what the addon finds, and leaves to it what it must', async () => {
-    const addon = napiKeychain();
-    const fast = (name: string) =>
-      readSecretServiceItem('svc', `${profile}:${name}`, {
-        busAddress: process.env.DBUS_SESSION_BUS_ADDRESS,
-        uid: process.getuid!(),
-        signal: AbortSignal.timeout(3000),
-      });
-    const viaAddon = (name: string) => addon.get('svc', `${profile}:${name}`, AbortSignal.timeout(3000));
-    const store = (name: string, secret: string, ...attributes: string[]) =>
-      spawnSync('secret-tool', ['store', '--label', 'svc test', 'service', 'svc', 'username', `${profile}:${name}`, ...attributes], { input: secret });
-
-    // written by the addon (attributes service, username, target=default, application)
-    await addon.set('svc', `${profile}:plain`, 'svc_test_wrïtten-by-the-addon', AbortSignal.timeout(3000));
-    expect(await fast('plain')).toBe('svc_test_wrïtten-by-the-addon');
-    // written by another client, with no target attribute or another one: both count it
-    expect(store('other-target', 'no-target').status).toBe(0);
-    expect(await fast('other-target')).toBe('no-target');
-    expect(await viaAddon('other-target')).toBe('no-target');
-    spawnSync('secret-tool', ['clear', 'service', 'svc', 'username', `${profile}:other-target`]);
-    expect(store('other-target', 'elsewhere', 'target', 'work').status).toBe(0);
-    expect(await fast('other-target')).toBe('elsewhere');
-    expect(await viaAddon('other-target')).toBe('elsewhere');
-    // none at all
-    expect(await fast('nothing-here')).toBeNull();
-    // two that count: the addon's ambiguity error, so the fast path does not answer
-    await addon.set('svc', `${profile}:twice`, 'one', AbortSignal.timeout(3000));
-    // (an extra attribute, or secret-tool would replace the addon's item: it matches it)
-    expect(store('twice', 'two', 'copy', '2').status).toBe(0);
-    expect(await fast('twice')).toBeUndefined();
-    await expect(viaAddon('twice')).rejects.toThrow();
-  });
-
-  it('the shipped program reads a key from the keychain without loading the addon', async () => {
+  it('the shipped program reads a key from the keychain, and prints one forwarding secret that lands there', async () => {
     const configDir = tempConfigDir();
     const key = emu.seed.keys.test;
     const added = await runCli(['keys', 'add', '--profile', profile, '--name', 'bin', '--base-url', emu.url], {
@@ -175,22 +140,26 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
       stdin: key,
     });
     expect(added.exitCode).toBe(0);
-    // A preload that says whether the addon was required.
-    const preload = join(configDir, 'addon-probe.cjs');
-    writeFileSync(
-      preload,
-      "const M = require('node:module'); const load = M._load; let addon = false;\n" +
-        "M._load = function (request) { if (String(request).includes('@napi-rs/keyring')) addon = true; return load.apply(this, arguments); };\n" +
-        "process.on('exit', () => process.stderr.write(`addon loaded: ${addon}\\n`));\n",
-    );
     ensureBuilt();
     const env: Record<string, string | undefined> = { ...process.env, SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
     delete env.SVC_API_KEY;
     delete env.SVC_PROFILE;
+    delete env.SVC_FORWARD_SECRET;
+    delete env.SVC_CREDENTIAL_STORE;
     // (spawned without blocking: the emulator answers from this process)
-    const run = await spawnCollect(process.execPath, ['-r', preload, join(root, 'bin', 'svc.js'), 'account', '--json', '--profile', profile], { env });
-    expect(run.stderr).toContain('addon loaded: false');
+    const run = await spawnCollect(process.execPath, [join(root, 'bin', 'svc.js'), 'account', '--json', '--profile', profile], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).id).toBe(emu.seed.org_id);
+
+    const printSecret = () => spawnCollect(process.execPath, [join(root, 'bin', 'svc.js'), 'events', 'tail', '--print-secret', '--profile', profile], { env });
+    const first = await printSecret();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toMatch(/warning/);
+    const secret = first.stdout.trim();
+    expect(secret).toMatch(/^svc_whsec_/);
+    expect((await printSecret()).stdout.trim()).toBe(secret);
+    expect(lookup(`${profile}:forward_secret`).stdout.trim()).toBe(secret);
+    const files = readdirSync(configDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    for (const f of files) expect(readFileSync(join(f.parentPath, f.name), 'utf8')).not.toContain(secret);
   });
 });
