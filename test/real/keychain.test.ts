@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { napiKeychain, osKeychain } from '../../src/credentials/store.js';
+import { listKernelKeys } from '../../src/credentials/kernel-keyring.js';
 import { ensureBuilt, root, spawnCollect } from '../helpers/spawn.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 
@@ -159,6 +160,8 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
     expect(secret).toMatch(/^svc_whsec_/);
     expect((await printSecret()).stdout.trim()).toBe(secret);
     expect(lookup(`${profile}:forward_secret`).stdout.trim()).toBe(secret);
+    // ...and nowhere else: not in the kernel keyring (the addon is pinned), not in a file.
+    expect((listKernelKeys() ?? []).filter((k) => !k.invalidated && k.description.includes(`${profile}:`))).toEqual([]);
     const files = readdirSync(configDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
     for (const f of files) expect(readFileSync(join(f.parentPath, f.name), 'utf8')).not.toContain(secret);
   });
