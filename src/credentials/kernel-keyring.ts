@@ -35,16 +35,16 @@ export function kernelDescriptions(service: string, account: string): string[] {
 
 /**
  * The descriptions of the copies of (service, account) in the kernel keyring: from /proc/keys
- * when it is there (none: nothing to do, and the keyring is left untouched), else every
- * description it may have had, to try.
+ * when it is there (`listed`; none: nothing to do, and the keyring is left untouched), else
+ * every description it may have had, to try.
  */
-export function kernelCopiesOf(service: string, account: string, keys: KernelKey[] | null = listKernelKeys()): string[] {
+export function kernelCopiesOf(service: string, account: string, keys: KernelKey[] | null = listKernelKeys()): { descriptions: string[]; listed: boolean } {
   const wanted = kernelDescriptions(service, account);
-  if (keys === null) return wanted;
-  return wanted.filter((description) => keys.some((key) => key.description === description && !key.invalidated));
+  if (keys === null) return { descriptions: wanted, listed: false };
+  return { descriptions: wanted.filter((description) => keys.some((key) => key.description === description && !key.invalidated)), listed: true };
 }
 
-/** Every svc copy in the kernel keyring, as [description, account] (for `svc doctor`). */
+/** Every copy of a secret of `service` in the kernel keyring, with its account (for `svc doctor`). */
 export function svcKernelKeys(service: string, keys: KernelKey[] | null = listKernelKeys()): Array<{ description: string; account: string }> {
   const suffix = `@${service}`;
   return (keys ?? [])

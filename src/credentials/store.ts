@@ -13,7 +13,7 @@ import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
-import { kernelCopiesOf } from './kernel-keyring.js';
+import { kernelCopiesOf, svcKernelKeys } from './kernel-keyring.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3_000;
@@ -59,6 +59,13 @@ export function describeLeft(left: SecretLeft): string {
 export const KEYCHAIN_HINT =
   'unlock or start the OS keychain (on Linux: gnome-keyring or another Secret Service), or set SVC_CREDENTIAL_STORE=file to use credentials.json, or pass a key in SVC_API_KEY';
 
+/** The OS keychain of this platform, as its users know it. */
+export function keychainName(platform: string = process.platform): string {
+  if (platform === 'darwin') return 'the macOS Keychain';
+  if (platform === 'win32') return 'Windows Credential Manager';
+  return 'the Secret Service (GNOME Keyring, KWallet)';
+}
+
 export function secretAccount(profile: string, name: string): string {
   return `${profile}:${name}`;
 }
@@ -73,6 +80,10 @@ export interface KeychainBackend {
    * unpinned); true when there was one. Absent where there is no such place.
    */
   forgetKernelCopy?(service: string, account: string, signal: AbortSignal): Promise<boolean>;
+  /** The accounts of `service` with a copy in the kernel keyring (for `svc doctor`). */
+  kernelCopies?(service: string): Promise<string[]>;
+  /** Reads such a copy (`svc doctor --fix` moves a secret svc has nowhere else); null when there is none. */
+  readKernelCopy?(service: string, account: string, signal: AbortSignal): Promise<string | null>;
 }
 
 /**
@@ -102,16 +113,29 @@ export function napiKeychain(platform: NodeJS.Platform = process.platform): Keyc
       return (await entry(service, account)).deletePassword(signal);
     },
   };
-  if (platform === 'linux')
+  if (platform === 'linux') {
+    // A copy is addressed by its exact description (in the keyutils store, the target names it).
+    const kernelEntry = (description: string, service: string, account: string) =>
+      lazyRequire('@napi-rs/keyring').AsyncEntry.withTarget(description, service, account, KERNEL_KEYRING);
     backend.forgetKernelCopy = async (service, account, signal) => {
+      const { descriptions, listed } = kernelCopiesOf(service, account);
       let found = false;
-      // Addressed by its exact description (the target names it in the keyutils store).
-      for (const description of kernelCopiesOf(service, account)) {
-        const { AsyncEntry } = lazyRequire('@napi-rs/keyring');
-        if (await AsyncEntry.withTarget(description, service, account, KERNEL_KEYRING).deletePassword(signal)) found = true;
+      for (const description of descriptions) {
+        if (await kernelEntry(description, service, account).deletePassword(signal)) found = true;
+        // Listed in /proc/keys, yet not found from here: another login session's keyring holds it.
+        else if (listed) throw new Error(`${description} is in a kernel keyring this login session cannot reach`);
       }
       return found;
     };
+    backend.kernelCopies = async (service) => [...new Set(svcKernelKeys(service).map((copy) => copy.account))];
+    backend.readKernelCopy = async (service, account, signal) => {
+      for (const description of kernelCopiesOf(service, account).descriptions) {
+        const value = await kernelEntry(description, service, account).getPassword(signal);
+        if (value != null) return value;
+      }
+      return null;
+    };
+  }
   return backend;
 }
 
@@ -161,6 +185,16 @@ export class KeychainSecretStore implements SecretStore {
     } catch (error) {
       return { service: KEYCHAIN_SERVICE, account, reason: (error as Error).message, remove_with: manualKeychainRemoval(account) };
     }
+  }
+  /** The accounts with a copy an earlier svc left in the Linux kernel keyring. */
+  async kernelCopies(): Promise<string[]> {
+    return (await this.backend.kernelCopies?.(KEYCHAIN_SERVICE)) ?? [];
+  }
+  /** An earlier svc's copy of this secret in the Linux kernel keyring, or null. */
+  async readKernelCopy(profile: string, name: string): Promise<string | null> {
+    const read = this.backend.readKernelCopy?.bind(this.backend);
+    if (!read) return null;
+    return timeBoxed('read from the kernel keyring', this.timeoutMs, (signal) => read(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
   }
   /** Deletes an earlier svc's copy of this secret from the Linux kernel keyring; what could not be deleted is returned. */
   async forgetKernelCopy(profile: string, name: string): Promise<SecretLeft | null> {
@@ -400,5 +434,32 @@ export class FallbackSecretStore implements SecretStore {
 
   private async forgetKernelCopy(profile: string, name: string): Promise<SecretLeft | null> {
     return (await this.keychain.forgetKernelCopy?.(profile, name)) ?? null;
+  }
+
+  /** For `svc doctor`: where new secrets go here, and why (the keychain's answer to a read). */
+  async whereSecretsGo(): Promise<{ storage: 'keychain' | 'file'; path: string; reason?: string; forced: boolean }> {
+    const forced = this.preference !== 'auto';
+    if (this.preference === 'file') return { storage: 'file', path: this.file.path, forced };
+    try {
+      await this.keychain.get('svc-doctor', 'probe');
+      return { storage: 'keychain', path: this.file.path, forced };
+    } catch (error) {
+      return { storage: 'file', path: this.file.path, reason: (error as Error).message, forced };
+    }
+  }
+
+  /** For `svc doctor`: the accounts with a copy an earlier svc left in the kernel keyring. */
+  kernelCopies(): Promise<string[]> {
+    return (this.keychain as Partial<KeychainSecretStore>).kernelCopies?.() ?? Promise.resolve([]);
+  }
+
+  /** For `svc doctor --fix`: an earlier svc's copy in the kernel keyring. */
+  readKernelCopy(profile: string, name: string): Promise<string | null> {
+    return (this.keychain as Partial<KeychainSecretStore>).readKernelCopy?.(profile, name) ?? Promise.resolve(null);
+  }
+
+  /** For `svc doctor --fix`: deletes such a copy; what stays is returned. */
+  forgetKernelCopyOf(profile: string, name: string): Promise<SecretLeft | null> {
+    return this.forgetKernelCopy(profile, name);
   }
 }

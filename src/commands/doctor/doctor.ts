@@ -1,8 +1,8 @@
 // `svc doctor`: one run that checks the setup and explains it. Each line is ok, warning
 // or failed, with the fix. Exit 0 only when nothing failed (warnings are advice).
-import { defineCommand } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import type { ConfigData } from '../../config/config.js';
@@ -10,7 +10,7 @@ import { DEFAULT_PROFILE, OAUTH_SECRET_NAME } from '../../config/config.js';
 import { CONFIG_FILE, CREDENTIALS_FILE } from '../../config/paths.js';
 import { DEFAULT_BASE_URL, ENDPOINTS, joinUrl } from '../../api/endpoints.js';
 import { checkCredential, profileBaseUrl, storedCredentials } from '../../credentials/check.js';
-import { KeychainSecretStore, napiKeychain } from '../../credentials/store.js';
+import { secretChecks } from './secrets.js';
 import { modeOfKey } from '../../shared/constants.js';
 import { EXIT } from '../../errors.js';
 import { maskProxy, proxyFor } from '../../api/proxy.js';
@@ -30,12 +30,18 @@ export interface Check {
 export const command = defineCommand({
   name: 'doctor',
   summary: 'check the setup and explain each problem: config, profile, address, network, keychain, credentials, clock, Node',
-  examples: ['svc doctor', 'svc doctor --profile work', 'svc doctor --json'],
+  flags: { fix: { help: 'move secrets an earlier svc left in the Linux kernel keyring to where svc keeps them, and delete those copies' } },
+  examples: ['svc doctor', 'svc doctor --profile work', 'svc doctor --json', 'svc doctor --fix'],
   scopes: [],
 });
 
-export function parse(): Record<string, never> {
-  return {};
+export interface DoctorOptions {
+  /** Move secrets an earlier svc left in the Linux kernel keyring to where svc keeps them, and delete those copies. */
+  fix?: boolean;
+}
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): DoctorOptions {
+  return flags.fix === true ? { fix: true } : {};
 }
 
 /** The oldest Node.js svc supports (package.json "engines"). */
@@ -128,8 +134,16 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
     });
   }
   const credentialsPath = join(dir, CREDENTIALS_FILE);
-  const credStat = await stat(credentialsPath).catch(() => undefined);
-  if (credStat) {
+  // lstat: a link at this path is refused by svc, never followed (src/config/own-file.ts).
+  const credStat = await lstat(credentialsPath).catch(() => undefined);
+  if (credStat && !credStat.isFile())
+    checks.push({
+      check: 'config',
+      status: 'failed',
+      message: `${credentialsPath} is ${credStat.isSymbolicLink() ? 'a symbolic link' : credStat.isFIFO() ? 'a FIFO' : 'not a regular file'}: svc refuses it unread`,
+      fix: `move it away (svc keeps a regular file of mode 0600 there), or set SVC_CONFIG_DIR`,
+    });
+  else if (credStat) {
     const exposed = (credStat.mode & 0o077) !== 0;
     checks.push(
       exposed
@@ -166,7 +180,7 @@ export function proxyCheck(env: Context['env'], url: URL): Check {
   return { check: 'proxy', status: 'ok', message: `no proxy for ${url.host}` };
 }
 
-export async function run(_opts: unknown, ctx: Context): Promise<number> {
+export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
   const checks: Check[] = [];
   const { checks: configResults, config } = await configChecks(ctx);
   checks.push(...configResults);
@@ -286,51 +300,7 @@ export async function run(_opts: unknown, ctx: Context): Promise<number> {
     }
   }
 
-  // The keychain: available, and which store each secret is in.
-  if (ctx.env.SVC_CREDENTIAL_STORE === 'file')
-    checks.push({ check: 'keychain', status: 'ok', message: 'SVC_CREDENTIAL_STORE=file: secrets are kept in credentials.json, not the keychain' });
-  else {
-    try {
-      await new KeychainSecretStore(napiKeychain()).get('svc-doctor', 'probe');
-      checks.push({ check: 'keychain', status: 'ok', message: 'the OS keychain answers' });
-    } catch (error) {
-      const forced = ctx.env.SVC_CREDENTIAL_STORE === 'keychain';
-      checks.push({
-        check: 'keychain',
-        status: forced ? 'failed' : 'warning',
-        message: `${(error as Error).message}${forced ? '' : '; secrets go to credentials.json (mode 0600)'}`,
-        fix: (error as { hint?: string }).hint ?? 'start and unlock a keychain',
-      });
-    }
-  }
-  for (const [profileName, p] of Object.entries(data.profiles)) {
-    const entries = [
-      ...(p.oauth ? [[OAUTH_SECRET_NAME, p.oauth.storage] as const] : []),
-      ...Object.values(p.keys ?? {}).map((k) => [k.name, k.storage] as const),
-    ];
-    for (const [secret, storage] of entries) {
-      let present: boolean | undefined;
-      try {
-        present = (await ctx.secrets.get(profileName, secret, storage)) !== null;
-      } catch {
-        present = undefined;
-      }
-      checks.push(
-        present === false
-          ? {
-              check: 'keychain',
-              status: 'failed',
-              message: `profile "${profileName}": the ${secret} secret is missing from ${storage}`,
-              fix: secret === OAUTH_SECRET_NAME ? `svc login --profile ${profileName}` : `svc keys add --profile ${profileName} --name ${secret}`,
-            }
-          : {
-              check: 'keychain',
-              status: present ? 'ok' : 'warning',
-              message: `profile "${profileName}": ${secret} ${present ? 'is' : 'should be'} in ${storage}`,
-            },
-      );
-    }
-  }
+  checks.push(...(await secretChecks(ctx, data, opts.fix)));
 
   // Every stored credential, asked of the service.
   for (const [profileName, p] of Object.entries(data.profiles)) {
