@@ -167,4 +167,44 @@ describe.skipIf(problem !== null)('no Secret Service (no session bus)', () => {
     expect(svcKeysIn(run.read('written.keys'), profile), run.read('written.keys')).toEqual([]);
     expect(svcKeysIn(run.read('removed.keys'), profile), run.read('removed.keys')).toEqual([]);
   }, 90_000);
+  it('svc doctor fails on copies an earlier svc left in the kernel keyring; --fix moves the one svc lacks to credentials.json and deletes them all', async () => {
+    const profile = `nss-${randomBytes(4).toString('hex')}`;
+    // The state an earlier svc left: config.json records the key as in "the keychain", which was the kernel keyring.
+    const forget = `"$NODE" -e '
+      const fs = require("fs"); const dir = process.env.SVC_CONFIG_DIR; const profile = process.env.SVC_PROFILE;
+      const config = JSON.parse(fs.readFileSync(dir + "/config.json", "utf8")); config.profiles[profile].keys.t1.storage = "keychain";
+      fs.writeFileSync(dir + "/config.json", JSON.stringify(config)); fs.rmSync(dir + "/credentials.json");'`;
+    const run = await runScript(
+      [
+        step('add', '--base-url "$SVC_BASE_URL" keys add --name t1 --stdin <"$OUT/key"'),
+        forget,
+        `tr -d "\\n" <"$OUT/key" | keyctl padd user "keyring:${profile}:t1@svc" @s >/dev/null`,
+        `keyctl add user "keyring:${profile}:gone@svc" svc_test_of-a-key-svc-forgot @s >/dev/null`,
+        step('doctor', 'doctor --json'),
+        step('fix', 'doctor --json --fix'),
+        snapshot('fixed'),
+        step('account', 'account --json'),
+      ],
+      { session: true, profile },
+    );
+    expect(run.result.code, run.result.stderr).toBe(0);
+    type Report = { checks: Array<{ check: string; status: string; message: string; fix?: string }> };
+    const before = JSON.parse(run.read('doctor.out')) as Report;
+    expect(run.code('doctor')).toBe(1);
+    const kernel = before.checks.find((c) => c.message.includes('kernel keyring'));
+    expect(kernel).toMatchObject({ status: 'failed', fix: expect.stringContaining('svc doctor --fix') });
+    expect(kernel!.message).toContain(`${profile}:t1`);
+    expect(kernel!.message).toContain(`${profile}:gone`);
+
+    const after = (JSON.parse(run.read('fix.out')) as Report).checks;
+    expect(after).toContainEqual({ check: 'keychain', status: 'ok', message: `moved ${profile}:t1 from the kernel keyring to credentials.json` });
+    expect(after).toContainEqual({ check: 'keychain', status: 'ok', message: `deleted ${profile}:gone from the kernel keyring (svc has it elsewhere, or no longer uses it)` });
+    expect(after.filter((c) => c.status === 'failed' && c.message.includes(profile))).toEqual([]);
+    expect(svcKeysIn(run.read('fixed.keys'), profile), run.read('fixed.keys')).toEqual([]);
+
+    // The key is usable again, from credentials.json.
+    expect(run.code('account'), run.read('account.err')).toBe(0);
+    expect(JSON.parse(readFileSync(join(run.svcDir, 'credentials.json'), 'utf8')).secrets[`${profile}:t1`]).toBe(emu.seed.keys.test);
+    expect(JSON.parse(readFileSync(join(run.svcDir, 'config.json'), 'utf8')).profiles[profile].keys.t1.storage).toBe('file');
+  }, 90_000);
 });

@@ -73,6 +73,10 @@ export async function secretChecks(ctx: Context, data: ConfigData, fix = false):
       });
   }
 
+  // Copies in the kernel keyring first: --fix may move a secret, and the checks below see where it went.
+  const kernelChecks = process.platform === 'linux' ? await kernelKeyringChecks(ctx, data, storedSecrets(data), store, fix) : [];
+  if (fix && kernelChecks.length) data = await ctx.config.read();
+
   // Which store holds each secret.
   const secrets = storedSecrets(data);
   for (const secret of secrets) {
@@ -121,7 +125,7 @@ export async function secretChecks(ctx: Context, data: ConfigData, fix = false):
       fix: `point SVC_CONFIG_DIR at a folder on disk, or start ${keychainName()}`,
     });
 
-  if (process.platform === 'linux') checks.push(...(await kernelKeyringChecks(ctx, data, secrets, store, fix)));
+  checks.push(...kernelChecks);
   return checks;
 }
 
