@@ -95,6 +95,20 @@ export interface KeychainBackend {
 export const PINNED_STORE = { linux: { store: 'secret-service' } } as const;
 const KERNEL_KEYRING = { linux: { store: 'keyutils' } } as const;
 
+/** The addon's errors where there is no Secret Service at all: no session bus, or nothing serving the secrets API on it. */
+const NO_SECRET_SERVICE = /DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freedesktop\.secrets|ServiceUnknown/;
+
+/** Says "no Secret Service" in words before the addon's own message, which speaks of D-Bus and X11. */
+async function explained<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const message = (error as Error).message ?? String(error);
+    if (process.platform === 'linux' && NO_SECRET_SERVICE.test(message)) throw new Error(`there is no Secret Service on this machine (${message})`);
+    throw error;
+  }
+}
+
 /** @napi-rs/keyring, loaded on first use (a native addon: never at start-up, never fatal to install). */
 export function napiKeychain(platform: NodeJS.Platform = process.platform): KeychainBackend {
   // (The constructor throws when the pinned store is not there: inside the async call, a rejection.)
@@ -104,13 +118,13 @@ export function napiKeychain(platform: NodeJS.Platform = process.platform): Keyc
   };
   const backend: KeychainBackend = {
     async get(service, account, signal) {
-      return (await (await entry(service, account)).getPassword(signal)) ?? null;
+      return (await explained(async () => (await entry(service, account)).getPassword(signal))) ?? null;
     },
     async set(service, account, value, signal) {
-      await (await entry(service, account)).setPassword(value, signal);
+      await explained(async () => (await entry(service, account)).setPassword(value, signal));
     },
     async delete(service, account, signal) {
-      return (await entry(service, account)).deletePassword(signal);
+      return explained(async () => (await entry(service, account)).deletePassword(signal));
     },
   };
   if (platform === 'linux') {
