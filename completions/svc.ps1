@@ -396,7 +396,7 @@ $script:SvcCompletionTree = @{
   }
   'doctor' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--fix', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()

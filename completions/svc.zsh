@@ -68,7 +68,7 @@ _svc_options() {
     'profiles') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles list') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles remove') echo '--revoke --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'doctor') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'doctor') echo '--fix --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'version') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'help') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'emulator') echo '--port --host --state --import --export --allow-host --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;

@@ -219,7 +219,12 @@ export class KeychainSecretStore implements SecretStore {
       await timeBoxed('delete from the kernel keyring', this.timeoutMs, (signal) => forget(KEYCHAIN_SERVICE, account, signal));
       return null;
     } catch (error) {
-      return { service: KEYCHAIN_SERVICE, account, reason: (error as Error).message, remove_with: `keyctl purge -s user 'keyring:${account}@${KEYCHAIN_SERVICE}'` };
+      return {
+        service: KEYCHAIN_SERVICE,
+        account,
+        reason: (error as Error).message,
+        remove_with: `keyctl purge -s user 'keyring:${account}@${KEYCHAIN_SERVICE}'`,
+      };
     }
   }
 }
@@ -298,7 +303,9 @@ export class FileSecretStore implements SecretStore {
       was = tightenOwnFile(fd);
     } catch {
       const mode = fstatSync(fd).mode;
-      this.warn(`${this.path} is open to ${mode & 0o007 ? 'others' : 'its group'} (mode ${octal(mode)}) and could not be tightened. Fix: chmod 600 ${this.path}`);
+      this.warn(
+        `${this.path} is open to ${mode & 0o007 ? 'others' : 'its group'} (mode ${octal(mode)}) and could not be tightened. Fix: chmod 600 ${this.path}`,
+      );
       return;
     }
     if (was !== null)

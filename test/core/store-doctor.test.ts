@@ -45,7 +45,10 @@ describe('svc doctor: where secrets are', () => {
     expect((await runCli(['events', 'tail', '--print-secret'], { configDir, keychain })).exitCode).toBe(0);
     const { exitCode, keychainChecks } = await doctor(configDir, keychain);
     const file = join(configDir, 'credentials.json');
-    expect(keychainChecks[0]).toMatchObject({ status: 'warning', message: expect.stringMatching(/^no OS keychain here \(.*org\.freedesktop\.secrets.*\): new secrets go to /) });
+    expect(keychainChecks[0]).toMatchObject({
+      status: 'warning',
+      message: expect.stringMatching(/^no OS keychain here \(.*org\.freedesktop\.secrets.*\): new secrets go to /),
+    });
     expect(keychainChecks[0]!.message).toContain(file);
     expect(keychainChecks).toContainEqual({ check: 'keychain', status: 'ok', message: `profile "default": the test key "test" is in ${file}` });
     expect(keychainChecks).toContainEqual({ check: 'keychain', status: 'ok', message: `profile "default": the forwarding secret is in ${file}` });
@@ -58,7 +61,10 @@ describe('svc doctor: where secrets are', () => {
     expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
     const { exitCode, keychainChecks } = await doctor(configDir, keychain);
     expect(keychainChecks[0]).toMatchObject({ status: 'ok', message: expect.stringMatching(/^new secrets go to .*, which answers$/) });
-    expect(keychainChecks.find((c) => c.message.includes('the test key'))).toMatchObject({ status: 'ok', message: expect.not.stringContaining('credentials.json') });
+    expect(keychainChecks.find((c) => c.message.includes('the test key'))).toMatchObject({
+      status: 'ok',
+      message: expect.not.stringContaining('credentials.json'),
+    });
     expect(exitCode).toBe(0);
   });
 
@@ -84,7 +90,10 @@ describe('svc doctor: where secrets are', () => {
       const { exitCode, keychainChecks } = await doctor(configDir, keychain);
       expect(exitCode).toBe(1);
       expect(keychainChecks).toContainEqual(
-        expect.objectContaining({ status: 'failed', message: `${join(configDir, 'credentials.json')} is on a tmpfs (kept in memory): the secrets svc keeps there are lost at reboot` }),
+        expect.objectContaining({
+          status: 'failed',
+          message: `${join(configDir, 'credentials.json')} is on a tmpfs (kept in memory): the secrets svc keeps there are lost at reboot`,
+        }),
       );
     } finally {
       rmSync(shm, { recursive: true, force: true });

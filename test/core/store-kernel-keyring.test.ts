@@ -37,7 +37,12 @@ describe('the kernel keyring, read from /proc/keys', () => {
   });
 
   it("lists svc's copies with their accounts, not another service's", () => {
-    expect(svcKernelKeys('svc', listKernelKeys(() => PROC_KEYS))).toEqual([
+    expect(
+      svcKernelKeys(
+        'svc',
+        listKernelKeys(() => PROC_KEYS),
+      ),
+    ).toEqual([
       { description: 'keyring:work:t1@svc', account: 'work:t1' },
       { description: 'default:oauth@svc', account: 'default:oauth' },
     ]);

@@ -53,8 +53,7 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
     emu = await testEmulator();
   });
   afterAll(async () => {
-    for (const name of ['ci', 'oauth', 'bin', 'forward_secret'])
-      spawnSync('secret-tool', ['clear', 'service', 'svc', 'username', `${profile}:${name}`]);
+    for (const name of ['ci', 'oauth', 'bin', 'forward_secret']) spawnSync('secret-tool', ['clear', 'service', 'svc', 'username', `${profile}:${name}`]);
     await emu?.close();
   });
 

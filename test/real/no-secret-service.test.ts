@@ -39,8 +39,7 @@ describe('no Secret Service: prerequisites', () => {
 });
 
 /** One svc step of a session script: its output and exit code land in files named after it. */
-const step = (name: string, command: string) =>
-  `"$NODE" "$SVC" ${command} >"$OUT/${name}.out" 2>"$OUT/${name}.err"; echo $? >"$OUT/${name}.code"`;
+const step = (name: string, command: string) => `"$NODE" "$SVC" ${command} >"$OUT/${name}.out" 2>"$OUT/${name}.err"; echo $? >"$OUT/${name}.code"`;
 /** /proc/keys as this session sees it (and its session keyring, for the failure message). */
 const snapshot = (name: string) => `cat /proc/keys >"$OUT/${name}.keys"; keyctl show @s >>"$OUT/${name}.keys" 2>&1 || true`;
 
@@ -198,7 +197,11 @@ describe.skipIf(problem !== null)('no Secret Service (no session bus)', () => {
 
     const after = (JSON.parse(run.read('fix.out')) as Report).checks;
     expect(after).toContainEqual({ check: 'keychain', status: 'ok', message: `moved ${profile}:t1 from the kernel keyring to credentials.json` });
-    expect(after).toContainEqual({ check: 'keychain', status: 'ok', message: `deleted ${profile}:gone from the kernel keyring (svc has it elsewhere, or no longer uses it)` });
+    expect(after).toContainEqual({
+      check: 'keychain',
+      status: 'ok',
+      message: `deleted ${profile}:gone from the kernel keyring (svc has it elsewhere, or no longer uses it)`,
+    });
     expect(after.filter((c) => c.status === 'failed' && c.message.includes(profile))).toEqual([]);
     expect(svcKeysIn(run.read('fixed.keys'), profile), run.read('fixed.keys')).toEqual([]);
 

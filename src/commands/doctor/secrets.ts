@@ -100,7 +100,8 @@ export async function secretChecks(ctx: Context, data: ConfigData, fix = false):
       present = false;
       reason = (error as Error).message;
     }
-    const fixBy = secret.name === OAUTH_SECRET_NAME ? `svc login --profile ${secret.profile}` : `svc keys add --profile ${secret.profile} --name ${secret.name}`;
+    const fixBy =
+      secret.name === OAUTH_SECRET_NAME ? `svc login --profile ${secret.profile}` : `svc keys add --profile ${secret.profile} --name ${secret.name}`;
     checks.push(
       present
         ? { check: 'keychain', status: 'ok', message: `${where} is in ${storeName(secret.storage, credentialsPath)}` }
