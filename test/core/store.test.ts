@@ -144,6 +144,19 @@ describe('secret storage', () => {
     expect(config(configDir).profiles.default.oauth.storage).toBe('file');
   });
 
+  it('profiles remove takes the forwarding secret svc made for the profile with it, from where it is', async () => {
+    for (const keychain of [failingKeychain(), workingKeychain()]) {
+      const configDir = tempConfigDir();
+      expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
+      expect((await runCli(['events', 'tail', '--print-secret'], { configDir, keychain })).exitCode).toBe(0);
+      const removed = await runCli(['profiles', 'remove', 'default'], { configDir, keychain });
+      expect(removed.exitCode, removed.stderr).toBe(0);
+      expect(removed.stderr).not.toContain('could not be deleted');
+      if (existsSync(join(configDir, 'credentials.json'))) expect(JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).secrets).toEqual({});
+      expect(keychain.entries.size).toBe(0);
+    }
+  });
+
   it('a keychain entry that cannot be deleted is reported with the command that removes it, not claimed deleted', async () => {
     const configDir = tempConfigDir();
     const keychain = workingKeychain();

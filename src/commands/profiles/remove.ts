@@ -8,6 +8,8 @@ import { DEFAULT_PROFILE, OAUTH_SECRET_NAME } from '../../config/config.js';
 import { requireProfile } from '../../credentials/resolve.js';
 import { describeLeft } from '../../credentials/store.js';
 import type { SecretLeft } from '../../credentials/store.js';
+import type { SecretStorage } from '../../config/config.js';
+import { FORWARD_SECRET_NAME } from '../events/secret.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
 import { printJson, warn } from '../../io/output.js';
 import { clientOf, fetchOf, readStored } from '../../auth/stored.js';
@@ -67,7 +69,14 @@ export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<vo
       if (entry) stillThere.push(entry);
     }
     const oauth = await ctx.secrets.delete(opts.name, OAUTH_SECRET_NAME, profile.oauth?.storage);
-    if (oauth) stillThere.push(oauth);
+    // (With no sign-in recorded, a keychain that cannot be asked holds none to report.)
+    if (oauth && profile.oauth) stillThere.push(oauth);
+    // The forwarding secret svc made for the profile (`events tail --forward-to`) goes with it.
+    const forwarding = await forwardingSecretStorage(ctx, opts.name);
+    if (forwarding) {
+      const entry = await ctx.secrets.delete(opts.name, FORWARD_SECRET_NAME, forwarding);
+      if (entry) stillThere.push(entry);
+    }
     await ctx.config.update((data) => {
       delete data.profiles[opts.name];
       if (data.default_profile === opts.name) delete data.default_profile;
@@ -89,4 +98,12 @@ export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<vo
     );
   if ((config.default_profile ?? DEFAULT_PROFILE) === opts.name && Object.keys(config.profiles).length > 1)
     ctx.io.stderr.write('It was the default profile: choose another with `svc auth switch NAME`.\n');
+}
+
+/** Where the profile's forwarding secret is (config.json does not record it); null when none can be found. */
+async function forwardingSecretStorage(ctx: Context, profile: string): Promise<SecretStorage | null> {
+  for (const storage of ['file', 'keychain'] as const) {
+    if ((await ctx.secrets.get(profile, FORWARD_SECRET_NAME, storage).catch(() => null)) !== null) return storage;
+  }
+  return null;
 }
