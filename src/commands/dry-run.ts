@@ -4,7 +4,8 @@
 import type { Context } from '../context.js';
 import type { EndpointName, ListPage } from '../api/endpoints.js';
 import { ENDPOINTS, fillPath } from '../api/endpoints.js';
-import { money, printJson } from '../io/output.js';
+import { money } from '../io/money.js';
+import { printJson } from '../io/output.js';
 import type { Price } from './account/types.js';
 
 export interface PlannedRequest {

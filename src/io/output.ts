@@ -145,13 +145,3 @@ export function clockTime(iso: string | number): string {
 export function scopeList(scopes: readonly string[]): string {
   return scopes.join(' ') || 'none';
 }
-
-/** Cents (possibly fractional) as `$12.34`, `$0.015`, `$0.00002`: exact, never rounded to zero. */
-export function money(cents: number, currency = 'usd'): string {
-  // toPrecision drops binary noise (0.1 + 0.2); then at least two decimals, no trailing zeros past them.
-  const amount = Number((cents / 100).toPrecision(12));
-  const [whole, fraction = ''] = amount.toFixed(12).split('.');
-  const decimals = fraction.replace(/0+$/, '').padEnd(2, '0');
-  const text = `${whole}.${decimals}`;
-  return currency.toLowerCase() === 'usd' ? `$${text}` : `${text} ${currency.toUpperCase()}`;
-}
