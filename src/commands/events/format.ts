@@ -29,7 +29,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 function quoted(v: unknown, max = 48): string | undefined {
   const s = str(v);
   if (s === undefined) return undefined;
-  const flat = s.replace(/\s+/g, ' ');
+  // Caret notation first (^[), as every line shows control characters; JSON would write \u001b.
+  const flat = sanitizeLine(s.replace(/\s+/g, ' '));
   return JSON.stringify(flat.length > max ? `${flat.slice(0, max - 1)}…` : flat);
 }
 
