@@ -114,6 +114,24 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     });
   });
 
+  describe('tables at 80 columns', () => {
+    it('calls list fits the terminal: no line wraps, the id whole, the long title cut with …', async () => {
+      const title = 'Quarterly intake with the interpreting team about the new onboarding flow and its questions';
+      const response = await fetch(`${emu.url}/v1/calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${emu.seed.keys.test}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ languages: ['en', 'es'], title }),
+      });
+      const id = ((await response.json()) as { id: string }).id;
+      const pane = await term.start(['calls', 'list'], envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.test }), 80);
+      await expectExit(pane, 0);
+      // screen() joins wrapped lines: a line that wrapped would be longer than 80.
+      const lines = pane.screen().split('\n');
+      for (const line of lines) expect(line.length, pane.screen()).toBeLessThanOrEqual(80);
+      expect(pane.screen()).toMatch(new RegExp(`^${id}  active\\s+en,es\\s+Quarterly intake.*…\\s+just now$`, 'm'));
+    });
+  });
+
   describe('login', () => {
     it('through the browser: ends by itself once signed in; the opener gets no SVC_* variable', async () => {
       const opener = fakeOpener();
