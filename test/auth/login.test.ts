@@ -242,6 +242,19 @@ describe('svc login', () => {
     expect(result.exitCode).toBe(3);
   });
 
+  it('uses a BROWSER set explicitly even without a display; without BROWSER no display means no browser', async () => {
+    const browser = scriptedBrowser(emulator);
+    const signedIn = await runCli(['login'], { env: { SVC_BASE_URL: emulator.url, BROWSER: 'w3m' }, browser });
+    expect(signedIn.exitCode, signedIn.stderr).toBe(0);
+    expect(browser.opened).toHaveLength(1);
+
+    const opened: string[] = [];
+    const none = await runCli(['login', '--timeout', '1s'], { env: { SVC_BASE_URL: emulator.url }, browser: { open: async (url) => void opened.push(url) } });
+    expect(opened).toEqual([]);
+    expect(none.stderr).toMatch(/no display/);
+    expect(none.exitCode).toBe(3);
+  });
+
   it('asks before moving a profile to another organization: without a terminal it fails naming --yes', async () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
