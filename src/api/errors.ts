@@ -3,6 +3,7 @@
 // so it is never unclear which account a failure concerns (stripe-cli#1135).
 import { ApiError, EXIT } from '../errors.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
+import { confirmedOrg } from '../credentials/confirmed.js';
 import { redactText } from '../io/redact.js';
 
 /** The most of a server's error text quoted in a message. */
@@ -49,7 +50,7 @@ export function missingScope(detail: string | undefined): string | undefined {
 function subjectLabel(subject: ErrorSubject): string {
   const c = subject.credential;
   if (!c) return '';
-  const org = c.profile?.org_name ?? c.profile?.org_id;
+  const org = confirmedOrg(c);
   const who = c.source === 'env' ? 'SVC_API_KEY' : `profile "${c.profileName}"`;
   return ` [${who}${org ? `, ${org}` : ''}, ${c.mode} mode]`;
 }

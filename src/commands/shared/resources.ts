@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import type { ApiRequest, QueryValue } from '../../api/client.js';
 import { type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
+import { orgLabel } from '../../credentials/confirmed.js';
 import { confirm } from '../../io/interactive.js';
 import { note } from '../../io/output.js';
 import type { ListFlags } from '../calls/shared.js';
@@ -17,7 +18,7 @@ import type { ListFlags } from '../calls/shared.js';
 export async function confirmBilled(ctx: Context, action: string, opts: { testModeRefuses?: boolean } = {}): Promise<void> {
   const { credential } = await ctx.api();
   if (credential.mode !== 'live') return;
-  const org = credential.profile?.org_name ?? credential.profile?.org_id ?? 'the organization';
+  const org = orgLabel(credential);
   // Never suggest test mode for what test mode refuses (dialling a phone).
   const free = opts.testModeRefuses
     ? ''
