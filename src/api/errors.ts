@@ -47,7 +47,7 @@ export function missingScope(detail: string | undefined): string | undefined {
   return detail ? /lacks the (\S+) scope/.exec(detail)?.[1] : undefined;
 }
 
-function subjectLabel(subject: ErrorSubject): string {
+function subjectLabel(subject: Pick<ErrorSubject, 'credential'>): string {
   const c = subject.credential;
   if (!c) return '';
   const org = confirmedOrg(c);
@@ -64,6 +64,20 @@ export function tryFree(credential: Pick<ResolvedCredential, 'source'> | undefin
   return credential?.source === 'env'
     ? 'try it free in test mode: set SVC_API_KEY to a test key (svc_test_…), or unset it and use a stored profile with --test'
     : 'try it free in test mode with --test';
+}
+
+/**
+ * A credential without the scope an operation needs: the words of a 403, also when svc
+ * knows it from the stored scopes before asking (src/commands/shared/resources.ts).
+ */
+export function lacksScope(scope: string, subject: Pick<ErrorSubject, 'credential'>): { message: string; hint: string } {
+  const c = subject.credential;
+  const profileFlag = c && c.source === 'profile' ? ` --profile ${c.profileName}` : '';
+  const hint =
+    c?.kind === 'oauth'
+      ? `sign in again granting it: \`svc login${profileFlag} --scopes ${scope}\` (plus the scopes you already use)`
+      : `create a key with the ${scope} scope in the organization's API settings, then \`svc keys add${profileFlag}\``;
+  return { message: `forbidden: the credential lacks the ${scope} scope${subjectLabel(subject)}`, hint };
 }
 
 export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubject): ApiError {
@@ -105,18 +119,11 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       );
     case 403: {
       const scope = missingScope(detail);
-      const hint = !scope
-        ? undefined
-        : c?.kind === 'oauth'
-          ? `sign in again granting it: \`svc login${profileFlag} --scopes ${scope}\` (plus the scopes you already use)`
-          : `create a key with the ${scope} scope in the organization's API settings, then \`svc keys add${profileFlag}\``;
-      return new ApiError(
-        `forbidden: ${scope ? `the credential lacks the ${scope} scope` : (detail ?? 'the credential may not do this')}${where}`,
-        status,
-        EXIT.forbidden,
-        body,
-        hint,
-      );
+      if (scope) {
+        const { message, hint } = lacksScope(scope, subject);
+        return new ApiError(message, status, EXIT.forbidden, body, hint);
+      }
+      return new ApiError(`forbidden: ${detail ?? 'the credential may not do this'}${where}`, status, EXIT.forbidden, body);
     }
     case 404:
       return new ApiError(
