@@ -3,7 +3,7 @@
 // billing notice, and text read from stdin.
 import type { Context } from '../../context.js';
 import type { ApiRequest, QueryValue } from '../../api/client.js';
-import { ENDPOINTS, type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
+import { ENDPOINTS, endpointFor, type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
 import { lacksScope } from '../../api/errors.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
@@ -18,8 +18,18 @@ import type { ListFlags } from '../calls/shared.js';
  * message or translating is billed too (the contract's `billable`), in amounts too small
  * to ask about each time.
  */
-export const ASKS_BEFORE_BILLING = ['calls.create', 'calls.dial', 'lines.create'] as const satisfies readonly EndpointName[];
-export type AskedEndpoint = (typeof ASKS_BEFORE_BILLING)[number];
+export const ASKS_BEFORE_BILLING = {
+  'calls.create': 'Starting a call',
+  'calls.dial': 'Dialling a phone',
+  'lines.create': 'Adding a phone line',
+} as const satisfies Partial<Record<EndpointName, string>>;
+export type AskedEndpoint = keyof typeof ASKS_BEFORE_BILLING;
+
+/** The endpoint a raw request is when it is one of those, else undefined. */
+export function askedEndpoint(method: string, path: string): AskedEndpoint | undefined {
+  const endpoint = endpointFor(method, path);
+  return endpoint !== undefined && Object.hasOwn(ASKS_BEFORE_BILLING, endpoint) ? (endpoint as AskedEndpoint) : undefined;
+}
 
 /** The scopes stored with the credential (the service's answer when it was stored), or undefined when svc does not know them. */
 function storedScopes(credential: ResolvedCredential): readonly string[] | undefined {
