@@ -4,6 +4,7 @@
 import { ApiError, EXIT } from '../errors.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
+import { ENDPOINTS, endpointFor } from './endpoints.js';
 import { redactText } from '../io/redact.js';
 
 /** The most of a server's error text quoted in a message. */
@@ -80,6 +81,16 @@ export function lacksScope(scope: string, subject: Pick<ErrorSubject, 'credentia
   return { message: `forbidden: the credential lacks the ${scope} scope${subjectLabel(subject)}`, hint };
 }
 
+/** A 404 of an object's path may be another organization's or mode's object; a path the API does not have is just that. */
+function notFoundHint(subject: ErrorSubject): string | undefined {
+  const endpoint = endpointFor(subject.method, subject.path.split('?')[0]!);
+  if (endpoint === undefined) return 'the API has no such path: check it against the paths `svc api` takes, e.g. /v1/calls or /v1/calls/{id}';
+  const c = subject.credential;
+  return c && ENDPOINTS[endpoint].path.includes('{')
+    ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)`
+    : undefined;
+}
+
 export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubject): ApiError {
   const full = detailText(body);
   // A detail is the server's text: one page of it at most (control characters are made inert where it is printed).
@@ -126,13 +137,7 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       return new ApiError(`forbidden: ${detail ?? 'the credential may not do this'}${where}`, status, EXIT.forbidden, body);
     }
     case 404:
-      return new ApiError(
-        `not found: ${request}${said}${where}`,
-        status,
-        EXIT.notFound,
-        body,
-        c ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)` : undefined,
-      );
+      return new ApiError(`not found: ${request}${said}${where}`, status, EXIT.notFound, body, notFoundHint(subject));
     case 409:
       return new ApiError(
         `conflict: the object's state does not allow this${said}${where}`,
