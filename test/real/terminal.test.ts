@@ -191,7 +191,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     });
 
     describe('into a profile of another organization asks first', () => {
-      async function loginElsewhere(): Promise<{ pane: Pane; configDir: string }> {
+      async function loginElsewhere(columns?: number): Promise<{ pane: Pane; configDir: string }> {
         const configDir = tempConfigDir();
         mkdirSync(configDir, { recursive: true });
         writeFileSync(
@@ -199,7 +199,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
           JSON.stringify({ version: 1, default_profile: 'default', profiles: { default: { base_url: emu.url, org_id: emu.seed.org_id, org_name: 'Acme' } } }),
         );
         const other = await emu.plane.createOrg(`Globex ${Date.now()}`);
-        const pane = await svc(['login', '--no-browser'], {}, configDir);
+        const pane = await term.start(['login', '--no-browser'], envFor(configDir), columns);
         const [url] = await pane.waitFor(AUTHORIZE_URL);
         await fetch(await adminAnswers(url, 'approve', { email: other.admin.email, org_id: other.org_id }));
         await pane.waitFor('Move the profile to it');
@@ -221,6 +221,16 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         await pane.waitFor('nothing was stored');
         await expectExit(pane, 1);
         expect(orgOf(configDir)).toBe(emu.seed.org_id);
+      });
+
+      it('at 80 columns the question keeps (y/N) on its line, the sentence before it above', async () => {
+        const { pane } = await loginElsewhere(80);
+        await pane.waitFor('(y/N)');
+        const screen = pane.screen();
+        expect(screen).toMatch(/^\? Move the profile to it \(its API keys are removed\)\? \(y\/N\)/m);
+        expect(screen).toMatch(/^profile "default" belongs to Acme \(org_\w+\); this sign-in is for org_\w+\.$/m);
+        pane.press('N', 'Enter');
+        await expectExit(pane, 1);
       });
 
       it('Ctrl-C: exit 130, quietly, nothing stored', async () => {
