@@ -95,5 +95,5 @@ export async function confirm(
   requireTty(ctx, '--yes');
   const split = splitQuestion(message, ctx.io.stderr.columns ?? 80);
   if (split) ctx.io.stderr.write(`${sanitizeText(split.context)}\n`);
-  return ctx.prompter.confirm(split ? split.question : message, ctx.signal);
+  return ctx.prompter.confirm(sanitizeText(split ? split.question : message), ctx.signal);
 }

@@ -254,7 +254,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   const api = await ctx.api();
   const header = await describeTarget(ctx, ctx.signal);
   const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
-  io.stderr.write(`${header}${what}. Ctrl-C to stop.\n`);
+  io.stderr.write(`${sanitizeText(header)}${what}. Ctrl-C to stop.\n`);
   if (checkpointed) io.stderr.write(`resuming after ${checkpointed} (--checkpoint ${opts.checkpoint})\n`);
 
   const stop = new AbortController();
