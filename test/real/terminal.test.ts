@@ -90,8 +90,8 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     chmodSync(script, 0o755);
     return {
       dir,
-      // DISPLAY: svc only tries a browser where one could show (design.md).
-      env: { BROWSER: script, DISPLAY: ':99' },
+      // No DISPLAY: a BROWSER set explicitly is used without one (it may be a text browser).
+      env: { BROWSER: script },
       async opened() {
         const deadline = Date.now() + 10_000;
         while (!existsSync(join(dir, 'url'))) {
