@@ -3,6 +3,8 @@
 // so it is never unclear which account a failure concerns (stripe-cli#1135).
 import { ApiError, EXIT } from '../errors.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
+import { confirmedOrg } from '../credentials/confirmed.js';
+import { ENDPOINTS, endpointFor } from './endpoints.js';
 import { redactText } from '../io/redact.js';
 
 /** The most of a server's error text quoted in a message. */
@@ -46,10 +48,10 @@ export function missingScope(detail: string | undefined): string | undefined {
   return detail ? /lacks the (\S+) scope/.exec(detail)?.[1] : undefined;
 }
 
-function subjectLabel(subject: ErrorSubject): string {
+function subjectLabel(subject: Pick<ErrorSubject, 'credential'>): string {
   const c = subject.credential;
   if (!c) return '';
-  const org = c.profile?.org_name ?? c.profile?.org_id;
+  const org = confirmedOrg(c);
   const who = c.source === 'env' ? 'SVC_API_KEY' : `profile "${c.profileName}"`;
   return ` [${who}${org ? `, ${org}` : ''}, ${c.mode} mode]`;
 }
@@ -63,6 +65,30 @@ export function tryFree(credential: Pick<ResolvedCredential, 'source'> | undefin
   return credential?.source === 'env'
     ? 'try it free in test mode: set SVC_API_KEY to a test key (svc_test_…), or unset it and use a stored profile with --test'
     : 'try it free in test mode with --test';
+}
+
+/**
+ * A credential without the scope an operation needs: the words of a 403, also when svc
+ * knows it from the stored scopes before asking (src/commands/shared/resources.ts).
+ */
+export function lacksScope(scope: string, subject: Pick<ErrorSubject, 'credential'>): { message: string; hint: string } {
+  const c = subject.credential;
+  const profileFlag = c && c.source === 'profile' ? ` --profile ${c.profileName}` : '';
+  const hint =
+    c?.kind === 'oauth'
+      ? `sign in again granting it: \`svc login${profileFlag} --scopes ${scope}\` (plus the scopes you already use)`
+      : `create a key with the ${scope} scope in the organization's API settings, then \`svc keys add${profileFlag}\``;
+  return { message: `forbidden: the credential lacks the ${scope} scope${subjectLabel(subject)}`, hint };
+}
+
+/** A 404 of an object's path may be another organization's or mode's object; a path the API does not have is just that. */
+function notFoundHint(subject: ErrorSubject): string | undefined {
+  const endpoint = endpointFor(subject.method, subject.path.split('?')[0]!);
+  if (endpoint === undefined) return 'the API has no such path: check it against the paths `svc api` takes, e.g. /v1/calls or /v1/calls/{id}';
+  const c = subject.credential;
+  return c && ENDPOINTS[endpoint].path.includes('{')
+    ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)`
+    : undefined;
 }
 
 export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubject): ApiError {
@@ -104,27 +130,14 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       );
     case 403: {
       const scope = missingScope(detail);
-      const hint = !scope
-        ? undefined
-        : c?.kind === 'oauth'
-          ? `sign in again granting it: \`svc login${profileFlag} --scopes ${scope}\` (plus the scopes you already use)`
-          : `create a key with the ${scope} scope in the organization's API settings, then \`svc keys add${profileFlag}\``;
-      return new ApiError(
-        `forbidden: ${scope ? `the credential lacks the ${scope} scope` : (detail ?? 'the credential may not do this')}${where}`,
-        status,
-        EXIT.forbidden,
-        body,
-        hint,
-      );
+      if (scope) {
+        const { message, hint } = lacksScope(scope, subject);
+        return new ApiError(message, status, EXIT.forbidden, body, hint);
+      }
+      return new ApiError(`forbidden: ${detail ?? 'the credential may not do this'}${where}`, status, EXIT.forbidden, body);
     }
     case 404:
-      return new ApiError(
-        `not found: ${request}${said}${where}`,
-        status,
-        EXIT.notFound,
-        body,
-        c ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)` : undefined,
-      );
+      return new ApiError(`not found: ${request}${said}${where}`, status, EXIT.notFound, body, notFoundHint(subject));
     case 409:
       return new ApiError(
         `conflict: the object's state does not allow this${said}${where}`,

@@ -4,7 +4,9 @@
 import type { Context } from '../context.js';
 import type { EndpointName, ListPage } from '../api/endpoints.js';
 import { ENDPOINTS, fillPath } from '../api/endpoints.js';
-import { money, printJson } from '../io/output.js';
+import { orgLabel } from '../credentials/confirmed.js';
+import { money } from '../io/money.js';
+import { printJson } from '../io/output.js';
 import type { Price } from './account/types.js';
 
 export interface PlannedRequest {
@@ -49,7 +51,7 @@ export async function printDryRun(ctx: Context, plan: PlannedRequest): Promise<v
     });
     return;
   }
-  const org = api.credential.profile?.org_name ?? api.credential.profile?.org_id ?? 'the organization';
+  const org = orgLabel(api.credential);
   const lines = [`${request.method} ${request.path}`, ...(plan.body ? [JSON.stringify(plan.body, null, 2)] : [])];
   lines.push(
     !billed

@@ -295,11 +295,15 @@ export function authorizeUrl(metadata: AuthServerMetadata, client: ClientAuth, r
   return url.href;
 }
 
-/** Why no browser can be opened here, or null when one can (design.md: SSH, no display, --no-browser). */
+/**
+ * Why no browser can be opened here, or null when one can (design.md: SSH, no display,
+ * --no-browser). A BROWSER the user set is used without a display: it may be a text
+ * browser, or a command that reaches a browser elsewhere.
+ */
 export function noBrowserReason(opts: Pick<LoginOptions, 'browser'>, env: Context['env'], platform: string): string | null {
   if (!opts.browser) return '--no-browser';
   if (env.SSH_TTY || env.SSH_CONNECTION) return 'this is an SSH session';
-  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return 'there is no display (DISPLAY/WAYLAND_DISPLAY unset)';
+  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY && !env.BROWSER?.trim()) return 'there is no display (DISPLAY/WAYLAND_DISPLAY unset)';
   return null;
 }
 

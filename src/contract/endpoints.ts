@@ -82,6 +82,18 @@ export function fillPath(path: string, params: Record<string, string> = {}): str
   });
 }
 
+/** The endpoint a raw request (`svc api`) is, by method and path (`/v1/calls/call_1/dial` is calls.dial); undefined for none. */
+export function endpointFor(method: string, path: string): EndpointName | undefined {
+  const upper = method.toUpperCase();
+  return (Object.keys(ENDPOINTS) as EndpointName[]).find((name) => {
+    const endpoint: Endpoint = ENDPOINTS[name];
+    if (endpoint.method !== upper) return false;
+    const segments = endpoint.path.split('/');
+    const given = path.split('/');
+    return segments.length === given.length && segments.every((segment, i) => (/^\{\w+\}$/.test(segment) ? given[i] !== '' : segment === given[i]));
+  });
+}
+
 /** Joins a base URL (which may carry a path prefix) and an absolute path. */
 export function joinUrl(baseUrl: string, path: string): URL {
   const base = baseUrl.endsWith('/') ? baseUrl.slice(0, -1) : baseUrl;

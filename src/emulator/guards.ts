@@ -9,14 +9,7 @@ import { networkInterfaces, hostname as machineName } from 'node:os';
 import type { MiddlewareHandler } from 'hono';
 import { HttpError } from './errors.js';
 import type { EmulatorEnv } from './http.js';
-
-export interface BoundAddress {
-  /** http://HOST:PORT of the emulator itself: the base of its RFC 8414 metadata. */
-  url: string;
-  port: number;
-  /** Host names (lower case, IPv6 without brackets) that name this emulator. */
-  hostnames: Set<string>;
-}
+import type { BoundAddress } from './address.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 

@@ -3,6 +3,7 @@
 import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../shared/constants.js';
 import type { Mode, Scope } from '../shared/constants.js';
 import type { AdvancingClock } from './clock.js';
+import type { BoundAddress } from './address.js';
 import { lastSecondRfc3339, newId, randomToken, sha256 } from './ids.js';
 import { TrackedMap } from './persistence/tracked.js';
 import type { ChangeSink } from './persistence/tracked.js';
@@ -238,7 +239,7 @@ export interface State {
   limits: Limits;
   journal: StateJournal | null;
   /** Set once the server listens: the Host names it answers and the base of its metadata (guards.ts). */
-  address: import('./guards.js').BoundAddress | null;
+  address: BoundAddress | null;
   seq: number;
   orgs: Map<string, Org>;
   users: Map<string, User>;

@@ -5,6 +5,7 @@
 import type { Io, SpinnerFactory } from './io.js';
 import type { GlobalOptions } from '../shared/runtime.js';
 import { InterruptedError, UsageError } from '../errors.js';
+import { sanitizeText } from './sanitize.js';
 
 /** ora spinners on `stream` (the real stderr); ora loads with the first one. */
 export function oraSpinners(stream: NodeJS.WritableStream): SpinnerFactory {
@@ -70,12 +71,29 @@ export async function promptSecret(
   return ctx.prompter.password(message, ctx.signal);
 }
 
+/** What the prompt adds around a question: `? ` before it and ` (y/N) ` after. */
+const PROMPT_CHROME = '? '.length + ' (y/N) '.length;
+
+/**
+ * A question too long for one line of the terminal, split into the sentences before it
+ * (printed above) and the question itself (asked), so that `(y/N)` stays on the
+ * question's line instead of wrapping away from it. Null when it fits or has one sentence.
+ */
+export function splitQuestion(message: string, columns: number): { context: string; question: string } | null {
+  if (message.length + PROMPT_CHROME <= columns) return null;
+  const at = message.lastIndexOf('. ');
+  if (at < 0) return null;
+  return { context: `${message.slice(0, at)}.`, question: message.slice(at + 2) };
+}
+
 /** Yes/no; `--yes` answers yes without asking; without a TTY, fails naming `--yes`. */
 export async function confirm(
-  ctx: { io: Pick<Io, 'canPrompt'>; signal: AbortSignal; globals: Pick<GlobalOptions, 'yes'>; prompter: Prompter },
+  ctx: { io: Pick<Io, 'canPrompt' | 'stderr'>; signal: AbortSignal; globals: Pick<GlobalOptions, 'yes'>; prompter: Prompter },
   message: string,
 ): Promise<boolean> {
   if (ctx.globals.yes) return true;
   requireTty(ctx, '--yes');
-  return ctx.prompter.confirm(message, ctx.signal);
+  const split = splitQuestion(message, ctx.io.stderr.columns ?? 80);
+  if (split) ctx.io.stderr.write(`${sanitizeText(split.context)}\n`);
+  return ctx.prompter.confirm(sanitizeText(split ? split.question : message), ctx.signal);
 }

@@ -4,11 +4,14 @@
 import type { Io } from './io.js';
 import type { GlobalOptions } from '../shared/runtime.js';
 import { escapeJsonControls, sanitizeLine, sanitizeText } from './sanitize.js';
+import { type ColumnFit, fitColumns } from './fit.js';
 
-export interface Column<T> {
+export interface Column<T> extends ColumnFit {
   header: string;
   /** The cell text; undefined/null print as empty (TSV) or `-` (table). */
   value(row: T): string | number | boolean | null | undefined;
+  /** A shorter text for a terminal too narrow for the full one (a time as "3 min ago"); never piped. */
+  narrow?(row: T): string | null | undefined;
 }
 
 // JSON.stringify escapes C0; escapeJsonControls the rest (DEL, C1): exact JSON, inert on a terminal.
@@ -39,32 +42,65 @@ export function renderTsv<T>(rows: readonly T[], columns: readonly Column<T>[]):
   return rows.map((row) => columns.map((c) => cell(c.value(row))).join('\t') + '\n').join('');
 }
 
-export async function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: boolean): Promise<string> {
+/** Two spaces between columns, none around them, as gh prints tables. */
+const GAP = 2;
+const NO_BORDER = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: ' '.repeat(GAP),
+};
+
+/**
+ * A table for the terminal, fitted to `width` when given (src/io/fit.ts): the columns'
+ * narrow texts, then cells cut with …, then columns left out, as each column allows.
+ */
+export async function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: boolean, width?: number): Promise<string> {
   const { default: Table } = await import('cli-table3');
   const head = await bold(color);
-  const table = new Table({
-    head: columns.map((c) => head(c.header)),
-    style: { head: [], border: [], compact: true },
-    chars: {
-      top: '',
-      'top-mid': '',
-      'top-left': '',
-      'top-right': '',
-      bottom: '',
-      'bottom-mid': '',
-      'bottom-left': '',
-      'bottom-right': '',
-      left: '',
-      'left-mid': '',
-      mid: '',
-      'mid-mid': '',
-      right: '',
-      'right-mid': '',
-      middle: '  ',
-    },
-  });
-  for (const row of rows) table.push(columns.map((c) => cell(c.value(row)) || '-'));
-  return table.toString() + '\n';
+  const full = rows.map((row) => columns.map((c) => cell(c.value(row)) || '-'));
+  const narrow = rows.map((row) => columns.map((c) => (c.narrow ? cell(c.narrow(row)) || '-' : '')));
+  // cli-table3 measures (string-width: wide characters count twice) and cuts with … where a width is set.
+  const draw = (shown: ReadonlyArray<{ index: number; width?: number; narrow?: boolean }>) => {
+    const table = new Table({
+      head: shown.map((c) => head(columns[c.index]!.header)),
+      colWidths: shown.map((c) => c.width ?? null),
+      wordWrap: false,
+      style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 0 },
+      chars: NO_BORDER,
+    });
+    for (const r of rows.keys()) table.push(shown.map((c) => (c.narrow ? narrow : full)[r]![c.index]!));
+    const text = table.toString();
+    // toString() leaves each column's measured width in options.colWidths.
+    return { text, widths: table.options.colWidths.map((w) => w ?? 0) };
+  };
+  const whole = draw(columns.map((_, index) => ({ index })));
+  const lineWidth = whole.widths.reduce((sum, w) => sum + w, 0) + GAP * (columns.length - 1);
+  if (width === undefined || lineWidth <= width) return whole.text + '\n';
+
+  const narrowed = draw(columns.map((c, index) => ({ index, narrow: c.narrow !== undefined })));
+  const fit = fitColumns(
+    columns.map((c, i) => ({
+      header: c.header.length,
+      full: whole.widths[i]!,
+      ...(c.narrow ? { narrow: narrowed.widths[i]! } : {}),
+      fit: { ...(c.shrink !== undefined ? { shrink: c.shrink } : {}), ...(c.drop !== undefined ? { drop: c.drop } : {}) },
+    })),
+    width,
+    GAP,
+  );
+  return draw(fit.columns).text + '\n';
 }
 
 /**
@@ -83,7 +119,7 @@ export async function printList<T>(
     ctx.io.stderr.write('(none)\n');
     return;
   }
-  ctx.io.stdout.write(await renderTable(rows, columns, ctx.io.color));
+  ctx.io.stdout.write(await renderTable(rows, columns, ctx.io.color, ctx.io.stdout.columns));
 }
 
 /** Prints one object: JSON, or `field<TAB>value` lines (a two-column table on a TTY). */
@@ -144,14 +180,4 @@ export function clockTime(iso: string | number): string {
 /** Scopes as every command shows them: space-separated, as OAuth writes them (RFC 6749 §3.3). */
 export function scopeList(scopes: readonly string[]): string {
   return scopes.join(' ') || 'none';
-}
-
-/** Cents (possibly fractional) as `$12.34`, `$0.015`, `$0.00002`: exact, never rounded to zero. */
-export function money(cents: number, currency = 'usd'): string {
-  // toPrecision drops binary noise (0.1 + 0.2); then at least two decimals, no trailing zeros past them.
-  const amount = Number((cents / 100).toPrecision(12));
-  const [whole, fraction = ''] = amount.toFixed(12).split('.');
-  const decimals = fraction.replace(/0+$/, '').padEnd(2, '0');
-  const text = `${whole}.${decimals}`;
-  return currency.toLowerCase() === 'usd' ? `$${text}` : `${text} ${currency.toUpperCase()}`;
 }

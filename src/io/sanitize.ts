@@ -27,6 +27,22 @@ export function sanitizeLine(text: string): string {
   return ANY_CONTROL.test(text) ? text.replace(CONTROL_ALL, caret) : text;
 }
 
+/**
+ * A JSON value as one line of human output (an event's data in `events get`): the same
+ * caret notation as every other cell, not JSON's `\u001b`, so one rule holds everywhere
+ * but `--json`. Keys and strings are sanitised before JSON.stringify sees them.
+ */
+export function displayJson(value: unknown): string {
+  return JSON.stringify(inert(value)) ?? 'null';
+}
+
+function inert(value: unknown): unknown {
+  if (typeof value === 'string') return sanitizeLine(value);
+  if (Array.isArray(value)) return value.map(inert);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [sanitizeLine(k), inert(v)]));
+  return value;
+}
+
 /** True when the text holds a character a terminal would act on. */
 export function hasControl(text: string): boolean {
   return ANY_CONTROL.test(text);

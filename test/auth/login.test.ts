@@ -242,6 +242,19 @@ describe('svc login', () => {
     expect(result.exitCode).toBe(3);
   });
 
+  it('uses a BROWSER set explicitly even without a display; without BROWSER no display means no browser', async () => {
+    const browser = scriptedBrowser(emulator);
+    const signedIn = await runCli(['login'], { env: { SVC_BASE_URL: emulator.url, BROWSER: 'w3m' }, browser });
+    expect(signedIn.exitCode, signedIn.stderr).toBe(0);
+    expect(browser.opened).toHaveLength(1);
+
+    const opened: string[] = [];
+    const none = await runCli(['login', '--timeout', '1s'], { env: { SVC_BASE_URL: emulator.url }, browser: { open: async (url) => void opened.push(url) } });
+    expect(opened).toEqual([]);
+    expect(none.stderr).toMatch(/no display/);
+    expect(none.exitCode).toBe(3);
+  });
+
   it('asks before moving a profile to another organization: without a terminal it fails naming --yes', async () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
@@ -293,10 +306,12 @@ describe('svc login', () => {
       secrets,
       configDir,
       tty: true,
+      columns: 80,
       prompter: prompter(false),
     });
-    expect(asked[0]).toContain('Acme');
-    expect(asked[0]).toContain(other.id);
+    // At 80 columns the sentence before the question goes above it, so (y/N) stays on the question's line.
+    expect(asked[0]).toBe('Move the profile to it (its API keys are removed)?');
+    expect(declined.stderr).toMatch(new RegExp(`profile "default" belongs to Acme \\(${emulator.seed.org_id}\\); this sign-in is for ${other.id}\\.\\n`));
     expect(declined.exitCode).toBe(1);
     expect(declined.stderr).toMatch(/nothing was stored/);
     expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);

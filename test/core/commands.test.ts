@@ -47,7 +47,8 @@ describe('svc account', () => {
 
   it('balance follows the emulator, prices list every billable item', async () => {
     await emu.plane.setBalance(emu.seed.org_id, 1234);
-    expect((await runCli(['account', 'balance'], env(emu.seed.keys.live))).stdout).toBe('1234\tusd\n');
+    // Piped, as everywhere but --json: dollars (the API counts cents).
+    expect((await runCli(['account', 'balance'], env(emu.seed.keys.live))).stdout).toBe('$12.34\n');
     expect(JSON.parse((await runCli(['account', 'balance', '--json'], env(emu.seed.keys.live))).stdout)).toMatchObject({ available: 1234, livemode: true });
     expect(plain((await runCli(['account', 'balance'], { ...env(emu.seed.keys.live), tty: true })).stdout)).toMatch(/available\s+\$12\.34/);
 
@@ -58,6 +59,11 @@ describe('svc account', () => {
       .split('\n')
       .map((l) => l.split('\t')[0]);
     expect(items.sort()).toEqual(['call_minute', 'dial_minute', 'line_month', 'translation_character']);
+    // The emulator's 0.002 cents a character, exactly, not 0.002 "usd" nor 2e-5.
+    expect(prices.stdout).toContain('translation_character\t$0.00002\tper translated character\n');
+    expect(prices.stdout).toContain('call_minute\t$0.02\tper call minute\n');
+    const pricesTty = plain((await runCli(['account', 'prices'], { ...env(emu.seed.keys.test), tty: true })).stdout);
+    expect(pricesTty).toMatch(/translation_character\s+\$0\.00002\s+per translated character/);
     const json = JSON.parse((await runCli(['account', 'prices', '--json'], env(emu.seed.keys.test))).stdout);
     expect(Array.isArray(json)).toBe(true); // like every list's --json
   });

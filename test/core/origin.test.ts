@@ -231,7 +231,9 @@ describe('logout of one profile of a shared connection', () => {
     const declined: Prompter = { password: async () => '', confirm: async (message) => ((asked = message), false) };
     const no = await runCli(['logout'], { secrets, configDir, tty: true, prompter: declined });
     expect(no.exitCode).toBe(1);
-    expect(asked).toContain('"ops"');
+    // Too long for one line: the sentence naming "ops" above, the question alone beside (y/N).
+    expect(no.stderr).toContain('also ends the sign-in of profile "ops" (same organization, same app).\n');
+    expect(asked).toBe('Log out anyway?');
 
     const yes = await runCli(['logout', '--yes'], { secrets, configDir });
     expect(yes.exitCode, yes.stderr).toBe(0);

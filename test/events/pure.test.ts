@@ -112,7 +112,7 @@ describe('event lines', () => {
     expect(summarize({ id: 'e', type: 'chat.message.created', data: { id: 'msg_1', chat_id: 'chat_1', kind: 'text', text: 'hello\nthere' } })).toBe(
       'msg_1 in chat_1 "hello there"',
     );
-    expect(summarize({ id: 'e', type: 'balance.updated', data: { available: 9950, currency: 'usd' } })).toBe('99.50 USD available');
+    expect(summarize({ id: 'e', type: 'balance.updated', data: { available: 9950, currency: 'usd' } })).toBe('$99.50 available');
     expect(summarize({ id: 'e', type: 'line.released', data: { id: 'line_1', number: '+14155550100', country: 'US', status: 'released' } })).toBe(
       'line_1 +14155550100 US released',
     );

@@ -31,8 +31,8 @@ export interface Exit {
 }
 
 export interface TerminalServer {
-  /** Starts `svc args…` (with this Node binary) in a new pane of `columns`×`rows`. */
-  start(args: string[], env: Record<string, string>): Promise<Pane>;
+  /** Starts `svc args…` (with this Node binary) in a new pane, 250 columns wide unless `columns` says. */
+  start(args: string[], env: Record<string, string>, columns?: number): Promise<Pane>;
   close(): void;
 }
 
@@ -98,7 +98,7 @@ export function terminalServer(): TerminalServer {
   let count = 0;
 
   return {
-    async start(args, env) {
+    async start(args, env, columns = 250) {
       const session = `svc${++count}`;
       const envArgs = Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
       // Several arguments after the options: tmux runs the program directly, no shell.
@@ -109,7 +109,7 @@ export function terminalServer(): TerminalServer {
         '-s',
         session,
         '-x',
-        '250',
+        String(columns),
         '-y',
         '50',
         '-c',

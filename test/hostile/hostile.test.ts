@@ -300,6 +300,56 @@ describe('escape sequences in what the server says never reach the terminal', ()
     expect(JSON.parse(ndjson.stdout).data.title).toBe(nasty);
   });
 
+  it("events list and events get show them as ^[ like every other line, never as JSON's \\u001b", async () => {
+    const event = {
+      object: 'event',
+      id: 'evt_000000000001',
+      type: 'call.started',
+      livemode: false,
+      created_at: '2026-01-01T00:00:00Z',
+      data: { id: 'call_1', title: nasty, [`k${ESC}`]: [nasty] },
+    };
+    server.on('/v1/events', (_req, res) => json(res, 200, { object: 'list', data: [event], has_more: false, next_cursor: null }));
+    for (const tty of [true, false]) {
+      for (const argv of [
+        ['events', 'list'],
+        ['events', 'get', event.id],
+      ]) {
+        const r = await runCli(argv, { env: env({ NO_COLOR: '1' }), tty });
+        expect(r.exitCode).toBe(0);
+        expectInert(r.stdout.replace(/\n/g, ''));
+        expect(r.stdout, argv.join(' ')).toContain('^[]0;owned^G^[[2J^[31mred^?');
+        expect(r.stdout, argv.join(' ')).not.toContain('\\u00');
+      }
+    }
+  });
+
+  it("the organization's name, stored and shown by every command that names it", async () => {
+    server.on('/v1/account', (_req, res) => json(res, 200, { ...account, name: nasty }));
+    server.on('/v1/events/stream', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        `id: evt_000000000001\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id: 'evt_000000000001', type: 'call.started', data: {} })}\n\n`,
+      );
+    });
+    const configDir = tempConfigDir();
+    const secrets = new MemorySecretStore();
+    const runs = [
+      await runCli(['keys', 'add', '--stdin'], { env: { SVC_BASE_URL: server.url }, stdin: KEY, secrets, configDir, tty: true }),
+      await runCli(['auth', 'status', '--offline'], { configDir, secrets, tty: true }),
+      await runCli(['profiles', 'list'], { configDir, secrets, tty: true }),
+      await runCli(['auth', 'switch', 'default'], { configDir, secrets, tty: true }),
+      await runCli(['doctor'], { configDir, secrets, tty: true, env: { SVC_BASE_URL: server.url } }),
+      await runCli(['events', 'tail', '--max-events', '1'], { env: env({ NO_COLOR: '1' }), tty: true }),
+      await runCli(['profiles', 'remove', 'default'], { configDir, secrets, tty: true, env: { SVC_BASE_URL: server.url } }),
+    ];
+    for (const r of runs) {
+      expectInert(r.stdout.replace(/\n/g, ''));
+      expectInert(r.stderr.replace(/\n/g, ''));
+    }
+    expect(runs.map((r) => r.stdout + r.stderr).join('')).toContain('^[]0;owned');
+  });
+
   it('a chat message in human output (and one that is not JSON is skipped, not a crash)', async () => {
     const message = {
       object: 'message',

@@ -1,7 +1,7 @@
 // The pure pieces of the bounds: terminal sanitising, exact-but-inert JSON, the deadline
 // variable, and the event-stream line/event bound over bytes split anywhere.
 import { describe, expect, it } from 'vitest';
-import { escapeJsonControls, sanitizeLine, sanitizeText, snippet } from '../../src/io/sanitize.js';
+import { displayJson, escapeJsonControls, sanitizeLine, sanitizeText, snippet } from '../../src/io/sanitize.js';
 import { DEFAULT_DEADLINE_MS, deadlineFromEnv } from '../../src/api/limits.js';
 import { readSse } from '../../src/api/sse.js';
 import { createHttp } from '../../src/api/http.js';
@@ -17,6 +17,11 @@ describe('sanitizeText / sanitizeLine', () => {
     const text = 'Grüße — 你好 👋 [es] hola';
     expect(sanitizeText(text)).toBe(text);
     expect(sanitizeLine(text)).toBe(text);
+  });
+
+  it('displayJson: a JSON value on one line with the same carets, in keys, strings and arrays alike', () => {
+    expect(displayJson({ 'a\u001b': ['x\u009by', 1, null, { n: 'l1\nl2' }], t: true })).toBe('{"a^[":["x^[y",1,null,{"n":"l1^Jl2"}],"t":true}');
+    expect(displayJson(undefined)).toBe('null');
   });
 
   it('snippet: one line, sanitised, shortened', () => {

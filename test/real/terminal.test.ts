@@ -90,8 +90,8 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     chmodSync(script, 0o755);
     return {
       dir,
-      // DISPLAY: svc only tries a browser where one could show (design.md).
-      env: { BROWSER: script, DISPLAY: ':99' },
+      // No DISPLAY: a BROWSER set explicitly is used without one (it may be a text browser).
+      env: { BROWSER: script },
       async opened() {
         const deadline = Date.now() + 10_000;
         while (!existsSync(join(dir, 'url'))) {
@@ -111,6 +111,24 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
       // 250 columns: each flag's help on one line (on a pipe this one wraps after "the default").
       expect(readFileSync(join(root, 'dist', 'help', 'svc.calls.txt'), 'utf8')).toMatch(/default: the default\n +profile\)/);
       expect(pane.screen()).toMatch(/--profile <name> +profile to use \(env SVC_PROFILE; default: the default profile\)/);
+    });
+  });
+
+  describe('tables at 80 columns', () => {
+    it('calls list fits the terminal: no line wraps, the id whole, the long title cut with …', async () => {
+      const title = 'Quarterly intake with the interpreting team about the new onboarding flow and its questions';
+      const response = await fetch(`${emu.url}/v1/calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${emu.seed.keys.test}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ languages: ['en', 'es'], title }),
+      });
+      const id = ((await response.json()) as { id: string }).id;
+      const pane = await term.start(['calls', 'list'], envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.test }), 80);
+      await expectExit(pane, 0);
+      // screen() joins wrapped lines: a line that wrapped would be longer than 80.
+      const lines = pane.screen().split('\n');
+      for (const line of lines) expect(line.length, pane.screen()).toBeLessThanOrEqual(80);
+      expect(pane.screen()).toMatch(new RegExp(`^${id}  active\\s+en,es\\s+Quarterly intake.*…\\s+just now$`, 'm'));
     });
   });
 
@@ -173,7 +191,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     });
 
     describe('into a profile of another organization asks first', () => {
-      async function loginElsewhere(): Promise<{ pane: Pane; configDir: string }> {
+      async function loginElsewhere(columns?: number): Promise<{ pane: Pane; configDir: string }> {
         const configDir = tempConfigDir();
         mkdirSync(configDir, { recursive: true });
         writeFileSync(
@@ -181,7 +199,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
           JSON.stringify({ version: 1, default_profile: 'default', profiles: { default: { base_url: emu.url, org_id: emu.seed.org_id, org_name: 'Acme' } } }),
         );
         const other = await emu.plane.createOrg(`Globex ${Date.now()}`);
-        const pane = await svc(['login', '--no-browser'], {}, configDir);
+        const pane = await term.start(['login', '--no-browser'], envFor(configDir), columns);
         const [url] = await pane.waitFor(AUTHORIZE_URL);
         await fetch(await adminAnswers(url, 'approve', { email: other.admin.email, org_id: other.org_id }));
         await pane.waitFor('Move the profile to it');
@@ -203,6 +221,16 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         await pane.waitFor('nothing was stored');
         await expectExit(pane, 1);
         expect(orgOf(configDir)).toBe(emu.seed.org_id);
+      });
+
+      it('at 80 columns the question keeps (y/N) on its line, the sentence before it above', async () => {
+        const { pane } = await loginElsewhere(80);
+        await pane.waitFor('(y/N)');
+        const screen = pane.screen();
+        expect(screen).toMatch(/^\? Move the profile to it \(its API keys are removed\)\? \(y\/N\)/m);
+        expect(screen).toMatch(/^profile "default" belongs to Acme \(org_\w+\); this sign-in is for org_\w+\.$/m);
+        pane.press('N', 'Enter');
+        await expectExit(pane, 1);
       });
 
       it('Ctrl-C: exit 130, quietly, nothing stored', async () => {

@@ -1,7 +1,8 @@
 // `svc account balance`: the prepaid balance of the organization.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
-import { money, printObject } from '../../io/output.js';
+import { money } from '../../io/money.js';
+import { printObject } from '../../io/output.js';
 import type { Balance } from './types.js';
 
 export type AccountBalanceOptions = Record<string, never>;
@@ -21,8 +22,8 @@ export async function run(_opts: AccountBalanceOptions, ctx: Context): Promise<v
   const api = await ctx.api();
   const balance = await api.request<Balance>({ endpoint: 'balance.get' });
   if (!ctx.globals.json && !ctx.io.stdout.isTTY) {
-    // Piped: the figure alone, in cents, for scripts.
-    ctx.io.stdout.write(`${balance.available}\t${balance.currency}\n`);
+    // Piped: the figure alone, in dollars as everywhere else (--json keeps the API's cents).
+    ctx.io.stdout.write(`${money(balance.available, balance.currency)}\n`);
     return;
   }
   await printObject(

@@ -2,7 +2,8 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../api/endpoints.js';
-import { money, printList } from '../../io/output.js';
+import { money } from '../../io/money.js';
+import { printList } from '../../io/output.js';
 import type { Price } from './types.js';
 
 export type AccountPricesOptions = Record<string, never>;
@@ -33,8 +34,8 @@ export async function run(_opts: AccountPricesOptions, ctx: Context): Promise<vo
     page.data,
     [
       { header: 'ITEM', value: (p) => p.item },
-      { header: 'PRICE', value: (p) => (ctx.io.stdout.isTTY ? money(p.unit_amount, p.currency) : p.unit_amount) },
-      { header: 'CURRENCY', value: (p) => p.currency },
+      // In dollars, exactly, on a terminal and piped alike; --json keeps the API's cents.
+      { header: 'PRICE', value: (p) => money(p.unit_amount, p.currency) },
       { header: 'UNIT', value: (p) => UNITS[p.item] ?? '' },
     ],
     // An array, like every list's --json.

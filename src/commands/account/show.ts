@@ -2,7 +2,8 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { money, printObject } from '../../io/output.js';
+import { money } from '../../io/money.js';
+import { printObject } from '../../io/output.js';
 import { redact } from '../../io/redact.js';
 import type { Account, Balance } from './types.js';
 

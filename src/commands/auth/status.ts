@@ -10,6 +10,7 @@ import { chooseMode, chooseProfileName, requireProfile } from '../../credentials
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { AuthError, CliError, EXIT } from '../../errors.js';
 import { printJson, relativeTime, scopeList } from '../../io/output.js';
+import { sanitizeText } from '../../io/sanitize.js';
 import { redact } from '../../io/redact.js';
 import { redactedKey } from '../keys/shared.js';
 import { checkCredential, profileBaseUrl, storedCredentials } from '../../credentials/check.js';
@@ -206,7 +207,8 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number
       );
     if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile.`);
     if (active) out.push(`Commands use: ${describeActive(active)}.`);
-    ctx.io.stdout.write(out.join('\n') + '\n');
+    // Organization names and ids came from the service: inert before they reach the terminal.
+    ctx.io.stdout.write(sanitizeText(out.join('\n')) + '\n');
   }
 
   if (problem) {

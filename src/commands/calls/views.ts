@@ -38,13 +38,24 @@ export interface Line extends ApiObject {
   status: 'active' | 'released' | string;
 }
 
-export type TimeFormat = (iso: string | null | undefined) => string;
+export interface TimeFormat {
+  (iso: string | null | undefined): string;
+  /** The narrow form for a table that does not fit the terminal: "3 min ago" alone. */
+  short(iso: string | null | undefined): string;
+}
 
 /** Times as the output wants them: local + relative on a terminal, ISO when piped or JSON. */
 export function timeFormat(ctx: Pick<Context, 'io' | 'clock'>): TimeFormat {
-  if (!ctx.io.stdout.isTTY) return (iso) => iso ?? '';
+  if (!ctx.io.stdout.isTTY) return Object.assign((iso: string | null | undefined) => iso ?? '', { short: (iso: string | null | undefined) => iso ?? '' });
   const now = ctx.clock.now();
-  return (iso) => (iso ? `${localTime(iso)} (${relativeTime(iso, now)})` : '');
+  return Object.assign((iso: string | null | undefined) => (iso ? `${localTime(iso)} (${relativeTime(iso, now)})` : ''), {
+    short: (iso: string | null | undefined) => (iso ? relativeTime(iso, now) : ''),
+  });
+}
+
+/** A time column: in full while the table fits the terminal, else "3 min ago". */
+export function timeColumn<T>(header: string, time: TimeFormat, iso: (row: T) => string | null | undefined): Column<T> {
+  return { header, value: (row) => time(iso(row)), narrow: (row) => time.short(iso(row)) };
 }
 
 const mode = (o: ApiObject) => (o.livemode ? 'live' : 'test');
@@ -54,8 +65,8 @@ export function callColumns(time: TimeFormat): Column<Call>[] {
     { header: 'ID', value: (c) => c.id },
     { header: 'STATUS', value: (c) => c.status },
     { header: 'LANGUAGES', value: (c) => c.languages?.join(',') },
-    { header: 'TITLE', value: (c) => c.title },
-    { header: 'CREATED', value: (c) => time(c.created_at) },
+    { header: 'TITLE', value: (c) => c.title, shrink: 10 },
+    timeColumn('CREATED', time, (c) => c.created_at),
   ];
 }
 
@@ -87,10 +98,10 @@ export function participantFields(part: Participant, time: TimeFormat): Array<re
 export function linkColumns(time: TimeFormat): Column<Link>[] {
   return [
     { header: 'ID', value: (l) => l.id },
-    { header: 'URL', value: (l) => l.url },
-    { header: 'CALL', value: (l) => l.call_id },
+    { header: 'URL', value: (l) => l.url, shrink: 20 },
+    { header: 'CALL', value: (l) => l.call_id, drop: 1 },
     { header: 'LANGUAGE', value: (l) => l.language },
-    { header: 'EXPIRES', value: (l) => time(l.expires_at) },
+    timeColumn('EXPIRES', time, (l) => l.expires_at),
   ];
 }
 
@@ -112,7 +123,7 @@ export function lineColumns(time: TimeFormat): Column<Line>[] {
     { header: 'NUMBER', value: (l) => l.number },
     { header: 'COUNTRY', value: (l) => l.country },
     { header: 'STATUS', value: (l) => l.status },
-    { header: 'CREATED', value: (l) => time(l.created_at) },
+    timeColumn('CREATED', time, (l) => l.created_at),
   ];
 }
 

@@ -43,7 +43,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
 }
 
 export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
-  const text = opts.text ?? (await readStdinText(ctx, 'the message', 'svc chats send chat_8f2a1c "Hello", or echo "Hello" | svc chats send chat_8f2a1c'));
+  const text = opts.text ?? (await readStdinText(ctx, 'message', 'svc chats send chat_8f2a1c "Hello", or echo "Hello" | svc chats send chat_8f2a1c'));
   validated(() => parseText(text, 'the message text', MAX_MESSAGE_CHARS));
   if (opts.dryRun) {
     // Posting a message is billed in live mode (api-contract.md): by the characters translated.

@@ -1,6 +1,6 @@
 // Chats and their messages (api-contract.md "Resources"), for lists and single objects.
 import { type Column } from '../../io/output.js';
-import type { TimeFormat } from '../calls/views.js';
+import { type TimeFormat, timeColumn } from '../calls/views.js';
 
 export interface Chat {
   id: string;
@@ -30,8 +30,8 @@ export function chatColumns(time: TimeFormat): Column<Chat>[] {
     { header: 'ID', value: (c) => c.id },
     { header: 'STATUS', value: (c) => c.status },
     { header: 'LANGUAGE', value: (c) => c.language },
-    { header: 'SUBJECT', value: (c) => c.subject },
-    { header: 'CREATED', value: (c) => time(c.created_at) },
+    { header: 'SUBJECT', value: (c) => c.subject, shrink: 10 },
+    timeColumn('CREATED', time, (c) => c.created_at),
   ];
 }
 
@@ -54,11 +54,12 @@ export function messageText(m: Message): string {
 export function messageColumns(time: TimeFormat): Column<Message>[] {
   return [
     { header: 'ID', value: (m) => m.id },
-    { header: 'KIND', value: (m) => m.kind },
+    // The text and its translation are what a reader wants; the kind goes first when room is short.
+    { header: 'KIND', value: (m) => m.kind, drop: 1 },
     { header: 'LANGUAGE', value: (m) => m.language },
-    { header: 'TEXT', value: (m) => messageText(m) },
-    { header: 'TRANSLATION', value: (m) => (m.translation ? `[${m.translation.language}] ${m.translation.text}` : '') },
-    { header: 'CREATED', value: (m) => time(m.created_at) },
+    { header: 'TEXT', value: (m) => messageText(m), shrink: 12 },
+    { header: 'TRANSLATION', value: (m) => (m.translation ? `[${m.translation.language}] ${m.translation.text}` : ''), shrink: 12 },
+    timeColumn('CREATED', time, (m) => m.created_at),
   ];
 }
 

@@ -16,6 +16,7 @@ import { EXIT } from '../../errors.js';
 import { maskProxy, proxyFor } from '../../api/proxy.js';
 import { CertificateRefusedError } from '../../api/limits.js';
 import { printJson } from '../../io/output.js';
+import { sanitizeText } from '../../io/sanitize.js';
 
 export type Status = 'ok' | 'warning' | 'failed';
 
@@ -356,7 +357,8 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
   else {
     const width = 7;
     const lines = checks.map((c) => `${c.status.padEnd(width)} ${c.message}${c.fix ? `\n${' '.repeat(width + 1)}fix: ${c.fix}` : ''}`);
-    ctx.io.stdout.write(lines.join('\n') + '\n');
+    // Organization names and the service's answers are its text: inert before they reach the terminal.
+    ctx.io.stdout.write(sanitizeText(lines.join('\n')) + '\n');
     ctx.io.stderr.write(failed ? `${failed} check(s) failed, ${warnings} warning(s).\n` : `No problems found${warnings ? ` (${warnings} warning(s))` : ''}.\n`);
   }
   return failed ? EXIT.failure : EXIT.ok;

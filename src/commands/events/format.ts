@@ -1,4 +1,5 @@
 // One human line per event: local time, type, id, and a short summary of the object.
+import { money } from '../../io/money.js';
 import { sanitizeLine } from '../../io/sanitize.js';
 
 export interface ApiEvent {
@@ -28,7 +29,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 function quoted(v: unknown, max = 48): string | undefined {
   const s = str(v);
   if (s === undefined) return undefined;
-  const flat = s.replace(/\s+/g, ' ');
+  // Caret notation first (^[), as every line shows control characters; JSON would write \u001b.
+  const flat = sanitizeLine(s.replace(/\s+/g, ' '));
   return JSON.stringify(flat.length > max ? `${flat.slice(0, max - 1)}…` : flat);
 }
 
@@ -63,7 +65,7 @@ export function summarize(event: ApiEvent): string {
       return join([dir, typeof d.characters === 'number' ? `${d.characters} chars` : undefined]);
     }
     case 'balance':
-      return typeof d.available === 'number' ? `${(d.available / 100).toFixed(2)} ${(str(d.currency) ?? 'usd').toUpperCase()} available` : join([str(d.id)]);
+      return typeof d.available === 'number' ? `${money(d.available, str(d.currency))} available` : join([str(d.id)]);
     default:
       // An unknown kind (or the emulator's synthetic load events): whatever names it.
       return join([str(d.id) ?? str(d.object), str(d.status)]);

@@ -7,6 +7,7 @@ import type { ListPage } from '../../api/endpoints.js';
 import { LIST_LIMIT_MAX } from '../../api/endpoints.js';
 import { CliError, EXIT } from '../../errors.js';
 import { printObject } from '../../io/output.js';
+import { displayJson } from '../../io/sanitize.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, requiredArg, validated } from '../calls/shared.js';
 import { timeFormat } from '../calls/views.js';
@@ -61,7 +62,7 @@ export async function run(opts: EventsGetOptions, ctx: Context): Promise<void> {
       ['created', time(event.created_at)],
       ['mode', event.livemode ? 'live' : 'test'],
       ['summary', summarize(event)],
-      ['data', JSON.stringify(event.data ?? null)],
+      ['data', displayJson(event.data ?? null)],
     ],
     event,
   );

@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';
 import { type Flags, type ListFlags, parseListFlags } from '../calls/shared.js';
 import { fetchList } from '../shared/resources.js';
-import { timeFormat } from '../calls/views.js';
+import { timeColumn, timeFormat } from '../calls/views.js';
 import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
 import { type ApiEvent, summarize } from './format.js';
 
@@ -53,7 +53,7 @@ export async function run(opts: EventsListOptions, ctx: Context): Promise<void> 
   await printList(ctx, events, [
     { header: 'ID', value: (e) => e.id },
     { header: 'TYPE', value: (e) => e.type },
-    { header: 'SUMMARY', value: (e) => summarize(e) },
-    { header: 'CREATED', value: (e) => time(e.created_at) },
+    { header: 'SUMMARY', value: (e) => summarize(e), shrink: 12 },
+    timeColumn('CREATED', time, (e) => e.created_at),
   ]);
 }

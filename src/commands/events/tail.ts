@@ -3,6 +3,7 @@
 // connections without losing or repeating an event.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
+import { confirmedProfile } from '../../credentials/confirmed.js';
 import type { SseMessage } from '../../api/sse.js';
 import { ApiError, CliError, NetworkError, UsageError } from '../../errors.js';
 import { parseDurationSeconds } from '../../validate/duration.js';
@@ -213,8 +214,9 @@ function isRetryable(error: unknown): boolean {
 
 async function describeTarget(ctx: Context, signal: AbortSignal): Promise<string> {
   const credential = await ctx.resolveCredential();
-  let orgName = credential.profile?.org_name;
-  let orgId = credential.profile?.org_id;
+  // Only a stored credential's profile is known to be its organization's (src/credentials/confirmed.ts).
+  let orgName = confirmedProfile(credential)?.org_name;
+  let orgId = confirmedProfile(credential)?.org_id;
   if (!orgName) {
     // SVC_API_KEY alone says nothing about the organization: ask, but never wait long or fail for it.
     try {
@@ -252,7 +254,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   const api = await ctx.api();
   const header = await describeTarget(ctx, ctx.signal);
   const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
-  io.stderr.write(`${header}${what}. Ctrl-C to stop.\n`);
+  io.stderr.write(`${sanitizeText(header)}${what}. Ctrl-C to stop.\n`);
   if (checkpointed) io.stderr.write(`resuming after ${checkpointed} (--checkpoint ${opts.checkpoint})\n`);
 
   const stop = new AbortController();

@@ -9,6 +9,7 @@ import { checkAddress, chooseBaseUrl, chooseProfileName } from '../../credential
 import { ApiError, EXIT, UsageError } from '../../errors.js';
 import { promptSecret } from '../../io/interactive.js';
 import { printJson, warn } from '../../io/output.js';
+import { sanitizeText } from '../../io/sanitize.js';
 import { describeLeft, type SecretLeft } from '../../credentials/store.js';
 import { addEntry, commitKey, dropEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { lastFour, redact } from '../../io/redact.js';
@@ -222,8 +223,11 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
       key: { ...meta, redacted: redactedKey(meta) },
       ...(left.length ? { secrets_left: left } : {}),
     });
+  // The organization's name is the server's text: inert before it reaches the terminal.
   ctx.io.stdout.write(
-    `Added ${mode} key "${name}" (${redactedKey(meta)}) for ${account.name} (${account.id}) to profile "${profileName}", stored in ${storage === 'file' ? 'the credentials file' : storage}.\n`,
+    sanitizeText(
+      `Added ${mode} key "${name}" (${redactedKey(meta)}) for ${account.name} (${account.id}) to profile "${profileName}", stored in ${storage === 'file' ? 'the credentials file' : storage}.`,
+    ) + '\n',
   );
   if (replaced.length) ctx.io.stderr.write(`It replaces the profile's previous ${mode} key ${replaced.map((k) => `"${k.name}"`).join(', ')}.\n`);
 }

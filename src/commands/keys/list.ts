@@ -39,7 +39,7 @@ export async function run(_opts: KeysListOptions, ctx: Context): Promise<void> {
       { header: 'NAME', value: (k) => k.name },
       { header: 'MODE', value: (k) => k.mode },
       { header: 'KEY', value: (k) => k.redacted },
-      { header: 'SCOPES', value: (k) => (k.unverified ? 'unknown (unverified)' : scopeList(k.scopes)) },
+      { header: 'SCOPES', value: (k) => (k.unverified ? 'unknown (unverified)' : scopeList(k.scopes)), shrink: 12 },
       { header: 'STORED', value: (k) => k.storage },
     ],
     rows,

@@ -56,10 +56,17 @@ function credentials(row: ProfileRow): string {
 const columns: Column<ProfileRow>[] = [
   { header: 'NAME', value: (r) => r.name },
   { header: 'DEFAULT', value: (r) => (r.default ? '*' : '') },
-  { header: 'ORGANIZATION', value: (r) => (r.org_name ? `${r.org_name} (${r.org_id ?? '?'})` : r.org_id) },
-  { header: 'ADDRESS', value: (r) => r.base_url },
+  // On a narrow terminal the organization's name stands alone (its id is in --json and `svc account`).
+  {
+    header: 'ORGANIZATION',
+    value: (r) => (r.org_name ? `${r.org_name} (${r.org_id ?? '?'})` : r.org_id),
+    narrow: (r) => r.org_name ?? r.org_id,
+    shrink: 12,
+  },
+  // The address goes first on a narrow terminal: `svc auth status` and --json show it.
+  { header: 'ADDRESS', value: (r) => r.base_url, shrink: 12, drop: 1 },
   { header: 'MODE', value: (r) => r.mode },
-  { header: 'CREDENTIALS', value: (r) => credentials(r) },
+  { header: 'CREDENTIALS', value: (r) => credentials(r), shrink: 12 },
 ];
 
 export async function run(_opts: unknown, ctx: Context): Promise<void> {

@@ -12,6 +12,7 @@ import type { SecretStorage } from '../../config/config.js';
 import { FORWARD_SECRET_NAME } from '../events/secret.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
 import { printJson, warn } from '../../io/output.js';
+import { sanitizeText } from '../../io/sanitize.js';
 import { clientOf, fetchOf, readStored } from '../../auth/stored.js';
 import { revokeToken } from '../../auth/tokens.js';
 import { DEFAULT_BASE_URL, ENDPOINTS, joinUrl } from '../../api/endpoints.js';
@@ -90,7 +91,7 @@ export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<vo
     printJson(ctx, { profile: opts.name, removed: true, revoked, oauth_still_active: stillActive, secrets_left: left });
     return;
   }
-  ctx.io.stdout.write(`Removed ${where}${revoked ? ' and revoked its OAuth connection' : ''}.\n`);
+  ctx.io.stdout.write(sanitizeText(`Removed ${where}${revoked ? ' and revoked its OAuth connection' : ''}.`) + '\n');
   if (stillActive)
     warn(
       ctx,

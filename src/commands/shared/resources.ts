@@ -3,21 +3,58 @@
 // billing notice, and text read from stdin.
 import type { Context } from '../../context.js';
 import type { ApiRequest, QueryValue } from '../../api/client.js';
-import { type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
+import { ENDPOINTS, endpointFor, type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
+import { lacksScope } from '../../api/errors.js';
+import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
+import { orgLabel } from '../../credentials/confirmed.js';
 import { confirm } from '../../io/interactive.js';
 import { note } from '../../io/output.js';
 import type { ListFlags } from '../calls/shared.js';
 
 /**
+ * The live-mode operations that say what they cost and ask first (starting a call,
+ * dialling, adding a line), from their commands and from `svc api` alike. Sending a chat
+ * message or translating is billed too (the contract's `billable`), in amounts too small
+ * to ask about each time.
+ */
+export const ASKS_BEFORE_BILLING = {
+  'calls.create': 'Starting a call',
+  'calls.dial': 'Dialling a phone',
+  'lines.create': 'Adding a phone line',
+} as const satisfies Partial<Record<EndpointName, string>>;
+export type AskedEndpoint = keyof typeof ASKS_BEFORE_BILLING;
+
+/** The endpoint a raw request is when it is one of those, else undefined. */
+export function askedEndpoint(method: string, path: string): AskedEndpoint | undefined {
+  const endpoint = endpointFor(method, path);
+  return endpoint !== undefined && Object.hasOwn(ASKS_BEFORE_BILLING, endpoint) ? (endpoint as AskedEndpoint) : undefined;
+}
+
+/** The scopes stored with the credential (the service's answer when it was stored), or undefined when svc does not know them. */
+function storedScopes(credential: ResolvedCredential): readonly string[] | undefined {
+  if (credential.source !== 'profile' || !credential.profile) return undefined;
+  if (credential.kind === 'oauth') return credential.profile.oauth?.scopes;
+  const key = credential.keyName ? credential.profile.keys?.[credential.keyName] : undefined;
+  return key && !key.unverified ? key.scopes : undefined;
+}
+
+/**
  * Live-mode actions that cost money say so on stderr, and ask on a terminal unless
  * `--yes`; without a terminal they just run (scripts and CI). Test mode is free and
- * says nothing. Declining is exit 1 with nothing done.
+ * says nothing. Declining is exit 1 with nothing done. A credential whose stored scopes
+ * cannot do it fails first, as the service's 403 would, rather than asking in vain.
  */
-export async function confirmBilled(ctx: Context, action: string, opts: { testModeRefuses?: boolean } = {}): Promise<void> {
+export async function confirmBilled(ctx: Context, endpoint: AskedEndpoint, action: string, opts: { testModeRefuses?: boolean } = {}): Promise<void> {
   const { credential } = await ctx.api();
   if (credential.mode !== 'live') return;
-  const org = credential.profile?.org_name ?? credential.profile?.org_id ?? 'the organization';
+  const scope = ENDPOINTS[endpoint].scope;
+  const scopes = storedScopes(credential);
+  if (scopes && !scopes.includes(scope)) {
+    const { message, hint } = lacksScope(scope, { credential });
+    throw new CliError(message, EXIT.forbidden, hint);
+  }
+  const org = orgLabel(credential);
   // Never suggest test mode for what test mode refuses (dialling a phone).
   const free = opts.testModeRefuses
     ? ''
