@@ -45,6 +45,7 @@ form.inline{display:inline}
 .status-2{color:#047857}.status-4{color:#b45309}.status-5{color:#b91c1c}
 ol.log{list-style:none;padding:0;margin:0}
 ol.log li{background:#fff;border-bottom:1px solid #e5e7eb}
+ol.log details>h3{font-size:.85rem;margin:.4rem .5rem 0}ol.log details>pre{margin:.2rem .5rem .6rem}
 ol.log summary{padding:.35rem .5rem;cursor:pointer;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
 dialog{border:1px solid #4b5563;border-radius:8px;padding:1rem 1.2rem;max-width:min(36rem,95vw)}
 dialog::backdrop{background:rgba(0,0,0,.4)}

@@ -68,7 +68,7 @@ export function layout(v: View, path: string, title: string, body: Html): Html {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
+        <meta name="referrer" content="same-origin" />
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/_dashboard/app.css" />
         <title>${title} · ${v.mode === 'live' ? 'Live' : 'Test'} · svc emulator</title>
@@ -172,7 +172,7 @@ export function overviewPage(v: View): Html {
       </section>
       <section aria-labelledby="orgs">
         <h2 id="orgs">Organizations</h2>
-        <div class="scroll">
+        <div class="scroll" tabindex="0">
           <table>
             <thead>
               <tr>
@@ -207,7 +207,7 @@ export function overviewPage(v: View): Html {
       </section>
       <section aria-labelledby="prices">
         <h2 id="prices">Prices</h2>
-        <div class="scroll">
+        <div class="scroll" tabindex="0">
           <table>
             <thead>
               <tr>
@@ -248,7 +248,7 @@ export function keysPage(v: View): Html {
     '/keys',
     'API keys',
     html` <p><button type="button" class="primary" data-open="create-key">Create key</button></p>
-      <div id="keys" data-live class="scroll">
+      <div id="keys" data-live class="scroll" tabindex="0">
         <table>
           <caption class="muted">
             ${keys.length} ${v.mode} key(s). A key is shown once, when it is made; only its last four characters are kept here.
@@ -352,7 +352,7 @@ export function appsPage(v: View): Html {
       <p><button type="button" class="primary" data-open="register-app">Register app</button></p>
       <div id="apps" data-live>
         <h2>Registered apps</h2>
-        <div class="scroll">
+        <div class="scroll" tabindex="0">
           <table>
             <thead>
               <tr>
@@ -392,7 +392,7 @@ export function appsPage(v: View): Html {
             ${
               connections.length === 0
                 ? html`<p class="muted">No app is connected to ${org.name}.</p>`
-                : html`<div class="scroll">
+                : html`<div class="scroll" tabindex="0">
                     <table>
                       <thead>
                         <tr>
@@ -456,7 +456,7 @@ export function callsPage(v: View): Html {
     '/calls',
     'Calls',
     html`<div id="calls" data-live>
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table>
           <caption class="muted">
             The newest ${PAGE_ROWS} calls at most.
@@ -495,7 +495,7 @@ export function callsPage(v: View): Html {
       ${
         lines.length === 0
           ? html`<p class="muted">No ${v.mode} phone lines.</p>`
-          : html`<div class="scroll">
+          : html`<div class="scroll" tabindex="0">
               <table>
                 <thead>
                   <tr>
@@ -555,7 +555,7 @@ export function callPage(v: View, id: string): Html | null {
         ${
           participants.length === 0
             ? html`<p class="muted">No one was dialled.</p>`
-            : html`<div class="scroll">
+            : html`<div class="scroll" tabindex="0">
                 <table>
                   <thead>
                     <tr>
@@ -585,7 +585,7 @@ export function callPage(v: View, id: string): Html | null {
         ${
           links.length === 0
             ? html`<p class="muted">No links to this call.</p>`
-            : html`<div class="scroll">
+            : html`<div class="scroll" tabindex="0">
                 <table>
                   <thead>
                     <tr>
@@ -623,7 +623,7 @@ export function chatsPage(v: View): Html {
     '/chats',
     'Chats',
     html`<div id="chats" data-live>
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table>
           <caption class="muted">
             The newest ${PAGE_ROWS} chats at most.
