@@ -42,7 +42,7 @@ describe('the dashboard over http', () => {
     expect(html).toContain('<nav aria-label="Dashboard">');
     const key = [...t.emulator.state.keys.values()].find((k) => k.mode === 'test')!;
     const action = `/_dashboard/keys/${key.id}/revoke`;
-    const refusals = [
+    const refusals: { csrf?: string; mode: string; headers: Record<string, string> }[] = [
       { csrf, mode: 'test', headers: { cookie, origin: 'http://evil.test' } },
       { csrf, mode: 'test', headers: { cookie, 'sec-fetch-site': 'cross-site' } },
       { csrf, mode: 'test', headers: { cookie, origin: `http://127.0.0.1:${t.emulator.port + 1}` } },

@@ -312,6 +312,89 @@ describe.skipIf(chromiumMissing && !requireReal)(`the emulator's dashboard in a 
     }
   });
 
+  it('Calls and Chats: a detail view that follows the API live; End call and Close chat', async () => {
+    const context = await browser.newContext();
+    try {
+      const env = { SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.seed.keys.test };
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/calls?mode=test');
+      expect((await runCli(['--test', 'events', 'trigger', 'call.started'], { env })).exitCode).toBe(0);
+      const active = page.locator('#calls tbody tr', { hasText: 'active' }).first();
+      await active.waitFor({ state: 'visible', timeout: 1000 });
+      await active.getByRole('link').click();
+      await page.waitForSelector('body[data-live="on"]');
+      await expect.poll(() => textOf(page.locator('#call'))).toContain('active');
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByRole('button', { name: 'End call' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('Ended call_');
+      await expect.poll(() => textOf(page.locator('#call dl'))).toContain('ended');
+      const callId = new URL(page.url()).pathname.split('/').pop()!;
+      expect(emulator.state.calls.get(callId)!.obj.status).toBe('ended');
+
+      await open(page, '/chats?mode=test');
+      expect((await runCli(['--test', 'events', 'trigger', 'chat.message.created'], { env })).exitCode).toBe(0);
+      const chat = page.locator('#chats tbody tr', { hasText: 'open' }).first();
+      await chat.waitFor({ state: 'visible', timeout: 1000 });
+      await chat.getByRole('link').click();
+      await page.waitForSelector('body[data-live="on"]');
+      await page.locator('#chat ol.log li').first().waitFor({ state: 'visible' });
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByRole('button', { name: 'Close chat' }).click();
+      await expect.poll(() => textOf(page.locator('#chat dl'))).toContain('closed');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Controls: advance the clock, inject a fault, publish events, export, import and reset', async () => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    try {
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/controls?mode=test');
+      const before = emulator.state.clock.now();
+      await page.getByLabel('Advance by (seconds)').fill('7200');
+      await page.getByRole('button', { name: 'Advance clock' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('The clock moved 7200 s');
+      expect(emulator.state.clock.now() - before).toBeGreaterThanOrEqual(7_200_000);
+
+      await page.getByLabel('Status').selectOption('429');
+      await page.getByLabel('Path prefix').fill('/v1/account');
+      await page.locator('#fault-count').fill('1');
+      await page.getByRole('button', { name: 'Inject fault' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('fail with 429');
+      const faulted = await fetch(`${emulator.url}/v1/account`, { headers: { authorization: `Bearer ${emulator.seed.keys.test}` } });
+      expect(faulted.status).toBe(429);
+
+      await page.getByLabel('Type').fill('chat.started');
+      await page.locator('#publish-count').fill('3');
+      await page.getByRole('button', { name: 'Publish test events' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('Published 3 test chat.started event(s)');
+
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /Export the state/ }).click()]);
+      const exported = await download.path();
+      const { readFileSync } = await import('node:fs');
+      expect(JSON.parse(readFileSync(exported, 'utf8'))).toMatchObject({ format: 'svc-emulator-state' });
+
+      // The exported world imported back, then a reset: a new seed, its keys shown once.
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByLabel('Import a document').setInputFiles(exported);
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toMatch(/^Imported .*: 1 organization\(s\), \d+ key\(s\)/);
+
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByRole('button', { name: 'Reset the emulator' }).click();
+      const shown = page.getByRole('dialog', { name: 'The new seed' });
+      const testKey = await shown.getByLabel('Test key', { exact: true }).inputValue();
+      expect(testKey).toBe(emulator.seed.keys.test);
+      const account = await runCli(['account'], { env: { SVC_BASE_URL: emulator.url, SVC_API_KEY: testKey } });
+      expect(account.exitCode).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('refuses a POST from another origin (403, nothing changes) and a foreign Host (421)', async () => {
     // Another site on this machine (another port is another origin) posts the dashboard's own form, token and all.
     const context = await browser.newContext();
