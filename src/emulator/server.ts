@@ -57,13 +57,14 @@ export function createApp(state: State, requests = new RequestLog()): Hono<Emula
 
   app.use('/v1/*', async (c, next) => {
     const credential = authenticate(state, presentedSecret({ authorization: c.req.header('authorization'), apiKey: c.req.header('x-api-key') }));
+    // Set before the rate limit, so that the dashboard's Requests page names the key of a 429 too.
+    c.set('credential', credential);
     const decision = takeRequest(state, credential.rate_key);
     if (!decision.allowed) {
       state.stats.rate_limited++;
       throw new HttpError(429, 'too many requests: 600 per minute per API key or connected app', decision.headers);
     }
     for (const [name, value] of Object.entries(decision.headers)) c.header(name, value);
-    c.set('credential', credential);
     await next();
   });
 
