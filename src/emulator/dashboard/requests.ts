@@ -99,8 +99,14 @@ export function redactBody(text: string, contentType: string): string {
   return text.replace(/svc_(live|test|cs|oat|ort)_[A-Za-z0-9_-]+/g, REDACTED);
 }
 
-function cut(text: string): string {
-  return text.length > BODY_CHARS ? `${text.slice(0, BODY_CHARS)}\n… (${text.length - BODY_CHARS} more characters not kept)` : text;
+/** Bodies longer than this are not read for secrets at all (a state export, say): only their size is kept. */
+const READ_CHARS = 64 * 1024;
+
+/** What the Requests page keeps of a body: stripped of secrets, then cut short. */
+function kept(text: string, contentType: string): string {
+  if (text.length > READ_CHARS) return `(${text.length} characters, not kept)`;
+  const shown = redactBody(text, contentType);
+  return shown.length > BODY_CHARS ? `${shown.slice(0, BODY_CHARS)}\n… (${shown.length - BODY_CHARS} more characters not kept)` : shown;
 }
 
 const TEXT_BODY = /json|x-www-form-urlencoded|^text\/(plain|html)/i;
@@ -121,18 +127,27 @@ export function requestLogger(log: RequestLog, now: () => number, skip: (path: s
         .text()
         .catch(() => null);
     }
+    // The answer's body as the route gave it (c.json's object, c.body's text): cheaper than
+    // copying the Response, and an event stream or a page is never read.
+    let answered: { object: unknown } | { text: string } | null = null;
+    const { json, body } = c;
+    c.json = ((object: unknown, ...rest: unknown[]) => {
+      answered = { object };
+      return (json as (...args: unknown[]) => Response)(object, ...rest);
+    }) as typeof c.json;
+    c.body = ((data: unknown, ...rest: unknown[]) => {
+      answered = typeof data === 'string' ? { text: data } : null;
+      return (body as (...args: unknown[]) => Response)(data, ...rest);
+    }) as typeof c.body;
     try {
       await next();
     } finally {
       const responseType = c.res.headers.get('content-type') ?? '';
       let responseBody: string | null = null;
-      if (TEXT_BODY.test(responseType) && !/html/i.test(responseType)) {
-        responseBody = await c.res
-          .clone()
-          .text()
-          .catch(() => null);
-      } else if (/event-stream/i.test(responseType)) {
-        responseBody = '(an event stream)';
+      const given = answered as { object: unknown } | { text: string } | null;
+      if (/event-stream/i.test(responseType)) responseBody = '(an event stream)';
+      else if (given && TEXT_BODY.test(responseType) && !/html/i.test(responseType)) {
+        responseBody = 'object' in given ? JSON.stringify(given.object) : given.text;
       }
       const credential = c.get('credential');
       log.add({
@@ -142,8 +157,8 @@ export function requestLogger(log: RequestLog, now: () => number, skip: (path: s
         status: c.res.status,
         credential: credential ? `${credential.key_id ?? `app ${credential.client_id}`} (${credential.mode})` : null,
         latency_ms: Math.round((performance.now() - started) * 10) / 10,
-        request_body: requestBody === null ? null : cut(redactBody(requestBody, requestType)),
-        response_body: responseBody === null ? null : cut(redactBody(responseBody, responseType)),
+        request_body: requestBody === null ? null : kept(requestBody, requestType),
+        response_body: responseBody === null ? null : kept(responseBody, responseType),
       });
     }
   };
