@@ -6,7 +6,7 @@
 // through the whole app costs about half a millisecond here, too slow for 100,000 in a unit test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advancingClock } from '../../src/emulator/clock.js';
-import { BODY_CHARS, REQUEST_LOG_SIZE, RequestLog } from '../../src/emulator/dashboard/requests.js';
+import { BODY_CHARS, REQUEST_LOG_SIZE, RequestLog, redactBody } from '../../src/emulator/dashboard/requests.js';
 import { PAGE_ROWS } from '../../src/emulator/dashboard/views.js';
 import { createApp } from '../../src/emulator/server.js';
 import { createState } from '../../src/emulator/state.js';
@@ -165,4 +165,43 @@ describe('an open dashboard under 100,000 events and five ring-fulls of requests
     await reader.cancel();
     await reading.catch(() => {});
   }, 60_000);
+});
+
+describe('the request ring and its redaction', () => {
+  it('holds the last REQUEST_LOG_SIZE of 100,000 requests, newest first', () => {
+    const log = new RequestLog();
+    const entry = { at: 0, method: 'GET', path: '/v1/account', status: 200, credential: null, latency_ms: 1, request_body: null, response_body: null };
+    for (let i = 0; i < 100_000; i++) log.add(entry);
+    const kept = [...log.newest()];
+    expect(log.total).toBe(100_000);
+    expect(kept).toHaveLength(REQUEST_LOG_SIZE);
+    expect(kept.map((e) => e.n).slice(0, 2)).toEqual([100_000, 99_999]);
+    expect(kept.at(-1)!.n).toBe(100_000 - REQUEST_LOG_SIZE + 1);
+  });
+
+  it('replaces every secret in JSON, form and other bodies', () => {
+    const json = redactBody(
+      JSON.stringify({ key: 'k', id: 'key_1', nested: { client_secret: 'c', note: 'svc_oat_abc' }, password: 'p', code: 'x' }),
+      'application/json',
+    );
+    expect(JSON.parse(json)).toEqual({
+      key: '[secret: not shown]',
+      id: 'key_1',
+      nested: { client_secret: '[secret: not shown]', note: '[secret: not shown]' },
+      password: '[secret: not shown]',
+      code: '[secret: not shown]',
+    });
+    const form = new URLSearchParams(
+      redactBody('grant_type=refresh_token&refresh_token=svc_ort_x&client_id=svc_app_1&code_verifier=v', 'application/x-www-form-urlencoded'),
+    );
+    expect(Object.fromEntries(form)).toEqual({
+      grant_type: 'refresh_token',
+      refresh_token: '[secret: not shown]',
+      client_id: 'svc_app_1',
+      code_verifier: '[secret: not shown]',
+    });
+    expect(redactBody('{"key": "svc_test_abc', 'application/json')).toBe('{"key": "[secret: not shown]');
+    // Not JSON after all (a malformed body): the fields that hold secrets are still found.
+    expect(redactBody('{"email": "a@b.test", "password": "hunter2",', 'application/json')).toBe('{"email": "a@b.test", "password": "[secret: not shown]",');
+  });
 });

@@ -96,7 +96,9 @@ export function redactBody(text: string, contentType: string): string {
     }
     return form.toString();
   }
-  return text.replace(/svc_(live|test|cs|oat|ort)_[A-Za-z0-9_-]+/g, REDACTED);
+  return text
+    .replace(/("(?:key|client_secret|access_token|refresh_token|password|code|code_verifier|csrf)"\s*:\s*")[^"]*/g, `$1${REDACTED}`)
+    .replace(/svc_(live|test|cs|oat|ort)_[A-Za-z0-9_-]+/g, REDACTED);
 }
 
 /** Bodies longer than this are not read for secrets at all (a state export, say): only their size is kept. */
