@@ -51,7 +51,7 @@ dialog{border:1px solid #4b5563;border-radius:8px;padding:1rem 1.2rem;max-width:
 dialog::backdrop{background:rgba(0,0,0,.4)}
 .secret{display:flex;gap:.5rem}.secret input{flex:1;min-width:0;font-family:ui-monospace,monospace}
 .actions{display:flex;gap:.5rem;margin-top:1rem;flex-wrap:wrap}
-@media (max-width:600px){header{padding:.5rem}main{padding:.6rem}th,td{padding:.3rem}.hide-narrow{display:none}}
+@media (max-width:600px){header{padding:.5rem}main{padding:.6rem}table{font-size:.85rem}th,td{padding:.3rem}.hide-narrow{display:none}}
 `;
 
 export const SCRIPT = `

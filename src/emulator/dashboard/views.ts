@@ -249,10 +249,8 @@ export function keysPage(v: View): Html {
     'API keys',
     html` <p><button type="button" class="primary" data-open="create-key">Create key</button></p>
       <div id="keys" data-live class="scroll" tabindex="0">
+        <p class="muted">${keys.length} ${v.mode} key(s). A key is shown once, when it is made; only its last four characters are kept here.</p>
         <table>
-          <caption class="muted">
-            ${keys.length} ${v.mode} key(s). A key is shown once, when it is made; only its last four characters are kept here.
-          </caption>
           <thead>
             <tr>
               <th scope="col">Name or id</th>
@@ -457,10 +455,8 @@ export function callsPage(v: View): Html {
     'Calls',
     html`<div id="calls" data-live>
       <div class="scroll" tabindex="0">
+        <p class="muted">The newest ${PAGE_ROWS} calls at most.</p>
         <table>
-          <caption class="muted">
-            The newest ${PAGE_ROWS} calls at most.
-          </caption>
           <thead>
             <tr>
               <th scope="col">Call</th>
@@ -624,10 +620,8 @@ export function chatsPage(v: View): Html {
     'Chats',
     html`<div id="chats" data-live>
       <div class="scroll" tabindex="0">
+        <p class="muted">The newest ${PAGE_ROWS} chats at most.</p>
         <table>
-          <caption class="muted">
-            The newest ${PAGE_ROWS} chats at most.
-          </caption>
           <thead>
             <tr>
               <th scope="col">Chat</th>
