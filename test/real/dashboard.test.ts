@@ -66,8 +66,9 @@ describe.skipIf(chromiumMissing && !requireReal)(`the emulator's dashboard in a 
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('requestfailed', (request) => {
-      // A page left while its event stream is open cancels the stream: not a failure.
-      if (!request.url().endsWith('/_dashboard/stream')) problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`);
+      // Leaving a page cancels its event stream and any live refresh under way: not a failure.
+      const left = request.failure()?.errorText === 'net::ERR_ABORTED' && ['eventsource', 'fetch'].includes(request.resourceType());
+      if (!left) problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`);
     });
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
