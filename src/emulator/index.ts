@@ -29,6 +29,7 @@ import { boundHostnames } from './guards.js';
 import { exportDocument, importDocument } from './persistence/document.js';
 import { FileJournal, StateFileError, writeDocumentFile } from './persistence/journal.js';
 import type { LoadSummary } from './persistence/journal.js';
+import { RequestLog } from './dashboard/requests.js';
 import { createApp } from './server.js';
 import { createState, reset } from './state.js';
 import type { Limits, Seed, State } from './state.js';
@@ -36,6 +37,7 @@ import type { Limits, Seed, State } from './state.js';
 export type { EmulatorClock, AdvancingClock } from './clock.js';
 export type { Limits, Seed, State } from './state.js';
 export type { LoadSummary } from './persistence/journal.js';
+export type { RequestLog, RequestEntry } from './dashboard/requests.js';
 export { StateFileError } from './persistence/journal.js';
 export { InvalidDocumentError, exportDocument } from './persistence/document.js';
 
@@ -68,6 +70,10 @@ export interface RunningEmulator {
   loaded: (LoadSummary & { imported: boolean }) | null;
   state: State;
   clock: AdvancingClock;
+  /** The requests the dashboard's Requests page shows (a bounded ring). */
+  requests: RequestLog;
+  /** The dashboard's address: the emulator's root URL. */
+  dashboardUrl: string;
   close(): Promise<void>;
 }
 
@@ -100,7 +106,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       notices: [],
     };
   }
-  const app = createApp(state);
+  const requests = new RequestLog();
+  const app = createApp(state, requests);
   const host = opts.host ?? '127.0.0.1';
   const server = createAdaptorServer({ fetch: app.fetch }) as import('node:http').Server;
   try {
@@ -129,6 +136,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     loaded,
     state,
     clock,
+    requests,
+    dashboardUrl: `${url}/`,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         for (const subscriber of [...state.subscribers]) subscriber.end();

@@ -8,6 +8,8 @@ import { hostGuard, sameSiteGuard } from './guards.js';
 import type { EmulatorEnv } from './http.js';
 import { takeRequest } from './ratelimit.js';
 import { accountRoutes } from './routes/account.js';
+import { dashboardRoutes, isDashboardPath } from './dashboard/index.js';
+import { RequestLog, requestLogger } from './dashboard/requests.js';
 import { authorizeRoutes } from './routes/authorize.js';
 import { callRoutes } from './routes/calls.js';
 import { chatRoutes } from './routes/chats.js';
@@ -19,13 +21,18 @@ import type { State } from './state.js';
 
 export const CONTROL_PREFIX = '/_emulator';
 
-export function createApp(state: State): Hono<EmulatorEnv> {
+export function createApp(state: State, requests = new RequestLog()): Hono<EmulatorEnv> {
   const app = new Hono<EmulatorEnv>();
 
   app.use('*', async (c, next) => {
     state.stats.requests++;
     await next();
   });
+  // The dashboard's Requests page: every request but the dashboard's own, refused ones included.
+  app.use(
+    '*',
+    requestLogger(requests, () => state.clock.now(), isDashboardPath),
+  );
   app.use(
     '*',
     hostGuard(() => state.address),
@@ -40,8 +47,8 @@ export function createApp(state: State): Hono<EmulatorEnv> {
     await state.journal.request(c.req.method !== 'GET' && c.req.method !== 'HEAD', next);
   });
   app.use('*', async (c, next) => {
-    // The control plane itself never fails on purpose: tests must always be able to arrange.
-    if (!c.req.path.startsWith(CONTROL_PREFIX)) {
+    // The control plane and the dashboard never fail on purpose: tests must always be able to arrange.
+    if (!c.req.path.startsWith(CONTROL_PREFIX) && !isDashboardPath(c.req.path)) {
       const fault = takeFault(state, c.req.path);
       if (fault) throw fault;
     }
@@ -50,13 +57,14 @@ export function createApp(state: State): Hono<EmulatorEnv> {
 
   app.use('/v1/*', async (c, next) => {
     const credential = authenticate(state, presentedSecret({ authorization: c.req.header('authorization'), apiKey: c.req.header('x-api-key') }));
+    // Set before the rate limit, so that the dashboard's Requests page names the key of a 429 too.
+    c.set('credential', credential);
     const decision = takeRequest(state, credential.rate_key);
     if (!decision.allowed) {
       state.stats.rate_limited++;
       throw new HttpError(429, 'too many requests: 600 per minute per API key or connected app', decision.headers);
     }
     for (const [name, value] of Object.entries(decision.headers)) c.header(name, value);
-    c.set('credential', credential);
     await next();
   });
 
@@ -68,6 +76,7 @@ export function createApp(state: State): Hono<EmulatorEnv> {
   oauthRoutes(app, state);
   authorizeRoutes(app, state);
   controlRoutes(app, state);
+  dashboardRoutes(app, state, requests);
 
   app.notFound((c) => c.json({ detail: `no such path: ${c.req.method} ${c.req.path}` }, 404));
 

@@ -30,6 +30,10 @@ export interface ApiKey {
   /** sha256 of the key: the key itself is never kept (service-spec.md §5.4). */
   hash: string;
   revoked: boolean;
+  /** What the dashboard shows of a key (service-spec.md: the key itself is shown once, when made). Absent on keys imported without them. */
+  name?: string | null;
+  last4?: string;
+  created_at?: number;
 }
 
 export interface App {
@@ -383,9 +387,19 @@ function slug(name: string): string {
   );
 }
 
-export function createKey(state: State, orgId: string, mode: Mode, scopes: Scope[]): { id: string; key: string } {
+export function createKey(state: State, orgId: string, mode: Mode, scopes: Scope[], name?: string): { id: string; key: string } {
   const key = (mode === 'live' ? PREFIX.liveKey : PREFIX.testKey) + randomToken(24);
-  const record: ApiKey = { id: newId(ID_PREFIX.key), org_id: orgId, mode, scopes, hash: sha256(key), revoked: false };
+  const record: ApiKey = {
+    id: newId(ID_PREFIX.key),
+    org_id: orgId,
+    mode,
+    scopes,
+    hash: sha256(key),
+    revoked: false,
+    ...(name ? { name } : {}),
+    last4: key.slice(-4),
+    created_at: state.clock.now(),
+  };
   state.keys.set(record.id, record);
   state.keysByHash.set(record.hash, record);
   return { id: record.id, key };

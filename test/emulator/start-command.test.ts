@@ -55,8 +55,9 @@ describe('svc emulator (start command)', () => {
     const lines = out.join('').trim().split('\n');
     expect(lines).toHaveLength(1);
     const info = JSON.parse(lines[0]!);
-    expect(Object.keys(info)).toEqual(['url', 'org_id', 'org_name', 'admin', 'keys', 'cli_client_id']);
+    expect(Object.keys(info)).toEqual(['url', 'dashboard_url', 'org_id', 'org_name', 'admin', 'keys', 'cli_client_id']);
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.dashboard_url).toBe(`${info.url}/`);
     expect(info.url).not.toMatch(/:0$/);
     const account = await fetch(`${info.url}/v1/account`, { headers: { authorization: `Bearer ${info.keys.test}` } });
     expect(account.status).toBe(200);
@@ -78,6 +79,24 @@ describe('svc emulator (start command)', () => {
     expect(text).toMatch(/svc_live_\S+/);
     expect(err.join('')).toMatch(/control plane .* open to that network/);
     expect(err.join('')).not.toMatch(/svc_(test|live)_/);
+    controller.abort();
+    expect(await running).toBe(0);
+  });
+
+  it('--open opens the dashboard at the root URL, which the banner names', async () => {
+    expect(parse([], { open: true })).toMatchObject({ open: true });
+    const controller = new AbortController();
+    const { ctx, out } = fakeContext(controller);
+    const opened: string[] = [];
+    ctx.browser = { open: async (url: string) => void opened.push(url) };
+    const running = run({ port: 0, host: '127.0.0.1', json: false, open: true }, ctx);
+    await until(() => opened.length > 0);
+    const url = /listening on (\S+)/.exec(out.join(''))![1]!;
+    expect(out.join('')).toContain(`dashboard     ${url}/`);
+    expect(opened).toEqual([`${url}/`]);
+    const page = await fetch(opened[0]!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<title>Overview · Test · svc emulator<\/title>/);
     controller.abort();
     expect(await running).toBe(0);
   });

@@ -16,6 +16,8 @@ export interface EmulatorStartOptions {
   exportTo?: string | undefined;
   /** --allow-host NAME (repeatable): more Host names to answer. */
   allowHosts?: string[] | undefined;
+  /** --open: open the dashboard in the browser once listening. */
+  open?: boolean | undefined;
 }
 
 export interface EmulatorStartFlags {
@@ -26,6 +28,7 @@ export interface EmulatorStartFlags {
   import?: string;
   export?: string;
   allowHost?: string[] | string;
+  open?: boolean;
 }
 
 export const command = defineCommand({
@@ -38,6 +41,7 @@ export const command = defineCommand({
     import: { value: '<file>', help: 'start from this exported document instead of the seed' },
     export: { value: '<file>', help: 'write the --state file as a readable document to this file, then exit' },
     allowHost: { value: '<name>', repeatable: true, help: 'also answer requests for this Host name (repeatable)' },
+    open: { help: "open the dashboard (the emulator's root URL) in the browser" },
   },
   examples: ['svc emulator', 'svc emulator --port 0', 'svc emulator --state ~/.svc-emulator.jsonl', 'svc emulator --state s.jsonl --export fixture.json'],
   scopes: [],
@@ -83,6 +87,7 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
     ...(importFrom !== undefined ? { importFrom } : {}),
     ...(exportTo !== undefined ? { exportTo } : {}),
     ...(allowHosts !== undefined ? { allowHosts: allowHosts.map((name) => name.replace(/^\[|\]$/g, '')) } : {}),
+    ...(flags.open === true ? { open: true } : {}),
   };
 }
 
@@ -157,11 +162,12 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
       events: loaded.events,
     };
     if (opts.json || ctx.globals.json) {
-      stdout.write(`${JSON.stringify({ url: emulator.url, state: summary })}\n`);
+      stdout.write(`${JSON.stringify({ url: emulator.url, dashboard_url: emulator.dashboardUrl, state: summary })}\n`);
     } else {
       stdout.write(
         [
           `svc emulator listening on ${emulator.url}`,
+          `dashboard     ${emulator.dashboardUrl}`,
           `state         ${loaded.imported ? `imported from ${opts.importFrom}` : `loaded from ${loaded.path}`}: ${describeCounts(loaded)}`,
           ...loaded.orgs.map((org) => `organization  ${org.name} (${org.id})`),
           `keys          ${loaded.keys} loaded; the stored keys keep working (keys are shown only when made)`,
@@ -170,6 +176,7 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
       );
       stderr.write(`try: SVC_BASE_URL=${emulator.url} svc account   (Ctrl-C stops the emulator)\n`);
     }
+    await openDashboard(emulator.dashboardUrl, opts, ctx);
     return waitAndClose(emulator, ctx);
   }
   if (!seed) throw new Error('the emulator started without a seed');
@@ -178,12 +185,13 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
   const created = loaded?.path ? { state: { path: loaded.path, loaded: false } } : {};
   if (opts.json || ctx.globals.json) {
     stdout.write(
-      `${JSON.stringify({ url: emulator.url, org_id: seed.org_id, org_name: seed.org_name, admin: seed.admin, keys: seed.keys, cli_client_id: seed.cli_client_id, ...created })}\n`,
+      `${JSON.stringify({ url: emulator.url, dashboard_url: emulator.dashboardUrl, org_id: seed.org_id, org_name: seed.org_name, admin: seed.admin, keys: seed.keys, cli_client_id: seed.cli_client_id, ...created })}\n`,
     );
   } else {
     stdout.write(
       [
         `svc emulator listening on ${emulator.url}`,
+        `dashboard     ${emulator.dashboardUrl}`,
         `organization  ${seed.org_name} (${seed.org_id})`,
         `admin         ${seed.admin.email} / ${seed.admin.password}`,
         `test key      ${seed.keys.test}`,
@@ -195,7 +203,18 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
     );
     stderr.write(`try: SVC_BASE_URL=${emulator.url} svc login   (Ctrl-C stops the emulator)\n`);
   }
+  await openDashboard(emulator.dashboardUrl, opts, ctx);
   return waitAndClose(emulator, ctx);
+}
+
+/** --open: the dashboard in the browser; one that cannot open is a warning, the emulator keeps serving. */
+async function openDashboard(url: string, opts: EmulatorStartOptions, ctx: BaseContext): Promise<void> {
+  if (!opts.open) return;
+  try {
+    await ctx.browser.open(url);
+  } catch (error) {
+    ctx.io.stderr.write(`warning: the browser could not be opened (${(error as Error).message}); open ${url} yourself\n`);
+  }
 }
 
 function describeCounts(counts: { orgs: unknown[]; keys: number; apps: number; events: number }): string {

@@ -22,7 +22,18 @@ const rowSchemas = {
   orgs: z.strictObject({ id, name: z.string(), balance: z.number().int().min(0) }),
   users: z.strictObject({ email: id, password: z.string(), orgs: z.array(id) }),
   keys: z
-    .strictObject({ id, org_id: id, mode, scopes, hash: hash.optional(), key: z.string().min(1).optional(), revoked: z.boolean().default(false) })
+    .strictObject({
+      id,
+      org_id: id,
+      mode,
+      scopes,
+      hash: hash.optional(),
+      key: z.string().min(1).optional(),
+      revoked: z.boolean().default(false),
+      name: z.string().max(200).nullable().optional(),
+      last4: z.string().max(8).optional(),
+      created_at: time.optional(),
+    })
     .refine((row) => (row.hash === undefined) !== (row.key === undefined), 'give either hash or key (plaintext, hashed on import)'),
   apps: z
     .strictObject({
@@ -108,7 +119,8 @@ export function decodeRow(field: PersistedCollection, row: Record<string, unknow
       return [String(row.email), { ...row, orgs: new Set(row.orgs as string[]) }];
     case 'keys': {
       const { key, hash: given, ...rest } = row;
-      return [String(row.id), { ...rest, hash: typeof key === 'string' ? sha256(key) : given }];
+      const last4 = rest.last4 ?? (typeof key === 'string' ? key.slice(-4) : undefined);
+      return [String(row.id), { ...rest, ...(last4 !== undefined ? { last4 } : {}), hash: typeof key === 'string' ? sha256(key) : given }];
     }
     case 'apps': {
       const { client_secret, secret_hash, ...rest } = row;

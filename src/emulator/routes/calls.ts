@@ -8,7 +8,7 @@ import { publish } from '../events.js';
 import { owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import { rfc3339 } from '../ids.js';
-import type { State } from '../state.js';
+import type { CallObject, State, Stored } from '../state.js';
 import { route } from './wire.js';
 import { contractBody, listQuery, noBody, noQuery, page, parseQuery } from '../validate.js';
 
@@ -43,12 +43,7 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
   route(app, 'calls.end', async (c, credential) => {
     noQuery(c);
     await noBody(c);
-    const call = owned(state.calls, c.req.param('id'), credential).obj;
-    if (call.status === 'ended') throw conflict('the call has already ended');
-    call.status = 'ended';
-    call.ended_at = rfc3339(state.clock.now());
-    publish(state, credential.org_id, credential.mode, 'call.ended', call);
-    return c.json(call);
+    return c.json(endCall(state, owned(state.calls, c.req.param('id'), credential)));
   });
 
   route(app, 'calls.dial', async (c, credential) => {
@@ -126,6 +121,16 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     publish(state, credential.org_id, credential.mode, 'line.released', line);
     return c.json(line);
   });
+}
+
+/** Ends an active call (the API's end, and the dashboard's End call). */
+export function endCall(state: State, stored: Stored<CallObject>): CallObject {
+  const call = stored.obj;
+  if (call.status === 'ended') throw conflict('the call has already ended');
+  call.status = 'ended';
+  call.ended_at = rfc3339(state.clock.now());
+  publish(state, stored.org_id, call.livemode ? 'live' : 'test', 'call.ended', call);
+  return call;
 }
 
 /** A number in the fictional 555-01xx range, so nothing real is ever shown as dialable. */

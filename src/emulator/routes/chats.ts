@@ -10,7 +10,7 @@ import { owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import { route } from './wire.js';
 import { openStream } from '../sse.js';
-import type { ChatObject, MessageObject, ObjectBase, State } from '../state.js';
+import type { ChatObject, MessageObject, ObjectBase, State, Stored } from '../state.js';
 import { characterCount, standInTranslation, voicePlaceholderTranscript } from '../translate.js';
 import { VOICE_BODY_LIMIT, contractBody, listQuery, noBody, noQuery, page, parseQuery, readBody } from '../validate.js';
 
@@ -55,10 +55,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
   route(app, 'chats.close', async (c, credential) => {
     noQuery(c);
     await noBody(c);
-    const chat = openChat(c.req.param('id'), credential);
-    chat.status = 'closed';
-    publish(state, credential.org_id, credential.mode, 'chat.closed', chat);
-    return c.json(chat);
+    return c.json(closeChat(state, owned(state.chats, c.req.param('id'), credential)));
   });
 
   route(app, 'chats.messages.list', (c, credential) => {
@@ -124,4 +121,13 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     if (chat.status === 'closed') queueMicrotask(() => subscriber.end());
     return response;
   });
+}
+
+/** Closes a chat (the API's close, and the dashboard's Close chat). */
+export function closeChat(state: State, stored: Stored<ChatObject>): ChatObject {
+  const chat = stored.obj;
+  if (chat.status === 'closed') throw conflict('the chat is closed');
+  chat.status = 'closed';
+  publish(state, stored.org_id, chat.livemode ? 'live' : 'test', 'chat.closed', chat);
+  return chat;
 }

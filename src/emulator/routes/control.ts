@@ -24,7 +24,7 @@ const newOrg = z.strictObject({
 });
 const newKey = z.strictObject({ mode: z.enum(['test', 'live']), scopes: z.array(z.enum(SCOPES)).optional() });
 const setBalance = z.strictObject({ available: z.number().int().min(0) });
-const newApp = z.strictObject({
+export const newApp = z.strictObject({
   name: z.string().min(1).max(200),
   redirect_uris: z.array(z.string().refine(isAllowedRedirectUri, 'https only; http only for localhost')).min(1),
   public: z.boolean().optional(),
@@ -34,13 +34,13 @@ export const MAX_ADVANCE_SECONDS = 315_360_000;
 /** The last instant an RFC 3339 timestamp (four-digit year) can name. */
 const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
 const advance = z.strictObject({ advance_seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS) });
-const fault = z.strictObject({
+export const fault = z.strictObject({
   path_prefix: z.string().startsWith('/'),
   status: z.union([z.literal(429), z.literal(502)]),
   count: z.number().int().min(1),
 });
 const approval = z.strictObject({ email: z.string().min(1), org_id: z.string().min(1), decision: z.enum(['approve', 'deny']) });
-const synthetic = z.strictObject({
+export const synthetic = z.strictObject({
   org_id: z.string().min(1),
   mode: z.enum(['test', 'live']),
   type: z.string().regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/, 'an event type such as call.started'),
@@ -73,76 +73,30 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(createKey(state, target.id, body.mode, body.scopes ?? [...SCOPES]), 201);
   });
 
-  app.delete('/_emulator/orgs/:org/keys/:id', (c) => {
-    const key = state.keys.get(c.req.param('id'));
-    if (!key || key.org_id !== c.req.param('org')) throw notFound('no such key');
-    key.revoked = true;
-    endUnauthorizedStreams(state);
-    return c.json({ id: key.id, revoked: true });
-  });
+  app.delete('/_emulator/orgs/:org/keys/:id', (c) => c.json(revokeKey(state, c.req.param('org'), c.req.param('id'))));
 
   app.put('/_emulator/orgs/:org/balance', async (c) => {
     const body = await jsonBody(c, setBalance);
-    const target = org(c.req.param('org'));
-    target.balance = body.available;
-    const balance = balanceObject(state, target.id, true);
-    publish(state, target.id, 'live', 'balance.updated', balance);
-    return c.json(balance);
+    return c.json(setOrgBalance(state, c.req.param('org'), body.available));
   });
 
-  app.post('/_emulator/apps', async (c) => {
-    const body = await jsonBody(c, newApp);
-    const clientId = PREFIX.clientId + randomToken(12).replace(/[-_]/g, 'x');
-    const secret = body.public ? null : PREFIX.clientSecret + randomToken(24);
-    state.apps.set(clientId, {
-      client_id: clientId,
-      name: body.name,
-      redirect_uris: body.redirect_uris,
-      secret_hash: secret ? sha256(secret) : null,
-    });
-    return c.json({ client_id: clientId, client_secret: secret }, 201);
-  });
+  app.post('/_emulator/apps', async (c) => c.json(registerApp(state, await jsonBody(c, newApp)), 201));
 
-  app.delete('/_emulator/apps/:client_id', (c) => {
-    const clientId = c.req.param('client_id');
-    if (!state.apps.delete(clientId)) throw notFound('no such app');
-    const connections = endGrants(state, (g) => g.client_id === clientId);
-    return c.json({ client_id: clientId, deleted: true, connections_ended: connections });
-  });
+  app.delete('/_emulator/apps/:client_id', (c) => c.json(deleteApp(state, c.req.param('client_id'))));
 
   app.get('/_emulator/orgs/:org/connections', (c) => {
-    const target = org(c.req.param('org'));
-    const byApp = new Map<string, { client_id: string; name: string; scopes: string[]; connected_at: string }>();
-    for (const grant of state.grants.values()) {
-      if (!grant.active || grant.org_id !== target.id) continue;
-      byApp.set(grant.client_id, {
-        client_id: grant.client_id,
-        name: state.apps.get(grant.client_id)?.name ?? grant.client_id,
-        scopes: grant.scopes,
-        connected_at: rfc3339(grant.created_at),
-      });
-    }
-    return c.json({ object: 'list', data: [...byApp.values()], has_more: false, next_cursor: null });
+    const data = connectionsOf(state, org(c.req.param('org')).id).map(({ client_id, name, scopes, connected_at }) => ({
+      client_id,
+      name,
+      scopes,
+      connected_at,
+    }));
+    return c.json({ object: 'list', data, has_more: false, next_cursor: null });
   });
 
-  app.delete('/_emulator/orgs/:org/connections/:client_id', (c) => {
-    const target = org(c.req.param('org'));
-    const clientId = c.req.param('client_id');
-    const ended = endGrants(state, (g) => g.org_id === target.id && g.client_id === clientId);
-    if (ended === 0) throw notFound('that app is not connected to this organization');
-    return c.json({ client_id: clientId, disconnected: true });
-  });
+  app.delete('/_emulator/orgs/:org/connections/:client_id', (c) => c.json(disconnectApp(state, c.req.param('org'), c.req.param('client_id'))));
 
-  app.post('/_emulator/clock', async (c) => {
-    const body = await jsonBody(c, advance);
-    if (state.clock.now() + body.advance_seconds * 1000 > LATEST_CLOCK_MS) {
-      throw invalidOne(['body', 'advance_seconds'], 'the clock would pass the year 9999; reset cannot move it back, restart the emulator', 'less_than_equal');
-    }
-    state.clock.advance(body.advance_seconds * 1000);
-    // Moving time can expire tokens: streams opened with them end now, not at the next keepalive.
-    endUnauthorizedStreams(state);
-    return c.json({ now: rfc3339(state.clock.now()) });
-  });
+  app.post('/_emulator/clock', async (c) => c.json(advanceClock(state, (await jsonBody(c, advance)).advance_seconds)));
 
   app.post('/_emulator/faults', async (c) => {
     const body = await jsonBody(c, fault);
@@ -158,32 +112,7 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
     return c.json(body, 201);
   });
 
-  app.post('/_emulator/events', async (c) => {
-    const body = await jsonBody(c, synthetic);
-    org(body.org_id);
-    let first: EmulatorEvent | undefined;
-    let last: EmulatorEvent | undefined;
-    let sliceStart = performance.now();
-    // Each event's data is {"object":"synthetic","n":n,"of":count}: serialized here around n, and the
-    // log found once per slice (a reset between slices empties the logs), not once per event.
-    const shape = eventShape(body.type);
-    const of = `,"of":${body.count}}`;
-    let log = eventLog(state, body.org_id, body.mode);
-    for (let n = 1; n <= body.count; n++) {
-      const event = publishJson(state, log, shape, `{"object":"synthetic","n":${n}${of}`);
-      first ??= event;
-      last = event;
-      // Publish in slices of a few ms and let the event loop breathe between them: other requests
-      // are answered and streams write what queued, instead of the whole burst holding the server
-      // (issue 13). Timed rather than counted, so that a busy machine gets shorter slices.
-      if (n % 256 === 0 && n < body.count && performance.now() - sliceStart > PUBLISH_SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-        log = eventLog(state, body.org_id, body.mode);
-      }
-    }
-    return c.json({ published: body.count, first_id: first!.id, last_id: last!.id }, 201);
-  });
+  app.post('/_emulator/events', async (c) => c.json(await publishSynthetic(state, await jsonBody(c, synthetic)), 201));
 
   app.post('/_emulator/streams/drop', (c) => {
     const open = [...state.subscribers];
@@ -195,4 +124,110 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
   app.get('/_emulator/state', (c) => c.json(exportDocument(state)));
 
   app.get('/_emulator/stats', (c) => c.json({ ...state.stats, open_streams: state.subscribers.size }));
+}
+
+// The control plane's operations, shared with the dashboard (dashboard/): each changes the state
+// as the real service's dashboard would, and answers what the control plane returns.
+
+function orgOf(state: State, id: string) {
+  const found = state.orgs.get(id);
+  if (!found) throw notFound(`no such organization: ${id}`);
+  return found;
+}
+
+/** Revokes a key at once: requests with it get 401 and its open streams end. */
+export function revokeKey(state: State, orgId: string, keyId: string): { id: string; revoked: true } {
+  const key = state.keys.get(keyId);
+  if (!key || key.org_id !== orgId) throw notFound('no such key');
+  key.revoked = true;
+  endUnauthorizedStreams(state);
+  return { id: key.id, revoked: true };
+}
+
+export function setOrgBalance(state: State, orgId: string, available: number) {
+  const target = orgOf(state, orgId);
+  target.balance = available;
+  const balance = balanceObject(state, target.id, true);
+  publish(state, target.id, 'live', 'balance.updated', balance);
+  return balance;
+}
+
+/** A new OAuth app; its client secret (null for a public client) is in the answer only. */
+export function registerApp(state: State, body: z.output<typeof newApp>): { client_id: string; client_secret: string | null } {
+  const clientId = PREFIX.clientId + randomToken(12).replace(/[-_]/g, 'x');
+  const secret = body.public ? null : PREFIX.clientSecret + randomToken(24);
+  state.apps.set(clientId, {
+    client_id: clientId,
+    name: body.name,
+    redirect_uris: body.redirect_uris,
+    secret_hash: secret ? sha256(secret) : null,
+  });
+  return { client_id: clientId, client_secret: secret };
+}
+
+/** Deletes an app and so disconnects it from every organization. */
+export function deleteApp(state: State, clientId: string) {
+  if (!state.apps.delete(clientId)) throw notFound('no such app');
+  const connections = endGrants(state, (g) => g.client_id === clientId);
+  return { client_id: clientId, deleted: true, connections_ended: connections };
+}
+
+/** The apps connected to an organization: one row per app (its latest grant). */
+export function connectionsOf(state: State, orgId: string) {
+  const byApp = new Map<string, { client_id: string; name: string; scopes: string[]; connected_at: string; grant_id: string }>();
+  for (const grant of state.grants.values()) {
+    if (!grant.active || grant.org_id !== orgId) continue;
+    byApp.set(grant.client_id, {
+      client_id: grant.client_id,
+      name: state.apps.get(grant.client_id)?.name ?? grant.client_id,
+      scopes: grant.scopes,
+      connected_at: rfc3339(grant.created_at),
+      grant_id: grant.id,
+    });
+  }
+  return [...byApp.values()];
+}
+
+export function disconnectApp(state: State, orgId: string, clientId: string): { client_id: string; disconnected: true } {
+  const target = orgOf(state, orgId);
+  const ended = endGrants(state, (g) => g.org_id === target.id && g.client_id === clientId);
+  if (ended === 0) throw notFound('that app is not connected to this organization');
+  return { client_id: clientId, disconnected: true };
+}
+
+export function advanceClock(state: State, seconds: number): { now: string } {
+  if (state.clock.now() + seconds * 1000 > LATEST_CLOCK_MS) {
+    throw invalidOne(['body', 'advance_seconds'], 'the clock would pass the year 9999; reset cannot move it back, restart the emulator', 'less_than_equal');
+  }
+  state.clock.advance(seconds * 1000);
+  // Moving time can expire tokens: streams opened with them end now, not at the next keepalive.
+  endUnauthorizedStreams(state);
+  return { now: rfc3339(state.clock.now()) };
+}
+
+/** `count` synthetic events of one type, published in slices that let other requests through. */
+export async function publishSynthetic(state: State, body: z.output<typeof synthetic>): Promise<{ published: number; first_id: string; last_id: string }> {
+  orgOf(state, body.org_id);
+  let first: EmulatorEvent | undefined;
+  let last: EmulatorEvent | undefined;
+  let sliceStart = performance.now();
+  // Each event's data is {"object":"synthetic","n":n,"of":count}: serialized here around n, and the
+  // log found once per slice (a reset between slices empties the logs), not once per event.
+  const shape = eventShape(body.type);
+  const of = `,"of":${body.count}}`;
+  let log = eventLog(state, body.org_id, body.mode);
+  for (let n = 1; n <= body.count; n++) {
+    const event = publishJson(state, log, shape, `{"object":"synthetic","n":${n}${of}`);
+    first ??= event;
+    last = event;
+    // Publish in slices of a few ms and let the event loop breathe between them: other requests
+    // are answered and streams write what queued, instead of the whole burst holding the server
+    // (issue 13). Timed rather than counted, so that a busy machine gets shorter slices.
+    if (n % 256 === 0 && n < body.count && performance.now() - sliceStart > PUBLISH_SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+      log = eventLog(state, body.org_id, body.mode);
+    }
+  }
+  return { published: body.count, first_id: first!.id, last_id: last!.id };
 }

@@ -1,0 +1,125 @@
+// The dashboard's only stylesheet and script, served by the emulator itself (no CDN, nothing
+// downloaded). The script is progressive: every action is a plain form POST that works without
+// it; it adds the dialogs, the confirmations, Copy buttons and the live refresh over SSE.
+
+export const STYLESHEET = `
+*{box-sizing:border-box}
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fafafa}
+header{background:#1f2937;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center}
+header a{color:#fff}
+.brand{font-weight:600;margin-right:auto}
+nav ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem .9rem;margin:0;padding:0}
+nav a{text-decoration:none;padding:.2rem .1rem;border-bottom:2px solid transparent}
+nav a[aria-current=page]{border-bottom-color:#fbbf24;font-weight:600}
+.mode{display:flex;gap:0;border:1px solid #9ca3af;border-radius:4px;overflow:hidden}
+.mode a{padding:.15rem .7rem;text-decoration:none}
+.mode a[aria-current=true]{background:#fbbf24;color:#111;font-weight:600}
+main{padding:1rem;max-width:80rem;margin:0 auto}
+h1{font-size:1.4rem;margin:.3rem 0 1rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{border-bottom:1px solid #e5e7eb;padding:.35rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f4f6;font-weight:600}
+code,pre{font-family:ui-monospace,monospace;font-size:.88em}
+pre{background:#f3f4f6;padding:.6rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.4rem 0}
+button,input,select,textarea{font:inherit}
+button{padding:.3rem .9rem;border:1px solid #4b5563;border-radius:4px;background:#fff;color:#111;cursor:pointer}
+button.primary{background:#1d4ed8;border-color:#1d4ed8;color:#fff}
+button.danger{border-color:#b91c1c;color:#b91c1c}
+a{color:#1d4ed8}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+input,select,textarea{padding:.25rem .4rem;border:1px solid #6b7280;border-radius:4px;background:#fff;color:#111}
+label{display:block;margin:.5rem 0 .15rem;font-weight:500}
+fieldset{border:1px solid #d1d5db;margin:.5rem 0;padding:.3rem .7rem}
+fieldset label{display:inline-flex;gap:.3rem;margin-right:1rem;font-weight:400}
+.row{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-end}
+.row label{margin-top:0}
+form.inline{display:inline}
+.card{background:#fff;border:1px solid #e5e7eb;border-radius:6px;padding:.8rem 1rem;margin:.8rem 0}
+.counts{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.5rem;padding:0;margin:0;list-style:none}
+.counts li{background:#fff;border:1px solid #e5e7eb;border-radius:6px;padding:.5rem .7rem}
+.counts strong{display:block;font-size:1.3rem}
+.notice{background:#ecfdf5;border:1px solid #10b981;padding:.5rem .8rem;border-radius:4px}
+.error{background:#fef2f2;border:1px solid #dc2626;padding:.5rem .8rem;border-radius:4px}
+.muted{color:#4b5563}
+.status-2{color:#047857}.status-4{color:#b45309}.status-5{color:#b91c1c}
+ol.log{list-style:none;padding:0;margin:0}
+ol.log li{background:#fff;border-bottom:1px solid #e5e7eb}
+ol.log details>h3{font-size:.85rem;margin:.4rem .5rem 0}ol.log details>pre{margin:.2rem .5rem .6rem}
+ol.log summary{padding:.35rem .5rem;cursor:pointer;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
+dialog{border:1px solid #4b5563;border-radius:8px;padding:1rem 1.2rem;max-width:min(36rem,95vw)}
+dialog::backdrop{background:rgba(0,0,0,.4)}
+.secret{display:flex;gap:.5rem}.secret input{flex:1;min-width:0;font-family:ui-monospace,monospace}
+.actions{display:flex;gap:.5rem;margin-top:1rem;flex-wrap:wrap}
+@media (max-width:600px){header{padding:.5rem}main{padding:.6rem}table{font-size:.85rem}th,td{padding:.3rem}.hide-narrow{display:none}}
+`;
+
+export const SCRIPT = `
+(() => {
+  'use strict';
+  const page = document.body.dataset.page;
+  // A page answered to a POST (a key or secret shown once) takes its GET address, so a reload does not post again.
+  if (page && location.pathname + location.search !== page) history.replaceState(null, '', page);
+
+  document.addEventListener('click', (event) => {
+    const opener = event.target.closest('[data-open]');
+    if (opener) document.getElementById(opener.dataset.open).showModal();
+    const closer = event.target.closest('[data-close]');
+    if (closer) closer.closest('dialog').close();
+    const copy = event.target.closest('[data-copy]');
+    if (copy) {
+      const field = document.getElementById(copy.dataset.copy);
+      field.select();
+      const done = () => { copy.textContent = 'Copied'; };
+      if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, () => { document.execCommand('copy'); done(); });
+      else { document.execCommand('copy'); done(); }
+    }
+  });
+  document.addEventListener('submit', (event) => {
+    const question = event.target.dataset.confirm;
+    if (question && !confirm(question)) event.preventDefault();
+  });
+  for (const dialog of document.querySelectorAll('dialog[data-show]')) {
+    if (dialog.open) dialog.close();
+    dialog.showModal();
+  }
+
+  // Live: the emulator says "change" after requests; the live parts of this page are fetched again.
+  const live = document.querySelectorAll('[data-live]');
+  if (live.length === 0 || !window.EventSource) return;
+  let fetching = false;
+  let again = false;
+  const editing = (region) => {
+    const active = document.activeElement;
+    return region.contains(active) && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName);
+  };
+  const refresh = async () => {
+    if (fetching) { again = true; return; }
+    fetching = true;
+    try {
+      const answer = await fetch(page, { cache: 'no-store', headers: { 'X-Dashboard-Refresh': '1' } });
+      if (!answer.ok) return;
+      const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html');
+      for (const region of document.querySelectorAll('[data-live]')) {
+        const next = fresh.getElementById(region.id);
+        if (!next || editing(region) || region.innerHTML === next.innerHTML) continue;
+        const open = new Set([...region.querySelectorAll('details[open]')].map((d) => d.dataset.key));
+        const focused = region.contains(document.activeElement) ? document.activeElement.id : '';
+        region.innerHTML = next.innerHTML;
+        for (const d of region.querySelectorAll('details[data-key]')) if (open.has(d.dataset.key)) d.open = true;
+        if (focused) document.getElementById(focused)?.focus();
+      }
+      document.body.dataset.refreshed = String(Date.now());
+    } catch {
+      // The emulator stopped or restarted: the stream reconnects and asks again.
+    } finally {
+      fetching = false;
+      if (again) { again = false; refresh(); }
+    }
+  };
+  const stream = new EventSource('/_dashboard/stream');
+  stream.addEventListener('change', refresh);
+  // Each (re)connection fetches once: whatever changed before the stream was open is shown too.
+  stream.addEventListener('ready', () => { document.body.dataset.live = 'on'; refresh(); });
+})();
+`;

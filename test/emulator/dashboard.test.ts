@@ -1,0 +1,207 @@
+// The dashboard's server side without a browser (the browser suite is test/real/dashboard.test.ts):
+// its guards, what the Requests page keeps (bounded, no secrets), and that an open dashboard
+// stays bounded under 100,000 events and many times more requests than it keeps. The bounds are
+// structural (a ring of REQUEST_LOG_SIZE entries with capped bodies, pages of PAGE_ROWS rows, one
+// gathered change message), so five ring-fulls of requests show what 100,000 would: each request
+// through the whole app costs about half a millisecond here, too slow for 100,000 in a unit test.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { advancingClock } from '../../src/emulator/clock.js';
+import { BODY_CHARS, REQUEST_LOG_SIZE, RequestLog, redactBody } from '../../src/emulator/dashboard/requests.js';
+import { PAGE_ROWS } from '../../src/emulator/dashboard/views.js';
+import { createApp } from '../../src/emulator/server.js';
+import { createState } from '../../src/emulator/state.js';
+import type { TestEmulator } from '../helpers/emulator.js';
+import { testEmulator } from '../helpers/emulator.js';
+
+/** A dashboard session as a browser has it: its cookie and the CSRF token of its pages. */
+async function session(url: string, page = '/keys') {
+  const answer = await fetch(`${url}${page}`);
+  const cookie = answer.headers.get('set-cookie')!.split(';')[0]!;
+  const html = await answer.text();
+  return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]!, html };
+}
+
+function post(url: string, path: string, fields: Record<string, string>, headers: Record<string, string>) {
+  return fetch(`${url}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields),
+  });
+}
+
+describe('the dashboard over http', () => {
+  let t: TestEmulator;
+  beforeAll(async () => {
+    t = await testEmulator();
+  });
+  afterAll(() => t.emulator.close());
+
+  it('serves its pages at the root URL; an action is a same-origin POST with the session token, anything else 403 and no change', async () => {
+    const { cookie, csrf, html } = await session(t.url);
+    expect(html).toContain('<nav aria-label="Dashboard">');
+    const key = [...t.emulator.state.keys.values()].find((k) => k.mode === 'test')!;
+    const action = `/_dashboard/keys/${key.id}/revoke`;
+    const refusals: { csrf?: string; mode: string; headers: Record<string, string> }[] = [
+      { csrf, mode: 'test', headers: { cookie, origin: 'http://evil.test' } },
+      { csrf, mode: 'test', headers: { cookie, 'sec-fetch-site': 'cross-site' } },
+      { csrf, mode: 'test', headers: { cookie, origin: `http://127.0.0.1:${t.emulator.port + 1}` } },
+      { csrf: 'x'.repeat(csrf.length), mode: 'test', headers: { cookie, origin: t.url } },
+      { csrf, mode: 'test', headers: { origin: t.url } },
+      { mode: 'test', headers: { cookie, origin: t.url } },
+    ];
+    for (const { headers, ...fields } of refusals) {
+      const answer = await post(t.url, action, fields as Record<string, string>, headers);
+      expect(answer.status, JSON.stringify(headers)).toBe(403);
+      expect(key.revoked).toBe(false);
+    }
+    const done = await post(t.url, action, { csrf, mode: 'test' }, { cookie, origin: t.url, 'sec-fetch-site': 'same-origin' });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toMatch(/^\/keys\?mode=test&notice=Revoked/);
+    expect(key.revoked).toBe(true);
+    const account = await fetch(`${t.url}/v1/account`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
+    expect(account.status).toBe(401);
+  });
+
+  it('answers only loopback Host names (421) and is never failed by an injected fault', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${t.url}/keys`, { headers: { host: 'evil.test' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject).end();
+    });
+    expect(status).toBe(421);
+    await t.control('POST', '/faults', { path_prefix: '/', status: 502, count: 5 });
+    for (const path of ['/', '/keys', '/requests', '/_dashboard/app.js']) expect((await fetch(`${t.url}${path}`)).status, path).toBe(200);
+    expect((await fetch(`${t.url}/v1/account`)).status).toBe(502);
+    await t.control('POST', '/reset');
+  });
+
+  it('Requests names the credential by id and shows no secret in any body', async () => {
+    const made = await t.makeKey('live');
+    await fetch(`${t.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'svc_ort_abcdef', client_id: 'svc_app_cli', client_secret: 'svc_cs_hidden' }),
+    });
+    await fetch(`${t.url}/v1/account`, { headers: { authorization: `Bearer ${made.key}` } });
+    const html = await (await fetch(`${t.url}/requests?mode=live`)).text();
+    expect(html).toContain(`${made.id} (live)`);
+    expect(html).toContain('/_emulator/orgs/');
+    expect(html).toContain('[secret: not shown]');
+    for (const secret of [made.key, 'svc_ort_abcdef', 'svc_cs_hidden', t.seed.keys.test]) expect(html).not.toContain(secret);
+  });
+});
+
+describe('an open dashboard under 100,000 events and five ring-fulls of requests', () => {
+  it('keeps the last requests in a ring, renders one page of rows, and sends a few change messages, not one per request', async () => {
+    const state = createState(advancingClock(), 15_000);
+    const requests = new RequestLog();
+    const app = createApp(state, requests);
+    const orgId = state.seed!.org_id;
+
+    // The dashboard's live stream, read as a browser would.
+    const stream = await app.request('/_dashboard/stream');
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let changes = 0;
+    let streamed = '';
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        streamed += value;
+        changes += value.split('event: change').length - 1;
+      }
+    })();
+
+    const published = await app.request('/_emulator/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ org_id: orgId, mode: 'test', type: 'call.started', count: 100_000 }),
+    });
+    expect(published.status).toBe(201);
+    const big = JSON.stringify({ title: 'x'.repeat(BODY_CHARS * 3) });
+    const sent = REQUEST_LOG_SIZE * 5;
+    for (let i = 0; i < sent; i++) {
+      const answer = await app.request(i % 100 === 0 ? '/v1/calls' : '/v1/nothing', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${state.seed!.keys.test}`, 'content-type': 'application/json', 'content-length': String(big.length) },
+        body: big,
+      });
+      await answer.arrayBuffer();
+      if (i % 500 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    expect(requests.total).toBe(sent + 1); // and the events' POST
+    expect(requests.length).toBe(REQUEST_LOG_SIZE);
+    const kept = [...requests.newest()];
+    expect(kept).toHaveLength(REQUEST_LOG_SIZE);
+    expect(kept[0]!.n).toBe(sent + 1);
+    expect(kept.at(-1)!.n).toBe(sent + 2 - REQUEST_LOG_SIZE);
+    // A body past the cap is kept cut short, with a note.
+    expect(kept.filter((entry) => entry.request_body?.endsWith('more characters not kept)'))).toHaveLength(REQUEST_LOG_SIZE);
+    for (const entry of kept) {
+      expect((entry.request_body ?? '').length).toBeLessThanOrEqual(BODY_CHARS + 100);
+      expect((entry.response_body ?? '').length).toBeLessThanOrEqual(BODY_CHARS + 100);
+    }
+
+    const requestsPage = await (await app.request('/requests')).text();
+    expect(requestsPage.match(/<details data-key/g)).toHaveLength(PAGE_ROWS);
+    expect(requestsPage).toContain('Older requests');
+    const eventsPage = await (await app.request('/events?mode=test')).text();
+    expect(eventsPage.match(/<details data-key/g)).toHaveLength(PAGE_ROWS);
+    expect(eventsPage).toContain('Older events');
+    // The events that make up the page are the newest, and older ones are a page away.
+    const older = /href="([^"]*before=[^"]*)"/.exec(eventsPage)![1]!.replace(/&amp;/g, '&');
+    expect((await (await app.request(older)).text()).match(/<details data-key/g)).toHaveLength(PAGE_ROWS);
+
+    // One message per gathered burst: far fewer than the requests, and the stream never holds them.
+    expect(changes).toBeGreaterThan(0);
+    expect(changes).toBeLessThan(sent / 10);
+    expect(streamed.length).toBeLessThan(100_000);
+    await reader.cancel();
+    await reading.catch(() => {});
+  }, 60_000);
+});
+
+describe('the request ring and its redaction', () => {
+  it('holds the last REQUEST_LOG_SIZE of 100,000 requests, newest first', () => {
+    const log = new RequestLog();
+    const entry = { at: 0, method: 'GET', path: '/v1/account', status: 200, credential: null, latency_ms: 1, request_body: null, response_body: null };
+    for (let i = 0; i < 100_000; i++) log.add(entry);
+    const kept = [...log.newest()];
+    expect(log.total).toBe(100_000);
+    expect(kept).toHaveLength(REQUEST_LOG_SIZE);
+    expect(kept.map((e) => e.n).slice(0, 2)).toEqual([100_000, 99_999]);
+    expect(kept.at(-1)!.n).toBe(100_000 - REQUEST_LOG_SIZE + 1);
+  });
+
+  it('replaces every secret in JSON, form and other bodies', () => {
+    const json = redactBody(
+      JSON.stringify({ key: 'k', id: 'key_1', nested: { client_secret: 'c', note: 'svc_oat_abc' }, password: 'p', code: 'x' }),
+      'application/json',
+    );
+    expect(JSON.parse(json)).toEqual({
+      key: '[secret: not shown]',
+      id: 'key_1',
+      nested: { client_secret: '[secret: not shown]', note: '[secret: not shown]' },
+      password: '[secret: not shown]',
+      code: '[secret: not shown]',
+    });
+    const form = new URLSearchParams(
+      redactBody('grant_type=refresh_token&refresh_token=svc_ort_x&client_id=svc_app_1&code_verifier=v', 'application/x-www-form-urlencoded'),
+    );
+    expect(Object.fromEntries(form)).toEqual({
+      grant_type: 'refresh_token',
+      refresh_token: '[secret: not shown]',
+      client_id: 'svc_app_1',
+      code_verifier: '[secret: not shown]',
+    });
+    expect(redactBody('{"key": "svc_test_abc', 'application/json')).toBe('{"key": "[secret: not shown]');
+    // Not JSON after all (a malformed body): the fields that hold secrets are still found.
+    expect(redactBody('{"email": "a@b.test", "password": "hunter2",', 'application/json')).toBe('{"email": "a@b.test", "password": "[secret: not shown]",');
+  });
+});

@@ -1,0 +1,437 @@
+// The emulator's dashboard in a real browser (issue 27): Debian's Chromium driven by
+// playwright-core against an emulator on port 0, with svc itself (in-process, as a user runs
+// it) on the other side of each action. Every page loads without a console error or a failed
+// request and passes axe-core (no serious or critical violation); the README's screenshots are
+// taken here (docs/dashboard-*.png).
+// Skips with a visible reason without /usr/bin/chromium; SVC_REQUIRE_REAL=1 (CI) fails instead.
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { sha256 } from '../../src/emulator/ids.js';
+import { startTestEmulator } from '../helpers/emulator.js';
+import { MemorySecretStore } from '../../src/credentials/store.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const requireReal = process.env.SVC_REQUIRE_REAL === '1';
+const chromiumMissing = !existsSync(CHROMIUM);
+if (chromiumMissing && !requireReal) {
+  console.warn(`skipping the dashboard browser suite: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
+}
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+const PAGES = ['/', '/keys', '/apps', '/calls', '/chats', '/events', '/requests', '/controls'];
+
+describe.skipIf(chromiumMissing && !requireReal)(`the emulator's dashboard in a real browser (${CHROMIUM})`, () => {
+  let emulator: RunningEmulator;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (chromiumMissing) throw new Error(`SVC_REQUIRE_REAL=1 but ${CHROMIUM} is not installed`);
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    emulator = await startTestEmulator();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await emulator?.close();
+  });
+
+  /** A page that records console errors, page errors, failed requests and error answers. */
+  async function watchedPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => {
+      // Leaving a page cancels its event stream and any live refresh under way: not a failure.
+      const left = request.failure()?.errorText === 'net::ERR_ABORTED' && ['eventsource', 'fetch'].includes(request.resourceType());
+      if (!left) problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`);
+    });
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+    });
+    return { page, problems };
+  }
+
+  /** A locator's text (its first match), for expect.poll: playwright-core has no locator assertions. */
+  const textOf = async (locator: Locator) => (await locator.first().textContent({ timeout: 5000 })) ?? '';
+
+  /** Opens a dashboard page and waits until its live stream is connected. */
+  async function open(page: Page, path: string): Promise<void> {
+    await page.goto(`${emulator.url}${path}`);
+    await page.waitForSelector('body[data-live="on"]', { timeout: 10_000 }).catch(async () => {
+      // Pages without a live part never connect; every dashboard page has one.
+      throw new Error(`${path}: the live stream never connected`);
+    });
+  }
+
+  async function axeViolations(page: Page): Promise<string[]> {
+    await page.addScriptTag({ path: AXE });
+    const results = await page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+      return (await axe.run()).violations;
+    });
+    return results
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  it('every page, in both modes, loads without a console error or a failed request, passes axe, and fits 1280×800 and 390×844', async () => {
+    // axe is injected into the page, which the dashboard's CSP (script-src 'self') would refuse.
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
+    try {
+      const { page, problems } = await watchedPage(context);
+      for (const mode of ['test', 'live']) {
+        for (const path of PAGES) {
+          await open(page, `${path}?mode=${mode}`);
+          await expect.poll(() => textOf(page.locator('h1'))).toContain(`(${mode} mode)`);
+          expect(await axeViolations(page), `${path} ${mode}`).toEqual([]);
+        }
+      }
+      // The dialogs, open.
+      await open(page, '/keys');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByRole('dialog', { name: 'Create an API key' }).waitFor({ state: 'visible' });
+      expect(await axeViolations(page), 'create key dialog').toEqual([]);
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+
+      await page.setViewportSize({ width: 390, height: 844 });
+      for (const path of PAGES) {
+        await open(page, path);
+        const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+        expect(overflow, `${path} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
+        expect(await axeViolations(page), `${path} at 390 px`).toEqual([]);
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Create key makes a key svc account works with; Revoke ends it (exit 3)', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/keys?mode=test');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+      await dialog.getByLabel('Name (optional)').fill('ci key');
+      await dialog.getByRole('checkbox', { name: 'calls:write' }).uncheck();
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      const shown = page.getByRole('dialog', { name: 'Your new API key' });
+      await shown.waitFor({ state: 'visible' });
+      const key = await shown.getByLabel('API key', { exact: true }).inputValue();
+      expect(key).toMatch(/^svc_test_/);
+      // Reloading does not post again: the page took the GET address of the keys page.
+      expect(new URL(page.url()).pathname).toBe('/keys');
+      await shown.getByRole('button', { name: 'Done' }).click();
+
+      const env = { SVC_BASE_URL: emulator.url, SVC_API_KEY: key };
+      const before = await runCli(['account', '--json'], { env });
+      expect(before.stderr).toBe('');
+      expect(before.exitCode).toBe(0);
+      const keyId = JSON.parse(before.stdout).credential.key_id as string;
+      const row = page.locator(`tr[data-key-id="${keyId}"]`);
+      await expect.poll(() => textOf(row)).toContain('ci key');
+      await expect.poll(() => textOf(row)).toContain(key.slice(-4));
+      expect(await textOf(row)).not.toContain('calls:write');
+      // The key itself is on no page after the dialog: only its last four.
+      await page.reload();
+      expect(await page.content()).not.toContain(key);
+
+      page.once('dialog', (confirm) => void confirm.accept());
+      await row.getByRole('button', { name: 'Revoke ci key' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('Revoked ci key');
+      await expect.poll(() => textOf(row)).toContain('revoked');
+      const after = await runCli(['account'], { env });
+      expect(after.exitCode).toBe(3);
+      expect(after.stderr).toMatch(/revoked/);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  /** The secret store `svc login` writes and `svc account` reads (one per test file, as one machine's keychain). */
+  const secrets = new MemorySecretStore();
+
+  /** `svc login` whose browser is a Chromium page: signs in as the seeded admin and approves. */
+  async function loginInBrowser(context: BrowserContext, configDir: string, env: Record<string, string> = {}) {
+    const page = await context.newPage();
+    let opened!: () => void;
+    const ready = new Promise<void>((resolve) => (opened = resolve));
+    const done = runCli(['login'], {
+      configDir,
+      secrets,
+      env: { SVC_BASE_URL: emulator.url, DISPLAY: ':0', ...env },
+      browser: {
+        async open(url) {
+          await page.goto(url);
+          opened();
+        },
+      },
+    });
+    await ready;
+    await page.getByLabel('Email').fill(emulator.seed.admin.email);
+    await page.getByLabel('Password').fill(emulator.seed.admin.password);
+    await Promise.all([page.waitForURL(/./, { waitUntil: 'load' }), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await page.getByLabel('Organization').selectOption(emulator.seed.org_id);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const result = await done;
+    expect(result.stderr).not.toMatch(/^error/m);
+    expect(result.exitCode).toBe(0);
+    await page.close();
+  }
+
+  const account = (configDir: string) => runCli(['account'], { configDir, secrets, env: { SVC_BASE_URL: emulator.url } });
+
+  it('svc login, then Disconnect on the connection: the next svc account exits 3, the connection has ended', async () => {
+    const context = await browser.newContext();
+    try {
+      const configDir = tempConfigDir();
+      await loginInBrowser(context, configDir);
+      const before = await account(configDir);
+      expect(before.exitCode, before.stderr).toBe(0);
+
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/apps?mode=live');
+      await expect.poll(() => textOf(page.locator('#apps'))).toContain('Connected apps of Acme');
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByRole('button', { name: 'Disconnect svc CLI from Acme' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('Disconnected svc CLI from Acme');
+      await page.getByText('No app is connected to Acme.').waitFor({ state: 'visible' });
+
+      const after = await account(configDir);
+      expect(after.exitCode).toBe(3);
+      expect(after.stderr).toContain('the connection to Acme has ended');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Register app: its client id and secret sign in with svc login; Delete app ends that connection', async () => {
+    const context = await browser.newContext();
+    try {
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/apps');
+      await page.getByRole('button', { name: 'Register app' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Register an OAuth app' });
+      await dialog.getByLabel('Name').fill('Acme Reports');
+      await dialog.getByLabel(/Redirect URIs/).fill('http://127.0.0.1/callback');
+      await dialog.getByRole('button', { name: 'Register' }).click();
+      const shown = page.getByRole('dialog', { name: 'Acme Reports is registered' });
+      const clientId = await shown.getByLabel('Client id', { exact: true }).inputValue();
+      const clientSecret = await shown.getByLabel('Client secret', { exact: true }).inputValue();
+      expect(clientId).toMatch(/^svc_app_/);
+      expect(clientSecret).toMatch(/^svc_cs_/);
+      await shown.getByRole('button', { name: 'Done' }).click();
+      await page.reload();
+      expect(await page.content()).not.toContain(clientSecret);
+
+      const configDir = tempConfigDir();
+      await loginInBrowser(context, configDir, { SVC_CLIENT_ID: clientId, SVC_CLIENT_SECRET: clientSecret });
+      const before = await account(configDir);
+      expect(before.exitCode, before.stderr).toBe(0);
+      // The connection shows live, without a reload.
+      await expect.poll(() => textOf(page.locator('#apps'))).toContain(`Acme Reports`);
+      await page.getByRole('button', { name: 'Disconnect Acme Reports from Acme' }).waitFor({ state: 'visible', timeout: 2000 });
+
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByRole('button', { name: 'Delete app Acme Reports' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('Deleted Acme Reports; 1 connection(s) ended');
+      const after = await account(configDir);
+      expect(after.exitCode).toBe(3);
+      expect(after.stderr).toContain('the connection to Acme has ended');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('svc --test events trigger call.ended shows on Events, Calls and Requests within a second, without a reload', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const watched = await Promise.all([watchedPage(context), watchedPage(context), watchedPage(context)]);
+      const [events, calls, requests] = watched.map((w) => w.page) as [Page, Page, Page];
+      await Promise.all([open(events, '/events?mode=test'), open(calls, '/calls?mode=test'), open(requests, '/requests?mode=test')]);
+      // A reload would drop this mark.
+      for (const page of [events, calls, requests]) await page.evaluate('window.notReloaded = true');
+
+      const trigger = await runCli(['--test', 'events', 'trigger', 'call.ended', '--json'], {
+        env: { SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.seed.keys.test },
+      });
+      expect(trigger.exitCode).toBe(0);
+      const ended = events.locator('details', { hasText: 'call.ended' }).first();
+      await ended.waitFor({ state: 'visible', timeout: 1000 });
+      await calls.locator('#calls tbody tr', { hasText: 'ended' }).first().waitFor({ state: 'visible', timeout: 1000 });
+      const served = requests.locator('details', { hasText: /POST \/v1\/calls\/call_\w+\/end/ }).first();
+      await served.waitFor({ state: 'visible', timeout: 1000 });
+      await expect.poll(() => textOf(served.locator('summary'))).toContain('200');
+      const keyId = emulator.state.keysByHash.get(sha256(emulator.seed.keys.test))!.id;
+      await expect.poll(() => textOf(served.locator('summary'))).toContain(`${keyId} (test)`);
+      for (const page of [events, calls, requests]) expect(await page.evaluate('window.notReloaded')).toBe(true);
+
+      // Expanding shows the event's JSON and the request's bodies, never a secret.
+      await ended.locator('summary').click();
+      await expect.poll(() => textOf(ended.locator('pre'))).toContain('"type": "call.ended"');
+      await served.locator('summary').click();
+      await expect.poll(() => textOf(served)).toContain('"status": "ended"');
+      expect(await requests.content()).not.toContain(emulator.seed.keys.test);
+
+      // Screenshots for the README: the console pages with what just happened.
+      mkdirSync(DOCS, { recursive: true });
+      await events.screenshot({ path: join(DOCS, 'dashboard-events.png') });
+      await requests.screenshot({ path: join(DOCS, 'dashboard-requests.png') });
+      expect(watched.flatMap((w) => w.problems)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Calls and Chats: a detail view that follows the API live; End call and Close chat', async () => {
+    const context = await browser.newContext();
+    try {
+      const env = { SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.seed.keys.test };
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/calls?mode=test');
+      expect((await runCli(['--test', 'events', 'trigger', 'call.started'], { env })).exitCode).toBe(0);
+      const active = page.locator('#calls tbody tr', { hasText: 'active' }).first();
+      await active.waitFor({ state: 'visible', timeout: 1000 });
+      await active.getByRole('link').click();
+      await page.waitForSelector('body[data-live="on"]');
+      await expect.poll(() => textOf(page.locator('#call'))).toContain('active');
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByRole('button', { name: 'End call' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('Ended call_');
+      await expect.poll(() => textOf(page.locator('#call dl'))).toContain('ended');
+      const callId = new URL(page.url()).pathname.split('/').pop()!;
+      expect(emulator.state.calls.get(callId)!.obj.status).toBe('ended');
+
+      await open(page, '/chats?mode=test');
+      expect((await runCli(['--test', 'events', 'trigger', 'chat.message.created'], { env })).exitCode).toBe(0);
+      const chat = page.locator('#chats tbody tr', { hasText: 'open' }).first();
+      await chat.waitFor({ state: 'visible', timeout: 1000 });
+      await chat.getByRole('link').click();
+      await page.waitForSelector('body[data-live="on"]');
+      await page.locator('#chat ol.log li').first().waitFor({ state: 'visible' });
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByRole('button', { name: 'Close chat' }).click();
+      await expect.poll(() => textOf(page.locator('#chat dl'))).toContain('closed');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Controls: advance the clock, inject a fault, publish events, export, import and reset', async () => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    try {
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/controls?mode=test');
+      const before = emulator.state.clock.now();
+      await page.getByLabel('Advance by (seconds)').fill('7200');
+      await page.getByRole('button', { name: 'Advance clock' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('The clock moved 7200 s');
+      expect(emulator.state.clock.now() - before).toBeGreaterThanOrEqual(7_200_000);
+
+      await page.getByLabel('Status').selectOption('429');
+      await page.getByLabel('Path prefix').fill('/v1/account');
+      await page.locator('#fault-count').fill('1');
+      await page.getByRole('button', { name: 'Inject fault' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('fail with 429');
+      const faulted = await fetch(`${emulator.url}/v1/account`, { headers: { authorization: `Bearer ${emulator.seed.keys.test}` } });
+      expect(faulted.status).toBe(429);
+
+      await page.getByLabel('Type').fill('chat.started');
+      await page.locator('#publish-count').fill('3');
+      await page.getByRole('button', { name: 'Publish test events' }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain('Published 3 test chat.started event(s)');
+
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /Export the state/ }).click()]);
+      const exported = await download.path();
+      const { readFileSync } = await import('node:fs');
+      expect(JSON.parse(readFileSync(exported, 'utf8'))).toMatchObject({ format: 'svc-emulator-state' });
+
+      // The exported world imported back, then a reset: a new seed, its keys shown once.
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByLabel('Import a document').setInputFiles(exported);
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toMatch(/^Imported .*: 1 organization\(s\), \d+ key\(s\)/);
+
+      page.once('dialog', (confirm) => void confirm.accept());
+      await page.getByRole('button', { name: 'Reset the emulator' }).click();
+      const shown = page.getByRole('dialog', { name: 'The new seed' });
+      const testKey = await shown.getByLabel('Test key', { exact: true }).inputValue();
+      expect(testKey).toBe(emulator.seed.keys.test);
+      const account = await runCli(['account'], { env: { SVC_BASE_URL: emulator.url, SVC_API_KEY: testKey } });
+      expect(account.exitCode).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('refuses a POST from another origin (403, nothing changes) and a foreign Host (421)', async () => {
+    // Another site on this machine (another port is another origin) posts the dashboard's own form, token and all.
+    const context = await browser.newContext();
+    let attacker: Server | undefined;
+    try {
+      const { page } = await watchedPage(context);
+      await open(page, '/keys?mode=test');
+      const target = [...emulator.state.keys.values()].find((k) => k.mode === 'test' && !k.revoked)!;
+      const form = page.locator(`form[action="/_dashboard/keys/${target.id}/revoke"]`);
+      const csrf = await form.locator('input[name=csrf]').inputValue();
+      attacker = createServer((_req, res) => {
+        res.setHeader('content-type', 'text/html');
+        res.end(`<!doctype html><form id="f" method="post" action="${emulator.url}/_dashboard/keys/${target.id}/revoke">
+          <input name="csrf" value="${csrf}"><input name="mode" value="test"></form>
+          <script>fetch(${JSON.stringify(`${emulator.url}/_dashboard/reset`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', body: new URLSearchParams({ csrf: ${JSON.stringify(csrf)} }) }).finally(() => document.getElementById('f').submit());</script>`);
+      });
+      await new Promise<void>((resolve) => attacker!.listen(0, '127.0.0.1', resolve));
+      const other = await context.newPage();
+      const answered = other.waitForResponse((r) => r.url().endsWith('/revoke'));
+      await other.goto(`http://127.0.0.1:${(attacker.address() as { port: number }).port}/`);
+      expect((await answered).status()).toBe(403);
+      expect(target.revoked).toBe(false);
+      expect(emulator.state.keys.has(target.id)).toBe(true); // no reset either
+
+      const misdirected = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(`${emulator.url}/`, { headers: { host: 'evil.test' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(misdirected).toBe(421);
+    } finally {
+      attacker?.close();
+      await context.close();
+    }
+  });
+});
