@@ -102,11 +102,11 @@ afterAll(() => {
 });
 
 describe('the packed and globally installed package', () => {
-  it('ships only bin, dist, completions, fixtures, LICENSE, README and package.json', () => {
+  it('ships only bin, dist, completions, man, fixtures, LICENSE, README and package.json', () => {
     const shipped = readdirSync(packageDir)
       .filter((name) => name !== 'node_modules')
       .sort();
-    expect(shipped).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'fixtures', 'package.json']);
+    expect(shipped).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'fixtures', 'man', 'package.json']);
     // One `events trigger` fixture per event type.
     expect(readdirSync(join(packageDir, 'fixtures', 'triggers')).sort()).toHaveLength(11);
   });
