@@ -18,6 +18,7 @@ export function parse(): Record<string, never> {
 }
 
 export async function run(_opts: unknown, ctx: Context): Promise<void> {
-  if (ctx.globals.json) printJson(ctx, { version: ctx.version, node: process.versions.node, platform: `${process.platform}/${process.arch}`, install: installMethod() });
+  if (ctx.globals.json)
+    printJson(ctx, { version: ctx.version, node: process.versions.node, platform: `${process.platform}/${process.arch}`, install: installMethod() });
   else ctx.io.stdout.write(`${ctx.version}\n`);
 }
