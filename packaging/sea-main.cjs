@@ -5,7 +5,7 @@
 // their content hash; every run then starts bin/svc.js from there with an ordinary require, so
 // the binary and the npm package run the same bundle, and Node's module loader, svc's code
 // cache and Node's compile cache work on real files as they do for the npm install.
-// __SVC_MANIFEST__ is replaced by the build: { id, files: { path: sha256 } }.
+// __SVC_MANIFEST__ is replaced by the build: { id, launcher, files: { path: sha256 } }.
 'use strict';
 const { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync, readdirSync, existsSync } = require('node:fs');
 const { dirname, join } = require('node:path');
@@ -85,5 +85,12 @@ try {
   process.exit(1);
 }
 Object.defineProperty(globalThis, '__SVC_INSTALL__', { get: installMethod, configurable: true });
-const launcher = join(target, 'bin', 'svc.js');
-require('node:module').createRequire(launcher)(launcher);
+// The npm package's own launcher (package.json "bin"), run as Node runs it for the npm install.
+const launcher = join(target, MANIFEST.launcher);
+try {
+  require('node:module').createRequire(launcher)(launcher);
+} catch (error) {
+  // An ES module launcher with a top-level await cannot be required: import it.
+  if (error.code !== 'ERR_REQUIRE_ASYNC_MODULE') throw error;
+  import(require('node:url').pathToFileURL(launcher).href);
+}

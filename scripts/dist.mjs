@@ -108,7 +108,7 @@ function packageFiles() {
     if (/^(README|man\/)/.test(entry)) continue; // read by people, not by svc: the .deb carries the man pages
     for (const file of statSync(path).isDirectory() ? filesUnder(path) : [path]) files[relative(root, file)] = file;
   }
-  if (!files['dist/main.cjs'] && !readdirSync(join(root, 'dist')).length) throw new Error('dist/ is empty: run npm run build first');
+  if (!existsSync(join(root, 'dist')) || !readdirSync(join(root, 'dist')).length) throw new Error('dist/ is empty: run npm run build first');
   return files;
 }
 
@@ -139,6 +139,12 @@ try {
 `;
 }
 
+/** The npm package's launcher (package.json "bin"), which the binary runs from its unpacked files. */
+function launcherPath() {
+  const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin.svc;
+  return bin.replace(/^\.\//, '');
+}
+
 /** Builds one binary; returns its path. */
 function buildBinary(arch, stage) {
   const addon = addonFor(arch);
@@ -161,7 +167,13 @@ function buildBinary(arch, stage) {
   // The unpacked folder's name: the hash of every file's name and hash.
   const id = `${pkg.version}-${arch}-${sha256(JSON.stringify(hashes)).slice(0, 16)}`;
   const main = join(stage, 'sea-main.cjs');
-  writeFileSync(main, readFileSync(join(root, 'packaging/sea-main.cjs'), 'utf8').replace('= __SVC_MANIFEST__;', `= ${JSON.stringify({ id, files: hashes })};`));
+  writeFileSync(
+    main,
+    readFileSync(join(root, 'packaging/sea-main.cjs'), 'utf8').replace(
+      '= __SVC_MANIFEST__;',
+      `= ${JSON.stringify({ id, launcher: launcherPath(), files: hashes })};`,
+    ),
+  );
   const output = join(out, binaryName(arch));
   const config = join(stage, 'sea-config.json');
   writeFileSync(
@@ -172,9 +184,12 @@ function buildBinary(arch, stage) {
         output,
         executable: strippedNode(arch, stage),
         disableExperimentalSEAWarning: true,
-        // The loader is small and runs once a start; svc's own code is on disk, where svc's
-        // code cache and Node's compile cache serve it as for the npm install.
-        useCodeCache: false,
+        // V8's code cache of the loader, made by the Node that builds: measured a few ms off
+        // every start of the x64 binary (bench/standalone.mjs; README "Install without Node").
+        // The arm64 binary goes without (a cache the x64 Node made is not arm64's). svc's
+        // own code is on disk, where svc's code cache serves it as for the npm install; no
+        // start-up snapshot: it would hold the loader alone, which runs before any of svc.
+        useCodeCache: arch === process.arch,
         useSnapshot: false,
         // NODE_OPTIONS is the user's for their Node programs, not for svc.
         execArgvExtension: 'none',
@@ -184,7 +199,7 @@ function buildBinary(arch, stage) {
       2,
     ),
   );
-  // --build-sea is Node's own (25.5+); the blob holds no code cache or snapshot, so the x64
+  // --build-sea is Node's own (25.5+); with no code cache or snapshot in the blob, the x64
   // Node builds the arm64 binary too.
   run(nodeBinary(SEA_NODE), ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   chmodSync(output, 0o755);

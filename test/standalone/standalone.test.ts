@@ -32,7 +32,7 @@ function newestSource(): number {
 
 /** Builds the artefacts unless release/ already holds them for this bundle (scripts/test-standalone.sh builds first). */
 function ensureReleased(): void {
-  if (!existsSync(join(root, 'dist/main.cjs'))) {
+  if (!existsSync(join(root, 'dist')) || !readdirSync(join(root, 'dist')).length) {
     const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   }
