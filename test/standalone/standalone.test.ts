@@ -307,9 +307,13 @@ describe.skipIf(qemuProblem !== null && !required)(
   },
 );
 
+/** How this process runs dpkg as root: itself, or through `sudo -n` (CI machines that are not root). */
+const asRoot: string[] | null = process.getuid?.() === 0 ? [] : spawnSync('sudo', ['-n', 'true']).status === 0 ? ['sudo', '-n'] : null;
+const dpkg = (...args: string[]) => spawnSync(asRoot![0] ?? 'dpkg', asRoot!.length ? [...asRoot!.slice(1), 'dpkg', ...args] : args, { encoding: 'utf8' });
+
 const dpkgProblem =
-  process.getuid?.() !== 0
-    ? 'dpkg -i needs root'
+  asRoot === null
+    ? 'dpkg -i needs root (or sudo without a password)'
     : spawnSync('dpkg-query', ['-W', 'svc']).status === 0
       ? 'a package named svc is installed on this machine already'
       : !existsSync('/usr/bin/man')
@@ -332,7 +336,7 @@ describe.skipIf(dpkgProblem !== null && !required)(`the .deb${dpkgProblem && !re
     expect(dpkgProblem).toBeNull();
     before = new Set(paths().filter((path) => existsSync(path)));
     expect([...before].filter((path) => !statSync(path).isDirectory())).toEqual([]);
-    const installed = spawnSync('dpkg', ['-i', deb], { encoding: 'utf8' });
+    const installed = dpkg('-i', deb);
     expect(installed.status, installed.stderr).toBe(0);
     const version = await run('/usr/bin/svc', ['version', '--json'], envFor(freshHome()));
     expect(JSON.parse(version.stdout)).toMatchObject({ install: 'deb', platform: 'linux/x64' });
@@ -358,7 +362,7 @@ describe.skipIf(dpkgProblem !== null && !required)(`the .deb${dpkgProblem && !re
 
   it('dpkg -r removes every file and folder it added', () => {
     expect(dpkgProblem).toBeNull();
-    const removed = spawnSync('dpkg', ['-r', 'svc'], { encoding: 'utf8' });
+    const removed = dpkg('-r', 'svc');
     expect(removed.status, removed.stderr).toBe(0);
     expect(paths().filter((path) => existsSync(path) && !before.has(path))).toEqual([]);
     expect(existsSync('/usr/bin/svc')).toBe(false);
