@@ -33,6 +33,23 @@ function unpackRoot() {
 }
 
 /**
+ * The folder the files go in: the cache home's, else, where that cannot be written (the home
+ * of a CI job or a service account), one of this user's own under the OS temp dir.
+ */
+function unpackBase() {
+  try {
+    return privateDir(unpackRoot());
+  } catch (error) {
+    if (!['EACCES', 'EPERM', 'EROFS', 'ENOENT', 'ENOTDIR'].includes(error.code)) throw error;
+    try {
+      return privateDir(join(privateDir(join(require('node:os').tmpdir(), `svc-${process.getuid()}`)), 'standalone'));
+    } catch {
+      throw error;
+    }
+  }
+}
+
+/**
  * Writes every embedded file into a fresh folder, each checked against the build's hash
  * first, then renames the folder into place: a folder under its id is complete, and two
  * first runs at once each write their own and one rename wins.
@@ -72,7 +89,7 @@ function installMethod() {
 
 let target;
 try {
-  const base = privateDir(unpackRoot());
+  const base = unpackBase();
   target = join(base, MANIFEST.id);
   if (!ownPrivateDir(target)) {
     if (existsSync(target)) throw new Error(`${target} is not a folder of this user's own with mode 0700 (fix: remove it)`);

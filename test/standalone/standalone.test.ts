@@ -175,6 +175,17 @@ describe('the linux-x64 binary, on a PATH with no node', () => {
     expect(ran.stderr).toContain("is not a folder of this user's own with mode 0700 (fix: chmod 700");
   });
 
+  it('unpacks under the OS temp dir, in a folder of the user’s own, when the home cannot hold a cache', async () => {
+    const home = join(freshHome(), 'not-a-folder');
+    writeFileSync(home, '');
+    const temp = freshHome();
+    const ran = await run(x64, ['--version'], envFor(home, { TMPDIR: temp }));
+    expect(ran).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const base = join(temp, `svc-${process.getuid!()}`);
+    expect(lstatSync(base).mode & 0o777).toBe(0o700);
+    expect(readdirSync(join(base, 'standalone'))).toHaveLength(1);
+  });
+
   it('stores a key in credentials.json (0600), saying why, when its keychain addon is not the one it was built with', async () => {
     const home = freshHome();
     expect((await run(x64, ['--version'], envFor(home))).code).toBe(0);
