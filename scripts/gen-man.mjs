@@ -1,7 +1,8 @@
 // Writes man/svc.1, man/svc-<command>.1, man/svc-<group>-<verb>.1 … from the command
 // declarations (src/commands/index.ts), the ones help and completions come from (cli/cli's
-// script/gen-docs does the same from cobra's tree). test/core/man.test.ts regenerates them
-// and fails when the files drift; the npm package and the .deb ship them.
+// script/gen-docs does the same from cobra's tree), and package.json's "man" list.
+// test/core/man.test.ts regenerates them and fails when the files drift; the npm package
+// and the .deb ship them.
 //   node scripts/gen-man.mjs          write the files (and remove pages of commands that went)
 //   node scripts/gen-man.mjs --check  exit 1 when a page differs, is missing or is extra
 import { build } from 'esbuild';
@@ -220,6 +221,23 @@ try {
       process.stderr.write(`${join(dir, file)} is no command's page: run npm run man\n`);
       stale++;
     } else rmSync(join(dir, file));
+  }
+  // package.json "man": the pages a global npm install links into <prefix>/share/man (npm
+  // links this list only: its `directories.man` links nothing, npm/bin-links#25).
+  const pkgFile = join(root, 'package.json');
+  const pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
+  const listed = [...wanted].sort().map((file) => `./man/${file}`);
+  if (JSON.stringify(pkg.man) !== JSON.stringify(listed)) {
+    if (check) {
+      process.stderr.write(`${pkgFile}'s "man" does not list the pages in man/: run npm run man\n`);
+      stale++;
+    } else {
+      const entries = Object.entries(pkg).filter(([key]) => key !== 'man');
+      const at = entries.findIndex(([key]) => key === 'bin') + 1;
+      entries.splice(at, 0, ['man', listed]);
+      writeFileSync(pkgFile, `${JSON.stringify(Object.fromEntries(entries), null, 2)}\n`);
+      process.stderr.write(`wrote ${pkgFile} ("man")\n`);
+    }
   }
   process.exitCode = stale ? 1 : 0;
 } finally {
