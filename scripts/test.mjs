@@ -4,6 +4,7 @@
 // test/real/: keychain, terminal, browser, package, shells). Each Node runs vitest itself
 // (PATH starts with its bin directory), so spawned tests, which use process.execPath or
 // `node` from PATH, run under that Node too.
+// Then, once, the standalone binaries and .debs (scripts/test-standalone.sh).
 // Ends with one plain closing line, "tests: N passed, N failed, N skipped", summed from
 // vitest's JSON reports of every run. A tested Node that is not installed is a visible note
 // (`node scripts/nodes.mjs install` fetches it) and, when SVC_REQUIRE_REAL=1 (CI), a failure.
@@ -75,6 +76,20 @@ for (const node of testedNodes()) {
   if (unit !== 0 || real !== 0) anyRunFailed = true;
   const totals = sum([counts(`${reportDir}/${tag}-unit.json`), counts(`${reportDir}/${tag}-real.json`)]);
   sections.push({ label: node.label, note: `${node.suites === 'all' ? 'every suite' : 'spawned binary and test/real/'}`, totals });
+}
+
+// svc without Node (scripts/test-standalone.sh): the binaries and .debs are built and tested
+// once, whichever Node runs vitest (the binaries hold their own Node 26).
+{
+  const prefix = `${reportDir}/standalone`;
+  const code = step('standalone binaries and .debs, no node on PATH', 'bash', ['scripts/test-standalone.sh'], { ...process.env, SVC_REPORT_PREFIX: prefix });
+  if (code !== 0) anyRunFailed = true;
+  const totals = sum(['standalone', 'standalone-bin', 'standalone-terminal'].map((name) => counts(`${prefix}-${name}.json`)));
+  sections.push({
+    label: 'standalone linux-x64 and linux-arm64 binaries, .deb',
+    note: 'test/standalone/, test/bin/ and the terminal suite against the binary',
+    totals,
+  });
 }
 
 process.stdout.write('\n');

@@ -15,3 +15,13 @@ export function svcVersion(): string {
 export function userAgent(version: string): string {
   return `svc/${version} node/${process.versions.node} ${process.platform}`;
 }
+
+/**
+ * How svc was installed: the standalone binary's loader (packaging/sea-main.cjs) sets
+ * `globalThis.__SVC_INSTALL__` to `standalone`, or `deb` for the Debian package's
+ * /usr/bin/svc; bin/svc.js from the npm package sets nothing.
+ */
+export function installMethod(): 'npm' | 'standalone' | 'deb' {
+  const fromLoader = (globalThis as { __SVC_INSTALL__?: unknown }).__SVC_INSTALL__;
+  return fromLoader === 'standalone' || fromLoader === 'deb' ? fromLoader : 'npm';
+}

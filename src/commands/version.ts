@@ -1,8 +1,10 @@
 // `svc version`: the same as `svc --version` (gh has both); with --json, an object
-// that also names the Node.js version and platform, for bug reports.
+// that also names the Node.js version, the platform and how svc was installed (npm,
+// standalone, deb), for bug reports.
 import { defineCommand } from '../cli/define.js';
 import type { Context } from '../context.js';
 import { printJson } from '../io/output.js';
+import { installMethod } from '../cli/version.js';
 
 export const command = defineCommand({
   name: 'version',
@@ -16,6 +18,7 @@ export function parse(): Record<string, never> {
 }
 
 export async function run(_opts: unknown, ctx: Context): Promise<void> {
-  if (ctx.globals.json) printJson(ctx, { version: ctx.version, node: process.versions.node, platform: `${process.platform}/${process.arch}` });
+  if (ctx.globals.json)
+    printJson(ctx, { version: ctx.version, node: process.versions.node, platform: `${process.platform}/${process.arch}`, install: installMethod() });
   else ctx.io.stdout.write(`${ctx.version}\n`);
 }

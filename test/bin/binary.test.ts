@@ -13,7 +13,7 @@ import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { SELF_CALL } from '../../src/boot/code-cache.js';
 import { ROOT } from '../../src/commands/index.js';
 import { nameOf, type Node } from '../../src/cli/define.js';
-import { ensureBuilt, spawnCollect, type Spawned } from '../helpers/spawn.js';
+import { ensureBuilt, spawnCollect, standaloneBin, svcCommand, svcPath, svcShellWords, type Spawned } from '../helpers/spawn.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/svc.js');
@@ -25,9 +25,10 @@ type Ran = Spawned;
 
 /** Spawns the bundled svc; `stdin` is written then closed (no stdin = /dev/null, like CI). */
 function svc(args: string[], opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<Ran> {
-  return spawnCollect(process.execPath, [bin, ...args], {
+  const [command, argv] = svcCommand(args);
+  return spawnCollect(command, argv, {
     env: {
-      PATH: process.env.PATH ?? '',
+      PATH: svcPath(),
       HOME: configDir,
       SVC_CONFIG_DIR: configDir,
       SVC_CREDENTIAL_STORE: 'file',
@@ -64,7 +65,8 @@ describe('bin/svc.js over the bundle', () => {
     expect(ran.stderr).toBe('');
   });
 
-  it('answers help and completion from the files the build wrote, exactly as the bundle answers them, without loading it', async () => {
+  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
+  it.skipIf(standaloneBin)('answers help and completion from the files the build wrote, exactly as the bundle answers them, without loading it', async () => {
     // The same command lines through the bundle itself (its main(), as bin/svc.js calls it
     // when it has no answer of its own), and through the launcher with a preload that says
     // whether dist/main.cjs or a start file (dist/start-<command>.cjs) was loaded.
@@ -114,7 +116,8 @@ describe('bin/svc.js over the bundle', () => {
     }
   });
 
-  it("keeps V8's code cache of the bundle in a folder of the user's own, and runs the same from it", async () => {
+  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
+  it.skipIf(standaloneBin)("keeps V8's code cache of the bundle in a folder of the user's own, and runs the same from it", async () => {
     const cacheHome = mkdtempSync(join(tmpdir(), 'svc-code-cache-'));
     const run = (env: Record<string, string> = {}) =>
       svc(['account', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test, XDG_CACHE_HOME: cacheHome, ...env } });
@@ -182,7 +185,8 @@ describe('bin/svc.js over the bundle', () => {
   const leafNames = (node: Node): string[] =>
     node.kind === 'leaf' ? [node.decl.name] : [...(node.self ? [node.self.decl.name] : []), ...node.commands.flatMap(leafNames)];
 
-  it('has a start file per top-level command, holding that command alone and no commander, each over 128 KiB and ASCII', () => {
+  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
+  it.skipIf(standaloneBin)('has a start file per top-level command, holding that command alone and no commander, each over 128 KiB and ASCII', () => {
     const dist = join(root, 'dist');
     const files = readdirSync(dist).filter((file) => /^start-.*\.cjs$/.test(file));
     // svc completion describes the whole tree; `help` is commander's; the launcher never names `__complete`.
@@ -201,56 +205,61 @@ describe('bin/svc.js over the bundle', () => {
     }
   });
 
-  it("runs a valid command line from its command's start file alone, and any other from main.cjs, which gives the same results", async () => {
-    // A preload that lists the bundle files loaded, in the order they were.
-    const preload = join(configDir, 'record-bundle-files.cjs');
-    writeFileSync(
-      preload,
-      "process.on('exit', () => process.stderr.write(`\\nloaded: ${Object.keys(require.cache).filter((f) => f.includes('/dist/')).map((f) => f.split('/').pop()).join(' ')}\\n`));\n",
-    );
-    const env = { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: emulator.url };
-    const traced = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, bin, ...args], { env });
-    const loaded = (ran: Spawned) => ran.stderr.match(/loaded: (.*)\n$/)![1]!.split(' ');
-    const bundleFiles = (ran: Spawned) => loaded(ran).filter((f) => /^(main|start-.*|run|cmd-.*)\.cjs$/.test(f));
+  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
+  it.skipIf(standaloneBin)(
+    "runs a valid command line from its command's start file alone, and any other from main.cjs, which gives the same results",
+    async () => {
+      // A preload that lists the bundle files loaded, in the order they were.
+      const preload = join(configDir, 'record-bundle-files.cjs');
+      writeFileSync(
+        preload,
+        "process.on('exit', () => process.stderr.write(`\\nloaded: ${Object.keys(require.cache).filter((f) => f.includes('/dist/')).map((f) => f.split('/').pop()).join(' ')}\\n`));\n",
+      );
+      const env = { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: emulator.url };
+      const traced = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, bin, ...args], { env });
+      const loaded = (ran: Spawned) => ran.stderr.match(/loaded: (.*)\n$/)![1]!.split(' ');
+      const bundleFiles = (ran: Spawned) => loaded(ran).filter((f) => /^(main|start-.*|run|cmd-.*)\.cjs$/.test(f));
 
-    const named = await traced(['account', '--json']);
-    expect(named.code, named.stderr).toBe(0);
-    expect(bundleFiles(named)).toEqual(['start-account.cjs']);
-    const calls = await traced(['calls', 'list', '--json']);
-    expect(calls.code, calls.stderr).toBe(0);
-    expect(bundleFiles(calls)).toEqual(['start-calls.cjs']);
-    // Global options first, one with a value: the launcher still finds the command word.
-    const optionsFirst = await traced(['--profile', 'default', '--json', 'account']);
-    expect(optionsFirst.code, optionsFirst.stderr).toBe(0);
-    expect(bundleFiles(optionsFirst)).toEqual(['start-account.cjs']);
-    expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(named.stdout));
-    // main.cjs runs a command too (it loads the runner and the command's file): the same answer.
-    const direct = join(configDir, 'main-direct.cjs');
-    writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
-    const viaMain = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, direct, ...args], { env });
-    const accountViaMain = await viaMain(['account', '--json']);
-    expect(accountViaMain.code, accountViaMain.stderr).toBe(0);
-    expect(loaded(accountViaMain)).toEqual(expect.arrayContaining(['main.cjs', 'run.cjs', 'cmd-account.cjs']));
-    expect(loaded(accountViaMain)).not.toContain('start-account.cjs');
-    expect(JSON.parse(accountViaMain.stdout)).toEqual(JSON.parse(named.stdout));
-    // A line its start file does not take (a usage error, help at a terminal) is main.cjs's:
-    // the start file has done nothing, and the answer is main.cjs's own.
-    const refused = await traced(['account', '--nope']);
-    expect(refused.code).toBe(2);
-    expect(bundleFiles(refused)).toEqual(['start-account.cjs', 'main.cjs']);
-    const refusedViaMain = await viaMain(['account', '--nope']);
-    expect(refused.stdout).toBe(refusedViaMain.stdout);
-    expect(refused.stderr.replace(/\nloaded: .*\n$/, '')).toBe(refusedViaMain.stderr.replace(/\nloaded: .*\n$/, ''));
-    // svc completion describes the whole tree: it has no start file.
-    const completion = await traced(['completion', 'bash', '--json']);
-    expect(bundleFiles(completion)[0]).toBe('main.cjs');
-    // An unknown command: main.cjs alone says so.
-    const unknown = await traced(['cals']);
-    expect(unknown.code).toBe(2);
-    expect(bundleFiles(unknown)).toEqual(['main.cjs']);
-  });
+      const named = await traced(['account', '--json']);
+      expect(named.code, named.stderr).toBe(0);
+      expect(bundleFiles(named)).toEqual(['start-account.cjs']);
+      const calls = await traced(['calls', 'list', '--json']);
+      expect(calls.code, calls.stderr).toBe(0);
+      expect(bundleFiles(calls)).toEqual(['start-calls.cjs']);
+      // Global options first, one with a value: the launcher still finds the command word.
+      const optionsFirst = await traced(['--profile', 'default', '--json', 'account']);
+      expect(optionsFirst.code, optionsFirst.stderr).toBe(0);
+      expect(bundleFiles(optionsFirst)).toEqual(['start-account.cjs']);
+      expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(named.stdout));
+      // main.cjs runs a command too (it loads the runner and the command's file): the same answer.
+      const direct = join(configDir, 'main-direct.cjs');
+      writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
+      const viaMain = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, direct, ...args], { env });
+      const accountViaMain = await viaMain(['account', '--json']);
+      expect(accountViaMain.code, accountViaMain.stderr).toBe(0);
+      expect(loaded(accountViaMain)).toEqual(expect.arrayContaining(['main.cjs', 'run.cjs', 'cmd-account.cjs']));
+      expect(loaded(accountViaMain)).not.toContain('start-account.cjs');
+      expect(JSON.parse(accountViaMain.stdout)).toEqual(JSON.parse(named.stdout));
+      // A line its start file does not take (a usage error, help at a terminal) is main.cjs's:
+      // the start file has done nothing, and the answer is main.cjs's own.
+      const refused = await traced(['account', '--nope']);
+      expect(refused.code).toBe(2);
+      expect(bundleFiles(refused)).toEqual(['start-account.cjs', 'main.cjs']);
+      const refusedViaMain = await viaMain(['account', '--nope']);
+      expect(refused.stdout).toBe(refusedViaMain.stdout);
+      expect(refused.stderr.replace(/\nloaded: .*\n$/, '')).toBe(refusedViaMain.stderr.replace(/\nloaded: .*\n$/, ''));
+      // svc completion describes the whole tree: it has no start file.
+      const completion = await traced(['completion', 'bash', '--json']);
+      expect(bundleFiles(completion)[0]).toBe('main.cjs');
+      // An unknown command: main.cjs alone says so.
+      const unknown = await traced(['cals']);
+      expect(unknown.code).toBe(2);
+      expect(bundleFiles(unknown)).toEqual(['main.cjs']);
+    },
+  );
 
-  it("knows which global options take a value, as the declarations say (it looks past them for the command's name)", async () => {
+  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
+  it.skipIf(standaloneBin)("knows which global options take a value, as the declarations say (it looks past them for the command's name)", async () => {
     const { GLOBAL_FLAGS } = await import('../../src/commands/index.js');
     const launcher = readFileSync(bin, 'utf8');
     const listed = JSON.parse(launcher.match(/const GLOBAL_VALUE_OPTIONS = (\[.*\]);/)![1]!.replace(/'/g, '"')) as string[];
@@ -288,45 +297,49 @@ describe('bin/svc.js over the bundle', () => {
     expect(readFileSync(join(fresh, 'config.json'), 'utf8')).not.toContain(key);
   });
 
-  it('loads neither fs/promises nor (on Node 20, where it brings the ESM loader, or for a request) node:module, for --help or a request', async () => {
-    // A preload records the built-in modules loaded after it, that is, by svc itself.
-    const preload = join(configDir, 'record-modules.cjs');
-    writeFileSync(
-      preload,
-      "const before = new Set(process.moduleLoadList); process.on('exit', () => require('fs').writeFileSync(process.env.SVC_TEST_MODULES, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));",
-    );
-    for (const args of [['--help'], ['account', '--json']]) {
-      const listFile = join(configDir, 'modules.txt');
-      const ran = await new Promise<number | null>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--require', preload, bin, ...args], {
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: configDir,
-            SVC_CONFIG_DIR: configDir,
-            SVC_BASE_URL: emulator.url,
-            SVC_API_KEY: emulator.seed.keys.test,
-            SVC_TEST_MODULES: listFile,
-          },
-          stdio: 'ignore',
+  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
+  it.skipIf(standaloneBin)(
+    'loads neither fs/promises nor (on Node 20, where it brings the ESM loader, or for a request) node:module, for --help or a request',
+    async () => {
+      // A preload records the built-in modules loaded after it, that is, by svc itself.
+      const preload = join(configDir, 'record-modules.cjs');
+      writeFileSync(
+        preload,
+        "const before = new Set(process.moduleLoadList); process.on('exit', () => require('fs').writeFileSync(process.env.SVC_TEST_MODULES, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));",
+      );
+      for (const args of [['--help'], ['account', '--json']]) {
+        const listFile = join(configDir, 'modules.txt');
+        const ran = await new Promise<number | null>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--require', preload, bin, ...args], {
+            env: {
+              PATH: process.env.PATH ?? '',
+              HOME: configDir,
+              SVC_CONFIG_DIR: configDir,
+              SVC_BASE_URL: emulator.url,
+              SVC_API_KEY: emulator.seed.keys.test,
+              SVC_TEST_MODULES: listFile,
+            },
+            stdio: 'ignore',
+          });
+          child.on('error', reject);
+          child.on('close', resolve);
         });
-        child.on('error', reject);
-        child.on('close', resolve);
-      });
-      expect(ran, args.join(' ')).toBe(0);
-      const loaded = readFileSync(listFile, 'utf8').split('\n');
-      expect(loaded, args.join(' ')).not.toContain('NativeModule fs/promises');
-      // On any Node, a request run from the code cache needs neither node:module (Node's own
-      // compile cache starts with the first on-demand import: dist/import.cjs) nor node:os.
-      if (args[0] === 'account') {
-        expect(loaded, args.join(' ')).not.toContain('NativeModule module');
-        expect(loaded, args.join(' ')).not.toContain('NativeModule os');
+        expect(ran, args.join(' ')).toBe(0);
+        const loaded = readFileSync(listFile, 'utf8').split('\n');
+        expect(loaded, args.join(' ')).not.toContain('NativeModule fs/promises');
+        // On any Node, a request run from the code cache needs neither node:module (Node's own
+        // compile cache starts with the first on-demand import: dist/import.cjs) nor node:os.
+        if (args[0] === 'account') {
+          expect(loaded, args.join(' ')).not.toContain('NativeModule module');
+          expect(loaded, args.join(' ')).not.toContain('NativeModule os');
+        }
+        if (Number(process.versions.node.split('.')[0]) < 22) {
+          expect(loaded, args.join(' ')).not.toContain('NativeModule module');
+          expect(loaded, args.join(' ')).not.toContain('NativeModule internal/modules/esm/loader');
+        }
       }
-      if (Number(process.versions.node.split('.')[0]) < 22) {
-        expect(loaded, args.join(' ')).not.toContain('NativeModule module');
-        expect(loaded, args.join(' ')).not.toContain('NativeModule internal/modules/esm/loader');
-      }
-    }
-  });
+    },
+  );
 
   it('prints the account as JSON on stdout with SVC_API_KEY, nothing on stderr', async () => {
     const ran = await svc(['account', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test } });
@@ -412,14 +425,10 @@ describe('bin/svc.js over the bundle', () => {
     // `head` reads 3 lines and exits; svc's next write meets a closed pipe. (Async spawn:
     // the emulator serves from this process's event loop.)
     const ran = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(
-        'bash',
-        ['-c', `"${process.execPath}" "${bin}" events tail --json --since ${mark} | head -n 3; echo "svc-exit=\${PIPESTATUS[0]}" >&2`],
-        {
-          env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: key },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const child = spawn('bash', ['-c', `${svcShellWords()} events tail --json --since ${mark} | head -n 3; echo "svc-exit=\${PIPESTATUS[0]}" >&2`], {
+        env: { PATH: svcPath(), SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: key },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -435,8 +444,8 @@ describe('bin/svc.js over the bundle', () => {
   });
 
   it('exits 130 on Ctrl-C during `events tail`, with a summary on stderr', async () => {
-    const child = spawn(process.execPath, [bin, 'events', 'tail'], {
-      env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.seed.keys.test },
+    const child = spawn(...svcCommand(['events', 'tail']), {
+      env: { PATH: svcPath(), SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.seed.keys.test },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

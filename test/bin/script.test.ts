@@ -4,19 +4,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
-import { ensureBuilt, spawnCollect, type Spawned } from '../helpers/spawn.js';
+import { ensureBuilt, spawnCollect, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 let emulator: RunningEmulator;
 let configDir: string;
 
 function svc(args: string[], env: Record<string, string> = {}): Promise<Spawned> {
-  return spawnCollect(process.execPath, [join(root, 'bin/svc.js'), ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emulator.url, ...env },
+  return spawnCollect(...svcCommand(args), {
+    env: { PATH: svcPath(), HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emulator.url, ...env },
   });
 }
 

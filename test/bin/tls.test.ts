@@ -9,9 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureBuilt, root, spawnCollect, type Spawned } from '../helpers/spawn.js';
+import { ensureBuilt, root, spawnCollect, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
 
-const bin = join(root, 'bin/svc.js');
 const certFile = join(root, 'test/helpers/tls/cert.pem');
 const KEY = 'svc_test_tls00000000000000000000';
 
@@ -52,8 +51,8 @@ beforeEach(() => {
 
 function svc(args: string[], env: Record<string, string> = {}): Promise<Spawned> {
   // Only what the case gives: NODE_EXTRA_CA_CERTS of this machine's own must not leak in.
-  return spawnCollect(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_API_KEY: KEY, SVC_BASE_URL: origin, NO_COLOR: '1', ...env },
+  return spawnCollect(...svcCommand(args), {
+    env: { PATH: svcPath(), HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_API_KEY: KEY, SVC_BASE_URL: origin, NO_COLOR: '1', ...env },
   });
 }
 

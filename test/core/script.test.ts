@@ -97,7 +97,11 @@ describe("help, version and commander's wording", () => {
   it('svc version prints the version (with --json also Node)', async () => {
     const v = await runCli(['version']);
     expect(v.stdout).toBe((await runCli(['--version'])).stdout);
-    expect(JSON.parse((await runCli(['version', '--json'])).stdout)).toMatchObject({ version: expect.any(String), node: process.versions.node });
+    expect(JSON.parse((await runCli(['version', '--json'])).stdout)).toMatchObject({
+      version: expect.any(String),
+      node: process.versions.node,
+      install: 'npm',
+    });
   });
 
   it("rewrites commander's raw messages", async () => {

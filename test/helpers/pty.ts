@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { svcCommand, svcPath } from './spawn.js';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const svcBin = join(root, 'bin/svc.js');
@@ -55,13 +56,13 @@ export interface Pane {
 
 const POLL_MS = 25;
 
-/** The parent of svc in the pane: runs argv[2..] with the terminal, writes {code, signal} to argv[1] when it ends. */
+/** The parent of svc in the pane: runs argv[2] with argv[3..] with the terminal, writes {code, signal} to argv[1] when it ends. */
 const EXIT_RECORDER = `
 const { spawn } = require('node:child_process');
 const { renameSync, writeFileSync } = require('node:fs');
-const [file, ...argv] = process.argv.slice(1);
+const [file, command, ...argv] = process.argv.slice(1);
 process.on('SIGINT', () => {});
-const child = spawn(process.execPath, argv, { stdio: 'inherit' });
+const child = spawn(command, argv, { stdio: 'inherit' });
 child.on('exit', (code, signal) => {
   writeFileSync(file + '.tmp', JSON.stringify({ code, signal }));
   renameSync(file + '.tmp', file);
@@ -89,7 +90,8 @@ export function terminalServer(): TerminalServer {
   writeFileSync(conf, 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 5000\n');
   // The server's environment is every pane's starting one: nothing of this process's (a
   // developer's own SVC_* variables) may reach svc, only what each test passes with -e.
-  const serverEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', LANG: 'C.UTF-8' };
+  // (With SVC_BIN, svcPath() has no node on it: the exit recorder is started by its full path.)
+  const serverEnv = { PATH: svcPath() || '/usr/bin:/bin', TERM: 'xterm-256color', LANG: 'C.UTF-8' };
   const tmux = (...args: string[]) => {
     const result = spawnSync('tmux', ['-S', socket, '-f', conf, ...args], { encoding: 'utf8', env: serverEnv });
     if (result.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${result.stderr.trim() || result.error?.message}`);
@@ -119,8 +121,7 @@ export function terminalServer(): TerminalServer {
         '-e',
         EXIT_RECORDER,
         exitFile,
-        svcBin,
-        ...args,
+        ...svcCommand(args).flat(),
       );
       const target = `${session}:0.0`;
       const screen = () =>

@@ -34,3 +34,31 @@ export function ensureBuilt(): void {
   const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
 }
+
+/**
+ * The standalone binary (`npm run dist`) the spawned suites run instead of `node bin/svc.js`
+ * when SVC_BIN names it: scripts/test-standalone.sh runs them so, with SVC_PATH a PATH on
+ * which no `node` is found. Cases that look inside the bundle or the launcher skip then.
+ */
+export const standaloneBin: string | null = process.env.SVC_BIN || null;
+
+/** Why a case that inspects the npm package's launcher or bundle does not run against SVC_BIN. */
+export const NOT_STANDALONE = 'skipped for the standalone binary (SVC_BIN): it looks inside bin/svc.js or dist/';
+
+/** The program and arguments that run `svc args…`: `node bin/svc.js`, or SVC_BIN. */
+export function svcCommand(args: readonly string[]): [string, string[]] {
+  return standaloneBin ? [standaloneBin, [...args]] : [process.execPath, [join(root, 'bin/svc.js'), ...args]];
+}
+
+/** The PATH a spawned svc gets: this process's, or SVC_PATH (no node on it) with SVC_BIN. */
+export function svcPath(): string {
+  return (standaloneBin && process.env.SVC_PATH) || process.env.PATH || '';
+}
+
+/** A shell word running svc (for `sh -c` command lines). */
+export function svcShellWords(): string {
+  return svcCommand([])
+    .flat()
+    .map((word) => `"${word}"`)
+    .join(' ');
+}

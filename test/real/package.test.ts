@@ -1,8 +1,8 @@
 // The package as a user gets it: `npm pack`, a global install into a temporary
 // prefix, then the installed `svc` runs its commands (the emulator included) and
 // its shell completions work in real bash, zsh and fish.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -102,13 +102,22 @@ afterAll(() => {
 });
 
 describe('the packed and globally installed package', () => {
-  it('ships only bin, dist, completions, fixtures, LICENSE, README and package.json', () => {
+  it('ships only bin, dist, completions, man, fixtures, LICENSE, README and package.json', () => {
     const shipped = readdirSync(packageDir)
       .filter((name) => name !== 'node_modules')
       .sort();
-    expect(shipped).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'fixtures', 'package.json']);
+    expect(shipped).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'fixtures', 'man', 'package.json']);
     // One `events trigger` fixture per event type.
     expect(readdirSync(join(packageDir, 'fixtures', 'triggers')).sort()).toHaveLength(11);
+  });
+
+  it('links its man pages where man finds them (package.json "man")', () => {
+    const pages = join(prefix, 'share', 'man', 'man1');
+    expect(readdirSync(pages)).toEqual(expect.arrayContaining(['svc.1', 'svc-calls-start.1']));
+    if (!existsSync('/usr/bin/man')) return; // (man-db: .ci/run installs it)
+    const found = spawnSync('man', ['-w', 'svc-calls-start'], { encoding: 'utf8', env: { ...process.env, MANPATH: join(prefix, 'share', 'man') } });
+    // (man-db names the file the link leads to: the package's own page)
+    expect(found.stdout.trim()).toBe(realpathSync(join(pages, 'svc-calls-start.1')));
   });
 
   it('installs with no install-script warning (npm 11 lists a package with preinstall, install, postinstall or prepare scripts)', () => {

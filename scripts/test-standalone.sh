@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# svc without Node: builds the standalone binaries and .debs once (`npm run dist`), then runs
+# - test/standalone/ (the x64 binary with no node on PATH, the arm64 one under qemu-user, the
+#   .deb with dpkg -i / -r, man and bash completion), and
+# - the spawned-binary suites (test/bin/) and the real-terminal suite against the x64 binary
+#   (SVC_BIN), with SVC_PATH a PATH on which no node is found.
+# Under a private D-Bus session with an unlocked gnome-keyring, as scripts/test-real.sh.
+# Extra arguments go to every vitest run (e.g. --reporter=json --outputFile.json=…: see scripts/test.mjs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${SVC_IN_DBUS:-}" ] && command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
+  exec dbus-run-session -- sh -c 'echo -n svc-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null; sleep 0.5; SVC_IN_DBUS=1 exec bash scripts/test-standalone.sh "$@"' sh "$@"
+fi
+
+node scripts/build.mjs
+node scripts/dist.mjs
+
+# A PATH with every program of this machine's but Node's.
+no_node="$(mktemp -d)"
+trap 'rm -rf "$no_node"' EXIT
+for dir in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
+  [ -d "$dir" ] || continue
+  for file in "$dir"/*; do
+    name="${file##*/}"
+    case "$name" in node | nodejs | npm | npx | corepack) continue ;; esac
+    [ -e "$no_node/$name" ] || ln -s "$file" "$no_node/$name"
+  done
+done
+if PATH="$no_node" command -v node >/dev/null; then
+  echo "test-standalone: node is still on the PATH meant to have none" >&2
+  exit 1
+fi
+
+version="$(node -p 'require("./package.json").version')"
+export SVC_PATH="$no_node"
+status=0
+report() { if [ -n "${SVC_REPORT_PREFIX:-}" ]; then echo "--reporter=default --reporter=json --outputFile.json=${SVC_REPORT_PREFIX}-$1.json"; fi; }
+# shellcheck disable=SC2046
+npx vitest run --config vitest.standalone.config.ts $(report standalone) "$@" || status=1
+# shellcheck disable=SC2046
+SVC_BIN="$PWD/release/svc-$version-linux-x64" npx vitest run $(report standalone-bin) test/bin/ "$@" || status=1
+# shellcheck disable=SC2046
+SVC_BIN="$PWD/release/svc-$version-linux-x64" npx vitest run --config vitest.real.config.ts $(report standalone-terminal) test/real/terminal.test.ts "$@" || status=1
+exit "$status"
