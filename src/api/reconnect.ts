@@ -19,6 +19,11 @@ export interface FollowOptions {
   open: OpenStream;
   /** Handles one message; may return a promise (the stream waits: backpressure). */
   onMessage: (message: SseMessage) => MessageVerdict | Promise<MessageVerdict>;
+  /**
+   * A frame with an id and no data moved the position (api-contract.md "Events", Position
+   * frame): nothing to hand on, but the next connection resumes from it; a checkpoint keeps it.
+   */
+  onPosition?: (id: string) => void;
   /** True when a failed connection attempt is worth retrying (network, 5xx, 429, stream ended). */
   isRetryable: (error: unknown) => boolean;
   clock: Clock;
@@ -118,6 +123,10 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
         // buffered is not handed on.
         if (signal.aborted) break;
         if (message.id) lastEventId = message.id;
+        if (message.position) {
+          if (message.id) opts.onPosition?.(message.id);
+          continue;
+        }
         let verdict: MessageVerdict;
         try {
           const result = opts.onMessage(message);

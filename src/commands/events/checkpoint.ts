@@ -1,4 +1,5 @@
-// `events tail --checkpoint FILE`: the id of the last event handled, so that a tail
+// `events tail --checkpoint FILE`: the id of the last event handled (or, before the first
+// event, the position the stream opened with, api-contract.md "Events"), so that a tail
 // started again (after a crash, a kill or a reboot) resumes right after it.
 //
 // "Handled" means printed and, with --forward-to, settled on every route that wants it
@@ -11,6 +12,9 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../../errors.js';
+
+/** The position before the first event of all (api-contract.md "Events", Position frame). */
+export const START_POSITION = 'start';
 
 export interface CheckpointFile {
   last_event_id: string;
@@ -32,7 +36,8 @@ export function readCheckpoint(path: string): string | undefined {
   }
   try {
     const parsed = JSON.parse(text) as Partial<CheckpointFile>;
-    if (typeof parsed.last_event_id === 'string' && /^evt_[A-Za-z0-9]+$/.test(parsed.last_event_id)) return parsed.last_event_id;
+    const id = parsed.last_event_id;
+    if (typeof id === 'string' && (id === START_POSITION || /^evt_[A-Za-z0-9]+$/.test(id))) return id;
   } catch {
     // reported below
   }

@@ -11,7 +11,7 @@ import { InvalidValueError } from '../../validate/invalid.js';
 import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
 import { follow, type MessageVerdict } from '../../api/reconnect.js';
 import { FAMILY_COLOURS, formatEventLine, parseEvent, type ApiEvent } from './format.js';
-import { CheckpointWriter, HandledTracker, readCheckpoint } from './checkpoint.js';
+import { CheckpointWriter, HandledTracker, readCheckpoint, START_POSITION } from './checkpoint.js';
 import { openDeliveries, type Deliveries } from './deliveries.js';
 import { GapError, gapWarning, isGapFrame, parseGap } from './gap.js';
 import { EventRecorder } from './record.js';
@@ -181,6 +181,12 @@ class LineWriter {
     }
   }
 
+  /** Everything up to `seq` (a position, no line of its own) is handled once the lines before it are written. */
+  mark(seq: number): void {
+    if (this.lines.length === 0) this.onWritten?.(seq);
+    else this.lastSeq = seq;
+  }
+
   flush(): void {
     this.scheduled = false;
     if (this.closed || this.lines.length === 0) return;
@@ -253,7 +259,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   const header = await describeTarget(ctx, ctx.signal);
   const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
   io.stderr.write(`${header}${what}. Ctrl-C to stop.\n`);
-  if (checkpointed) io.stderr.write(`resuming after ${checkpointed} (--checkpoint ${opts.checkpoint})\n`);
+  if (checkpointed) io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
 
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
@@ -348,6 +354,11 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
         return openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
       },
       onMessage,
+      // A position (the frame a stream opens with before any event): the checkpoint keeps it, so a
+      // tail killed before its first event resumes from there and misses nothing.
+      onPosition: (id) => {
+        if (tracker) out.mark(tracker.add(id, 0));
+      },
       isRetryable,
       clock: ctx.clock,
       random01: () => random01From(ctx.random.bytes(3)),
@@ -363,7 +374,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
         io.stderr.write(
           first
             ? `connected after ${formatAway(awayMs)} (${attempts + 1} attempts)\n`
-            : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, resuming after ${lastEventId}` : ''}\n`,
+            : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, ${resumingFrom(lastEventId)}` : ''}\n`,
         );
       },
     });
@@ -396,7 +407,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
       `no connection to the event stream for ${formatAway(result.awayMs)} (--timeout); giving up`,
       opts.checkpoint
         ? `check the service and the network; restarting with the same --checkpoint misses nothing the service still retains`
-        : result.lastEventId
+        : result.lastEventId && result.lastEventId !== START_POSITION
           ? `check the service and the network; restart with --since ${result.lastEventId} to miss nothing`
           : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
     );
@@ -407,9 +418,14 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     : '';
   io.stderr.write(
     `\nstopped: ${printed} event${printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
-      `${result.lastEventId ? `; last ${result.lastEventId}` : ''}\n`,
+      `${result.lastEventId && result.lastEventId !== START_POSITION ? `; last ${result.lastEventId}` : ''}\n`,
   );
   return 130;
+}
+
+/** How a resume is told: after an event, or from the first one (the position `start`). */
+function resumingFrom(position: string): string {
+  return position === START_POSITION ? 'resuming from the first event' : `resuming after ${position}`;
 }
 
 /** Exit 1 when any delivery was given up (a supervisor or CI sees it); undefined when none was. */
