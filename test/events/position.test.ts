@@ -259,3 +259,48 @@ describe('chats stream honours a position frame', () => {
     }
   });
 });
+
+describe('events tail and an event id a header cannot carry', () => {
+  it('an id with a control character is reported and the tail goes on, resuming after the last usable id (not exit 2)', async () => {
+    const asked: Array<string | undefined> = [];
+    const frame = (id: string) => `id: ${id}\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id, type: 'call.started', data: {} })}\n\n`;
+    const bell = 'evt_0000000002\u0007';
+    const server = createServer((req, res) => {
+      const url = req.url ?? '';
+      if (url.startsWith('/v1/events/stream')) {
+        asked.push(req.headers['last-event-id'] as string | undefined);
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // The first connection ends right after the unusable id; the second replays it, then more.
+        if (asked.length === 1) return res.end(frame('evt_0000000001') + frame(bell));
+        return res.write(frame(bell) + frame('evt_0000000003'));
+      }
+      res.setHeader('content-type', 'application/json');
+      if (url.startsWith('/v1/account')) return res.end('{"object":"account","id":"org_1","name":"Bell Inc"}');
+      res.statusCode = 404;
+      res.end('{"detail":"not found"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const file = join(mkdtempSync(join(tmpdir(), 'svc-position-')), 'tail.ckpt');
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--max-events', '3', '--checkpoint', file], {
+        env: { SVC_API_KEY: 'svc_test_bellbellbell', SVC_BASE_URL: url },
+      });
+      expect(exitCode, stderr).toBe(0);
+      expect(asked).toEqual([undefined, 'evt_0000000001']);
+      const ids = stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id);
+      expect(ids).toEqual(['evt_0000000001', bell, 'evt_0000000003']);
+      expect(stderr).toContain('warning: the service sent event id "evt_0000000002^G", which holds a control character');
+      expect(stderr).toContain('a reconnection resumes after evt_0000000001');
+      expect(stderr).not.toContain('\u0007');
+      // The checkpoint never holds it: a restart would refuse such a file.
+      expect(JSON.parse(readFileSync(file, 'utf8')).last_event_id).toBe('evt_0000000003');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

@@ -9,7 +9,7 @@ import { parseDurationSeconds } from '../../validate/duration.js';
 import { parseId } from '../../validate/id.js';
 import { InvalidValueError } from '../../validate/invalid.js';
 import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
-import { follow, type MessageVerdict } from '../../api/reconnect.js';
+import { follow, isResumableId, type MessageVerdict } from '../../api/reconnect.js';
 import { FAMILY_COLOURS, formatEventLine, parseEvent, type ApiEvent } from './format.js';
 import { CheckpointWriter, HandledTracker, readCheckpoint, START_POSITION } from './checkpoint.js';
 import { openDeliveries, type Deliveries } from './deliveries.js';
@@ -265,7 +265,8 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
 
   const checkpoint = opts.checkpoint ? new CheckpointWriter(opts.checkpoint, () => ctx.clock.now()) : undefined;
-  const tracker = checkpoint ? new HandledTracker((id) => checkpoint.write(id)) : undefined;
+  // An id that cannot be resumed from is not stored: the checkpoint stays at the last one that can be.
+  const tracker = checkpoint ? new HandledTracker((id) => isResumableId(id) && checkpoint.write(id)) : undefined;
   const out = new LineWriter(io.stdout, () => stop.abort(), tracker ? (seq) => tracker.printedThrough(seq) : undefined);
   const recorder = opts.record ? EventRecorder.open(opts.record) : undefined;
 
@@ -288,6 +289,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   let printed = 0;
   let lastHandedOn: string | undefined = resumeAfter;
   let gapFailure: GapError | undefined;
+  let unusableIdReported = false;
 
   const onMessage = (message: SseMessage): MessageVerdict | Promise<MessageVerdict> => {
     if (isGapFrame(message.event) && !message.id) {
@@ -358,6 +360,16 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
       // tail killed before its first event resumes from there and misses nothing.
       onPosition: (id) => {
         if (tracker) out.mark(tracker.add(id, 0));
+      },
+      onUnusableId: (id, resumesAfter) => {
+        // Said once: a server sending only such ids must not flood stderr.
+        if (unusableIdReported) return;
+        unusableIdReported = true;
+        out.flush();
+        io.stderr.write(
+          `warning: the service sent event id "${sanitizeLine(id)}", which holds a control character or a character beyond Latin-1 and cannot be sent back to resume; ` +
+            `a reconnection resumes ${resumesAfter ? resumingFrom(resumesAfter).replace(/^resuming /, '') : 'from the live events'} (events after it are not printed twice; further such ids are not reported)\n`,
+        );
       },
       isRetryable,
       clock: ctx.clock,
