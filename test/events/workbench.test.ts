@@ -215,6 +215,23 @@ describe('events trigger', () => {
     expect(after - before).toBeLessThanOrEqual(1);
   });
 
+  it('is refused in live mode before any credential is looked for: --live or a live profile with none stored says "test mode only", exit 2', async () => {
+    // No SVC_API_KEY and nothing stored: refused for the mode, not for the missing credential (exit 3).
+    const flagged = await runCli(['events', 'trigger', 'call.started', '--live'], { env: { SVC_BASE_URL: emu.url } });
+    expect(flagged.exitCode, flagged.stderr).toBe(2);
+    expect(flagged.stderr).toMatch(/only in test mode.*billed \(--live\)/);
+    expect(flagged.stderr).not.toMatch(/credential/);
+    const configDir = tmp();
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({ version: 1, default_profile: 'default', profiles: { default: { mode: 'live', keys: {} } } }),
+    );
+    const profiled = await runCli(['events', 'trigger', 'call.started'], { env: { SVC_BASE_URL: emu.url }, configDir });
+    expect(profiled.exitCode, profiled.stderr).toBe(2);
+    expect(profiled.stderr).toMatch(/only in test mode.*\(profile "default" is in live mode\)/);
+    expect(profiled.stderr).toContain('add --test');
+  });
+
   it('says why dialling and balance changes cannot be caused in test mode (exit 2)', async () => {
     for (const [type, reason] of [
       ['call.participant.dialed', /refuses dialling in test mode/],
