@@ -291,7 +291,8 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     const seen = new SeenIds();
     const query = { type: serverTypeParams(opts.types) };
     let printed = 0;
-    let lastHandedOn: string | undefined = resumeAfter;
+    // Only what this run delivered: a --since or checkpoint id is named by the gap frame itself.
+    let lastHandedOn: string | undefined;
     let gapFailure: GapError | undefined;
     let unusableIdReported = false;
 
