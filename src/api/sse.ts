@@ -111,7 +111,8 @@ class FrameScanner {
   private head: number[] = [];
   private idParts: Uint8Array[] = [];
   private frameHasData = false;
-  private frameId: string | undefined;
+  /** The bytes of the frame's last `id` line, decoded only if the frame turns out to have no data. */
+  private frameIdLine: Uint8Array[] | undefined;
   private dataFrames = 0;
   private readonly positions: Array<{ after: number; id: string }> = [];
 
@@ -181,29 +182,30 @@ class FrameScanner {
     else if (!this.lineIsComment) {
       this.eventBytes += length;
       if (startsField(this.head, 'data')) this.frameHasData = true;
-      else if (startsField(this.head, 'id')) this.noteId();
+      else if (startsField(this.head, 'id')) {
+        this.frameIdLine = this.idParts;
+        this.idParts = [];
+      }
     }
     this.check(length, this.eventBytes);
     this.lineBytes = 0;
     this.lineIsComment = false;
-    this.head = [];
-    this.idParts = [];
-  }
-
-  private noteId(): void {
-    const line = utf8.decode(Buffer.concat(this.idParts));
-    const value = line.slice(line.charCodeAt(3) === SPACE ? 4 : 3);
-    // As the parser: an id holding NUL is ignored.
-    if (!value.includes('\0')) this.frameId = value;
+    this.head.length = 0;
+    this.idParts.length = 0;
   }
 
   /** A blank line ends the frame: a data frame dispatches, an id-only frame is a position. */
   private endFrame(): void {
     this.eventBytes = 0;
     if (this.frameHasData) this.dataFrames++;
-    else if (this.frameId !== undefined) this.positions.push({ after: this.dataFrames, id: this.frameId });
+    else if (this.frameIdLine !== undefined) {
+      const line = utf8.decode(Buffer.concat(this.frameIdLine));
+      const id = line.slice(line.charCodeAt(3) === SPACE ? 4 : 3);
+      // As the parser: an id holding NUL is ignored.
+      if (!id.includes('\0')) this.positions.push({ after: this.dataFrames, id });
+    }
     this.frameHasData = false;
-    this.frameId = undefined;
+    this.frameIdLine = undefined;
   }
 
   private check(lineBytes: number, eventBytes: number): void {
