@@ -14,6 +14,7 @@ import { dirname } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { openOwnFile, OwnFileRefusedError, readOwnFile } from '../../config/own-file.js';
 import { unusableFile } from './record.js';
+import { isResumableId } from '../../api/reconnect.js';
 
 /** The position before the first event of all (api-contract.md "Events", Position frame). */
 export const START_POSITION = 'start';
@@ -40,7 +41,8 @@ export function readCheckpoint(path: string): string | undefined {
   try {
     const parsed = JSON.parse(text) as Partial<CheckpointFile>;
     const id = parsed.last_event_id;
-    if (typeof id === 'string' && (id === START_POSITION || /^evt_[A-Za-z0-9]+$/.test(id))) return id;
+    // Any id the tail stores (an event id, a position such as `start`): one a header can carry.
+    if (typeof id === 'string' && isResumableId(id)) return id;
   } catch {
     // reported below
   }
