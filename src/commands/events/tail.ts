@@ -259,190 +259,185 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   // be written fails here, naming it, rather than after events were read.
   const checkpoint = opts.checkpoint ? CheckpointWriter.open(opts.checkpoint, () => ctx.clock.now()) : undefined;
   if (opts.deadLetter) checkAppendFile('--dead-letter', opts.deadLetter);
+  if (opts.record) checkAppendFile('--record', opts.record);
+  const api = await ctx.api();
+  const header = await describeTarget(ctx, ctx.signal);
+  const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
+  io.stderr.write(`${header}${what}. Ctrl-C to stop.\n`);
+  if (checkpointed) io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
+
+  const stop = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+
+  // An id that cannot be resumed from is not stored: the checkpoint stays at the last one that can be.
+  const tracker = checkpoint ? new HandledTracker((id) => isResumableId(id) && checkpoint.write(id)) : undefined;
+  const out = new LineWriter(io.stdout, () => stop.abort(), tracker ? (seq) => tracker.printedThrough(seq) : undefined);
   const recorder = opts.record ? EventRecorder.open(opts.record) : undefined;
-  try {
-    const api = await ctx.api();
-    const header = await describeTarget(ctx, ctx.signal);
-    const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
-    io.stderr.write(`${header}${what}. Ctrl-C to stop.\n`);
-    if (checkpointed) io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
 
-    const stop = new AbortController();
-    const signal = AbortSignal.any([ctx.signal, stop.signal]);
-
-    // An id that cannot be resumed from is not stored: the checkpoint stays at the last one that can be.
-    const tracker = checkpoint ? new HandledTracker((id) => isResumableId(id) && checkpoint.write(id)) : undefined;
-    const out = new LineWriter(io.stdout, () => stop.abort(), tracker ? (seq) => tracker.printedThrough(seq) : undefined);
-
-    let paintType = (_type: string, text: string) => text;
-    if (!json && io.color) {
-      // io.color already decided (TTY, NO_COLOR, --no-color): don't let chalk second-guess it.
-      const { Chalk } = await import('chalk');
-      const chalk = new Chalk({ level: 1 });
-      paintType = (type, text) => {
-        const colour = FAMILY_COLOURS[type.split('.')[0] ?? ''];
-        return colour ? chalk[colour](text) : text;
-      };
-    }
-    const style = { tty: io.stdout.isTTY, paintType };
-
-    const deliveries = await openDeliveries(ctx, opts, signal, tracker ? (id: string) => tracker.settled(id) : undefined);
-
-    const seen = new SeenIds();
-    const query = { type: serverTypeParams(opts.types) };
-    let printed = 0;
-    // Only what this run delivered: a --since or checkpoint id is named by the gap frame itself.
-    let lastHandedOn: string | undefined;
-    let gapFailure: GapError | undefined;
-    let unusableIdReported = false;
-
-    const onMessage = (message: SseMessage): MessageVerdict | Promise<MessageVerdict> => {
-      if (isGapFrame(message.event) && !message.id) {
-        const warning = gapWarning(parseGap(message.data), lastHandedOn);
-        if (opts.failOnGap) {
-          gapFailure = new GapError(warning);
-          return 'stop';
-        }
-        out.flush();
-        io.stderr.write(sanitizeText(warning) + '\n');
-        return 'continue';
-      }
-      // The SSE fields carry the id and type, so NDJSON needs no parse of the payload.
-      let event: ApiEvent | null = null;
-      let id = message.id;
-      let type = message.event;
-      if (!id || !type || !json) {
-        event = parseEvent(message.data);
-        if (!event) {
-          io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(message.data.slice(0, 120))}\n`);
-          return 'continue';
-        }
-        id = event.id;
-        type = event.type;
-      }
-      if (!seen.add(id)) return 'continue';
-      // Passed through unparsed for speed, unless it spans lines or holds a raw control
-      // character (DEL, C1, or C0, which JSON forbids raw): then re-serialised, inert.
-      let line = message.data;
-      if (line.includes('\n') || hasControl(line)) {
-        const reparsed = parseEvent(line);
-        if (!reparsed) {
-          io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(line.slice(0, 120))}\n`);
-          return 'continue';
-        }
-        line = escapeJsonControls(JSON.stringify(reparsed));
-      }
-      lastHandedOn = id;
-      recorder?.append(line);
-      if (!matchesType(type, opts.types)) {
-        // Not wanted, so handled: the checkpoint may move past it.
-        tracker?.printedThrough(tracker.add(id, 0));
-        return 'continue';
-      }
-      const routes = deliveries ? deliveries.routesFor(type) : 0;
-      const seq = tracker?.add(id, routes);
-      out.push(json ? line : formatEventLine(event!, ctx.clock.now(), style), seq);
-      // Forwarding: handled once every route settled it; printing does not hold it back.
-      if (tracker && seq !== undefined && deliveries) tracker.printedThrough(seq);
-      if (routes) deliveries!.enqueue(id, type, line);
-      printed++;
-      if (out.closed) return 'stop';
-      const verdict: MessageVerdict = opts.maxEvents !== undefined && printed >= opts.maxEvents ? 'stop' : 'continue';
-      // Backpressure: with a forward queue full, read the next event only once there is room.
-      if (verdict === 'continue' && deliveries?.full) return deliveries.room().then(() => verdict);
-      return verdict;
+  let paintType = (_type: string, text: string) => text;
+  if (!json && io.color) {
+    // io.color already decided (TTY, NO_COLOR, --no-color): don't let chalk second-guess it.
+    const { Chalk } = await import('chalk');
+    const chalk = new Chalk({ level: 1 });
+    paintType = (type, text) => {
+      const colour = FAMILY_COLOURS[type.split('.')[0] ?? ''];
+      return colour ? chalk[colour](text) : text;
     };
+  }
+  const style = { tty: io.stdout.isTTY, paintType };
 
-    let result;
-    try {
-      result = await follow({
-        open: async (lastEventId, attemptSignal) => {
-          const { openSse } = await import('../../api/sse.js');
-          return openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
-        },
-        onMessage,
-        // A position (the frame a stream opens with before any event): the checkpoint keeps it, so a
-        // tail killed before its first event resumes from there and misses nothing.
-        onPosition: (id) => {
-          if (tracker) out.mark(tracker.add(id, 0));
-        },
-        onUnusableId: (id, resumesAfter) => {
-          // Said once: a server sending only such ids must not flood stderr.
-          if (unusableIdReported) return;
-          unusableIdReported = true;
-          out.flush();
-          io.stderr.write(
-            `warning: the service sent event id "${sanitizeLine(id)}", which holds a control character or a character beyond Latin-1 and cannot be sent back to resume; ` +
-              `a reconnection resumes ${resumesAfter ? resumingFrom(resumesAfter).replace(/^resuming /, '') : 'from the live events'} (events after it are not printed twice; further such ids are not reported)\n`,
-          );
-        },
-        isRetryable,
-        clock: ctx.clock,
-        random01: () => random01From(ctx.random.bytes(3)),
-        signal,
-        timeoutMs: opts.timeoutMs,
-        ...(resumeAfter ? { lastEventId: resumeAfter } : {}),
-        onLost: (reason, failures, everConnected) => {
-          // Say it once per outage; every failed retry only with --debug.
-          if (signal.aborted || (failures > 1 && !ctx.globals.debug)) return;
-          io.stderr.write(
-            `${everConnected ? 'connection lost' : 'cannot connect'} (${sanitizeText(reason)}); ${everConnected ? 'reconnecting' : 'retrying'}…\n`,
-          );
-        },
-        onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
-          io.stderr.write(
-            first
-              ? `connected after ${formatAway(awayMs)} (${attempts + 1} attempts)\n`
-              : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, ${resumingFrom(lastEventId)}` : ''}\n`,
-          );
-        },
-      });
-    } finally {
-      recorder?.close();
-    }
+  const deliveries = await openDeliveries(ctx, opts, signal, tracker ? (id: string) => tracker.settled(id) : undefined);
 
-    out.flush();
-    if (out.failure) throw out.failure;
-    const finish = () => checkpoint?.sync();
-    // A closed stdout ends the tail quietly with 0: either a write reported EPIPE here, or the
-    // process runtime aborted ctx.signal with an EPIPE-coded reason (Ctrl-C aborts without one).
-    if (out.closed || isBrokenPipe(ctx.signal.reason)) {
-      finish();
-      return 0;
-    }
+  const seen = new SeenIds();
+  const query = { type: serverTypeParams(opts.types) };
+  let printed = 0;
+  // Only what this run delivered: a --since or checkpoint id is named by the gap frame itself.
+  let lastHandedOn: string | undefined;
+  let gapFailure: GapError | undefined;
+  let unusableIdReported = false;
 
-    if (result.outcome === 'stopped') {
-      if (deliveries) {
-        await deliveries.drain();
-        out.flush();
+  const onMessage = (message: SseMessage): MessageVerdict | Promise<MessageVerdict> => {
+    if (isGapFrame(message.event) && !message.id) {
+      const warning = gapWarning(parseGap(message.data), lastHandedOn);
+      if (opts.failOnGap) {
+        gapFailure = new GapError(warning);
+        return 'stop';
       }
-      finish();
-      if (gapFailure) throw gapFailure;
-      return gaveUpExit(deliveries, opts, io) ?? 0;
+      out.flush();
+      io.stderr.write(sanitizeText(warning) + '\n');
+      return 'continue';
     }
-    finish();
-    if (result.outcome === 'timed-out') {
-      throw new NetworkError(
-        `no connection to the event stream for ${formatAway(result.awayMs)} (--timeout); giving up`,
-        opts.checkpoint
-          ? `check the service and the network; restarting with the same --checkpoint misses nothing the service still retains`
-          : result.lastEventId && result.lastEventId !== START_POSITION
-            ? `check the service and the network; restart with --since ${result.lastEventId} to miss nothing`
-            : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
-      );
+    // The SSE fields carry the id and type, so NDJSON needs no parse of the payload.
+    let event: ApiEvent | null = null;
+    let id = message.id;
+    let type = message.event;
+    if (!id || !type || !json) {
+      event = parseEvent(message.data);
+      if (!event) {
+        io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(message.data.slice(0, 120))}\n`);
+        return 'continue';
+      }
+      id = event.id;
+      type = event.type;
     }
-    // Ctrl-C.
-    const forwarded = deliveries
-      ? `, ${deliveries.delivered} forwarded, ${deliveries.failed} not delivered, ${deliveries.unsent} still queued (not forwarded)`
-      : '';
-    io.stderr.write(
-      `\nstopped: ${printed} event${printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
-        `${result.lastEventId && result.lastEventId !== START_POSITION ? `; last ${result.lastEventId}` : ''}\n`,
-    );
-    return 130;
+    if (!seen.add(id)) return 'continue';
+    // Passed through unparsed for speed, unless it spans lines or holds a raw control
+    // character (DEL, C1, or C0, which JSON forbids raw): then re-serialised, inert.
+    let line = message.data;
+    if (line.includes('\n') || hasControl(line)) {
+      const reparsed = parseEvent(line);
+      if (!reparsed) {
+        io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(line.slice(0, 120))}\n`);
+        return 'continue';
+      }
+      line = escapeJsonControls(JSON.stringify(reparsed));
+    }
+    lastHandedOn = id;
+    recorder?.append(line);
+    if (!matchesType(type, opts.types)) {
+      // Not wanted, so handled: the checkpoint may move past it.
+      tracker?.printedThrough(tracker.add(id, 0));
+      return 'continue';
+    }
+    const routes = deliveries ? deliveries.routesFor(type) : 0;
+    const seq = tracker?.add(id, routes);
+    out.push(json ? line : formatEventLine(event!, ctx.clock.now(), style), seq);
+    // Forwarding: handled once every route settled it; printing does not hold it back.
+    if (tracker && seq !== undefined && deliveries) tracker.printedThrough(seq);
+    if (routes) deliveries!.enqueue(id, type, line);
+    printed++;
+    if (out.closed) return 'stop';
+    const verdict: MessageVerdict = opts.maxEvents !== undefined && printed >= opts.maxEvents ? 'stop' : 'continue';
+    // Backpressure: with a forward queue full, read the next event only once there is room.
+    if (verdict === 'continue' && deliveries?.full) return deliveries.room().then(() => verdict);
+    return verdict;
+  };
+
+  let result;
+  try {
+    result = await follow({
+      open: async (lastEventId, attemptSignal) => {
+        const { openSse } = await import('../../api/sse.js');
+        return openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
+      },
+      onMessage,
+      // A position (the frame a stream opens with before any event): the checkpoint keeps it, so a
+      // tail killed before its first event resumes from there and misses nothing.
+      onPosition: (id) => {
+        if (tracker) out.mark(tracker.add(id, 0));
+      },
+      onUnusableId: (id, resumesAfter) => {
+        // Said once: a server sending only such ids must not flood stderr.
+        if (unusableIdReported) return;
+        unusableIdReported = true;
+        out.flush();
+        io.stderr.write(
+          `warning: the service sent event id "${sanitizeLine(id)}", which holds a control character or a character beyond Latin-1 and cannot be sent back to resume; ` +
+            `a reconnection resumes ${resumesAfter ? resumingFrom(resumesAfter).replace(/^resuming /, '') : 'from the live events'} (events after it are not printed twice; further such ids are not reported)\n`,
+        );
+      },
+      isRetryable,
+      clock: ctx.clock,
+      random01: () => random01From(ctx.random.bytes(3)),
+      signal,
+      timeoutMs: opts.timeoutMs,
+      ...(resumeAfter ? { lastEventId: resumeAfter } : {}),
+      onLost: (reason, failures, everConnected) => {
+        // Say it once per outage; every failed retry only with --debug.
+        if (signal.aborted || (failures > 1 && !ctx.globals.debug)) return;
+        io.stderr.write(`${everConnected ? 'connection lost' : 'cannot connect'} (${sanitizeText(reason)}); ${everConnected ? 'reconnecting' : 'retrying'}…\n`);
+      },
+      onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
+        io.stderr.write(
+          first
+            ? `connected after ${formatAway(awayMs)} (${attempts + 1} attempts)\n`
+            : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, ${resumingFrom(lastEventId)}` : ''}\n`,
+        );
+      },
+    });
   } finally {
     recorder?.close();
   }
+
+  out.flush();
+  if (out.failure) throw out.failure;
+  const finish = () => checkpoint?.sync();
+  // A closed stdout ends the tail quietly with 0: either a write reported EPIPE here, or the
+  // process runtime aborted ctx.signal with an EPIPE-coded reason (Ctrl-C aborts without one).
+  if (out.closed || isBrokenPipe(ctx.signal.reason)) {
+    finish();
+    return 0;
+  }
+
+  if (result.outcome === 'stopped') {
+    if (deliveries) {
+      await deliveries.drain();
+      out.flush();
+    }
+    finish();
+    if (gapFailure) throw gapFailure;
+    return gaveUpExit(deliveries, opts, io) ?? 0;
+  }
+  finish();
+  if (result.outcome === 'timed-out') {
+    throw new NetworkError(
+      `no connection to the event stream for ${formatAway(result.awayMs)} (--timeout); giving up`,
+      opts.checkpoint
+        ? `check the service and the network; restarting with the same --checkpoint misses nothing the service still retains`
+        : result.lastEventId && result.lastEventId !== START_POSITION
+          ? `check the service and the network; restart with --since ${result.lastEventId} to miss nothing`
+          : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
+    );
+  }
+  // Ctrl-C.
+  const forwarded = deliveries
+    ? `, ${deliveries.delivered} forwarded, ${deliveries.failed} not delivered, ${deliveries.unsent} still queued (not forwarded)`
+    : '';
+  io.stderr.write(
+    `\nstopped: ${printed} event${printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
+      `${result.lastEventId && result.lastEventId !== START_POSITION ? `; last ${result.lastEventId}` : ''}\n`,
+  );
+  return 130;
 }
 
 /** How a resume is told: after an event, or from the first one (the position `start`). */
