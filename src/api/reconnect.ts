@@ -19,6 +19,17 @@ export interface FollowOptions {
   open: OpenStream;
   /** Handles one message; may return a promise (the stream waits: backpressure). */
   onMessage: (message: SseMessage) => MessageVerdict | Promise<MessageVerdict>;
+  /**
+   * A frame with an id and no data moved the position (api-contract.md "Events", Position
+   * frame): nothing to hand on, but the next connection resumes from it; a checkpoint keeps it.
+   */
+  onPosition?: (id: string) => void;
+  /**
+   * The server gave an id that cannot be sent back in a Last-Event-ID header (a control
+   * character, or a character beyond Latin-1): it is not resumed from (the last usable id
+   * stays), and this says so; the stream goes on.
+   */
+  onUnusableId?: (id: string, resumesAfter: string | undefined) => void;
   /** True when a failed connection attempt is worth retrying (network, 5xx, 429, stream ended). */
   isRetryable: (error: unknown) => boolean;
   clock: Clock;
@@ -41,6 +52,13 @@ export type FollowResult =
   | { outcome: 'stopped'; lastEventId: string | undefined; reconnects: number }
   | { outcome: 'aborted'; lastEventId: string | undefined; reconnects: number }
   | { outcome: 'timed-out'; lastEventId: string | undefined; reconnects: number; awayMs: number };
+
+/** Printable Latin-1, as a header value may hold: an id a server gave that can be sent back to resume. */
+const RESUMABLE_ID = /^[\x20-\x7e\xa0-\xff]+$/;
+
+export function isResumableId(id: string): boolean {
+  return RESUMABLE_ID.test(id);
+}
 
 /** Carries an error of the message handler through the stream loop untouched (it is never retried). */
 class HandlerFailure {
@@ -117,7 +135,14 @@ export async function follow(opts: FollowOptions): Promise<FollowResult> {
         // Stopped (Ctrl-C), perhaps while a handler held the stream: what was already
         // buffered is not handed on.
         if (signal.aborted) break;
-        if (message.id) lastEventId = message.id;
+        if (message.id) {
+          if (isResumableId(message.id)) lastEventId = message.id;
+          else opts.onUnusableId?.(message.id, lastEventId);
+        }
+        if (message.position) {
+          if (message.id) opts.onPosition?.(message.id);
+          continue;
+        }
         let verdict: MessageVerdict;
         try {
           const result = opts.onMessage(message);

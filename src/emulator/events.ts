@@ -122,6 +122,27 @@ export function retain(log: EventLog, event: EmulatorEvent): void {
 }
 
 /**
+ * Whether the log may no longer hold the first event ever published to it (a resume from
+ * `start` then says gap). A full log is taken as trimmed: a state file keeps only the retained
+ * events, so exactly 10,000 may be all there were or the last of more; a needless warning beats
+ * a silent loss.
+ */
+export function mayHaveLostItsFirst(log: EventLog): boolean {
+  return log.events.length >= EVENT_RETENTION;
+}
+
+/** The Last-Event-ID that asks for everything from the first event (api-contract.md "Events", Position frame). */
+export const START_POSITION = 'start';
+
+/**
+ * The frame a stream opened without Last-Event-ID starts with: an id and no data, so it
+ * dispatches nothing but gives the client a position to resume from before its first event.
+ */
+export function positionFrame(newestId: string | undefined): string {
+  return `id: ${newestId ?? START_POSITION}\n\n`;
+}
+
+/**
  * What a stream resuming after `lastSeq` sends first: the retained events after it, or, when that
  * event is no longer retained (or was never this log's), every retained event behind a gap
  * (api-contract.md "Events").

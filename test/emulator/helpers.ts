@@ -146,6 +146,8 @@ export interface OpenStream {
   headers: Headers;
   messages: EventSourceMessage[];
   comments: string[];
+  /** The body as text so far (frames the parser dispatches nothing for, such as the position frame, show here). */
+  text(): string;
   /** Resolves when the server ends the stream. */
   ended: Promise<void>;
   waitFor(predicate: () => boolean, ms?: number): Promise<void>;
@@ -158,11 +160,16 @@ export async function openStream(url: string, key: string, headers: Record<strin
   const messages: EventSourceMessage[] = [];
   const comments: string[] = [];
   const parser = createParser({ onEvent: (m) => messages.push(m), onComment: (c) => comments.push(c.trim()) });
+  let text = '';
   const ended = (async () => {
     if (!response.body) return;
     const decoder = new TextDecoder();
     try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        const decoded = decoder.decode(chunk, { stream: true });
+        text += decoded;
+        parser.feed(decoded);
+      }
     } catch {
       // aborted by close()
     }
@@ -172,6 +179,7 @@ export async function openStream(url: string, key: string, headers: Record<strin
     headers: response.headers,
     messages,
     comments,
+    text: () => text,
     ended,
     async waitFor(predicate, ms = 10_000) {
       const deadline = Date.now() + ms;

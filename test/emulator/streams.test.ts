@@ -273,8 +273,10 @@ describe('events stream under app.request() (no Node response to write to)', () 
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
-    while (text.split('\n\n').length <= 3) text += decoder.decode((await reader.read()).value);
-    const frames = text.split('\n\n').slice(0, 3);
+    while (text.split('\n\n').length <= 4) text += decoder.decode((await reader.read()).value);
+    // The position frame (no events yet), then the three events.
+    const [position, ...frames] = text.split('\n\n').slice(0, 4);
+    expect(position).toBe('id: start');
     frames.forEach((frame, i) => {
       const [idLine, eventLine, dataLine] = frame.split('\n');
       const event = JSON.parse(dataLine!.slice('data: '.length));

@@ -130,3 +130,18 @@ describe('event lines', () => {
     expect(tty).toMatch(/^\d\d:\d\d:\d\d  <call\.started>  evt_1  call_1/);
   });
 });
+
+describe('gapWarning', () => {
+  it('calls an id "the last one delivered" only when this run delivered it', async () => {
+    const { gapWarning } = await import('../../src/commands/events/gap.js');
+    const gap = { last_event_id: 'evt_nosuch', resumed_from: 'evt_0000000500' };
+    expect(gapWarning(gap, undefined)).toBe(
+      'warning: the service no longer retains the events after evt_nosuch (where this stream was asked to resume): later events may be missing; resuming from evt_0000000500, the oldest it still retains',
+    );
+    expect(gapWarning(gap, 'evt_0000000007')).toContain('after evt_0000000007 (the last one delivered)');
+    expect(gapWarning({ last_event_id: 'start', resumed_from: null }, undefined)).toBe(
+      'warning: the service no longer retains the events from the first one: later events may be missing; it retains none older than the live ones',
+    );
+    expect(gapWarning({ last_event_id: 'msg_1', resumed_from: null }, undefined, 'messages')).toContain('retains the messages after msg_1');
+  });
+});

@@ -88,4 +88,40 @@ describe('readSse', () => {
     expect(second.value).toEqual({ id: 'evt_2', data: 'y' });
     expect((await it.next()).done).toBe(true);
   });
+
+  it('yields an id-only frame (the position frame) as a position, in its place, however the bytes are split', async () => {
+    const text =
+      '\ufeffid: evt_0\n\n' +
+      'id: evt_1\nevent: call.started\ndata: {"id":"evt_1"}\n\n' +
+      ': keepalive\n\n' +
+      'id:evt_1b\r\n\r\n' +
+      'id: evt_2\rdata: x\r\r' +
+      'id\nevent: nothing\n\n' +
+      'id: start\n\n' +
+      'id: evt_nul\u0000\n\n' +
+      'id: evt_3\ndata\n\n';
+    const want: SseMessage[] = [
+      { id: 'evt_0', data: '', position: true },
+      { id: 'evt_1', event: 'call.started', data: '{"id":"evt_1"}' },
+      { id: 'evt_1b', data: '', position: true },
+      { id: 'evt_2', data: 'x' },
+      { id: '', data: '', position: true },
+      { id: 'start', data: '', position: true },
+      { id: 'evt_3', data: '' },
+    ];
+    const bytes = encoder.encode(text);
+    expect(await collect(chunksOf(bytes, [1 << 20]))).toEqual(want);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      async function* two(): AsyncGenerator<Uint8Array> {
+        yield bytes.subarray(0, cut);
+        yield bytes.subarray(cut);
+      }
+      expect(await collect(two())).toEqual(want);
+    }
+    expect(await collect(chunksOf(bytes, [1]))).toEqual(want);
+  });
+
+  it('a position frame the body ends in the middle of is dropped', async () => {
+    expect(await collect(chunksOf(encoder.encode('id: evt_1\n'), [3]))).toEqual([]);
+  });
 });

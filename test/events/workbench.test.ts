@@ -215,6 +215,23 @@ describe('events trigger', () => {
     expect(after - before).toBeLessThanOrEqual(1);
   });
 
+  it('is refused in live mode before any credential is looked for: --live or a live profile with none stored says "test mode only", exit 2', async () => {
+    // No SVC_API_KEY and nothing stored: refused for the mode, not for the missing credential (exit 3).
+    const flagged = await runCli(['events', 'trigger', 'call.started', '--live'], { env: { SVC_BASE_URL: emu.url } });
+    expect(flagged.exitCode, flagged.stderr).toBe(2);
+    expect(flagged.stderr).toMatch(/only in test mode.*billed \(--live\)/);
+    expect(flagged.stderr).not.toMatch(/credential/);
+    const configDir = tmp();
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({ version: 1, default_profile: 'default', profiles: { default: { mode: 'live', keys: {} } } }),
+    );
+    const profiled = await runCli(['events', 'trigger', 'call.started'], { env: { SVC_BASE_URL: emu.url }, configDir });
+    expect(profiled.exitCode, profiled.stderr).toBe(2);
+    expect(profiled.stderr).toMatch(/only in test mode.*\(profile "default" is in live mode\)/);
+    expect(profiled.stderr).toContain('add --test');
+  });
+
   it('says why dialling and balance changes cannot be caused in test mode (exit 2)', async () => {
     for (const [type, reason] of [
       ['call.participant.dialed', /refuses dialling in test mode/],
@@ -498,7 +515,7 @@ const gapFrame = (asked: string | undefined, from: string | null) =>
 const eventFrame = (id: string) => `id: ${id}\nevent: call.started\ndata: {"object":"event","id":"${id}","type":"call.started","data":{}}\n\n`;
 
 describe('gaps (a resume the service cannot honour)', () => {
-  it('events tail warns on stderr naming the last event delivered, then goes on', async () => {
+  it('events tail warns on stderr naming where it was asked to resume (--since), then goes on', async () => {
     const server = await gapServer((asked) => gapFrame(asked, 'evt_0000000500') + eventFrame('evt_0000000500') + eventFrame('evt_0000000501'));
     const run = await runCli(['events', 'tail', '--json', '--since', 'evt_0000000007', '--max-events', '2'], {
       env: { SVC_API_KEY: 'svc_test_gapgapgapgap', SVC_BASE_URL: server.url },
@@ -506,7 +523,11 @@ describe('gaps (a resume the service cannot honour)', () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(server.seen[0]).toBe('evt_0000000007');
     expect(ndjson(run.stdout).map((e) => e.id)).toEqual(['evt_0000000500', 'evt_0000000501']);
-    expect(run.stderr).toMatch(/warning: .*after evt_0000000007 \(the last one delivered\): later events may be missing; resuming from evt_0000000500/);
+    // --since names where to resume, not an event this run delivered.
+    expect(run.stderr).toMatch(
+      /warning: the service no longer retains the events after evt_0000000007 \(where this stream was asked to resume\): later events may be missing; resuming from evt_0000000500/,
+    );
+    expect(run.stderr).not.toContain('the last one delivered');
   });
 
   it('with --fail-on-gap it exits 1 instead, printing no event after the gap', async () => {

@@ -1,9 +1,10 @@
 // `svc chats stream ID` — the chat's new messages as they arrive; `--json` gives NDJSON,
 // one message per line, written as each arrives. Ctrl-C ends it (exit 130); a closed
 // chat ends it (exit 0). The connection is followed like `events tail` does (the events
-// command's follow loop): a drop or 45 s of silence reconnects, and since the chat stream
-// does not replay, each reconnection catches up from the message list, printing what was
-// posted meanwhile exactly once. No connection for 5 minutes: exit 9.
+// command's follow loop): a drop or 45 s of silence reconnects with Last-Event-ID (the last
+// message, or the position frame the stream opened with), and each reconnection also catches
+// up from the message list, printing what was posted meanwhile exactly once. No connection
+// for 5 minutes: exit 9.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';

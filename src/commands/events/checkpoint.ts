@@ -1,4 +1,5 @@
-// `events tail --checkpoint FILE`: the id of the last event handled, so that a tail
+// `events tail --checkpoint FILE`: the id of the last event handled (or, before the first
+// event, the position the stream opened with, api-contract.md "Events"), so that a tail
 // started again (after a crash, a kill or a reboot) resumes right after it.
 //
 // "Handled" means printed and, with --forward-to, settled on every route that wants it
@@ -8,31 +9,40 @@
 // flight at a kill is delivered again. fsync (for a power loss) is done at most once a
 // second and at the end: after a power cut the file may lag by up to a second of events,
 // which are then delivered again — repeats a handler drops by Svc-Event-Id, never losses.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../../errors.js';
+import { openOwnFile, OwnFileRefusedError, readOwnFile } from '../../config/own-file.js';
+import { unusableFile } from './record.js';
+import { isResumableId } from '../../api/reconnect.js';
+
+/** The position before the first event of all (api-contract.md "Events", Position frame). */
+export const START_POSITION = 'start';
 
 export interface CheckpointFile {
   last_event_id: string;
   updated_at: string;
 }
 
-/** The id stored in FILE; undefined when the file does not exist yet. */
+/** The id stored in FILE; undefined when the file does not exist yet. A FIFO, device, link or file over 1 MiB is refused unread. */
 export function readCheckpoint(path: string): string | undefined {
-  let text: string;
+  let text: string | null;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readOwnFile(path, { what: '--checkpoint' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (error instanceof OwnFileRefusedError) throw unusableFile('--checkpoint', path, error);
     throw new UsageError(`--checkpoint ${path}: cannot read it (${(error as Error).message})`);
   }
+  if (text === null) return undefined;
   // Never read as "start from the live events": that would silently skip what was missed.
   if (text.trim() === '') {
     throw new UsageError(`--checkpoint ${path} is empty`, 'delete it to start from the live events, or start after a known event with --since evt_…');
   }
   try {
     const parsed = JSON.parse(text) as Partial<CheckpointFile>;
-    if (typeof parsed.last_event_id === 'string' && /^evt_[A-Za-z0-9]+$/.test(parsed.last_event_id)) return parsed.last_event_id;
+    const id = parsed.last_event_id;
+    // Any id the tail stores (an event id, a position such as `start`): one a header can carry.
+    if (typeof id === 'string' && isResumableId(id)) return id;
   } catch {
     // reported below
   }
@@ -65,11 +75,36 @@ export class CheckpointWriter {
     this.temp = `${path}.${process.pid}.tmp`;
   }
 
+  /**
+   * A writer for FILE, checked at start: its folder takes the temporary file the writes go
+   * through, so a path that cannot be written fails before any event is consumed.
+   */
+  static open(path: string, now: () => number): CheckpointWriter {
+    const writer = new CheckpointWriter(path, now);
+    try {
+      closeSync(writer.openTemp());
+      unlinkSync(writer.temp);
+    } catch (error) {
+      throw unusableFile('--checkpoint', path, error);
+    }
+    return writer;
+  }
+
+  /** The temporary file, emptied: a regular file, never a link followed to another. */
+  private openTemp(): number {
+    return openOwnFile(this.temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, { what: '--checkpoint' });
+  }
+
   /** Replaces the file with `id` (synchronously: nothing else runs between). */
   write(id: string): void {
     if (id === this.written) return;
     const body: CheckpointFile = { last_event_id: id, updated_at: new Date(this.now()).toISOString() };
-    writeFileSync(this.temp, JSON.stringify(body) + '\n');
+    const fd = this.openTemp();
+    try {
+      writeSync(fd, JSON.stringify(body) + '\n');
+    } finally {
+      closeSync(fd);
+    }
     renameSync(this.temp, this.path);
     this.written = id;
     this.unsynced = true;

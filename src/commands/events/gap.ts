@@ -26,12 +26,21 @@ export function parseGap(data: string): Gap {
 
 const safe = (id: string) => id.replace(/[^\w.-]/g, '?');
 
-/** `lastDelivered`: what this client delivered last (else what it asked to resume after). */
+/**
+ * `lastDelivered`: what this client delivered last, if anything; else the gap names what the
+ * client asked to resume after (--since, a checkpoint, or `start`), which is said as such.
+ */
 export function gapWarning(gap: Gap, lastDelivered: string | undefined, what = 'events'): string {
-  const last = lastDelivered ?? gap.last_event_id ?? undefined;
-  const after = last ? `after ${safe(last)} (the last one delivered)` : 'before this point';
+  const asked = gap.last_event_id ?? undefined;
+  const after = lastDelivered
+    ? `after ${safe(lastDelivered)} (the last one delivered)`
+    : asked === 'start'
+      ? 'from the first one'
+      : asked
+        ? `after ${safe(asked)} (where this stream was asked to resume)`
+        : 'before this point';
   const from = gap.resumed_from ? `; resuming from ${safe(gap.resumed_from)}, the oldest it still retains` : '; it retains none older than the live ones';
-  return `warning: the service no longer retains the events ${after}: later ${what} may be missing${from}`;
+  return `warning: the service no longer retains the ${what} ${after}: later ${what} may be missing${from}`;
 }
 
 export class GapError extends CliError {

@@ -11,6 +11,7 @@ import { matchesType, type TypePattern } from './filter.js';
 import { formatEventLine, type ApiEvent } from './format.js';
 import { parseTypes, strings } from './list.js';
 import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
+import { checkAppendFile } from './record.js';
 
 export interface ReplayOptions {
   file: string;
@@ -113,6 +114,8 @@ export function readRecorded(path: string): RecordedEvent[] {
 export async function run(opts: ReplayOptions, ctx: Context): Promise<number> {
   const { io } = ctx;
   const events = readRecorded(opts.file).filter((r) => matchesType(r.event.type, opts.types));
+  // Before any delivery: a dead-letter path that cannot be written fails now, naming it.
+  if (opts.deadLetter) checkAppendFile('--dead-letter', opts.deadLetter);
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
 

@@ -10,12 +10,12 @@ import { parseDurationSeconds } from '../../validate/duration.js';
 import { parseId } from '../../validate/id.js';
 import { InvalidValueError } from '../../validate/invalid.js';
 import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
-import { follow, type MessageVerdict } from '../../api/reconnect.js';
+import { follow, isResumableId, type MessageVerdict } from '../../api/reconnect.js';
 import { FAMILY_COLOURS, formatEventLine, parseEvent, type ApiEvent } from './format.js';
-import { CheckpointWriter, HandledTracker, readCheckpoint } from './checkpoint.js';
+import { CheckpointWriter, HandledTracker, readCheckpoint, START_POSITION } from './checkpoint.js';
 import { openDeliveries, type Deliveries } from './deliveries.js';
 import { GapError, gapWarning, isGapFrame, parseGap } from './gap.js';
-import { EventRecorder } from './record.js';
+import { checkAppendFile, EventRecorder } from './record.js';
 import { formatAway, random01From, SeenIds } from '../../api/resume.js';
 import { escapeJsonControls, hasControl, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
 import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
@@ -182,6 +182,12 @@ class LineWriter {
     }
   }
 
+  /** Everything up to `seq` (a position, no line of its own) is handled once the lines before it are written. */
+  mark(seq: number): void {
+    if (this.lines.length === 0) this.onWritten?.(seq);
+    else this.lastSeq = seq;
+  }
+
   flush(): void {
     this.scheduled = false;
     if (this.closed || this.lines.length === 0) return;
@@ -251,17 +257,22 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   const checkpointed = opts.checkpoint ? readCheckpoint(opts.checkpoint) : undefined;
   if (checkpointed) resumeAfter = checkpointed;
 
+  // The files it writes are opened (or tried) before anything is consumed: a path that cannot
+  // be written fails here, naming it, rather than after events were read.
+  const checkpoint = opts.checkpoint ? CheckpointWriter.open(opts.checkpoint, () => ctx.clock.now()) : undefined;
+  if (opts.deadLetter) checkAppendFile('--dead-letter', opts.deadLetter);
+  if (opts.record) checkAppendFile('--record', opts.record);
   const api = await ctx.api();
   const header = await describeTarget(ctx, ctx.signal);
   const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
   io.stderr.write(`${sanitizeText(header)}${what}. Ctrl-C to stop.\n`);
-  if (checkpointed) io.stderr.write(`resuming after ${checkpointed} (--checkpoint ${opts.checkpoint})\n`);
+  if (checkpointed) io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
 
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
 
-  const checkpoint = opts.checkpoint ? new CheckpointWriter(opts.checkpoint, () => ctx.clock.now()) : undefined;
-  const tracker = checkpoint ? new HandledTracker((id) => checkpoint.write(id)) : undefined;
+  // An id that cannot be resumed from is not stored: the checkpoint stays at the last one that can be.
+  const tracker = checkpoint ? new HandledTracker((id) => isResumableId(id) && checkpoint.write(id)) : undefined;
   const out = new LineWriter(io.stdout, () => stop.abort(), tracker ? (seq) => tracker.printedThrough(seq) : undefined);
   const recorder = opts.record ? EventRecorder.open(opts.record) : undefined;
 
@@ -282,8 +293,10 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   const seen = new SeenIds();
   const query = { type: serverTypeParams(opts.types) };
   let printed = 0;
-  let lastHandedOn: string | undefined = resumeAfter;
+  // Only what this run delivered: a --since or checkpoint id is named by the gap frame itself.
+  let lastHandedOn: string | undefined;
   let gapFailure: GapError | undefined;
+  let unusableIdReported = false;
 
   const onMessage = (message: SseMessage): MessageVerdict | Promise<MessageVerdict> => {
     if (isGapFrame(message.event) && !message.id) {
@@ -350,6 +363,21 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
         return openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
       },
       onMessage,
+      // A position (the frame a stream opens with before any event): the checkpoint keeps it, so a
+      // tail killed before its first event resumes from there and misses nothing.
+      onPosition: (id) => {
+        if (tracker) out.mark(tracker.add(id, 0));
+      },
+      onUnusableId: (id, resumesAfter) => {
+        // Said once: a server sending only such ids must not flood stderr.
+        if (unusableIdReported) return;
+        unusableIdReported = true;
+        out.flush();
+        io.stderr.write(
+          `warning: the service sent event id "${sanitizeLine(id)}", which holds a control character or a character beyond Latin-1 and cannot be sent back to resume; ` +
+            `a reconnection resumes ${resumesAfter ? resumingFrom(resumesAfter).replace(/^resuming /, '') : 'from the live events'} (events after it are not printed twice; further such ids are not reported)\n`,
+        );
+      },
       isRetryable,
       clock: ctx.clock,
       random01: () => random01From(ctx.random.bytes(3)),
@@ -365,7 +393,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
         io.stderr.write(
           first
             ? `connected after ${formatAway(awayMs)} (${attempts + 1} attempts)\n`
-            : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, resuming after ${lastEventId}` : ''}\n`,
+            : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, ${resumingFrom(lastEventId)}` : ''}\n`,
         );
       },
     });
@@ -398,7 +426,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
       `no connection to the event stream for ${formatAway(result.awayMs)} (--timeout); giving up`,
       opts.checkpoint
         ? `check the service and the network; restarting with the same --checkpoint misses nothing the service still retains`
-        : result.lastEventId
+        : result.lastEventId && result.lastEventId !== START_POSITION
           ? `check the service and the network; restart with --since ${result.lastEventId} to miss nothing`
           : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
     );
@@ -409,9 +437,14 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     : '';
   io.stderr.write(
     `\nstopped: ${printed} event${printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
-      `${result.lastEventId ? `; last ${result.lastEventId}` : ''}\n`,
+      `${result.lastEventId && result.lastEventId !== START_POSITION ? `; last ${result.lastEventId}` : ''}\n`,
   );
   return 130;
+}
+
+/** How a resume is told: after an event, or from the first one (the position `start`). */
+function resumingFrom(position: string): string {
+  return position === START_POSITION ? 'resuming from the first event' : `resuming after ${position}`;
 }
 
 /** Exit 1 when any delivery was given up (a supervisor or CI sees it); undefined when none was. */

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
-import { EVENT_TYPES } from '../../shared/constants.js';
+import { EVENT_TYPES, modeOfKey } from '../../shared/constants.js';
+import { chooseMode, chooseProfileName, parseModeValue } from '../../credentials/resolve.js';
 import { strings } from './list.js';
 import { applyOverrides, fixturesDir, loadFixture, parseOverride, resolveReferences, type Fixture, type Override } from './fixture.js';
 
@@ -49,6 +50,25 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   return opts;
 }
 
+/**
+ * Why this run would be in live mode (the flag, SVC_MODE, SVC_API_KEY or the profile), found
+ * without reading any secret; undefined in test mode, or when only the credential can tell.
+ */
+async function liveModeReason(ctx: Context): Promise<string | undefined> {
+  const envKey = ctx.env.SVC_API_KEY;
+  if (envKey) return modeOfKey(envKey) === 'live' ? 'SVC_API_KEY is a live key' : undefined;
+  if (ctx.globals.mode) return ctx.globals.mode === 'live' ? '--live' : undefined;
+  if (ctx.env.SVC_MODE) return parseModeValue(ctx.env.SVC_MODE, 'SVC_MODE') === 'live' ? 'SVC_MODE is live' : undefined;
+  let config;
+  try {
+    config = await ctx.config.read();
+  } catch {
+    return undefined; // resolving the credential reports a damaged config
+  }
+  const name = chooseProfileName(ctx, config);
+  return chooseMode(ctx, config.profiles[name]) === 'live' ? `profile "${name}" is in live mode` : undefined;
+}
+
 export function builtinFixture(type: string): Fixture {
   return loadFixture(join(fixturesDir(), `${type}.json`), `the fixture of ${type}`);
 }
@@ -58,13 +78,16 @@ export async function run(opts: TriggerOptions, ctx: Context): Promise<number> {
   fixture = applyOverrides(fixture, opts.overrides);
   const label = opts.type ?? fixture.type ?? opts.fixture!;
 
-  const credential = await ctx.resolveCredential();
-  if (credential.mode !== 'test') {
+  // Refused before any credential is looked for: a live-mode run is a mistake whatever is stored.
+  const live = await liveModeReason(ctx);
+  if (live) {
     throw new UsageError(
-      `events trigger runs only in test mode: its requests are real, and in live mode they would act for real and be billed (${credential.source === 'env' ? 'SVC_API_KEY is a live key' : `profile "${credential.profileName}" is in live mode`})`,
-      credential.source === 'env' ? 'set SVC_API_KEY to a test key (svc_test_…)' : 'add --test (or `svc mode test`)',
+      `events trigger runs only in test mode: its requests are real, and in live mode they would act for real and be billed (${live})`,
+      ctx.env.SVC_API_KEY ? 'set SVC_API_KEY to a test key (svc_test_…)' : 'add --test (or `svc mode test`)',
     );
   }
+  const credential = await ctx.resolveCredential();
+  if (credential.mode !== 'test') throw new UsageError('events trigger runs only in test mode', 'add --test');
   if (fixture.unavailable_in_test_mode && !opts.fixture) {
     throw new UsageError(`${label} cannot be caused in test mode: ${fixture.unavailable_in_test_mode}`);
   }

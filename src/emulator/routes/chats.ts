@@ -5,7 +5,7 @@ import { ID_PREFIX } from '../../shared/constants.js';
 import type { Credential } from '../auth.js';
 import { charge, costOf, ensureFunds } from '../billing.js';
 import { HttpError, conflict, invalidOne } from '../errors.js';
-import { gapFrame, publish } from '../events.js';
+import { gapFrame, positionFrame, publish, START_POSITION } from '../events.js';
 import { owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import { route } from './wire.js';
@@ -94,11 +94,17 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     // id this chat does not have, a gap frame and then all of its messages (api-contract.md "Events").
     const backlog: string[] = [];
     const lastEventId = c.req.header('last-event-id')?.trim();
-    if (lastEventId) {
-      const messages = [...state.messages.values()]
-        .filter((stored) => stored.obj.chat_id === chat.id)
-        .sort((a, b) => a.seq - b.seq)
-        .map((stored) => stored.obj);
+    const messages = [...state.messages.values()]
+      .filter((stored) => stored.obj.chat_id === chat.id)
+      .sort((a, b) => a.seq - b.seq)
+      .map((stored) => stored.obj);
+    if (!lastEventId) {
+      // No position yet: the newest message's id, or `start`, before any message (Position frame).
+      backlog.push(positionFrame(messages.at(-1)?.id));
+    } else if (lastEventId === START_POSITION) {
+      // Messages are never dropped: from `start` is every one of them, with no gap.
+      for (const message of messages) backlog.push(messageFrame(message));
+    } else {
       const at = messages.findIndex((message) => message.id === lastEventId);
       if (at < 0) backlog.push(gapFrame(lastEventId, messages[0]?.id ?? null));
       for (const message of messages.slice(at + 1)) backlog.push(messageFrame(message));

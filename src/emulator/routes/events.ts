@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { invalidOne } from '../errors.js';
 import { ID_PREFIX } from '../../contract/index.js';
-import { eventLog, gapFrame, resumeAfter, retained, seqOfEventId, typeMatcher } from '../events.js';
+import { eventLog, gapFrame, mayHaveLostItsFirst, positionFrame, resumeAfter, retained, seqOfEventId, START_POSITION, typeMatcher } from '../events.js';
 import type { EmulatorEnv } from '../http.js';
 import { openStream } from '../sse.js';
 import type { State } from '../state.js';
@@ -41,12 +41,20 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const matches = typeMatcher(query.type ?? []);
     const lastEventId = c.req.header('last-event-id')?.trim();
     const backlog: string[] = [];
-    if (lastEventId !== undefined && lastEventId !== '') {
+    const log = eventLog(state, credential.org_id, credential.mode);
+    const kept = retained(log);
+    if (lastEventId === undefined || lastEventId === '') {
+      // No position yet: give one before any event (api-contract.md "Events", Position frame).
+      backlog.push(positionFrame(kept.at(-1)?.id));
+    } else if (lastEventId === START_POSITION) {
+      // From the first event ever published: say gap if retention dropped some of them.
+      if (mayHaveLostItsFirst(log)) backlog.push(gapFrame(lastEventId, kept[0]?.id ?? null));
+      for (const event of kept) if (matches(event.type)) backlog.push(event.frame);
+    } else {
       // Not an event id at all is a malformed request; an event id this emulator never gave out
       // is one it does not know, which the contract answers with a gap, like a forgotten one.
-      if (!lastEventId.startsWith(ID_PREFIX.event)) throw invalidOne(['header', 'Last-Event-ID'], 'not an event id (evt_…)', 'value_error');
+      if (!lastEventId.startsWith(ID_PREFIX.event)) throw invalidOne(['header', 'Last-Event-ID'], 'not an event id (evt_…) or start', 'value_error');
       const seq = seqOfEventId(lastEventId);
-      const kept = retained(eventLog(state, credential.org_id, credential.mode));
       const resume = seq === null ? { known: false, events: kept } : resumeAfter(kept, seq);
       // An event no longer retained (or unknown): say so before the retained ones, never resume silently.
       if (!resume.known) backlog.push(gapFrame(lastEventId, kept[0]?.id ?? null));
