@@ -88,12 +88,12 @@ async function nextRateWindow() {
 }
 
 async function measureAll(cases) {
-  // svc's code cache (src/boot/code-cache.ts) in a folder of this run's: the warm-up runs
-  // write it, as a user's first run of each command does.
+  // Node's compile cache (22+) in a folder of this run's: the warm-up runs write it, as a
+  // user's first run of each command does.
   const envs = cases.map((c) => ({
     ...process.env,
     SVC_CONFIG_DIR: join(scratch, 'config-empty'),
-    XDG_CACHE_HOME: join(scratch, 'cache'),
+    NODE_COMPILE_CACHE: join(scratch, 'compile-cache'),
     NO_COLOR: '1',
     ...(c.env ?? {}),
   }));

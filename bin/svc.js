@@ -85,19 +85,11 @@ if (argv.length === 1 && argv[0] === '--version') {
   // Answered without loading the bundle (parsing it is most of what `--version` would cost).
   writeOut(`${require('../package.json').version}\n`);
 } else if (!printStaticAnswer()) {
-  // svc's own code cache of the bundle (src/boot/code-cache.ts) holds the functions a run
-  // compiled, so a file per kind of run: the command's path (`calls+list`), and whether the
-  // credential is SVC_API_KEY (`@env`) or one stored (the keychain's code), else `other`.
-  // One per top-level command would serve `calls list`'s code to `calls start`, which would
-  // compile its own at every run.
+  // Node's compile cache (22+) keeps V8's compiled code of the bundle between runs, in the OS
+  // temp dir's node-compile-cache/ (NODE_COMPILE_CACHE moves it, NODE_DISABLE_COMPILE_CACHE=1
+  // turns it off). Node 20 has none; there node:module is not loaded at all.
+  if (Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.();
   const path = commandPath();
-  const command = path.length ? `${path.join('+')}${process.env.SVC_API_KEY ? '@env' : ''}` : 'other';
-  const cached = require('../dist/code-cache.cjs').installCodeCache({ Module: module.constructor, distDir: DIST, env: process.env, command, main: module });
-  // Without it (SVC_CODE_CACHE=0, no cache folder of the user's own), Node 22+'s compile
-  // cache keeps what V8 compiles eagerly, in the OS temp dir's node-compile-cache/; otherwise
-  // it starts with the first on-demand import (dist/import.cjs). (node:module is not loaded
-  // on Node 20, where it pulls in the ESM loader, ~3 ms.)
-  if (!cached && Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.();
   // A command line naming a command runs from that command's start file (start-<name>.cjs:
   // the command alone and what it runs on, in one file, faster to start: scripts/bundle.mjs)
   // when it is a valid line of that command's; any other (help, a usage error) runs from

@@ -14,8 +14,7 @@
 //   (prompts, spinner, tables, colours, undici), and emulator.js,
 //   with the chunks they share. main.cjs imports them by path, on demand.
 import { build } from 'esbuild';
-import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNotices } from './notices.mjs';
@@ -238,35 +237,6 @@ function lazyTable(files) {
 }
 
 /**
- * The start files (main.cjs, run.cjs, cmd-*.cjs) as bin/svc.js loads them through
- * src/boot/code-cache.ts, which compiles them with node:vm to keep V8's code cache:
- * - a dynamic import() in code compiled by node:vm needs an experimental Node flag, so each
- *   `import("./x")` of an on-demand file becomes `require("./import.cjs")("./x")`, an
- *   import() in a file Node compiles itself (same folder, so the same relative path);
- * - each file is its own CommonJS wrapper, written out and called with the arguments of the
- *   one Node adds, so Node's loader runs it as before, while the code cache (SELF_CALL)
- *   compiles the function expression alone, a slice of the file's text: with Module.wrap
- *   V8 would copy the whole source first, 116 KB of main.cjs in the young generation,
- *   enough to bring on a garbage collection (~1–4 ms);
- * - it is ASCII (below);
- * - the first line names the file's content hash, which keys its cache.
- */
-const WRAPPER_OPEN = '(function (exports, require, module, __filename, __dirname) {';
-const WRAPPER_CLOSE = '\n}).apply(this, arguments);\n';
-
-function finishStartFile(file) {
-  const code = readFileSync(file, 'utf8')
-    .replace(/\bimport\((["'])(\.\/[^"']+)\1\)/g, 'require("./import.cjs")($1$2$1)')
-    // ASCII only: one character outside Latin-1 makes V8 hold the whole source in two bytes a
-    // character. esbuild escapes strings, regexes and names (charset: ascii) but not the
-    // comments it keeps; an escape means the same anywhere JavaScript reads one.
-    .replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const wrapped = `${WRAPPER_OPEN}${code}${WRAPPER_CLOSE}`;
-  const hash = createHash('sha256').update(wrapped).digest('hex').slice(0, 16);
-  writeFileSync(file, `//svc-build ${hash}\n${wrapped}`);
-}
-
-/**
  * Top-level commands with no start file: `completion` describes the whole tree, `help` is
  * commander's, and the launcher never names `__complete` (the shells' completion hook).
  */
@@ -405,36 +375,6 @@ export async function bundle(outdir) {
     },
     outfile: join(outdir, 'run.cjs'),
   });
-  for (const file of [
-    join(outdir, 'main.cjs'),
-    ...startCommands.map((name) => join(outdir, `start-${name}.cjs`)),
-    join(outdir, 'run.cjs'),
-    ...[...chunks.keys()].map((name) => join(outdir, `cmd-${name}.cjs`)),
-  ])
-    finishStartFile(file);
-  writeFileSync(
-    join(outdir, 'import.cjs'),
-    [
-      "'use strict';",
-      '// import() for the start files (scripts/bundle.mjs finishStartFile), of the on-demand',
-      "// libraries and the emulator. Node 22+'s compile cache keeps their compiled code between",
-      "// runs; it starts here, not at every start: svc's own code cache serves the start files.",
-      'let cacheOn = false;',
-      'module.exports = (specifier) => {',
-      "  if (!cacheOn) require('node:module').enableCompileCache?.();",
-      '  cacheOn = true;',
-      '  return import(specifier);',
-      '};',
-      '',
-    ].join('\n'),
-  );
-  const boot = await build({
-    ...cjs,
-    banner: {}, // (no import.meta to stand in for: node:url is not loaded)
-    entryPoints: { 'code-cache': 'src/boot/code-cache.ts' },
-    outdir,
-    outExtension: { '.js': '.cjs' },
-  });
   // What was inlined, with its licences: THIRD_PARTY_NOTICES.txt and an SBOM (scripts/notices.mjs).
   writeNotices(root, outdir, [
     libraries.metafile,
@@ -443,7 +383,6 @@ export async function bundle(outdir) {
     startFiles.metafile,
     ...commandChunks.map((c) => c.metafile),
     runner.metafile,
-    boot.metafile,
   ]);
   await writeStaticAnswers(outdir);
 }
