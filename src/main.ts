@@ -51,12 +51,3 @@ export async function commandPaths(): Promise<string[][]> {
   walk(ROOT.commands, []);
   return paths;
 }
-
-/** The shells `svc completion SHELL` accepts (its declaration's choices): the build writes each script. */
-export async function completionShells(): Promise<readonly string[]> {
-  const { ROOT } = await import('./commands/index.js');
-  const completion = ROOT.commands.find((node) => node.kind === 'leaf' && node.decl.name === 'completion');
-  const shells = completion?.kind === 'leaf' ? completion.decl.args?.[0]?.choices : undefined;
-  if (!shells) throw new Error('svc completion declares no SHELL choices');
-  return shells;
-}

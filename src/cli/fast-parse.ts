@@ -79,31 +79,6 @@ function takeFlag(term: FlagTerm, argv: readonly string[], at: number, given: Re
   return last;
 }
 
-/**
- * The first word of a line that names no command, where the rest is only global flags as
- * declared (`svc acount --json`): all commander would say of it is that the command is
- * unknown, so svc says so without loading commander. Null for any other line.
- */
-export function unknownCommandOf(root: RootSpec, argv: readonly string[]): string | null {
-  const globalTerms = terms(root.globals);
-  const given: Record<string, unknown> = {};
-  let unknown: string | null = null;
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word.startsWith('-') && word !== '-') {
-      const term = globalTerms.get(flagName(word));
-      const last = term ? takeFlag(term, argv, i, given) : null;
-      if (last === null) return null; // `--`, help, another flag, a refused value: commander's
-      i = last;
-      continue;
-    }
-    if (unknown !== null) continue; // (commander reports the first word alone)
-    if (word === 'help' || root.commands.some((node) => nameOf(node) === word)) return null;
-    unknown = word;
-  }
-  return unknown !== null && acceptable(given, root.globals) ? unknown : null;
-}
-
 export function fastInvocation(root: RootSpec, argv: readonly string[]): Invocation | null {
   const globalTerms = terms(root.globals);
   const globalsGiven: Record<string, unknown> = {};

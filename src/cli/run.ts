@@ -1,7 +1,6 @@
-// Running the leaf commander chose: its module is imported, its parse() validates, its
-// run() acts with a context; every error becomes a message on stderr and the exit code of
-// design.md. The bundle puts this and every command's code in dist/run.cjs, loaded only
-// when a command runs (src/cli/execute.ts, the start path, holds just the tree).
+// Running the chosen leaf: its module is imported (in the bundle, its command's own file),
+// its parse() validates, its run() acts with a context; every error becomes a message on
+// stderr and the exit code of design.md.
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, isAbortError } from '../errors.js';
 import type { LoadedCommand } from './define.js';

@@ -2,17 +2,15 @@
 // bundle in dist/. The in-process suites run the TypeScript source; this one catches
 // what only the bundle can get wrong (module interop, lazy chunks, the process edge:
 // exit codes, the stdout/stderr split, signals, a closed pipe).
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
-import { ROOT } from '../../src/commands/index.js';
-import { nameOf, type Node } from '../../src/cli/define.js';
-import { ensureBuilt, spawnCollect, type Spawned } from '../helpers/spawn.js';
+import { spawnCollect, type Spawned } from '../helpers/spawn.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/svc.js');
@@ -43,7 +41,6 @@ function control(method: string, path: string, body?: unknown): Promise<any> {
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   emulator = await startTestEmulator();
   configDir = mkdtempSync(join(tmpdir(), 'svc-binary-'));
 });
@@ -63,132 +60,104 @@ describe('bin/svc.js over the bundle', () => {
     expect(ran.stderr).toBe('');
   });
 
-  it('answers help and completion from the files the build wrote, exactly as the bundle answers them, without loading it', async () => {
-    // The same command lines through the bundle itself (its main(), as bin/svc.js calls it
-    // when it has no answer of its own), and through the launcher with a preload that says
-    // whether dist/main.cjs or a start file (dist/start-<command>.cjs) was loaded.
-    const dir = mkdtempSync(join(tmpdir(), 'svc-static-'));
-    const direct = join(dir, 'direct.cjs');
-    writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
-    const probe = join(dir, 'probe.cjs');
-    writeFileSync(
-      probe,
-      "process.on('exit', () => { if (Object.keys(require.cache).some((file) => file.startsWith(process.env.SVC_PROBE_DIST) && /^(main|start-.*)\\.cjs$/.test(file.slice(process.env.SVC_PROBE_DIST.length)))) process.stderr.write('bundle loaded'); });\n",
-    );
-    const env = {
-      PATH: process.env.PATH ?? '',
-      SVC_CONFIG_DIR: configDir,
-      SVC_PROBE_DIST: join(root, 'dist') + sep,
-    };
-    try {
-      const lines = [
-        [],
-        ['--help'],
-        ['-h'],
-        ['calls', '--help'],
-        ['help', 'calls', 'links', 'list'],
-        ['events', 'tail', '-h'],
-        ['completion', 'bash'],
-        ['completion', 'powershell'],
-      ];
-      for (const args of lines) {
-        const viaBundle = spawnSync(process.execPath, [direct, ...args], { env, encoding: 'utf8' });
-        const viaLauncher = spawnSync(process.execPath, ['-r', probe, bin, ...args], { env, encoding: 'utf8' });
-        expect(viaBundle.status, args.join(' ')).toBe(0);
-        expect(viaLauncher.status, args.join(' ')).toBe(0);
-        expect(viaLauncher.stdout, args.join(' ')).toBe(viaBundle.stdout);
-        expect(viaLauncher.stderr, args.join(' ')).toBe(''); // no "bundle loaded"
-      }
-      // What has no file (an unknown command's help, a shell svc does not know) is the bundle's, error and all.
-      for (const args of [
-        ['help', 'nope'],
-        ['completion', 'tcsh'],
-      ]) {
-        const viaLauncher = spawnSync(process.execPath, ['-r', probe, bin, ...args], { env, encoding: 'utf8' });
-        expect(viaLauncher.status, args.join(' ')).toBe(2);
-        expect(viaLauncher.stderr, args.join(' ')).toContain('bundle loaded');
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  /** The declared names of a node's leaves (a group's own command included). */
-  const leafNames = (node: Node): string[] =>
-    node.kind === 'leaf' ? [node.decl.name] : [...(node.self ? [node.self.decl.name] : []), ...node.commands.flatMap(leafNames)];
-
-  it('has a start file per top-level command, holding that command alone and no commander, each over 128 KiB and ASCII', () => {
-    const dist = join(root, 'dist');
-    const files = readdirSync(dist).filter((file) => /^start-.*\.cjs$/.test(file));
-    // svc completion describes the whole tree; `help` is commander's; the launcher never names `__complete`.
-    const names = ROOT.commands.map(nameOf).filter((name) => !['completion', 'help', '__complete'].includes(name));
-    expect(files.sort()).toEqual(names.map((name) => `start-${name}.cjs`).sort());
-    for (const name of names) {
-      const text = readFileSync(join(dist, `start-${name}.cjs`), 'latin1');
-      // The commands it declares are its command's own.
-      const declared = new Set([...text.matchAll(/defineCommand\(\{\s*name:\s*"([^"]+)"/g)].map((m) => m[1]!));
-      expect([...declared].sort(), name).toEqual([...new Set(leafNames(ROOT.commands.find((node) => nameOf(node) === name)!))].sort());
-      expect(text, name).not.toContain('node_modules/commander/'); // (esbuild keys each CommonJS module it inlines by its path)
-    }
-  });
-
-  it("runs a valid command line from its command's start file alone, and any other from main.cjs, which gives the same results", async () => {
-    // A preload that lists the bundle files loaded, in the order they were.
+  /** Runs bin/svc.js with a preload that lists, on stderr's last line, the bundle files it loaded. */
+  async function traced(args: string[], env: Record<string, string> = {}): Promise<Ran & { loaded: string[] }> {
     const preload = join(configDir, 'record-bundle-files.cjs');
     writeFileSync(
       preload,
-      "process.on('exit', () => process.stderr.write(`\\nloaded: ${Object.keys(require.cache).filter((f) => f.includes('/dist/')).map((f) => f.split('/').pop()).join(' ')}\\n`));\n",
+      "process.on('exit', () => process.stderr.write(`\\nloaded: ${Object.keys(require.cache).filter((f) => f.includes('/dist/')).map((f) => f.split('/dist/').pop()).join(' ')}\\n`));\n",
     );
-    const env = { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: emulator.url };
-    const traced = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, bin, ...args], { env });
-    const loaded = (ran: Spawned) => ran.stderr.match(/loaded: (.*)\n$/)![1]!.split(' ');
-    const bundleFiles = (ran: Spawned) => loaded(ran).filter((f) => /^(main|start-.*|run|cmd-.*)\.cjs$/.test(f));
+    const ran = await spawnCollect(process.execPath, ['-r', preload, bin, ...args], {
+      env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, ...env },
+    });
+    const [, stderr = '', loaded = ''] = ran.stderr.match(/^([\s\S]*)\nloaded: (.*)\n$/) ?? [];
+    return { ...ran, stderr, loaded: loaded ? loaded.split(' ') : [] };
+  }
 
-    const named = await traced(['account', '--json']);
-    expect(named.code, named.stderr).toBe(0);
-    expect(bundleFiles(named)).toEqual(['start-account.cjs']);
-    const calls = await traced(['calls', 'list', '--json']);
-    expect(calls.code, calls.stderr).toBe(0);
-    expect(bundleFiles(calls)).toEqual(['start-calls.cjs']);
-    // Global options first, one with a value: the launcher still finds the command word.
-    const optionsFirst = await traced(['--profile', 'default', '--json', 'account']);
-    expect(optionsFirst.code, optionsFirst.stderr).toBe(0);
-    expect(bundleFiles(optionsFirst)).toEqual(['start-account.cjs']);
-    expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(named.stdout));
-    // main.cjs runs a command too (it loads the runner and the command's file): the same answer.
-    const direct = join(configDir, 'main-direct.cjs');
-    writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
-    const viaMain = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, direct, ...args], { env });
-    const accountViaMain = await viaMain(['account', '--json']);
-    expect(accountViaMain.code, accountViaMain.stderr).toBe(0);
-    expect(loaded(accountViaMain)).toEqual(expect.arrayContaining(['main.cjs', 'run.cjs', 'cmd-account.cjs']));
-    expect(loaded(accountViaMain)).not.toContain('start-account.cjs');
-    expect(JSON.parse(accountViaMain.stdout)).toEqual(JSON.parse(named.stdout));
-    // A line its start file does not take (a usage error, help at a terminal) is main.cjs's:
-    // the start file has done nothing, and the answer is main.cjs's own.
-    const refused = await traced(['account', '--nope']);
-    expect(refused.code).toBe(2);
-    expect(bundleFiles(refused)).toEqual(['start-account.cjs', 'main.cjs']);
-    const refusedViaMain = await viaMain(['account', '--nope']);
-    expect(refused.stdout).toBe(refusedViaMain.stdout);
-    expect(refused.stderr.replace(/\nloaded: .*\n$/, '')).toBe(refusedViaMain.stderr.replace(/\nloaded: .*\n$/, ''));
-    // svc completion describes the whole tree: it has no start file.
-    const completion = await traced(['completion', 'bash', '--json']);
-    expect(bundleFiles(completion)[0]).toBe('main.cjs');
-    // An unknown command: main.cjs alone says so.
-    const unknown = await traced(['cals']);
-    expect(unknown.code).toBe(2);
-    expect(bundleFiles(unknown)).toEqual(['main.cjs']);
+  it('answers help and completion from the files the build wrote, as the bundle answers them, without loading it', async () => {
+    const lines = [
+      [[], ['--no-color']],
+      [['--help'], ['--no-color', '--help']],
+      [['-h'], ['--no-color', '-h']],
+      [
+        ['calls', '--help'],
+        ['--no-color', 'calls', '--help'],
+      ],
+      [
+        ['help', 'calls', 'links', 'list'],
+        ['--no-color', 'calls', 'links', 'list', '--help'],
+      ],
+      [
+        ['events', 'tail', '-h'],
+        ['--no-color', 'events', 'tail', '-h'],
+      ],
+      [
+        ['completion', 'bash'],
+        ['--no-color', 'completion', 'bash'],
+      ],
+      [
+        ['completion', 'powershell'],
+        ['completion', 'powershell', '--no-color'],
+      ],
+    ];
+    // (A global flag among the words: a line the build wrote no answer for, so the bundle's.)
+    for (const [args, bundleArgs] of lines) {
+      const viaLauncher = await traced(args!);
+      const viaBundle = await traced(bundleArgs!);
+      expect(viaLauncher.code, args!.join(' ')).toBe(0);
+      expect(viaBundle.code, bundleArgs!.join(' ')).toBe(0);
+      expect(viaLauncher.stdout, args!.join(' ')).toBe(viaBundle.stdout);
+      expect(viaLauncher.stderr, args!.join(' ')).toBe('');
+      expect(viaLauncher.loaded, args!.join(' ')).toEqual([]);
+      expect(viaBundle.loaded, bundleArgs!.join(' ')).toContain('main.cjs');
+    }
+    // What has no file (an unknown command's help, a shell svc does not know) is the bundle's, error and all.
+    for (const args of [
+      ['help', 'nope'],
+      ['completion', 'tcsh'],
+    ]) {
+      const viaLauncher = await traced(args);
+      expect(viaLauncher.code, args.join(' ')).toBe(2);
+      expect(viaLauncher.loaded, args.join(' ')).toContain('main.cjs');
+    }
   });
 
-  it("knows which global options take a value, as the declarations say (it looks past them for the command's name)", async () => {
-    const { GLOBAL_FLAGS } = await import('../../src/commands/index.js');
-    const launcher = readFileSync(bin, 'utf8');
-    const listed = JSON.parse(launcher.match(/const GLOBAL_VALUE_OPTIONS = (\[.*\]);/)![1]!.replace(/'/g, '"')) as string[];
-    const declared = Object.entries(GLOBAL_FLAGS)
-      .filter(([, spec]) => 'value' in spec)
-      .map(([name]) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-    expect(listed.sort()).toEqual(declared.sort());
+  it("runs a command from the core and that command's own file; help and usage errors load commander", async () => {
+    const key = { SVC_API_KEY: emulator.seed.keys.test };
+    const account = await traced(['account', '--json'], key);
+    expect(account.code, account.stderr).toBe(0);
+    expect(account.loaded).toEqual(['main.cjs', 'cmd-account.cjs']);
+    // Global flags first, one with a value: the same command, the same answer.
+    const optionsFirst = await traced(['--profile', 'default', '--json', 'account'], key);
+    expect(optionsFirst.loaded).toEqual(['main.cjs', 'cmd-account.cjs']);
+    expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(account.stdout));
+    // chats takes the helpers it shares with calls from calls' file: each module is in one file.
+    const chats = await traced(['chats', 'list', '--json'], key);
+    expect(chats.code, chats.stderr).toBe(0);
+    expect(chats.loaded).toEqual(expect.arrayContaining(['main.cjs', 'cmd-chats.cjs']));
+    expect(chats.loaded).not.toContain('lib/commander.cjs');
+    // A usage error and an unknown command are commander's to answer.
+    for (const args of [['account', '--nope'], ['cals']]) {
+      const refused = await traced(args, key);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.loaded, args.join(' ')).toEqual(['main.cjs', 'lib/commander.cjs']);
+    }
+  });
+
+  it("on Node 22+ keeps the bundle's compiled code in Node's compile cache, and no cache of its own", async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'svc-compile-cache-'));
+    try {
+      const ran = await svc(['account', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test, NODE_COMPILE_CACHE: cache, XDG_CACHE_HOME: cache } });
+      expect(ran.code, ran.stderr).toBe(0);
+      const written = readdirSync(cache, { recursive: true }).map(String);
+      if (Number(process.versions.node.split('.')[0]) >= 22) expect(written.length).toBeGreaterThan(0);
+      else expect(written).toEqual([]);
+      expect(readdirSync(configDir).filter((name) => /cache|v8/.test(name))).toEqual([]);
+      expect(written.filter((name) => name.startsWith('svc'))).toEqual([]);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 on an unknown command, with the error on stderr only', async () => {

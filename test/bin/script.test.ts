@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
-import { ensureBuilt, spawnCollect, type Spawned } from '../helpers/spawn.js';
+import { spawnCollect, type Spawned } from '../helpers/spawn.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let emulator: RunningEmulator;
@@ -21,7 +21,6 @@ function svc(args: string[], env: Record<string, string> = {}): Promise<Spawned>
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   emulator = await startTestEmulator();
   configDir = mkdtempSync(join(tmpdir(), 'svc-binary-script-'));
 });

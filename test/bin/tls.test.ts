@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureBuilt, root, spawnCollect, type Spawned } from '../helpers/spawn.js';
+import { root, spawnCollect, type Spawned } from '../helpers/spawn.js';
 
 const bin = join(root, 'bin/svc.js');
 const certFile = join(root, 'test/helpers/tls/cert.pem');
@@ -27,7 +27,6 @@ let connections = 0;
 let requests: string[] = [];
 
 beforeAll(async () => {
-  ensureBuilt();
   configDir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
   server = createServer({ cert: readFileSync(certFile), key: readFileSync(join(root, 'test/helpers/tls/key.pem')) }, (req, res) => {
     requests.push(req.url!);

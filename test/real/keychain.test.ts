@@ -14,7 +14,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { napiKeychain, osKeychain } from '../../src/credentials/store.js';
 import { readSecretServiceItem } from '../../src/credentials/secret-service.js';
-import { ensureBuilt, root, spawnCollect } from '../helpers/spawn.js';
+import { root, spawnCollect } from '../helpers/spawn.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 
 async function secretServiceProblem(): Promise<string | null> {
@@ -183,7 +183,6 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
         "M._load = function (request) { if (String(request).includes('@napi-rs/keyring')) addon = true; return load.apply(this, arguments); };\n" +
         "process.on('exit', () => process.stderr.write(`addon loaded: ${addon}\\n`));\n",
     );
-    ensureBuilt();
     const env: Record<string, string | undefined> = { ...process.env, SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
     delete env.SVC_API_KEY;
     delete env.SVC_PROFILE;
