@@ -3,7 +3,7 @@
 // commander loaded only then), and says what is wrong or prints help. The chosen leaf runs
 // through src/cli/run.ts. Used by main.ts (the process) and runCli (tests).
 import { ROOT } from '../commands/index.js';
-import { fastInvocation } from './fast-parse.js';
+import { commandPath, fastInvocation } from './fast-parse.js';
 import type { Runtime } from './context.js';
 import { printUsageError } from './print-error.js';
 import { printError, runCommand, type RunF } from './run.js';
@@ -43,7 +43,16 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
       return printError(runtime, error, debug, json);
     }
   }
-  const [{ buildProgram }, { commandPathOf }] = await Promise.all([import('./tree.js'), import('./usage-messages.js')]);
+  /** `svc calls list`: the command a usage error names. */
+  const named = (words: readonly string[]) => ['svc', ...commandPath(ROOT, words)].join(' ');
+  if (originalArgv[0] === 'help') {
+    // `svc help nope` is an unknown command, not the root's help.
+    const words = originalArgv.slice(1).filter((word) => !word.startsWith('-'));
+    const path = commandPath(ROOT, words);
+    if (path.length < words.length)
+      return printUsageError(runtime, 'commander.unknownCommand', `error: unknown command '${words[path.length]}'`, named(path), debug, json);
+  }
+  const { buildProgram } = await import('./tree.js');
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';
   const program = buildProgram(
@@ -61,23 +70,6 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
     },
     argv,
   );
-  if (originalArgv[0] === 'help') {
-    // `svc help nope` is an unknown command, not the root's help.
-    let current = program;
-    for (const name of originalArgv.slice(1).filter((a) => !a.startsWith('-'))) {
-      const next = current.commands.find((c) => c.name() === name && name !== 'help');
-      if (!next)
-        return printUsageError(
-          runtime,
-          'commander.unknownCommand',
-          `error: unknown command '${name}'`,
-          commandPathOf(program, originalArgv.slice(1)),
-          debug,
-          json,
-        );
-      current = next;
-    }
-  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
@@ -89,7 +81,7 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
         runtime.stdout.write(commanderErr);
         return 0;
       }
-      return printUsageError(runtime, error.code, error.message, commandPathOf(program, argv), debug, json);
+      return printUsageError(runtime, error.code, error.message, named(argv), debug, json);
     }
     return printError(runtime, error, debug, json);
   }

@@ -4,18 +4,12 @@
 // does not pay for ~45 commands and their flags. Tests build it all to compare.
 import { Argument, Command, Option } from 'commander';
 import { ROOT } from '../commands/index.js';
-import { flagTerm, isHidden, kebab, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
+import type { GLOBAL_FLAGS } from '../shared/globals.js';
+import { commandPath } from './fast-parse.js';
+import { flagTerm, isHidden, nameOf, type ArgSpec, type FlagSpecs, type FlagValues, type Group, type Leaf, type Node, type RootSpec } from './define.js';
 
-export interface RawGlobals {
-  profile?: string;
-  test?: boolean;
-  live?: boolean;
-  json?: boolean;
-  baseUrl?: string;
-  debug?: boolean;
-  color?: boolean;
-  yes?: boolean;
-}
+/** The global flags as parsed (src/shared/globals.ts). */
+export type RawGlobals = FlagValues<typeof GLOBAL_FLAGS>;
 
 export interface Invocation {
   /** `calls list`, `mode`, … */
@@ -70,33 +64,6 @@ function addArgs(cmd: Command, args: readonly ArgSpec[] | undefined): void {
     if (spec.choices) argument.choices(spec.choices);
     cmd.addArgument(argument);
   }
-}
-
-/** Words on argv's command path (`calls links list`), skipping flags and global flags' values. */
-export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
-  const valued = new Set(
-    Object.entries(root.globals)
-      .filter(([, s]) => s.value)
-      .flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]),
-  );
-  const path: string[] = [];
-  let children: readonly Node[] = root.commands;
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--') break;
-    if (word.startsWith('-')) {
-      if (valued.has(word)) i++;
-      continue;
-    }
-    // `svc calls help list`: commander's help command of a group names the leaf.
-    if (word === 'help' && path.length > 0) continue;
-    const next = children.find((c) => nameOf(c) === word);
-    if (!next) break;
-    path.push(word);
-    if (next.kind === 'leaf') break;
-    children = next.commands;
-  }
-  return path;
 }
 
 /**

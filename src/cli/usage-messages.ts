@@ -1,22 +1,7 @@
 // Commander's own wording ("command-argument value 'tst' is invalid for argument
 // 'mode'. Allowed choices are test, live.") rewritten in svc's style: what is wrong in
 // the user's terms, and the command whose --help explains it.
-import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-
-/** `svc calls list` for argv naming that command (flags and their values skipped loosely). */
-export function commandPathOf(program: Command, argv: readonly string[]): string {
-  const names = ['svc'];
-  let current = program;
-  for (const token of argv) {
-    if (token.startsWith('-')) continue;
-    const next = current.commands.find((c) => c.name() === token || c.aliases().includes(token));
-    if (!next) continue;
-    names.push(next.name());
-    current = next;
-  }
-  return names.join(' ');
-}
 
 const quoted = (text: string) => JSON.stringify(text);
 const listOf = (choices: string) => choices.split(', ').join(', ');
