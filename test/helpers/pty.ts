@@ -31,8 +31,8 @@ export interface Exit {
 }
 
 export interface TerminalServer {
-  /** Starts `svc args…` (with this Node binary) in a new pane of `columns`×`rows`. */
-  start(args: string[], env: Record<string, string>): Promise<Pane>;
+  /** Starts `svc args…` (with this Node binary) in a new pane of `columns`×`rows` (250×50 unless given). */
+  start(args: string[], env: Record<string, string>, size?: { columns: number; rows: number }): Promise<Pane>;
   close(): void;
 }
 
@@ -98,7 +98,7 @@ export function terminalServer(): TerminalServer {
   let count = 0;
 
   return {
-    async start(args, env) {
+    async start(args, env, size = { columns: 250, rows: 50 }) {
       const session = `svc${++count}`;
       const envArgs = Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
       // Several arguments after the options: tmux runs the program directly, no shell.
@@ -109,9 +109,9 @@ export function terminalServer(): TerminalServer {
         '-s',
         session,
         '-x',
-        '250',
+        String(size.columns),
         '-y',
-        '50',
+        String(size.rows),
         '-c',
         root,
         ...envArgs,
