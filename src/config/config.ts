@@ -208,8 +208,8 @@ const realFs: ConfigFs = {
  * path must not hang waiting for a writer (fstat then tells it is not a file).
  */
 export function readConfigFile(path: string, maxBytes = CONFIG_MAX_BYTES): string {
-  // Synchronous: a small local file read once or twice a command costs microseconds this way,
-  // against the thread pool and the fs/promises module (~1 ms, ~1 MiB) of an asynchronous read.
+  // Synchronous: a small local file read once or twice a command needs neither the thread pool
+  // nor the fs/promises module an asynchronous read would start.
   // Opened without blocking and checked before reading, so a FIFO or a huge file is refused unread.
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {

@@ -6,7 +6,7 @@
 // a lock whose holder cannot be checked (another host sharing the directory, a pid reused)
 // still goes stale after STALE_MS.
 // node:fs's `promises` is read where used: fs/promises then loads only when a file is
-// written or waited on, not at every start (it costs ~1 ms and ~1 MiB).
+// written or waited on, not at every start.
 import { promises } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
