@@ -188,7 +188,7 @@ describe('bin/svc.js over the bundle', () => {
     expect(readFileSync(join(fresh, 'config.json'), 'utf8')).not.toContain(key);
   });
 
-  it('loads neither fs/promises nor (on Node 20, where it brings the ESM loader, or for a request) node:module, for --help or a request', async () => {
+  it('loads neither fs/promises nor (on Node 20, where it brings the ESM loader) node:module, for --help or a request', async () => {
     // A preload records the built-in modules loaded after it, that is, by svc itself.
     const preload = join(configDir, 'record-modules.cjs');
     writeFileSync(
@@ -215,12 +215,7 @@ describe('bin/svc.js over the bundle', () => {
       expect(ran, args.join(' ')).toBe(0);
       const loaded = readFileSync(listFile, 'utf8').split('\n');
       expect(loaded, args.join(' ')).not.toContain('NativeModule fs/promises');
-      // On any Node, a request run from the code cache needs neither node:module (Node's own
-      // compile cache starts with the first on-demand import: dist/import.cjs) nor node:os.
-      if (args[0] === 'account') {
-        expect(loaded, args.join(' ')).not.toContain('NativeModule module');
-        expect(loaded, args.join(' ')).not.toContain('NativeModule os');
-      }
+      // (On Node 22+ the launcher loads node:module for Node's compile cache.)
       if (Number(process.versions.node.split('.')[0]) < 22) {
         expect(loaded, args.join(' ')).not.toContain('NativeModule module');
         expect(loaded, args.join(' ')).not.toContain('NativeModule internal/modules/esm/loader');
