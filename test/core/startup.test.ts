@@ -1,7 +1,7 @@
 // The bundle that ships (dist/, built by the suites' global setup): each of svc's modules is
 // in one file, so a command line loads the core and its command's own file, each once
-// (test/bin/binary.test.ts runs them through bin/svc.js). esbuild names each module it
-// inlines in a comment line (`// src/cli/context.ts`), which is what is counted here.
+// (test/bin/binary.test.ts runs them through bin/svc.js). The bundle keeps svc's function
+// names: a function svc defines once must be defined in one bundle file.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,32 +10,39 @@ import { root } from '../helpers/spawn.js';
 
 const dist = join(root, 'dist');
 
-/** Each module of src/ inlined in a bundle file, with the files that hold it. */
-function modulesByFile(): Map<string, string[]> {
-  const files = readdirSync(dist, { recursive: true })
+/** The bundle files of svc's own code: the core and each command's file. */
+const svcFiles = () => readdirSync(dist).filter((file) => /^(main|cmd-.+)\.cjs$/.test(file));
+
+/** The files that define `function name(`. */
+function definedIn(name: string): string[] {
+  return svcFiles().filter((file) => readFileSync(join(dist, file), 'utf8').includes(`function ${name}(`));
+}
+
+/** Names of functions that one module of src/ (the emulator aside) defines and no other does. */
+function functionsDefinedOnce(): string[] {
+  const counts = new Map<string, number>();
+  const sources = readdirSync(join(root, 'src'), { recursive: true })
     .map(String)
-    .filter((file) => /\.c?js$/.test(file));
-  const holders = new Map<string, string[]>();
-  for (const file of files)
-    for (const [, module] of readFileSync(join(dist, file), 'utf8').matchAll(/^\/\/ (src\/\S+\.ts)$/gm))
-      holders.set(module!, [...(holders.get(module!) ?? []), file]);
-  return holders;
+    .filter((file) => file.endsWith('.ts') && !file.startsWith('emulator') && !file.endsWith('.d.ts'));
+  for (const file of sources)
+    for (const [, name] of readFileSync(join(root, 'src', file), 'utf8').matchAll(/^(?:export )?(?:async )?function\*? ?(\w+)\(/gm))
+      counts.set(name!, (counts.get(name!) ?? 0) + 1);
+  return [...counts].filter(([, count]) => count === 1).map(([name]) => name);
 }
 
 describe('the bundle in dist/', () => {
   it("holds each of svc's modules in one file: the core once, each command's code once", () => {
-    const holders = modulesByFile();
-    expect(holders.get('src/cli/context.ts')).toEqual(['main.cjs']);
-    expect(holders.get('src/api/client.ts')).toEqual(['main.cjs']);
-    expect(holders.get('src/cli/tree.ts')).toEqual(['main.cjs']);
-    expect(holders.get('src/commands/calls/list.ts')).toEqual(['cmd-calls.cjs']);
-    // (calls' helpers, which chats uses too)
-    expect(holders.get('src/commands/calls/shared.ts')).toEqual(['cmd-calls.cjs']);
-    const twice = [...holders].filter(([, files]) => files.length > 1);
-    expect(twice).toEqual([]);
+    expect(definedIn('createContext')).toEqual(['main.cjs']);
+    expect(definedIn('createApiClient')).toEqual(['main.cjs']);
+    expect(definedIn('fastInvocation')).toEqual(['main.cjs']);
+    // calls' helpers, which chats uses too, in calls' file alone
+    expect(definedIn('parseListFlags')).toEqual(['cmd-calls.cjs']);
+    const names = functionsDefinedOnce();
+    expect(names.length).toBeGreaterThan(200);
+    expect(names.filter((name) => definedIn(name).length > 1)).toEqual([]);
     // commander is a file of its own, loaded for help and usage errors only.
-    expect(readFileSync(join(dist, 'main.cjs'), 'utf8')).not.toContain('node_modules/commander/');
-    expect(readFileSync(join(dist, 'lib/commander.cjs'), 'utf8')).toContain('node_modules/commander/lib/command.js');
+    expect(definedIn('suggestSimilar')).toEqual([]);
+    expect(readFileSync(join(dist, 'lib/commander.cjs'), 'utf8')).toContain('function suggestSimilar(');
   });
 });
 
