@@ -2,8 +2,8 @@
 // - main.cjs: the core. The launcher's entry (src/main.ts), the command tree's declarations,
 //   the parse from them, the runner, the context and what it serves (config, credentials,
 //   HTTP, output). CommonJS: Node 20's ESM loader costs a file at a time, and to start at all.
-// - cmd-<name>.cjs: one top-level command's own code (src/commands/<name>/ or <name>.ts),
-//   loaded when a command line names it.
+// - cmd-<name>.cjs: one top-level command's own code (src/commands/<name>/ or <name>.ts, but
+//   what other commands use too, which is the core's), loaded when a command line names it.
 // - lib/*: libraries loaded only when needed: commander (help and usage errors), prompts,
 //   spinner, tables, colours, undici, jq; and emulator.js.
 // - help/*.txt: `--help` of each command as printed on a pipe, for bin/svc.js to print
@@ -149,21 +149,28 @@ async function declarationSource(file) {
 }
 
 /**
- * The file a module of src/ is built into: a top-level command's own modules
- * (src/commands/calls/…, src/commands/login.ts) in cmd-<name>.cjs; the tree's indexes and
- * everything outside src/commands/ in main.cjs.
+ * The file each module of src/ is built into: a top-level command's own modules
+ * (src/commands/calls/…, src/commands/login.ts) in cmd-<name>.cjs, unless another command
+ * takes them too; the tree's indexes, what commands share and everything outside
+ * src/commands/ in main.cjs. So a command line loads main.cjs and its command's file alone.
  */
-function fileOf(module) {
-  const command = module.match(/^src\/commands\/([^/]+?)(\.ts)?(\/|$)/);
-  return command && !/(^|\/)index\.ts$/.test(module) ? `cmd-${command[1].replace(/^_+/, '')}` : 'main';
+function placement() {
+  const shared = new Set();
+  /** file → the modules of its own other files take from it */
+  const wanted = new Map();
+  const fileOf = (module) => {
+    const command = module.match(/^src\/commands\/([^/]+?)(\.ts)?(\/|$)/);
+    return command && !/(^|\/)index\.ts$/.test(module) && !shared.has(module) ? `cmd-${command[1].replace(/^_+/, '')}` : 'main';
+  };
+  return { shared, wanted, fileOf, size: () => shared.size + [...wanted.values()].reduce((sum, set) => sum + set.size, 0) };
 }
 
 /**
  * Each module in one file: an import of a module that belongs to another file is that file's
  * `modules[path]()` (esbuild evaluates a required ES module on first require, so a table entry
- * costs nothing until used). `wanted` collects, per file, the modules other files take.
+ * costs nothing until used).
  */
-function oneFileEach(wanted) {
+function oneFileEach({ shared, wanted, fileOf }) {
   return {
     name: 'one-file-each',
     setup(build) {
@@ -171,6 +178,7 @@ function oneFileEach(wanted) {
       build.onResolve({ filter: /^svc-file:/ }, (args) => ({ path: args.path.slice('svc-file:'.length), namespace: 'svc-file' }));
       build.onLoad({ filter: /.*/, namespace: 'svc-file' }, (args) => ({
         contents: `${args.path === 'main' ? "export * from './src/main.ts';\n" : ''}export const modules = {\n${[...(wanted.get(args.path) ?? [])]
+          .filter((module) => fileOf(module) === args.path)
           .sort()
           .map((module) => `  ${JSON.stringify(module)}: () => require(${JSON.stringify(`./${module}`)}),`)
           .join('\n')}\n};\n`,
@@ -183,6 +191,8 @@ function oneFileEach(wanted) {
         // (A declaration is the tree's: main.cjs's.)
         const importer = { 'svc-file': args.importer, 'svc-declaration': 'main' }[args.namespace] ?? fileOf(posix(relative(root, args.importer)));
         if (!module.startsWith('src/') || module.startsWith('src/emulator/') || fileOf(module) === importer) return undefined;
+        // One command's module that another command imports is the core's.
+        if (importer !== 'main' && fileOf(module) !== 'main') shared.add(module);
         wanted.set(fileOf(module), (wanted.get(fileOf(module)) ?? new Set()).add(module));
         return { path: module, namespace: 'svc-other-file' };
       });
@@ -221,8 +231,7 @@ export async function bundle(outdir) {
 
   // main.cjs and the command files. Which modules each file takes from another is known once
   // every file is built, so they are built without writing until that stops growing.
-  const wanted = new Map();
-  const count = () => [...wanted.values()].reduce((sum, set) => sum + set.size, 0);
+  const files = placement();
   const buildFiles = (write) =>
     build({
       ...common,
@@ -230,14 +239,18 @@ export async function bundle(outdir) {
       // import.meta.url, made only if asked for (the start path never does).
       define: { ...common.define, 'import.meta.url': '__svcModule.url' },
       banner: { js: "const __svcModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
-      plugins: [onDemandFiles, declarationsOnly, oneFileEach(wanted)],
-      entryPoints: Object.fromEntries(['main', ...wanted.keys()].map((file) => [file, `svc-file:${file}`])),
+      plugins: [onDemandFiles, declarationsOnly, oneFileEach(files)],
+      entryPoints: Object.fromEntries(
+        ['main', ...files.wanted.keys()]
+          .filter((file) => file === 'main' || [...files.wanted.get(file)].some((m) => files.fileOf(m) === file))
+          .map((file) => [file, `svc-file:${file}`]),
+      ),
       outdir,
       outExtension: { '.js': '.cjs' },
       write,
     });
-  for (let before = -1; before !== count();) {
-    before = count();
+  for (let before = -1; before !== files.size();) {
+    before = files.size();
     await buildFiles(false);
   }
   const svc = await buildFiles(true);
