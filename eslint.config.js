@@ -1,4 +1,4 @@
-// The rules that keep design.md's structure (issue 14), checked in `npm test`:
+// The rules that keep design.md's structure, checked in `npm test`:
 // layers import one way, the emulator imports nothing from the CLI but the contract,
 // no import cycles, no `as never` casts, no static import of a heavy library where the
 // start path could load it. Syntax-only rules (no type information), so it stays fast.
@@ -19,7 +19,7 @@ const sourceResolver = {
   },
 };
 
-/** Loaded with `await import()` where first used (scripts/bundle.mjs builds each on its own). */
+/** Loaded with `await import()` where first used (each a file of its own in dist/lib/, scripts/bundle.mjs). */
 const HEAVY = ['undici', 'ora', '@inquirer/*', 'chalk', 'cli-table3', 'open', 'proper-lockfile', '@napi-rs/keyring', 'jq-wasm'];
 const HEAVY_RULE = [
   'error',

@@ -3,6 +3,8 @@
 // run, with peak memory; `gh` (a native CLI) for comparison when installed; then the emulator
 // and events throughput benchmarks and the package size.
 //   npm run bench [-- --node PATH ...] [--startup-only] [--write-readme]     BENCH_RUNS=30 runs a case
+// The start-up rows alone, with `--help` at a terminal, gh and the package's size:
+//   npm run bench:startup [-- --node PATH ...]   (bench/startup.mjs)
 // Budgets (design.md "Performance budget"): ratios for the newest Node (26; also applied to
 // 22 and 24) and for Node 20; peak memory ≤ 50 MiB. The keychain case needs a Secret Service:
 // without one in this session, the bench restarts itself under dbus-run-session with an
@@ -88,12 +90,12 @@ async function nextRateWindow() {
 }
 
 async function measureAll(cases) {
-  // svc's code cache (src/boot/code-cache.ts) in a folder of this run's: the warm-up runs
-  // write it, as a user's first run of each command does.
+  // Node's compile cache (22+) in a folder of this run's: the warm-up runs write it, as a
+  // user's first run of each command does.
   const envs = cases.map((c) => ({
     ...process.env,
     SVC_CONFIG_DIR: join(scratch, 'config-empty'),
-    XDG_CACHE_HOME: join(scratch, 'cache'),
+    NODE_COMPILE_CACHE: join(scratch, 'compile-cache'),
     NO_COLOR: '1',
     ...(c.env ?? {}),
   }));

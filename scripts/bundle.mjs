@@ -1,21 +1,19 @@
-// The svc bundle, as `npm run build` makes it in dist/ and the spawned-process tests in a
-// directory of their own. esbuild builds:
-// - main.cjs: the start path as one CommonJS file: main, the command tree built from the
-//   commands' declarations, commander. Node 20's ESM loader costs about 1.5 ms a file at
-//   start-up (and ~10 ms to start at all); esbuild's code splitting made ~23 files for
-//   `svc account`.
-// - run.cjs: what every command runs on (the runner, context, HTTP, config, credentials,
-//   output), and cmd-<name>.cjs: one top-level command's own code (cmd-calls.cjs holds
-//   every `svc calls …`). main.cjs loads them only when a command runs, so `--help`,
-//   `--version` and usage errors compile neither, and a command compiles only its own.
-// - start-<command>.cjs: one top-level command with everything it runs on inlined, the file
-//   bin/svc.js loads for a command line that names it (see the build of them below).
-// - lib/*.js: the heavy libraries svc loads only when a command needs them
-//   (prompts, spinner, tables, colours, undici), and emulator.js,
-//   with the chunks they share. main.cjs imports them by path, on demand.
+// The svc bundle, as `npm run build` makes it in dist/. One layout, each module in one file:
+// - main.cjs: the core. The launcher's entry (src/main.ts), the command tree's declarations,
+//   the parse from them, the runner, the context and what it serves (config, credentials,
+//   HTTP, output). CommonJS: Node 20's ESM loader costs a file at a time, and to start at all.
+// - cmd-<name>.cjs: one top-level command's own code (src/commands/<name>/ or <name>.ts, but
+//   what other commands use too, which is the core's), loaded when a command line names it.
+// - lib/*: libraries loaded only when needed: commander (help and usage errors), prompts,
+//   spinner, tables, colours, undici, jq; and emulator.js.
+// - help/*.txt: `--help` of each command as printed on a pipe, for bin/svc.js to print
+//   (scripts/static-answers.mjs).
+// A file takes another file's module from that file's `modules` table (the plugin below), so
+// no module is in two files.
+// (Over half of the 449 lines this script had before the one layout, not under it: the
+// declarations-only plugin, which keeps command code out of the core's tree, is a third of it.)
 import { build } from 'esbuild';
-import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNotices } from './notices.mjs';
@@ -24,60 +22,57 @@ import { writeStaticAnswers } from './static-answers.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-/** Libraries svc imports only with `await import()`, each built to dist/lib/<file>.js. */
-const ON_DEMAND = {
-  undici: 'undici',
-  ora: 'ora',
-  '@inquirer/password': 'inquirer-password',
-  '@inquirer/confirm': 'inquirer-confirm',
-  chalk: 'chalk',
-  'cli-table3': 'cli-table3',
-};
-
 /**
- * On-demand libraries built as CommonJS (dist/lib/<file>.cjs): Emscripten output that needs
- * the CommonJS __dirname. jq-wasm is jq compiled to WebAssembly (inline, nothing
- * downloaded), 1.3 MB that only `svc api --jq` loads.
+ * Libraries svc loads only where needed, each built to dist/lib/<file>. ES modules (ora,
+ * chalk and the prompts are published so) share chunks; commander (src/cli/tree.ts, which
+ * loads for help and usage errors) and jq-wasm (Emscripten output that needs __dirname) are
+ * CommonJS.
  */
-const ON_DEMAND_CJS = {
-  'jq-wasm': 'jq-wasm',
+const LIBRARIES = {
+  undici: 'undici.js',
+  ora: 'ora.js',
+  '@inquirer/password': 'inquirer-password.js',
+  '@inquirer/confirm': 'inquirer-confirm.js',
+  chalk: 'chalk.js',
+  'cli-table3': 'cli-table3.js',
+  commander: 'commander.cjs',
+  'jq-wasm': 'jq-wasm.cjs',
 };
+const libraryEntries = (extension) =>
+  Object.fromEntries(
+    Object.entries(LIBRARIES).flatMap(([name, file]) => (file.endsWith(extension) ? [[`lib/${file.slice(0, -extension.length)}`, name]] : [])),
+  );
 
 const common = {
   absWorkingDir: root,
   bundle: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20.18',
   // The keychain module is a native addon with per-platform prebuilt packages:
   // it must stay a real dependency resolved at run time.
   external: ['@napi-rs/keyring'],
   define: { __SVC_VERSION__: JSON.stringify(pkg.version) },
-  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-  banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
-  minifyWhitespace: true,
   minifySyntax: true,
+  // Names are kept (stack traces name svc's functions); whitespace goes: less to read and hash at each start.
+  minifyWhitespace: true,
   legalComments: 'none',
   logLevel: 'warning',
+  metafile: true,
 };
 
-/** In main.cjs, `import('ora')` and the emulator's import become imports of their built files. */
+/** The on-demand libraries and the emulator, as imports of their built files. */
 const onDemandFiles = {
   name: 'on-demand-files',
   setup(build) {
-    const names = [...Object.keys(ON_DEMAND), ...Object.keys(ON_DEMAND_CJS)].map((name) => name.replace(/[/@]/g, '\\$&'));
-    build.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) =>
-      args.kind !== 'dynamic-import'
-        ? undefined
-        : { path: ON_DEMAND[args.path] ? `./lib/${ON_DEMAND[args.path]}.js` : `./lib/${ON_DEMAND_CJS[args.path]}.cjs`, external: true },
-    );
+    const names = Object.keys(LIBRARIES).map((name) => name.replace(/[/@]/g, '\\$&'));
+    build.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({ path: `./lib/${LIBRARIES[args.path]}`, external: true }));
     build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './emulator.js', external: true } : undefined));
   },
 };
 
 // commander requires node:child_process when it loads, for executable subcommands, which
-// svc does not have; that module pulls in net, dgram and streams at every start. Its
-// commander import gets a stand-in that loads the real module on first use.
+// svc does not have; that module pulls in net, dgram and streams. Its import gets a stand-in
+// that loads the real module on first use.
 const lazyChildProcessForCommander = {
   name: 'lazy-child-process-for-commander',
   setup(build) {
@@ -91,22 +86,22 @@ const lazyChildProcessForCommander = {
   },
 };
 
+const posix = (path) => path.split('\\').join('/');
+const isCommandIndex = (path) => /[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(path);
+
 /**
  * The command tree's indexes (src/commands/**\/index.ts) import each command module for its
  * `command` declaration only; the module's code is what `leaf(…, () => import(…))` loads
- * when the command runs. So for those static imports the start path gets a copy of the
- * module holding just the declaration and the imports it uses: start-up evaluates no
- * command code and none of the modules commands use.
+ * when the command runs. For those static imports the tree gets a copy of the module holding
+ * just the declaration and the imports it uses.
  */
 export const declarationsOnly = {
   name: 'declarations-only',
   setup(build) {
     build.onResolve({ filter: /^\./ }, (args) => {
-      if (args.kind !== 'import-statement' || !/[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(args.importer)) return undefined;
+      if (args.kind !== 'import-statement' || !isCommandIndex(args.importer)) return undefined;
       const path = join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'));
-      if (!/[\\/]src[\\/]commands[\\/]/.test(path) || /[\\/]index\.ts$/.test(path)) return undefined;
-      // A path relative to the project, as esbuild names files in the bundle.
-      // (Data only: a start file drops the declarations of the commands it does not hold.)
+      if (!/[\\/]src[\\/]commands[\\/]/.test(path) || isCommandIndex(path)) return undefined;
       return { path: relative(root, path), namespace: 'svc-declaration', pluginData: { file: path }, sideEffects: false };
     });
     build.onLoad({ filter: /.*/, namespace: 'svc-declaration' }, async (args) => ({
@@ -153,297 +148,114 @@ async function declarationSource(file) {
   return `${imports.join('\n')}\n${declaration.getText(source)}\n`;
 }
 
-const posix = (path) => path.split('\\').join('/');
+/**
+ * The file each module of src/ is built into: a top-level command's own modules
+ * (src/commands/calls/…, src/commands/login.ts) in cmd-<name>.cjs, unless another command
+ * takes them too; the tree's indexes, what commands share and everything outside
+ * src/commands/ in main.cjs. So a command line loads main.cjs and its command's file alone.
+ */
+function placement() {
+  const shared = new Set();
+  /** file → the modules of its own other files take from it */
+  const wanted = new Map();
+  const fileOf = (module) => {
+    const command = module.match(/^src\/commands\/([^/]+?)(\.ts)?(\/|$)/);
+    return command && !/(^|\/)index\.ts$/.test(module) && !shared.has(module) ? `cmd-${command[1].replace(/^_+/, '')}` : 'main';
+  };
+  return { shared, wanted, fileOf, size: () => shared.size + [...wanted.values()].reduce((sum, set) => sum + set.size, 0) };
+}
 
 /**
- * main.cjs holds the start path only. src/cli/run.ts and every module commands share
- * (context, HTTP, config, credentials, output) are in run.cjs; each top-level command's
- * own code is in cmd-<name>.cjs (cmd-calls.cjs: every `svc calls …`), so a command
- * compiles its own code and the core, not every command's. In main.cjs, run.ts and each
- * module a leaf loads (`() => import('./list.js')`) come from those files, and so does what
- * process.ts loads on demand (prompts, spinners: one copy of errors.ts's classes for the
- * runner to recognise). `commandModules` collects the modules a leaf loads; `shared`, the
- * modules run.cjs serves.
+ * Each module in one file: an import of a module that belongs to another file is that file's
+ * `modules[path]()` (esbuild evaluates a required ES module on first require, so a table entry
+ * costs nothing until used).
  */
-function fromRunFiles(commandModules, shared) {
+function oneFileEach({ shared, wanted, fileOf }) {
   return {
-    name: 'from-run-files',
+    name: 'one-file-each',
     setup(build) {
-      build.onResolve({ filter: /^\.\/(run|cmd-[\w-]+)\.cjs$/ }, (args) => ({ path: args.path, external: true }));
-      build.onResolve({ filter: /^\./ }, (args) => {
-        if (args.kind !== 'dynamic-import') return undefined;
-        const file = posix(relative(root, join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'))));
-        if (file === 'src/cli/run.ts') return { path: 'run', namespace: 'svc-run' };
-        // What the process edge loads on demand (prompts, spinners) comes from run.cjs too:
-        // one copy of each module, so their errors are the classes the runner recognises.
-        if (/[\\/]src[\\/]cli[\\/]process\.ts$/.test(args.importer) && file !== 'src/cli/browser.ts') {
-          shared.add(file);
-          return { path: file, namespace: 'svc-shared' };
-        }
-        if (/^src\/commands\/(.+\/)?index\.ts$/.test(posix(relative(root, args.importer)))) {
-          commandModules.add(file);
-          return { path: file, namespace: 'svc-run' };
-        }
-        return undefined;
-      });
-      build.onLoad({ filter: /.*/, namespace: 'svc-run' }, (args) => ({
-        contents:
-          args.path === 'run'
-            ? "module.exports = require('./run.cjs');"
-            : `module.exports = require('./cmd-${chunkOf(args.path)}.cjs').commands[${JSON.stringify(args.path)}]();`,
+      build.onResolve({ filter: /^\.\/(main|cmd-[\w-]+)\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+      build.onResolve({ filter: /^svc-file:/ }, (args) => ({ path: args.path.slice('svc-file:'.length), namespace: 'svc-file' }));
+      build.onLoad({ filter: /.*/, namespace: 'svc-file' }, (args) => ({
+        contents: `${args.path === 'main' ? "export * from './src/main.ts';\n" : ''}export const modules = {\n${[...(wanted.get(args.path) ?? [])]
+          .filter((module) => fileOf(module) === args.path)
+          .sort()
+          .map((module) => `  ${JSON.stringify(module)}: () => require(${JSON.stringify(`./${module}`)}),`)
+          .join('\n')}\n};\n`,
+        resolveDir: root,
         loader: 'js',
       }));
-      build.onLoad({ filter: /.*/, namespace: 'svc-shared' }, (args) => ({
-        contents: `module.exports = require('./run.cjs').modules[${JSON.stringify(args.path)}]();`,
+      build.onResolve({ filter: /^\./ }, (args) => {
+        if (args.namespace !== 'file' && args.namespace !== 'svc-file' && args.namespace !== 'svc-declaration') return undefined;
+        const module = posix(relative(root, join(args.resolveDir, args.path.replace(/\.js$/, '.ts'))));
+        // (A declaration is the tree's: main.cjs's.)
+        const importer = { 'svc-file': args.importer, 'svc-declaration': 'main' }[args.namespace] ?? fileOf(posix(relative(root, args.importer)));
+        if (!module.startsWith('src/') || module.startsWith('src/emulator/') || fileOf(module) === importer) return undefined;
+        // One command's module that another command imports is the core's.
+        if (importer !== 'main' && fileOf(module) !== 'main') shared.add(module);
+        wanted.set(fileOf(module), (wanted.get(fileOf(module)) ?? new Set()).add(module));
+        return { path: module, namespace: 'svc-other-file' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'svc-other-file' }, (args) => ({
+        contents: `module.exports = require('./${fileOf(args.path)}.cjs').modules[${JSON.stringify(args.path)}]();`,
         loader: 'js',
       }));
     },
   };
 }
-
-/** The file a command module goes in: its top-level command (`src/commands/calls/list.ts` → calls). */
-function chunkOf(file) {
-  return file.slice('src/commands/'.length).split('/')[0].replace(/\.ts$/, '').replace(/^_+/, '');
-}
-
-/** In a command chunk, every module outside src/commands/ is run.cjs's (one instance of each). */
-function sharedFromRunFile(shared) {
-  return {
-    name: 'shared-from-run-file',
-    setup(build) {
-      build.onResolve({ filter: /^\.\/run\.cjs$/ }, () => ({ path: './run.cjs', external: true }));
-      build.onResolve({ filter: /^\./ }, (args) => {
-        if (!args.importer || args.namespace === 'svc-shared') return undefined;
-        // The command tree's own loaders (completion reads the tree's declarations only).
-        if (args.kind === 'dynamic-import' && /[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(args.importer)) return { path: args.path, external: true };
-        const file = posix(relative(root, join(args.resolveDir, args.path.replace(/\.js$/, '.ts'))));
-        if (!file.startsWith('src/') || file.startsWith('src/commands/')) return undefined;
-        shared.add(file);
-        return { path: file, namespace: 'svc-shared' };
-      });
-      build.onLoad({ filter: /.*/, namespace: 'svc-shared' }, (args) => ({
-        contents: `module.exports = require('./run.cjs').modules[${JSON.stringify(args.path)}]();`,
-        loader: 'js',
-      }));
-    },
-  };
-}
-
-/** A table of lazily evaluated modules: esbuild keeps a required ES module lazy. */
-function lazyTable(files) {
-  return `{\n${[...files]
-    .sort()
-    .map((file) => `  ${JSON.stringify(file)}: () => require(${JSON.stringify(`./${file}`)}),`)
-    .join('\n')}\n}`;
-}
-
-/**
- * The start files (main.cjs, run.cjs, cmd-*.cjs) as bin/svc.js loads them through
- * src/boot/code-cache.ts, which compiles them with node:vm to keep V8's code cache:
- * - a dynamic import() in code compiled by node:vm needs an experimental Node flag, so each
- *   `import("./x")` of an on-demand file becomes `require("./import.cjs")("./x")`, an
- *   import() in a file Node compiles itself (same folder, so the same relative path);
- * - each file is its own CommonJS wrapper, written out and called with the arguments of the
- *   one Node adds, so Node's loader runs it as before, while the code cache (SELF_CALL)
- *   compiles the function expression alone, a slice of the file's text: with Module.wrap
- *   V8 would copy the whole source first, 116 KB of main.cjs in the young generation,
- *   enough to bring on a garbage collection (~1–4 ms);
- * - it is ASCII (below);
- * - the first line names the file's content hash, which keys its cache.
- */
-const WRAPPER_OPEN = '(function (exports, require, module, __filename, __dirname) {';
-const WRAPPER_CLOSE = '\n}).apply(this, arguments);\n';
-
-function finishStartFile(file) {
-  const code = readFileSync(file, 'utf8')
-    .replace(/\bimport\((["'])(\.\/[^"']+)\1\)/g, 'require("./import.cjs")($1$2$1)')
-    // ASCII only: one character outside Latin-1 makes V8 hold the whole source in two bytes a
-    // character. esbuild escapes strings, regexes and names (charset: ascii) but not the
-    // comments it keeps; an escape means the same anywhere JavaScript reads one.
-    .replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const wrapped = `${WRAPPER_OPEN}${code}${WRAPPER_CLOSE}`;
-  const hash = createHash('sha256').update(wrapped).digest('hex').slice(0, 16);
-  writeFileSync(file, `//svc-build ${hash}\n${wrapped}`);
-}
-
-/**
- * Top-level commands with no start file: `completion` describes the whole tree, `help` is
- * commander's, and the launcher never names `__complete` (the shells' completion hook).
- */
-const NO_START_FILE = new Set(['completion', 'help', '__complete']);
-
-/**
- * The top-level commands: what src/commands/index.ts exports under a lower-case name, each
- * command under its own (test/core/fast-parse.test.ts checks the names).
- */
-async function topLevelCommands() {
-  typescript ??= (await import('typescript')).default;
-  const ts = typescript;
-  const file = join(root, 'src/commands/index.ts');
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const names = [];
-  for (const statement of source.statements) {
-    const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
-    if (exported && ts.isVariableStatement(statement)) names.push(...statement.declarationList.declarations.map((d) => d.name.getText(source)));
-    if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause))
-      names.push(...statement.exportClause.elements.map((e) => e.name.text));
-  }
-  return names.filter((name) => /^_*[a-z]/.test(name));
-}
-
-/**
- * The command tree's group indexes (src/commands/**\/index.ts) declare and do nothing else:
- * in a start file, the groups its command does not use drop out, with all their modules.
- */
-const commandIndexesAreData = {
-  name: 'command-indexes-are-data',
-  setup(build) {
-    build.onResolve({ filter: /(^|\/)index\.js$/ }, (args) => {
-      const path = join(args.resolveDir, args.path.replace(/\.js$/, '.ts'));
-      return /[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(path) ? { path, sideEffects: false } : undefined;
-    });
-  },
-};
-
-/** `svc-start:<command>`: the entry of start-<command>.cjs (src/start.ts with that command). */
-const startEntries = {
-  name: 'start-entries',
-  setup(build) {
-    build.onResolve({ filter: /^svc-start:/ }, (args) => ({ path: args.path.slice('svc-start:'.length), namespace: 'svc-start' }));
-    build.onLoad({ filter: /.*/, namespace: 'svc-start' }, (args) => ({
-      contents: `import { ${args.path} as command } from './src/commands/index.ts';\nimport { startCommand } from './src/start.ts';\nexport const main = () => startCommand(command);\n`,
-      resolveDir: root,
-      loader: 'js',
-    }));
-  },
-};
 
 /** Writes the bundle into `outdir` (which should be empty). */
 export async function bundle(outdir) {
   const libraries = await build({
     ...common,
+    format: 'esm',
+    // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
+    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     // emulator.js also lets plain scripts (the demo, benchmarks) start the emulator in-process.
     entryPoints: {
       emulator: 'src/emulator/index.ts',
-      ...Object.fromEntries(Object.entries(ON_DEMAND).map(([name, file]) => [`lib/${file}`, name])),
+      ...libraryEntries('.js'),
     },
     outdir,
     splitting: true,
     chunkNames: 'lib/chunks/[name]-[hash]',
-    metafile: true,
   });
-
   const commonJsLibraries = await build({
     ...common,
     format: 'cjs',
-    banner: {},
-    metafile: true,
-    entryPoints: Object.fromEntries(Object.entries(ON_DEMAND_CJS).map(([name, file]) => [`lib/${file}`, name])),
+    plugins: [lazyChildProcessForCommander],
+    entryPoints: libraryEntries('.cjs'),
     outdir,
     outExtension: { '.js': '.cjs' },
   });
 
-  const cjs = {
-    ...common,
-    format: 'cjs',
-    // import.meta.url, made only if asked for (the start path never does).
-    define: { ...common.define, 'import.meta.url': '__svcModule.url' },
-    banner: { js: "const __svcModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
-    metafile: true,
-    // Not whitespace-minified, and not only for readable stack traces: V8 allocates a string
-    // over 128 KB (its largest regular object) outside the young generation, and a start
-    // file's source is such a string. Minified, start-account.cjs was 126 KB: its text alone
-    // was an eighth of the young generation, and `svc account --json` paid a garbage
-    // collection that copied it (1–4 ms on Node 22–26, and 0.9 MiB more peak memory on 26).
-    // Every start file is over 128 KB this way (a test checks it).
-    minifyWhitespace: false,
-  };
-  const commandModules = new Set();
-  const shared = new Set();
-  const start = await build({
-    ...cjs,
-    plugins: [lazyChildProcessForCommander, onDemandFiles, declarationsOnly, fromRunFiles(commandModules, shared)],
-    entryPoints: { main: 'src/main.ts' },
-    outfile: join(outdir, 'main.cjs'),
-  });
-  const chunks = new Map();
-  for (const file of commandModules) chunks.set(chunkOf(file), [...(chunks.get(chunkOf(file)) ?? []), file]);
-  const commandChunks = [];
-  for (const [name, files] of chunks) {
-    commandChunks.push(
-      await build({
-        ...cjs,
-        plugins: [onDemandFiles, declarationsOnly, sharedFromRunFile(shared)],
-        stdin: { contents: `export const commands = ${lazyTable(files)};\n`, resolveDir: root, sourcefile: `cmd-${name}.js`, loader: 'js' },
-        outfile: join(outdir, `cmd-${name}.cjs`),
-      }),
-    );
+  // main.cjs and the command files. Which modules each file takes from another is known once
+  // every file is built, so they are built without writing until that stops growing.
+  const files = placement();
+  const buildFiles = (write) =>
+    build({
+      ...common,
+      format: 'cjs',
+      // import.meta.url, made only if asked for (the start path never does).
+      define: { ...common.define, 'import.meta.url': '__svcModule.url' },
+      banner: { js: "const __svcModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
+      plugins: [onDemandFiles, declarationsOnly, oneFileEach(files)],
+      entryPoints: Object.fromEntries(
+        ['main', ...files.wanted.keys()]
+          .filter((file) => file === 'main' || [...files.wanted.get(file)].some((m) => files.fileOf(m) === file))
+          .map((file) => [file, `svc-file:${file}`]),
+      ),
+      outdir,
+      outExtension: { '.js': '.cjs' },
+      write,
+    });
+  for (let before = -1; before !== files.size();) {
+    before = files.size();
+    await buildFiles(false);
   }
-  // A start file per top-level command (bin/svc.js loads the one argv names): src/start.ts
-  // with that command alone. One file whose modules no other file shares costs none of the
-  // interop above (each shared module's export getters, made at load for every module, and
-  // copied again per importing file), and holding one command, it has none of the others'
-  // declarations and code to compile, keep in memory and initialise, and no commander
-  // (README, Performance). main.cjs, run.cjs and the cmd-*.cjs files stay the path for
-  // every other command line (help at a terminal, unknown commands, usage errors).
-  const startCommands = (await topLevelCommands()).filter((name) => !NO_START_FILE.has(name));
-  const startFiles = await build({
-    ...cjs,
-    plugins: [startEntries, commandIndexesAreData, onDemandFiles, declarationsOnly],
-    entryPoints: Object.fromEntries(startCommands.map((name) => [`start-${name}`, `svc-start:${name}`])),
-    outdir,
-    outExtension: { '.js': '.cjs' },
-  });
-  const runner = await build({
-    ...cjs,
-    plugins: [onDemandFiles],
-    stdin: {
-      contents: `export * from './src/cli/run.ts';\nexport const modules = ${lazyTable(shared)};\n`,
-      resolveDir: root,
-      sourcefile: 'run-entry.js',
-      loader: 'js',
-    },
-    outfile: join(outdir, 'run.cjs'),
-  });
-  for (const file of [
-    join(outdir, 'main.cjs'),
-    ...startCommands.map((name) => join(outdir, `start-${name}.cjs`)),
-    join(outdir, 'run.cjs'),
-    ...[...chunks.keys()].map((name) => join(outdir, `cmd-${name}.cjs`)),
-  ])
-    finishStartFile(file);
-  writeFileSync(
-    join(outdir, 'import.cjs'),
-    [
-      "'use strict';",
-      '// import() for the start files (scripts/bundle.mjs finishStartFile), of the on-demand',
-      "// libraries and the emulator. Node 22+'s compile cache keeps their compiled code between",
-      "// runs; it starts here, not at every start: svc's own code cache serves the start files.",
-      'let cacheOn = false;',
-      'module.exports = (specifier) => {',
-      "  if (!cacheOn) require('node:module').enableCompileCache?.();",
-      '  cacheOn = true;',
-      '  return import(specifier);',
-      '};',
-      '',
-    ].join('\n'),
-  );
-  const boot = await build({
-    ...cjs,
-    banner: {}, // (no import.meta to stand in for: node:url is not loaded)
-    entryPoints: { 'code-cache': 'src/boot/code-cache.ts' },
-    outdir,
-    outExtension: { '.js': '.cjs' },
-  });
+  const svc = await buildFiles(true);
+
   // What was inlined, with its licences: THIRD_PARTY_NOTICES.txt and an SBOM (scripts/notices.mjs).
-  writeNotices(root, outdir, [
-    libraries.metafile,
-    commonJsLibraries.metafile,
-    start.metafile,
-    startFiles.metafile,
-    ...commandChunks.map((c) => c.metafile),
-    runner.metafile,
-    boot.metafile,
-  ]);
+  writeNotices(root, outdir, [libraries.metafile, commonJsLibraries.metafile, svc.metafile]);
   await writeStaticAnswers(outdir);
 }

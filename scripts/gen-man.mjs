@@ -29,7 +29,7 @@ const EXIT_MEANINGS = {
   interrupted: 'interrupted (Ctrl-C)',
 };
 
-/** The files svc reads and writes (src/config/paths.ts, src/boot/code-cache.ts, the standalone loader). */
+/** The files svc reads and writes (src/config/paths.ts, the standalone loader). */
 const FILES = [
   [
     '$SVC_CONFIG_DIR/config.json, else $XDG_CONFIG_HOME/svc/config.json, else ~/.config/svc/config.json',
@@ -42,7 +42,7 @@ const FILES = [
   ['…/svc/locks/', 'per-profile lock files, so parallel svc processes refresh a sign-in once'],
   [
     '$XDG_CACHE_HOME/svc/, else ~/.cache/svc/',
-    "svc's code cache and, for the standalone binary and the Debian package, the files it unpacks on first run (folders only this user can use; safe to delete)",
+    'for the standalone binary and the Debian package, the files it unpacks on first run (folders only this user can use; safe to delete)',
   ],
 ];
 

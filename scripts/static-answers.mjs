@@ -1,10 +1,7 @@
-// What svc answers the same way every time, written at build time by the bundle itself
-// (so from the same declarations and code) for the launcher (bin/svc.js) to print without
-// loading the bundle or commander:
-// - <outdir>/help/svc.calls.list.txt: `svc calls list --help` on a pipe or a file (80
-//   columns, as commander makes it there; a terminal gets help wrapped to its width, from
-//   commander at run time);
-// - <outdir>/help/completion.bash.txt: `svc completion bash`, and each other shell's.
+// Help as svc prints it on a pipe or a file, written at build time by the bundle itself (so
+// from the same declarations and code) for the launcher (bin/svc.js) to print without loading
+// the bundle or commander: <outdir>/help/svc.calls.list.txt is `svc calls list --help` at 80
+// columns. A terminal gets help wrapped to its own width, from commander at run time.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -21,7 +18,6 @@ export async function writeStaticAnswers(outdir) {
     // Hidden commands such as `__complete` have no help file: the launcher asks only for these words.
     if (path.every((word) => /^[a-z0-9][a-z0-9-]*$/.test(word))) answers.push({ argv: [...path, '--help'], file: helpFileName(path) });
   }
-  for (const shell of await bundled.completionShells()) answers.push({ argv: ['completion', shell], file: `completion.${shell}.txt` });
   for (const { argv, file } of answers) {
     let text = '';
     const output = { write: (chunk) => void (text += chunk), isTTY: false, columns: undefined };

@@ -54,6 +54,8 @@ if (status === 0) status = step('type-check', 'npx', ['tsc', '--noEmit']);
 // design.md's rules (layers, no cycles, no `as never`, no heavy static import) and the format.
 if (status === 0) status = step('lint', 'npm', ['run', '--silent', 'lint']);
 if (status !== 0) process.exit(status);
+// (Built: the suites' global setup does not build again.)
+process.env.SVC_BUILT = '1';
 
 const vitest = 'node_modules/vitest/vitest.mjs';
 const sections = [];

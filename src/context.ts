@@ -1,6 +1,6 @@
 // The context: every side effect a command may cause goes through it, so that
-// commands are testable in-process (runCli) and `main.ts` is the only place that
-// touches `process`. The CLI core fills in the services (config, credentials, api).
+// commands are testable in-process (runCli) and only the process edge (src/main.ts,
+// src/cli/process.ts) touches `process`. The CLI core fills in the services (config, credentials, api).
 // It owns what lives for one invocation (the HTTP pool, the handed-out tokens) and
 // disposes of it; services below take only the narrow pieces they use, never Context.
 import type { ConfigStore } from './config/config.js';
@@ -45,7 +45,7 @@ export interface Context extends BaseContext {
   profileName(): Promise<string>;
   /** The credential a request uses (design.md "Credentials"); AuthError (exit 3) when there is none. */
   resolveCredential(): Promise<ResolvedCredential>;
-  /** An API client for the resolved credential (undici loaded on first call). */
+  /** An API client for the resolved credential, made on first call. */
   api(): Promise<ApiClient>;
   /** The access token of a profile's OAuth connection, refreshed under its lock when needed (src/auth/session.ts). */
   accessToken(profile: string, opts: AccessTokenOptions): Promise<string>;

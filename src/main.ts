@@ -1,7 +1,6 @@
-// The process edge, with src/start.ts (a command's start file) and src/cli/process.ts (the
-// real runtime, SIGINT and process.exitCode, never process.exit, so pending output drains):
-// the only places that read process.argv/env or touch the real stdin/stdout/stderr.
-// Kept tiny: `--version` answers before anything else loads.
+// The process edge, with src/cli/process.ts (the real runtime, SIGINT and process.exitCode,
+// never process.exit, so pending output drains): the only places that read process.argv/env
+// or touch the real stdin/stdout/stderr. bin/svc.js calls main().
 import type { Runtime } from './cli/context.js';
 import type { RunF } from './cli/run.js';
 import { svcVersion } from './cli/version.js';
@@ -13,30 +12,18 @@ export type { Runtime, RunF };
  * `runF`, the command's parsed options go to it instead of its run().
  */
 export async function execute(argv: readonly string[], runtime: Runtime, runF?: RunF): Promise<number> {
-  const version = svcVersion();
-  if (argv.length === 1 && argv[0] === '--version') {
-    runtime.stdout.write(`${version}\n`);
-    return 0;
-  }
   const cli = await import('./cli/execute.js');
-  return cli.execute(argv, runtime, version, runF);
+  return cli.execute(argv, runtime, svcVersion(), runF);
 }
 
 export async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv.length === 1 && argv[0] === '--version') {
-    process.stdout.write(`${svcVersion()}\n`); // before any other module loads
-    return;
-  }
   const { runAsProcess } = await import('./cli/process.js');
-  await runAsProcess((runtime) => execute(argv, runtime));
+  await runAsProcess((runtime) => execute(process.argv.slice(2), runtime));
 }
-
-export { whileAwaited } from './cli/stranded.js';
 
 /**
  * Every command's path (`['calls', 'links', 'list']`), groups and the root (`[]`) included:
- * the build writes each one's `--help` text (scripts/help.mjs) for the launcher to print.
+ * the build writes each one's `--help` text (scripts/static-answers.mjs) for the launcher to print.
  */
 export async function commandPaths(): Promise<string[][]> {
   const [{ ROOT }, { nameOf }] = await Promise.all([import('./commands/index.js'), import('./cli/define.js')]);
@@ -50,13 +37,4 @@ export async function commandPaths(): Promise<string[][]> {
   };
   walk(ROOT.commands, []);
   return paths;
-}
-
-/** The shells `svc completion SHELL` accepts (its declaration's choices): the build writes each script. */
-export async function completionShells(): Promise<readonly string[]> {
-  const { ROOT } = await import('./commands/index.js');
-  const completion = ROOT.commands.find((node) => node.kind === 'leaf' && node.decl.name === 'completion');
-  const shells = completion?.kind === 'leaf' ? completion.decl.args?.[0]?.choices : undefined;
-  if (!shells) throw new Error('svc completion declares no SHELL choices');
-  return shells;
 }

@@ -1,15 +1,12 @@
-// One invocation: a valid command line is parsed from the declarations (src/cli/fast-parse.ts),
-// and so is a line whose only fault is an unknown command (`svc acount`, said as commander
-// would say it); any other, commander parses with the part of the command tree argv names (src/cli/tree.ts,
-// loaded only then), and says what is wrong or prints help. The chosen leaf runs through
-// src/cli/run.ts, loaded only then. Used by main.ts (the process) and runCli (tests). Kept
-// to the start path: no command code; error printing loads only when there is an error to print.
+// One invocation: a valid command line is parsed from the declarations (src/cli/fast-parse.ts);
+// any other, commander parses with the part of the command tree argv names (src/cli/tree.ts,
+// commander loaded only then), and says what is wrong or prints help. The chosen leaf runs
+// through src/cli/run.ts. Used by main.ts (the process) and runCli (tests).
 import { ROOT } from '../commands/index.js';
-import { isHidden, nameOf } from './define.js';
-import { fastInvocation, unknownCommandOf } from './fast-parse.js';
-import { runValid } from './run-valid.js';
+import { commandPath, fastInvocation } from './fast-parse.js';
 import type { Runtime } from './context.js';
-import type { RunF } from './run.js';
+import { printUsageError } from './print-error.js';
+import { printError, runCommand, type RunF } from './run.js';
 
 export type { RunF };
 
@@ -33,31 +30,29 @@ function helpToFlag(argv: readonly string[]): readonly string[] {
   return argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
 }
 
-/**
- * Commander's failure as svc's usage error (exit 2), printed on the start path: the usage
- * error is made and recognised by the same copy of the code (src/cli/print-error.ts), so
- * the runner (run.cjs in the bundle) need not load for it.
- */
-async function printUsageError(runtime: Runtime, code: string, commanderMessage: string, command: string, debug: boolean, json: boolean): Promise<number> {
-  const { printUsageError: print } = await import('./print-error.js');
-  return print(runtime, code, commanderMessage, command, debug, json);
-}
-
 export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string, runF?: RunF): Promise<number> {
   const argv = helpToFlag(originalArgv);
   let exitCode = 0;
   const debug = argv.includes('--debug');
   const json = argv.includes('--json');
   const valid = fastInvocation(ROOT, argv);
-  if (valid) return runValid(valid, argv, runtime, version, runF);
-  const unknown = unknownCommandOf(ROOT, argv);
-  if (unknown !== null) {
-    // What commander would say, without loading and building it (1-2 ms of this line's start-up).
-    const { unknownCommandMessage } = await import('./usage-messages.js');
-    const visible = ROOT.commands.filter((node) => !isHidden(node)).map(nameOf);
-    return printUsageError(runtime, 'commander.unknownCommand', unknownCommandMessage(unknown, visible), 'svc', debug, json);
+  if (valid) {
+    try {
+      return await runCommand(valid, runtime, version, runF);
+    } catch (error) {
+      return printError(runtime, error, debug, json);
+    }
   }
-  const [{ buildProgram }, { commandPathOf }] = await Promise.all([import('./tree.js'), import('./usage-messages.js')]);
+  /** `svc calls list`: the command a usage error names. */
+  const named = (words: readonly string[]) => ['svc', ...commandPath(ROOT, words)].join(' ');
+  if (originalArgv[0] === 'help') {
+    // `svc help nope` is an unknown command, not the root's help.
+    const words = originalArgv.slice(1).filter((word) => !word.startsWith('-'));
+    const path = commandPath(ROOT, words);
+    if (path.length < words.length)
+      return printUsageError(runtime, 'commander.unknownCommand', `error: unknown command '${words[path.length]}'`, named(path), debug, json);
+  }
+  const { buildProgram } = await import('./tree.js');
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';
   const program = buildProgram(
@@ -70,29 +65,11 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
       outputError: () => {},
       columns: runtime.stdout.columns,
       async invoke(invocation) {
-        const { runCommand } = await import('./run.js');
         exitCode = await runCommand(invocation, runtime, version, runF);
       },
     },
     argv,
   );
-  if (originalArgv[0] === 'help') {
-    // `svc help nope` is an unknown command, not the root's help.
-    let current = program;
-    for (const name of originalArgv.slice(1).filter((a) => !a.startsWith('-'))) {
-      const next = current.commands.find((c) => c.name() === name && name !== 'help');
-      if (!next)
-        return printUsageError(
-          runtime,
-          'commander.unknownCommand',
-          `error: unknown command '${name}'`,
-          commandPathOf(program, originalArgv.slice(1)),
-          debug,
-          json,
-        );
-      current = next;
-    }
-  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
@@ -104,10 +81,9 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
         runtime.stdout.write(commanderErr);
         return 0;
       }
-      return printUsageError(runtime, error.code, error.message, commandPathOf(program, argv), debug, json);
+      return printUsageError(runtime, error.code, error.message, named(argv), debug, json);
     }
-    const run = await import('./run.js');
-    return run.printError(runtime, error, debug, json);
+    return printError(runtime, error, debug, json);
   }
   return exitCode;
 }

@@ -3,8 +3,8 @@
 // into the same Invocation commander's action would make (test/core/fast-parse.test.ts
 // compares the two over every command). Anything else (help, an unknown flag or command,
 // a missing or refused value, `--`, conflicting or missing required flags, too many or too
-// few arguments) is left to commander (null), which says what is wrong. Loading and
-// building commander's tree is about a tenth of a request command's own start-up.
+// few arguments) is left to commander (null), which says what is wrong: commander loads
+// only for help and mistakes.
 import { kebab, nameOf, type FlagSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
 import type { Invocation, RawGlobals } from './tree.js';
 
@@ -80,28 +80,33 @@ function takeFlag(term: FlagTerm, argv: readonly string[], at: number, given: Re
 }
 
 /**
- * The first word of a line that names no command, where the rest is only global flags as
- * declared (`svc acount --json`): all commander would say of it is that the command is
- * unknown, so svc says so without loading commander. Null for any other line.
+ * The words of argv's command path (`calls links list`), skipping flags and global flags'
+ * values: what commander's tree is built for, and the command a usage error names.
  */
-export function unknownCommandOf(root: RootSpec, argv: readonly string[]): string | null {
-  const globalTerms = terms(root.globals);
-  const given: Record<string, unknown> = {};
-  let unknown: string | null = null;
+export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
+  const valued = new Set(
+    Object.entries(root.globals)
+      .filter(([, s]) => s.value)
+      .flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]),
+  );
+  const path: string[] = [];
+  let children: readonly Node[] = root.commands;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
-    if (word.startsWith('-') && word !== '-') {
-      const term = globalTerms.get(flagName(word));
-      const last = term ? takeFlag(term, argv, i, given) : null;
-      if (last === null) return null; // `--`, help, another flag, a refused value: commander's
-      i = last;
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (valued.has(word)) i++;
       continue;
     }
-    if (unknown !== null) continue; // (commander reports the first word alone)
-    if (word === 'help' || root.commands.some((node) => nameOf(node) === word)) return null;
-    unknown = word;
+    // `svc calls help list`: commander's help command of a group names the leaf.
+    if (word === 'help' && path.length > 0) continue;
+    const next = children.find((c) => nameOf(c) === word);
+    if (!next) break;
+    path.push(word);
+    if (next.kind === 'leaf') break;
+    children = next.commands;
   }
-  return unknown !== null && acceptable(given, root.globals) ? unknown : null;
+  return path;
 }
 
 export function fastInvocation(root: RootSpec, argv: readonly string[]): Invocation | null {

@@ -1,7 +1,5 @@
 // Printing an error: svc's message and hint on stderr (one JSON object with --json) and
-// the exit code of design.md. Apart from src/cli/run.ts so that a usage error, the most
-// common failure, is printed on the start path (main.cjs) without loading the runner.
-// (In the bundle run.cjs has its own copy; each prints the errors its own code made.)
+// the exit code of design.md.
 import { CliError, EXIT, exitCodeOf } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { escapeJsonControls, sanitizeText } from '../io/sanitize.js';

@@ -10,8 +10,8 @@ import { whileAwaited } from './stranded.js';
 // and most commands never need them, and loading them costs start-up time.
 
 /**
- * Whether fd is a terminal. node:tty loads node:net (~4 ms), so it is asked only about a
- * character device: a pipe or a file is no terminal.
+ * Whether fd is a terminal. node:tty loads node:net, so it is asked only about a character
+ * device: a pipe or a file is no terminal.
  */
 function isTerminal(fd: number): boolean {
   try {
@@ -30,7 +30,7 @@ function terminalAnswer(fd: number): () => boolean {
 /**
  * fd 1 or 2 as an Output. Writes go straight to the descriptor with a synchronous write
  * while they can: creating process.stdout/stderr loads Node's stream, net and fs-stream
- * modules, a tenth of a short command's start-up, and on Linux a write to a pipe, file or
+ * modules, and on Linux a write to a pipe, file or
  * terminal is synchronous anyway. Only when the descriptor would block (a non-blocking
  * pipe that is full: EAGAIN) does the rest go through the Node stream, which queues it,
  * and from then on everything does, so the order holds. A reader that closed the pipe
@@ -110,9 +110,8 @@ function stdinInput(): Input {
 }
 
 /**
- * The prompts and spinners (src/io/interactive.ts), loaded on first use with the code that
- * runs commands: in the bundle that is dist/run.cjs, so an interrupted prompt's
- * InterruptedError is the class the runner recognises (exit 130), and start-up loads none of it.
+ * The prompts and spinners (src/io/interactive.ts), evaluated on first use (their libraries
+ * load from dist/lib/ only then).
  */
 const interactive = () => import('../io/interactive.js');
 

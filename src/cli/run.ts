@@ -1,12 +1,11 @@
-// Running the leaf commander chose: its module is imported, its parse() validates, its
-// run() acts with a context; every error becomes a message on stderr and the exit code of
-// design.md. The bundle puts this and every command's code in dist/run.cjs, loaded only
-// when a command runs (src/cli/execute.ts, the start path, holds just the tree).
+// Running the chosen leaf: its module is imported (in the bundle, its command's own file),
+// its parse() validates, its run() acts with a context; every error becomes a message on
+// stderr and the exit code of design.md.
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, isAbortError } from '../errors.js';
 import type { LoadedCommand } from './define.js';
 import type { Invocation, RawGlobals } from './tree.js';
-import type { Mode } from '../shared/constants.js';
+import { GLOBAL_FLAGS } from '../shared/globals.js';
 import type { Runtime } from './context.js';
 
 /**
@@ -39,26 +38,24 @@ function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<s
   return flags;
 }
 
-function globalMode(globals: RawGlobals): Mode | undefined {
-  return globals.test ? 'test' : globals.live ? 'live' : undefined;
+/** The global flags as the context holds them (GlobalOptions): each switch a boolean, `--test`/`--live` as the mode. */
+function globalOptions(raw: RawGlobals): GlobalOptions {
+  const options: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(GLOBAL_FLAGS)) {
+    const given = raw[key as keyof RawGlobals];
+    if (key === 'test' || key === 'live') continue;
+    if (!('value' in spec)) options[key] = given === undefined ? 'negate' in spec : Boolean(given);
+    else if (given) options[key] = given;
+  }
+  const mode = raw.test ? 'test' : raw.live ? 'live' : undefined;
+  return { ...options, ...(mode ? { mode } : {}) } as GlobalOptions;
 }
 
 /** Runs one leaf; returns its exit code. */
 export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, runF?: RunF): Promise<number> {
-  const g = invocation.globals;
-  const debug = Boolean(g.debug);
-  const json = Boolean(g.json);
+  const globals = globalOptions(invocation.globals);
+  const { debug, json } = globals;
   let disposeContext: (() => Promise<void>) | undefined;
-  const globals: GlobalOptions = {
-    json: Boolean(g.json),
-    debug,
-    color: g.color !== false,
-    yes: Boolean(g.yes),
-  };
-  if (g.profile) globals.profile = g.profile;
-  if (g.baseUrl) globals.baseUrl = g.baseUrl;
-  const mode = globalMode(g);
-  if (mode) globals.mode = mode;
   try {
     let module: LoadedCommand;
     try {
@@ -72,8 +69,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       runF(invocation.name, opts);
       return 0;
     }
-    // The context's modules (config, secret stores, HTTP) load only for a command that
-    // runs, so `--help` parses just the command tree.
+    // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.
     const { createContext } = await import('./context.js');
     const ctx = createContext(runtime, globals, version);
     disposeContext = () => ctx.dispose();

@@ -2,20 +2,14 @@
 // A run builds only the part argv names: the commands on argv's path and, where the path
 // stops at a group, that group's children (for its help and "did you mean"), so start-up
 // does not pay for ~45 commands and their flags. Tests build it all to compare.
-import { Argument, Command, Option } from 'commander';
+import { Argument, Command, Help, Option } from 'commander';
 import { ROOT } from '../commands/index.js';
-import { flagTerm, isHidden, kebab, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
+import type { GLOBAL_FLAGS } from '../shared/globals.js';
+import { commandPath } from './fast-parse.js';
+import { flagTerm, isHidden, nameOf, type ArgSpec, type FlagSpecs, type FlagValues, type Group, type Leaf, type Node, type RootSpec } from './define.js';
 
-export interface RawGlobals {
-  profile?: string;
-  test?: boolean;
-  live?: boolean;
-  json?: boolean;
-  baseUrl?: string;
-  debug?: boolean;
-  color?: boolean;
-  yes?: boolean;
-}
+/** The global flags as parsed (src/shared/globals.ts). */
+export type RawGlobals = FlagValues<typeof GLOBAL_FLAGS>;
 
 export interface Invocation {
   /** `calls list`, `mode`, … */
@@ -46,9 +40,39 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function examplesText(lines: readonly string[] | undefined, notes?: string): string {
-  const examples = lines?.length ? `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n` : '';
-  return examples + (notes ? `\n${notes}\n` : '');
+/** The width a help page wraps to: the terminal's, else 80 (a pipe or a file). */
+const helpWidth = (options: Pick<ProgramOptions, 'columns'>) => options.columns ?? 80;
+
+/**
+ * An example command line, wrapped to `width` as the shell reads it: each line but the last
+ * ends in ` \`, so the example still pastes as one command.
+ */
+function wrapExample(line: string, width: number): string {
+  // Words as the shell splits them: a quoted argument is one word, never broken.
+  const [first = '', ...words] = line.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [];
+  const lines = [`  $ ${first}`];
+  for (const word of words) {
+    const current = lines[lines.length - 1]!;
+    if (current.length + 1 + word.length + ' \\'.length <= width) lines[lines.length - 1] = `${current} ${word}`;
+    else lines.push(`      ${word}`);
+  }
+  return lines.join(' \\\n');
+}
+
+/** The text after a command's flags (its examples and notes), wrapped to `width`. */
+function examplesText(lines: readonly string[] | undefined, notes: string | undefined, width: number): string {
+  const examples = lines?.length ? `\nExamples:\n${lines.map((line) => wrapExample(line, width)).join('\n')}\n` : '';
+  return examples + (notes ? `\n${new Help().boxWrap(notes, width)}\n` : '');
+}
+
+/**
+ * A flag or command and its description in help: commander's two columns, or, where the
+ * terminal is too narrow for a description beside the widest term, the description under it.
+ */
+function formatItem(term: string, termWidth: number, description: string, helper: Help): string {
+  const width = helper.helpWidth ?? 80;
+  if (!description || width - termWidth - 4 >= helper.minWidthToWrap) return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
+  return `  ${term}\n${helper.boxWrap(description, width - 6).replace(/^/gm, '      ')}`;
 }
 
 function addFlags(cmd: Command, flags: FlagSpecs | undefined): void {
@@ -72,33 +96,6 @@ function addArgs(cmd: Command, args: readonly ArgSpec[] | undefined): void {
   }
 }
 
-/** Words on argv's command path (`calls links list`), skipping flags and global flags' values. */
-export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
-  const valued = new Set(
-    Object.entries(root.globals)
-      .filter(([, s]) => s.value)
-      .flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]),
-  );
-  const path: string[] = [];
-  let children: readonly Node[] = root.commands;
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--') break;
-    if (word.startsWith('-')) {
-      if (valued.has(word)) i++;
-      continue;
-    }
-    // `svc calls help list`: commander's help command of a group names the leaf.
-    if (word === 'help' && path.length > 0) continue;
-    const next = children.find((c) => nameOf(c) === word);
-    if (!next) break;
-    path.push(word);
-    if (next.kind === 'leaf') break;
-    children = next.commands;
-  }
-  return path;
-}
-
 /**
  * The program. With `argv`, only the commands on its path are built in full (the rest
  * as name, arguments and flags, enough for help and suggestions); without, everything.
@@ -113,18 +110,19 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     .configureOutput({
       writeOut: options.writeOut,
       writeErr: options.writeErr,
-      getOutHelpWidth: () => options.columns ?? 80,
-      getErrHelpWidth: () => options.columns ?? 80,
+      getOutHelpWidth: () => helpWidth(options),
+      getErrHelpWidth: () => helpWidth(options),
       getOutHasColors: () => false,
       getErrHasColors: () => false,
       ...(options.outputError ? { outputError: options.outputError } : {}),
     })
     // Every command's help lists the global flags too: `svc login --help` shows --profile.
-    .configureHelp({ showGlobalOptions: true })
+    // Descriptions wrap beside their terms down to 24 columns (commander's default is 40).
+    .configureHelp({ showGlobalOptions: true, minWidthToWrap: 24, formatItem })
     .showSuggestionAfterError(true)
     .addHelpCommand(false);
   addFlags(program, root.globals);
-  program.addHelpText('after', examplesText(root.examples, root.notes));
+  program.addHelpText('after', examplesText(root.examples, root.notes, helpWidth(options)));
 
   const path = argv ? commandPath(root, argv) : null;
 
@@ -149,7 +147,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
       addFlags(cmd, full ? spec.flags : Object.fromEntries(Object.entries(spec.flags ?? {}).slice(0, 1)));
     }
     if (!full) return;
-    cmd.addHelpText('after', examplesText(node.kind === 'leaf' ? node.decl.examples : node.examples, spec?.notes));
+    cmd.addHelpText('after', examplesText(node.kind === 'leaf' ? node.decl.examples : node.examples, spec?.notes, helpWidth(options)));
     if (node.kind === 'leaf') {
       runs(cmd, qualified, node);
       return;

@@ -1,63 +1,7 @@
 // Commander's own wording ("command-argument value 'tst' is invalid for argument
 // 'mode'. Allowed choices are test, live.") rewritten in svc's style: what is wrong in
 // the user's terms, and the command whose --help explains it.
-import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-
-/** `svc calls list` for argv naming that command (flags and their values skipped loosely). */
-export function commandPathOf(program: Command, argv: readonly string[]): string {
-  const names = ['svc'];
-  let current = program;
-  for (const token of argv) {
-    if (token.startsWith('-')) continue;
-    const next = current.commands.find((c) => c.name() === token || c.aliases().includes(token));
-    if (!next) continue;
-    names.push(next.name());
-    current = next;
-  }
-  return names.join(' ');
-}
-
-/**
- * Commander's message for an unknown command (its Command.unknownCommand, with the suggestion
- * of its lib/suggestSimilar.js, which the package does not export): for a line svc answers
- * without commander (src/cli/fast-parse.ts unknownCommandOf). `candidates`: the names of the
- * visible commands. test/core/fast-parse.test.ts compares the two over misspellings of every command.
- */
-export function unknownCommandMessage(word: string, candidates: readonly string[]): string {
-  const MAX_DISTANCE = 3;
-  let similar: string[] = [];
-  let best = MAX_DISTANCE;
-  for (const candidate of new Set(candidates)) {
-    if (candidate.length <= 1) continue; // no one-letter guesses
-    const distance = editDistance(word, candidate, MAX_DISTANCE);
-    const length = Math.max(word.length, candidate.length);
-    if ((length - distance) / length <= 0.4) continue;
-    if (distance < best) {
-      best = distance;
-      similar = [candidate];
-    } else if (distance === best) similar.push(candidate);
-  }
-  similar.sort((a, b) => a.localeCompare(b));
-  const suggestion = similar.length > 1 ? `\n(Did you mean one of ${similar.join(', ')}?)` : similar.length === 1 ? `\n(Did you mean ${similar[0]}?)` : '';
-  return `error: unknown command '${word}'${suggestion}`;
-}
-
-/** Damerau-Levenshtein distance (optimal string alignment), as commander counts it: far apart in length is "the longer length". */
-function editDistance(a: string, b: string, maxDistance: number): number {
-  if (Math.abs(a.length - b.length) > maxDistance) return Math.max(a.length, b.length);
-  const d: number[][] = [];
-  for (let i = 0; i <= a.length; i++) d[i] = [i];
-  for (let j = 0; j <= b.length; j++) d[0]![j] = j;
-  for (let j = 1; j <= b.length; j++) {
-    for (let i = 1; i <= a.length; i++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
 
 const quoted = (text: string) => JSON.stringify(text);
 const listOf = (choices: string) => choices.split(', ').join(', ');

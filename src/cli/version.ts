@@ -1,9 +1,6 @@
 // The version: a constant in the esbuild bundle; read from package.json when the
 // sources run directly (vitest), which never happens in the installed CLI.
-// No `node:fs` import here: this module is on every start-up path, and an ESM import of
-// node:fs builds a facade of all its exports, which loads fs streams and their deps.
-// No `node:module` either: on Node 20 it loads the ESM loader (~3 ms); the sources get
-// their require from src/node-require.ts, which in the bundle is the module's own.
+// The sources get their require from src/node-require.ts, which in the bundle is the module's own.
 import { requireNode } from '../node-require.js';
 
 export function svcVersion(): string {

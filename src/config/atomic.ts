@@ -3,7 +3,7 @@
 // A symlinked file stays a symlink: the rename happens beside the link's target. Temp files
 // left by a writer that was killed (they may hold secrets) are removed by the next write.
 // node:fs's `promises` is read where used: fs/promises then loads only when a file is
-// written or waited on, not at every start (it costs ~1 ms and ~1 MiB).
+// written or waited on, not at every start.
 import { promises } from 'node:fs';
 import { dirname, basename, join, resolve } from 'node:path';
 import { lazyRequire } from '../node-require.js';

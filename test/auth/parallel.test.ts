@@ -2,22 +2,16 @@
 // refresh on the service, none presenting a used refresh token, all exit 0 (design.md
 // "Credentials"). Real child processes, because the lock and the re-read are about processes.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import { FileSecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { controlPlane, envFor, scriptedBrowser, stats } from './support.js';
-import { bundle } from '../../scripts/bundle.mjs';
+import { svcBin as launcher } from '../helpers/spawn.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-// A private bundle, so that this suite never races another one rebuilding dist/.
-const buildDir = join(root, '.tmp', `auth-parallel-${randomBytes(4).toString('hex')}`);
-const launcher = join(buildDir, 'svc.cjs');
 const PROCESSES = 16;
 // 16 Node start-ups on a 2-core machine, while other suites run: generous, and not a timing assertion.
 const SPAWN_TIMEOUT_MS = 120_000;
@@ -25,15 +19,11 @@ const SPAWN_TIMEOUT_MS = 120_000;
 let emulator: RunningEmulator;
 
 beforeAll(async () => {
-  mkdirSync(buildDir, { recursive: true });
-  await bundle(buildDir); // the same bundle as `npm run build`, into our own directory
-  writeFileSync(launcher, "require('./main.cjs').main();\n");
   emulator = await startTestEmulator();
 }, 120_000);
 
 afterAll(async () => {
   await emulator?.close();
-  rmSync(buildDir, { recursive: true, force: true });
 });
 
 beforeEach(async () => {

@@ -2,18 +2,15 @@
 // bundle in dist/. The in-process suites run the TypeScript source; this one catches
 // what only the bundle can get wrong (module interop, lazy chunks, the process edge:
 // exit codes, the stdout/stderr split, signals, a closed pipe).
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
-import { SELF_CALL } from '../../src/boot/code-cache.js';
-import { ROOT } from '../../src/commands/index.js';
-import { nameOf, type Node } from '../../src/cli/define.js';
-import { ensureBuilt, spawnCollect, standaloneBin, svcCommand, svcPath, svcShellWords, type Spawned } from '../helpers/spawn.js';
+import { spawnCollect, standaloneBin, svcCommand, svcPath, svcShellWords, type Spawned } from '../helpers/spawn.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/svc.js');
@@ -45,7 +42,6 @@ function control(method: string, path: string, body?: unknown): Promise<any> {
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   emulator = await startTestEmulator();
   configDir = mkdtempSync(join(tmpdir(), 'svc-binary-'));
 });
@@ -65,208 +61,106 @@ describe('bin/svc.js over the bundle', () => {
     expect(ran.stderr).toBe('');
   });
 
-  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
-  it.skipIf(standaloneBin)('answers help and completion from the files the build wrote, exactly as the bundle answers them, without loading it', async () => {
-    // The same command lines through the bundle itself (its main(), as bin/svc.js calls it
-    // when it has no answer of its own), and through the launcher with a preload that says
-    // whether dist/main.cjs or a start file (dist/start-<command>.cjs) was loaded.
-    const dir = mkdtempSync(join(tmpdir(), 'svc-static-'));
-    const direct = join(dir, 'direct.cjs');
-    writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
-    const probe = join(dir, 'probe.cjs');
+  /** Runs bin/svc.js with a preload that lists, on stderr's last line, the bundle files it loaded. */
+  async function traced(args: string[], env: Record<string, string> = {}): Promise<Ran & { loaded: string[] }> {
+    const preload = join(configDir, 'record-bundle-files.cjs');
     writeFileSync(
-      probe,
-      "process.on('exit', () => { if (Object.keys(require.cache).some((file) => file.startsWith(process.env.SVC_PROBE_DIST) && /^(main|start-.*)\\.cjs$/.test(file.slice(process.env.SVC_PROBE_DIST.length)))) process.stderr.write('bundle loaded'); });\n",
+      preload,
+      "process.on('exit', () => process.stderr.write(`\\nloaded: ${Object.keys(require.cache).filter((f) => f.includes('/dist/')).map((f) => f.split('/dist/').pop()).join(' ')}\\n`));\n",
     );
-    const env = {
-      PATH: process.env.PATH ?? '',
-      SVC_CONFIG_DIR: configDir,
-      SVC_PROBE_DIST: join(root, 'dist') + sep,
-    };
-    try {
-      const lines = [
-        [],
-        ['--help'],
-        ['-h'],
+    const ran = await spawnCollect(process.execPath, ['-r', preload, bin, ...args], {
+      env: { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, ...env },
+    });
+    const [, stderr = '', loaded = ''] = ran.stderr.match(/^([\s\S]*)\nloaded: (.*)\n$/) ?? [];
+    return { ...ran, stderr, loaded: loaded ? loaded.split(' ') : [] };
+  }
+
+  // (Looks inside bin/svc.js or dist/: skipped for the standalone binary, SVC_BIN.)
+  it.skipIf(standaloneBin)('answers help and completion from the files the build wrote, as the bundle answers them, without loading it', async () => {
+    const lines = [
+      [[], ['--no-color']],
+      [['--help'], ['--no-color', '--help']],
+      [['-h'], ['--no-color', '-h']],
+      [
         ['calls', '--help'],
+        ['--no-color', 'calls', '--help'],
+      ],
+      [
         ['help', 'calls', 'links', 'list'],
+        ['--no-color', 'calls', 'links', 'list', '--help'],
+      ],
+      [
         ['events', 'tail', '-h'],
+        ['--no-color', 'events', 'tail', '-h'],
+      ],
+      [
         ['completion', 'bash'],
+        ['--no-color', 'completion', 'bash'],
+      ],
+      [
         ['completion', 'powershell'],
-      ];
-      for (const args of lines) {
-        const viaBundle = spawnSync(process.execPath, [direct, ...args], { env, encoding: 'utf8' });
-        const viaLauncher = spawnSync(process.execPath, ['-r', probe, bin, ...args], { env, encoding: 'utf8' });
-        expect(viaBundle.status, args.join(' ')).toBe(0);
-        expect(viaLauncher.status, args.join(' ')).toBe(0);
-        expect(viaLauncher.stdout, args.join(' ')).toBe(viaBundle.stdout);
-        expect(viaLauncher.stderr, args.join(' ')).toBe(''); // no "bundle loaded"
-      }
-      // What has no file (an unknown command's help, a shell svc does not know) is the bundle's, error and all.
-      for (const args of [
-        ['help', 'nope'],
-        ['completion', 'tcsh'],
-      ]) {
-        const viaLauncher = spawnSync(process.execPath, ['-r', probe, bin, ...args], { env, encoding: 'utf8' });
-        expect(viaLauncher.status, args.join(' ')).toBe(2);
-        expect(viaLauncher.stderr, args.join(' ')).toContain('bundle loaded');
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+        ['completion', 'powershell', '--no-color'],
+      ],
+    ];
+    // (A global flag among the words: a line the build wrote no answer for, so the bundle's.)
+    for (const [args, bundleArgs] of lines) {
+      const viaLauncher = await traced(args!);
+      const viaBundle = await traced(bundleArgs!);
+      expect(viaLauncher.code, args!.join(' ')).toBe(0);
+      expect(viaBundle.code, bundleArgs!.join(' ')).toBe(0);
+      expect(viaLauncher.stdout, args!.join(' ')).toBe(viaBundle.stdout);
+      expect(viaLauncher.stderr, args!.join(' ')).toBe('');
+      expect(viaLauncher.loaded, args!.join(' ')).toEqual([]);
+      expect(viaBundle.loaded, bundleArgs!.join(' ')).toContain('main.cjs');
+    }
+    // What has no file (an unknown command's help, a shell svc does not know) is the bundle's, error and all.
+    for (const args of [
+      ['help', 'nope'],
+      ['completion', 'tcsh'],
+    ]) {
+      const viaLauncher = await traced(args);
+      expect(viaLauncher.code, args.join(' ')).toBe(2);
+      expect(viaLauncher.loaded, args.join(' ')).toContain('main.cjs');
     }
   });
 
-  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
-  it.skipIf(standaloneBin)("keeps V8's code cache of the bundle in a folder of the user's own, and runs the same from it", async () => {
-    const cacheHome = mkdtempSync(join(tmpdir(), 'svc-code-cache-'));
-    const run = (env: Record<string, string> = {}) =>
-      svc(['account', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test, XDG_CACHE_HOME: cacheHome, ...env } });
-    const cacheFiles = () => readdirSync(folder).sort();
-    const folder = join(cacheHome, 'svc', 'v8', `${process.version}-${process.arch}`);
+  // (Looks inside bin/svc.js or dist/: skipped for the standalone binary, SVC_BIN.)
+  it.skipIf(standaloneBin)("runs a command from the core and that command's own file; help and usage errors load commander", async () => {
+    const key = { SVC_API_KEY: emulator.seed.keys.test };
+    const account = await traced(['account', '--json'], key);
+    expect(account.code, account.stderr).toBe(0);
+    expect(account.loaded).toEqual(['main.cjs', 'cmd-account.cjs']);
+    // Global flags first, one with a value: the same command, the same answer.
+    const optionsFirst = await traced(['--profile', 'default', '--json', 'account'], key);
+    expect(optionsFirst.loaded).toEqual(['main.cjs', 'cmd-account.cjs']);
+    expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(account.stdout));
+    // chats shares helpers with calls and events: they are the core's, so chats loads no other command's file.
+    const chats = await traced(['chats', 'list', '--json'], key);
+    expect(chats.code, chats.stderr).toBe(0);
+    expect(chats.loaded).toEqual(['main.cjs', 'cmd-chats.cjs']);
+    // A usage error and an unknown command are commander's to answer.
+    for (const args of [['account', '--nope'], ['cals']]) {
+      const refused = await traced(args, key);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.loaded, args.join(' ')).toEqual(['main.cjs', 'lib/commander.cjs']);
+    }
+  });
+
+  // (Looks inside bin/svc.js or dist/: skipped for the standalone binary, SVC_BIN.)
+  it.skipIf(standaloneBin)("on Node 22+ keeps the bundle's compiled code in Node's compile cache, and no cache of its own", async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'svc-compile-cache-'));
     try {
-      const first = await run();
-      expect(first.code, first.stderr).toBe(0);
-      // One file per start file the run compiled, for its top-level command, keyed by the file's build hash; only the user's.
-      // A command line that names a command runs from its start file alone (bin/svc.js).
-      const written = cacheFiles();
-      expect(written).toEqual([expect.stringMatching(/^start-account\.account@env\.[0-9a-f]{16}\.v8$/)]);
-      expect(statSync(folder).mode & 0o777).toBe(0o700);
-      for (const file of written) expect(statSync(join(folder, file)).mode & 0o777).toBe(0o600);
-      const hash = (name: string) => readFileSync(join(root, 'dist', name), 'utf8').match(/^\/\/svc-build ([0-9a-f]{16})\n/)?.[1];
-      expect(written).toContain(`start-account.account@env.${hash('start-account.cjs')}.v8`);
-      // Each start file is its own wrapper, which the cache compiles as a slice of the file (no copy of the source).
-      for (const name of ['main.cjs', 'start-account.cjs', 'run.cjs', 'cmd-account.cjs'])
-        expect(readFileSync(join(root, 'dist', name), 'utf8').endsWith(SELF_CALL), name).toBe(true);
-
-      // From the cache: the same answer, and nothing written again.
-      const before = written.map((file) => statSync(join(folder, file)).mtimeMs);
-      const second = await run();
-      expect(second.code).toBe(0);
-      expect(JSON.parse(second.stdout).id).toBe(JSON.parse(first.stdout).id);
-      expect(cacheFiles()).toEqual(written);
-      expect(written.map((file) => statSync(join(folder, file)).mtimeMs)).toEqual(before);
-      // Another command of the same group calls other functions: a file of its own, the first one kept.
-      const balance = await svc(['account', 'balance', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test, XDG_CACHE_HOME: cacheHome } });
-      expect(balance.code, balance.stderr).toBe(0);
-      const files = cacheFiles();
-      expect(files).toHaveLength(written.length + 1);
-      expect(files).toEqual(expect.arrayContaining([...written, expect.stringMatching(/^start-account\.account\+balance@env\.[0-9a-f]{16}\.v8$/)]));
-      expect(written.map((file) => statSync(join(folder, file)).mtimeMs)).toEqual(before);
-      rmSync(
-        join(
-          folder,
-          cacheFiles().find((file) => file.includes('+balance'))!,
-        ),
-      );
-
-      // A damaged cache is refused by V8: the run is unharmed and writes a good one in its place.
-      const main = written.find((file) => file.startsWith('start-account.'))!;
-      writeFileSync(join(folder, main), Buffer.alloc(4096, 7));
-      const third = await run();
-      expect(third.code, third.stderr).toBe(0);
-      expect(readFileSync(join(folder, main)).equals(Buffer.alloc(4096, 7))).toBe(false);
-
-      // A folder others may write to is neither read nor written.
-      rmSync(folder, { recursive: true });
-      mkdirSync(folder, { recursive: true, mode: 0o777 });
-      chmodSync(folder, 0o777);
-      expect((await run()).code).toBe(0);
-      expect(cacheFiles()).toEqual([]);
-      // SVC_CODE_CACHE=0 turns it off.
-      chmodSync(folder, 0o700);
-      expect((await run({ SVC_CODE_CACHE: '0' })).code).toBe(0);
-      expect(cacheFiles()).toEqual([]);
+      const ran = await svc(['account', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test, NODE_COMPILE_CACHE: cache, XDG_CACHE_HOME: cache } });
+      expect(ran.code, ran.stderr).toBe(0);
+      const written = readdirSync(cache, { recursive: true }).map(String);
+      if (Number(process.versions.node.split('.')[0]) >= 22) expect(written.length).toBeGreaterThan(0);
+      else expect(written).toEqual([]);
+      expect(readdirSync(configDir).filter((name) => /cache|v8/.test(name))).toEqual([]);
+      expect(written.filter((name) => name.startsWith('svc'))).toEqual([]);
     } finally {
-      rmSync(cacheHome, { recursive: true, force: true });
+      rmSync(cache, { recursive: true, force: true });
     }
-  });
-
-  /** The declared names of a node's leaves (a group's own command included). */
-  const leafNames = (node: Node): string[] =>
-    node.kind === 'leaf' ? [node.decl.name] : [...(node.self ? [node.self.decl.name] : []), ...node.commands.flatMap(leafNames)];
-
-  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
-  it.skipIf(standaloneBin)('has a start file per top-level command, holding that command alone and no commander, each over 128 KiB and ASCII', () => {
-    const dist = join(root, 'dist');
-    const files = readdirSync(dist).filter((file) => /^start-.*\.cjs$/.test(file));
-    // svc completion describes the whole tree; `help` is commander's; the launcher never names `__complete`.
-    const names = ROOT.commands.map(nameOf).filter((name) => !['completion', 'help', '__complete'].includes(name));
-    expect(files.sort()).toEqual(names.map((name) => `start-${name}.cjs`).sort());
-    for (const name of names) {
-      const text = readFileSync(join(dist, `start-${name}.cjs`), 'latin1');
-      // The commands it declares are its command's own.
-      const declared = new Set([...text.matchAll(/defineCommand\(\{\s*name:\s*"([^"]+)"/g)].map((m) => m[1]!));
-      expect([...declared].sort(), name).toEqual([...new Set(leafNames(ROOT.commands.find((node) => nameOf(node) === name)!))].sort());
-      expect(text, name).not.toContain('node_modules/commander/'); // (esbuild keys each CommonJS module it inlines by its path)
-      // V8 allocates a string over 128 KiB outside the young generation, and holds an ASCII
-      // one in a byte a character (scripts/bundle.mjs).
-      expect(text.length, name).toBeGreaterThan(128 * 1024);
-      expect(text, name).toMatch(/^[\x00-\x7f]*$/);
-    }
-  });
-
-  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
-  it.skipIf(standaloneBin)(
-    "runs a valid command line from its command's start file alone, and any other from main.cjs, which gives the same results",
-    async () => {
-      // A preload that lists the bundle files loaded, in the order they were.
-      const preload = join(configDir, 'record-bundle-files.cjs');
-      writeFileSync(
-        preload,
-        "process.on('exit', () => process.stderr.write(`\\nloaded: ${Object.keys(require.cache).filter((f) => f.includes('/dist/')).map((f) => f.split('/').pop()).join(' ')}\\n`));\n",
-      );
-      const env = { PATH: process.env.PATH ?? '', SVC_CONFIG_DIR: configDir, SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: emulator.url };
-      const traced = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, bin, ...args], { env });
-      const loaded = (ran: Spawned) => ran.stderr.match(/loaded: (.*)\n$/)![1]!.split(' ');
-      const bundleFiles = (ran: Spawned) => loaded(ran).filter((f) => /^(main|start-.*|run|cmd-.*)\.cjs$/.test(f));
-
-      const named = await traced(['account', '--json']);
-      expect(named.code, named.stderr).toBe(0);
-      expect(bundleFiles(named)).toEqual(['start-account.cjs']);
-      const calls = await traced(['calls', 'list', '--json']);
-      expect(calls.code, calls.stderr).toBe(0);
-      expect(bundleFiles(calls)).toEqual(['start-calls.cjs']);
-      // Global options first, one with a value: the launcher still finds the command word.
-      const optionsFirst = await traced(['--profile', 'default', '--json', 'account']);
-      expect(optionsFirst.code, optionsFirst.stderr).toBe(0);
-      expect(bundleFiles(optionsFirst)).toEqual(['start-account.cjs']);
-      expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(named.stdout));
-      // main.cjs runs a command too (it loads the runner and the command's file): the same answer.
-      const direct = join(configDir, 'main-direct.cjs');
-      writeFileSync(direct, `require(${JSON.stringify(join(root, 'dist', 'main.cjs'))}).main();\n`);
-      const viaMain = (args: string[]) => spawnCollect(process.execPath, ['-r', preload, direct, ...args], { env });
-      const accountViaMain = await viaMain(['account', '--json']);
-      expect(accountViaMain.code, accountViaMain.stderr).toBe(0);
-      expect(loaded(accountViaMain)).toEqual(expect.arrayContaining(['main.cjs', 'run.cjs', 'cmd-account.cjs']));
-      expect(loaded(accountViaMain)).not.toContain('start-account.cjs');
-      expect(JSON.parse(accountViaMain.stdout)).toEqual(JSON.parse(named.stdout));
-      // A line its start file does not take (a usage error, help at a terminal) is main.cjs's:
-      // the start file has done nothing, and the answer is main.cjs's own.
-      const refused = await traced(['account', '--nope']);
-      expect(refused.code).toBe(2);
-      expect(bundleFiles(refused)).toEqual(['start-account.cjs', 'main.cjs']);
-      const refusedViaMain = await viaMain(['account', '--nope']);
-      expect(refused.stdout).toBe(refusedViaMain.stdout);
-      expect(refused.stderr.replace(/\nloaded: .*\n$/, '')).toBe(refusedViaMain.stderr.replace(/\nloaded: .*\n$/, ''));
-      // svc completion describes the whole tree: it has no start file.
-      const completion = await traced(['completion', 'bash', '--json']);
-      expect(bundleFiles(completion)[0]).toBe('main.cjs');
-      // An unknown command: main.cjs alone says so.
-      const unknown = await traced(['cals']);
-      expect(unknown.code).toBe(2);
-      expect(bundleFiles(unknown)).toEqual(['main.cjs']);
-    },
-  );
-
-  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
-  it.skipIf(standaloneBin)("knows which global options take a value, as the declarations say (it looks past them for the command's name)", async () => {
-    const { GLOBAL_FLAGS } = await import('../../src/commands/index.js');
-    const launcher = readFileSync(bin, 'utf8');
-    const listed = JSON.parse(launcher.match(/const GLOBAL_VALUE_OPTIONS = (\[.*\]);/)![1]!.replace(/'/g, '"')) as string[];
-    const declared = Object.entries(GLOBAL_FLAGS)
-      .filter(([, spec]) => 'value' in spec)
-      .map(([name]) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-    expect(listed.sort()).toEqual(declared.sort());
   });
 
   it('exits 2 on an unknown command, with the error on stderr only', async () => {
@@ -297,49 +191,41 @@ describe('bin/svc.js over the bundle', () => {
     expect(readFileSync(join(fresh, 'config.json'), 'utf8')).not.toContain(key);
   });
 
-  // (The cases that look inside bin/svc.js or dist/ skip for the standalone binary: SVC_BIN.)
-  it.skipIf(standaloneBin)(
-    'loads neither fs/promises nor (on Node 20, where it brings the ESM loader, or for a request) node:module, for --help or a request',
-    async () => {
-      // A preload records the built-in modules loaded after it, that is, by svc itself.
-      const preload = join(configDir, 'record-modules.cjs');
-      writeFileSync(
-        preload,
-        "const before = new Set(process.moduleLoadList); process.on('exit', () => require('fs').writeFileSync(process.env.SVC_TEST_MODULES, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));",
-      );
-      for (const args of [['--help'], ['account', '--json']]) {
-        const listFile = join(configDir, 'modules.txt');
-        const ran = await new Promise<number | null>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--require', preload, bin, ...args], {
-            env: {
-              PATH: process.env.PATH ?? '',
-              HOME: configDir,
-              SVC_CONFIG_DIR: configDir,
-              SVC_BASE_URL: emulator.url,
-              SVC_API_KEY: emulator.seed.keys.test,
-              SVC_TEST_MODULES: listFile,
-            },
-            stdio: 'ignore',
-          });
-          child.on('error', reject);
-          child.on('close', resolve);
+  // (Looks inside bin/svc.js or dist/: skipped for the standalone binary, SVC_BIN.)
+  it.skipIf(standaloneBin)('loads neither fs/promises nor (on Node 20, where it brings the ESM loader) node:module, for --help or a request', async () => {
+    // A preload records the built-in modules loaded after it, that is, by svc itself.
+    const preload = join(configDir, 'record-modules.cjs');
+    writeFileSync(
+      preload,
+      "const before = new Set(process.moduleLoadList); process.on('exit', () => require('fs').writeFileSync(process.env.SVC_TEST_MODULES, process.moduleLoadList.filter((m) => !before.has(m)).join('\\n')));",
+    );
+    for (const args of [['--help'], ['account', '--json']]) {
+      const listFile = join(configDir, 'modules.txt');
+      const ran = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--require', preload, bin, ...args], {
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: configDir,
+            SVC_CONFIG_DIR: configDir,
+            SVC_BASE_URL: emulator.url,
+            SVC_API_KEY: emulator.seed.keys.test,
+            SVC_TEST_MODULES: listFile,
+          },
+          stdio: 'ignore',
         });
-        expect(ran, args.join(' ')).toBe(0);
-        const loaded = readFileSync(listFile, 'utf8').split('\n');
-        expect(loaded, args.join(' ')).not.toContain('NativeModule fs/promises');
-        // On any Node, a request run from the code cache needs neither node:module (Node's own
-        // compile cache starts with the first on-demand import: dist/import.cjs) nor node:os.
-        if (args[0] === 'account') {
-          expect(loaded, args.join(' ')).not.toContain('NativeModule module');
-          expect(loaded, args.join(' ')).not.toContain('NativeModule os');
-        }
-        if (Number(process.versions.node.split('.')[0]) < 22) {
-          expect(loaded, args.join(' ')).not.toContain('NativeModule module');
-          expect(loaded, args.join(' ')).not.toContain('NativeModule internal/modules/esm/loader');
-        }
+        child.on('error', reject);
+        child.on('close', resolve);
+      });
+      expect(ran, args.join(' ')).toBe(0);
+      const loaded = readFileSync(listFile, 'utf8').split('\n');
+      expect(loaded, args.join(' ')).not.toContain('NativeModule fs/promises');
+      // (On Node 22+ the launcher loads node:module for Node's compile cache.)
+      if (Number(process.versions.node.split('.')[0]) < 22) {
+        expect(loaded, args.join(' ')).not.toContain('NativeModule module');
+        expect(loaded, args.join(' ')).not.toContain('NativeModule internal/modules/esm/loader');
       }
-    },
-  );
+    }
+  });
 
   it('prints the account as JSON on stdout with SVC_API_KEY, nothing on stderr', async () => {
     const ran = await svc(['account', '--json'], { env: { SVC_API_KEY: emulator.seed.keys.test } });
@@ -425,10 +311,14 @@ describe('bin/svc.js over the bundle', () => {
     // `head` reads 3 lines and exits; svc's next write meets a closed pipe. (Async spawn:
     // the emulator serves from this process's event loop.)
     const ran = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', ['-c', `${svcShellWords()} events tail --json --since ${mark} | head -n 3; echo "svc-exit=\${PIPESTATUS[0]}" >&2`], {
-        env: { PATH: svcPath(), SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: key },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        'bash',
+        ['-c', `${svcShellWords()} events tail --json --since ${mark} | head -n 3; echo "svc-exit=\${PIPESTATUS[0]}" >&2`],
+        {
+          env: { PATH: svcPath(), SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: key },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
-import { ensureBuilt, spawnCollect, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
+import { spawnCollect, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
 
 let emulator: RunningEmulator;
 let configDir: string;
@@ -19,7 +19,6 @@ function svc(args: string[], env: Record<string, string> = {}): Promise<Spawned>
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   emulator = await startTestEmulator();
   configDir = mkdtempSync(join(tmpdir(), 'svc-binary-script-'));
 });

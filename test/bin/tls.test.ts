@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureBuilt, root, spawnCollect, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
+import { root, spawnCollect, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
 
 const certFile = join(root, 'test/helpers/tls/cert.pem');
 const KEY = 'svc_test_tls00000000000000000000';
@@ -26,7 +26,6 @@ let connections = 0;
 let requests: string[] = [];
 
 beforeAll(async () => {
-  ensureBuilt();
   configDir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
   server = createServer({ cert: readFileSync(certFile), key: readFileSync(join(root, 'test/helpers/tls/key.pem')) }, (req, res) => {
     requests.push(req.url!);

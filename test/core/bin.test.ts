@@ -1,27 +1,18 @@
-// The process edge, spawned for real: the bundle as scripts/build.mjs makes it, run by a
-// launcher like bin/svc.js. Exit codes, the stdout/stderr split, a closed pipe, Ctrl-C.
+// The process edge, spawned for real: bin/svc.js over the bundle in dist/. Exit codes, the stdout/stderr split, a closed pipe, Ctrl-C.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle } from '../../scripts/bundle.mjs';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { svcBin as launcher } from '../helpers/spawn.js';
 
-const root = join(import.meta.dirname, '..', '..');
-// Inside the repository (.tmp/ is ignored) so the external keychain addon resolves from node_modules.
-const out = join(root, '.tmp', `bin-test-${process.pid}`);
-const launcher = join(out, 'svc.cjs');
 let emu: TestEmulator;
 
 beforeAll(async () => {
-  mkdirSync(out, { recursive: true });
-  await bundle(out); // the bundle exactly as `npm run build` makes it, in a directory of our own
-  writeFileSync(launcher, "require('./main.cjs').main();\n");
   emu = await testEmulator();
 }, 60_000);
 afterAll(async () => {
-  rmSync(out, { recursive: true, force: true });
   await emu?.close();
 });
 

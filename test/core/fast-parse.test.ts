@@ -7,10 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../src/commands/index.js';
 import { isHidden, kebab, nameOf, type CommandDecl, type FlagSpec, type Leaf, type Node } from '../../src/cli/define.js';
-import { fastInvocation, unknownCommandOf } from '../../src/cli/fast-parse.js';
-import { unknownCommandMessage } from '../../src/cli/usage-messages.js';
+import { fastInvocation } from '../../src/cli/fast-parse.js';
 import { buildProgram, type Invocation } from '../../src/cli/tree.js';
-import { startTree } from '../../src/start.js';
 
 /** Commander's failure for a line (its code and message), or null when it accepts the line. */
 async function commanderFailure(argv: readonly string[]): Promise<{ code: string; message: string } | null> {
@@ -94,24 +92,10 @@ function argWords(decl: CommandDecl, all: boolean): string[] {
   return words;
 }
 
-/**
- * What the start files make of the line (src/start.ts): each top-level command's parses it
- * with that command alone in the tree; at most one may take it.
- */
-function viaStartFiles(argv: readonly string[]): Invocation | null {
-  const taken = ROOT.commands.map((node) => fastInvocation(startTree(node), argv)).filter((made) => made !== null);
-  expect(taken.length, `more than one start file takes svc ${argv.join(' ')}`).toBeLessThanOrEqual(1);
-  return taken[0] ?? null;
-}
-
 /** Is `words` (past the command's path) a flag/argument list commander accepts? Each line is also compared. */
 async function agree(argv: string[]): Promise<Invocation | null> {
   const fast = fastInvocation(ROOT, argv);
   const slow = await viaCommander(argv);
-  // The command's start file takes exactly the lines the whole tree's fast parse takes, alike.
-  const started = viaStartFiles(argv);
-  expect(started && { ...started, root: null }, `start file: svc ${argv.join(' ')}`).toEqual(fast && { ...fast, root: null });
-  if (started) expect(started.leaf).toBe(fast!.leaf);
   if (fast) {
     expect(slow, `commander refused what the fast parse took: svc ${argv.join(' ')}`).not.toBeNull();
     expect({ ...fast, root: null }, `svc ${argv.join(' ')}`).toEqual({ ...slow!, root: null });
@@ -176,65 +160,6 @@ describe('parsing without commander', () => {
     expect(choiceSpec.choices).not.toContain('not-a-choice');
     for (const line of lines) {
       expect(fastInvocation(ROOT, line), `svc ${line.join(' ')}`).toBeNull();
-      expect(viaStartFiles(line), `start file: svc ${line.join(' ')}`).toBeNull();
     }
-  });
-
-  it('exports each top-level command under its own name, which names its start file (scripts/bundle.mjs)', async () => {
-    const tree = await import('../../src/commands/index.js');
-    for (const node of ROOT.commands) expect((tree as unknown as Record<string, Node>)[nameOf(node)], nameOf(node)).toBe(node);
-    const exported = Object.keys(tree).filter((name) => /^_*[a-z]/.test(name));
-    expect(exported.sort()).toEqual(ROOT.commands.map(nameOf).sort());
-  });
-});
-
-describe('an unknown command, answered without commander', () => {
-  const visible = ROOT.commands.filter((node) => !isHidden(node)).map(nameOf);
-  /** Misspellings of a name: a letter dropped, doubled, swapped with the next, replaced (one, two or three); the name with more after it. */
-  const misspellings = (name: string): string[] => {
-    const words = new Set<string>();
-    for (let i = 0; i < name.length; i++) {
-      words.add(name.slice(0, i) + name.slice(i + 1));
-      words.add(name.slice(0, i) + name[i] + name.slice(i));
-      if (i + 1 < name.length) words.add(name.slice(0, i) + name[i + 1] + name[i] + name.slice(i + 2));
-      words.add(name.slice(0, i) + 'x' + name.slice(i + 1));
-    }
-    // Two and three letters replaced: distances 2 and 3, near commander's limits (3 edits, 40 % alike).
-    for (let i = 0; i + 2 < name.length; i++) words.add(name.slice(0, i) + 'q' + name[i + 1] + 'q' + name.slice(i + 3));
-    for (let i = 0; i + 4 < name.length; i++) words.add(name.slice(0, i) + 'q' + name[i + 1] + 'q' + name[i + 3] + 'q' + name.slice(i + 5));
-    words.add(`${name}s`);
-    words.add(`${name}-x`);
-    return [...words].filter((word) => word && !visible.includes(word) && word !== 'help' && !ROOT.commands.some((node) => nameOf(node) === word));
-  };
-  const unknownWords = [...visible.flatMap(misspellings), 'nosuchcommand', 'xyz', 'c', '-', 'CALLS', 'accountt-and-more'];
-  const lines: string[][] = unknownWords.flatMap((word) => [[word], ['--json', word], [word, '--profile', 'work', '--test'], [word, 'list', '--debug']]);
-
-  it('says what commander says, suggestion included, for misspellings of every command', async () => {
-    expect(unknownWords.length).toBeGreaterThan(200);
-    for (const line of lines) {
-      const word = unknownCommandOf(ROOT, line);
-      expect(word, `svc ${line.join(' ')}`).toBe(line.find((w) => !w.startsWith('-') || w === '-') ?? null);
-      const failure = await commanderFailure(line);
-      expect(failure?.code, `svc ${line.join(' ')}`).toBe('commander.unknownCommand');
-      expect(unknownCommandMessage(word!, visible), `svc ${line.join(' ')}`).toBe(failure!.message);
-    }
-  });
-
-  it('leaves to commander any other line: another flag, a refused or missing value, a repeat, conflicting flags, help, `--`, a command', async () => {
-    const left = [
-      ['acount', '--nope'],
-      ['--nope', 'acount'],
-      ['acount', '--profile'],
-      ['acount', '--help'],
-      ['acount', '--version'],
-      ['acount', '--test', '--live'],
-      ['--json', '--json', 'acount'],
-      ['--', 'acount'],
-      ['help', 'acount'],
-      ['calls'],
-      ['__complete', 'x'],
-      [],
-    ];
-    for (const line of left) expect(unknownCommandOf(ROOT, line), `svc ${line.join(' ')}`).toBeNull();
   });
 });

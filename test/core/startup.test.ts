@@ -1,72 +1,63 @@
-// Start-up: `--version` and `--help` must not load any command's code or heavy library.
-// Checked on the real bundle layout: esbuild (with scripts/bundle.mjs's plugin that gives
-// the command tree only each module's declaration) splits the code; everything main.js
-// imports statically is loaded at start-up, so none of it may be a command's code or a
-// heavy library. (How fast that is belongs to the benchmarks.)
+// The bundle that ships (dist/, built by the suites' global setup): each of svc's modules is
+// in one file, so a command line loads the core and its command's own file, each once
+// (test/bin/binary.test.ts runs them through bin/svc.js). The bundle keeps svc's function
+// names: a function svc defines once must be defined in one bundle file.
 import { describe, expect, it } from 'vitest';
-import { build } from 'esbuild';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { declarationsOnly } from '../../scripts/bundle.mjs';
+import { whileAwaited } from '../../src/cli/stranded.js';
+import { root } from '../helpers/spawn.js';
 
-const HEAVY = ['undici', '@napi-rs/keyring', '@inquirer', 'ora', 'cli-table3', 'chalk', 'proper-lockfile', 'open', 'zod', 'hono', 'eventsource-parser'];
+const dist = join(root, 'dist');
 
-describe('start-up', () => {
-  it('main.js, and the command-line parser it loads for --help, statically load no command module and no heavy library', async () => {
-    const outdir = mkdtempSync(join(tmpdir(), 'svc-startup-'));
-    const result = await build({
-      entryPoints: { main: 'src/main.ts', execute: 'src/cli/execute.ts' },
-      outdir,
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20.18',
-      external: ['@napi-rs/keyring'],
-      define: { __SVC_VERSION__: '"0.0.0"' },
-      plugins: [declarationsOnly],
-      metafile: true,
-      write: false,
-      logLevel: 'silent',
-    });
-    const outputs = result.metafile.outputs;
-    // Walk the static import graph from both entries (dynamic imports load later, on demand).
-    const stack = Object.keys(outputs).filter((o) => ['src/main.ts', 'src/cli/execute.ts'].includes(outputs[o]!.entryPoint ?? ''));
-    expect(stack).toHaveLength(2);
-    const seen = new Set<string>();
-    const external: string[] = [];
-    while (stack.length) {
-      const out = stack.pop()!;
-      if (seen.has(out)) continue;
-      seen.add(out);
-      for (const imp of outputs[out]!.imports) {
-        if (imp.kind !== 'import-statement') continue;
-        if (imp.external) external.push(imp.path);
-        else stack.push(imp.path);
-      }
-    }
-    const inputs = [...seen].flatMap((o) => Object.keys(outputs[o]!.inputs));
-    expect(inputs.some((i) => i.includes('src/main.ts'))).toBe(true);
-    // The command tree: the indexes, and of each command module only its declaration.
-    const commandFiles = inputs.filter((i) => i.includes('src/commands/'));
-    expect(commandFiles.filter((i) => !i.startsWith('svc-declaration:') && !i.endsWith('/index.ts'))).toEqual([]);
-    expect(commandFiles.filter((i) => i.startsWith('svc-declaration:')).length).toBeGreaterThan(30);
-    // Nothing a command uses: no context, config, credentials, HTTP, output or validation
-    // (only the redaction of error messages, which every run may need).
-    expect(inputs.filter((i) => /^src\/(api|auth|config|credentials|io|validate)\/|^src\/context\.ts$/.test(i) && i !== 'src/io/redact.ts')).toEqual([]);
-    for (const lib of HEAVY) {
-      expect(
-        inputs.filter((i) => i.includes(`node_modules/${lib}/`)),
-        lib,
-      ).toEqual([]);
-      expect(
-        external.filter((e) => e === lib || e.startsWith(`${lib}/`)),
-        lib,
-      ).toEqual([]);
-    }
-    // Each command is its own chunk, reached only by a dynamic import.
-    const dynamic = Object.values(outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import'));
-    expect(dynamic.length).toBeGreaterThan(20);
+/** The bundle files of svc's own code: the core and each command's file. */
+const svcFiles = () => readdirSync(dist).filter((file) => /^(main|cmd-.+)\.cjs$/.test(file));
+
+/** The files that define `function name(`. */
+function definedIn(name: string): string[] {
+  return svcFiles().filter((file) => readFileSync(join(dist, file), 'utf8').includes(`function ${name}(`));
+}
+
+/** Names of functions that one module of src/ (the emulator aside) defines and no other does. */
+function functionsDefinedOnce(): string[] {
+  const counts = new Map<string, number>();
+  const sources = readdirSync(join(root, 'src'), { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith('.ts') && !file.startsWith('emulator') && !file.endsWith('.d.ts'));
+  for (const file of sources)
+    for (const [, name] of readFileSync(join(root, 'src', file), 'utf8').matchAll(/^(?:export )?(?:async )?function\*? ?(\w+)\(/gm))
+      counts.set(name!, (counts.get(name!) ?? 0) + 1);
+  return [...counts].filter(([, count]) => count === 1).map(([name]) => name);
+}
+
+describe('the bundle in dist/', () => {
+  it("holds each of svc's modules in one file: the core once, each command's code once", () => {
+    expect(definedIn('createContext')).toEqual(['main.cjs']);
+    expect(definedIn('createApiClient')).toEqual(['main.cjs']);
+    expect(definedIn('fastInvocation')).toEqual(['main.cjs']);
+    // A command's own code in its file; what several commands use (calls' list flags) in the core.
+    expect(definedIn('parseTail')).toEqual(['cmd-events.cjs']);
+    expect(definedIn('parseListFlags')).toEqual(['main.cjs']);
+    const names = functionsDefinedOnce();
+    expect(names.length).toBeGreaterThan(200);
+    expect(names.filter((name) => definedIn(name).length > 1)).toEqual([]);
+    // commander is a file of its own, loaded for help and usage errors only.
+    expect(definedIn('suggestSimilar')).toEqual([]);
+    expect(readFileSync(join(dist, 'lib/commander.cjs'), 'utf8')).toContain('function suggestSimilar(');
+  });
+});
+
+describe('a command left stranded', () => {
+  it('is reported when the event loop runs dry under it (Node would exit 0 with nothing)', async () => {
+    const stranded: string[] = [];
+    let settle!: () => void;
+    const work = whileAwaited(new Promise<void>((resolve) => (settle = resolve)), () => stranded.push('stranded'));
+    process.emit('beforeExit', 0);
+    expect(stranded).toEqual(['stranded']);
+    settle();
+    await work;
+    // Once it has settled, the watch is gone.
+    process.emit('beforeExit', 0);
+    expect(stranded).toEqual(['stranded']);
   });
 });

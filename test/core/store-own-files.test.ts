@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { ensureBuilt, root, type Spawned } from '../helpers/spawn.js';
+import { root, type Spawned } from '../helpers/spawn.js';
 import { failingKeychain } from '../helpers/keychains.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
-  ensureBuilt();
   emu = await testEmulator();
 }, 120_000);
 afterAll(async () => {
@@ -55,7 +54,7 @@ describe('odd files at credentials.json', () => {
     execFileSync('mkfifo', [path]);
     const r = await spawnSvc(
       ['keys', 'add', '--base-url', emu.url],
-      { SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', HOME: configDir, SVC_CODE_CACHE: '0' },
+      { SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', HOME: configDir },
       emu.seed.keys.test,
       20_000,
     );

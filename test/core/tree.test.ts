@@ -2,7 +2,8 @@
 // and that part must behave exactly as the whole tree does (help, errors, suggestions).
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { buildProgram, commandPath } from '../../src/cli/tree.js';
+import { buildProgram } from '../../src/cli/tree.js';
+import { commandPath } from '../../src/cli/fast-parse.js';
 import { nameOf, type Node } from '../../src/cli/define.js';
 import { ROOT } from '../../src/commands/index.js';
 

@@ -10,23 +10,18 @@
 // took in a measured run. The file store (SVC_CREDENTIAL_STORE=file) and a temp config dir
 // per round; each round has its own proxy in front of the emulator, which tells the anchor.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { FileSecretStore } from '../../src/credentials/store.js';
 import { parseConfig } from '../../src/config/config.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { control, scriptedBrowser } from '../auth/support.js';
-import { bundle } from '../../scripts/bundle.mjs';
+import { svcBin as launcher } from '../helpers/spawn.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const buildDir = join(root, '.tmp', `crash-${randomBytes(4).toString('hex')}`);
-const launcher = join(buildDir, 'svc.cjs');
 const ROUNDS = Number(process.env.SVC_CRASH_ROUNDS ?? 50);
 /** Rounds in flight at once: a round mostly waits (for a process, or for a stale lock to age). */
 const LANES = 10;
@@ -169,16 +164,12 @@ async function rounds(count: number, round: (index: number) => Promise<void>): P
 const uniform = (max: number) => Math.random() * max;
 
 beforeAll(async () => {
-  mkdirSync(buildDir, { recursive: true });
-  await bundle(buildDir); // our own bundle: never racing another suite rebuilding dist/
-  writeFileSync(launcher, "require('./main.cjs').main();\n");
   [emulator, foreign] = await Promise.all([startEmulator({ port: 0 }), recorder()]);
   await control(emulator, 'POST', '/_emulator/reset');
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all([emulator?.close(), foreign?.close()]);
-  rmSync(buildDir, { recursive: true, force: true });
 });
 
 describe('SIGKILL at random moments', () => {

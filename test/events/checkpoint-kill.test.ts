@@ -4,38 +4,27 @@
 // published arrives; at most the one in flight at the kill arrives twice, with the same
 // Svc-Event-Id, so a handler can drop the repeat.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
-import { bundle } from '../../scripts/bundle.mjs';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-// A private bundle, so that this suite never races another one rebuilding dist/.
-const buildDir = join(root, '.tmp', `events-kill-${randomBytes(4).toString('hex')}`);
-const launcher = join(buildDir, 'svc.cjs');
+import { svcBin as launcher } from '../helpers/spawn.js';
 
 let emu: RunningEmulator;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  mkdirSync(buildDir, { recursive: true });
-  await bundle(buildDir);
-  writeFileSync(launcher, "require('./main.cjs').main();\n");
   emu = await startTestEmulator();
 }, 120_000);
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await emu?.close();
-  rmSync(buildDir, { recursive: true, force: true });
 });
 
 /** The emulator's control plane (test/helpers/emulator.ts). */

@@ -32,8 +32,8 @@ export interface Exit {
 }
 
 export interface TerminalServer {
-  /** Starts `svc args…` (with this Node binary) in a new pane, 250 columns wide unless `columns` says. */
-  start(args: string[], env: Record<string, string>, columns?: number): Promise<Pane>;
+  /** Starts `svc args…` (with this Node binary) in a new pane of `columns`×`rows` (250×50 unless given). */
+  start(args: string[], env: Record<string, string>, size?: { columns: number; rows: number }): Promise<Pane>;
   close(): void;
 }
 
@@ -100,7 +100,7 @@ export function terminalServer(): TerminalServer {
   let count = 0;
 
   return {
-    async start(args, env, columns = 250) {
+    async start(args, env, size = { columns: 250, rows: 50 }) {
       const session = `svc${++count}`;
       const envArgs = Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
       // Several arguments after the options: tmux runs the program directly, no shell.
@@ -111,9 +111,9 @@ export function terminalServer(): TerminalServer {
         '-s',
         session,
         '-x',
-        String(columns),
+        String(size.columns),
         '-y',
-        '50',
+        String(size.rows),
         '-c',
         root,
         ...envArgs,

@@ -1,7 +1,6 @@
 // Running the shipped program (or a shell around it) in a process of its own, as the
 // spawned-binary suites do.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,13 +25,6 @@ export function spawnCollect(command: string, args: readonly string[], opts: { e
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
     if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   });
-}
-
-/** `npm test` builds first; a bare `vitest run` builds here, so a suite never runs without a bundle. */
-export function ensureBuilt(): void {
-  if (existsSync(join(root, 'dist/main.cjs'))) return;
-  const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
-  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
 }
 
 /**
@@ -62,3 +54,6 @@ export function svcShellWords(): string {
     .map((word) => `"${word}"`)
     .join(' ');
 }
+
+/** The launcher users run (over dist/, which the suites' global setup builds). */
+export const svcBin = join(root, 'bin/svc.js');

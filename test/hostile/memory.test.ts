@@ -2,8 +2,8 @@
 // in its own process (design.md "Tests": hostile-server suite). The server offers 1.5 GiB,
 // generated as it is read; svc must stop at its cap, exit 9 with the limit named, and
 // keep its peak resident memory far below what it was offered.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +21,6 @@ let server: HostileServer;
 let configDir: string;
 
 beforeAll(async () => {
-  // `npm test` builds first; a bare `vitest run` builds here so a stale bundle is never measured by accident.
-  if (!existsSync(join(root, 'dist/main.cjs'))) {
-    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
-    if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
-  }
   server = await hostileServer();
   configDir = mkdtempSync(join(tmpdir(), 'svc-hostile-'));
 });

@@ -14,7 +14,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { napiKeychain, osKeychain } from '../../src/credentials/store.js';
 import { listKernelKeys } from '../../src/credentials/kernel-keyring.js';
-import { ensureBuilt, root, spawnCollect } from '../helpers/spawn.js';
+import { root, spawnCollect } from '../helpers/spawn.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 
 async function secretServiceProblem(): Promise<string | null> {
@@ -140,7 +140,6 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
       stdin: key,
     });
     expect(added.exitCode).toBe(0);
-    ensureBuilt();
     const env: Record<string, string | undefined> = { ...process.env, SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
     delete env.SVC_API_KEY;
     delete env.SVC_PROFILE;

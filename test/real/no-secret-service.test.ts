@@ -16,7 +16,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { ensureBuilt, root, spawnCollect } from '../helpers/spawn.js';
+import { root, spawnCollect } from '../helpers/spawn.js';
 import { scriptedBrowser } from '../auth/support.js';
 import { listKernelKeys } from '../../src/credentials/kernel-keyring.js';
 
@@ -46,7 +46,6 @@ const snapshot = (name: string) => `cat /proc/keys >"$OUT/${name}.keys"; keyctl 
 describe.skipIf(problem !== null)('no Secret Service (no session bus)', () => {
   let emu: TestEmulator;
   beforeAll(async () => {
-    ensureBuilt();
     emu = await testEmulator();
   }, 120_000);
   afterAll(async () => {

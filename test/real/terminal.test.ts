@@ -6,7 +6,7 @@
 // Needs the bundle (npm run build) and tmux; skips with the reason without tmux, and
 // SVC_REQUIRE_REAL=1 (CI) turns that skip into a failure.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
@@ -53,8 +53,8 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     };
   }
 
-  async function svc(args: string[], extra: Record<string, string> = {}, configDir = tempConfigDir()): Promise<Pane> {
-    return term.start(args, envFor(configDir, extra));
+  async function svc(args: string[], extra: Record<string, string> = {}, configDir = tempConfigDir(), size?: { columns: number; rows: number }): Promise<Pane> {
+    return term.start(args, envFor(configDir, extra), size);
   }
 
   /** The process ended by itself, within 2 s of its last output (more on an overloaded machine: exitBoundMs), with this code. */
@@ -112,6 +112,50 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
       expect(readFileSync(join(root, 'dist', 'help', 'svc.calls.txt'), 'utf8')).toMatch(/default: the default\n +profile\)/);
       expect(pane.screen()).toMatch(/--profile <name> +profile to use \(env SVC_PROFILE; default: the default profile\)/);
     });
+
+    /** Every help page's command path (the root's is []), as the build wrote a page for each. */
+    const helpPages = () =>
+      readdirSync(join(root, 'dist', 'help'))
+        .filter((file) => /^svc(\..+)?\.txt$/.test(file))
+        .map((file) => file.split('.').slice(1, -1));
+
+    /** Each page's `--help` in a pane of `columns`, a few at a time; the screens (terminal-wrapped lines joined). */
+    async function helpScreens(columns: number): Promise<{ path: string[]; screen: string }[]> {
+      const screens = [];
+      const pages = helpPages();
+      for (let at = 0; at < pages.length; at += 6) {
+        const batch = pages.slice(at, at + 6);
+        const panes = await Promise.all(batch.map((path) => svc([...path, '--help'], {}, tempConfigDir(), { columns, rows: 100 })));
+        for (const [i, pane] of panes.entries()) {
+          await expectExit(pane, 0);
+          // (tmux's own last line, remain-on-exit's "Pane is dead", is not svc's.)
+          screens.push({ path: batch[i]!, screen: pane.screen().replace(/\s*Pane is dead[^\n]*$/, '') });
+        }
+      }
+      return screens;
+    }
+
+    it('at 80 columns: every page fits, no word broken by the terminal, and reads as the page the build wrote for a pipe', async () => {
+      const screens = await helpScreens(80);
+      expect(screens.length).toBeGreaterThan(40);
+      for (const { path, screen } of screens) {
+        // capture-pane joins what the terminal wrapped: a longer line is one svc wrote too long.
+        expect(
+          screen.split('\n').filter((line) => [...line].length > 80),
+          `svc ${path.join(' ')} --help`,
+        ).toEqual([]);
+        const page = readFileSync(join(root, 'dist', 'help', `${['svc', ...path].join('.')}.txt`), 'utf8');
+        expect(screen.trimEnd(), `svc ${path.join(' ')} --help`).toBe(page.replace(/ +$/gm, '').trimEnd());
+      }
+    }, 180_000);
+
+    it('at 50 columns: every page fits too, but for a single word wider than that (a description too wide to sit beside its flag goes under it)', async () => {
+      for (const { path, screen } of await helpScreens(50))
+        expect(
+          screen.split('\n').filter((line) => [...line].length > 50 && /\S\s+\S/.test(line)),
+          `svc ${path.join(' ')} --help`,
+        ).toEqual([]);
+    }, 180_000);
   });
 
   describe('tables at 80 columns', () => {
@@ -123,7 +167,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         body: JSON.stringify({ languages: ['en', 'es'], title }),
       });
       const id = ((await response.json()) as { id: string }).id;
-      const pane = await term.start(['calls', 'list'], envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.test }), 80);
+      const pane = await term.start(['calls', 'list'], envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.test }), { columns: 80, rows: 50 });
       await expectExit(pane, 0);
       // screen() joins wrapped lines: a line that wrapped would be longer than 80.
       const lines = pane.screen().split('\n');
@@ -199,7 +243,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
           JSON.stringify({ version: 1, default_profile: 'default', profiles: { default: { base_url: emu.url, org_id: emu.seed.org_id, org_name: 'Acme' } } }),
         );
         const other = await emu.plane.createOrg(`Globex ${Date.now()}`);
-        const pane = await term.start(['login', '--no-browser'], envFor(configDir), columns);
+        const pane = await term.start(['login', '--no-browser'], envFor(configDir), { columns: columns ?? 250, rows: 50 });
         const [url] = await pane.waitFor(AUTHORIZE_URL);
         await fetch(await adminAnswers(url, 'approve', { email: other.admin.email, org_id: other.org_id }));
         await pane.waitFor('Move the profile to it');

@@ -1,14 +1,13 @@
 // Licences and supply chain: what the bundle inlines is listed with its licence text and in
 // an SBOM, the package ships them, and CI's lockfile audit refuses what bypasses the registry.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundle } from '../../scripts/bundle.mjs';
 
 const root = join(import.meta.dirname, '..', '..');
-const out = join(root, '.tmp', `notices-test-${process.pid}`);
+const out = join(root, 'dist'); // (built by the suites' global setup)
 
 interface Component {
   'bom-ref': string;
@@ -18,12 +17,6 @@ interface Component {
   licenses: unknown[];
   properties?: { name: string; value: string }[];
 }
-
-beforeAll(async () => {
-  mkdirSync(out, { recursive: true });
-  await bundle(out);
-}, 60_000);
-afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe('licence notices and SBOM of the bundle', () => {
   it('lists every library svc imports, with its licence text, once per version', () => {
