@@ -44,11 +44,6 @@ export function parseModeValue(value: string, from: string): Mode {
   throw new UsageError(`${from} must be "test" or "live", not ${JSON.stringify(value)}`);
 }
 
-/** --profile / SVC_PROFILE named one. */
-export function profileNamed(ctx: Choosing): boolean {
-  return Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
-}
-
 /** The address asked for by --base-url / SVC_BASE_URL, canonical; undefined when neither is set. */
 export function explicitBaseUrl(ctx: Choosing): string | undefined {
   if (ctx.globals.baseUrl) return canonicalBaseUrl(ctx.globals.baseUrl, '--base-url');

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { HttpError, invalid, invalidOne } from './errors.js';
 import type { ValidationItem } from './errors.js';
 import type { Stored } from './state.js';
-import { BODIES, LIMITS, checkField, checkLanguageTag, jsonTypeOf } from '../contract/index.js';
+import { BODIES, LIMITS, checkField, jsonTypeOf } from '../contract/index.js';
 import type { BodyEndpoint, BodyField, BodyOf } from '../contract/index.js';
 
 export const JSON_BODY_LIMIT = LIMITS.jsonBodyBytes;
@@ -135,14 +135,6 @@ export async function contractBody<N extends BodyEndpoint>(c: Context, name: N):
   }
   return (await jsonBody(c, schema)) as BodyOf<N>;
 }
-
-/** A BCP 47 language tag in a query, by the contract's rule. */
-export const languageTag = z.string().transform((tag, ctx) => {
-  const result = checkLanguageTag(tag);
-  if (result.ok) return result.value;
-  ctx.addIssue({ code: 'custom', message: result.problem });
-  return z.NEVER;
-});
 
 export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(LIMITS.listLimitMax).default(LIMITS.listLimitDefault),

@@ -4,6 +4,7 @@
 // bounded: when it is full the tail waits for room before reading the next event
 // (backpressure), so a slow endpoint cannot make svc hold an ever-growing backlog.
 import type { Clock } from '../../context.js';
+import { SIGNATURE_HEADER } from './sign.js';
 
 export type PostJson = (url: string, body: string, headers: Record<string, string>, signal: AbortSignal) => Promise<{ status: number }>;
 
@@ -234,7 +235,7 @@ export class Forwarder {
       let headers = fixed;
       if (sign) {
         const ahead = attempt === 1 && event.signature !== undefined && event.signedSecond === Math.floor(clock.now() / 1000);
-        headers = { ...fixed, 'svc-signature': ahead ? event.signature! : sign(json) };
+        headers = { ...fixed, [SIGNATURE_HEADER]: ahead ? event.signature! : sign(json) };
       }
       try {
         ({ status } = await this.opts.post(this.opts.url, json, headers, attemptSignal));

@@ -3,6 +3,7 @@
 // per-kind routes; and the extra headers of `--forward-header 'Name: value'`.
 import { UsageError } from '../../errors.js';
 import { matchesType, parseTypePattern, type TypePattern } from './filter.js';
+import { SIGNATURE_HEADER } from './sign.js';
 
 export interface ForwardRoute {
   url: string;
@@ -14,7 +15,7 @@ export interface ForwardRoute {
 
 /** Headers svc sets itself: a --forward-header may not replace them. */
 const RESERVED_HEADERS = new Set([
-  'svc-signature',
+  SIGNATURE_HEADER,
   'svc-event-id',
   'svc-event-type',
   'content-type',
