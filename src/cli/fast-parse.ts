@@ -6,7 +6,7 @@
 // few arguments) is left to commander (null), which says what is wrong: commander loads
 // only for help and mistakes.
 import { kebab, nameOf, type FlagSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
-import type { Invocation, RawGlobals } from './tree.js';
+import type { Invocation, RawGlobals } from './define.js';
 
 interface FlagTerm {
   key: string;

@@ -4,7 +4,7 @@
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, isAbortError } from '../errors.js';
 import type { LoadedCommand } from './define.js';
-import type { Invocation, RawGlobals } from './tree.js';
+import type { Invocation, RawGlobals } from './define.js';
 import { GLOBAL_FLAGS } from '../shared/globals.js';
 import type { Runtime } from './context.js';
 

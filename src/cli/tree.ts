@@ -4,26 +4,10 @@
 // does not pay for ~45 commands and their flags. Tests build it all to compare.
 import { Argument, Command, Help, Option } from 'commander';
 import { ROOT } from '../commands/index.js';
-import type { GLOBAL_FLAGS } from '../shared/globals.js';
 import { commandPath } from './fast-parse.js';
-import { flagTerm, isHidden, nameOf, type ArgSpec, type FlagSpecs, type FlagValues, type Group, type Leaf, type Node, type RootSpec } from './define.js';
+import type { Invocation, RawGlobals } from './define.js';
+import { flagTerm, isHidden, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
 
-/** The global flags as parsed (src/shared/globals.ts). */
-export type RawGlobals = FlagValues<typeof GLOBAL_FLAGS>;
-
-export interface Invocation {
-  /** `calls list`, `mode`, … */
-  name: string;
-  leaf: Leaf;
-  /** Positional arguments, variadic ones flattened. */
-  args: string[];
-  /** The command's own flags (camelCase, as declared). */
-  flags: Record<string, unknown>;
-  /** The root's global flags. */
-  globals: RawGlobals;
-  /** The whole tree the leaf was found in (src/commands/index.ts's ROOT). */
-  root: RootSpec;
-}
 
 export interface ProgramOptions {
   version: string;

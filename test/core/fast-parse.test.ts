@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../src/commands/index.js';
 import { isHidden, kebab, nameOf, type CommandDecl, type FlagSpec, type Leaf, type Node } from '../../src/cli/define.js';
 import { fastInvocation } from '../../src/cli/fast-parse.js';
-import { buildProgram, type Invocation } from '../../src/cli/tree.js';
+import { buildProgram } from '../../src/cli/tree.js';
+import type { Invocation } from '../../src/cli/define.js';
 
 /** Commander's failure for a line (its code and message), or null when it accepts the line. */
 async function commanderFailure(argv: readonly string[]): Promise<{ code: string; message: string } | null> {

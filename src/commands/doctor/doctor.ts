@@ -17,16 +17,9 @@ import { maskProxy, proxyFor } from '../../api/proxy.js';
 import { CertificateRefusedError } from '../../api/limits.js';
 import { printJson } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
+import type { Check, Status } from './check.js';
 
-export type Status = 'ok' | 'warning' | 'failed';
-
-export interface Check {
-  /** Stable id, for scripts: config, profile, address, service, proxy, keychain, credential, clock, node. */
-  check: string;
-  status: Status;
-  message: string;
-  fix?: string;
-}
+export type { Check, Status } from './check.js';
 
 export const command = defineCommand({
   name: 'doctor',

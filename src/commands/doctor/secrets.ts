@@ -9,7 +9,7 @@ import type { ConfigData, SecretStorage } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
 import { describeLeft, FallbackSecretStore, keychainName, secretAccount } from '../../credentials/store.js';
 import { FORWARD_SECRET_NAME } from '../events/secret.js';
-import type { Check } from './doctor.js';
+import type { Check } from './check.js';
 
 /** statfs's f_type of a tmpfs (linux/magic.h): files there are gone at reboot. */
 const TMPFS_MAGIC = 0x01021994;
