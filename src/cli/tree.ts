@@ -8,7 +8,6 @@ import { commandPath } from './fast-parse.js';
 import type { Invocation, RawGlobals } from './define.js';
 import { flagTerm, isHidden, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
 
-
 export interface ProgramOptions {
   version: string;
   /** Runs the chosen leaf (src/cli/execute.ts). */
