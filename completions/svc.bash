@@ -70,7 +70,7 @@ _svc_options() {
     'doctor') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'version') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'help') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'emulator') echo '--port --host --state --import --export --allow-host --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'emulator') echo '--port --host --state --import --export --allow-host --https --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
   esac
 }
 
