@@ -161,6 +161,9 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
       headers['content-type'] ??= 'application/json';
     }
     const signal = req.signal ? AbortSignal.any([req.signal, ctx.signal]) : ctx.signal;
+    // One deadline for the request and its retries (design.md "HTTP"): a silent server
+    // holds a command for SVC_HTTP_TIMEOUT in all, not that much per try.
+    const deadline = stream ? undefined : ctx.http.deadline?.(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     let token = await bearer(false);
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -172,6 +175,7 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
           body,
           signal,
           ...(stream ? { stream } : {}),
+          ...(deadline ? { deadline } : {}),
         });
       } catch (error) {
         if (isAbortError(error) || ctx.signal.aborted) throw new InterruptedError();

@@ -53,7 +53,8 @@ function ownFolder(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const info = lstatSync(dir);
   if (!info.isDirectory()) throw new LocalCaError(`${dir} is not a folder (a link or a file?); the emulator keeps its CA only in a folder of its own`);
-  if (process.getuid && info.uid !== process.getuid()) throw new LocalCaError(`${dir} belongs to another user; the emulator keeps its CA key only in a folder of yours`);
+  if (process.getuid && info.uid !== process.getuid())
+    throw new LocalCaError(`${dir} belongs to another user; the emulator keeps its CA key only in a folder of yours`);
   if ((info.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
@@ -103,7 +104,8 @@ export function openLocalCa(dir: string, now: () => number = Date.now): LocalCa 
     if (cert.validity.notAfter.getTime() > now() + DAY_MS) return { dir, certFile, certPem, keyPem, created: false };
   }
   if (certPem !== undefined || keyPem !== undefined) {
-    if (certPem === undefined || keyPem === undefined) throw new LocalCaError(`${dir} holds only half of a CA (${certPem ? CA_KEY_FILE : CA_CERT_FILE} is missing); remove ${dir} to make a new one`);
+    if (certPem === undefined || keyPem === undefined)
+      throw new LocalCaError(`${dir} holds only half of a CA (${certPem ? CA_KEY_FILE : CA_CERT_FILE} is missing); remove ${dir} to make a new one`);
     throw new LocalCaError(`the CA in ${dir} expires within a day; remove ${dir} to make a new one (and trust the new ${CA_CERT_FILE})`);
   }
   const keys = rsaKeyPair();

@@ -208,7 +208,10 @@ approve.end(JSON.stringify({ decision: 'approve', email: ${JSON.stringify(starte
     await new Promise<void>((resolve) => handler.listen(0, '127.0.0.1', resolve));
     try {
       const hook = `https://127.0.0.1:${(handler.address() as AddressInfo).port}/hook`;
-      const tail = svc(['events', 'tail', '--json', '--max-events', '3', '--forward-to', hook], { SVC_API_KEY: started.keys!.test, SVC_FORWARD_SECRET: 'a-long-forwarding-secret-for-tests' });
+      const tail = svc(['events', 'tail', '--json', '--max-events', '3', '--forward-to', hook], {
+        SVC_API_KEY: started.keys!.test,
+        SVC_FORWARD_SECRET: 'a-long-forwarding-secret-for-tests',
+      });
       for (let i = 0; i < 100 && (await control<{ open_streams: number }>('GET', '/stats')).open_streams < 1; i++) await new Promise((r) => setTimeout(r, 50));
       await control('POST', '/events', { org_id: started.org_id, mode: 'test', type: 'call.started', count: 3 });
       const ran = await tail;

@@ -80,11 +80,11 @@ describe('the real start path (dist/main.cjs)', () => {
     expect(builtins.filter((b) => LAZY_BUILTINS.includes(b))).toEqual([]);
   });
 
-  it('sees a lazy built-in when a command loads one (the check can fail): a plain-http request loads node:net, not node:http', () => {
-    // Nothing listens on port 9: the request fails (exit 9), but only after node:net loaded.
+  it('sees a lazy built-in when a command loads one (the check can fail): a plain-http request loads node:http, not https', () => {
+    // Nothing listens on port 9: the request fails (exit 9), but only after node:http loaded.
     const { builtins } = loadedBy(['account', '--json', '--base-url', 'http://127.0.0.1:9'], { SVC_API_KEY: 'svc_test_startpath' }, 9);
-    expect(builtins).toContain('net');
-    expect(builtins).not.toContain('http');
+    expect(builtins).toContain('http');
+    expect(builtins).not.toContain('https');
     expect(builtins).not.toContain('perf_hooks');
   });
 

@@ -45,7 +45,13 @@ export const command = defineCommand({
     allowHost: { value: '<name>', repeatable: true, help: 'also answer requests for this Host name (repeatable)' },
     https: { help: 'serve over https, with a certificate from a local CA the emulator makes once and keeps' },
   },
-  examples: ['svc emulator', 'svc emulator --https', 'svc emulator --port 0', 'svc emulator --state ~/.svc-emulator.jsonl', 'svc emulator --state s.jsonl --export fixture.json'],
+  examples: [
+    'svc emulator',
+    'svc emulator --https',
+    'svc emulator --port 0',
+    'svc emulator --state ~/.svc-emulator.jsonl',
+    'svc emulator --state s.jsonl --export fixture.json',
+  ],
   scopes: [],
 });
 
