@@ -53,7 +53,7 @@ export interface ApiClientDeps {
   /** The 429 wait notice. */
   io: Pick<Io, 'progress'>;
   /** An OAuth credential's access token, refreshed when needed (src/auth/session.ts). */
-  accessToken(profile: string, opts: { forceRefresh: boolean }): Promise<string>;
+  accessToken(profile: string, opts: { forceRefresh: boolean; failedToken?: string }): Promise<string>;
 }
 
 function buildUrl(baseUrl: string, req: ApiRequest): { method: string; url: URL; path: string } {
@@ -137,13 +137,16 @@ function checkHeaderSafe(value: string, credential: ResolvedCredential): void {
 }
 
 export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredential): ApiClient {
-  const bearer = async (forceRefresh: boolean): Promise<string> => {
+  /** The credential to send; `failed` is the token the service just refused (401). */
+  const bearer = async (forceRefresh: boolean, failed?: string): Promise<string> => {
     if (credential.kind === 'api_key') {
       checkHeaderSafe(credential.apiKey!, credential);
       return credential.apiKey!;
     }
     // Refreshed under the profile lock (src/auth/session.ts).
-    const token = await ctx.accessToken(credential.profileName, { forceRefresh });
+    // The refused token named, so requests refused together cause one refresh: the later
+    // ones find it rotated under the lock and take the new one.
+    const token = await ctx.accessToken(credential.profileName, { forceRefresh, ...(failed !== undefined ? { failedToken: failed } : {}) });
     checkHeaderSafe(token, credential);
     return token;
   };
@@ -213,7 +216,7 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
         // The token may have been rotated or expired early: refresh once and retry (design.md "Credentials").
         await response.body?.cancel().catch(() => {});
         refreshed = true;
-        token = await bearer(true);
+        token = await bearer(true, token);
         attempt--;
         continue;
       }
