@@ -94,7 +94,7 @@ const REFUSED_CERTIFICATE_CODES: ReadonlySet<string> = new Set([
 
 /** What to do about a refused certificate. */
 const REFUSED_CERTIFICATE_FIX =
-  'if a proxy or your network inspects TLS, give Node its CA certificate: NODE_EXTRA_CA_CERTS=/path/to/ca.pem; otherwise check the base URL (--base-url / SVC_BASE_URL)';
+  'if a proxy or your network inspects TLS, give Node its CA certificate: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (for `svc emulator --https`, the ca.pem its banner names); otherwise check the base URL (--base-url / SVC_BASE_URL)';
 
 /**
  * A TLS certificate Node refused: exit 9, never retried (another try meets the same
