@@ -99,8 +99,9 @@ const url = process.argv[2]; const base = new URL(url);
 const client = base.protocol === 'https:' ? https : http;
 const approve = client.request(base.origin + '/_emulator/approvals', { method: 'POST', headers: { 'content-type': 'application/json' } }, (r) => {
   r.resume();
-  r.on('end', () => client.get(url, (page) => { page.resume(); http.get(new URL(page.headers.location, url), (done) => done.resume()); }));
+  r.on('end', () => client.get(url, (page) => { page.resume(); http.get(new URL(page.headers.location, url), (done) => done.resume()).on('error', () => {}); }).on('error', () => {}));
 });
+approve.on('error', () => {});
 approve.end(JSON.stringify({ decision: 'approve', email: ${JSON.stringify(emulator.admin.email)}, org_id: ${JSON.stringify(emulator.org_id)} }));
 `,
   );
