@@ -137,16 +137,26 @@ function checkHeaderSafe(value: string, credential: ResolvedCredential): void {
 }
 
 export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredential): ApiClient {
+  const tokensUnderWay = new Map<string, Promise<string>>();
   /** The credential to send; `failed` is the token the service just refused (401). */
   const bearer = async (forceRefresh: boolean, failed?: string): Promise<string> => {
     if (credential.kind === 'api_key') {
       checkHeaderSafe(credential.apiKey!, credential);
       return credential.apiKey!;
     }
-    // Refreshed under the profile lock (src/auth/session.ts).
-    // The refused token named, so requests refused together cause one refresh: the later
-    // ones find it rotated under the lock and take the new one.
-    const token = await ctx.accessToken(credential.profileName, { forceRefresh, ...(failed !== undefined ? { failedToken: failed } : {}) });
+    // Refreshed under the profile lock (src/auth/session.ts). Requests of this command that
+    // need a token at the same moment (svc account's two) share one look-up, so they cause
+    // one refresh, and one failure; a 401 names the token refused, so another process's
+    // rotation meanwhile is taken rather than refreshed again.
+    const key = forceRefresh ? `refused:${failed ?? ''}` : 'current';
+    let pending = tokensUnderWay.get(key);
+    if (!pending) {
+      pending = ctx.accessToken(credential.profileName, { forceRefresh, ...(failed !== undefined ? { failedToken: failed } : {}) });
+      tokensUnderWay.set(key, pending);
+      const settled = () => void tokensUnderWay.delete(key);
+      pending.then(settled, settled);
+    }
+    const token = await pending;
     checkHeaderSafe(token, credential);
     return token;
   };
