@@ -244,7 +244,9 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
         );
       }
       const retryAfter = response.headers.get('retry-after');
-      const decision = decideRetry(method, attempt, { status: response.status, retryAfter }, ctx.clock.now(), random01(ctx));
+      let decision = decideRetry(method, attempt, { status: response.status, retryAfter }, ctx.clock.now(), random01(ctx));
+      // A wait that outlasts the request's deadline would only end in it: the answer now, with the figure.
+      if (decision.retry && deadline && ctx.clock.now() + decision.waitMs >= deadline.at) decision = { retry: false, reason: 'retry-after-too-long' };
       if (decision.retry) {
         await response.body?.cancel().catch(() => {});
         if (response.status === 429 && ctx.clock.now() >= quietUntil) {

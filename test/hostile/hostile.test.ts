@@ -152,6 +152,14 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
       expect(JSON.parse(r.stdout).id).toBe(event.id);
     });
 
+    it('a Retry-After that outlasts the deadline is not waited for: exit 7 at once, with the figure', async () => {
+      server.on('/v1/account', (_req, res) => json(res, 429, { detail: 'slow down' }, { 'retry-after': '5' }));
+      const r = await runCli(['account'], { env: env({ SVC_HTTP_TIMEOUT: '2' }) });
+      expect(r.exitCode).toBe(7);
+      expect(r.stderr).toContain('5 s');
+      expect(server.seen.filter((s) => s.path === '/v1/account')).toHaveLength(1);
+    });
+
     it('a malformed SVC_HTTP_TIMEOUT is a usage error', async () => {
       const r = await runCli(['account'], { env: env({ SVC_HTTP_TIMEOUT: 'soon' }) });
       expect(r.exitCode).toBe(2);
