@@ -133,6 +133,20 @@ describe('svc emulator --https', () => {
     const list = await svc(['calls', 'list', '--json'], key);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain(id);
+    for (const args of [
+      ['calls', 'get', id, '--json'],
+      ['calls', 'end', id, '--json'],
+      ['chats', 'start', '--language', 'en', '--subject', 'Over TLS', '--json'],
+      ['chats', 'list', '--json'],
+      ['translate', 'Good morning', '--to', 'es', '--json'],
+      ['events', 'list', '--json'],
+      ['account', 'balance', '--json'],
+      ['account', 'prices', '--json'],
+    ]) {
+      const ran = await svc(args, key);
+      expect(ran.code, `${args.join(' ')}: ${ran.stderr}`).toBe(0);
+      expect(() => JSON.parse(ran.stdout)).not.toThrow();
+    }
     const added = await svc(['keys', 'add', '--stdin', '--name', 'ci'], {}, `${started.keys!.test}\n`);
     expect(added.code, added.stderr).toBe(0);
     const listed = await svc(['keys', 'list', '--json']);
