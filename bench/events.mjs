@@ -138,8 +138,9 @@ export async function runEventsBench({
 
 /**
  * `svc events tail --forward-to URL` throughput: a burst of `events` forwarded, signed, to a
- * keep-alive receiver in this process, which checks order and counts deliveries.
- * Target (issue 16): ≥ 5,000 deliveries/s, in order.
+ * keep-alive receiver in this process, which answers at once, checks order and counts
+ * deliveries. Target (issue 25): ≥ 2,000 deliveries/s, in order (well above any handler we
+ * know of, which does work of its own for each event).
  */
 export async function runForwardBench({ events = Number(process.env.BENCH_FORWARD_EVENTS ?? 20_000) } = {}) {
   const { createServer } = await import('node:http');
@@ -211,8 +212,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (result.eventsPerSecond < 20_000 || result.lost > 0) process.exitCode = 1;
   const forward = await runForwardBench();
   console.log(
-    `events tail --forward-to: ${Math.round(forward.deliveriesPerSecond).toLocaleString('en-US')} deliveries/s, lost ${forward.lost}, out of order ${forward.outOfOrder} (target ≥ 5,000/s, in order)`,
+    `events tail --forward-to: ${Math.round(forward.deliveriesPerSecond).toLocaleString('en-US')} deliveries/s, lost ${forward.lost}, out of order ${forward.outOfOrder} (target ≥ 2,000/s, in order)`,
   );
   console.log(JSON.stringify(forward));
-  if (forward.deliveriesPerSecond < 5000 || forward.lost > 0 || forward.outOfOrder > 0) process.exitCode = 1;
+  if (forward.deliveriesPerSecond < 2000 || forward.lost > 0 || forward.outOfOrder > 0) process.exitCode = 1;
 }

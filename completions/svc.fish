@@ -205,4 +205,5 @@ complete -c svc -n '__svc_at \'emulator\'' -l import -r -F -d 'start from this e
 complete -c svc -n '__svc_at \'emulator\'' -l export -r -F -d 'write the --state file as a readable document to this file, then exit'
 complete -c svc -n '__svc_at \'emulator\'' -l allow-host -x -d 'also answer requests for this Host name (repeatable)'
 complete -c svc -n '__svc_at \'emulator\'' -l open -d 'open the dashboard (the emulator\'s root URL) in the browser'
+complete -c svc -n '__svc_at \'emulator\'' -l https -d 'serve over https, with a certificate from a local CA the emulator makes once and keeps'
 complete -c svc -s h -l help -d 'show help'

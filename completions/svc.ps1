@@ -420,7 +420,7 @@ $script:SvcCompletionTree = @{
   }
   'emulator' = @{
     subs = @()
-    opts = @('--port', '--host', '--state', '--import', '--export', '--allow-host', '--open', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--port', '--host', '--state', '--import', '--export', '--allow-host', '--open', '--https', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @('--state', '--import', '--export')
     args = @()

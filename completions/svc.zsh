@@ -71,7 +71,7 @@ _svc_options() {
     'doctor') echo '--fix --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'version') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'help') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'emulator') echo '--port --host --state --import --export --allow-host --open --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'emulator') echo '--port --host --state --import --export --allow-host --open --https --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
   esac
 }
 

@@ -31,10 +31,10 @@ const bold = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m
 const say = (text) => process.stdout.write(`\n${bold(`# ${text}`)}\n`);
 
 /** Runs `svc args…`, echoing the command and its output; resolves with its stdout. */
-function svc(args, { input, onStderr, quiet = false } = {}) {
+function svc(args, { input, onStderr, quiet = false, env: runEnv = env, expectExit = 0 } = {}) {
   process.stdout.write(`${bold('$')} svc ${args.map((a) => (/[\s,]/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [svcBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [svcBin, ...args], { env: runEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
@@ -45,7 +45,7 @@ function svc(args, { input, onStderr, quiet = false } = {}) {
       onStderr?.(chunk.toString());
     });
     child.stdin.end(input ?? '');
-    child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`svc ${args.join(' ')} exited ${code}`))));
+    child.on('exit', (code) => (code === expectExit ? resolve(stdout) : reject(new Error(`svc ${args.join(' ')} exited ${code}`))));
   });
 }
 
@@ -122,7 +122,24 @@ try {
 
   say('Sign out: the tokens are revoked on the service and removed here.');
   await svc(['logout']);
-  say('Done. Try it yourself: `node bin/svc.js emulator` in one terminal, `svc --help` in another.');
+
+  // The path users take to the real service: https. The emulator serves it from a local CA it
+  // makes once and keeps; Node clients trust that CA through NODE_EXTRA_CA_CERTS.
+  const secure = await startEmulator({ port: 0, https: { caDir: join(configDir, 'emulator-ca') } });
+  try {
+    say(`The same over https: an emulator at ${secure.url}, its certificate from a local CA (${secure.ca.certFile}).`);
+    const secureEnv = { ...env, SVC_BASE_URL: secure.url, SVC_API_KEY: secure.seed.keys.test, SVC_CONFIG_DIR: join(configDir, 'https') };
+    say('Until Node trusts that CA, svc refuses the certificate and says how to trust it (exit 9, nothing sent).');
+    await svc(['account'], { env: secureEnv, expectExit: 9 });
+    say(`Trusted the Node way: export NODE_EXTRA_CA_CERTS=${secure.ca.certFile}`);
+    const trusted = { ...secureEnv, NODE_EXTRA_CA_CERTS: secure.ca.certFile };
+    await svc(['account'], { env: trusted });
+    await svc(['calls', 'start', '--languages', 'en,fr', '--title', 'Over TLS'], { env: trusted });
+    await svc(['calls', 'list'], { env: trusted });
+  } finally {
+    await secure.close();
+  }
+  say('Done. Try it yourself: `node bin/svc.js emulator` (or `emulator --https`) in one terminal, `svc --help` in another.');
 } catch (error) {
   process.stderr.write(`\ndemo failed: ${error.message}\n`);
   exitCode = 1;

@@ -53,7 +53,7 @@ export interface ApiClientDeps {
   /** The 429 wait notice. */
   io: Pick<Io, 'progress'>;
   /** An OAuth credential's access token, refreshed when needed (src/auth/session.ts). */
-  accessToken(profile: string, opts: { forceRefresh: boolean }): Promise<string>;
+  accessToken(profile: string, opts: { forceRefresh: boolean; failedToken?: string }): Promise<string>;
 }
 
 function buildUrl(baseUrl: string, req: ApiRequest): { method: string; url: URL; path: string } {
@@ -137,13 +137,26 @@ function checkHeaderSafe(value: string, credential: ResolvedCredential): void {
 }
 
 export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredential): ApiClient {
-  const bearer = async (forceRefresh: boolean): Promise<string> => {
+  const tokensUnderWay = new Map<string, Promise<string>>();
+  /** The credential to send; `failed` is the token the service just refused (401). */
+  const bearer = async (forceRefresh: boolean, failed?: string): Promise<string> => {
     if (credential.kind === 'api_key') {
       checkHeaderSafe(credential.apiKey!, credential);
       return credential.apiKey!;
     }
-    // Refreshed under the profile lock (src/auth/session.ts).
-    const token = await ctx.accessToken(credential.profileName, { forceRefresh });
+    // Refreshed under the profile lock (src/auth/session.ts). Requests of this command that
+    // need a token at the same moment (svc account's two) share one look-up, so they cause
+    // one refresh, and one failure; a 401 names the token refused, so another process's
+    // rotation meanwhile is taken rather than refreshed again.
+    const key = forceRefresh ? `refused:${failed ?? ''}` : 'current';
+    let pending = tokensUnderWay.get(key);
+    if (!pending) {
+      pending = ctx.accessToken(credential.profileName, { forceRefresh, ...(failed !== undefined ? { failedToken: failed } : {}) });
+      tokensUnderWay.set(key, pending);
+      const settled = () => void tokensUnderWay.delete(key);
+      pending.then(settled, settled);
+    }
+    const token = await pending;
     checkHeaderSafe(token, credential);
     return token;
   };
@@ -161,6 +174,9 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
       headers['content-type'] ??= 'application/json';
     }
     const signal = req.signal ? AbortSignal.any([req.signal, ctx.signal]) : ctx.signal;
+    // One deadline for the request and its retries (design.md "HTTP"): a silent server
+    // holds a command for SVC_HTTP_TIMEOUT in all, not that much per try.
+    const deadline = stream ? undefined : ctx.http.deadline?.(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     let token = await bearer(false);
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -172,6 +188,7 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
           body,
           signal,
           ...(stream ? { stream } : {}),
+          ...(deadline ? { deadline } : {}),
         });
       } catch (error) {
         if (isAbortError(error) || ctx.signal.aborted) throw new InterruptedError();
@@ -209,7 +226,7 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
         // The token may have been rotated or expired early: refresh once and retry (design.md "Credentials").
         await response.body?.cancel().catch(() => {});
         refreshed = true;
-        token = await bearer(true);
+        token = await bearer(true, token);
         attempt--;
         continue;
       }
@@ -227,7 +244,9 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
         );
       }
       const retryAfter = response.headers.get('retry-after');
-      const decision = decideRetry(method, attempt, { status: response.status, retryAfter }, ctx.clock.now(), random01(ctx));
+      let decision = decideRetry(method, attempt, { status: response.status, retryAfter }, ctx.clock.now(), random01(ctx));
+      // A wait that outlasts the request's deadline would only end in it: the answer now, with the figure.
+      if (decision.retry && deadline && ctx.clock.now() + decision.waitMs >= deadline.at) decision = { retry: false, reason: 'retry-after-too-long' };
       if (decision.retry) {
         await response.body?.cancel().catch(() => {});
         if (response.status === 429 && ctx.clock.now() >= quietUntil) {

@@ -1,23 +1,27 @@
-// The process's one HTTP path (design.md "HTTP"): one keep-alive connection pool per
-// invocation (the context opens and closes it), connect/headers/body timeouts, the User-Agent, and --debug logging of each
-// request and response with every secret redacted.
+// The process's one HTTP stack (design.md "HTTP"): one keep-alive pool per invocation (the
+// context opens and closes it), connect/headers/body timeouts, the overall deadline, the
+// User-Agent, and --debug logging of each request and response with every secret redacted.
 //
-// Transport, straight to the address: a short request over plain http (the emulator, a
-// local service) on svc's own keep-alive connections (src/api/serial.ts), which spares a
-// short command loading node:http and its first request's machinery, about a fifth of its
-// start-up on Node 26; https and event streams through Node's own http/https modules. With
-// proxy variables set, undici's EnvHttpProxyAgent. Why not undici for every request: its
-// HTTP/1 parser is llhttp built as WebAssembly, compiled at each start — about 120 ms on a
-// 2-core machine, twice a bare `node -e 0`, on every short command. Behind a proxy,
-// undici's CONNECT tunnelling and NO_PROXY rules are worth their load time. Each is loaded
-// on its first request, never at start-up.
+// Every request, short ones, event streams and --forward-to deliveries alike, goes through
+// Node's own node:http/node:https (its native llhttp parser has met every hostile server
+// before ours did); https and TLS load only for an https address. With proxy variables set,
+// undici's EnvHttpProxyAgent, for its CONNECT tunnelling and NO_PROXY rules. Why not undici
+// for every request: its HTTP/1 parser is llhttp built as WebAssembly, compiled at each start,
+// a cost every short command would pay. Each is loaded on its first request, never at start-up.
 import type { Agent as NodeAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
 import { lazyRequire } from '../node-require.js';
 import { UsageError } from '../errors.js';
-import { CertificateRefusedError, DeadlineError, deadlineFromEnv, MAX_BODY_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
-import { openSerialConnection, type SerialConnection } from './serial.js';
+import {
+  CertificateRefusedError,
+  DeadlineError,
+  deadlineFromEnv,
+  HeadersTooLargeError,
+  MAX_BODY_BYTES,
+  ResponseTooLargeError,
+  UPLOAD_ALLOWANCE_BYTES_PER_S,
+} from './limits.js';
 import { proxyFor } from './proxy.js';
 
 /** The slice of a fetch Response that svc uses, over either transport's answer. */
@@ -48,16 +52,25 @@ export interface HttpInit {
    * heartbeat rule cuts a silent one). Every other request has one (src/api/limits.ts).
    */
   stream?: boolean;
+  /**
+   * The deadline this request shares with its earlier tries (HttpTransport.deadline): a retry
+   * gets what is left of it. Without one, the request has a deadline of its own.
+   */
+  deadline?: RequestDeadline;
+}
+
+/** One overall deadline for a request and all its retries (design.md "HTTP"). */
+export interface RequestDeadline {
+  /** Its length, as the error names it. */
+  readonly ms: number;
+  /** When it passes, on the transport's clock. */
+  readonly at: number;
 }
 
 export interface HttpTransport {
   fetch(url: string | URL, init?: HttpInit): Promise<HttpResponse>;
-  /**
-   * A connection of its own to `url` for POSTs made one after the other (ordered
-   * deliveries), leaner than `fetch`; undefined where `fetch` would not go straight to the
-   * address over plain http (https, a proxy variable set) or logs each request (--debug).
-   */
-  serial?(url: string): SerialConnection | undefined;
+  /** Starts the overall deadline of a request of `bodyBytes` (a large upload gets more time), shared by its retries. */
+  deadline?(bodyBytes: number): RequestDeadline;
   /** Loads the transport (node:http, or undici behind a proxy) ahead of the first request, to overlap a wait. */
   prepare?(): void;
 }
@@ -76,6 +89,8 @@ export interface HttpOptions {
   now?: () => number;
   /** The overall deadline of a non-streaming request; default: SVC_HTTP_TIMEOUT, else 60 s. */
   deadlineMs?: number;
+  /** How long one try waits for an answer's head before it counts as a network failure (tests shorten it). */
+  headersTimeoutMs?: number;
 }
 
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -91,7 +106,8 @@ type Send = (
   method: string,
   headers: Record<string, string>,
   body: string | Uint8Array | undefined,
-  signal: AbortSignal | undefined,
+  /** The caller's abort (Ctrl-C) and the deadline's: either ends the request, and the body's reading. */
+  signals: readonly AbortSignal[],
   /** An event stream (init.stream), read for as long as it lasts. */
   stream: boolean,
 ) => Promise<HttpResponse>;
@@ -102,51 +118,14 @@ interface Transport {
 
 /** The transport the proxy variables call for; each createHttp owns one, opened on its first request. */
 function openTransport(options: HttpOptions): Promise<Transport> {
-  return PROXY_VARS.some((name) => options.env[name]) ? proxiedTransport(options.env) : directTransport(options.userAgent);
+  return PROXY_VARS.some((name) => options.env[name]) ? proxiedTransport(options.env) : nodeTransport(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS);
 }
 
-/**
- * Straight to the address: a short plain-http request on a connection of svc's own (one
- * request at a time each, kept alive, a new one opened when all of an origin's are busy);
- * https and event streams through node:http/https, loaded on their first request.
- */
-async function directTransport(userAgent: string): Promise<Transport> {
-  lazyRequire('node:net'); // loaded now: prepare() calls this ahead of a wait
-  let node: Promise<Transport> | undefined;
-  const connections = new Map<string, SerialConnection[]>();
-  const connectionTo = (target: URL): SerialConnection => {
-    let list = connections.get(target.host);
-    if (!list) connections.set(target.host, (list = []));
-    let connection = list.find((c) => !c.busy);
-    if (!connection) {
-      connection = openSerialConnection(new URL(target.origin), {
-        userAgent,
-        deadlineMs: Infinity, // fetch holds the whole exchange's deadline
-        connectTimeoutMs: CONNECT_TIMEOUT_MS,
-        idleTimeoutMs: HEADERS_TIMEOUT_MS,
-        bodyIdleTimeoutMs: BODY_TIMEOUT_MS,
-      });
-      list.push(connection);
-    }
-    return connection;
-  };
-  return {
-    async send(target, method, headers, body, signal, stream) {
-      if (target.protocol !== 'http:' || stream) return (await (node ??= nodeTransport())).send(target, method, headers, body, signal, stream);
-      const answer = await connectionTo(target).request(method, target.pathname + target.search, headers, body, signal);
-      return wrapResponse(target.href, answer.status, answer.statusText, answer.headers, answer.body, () =>
-        readCapped(answer.body, target.href, answer.headers['content-length']),
-      );
-    },
-    async close() {
-      for (const list of connections.values()) for (const connection of list) connection.close();
-      connections.clear();
-      if (node) await (await node).close();
-    },
-  };
+function abortErrorOf(signal: AbortSignal): Error {
+  return Object.assign(new Error('This operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR', cause: signal.reason as unknown });
 }
 
-async function nodeTransport(): Promise<Transport> {
+async function nodeTransport(headersTimeoutMs: number): Promise<Transport> {
   const http = lazyRequire('node:http');
   // https (and TLS) load only for an https address.
   type Client = { request: typeof http.request; agent: NodeAgent };
@@ -160,12 +139,28 @@ async function nodeTransport(): Promise<Transport> {
     }
     return client;
   };
-  const send: Send = async (target, method, headers, body, signal) => {
+  const send: Send = async (target, method, headers, body, signals) => {
     const { request: open, agent } = clientFor(target.protocol);
     return new Promise((resolve, reject) => {
-      const request: ClientRequest = open(target, { method, headers, agent, ...(signal ? { signal } : {}) });
+      const request: ClientRequest = open(target, { method, headers, agent });
+      // An abort ends the request, or once answered the body (its reader sees the abort, as
+      // with fetch). Listeners, not AbortSignal.any: a delivery loop sends thousands of
+      // requests under one long-lived signal.
+      let response: IncomingMessage | undefined;
+      const onAbort = (event: Event) => (response ?? request).destroy(abortErrorOf(event.target as AbortSignal));
+      for (const signal of signals) {
+        if (signal.aborted) {
+          request.destroy(abortErrorOf(signal));
+          break;
+        }
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      const release = () => {
+        for (const signal of signals) signal.removeEventListener('abort', onAbort);
+      };
+      request.once('close', () => response ?? release());
       const fail = (code: string, message: string) => request.destroy(Object.assign(new Error(message), { code }));
-      const headersTimer = setTimeout(() => fail('UND_ERR_HEADERS_TIMEOUT', `no answer within ${HEADERS_TIMEOUT_MS / 1000} s`), HEADERS_TIMEOUT_MS);
+      const headersTimer = setTimeout(() => fail('UND_ERR_HEADERS_TIMEOUT', `no answer within ${headersTimeoutMs / 1000} s`), headersTimeoutMs);
       request.on('socket', (socket) => {
         if (!socket.connecting) return;
         const connectTimer = setTimeout(() => fail('UND_ERR_CONNECT_TIMEOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`), CONNECT_TIMEOUT_MS);
@@ -176,12 +171,14 @@ async function nodeTransport(): Promise<Transport> {
         clearTimeout(headersTimer);
         reject(error);
       });
-      request.on('response', (response: IncomingMessage) => {
+      request.on('response', (answer: IncomingMessage) => {
         clearTimeout(headersTimer);
+        response = answer;
+        answer.once('close', release);
         // Silence between body chunks ends the body, as undici's bodyTimeout does.
-        response.setTimeout(BODY_TIMEOUT_MS, () => response.destroy(Object.assign(new Error('the answer stalled'), { code: 'UND_ERR_BODY_TIMEOUT' })));
+        answer.setTimeout(BODY_TIMEOUT_MS, () => answer.destroy(Object.assign(new Error('the answer stalled'), { code: 'UND_ERR_BODY_TIMEOUT' })));
         // (A socket back in the pool gets the agent's own timeout again: none.)
-        resolve(nodeResponse(target.href, response, http.STATUS_CODES));
+        resolve(nodeResponse(target.href, answer, http.STATUS_CODES));
       });
       request.end(body);
     });
@@ -210,7 +207,8 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
     noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
   });
   return {
-    async send(target, method, headers, body, signal) {
+    async send(target, method, headers, body, signals) {
+      const signal = signals.length > 1 ? AbortSignal.any([...signals]) : signals[0];
       const answer = await dispatcher.request({
         origin: target.origin,
         path: target.pathname + target.search,
@@ -229,7 +227,9 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
 
 function nodeResponse(url: string, response: IncomingMessage, statusTexts: Readonly<Record<number, string | undefined>>): HttpResponse {
   const status = response.statusCode ?? 0;
-  return wrapResponse(url, status, statusTexts[status] ?? '', response.headers, response, () => readCapped(response, url, response.headers['content-length']));
+  // The server's own reason phrase, printable ASCII only (it may reach a terminal).
+  const reason = (response.statusMessage ?? '').replace(/[^\x20-\x7e]/g, '') || (statusTexts[status] ?? '');
+  return wrapResponse(url, status, reason, response.headers, response, () => readCapped(response, url, response.headers['content-length']));
 }
 
 /**
@@ -326,29 +326,21 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
   const now = options.now ?? Date.now;
   let deadline = options.deadlineMs;
   let pool: Promise<Transport> | undefined;
-  const serials = new Set<SerialConnection>();
+  const startDeadline = (bodyBytes: number): RequestDeadline => {
+    // An upload of more than 1 MiB (voice) gets more time, so a slow uplink is not cut off.
+    const allowanceMs = bodyBytes > 1024 * 1024 ? Math.ceil(bodyBytes / UPLOAD_ALLOWANCE_BYTES_PER_S) * 1000 : 0;
+    const ms = (deadline ??= deadlineFromEnv(options.env)) + allowanceMs;
+    return { ms, at: now() + ms };
+  };
   return {
+    deadline: startDeadline,
     prepare() {
       (pool ??= openTransport(options)).catch(() => {}); // a failure shows on the request itself
     },
     async close() {
-      for (const connection of serials) connection.close();
       const current = pool;
       pool = undefined;
       if (current) await (await current).close().catch(() => {});
-    },
-    serial(url) {
-      const target = new URL(url);
-      // Where fetch goes straight to the address over plain http, and nothing is logged.
-      if (target.protocol !== 'http:' || options.debug || PROXY_VARS.some((name) => options.env[name])) return undefined;
-      const connection = openSerialConnection(target, {
-        userAgent: options.userAgent,
-        deadlineMs: (deadline ??= deadlineFromEnv(options.env)),
-        connectTimeoutMs: CONNECT_TIMEOUT_MS,
-        idleTimeoutMs: HEADERS_TIMEOUT_MS,
-      });
-      serials.add(connection);
-      return connection;
     },
     async fetch(url, init = {}) {
       const target = new URL(url);
@@ -364,10 +356,11 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
           throw new UsageError(`the ${name} header cannot be sent: its value holds a line break, a control character or a character beyond Latin-1`);
         }
       }
-      // An upload of more than 1 MiB (voice) gets more time, so a slow uplink is not cut off.
-      const bodyBytes = Number(headers['content-length'] ?? 0);
-      const allowanceMs = bodyBytes > 1024 * 1024 ? Math.ceil(bodyBytes / UPLOAD_ALLOWANCE_BYTES_PER_S) * 1000 : 0;
-      const deadlineMs = init.stream ? undefined : (deadline ??= deadlineFromEnv(options.env)) + allowanceMs;
+      const budget = init.stream ? undefined : (init.deadline ?? startDeadline(Number(headers['content-length'] ?? 0)));
+      const deadlineMs = budget?.ms;
+      // What is left of it: a retry after a silent try gets only the rest.
+      const remainingMs = budget ? budget.at - now() : undefined;
+      if (remainingMs !== undefined && remainingMs <= 0) throw new DeadlineError(target.origin, budget!.ms);
       const transport = await (pool ??= openTransport(options));
       const debug = options.debug;
       const started = now();
@@ -387,19 +380,20 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
           // The body first, so its reader sees this error rather than the request's abort.
           rawBody?.destroy(new DeadlineError(target.origin, deadlineMs));
           expired.abort();
-        }, deadlineMs);
+        }, remainingMs);
         timer.unref?.();
       }
-      const signal = timer === undefined ? init.signal : init.signal ? AbortSignal.any([init.signal, expired.signal]) : expired.signal;
+      const signals = [...(init.signal ? [init.signal] : []), ...(timer === undefined ? [] : [expired.signal])];
       let response: HttpResponse;
       try {
-        response = await transport.send(target, method, headers, init.body, signal, init.stream === true);
+        response = await transport.send(target, method, headers, init.body, signals, init.stream === true);
       } catch (error) {
         clearTimeout(timer);
         // Ctrl-C stays an abort; anything else is a network failure, shaped like fetch's
         // (`cause` carries the code) so every caller tells the two apart the same way.
         if (init.signal?.aborted) throw error;
         if (expired.signal.aborted) throw new DeadlineError(target.origin, deadlineMs!);
+        if (HeadersTooLargeError.is(error)) throw new HeadersTooLargeError(target.origin);
         const refused = CertificateRefusedError.codeOf(error);
         if (refused) throw new CertificateRefusedError(target.origin, refused, proxyFor(options.env, target).proxy);
         throw new TypeError('request failed', { cause: error });

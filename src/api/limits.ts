@@ -50,6 +50,30 @@ export class DeadlineError extends CliError {
   }
 }
 
+/** Node's limit on an answer's head (its --max-http-header-size default). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * An answer whose headers are larger than Node reads: the server's fault, and another try
+ * gets the same answer. Exit 9, said once, never retried.
+ */
+export class HeadersTooLargeError extends CliError {
+  /** Node's parser (HPE_HEADER_OVERFLOW) and undici's (UND_ERR_HEADERS_OVERFLOW) say it so. */
+  static is(error: unknown): boolean {
+    const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+    const code = typeof e?.code === 'string' ? e.code : e?.cause?.code;
+    return code === 'HPE_HEADER_OVERFLOW' || code === 'UND_ERR_HEADERS_OVERFLOW';
+  }
+
+  constructor(origin: string) {
+    super(
+      `${origin} answered with headers larger than ${formatBytes(MAX_HEADER_BYTES)}, the most Node reads; not retried (it would answer the same)`,
+      EXIT.upstream,
+      'check the address (--base-url / SVC_BASE_URL) and any proxy: the service never sends headers that large',
+    );
+  }
+}
+
 /**
  * Codes of a TLS certificate Node refused (untrusted, expired, another host's): the request
  * was never sent, and trying again will not change the answer.
@@ -70,7 +94,7 @@ const REFUSED_CERTIFICATE_CODES: ReadonlySet<string> = new Set([
 
 /** What to do about a refused certificate. */
 const REFUSED_CERTIFICATE_FIX =
-  'if a proxy or your network inspects TLS, give Node its CA certificate: NODE_EXTRA_CA_CERTS=/path/to/ca.pem; otherwise check the base URL (--base-url / SVC_BASE_URL)';
+  'if a proxy or your network inspects TLS, give Node its CA certificate: NODE_EXTRA_CA_CERTS=/path/to/ca.pem (for `svc emulator --https`, the ca.pem its banner names); otherwise check the base URL (--base-url / SVC_BASE_URL)';
 
 /**
  * A TLS certificate Node refused: exit 9, never retried (another try meets the same

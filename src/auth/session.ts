@@ -8,8 +8,8 @@ import type { HttpTransport } from '../api/http.js';
 import type { Clock, Random } from '../shared/runtime.js';
 import { AuthError, InterruptedError, NetworkError } from '../errors.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
-import { OAuthStepError } from './http.js';
-import { clientOf, fetchOf, readStored, REFRESH_AHEAD_MS, storageOf, writeStored, type StoredOAuth } from './stored.js';
+import { OAuthStepError, type FetchLike } from './http.js';
+import { clientOf, readStored, REFRESH_AHEAD_MS, storageOf, writeStored, type StoredOAuth } from './stored.js';
 import { refreshTokens } from './tokens.js';
 import { withRefreshRetries } from './refresh-retry.js';
 
@@ -93,9 +93,10 @@ async function refreshUnderLock(ctx: SessionDeps, profile: string, current: Stor
   let tokens;
   try {
     // 429/5xx/network: retried, then exit 7/9 (src/auth/refresh-retry.ts); refusals come through as before.
-    tokens = await withRefreshRetries(ctx, profile, () =>
-      refreshTokens(fetchOf(ctx), current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal),
-    );
+    // One deadline for the refresh and its retries, as for any request (src/api/client.ts).
+    const deadline = ctx.http.deadline?.(0);
+    const fetch: FetchLike = (url, init) => ctx.http.fetch(url, deadline ? { ...init, deadline } : init);
+    tokens = await withRefreshRetries(ctx, profile, () => refreshTokens(fetch, current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal));
   } catch (error) {
     if (error instanceof OAuthStepError && error.kind === 'oauth' && error.details.oauthError === 'invalid_grant') {
       // Another process may have rotated the pair while this one was stopped (its lock then taken

@@ -32,6 +32,7 @@ import type { LoadSummary } from './persistence/journal.js';
 import { RequestLog } from './dashboard/requests.js';
 import { createApp } from './server.js';
 import { createState, reset } from './state.js';
+import { issueServerCertificate, openLocalCa, type ServerCertificate } from './tls.js';
 import type { Limits, Seed, State } from './state.js';
 
 export type { EmulatorClock, AdvancingClock } from './clock.js';
@@ -40,6 +41,7 @@ export type { LoadSummary } from './persistence/journal.js';
 export type { RequestLog, RequestEntry } from './dashboard/requests.js';
 export { StateFileError } from './persistence/journal.js';
 export { InvalidDocumentError, exportDocument } from './persistence/document.js';
+export { LocalCaError, issueServerCertificate, openLocalCa } from './tls.js';
 
 export interface EmulatorOptions {
   /** 0 picks a free port. Default 0. */
@@ -58,11 +60,18 @@ export interface EmulatorOptions {
   allowHosts?: string[];
   /** Bounds under abuse (tests lower them). */
   limits?: Partial<Limits>;
+  /**
+   * Serve over TLS (`--https`) with a certificate from the local CA kept in this folder
+   * (made on first use, reused afterwards; src/emulator/tls.ts).
+   */
+  https?: { caDir: string };
 }
 
 export interface RunningEmulator {
-  /** http://HOST:PORT, no trailing slash; serves both {base_url} and {auth_url}. */
+  /** http(s)://HOST:PORT, no trailing slash; serves both {base_url} and {auth_url}. */
   url: string;
+  /** With `https`: the CA certificate file clients trust (NODE_EXTRA_CA_CERTS), and whether this start made it. */
+  ca: { certFile: string; created: boolean } | null;
   port: number;
   /** The seed of the latest start or reset; throws when the world was loaded (its keys were shown when made). */
   readonly seed: Seed;
@@ -109,7 +118,26 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const requests = new RequestLog();
   const app = createApp(state, requests);
   const host = opts.host ?? '127.0.0.1';
-  const server = createAdaptorServer({ fetch: app.fetch }) as import('node:http').Server;
+  const hostnames = boundHostnames(host, opts.allowHosts);
+  let ca: RunningEmulator['ca'] = null;
+  let server: import('node:http').Server;
+  if (opts.https) {
+    let certificate: ServerCertificate;
+    try {
+      const local = openLocalCa(opts.https.caDir);
+      ca = { certFile: local.certFile, created: local.created };
+      // Every name the emulator answers, loopback's always (a wildcard bind lists this machine's addresses too).
+      certificate = issueServerCertificate(local, ['localhost', '127.0.0.1', '::1', ...hostnames]);
+    } catch (error) {
+      journal?.close();
+      throw error;
+    }
+    const { createServer } = await import('node:https');
+    server = createAdaptorServer({ fetch: app.fetch, createServer, serverOptions: certificate }) as unknown as import('node:http').Server;
+    server.on('tlsClientError', () => {}); // a client that refuses the certificate hangs up; nothing to do
+  } else {
+    server = createAdaptorServer({ fetch: app.fetch }) as import('node:http').Server;
+  }
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -123,8 +151,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${urlHost(host)}:${port}`;
-  state.address = { url, port, hostnames: boundHostnames(host, opts.allowHosts) };
+  const url = `${opts.https ? 'https' : 'http'}://${urlHost(host)}:${port}`;
+  state.address = { url, port, hostnames };
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -134,6 +162,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       return state.seed;
     },
     loaded,
+    ca,
     state,
     clock,
     requests,

@@ -85,6 +85,20 @@ describe('access token refresh', () => {
     expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
   });
 
+  it('svc account asks for the account and the balance at once: one refresh for both, ahead of expiry or after a 401', async () => {
+    const session = await loggedIn();
+    const ahead = await session.run(['account', '--json'], { clock: shiftedClock(3550_000) });
+    expect(ahead.exitCode).toBe(0);
+    expect(JSON.parse(ahead.stdout)).toMatchObject({ id: emulator.seed.org_id, balance: { object: 'balance' } });
+    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+    // Both requests refused together (the service saw the token expire): still one refresh.
+    await controlPlane(emulator).advanceClock(3601);
+    const refused = await session.run(['account', '--json']);
+    expect(refused.stderr).toBe('');
+    expect(refused.exitCode).toBe(0);
+    expect(await stats(emulator)).toMatchObject({ refreshes: 2, refresh_reuse: 0 });
+  });
+
   it('a reused refresh token (a stale copy of the pair) ends the connection with exit 3, deleting nothing', async () => {
     const session = await loggedIn();
     const stale = session.secrets.secrets.get('default:oauth')!;

@@ -311,14 +311,10 @@ describe('bin/svc.js over the bundle', () => {
     // `head` reads 3 lines and exits; svc's next write meets a closed pipe. (Async spawn:
     // the emulator serves from this process's event loop.)
     const ran = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(
-        'bash',
-        ['-c', `${svcShellWords()} events tail --json --since ${mark} | head -n 3; echo "svc-exit=\${PIPESTATUS[0]}" >&2`],
-        {
-          env: { PATH: svcPath(), SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: key },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const child = spawn('bash', ['-c', `${svcShellWords()} events tail --json --since ${mark} | head -n 3; echo "svc-exit=\${PIPESTATUS[0]}" >&2`], {
+        env: { PATH: svcPath(), SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: key },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

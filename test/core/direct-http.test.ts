@@ -1,12 +1,10 @@
-// The transport's own plain-http path (src/api/serial.ts `request`, used by createHttp for
-// every short request straight to an http address): what node:http offered its callers,
-// checked against real servers: node:http ones, and raw sockets for the bytes node:http
-// never sends.
+// The transport straight to a plain-http address (src/api/http.ts over node:http): what
+// svc's callers rely on, checked against real servers: node:http ones, and raw sockets for
+// the bytes node:http never sends.
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttp, type OwnedHttpTransport } from '../../src/api/http.js';
-import { AnswerBody } from '../../src/api/serial.js';
 import { rawServer as rawTcpServer, recordingServer, type SeenRequest } from '../helpers/http-servers.js';
 
 const closers: Array<() => unknown> = [];
@@ -178,61 +176,5 @@ describe('plain http straight to the address', () => {
   it('a reason phrase keeps printable ASCII only', async () => {
     const server = await rawServer((socket) => socket.write('HTTP/1.1 418 I\x1b[31m am\x07 a teapot\r\ncontent-length: 0\r\n\r\n'));
     expect((await transport().fetch(server.url)).statusText).toBe('I[31m am a teapot');
-  });
-});
-
-describe('an answer body (AnswerBody)', () => {
-  function body() {
-    const calls = { drained: 0, abandoned: 0, events: [] as string[] };
-    const b = new AnswerBody(
-      () => calls.drained++,
-      () => calls.abandoned++,
-    );
-    for (const event of ['error', 'end', 'close'] as const) b.on(event, () => calls.events.push(event));
-    return { b, calls };
-  }
-
-  it('gives its chunks in order, then ends; end and close come once', async () => {
-    const { b, calls } = body();
-    b.push(Buffer.from('a'));
-    setTimeout(() => {
-      b.push(Buffer.from('b'));
-      b.end();
-    }, 5);
-    const got: string[] = [];
-    for await (const chunk of b) got.push(Buffer.from(chunk).toString());
-    expect(got).toEqual(['a', 'b']);
-    b.destroy(); // after its end: no second close, the source is not told to stop
-    expect(calls).toEqual({ drained: 0, abandoned: 0, events: ['end', 'close'] }); // never behind: never asked to go on
-  });
-
-  it('asks its source to pause past 64 KB held, and to go on once the reader catches up', async () => {
-    const { b, calls } = body();
-    expect(b.push(Buffer.alloc(40 * 1024))).toBe(true);
-    expect(b.push(Buffer.alloc(40 * 1024))).toBe(false);
-    const reader = b[Symbol.asyncIterator]();
-    await reader.next();
-    expect(calls.drained).toBe(1); // 40 KB still held: under the mark, so it may go on
-    await reader.next();
-    expect(calls.drained).toBe(1); // (once)
-  });
-
-  it('destroyed before its end: the source stops, a waiting reader gets the error; a reader that breaks off destroys it', async () => {
-    const { b, calls } = body();
-    const reading = (async () => {
-      for await (const chunk of b) void chunk;
-    })();
-    b.destroy(Object.assign(new Error('the answer stalled'), { code: 'UND_ERR_BODY_TIMEOUT' }));
-    await expect(reading).rejects.toMatchObject({ code: 'UND_ERR_BODY_TIMEOUT' });
-    expect(calls).toMatchObject({ abandoned: 1, events: ['error', 'close'] });
-
-    const other = body();
-    other.b.push(Buffer.from('x'));
-    for await (const chunk of other.b) {
-      void chunk;
-      break;
-    }
-    expect(other.calls).toMatchObject({ abandoned: 1, events: ['close'] });
-    await expect(other.b[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
   });
 });

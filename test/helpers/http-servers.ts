@@ -1,4 +1,4 @@
-// Servers of the tests' own for svc's HTTP client (src/api/serial.ts, src/api/http.ts): a
+// Servers of the tests' own for svc's HTTP client (src/api/http.ts): a
 // node:http one that records each request, and a raw TCP one for the bytes node:http
 // never sends (split heads, 1xx, answers without a length, garbage). Each hands its
 // clean-up to `onClose` (the test file's afterEach list).

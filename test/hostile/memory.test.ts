@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostileServer, json, streamLazily, type HostileServer } from './server.js';
+import { hostileServer, json, streamLazily, type HostileServer, type Protocol } from './server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const wrapper = join(root, 'test/hostile/maxrss.cjs');
@@ -17,15 +17,19 @@ const OFFERED = 1536 * MiB;
 /** Node itself takes 40–60 MiB; the caps add 8 MiB at most. Without them this was gigabytes. */
 const RSS_BOUND_MIB = 160;
 
+// Over plain http and over https (the tests' CA, trusted as users trust one: NODE_EXTRA_CA_CERTS).
+const servers: Partial<Record<Protocol, HostileServer>> = {};
 let server: HostileServer;
 let configDir: string;
 
 beforeAll(async () => {
-  server = await hostileServer();
+  servers.http = await hostileServer('http');
+  servers.https = await hostileServer('https');
   configDir = mkdtempSync(join(tmpdir(), 'svc-hostile-'));
 });
 afterAll(async () => {
-  await server?.close();
+  await servers.http?.close();
+  await servers.https?.close();
   rmSync(configDir, { recursive: true, force: true });
 });
 
@@ -39,6 +43,7 @@ function svcWithPeakMemory(args: string[]): Promise<{ code: number | null; stder
         SVC_CREDENTIAL_STORE: 'file',
         SVC_BASE_URL: server.url,
         SVC_API_KEY: 'svc_test_hostile0000000000000000',
+        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '',
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -52,7 +57,11 @@ function svcWithPeakMemory(args: string[]): Promise<{ code: number | null; stder
   });
 }
 
-describe('the binary against 1.5 GiB answers', () => {
+describe.each(['http', 'https'] as const)('the binary against 1.5 GiB answers over %s', (protocol) => {
+  beforeAll(() => {
+    server = servers[protocol]!;
+  });
+
   it('a JSON body that goes on and on: exit 9 naming 8 MiB, peak memory bounded, the server stopped early', async () => {
     let sent: Promise<number> | undefined;
     server.on('/v1/account', (_req, res) => {

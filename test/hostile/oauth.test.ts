@@ -11,184 +11,187 @@ import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { hostileServer, json, type HostileServer } from './server.js';
 
-let server: HostileServer;
-let other: HostileServer;
-let issued = 0;
+// Every case over plain http and over https (a TLS server of the tests' own).
+describe.each(['http', 'https'] as const)('over %s', (protocol) => {
+  let server: HostileServer;
+  let other: HostileServer;
+  let issued = 0;
 
-beforeAll(async () => {
-  server = await hostileServer();
-  other = await hostileServer();
-});
-afterEach(() => {
-  server.reset();
-  other.reset();
-});
-afterAll(async () => {
-  await server.close();
-  await other.close();
-});
-
-function tokens(res: ServerResponse): void {
-  issued++;
-  json(
-    res,
-    200,
-    {
-      access_token: `svc_oat_hostile${issued}aaaaaaaaaaaaaaaa`,
-      token_type: 'Bearer',
-      expires_in: 3600,
-      refresh_token: `svc_ort_hostile${issued}bbbbbbbbbbbbbbbb`,
-      scope: 'account:read calls:read',
-      org_id: 'org_hostile',
-    },
-    { 'cache-control': 'no-store' },
-  );
-}
-
-/** The RFC 8414 metadata and /v1/account: what a sign-in needs besides the token endpoint. */
-function speakOAuth(): void {
-  server.on('/.well-known/oauth-authorization-server', (_req, res) =>
-    json(res, 200, {
-      issuer: server.url,
-      authorization_endpoint: `${server.url}/oauth/authorize`,
-      token_endpoint: `${server.url}/oauth2/token`,
-      revocation_endpoint: `${server.url}/oauth2/revoke`,
-      response_types_supported: ['code'],
-      code_challenge_methods_supported: ['S256'],
-    }),
-  );
-  server.on('/v1/account', (_req, res) =>
-    json(res, 200, { object: 'account', id: 'org_hostile', name: 'Hostile', livemode: true, credential: { type: 'oauth', scopes: ['account:read'] } }),
-  );
-}
-
-/** A browser that "approves" at once: it calls the loopback redirect with a code (or the given error parameters). */
-function browser(params: Record<string, string> = { code: 'code_from_hostile' }): Browser {
-  return {
-    async open(url) {
-      const authorize = new URL(url);
-      const callback = new URL(authorize.searchParams.get('redirect_uri')!);
-      for (const [k, v] of Object.entries(params)) callback.searchParams.set(k, v);
-      callback.searchParams.set('state', authorize.searchParams.get('state')!);
-      await fetch(callback);
-    },
-  };
-}
-
-/** Time runs an hour ahead (the token is due for refresh); sleeps return at once and are recorded. */
-function aheadClock(slept: number[]): Clock {
-  return {
-    now: () => Date.now() + 3550_000,
-    sleep: async (ms) => void slept.push(ms),
-  };
-}
-
-async function signedIn() {
-  speakOAuth();
-  server.on('/oauth2/token', (_req, res) => tokens(res));
-  const secrets = new MemorySecretStore();
-  const configDir = tempConfigDir();
-  const login = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser(), secrets, configDir });
-  expect(login.stderr).not.toMatch(/^error/m);
-  expect(login.exitCode).toBe(0);
-  const stored = () => JSON.parse(secrets.secrets.get('default:oauth')!) as { refresh_token: string };
-  const slept: number[] = [];
-  const run = (argv: string[]) => runCli(argv, { env: { SVC_BASE_URL: server.url }, secrets, configDir, clock: aheadClock(slept) });
-  return { stored, run, slept };
-}
-
-const refreshes = () => server.seen.filter((s) => s.path === '/oauth2/token' && s.body.includes('grant_type=refresh_token')).length;
-
-describe('a refresh meeting a transient failure', () => {
-  it('a 502 then an answer: retried, exit 0, the new pair stored', async () => {
-    const session = await signedIn();
-    const before = session.stored().refresh_token;
-    let calls = 0;
-    server.on('/oauth2/token', (_req, res) => (calls++ === 0 ? json(res, 502, { detail: 'upstream' }) : tokens(res)));
-    const r = await session.run(['auth', 'token']);
-    expect(r.stderr).toBe('');
-    expect(r.exitCode).toBe(0);
-    expect(refreshes()).toBe(2);
-    expect(session.stored().refresh_token).not.toBe(before);
+  beforeAll(async () => {
+    server = await hostileServer(protocol);
+    other = await hostileServer(protocol);
+  });
+  afterEach(() => {
+    server.reset();
+    other.reset();
+  });
+  afterAll(async () => {
+    await server.close();
+    await other.close();
   });
 
-  it('502 every time: exit 9 after 3 attempts, not "run svc login", the sign-in kept', async () => {
-    const session = await signedIn();
-    const before = session.stored().refresh_token;
-    server.on('/oauth2/token', (_req, res) => json(res, 502, { detail: 'upstream' }));
-    const r = await session.run(['auth', 'token']);
-    expect(r.exitCode).toBe(9);
-    expect(r.stderr).toContain('the token endpoint failed (502)');
-    expect(r.stderr).toContain('3 attempts');
-    expect(r.stderr).not.toContain('svc login');
-    expect(refreshes()).toBe(3);
-    expect(session.stored().refresh_token).toBe(before);
-  });
+  function tokens(res: ServerResponse): void {
+    issued++;
+    json(
+      res,
+      200,
+      {
+        access_token: `svc_oat_hostile${issued}aaaaaaaaaaaaaaaa`,
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_token: `svc_ort_hostile${issued}bbbbbbbbbbbbbbbb`,
+        scope: 'account:read calls:read',
+        org_id: 'org_hostile',
+      },
+      { 'cache-control': 'no-store' },
+    );
+  }
 
-  it('429 with Retry-After: waits what it says, then exit 7 when it keeps refusing', async () => {
-    const session = await signedIn();
-    server.on('/oauth2/token', (_req, res) => json(res, 429, { detail: 'slow down' }, { 'retry-after': '2' }));
-    const r = await session.run(['auth', 'token']);
-    expect(r.exitCode).toBe(7);
-    expect(r.stderr).toContain('asks to wait 2 s');
-    expect(session.slept).toEqual([2000, 2000]);
-  });
+  /** The RFC 8414 metadata and /v1/account: what a sign-in needs besides the token endpoint. */
+  function speakOAuth(): void {
+    server.on('/.well-known/oauth-authorization-server', (_req, res) =>
+      json(res, 200, {
+        issuer: server.url,
+        authorization_endpoint: `${server.url}/oauth/authorize`,
+        token_endpoint: `${server.url}/oauth2/token`,
+        revocation_endpoint: `${server.url}/oauth2/revoke`,
+        response_types_supported: ['code'],
+        code_challenge_methods_supported: ['S256'],
+      }),
+    );
+    server.on('/v1/account', (_req, res) =>
+      json(res, 200, { object: 'account', id: 'org_hostile', name: 'Hostile', livemode: true, credential: { type: 'oauth', scopes: ['account:read'] } }),
+    );
+  }
 
-  it('a dropped connection: retried, then exit 9', async () => {
-    const session = await signedIn();
-    server.on('/oauth2/token', (_req, res) => void res.socket?.destroy());
-    const r = await session.run(['auth', 'token']);
-    expect(r.exitCode).toBe(9);
-    expect(refreshes()).toBe(3);
-    expect(r.stderr).not.toContain('svc login');
-  });
+  /** A browser that "approves" at once: it calls the loopback redirect with a code (or the given error parameters). */
+  function browser(params: Record<string, string> = { code: 'code_from_hostile' }): Browser {
+    return {
+      async open(url) {
+        const authorize = new URL(url);
+        const callback = new URL(authorize.searchParams.get('redirect_uri')!);
+        for (const [k, v] of Object.entries(params)) callback.searchParams.set(k, v);
+        callback.searchParams.set('state', authorize.searchParams.get('state')!);
+        await fetch(callback);
+      },
+    };
+  }
 
-  it('an HTML 200 from the token endpoint: exit 1 saying what answered, not a refusal', async () => {
-    const session = await signedIn();
-    server.on('/oauth2/token', (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>portal</html>'));
-    const r = await session.run(['auth', 'token']);
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain('the token endpoint did not answer JSON: it answered 200 with text/html: "<html>portal</html>"');
-  });
+  /** Time runs an hour ahead (the token is due for refresh); sleeps return at once and are recorded. */
+  function aheadClock(slept: number[]): Clock {
+    return {
+      now: () => Date.now() + 3550_000,
+      sleep: async (ms) => void slept.push(ms),
+    };
+  }
 
-  it('invalid_grant is still the one refusal: exit 3', async () => {
-    const session = await signedIn();
-    server.on('/oauth2/token', (_req, res) => json(res, 400, { error: 'invalid_grant' }));
-    const r = await session.run(['auth', 'token']);
-    expect(r.exitCode).toBe(3);
-    expect(refreshes()).toBe(1);
-  });
-});
-
-describe('sign-in against a hostile server', () => {
-  it('a token endpoint redirecting the code to another origin: not followed, exit 1', async () => {
+  async function signedIn() {
     speakOAuth();
-    other.on('/oauth2/token', (_req, res) => tokens(res));
-    server.on('/oauth2/token', (_req, res) => res.writeHead(307, { location: `${other.url}/oauth2/token` }).end());
-    const r = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser() });
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain(`redirect (307) to ${other.origin}`);
-    expect(other.seen).toEqual([]);
-  });
+    server.on('/oauth2/token', (_req, res) => tokens(res));
+    const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
+    const login = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser(), secrets, configDir });
+    expect(login.stderr).not.toMatch(/^error/m);
+    expect(login.exitCode).toBe(0);
+    const stored = () => JSON.parse(secrets.secrets.get('default:oauth')!) as { refresh_token: string };
+    const slept: number[] = [];
+    const run = (argv: string[]) => runCli(argv, { env: { SVC_BASE_URL: server.url }, secrets, configDir, clock: aheadClock(slept) });
+    return { stored, run, slept };
+  }
 
-  it('an error_description with escape sequences on the callback: exit 3, inert', async () => {
-    speakOAuth();
-    const r = await runCli(['login'], {
-      env: { SVC_BASE_URL: server.url, DISPLAY: ':0' },
-      browser: browser({ error: 'server_error', error_description: '\u001b]0;owned\u0007\u001b[2Jboom\u009b1m' }),
-      tty: false,
+  const refreshes = () => server.seen.filter((s) => s.path === '/oauth2/token' && s.body.includes('grant_type=refresh_token')).length;
+
+  describe('a refresh meeting a transient failure', () => {
+    it('a 502 then an answer: retried, exit 0, the new pair stored', async () => {
+      const session = await signedIn();
+      const before = session.stored().refresh_token;
+      let calls = 0;
+      server.on('/oauth2/token', (_req, res) => (calls++ === 0 ? json(res, 502, { detail: 'upstream' }) : tokens(res)));
+      const r = await session.run(['auth', 'token']);
+      expect(r.stderr).toBe('');
+      expect(r.exitCode).toBe(0);
+      expect(refreshes()).toBe(2);
+      expect(session.stored().refresh_token).not.toBe(before);
     });
-    expect(r.exitCode).toBe(3);
-    expect(r.stderr).toContain('^[]0;owned^G^[[2Jboom^[1m');
-    expect(r.stderr).not.toMatch(/[\u001b\u0007\u009b]/);
+
+    it('502 every time: exit 9 after 3 attempts, not "run svc login", the sign-in kept', async () => {
+      const session = await signedIn();
+      const before = session.stored().refresh_token;
+      server.on('/oauth2/token', (_req, res) => json(res, 502, { detail: 'upstream' }));
+      const r = await session.run(['auth', 'token']);
+      expect(r.exitCode).toBe(9);
+      expect(r.stderr).toContain('the token endpoint failed (502)');
+      expect(r.stderr).toContain('3 attempts');
+      expect(r.stderr).not.toContain('svc login');
+      expect(refreshes()).toBe(3);
+      expect(session.stored().refresh_token).toBe(before);
+    });
+
+    it('429 with Retry-After: waits what it says, then exit 7 when it keeps refusing', async () => {
+      const session = await signedIn();
+      server.on('/oauth2/token', (_req, res) => json(res, 429, { detail: 'slow down' }, { 'retry-after': '2' }));
+      const r = await session.run(['auth', 'token']);
+      expect(r.exitCode).toBe(7);
+      expect(r.stderr).toContain('asks to wait 2 s');
+      expect(session.slept).toEqual([2000, 2000]);
+    });
+
+    it('a dropped connection: retried, then exit 9', async () => {
+      const session = await signedIn();
+      server.on('/oauth2/token', (_req, res) => void res.socket?.destroy());
+      const r = await session.run(['auth', 'token']);
+      expect(r.exitCode).toBe(9);
+      expect(refreshes()).toBe(3);
+      expect(r.stderr).not.toContain('svc login');
+    });
+
+    it('an HTML 200 from the token endpoint: exit 1 saying what answered, not a refusal', async () => {
+      const session = await signedIn();
+      server.on('/oauth2/token', (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>portal</html>'));
+      const r = await session.run(['auth', 'token']);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain('the token endpoint did not answer JSON: it answered 200 with text/html: "<html>portal</html>"');
+    });
+
+    it('invalid_grant is still the one refusal: exit 3', async () => {
+      const session = await signedIn();
+      server.on('/oauth2/token', (_req, res) => json(res, 400, { error: 'invalid_grant' }));
+      const r = await session.run(['auth', 'token']);
+      expect(r.exitCode).toBe(3);
+      expect(refreshes()).toBe(1);
+    });
   });
 
-  it('an error_description from the token endpoint: inert too', async () => {
-    speakOAuth();
-    server.on('/oauth2/token', (_req, res) => json(res, 400, { error: 'invalid_request', error_description: 'no\u001b[8m hidden' }));
-    const r = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser() });
-    expect(r.exitCode).toBe(3);
-    expect(r.stderr).toContain('no^[[8m hidden');
-    expect(r.stderr).not.toContain('\u001b');
+  describe('sign-in against a hostile server', () => {
+    it('a token endpoint redirecting the code to another origin: not followed, exit 1', async () => {
+      speakOAuth();
+      other.on('/oauth2/token', (_req, res) => tokens(res));
+      server.on('/oauth2/token', (_req, res) => res.writeHead(307, { location: `${other.url}/oauth2/token` }).end());
+      const r = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser() });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`redirect (307) to ${other.origin}`);
+      expect(other.seen).toEqual([]);
+    });
+
+    it('an error_description with escape sequences on the callback: exit 3, inert', async () => {
+      speakOAuth();
+      const r = await runCli(['login'], {
+        env: { SVC_BASE_URL: server.url, DISPLAY: ':0' },
+        browser: browser({ error: 'server_error', error_description: '\u001b]0;owned\u0007\u001b[2Jboom\u009b1m' }),
+        tty: false,
+      });
+      expect(r.exitCode).toBe(3);
+      expect(r.stderr).toContain('^[]0;owned^G^[[2Jboom^[1m');
+      expect(r.stderr).not.toMatch(/[\u001b\u0007\u009b]/);
+    });
+
+    it('an error_description from the token endpoint: inert too', async () => {
+      speakOAuth();
+      server.on('/oauth2/token', (_req, res) => json(res, 400, { error: 'invalid_request', error_description: 'no\u001b[8m hidden' }));
+      const r = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser() });
+      expect(r.exitCode).toBe(3);
+      expect(r.stderr).toContain('no^[[8m hidden');
+      expect(r.stderr).not.toContain('\u001b');
+    });
   });
 });

@@ -1,8 +1,12 @@
 // A server of the tests' own that misbehaves on purpose (design.md "Tests": the hostile-
 // server suite): each test installs the handler for the paths it cares about; anything
 // else answers 599 so that an unexpected request shows in the assertion that follows.
-// It also counts what it was sent, so a test can assert what never arrived.
+// It also counts what it was sent, so a test can assert what never arrived. Over plain http
+// or over https (a certificate from the tests' CA, which the test processes trust), the
+// path users take: every case of the suite runs against both.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { testServerCertificate } from '../helpers/test-ca.js';
 import type { AddressInfo, Socket } from 'node:net';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -25,11 +29,15 @@ export interface HostileServer {
   close(): Promise<void>;
 }
 
-export async function hostileServer(): Promise<HostileServer> {
+export type Protocol = 'http' | 'https';
+
+let certificate: ReturnType<typeof testServerCertificate> | undefined;
+
+export async function hostileServer(protocol: Protocol = 'http'): Promise<HostileServer> {
   const handlers = new Map<string, Handler>();
   const seen: Seen[] = [];
   const sockets = new Set<Socket>();
-  const server: Server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.on('data', (chunk: Buffer) => {
       if (body.length < 100_000) body += chunk.toString('utf8');
@@ -47,13 +55,15 @@ export async function hostileServer(): Promise<HostileServer> {
     } catch {
       res.destroy();
     }
-  });
+  };
+  const server: Server =
+    protocol === 'https' ? (createTlsServer((certificate ??= testServerCertificate()), handle) as unknown as Server) : createServer(handle);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = `${protocol}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: origin,
     origin,

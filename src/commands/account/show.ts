@@ -21,14 +21,18 @@ export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comm
 
 export async function run(_opts: AccountShowOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
+  // Both at once: one round trip, not two (design.md "HTTP").
+  const balanceAnswer = api.request<Balance>({ endpoint: 'balance.get' }).then(
+    (balance): Balance | null => balance,
+    (error: unknown) => {
+      // The account answered, so account:read is there; anything else is a real failure.
+      if (!(error instanceof ApiError) || error.status !== 403) throw error;
+      return null;
+    },
+  );
+  balanceAnswer.catch(() => {}); // when the account fails too, its error is the one told
   const account = await api.request<Account>({ endpoint: 'account.get' });
-  let balance: Balance | null = null;
-  try {
-    balance = await api.request<Balance>({ endpoint: 'balance.get' });
-  } catch (error) {
-    // The account answered, so account:read is there; anything else is a real failure.
-    if (!(error instanceof ApiError) || error.status !== 403) throw error;
-  }
+  const balance = await balanceAnswer;
   const c = api.credential;
   const credential =
     c.kind === 'oauth'

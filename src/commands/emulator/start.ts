@@ -3,6 +3,8 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
 import { UsageError } from '../../errors.js';
+import { configDir } from '../../config/paths.js';
+import { dirname, join, resolve } from 'node:path';
 
 export interface EmulatorStartOptions {
   port: number;
@@ -18,6 +20,8 @@ export interface EmulatorStartOptions {
   allowHosts?: string[] | undefined;
   /** --open: open the dashboard in the browser once listening. */
   open?: boolean | undefined;
+  /** --https: serve over TLS from the local CA. */
+  https?: boolean | undefined;
 }
 
 export interface EmulatorStartFlags {
@@ -29,6 +33,7 @@ export interface EmulatorStartFlags {
   export?: string;
   allowHost?: string[] | string;
   open?: boolean;
+  https?: boolean;
 }
 
 export const command = defineCommand({
@@ -42,8 +47,15 @@ export const command = defineCommand({
     export: { value: '<file>', help: 'write the --state file as a readable document to this file, then exit' },
     allowHost: { value: '<name>', repeatable: true, help: 'also answer requests for this Host name (repeatable)' },
     open: { help: "open the dashboard (the emulator's root URL) in the browser" },
+    https: { help: 'serve over https, with a certificate from a local CA the emulator makes once and keeps' },
   },
-  examples: ['svc emulator', 'svc emulator --port 0', 'svc emulator --state ~/.svc-emulator.jsonl', 'svc emulator --state s.jsonl --export fixture.json'],
+  examples: [
+    'svc emulator',
+    'svc emulator --https',
+    'svc emulator --port 0',
+    'svc emulator --state ~/.svc-emulator.jsonl',
+    'svc emulator --state s.jsonl --export fixture.json',
+  ],
   scopes: [],
 });
 
@@ -88,12 +100,14 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
     ...(exportTo !== undefined ? { exportTo } : {}),
     ...(allowHosts !== undefined ? { allowHosts: allowHosts.map((name) => name.replace(/^\[|\]$/g, '')) } : {}),
     ...(flags.open === true ? { open: true } : {}),
+    ...(flags.https === true ? { https: true } : {}),
   };
 }
 
 /** A state file or fixture problem names the file and is the user's to fix: exit 2, file untouched. */
 function asUsageError(error: unknown, emulator: typeof import('../../emulator/index.js'), file?: string): unknown {
   if (error instanceof emulator.StateFileError) return new UsageError(error.message);
+  if (error instanceof emulator.LocalCaError) return new UsageError(error.message);
   if (error instanceof emulator.InvalidDocumentError)
     return new UsageError(`${file ?? 'the document'} is not a valid emulator state document: ${error.message}`);
   return error;
@@ -129,6 +143,7 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
     ...(opts.state !== undefined ? { statePath: opts.state } : {}),
     ...(importDocument !== undefined ? { importDocument } : {}),
     ...(opts.allowHosts !== undefined ? { allowHosts: opts.allowHosts } : {}),
+    ...(opts.https ? { https: { caDir: caFolder(opts, ctx.env) } } : {}),
   }).catch((error: NodeJS.ErrnoException) => {
     const known = asUsageError(error, emulatorModule, opts.importFrom);
     if (known !== error) throw known;
@@ -162,19 +177,20 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
       events: loaded.events,
     };
     if (opts.json || ctx.globals.json) {
-      stdout.write(`${JSON.stringify({ url: emulator.url, dashboard_url: emulator.dashboardUrl, state: summary })}\n`);
+      stdout.write(`${JSON.stringify({ url: emulator.url, dashboard_url: emulator.dashboardUrl, ...caJson(emulator.ca), state: summary })}\n`);
     } else {
       stdout.write(
         [
           `svc emulator listening on ${emulator.url}`,
           `dashboard     ${emulator.dashboardUrl}`,
+          ...caLines(emulator.ca),
           `state         ${loaded.imported ? `imported from ${opts.importFrom}` : `loaded from ${loaded.path}`}: ${describeCounts(loaded)}`,
           ...loaded.orgs.map((org) => `organization  ${org.name} (${org.id})`),
           `keys          ${loaded.keys} loaded; the stored keys keep working (keys are shown only when made)`,
           '',
         ].join('\n'),
       );
-      stderr.write(`try: SVC_BASE_URL=${emulator.url} svc account   (Ctrl-C stops the emulator)\n`);
+      stderr.write(`${trustHint(emulator.ca)}try: SVC_BASE_URL=${emulator.url} svc account   (Ctrl-C stops the emulator)\n`);
     }
     await openDashboard(emulator.dashboardUrl, opts, ctx);
     return waitAndClose(emulator, ctx);
@@ -185,13 +201,14 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
   const created = loaded?.path ? { state: { path: loaded.path, loaded: false } } : {};
   if (opts.json || ctx.globals.json) {
     stdout.write(
-      `${JSON.stringify({ url: emulator.url, dashboard_url: emulator.dashboardUrl, org_id: seed.org_id, org_name: seed.org_name, admin: seed.admin, keys: seed.keys, cli_client_id: seed.cli_client_id, ...created })}\n`,
+      `${JSON.stringify({ url: emulator.url, dashboard_url: emulator.dashboardUrl, ...caJson(emulator.ca), org_id: seed.org_id, org_name: seed.org_name, admin: seed.admin, keys: seed.keys, cli_client_id: seed.cli_client_id, ...created })}\n`,
     );
   } else {
     stdout.write(
       [
         `svc emulator listening on ${emulator.url}`,
         `dashboard     ${emulator.dashboardUrl}`,
+        ...caLines(emulator.ca),
         `organization  ${seed.org_name} (${seed.org_id})`,
         `admin         ${seed.admin.email} / ${seed.admin.password}`,
         `test key      ${seed.keys.test}`,
@@ -201,7 +218,7 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
         '',
       ].join('\n'),
     );
-    stderr.write(`try: SVC_BASE_URL=${emulator.url} svc login   (Ctrl-C stops the emulator)\n`);
+    stderr.write(`${trustHint(emulator.ca)}try: SVC_BASE_URL=${emulator.url} svc login   (Ctrl-C stops the emulator)\n`);
   }
   await openDashboard(emulator.dashboardUrl, opts, ctx);
   return waitAndClose(emulator, ctx);
@@ -215,6 +232,37 @@ async function openDashboard(url: string, opts: EmulatorStartOptions, ctx: BaseC
   } catch (error) {
     ctx.io.stderr.write(`warning: the browser could not be opened (${(error as Error).message}); open ${url} yourself\n`);
   }
+}
+
+/**
+ * Where the local CA lives: beside the --state file (one CA for the emulators of that
+ * folder), else in svc's own folder. Made on first use, kept and reused.
+ */
+function caFolder(opts: EmulatorStartOptions, env: BaseContext['env']): string {
+  return opts.state !== undefined ? join(dirname(resolve(opts.state)), 'svc-emulator-ca') : join(configDir(env), 'emulator-ca');
+}
+
+type CaInfo = { certFile: string; created: boolean } | null;
+
+/** How a client trusts the CA: Node's own variable, so other Node clients of the service work too. */
+function trustCommand(ca: NonNullable<CaInfo>): string {
+  return `export NODE_EXTRA_CA_CERTS=${quoteForShell(ca.certFile)}`;
+}
+
+function quoteForShell(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+function caJson(ca: CaInfo): Record<string, unknown> {
+  return ca ? { ca_file: ca.certFile, ca_created: ca.created, trust: trustCommand(ca) } : {};
+}
+
+function caLines(ca: CaInfo): string[] {
+  return ca ? [`ca            ${ca.certFile}${ca.created ? ' (new: the emulator made it and keeps it; its key stays in that folder)' : ''}`] : [];
+}
+
+function trustHint(ca: CaInfo): string {
+  return ca ? `trust its certificate first, in each shell that runs svc: ${trustCommand(ca)}\n` : '';
 }
 
 function describeCounts(counts: { orgs: unknown[]; keys: number; apps: number; events: number }): string {

@@ -67,10 +67,8 @@ export class Deliveries {
     private readonly ctx: Pick<Context, 'http' | 'clock' | 'io'>,
     private readonly opts: DeliveriesOptions,
   ) {
-    // Through the context's HTTP, never with the credential: each route's own keep-alive
-    // connection where the transport has a lean one (a route delivers one event at a time
-    // anyway), else its pool (https, a proxy, --debug).
-    const pooled: PostJson = async (url, body, headers, postSignal) => {
+    // Through the context's HTTP (its keep-alive pool), never with the credential.
+    const post: PostJson = async (url, body, headers, postSignal) => {
       // A signal per request: the forwarder's lasts for many, and the pool's listeners and
       // AbortSignal.any must not pile up on it.
       const request = new AbortController();
@@ -85,18 +83,13 @@ export class Deliveries {
         postSignal.removeEventListener('abort', onAbort);
       }
     };
-    const postFor = (route: ForwardRoute): PostJson => {
-      const connection = ctx.http.serial?.(route.url);
-      if (!connection) return pooled;
-      return async (_url, body, headers, postSignal) => ({ status: await connection.post(body, headers, postSignal) });
-    };
     const key = createSecretKey(Buffer.from(opts.secret, 'utf8'));
     const sign = (body: string) => signatureValue(key, body, ctx.clock.now() / 1000);
     this.forwarders = opts.routes.map((route) => ({
       route,
       forwarder: new Forwarder({
         url: route.url,
-        post: postFor(route),
+        post,
         clock: ctx.clock,
         signal: opts.signal,
         headers: opts.headers,

@@ -1,0 +1,25 @@
+// The reference under svc's request commands (bench/requests.mjs): what any Node CLI pays
+// for the same requests. A script of a few lines with node:http or node:https (by the
+// address; the emulator's CA trusted through NODE_EXTRA_CA_CERTS, as svc's is), one
+// keep-alive agent, the requests sent at once as svc sends them, each answer printed.
+//   node bench/bare-requests.cjs /v1/account /v1/balance     (SVC_BASE_URL, SVC_API_KEY)
+'use strict';
+const base = new URL(process.env.SVC_BASE_URL);
+const client = require(base.protocol === 'https:' ? 'node:https' : 'node:http');
+const agent = new client.Agent({ keepAlive: true });
+const headers = { authorization: `Bearer ${process.env.SVC_API_KEY}`, accept: 'application/json' };
+const paths = process.argv.slice(2);
+let pending = paths.length;
+
+for (const path of paths) {
+  client.get(new URL(path, base), { agent, headers }, (response) => {
+    let body = '';
+    response.setEncoding('utf8');
+    response.on('data', (chunk) => (body += chunk));
+    response.on('end', () => {
+      if (response.statusCode !== 200) process.exitCode = 1;
+      process.stdout.write(`${body}\n`);
+      if (--pending === 0) agent.destroy();
+    });
+  });
+}
