@@ -82,6 +82,8 @@ function isOwnOrigin(origin: string, bound: BoundAddress): boolean {
   } catch {
     return false; // "null" (sandboxed pages, file:) and anything unparsable
   }
-  const port = url.port === '' ? 80 : Number(url.port);
-  return url.protocol === 'http:' && port === bound.port && bound.hostnames.has(url.hostname.replace(/^\[|\]$/g, '').toLowerCase());
+  // The emulator's own scheme: a page served over https posts with an https Origin.
+  const protocol = new URL(bound.url).protocol;
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return url.protocol === protocol && port === bound.port && bound.hostnames.has(url.hostname.replace(/^\[|\]$/g, '').toLowerCase());
 }

@@ -4,7 +4,12 @@
 // structural (a ring of REQUEST_LOG_SIZE entries with capped bodies, pages of PAGE_ROWS rows, one
 // gathered change message), so five ring-fulls of requests show what 100,000 would: each request
 // through the whole app costs about half a millisecond here, too slow for 100,000 in a unit test.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { advancingClock } from '../../src/emulator/clock.js';
 import { BODY_CHARS, REQUEST_LOG_SIZE, RequestLog, redactBody } from '../../src/emulator/dashboard/requests.js';
 import { PAGE_ROWS } from '../../src/emulator/dashboard/views.js';
@@ -203,5 +208,41 @@ describe('the request ring and its redaction', () => {
     expect(redactBody('{"key": "svc_test_abc', 'application/json')).toBe('{"key": "[secret: not shown]');
     // Not JSON after all (a malformed body): the fields that hold secrets are still found.
     expect(redactBody('{"email": "a@b.test", "password": "hunter2",', 'application/json')).toBe('{"email": "a@b.test", "password": "[secret: not shown]",');
+  });
+});
+
+describe('the dashboard over https (svc emulator --https)', () => {
+  let emulator: RunningEmulator;
+  let dispatcher: Agent;
+  const fetchTls = (url: string, init: Parameters<typeof undiciFetch>[1] = {}) => undiciFetch(url, { ...init, dispatcher });
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, https: { caDir: join(mkdtempSync(join(tmpdir(), 'svc-dash-ca-')), 'ca') } });
+    dispatcher = new Agent({ connect: { ca: readFileSync(emulator.ca!.certFile, 'utf8') } });
+  });
+  afterAll(async () => {
+    await dispatcher.close();
+    await emulator.close();
+  });
+
+  it('takes an action posted from its own https page, with a Secure session cookie, and refuses its http twin', async () => {
+    const page = await fetchTls(`${emulator.url}/keys`);
+    const setCookie = page.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(/; Secure/i);
+    const cookie = setCookie.split(';')[0]!;
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    const key = [...emulator.state.keys.values()].find((k) => k.mode === 'test' && !k.revoked)!;
+    const action = `${emulator.url}/_dashboard/keys/${key.id}/revoke`;
+    const form = (origin: string) => ({
+      method: 'POST',
+      redirect: 'manual' as const,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin },
+      body: new URLSearchParams({ csrf, mode: 'test' }),
+    });
+    const plainTwin = await fetchTls(action, form(emulator.url.replace('https:', 'http:')));
+    expect(plainTwin.status).toBe(403);
+    expect(key.revoked).toBe(false);
+    const done = await fetchTls(action, form(emulator.url));
+    expect(done.status).toBe(303);
+    expect(key.revoked).toBe(true);
   });
 });

@@ -95,7 +95,7 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
     let session = getCookie(c, cookieName());
     if (!session || !/^[\w-]{20,64}$/.test(session)) {
       session = randomToken(24);
-      setCookie(c, cookieName(), session, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      setCookie(c, cookieName(), session, { httpOnly: true, sameSite: 'Strict', path: '/', secure: state.address?.url.startsWith('https:') ?? false });
     }
     return tokenFor(session);
   };
