@@ -2,7 +2,7 @@
 // receiving server of the test's own: trigger, signed forwarding, per-type routes, dead
 // letters, record → replay, gaps. The signature is checked here with node:crypto only.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -354,6 +354,23 @@ describe('signed forwarding', () => {
     expect(await tail.done).toBe(1);
     const [letter] = ndjson(readFileSync(file, 'utf8')) as unknown as Array<{ status: number; attempts: number }>;
     expect(letter).toMatchObject({ status: 500, attempts: 4 });
+  });
+
+  it('a dead-letter file replaced by a link while the tail runs is not written through: a warning, and exit 1', async () => {
+    const hook = await receiver(() => 500);
+    const dir = tmp();
+    const file = join(dir, 'dead.ndjson');
+    const target = join(dir, 'elsewhere.txt');
+    writeFileSync(target, 'untouched\n');
+    const tail = startCli(['events', 'tail', '--max-events', '1', '--forward-to', hook.url, '--dead-letter', file], { clock: fastClock });
+    await streamsOpen();
+    // Checked at start as a regular file; then something puts a link at its place.
+    rmSync(file, { force: true });
+    symlinkSync(target, file);
+    await publish('call.started', 1);
+    expect(await tail.done).toBe(1);
+    expect(tail.stderr()).toMatch(/the dead letter of evt_\w+ was not written: --dead-letter .* is a symbolic link/);
+    expect(readFileSync(target, 'utf8')).toBe('untouched\n');
   });
 });
 

@@ -3,12 +3,14 @@
 // up on appended to the dead-letter file, and each event's settlement reported back (the
 // checkpoint advances on it).
 import { createSecretKey } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
 import type { Context } from '../../context.js';
+import { sanitizeText } from '../../io/sanitize.js';
 import { Forwarder, formatDelivery, type DeliveryReport, type PostJson } from './forward.js';
 import { routeWants, type ForwardRoute } from './routes.js';
 import { signatureValue } from './sign.js';
 import { forwardingSecret } from './secret.js';
+import { openAppendFile } from './record.js';
 
 export interface DeadLetter {
   /** The event as it was to be delivered. */
@@ -122,10 +124,28 @@ export class Deliveries {
           attempts: d.attempts,
           failed_at: new Date(this.ctx.clock.now()).toISOString(),
         };
-        appendFileSync(this.opts.deadLetterFile, JSON.stringify(letter) + '\n');
+        this.writeDeadLetter(this.opts.deadLetterFile, d.eventId, letter);
       }
     }
     this.opts.onSettled?.(d.eventId);
+  }
+
+  /**
+   * Appends one letter, opening the file each time (letters are rare) through the own-file
+   * guard, so it is still a regular file and not a link. A file that can no longer be written
+   * is said on stderr: the delivery still counts as given up, and the tail ends with 1.
+   */
+  private writeDeadLetter(path: string, eventId: string, letter: DeadLetter): void {
+    try {
+      const fd = openAppendFile('--dead-letter', path);
+      try {
+        writeSync(fd, JSON.stringify(letter) + '\n');
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      this.ctx.io.stderr.write(`warning: the dead letter of ${sanitizeText(eventId)} was not written: ${sanitizeText((error as Error).message)}\n`);
+    }
   }
 
   /** How many routes want events of this type. */
