@@ -601,3 +601,39 @@ describe('events tail with an OAuth profile', () => {
     expect(stderr).not.toContain(tokens.access_token);
   });
 });
+
+describe('starting with SVC_API_KEY', () => {
+  it('asks who the organization is while the stream opens, not before it (one round trip to start)', async () => {
+    // The account answer is held until the stream's request arrives (or 2 s pass): a tail that
+    // waited for the answer before opening the stream would only send it after those 2 s.
+    let streamAsked!: () => void;
+    const streamArrived = new Promise<void>((resolve) => (streamAsked = resolve));
+    let streamBeforeAccountAnswer: boolean | undefined;
+    const server = createServer((req, res) => {
+      if (req.url?.startsWith('/v1/account')) {
+        const held = delay(2000).then(() => false);
+        void Promise.race([streamArrived.then(() => true), held]).then((arrived) => {
+          streamBeforeAccountAnswer = arrived;
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ object: 'account', id: 'org_race', name: 'Race', livemode: false }));
+        });
+        return;
+      }
+      streamAsked();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        `id: evt_000000000001\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id: 'evt_000000000001', type: 'call.started', created_at: '2026-01-01T00:00:00Z', data: {} })}\n\n`,
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await runCli(['events', 'tail', '--json', '--max-events', '1'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: url } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(streamBeforeAccountAnswer).toBe(true);
+      expect(r.stderr).toMatch(/^Tailing test-mode events of Race \(org_race\), SVC_API_KEY/);
+    } finally {
+      server.close();
+    }
+  });
+});

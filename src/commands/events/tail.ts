@@ -3,6 +3,7 @@
 // connections without losing or repeating an event.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
+import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { confirmedProfile } from '../../credentials/confirmed.js';
 import type { SseMessage } from '../../api/sse.js';
 import { ApiError, CliError, NetworkError, UsageError } from '../../errors.js';
@@ -218,8 +219,7 @@ function isRetryable(error: unknown): boolean {
   return !(error instanceof CliError);
 }
 
-async function describeTarget(ctx: Context, signal: AbortSignal): Promise<string> {
-  const credential = await ctx.resolveCredential();
+async function describeTarget(ctx: Context, credential: ResolvedCredential, signal: AbortSignal): Promise<string> {
   // Only a stored credential's profile is known to be its organization's (src/credentials/confirmed.ts).
   let orgName = confirmedProfile(credential)?.org_name;
   let orgId = confirmedProfile(credential)?.org_id;
@@ -263,10 +263,13 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   if (opts.deadLetter) checkAppendFile('--dead-letter', opts.deadLetter);
   if (opts.record) checkAppendFile('--record', opts.record);
   const api = await ctx.api();
-  const header = await describeTarget(ctx, ctx.signal);
+  // The header may need to ask the service who the organization is (SVC_API_KEY): asked
+  // while the stream opens, not before it, so the tail starts in one round trip.
   const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
-  io.stderr.write(`${sanitizeText(header)}${what}. Ctrl-C to stop.\n`);
-  if (checkpointed) io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
+  let headerPrinted: Promise<void> | undefined = describeTarget(ctx, await ctx.resolveCredential(), ctx.signal).then((header) => {
+    io.stderr.write(`${sanitizeText(header)}${what}. Ctrl-C to stop.\n`);
+    if (checkpointed) io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
+  });
 
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
@@ -360,7 +363,11 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     result = await follow({
       open: async (lastEventId, attemptSignal) => {
         const { openSse } = await import('../../api/sse.js');
-        return openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
+        const opening = openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
+        // The header comes before the first event (describeTarget never fails).
+        const header = headerPrinted;
+        headerPrinted = undefined;
+        return (await Promise.all([opening, header]))[0];
       },
       onMessage,
       // A position (the frame a stream opens with before any event): the checkpoint keeps it, so a
