@@ -2,6 +2,7 @@
 // page shows one mode's objects (the Test / Live switch); the parts marked data-live are
 // fetched again when the emulator reports a change.
 import type { Child } from 'hono/jsx';
+import { money } from '../../contract/money.js';
 import { EVENT_TYPES, LIMITS, SCOPES } from '../../shared/constants.js';
 import type { Mode } from '../../shared/constants.js';
 import { PRICES } from '../billing.js';
@@ -115,7 +116,7 @@ export function overviewPage(v: View): Html {
       </section>
       <section aria-labelledby="orgs">
         <h2 id="orgs">Organizations</h2>
-        <Table columns={['Name', 'Id', 'Admins', 'Balance (cents, live)']}>
+        <Table columns={['Name', 'Id', 'Admins', 'Balance (live)']}>
           {[...state.orgs.values()].map((org) => (
             <tr>
               <td>{org.name}</td>
@@ -130,10 +131,13 @@ export function overviewPage(v: View): Html {
                   ))}
               </td>
               <td>
+                <p>
+                  <strong>{money(org.balance)}</strong>
+                </p>
                 <form method="post" action={`/_dashboard/orgs/${org.id}/balance`} class="row">
                   <CsrfFields v={v} />
                   <div>
-                    <label for={`balance-${org.id}`}>Balance of {org.name} in cents</label>
+                    <label for={`balance-${org.id}`}>New balance of {org.name} in cents</label>
                     <input id={`balance-${org.id}`} name="available" type="number" min="0" step="1" required value={String(org.balance)} />
                   </div>
                   <button type="submit">Save balance</button>
@@ -145,11 +149,11 @@ export function overviewPage(v: View): Html {
       </section>
       <section aria-labelledby="prices">
         <h2 id="prices">Prices</h2>
-        <Table columns={['Item', 'Price (cents)']}>
+        <Table columns={['Item', 'Price']}>
           {PRICES.map((p) => (
             <tr>
               <td>{p.item.replace(/_/g, ' ')}</td>
-              <td>{p.unit_amount}</td>
+              <td>{money(p.unit_amount, p.currency)}</td>
             </tr>
           ))}
         </Table>
