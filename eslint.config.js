@@ -14,7 +14,7 @@ const sourceResolver = {
   resolve(source, file) {
     if (!source.startsWith('.')) return { found: true, path: null };
     const target = resolve(dirname(file), source);
-    for (const candidate of [target.replace(/\.js$/, '.ts'), target, `${target}.ts`]) if (existsSync(candidate)) return { found: true, path: candidate };
+    for (const candidate of [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), target, `${target}.ts`]) if (existsSync(candidate)) return { found: true, path: candidate };
     return { found: false };
   },
 };
@@ -48,10 +48,10 @@ const ZONES = [
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tmp/**', 'coverage/**', 'completions/**'] },
   {
-    files: ['src/**/*.ts'],
-    languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 2023, sourceType: 'module' } },
+    files: ['src/**/*.{ts,tsx}'],
+    languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 2023, sourceType: 'module', ecmaFeatures: { jsx: true } } },
     plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
-    settings: { 'import-x/resolver-next': [sourceResolver], 'import-x/extensions': ['.ts', '.js'] },
+    settings: { 'import-x/resolver-next': [sourceResolver], 'import-x/extensions': ['.ts', '.tsx', '.js'] },
     rules: {
       'no-restricted-syntax': [
         'error',
@@ -68,5 +68,5 @@ export default tseslint.config(
     },
   },
   // The emulator is not on the CLI's start path: its libraries load with it.
-  { files: ['src/emulator/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
+  { files: ['src/emulator/**/*.{ts,tsx}'], rules: { 'no-restricted-imports': 'off' } },
 );

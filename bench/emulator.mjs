@@ -7,7 +7,13 @@
 //      after a million published events (target ≤ 200 MiB; unbounded retention was 538 MiB),
 //      after 3 million events to four stalled stream clients (target ≤ 200 MiB; was 1.9 GB),
 //      after 400,000 unauthenticated GET /oauth/authorize (target ≤ 200 MiB; was OOM).
-//      BENCH_EMULATOR_QUICK=1 skips the last two (the longest).
+//      BENCH_EMULATOR_QUICK=1 skips the last two (the longest);
+//  (d) the dashboard open under traffic: peak RSS (VmHWM) of an emulator whose dashboard live
+//      stream is open and followed (each change message fetches the Requests page, as the page's
+//      script does) while 100,000 events are published and 100,000 API requests are served
+//      (a bounded loop on loopback, half of them with 12 KB bodies), and the size of the
+//      Requests ring after them (target ≤ 200 MiB with the same capped heap, ring 1,000).
+//      BENCH_EMULATOR_ONLY=dashboard runs this row alone.
 // Standalone: `node bench/emulator.mjs` spawns `node bin/svc.js emulator --port 0 --json`.
 // As a module: `runEmulatorBench({ url, keys, pid })` (pid: the emulator's, for RSS; optional).
 import { spawn } from 'node:child_process';
@@ -27,6 +33,10 @@ const AUTHORIZE_GETS = Number(process.env.BENCH_AUTHORIZE_GETS ?? 400_000);
 const P99_TARGET_MS = 50;
 const STREAM_TARGET = 200_000;
 const TIME_BOUND_MS = 30_000;
+const DASHBOARD_EVENTS = 100_000;
+const DASHBOARD_REQUESTS = Number(process.env.BENCH_DASHBOARD_REQUESTS ?? 100_000);
+const DASHBOARD_TIME_BOUND_MS = 180_000;
+const DASHBOARD_RING = 1000; // REQUEST_LOG_SIZE in src/emulator/dashboard/requests.ts
 // The service allows 600 requests per minute per API key (service-spec.md §8), and the
 // emulator enforces it. To measure throughput honestly rather than the limiter, the
 // benchmark makes a fresh organization with enough keys for its request count (each key
@@ -240,6 +250,113 @@ async function measureBoundsOn(dispatcher, url, orgId, key, pid) {
   return result;
 }
 
+/** The emulator process's peak resident memory so far (VmHWM), MiB; null where /proc is not. */
+function peakRssMiB(pid) {
+  try {
+    return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The dashboard open under traffic, on an emulator process of its own with the capped heap: its
+ * live stream read as the page's script reads it (each "change" fetches the Requests page, one
+ * fetch at a time), while 100,000 events are published and 100,000 API requests served.
+ */
+async function measureDashboard() {
+  const { seed, pid, stop, exited } = await startSpawned([`--max-old-space-size=${BOUNDS_HEAP_MIB}`]);
+  process.once('exit', stop); // (an emulator left behind would hold this run's output open)
+  const dispatcher = new Agent({ connections: CONCURRENCY + 4, keepAliveTimeout: 30_000 });
+  try {
+    return await Promise.race([
+      measureDashboardOn(dispatcher, seed.url, seed.org_id, pid),
+      exited.then((code) => Promise.reject(new Error(`the emulator died (exit ${code}) under a ${BOUNDS_HEAP_MIB} MiB heap with the dashboard open`))),
+    ]);
+  } finally {
+    await dispatcher.close().catch(() => {});
+    stop();
+  }
+}
+
+async function measureDashboardOn(dispatcher, url, orgId, pid) {
+  // Keys enough that none passes the rate limit (as in the requests/s row).
+  const keys = [];
+  for (let i = 0; i < Math.ceil(DASHBOARD_REQUESTS / PER_KEY); i++)
+    keys.push((await json(dispatcher, 'POST', `${url}/_emulator/orgs/${orgId}/keys`, { mode: 'test', scopes: ['account:read'] })).key);
+
+  const stream = await request(`${url}/_dashboard/stream`, { dispatcher, headers: { accept: 'text/event-stream' } });
+  if (stream.statusCode !== 200) throw new Error(`the dashboard stream answered ${stream.statusCode}`);
+  let changes = 0;
+  let pageFetches = 0;
+  let fetching = false;
+  let lastPage = '';
+  const followed = [];
+  const followChange = async () => {
+    if (fetching) return;
+    fetching = true;
+    try {
+      const page = await request(`${url}/requests?mode=test`, { dispatcher });
+      lastPage = await page.body.text();
+      pageFetches++;
+    } finally {
+      fetching = false;
+    }
+  };
+  let buffer = '';
+  stream.body.on('data', (chunk) => {
+    buffer += chunk.toString('utf8');
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      if (!frame.startsWith('event: change')) continue;
+      changes++;
+      followed.push(followChange());
+    }
+  });
+  stream.body.on('error', () => {});
+
+  const started = Date.now();
+  await json(dispatcher, 'POST', `${url}/_emulator/events`, { org_id: orgId, mode: 'test', type: 'bench.dashboard', count: DASHBOARD_EVENTS });
+  const big = JSON.stringify({ title: 'x'.repeat(12_000), languages: ['en', 'es'] });
+  let next = 0;
+  let served = 0;
+  const deadline = started + DASHBOARD_TIME_BOUND_MS;
+  async function worker() {
+    while (next < DASHBOARD_REQUESTS && Date.now() < deadline) {
+      const i = next++;
+      const authorization = `Bearer ${keys[i % keys.length]}`;
+      // Half read the account, half post a 12 KB body (refused for its scope, but logged).
+      const res =
+        i % 2 === 0
+          ? await request(`${url}/v1/account`, { dispatcher, headers: { authorization } })
+          : await request(`${url}/v1/calls`, { dispatcher, method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: big });
+      await res.body.dump();
+      if (res.statusCode === 429 || res.statusCode >= 500) throw new Error(`a dashboard-row request answered ${res.statusCode}`);
+      served++;
+    }
+  }
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (Date.now() - started) / 1000;
+  // The last change message arrives within the stream's gathering interval; then one more page.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await Promise.all(followed);
+  await followChange();
+  stream.body.destroy();
+  const ring = /The last (\d+) requests the emulator served \(all modes; (\d+) since it started\)/.exec(lastPage);
+  return {
+    dashboardPeakRssMiB: peakRssMiB(pid),
+    dashboardEvents: DASHBOARD_EVENTS,
+    dashboardRequests: served,
+    dashboardSeconds: seconds,
+    dashboardRingSize: ring ? Number(ring[1]) : null,
+    dashboardLogged: ring ? Number(ring[2]) : null,
+    dashboardChanges: changes,
+    dashboardPageFetches: pageFetches,
+  };
+}
+
 /** Runs both measurements against a running emulator; `keys` are its seeded keys (unused but for the org). */
 export async function runEmulatorBench({ url, keys, org_id }) {
   const dispatcher = new Agent({ connections: CONCURRENCY + 4, keepAliveTimeout: 30_000 });
@@ -259,7 +376,8 @@ export async function runEmulatorBench({ url, keys, org_id }) {
     const requests = await measureRequests(dispatcher, url, benchKeys);
     const events = await measureEvents(dispatcher, url, org.id, streamKey, probeKeys);
     const bounds = await measureBounds();
-    return { ...requests, ...events, ...bounds };
+    const dashboard = await measureDashboard();
+    return { ...requests, ...events, ...bounds, ...dashboard };
   } finally {
     await dispatcher.close().catch(() => {});
   }
@@ -280,6 +398,16 @@ async function startSpawned(nodeArgs = []) {
     exited.then((code) => reject(new Error(`svc emulator exited ${code} before printing its address`)));
   });
   return { seed, pid: child.pid, exited, stop: () => child.kill('SIGINT') };
+}
+
+/** The dashboard row's line and whether it met its bound. */
+function dashboardCheck(result) {
+  const mib = (v) => (v == null ? 'n/a' : `${v.toFixed(0)} MiB`);
+  const all = result.dashboardRequests === DASHBOARD_REQUESTS;
+  return [
+    `emulator peak RSS with the dashboard's live stream open and followed, ${result.dashboardEvents.toLocaleString('en-US')} events published and ${result.dashboardRequests.toLocaleString('en-US')} API requests served in ${result.dashboardSeconds.toFixed(0)} s: ${mib(result.dashboardPeakRssMiB)}; Requests ring ${result.dashboardRingSize} of ${result.dashboardLogged?.toLocaleString('en-US')} logged; ${result.dashboardChanges} change messages, ${result.dashboardPageFetches} page fetches (V8 heap capped at ${BOUNDS_HEAP_MIB} MiB; target ≤ ${RSS_TARGET_MIB} MiB, ring ${DASHBOARD_RING.toLocaleString('en-US')}, every request served)`,
+    (result.dashboardPeakRssMiB == null || result.dashboardPeakRssMiB <= RSS_TARGET_MIB) && result.dashboardRingSize === DASHBOARD_RING && all,
+  ];
 }
 
 /** One line per measure with its target; answers how many missed. */
@@ -310,6 +438,7 @@ export function reportEmulatorBench(result, print = console.error) {
       (result.rssAfterAuthorizeFloodMiB ?? 0) <= RSS_TARGET_MIB,
     ]);
   }
+  if ('dashboardPeakRssMiB' in result) checks.push(dashboardCheck(result));
   let missed = 0;
   for (const [line, ok] of checks) {
     if (!ok) missed++;
@@ -318,7 +447,13 @@ export function reportEmulatorBench(result, print = console.error) {
   return missed;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.env.BENCH_EMULATOR_ONLY === 'dashboard') {
+  const result = await measureDashboard();
+  console.log(JSON.stringify(result));
+  const [line, ok] = dashboardCheck(result);
+  console.error(`emulator: ${line}${ok ? '' : '  <- MISSED'}`);
+  process.exitCode = ok ? 0 : 1;
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { seed, stop } = await startSpawned();
   try {
     const result = await runEmulatorBench(seed);

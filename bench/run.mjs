@@ -368,6 +368,11 @@ if (process.argv.includes('--write-readme')) {
     results.emulator
       ? `- emulator: ${Math.round(results.emulator.requestsPerSecond).toLocaleString('en-US')} authenticated requests/s (target ≥ 1,000); ${Math.round(results.emulator.eventsPerSecond).toLocaleString('en-US')} events/s to one stream in a 200,000-event burst, ${results.emulator.lost} lost (target ≥ 200,000/s); other requests during the burst p99 ${results.emulator.burstP99Ms.toFixed(1)} ms (target < 50 ms); RSS after a million events ${results.emulator.rssAfterMillionEventsMiB?.toFixed(0) ?? 'n/a'} MiB (target ≤ 200 MiB).`
       : '- emulator benchmark: unavailable in this run.',
+    ...(results.emulator?.dashboardPeakRssMiB != null
+      ? [
+          `- emulator with the dashboard's live stream open and followed: peak RSS ${results.emulator.dashboardPeakRssMiB.toFixed(0)} MiB while ${results.emulator.dashboardEvents.toLocaleString('en-US')} events were published and ${results.emulator.dashboardRequests.toLocaleString('en-US')} API requests served (target ≤ 200 MiB, V8 heap capped at 96 MiB); the Requests ring held ${results.emulator.dashboardRingSize?.toLocaleString('en-US')} of ${results.emulator.dashboardLogged?.toLocaleString('en-US')} requests (bound 1,000).`,
+        ]
+      : []),
     `- package: ${(packed.size / 1024).toFixed(0)} KiB packed, ${packed.entryCount} files; ${productionDeps.length} production dependency (${productionDeps.join(', ')}), ${(depBytes / 1024 / 1024).toFixed(1)} MiB installed.`,
   ].join('\n');
   const updated = readme.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${table}\n<!-- bench:end -->`);

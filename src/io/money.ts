@@ -1,25 +1,3 @@
-// Money as svc shows it everywhere but --json: dollars, exactly. The API counts in cents,
-// possibly fractional (api-contract.md: `available`, `unit_amount`); dividing by 100 in
-// floating point would print 0.002 cents as 0.000019999999999999998 or 1e-7. Instead the
-// number's own shortest decimal text (what the server's JSON said) has its point moved two
-// places, so every digit the service sent is kept and none is made up.
-
-/** `$12.34`, `$0.015`, `$0.00002`, `-$2.50`; another currency as `12.34 EUR`. At least two decimals. */
-export function money(cents: number, currency = 'usd'): string {
-  if (!Number.isFinite(cents)) return String(cents);
-  const { whole, fraction } = shiftPoint(Math.abs(cents).toString(), -2);
-  const amount = `${whole}.${fraction.padEnd(2, '0')}`;
-  const sign = cents < 0 ? '-' : '';
-  return currency.toLowerCase() === 'usd' ? `${sign}$${amount}` : `${sign}${amount} ${currency.toUpperCase()}`;
-}
-
-/** A non-negative number's text (`1.5`, `2e-7`, `1e+21`) with its decimal point moved `places` (negative: left). */
-function shiftPoint(text: string, places: number): { whole: string; fraction: string } {
-  const [mantissa = '0', exponent = '0'] = text.split('e');
-  const [integer = '0', decimals = ''] = mantissa.split('.');
-  const digits = integer + decimals;
-  const point = integer.length + Number(exponent) + places;
-  const padded = point <= 0 ? '0'.repeat(1 - point) + digits : digits.padEnd(point, '0');
-  const at = Math.max(point, 1);
-  return { whole: padded.slice(0, at).replace(/^0+(?=\d)/, ''), fraction: padded.slice(at).replace(/0+$/, '') };
-}
+// Money as svc shows it: the rule lives in the contract (src/contract/money.ts), so the
+// emulator's dashboard shows amounts exactly as the CLI does.
+export { money } from '../contract/money.js';

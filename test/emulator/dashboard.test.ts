@@ -84,6 +84,18 @@ describe('the dashboard over http', () => {
     await t.control('POST', '/reset');
   });
 
+  it('shows money as the CLI does: dollars, exactly (a price of 0.002 cents is $0.00002)', async () => {
+    const { cookie, csrf, html } = await session(t.url, '/');
+    expect(html).toContain('<td>translation character</td><td>$0.00002</td>');
+    expect(html).toContain('<td>call minute</td><td>$0.02</td>');
+    expect(html).toContain('<strong>$100.00</strong>');
+    const saved = await post(t.url, `/_dashboard/orgs/${t.seed.org_id}/balance`, { csrf, mode: 'test', available: '1234' }, { cookie, origin: t.url });
+    expect(saved.status).toBe(303);
+    expect(new URL(saved.headers.get('location')!, t.url).searchParams.get('notice')).toBe('The balance of Acme is now $12.34.');
+    expect(await (await fetch(`${t.url}/`)).text()).toContain('<strong>$12.34</strong>');
+    await t.control('POST', '/reset');
+  });
+
   it('Requests names the credential by id and shows no secret in any body', async () => {
     const made = await t.makeKey('live');
     await fetch(`${t.url}/oauth/token`, {

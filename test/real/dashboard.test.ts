@@ -2,9 +2,10 @@
 // playwright-core against an emulator on port 0, with svc itself (in-process, as a user runs
 // it) on the other side of each action. Every page loads without a console error or a failed
 // request and passes axe-core (no serious or critical violation); the README's screenshots are
-// taken here (docs/dashboard-*.png).
+// taken here in every run, and written to docs/dashboard-*.png only with SVC_WRITE_SCREENSHOTS=1
+// (so a run leaves a clean clone's tree clean).
 // Skips with a visible reason without /usr/bin/chromium; SVC_REQUIRE_REAL=1 (CI) fails instead.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
@@ -27,6 +28,7 @@ if (chromiumMissing && !requireReal) {
 }
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+const WRITE_SCREENSHOTS = process.env.SVC_WRITE_SCREENSHOTS === '1';
 const PAGES = ['/', '/keys', '/apps', '/calls', '/chats', '/events', '/requests', '/controls'];
 
 describe.skipIf(chromiumMissing && !requireReal)(`the emulator's dashboard in a real browser (${CHROMIUM})`, () => {
@@ -303,10 +305,20 @@ describe.skipIf(chromiumMissing && !requireReal)(`the emulator's dashboard in a 
       await expect.poll(() => textOf(served)).toContain('"status": "ended"');
       expect(await requests.content()).not.toContain(emulator.seed.keys.test);
 
-      // Screenshots for the README: the console pages with what just happened.
-      mkdirSync(DOCS, { recursive: true });
-      await events.screenshot({ path: join(DOCS, 'dashboard-events.png') });
-      await requests.screenshot({ path: join(DOCS, 'dashboard-requests.png') });
+      // Screenshots for the README: the console pages with what just happened, taken in every
+      // run (a PNG of the whole viewport), written to docs/ only when asked for.
+      for (const [page, name] of [
+        [events, 'dashboard-events.png'],
+        [requests, 'dashboard-requests.png'],
+      ] as const) {
+        const png = await page.screenshot();
+        expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+        expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 800]);
+        if (WRITE_SCREENSHOTS) {
+          mkdirSync(DOCS, { recursive: true });
+          writeFileSync(join(DOCS, name), png);
+        }
+      }
       expect(watched.flatMap((w) => w.problems)).toEqual([]);
     } finally {
       await context.close();

@@ -12,6 +12,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import type { z } from 'zod';
+import { money } from '../../contract/money.js';
 import { SCOPES } from '../../shared/constants.js';
 import type { Mode, Scope } from '../../shared/constants.js';
 import { HttpError, notFound } from '../errors.js';
@@ -283,7 +284,9 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
 
   action('/orgs/:org/balance', '/', (form, _mode, c) => {
     const balance = setOrgBalance(state, c.req.param('org')!, integer(form, 'available'));
-    return { notice: `The balance is now ${balance.available} cents.` };
+    return {
+      notice: `The balance of ${state.orgs.get(c.req.param('org')!)?.name ?? 'the organization'} is now ${money(balance.available, balance.currency)}.`,
+    };
   });
 
   action('/apps', '/apps', (form) => {

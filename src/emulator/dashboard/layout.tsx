@@ -1,0 +1,165 @@
+// The dashboard's frame and shared parts, server-rendered with hono/jsx: every text child and
+// attribute value is escaped when rendered; nothing here is raw HTML but the doctype.
+import { raw } from 'hono/html';
+import type { Child } from 'hono/jsx';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import type { Mode } from '../../shared/constants.js';
+import { rfc3339 } from '../ids.js';
+import type { State } from '../state.js';
+import type { RequestLog } from './requests.js';
+
+/** A rendered page or part of one. */
+export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+export interface View {
+  state: State;
+  requests: RequestLog;
+  mode: Mode;
+  csrf: string;
+  /** This page's GET address (path and query), for live refresh and for returning after an action. */
+  here: string;
+  query: (name: string) => string | undefined;
+  notice?: string | undefined;
+  error?: string | undefined;
+  /** A dialog shown once, open on load (a new key or client secret). */
+  shown?: Html | undefined;
+}
+
+export const PAGES = [
+  { path: '/', title: 'Overview' },
+  { path: '/keys', title: 'API keys' },
+  { path: '/apps', title: 'Apps' },
+  { path: '/calls', title: 'Calls' },
+  { path: '/chats', title: 'Chats' },
+  { path: '/events', title: 'Events' },
+  { path: '/requests', title: 'Requests' },
+  { path: '/controls', title: 'Controls' },
+] as const;
+
+export const withMode = (path: string, mode: Mode, extra: Record<string, string> = {}) => {
+  const params = new URLSearchParams({ mode, ...extra });
+  return `${path}?${params.toString()}`;
+};
+
+export const time = (ms: number | undefined) => (ms === undefined ? '—' : rfc3339(ms));
+
+/** The fields every action's form carries: this session's CSRF token and the page's mode. */
+export function CsrfFields({ v }: { v: View }) {
+  return (
+    <>
+      <input type="hidden" name="csrf" value={v.csrf} />
+      <input type="hidden" name="mode" value={v.mode} />
+    </>
+  );
+}
+
+/** A one-button form POSTing an action; `confirm` asks first (the browser's confirm). */
+export function ActionButton(props: { v: View; action: string; label: string; id: string; confirm?: string; danger?: boolean; name?: string }) {
+  return (
+    <form class="inline" method="post" action={props.action} data-confirm={props.confirm}>
+      <CsrfFields v={props.v} />
+      <button type="submit" id={props.id} class={props.danger ? 'danger' : ''} aria-label={props.name ?? props.label}>
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** Filters a list page keeps when the mode switches. */
+function pageQuery(v: View): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of ['type', 'status', 'path']) {
+    const value = v.query(name);
+    if (value) kept[name] = value;
+  }
+  return kept;
+}
+
+export function Layout({ v, path, title, children }: { v: View; path: string; title: string; children?: Child }) {
+  const current = PAGES.find((p) => p.path === path || (p.path !== '/' && path.startsWith(`${p.path}/`)));
+  return (
+    <>
+      {raw('<!doctype html>')}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="referrer" content="same-origin" />
+          <link rel="icon" href="data:," />
+          <link rel="stylesheet" href="/_dashboard/app.css" />
+          <title>{`${title} · ${v.mode === 'live' ? 'Live' : 'Test'} · svc emulator`}</title>
+        </head>
+        <body data-page={v.here}>
+          <header>
+            <a class="brand" href={withMode('/', v.mode)}>
+              svc emulator
+            </a>
+            <nav aria-label="Dashboard">
+              <ul>
+                {PAGES.map((p) => (
+                  <li>
+                    <a href={withMode(p.path, v.mode)} aria-current={current?.path === p.path ? 'page' : undefined}>
+                      {p.title}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <div class="mode" role="group" aria-label="Mode">
+              <a href={withMode(path, 'test', pageQuery(v))} aria-current={String(v.mode === 'test')}>
+                Test
+              </a>
+              <a href={withMode(path, 'live', pageQuery(v))} aria-current={String(v.mode === 'live')}>
+                Live
+              </a>
+            </div>
+          </header>
+          <main>
+            <h1>
+              {title} <span class="muted">({v.mode} mode)</span>
+            </h1>
+            {v.notice ? (
+              <p class="notice" role="status">
+                {v.notice}
+              </p>
+            ) : null}
+            {v.error ? (
+              <p class="error" role="alert">
+                {v.error}
+              </p>
+            ) : null}
+            {children}
+          </main>
+          {v.shown ?? null}
+          <script src="/_dashboard/app.js" defer></script>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/** The dialog that shows a new secret once, with a Copy button per value. */
+export function shownOnce(title: string, intro: string, values: { label: string; id: string; value: string }[]): Html {
+  return (
+    <dialog id="shown-once" data-show="" open aria-labelledby="shown-once-title">
+      <h2 id="shown-once-title">{title}</h2>
+      <p>{intro}</p>
+      {values.map((item) => (
+        <>
+          <label for={item.id}>{item.label}</label>
+          <div class="secret">
+            <input id={item.id} readonly value={item.value} />
+            <button type="button" data-copy={item.id} aria-label={`Copy ${item.label}`}>
+              Copy
+            </button>
+          </div>
+        </>
+      ))}
+      <div class="actions">
+        <button type="button" data-close="" class="primary">
+          Done
+        </button>
+      </div>
+    </dialog>
+  );
+}
