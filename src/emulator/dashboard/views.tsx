@@ -53,10 +53,14 @@ function signedInAdmin(state: State): string {
   return state.users.keys().next().value ?? '(no admin)';
 }
 
-/** A table in a scrolling box, with a header row of column names. */
-function Table({ columns, children }: { columns: (string | Html)[]; children?: Child }) {
+/**
+ * A table in a scrolling box, with a header row of column names; `caption` is a muted line above
+ * it, and `live` makes the box itself the page's live part (fetched again on a change).
+ */
+function Table({ columns, caption, live, children }: { columns: (string | Html)[]; caption?: Child; live?: string; children?: Child }) {
   return (
-    <div class="scroll" tabindex={0}>
+    <div id={live} data-live={live === undefined ? undefined : ''} class="scroll" tabindex={0}>
+      {caption === undefined ? null : <p class="muted">{caption}</p>}
       <table>
         <thead>
           <tr>
@@ -72,6 +76,17 @@ function Table({ columns, children }: { columns: (string | Html)[]; children?: C
 }
 
 const ACTION_COLUMN = <span class="hide-narrow">Action</span>;
+
+/** A list row's first cell: the object's id, linking to its own page (`/calls/<id>`). */
+function DetailCell({ v, list, id }: { v: View; list: '/calls' | '/chats'; id: string }) {
+  return (
+    <td>
+      <a href={withMode(`${list}/${id}`, v.mode)}>
+        <code>{id}</code>
+      </a>
+    </td>
+  );
+}
 
 export function overviewPage(v: View): Html {
   const { state } = v;
@@ -183,59 +198,48 @@ export function keysPage(v: View): Html {
           Create key
         </button>
       </p>
-      <div id="keys" data-live="" class="scroll" tabindex={0}>
-        <p class="muted">
-          {keys.length} {v.mode} key(s). A key is shown once, when it is made; only its last four characters are kept here.
-        </p>
-        <table>
-          <thead>
-            <tr>
-              {['Name or id', 'Organization', 'Mode', 'Scopes', 'Last four', 'Created', 'Revoked'].map((name) => (
-                <th scope="col">{name}</th>
-              ))}
-              <th scope="col">{ACTION_COLUMN}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr data-key-id={key.id}>
-                <td>
-                  {key.name ? (
-                    <>
-                      {key.name}
-                      <br />
-                      <code>{key.id}</code>
-                    </>
-                  ) : (
-                    <code>{key.id}</code>
-                  )}
-                </td>
-                <td>{orgName(state, key.org_id)}</td>
-                <td>{key.mode}</td>
-                <td>{key.scopes.length === SCOPES.length ? 'all' : key.scopes.join(', ')}</td>
-                <td>
-                  <code>{key.last4 ?? '—'}</code>
-                </td>
-                <td>{time(key.created_at)}</td>
-                <td>{key.revoked ? 'revoked' : 'no'}</td>
-                <td>
-                  {key.revoked ? null : (
-                    <ActionButton
-                      v={v}
-                      action={`/_dashboard/keys/${key.id}/revoke`}
-                      label="Revoke"
-                      id={`revoke-${key.id}`}
-                      name={`Revoke ${key.name ?? key.id}`}
-                      danger
-                      confirm={`Revoke ${key.name ?? key.id}? Requests with it get 401 at once.`}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        live="keys"
+        caption={`${keys.length} ${v.mode} key(s). A key is shown once, when it is made; only its last four characters are kept here.`}
+        columns={['Name or id', 'Organization', 'Mode', 'Scopes', 'Last four', 'Created', 'Revoked', ACTION_COLUMN]}
+      >
+        {keys.map((key) => (
+          <tr data-key-id={key.id}>
+            <td>
+              {key.name ? (
+                <>
+                  {key.name}
+                  <br />
+                  <code>{key.id}</code>
+                </>
+              ) : (
+                <code>{key.id}</code>
+              )}
+            </td>
+            <td>{orgName(state, key.org_id)}</td>
+            <td>{key.mode}</td>
+            <td>{key.scopes.length === SCOPES.length ? 'all' : key.scopes.join(', ')}</td>
+            <td>
+              <code>{key.last4 ?? '—'}</code>
+            </td>
+            <td>{time(key.created_at)}</td>
+            <td>{key.revoked ? 'revoked' : 'no'}</td>
+            <td>
+              {key.revoked ? null : (
+                <ActionButton
+                  v={v}
+                  action={`/_dashboard/keys/${key.id}/revoke`}
+                  label="Revoke"
+                  id={`revoke-${key.id}`}
+                  name={`Revoke ${key.name ?? key.id}`}
+                  danger
+                  confirm={`Revoke ${key.name ?? key.id}? Requests with it get 401 at once.`}
+                />
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
       <dialog id="create-key" aria-labelledby="create-key-title">
         <h2 id="create-key-title">Create an API key</h2>
         <form method="post" action="/_dashboard/keys">
@@ -405,35 +409,19 @@ export function callsPage(v: View): Html {
   return (
     <Layout v={v} path="/calls" title="Calls">
       <div id="calls" data-live="">
-        <div class="scroll" tabindex={0}>
-          <p class="muted">The newest {PAGE_ROWS} calls at most.</p>
-          <table>
-            <thead>
-              <tr>
-                {['Call', 'Organization', 'Status', 'Title', 'Languages', 'Started', 'Ended'].map((name) => (
-                  <th scope="col">{name}</th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {calls.map(({ org_id, obj }) => (
-                <tr>
-                  <td>
-                    <a href={withMode(`/calls/${obj.id}`, v.mode)}>
-                      <code>{obj.id}</code>
-                    </a>
-                  </td>
-                  <td>{orgName(state, org_id)}</td>
-                  <td>{obj.status}</td>
-                  <td>{obj.title ?? '—'}</td>
-                  <td>{obj.languages.join(' ↔ ')}</td>
-                  <td>{obj.created_at}</td>
-                  <td>{obj.ended_at ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption={`The newest ${PAGE_ROWS} calls at most.`} columns={['Call', 'Organization', 'Status', 'Title', 'Languages', 'Started', 'Ended']}>
+          {calls.map(({ org_id, obj }) => (
+            <tr>
+              <DetailCell v={v} list="/calls" id={obj.id} />
+              <td>{orgName(state, org_id)}</td>
+              <td>{obj.status}</td>
+              <td>{obj.title ?? '—'}</td>
+              <td>{obj.languages.join(' ↔ ')}</td>
+              <td>{obj.created_at}</td>
+              <td>{obj.ended_at ?? '—'}</td>
+            </tr>
+          ))}
+        </Table>
         {calls.length === 0 ? <p class="muted">No {v.mode} calls yet.</p> : null}
         <h2>Phone lines</h2>
         {lines.length === 0 ? (
@@ -537,35 +525,19 @@ export function chatsPage(v: View): Html {
   return (
     <Layout v={v} path="/chats" title="Chats">
       <div id="chats" data-live="">
-        <div class="scroll" tabindex={0}>
-          <p class="muted">The newest {PAGE_ROWS} chats at most.</p>
-          <table>
-            <thead>
-              <tr>
-                {['Chat', 'Organization', 'Status', 'Subject', 'Language', 'Messages', 'Started'].map((name) => (
-                  <th scope="col">{name}</th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {chats.map(({ org_id, obj }) => (
-                <tr>
-                  <td>
-                    <a href={withMode(`/chats/${obj.id}`, v.mode)}>
-                      <code>{obj.id}</code>
-                    </a>
-                  </td>
-                  <td>{orgName(state, org_id)}</td>
-                  <td>{obj.status}</td>
-                  <td>{obj.subject ?? '—'}</td>
-                  <td>{obj.language}</td>
-                  <td>{messageCount.get(obj.id) ?? 0}</td>
-                  <td>{obj.created_at}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption={`The newest ${PAGE_ROWS} chats at most.`} columns={['Chat', 'Organization', 'Status', 'Subject', 'Language', 'Messages', 'Started']}>
+          {chats.map(({ org_id, obj }) => (
+            <tr>
+              <DetailCell v={v} list="/chats" id={obj.id} />
+              <td>{orgName(state, org_id)}</td>
+              <td>{obj.status}</td>
+              <td>{obj.subject ?? '—'}</td>
+              <td>{obj.language}</td>
+              <td>{messageCount.get(obj.id) ?? 0}</td>
+              <td>{obj.created_at}</td>
+            </tr>
+          ))}
+        </Table>
         {chats.length === 0 ? <p class="muted">No {v.mode} chats yet.</p> : null}
       </div>
     </Layout>
