@@ -7,30 +7,18 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, statSync, s
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { useStreamEmulator } from '../helpers/emulator.js';
 import { runCli } from '../helpers/cli.js';
 
-let emu: RunningEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator({ keepaliveMs: 200 });
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(async () => {
-  await plane().reset();
-});
-
-const plane = () => controlPlane(emu);
-const env = () => ({ SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url });
+const { emu, plane } = useStreamEmulator();
+const env = () => ({ SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url });
 const tmp = () => mkdtempSync(join(tmpdir(), 'svc-own-files-'));
 const forward = ['--forward-to', 'http://127.0.0.1:9/hook'];
 
 /** Runs a tail that must be refused at start: exit 2, nothing on stdout, no request to the service. */
 async function refused(argv: string[]): Promise<string> {
-  await plane().publishEvents({ org_id: emu.seed.org_id, mode: 'test', type: 'call.started', count: 3 });
+  await plane().publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 3 });
   const before = (await plane().stats()).requests;
   const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--max-events', '1', ...argv], { env: env() });
   expect(exitCode, stderr).toBe(2);
@@ -102,7 +90,7 @@ describe('events tail: files it writes, checked at start', () => {
     chmodSync(file, 0o644);
     const run = runCli(['events', 'tail', '--json', '--max-events', '1', '--record', file], { env: env() });
     await plane().streamsOpen();
-    await plane().publishEvents({ org_id: emu.seed.org_id, mode: 'test', type: 'call.started', count: 1 });
+    await plane().publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 1 });
     const { exitCode, stderr } = await run;
     expect(exitCode, stderr).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);

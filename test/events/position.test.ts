@@ -9,30 +9,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import type { Clock } from '../../src/shared/runtime.js';
-import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
+import { useStreamEmulator } from '../helpers/emulator.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
-let emu: RunningEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator({ keepaliveMs: 200 });
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(async () => {
-  await plane().reset();
-  await plane().dropStreams();
-  await plane().streamsClosed();
-});
-
-const plane = () => controlPlane(emu);
-const publish = (count: number, type = 'call.started') => plane().publishEvents({ org_id: emu.seed.org_id, mode: 'test', type, count });
+const { emu, plane } = useStreamEmulator();
+const publish = (count: number, type = 'call.started') => plane().publishEvents({ org_id: emu().seed.org_id, mode: 'test', type, count });
 
 /**
  * Real time, except that while held every sleep (the tail's wait before reconnecting) waits
@@ -77,7 +63,7 @@ function startTail(argv: string[], clock: Clock = heldClock()) {
   const controller = new AbortController();
   const configDir = tempConfigDir();
   const runtime: Runtime = {
-    env: { HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url },
+    env: { HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url },
     stdout: { isTTY: false, write: (chunk) => void (stdout += chunk) },
     stderr: { isTTY: false, write: (chunk) => void (stderr += chunk) },
     stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },

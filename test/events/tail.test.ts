@@ -5,34 +5,16 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestEmulator, useStreamEmulator } from '../helpers/emulator.js';
 import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
-let emu: RunningEmulator;
+const { emu, plane } = useStreamEmulator();
 
-beforeAll(async () => {
-  // Short keepalives: a stream whose credential expired ends at the next one.
-  emu = await startTestEmulator({ keepaliveMs: 200 });
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(async () => {
-  await plane().reset();
-  // A previous test's stream may still be closing; `streamsOpen()` must count only this test's.
-  await plane().dropStreams();
-  await plane().streamsClosed();
-});
-
-/** The emulator's control plane (test/helpers/emulator.ts). */
-const plane = () => controlPlane(emu);
-
-const publish = (type: string, count: number, mode: 'test' | 'live' = 'test') => plane().publishEvents({ org_id: emu.seed.org_id, mode, type, count });
+const publish = (type: string, count: number, mode: 'test' | 'live' = 'test') => plane().publishEvents({ org_id: emu().seed.org_id, mode, type, count });
 
 async function openStreams(): Promise<number> {
   return (await plane().stats()).open_streams;
@@ -41,7 +23,7 @@ async function openStreams(): Promise<number> {
 /** Waits until `n` event streams are open (the tail has connected), failing after a while. */
 const streamsOpen = (n = 1) => plane().streamsOpen(n);
 
-const keyEnv = (key = emu.seed.keys.test) => ({ SVC_API_KEY: key, SVC_BASE_URL: emu.url });
+const keyEnv = (key = emu().seed.keys.test) => ({ SVC_API_KEY: key, SVC_BASE_URL: emu().url });
 const ndjson = (stdout: string) =>
   stdout
     .split('\n')
@@ -101,7 +83,7 @@ describe('events tail', () => {
     // The header names the organization and the mode, on stderr.
     expect(stderr).toMatch(/test-mode events of Acme/);
     // The same lines as the list endpoint holds (as sent, not re-serialized).
-    const list = await fetch(`${emu.url}/v1/events?limit=8`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } }).then(
+    const list = await fetch(`${emu().url}/v1/events?limit=8`, { headers: { authorization: `Bearer ${emu().seed.keys.test}` } }).then(
       (r) => r.json() as Promise<{ data: unknown[] }>,
     );
     const sent = list.data
@@ -136,9 +118,9 @@ describe('events tail', () => {
     const run = runCli(['events', 'tail', '--max-events', '2'], { env: keyEnv() });
     await streamsOpen();
     // A real state change, so the summary has an object to describe.
-    const res = await fetch(`${emu.url}/v1/calls`, {
+    const res = await fetch(`${emu().url}/v1/calls`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${emu.seed.keys.test}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${emu().seed.keys.test}`, 'content-type': 'application/json' },
       body: JSON.stringify({ languages: ['en', 'es'], title: 'Intake' }),
     });
     const call = (await res.json()) as { id: string };
@@ -182,7 +164,7 @@ describe('events tail', () => {
 
   it('replays retained events after --since first, then live ones', async () => {
     await publish('call.started', 10);
-    const list = await fetch(`${emu.url}/v1/events?limit=10`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } }).then(
+    const list = await fetch(`${emu().url}/v1/events?limit=10`, { headers: { authorization: `Bearer ${emu().seed.keys.test}` } }).then(
       (r) => r.json() as Promise<{ data: Array<{ id: string }> }>,
     );
     const oldestFirst = list.data.map((e) => e.id).reverse();
@@ -235,7 +217,7 @@ describe('events tail', () => {
   });
 
   it('a key without events:read is refused with exit 4 naming the scope', async () => {
-    const { key } = await plane().createKey(emu.seed.org_id, 'test', ['calls:read']);
+    const { key } = await plane().createKey(emu().seed.org_id, 'test', ['calls:read']);
     const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json'], { env: keyEnv(key) });
     expect(exitCode).toBe(4);
     expect(stdout).toBe('');
@@ -243,10 +225,10 @@ describe('events tail', () => {
   });
 
   it('a revoked key ends the tail with exit 3 instead of reconnecting forever', async () => {
-    const { id, key } = await plane().createKey(emu.seed.org_id, 'test');
+    const { id, key } = await plane().createKey(emu().seed.org_id, 'test');
     const run = runCli(['events', 'tail', '--json'], { env: keyEnv(key) });
     await streamsOpen();
-    await plane().revokeKey(emu.seed.org_id, id);
+    await plane().revokeKey(emu().seed.org_id, id);
     const { exitCode, stderr } = await run;
     expect(exitCode).toBe(3);
     expect(stderr).not.toContain(key);
@@ -258,7 +240,7 @@ describe('events tail', () => {
     await gone.close();
     const started = Date.now();
     const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '2s'], {
-      env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: url },
+      env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: url },
     });
     expect(exitCode).toBe(9);
     expect(stdout).toBe('');
@@ -519,11 +501,11 @@ describe('events tail with an OAuth profile', () => {
     // Sign in as `svc login` would, through the emulator's approvals and token endpoint.
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    await plane().approve({ email: emu.seed.admin.email, org_id: emu.seed.org_id });
+    await plane().approve({ email: emu().seed.admin.email, org_id: emu().seed.org_id });
     const redirectUri = 'http://127.0.0.1:53682/callback';
-    const authorize = new URL(`${emu.url}/oauth/authorize`);
+    const authorize = new URL(`${emu().url}/oauth/authorize`);
     for (const [k, v] of Object.entries({
-      client_id: emu.seed.cli_client_id,
+      client_id: emu().seed.cli_client_id,
       redirect_uri: redirectUri,
       state: 's1',
       code_challenge: challenge,
@@ -533,7 +515,7 @@ describe('events tail with an OAuth profile', () => {
       authorize.searchParams.set(k, v);
     const redirect = await fetch(authorize, { redirect: 'manual' });
     const code = new URL(redirect.headers.get('location')!).searchParams.get('code')!;
-    const tokenRes = await fetch(`${emu.url}/oauth2/token`, {
+    const tokenRes = await fetch(`${emu().url}/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
@@ -541,7 +523,7 @@ describe('events tail with an OAuth profile', () => {
         code,
         redirect_uri: redirectUri,
         code_verifier: verifier,
-        client_id: emu.seed.cli_client_id,
+        client_id: emu().seed.cli_client_id,
       }),
     });
     const tokens = (await tokenRes.json()) as { access_token: string; refresh_token: string; expires_in: number; scope: string; org_id: string };
@@ -556,11 +538,11 @@ describe('events tail with an OAuth profile', () => {
         default_profile: 'acme',
         profiles: {
           acme: {
-            base_url: emu.url,
+            base_url: emu().url,
             org_id: tokens.org_id,
             org_name: 'Acme',
             mode: 'live',
-            oauth: { client_id: emu.seed.cli_client_id, scopes: tokens.scope.split(' '), expires_at: expiresAt, storage: 'memory' },
+            oauth: { client_id: emu().seed.cli_client_id, scopes: tokens.scope.split(' '), expires_at: expiresAt, storage: 'memory' },
           },
         },
       }),
@@ -575,8 +557,8 @@ describe('events tail with an OAuth profile', () => {
         refresh_token: tokens.refresh_token,
         expires_at: expiresAt,
         scope: tokens.scope,
-        client_id: emu.seed.cli_client_id,
-        token_endpoint: `${emu.url}/oauth2/token`,
+        client_id: emu().seed.cli_client_id,
+        token_endpoint: `${emu().url}/oauth2/token`,
       }),
     );
 
@@ -628,7 +610,7 @@ describe('starting with SVC_API_KEY', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const r = await runCli(['events', 'tail', '--json', '--max-events', '1'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: url } });
+      const r = await runCli(['events', 'tail', '--json', '--max-events', '1'], { env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: url } });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(streamBeforeAccountAnswer).toBe(true);
       expect(r.stderr).toMatch(/^Tailing test-mode events of Race \(org_race\), SVC_API_KEY/);

@@ -8,34 +8,20 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useStreamEmulator } from '../helpers/emulator.js';
 import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import type { Clock } from '../../src/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
-let emu: RunningEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator({ keepaliveMs: 200 });
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(async () => {
-  await plane().reset();
-  await plane().dropStreams();
-  await plane().streamsClosed();
-});
+const { emu, plane } = useStreamEmulator();
 
 const closers: Array<() => void> = [];
 afterEach(() => closers.splice(0).forEach((close) => close()));
 
-/** The emulator's control plane (test/helpers/emulator.ts). */
-const plane = () => controlPlane(emu);
-const publish = (type: string, count: number) => plane().publishEvents({ org_id: emu.seed.org_id, mode: 'test', type, count });
+const publish = (type: string, count: number) => plane().publishEvents({ org_id: emu().seed.org_id, mode: 'test', type, count });
 const streamsOpen = (n = 1) => plane().streamsOpen(n);
 async function until(condition: () => boolean, what: string, ms = 8000): Promise<void> {
   for (let i = 0; i < ms / 10; i++) {
@@ -45,7 +31,7 @@ async function until(condition: () => boolean, what: string, ms = 8000): Promise
   throw new Error(`${what} not met after ${ms} ms`);
 }
 
-const keyEnv = (key = emu.seed.keys.test) => ({ SVC_API_KEY: key, SVC_BASE_URL: emu.url });
+const keyEnv = (key = emu().seed.keys.test) => ({ SVC_API_KEY: key, SVC_BASE_URL: emu().url });
 const tmp = () => mkdtempSync(join(tmpdir(), 'svc-workbench-'));
 
 /** Retry waits divided by 100: a dead URL is given up on in tens of milliseconds. */
@@ -180,7 +166,7 @@ describe('events trigger', () => {
       ['ended', 'calls.end', 'call'],
     ]);
     expect(lines[0]![3]).toBe(lines[1]![3]); // the call just created is the one ended
-    const call = (await (await fetch(`${emu.url}/v1/calls/${lines[0]![3]}`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } })).json()) as {
+    const call = (await (await fetch(`${emu().url}/v1/calls/${lines[0]![3]}`, { headers: { authorization: `Bearer ${emu().seed.keys.test}` } })).json()) as {
       title: string;
       languages: string[];
     };
@@ -207,7 +193,7 @@ describe('events trigger', () => {
 
   it('is refused in live mode (exit 2) with the reason, before any request', async () => {
     const before = (await plane().stats()).requests;
-    const run = await runCli(['events', 'trigger', 'call.started'], { env: keyEnv(emu.seed.keys.live) });
+    const run = await runCli(['events', 'trigger', 'call.started'], { env: keyEnv(emu().seed.keys.live) });
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/only in test mode.*billed/);
     expect(run.stdout).toBe('');
@@ -217,7 +203,7 @@ describe('events trigger', () => {
 
   it('is refused in live mode before any credential is looked for: --live or a live profile with none stored says "test mode only", exit 2', async () => {
     // No SVC_API_KEY and nothing stored: refused for the mode, not for the missing credential (exit 3).
-    const flagged = await runCli(['events', 'trigger', 'call.started', '--live'], { env: { SVC_BASE_URL: emu.url } });
+    const flagged = await runCli(['events', 'trigger', 'call.started', '--live'], { env: { SVC_BASE_URL: emu().url } });
     expect(flagged.exitCode, flagged.stderr).toBe(2);
     expect(flagged.stderr).toMatch(/only in test mode.*billed \(--live\)/);
     expect(flagged.stderr).not.toMatch(/credential/);
@@ -226,7 +212,7 @@ describe('events trigger', () => {
       join(configDir, 'config.json'),
       JSON.stringify({ version: 1, default_profile: 'default', profiles: { default: { mode: 'live', keys: {} } } }),
     );
-    const profiled = await runCli(['events', 'trigger', 'call.started'], { env: { SVC_BASE_URL: emu.url }, configDir });
+    const profiled = await runCli(['events', 'trigger', 'call.started'], { env: { SVC_BASE_URL: emu().url }, configDir });
     expect(profiled.exitCode, profiled.stderr).toBe(2);
     expect(profiled.stderr).toMatch(/only in test mode.*\(profile "default" is in live mode\)/);
     expect(profiled.stderr).toContain('add --test');
@@ -446,7 +432,7 @@ describe('checkpoint', () => {
     const second = await runCli(['events', 'tail', '--json', '--max-events', '2', '--checkpoint', file], { env: keyEnv() });
     expect(second.exitCode, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/resuming after evt_\w+ \(--checkpoint/);
-    const all = (await (await fetch(`${emu.url}/v1/events?limit=5`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } })).json()) as {
+    const all = (await (await fetch(`${emu().url}/v1/events?limit=5`, { headers: { authorization: `Bearer ${emu().seed.keys.test}` } })).json()) as {
       data: Array<{ id: string }>;
     };
     expect([...firstIds, ...ndjson(second.stdout).map((e) => e.id)]).toEqual(all.data.map((e) => e.id).reverse());

@@ -3,7 +3,7 @@
 // plane") with a typed method per endpoint, to arrange keys, balances, apps, the clock,
 // faults, approvals, events and stream drops, and to read the stats. Other helper files
 // (test/emulator/helpers.ts, test/resources/harness.ts, test/auth/support.ts) delegate here.
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
 
@@ -194,4 +194,30 @@ export function useTestEmulator(opts: EmulatorOptions = {}): () => TestEmulator 
     if (!running) throw new Error('the emulator is not started yet (use it inside tests or hooks)');
     return running;
   };
+}
+
+/**
+ * The event suites' emulator, one for the test file: short keepalives (a stream whose credential
+ * expired ends at the next one), and before each test the seed again with no stream of an
+ * earlier test still open, so stream counts are this test's alone. `emu` fails before it started.
+ */
+export function useStreamEmulator(): { emu: () => RunningEmulator; plane: () => ControlPlane } {
+  let running: RunningEmulator | undefined;
+  const emu = () => {
+    if (!running) throw new Error('the emulator is not started yet (use it inside tests or hooks)');
+    return running;
+  };
+  const plane = () => controlPlane(emu());
+  beforeAll(async () => {
+    running = await startTestEmulator({ keepaliveMs: 200 });
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  beforeEach(async () => {
+    await plane().reset();
+    await plane().dropStreams();
+    await plane().streamsClosed();
+  });
+  return { emu, plane };
 }
