@@ -12,13 +12,9 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { napiKeychain, KEYCHAIN_SERVICE } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { CHROMIUM, launchChromium, requireReal, skipWithoutChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const requireReal = process.env.SVC_REQUIRE_REAL === '1';
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing && !requireReal) {
-  console.warn(`skipping the real-browser login suite: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
-}
+const skipped = skipWithoutChromium('the real-browser login suite');
 
 /** Whether a Secret Service answers here (gnome-keyring under dbus-run-session in `npm run test:real`). */
 async function secretServiceReachable(): Promise<boolean> {
@@ -36,27 +32,13 @@ async function secretServiceReachable(): Promise<boolean> {
   }
 }
 
-describe.skipIf(chromiumMissing && !requireReal)(`svc login in a real browser (${CHROMIUM})`, () => {
+describe.skipIf(skipped)(`svc login in a real browser (${CHROMIUM})`, () => {
   let emulator: RunningEmulator;
   let browser: PlaywrightBrowser;
   let keychainReachable = false;
 
   beforeAll(async () => {
-    if (chromiumMissing) throw new Error(`SVC_REQUIRE_REAL=1 but ${CHROMIUM} is not installed`);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     emulator = await startTestEmulator();
     keychainReachable = await secretServiceReachable();
     // CI (SVC_REQUIRE_REAL=1) must exercise the keychain: no quiet fallback to the file store.

@@ -5,7 +5,7 @@
 // taken here in every run, and written to docs/dashboard-*.png only with SVC_WRITE_SCREENSHOTS=1
 // (so a run leaves a clean clone's tree clean).
 // Skips with a visible reason without /usr/bin/chromium; SVC_REQUIRE_REAL=1 (CI) fails instead.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
@@ -19,38 +19,20 @@ import { sha256 } from '../../src/emulator/ids.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { CHROMIUM, launchChromium, skipWithoutChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const requireReal = process.env.SVC_REQUIRE_REAL === '1';
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing && !requireReal) {
-  console.warn(`skipping the dashboard browser suite: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
-}
+const skipped = skipWithoutChromium('the dashboard browser suite');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const WRITE_SCREENSHOTS = process.env.SVC_WRITE_SCREENSHOTS === '1';
 const PAGES = ['/', '/keys', '/apps', '/calls', '/chats', '/events', '/requests', '/controls'];
 
-describe.skipIf(chromiumMissing && !requireReal)(`the emulator's dashboard in a real browser (${CHROMIUM})`, () => {
+describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM})`, () => {
   let emulator: RunningEmulator;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (chromiumMissing) throw new Error(`SVC_REQUIRE_REAL=1 but ${CHROMIUM} is not installed`);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     emulator = await startTestEmulator();
   });
 
@@ -210,6 +192,12 @@ describe.skipIf(chromiumMissing && !requireReal)(`the emulator's dashboard in a 
   }
 
   const account = (configDir: string) => runCli(['account'], { configDir, secrets, env: { SVC_BASE_URL: emulator.url } });
+  /** What the user sees once the dashboard ended their connection: svc account exits 3 and says why. */
+  async function expectConnectionEnded(configDir: string): Promise<void> {
+    const after = await account(configDir);
+    expect(after.exitCode).toBe(3);
+    expect(after.stderr).toContain('the connection to Acme has ended');
+  }
 
   it('svc login, then Disconnect on the connection: the next svc account exits 3, the connection has ended', async () => {
     const context = await browser.newContext();
@@ -227,9 +215,7 @@ describe.skipIf(chromiumMissing && !requireReal)(`the emulator's dashboard in a 
       await expect.poll(() => textOf(page.getByRole('status'))).toContain('Disconnected svc CLI from Acme');
       await page.getByText('No app is connected to Acme.').waitFor({ state: 'visible' });
 
-      const after = await account(configDir);
-      expect(after.exitCode).toBe(3);
-      expect(after.stderr).toContain('the connection to Acme has ended');
+      await expectConnectionEnded(configDir);
       expect(problems).toEqual([]);
     } finally {
       await context.close();
@@ -266,9 +252,7 @@ describe.skipIf(chromiumMissing && !requireReal)(`the emulator's dashboard in a 
       page.once('dialog', (confirm) => void confirm.accept());
       await page.getByRole('button', { name: 'Delete app Acme Reports' }).click();
       await expect.poll(() => textOf(page.getByRole('status'))).toContain('Deleted Acme Reports; 1 connection(s) ended');
-      const after = await account(configDir);
-      expect(after.exitCode).toBe(3);
-      expect(after.stderr).toContain('the connection to Acme has ended');
+      await expectConnectionEnded(configDir);
       expect(problems).toEqual([]);
     } finally {
       await context.close();
