@@ -5,14 +5,9 @@
 // and the .deb ship them.
 //   node scripts/gen-man.mjs          write the files (and remove pages of commands that went)
 //   node scripts/gen-man.mjs --check  exit 1 when a page differs, is missing or is extra
-import { build } from 'esbuild';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { declarationsOnly } from './bundle.mjs';
-
-const root = new URL('..', import.meta.url).pathname;
+import { importDeclarations, root, writeFiles } from './generated.mjs';
 
 /** What every page says about the exit status (design.md's table; the codes are src/errors.ts's EXIT). */
 const EXIT_MEANINGS = {
@@ -173,73 +168,39 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm }) {
   };
 }
 
-const work = mkdtempSync(join(tmpdir(), 'svc-man-'));
-const entry = join(work, 'entry.mjs');
-try {
-  // The declarations are TypeScript: bundle them into one module (of each command module
-  // only its declaration, as on svc's start path), as scripts/gen-completions.mjs does.
-  await build({
-    plugins: [declarationsOnly],
-    stdin: {
-      contents:
-        "export { ROOT } from './src/commands/index.ts'; export { isHidden, nameOf, flagTerm } from './src/cli/define.ts'; export { EXIT } from './src/errors.ts';",
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    outfile: entry,
-    external: ['@napi-rs/keyring'],
-    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
-    logLevel: 'warning',
-  });
-  const { ROOT, isHidden, nameOf, flagTerm, EXIT } = await import(pathToFileURL(entry).href);
-  const pages = manPages(ROOT, { isHidden, nameOf, flagTerm })(EXIT);
-  const check = process.argv.includes('--check');
-  const dir = join(root, 'man');
-  mkdirSync(dir, { recursive: true });
-  const wanted = new Set(pages.map((p) => `${p.name}.1`));
-  let stale = 0;
-  for (const { name, text } of pages) {
-    const file = join(dir, `${name}.1`);
-    let current = null;
-    try {
-      current = readFileSync(file, 'utf8');
-    } catch {}
-    if (current === text) continue;
-    if (check) {
-      process.stderr.write(`${file} is ${current === null ? 'missing' : 'out of date'}: run npm run man\n`);
-      stale++;
-    } else {
-      writeFileSync(file, text);
-      process.stderr.write(`wrote ${file}\n`);
-    }
-  }
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.1') && !wanted.has(f))) {
-    if (check) {
-      process.stderr.write(`${join(dir, file)} is no command's page: run npm run man\n`);
-      stale++;
-    } else rmSync(join(dir, file));
-  }
-  // package.json "man": the pages a global npm install links into <prefix>/share/man (npm
-  // links this list only: its `directories.man` links nothing, npm/bin-links#25).
-  const pkgFile = join(root, 'package.json');
-  const pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
-  const listed = [...wanted].sort().map((file) => `./man/${file}`);
-  if (JSON.stringify(pkg.man) !== JSON.stringify(listed)) {
-    if (check) {
-      process.stderr.write(`${pkgFile}'s "man" does not list the pages in man/: run npm run man\n`);
-      stale++;
-    } else {
-      const entries = Object.entries(pkg).filter(([key]) => key !== 'man');
-      const at = entries.findIndex(([key]) => key === 'bin') + 1;
-      entries.splice(at, 0, ['man', listed]);
-      writeFileSync(pkgFile, `${JSON.stringify(Object.fromEntries(entries), null, 2)}\n`);
-      process.stderr.write(`wrote ${pkgFile} ("man")\n`);
-    }
-  }
-  process.exitCode = stale ? 1 : 0;
-} finally {
-  rmSync(work, { recursive: true, force: true });
+const { ROOT, isHidden, nameOf, flagTerm, EXIT } = await importDeclarations(
+  "export { ROOT } from './src/commands/index.ts'; export { isHidden, nameOf, flagTerm } from './src/cli/define.ts'; export { EXIT } from './src/errors.ts';",
+);
+const pages = manPages(ROOT, { isHidden, nameOf, flagTerm })(EXIT);
+const check = process.argv.includes('--check');
+const dir = join(root, 'man');
+mkdirSync(dir, { recursive: true });
+const wanted = new Set(pages.map((p) => `${p.name}.1`));
+let stale = writeFiles(
+  pages.map(({ name, text }) => ({ file: join(dir, `${name}.1`), text })),
+  { check, fix: 'npm run man' },
+);
+for (const file of readdirSync(dir).filter((f) => f.endsWith('.1') && !wanted.has(f))) {
+  if (check) {
+    process.stderr.write(`${join(dir, file)} is no command's page: run npm run man\n`);
+    stale++;
+  } else rmSync(join(dir, file));
 }
+// package.json "man": the pages a global npm install links into <prefix>/share/man (npm
+// links this list only: its `directories.man` links nothing, npm/bin-links#25).
+const pkgFile = join(root, 'package.json');
+const pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
+const listed = [...wanted].sort().map((file) => `./man/${file}`);
+if (JSON.stringify(pkg.man) !== JSON.stringify(listed)) {
+  if (check) {
+    process.stderr.write(`${pkgFile}'s "man" does not list the pages in man/: run npm run man\n`);
+    stale++;
+  } else {
+    const entries = Object.entries(pkg).filter(([key]) => key !== 'man');
+    const at = entries.findIndex(([key]) => key === 'bin') + 1;
+    entries.splice(at, 0, ['man', listed]);
+    writeFileSync(pkgFile, `${JSON.stringify(Object.fromEntries(entries), null, 2)}\n`);
+    process.stderr.write(`wrote ${pkgFile} ("man")\n`);
+  }
+}
+process.exitCode = stale ? 1 : 0;
