@@ -18,6 +18,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnEmulator } from './spawned-emulator.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svc = join(root, 'bin/svc.js');
@@ -44,23 +45,10 @@ async function startRelay(port, delayMs) {
   return { port: relayPort, close: () => child.kill() };
 }
 
-/** `svc emulator [--https] --json` in a process of its own; answers its --json line. */
+/** `svc emulator [--https] --json` in a process of its own, with the CA it serves with (https). */
 async function startEmulator(https, configDir) {
-  const child = spawn(process.execPath, [svc, 'emulator', '--port', '0', '--json', ...(https ? ['--https'] : [])], {
-    env: { ...process.env, SVC_CONFIG_DIR: configDir },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      const end = buffered.indexOf('\n');
-      if (end >= 0) resolve(buffered.slice(0, end));
-    });
-    child.on('exit', (code) => reject(new Error(`svc emulator exited ${code}`)));
-  });
-  const info = JSON.parse(line);
-  return { ...info, ca: info.ca_file ? readFileSync(info.ca_file, 'utf8') : undefined, stop: () => child.kill('SIGINT') };
+  const info = await spawnEmulator({ args: https ? ['--https'] : [], env: { ...process.env, SVC_CONFIG_DIR: configDir } });
+  return { ...info, ca: info.ca_file ? readFileSync(info.ca_file, 'utf8') : undefined };
 }
 
 /** A control-plane call of this bench's own (trusting the emulator's CA for this request only). */

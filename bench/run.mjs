@@ -9,12 +9,13 @@
 // bench/requests.mjs, which this runs too. The keychain case needs a Secret Service:
 // without one in this session, the bench restarts itself under dbus-run-session with an
 // unlocked gnome-keyring (as scripts/test-real.sh does), or skips that case with a note.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testedNodes } from '../scripts/nodes.mjs';
+import { spawnEmulator } from './spawned-emulator.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svc = join(root, 'bin/svc.js');
@@ -125,23 +126,7 @@ async function measureAll(cases) {
   return results;
 }
 
-async function startEmulator() {
-  const child = spawn(process.execPath, [svc, 'emulator', '--port', '0', '--json'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      const end = buffered.indexOf('\n');
-      if (end >= 0) resolve(buffered.slice(0, end));
-    });
-    child.on('exit', (code) => reject(new Error(`emulator exited ${code}`)));
-  });
-  return { ...JSON.parse(line), stop: () => child.kill('SIGINT') };
-}
-
-const emulator = await startEmulator();
+const emulator = await spawnEmulator();
 const apiEnv = { SVC_API_KEY: emulator.keys.test, SVC_BASE_URL: emulator.url };
 
 /** A profile whose test key is in the real keychain (`svc keys add`), or why there is none. */

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeBinary } from '../scripts/nodes.mjs';
 import { binaryName, debName, releaseDir, SEA_NODE } from '../scripts/dist.mjs';
+import { spawnEmulator } from './spawned-emulator.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runs = Number(process.env.BENCH_RUNS ?? 20);
@@ -46,18 +47,7 @@ function timeOnce(program, args, env) {
 
 /** The binary's own emulator on http, behind an https front of this process's. */
 async function startHttpsService() {
-  const child = spawn(binary, ['emulator', '--port', '0', '--json'], {
-    env: { ...process.env, XDG_CACHE_HOME: join(scratch, 'emulator-cache') },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const started = await new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      if (buffered.includes('\n')) resolve(JSON.parse(buffered.split('\n')[0]));
-    });
-    child.on('exit', (code) => reject(new Error(`emulator exited ${code}`)));
-  });
+  const started = await spawnEmulator({ command: [binary], env: { ...process.env, XDG_CACHE_HOME: join(scratch, 'emulator-cache') } });
   const target = new URL(started.url);
   const tls = join(root, 'test/helpers/tls');
   const front = createServer({ cert: readFileSync(join(tls, 'cert.pem')), key: readFileSync(join(tls, 'key.pem')) }, (req, res) => {
@@ -78,7 +68,7 @@ async function startHttpsService() {
     async stop() {
       front.closeAllConnections();
       front.close();
-      child.kill('SIGINT');
+      started.stop();
     },
   };
 }
