@@ -4,10 +4,10 @@
 // message and its documented exit code; no secret reaches another origin; nothing the
 // server sent reaches the terminal able to act on it. (Memory, measured on the spawned
 // binary: memory.test.ts.)
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
-import { drip, hostileServer, json, streamLazily, type HostileServer } from './server.js';
+import { drip, hostileServer, json, streamLazily, useHostileServers } from './server.js';
 
 const KEY = 'svc_test_hostile0000000000000000';
 const MiB = 1024 * 1024;
@@ -23,21 +23,7 @@ const account = { object: 'account', id: 'org_hostile', name: 'Hostile', livemod
 
 // Every case, over plain http and over https (a TLS server of the tests' own).
 describe.each(['http', 'https'] as const)('over %s', (protocol) => {
-  let server: HostileServer;
-  let other: HostileServer;
-
-  beforeAll(async () => {
-    server = await hostileServer(protocol);
-    other = await hostileServer(protocol);
-  });
-  afterEach(() => {
-    server.reset();
-    other.reset();
-  });
-  afterAll(async () => {
-    await server.close();
-    await other.close();
-  });
+  const { server, other } = useHostileServers(protocol);
 
   const env = (extra: Record<string, string> = {}) => ({ SVC_API_KEY: KEY, SVC_BASE_URL: server.url, ...extra });
 

@@ -4,31 +4,17 @@
 // 7/9 with the sign-in intact; HTML where JSON belongs is exit 1 saying what answered; a
 // redirect at the token endpoint is not followed; an error_description cannot act on the
 // terminal.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import type { Browser, Clock } from '../../src/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { hostileServer, json, type HostileServer } from './server.js';
+import { json, useHostileServers } from './server.js';
 
 // Every case over plain http and over https (a TLS server of the tests' own).
 describe.each(['http', 'https'] as const)('over %s', (protocol) => {
-  let server: HostileServer;
-  let other: HostileServer;
+  const { server, other } = useHostileServers(protocol);
   let issued = 0;
-
-  beforeAll(async () => {
-    server = await hostileServer(protocol);
-    other = await hostileServer(protocol);
-  });
-  afterEach(() => {
-    server.reset();
-    other.reset();
-  });
-  afterAll(async () => {
-    await server.close();
-    await other.close();
-  });
 
   function tokens(res: ServerResponse): void {
     issued++;

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import { testServerCertificate } from '../helpers/test-ca.js';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -131,4 +132,41 @@ export function drip(res: ServerResponse, text: string, intervalMs: number): Pro
       resolve();
     });
   });
+}
+
+/**
+ * Two hostile servers for the tests of a describe block over `protocol`: `server`, and `other`
+ * (another origin, which must receive nothing); started before the tests, their handlers and
+ * what they saw cleared after each, closed after all. They can be named before they started.
+ */
+export function useHostileServers(protocol: Protocol): { server: HostileServer; other: HostileServer } {
+  const started: HostileServer[] = [];
+  beforeAll(async () => {
+    started.push(await hostileServer(protocol), await hostileServer(protocol));
+  });
+  afterEach(() => started.forEach((s) => s.reset()));
+  afterAll(async () => {
+    await Promise.all(started.splice(0).map((s) => s.close()));
+  });
+  const startedAt = (index: number): HostileServer => {
+    const running = () => started[index] ?? fail();
+    const fail = (): never => {
+      throw new Error('the hostile servers are not started yet (use them inside tests or hooks)');
+    };
+    return {
+      get url() {
+        return running().url;
+      },
+      get origin() {
+        return running().origin;
+      },
+      get seen() {
+        return running().seen;
+      },
+      on: (path, handler) => running().on(path, handler),
+      reset: () => running().reset(),
+      close: () => running().close(),
+    };
+  };
+  return { server: startedAt(0), other: startedAt(1) };
 }
