@@ -77,6 +77,20 @@ function Table({ columns, caption, live, children }: { columns: (string | Html)[
 
 const ACTION_COLUMN = <span class="hide-narrow">Action</span>;
 
+/** A dialog form's buttons: `submit` sends it, Cancel closes the dialog (assets.ts's script). */
+function DialogActions({ submit }: { submit: string }) {
+  return (
+    <div class="actions">
+      <button type="submit" class="primary">
+        {submit}
+      </button>
+      <button type="button" data-close="">
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 /** A list row's first cell: the object's id, linking to its own page (`/calls/<id>`). */
 function DetailCell({ v, list, id }: { v: View; list: '/calls' | '/chats'; id: string }) {
   return (
@@ -271,14 +285,7 @@ export function keysPage(v: View): Html {
               </label>
             ))}
           </fieldset>
-          <div class="actions">
-            <button type="submit" class="primary">
-              Create
-            </button>
-            <button type="button" data-close="">
-              Cancel
-            </button>
-          </div>
+          <DialogActions submit="Create" />
         </form>
       </dialog>
     </Layout>
@@ -388,14 +395,7 @@ export function appsPage(v: View): Html {
               <input type="checkbox" name="public" value="1" /> Public client (PKCE only, no secret)
             </label>
           </fieldset>
-          <div class="actions">
-            <button type="submit" class="primary">
-              Register
-            </button>
-            <button type="button" data-close="">
-              Cancel
-            </button>
-          </div>
+          <DialogActions submit="Register" />
         </form>
       </dialog>
     </Layout>
