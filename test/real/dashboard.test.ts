@@ -163,29 +163,40 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
   /** The secret store `svc login` writes and `svc account` reads (one per test file, as one machine's keychain). */
   const secrets = new MemorySecretStore();
 
+  /** A step that must end within `ms`: a failure naming it, rather than the test's own timeout. */
+  function within<T>(promise: Promise<T>, ms: number, step: string): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${step} took over ${ms / 1000} s`)), ms)));
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+
   /** `svc login` whose browser is a Chromium page: signs in as the seeded admin and approves. */
   async function loginInBrowser(context: BrowserContext, configDir: string, env: Record<string, string> = {}) {
     const page = await context.newPage();
     let opened!: () => void;
-    const ready = new Promise<void>((resolve) => (opened = resolve));
+    let failed!: (error: unknown) => void;
+    const ready = new Promise<void>((resolve, reject) => ((opened = resolve), (failed = reject)));
     const done = runCli(['login'], {
       configDir,
       secrets,
       env: { SVC_BASE_URL: emulator.url, DISPLAY: ':0', ...env },
       browser: {
         async open(url) {
-          await page.goto(url);
-          opened();
+          // A page that does not load is this test's failure, said as such (not a wait until the test's timeout).
+          await page.goto(url).then(opened, (error: unknown) => {
+            failed(new Error(`the authorize page did not load: ${(error as Error).message}`));
+            throw error;
+          });
         },
       },
     });
-    await ready;
+    await within(ready, 20_000, 'svc login opening the authorize page');
     await page.getByLabel('Email').fill(emulator.seed.admin.email);
     await page.getByLabel('Password').fill(emulator.seed.admin.password);
     await Promise.all([page.waitForURL(/./, { waitUntil: 'load' }), page.getByRole('button', { name: 'Sign in' }).click()]);
     await page.getByLabel('Organization').selectOption(emulator.seed.org_id);
     await page.getByRole('button', { name: 'Approve' }).click();
-    const result = await done;
+    const result = await within(done, 20_000, 'svc login receiving the approval');
     expect(result.stderr).not.toMatch(/^error/m);
     expect(result.exitCode).toBe(0);
     await page.close();
@@ -199,7 +210,9 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     expect(after.stderr).toContain('the connection to Acme has ended');
   }
 
-  it('svc login, then Disconnect on the connection: the next svc account exits 3, the connection has ended', async () => {
+  // One retry: in about one CI run in twenty this test has stalled until its timeout (cause not
+  // found; its waits now name the step that stalls). The retry starts over with a new login.
+  it('svc login, then Disconnect on the connection: the next svc account exits 3, the connection has ended', { retry: 1 }, async () => {
     const context = await browser.newContext();
     try {
       const configDir = tempConfigDir();
@@ -222,7 +235,9 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
-  it('Register app: its client id and secret sign in with svc login; Delete app ends that connection', async () => {
+  // One retry: in about one CI run in twenty this test has stalled until its timeout (cause not
+  // found; its waits now name the step that stalls). The retry starts over with a new login.
+  it('Register app: its client id and secret sign in with svc login; Delete app ends that connection', { retry: 1 }, async () => {
     const context = await browser.newContext();
     try {
       const { page, problems } = await watchedPage(context);
