@@ -5,6 +5,7 @@
 // taken here in every run, and written to docs/dashboard-*.png only with SVC_WRITE_SCREENSHOTS=1
 // (so a run leaves a clean clone's tree clean).
 // Skips with a visible reason without /usr/bin/chromium; SVC_REQUIRE_REAL=1 (CI) fails instead.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -202,7 +203,8 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     await page.close();
   }
 
-  const account = (configDir: string) => runCli(['account'], { configDir, secrets, env: { SVC_BASE_URL: emulator.url } });
+  const account = (configDir: string) =>
+    within(runCli(['account'], { configDir, secrets, env: { SVC_BASE_URL: emulator.url } }), 20_000, 'svc account after the sign-in');
   /** What the user sees once the dashboard ended their connection: svc account exits 3 and says why. */
   async function expectConnectionEnded(configDir: string): Promise<void> {
     const after = await account(configDir);
@@ -210,10 +212,13 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     expect(after.stderr).toContain('the connection to Acme has ended');
   }
 
-  // One retry: in about one CI run in twenty this test has stalled until its timeout (cause not
-  // found; its waits now name the step that stalls). The retry starts over with a new login.
+  // One retry: in two of three clean-clone CI runs (this suite runs on four Nodes in each) one of
+  // these tests stalled until its timeout once (cause not
+  // found; its waits now fail within the test naming the step). The retry starts over with a new login.
   it('svc login, then Disconnect on the connection: the next svc account exits 3, the connection has ended', { retry: 1 }, async () => {
     const context = await browser.newContext();
+    // A step that stalls fails within the test's time, naming itself (see the retry above).
+    context.setDefaultTimeout(15_000);
     try {
       const configDir = tempConfigDir();
       await loginInBrowser(context, configDir);
@@ -235,19 +240,24 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
-  // One retry: in about one CI run in twenty this test has stalled until its timeout (cause not
-  // found; its waits now name the step that stalls). The retry starts over with a new login.
+  // One retry: in two of three clean-clone CI runs (this suite runs on four Nodes in each) one of
+  // these tests stalled until its timeout once (cause not
+  // found; its waits now fail within the test naming the step). The retry starts over with a new login.
   it('Register app: its client id and secret sign in with svc login; Delete app ends that connection', { retry: 1 }, async () => {
     const context = await browser.newContext();
+    // A step that stalls fails within the test's time, naming itself (see the retry above).
+    context.setDefaultTimeout(15_000);
     try {
       const { page, problems } = await watchedPage(context);
+      // A name of this attempt's own: a retry must not find the first attempt's app.
+      const appName = `Acme Reports ${randomBytes(3).toString('hex')}`;
       await open(page, '/apps');
       await page.getByRole('button', { name: 'Register app' }).click();
       const dialog = page.getByRole('dialog', { name: 'Register an OAuth app' });
-      await dialog.getByLabel('Name').fill('Acme Reports');
+      await dialog.getByLabel('Name').fill(appName);
       await dialog.getByLabel(/Redirect URIs/).fill('http://127.0.0.1/callback');
       await dialog.getByRole('button', { name: 'Register' }).click();
-      const shown = page.getByRole('dialog', { name: 'Acme Reports is registered' });
+      const shown = page.getByRole('dialog', { name: `${appName} is registered` });
       const clientId = await shown.getByLabel('Client id', { exact: true }).inputValue();
       const clientSecret = await shown.getByLabel('Client secret', { exact: true }).inputValue();
       expect(clientId).toMatch(/^svc_app_/);
@@ -261,12 +271,12 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       const before = await account(configDir);
       expect(before.exitCode, before.stderr).toBe(0);
       // The connection shows live, without a reload.
-      await expect.poll(() => textOf(page.locator('#apps'))).toContain(`Acme Reports`);
-      await page.getByRole('button', { name: 'Disconnect Acme Reports from Acme' }).waitFor({ state: 'visible', timeout: 2000 });
+      await expect.poll(() => textOf(page.locator('#apps'))).toContain(appName);
+      await page.getByRole('button', { name: `Disconnect ${appName} from Acme` }).waitFor({ state: 'visible', timeout: 2000 });
 
       page.once('dialog', (confirm) => void confirm.accept());
-      await page.getByRole('button', { name: 'Delete app Acme Reports' }).click();
-      await expect.poll(() => textOf(page.getByRole('status'))).toContain('Deleted Acme Reports; 1 connection(s) ended');
+      await page.getByRole('button', { name: `Delete app ${appName}` }).click();
+      await expect.poll(() => textOf(page.getByRole('status'))).toContain(`Deleted ${appName}; 1 connection(s) ended`);
       await expectConnectionEnded(configDir);
       expect(problems).toEqual([]);
     } finally {
