@@ -212,9 +212,9 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     expect(after.stderr).toContain('the connection to Acme has ended');
   }
 
-  // One retry: in two of three clean-clone CI runs (this suite runs on four Nodes in each) one of
-  // these tests stalled until its timeout once (cause not
-  // found; its waits now fail within the test naming the step). The retry starts over with a new login.
+  // One retry: in two of three clean-clone CI runs (each runs this suite on four Nodes) one of
+  // these tests stalled once until its timeout, cause not found; its waits now fail within the
+  // test, naming the step. The retry starts over with a new login.
   it('svc login, then Disconnect on the connection: the next svc account exits 3, the connection has ended', { retry: 1 }, async () => {
     const context = await browser.newContext();
     // A step that stalls fails within the test's time, naming itself (see the retry above).
@@ -240,9 +240,9 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
-  // One retry: in two of three clean-clone CI runs (this suite runs on four Nodes in each) one of
-  // these tests stalled until its timeout once (cause not
-  // found; its waits now fail within the test naming the step). The retry starts over with a new login.
+  // One retry: in two of three clean-clone CI runs (each runs this suite on four Nodes) one of
+  // these tests stalled once until its timeout, cause not found; its waits now fail within the
+  // test, naming the step. The retry starts over with a new login.
   it('Register app: its client id and secret sign in with svc login; Delete app ends that connection', { retry: 1 }, async () => {
     const context = await browser.newContext();
     // A step that stalls fails within the test's time, naming itself (see the retry above).
