@@ -128,6 +128,8 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         const panes = await Promise.all(batch.map((path) => svc([...path, '--help'], {}, tempConfigDir(), { columns, rows: 100 })));
         for (const [i, pane] of panes.entries()) {
           await expectExit(pane, 0);
+          // The exit can be recorded before tmux has drawn the page: read it once it is there.
+          await pane.waitFor(/^Usage: svc/m);
           // (tmux's own last line, remain-on-exit's "Pane is dead", is not svc's.)
           screens.push({ path: batch[i]!, screen: pane.screen().replace(/\s*Pane is dead[^\n]*$/, '') });
         }
