@@ -6,8 +6,7 @@
 // `node` from PATH, run under that Node too.
 // Then, once, the standalone binaries and .debs (scripts/test-standalone.sh).
 // Ends with one plain closing line, "tests: N passed, N failed, N skipped", summed from
-// vitest's JSON reports of every run, after a line for each test that passed on a retry
-// (with what failed first). A tested Node that is not installed is a visible note
+// vitest's JSON reports of every run. A tested Node that is not installed is a visible note
 // (`node scripts/nodes.mjs install` fetches it) and, when SVC_REQUIRE_REAL=1 (CI), a failure.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -36,28 +35,18 @@ function counts(file) {
     const brokenFiles = (report.testResults ?? []).filter(
       (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed'),
     ).length;
-    // A test that passed on a retry says what failed first (its report's meta.passedOnRetry).
-    const retried = (report.testResults ?? []).flatMap((file) =>
-      (file.assertionResults ?? []).flatMap((test) => (test.meta?.passedOnRetry ? [`${test.fullName}: ${test.meta.passedOnRetry}`] : [])),
-    );
     return {
       passed: report.numPassedTests ?? 0,
       failed: (report.numFailedTests ?? 0) + brokenFiles,
       skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
-      retried,
     };
   } catch {
-    return { passed: 0, failed: 1, skipped: 0, retried: [] }; // no report: the run itself broke
+    return { passed: 0, failed: 1, skipped: 0 }; // no report: the run itself broke
   }
 }
 
 const sum = (list) =>
-  list.reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped, retried: [...a.retried, ...b.retried] }), {
-    passed: 0,
-    failed: 0,
-    skipped: 0,
-    retried: [],
-  });
+  list.reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped }), { passed: 0, failed: 0, skipped: 0 });
 
 const extra = process.argv.slice(2);
 let status = step('build', 'node', ['scripts/build.mjs']);
@@ -75,7 +64,7 @@ for (const node of testedNodes()) {
   if (!node.binary) {
     const note = `${node.label}: not installed, not tested (\`node scripts/nodes.mjs install\` fetches it)`;
     process.stderr.write(`\n== ${note}\n`);
-    sections.push({ label: node.label, note, totals: { passed: 0, failed: requireAll ? 1 : 0, skipped: 0, retried: [] } });
+    sections.push({ label: node.label, note, totals: { passed: 0, failed: requireAll ? 1 : 0, skipped: 0 } });
     continue;
   }
   const tag = `node${node.version}`;
@@ -109,11 +98,6 @@ process.stdout.write('\n');
 for (const { label, note, totals } of sections) {
   process.stdout.write(`${label}: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped — ${note}\n`);
 }
-for (const { label, totals } of sections) {
-  for (const line of totals.retried) process.stdout.write(`passed on a retry (${label}): ${line}\n`);
-}
 const all = sum(sections.map((s) => s.totals));
-process.stdout.write(
-  `\ntests: ${all.passed} passed, ${all.failed} failed, ${all.skipped} skipped${all.retried.length ? ` (${all.retried.length} passed on a retry, listed above)` : ''}\n`,
-);
+process.stdout.write(`\ntests: ${all.passed} passed, ${all.failed} failed, ${all.skipped} skipped\n`);
 process.exit(anyRunFailed || all.failed > 0 ? 1 : 0);
