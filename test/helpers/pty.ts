@@ -3,7 +3,9 @@
 // tmux session on a private server. svc runs under a tiny Node parent that records its
 // exit (code or signal) in a file the moment it ends: tmux's own `#{pane_dead_status}` is
 // unreliable under load (tmux 3.3a left exited panes unreaped for over 10 s). The parent
-// ignores SIGINT, so Ctrl-C is svc's alone to handle, as in a shell.
+// ignores SIGINT, so Ctrl-C is svc's alone to handle, as in a shell, and it stays after svc
+// ends, keeping the pane alive: tmux discards what a pane's process wrote but tmux had not
+// yet read when that process ends (tmux/tmux#506), which under load emptied a help page.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -56,7 +58,11 @@ export interface Pane {
 
 const POLL_MS = 25;
 
-/** The parent of svc in the pane: runs argv[2] with argv[3..] with the terminal, writes {code, signal} to argv[1] when it ends. */
+/**
+ * The parent of svc in the pane: runs argv[2] with argv[3..] with the terminal, writes
+ * {code, signal} to argv[1] when it ends, then stays until the test's tmux server is killed
+ * (at most 10 minutes), so the pane lives until the test has read it.
+ */
 const EXIT_RECORDER = `
 const { spawn } = require('node:child_process');
 const { renameSync, writeFileSync } = require('node:fs');
@@ -66,7 +72,7 @@ const child = spawn(command, argv, { stdio: 'inherit' });
 child.on('exit', (code, signal) => {
   writeFileSync(file + '.tmp', JSON.stringify({ code, signal }));
   renameSync(file + '.tmp', file);
-  process.exitCode = code ?? 1;
+  setTimeout(() => process.exit(code ?? 1), 600000);
 });
 `;
 
@@ -85,8 +91,8 @@ export function terminalServer(): TerminalServer {
   const socketDir = mkdtempSync(join(tmpdir(), 'svc-tmux-'));
   const socket = join(socketDir, 'socket');
   const conf = join(socketDir, 'tmux.conf');
-  // remain-on-exit: the pane (and svc's last screen) stays after svc ends. A large history and
-  // no status line keep capture-pane to svc's own output.
+  // remain-on-exit: the pane (and svc's last screen) stays should the recorder end too. A large
+  // history and no status line keep capture-pane to svc's own output.
   writeFileSync(conf, 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 5000\n');
   // The server's environment is every pane's starting one: nothing of this process's (a
   // developer's own SVC_* variables) may reach svc, only what each test passes with -e.
