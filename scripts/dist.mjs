@@ -217,24 +217,41 @@ function buildBinary(arch, stage, out) {
   return { output, addon: { ...addon, hash: addonHash } };
 }
 
-/** `Depends` from the binary's symbol versions (dpkg-shlibdeps), for the arm64 binary through the cross libraries. */
+/** The newest glibc and libstdc++ symbol versions an ELF binary asks for: `{ GLIBC: '2.28', GLIBCXX: '3.4.21' }`. */
+function symbolVersions(binary, objdump) {
+  requireTool(objdump, objdump === 'objdump' ? 'binutils' : 'binutils-aarch64-linux-gnu');
+  const table = run(objdump, ['-T', binary], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+  const newest = (name) =>
+    [...table.matchAll(new RegExp(`\\b${name}_([\\d.]+)\\b`, 'g'))]
+      .map((m) => m[1])
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+      .at(-1);
+  return { GLIBC: newest('GLIBC'), GLIBCXX: newest('GLIBCXX') };
+}
+
+/**
+ * `Depends` from the binary's symbol versions (dpkg-shlibdeps). This machine's dpkg knows
+ * amd64's libraries only (the arm64 cross packages carry no versioned shlibs), so the arm64
+ * package takes the amd64 one's, after checking that its binary asks for no newer glibc or
+ * libstdc++ symbol than the amd64 binary does (both are Node's, from one toolchain).
+ */
 function debDepends(arch, binary, stage) {
   requireTool('dpkg-shlibdeps', 'dpkg-dev');
+  if (arch !== 'x64') {
+    const here = symbolVersions(binary, 'aarch64-linux-gnu-objdump');
+    const x64 = symbolVersions(nodeFor('x64'), 'objdump');
+    for (const name of Object.keys(here))
+      if (here[name].localeCompare(x64[name], 'en', { numeric: true }) > 0)
+        throw new Error(`svc-linux-${arch} needs ${name}_${here[name]}, newer than the amd64 binary's ${x64[name]}: its Depends cannot be amd64's`);
+    return debDepends('x64', nodeFor('x64'), stage);
+  }
   const dir = join(stage, 'shlibdeps');
   mkdirSync(join(dir, 'debian'), { recursive: true });
   writeFileSync(join(dir, 'debian/control'), 'Source: svc\n\nPackage: svc\nArchitecture: any\n');
-  const args = ['-O', `-e${binary}`];
-  const env = { ...process.env };
-  if (arch !== process.arch) {
-    args.unshift('-l/usr/aarch64-linux-gnu/lib');
-    env.DEB_HOST_ARCH = TARGETS[arch].deb;
-    env.DEB_HOST_MULTIARCH = 'aarch64-linux-gnu';
-  }
-  const found = spawnSync('dpkg-shlibdeps', args, { cwd: dir, env, encoding: 'utf8' });
+  const found = spawnSync('dpkg-shlibdeps', ['-O', `-e${binary}`], { cwd: dir, encoding: 'utf8' });
   const depends = /^shlibs:Depends=(.+)$/m.exec(found.stdout ?? '')?.[1];
   if (found.status !== 0 || !depends) throw new Error(`dpkg-shlibdeps could not compute svc's Depends: ${found.stderr}`);
-  // The cross packages name their libraries <name>-arm64-cross; an arm64 machine has them as <name>.
-  return depends.replace(/-arm64-cross\b/g, '');
+  return depends;
 }
 
 /** Debian's licence short names for the SPDX ids package.json files use. */
