@@ -4,6 +4,7 @@
 //   integrity pinned below) built with "useVfs": the npm package's own files (package.json
 //   "files": bin/, dist/, completions/, fixtures/) and the keychain addon of that platform are
 //   mounted read-only inside the executable and required from there; nothing is unpacked;
+// - svc-<version>-linux-<arch>.tar.gz: that binary with the man pages, completions, licences;
 // - svc_<version>_amd64.deb and svc_<version>_arm64.deb: /usr/lib/svc/svc (the same binary)
 //   with the keychain addon beside it as a root-owned file, /usr/bin/svc a link to it, the
 //   shell completions, the man pages, the machine-readable copyright and the changelog;
@@ -58,6 +59,8 @@ export const TARGETS = {
 export const SEA_NODE = TARGETS.x64.node.version;
 
 export const binaryName = (arch) => `svc-${pkg.version}-linux-${arch}`;
+/** The binary with its man pages, completions and licences, for installing by hand. */
+export const tarballName = (arch) => `${binaryName(arch)}.tar.gz`;
 /** Debian's file name: <package>_<version>_<architecture>.deb. */
 export const debName = (arch) => `svc_${pkg.version}_${TARGETS[arch].deb}.deb`;
 export const releaseDir = join(root, 'release');
@@ -391,6 +394,40 @@ function buildDeb(arch, binary, addon, stage, out, epoch) {
   return deb;
 }
 
+/**
+ * svc-<version>-linux-<arch>.tar.gz: one folder holding bin/svc, share/man/man1/ (the pages,
+ * for MANPATH or a copy to /usr/local/share/man), share/completions/, and the licences.
+ * tar and gzip are told the date, the owner and the order, so the bytes are the same each build.
+ */
+function buildTarball(arch, binary, addon, stage, out, epoch) {
+  requireTool('tar', 'tar');
+  const folder = binaryName(arch);
+  const tree = join(stage, 'tarball', folder);
+  const put = (path, from, mode = 0o644) => {
+    mkdirSync(dirname(join(tree, path)), { recursive: true });
+    copyFileSync(from, join(tree, path));
+    chmodSync(join(tree, path), mode);
+  };
+  put('bin/svc', binary, 0o755);
+  for (const page of readdirSync(join(root, 'man')).filter((f) => f.endsWith('.1'))) put(`share/man/man1/${page}`, join(root, 'man', page));
+  for (const script of readdirSync(join(root, 'completions'))) put(`share/completions/${script}`, join(root, 'completions', script));
+  put('LICENSE', join(root, 'LICENSE'));
+  put('THIRD_PARTY_NOTICES.txt', join(root, 'dist/THIRD_PARTY_NOTICES.txt'));
+  put('node-LICENSE', join(dirname(dirname(nodeFor(arch))), 'LICENSE'));
+  put('keyring-addon-LICENSE.third-party.md', addon.licence);
+  const tarball = join(out, tarballName(arch));
+  const tar = spawnSync(
+    'tar',
+    ['--sort=name', `--mtime=@${epoch}`, '--owner=0', '--group=0', '--numeric-owner', '--mode=go-w', '-cf', '-', '-C', join(stage, 'tarball'), folder],
+    {
+      maxBuffer: 1 << 30,
+    },
+  );
+  if (tar.status !== 0) throw new Error(`tar failed: ${tar.stderr}`);
+  writeFileSync(tarball, gzipSync(tar.stdout, { level: 6 }));
+  return tarball;
+}
+
 function main() {
   const args = process.argv.slice(2);
   const only = args.includes('--arch') ? [args[args.indexOf('--arch') + 1]] : Object.keys(TARGETS);
@@ -407,7 +444,7 @@ function main() {
     mkdirSync(stage, { recursive: true });
     try {
       const { output, addon } = buildBinary(arch, stage, out);
-      made.push(output);
+      made.push(output, buildTarball(arch, output, addon, stage, out, epoch));
       if (withDeb) made.push(buildDeb(arch, output, addon, stage, out, epoch));
     } finally {
       rmSync(stage, { recursive: true, force: true });

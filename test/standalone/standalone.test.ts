@@ -30,6 +30,7 @@ const release = join(root, 'release');
 const x64 = join(release, `svc-${version}-linux-x64`);
 const arm64 = join(release, `svc-${version}-linux-arm64`);
 const deb = join(release, `svc_${version}_amd64.deb`);
+const tarball = `${x64}.tar.gz`;
 const required = process.env.SVC_REQUIRE_REAL === '1';
 const scratch = mkdtempSync(join(tmpdir(), 'svc-standalone-'));
 
@@ -50,7 +51,7 @@ function ensureReleased(): void {
     if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   }
   const sums = join(release, 'SHA256SUMS');
-  const fresh = [x64, arm64, deb, sums].every(existsSync) && statSync(sums).mtimeMs > newestSource();
+  const fresh = [x64, arm64, deb, tarball, sums].every(existsSync) && statSync(sums).mtimeMs > newestSource();
   if (fresh) return;
   const made = spawnSync(process.execPath, ['scripts/dist.mjs'], { cwd: root, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`npm run dist failed: ${made.stderr}`);
@@ -73,7 +74,7 @@ function pathWithoutNode(): string {
 
 let PATH: string;
 
-/** The environment of a run: a home of its own (its cache dir is where the binary unpacks), no node on PATH. */
+/** The environment of a run: a home of its own, no node on PATH. */
 function envFor(home: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string | undefined> = { PATH, HOME: home, SVC_CONFIG_DIR: join(home, 'config'), NO_COLOR: '1', LANG: 'C.UTF-8', ...extra };
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
@@ -216,14 +217,22 @@ describe('the linux-x64 binary, on a PATH with no node', () => {
   it('runs 20 times at once, alternating with another version of itself, with 0 failures', async () => {
     const other = buildOtherVersion();
     const home = freshHome();
+    // Each version prints its own version (--version reads its package.json), and runs its bundle (version --json).
     const runs = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         const [binary, expected] = i % 2 ? [other.binary, other.version] : [x64, version];
-        const ran = await run(binary, ['version', '--json'], envFor(home));
-        return { ...ran, expected };
+        const args = Math.floor(i / 2) % 2 ? ['version', '--json'] : ['--version'];
+        const ran = await run(binary, args, envFor(home));
+        return { ...ran, args, expected };
       }),
     );
-    expect(runs.filter((ran) => ran.code !== 0 || JSON.parse(ran.stdout).version !== ran.expected || ran.stderr !== '')).toEqual([]);
+    const failed = runs.filter(
+      (ran) =>
+        ran.code !== 0 ||
+        ran.stderr !== '' ||
+        (ran.args[0] === '--version' ? ran.stdout !== `${ran.expected}\n` : JSON.parse(ran.stdout).install !== 'standalone'),
+    );
+    expect(failed).toEqual([]);
   }, 300_000);
 
   it('says in version --json that it is the standalone build, on Node 26', async () => {
@@ -432,7 +441,7 @@ describe('the .deb, as a Debian packager reads it', () => {
 
   it('carries md5sums, a changelog, and a machine-readable copyright naming the licences of Node and of each bundled package', () => {
     const info = spawnSync('dpkg-deb', ['-I', deb], { encoding: 'utf8' }).stdout;
-    expect(info).toMatch(/ md5sums\n/);
+    expect(info).toMatch(/ md5sums\b/);
     const unpacked = join(scratch, 'deb-contents');
     expect(spawnSync('dpkg-deb', ['-x', deb, unpacked]).status).toBe(0);
     const doc = join(unpacked, 'usr/share/doc/svc');
@@ -569,16 +578,37 @@ describe.skipIf(dpkgProblem !== null && !required)(`the .deb, installed${dpkgPro
 describe('the release folder', () => {
   it('has SHA-256 sums that match every artefact', () => {
     const sums = readFileSync(join(release, 'SHA256SUMS'), 'utf8');
-    for (const file of [x64, arm64, deb]) expect(sums).toContain(`  ${basename(file)}\n`);
+    for (const file of [x64, arm64, deb, tarball, `${arm64}.tar.gz`]) expect(sums).toContain(`  ${basename(file)}\n`);
     const checked = spawnSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: release, encoding: 'utf8' });
     expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+  });
+
+  it('has a tarball of each binary with its man pages, completions and licences, the binary the same bytes', () => {
+    const folder = basename(x64);
+    const listed = spawnSync('tar', ['-tzvf', tarball], { encoding: 'utf8' }).stdout.trim().split('\n');
+    const names = listed.map((line) => line.split(/\s+/).at(-1)!);
+    for (const path of [
+      'bin/svc',
+      'share/man/man1/svc.1',
+      'share/man/man1/svc-calls-start.1',
+      'share/completions/svc.bash',
+      'LICENSE',
+      'node-LICENSE',
+      'THIRD_PARTY_NOTICES.txt',
+    ])
+      expect(names).toContain(`${folder}/${path}`);
+    expect(listed.filter((line) => !line.includes(' 0/0 '))).toEqual([]);
+    const unpacked = join(scratch, 'tarball');
+    mkdirSync(unpacked);
+    expect(spawnSync('tar', ['-xzf', tarball, '-C', unpacked]).status).toBe(0);
+    expect(readFileSync(join(unpacked, folder, 'bin/svc')).equals(readFileSync(x64))).toBe(true);
   });
 
   it('is reproducible: built again from the same files, the binary and the .deb are the same bytes, and hold no build path', () => {
     const again = join(scratch, 'again');
     const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64', '--out', again], { cwd: root, encoding: 'utf8' });
     expect(made.status, made.stderr).toBe(0);
-    for (const file of [x64, deb]) expect(readFileSync(join(again, basename(file))).equals(readFileSync(file)), basename(file)).toBe(true);
+    for (const file of [x64, deb, tarball]) expect(readFileSync(join(again, basename(file))).equals(readFileSync(file)), basename(file)).toBe(true);
     expect(readFileSync(x64).includes(Buffer.from(root.replace(/\/$/, '')))).toBe(false);
   }, 600_000);
 
