@@ -3,8 +3,10 @@
 // in): the bundle requires the package by name as it does from node_modules, so nothing in
 // svc knows it runs from a binary. The addon is loaded
 // - for the .deb, from /usr/lib/svc/, a root-owned file dpkg installed (and `dpkg -V` checks);
-// - else from inside the executable: Node hands dlopen an in-memory copy (memfd), so no
-//   file is written, whatever the user's home or a read-only root allow.
+// - else from inside the executable: Node (26.12, src/node_binding.cc's AddonImage) hands
+//   dlopen an in-memory copy (a memfd, also on kernels before 6.3), so no file is written,
+//   whatever the user's home or a read-only root allow; only where memfd is unavailable does
+//   Node write a private temp file (mkdtemp 0700, O_EXCL), removed as soon as it is loaded.
 // Either is checked against the build's SHA-256 before it is loaded. A damaged addon is a
 // damaged install: svc stops and says so, rather than keeping secrets somewhere quieter. An
 // addon that is whole but cannot be loaded (a kernel that forbids running memory as code)
