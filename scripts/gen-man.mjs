@@ -7,22 +7,27 @@
 //   node scripts/gen-man.mjs --check  exit 1 when a page differs, is missing or is extra
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { changelogTop } from './dist.mjs';
 import { importDeclarations, root, writeFiles } from './generated.mjs';
 
-/** What every page says about the exit status (design.md's table; the codes are src/errors.ts's EXIT). */
-const EXIT_MEANINGS = {
-  ok: 'success',
-  failure: 'any other failure (400, 409, 5xx, unexpected)',
-  usage: 'usage: bad flags, arguments or local input',
-  unauthenticated: 'not authenticated: no credential, 401, refresh refused',
-  forbidden: 'forbidden: the credential lacks a scope (403)',
-  notFound: 'not found (404)',
-  conflict: "conflict with the object's state (409)",
-  rateLimited: 'rate limited after retries (429)',
-  paymentRequired: 'payment required: balance empty (402)',
-  upstream: 'upstream or network failure after retries (502, connection)',
-  interrupted: 'interrupted (Ctrl-C)',
-};
+/**
+ * What every page says about the exit status: the README's "Exit codes" table, the one users
+ * read (its codes are src/errors.ts's EXIT), so the two never say different things.
+ */
+function exitMeanings() {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Exit codes\n'));
+  const rows = [...section.slice(0, section.indexOf('\n## ', 5)).matchAll(/^\| (\d+) +\| (.+?) +\|$/gm)];
+  if (!rows.length) throw new Error('README.md has no "## Exit codes" table');
+  return rows.map(([, code, meaning]) => [code, meaning.replace(/`/g, '')]);
+}
+
+/** The version's date (packaging/debian/changelog's top entry, which must be this version's): YYYY-MM-DD. */
+function versionDate(version) {
+  const top = changelogTop();
+  if (top.version !== version) throw new Error(`packaging/debian/changelog's top entry is ${top.version}, package.json says ${version}: add an entry`);
+  return new Date(Date.parse(top.date)).toISOString().slice(0, 10);
+}
 
 /** The files svc reads and writes (src/config/paths.ts, the standalone loader). */
 const FILES = [
@@ -31,22 +36,55 @@ const FILES = [
     'profiles, organizations, modes, key ids and their last four characters, scopes and expiry; never a secret',
   ],
   [
-    '…/svc/credentials.json',
+    'credentials.json in that folder',
     'secrets, mode 0600, beside config.json only where no OS keychain (Secret Service) can be used or SVC_CREDENTIAL_STORE=file; svc warns before it first writes there',
   ],
-  ['…/svc/locks/', 'per-profile lock files, so parallel svc processes refresh a sign-in once'],
-  [
-    '$XDG_CACHE_HOME/svc/, else ~/.cache/svc/',
-    'for the standalone binary and the Debian package, the files it unpacks on first run (folders only this user can use; safe to delete)',
-  ],
+  ['locks/ in that folder', 'per-profile lock files, so parallel svc processes refresh a sign-in once'],
+  ['$TMPDIR/svc-<uid>/', 'the config folder where there is no home folder (a container user with no passwd entry, no HOME)'],
+  ['/usr/lib/svc/', 'the Debian package: the program and its keychain addon'],
 ];
 
-/** roff text: backslashes, and a line starting with . or ' would be a request. */
+/** Characters outside ASCII as troff's own names: troff in the C locale prints no UTF-8. */
+const TROFF_CHARS = {
+  '…': '.\\|.\\|.',
+  '–': '\\(en',
+  '—': '\\(em',
+  '‘': '\\(oq',
+  '’': '\\(cq',
+  '“': '\\(lq',
+  '”': '\\(rq',
+  '≤': '\\(<=',
+  '≥': '\\(>=',
+  '→': '\\(->',
+  '×': '\\(mu',
+};
+
+/** roff text: backslashes, a line starting with . or ' would be a request, and no byte outside ASCII. */
 function esc(text) {
   return String(text)
     .replace(/\\/g, '\\e')
     .replace(/-/g, '\\-')
-    .replace(/^([.'])/gm, '\\&$1');
+    .replace(/^([.'])/gm, '\\&$1')
+    .replace(/[^\x00-\x7f]/gu, (c) => TROFF_CHARS[c] ?? `\\[u${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}]`);
+}
+
+/** A command's name in running text: \% keeps troff from hyphenating it (svc-doc- tor). */
+const commandName = (name) => `\\%${esc(name)}`;
+
+/** The widest example line: the EXAMPLES section indents 11 columns, and a page is read at 80. */
+const EXAMPLE_WIDTH = 80 - 11;
+
+/** An example within EXAMPLE_WIDTH: a longer command line is continued on the next line with a backslash, as a shell reads it. */
+function wrapExample(example) {
+  const lines = [];
+  let line = '';
+  for (const word of example.split(' ')) {
+    if (line && `${line} ${word} \\`.length > EXAMPLE_WIDTH) {
+      lines.push(`${line} \\`);
+      line = `  ${word}`;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
 }
 
 /** An option's term as bold flag and italic value: `\fB\-\-languages\fR \fI<a,b>\fR`. */
@@ -83,23 +121,25 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm }) {
   const pages = [];
   const header = (name, summary) => [
     `.\\" generated by scripts/gen-man.mjs from the command declarations (src/commands/index.ts); do not edit`,
-    `.TH "${name.toUpperCase()}" "1" "" "svc" "svc manual"`,
+    `.TH "${name.toUpperCase()}" "1" "${DATE}" "svc ${VERSION}" "svc manual"`,
+    // No hyphenation: a command name split over two lines is not one a reader can type.
+    '.nh',
     '.SH NAME',
     `${esc(name)} \\- ${esc(summary)}`,
   ];
-  const examples = (list) => (list?.length ? ['.SH EXAMPLES', '.nf', ...list.map((e) => `.RS 4\n${esc(e)}\n.RE`), '.fi'] : []);
-  const seeAlso = (names) => (names.length ? ['.SH SEE ALSO', names.map((n) => `\\fB${esc(n)}\\fR(1)`).join(', ')] : []);
+  const examples = (list) => (list?.length ? ['.SH EXAMPLES', '.nf', ...list.map((e) => `.RS 4\n${wrapExample(e).map(esc).join('\n')}\n.RE`), '.fi'] : []);
+  const seeAlso = (names) => (names.length ? ['.SH SEE ALSO', names.map((n) => `\\fB${commandName(n)}\\fR(1)`).join(', ')] : []);
   const common = () => [
     '.SH ENVIRONMENT',
     esc(ROOT.notes.replace(/^Environment:\s*/, '')),
     '.SH EXIT STATUS',
-    ...Object.entries(EXIT_MEANINGS).flatMap(([key, meaning]) => ['.TP', `\\fB${EXIT[key]}\\fR`, esc(meaning)]),
+    ...EXIT.map(([code, meaning]) => ['.TP', `\\fB${code}\\fR`, esc(meaning)]).flat(),
     '.SH FILES',
     ...FILES.flatMap(([path, what]) => ['.TP', `\\fI${esc(path)}\\fR`, esc(what)]),
   ];
-  let EXIT;
+  let EXIT, DATE, VERSION;
 
-  const walk = (node, path, parentPage) => {
+  const walk = (node, path, parentPage, siblings) => {
     const words = [...path, nameOf(node)];
     const name = ['svc', ...words].join('-');
     const spec = node.kind === 'leaf' ? node.decl : node.self?.decl;
@@ -118,7 +158,10 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm }) {
         ]
       : [];
     const commands = subs.length
-      ? ['.SH COMMANDS', ...subs.flatMap((c) => ['.TP', `\\fB${esc(`${name}-${nameOf(c)}`)}\\fR(1)`, esc(c.kind === 'leaf' ? c.decl.summary : c.summary)])]
+      ? [
+          '.SH COMMANDS',
+          ...subs.flatMap((c) => ['.TP', `\\fB${commandName(`${name}-${nameOf(c)}`)}\\fR(1)`, esc(c.kind === 'leaf' ? c.decl.summary : c.summary)]),
+        ]
       : [];
     const exampleList = spec?.examples ?? (node.kind === 'group' ? node.examples : undefined);
     const text = [
@@ -133,14 +176,22 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm }) {
       ...optionsSection('GLOBAL OPTIONS', ROOT.globals, flagTerm),
       ...examples(exampleList),
       ...common(),
-      ...seeAlso([parentPage, ...subs.map((c) => `${name}-${nameOf(c)}`)]),
+      ...seeAlso([parentPage, ...siblings.filter((n) => n !== name), ...subs.map((c) => `${name}-${nameOf(c)}`)]),
     ];
     pages.push({ name, text: `${text.join('\n')}\n` });
-    for (const sub of subs) walk(sub, words, name);
+    for (const sub of subs)
+      walk(
+        sub,
+        words,
+        name,
+        subs.map((c) => `${name}-${nameOf(c)}`),
+      );
   };
 
-  return (exitCodes) => {
+  return (exitCodes, version) => {
     EXIT = exitCodes;
+    VERSION = version;
+    DATE = versionDate(version);
     const top = ROOT.commands.filter((c) => !isHidden(c));
     const text = [
       ...header(
@@ -156,14 +207,20 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm }) {
       '.PP',
       esc('Each command has a page of its own: svc-<command>(1), e.g. svc-calls-start(1). `svc <command> --help` prints the same summary.'),
       '.SH COMMANDS',
-      ...top.flatMap((c) => ['.TP', `\\fB${esc(`svc-${nameOf(c)}`)}\\fR(1)`, esc(c.kind === 'leaf' ? c.decl.summary : c.summary)]),
+      ...top.flatMap((c) => ['.TP', `\\fB${commandName(`svc-${nameOf(c)}`)}\\fR(1)`, esc(c.kind === 'leaf' ? c.decl.summary : c.summary)]),
       ...optionsSection('GLOBAL OPTIONS', ROOT.globals, flagTerm),
       ...examples(ROOT.examples),
       ...common(),
       ...seeAlso(top.map((c) => `svc-${nameOf(c)}`)),
     ];
     pages.push({ name: 'svc', text: `${text.join('\n')}\n` });
-    for (const node of top) walk(node, [], 'svc');
+    for (const node of top)
+      walk(
+        node,
+        [],
+        'svc',
+        top.map((c) => `svc-${nameOf(c)}`),
+      );
     return pages;
   };
 }
@@ -171,7 +228,11 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm }) {
 const { ROOT, isHidden, nameOf, flagTerm, EXIT } = await importDeclarations(
   "export { ROOT } from './src/commands/index.ts'; export { isHidden, nameOf, flagTerm } from './src/cli/define.ts'; export { EXIT } from './src/errors.ts';",
 );
-const pages = manPages(ROOT, { isHidden, nameOf, flagTerm })(EXIT);
+const exits = exitMeanings();
+const undocumented = Object.values(EXIT).filter((code) => !exits.some(([listed]) => Number(listed) === code));
+if (undocumented.length) throw new Error(`README.md's "Exit codes" table lacks ${undocumented.join(', ')} (src/errors.ts's EXIT)`);
+const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+const pages = manPages(ROOT, { isHidden, nameOf, flagTerm })(exits, version);
 const check = process.argv.includes('--check');
 const dir = join(root, 'man');
 mkdirSync(dir, { recursive: true });

@@ -19,7 +19,7 @@ export const TESTED_NODES = [
   { version: null, suites: 'all' },
   { version: '22.23.3', suites: 'spawned' },
   { version: '24.21.0', suites: 'spawned' },
-  { version: '26.10.0', suites: 'all' },
+  { version: '26.12.1', suites: 'all' },
 ];
 
 /** Where downloaded Node binaries live: $SVC_NODE_CACHE, else $XDG_CACHE_HOME/svc-node, else ~/.cache/svc-node; one folder a version. */

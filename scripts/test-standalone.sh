@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # svc without Node: builds the standalone binaries and .debs once (`npm run dist`), then runs
-# - test/standalone/ (the x64 binary with no node on PATH, the arm64 one under qemu-user, the
-#   .deb with dpkg -i / -r, man and bash completion), and
+# - test/standalone/ (the x64 binary with no node on PATH, as a user with no home (setpriv),
+#   alternating with another version of itself; the arm64 one under qemu-user; the .deb with
+#   lintian, dpkg -i / -V / --purge, man and bash completion; a second build compared byte for
+#   byte), and
 # - the spawned-binary suites (test/bin/) and the real-terminal suite against the x64 binary
 #   (SVC_BIN), with SVC_PATH a PATH on which no node is found.
 # Under a private D-Bus session with an unlocked gnome-keyring, as scripts/test-real.sh.

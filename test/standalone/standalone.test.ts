@@ -6,7 +6,20 @@
 // (CI) turns that into a failure.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +29,8 @@ const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 const release = join(root, 'release');
 const x64 = join(release, `svc-${version}-linux-x64`);
 const arm64 = join(release, `svc-${version}-linux-arm64`);
-const deb = join(release, `svc-${version}_amd64.deb`);
+const deb = join(release, `svc_${version}_amd64.deb`);
+const tarball = `${x64}.tar.gz`;
 const required = process.env.SVC_REQUIRE_REAL === '1';
 const scratch = mkdtempSync(join(tmpdir(), 'svc-standalone-'));
 
@@ -37,7 +51,7 @@ function ensureReleased(): void {
     if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   }
   const sums = join(release, 'SHA256SUMS');
-  const fresh = [x64, arm64, deb, sums].every(existsSync) && statSync(sums).mtimeMs > newestSource();
+  const fresh = [x64, arm64, deb, tarball, sums].every(existsSync) && statSync(sums).mtimeMs > newestSource();
   if (fresh) return;
   const made = spawnSync(process.execPath, ['scripts/dist.mjs'], { cwd: root, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`npm run dist failed: ${made.stderr}`);
@@ -60,7 +74,7 @@ function pathWithoutNode(): string {
 
 let PATH: string;
 
-/** The environment of a run: a home of its own (its cache dir is where the binary unpacks), no node on PATH. */
+/** The environment of a run: a home of its own, no node on PATH. */
 function envFor(home: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string | undefined> = { PATH, HOME: home, SVC_CONFIG_DIR: join(home, 'config'), NO_COLOR: '1', LANG: 'C.UTF-8', ...extra };
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
@@ -112,6 +126,66 @@ beforeAll(() => {
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** How this process runs a command as root: itself, or through `sudo -n` (CI machines that are not root). */
+const asRoot: string[] | null = process.getuid?.() === 0 ? [] : spawnSync('sudo', ['-n', 'true']).status === 0 ? ['sudo', '-n'] : null;
+const rootRun = (command: string, ...args: string[]) =>
+  spawnSync(asRoot![0] ?? command, asRoot!.length ? [...asRoot!.slice(1), command, ...args] : args, { encoding: 'utf8' });
+
+/** Every file and folder under `dir`, relative to it, sorted. */
+const contents = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort();
+
+/** A container's user: uid 12345 with no passwd entry (setpriv, as root), and only the environment given. */
+const NOBODY = 12345;
+const setprivProblem =
+  asRoot === null
+    ? 'running as another user needs root (or sudo without a password)'
+    : spawnSync('setpriv', ['--version']).error
+      ? 'setpriv (util-linux) is not installed'
+      : null;
+function runAsNobody(args: string[], env: Record<string, string>, stdin?: string): Promise<Spawned> {
+  const command = [
+    ...asRoot!,
+    'setpriv',
+    `--reuid=${NOBODY}`,
+    `--regid=${NOBODY}`,
+    '--clear-groups',
+    '--',
+    'env',
+    '-i',
+    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    x64,
+    ...args,
+  ];
+  return spawnCollect(command[0]!, command.slice(1), { env: { PATH: process.env.PATH }, ...(stdin === undefined ? {} : { stdin }) });
+}
+
+/** A folder anyone may enter, under the scratch folder (which is 0700). */
+function openFolder(mode: number): string {
+  const dir = join(scratch, `open-${randomBytes(4).toString('hex')}`);
+  mkdirSync(dir);
+  chmodSync(scratch, 0o711);
+  chmodSync(dir, mode);
+  return dir;
+}
+
+/**
+ * The binary of another version (package.json's version with `-other`), built from the same
+ * files in a folder of its own: what a machine has while one version replaces another.
+ */
+function buildOtherVersion(): { binary: string; version: string } {
+  const other = join(scratch, 'other');
+  mkdirSync(join(other, 'scripts'), { recursive: true });
+  for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'packaging', 'man', 'node_modules', 'package-lock.json', 'LICENSE'])
+    symlinkSync(join(root, entry), join(other, entry));
+  for (const script of ['dist.mjs', 'nodes.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  const otherVersion = `${pkg.version}-other`;
+  writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: otherVersion }));
+  const made = spawnSync(process.execPath, [join(other, 'scripts/dist.mjs'), '--arch', 'x64', '--no-deb'], { cwd: other, encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`building ${otherVersion} failed: ${made.stderr}`);
+  return { binary: join(other, 'release', `svc-${otherVersion}-linux-x64`), version: otherVersion };
+}
+
 describe('the linux-x64 binary, on a PATH with no node', () => {
   let emulator: Emulator;
   beforeAll(async () => {
@@ -123,35 +197,43 @@ describe('the linux-x64 binary, on a PATH with no node', () => {
     expect(spawnSync('sh', ['-c', 'command -v node || command -v nodejs'], { env: { PATH } }).status).not.toBe(0);
   });
 
-  it('prints its version, and unpacks on first run into a folder of the user’s own, named by its content, used as it is after', async () => {
+  it('prints its version and help and writes nothing: no cache in the home, the cache dir or the temp dir', async () => {
     const home = freshHome();
-    const first = await run(x64, ['--version'], envFor(home));
-    expect(first).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
-    const base = join(home, '.cache', 'svc', 'standalone');
-    const [folder, ...others] = readdirSync(base);
-    expect(others).toEqual([]);
-    expect(folder).toMatch(new RegExp(`^${version.replace(/\./g, '\\.')}-x64-[0-9a-f]{16}$`));
-    for (const dir of [join(home, '.cache', 'svc'), base, join(base, folder!)]) expect(lstatSync(dir).mode & 0o777).toBe(0o700);
-    const addon = readdirSync(join(base, folder!, 'node_modules/@napi-rs/keyring')).find((f) => f.endsWith('.node'));
-    expect(addon).toMatch(/^keyring-[0-9a-f]{16}\.node$/);
-    const before = lstatSync(join(base, folder!)).ino;
-    expect((await run(x64, ['--version'], envFor(home))).stdout).toBe(`${version}\n`);
-    expect(lstatSync(join(base, folder!)).ino).toBe(before);
+    mkdirSync(join(home, 'tmp'));
+    const env = envFor(home, { TMPDIR: join(home, 'tmp'), XDG_CACHE_HOME: join(home, 'tmp') });
+    expect(await run(x64, ['--version'], env)).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const help = await run(x64, ['--help'], env);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toContain('Usage: svc [options] [command]');
+    expect(contents(home)).toEqual(['tmp']);
   });
 
-  it('starts four times at once on a fresh machine: each run answers, one folder is left', async () => {
+  it('answers 20 first runs at once on a fresh machine, with 0 failures', async () => {
     const home = freshHome();
-    const runs = await Promise.all([1, 2, 3, 4].map(() => run(x64, ['--version'], envFor(home))));
-    for (const ran of runs) expect(ran).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
-    expect(readdirSync(join(home, '.cache', 'svc', 'standalone'))).toHaveLength(1);
+    const runs = await Promise.all(Array.from({ length: 20 }, () => run(x64, ['version', '--json'], envFor(home))));
+    expect(runs.filter((ran) => ran.code !== 0 || JSON.parse(ran.stdout).version !== version)).toEqual([]);
   });
 
-  it('prints help', async () => {
-    const ran = await run(x64, ['--help'], envFor(freshHome()));
-    expect(ran.code).toBe(0);
-    expect(ran.stdout).toContain('Usage: svc [options] [command]');
-    expect(ran.stdout).toContain('calls');
-  });
+  it('runs 20 times at once, alternating with another version of itself, with 0 failures', async () => {
+    const other = buildOtherVersion();
+    const home = freshHome();
+    // Each version prints its own version (--version reads its package.json), and runs its bundle (version --json).
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const [binary, expected] = i % 2 ? [other.binary, other.version] : [x64, version];
+        const args = Math.floor(i / 2) % 2 ? ['version', '--json'] : ['--version'];
+        const ran = await run(binary, args, envFor(home));
+        return { ...ran, args, expected };
+      }),
+    );
+    const failed = runs.filter(
+      (ran) =>
+        ran.code !== 0 ||
+        ran.stderr !== '' ||
+        (ran.args[0] === '--version' ? ran.stdout !== `${ran.expected}\n` : JSON.parse(ran.stdout).install !== 'standalone'),
+    );
+    expect(failed).toEqual([]);
+  }, 300_000);
 
   it('says in version --json that it is the standalone build, on Node 26', async () => {
     const ran = await run(x64, ['version', '--json'], envFor(freshHome()));
@@ -165,46 +247,60 @@ describe('the linux-x64 binary, on a PATH with no node', () => {
     expect(JSON.parse(ran.stdout)).toMatchObject({ id: emulator.org_id });
   });
 
-  it('refuses a cache folder others can open, and says what to do', async () => {
-    const home = freshHome();
-    expect((await run(x64, ['--version'], envFor(home))).code).toBe(0);
-    chmodSync(join(home, '.cache', 'svc', 'standalone'), 0o755);
-    const ran = await run(x64, ['--version'], envFor(home));
-    expect(ran.code).toBe(1);
-    expect(ran.stdout).toBe('');
-    expect(ran.stderr).toContain("is not a folder of this user's own with mode 0700 (fix: chmod 700");
-  });
+  it.skipIf(setprivProblem !== null && !required)(
+    `runs as a container user with no passwd entry, no HOME and nothing writable (docker run --user ${NOBODY} --read-only)${setprivProblem && !required ? ` (skipped: ${setprivProblem})` : ''}`,
+    async () => {
+      expect(setprivProblem).toBeNull();
+      const readOnly = openFolder(0o755); // root's: uid 12345 can write nothing in it
+      const env = { PATH, TMPDIR: readOnly, NO_COLOR: '1' };
+      expect(await runAsNobody(['--version'], env)).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+      const help = await runAsNobody(['--help'], env);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toContain('Usage: svc [options] [command]');
+      const account = await runAsNobody(['account', '--json'], { ...env, SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.keys.test });
+      expect(account.code, account.stderr).toBe(0);
+      expect(JSON.parse(account.stdout)).toMatchObject({ id: emulator.org_id });
+      expect(contents(readOnly)).toEqual([]);
+    },
+  );
 
-  it('unpacks under the OS temp dir, in a folder of the user’s own, when the home cannot hold a cache', async () => {
-    const home = join(freshHome(), 'not-a-folder');
-    writeFileSync(home, '');
-    const temp = freshHome();
-    const ran = await run(x64, ['--version'], envFor(home, { TMPDIR: temp }));
-    expect(ran).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
-    const base = join(temp, `svc-${process.getuid!()}`);
-    expect(lstatSync(base).mode & 0o777).toBe(0o700);
-    expect(readdirSync(join(base, 'standalone'))).toHaveLength(1);
-  });
+  it.skipIf(setprivProblem !== null && !required)(
+    `keeps its config in $TMPDIR/svc-<uid> for a user with no home${setprivProblem && !required ? ` (skipped: ${setprivProblem})` : ''}`,
+    async () => {
+      expect(setprivProblem).toBeNull();
+      const tmp = openFolder(0o1777);
+      const env = { PATH, TMPDIR: tmp, NO_COLOR: '1', SVC_BASE_URL: emulator.url, SVC_CREDENTIAL_STORE: 'file' };
+      const added = await runAsNobody(['keys', 'add', '--name', 'ci'], env, emulator.keys.test);
+      expect(added.code, added.stderr).toBe(0);
+      const credentials = join(tmp, `svc-${NOBODY}`, 'credentials.json');
+      expect(statSync(credentials)).toMatchObject({ uid: NOBODY });
+      expect(statSync(credentials).mode & 0o777).toBe(0o600);
+      const account = await runAsNobody(['account', '--json'], env);
+      expect(account.code, account.stderr).toBe(0);
+      expect(JSON.parse(account.stdout)).toMatchObject({ id: emulator.org_id });
+    },
+  );
 
-  it('stores a key in credentials.json (0600), saying why, when its keychain addon is not the one it was built with', async () => {
-    const home = freshHome();
-    expect((await run(x64, ['--version'], envFor(home))).code).toBe(0);
-    const base = join(home, '.cache', 'svc', 'standalone');
-    const keyring = join(base, readdirSync(base)[0]!, 'node_modules/@napi-rs/keyring');
-    const addon = join(
-      keyring,
-      readdirSync(keyring).find((f) => f.endsWith('.node'))!,
+  it('stops with an error, storing the key nowhere, when its embedded keychain addon is damaged', async () => {
+    const addon = readFileSync(
+      join(
+        root,
+        'node_modules/@napi-rs/keyring-linux-x64-gnu',
+        readdirSync(join(root, 'node_modules/@napi-rs/keyring-linux-x64-gnu')).find((f) => f.endsWith('.node'))!,
+      ),
     );
-    writeFileSync(addon, 'not an addon');
+    const bytes = readFileSync(x64);
+    const at = bytes.indexOf(addon.subarray(0x10000, 0x10100));
+    expect(at).toBeGreaterThan(0);
+    bytes[at + 0x80] = bytes[at + 0x80]! ^ 0xff;
+    const damaged = join(scratch, 'svc-damaged');
+    writeFileSync(damaged, bytes, { mode: 0o755 });
+    const home = freshHome();
     const env = envFor(home, { SVC_BASE_URL: emulator.url, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS });
-    const added = await run(x64, ['keys', 'add', '--name', 'ci'], env, emulator.keys.test);
-    expect(added.code, added.stderr).toBe(0);
-    expect(added.stderr).toContain(`the keychain addon ${addon} is not the one svc was built with`);
-    const credentials = join(home, 'config', 'credentials.json');
-    expect(statSync(credentials).mode & 0o777).toBe(0o600);
-    expect(readFileSync(credentials, 'utf8')).toContain(emulator.keys.test);
-    const account = await run(x64, ['account', '--json'], env);
-    expect(JSON.parse(account.stdout)).toMatchObject({ id: emulator.org_id });
+    const added = await run(damaged, ['keys', 'add', '--name', 'ci'], env, emulator.keys.test);
+    expect(added.code).toBe(1);
+    expect(added.stderr).toMatch(/svc: the keychain addon \S+keyring-[0-9a-f]{16}\.node is damaged \(its SHA-256 is not the build's\): download svc again/);
+    expect(existsSync(join(home, 'config', 'credentials.json'))).toBe(false);
   });
 
   const secretTool = spawnSync('secret-tool', ['--version']).error ? 'secret-tool (libsecret-tools) is not installed' : null;
@@ -318,9 +414,8 @@ describe.skipIf(qemuProblem !== null && !required)(
   },
 );
 
-/** How this process runs dpkg as root: itself, or through `sudo -n` (CI machines that are not root). */
-const asRoot: string[] | null = process.getuid?.() === 0 ? [] : spawnSync('sudo', ['-n', 'true']).status === 0 ? ['sudo', '-n'] : null;
-const dpkg = (...args: string[]) => spawnSync(asRoot![0] ?? 'dpkg', asRoot!.length ? [...asRoot!.slice(1), 'dpkg', ...args] : args, { encoding: 'utf8' });
+const dpkg = (...args: string[]) => rootRun('dpkg', ...args);
+const pkgJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { author: string; homepage: string };
 
 const dpkgProblem =
   asRoot === null
@@ -333,26 +428,104 @@ const dpkgProblem =
           ? 'bash-completion is not installed'
           : null;
 
-describe.skipIf(dpkgProblem !== null && !required)(`the .deb${dpkgProblem && !required ? ` (skipped: ${dpkgProblem})` : ''}`, () => {
+describe('the .deb, as a Debian packager reads it', () => {
+  const field = (name: string) => spawnSync('dpkg-deb', ['-f', deb, name], { encoding: 'utf8' }).stdout.trim();
+
+  it('is named as Debian names it, with versioned Depends from the binary, and the Maintainer and Homepage of package.json', () => {
+    expect(basename(deb)).toBe(`svc_${version}_amd64.deb`);
+    expect(field('Depends')).toMatch(/^(?=.*libc6 \(>= 2\.\d+\))(?=.*libstdc\+\+6 \(>= [\d.]+\)).*$/);
+    expect(field('Maintainer')).toBe(pkgJson.author);
+    expect(field('Homepage')).toBe(pkgJson.homepage);
+    expect(field('Maintainer')).not.toContain('example.invalid');
+  });
+
+  it('carries md5sums, a changelog, and a machine-readable copyright naming the licences of Node and of each bundled package', () => {
+    const info = spawnSync('dpkg-deb', ['-I', deb], { encoding: 'utf8' }).stdout;
+    expect(info).toMatch(/ md5sums\b/);
+    const unpacked = join(scratch, 'deb-contents');
+    expect(spawnSync('dpkg-deb', ['-x', deb, unpacked]).status).toBe(0);
+    const doc = join(unpacked, 'usr/share/doc/svc');
+    expect(readdirSync(doc)).toContain('changelog.gz');
+    const copyright = readFileSync(join(doc, 'copyright'), 'utf8');
+    expect(copyright).toMatch(/^Format: https:\/\/www\.debian\.org\/doc\/packaging-manuals\/copyright-format\/1\.0\/\n/);
+    expect(copyright).toMatch(/^Files: \*\nCopyright: .+\nLicense: Expat$/m);
+    expect(copyright).toMatch(/^Files: usr\/lib\/svc\/svc\n/m);
+    expect(copyright).toMatch(/^License: Node\.js\n Node\.js 26\.[\d.]+ .* is licensed under the Expat licence/m);
+    const sbom = JSON.parse(readFileSync(join(root, 'dist/sbom.cdx.json'), 'utf8')) as { components: { name: string; version: string }[] };
+    for (const { name, version: at } of sbom.components.filter((c) => c.name !== '@napi-rs/keyring')) expect(copyright).toContain(` ${name} ${at}: `);
+  });
+
+  const lintianProblem = spawnSync('lintian', ['--version']).error ? 'lintian is not installed' : null;
+  it.skipIf(lintianProblem !== null && !required)(
+    `passes lintian with no error or warning (overrides only with their reason)${lintianProblem && !required ? ` (skipped: ${lintianProblem})` : ''}`,
+    () => {
+      expect(lintianProblem).toBeNull();
+      const linted = spawnSync('lintian', ['--fail-on', 'error,warning', '--no-tag-display-limit', deb], { encoding: 'utf8' });
+      expect(linted.stdout.split('\n').filter((line) => /^[EW]: /.test(line))).toEqual([]);
+      expect(linted.status, linted.stderr).toBe(0);
+      const overrides = readFileSync(join(root, 'packaging/debian/lintian-overrides'), 'utf8').split('\n');
+      // Each override follows a comment that says why.
+      overrides.forEach(
+        (line, i) =>
+          line.startsWith('svc: ') &&
+          expect(
+            overrides
+              .slice(0, i)
+              .reverse()
+              .find((l) => !l.startsWith('svc: ')),
+            line,
+          ).toMatch(/^# /),
+      );
+    },
+    600_000,
+  );
+});
+
+describe.skipIf(dpkgProblem !== null && !required)(`the .deb, installed${dpkgProblem && !required ? ` (skipped: ${dpkgProblem})` : ''}`, () => {
   // Every path the package holds (dpkg-deb -c), and which of its folders were there before.
   const paths = () =>
     spawnSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' })
       .stdout.trim()
       .split('\n')
-      .map((line) => line.slice(line.indexOf('./') + 1).replace(/\/$/, ''))
+      .map((line) =>
+        line
+          .slice(line.indexOf('./') + 1)
+          .replace(/\/$/, '')
+          .replace(/ -> .*$/, ''),
+      )
       .filter((path) => path !== '');
   let before: Set<string>;
+  let emulator: Emulator;
+  beforeAll(async () => {
+    if (dpkgProblem === null) emulator = await startEmulator(x64, [], envFor(freshHome()));
+  }, 60_000);
+  afterAll(async () => emulator?.stop());
 
-  it('installs with dpkg -i: a working svc, its man pages and its bash completion', async () => {
+  it('installs with dpkg -i: /usr/bin/svc runs the root-owned files in /usr/lib/svc/, dpkg -V finds them intact, and a run writes nothing for the user', async () => {
     expect(dpkgProblem).toBeNull();
     before = new Set(paths().filter((path) => existsSync(path)));
     expect([...before].filter((path) => !statSync(path).isDirectory())).toEqual([]);
     const installed = dpkg('-i', deb);
     expect(installed.status, installed.stderr).toBe(0);
-    const version = await run('/usr/bin/svc', ['version', '--json'], envFor(freshHome()));
+    expect(readlinkSync('/usr/bin/svc')).toBe('../lib/svc/svc');
+    const program = readdirSync('/usr/lib/svc').sort();
+    expect(program).toEqual([expect.stringMatching(/^keyring-[0-9a-f]{16}\.node$/), 'svc']);
+    for (const file of program) expect(statSync(join('/usr/lib/svc', file))).toMatchObject({ uid: 0, gid: 0 });
+    const verified = dpkg('-V', 'svc');
+    expect(verified.stdout + verified.stderr).toBe('');
+    const home = freshHome();
+    const version = await run('/usr/bin/svc', ['version', '--json'], envFor(home));
     expect(JSON.parse(version.stdout)).toMatchObject({ install: 'deb', platform: 'linux/x64' });
+    expect(contents(home)).toEqual([]);
+  });
+
+  it('has its man pages and its bash completion where man and bash look', () => {
+    expect(dpkgProblem).toBeNull();
     expect(spawnSync('man', ['-w', 'svc-calls-start'], { encoding: 'utf8' }).stdout.trim()).toBe('/usr/share/man/man1/svc-calls-start.1.gz');
-    const page = spawnSync('man', ['svc-calls-start'], { encoding: 'utf8', env: { PATH: process.env.PATH, MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' } });
+    const page = spawnSync('man', ['svc-calls-start'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, LC_ALL: 'C', MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' },
+    });
     expect(page.stdout).toMatch(/svc-calls-start - start an interpreted call between two languages/);
     expect(page.stdout).toContain('--languages <a,b>');
     // bash-completion loads /usr/share/bash-completion/completions/svc on the first <Tab> after `svc`.
@@ -367,24 +540,94 @@ describe.skipIf(dpkgProblem !== null && !required)(`the .deb${dpkgProblem && !re
       { encoding: 'utf8', env: { PATH } },
     );
     expect(completed.stdout.trim()).toBe('calls');
-    for (const doc of ['copyright', 'THIRD_PARTY_NOTICES.txt.gz', 'node-LICENSE.gz', 'keyring-addon-LICENSE.third-party.md.gz'])
-      expect(existsSync(join('/usr/share/doc/svc', doc))).toBe(true);
   });
 
-  it('dpkg -r removes every file and folder it added', () => {
+  it('stops with an error naming the fix, storing the key nowhere, when /usr/lib/svc/’s keychain addon is damaged', async () => {
     expect(dpkgProblem).toBeNull();
-    const removed = dpkg('-r', 'svc');
+    const addon = join(
+      '/usr/lib/svc',
+      readdirSync('/usr/lib/svc').find((f) => f.endsWith('.node'))!,
+    );
+    expect(rootRun('sh', '-c', `printf 'not an addon' > ${addon}`).status).toBe(0);
+    try {
+      const home = freshHome();
+      const env = envFor(home, { SVC_BASE_URL: emulator.url, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS });
+      const added = await run('/usr/bin/svc', ['keys', 'add', '--name', 'ci'], env, emulator.keys.test);
+      expect(added.code).toBe(1);
+      expect(added.stderr).toContain(
+        `svc: the keychain addon ${addon} is damaged (its SHA-256 is not the build's): reinstall it (sudo apt install --reinstall svc)`,
+      );
+      expect(existsSync(join(home, 'config', 'credentials.json'))).toBe(false);
+      expect(dpkg('-V', 'svc').stdout).toContain(addon);
+    } finally {
+      expect(dpkg('-i', deb).status).toBe(0);
+    }
+    expect(dpkg('-V', 'svc').stdout).toBe('');
+  });
+
+  it('dpkg --purge removes every file and folder it added, and leaves no trace in dpkg', () => {
+    expect(dpkgProblem).toBeNull();
+    const removed = dpkg('--purge', 'svc');
     expect(removed.status, removed.stderr).toBe(0);
     expect(paths().filter((path) => existsSync(path) && !before.has(path))).toEqual([]);
-    expect(existsSync('/usr/bin/svc')).toBe(false);
+    expect(existsSync('/usr/lib/svc')).toBe(false);
+    expect(spawnSync('dpkg-query', ['-W', 'svc']).status).not.toBe(0);
   });
 });
 
 describe('the release folder', () => {
   it('has SHA-256 sums that match every artefact', () => {
     const sums = readFileSync(join(release, 'SHA256SUMS'), 'utf8');
-    for (const file of [x64, arm64, deb]) expect(sums).toContain(`  ${basename(file)}\n`);
+    for (const file of [x64, arm64, deb, tarball, `${arm64}.tar.gz`]) expect(sums).toContain(`  ${basename(file)}\n`);
     const checked = spawnSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: release, encoding: 'utf8' });
     expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+  });
+
+  it('has a tarball of each binary with its man pages, completions and licences, the binary the same bytes', () => {
+    const folder = basename(x64);
+    const listed = spawnSync('tar', ['-tzvf', tarball], { encoding: 'utf8' }).stdout.trim().split('\n');
+    const names = listed.map((line) => line.split(/\s+/).at(-1)!);
+    for (const path of [
+      'bin/svc',
+      'share/man/man1/svc.1',
+      'share/man/man1/svc-calls-start.1',
+      'share/completions/svc.bash',
+      'LICENSE',
+      'node-LICENSE',
+      'THIRD_PARTY_NOTICES.txt',
+    ])
+      expect(names).toContain(`${folder}/${path}`);
+    expect(listed.filter((line) => !line.includes(' 0/0 '))).toEqual([]);
+    const unpacked = join(scratch, 'tarball');
+    mkdirSync(unpacked);
+    expect(spawnSync('tar', ['-xzf', tarball, '-C', unpacked]).status).toBe(0);
+    expect(readFileSync(join(unpacked, folder, 'bin/svc')).equals(readFileSync(x64))).toBe(true);
+  });
+
+  it('is reproducible: built again from the same files, the binary and the .deb are the same bytes, and hold no build path', () => {
+    const again = join(scratch, 'again');
+    const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64', '--out', again], { cwd: root, encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    for (const file of [x64, deb, tarball]) expect(readFileSync(join(again, basename(file))).equals(readFileSync(file)), basename(file)).toBe(true);
+    expect(readFileSync(x64).includes(Buffer.from(root.replace(/\/$/, '')))).toBe(false);
+  }, 600_000);
+
+  it('fails rather than leave the arm64 binary unstripped where aarch64-linux-gnu-strip is missing', () => {
+    const path = join(scratch, 'path-without-strip');
+    mkdirSync(path);
+    for (const from of ['/usr/local/bin', '/usr/bin', '/bin']) {
+      if (!existsSync(from)) continue;
+      for (const name of readdirSync(from))
+        if (name !== 'aarch64-linux-gnu-strip' && !existsSync(join(path, name))) symlinkSync(join(from, name), join(path, name));
+    }
+    const out = join(scratch, 'unstripped');
+    const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'arm64', '--no-deb', '--out', out], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: path },
+    });
+    expect(made.status).not.toBe(0);
+    expect(made.stderr).toContain('aarch64-linux-gnu-strip is missing (Debian package binutils-aarch64-linux-gnu)');
+    expect(existsSync(join(out, `svc-${version}-linux-arm64`))).toBe(false);
   });
 });
