@@ -24,7 +24,7 @@ export function formatBytes(bytes: number): string {
   return bytes >= MiB && bytes % MiB === 0 ? `${bytes / MiB} MiB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KiB` : `${bytes} bytes`;
 }
 
-function formatSeconds(ms: number): string {
+export function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
@@ -39,11 +39,21 @@ export class ResponseTooLargeError extends CliError {
   }
 }
 
-/** The request as a whole took longer than the deadline: exit 9, not retried (it would take as long again). */
+/**
+ * The request as a whole took longer than the deadline: exit 9, not retried (it would take as
+ * long again). `reached`: the connection (and TLS handshake) was made, so the request may
+ * have been processed; otherwise nothing was sent, and the message says so.
+ */
 export class DeadlineError extends CliError {
-  constructor(origin: string, deadlineMs: number) {
+  constructor(
+    origin: string,
+    deadlineMs: number,
+    readonly reached = true,
+  ) {
     super(
-      `no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up`,
+      reached
+        ? `no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up`
+        : `cannot reach ${origin}: no connection made within ${formatSeconds(deadlineMs)}; nothing was sent`,
       EXIT.upstream,
       `the service or the network is too slow; try again, or allow longer with ${DEADLINE_ENV}=<seconds>`,
     );
