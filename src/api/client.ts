@@ -222,7 +222,7 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
     });
     if (value instanceof ConnectionError) {
       // Retries cut short by the overall deadline: that is what the user is told, as when a try outlasts it.
-      if (retry.stopped === 'deadline' && deadline) throw new DeadlineError(url.origin, deadline.ms, value.facts.reached);
+      if (retry.stopped === 'deadline' && deadline) throw new DeadlineError(url.origin, deadline.ms, value.facts.reached ? 'sent' : 'not-sent');
       throw value.after({ attempts: retry.attempts, notRepeated: retry.stopped === 'not-idempotent' });
     }
     return { response: value, retry };

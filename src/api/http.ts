@@ -13,9 +13,10 @@ import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
 import { lazyRequire } from '../node-require.js';
 import { CliError, UsageError } from '../errors.js';
-import { DeadlineError, deadlineFromEnv, formatBytes, MAX_BODY_BYTES, MAX_HEADER_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
+import { DeadlineError, type DeadlineReach, deadlineFromEnv, formatBytes, MAX_BODY_BYTES, MAX_HEADER_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
 import { proxyFor } from './proxy.js';
 import { ConnectionError, connectionError } from './network.js';
+import { IDEMPOTENT } from './retry.js';
 
 /** The slice of a fetch Response that svc uses, over either transport's answer. */
 export interface HttpResponse {
@@ -245,6 +246,11 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
   };
 }
 
+/** What a deadline that passed says of a request that got this far. */
+function reachOf(reached: boolean, method: string): DeadlineReach {
+  return !reached ? 'not-sent' : IDEMPOTENT.has(method) ? 'sent' : 'may-be-processed';
+}
+
 /** The proxy a request goes through, for its errors. */
 function proxyOf(env: HttpOptions['env'], target: URL): { proxy?: string } {
   const { proxy } = proxyFor(env, target);
@@ -362,8 +368,8 @@ export function headerValueProblem(value: string, token = false): string | undef
   if (token ? /[\t ]/.test(value) : false) return 'a space or tab';
   if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'a control character';
   if (token ? /[^\x00-\x7e]/.test(value) : /[^\x00-\xff]/.test(value)) return token ? 'a non-ASCII character' : 'a character beyond Latin-1';
-  const most = token ? MAX_CREDENTIAL_CHARS : MAX_HEADER_BYTES;
-  if (value.length > most) return `${formatBytes(value.length)} of text, more than the ${formatBytes(MAX_HEADER_BYTES)} a server reads in a request's headers allows`;
+  if (token && value.length > MAX_CREDENTIAL_CHARS) return `${formatBytes(value.length)} of text, far more than a key or token holds`;
+  if (value.length > MAX_HEADER_BYTES) return `${formatBytes(value.length)} of text, more than the ${formatBytes(MAX_HEADER_BYTES)} a server reads in a request's headers`;
   return undefined;
 }
 
@@ -411,7 +417,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       const deadlineMs = budget?.ms;
       // What is left of it: a retry after a silent try gets only the rest.
       const remainingMs = budget ? budget.at - now() : undefined;
-      if (remainingMs !== undefined && remainingMs <= 0) throw new DeadlineError(target.origin, budget!.ms, true);
+      if (remainingMs !== undefined && remainingMs <= 0) throw new DeadlineError(target.origin, budget!.ms, reachOf(true, method));
       const transport = await (pool ??= openTransport(options));
       const debug = options.debug;
       const started = now();
@@ -430,7 +436,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       if (deadlineMs !== undefined) {
         timer = setTimeout(() => {
           // The body first, so its reader sees this error rather than the request's abort.
-          rawBody?.destroy(new DeadlineError(target.origin, deadlineMs, true));
+          rawBody?.destroy(new DeadlineError(target.origin, deadlineMs, reachOf(true, method)));
           expired.abort();
         }, remainingMs);
         timer.unref?.();
@@ -444,7 +450,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
         // Ctrl-C stays an abort; the deadline says whether the request could have been sent;
         // anything else the transport already made svc's own error.
         if (init.signal?.aborted) throw error;
-        if (expired.signal.aborted) throw new DeadlineError(target.origin, deadlineMs!, exchange.reached);
+        if (expired.signal.aborted) throw new DeadlineError(target.origin, deadlineMs!, reachOf(exchange.reached, method));
         if (debug && error instanceof ConnectionError && error.facts.code) debug(`! ${error.facts.code}`);
         throw error;
       }

@@ -39,23 +39,29 @@ export class ResponseTooLargeError extends CliError {
   }
 }
 
+/** How far a request got before its deadline passed. */
+export type DeadlineReach = 'not-sent' | 'sent' | 'may-be-processed';
+
 /**
  * The request as a whole took longer than the deadline: exit 9, not retried (it would take as
- * long again). `reached`: the connection (and TLS handshake) was made, so the request may
- * have been processed; otherwise nothing was sent, and the message says so.
+ * long again). Whether it could have reached the service decides what it says: nothing was
+ * sent (the connection or TLS handshake never finished), or, for a request that is not
+ * repeated (a POST), that it may have been processed.
  */
 export class DeadlineError extends CliError {
   constructor(
     origin: string,
     deadlineMs: number,
-    readonly reached = true,
+    readonly reach: DeadlineReach = 'sent',
   ) {
     super(
-      reached
-        ? `no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up`
-        : `cannot reach ${origin}: no connection made within ${formatSeconds(deadlineMs)}; nothing was sent`,
+      reach === 'not-sent'
+        ? `cannot reach ${origin}: no connection made within ${formatSeconds(deadlineMs)}; nothing was sent`
+        : `no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up${reach === 'may-be-processed' ? ': the request may have been processed' : ''}`,
       EXIT.upstream,
-      `the service or the network is too slow; try again, or allow longer with ${DEADLINE_ENV}=<seconds>`,
+      reach === 'may-be-processed'
+        ? 'check whether it took effect (e.g. with the matching `list` command) before running it again'
+        : `the service or the network is too slow; try again, or allow longer with ${DEADLINE_ENV}=<seconds>`,
     );
   }
 }
