@@ -293,7 +293,7 @@ async function readCapped(
   } catch (error) {
     // Cut mid-body: the answer had begun, so the request reached the service.
     if (error instanceof CliError || (error as { name?: unknown }).name === 'AbortError') throw error;
-    throw await connectionError(error, { url, reached: true, ...through });
+    throw await connectionError(error, { url, reached: true, answered: true, ...through });
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -355,6 +355,9 @@ function debugBody(body: string | Uint8Array | undefined, contentType: string | 
   return redactText(body.length > 4000 ? body.slice(0, 4000) + '…' : body);
 }
 
+/** A header's name: an RFC 9110 §5.6.2 token. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 /** A credential's most: far beyond any key or token (a few dozen characters), well within a server's 16 KiB of headers. */
 const MAX_CREDENTIAL_CHARS = 4096;
 
@@ -410,6 +413,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       // Checked here, where it is a local mistake (exit 2), rather than thrown by Node
       // inside the request, where it would pass for a network failure and be retried.
       for (const [name, value] of Object.entries(headers)) {
+        if (!HEADER_NAME.test(name)) throw new UsageError(`${JSON.stringify(name)} cannot be sent as a header name: a name is letters, digits and !#$%&'*+-.^_\`|~ only`);
         const problem = headerValueProblem(value);
         if (problem) throw new UsageError(`the ${name} header cannot be sent: its value holds ${problem}`);
       }

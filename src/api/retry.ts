@@ -5,6 +5,9 @@
 // was sent) is. One backoff (backoffDelay, also a stream's reconnects) and one loop
 // (withRetries, every request and a refresh); how the tries ended comes back as a value.
 import type { Clock, Random } from '../shared/runtime.js';
+import { ApiError, CliError, NetworkError } from '../errors.js';
+import { ConnectionError } from './network.js';
+import { CertificateRefusedError } from './limits.js';
 
 export const MAX_ATTEMPTS = 3;
 /** A Retry-After longer than this fails at once with the figure instead of waiting. */
@@ -61,6 +64,19 @@ export function isRetryable(method: string, outcome: Outcome): boolean {
   if ('networkError' in outcome) return outcome.retryable !== false && (outcome.reached === false || IDEMPOTENT.has(method));
   if (outcome.status === 429) return true;
   return TRANSIENT_STATUSES.has(outcome.status) && IDEMPOTENT.has(method);
+}
+
+/**
+ * Whether a request that failed after its own tries is worth another go later: what a
+ * stream's reconnect (follow()) and a chat's stream ask. The network (not a scheme or a
+ * certificate that will not change), 429 and 5xx, and a body cut mid-way (not svc's own error).
+ */
+export function isRetryableFailure(error: unknown): boolean {
+  if (error instanceof ConnectionError) return error.retryable;
+  if (error instanceof CertificateRefusedError) return false;
+  if (error instanceof NetworkError) return true;
+  if (error instanceof ApiError) return error.status === 429 || error.status >= 500;
+  return !(error instanceof CliError);
 }
 
 /** `attempt` is the 1-based number of the attempt that just produced `outcome`. */
