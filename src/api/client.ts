@@ -39,7 +39,7 @@ export interface ApiClient {
   request<T = unknown>(req: ApiRequest): Promise<T>;
   /** The response after auth and retries, body unread, whatever its status (svc api). */
   send(req: ApiRequest): Promise<HttpResponse>;
-  /** Like send, but throws ApiError on non-2xx (event streams: the caller reads the body). */
+  /** One try, throwing ApiError on non-2xx (event streams: the caller reads the body; follow() alone reconnects). */
   stream(req: ApiRequest): Promise<HttpResponse>;
 }
 
@@ -205,6 +205,12 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
       }
       return response.ok ? { value: response } : { value: response, outcome: { status: response.status, retryAfter: response.headers.get('retry-after') } };
     };
+    if (stream) {
+      // One try: a stream's reconnects (and their backoff) are follow()'s alone (src/api/reconnect.ts).
+      const { value } = await tryOnce();
+      if (value instanceof ConnectionError) throw value;
+      return { response: value, retry: { attempts: 1 } };
+    }
     const { value, retry } = await withRetries(method, tryOnce, {
       clock: ctx.clock,
       random: ctx.random,

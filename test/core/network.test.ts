@@ -155,3 +155,38 @@ describe('isRetryableFailure: a stream reconnects for what another try can chang
     expect(isRetryableFailure(new UsageError('x'))).toBe(false);
   });
 });
+
+describe('one retry loop per kind of request', () => {
+  it('a request retries a 502; a stream is tried once, its reconnects being follow()\'s alone', async () => {
+    const { createApiClient } = await import('../../src/api/client.js');
+    const { createHttp } = await import('../../src/api/http.js');
+    const { recordingServer } = await import('../helpers/http-servers.js');
+    const closers: Array<() => void> = [];
+    const server = await recordingServer((res) => res.writeHead(502, { 'content-type': 'application/json' }).end('{"detail":"upstream"}'), (close) => closers.push(close));
+    const transport = createHttp({ env: {}, userAgent: 'svc/test' });
+    const client = createApiClient(
+      {
+        http: transport,
+        clock: { now: () => Date.now(), sleep: async () => {} },
+        random: { bytes: (n) => new Uint8Array(n) },
+        env: {},
+        signal: new AbortController().signal,
+        io: { progress: () => {} },
+        accessToken: async () => 'unused',
+      },
+      { kind: 'api_key', source: 'env', mode: 'test', profileName: 'default', profile: undefined, baseUrl: server.origin, apiKey: 'svc_test_loops000000000000000000' },
+    );
+    try {
+      const request = await client.request({ endpoint: 'account.get' }).catch((e: unknown) => e);
+      expect((request as Error).message).toContain('(after 3 attempts)');
+      expect(server.requests).toHaveLength(3);
+      server.requests.length = 0;
+      const stream = await client.stream({ endpoint: 'events.stream' }).catch((e: unknown) => e);
+      expect((stream as { status?: number }).status).toBe(502);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await transport.close();
+      closers.forEach((close) => close());
+    }
+  });
+});
