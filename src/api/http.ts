@@ -13,7 +13,16 @@ import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
 import { lazyRequire } from '../node-require.js';
 import { CliError, UsageError } from '../errors.js';
-import { DeadlineError, type DeadlineReach, deadlineFromEnv, formatBytes, MAX_BODY_BYTES, MAX_HEADER_BYTES, ResponseTooLargeError, UPLOAD_ALLOWANCE_BYTES_PER_S } from './limits.js';
+import {
+  DeadlineError,
+  type DeadlineReach,
+  deadlineFromEnv,
+  formatBytes,
+  MAX_BODY_BYTES,
+  MAX_HEADER_BYTES,
+  ResponseTooLargeError,
+  UPLOAD_ALLOWANCE_BYTES_PER_S,
+} from './limits.js';
 import { proxyFor } from './proxy.js';
 import { ConnectionError, connectionError } from './network.js';
 import { IDEMPOTENT } from './retry.js';
@@ -222,6 +231,9 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
   return {
     async send(target, method, headers, body, signals, _stream, exchange) {
       const signal = signals.length > 1 ? AbortSignal.any([...signals]) : signals[0];
+      // undici does not say how far it got: the request may have been sent, unless an error's
+      // code says no connection was made (src/api/network.ts).
+      exchange.reached = true;
       let answer: Dispatcher.ResponseData;
       try {
         answer = await dispatcher.request({
@@ -234,8 +246,6 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
         });
       } catch (error) {
         if (signal?.aborted) throw error;
-        // undici does not say how far it got: the request may have been sent unless its code says no connection was made.
-        exchange.reached = true;
         throw await connectionError(error, { url: target, reached: true, ...proxyOf(env, target) });
       }
       return wrapResponse(target.href, answer.statusCode, statusTexts[answer.statusCode] ?? '', answer.headers, answer.body, () =>
@@ -372,7 +382,8 @@ export function headerValueProblem(value: string, token = false): string | undef
   if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'a control character';
   if (token ? /[^\x00-\x7e]/.test(value) : /[^\x00-\xff]/.test(value)) return token ? 'a non-ASCII character' : 'a character beyond Latin-1';
   if (token && value.length > MAX_CREDENTIAL_CHARS) return `${formatBytes(value.length)} of text, far more than a key or token holds`;
-  if (value.length > MAX_HEADER_BYTES) return `${formatBytes(value.length)} of text, more than the ${formatBytes(MAX_HEADER_BYTES)} a server reads in a request's headers`;
+  if (value.length > MAX_HEADER_BYTES)
+    return `${formatBytes(value.length)} of text, more than the ${formatBytes(MAX_HEADER_BYTES)} a server reads in a request's headers`;
   return undefined;
 }
 
@@ -413,7 +424,8 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       // Checked here, where it is a local mistake (exit 2), rather than thrown by Node
       // inside the request, where it would pass for a network failure and be retried.
       for (const [name, value] of Object.entries(headers)) {
-        if (!HEADER_NAME.test(name)) throw new UsageError(`${JSON.stringify(name)} cannot be sent as a header name: a name is letters, digits and !#$%&'*+-.^_\`|~ only`);
+        if (!HEADER_NAME.test(name))
+          throw new UsageError(`${JSON.stringify(name)} cannot be sent as a header name: a name is letters, digits and !#$%&'*+-.^_\`|~ only`);
         const problem = headerValueProblem(value);
         if (problem) throw new UsageError(`the ${name} header cannot be sent: its value holds ${problem}`);
       }

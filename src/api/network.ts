@@ -220,7 +220,8 @@ export async function connectionError(error: unknown, where: Where, speaksTls: (
   }
   const after = (code ? AFTER_CONNECTING[code] : undefined) ?? 'dropped';
   // A TLS server meeting plain http hangs up without a word: ask it, on this failure only.
-  if (after === 'dropped' && where.url.protocol === 'http:' && !where.proxy && !where.answered && (await speaksTls(where.url))) return facts('speaks-https', false);
+  if (after === 'dropped' && where.url.protocol === 'http:' && !where.proxy && !where.answered && (await speaksTls(where.url)))
+    return facts('speaks-https', false);
   return facts(after, where.reached);
 }
 

@@ -119,7 +119,11 @@ export interface RetryOptions<T> {
 }
 
 /** The one retry loop: tries `tryOnce` until its outcome is final or the rules above stop it. */
-export async function withRetries<T>(method: string, tryOnce: (attempt: number) => Promise<Tried<T>>, opts: RetryOptions<T>): Promise<{ value: T; retry: RetryFacts }> {
+export async function withRetries<T>(
+  method: string,
+  tryOnce: (attempt: number) => Promise<Tried<T>>,
+  opts: RetryOptions<T>,
+): Promise<{ value: T; retry: RetryFacts }> {
   for (let attempt = 1; ; attempt++) {
     const { value, outcome } = await tryOnce(attempt);
     if (!outcome) return { value, retry: { attempts: attempt } };

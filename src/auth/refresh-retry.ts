@@ -44,11 +44,15 @@ export async function withRefreshRetries<T>(
   const { value, retry } = await withRetries('GET', tryOnce, ctx);
   if ('tokens' in value) return value.tokens;
   const error = value.failed;
-  const tries = retry.stopped === 'retry-after-too-long' || retry.stopped === 'deadline' ? 'it asks to wait longer than svc waits' : `${retry.attempts} attempts`;
+  const tries =
+    retry.stopped === 'retry-after-too-long' || retry.stopped === 'deadline' ? 'it asks to wait longer than svc waits' : `${retry.attempts} attempts`;
   const kept = 'the stored sign-in is kept: run the command again later';
   if (error instanceof ConnectionError) {
     const failure = error.after({ attempts: retry.attempts });
-    throw new NetworkError(`refreshing the sign-in of profile "${profile}" failed: ${failure.message}`, `${kept}; ${failure.hint ?? 'check the network and the base URL'}`);
+    throw new NetworkError(
+      `refreshing the sign-in of profile "${profile}" failed: ${failure.message}`,
+      `${kept}; ${failure.hint ?? 'check the network and the base URL'}`,
+    );
   }
   const status = error.details.status;
   if (status === 429) {

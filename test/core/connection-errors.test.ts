@@ -142,7 +142,10 @@ describe('a server that accepts the connection and never answers', () => {
 
 describe('an address that is not the service', () => {
   it('a 404 without the service error body says the address may not be the service, naming --base-url', async () => {
-    const web = await recordingServer((res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'), (close) => closers.push(close));
+    const web = await recordingServer(
+      (res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'),
+      (close) => closers.push(close),
+    );
     const r = await runCli(['account'], { env: { SVC_API_KEY: plain.seed.keys.test, SVC_BASE_URL: web.origin } });
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toContain(`${web.origin} answered without the service's error body, so it may not be the service`);
@@ -158,7 +161,10 @@ describe('an address that is not the service', () => {
 
 describe('odd input', () => {
   it('a 100 KB key is a clear local error (exit 2), nothing sent, not "failed with 431"', async () => {
-    const web = await recordingServer((res) => res.writeHead(200).end('{}'), (close) => closers.push(close));
+    const web = await recordingServer(
+      (res) => res.writeHead(200).end('{}'),
+      (close) => closers.push(close),
+    );
     const r = await runCli(['account'], { env: { SVC_API_KEY: `svc_test_${'a'.repeat(100_000)}`, SVC_BASE_URL: web.origin } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('SVC_API_KEY contains 98 KiB of text, far more than a key or token holds, so it cannot be sent');

@@ -22,7 +22,12 @@ describe('connectionError: one mapping for both transports', () => {
       [withCode('UND_ERR_CONNECT_TIMEOUT'), https, false, 'no connection; nothing was sent'],
       [withCode('UND_ERR_HEADERS_TIMEOUT'), https, true, 'no answer'],
       [withCode('UND_ERR_SOCKET', 'other side closed'), https, true, 'the connection ended before the answer'],
-      [withCode('EPROTO', 'write EPROTO 00:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/ssl3_record.c:354:'), https, true, 'the server there does not speak https (it answered in plain http); nothing was sent'],
+      [
+        withCode('EPROTO', 'write EPROTO 00:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/ssl3_record.c:354:'),
+        https,
+        true,
+        'the server there does not speak https (it answered in plain http); nothing was sent',
+      ],
       [withCode('ERR_SSL_WRONG_VERSION_NUMBER'), https, true, 'the server there does not speak https (it answered in plain http); nothing was sent'],
     ];
     for (const [raw, url, reached, words] of cases) {
@@ -52,7 +57,9 @@ describe('connectionError: one mapping for both transports', () => {
 
   it('behind a proxy, the proxy is named and is what to check when nothing answered', async () => {
     const mapped = await connectionError(withCode('ECONNREFUSED'), { url: https, reached: false, proxy: 'http://proxy.test:3128/' }, noTls);
-    expect(mapped.message).toBe('cannot reach https://api.example.test:8443 through the proxy http://proxy.test:3128/: nothing answered there (connection refused); nothing was sent');
+    expect(mapped.message).toBe(
+      'cannot reach https://api.example.test:8443 through the proxy http://proxy.test:3128/: nothing answered there (connection refused); nothing was sent',
+    );
     expect(mapped.hint).toContain('is the proxy running?');
   });
 
@@ -135,7 +142,9 @@ describe('withRetries: one loop, its facts a value', () => {
 
 describe('behind a proxy (undici)', () => {
   it("a proxy that does not answer is named, in every command's words", async () => {
-    const r = await runCli(['account'], { env: { SVC_API_KEY: 'svc_test_proxied0000000000000000', SVC_BASE_URL: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:1' } });
+    const r = await runCli(['account'], {
+      env: { SVC_API_KEY: 'svc_test_proxied0000000000000000', SVC_BASE_URL: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:1' },
+    });
     expect(r.exitCode).toBe(9);
     expect(r.stderr).toContain('cannot reach http://127.0.0.1:9 through the proxy http://127.0.0.1:1/: nothing answered there (connection refused)');
     expect(r.stderr).toContain('is the proxy running?');
@@ -157,12 +166,15 @@ describe('isRetryableFailure: a stream reconnects for what another try can chang
 });
 
 describe('one retry loop per kind of request', () => {
-  it('a request retries a 502; a stream is tried once, its reconnects being follow()\'s alone', async () => {
+  it("a request retries a 502; a stream is tried once, its reconnects being follow()'s alone", async () => {
     const { createApiClient } = await import('../../src/api/client.js');
     const { createHttp } = await import('../../src/api/http.js');
     const { recordingServer } = await import('../helpers/http-servers.js');
     const closers: Array<() => void> = [];
-    const server = await recordingServer((res) => res.writeHead(502, { 'content-type': 'application/json' }).end('{"detail":"upstream"}'), (close) => closers.push(close));
+    const server = await recordingServer(
+      (res) => res.writeHead(502, { 'content-type': 'application/json' }).end('{"detail":"upstream"}'),
+      (close) => closers.push(close),
+    );
     const transport = createHttp({ env: {}, userAgent: 'svc/test' });
     const client = createApiClient(
       {
@@ -174,7 +186,15 @@ describe('one retry loop per kind of request', () => {
         io: { progress: () => {} },
         accessToken: async () => 'unused',
       },
-      { kind: 'api_key', source: 'env', mode: 'test', profileName: 'default', profile: undefined, baseUrl: server.origin, apiKey: 'svc_test_loops000000000000000000' },
+      {
+        kind: 'api_key',
+        source: 'env',
+        mode: 'test',
+        profileName: 'default',
+        profile: undefined,
+        baseUrl: server.origin,
+        apiKey: 'svc_test_loops000000000000000000',
+      },
     );
     try {
       const request = await client.request({ endpoint: 'account.get' }).catch((e: unknown) => e);
