@@ -197,7 +197,7 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       return new ApiError(
         `${subject.origin ?? 'the service'} refused ${request}: its headers are larger than it accepts (431)${where}`,
         status,
-        EXIT.usage,
+        EXIT.failure,
         body,
         'a header is far too long: check the key (SVC_API_KEY or the stored one) and any -H header you added',
       );

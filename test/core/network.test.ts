@@ -210,3 +210,13 @@ describe('one retry loop per kind of request', () => {
     }
   });
 });
+
+describe('answers that are not what a person can act on as they stand', () => {
+  it('a 431 says the headers are too large and which to check, not "failed with 431"', async () => {
+    const { apiErrorFrom } = await import('../../src/api/errors.js');
+    const error = apiErrorFrom(431, undefined, { method: 'GET', path: '/v1/account', origin: 'http://127.0.0.1:4010' });
+    expect(error.message).toBe('http://127.0.0.1:4010 refused GET /v1/account: its headers are larger than it accepts (431)');
+    expect(error.hint).toContain('SVC_API_KEY');
+    expect(error.exitCode).toBe(1);
+  });
+});
