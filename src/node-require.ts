@@ -17,6 +17,7 @@ export interface LazyModules {
   'node:os': typeof import('node:os');
   'node:readline': typeof import('node:readline');
   'node:timers/promises': typeof import('node:timers/promises');
+  'node:tls': typeof import('node:tls');
   'node:tty': typeof import('node:tty');
   '@napi-rs/keyring': typeof import('@napi-rs/keyring');
 }

@@ -7,11 +7,13 @@ import type { HttpResponse, HttpTransport } from './http.js';
 import { ENDPOINTS, fillPath, joinUrl } from './endpoints.js';
 import type { EndpointName, HttpMethod } from './endpoints.js';
 import { apiErrorFrom } from './errors.js';
-import { decideRetry, parseRetryAfter } from './retry.js';
-import { CliError, isAbortError, NetworkError, InterruptedError, UsageError } from '../errors.js';
-import { UnexpectedAnswerError } from './limits.js';
+import { withRetries, type RetryFacts, type Tried } from './retry.js';
+import { CliError, isAbortError, InterruptedError, UsageError } from '../errors.js';
+import { DeadlineError, UnexpectedAnswerError } from './limits.js';
 import { snippet } from '../io/sanitize.js';
 import { proxyFor } from './proxy.js';
+import { headerValueProblem } from './http.js';
+import { ConnectionError, connectionError } from './network.js';
 
 export type QueryValue = string | number | boolean | undefined | null | readonly string[];
 
@@ -37,7 +39,7 @@ export interface ApiClient {
   request<T = unknown>(req: ApiRequest): Promise<T>;
   /** The response after auth and retries, body unread, whatever its status (svc api). */
   send(req: ApiRequest): Promise<HttpResponse>;
-  /** Like send, but throws ApiError on non-2xx (event streams: the caller reads the body). */
+  /** One try, throwing ApiError on non-2xx (event streams: the caller reads the body; follow() alone reconnects). */
   stream(req: ApiRequest): Promise<HttpResponse>;
 }
 
@@ -100,27 +102,10 @@ function notJson(response: HttpResponse, text: string): UnexpectedAnswerError {
   return new UnexpectedAnswerError(`${where} answered ${response.status} with ${looks} instead of the service's JSON: "${snippet(text)}"`);
 }
 
-/** Codes of a connection that was never made: nothing was sent, so any request may be repeated. */
-const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-function failureCode(error: unknown): string | undefined {
-  const cause = (error as { cause?: { code?: unknown; errors?: Array<{ code?: unknown }> } }).cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  // Happy eyeballs (several addresses tried): one code for all of them.
-  const codes = new Set(cause?.errors?.map((e) => e.code));
-  return codes.size === 1 ? String([...codes][0]) || undefined : undefined;
-}
-
 /** A credential goes in a header: a pasted line break or a non-ASCII character would fail there, as a usage error. */
 function checkHeaderSafe(value: string, credential: ResolvedCredential): void {
-  if (/^[\x21-\x7e]+$/.test(value)) return;
-  const problem = /[\r\n]/.test(value)
-    ? 'a line break'
-    : /\s/.test(value)
-      ? 'a space or tab'
-      : /[^\x00-\x7e]/.test(value)
-        ? 'a non-ASCII character'
-        : 'a control character';
+  const problem = headerValueProblem(value, true);
+  if (!problem) return;
   if (credential.source === 'env') {
     throw new UsageError(`SVC_API_KEY contains ${problem}, so it cannot be sent`, 'set it to the key alone, e.g. SVC_API_KEY=$(tr -d "[:space:]" < key.txt)');
   }
@@ -164,7 +149,8 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
   /** Until when a "rate limited: waiting" notice already speaks for every request. */
   let quietUntil = -Infinity;
 
-  async function send(req: ApiRequest, stream = false): Promise<HttpResponse> {
+  /** The answer after auth and retries, whatever its status, and how its tries ended. */
+  async function exchange(req: ApiRequest, stream = false): Promise<{ response: HttpResponse; retry: RetryFacts }> {
     const { method, url, path } = buildUrl(credential.baseUrl, req);
     const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}) };
     let body: string | Uint8Array | undefined;
@@ -179,7 +165,7 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
     const deadline = stream ? undefined : ctx.http.deadline?.(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     let token = await bearer(false);
     let refreshed = false;
-    for (let attempt = 1; ; attempt++) {
+    const tryOnce = async (): Promise<Tried<HttpResponse | ConnectionError>> => {
       let response: HttpResponse;
       try {
         response = await ctx.http.fetch(url, {
@@ -192,45 +178,19 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
         });
       } catch (error) {
         if (isAbortError(error) || ctx.signal.aborted) throw new InterruptedError();
-        // The deadline, an unsendable header, a refused certificate: final, and already worded.
-        if (error instanceof CliError) throw error;
-        const code = failureCode(error);
-        // Refused (or no such host): nothing reached a server, so even a POST may be repeated.
-        const neverConnected = code !== undefined && NEVER_CONNECTED.has(code);
-        const decision = decideRetry(neverConnected ? 'GET' : method, attempt, { networkError: true }, ctx.clock.now(), random01(ctx));
-        if (decision.retry) {
-          await ctx.clock.sleep(decision.waitMs, ctx.signal);
-          continue;
-        }
-        // Behind a proxy, the connection that failed may be the proxy's: name it.
-        const { proxy } = proxyFor(ctx.env, url);
-        const through = proxy ? ` through the proxy ${proxy}` : '';
-        if (neverConnected) {
-          throw new NetworkError(
-            code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT'
-              ? `cannot reach ${url.origin}${through}: nothing answered (${code}, ${attempt} attempts; nothing was sent); ${proxy ? 'is the proxy running?' : 'is the service or emulator running?'}`
-              : `cannot reach ${url.origin}${through}: no such host (${code}, ${attempt} attempts; nothing was sent)`,
-            'check the base URL (--base-url / SVC_BASE_URL) and any proxy settings; for a local emulator, start it with `svc emulator`',
-          );
-        }
-        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        throw new NetworkError(
-          `cannot reach ${url.origin}${through}: ${cause?.code ?? cause?.message ?? (error as Error).message}` +
-            (decision.reason === 'not-idempotent' ? ' (not retried: the request may have been processed)' : ` (after ${attempt} attempts)`),
-          decision.reason === 'not-idempotent'
-            ? 'check whether it took effect before running it again'
-            : 'check the network, the base URL (--base-url / SVC_BASE_URL) and any proxy settings',
-        );
+        // A connection that failed may be tried again; the deadline, an unsendable header, a
+        // refused certificate are final, and already worded.
+        const failure = error instanceof CliError ? error : await connectionError(error, { url, reached: true, ...proxyFor(ctx.env, url) });
+        if (!(failure instanceof ConnectionError)) throw failure;
+        return { value: failure, outcome: { networkError: true, reached: failure.facts.reached, retryable: failure.retryable } };
       }
       if (response.status === 401 && credential.kind === 'oauth' && !refreshed) {
-        // The token may have been rotated or expired early: refresh once and retry (design.md "Credentials").
+        // The token may have been rotated or expired early: refresh once and try again (design.md "Credentials").
         await response.body?.cancel().catch(() => {});
         refreshed = true;
         token = await bearer(true, token);
-        attempt--;
-        continue;
+        return tryOnce();
       }
-      if (response.ok) return response; // (before the jitter's random bytes, which load node:crypto)
       if (response.status >= 300 && response.status < 400) {
         // Never followed: the credential must not travel to wherever a server points (design.md "Credentials").
         await response.body?.cancel().catch(() => {});
@@ -243,54 +203,51 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
           'if the service has moved, set its new address with --base-url / SVC_BASE_URL (and `svc login` again for a stored sign-in)',
         );
       }
-      const retryAfter = response.headers.get('retry-after');
-      let decision = decideRetry(method, attempt, { status: response.status, retryAfter }, ctx.clock.now(), random01(ctx));
-      // A wait that outlasts the request's deadline would only end in it: the answer now, with the figure.
-      if (decision.retry && deadline && ctx.clock.now() + decision.waitMs >= deadline.at) decision = { retry: false, reason: 'retry-after-too-long' };
-      if (decision.retry) {
-        await response.body?.cancel().catch(() => {});
-        if (response.status === 429 && ctx.clock.now() >= quietUntil) {
-          // Requests in flight together (translate --lines) are refused and wait together: one notice.
-          quietUntil = ctx.clock.now() + decision.waitMs;
-          ctx.io.progress(`rate limited: waiting ${Math.ceil(decision.waitMs / 1000)} s as the service asks (Retry-After), then retrying`);
-        }
-        await ctx.clock.sleep(decision.waitMs, ctx.signal);
-        continue;
-      }
-      if (response.status === 429 || response.status >= 502) {
-        const wait = parseRetryAfter(retryAfter, ctx.clock.now());
-        (response as HttpResponse & { svcRetryNote?: string; svcRetryAfter?: number }).svcRetryNote =
-          decision.reason === 'retry-after-too-long'
-            ? 'longer than svc waits'
-            : decision.reason === 'not-idempotent'
-              ? 'not retried: a POST may have been processed'
-              : `after ${attempt} attempts`;
-        if (wait !== undefined) (response as HttpResponse & { svcRetryAfter?: number }).svcRetryAfter = Math.ceil(wait / 1000);
-      }
-      return response;
+      return response.ok ? { value: response } : { value: response, outcome: { status: response.status, retryAfter: response.headers.get('retry-after') } };
+    };
+    if (stream) {
+      // One try: a stream's reconnects (and their backoff) are follow()'s alone (src/api/reconnect.ts).
+      const { value } = await tryOnce();
+      if (value instanceof ConnectionError) throw value;
+      return { response: value, retry: { attempts: 1 } };
     }
+    const { value, retry } = await withRetries(method, tryOnce, {
+      clock: ctx.clock,
+      random: ctx.random,
+      signal: ctx.signal,
+      ...(deadline ? { deadlineAt: deadline.at } : {}),
+      discard: async (tried) => {
+        if (!(tried instanceof ConnectionError)) await tried.body?.cancel().catch(() => {});
+      },
+      onWait: (waitMs, outcome) => {
+        if (!('status' in outcome) || outcome.status !== 429 || ctx.clock.now() < quietUntil) return;
+        // Requests in flight together (translate --lines) are refused and wait together: one notice.
+        quietUntil = ctx.clock.now() + waitMs;
+        ctx.io.progress(`rate limited: waiting ${Math.ceil(waitMs / 1000)} s as the service asks (Retry-After), then retrying`);
+      },
+    });
+    if (value instanceof ConnectionError) {
+      // Retries cut short by the overall deadline: that is what the user is told, as when a try outlasts it.
+      if (retry.stopped === 'deadline' && deadline) throw new DeadlineError(url.origin, deadline.ms, value.facts.reached ? 'sent' : 'not-sent');
+      throw value.after({ attempts: retry.attempts, notRepeated: retry.stopped === 'not-idempotent' });
+    }
+    return { response: value, retry };
   }
 
   async function checked(req: ApiRequest, stream = false): Promise<HttpResponse> {
-    const response = await send(req, stream);
+    const { response, retry } = await exchange(req, stream);
     if (response.ok) return response;
     const body = await readBody(response);
-    const extra = response as HttpResponse & { svcRetryNote?: string; svcRetryAfter?: number };
     const { method, path } = buildUrl(credential.baseUrl, req);
-    throw apiErrorFrom(response.status, body, { method, path, credential, retryAfterSeconds: extra.svcRetryAfter, retryNote: extra.svcRetryNote });
+    throw apiErrorFrom(response.status, body, { method, path, credential, origin: new URL(credential.baseUrl).origin, retry });
   }
 
   return {
     credential,
-    send: (req) => send(req),
+    send: async (req) => (await exchange(req)).response,
     stream: (req) => checked(req, true),
     async request<T>(req: ApiRequest): Promise<T> {
       return (await readBody(await checked(req))) as T;
     },
   };
-}
-
-function random01(ctx: { random: Random }): number {
-  const [a = 0, b = 0] = ctx.random.bytes(2);
-  return (a * 256 + b) / 65_536;
 }

@@ -6,6 +6,7 @@ import type { ResolvedCredential } from '../credentials/resolve.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
 import { ENDPOINTS, endpointFor } from './endpoints.js';
 import { redactText } from '../io/redact.js';
+import type { RetryFacts } from './retry.js';
 
 /** The most of a server's error text quoted in a message. */
 const MAX_DETAIL_CHARS = 1000;
@@ -14,10 +15,23 @@ export interface ErrorSubject {
   method: string;
   path: string;
   credential?: Pick<ResolvedCredential, 'kind' | 'source' | 'mode' | 'profileName' | 'profile'>;
-  /** Retry-After in seconds, for 429. */
-  retryAfterSeconds?: number;
-  /** Why a 429/502 was not retried further. */
-  retryNote?: string;
+  /** The origin asked, to name it when what answered may not be the service. */
+  origin?: string;
+  /** How the request's tries ended (src/api/retry.ts), for a 429 or 5xx. */
+  retry?: RetryFacts;
+}
+
+/** Why a 429/502 was not tried further, in the message's parentheses. */
+function retryNote(retry: RetryFacts | undefined): string | undefined {
+  if (!retry) return undefined;
+  if (retry.stopped === 'retry-after-too-long' || retry.stopped === 'deadline') return 'longer than svc waits';
+  if (retry.stopped === 'not-idempotent') return 'not retried: a POST may have been processed';
+  return retry.attempts > 1 || retry.stopped === 'attempts' ? `after ${retry.attempts} attempts` : undefined;
+}
+
+/** The service's own error body (`{"detail": …}`, service-spec.md §7), as against a page from whatever else answered. */
+function isServiceError(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'detail' in body;
 }
 
 interface ValidationItem {
@@ -100,6 +114,8 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
   const c = subject.credential;
   const profileFlag = c && c.source === 'profile' ? ` --profile ${c.profileName}` : '';
   const said = detail ? `: ${redactText(detail)}` : '';
+  const note = retryNote(subject.retry);
+  const retryAfterSeconds = subject.retry?.retryAfterMs === undefined ? undefined : Math.ceil(subject.retry.retryAfterMs / 1000);
   switch (status) {
     case 400:
       return new ApiError(
@@ -137,6 +153,17 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       return new ApiError(`forbidden: ${detail ?? 'the credential may not do this'}${where}`, status, EXIT.forbidden, body);
     }
     case 404:
+      if (!isServiceError(body)) {
+        // Not the service's answer: a web server, a proxy, another program at that port.
+        const at = subject.origin ?? 'the address';
+        return new ApiError(
+          `not found: ${request}${where}; ${at} answered without the service's error body, so it may not be the service`,
+          status,
+          EXIT.notFound,
+          body,
+          `check the address: --base-url / SVC_BASE_URL${subject.origin ? ` (now ${subject.origin})` : ''}`,
+        );
+      }
       return new ApiError(`not found: ${request}${said}${where}`, status, EXIT.notFound, body, notFoundHint(subject));
     case 409:
       return new ApiError(
@@ -150,7 +177,7 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       return new ApiError(`invalid request${said}${where}`, status, EXIT.usage, body, 'check the arguments and flags (svc <command> --help)');
     case 429:
       return new ApiError(
-        `rate limited: too many requests${subject.retryAfterSeconds !== undefined ? `; the service asks to wait ${subject.retryAfterSeconds} s` : ''}${subject.retryNote ? ` (${subject.retryNote})` : ''}${where}`,
+        `rate limited: too many requests${retryAfterSeconds !== undefined ? `; the service asks to wait ${retryAfterSeconds} s` : ''}${note ? ` (${note})` : ''}${where}`,
         status,
         EXIT.rateLimited,
         body,
@@ -160,11 +187,19 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
     case 503:
     case 504:
       return new ApiError(
-        `upstream failure: ${status}${said}${subject.retryNote ? ` (${subject.retryNote})` : ''}${where}`,
+        `upstream failure: ${status}${said}${note ? ` (${note})` : ''}${where}`,
         status,
         EXIT.upstream,
         body,
         'an upstream service (interpretation, telephony) failed; the request may be retried',
+      );
+    case 431:
+      return new ApiError(
+        `${subject.origin ?? 'the service'} refused ${request}: its headers are larger than it accepts (431)${where}`,
+        status,
+        EXIT.failure,
+        body,
+        'a header is far too long: check the key (SVC_API_KEY or the stored one) and any -H header you added',
       );
     default:
       return new ApiError(`${request} failed with ${status}${said}${where}`, status, EXIT.failure, body);

@@ -12,17 +12,20 @@ import type { Agent as NodeAgent, ClientRequest, IncomingMessage } from 'node:ht
 import type { Dispatcher } from 'undici';
 import { redact, redactForm, redactText } from '../io/redact.js';
 import { lazyRequire } from '../node-require.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import {
-  CertificateRefusedError,
   DeadlineError,
+  type DeadlineReach,
   deadlineFromEnv,
-  HeadersTooLargeError,
+  formatBytes,
   MAX_BODY_BYTES,
+  MAX_HEADER_BYTES,
   ResponseTooLargeError,
   UPLOAD_ALLOWANCE_BYTES_PER_S,
 } from './limits.js';
 import { proxyFor } from './proxy.js';
+import { ConnectionError, connectionError } from './network.js';
+import { IDEMPOTENT } from './retry.js';
 
 /** The slice of a fetch Response that svc uses, over either transport's answer. */
 export interface HttpResponse {
@@ -100,7 +103,16 @@ export const BODY_TIMEOUT_MS = 60_000;
 
 const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
-/** What one request needs from a transport: the answer, or a network error as thrown. */
+/** How far one exchange got, which decides whether it may be repeated and what its error says. */
+interface Exchange {
+  /** The connection (and over https its TLS handshake) was made: the request may have reached the service. */
+  reached: boolean;
+}
+
+/**
+ * What one request needs from a transport: the answer, or svc's own error (a ConnectionError,
+ * through the one mapping of src/api/network.ts); an abort stays an abort.
+ */
 type Send = (
   target: URL,
   method: string,
@@ -110,6 +122,7 @@ type Send = (
   signals: readonly AbortSignal[],
   /** An event stream (init.stream), read for as long as it lasts. */
   stream: boolean,
+  exchange: Exchange,
 ) => Promise<HttpResponse>;
 interface Transport {
   send: Send;
@@ -139,9 +152,9 @@ async function nodeTransport(headersTimeoutMs: number): Promise<Transport> {
     }
     return client;
   };
-  const send: Send = async (target, method, headers, body, signals) => {
+  const send: Send = async (target, method, headers, body, signals, _stream, exchange) => {
     const { request: open, agent } = clientFor(target.protocol);
-    return new Promise((resolve, reject) => {
+    return new Promise<HttpResponse>((resolve, reject) => {
       const request: ClientRequest = open(target, { method, headers, agent });
       // An abort ends the request, or once answered the body (its reader sees the abort, as
       // with fetch). Listeners, not AbortSignal.any: a delivery loop sends thousands of
@@ -159,24 +172,33 @@ async function nodeTransport(headersTimeoutMs: number): Promise<Transport> {
         for (const signal of signals) signal.removeEventListener('abort', onAbort);
       };
       request.once('close', () => response ?? release());
-      const fail = (code: string, message: string) => request.destroy(Object.assign(new Error(message), { code }));
-      const headersTimer = setTimeout(() => fail('UND_ERR_HEADERS_TIMEOUT', `no answer within ${headersTimeoutMs / 1000} s`), headersTimeoutMs);
+      const timedOut = (failure: 'connect-timeout' | 'no-answer', waitedMs: number) =>
+        request.destroy(new ConnectionError({ failure, origin: target.origin, reached: exchange.reached, waitedMs }));
+      const headersTimer = setTimeout(() => timedOut('no-answer', headersTimeoutMs), headersTimeoutMs);
       request.on('socket', (socket) => {
-        if (!socket.connecting) return;
-        const connectTimer = setTimeout(() => fail('UND_ERR_CONNECT_TIMEOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`), CONNECT_TIMEOUT_MS);
+        // A pooled socket is connected (and secured) already; a new one is once its handshake is done.
+        if (!socket.connecting) {
+          exchange.reached = true;
+          return;
+        }
+        socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', () => (exchange.reached = true));
+        const connectTimer = setTimeout(() => timedOut('connect-timeout', CONNECT_TIMEOUT_MS), CONNECT_TIMEOUT_MS);
         socket.once('connect', () => clearTimeout(connectTimer));
         socket.once('close', () => clearTimeout(connectTimer));
       });
       request.on('error', (error) => {
         clearTimeout(headersTimer);
-        reject(error);
+        if (error.name === 'AbortError') reject(error);
+        else void connectionError(error, { url: target, reached: exchange.reached }).then(reject);
       });
       request.on('response', (answer: IncomingMessage) => {
         clearTimeout(headersTimer);
         response = answer;
         answer.once('close', release);
         // Silence between body chunks ends the body, as undici's bodyTimeout does.
-        answer.setTimeout(BODY_TIMEOUT_MS, () => answer.destroy(Object.assign(new Error('the answer stalled'), { code: 'UND_ERR_BODY_TIMEOUT' })));
+        answer.setTimeout(BODY_TIMEOUT_MS, () =>
+          answer.destroy(new ConnectionError({ failure: 'stalled', origin: target.origin, reached: true, waitedMs: BODY_TIMEOUT_MS })),
+        );
         // (A socket back in the pool gets the agent's own timeout again: none.)
         resolve(nodeResponse(target.href, answer, http.STATUS_CODES));
       });
@@ -207,50 +229,81 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
     noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
   });
   return {
-    async send(target, method, headers, body, signals) {
+    async send(target, method, headers, body, signals, _stream, exchange) {
       const signal = signals.length > 1 ? AbortSignal.any([...signals]) : signals[0];
-      const answer = await dispatcher.request({
-        origin: target.origin,
-        path: target.pathname + target.search,
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body: body ?? null,
-        signal: signal ?? null,
-      });
+      // undici does not say how far it got: the request may have been sent, unless an error's
+      // code says no connection was made (src/api/network.ts).
+      exchange.reached = true;
+      let answer: Dispatcher.ResponseData;
+      try {
+        answer = await dispatcher.request({
+          origin: target.origin,
+          path: target.pathname + target.search,
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body: body ?? null,
+          signal: signal ?? null,
+        });
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        throw await connectionError(error, { url: target, reached: true, ...proxyOf(env, target) });
+      }
       return wrapResponse(target.href, answer.statusCode, statusTexts[answer.statusCode] ?? '', answer.headers, answer.body, () =>
-        readCapped(answer.body, target.href, answer.headers['content-length']),
+        readCapped(answer.body, target, answer.headers['content-length'], proxyOf(env, target)),
       );
     },
     close: () => dispatcher.close(),
   };
 }
 
+/** What a deadline that passed says of a request that got this far. */
+function reachOf(reached: boolean, method: string): DeadlineReach {
+  return !reached ? 'not-sent' : IDEMPOTENT.has(method) ? 'sent' : 'may-be-processed';
+}
+
+/** The proxy a request goes through, for its errors. */
+function proxyOf(env: HttpOptions['env'], target: URL): { proxy?: string } {
+  const { proxy } = proxyFor(env, target);
+  return proxy ? { proxy } : {};
+}
+
 function nodeResponse(url: string, response: IncomingMessage, statusTexts: Readonly<Record<number, string | undefined>>): HttpResponse {
   const status = response.statusCode ?? 0;
   // The server's own reason phrase, printable ASCII only (it may reach a terminal).
   const reason = (response.statusMessage ?? '').replace(/[^\x20-\x7e]/g, '') || (statusTexts[status] ?? '');
-  return wrapResponse(url, status, reason, response.headers, response, () => readCapped(response, url, response.headers['content-length']));
+  return wrapResponse(url, status, reason, response.headers, response, () => readCapped(response, new URL(url), response.headers['content-length']));
 }
 
 /**
  * The whole body as text, up to MAX_BODY_BYTES: past that the connection is destroyed at
  * once (memory stays flat whatever the server sends) and the error names the limit.
  */
-async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): unknown }, url: string, declared: string | string[] | undefined): Promise<string> {
-  const what = `the answer from ${new URL(url).origin}`;
+async function readCapped(
+  body: AsyncIterable<Uint8Array> & { destroy(): unknown },
+  url: URL,
+  declared: string | string[] | undefined,
+  through: { proxy?: string } = {},
+): Promise<string> {
+  const what = `the answer from ${url.origin}`;
   if (typeof declared === 'string' && Number(declared) > MAX_BODY_BYTES) {
     body.destroy();
     throw new ResponseTooLargeError(`${what} (Content-Length ${declared})`, MAX_BODY_BYTES);
   }
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of body) {
-    total += chunk.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      body.destroy();
-      throw new ResponseTooLargeError(what, MAX_BODY_BYTES);
+  try {
+    for await (const chunk of body) {
+      total += chunk.byteLength;
+      if (total > MAX_BODY_BYTES) {
+        body.destroy();
+        throw new ResponseTooLargeError(what, MAX_BODY_BYTES);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (error) {
+    // Cut mid-body: the answer had begun, so the request reached the service.
+    if (error instanceof CliError || (error as { name?: unknown }).name === 'AbortError') throw error;
+    throw await connectionError(error, { url, reached: true, answered: true, ...through });
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -312,8 +365,27 @@ function debugBody(body: string | Uint8Array | undefined, contentType: string | 
   return redactText(body.length > 4000 ? body.slice(0, 4000) + '…' : body);
 }
 
-/** What Node's http accepts in a header value (RFC 9110 §5.5 field-value, plus obs-text). */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** A header's name: an RFC 9110 §5.6.2 token. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** A credential's most: far beyond any key or token (a few dozen characters), well within a server's 16 KiB of headers. */
+const MAX_CREDENTIAL_CHARS = 4096;
+
+/**
+ * Why `value` cannot be sent as a header value, or undefined when it can: the one rule (RFC
+ * 9110 §5.5 field-value, plus obs-text, as Node's http accepts), no longer than a server
+ * reads. `token`: a credential (RFC 7235 token68-like), visible ASCII only.
+ */
+export function headerValueProblem(value: string, token = false): string | undefined {
+  if (/[\r\n]/.test(value)) return 'a line break';
+  if (token ? /[\t ]/.test(value) : false) return 'a space or tab';
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'a control character';
+  if (token ? /[^\x00-\x7e]/.test(value) : /[^\x00-\xff]/.test(value)) return token ? 'a non-ASCII character' : 'a character beyond Latin-1';
+  if (token && value.length > MAX_CREDENTIAL_CHARS) return `${formatBytes(value.length)} of text, far more than a key or token holds`;
+  if (value.length > MAX_HEADER_BYTES)
+    return `${formatBytes(value.length)} of text, more than the ${formatBytes(MAX_HEADER_BYTES)} a server reads in a request's headers`;
+  return undefined;
+}
 
 /** The raw stream under a response body: the deadline destroys it and watches it end. */
 type RawBody = NonNullable<HttpResponse['body']> & { destroy(error?: Error): unknown; once(event: 'close' | 'end', listener: () => void): unknown };
@@ -352,15 +424,16 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       // Checked here, where it is a local mistake (exit 2), rather than thrown by Node
       // inside the request, where it would pass for a network failure and be retried.
       for (const [name, value] of Object.entries(headers)) {
-        if (!HEADER_VALUE.test(value)) {
-          throw new UsageError(`the ${name} header cannot be sent: its value holds a line break, a control character or a character beyond Latin-1`);
-        }
+        if (!HEADER_NAME.test(name))
+          throw new UsageError(`${JSON.stringify(name)} cannot be sent as a header name: a name is letters, digits and !#$%&'*+-.^_\`|~ only`);
+        const problem = headerValueProblem(value);
+        if (problem) throw new UsageError(`the ${name} header cannot be sent: its value holds ${problem}`);
       }
       const budget = init.stream ? undefined : (init.deadline ?? startDeadline(Number(headers['content-length'] ?? 0)));
       const deadlineMs = budget?.ms;
       // What is left of it: a retry after a silent try gets only the rest.
       const remainingMs = budget ? budget.at - now() : undefined;
-      if (remainingMs !== undefined && remainingMs <= 0) throw new DeadlineError(target.origin, budget!.ms);
+      if (remainingMs !== undefined && remainingMs <= 0) throw new DeadlineError(target.origin, budget!.ms, reachOf(true, method));
       const transport = await (pool ??= openTransport(options));
       const debug = options.debug;
       const started = now();
@@ -373,12 +446,13 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       // One deadline for the whole exchange, body included: a server dripping a byte now
       // and then never trips the per-chunk timeout, but it cannot hold a command forever.
       const expired = new AbortController();
+      const exchange: Exchange = { reached: false };
       let timer: ReturnType<typeof setTimeout> | undefined;
       let rawBody: RawBody | undefined;
       if (deadlineMs !== undefined) {
         timer = setTimeout(() => {
           // The body first, so its reader sees this error rather than the request's abort.
-          rawBody?.destroy(new DeadlineError(target.origin, deadlineMs));
+          rawBody?.destroy(new DeadlineError(target.origin, deadlineMs, reachOf(true, method)));
           expired.abort();
         }, remainingMs);
         timer.unref?.();
@@ -386,17 +460,15 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       const signals = [...(init.signal ? [init.signal] : []), ...(timer === undefined ? [] : [expired.signal])];
       let response: HttpResponse;
       try {
-        response = await transport.send(target, method, headers, init.body, signals, init.stream === true);
+        response = await transport.send(target, method, headers, init.body, signals, init.stream === true, exchange);
       } catch (error) {
         clearTimeout(timer);
-        // Ctrl-C stays an abort; anything else is a network failure, shaped like fetch's
-        // (`cause` carries the code) so every caller tells the two apart the same way.
+        // Ctrl-C stays an abort; the deadline says whether the request could have been sent;
+        // anything else the transport already made svc's own error.
         if (init.signal?.aborted) throw error;
-        if (expired.signal.aborted) throw new DeadlineError(target.origin, deadlineMs!);
-        if (HeadersTooLargeError.is(error)) throw new HeadersTooLargeError(target.origin);
-        const refused = CertificateRefusedError.codeOf(error);
-        if (refused) throw new CertificateRefusedError(target.origin, refused, proxyFor(options.env, target).proxy);
-        throw new TypeError('request failed', { cause: error });
+        if (expired.signal.aborted) throw new DeadlineError(target.origin, deadlineMs!, reachOf(exchange.reached, method));
+        if (debug && error instanceof ConnectionError && error.facts.code) debug(`! ${error.facts.code}`);
+        throw error;
       }
       if (timer !== undefined) {
         if (response.body) {

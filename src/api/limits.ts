@@ -24,7 +24,7 @@ export function formatBytes(bytes: number): string {
   return bytes >= MiB && bytes % MiB === 0 ? `${bytes / MiB} MiB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KiB` : `${bytes} bytes`;
 }
 
-function formatSeconds(ms: number): string {
+export function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
@@ -39,13 +39,29 @@ export class ResponseTooLargeError extends CliError {
   }
 }
 
-/** The request as a whole took longer than the deadline: exit 9, not retried (it would take as long again). */
+/** How far a request got before its deadline passed. */
+export type DeadlineReach = 'not-sent' | 'sent' | 'may-be-processed';
+
+/**
+ * The request as a whole took longer than the deadline: exit 9, not retried (it would take as
+ * long again). Whether it could have reached the service decides what it says: nothing was
+ * sent (the connection or TLS handshake never finished), or, for a request that is not
+ * repeated (a POST), that it may have been processed.
+ */
 export class DeadlineError extends CliError {
-  constructor(origin: string, deadlineMs: number) {
+  constructor(
+    origin: string,
+    deadlineMs: number,
+    readonly reach: DeadlineReach = 'sent',
+  ) {
     super(
-      `no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up`,
+      reach === 'not-sent'
+        ? `cannot reach ${origin}: no connection made within ${formatSeconds(deadlineMs)}; nothing was sent`
+        : `no complete answer from ${origin} within ${formatSeconds(deadlineMs)}; gave up${reach === 'may-be-processed' ? ': the request may have been processed' : ''}`,
       EXIT.upstream,
-      `the service or the network is too slow; try again, or allow longer with ${DEADLINE_ENV}=<seconds>`,
+      reach === 'may-be-processed'
+        ? 'check whether it took effect (e.g. with the matching `list` command) before running it again'
+        : `the service or the network is too slow; try again, or allow longer with ${DEADLINE_ENV}=<seconds>`,
     );
   }
 }

@@ -1,26 +1,17 @@
 // What keeps a tail alive across broken connections, as pure pieces: the delay before
-// each reconnect, and a bounded memory of the ids already printed.
+// each reconnect (src/api/retry.ts's backoff), and a bounded memory of the ids already printed.
+
+import { backoffDelay } from './retry.js';
 
 export const HEARTBEAT_TIMEOUT_MS = 45_000;
-const FIRST_DELAY_MS = 250;
-const MAX_DELAY_MS = 10_000;
 
 /**
- * Delay before reconnect attempt `attempt` (1 = the first after a loss): exponential from
- * 250 ms, capped at 10 s, with "equal jitter" (half fixed, half random) so that many
- * tails cut at once by a server restart do not all come back in the same instant.
- * `random01` is a number in [0, 1).
+ * Delay before reconnect attempt `attempt` (1 = the first after a loss): the one backoff of
+ * src/api/retry.ts. Kept under this name only until follow() imports backoffDelay itself.
  */
-export function reconnectDelayMs(attempt: number, random01: number): number {
-  const ceiling = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.max(0, attempt - 1));
-  return Math.round(ceiling / 2 + (ceiling / 2) * random01);
-}
+export const reconnectDelayMs = backoffDelay;
 
-/** A number in [0, 1) from random bytes (the context's randomness, so tests can fix it). */
-export function random01From(bytes: Uint8Array): number {
-  const b = bytes;
-  return (((b[0] ?? 0) << 16) | ((b[1] ?? 0) << 8) | (b[2] ?? 0)) / 0x1000000;
-}
+export { random01From } from './retry.js';
 
 /**
  * Ids already delivered, remembered for the last `capacity` events. Resuming with

@@ -2,6 +2,7 @@
 // these protocol steps free of any particular HTTP client (global fetch, undici, ctx.http).
 import { CliError } from '../errors.js';
 import { snippet } from '../io/sanitize.js';
+import { connectionError } from '../api/network.js';
 
 export interface FetchInit {
   method: 'GET' | 'POST';
@@ -24,7 +25,7 @@ export type OAuthFailureKind =
   | 'oauth'
   /** The server answered something that does not follow the protocol. */
   | 'invalid_response'
-  /** No answer at all (connection refused, DNS, reset). */
+  /** No answer at all. (A transport's failure comes as src/api/network.ts's ConnectionError; kept for fetches of other kinds.) */
   | 'network';
 
 export class OAuthStepError extends Error {
@@ -47,9 +48,10 @@ export async function send(fetchLike: FetchLike, url: string, init: FetchInit): 
     body = await response.text();
   } catch (cause) {
     if (init.signal?.aborted) throw cause; // Ctrl-C is not a network failure
-    // The transport's own verdicts (deadline, size limit, unsendable header) are already worded.
+    // The transport's own verdicts (a connection that failed, the deadline, a size limit, an
+    // unsendable header) are already worded; anything else through the one mapping of every command.
     if (cause instanceof CliError) throw cause;
-    throw new OAuthStepError('network', `could not reach ${new URL(url).origin}: ${describe(cause)}`, { cause });
+    throw await connectionError(cause, { url: new URL(url), reached: true });
   }
   if (response.status >= 300 && response.status < 400) {
     // Never followed: a form with a refresh token or a code must not go where a server points.
@@ -68,15 +70,6 @@ export async function send(fetchLike: FetchLike, url: string, init: FetchInit): 
 export function describeAnswer(status: number | undefined, contentType: string | null | undefined, body: string): string {
   const type = contentType || 'no content type';
   return `${status !== undefined ? `answered ${status} with ` : 'answered '}${type.includes('json') ? 'JSON that does not parse' : type}${body ? `: "${snippet(body)}"` : ' and an empty body'}`;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof Error && cause.message) return cause.message;
-    return error.message;
-  }
-  return String(error);
 }
 
 /** Parses a JSON object body, or throws OAuthStepError('invalid_response') naming the endpoint and what it answered instead. */

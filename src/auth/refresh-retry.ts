@@ -11,55 +11,57 @@
 // either way. A 429 or 502 answered before processing, the common case, is recovered.
 import type { Clock, Random } from '../shared/runtime.js';
 import { CliError, EXIT, NetworkError } from '../errors.js';
-import { decideRetry, parseRetryAfter } from '../api/retry.js';
+import { withRetries, type Outcome } from '../api/retry.js';
 import { UnexpectedAnswerError } from '../api/limits.js';
+import { ConnectionError } from '../api/network.js';
 import { OAuthStepError } from './http.js';
 
 const TRANSIENT = new Set([429, 502, 503, 504]);
+
+type Refreshed<T> = { tokens: T } | { failed: ConnectionError | OAuthStepError };
 
 export async function withRefreshRetries<T>(
   ctx: { clock: Clock; random: Random; signal: AbortSignal },
   profile: string,
   refresh: () => Promise<T>,
 ): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  const tryOnce = async (): Promise<{ value: Refreshed<T>; outcome?: Outcome }> => {
     try {
-      return await refresh();
+      return { value: { tokens: await refresh() } };
     } catch (error) {
-      if (ctx.signal.aborted || !(error instanceof OAuthStepError)) throw error;
+      if (ctx.signal.aborted) throw error;
+      // Repeated even when it may have reached the service: see above for why.
+      if (error instanceof ConnectionError) return { value: { failed: error }, outcome: { networkError: true, reached: false, retryable: error.retryable } };
+      if (!(error instanceof OAuthStepError)) throw error;
       const status = error.details.status;
-      const transient = error.kind === 'network' || (status !== undefined && TRANSIENT.has(status));
-      if (!transient) {
-        // Not the protocol at all (an HTML page, a 500): say what answered; the sign-in is kept.
-        if (error.kind === 'invalid_response') {
-          throw new UnexpectedAnswerError(`refreshing the sign-in of profile "${profile}" failed: ${error.message}`);
-        }
-        throw error;
-      }
-      const [a = 0, b = 0] = ctx.random.bytes(2);
-      const outcome = error.kind === 'network' ? ({ networkError: true } as const) : { status: status!, retryAfter: error.details.retryAfter ?? null };
-      // 'POST' would forbid repeating after a dropped connection; see above for why it is repeated.
-      const decision = decideRetry('GET', attempt, outcome, ctx.clock.now(), (a * 256 + b) / 65_536);
-      if (decision.retry) {
-        await ctx.clock.sleep(decision.waitMs, ctx.signal);
-        continue;
-      }
-      const tries = decision.reason === 'retry-after-too-long' ? 'it asks to wait longer than svc waits' : `${attempt} attempts`;
-      const kept = 'the stored sign-in is kept: run the command again later';
-      if (error.kind === 'network')
-        throw new NetworkError(
-          `refreshing the sign-in of profile "${profile}" failed: ${error.message} (${tries})`,
-          `${kept}; check the network and the base URL`,
-        );
-      if (status === 429) {
-        const wait = parseRetryAfter(error.details.retryAfter, ctx.clock.now());
-        throw new CliError(
-          `the token endpoint is rate limiting the refresh of profile "${profile}"${wait !== undefined ? ` and asks to wait ${Math.ceil(wait / 1000)} s` : ''} (${tries})`,
-          EXIT.rateLimited,
-          kept,
-        );
-      }
-      throw new CliError(`the token endpoint failed (${status}) refreshing the sign-in of profile "${profile}" (${tries})`, EXIT.upstream, kept);
+      if (status !== undefined && TRANSIENT.has(status)) return { value: { failed: error }, outcome: { status, retryAfter: error.details.retryAfter ?? null } };
+      // Not the protocol at all (an HTML page, a 500): say what answered; the sign-in is kept.
+      if (error.kind === 'invalid_response') throw new UnexpectedAnswerError(`refreshing the sign-in of profile "${profile}" failed: ${error.message}`);
+      throw error;
     }
+  };
+  // The one retry loop of every request (src/api/retry.ts); 'GET' as the refresh is repeated like an idempotent request.
+  const { value, retry } = await withRetries('GET', tryOnce, ctx);
+  if ('tokens' in value) return value.tokens;
+  const error = value.failed;
+  const tries =
+    retry.stopped === 'retry-after-too-long' || retry.stopped === 'deadline' ? 'it asks to wait longer than svc waits' : `${retry.attempts} attempts`;
+  const kept = 'the stored sign-in is kept: run the command again later';
+  if (error instanceof ConnectionError) {
+    const failure = error.after({ attempts: retry.attempts });
+    throw new NetworkError(
+      `refreshing the sign-in of profile "${profile}" failed: ${failure.message}`,
+      `${kept}; ${failure.hint ?? 'check the network and the base URL'}`,
+    );
   }
+  const status = error.details.status;
+  if (status === 429) {
+    const wait = retry.retryAfterMs;
+    throw new CliError(
+      `the token endpoint is rate limiting the refresh of profile "${profile}"${wait !== undefined ? ` and asks to wait ${Math.ceil(wait / 1000)} s` : ''} (${tries})`,
+      EXIT.rateLimited,
+      kept,
+    );
+  }
+  throw new CliError(`the token endpoint failed (${status}) refreshing the sign-in of profile "${profile}" (${tries})`, EXIT.upstream, kept);
 }

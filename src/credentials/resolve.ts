@@ -62,20 +62,38 @@ export function addressSource(ctx: Choosing): string {
  * profile is bound to it (as gh's GH_HOST picks that host's token).
  */
 export function chooseProfileName(ctx: Choosing, config: ConfigData): string {
-  const named = ctx.globals.profile || ctx.env.SVC_PROFILE;
-  if (named) return named;
-  const chosen = config.default_profile || DEFAULT_PROFILE;
-  let address: string | undefined;
+  return choose(ctx, config).profileName;
+}
+
+/** What the flags and the environment chose, each looked up once. */
+interface Chosen {
+  profileName: string;
+  /** --profile / SVC_PROFILE named it. */
+  named: boolean;
+  /** The address of --base-url / SVC_BASE_URL, canonical; undefined when neither is set. */
+  address: () => string | undefined;
+}
+
+function choose(ctx: Choosing, config: ConfigData): Chosen {
+  let address: { value: string | undefined } | { error: unknown };
   try {
-    address = explicitBaseUrl(ctx);
-  } catch {
-    return chosen; // reported by whoever uses the address
+    address = { value: explicitBaseUrl(ctx) };
+  } catch (error) {
+    address = { error }; // reported by whoever uses the address
   }
-  if (address === undefined) return chosen;
+  const addressOf = () => {
+    if ('error' in address) throw address.error;
+    return address.value;
+  };
+  const named = ctx.globals.profile || ctx.env.SVC_PROFILE;
+  if (named) return { profileName: named, named: true, address: addressOf };
+  const chosen = config.default_profile || DEFAULT_PROFILE;
+  const explicit = 'value' in address ? address.value : undefined;
+  if (explicit === undefined) return { profileName: chosen, named: false, address: addressOf };
   const current = config.profiles[chosen];
-  if (current && sameOrigin(profileAddress(current), address)) return chosen;
-  const bound = profilesAt(config.profiles, address);
-  return bound.length === 1 ? bound[0]! : chosen;
+  if (current && sameOrigin(profileAddress(current), explicit)) return { profileName: chosen, named: false, address: addressOf };
+  const bound = profilesAt(config.profiles, explicit);
+  return { profileName: bound.length === 1 ? bound[0]! : chosen, named: false, address: addressOf };
 }
 
 /** The base URL: --base-url, SVC_BASE_URL, the profile's, the default (canonical: no trailing slash). */
@@ -130,8 +148,11 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
     await settleSecretsInFlight(ctx, config, Date.now());
     config = await ctx.config.read();
   }
-  const profileName = chooseProfileName(ctx, config);
+  // The profile, and the address asked for, looked up once for everything below.
+  const chosen = choose(ctx, config);
+  const { profileName } = chosen;
   const profile = config.profiles[profileName];
+  const baseUrlOf = (p: Profile | undefined) => chosen.address() ?? canonicalBaseUrl(p?.base_url || DEFAULT_BASE_URL, "the profile's base_url");
 
   if (envKey) {
     const mode = modeOfKey(envKey);
@@ -139,18 +160,17 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
     const wanted = ctx.globals.mode;
     if (wanted && wanted !== mode)
       throw new UsageError(`SVC_API_KEY is a ${mode} key but --${wanted} asks for ${wanted} mode`, `unset SVC_API_KEY or drop --${wanted}`);
-    return { kind: 'api_key', source: 'env', mode, profileName, profile, baseUrl: chooseBaseUrl(ctx, profile), apiKey: envKey };
+    return { kind: 'api_key', source: 'env', mode, profileName, profile, baseUrl: baseUrlOf(profile), apiKey: envKey };
   }
 
-  const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
   if (!profile) {
-    if (explicit) requireProfile(config, profileName);
+    if (chosen.named) requireProfile(config, profileName);
     throw new AuthError('not signed in: no credential is configured', 'run `svc login` (live, OAuth) or `svc keys add` (an API key), or set SVC_API_KEY');
   }
   const mode = chooseMode(ctx, profile);
-  const baseUrl = chooseBaseUrl(ctx, profile);
+  const baseUrl = baseUrlOf(profile);
   // Before any secret is read: a stored credential never goes to another origin.
-  checkAddress(ctx, config, profileName, profile, baseUrl);
+  if (chosen.address() !== undefined) checkAddress(ctx, config, profileName, profile, baseUrl);
   const where = `profile "${profileName}"${profile.org_name ? ` (${profile.org_name})` : ''}`;
 
   if (mode === 'live' && profile.oauth) {

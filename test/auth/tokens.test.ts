@@ -1,3 +1,4 @@
+import { ConnectionError } from '../../src/api/network.js';
 import { describe, expect, it } from 'vitest';
 import { validateMetadata, metadataUrl } from '../../src/auth/discovery.js';
 import { OAuthStepError } from '../../src/auth/http.js';
@@ -74,13 +75,16 @@ describe('token and revoke requests', () => {
     expect(error).toMatchObject({ kind: 'oauth', details: { oauthError: 'invalid_grant', status: 400 } });
   });
 
-  it('reports an unreachable server as a network failure', async () => {
+  it("reports an unreachable server in every command's words, not the library's", async () => {
     const fetchLike: FetchLike = async () => {
-      throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
     };
-    await expect(
-      revokeToken(fetchLike, 'http://127.0.0.1:9/oauth2/revoke', { clientId: 'c' }, { value: 'svc_oat_1', hint: 'access_token' }),
-    ).rejects.toMatchObject({ kind: 'network', message: expect.stringContaining('ECONNREFUSED') });
+    const error = await revokeToken(fetchLike, 'http://127.0.0.1:9/oauth2/revoke', { clientId: 'c' }, { value: 'svc_oat_1', hint: 'access_token' }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toBe('cannot reach http://127.0.0.1:9: nothing answered there (connection refused); nothing was sent');
+    expect((error as ConnectionError).exitCode).toBe(9);
   });
 });
 

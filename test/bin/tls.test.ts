@@ -79,7 +79,10 @@ describe('https', () => {
     const service = (JSON.parse(ran.stdout) as { checks: Array<{ check: string; status: string; message: string; fix: string }> }).checks.find(
       (c) => c.check === 'service',
     );
-    expect(service).toMatchObject({ status: 'failed', message: `cannot reach ${origin}: its TLS certificate was refused (DEPTH_ZERO_SELF_SIGNED_CERT)` });
+    expect(service).toMatchObject({
+      status: 'failed',
+      message: `cannot reach ${origin}: its TLS certificate was refused (DEPTH_ZERO_SELF_SIGNED_CERT); nothing was sent`,
+    });
     expect(service!.fix).toContain('NODE_EXTRA_CA_CERTS=/path/to/ca.pem');
   });
 

@@ -1,6 +1,6 @@
 // Pure pieces: retry decisions, Retry-After parsing, redaction, error detail texts, resolution.
 import { describe, expect, it } from 'vitest';
-import { backoffMs, decideRetry, MAX_ATTEMPTS, parseRetryAfter } from '../../src/api/retry.js';
+import { backoffDelay, decideRetry, MAX_ATTEMPTS, parseRetryAfter } from '../../src/api/retry.js';
 import { redact, redactForm, redactText } from '../../src/io/redact.js';
 import { apiErrorFrom, detailText, missingScope } from '../../src/api/errors.js';
 import { fillPath, joinUrl } from '../../src/api/endpoints.js';
@@ -25,10 +25,15 @@ describe('retry decisions', () => {
     for (const status of [200, 400, 401, 402, 403, 404, 409, 422, 500])
       expect(decideRetry('GET', 1, { status }, now, 0)).toEqual({ retry: false, reason: 'final' });
   });
+  it('a connection never made (nothing sent) is retried for a POST too; a scheme mismatch for nothing', () => {
+    expect(decideRetry('POST', 1, { networkError: true, reached: false }, now, 0.5)).toMatchObject({ retry: true });
+    expect(decideRetry('POST', 1, { networkError: true, reached: true }, now, 0.5)).toEqual({ retry: false, reason: 'not-idempotent' });
+    expect(decideRetry('GET', 1, { networkError: true, reached: false, retryable: false }, now, 0.5)).toEqual({ retry: false, reason: 'final' });
+  });
   it('backoff grows, is capped, and is jittered', () => {
-    expect(backoffMs(1, 0)).toBeLessThan(backoffMs(1, 0.99));
-    expect(backoffMs(2, 0)).toBeGreaterThan(backoffMs(1, 0));
-    expect(backoffMs(30, 0.99)).toBeLessThanOrEqual(4000);
+    expect(backoffDelay(1, 0)).toBeLessThan(backoffDelay(1, 0.99));
+    expect(backoffDelay(2, 0)).toBeGreaterThan(backoffDelay(1, 0));
+    expect(backoffDelay(30, 0.99)).toBeLessThanOrEqual(10_000);
   });
   it('Retry-After: seconds or an HTTP date', () => {
     expect(parseRetryAfter('5', now)).toBe(5000);

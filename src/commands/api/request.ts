@@ -234,7 +234,7 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<number
       // The body is the answer (on stdout, for scripts); the meaning and exit code as everywhere.
       if (isJson) printJson(parsed);
       else if (text) printText(text);
-      throw apiErrorFrom(response.status, parsed, { method: opts.method, path, credential: api.credential });
+      throw apiErrorFrom(response.status, parsed, { method: opts.method, path, credential: api.credential, origin: new URL(api.credential.baseUrl).origin });
     }
 
     const next = opts.paginate && isList(parsed) && typeof parsed.next_cursor === 'string' && parsed.has_more !== false ? parsed.next_cursor : undefined;

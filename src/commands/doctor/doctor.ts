@@ -12,9 +12,9 @@ import { DEFAULT_BASE_URL, ENDPOINTS, joinUrl } from '../../api/endpoints.js';
 import { checkCredential, profileBaseUrl, storedCredentials } from '../../credentials/check.js';
 import { secretChecks } from './secrets.js';
 import { modeOfKey } from '../../shared/constants.js';
-import { EXIT } from '../../errors.js';
+import { CliError, EXIT } from '../../errors.js';
 import { maskProxy, proxyFor } from '../../api/proxy.js';
-import { CertificateRefusedError } from '../../api/limits.js';
+import { connectionError } from '../../api/network.js';
 import { printJson } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import type { Check, Status } from './check.js';
@@ -275,22 +275,14 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
       checks.push(clockCheck(response.headers.get('date'), ctx.clock.now()));
     } catch (error) {
       if (ctx.signal.aborted) throw error;
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code ?? (error as Error).message;
-      checks.push(
-        error instanceof CertificateRefusedError
-          ? {
-              check: 'service',
-              status: 'failed',
-              message: `cannot reach ${url.origin}: its TLS certificate was refused (${error.certificateCode})`,
-              fix: error.hint!,
-            }
-          : {
-              check: 'service',
-              status: 'failed',
-              message: `cannot reach ${url.origin}: ${cause}`,
-              fix: 'check the address, the network and the proxy settings; for the local emulator run `svc emulator`',
-            },
-      );
+      // The words every command uses for a connection that failed (src/api/network.ts).
+      const failure = error instanceof CliError ? error : await connectionError(error, { url, reached: true });
+      checks.push({
+        check: 'service',
+        status: 'failed',
+        message: failure.message,
+        fix: failure.hint ?? 'check the address, the network and the proxy settings; for the local emulator run `svc emulator`',
+      });
     }
   }
 
