@@ -1,21 +1,8 @@
-// What keeps a tail alive across broken connections, as pure pieces: the delay before
-// each reconnect, and a bounded memory of the ids already printed.
+// What keeps a tail alive across broken connections, as pure pieces: the heartbeat, the
+// jitter's randomness, and a bounded memory of the ids already printed (the delay before a
+// reconnect is retry.ts's one backoff).
 
 export const HEARTBEAT_TIMEOUT_MS = 45_000;
-const FIRST_DELAY_MS = 250;
-const MAX_DELAY_MS = 10_000;
-
-/**
- * Delay before reconnect attempt `attempt` (1 = the first after a loss): exponential from
- * 250 ms, capped at 10 s, with "equal jitter" (half fixed, half random) so that many
- * tails cut at once by a server restart do not all come back in the same instant.
- * `random01` is a number in [0, 1).
- */
-export function reconnectDelayMs(attempt: number, random01: number): number {
-  const ceiling = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.max(0, attempt - 1));
-  return Math.round(ceiling / 2 + (ceiling / 2) * random01);
-}
-
 /** A number in [0, 1) from random bytes (the context's randomness, so tests can fix it). */
 export function random01From(bytes: Uint8Array): number {
   const b = bytes;

@@ -161,10 +161,7 @@ describe('readSse follows the SSE parsing rules', () => {
   });
 
   it('one leading space of a value is dropped, the rest kept; a field without a colon has an empty value; unknown fields are ignored', async () => {
-    expect(await everySplit('data:no space\ndata:  two\nfoo: bar\n\nevent: only type\n\ndata\ndata\n\n')).toEqual([
-      { data: 'no space\n two' },
-      { data: '\n' },
-    ]);
+    expect(await everySplit('data:no space\ndata:  two\nfoo: bar\n\nevent: only type\n\ndata\ndata\n\n')).toEqual([{ data: 'no space\n two' }, { data: '\n' }]);
   });
 
   it('a byte order mark is dropped at the start only, even split across chunks; a later one is part of the line', async () => {
@@ -173,7 +170,7 @@ describe('readSse follows the SSE parsing rules', () => {
     expect(await collect(chunksOf(bytes, [2]))).toEqual([{ data: 'a' }, { data: 'c' }]);
   });
 
-  it('a data-less id frame is a position between the events around it (the contract\'s position frame)', async () => {
+  it("a data-less id frame is a position between the events around it (the contract's position frame)", async () => {
     expect(await everySplit('id: evt_9\n\nid: evt_10\nevent: call.started\ndata: {}\n\nid: evt_10\n\ndata: no id\n\n')).toEqual([
       { id: 'evt_9', data: '', position: true },
       { id: 'evt_10', event: 'call.started', data: '{}' },

@@ -3,8 +3,8 @@
 // chat ends it (exit 0). The connection is followed like `events tail` does (the events
 // command's follow loop): a drop or 45 s of silence reconnects with Last-Event-ID (the last
 // message, or the position frame the stream opened with), and each reconnection also catches
-// up from the message list, printing what was posted meanwhile exactly once. No connection
-// for 5 minutes: exit 9.
+// up from the message list, printing what was posted meanwhile exactly once. Nothing
+// from the service for 5 minutes (keep-alive comments count): exit 9.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
@@ -22,7 +22,7 @@ export interface ChatsStreamOptions {
   failOnGap?: boolean;
 }
 
-/** Give up (exit 9) after this long without a connection, so a supervisor can restart us. */
+/** Give up (exit 9) after this long with nothing from the service, so a supervisor can restart us. */
 export const STREAM_TIMEOUT_MS = 5 * 60_000;
 /** Message ids remembered to print each message once; far more than a reconnection can overlap. */
 const SEEN_LIMIT = 10_000;
@@ -121,7 +121,7 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
     });
     if (result.outcome === 'timed-out') {
       throw new CliError(
-        `no connection to the message stream of ${opts.id} for ${Math.round(result.awayMs / 1000)} s`,
+        `nothing from the message stream of ${opts.id} for ${Math.round(result.awayMs / 1000)} s (last: ${sanitizeLine(result.reason)})`,
         EXIT.upstream,
         'check the network and run it again; `svc chats messages` lists what was posted',
       );

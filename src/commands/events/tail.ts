@@ -42,7 +42,7 @@ export interface TailOptions {
   printSecret: boolean;
   /** Exit 1 instead of warning when the service cannot resume without a gap. */
   failOnGap: boolean;
-  /** Exit 9 after this long without a connection. */
+  /** Exit 9 after this long without a byte from the service (keep-alive comments count). */
   timeoutMs: number;
 }
 
@@ -92,7 +92,7 @@ export const command = defineCommand({
     checkpoint: { value: '<file>', help: 'keep the last handled event id in FILE and resume after it' },
     printSecret: { help: 'print the forwarding secret (for your handler) and exit' },
     failOnGap: { help: 'exit 1 when the service cannot resume without missing events' },
-    timeout: { value: '<duration>', help: 'give up after this long without a connection' },
+    timeout: { value: '<duration>', help: 'give up after this long with nothing from the service' },
   },
   examples: [
     'svc events tail --type call. --type chat.closed',
@@ -394,7 +394,8 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
       onLost: (reason, failures, everConnected) => {
         // Say it once per outage; every failed retry only with --debug.
         if (signal.aborted || (failures > 1 && !ctx.globals.debug)) return;
-        io.stderr.write(`${everConnected ? 'connection lost' : 'cannot connect'} (${sanitizeText(reason)}); ${everConnected ? 'reconnecting' : 'retrying'}…\n`);
+        // The reason says what failed (nothing answered, no answer, nothing after the headers): no guess added here.
+        io.stderr.write(everConnected ? `connection lost (${sanitizeText(reason)}); reconnecting…\n` : `${sanitizeText(reason)}; retrying…\n`);
       },
       onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
         io.stderr.write(
@@ -430,7 +431,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   finish();
   if (result.outcome === 'timed-out') {
     throw new NetworkError(
-      `no connection to the event stream for ${formatAway(result.awayMs)} (--timeout); giving up`,
+      `nothing from the event stream for ${formatAway(result.awayMs)} (--timeout; last: ${sanitizeText(result.reason)}); giving up`,
       opts.checkpoint
         ? `check the service and the network; restarting with the same --checkpoint misses nothing the service still retains`
         : result.lastEventId && result.lastEventId !== START_POSITION
