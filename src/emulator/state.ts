@@ -155,6 +155,8 @@ export interface EventLog {
   org_id: string;
   mode: Mode;
   events: EmulatorEvent[];
+  /** The seq of the newest event trimmed from `events` (events.ts retain()), if any was. */
+  trimmedThrough?: number;
 }
 
 export interface Subscriber {
