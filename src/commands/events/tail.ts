@@ -5,22 +5,21 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { confirmedProfile } from '../../credentials/confirmed.js';
-import type { SseMessage } from '../../api/sse.js';
-import { ApiError, CliError, NetworkError, UsageError } from '../../errors.js';
+import { ApiError, CliError, EXIT, NetworkError, UsageError } from '../../errors.js';
 import { parseDurationSeconds } from '../../validate/duration.js';
 import { parseId } from '../../validate/id.js';
 import { InvalidValueError } from '../../validate/invalid.js';
-import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
-import { follow, isResumableId, type MessageVerdict } from '../../api/reconnect.js';
-import { FAMILY_COLOURS, formatEventLine, parseEvent, type ApiEvent } from './format.js';
+import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
+import { follow, isResumableId } from '../../api/reconnect.js';
+import { FAMILY_COLOURS, formatEventLine } from './format.js';
 import { CheckpointWriter, HandledTracker, readCheckpoint, START_POSITION } from './checkpoint.js';
-import { openDeliveries, type Deliveries } from './deliveries.js';
-import { GapError, gapWarning, isGapFrame, parseGap } from './gap.js';
+import { openDeliveries } from './deliveries.js';
 import { checkAppendFile, EventRecorder } from './record.js';
-import { formatAway, random01From, SeenIds } from '../../api/resume.js';
-import { escapeJsonControls, hasControl, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
+import { formatAway, random01From } from '../../api/resume.js';
+import { sanitizeText } from '../../io/sanitize.js';
 import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
 import { forwardingSecret } from './secret.js';
+import { isBrokenPipe, LineWriter, resumingFrom, TailPipeline } from './pipeline.js';
 
 export interface TailOptions {
   types: TypePattern[];
@@ -153,64 +152,6 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
   return opts;
 }
 
-/**
- * stdout for NDJSON at tens of thousands of events a second: lines are gathered and
- * written once per turn of the event loop (setImmediate runs right after the bytes
- * that carried them are parsed), so every event is printed as soon as its chunk is read.
- */
-class LineWriter {
-  private lines: string[] = [];
-  private scheduled = false;
-  failure: unknown;
-  closed = false;
-
-  /** Sequence number (HandledTracker) of the last line pushed. */
-  private lastSeq: number | undefined;
-
-  constructor(
-    private readonly out: Context['io']['stdout'],
-    private readonly onFailure: () => void,
-    private readonly onWritten?: (seq: number) => void,
-  ) {}
-
-  push(line: string, seq?: number): void {
-    if (this.closed) return;
-    this.lines.push(line);
-    if (seq !== undefined) this.lastSeq = seq;
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-  }
-
-  /** Everything up to `seq` (a position, no line of its own) is handled once the lines before it are written. */
-  mark(seq: number): void {
-    if (this.lines.length === 0) this.onWritten?.(seq);
-    else this.lastSeq = seq;
-  }
-
-  flush(): void {
-    this.scheduled = false;
-    if (this.closed || this.lines.length === 0) return;
-    const text = this.lines.join('\n') + '\n';
-    this.lines = [];
-    try {
-      this.out.write(text);
-      if (this.lastSeq !== undefined) this.onWritten?.(this.lastSeq);
-    } catch (error) {
-      // A closed pipe (`| head`) ends the tail quietly; anything else is a failure.
-      this.closed = true;
-      if (!isBrokenPipe(error)) this.failure = error;
-      this.onFailure();
-    }
-  }
-}
-
-function isBrokenPipe(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED' || code === 'ERR_STREAM_WRITE_AFTER_END';
-}
-
 /** Worth reconnecting for: the network, 5xx and 429 (after the client's own retries), a stream cut mid-body. */
 function isRetryable(error: unknown): boolean {
   if (error instanceof NetworkError) return true;
@@ -266,7 +207,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
   // The header may need to ask the service who the organization is (SVC_API_KEY): asked
   // while the stream opens, not before it, so the tail starts in one round trip.
   const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
-  let headerPrinted: Promise<void> | undefined = describeTarget(ctx, await ctx.resolveCredential(), ctx.signal).then((header) => {
+  let headerPrinted: Promise<void> | undefined = describeTarget(ctx, api.credential, ctx.signal).then((header) => {
     io.stderr.write(`${sanitizeText(header)}${what}. Ctrl-C to stop.\n`);
     if (checkpointed) io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
   });
@@ -293,70 +234,19 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
 
   const deliveries = await openDeliveries(ctx, opts, signal, tracker ? (id: string) => tracker.settled(id) : undefined);
 
-  const seen = new SeenIds();
+  const pipeline = new TailPipeline({
+    json,
+    types: opts.types,
+    ...(opts.maxEvents !== undefined ? { maxEvents: opts.maxEvents } : {}),
+    failOnGap: opts.failOnGap,
+    out,
+    warn: (line) => io.stderr.write(`${line}\n`),
+    formatLine: (event) => formatEventLine(event, ctx.clock.now(), style),
+    ...(recorder ? { recorder } : {}),
+    ...(tracker ? { tracker } : {}),
+    ...(deliveries ? { deliveries } : {}),
+  });
   const query = { type: serverTypeParams(opts.types) };
-  let printed = 0;
-  // Only what this run delivered: a --since or checkpoint id is named by the gap frame itself.
-  let lastHandedOn: string | undefined;
-  let gapFailure: GapError | undefined;
-  let unusableIdReported = false;
-
-  const onMessage = (message: SseMessage): MessageVerdict | Promise<MessageVerdict> => {
-    if (isGapFrame(message.event) && !message.id) {
-      const warning = gapWarning(parseGap(message.data), lastHandedOn);
-      if (opts.failOnGap) {
-        gapFailure = new GapError(warning);
-        return 'stop';
-      }
-      out.flush();
-      io.stderr.write(sanitizeText(warning) + '\n');
-      return 'continue';
-    }
-    // The SSE fields carry the id and type, so NDJSON needs no parse of the payload.
-    let event: ApiEvent | null = null;
-    let id = message.id;
-    let type = message.event;
-    if (!id || !type || !json) {
-      event = parseEvent(message.data);
-      if (!event) {
-        io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(message.data.slice(0, 120))}\n`);
-        return 'continue';
-      }
-      id = event.id;
-      type = event.type;
-    }
-    if (!seen.add(id)) return 'continue';
-    // Passed through unparsed for speed, unless it spans lines or holds a raw control
-    // character (DEL, C1, or C0, which JSON forbids raw): then re-serialised, inert.
-    let line = message.data;
-    if (line.includes('\n') || hasControl(line)) {
-      const reparsed = parseEvent(line);
-      if (!reparsed) {
-        io.stderr.write(`warning: skipped a stream message that is not an event: ${sanitizeLine(line.slice(0, 120))}\n`);
-        return 'continue';
-      }
-      line = escapeJsonControls(JSON.stringify(reparsed));
-    }
-    lastHandedOn = id;
-    recorder?.append(line);
-    if (!matchesType(type, opts.types)) {
-      // Not wanted, so handled: the checkpoint may move past it.
-      tracker?.printedThrough(tracker.add(id, 0));
-      return 'continue';
-    }
-    const routes = deliveries ? deliveries.routesFor(type) : 0;
-    const seq = tracker?.add(id, routes);
-    out.push(json ? line : formatEventLine(event!, ctx.clock.now(), style), seq);
-    // Forwarding: handled once every route settled it; printing does not hold it back.
-    if (tracker && seq !== undefined && deliveries) tracker.printedThrough(seq);
-    if (routes) deliveries!.enqueue(id, type, line);
-    printed++;
-    if (out.closed) return 'stop';
-    const verdict: MessageVerdict = opts.maxEvents !== undefined && printed >= opts.maxEvents ? 'stop' : 'continue';
-    // Backpressure: with a forward queue full, read the next event only once there is room.
-    if (verdict === 'continue' && deliveries?.full) return deliveries.room().then(() => verdict);
-    return verdict;
-  };
 
   let result;
   try {
@@ -369,22 +259,9 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
         headerPrinted = undefined;
         return (await Promise.all([opening, header]))[0];
       },
-      onMessage,
-      // A position (the frame a stream opens with before any event): the checkpoint keeps it, so a
-      // tail killed before its first event resumes from there and misses nothing.
-      onPosition: (id) => {
-        if (tracker) out.mark(tracker.add(id, 0));
-      },
-      onUnusableId: (id, resumesAfter) => {
-        // Said once: a server sending only such ids must not flood stderr.
-        if (unusableIdReported) return;
-        unusableIdReported = true;
-        out.flush();
-        io.stderr.write(
-          `warning: the service sent event id "${sanitizeLine(id)}", which holds a control character or a character beyond Latin-1 and cannot be sent back to resume; ` +
-            `a reconnection resumes ${resumesAfter ? resumingFrom(resumesAfter).replace(/^resuming /, '') : 'from the live events'} (events after it are not printed twice; further such ids are not reported)\n`,
-        );
-      },
+      onMessage: pipeline.onMessage,
+      onPosition: pipeline.onPosition,
+      onUnusableId: pipeline.onUnusableId,
       isRetryable,
       clock: ctx.clock,
       random01: () => random01From(ctx.random.bytes(3)),
@@ -425,8 +302,9 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
       out.flush();
     }
     finish();
-    if (gapFailure) throw gapFailure;
-    return gaveUpExit(deliveries, opts, io) ?? 0;
+    if (pipeline.gapFailure) throw pipeline.gapFailure;
+    if (deliveries && deliveries.gaveUp > 0) throw new DeliveriesGivenUpError(deliveries.gaveUp, opts.deadLetter);
+    return EXIT.ok;
   }
   finish();
   if (result.outcome === 'timed-out') {
@@ -444,25 +322,22 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
     ? `, ${deliveries.delivered} forwarded, ${deliveries.failed} not delivered, ${deliveries.unsent} still queued (not forwarded)`
     : '';
   io.stderr.write(
-    `\nstopped: ${printed} event${printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
+    `\nstopped: ${pipeline.printed} event${pipeline.printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
       `${result.lastEventId && result.lastEventId !== START_POSITION ? `; last ${result.lastEventId}` : ''}\n`,
   );
-  return 130;
+  // Ctrl-C: the runner (src/cli/run.ts) makes the exit code 130.
+  return EXIT.ok;
 }
 
-/** How a resume is told: after an event, or from the first one (the position `start`). */
-function resumingFrom(position: string): string {
-  return position === START_POSITION ? 'resuming from the first event' : `resuming after ${position}`;
-}
-
-/** Exit 1 when any delivery was given up (a supervisor or CI sees it); undefined when none was. */
-function gaveUpExit(deliveries: Deliveries | undefined, opts: TailOptions, io: Context['io']): number | undefined {
-  if (!deliveries || deliveries.gaveUp === 0) return undefined;
-  const where = opts.deadLetter
-    ? `written to ${opts.deadLetter} (svc events replay ${opts.deadLetter} --forward-to URL sends them again)`
-    : 'not kept (add --dead-letter FILE to keep them)';
-  io.stderr.write(`error: ${deliveries.gaveUp} deliver${deliveries.gaveUp === 1 ? 'y was' : 'ies were'} given up after retries; ${where}\n`);
-  return 1;
+/** Exit 1 when any delivery was given up (a supervisor or CI sees it). */
+class DeliveriesGivenUpError extends CliError {
+  constructor(count: number, deadLetter: string | undefined) {
+    super(
+      `${count} deliver${count === 1 ? 'y was' : 'ies were'} given up after retries; ${deadLetter ? `written to ${deadLetter}` : 'not kept'}`,
+      EXIT.failure,
+      deadLetter ? `svc events replay ${deadLetter} --forward-to URL sends them again` : 'add --dead-letter FILE to keep them',
+    );
+  }
 }
 
 export { parseTail as parse, runTail as run };
