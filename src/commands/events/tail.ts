@@ -10,10 +10,10 @@ import { parseDurationSeconds } from '../../validate/duration.js';
 import { parseId } from '../../validate/id.js';
 import { InvalidValueError } from '../../validate/invalid.js';
 import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
-import { follow, isResumableId } from '../../api/reconnect.js';
-import { FAMILY_COLOURS, formatEventLine } from './format.js';
+import { follow, isResumableId, type FollowOptions, type FollowResult } from '../../api/reconnect.js';
+import { FAMILY_COLOURS, formatEventLine, type ApiEvent } from './format.js';
 import { CheckpointWriter, HandledTracker, readCheckpoint, START_POSITION } from './checkpoint.js';
-import { openDeliveries } from './deliveries.js';
+import { openDeliveries, type Deliveries } from './deliveries.js';
 import { checkAppendFile, EventRecorder } from './record.js';
 import { formatAway, random01From } from '../../api/resume.js';
 import { sanitizeText } from '../../io/sanitize.js';
@@ -182,82 +182,41 @@ async function describeTarget(ctx: Context, credential: ResolvedCredential, sign
 }
 
 export async function runTail(opts: TailOptions, ctx: Context): Promise<number> {
-  const { io } = ctx;
-  const json = ctx.globals.json;
-
   if (opts.printSecret) {
     // The only place the secret is ever printed: for a script to hand it to its handler.
     const { secret } = await forwardingSecret(ctx);
-    io.stdout.write(`${secret}\n`);
-    return 0;
+    ctx.io.stdout.write(`${secret}\n`);
+    return EXIT.ok;
   }
-
   // Resume after the checkpoint when it has one (the same command line restarted by a
   // supervisor must not go back to --since), else after --since.
-  let resumeAfter = opts.since;
   const checkpointed = opts.checkpoint ? readCheckpoint(opts.checkpoint) : undefined;
-  if (checkpointed) resumeAfter = checkpointed;
-
-  // The files it writes are opened (or tried) before anything is consumed: a path that cannot
-  // be written fails here, naming it, rather than after events were read.
-  const checkpoint = opts.checkpoint ? CheckpointWriter.open(opts.checkpoint, () => ctx.clock.now()) : undefined;
-  if (opts.deadLetter) checkAppendFile('--dead-letter', opts.deadLetter);
-  if (opts.record) checkAppendFile('--record', opts.record);
-  const api = await ctx.api();
-  // The header may need to ask the service who the organization is (SVC_API_KEY): asked
-  // while the stream opens, not before it, so the tail starts in one round trip.
-  const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
-  let headerPrinted: Promise<void> | undefined = describeTarget(ctx, api.credential, ctx.signal).then((header) => {
-    io.stderr.write(`${sanitizeText(header)}${what}. Ctrl-C to stop.\n`);
-    if (checkpointed) io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
-  });
-
+  const resumeAfter = checkpointed ?? opts.since;
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
-
-  // An id that cannot be resumed from is not stored: the checkpoint stays at the last one that can be.
-  const tracker = checkpoint ? new HandledTracker((id) => isResumableId(id) && checkpoint.write(id)) : undefined;
-  const out = new LineWriter(io.stdout, () => stop.abort(), tracker ? (seq) => tracker.printedThrough(seq) : undefined);
-  const recorder = opts.record ? EventRecorder.open(opts.record) : undefined;
-
-  let paintType = (_type: string, text: string) => text;
-  if (!json && io.color) {
-    // io.color already decided (TTY, NO_COLOR, --no-color): don't let chalk second-guess it.
-    const { Chalk } = await import('chalk');
-    const chalk = new Chalk({ level: 1 });
-    paintType = (type, text) => {
-      const colour = FAMILY_COLOURS[type.split('.')[0] ?? ''];
-      return colour ? chalk[colour](text) : text;
-    };
-  }
-  const style = { tty: io.stdout.isTTY, paintType };
-
-  const deliveries = await openDeliveries(ctx, opts, signal, tracker ? (id: string) => tracker.settled(id) : undefined);
-
+  const sinks = await openSinks(opts, ctx, signal, () => stop.abort());
+  const api = await ctx.api();
+  let header: Promise<void> | undefined = printHeader(ctx, api.credential, opts, checkpointed);
   const pipeline = new TailPipeline({
-    json,
+    json: ctx.globals.json,
     types: opts.types,
     ...(opts.maxEvents !== undefined ? { maxEvents: opts.maxEvents } : {}),
     failOnGap: opts.failOnGap,
-    out,
-    warn: (line) => io.stderr.write(`${line}\n`),
-    formatLine: (event) => formatEventLine(event, ctx.clock.now(), style),
-    ...(recorder ? { recorder } : {}),
-    ...(tracker ? { tracker } : {}),
-    ...(deliveries ? { deliveries } : {}),
+    warn: (line) => ctx.io.stderr.write(`${line}\n`),
+    formatLine: await eventLineFormat(ctx),
+    ...sinks,
   });
   const query = { type: serverTypeParams(opts.types) };
-
-  let result;
+  let result: FollowResult;
   try {
     result = await follow({
       open: async (lastEventId, attemptSignal) => {
         const { openSse } = await import('../../api/sse.js');
         const opening = openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
         // The header comes before the first event (describeTarget never fails).
-        const header = headerPrinted;
-        headerPrinted = undefined;
-        return (await Promise.all([opening, header]))[0];
+        const printed = header;
+        header = undefined;
+        return (await Promise.all([opening, printed]))[0];
       },
       onMessage: pipeline.onMessage,
       onPosition: pipeline.onPosition,
@@ -268,45 +227,113 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
       signal,
       timeoutMs: opts.timeoutMs,
       ...(resumeAfter ? { lastEventId: resumeAfter } : {}),
-      onLost: (reason, failures, everConnected) => {
-        // Say it once per outage; every failed retry only with --debug.
-        if (signal.aborted || (failures > 1 && !ctx.globals.debug)) return;
-        // The reason says what failed (nothing answered, no answer, nothing after the headers): no guess added here.
-        io.stderr.write(everConnected ? `connection lost (${sanitizeText(reason)}); reconnecting…\n` : `${sanitizeText(reason)}; retrying…\n`);
-      },
-      onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
-        io.stderr.write(
-          first
-            ? `connected after ${formatAway(awayMs)} (${attempts + 1} attempts)\n`
-            : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, ${resumingFrom(lastEventId)}` : ''}\n`,
-        );
-      },
+      ...connectionReports(ctx, signal),
     });
   } finally {
-    recorder?.close();
+    sinks.recorder?.close();
   }
+  return finish(result, opts, ctx, sinks, pipeline);
+}
 
+interface Sinks {
+  out: LineWriter;
+  recorder?: EventRecorder;
+  tracker?: HandledTracker;
+  deliveries?: Deliveries;
+  checkpoint?: CheckpointWriter;
+}
+
+/**
+ * The files it writes are opened (or tried) before anything is consumed: a path that cannot
+ * be written fails here, naming it, rather than after events were read.
+ */
+async function openSinks(opts: TailOptions, ctx: Context, signal: AbortSignal, onStdoutClosed: () => void): Promise<Sinks> {
+  const checkpoint = opts.checkpoint ? CheckpointWriter.open(opts.checkpoint, () => ctx.clock.now()) : undefined;
+  if (opts.deadLetter) checkAppendFile('--dead-letter', opts.deadLetter);
+  if (opts.record) checkAppendFile('--record', opts.record);
+  // An id that cannot be resumed from is not stored: the checkpoint stays at the last one that can be.
+  const tracker = checkpoint ? new HandledTracker((id) => isResumableId(id) && checkpoint.write(id)) : undefined;
+  const out = new LineWriter(ctx.io.stdout, onStdoutClosed, tracker ? (seq) => tracker.printedThrough(seq) : undefined);
+  const recorder = opts.record ? EventRecorder.open(opts.record) : undefined;
+  const deliveries = await openDeliveries(ctx, opts, signal, tracker ? (id: string) => tracker.settled(id) : undefined);
+  return {
+    out,
+    ...(checkpoint ? { checkpoint } : {}),
+    ...(tracker ? { tracker } : {}),
+    ...(recorder ? { recorder } : {}),
+    ...(deliveries ? { deliveries } : {}),
+  };
+}
+
+/**
+ * The header may need to ask the service who the organization is (SVC_API_KEY): asked
+ * while the stream opens, not before it, so the tail starts in one round trip.
+ */
+function printHeader(ctx: Context, credential: ResolvedCredential, opts: TailOptions, checkpointed: string | undefined): Promise<void> {
+  const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
+  return describeTarget(ctx, credential, ctx.signal).then((header) => {
+    ctx.io.stderr.write(`${sanitizeText(header)}${what}. Ctrl-C to stop.\n`);
+    if (checkpointed) ctx.io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
+  });
+}
+
+/** A human line per event, its type coloured by family when colour is on. */
+async function eventLineFormat(ctx: Context): Promise<(event: ApiEvent) => string> {
+  let paintType = (_type: string, text: string) => text;
+  if (!ctx.globals.json && ctx.io.color) {
+    // io.color already decided (TTY, NO_COLOR, --no-color): don't let chalk second-guess it.
+    const { Chalk } = await import('chalk');
+    const chalk = new Chalk({ level: 1 });
+    paintType = (type, text) => {
+      const colour = FAMILY_COLOURS[type.split('.')[0] ?? ''];
+      return colour ? chalk[colour](text) : text;
+    };
+  }
+  const style = { tty: ctx.io.stdout.isTTY, paintType };
+  return (event) => formatEventLine(event, ctx.clock.now(), style);
+}
+
+/** The stderr lines of an outage: once per outage (every failed retry only with --debug), and its end. */
+function connectionReports(ctx: Context, signal: AbortSignal): Pick<FollowOptions, 'onLost' | 'onReconnected'> {
+  const { stderr } = ctx.io;
+  return {
+    onLost: (reason, failures, everConnected) => {
+      if (signal.aborted || (failures > 1 && !ctx.globals.debug)) return;
+      // The reason says what failed (nothing answered, no answer, nothing after the headers): no guess added here.
+      stderr.write(everConnected ? `connection lost (${sanitizeText(reason)}); reconnecting…\n` : `${sanitizeText(reason)}; retrying…\n`);
+    },
+    onReconnected: ({ awayMs, attempts, lastEventId, first }) => {
+      stderr.write(
+        first
+          ? `connected after ${formatAway(awayMs)} (${attempts + 1} attempts)\n`
+          : `reconnected after ${formatAway(awayMs)} away${lastEventId ? `, ${resumingFrom(lastEventId)}` : ''}\n`,
+      );
+    },
+  };
+}
+
+/** How the tail ends: the exit policy once the stream stopped, timed out or was interrupted. */
+async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sinks: Sinks, pipeline: TailPipeline): Promise<number> {
+  const { out, deliveries, checkpoint } = sinks;
   out.flush();
   if (out.failure) throw out.failure;
-  const finish = () => checkpoint?.sync();
   // A closed stdout ends the tail quietly with 0: either a write reported EPIPE here, or the
   // process runtime aborted ctx.signal with an EPIPE-coded reason (Ctrl-C aborts without one).
   if (out.closed || isBrokenPipe(ctx.signal.reason)) {
-    finish();
-    return 0;
+    checkpoint?.sync();
+    return EXIT.ok;
   }
-
   if (result.outcome === 'stopped') {
     if (deliveries) {
       await deliveries.drain();
       out.flush();
     }
-    finish();
+    checkpoint?.sync();
     if (pipeline.gapFailure) throw pipeline.gapFailure;
     if (deliveries && deliveries.gaveUp > 0) throw new DeliveriesGivenUpError(deliveries.gaveUp, opts.deadLetter);
     return EXIT.ok;
   }
-  finish();
+  checkpoint?.sync();
   if (result.outcome === 'timed-out') {
     throw new NetworkError(
       `nothing from the event stream for ${formatAway(result.awayMs)} (--timeout; last: ${sanitizeText(result.reason)}); giving up`,
@@ -317,15 +344,15 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
           : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
     );
   }
-  // Ctrl-C.
+  // Ctrl-C: a summary; the runner (src/cli/run.ts) makes the exit code 130.
   const forwarded = deliveries
     ? `, ${deliveries.delivered} forwarded, ${deliveries.failed} not delivered, ${deliveries.unsent} still queued (not forwarded)`
     : '';
-  io.stderr.write(
-    `\nstopped: ${pipeline.printed} event${pipeline.printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
+  const { printed } = pipeline;
+  ctx.io.stderr.write(
+    `\nstopped: ${printed} event${printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
       `${result.lastEventId && result.lastEventId !== START_POSITION ? `; last ${result.lastEventId}` : ''}\n`,
   );
-  // Ctrl-C: the runner (src/cli/run.ts) makes the exit code 130.
   return EXIT.ok;
 }
 
