@@ -172,7 +172,7 @@ complete -c svc -n '__svc_at \'events tail\'' -l record -r -F -d 'append every e
 complete -c svc -n '__svc_at \'events tail\'' -l checkpoint -r -F -d 'keep the last handled event id in FILE and resume after it'
 complete -c svc -n '__svc_at \'events tail\'' -l print-secret -d 'print the forwarding secret (for your handler) and exit'
 complete -c svc -n '__svc_at \'events tail\'' -l fail-on-gap -d 'exit 1 when the service cannot resume without missing events'
-complete -c svc -n '__svc_at \'events tail\'' -l timeout -x -d 'give up after this long without a connection'
+complete -c svc -n '__svc_at \'events tail\'' -l timeout -x -d 'give up after this long with nothing from the service'
 complete -c svc -n '__svc_at \'events list\'' -l type -x -d 'only this type or family (repeatable), e.g. call.*'
 complete -c svc -n '__svc_at \'events list\'' -l limit -x -d 'at most N events (1–100, default 20)'
 complete -c svc -n '__svc_at \'events list\'' -l all -d 'every retained event, following pages'

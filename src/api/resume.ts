@@ -1,15 +1,8 @@
-// What keeps a tail alive across broken connections, as pure pieces: the delay before
-// each reconnect (src/api/retry.ts's backoff), and a bounded memory of the ids already printed.
-
-import { backoffDelay } from './retry.js';
+// What keeps a tail alive across broken connections, as pure pieces: the heartbeat and a
+// bounded memory of the ids already printed (the delay before a reconnect, and the jitter's
+// randomness, are retry.ts's one backoff).
 
 export const HEARTBEAT_TIMEOUT_MS = 45_000;
-
-/**
- * Delay before reconnect attempt `attempt` (1 = the first after a loss): the one backoff of
- * src/api/retry.ts. Kept under this name only until follow() imports backoffDelay itself.
- */
-export const reconnectDelayMs = backoffDelay;
 
 export { random01From } from './retry.js';
 

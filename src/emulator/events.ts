@@ -118,7 +118,28 @@ export function eventFromJson(seq: number, id: string, type: string, json: strin
 export function retain(log: EventLog, event: EmulatorEvent): void {
   log.events.push(event);
   // Trim in batches: one splice per 1,000 events keeps publishing O(1) amortized; retained() hides the extra.
-  if (log.events.length > EVENT_RETENTION + 1000) log.events.splice(0, log.events.length - EVENT_RETENTION);
+  if (log.events.length > EVENT_RETENTION + 1000) {
+    log.trimmedThrough = log.events[log.events.length - EVENT_RETENTION - 1]!.seq;
+    log.events.splice(0, log.events.length - EVENT_RETENTION);
+  }
+}
+
+/** The seq of the newest event no longer retained: the one just before the retained ones. */
+function newestDropped(log: EventLog): number | undefined {
+  const extra = log.events.length - EVENT_RETENTION;
+  return extra > 0 ? log.events[extra - 1]!.seq : log.trimmedThrough;
+}
+
+/**
+ * Resuming a log after `lastSeq` (resumeAfter over its retained events). The newest event that
+ * fell out of retention is known too: the retained ones follow it with nothing missing, so
+ * there is no gap to report (a tail that fell just behind a burst is not told of a loss).
+ */
+export function resumeLog(log: EventLog, lastSeq: number): { known: boolean; events: EmulatorEvent[] } {
+  const kept = retained(log);
+  const resume = resumeAfter(kept, lastSeq);
+  if (!resume.known && lastSeq === newestDropped(log)) return { known: true, events: kept };
+  return resume;
 }
 
 /**

@@ -133,10 +133,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       throw error;
     }
     const { createServer } = await import('node:https');
-    server = createAdaptorServer({ fetch: app.fetch, createServer, serverOptions: certificate }) as unknown as import('node:http').Server;
+    const serverOptions = { ...certificate, ...receiveBounds(state.limits), handshakeTimeout: state.limits.headersMs };
+    server = createAdaptorServer({ fetch: app.fetch, createServer, serverOptions }) as unknown as import('node:http').Server;
     server.on('tlsClientError', () => {}); // a client that refuses the certificate hangs up; nothing to do
   } else {
-    server = createAdaptorServer({ fetch: app.fetch }) as import('node:http').Server;
+    server = createAdaptorServer({ fetch: app.fetch, serverOptions: receiveBounds(state.limits) }) as import('node:http').Server;
   }
   try {
     await new Promise<void>((resolve, reject) => {
@@ -198,6 +199,18 @@ export function exportStateFile(statePath: string, outPath: string): LoadSummary
 /** `--import`: the document in a file (validated when the emulator starts from it). */
 export function readDocumentFile(path: string): unknown {
   return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+}
+
+/**
+ * How long a client may take to send a request (Node answers 408 and closes past it). Checked
+ * every second (Node's default is every 30 s), more often for the tests' short bounds.
+ */
+function receiveBounds(limits: Limits): import('node:http').ServerOptions {
+  return {
+    headersTimeout: Math.min(limits.headersMs, limits.requestMs),
+    requestTimeout: limits.requestMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.headersMs / 2))),
+  };
 }
 
 /** A wildcard bind is reached through loopback; IPv6 literals need brackets in a URL. */

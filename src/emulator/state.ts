@@ -155,6 +155,8 @@ export interface EventLog {
   org_id: string;
   mode: Mode;
   events: EmulatorEvent[];
+  /** The seq of the newest event trimmed from `events` (events.ts retain()), if any was. */
+  trimmedThrough?: number;
 }
 
 export interface Subscriber {
@@ -227,12 +229,21 @@ export interface Limits {
   /** Authorize-page sessions and pending authorize requests kept at most (oldest dropped first). */
   authorizeSessions: number;
   authorizeRequests: number;
+  /**
+   * A request's headers must arrive within `headersMs` and the whole request (body too) within
+   * `requestMs`, as a real service bounds them (Node's own default waits 300 s for a body that
+   * stopped half-way). What the server sends back, a long-lived event stream too, is not bounded.
+   */
+  headersMs: number;
+  requestMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
   streamBacklogChars: 8 * 1024 * 1024,
   authorizeSessions: 10_000,
   authorizeRequests: 10_000,
+  headersMs: 10_000,
+  requestMs: 30_000,
 };
 
 export interface State {

@@ -205,4 +205,83 @@ describe('follow', () => {
     const result = await follow(opts);
     expect(result).toMatchObject({ outcome: 'aborted', lastEventId: 'evt_3', reconnects: 0 });
   });
+
+  it('a connection that answers its headers and then sends nothing is not a connection: --timeout still fires, nothing is "reconnected"', async () => {
+    let opens = 0;
+    const open: OpenStream = async (_id, signal) => {
+      // Bounded, so that a follow that never gives up fails instead of hanging.
+      if (++opens > 20) throw new Error('still reconnecting to a silent server');
+      async function* body(): AsyncGenerator<Uint8Array> {
+        await stalled(signal);
+      }
+      return { body: body() };
+    };
+    const lost: string[] = [];
+    const { opts, reconnected, clock } = options(open, { timeoutMs: 20_000, heartbeatMs: 45_000, onLost: (reason) => lost.push(reason) });
+    const result = await follow(opts);
+    expect(result).toMatchObject({ outcome: 'timed-out', awayMs: 20_000, reason: 'the stream opened but nothing arrived in 20 s' });
+    expect(clock.elapsed()).toBe(20_000);
+    expect(reconnected).toEqual([]);
+    // Giving up is said once, by the result: no "retrying" before it.
+    expect(lost).toEqual([]);
+  });
+
+  it('with a heartbeat shorter than --timeout, silent connections are retried until --timeout, never "reconnected"', async () => {
+    let opens = 0;
+    const open: OpenStream = async (_id, signal) => {
+      opens++;
+      async function* body(): AsyncGenerator<Uint8Array> {
+        await stalled(signal);
+      }
+      return { body: body() };
+    };
+    const { opts, reconnected, clock } = options(open, { timeoutMs: 350, heartbeatMs: 100 });
+    const result = await follow(opts);
+    expect(result.outcome).toBe('timed-out');
+    expect(clock.elapsed()).toBe(350);
+    expect(opens).toBeGreaterThan(1);
+    expect(reconnected).toEqual([]);
+  });
+
+  it('keep-alive comments count as the service speaking: no timeout while they arrive', async () => {
+    const controller = new AbortController();
+    const { opts, clock } = options(async (_id, signal) => ({ body: keepalives(signal) }), { timeoutMs: 250, heartbeatMs: 150, signal: controller.signal });
+    async function* keepalives(signal: AbortSignal): AsyncGenerator<Uint8Array> {
+      for (;;) {
+        yield encoder.encode(': keepalive\n\n');
+        await clock.sleep(100, signal);
+      }
+    }
+    const lost: string[] = [];
+    opts.onLost = (reason) => lost.push(reason);
+    void clock.sleep(1_000).then(() => controller.abort());
+    const result = await follow(opts);
+    expect(result.outcome).toBe('aborted');
+    expect(lost).toEqual([]);
+  });
+
+  it('a stream that moved on is resumed at once after a drop (no backoff to fall behind a burst); a failed attempt backs off', async () => {
+    const s = server(10, [
+      { send: 3, then: 'error' },
+      { send: 4, then: 'end' },
+      { send: 99, then: 'stall' },
+    ]);
+    const { opts, got, clock } = options(s.open, { timeoutMs: 2000 });
+    let count = 0;
+    opts.onMessage = (m) => (got.push(m.id ?? ''), ++count === 10 ? 'stop' : 'continue');
+    await follow(opts);
+    expect(got).toEqual(ids(1, 10));
+    expect(clock.elapsed()).toBe(0);
+
+    // A connection that ends before anything new arrived waits the backoff (125 ms with this jitter).
+    const t = server(2, [
+      { send: 0, then: 'end' },
+      { send: 99, then: 'stall' },
+    ]);
+    const again = options(t.open, { timeoutMs: 2000 });
+    let n = 0;
+    again.opts.onMessage = () => (++n === 2 ? 'stop' : 'continue');
+    await follow(again.opts);
+    expect(again.clock.elapsed()).toBe(125);
+  });
 });

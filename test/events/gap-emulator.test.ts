@@ -32,3 +32,37 @@ describe('events tail --since an id the service no longer retains', () => {
     expect(run.stderr).toMatch(/no longer retains the events after evt_forgottenlongago/);
   });
 });
+
+describe('events tail resuming just past retention (a burst the tail fell behind)', () => {
+  /** The id of the event `offset` after `id` in one burst (ids carry their sequence number, base 36). */
+  const after = (id: string, offset: number) => `evt_${(parseInt(id.slice(4), 36) + offset).toString(36).padStart(10, '0')}`;
+
+  it('resuming after the newest event no longer retained reports no gap: nothing is missing', async () => {
+    await emu().reset();
+    // 10,001 events: the first is no longer retained, the second is the oldest retained.
+    const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 10_001 });
+    const run = await runCli(['events', 'tail', '--since', published.first_id, '--max-events', '1', '--json'], { env: env() });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/no longer retains|may be missing/);
+    expect((JSON.parse(run.stdout) as { id: string }).id).toBe(after(published.first_id, 1));
+  });
+
+  it('one event older than that is really missing: the gap is reported', async () => {
+    await emu().reset();
+    const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 10_002 });
+    const run = await runCli(['events', 'tail', '--since', published.first_id, '--max-events', '1', '--json'], { env: env() });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/no longer retains the events after evt_\w+[^\n]*may be missing/);
+    expect((JSON.parse(run.stdout) as { id: string }).id).toBe(after(published.first_id, 2));
+  });
+
+  it('and right after a batch trim (11,001 published: 1,001 trimmed at once) the newest trimmed event is still known', async () => {
+    await emu().reset();
+    const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 11_001 });
+    const newestDropped = after(published.first_id, 1_000);
+    const run = await runCli(['events', 'tail', '--since', newestDropped, '--max-events', '1', '--json'], { env: env() });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/no longer retains|may be missing/);
+    expect((JSON.parse(run.stdout) as { id: string }).id).toBe(after(published.first_id, 1_001));
+  });
+});

@@ -15,47 +15,11 @@ import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import type { Clock } from '../../src/shared/runtime.js';
 import { useStreamEmulator } from '../helpers/emulator.js';
+import { heldClock } from './held-clock.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
 const { emu, plane } = useStreamEmulator();
 const publish = (count: number, type = 'call.started') => plane().publishEvents({ org_id: emu().seed.org_id, mode: 'test', type, count });
-
-/**
- * Real time, except that while held every sleep (the tail's wait before reconnecting) waits
- * for release(), which may also move the clock forward (an outage of that length).
- */
-function heldClock() {
-  let offset = 0;
-  let held = false;
-  const waiting = new Set<() => void>();
-  const clock: Clock & { hold(): void; release(advanceMs?: number): void } = {
-    now: () => Date.now() + offset,
-    sleep(ms, signal) {
-      if (!held) return delay(ms, undefined, { signal });
-      return new Promise<void>((resolve, reject) => {
-        const go = () => {
-          waiting.delete(go);
-          signal?.removeEventListener('abort', stop);
-          resolve();
-        };
-        const stop = () => {
-          waiting.delete(go);
-          reject(signal?.reason ?? new Error('aborted'));
-        };
-        if (signal?.aborted) return stop();
-        waiting.add(go);
-        signal?.addEventListener('abort', stop, { once: true });
-      });
-    },
-    hold: () => void (held = true),
-    release(advanceMs = 0) {
-      offset += advanceMs;
-      held = false;
-      for (const go of [...waiting]) go();
-    },
-  };
-  return clock;
-}
 
 function startTail(argv: string[], clock: Clock = heldClock()) {
   let stdout = '';

@@ -125,3 +125,57 @@ describe('readSse', () => {
     expect(await collect(chunksOf(encoder.encode('id: evt_1\n'), [3]))).toEqual([]);
   });
 });
+
+// The parsing rules of WHATWG HTML §9.2.6 ("Interpreting an event stream"), each checked
+// whole and with the bytes cut at every position (a field split across chunks).
+describe('readSse follows the SSE parsing rules', () => {
+  async function everySplit(text: string, onRetry?: (ms: number) => void, comments?: string[]): Promise<SseMessage[]> {
+    const bytes = encoder.encode(text);
+    const whole: SseMessage[] = [];
+    for await (const m of readSse(chunksOf(bytes, [1 << 20]), { onRetry, onComment: (c) => comments?.push(c) })) whole.push(m);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      async function* two(): AsyncGenerator<Uint8Array> {
+        yield bytes.subarray(0, cut);
+        yield bytes.subarray(cut);
+      }
+      expect(await collect(two()), `cut at byte ${cut}`).toEqual(whole);
+    }
+    return whole;
+  }
+
+  it('LF, CR and CRLF each end a line, mixed in one stream', async () => {
+    expect(await everySplit('data: a\n\ndata: b\r\rdata: c\r\n\r\ndata: d\r\n\n')).toEqual([{ data: 'a' }, { data: 'b' }, { data: 'c' }, { data: 'd' }]);
+  });
+
+  it('comments dispatch nothing and are reported without the colon; a frame of comments only is no event', async () => {
+    const comments: string[] = [];
+    expect(await everySplit(':keepalive\n: with space\n\n: only\n\ndata: x\n:after\n\n', undefined, comments)).toEqual([{ data: 'x' }]);
+    expect(comments).toEqual(['keepalive', 'with space', 'only', 'after']);
+  });
+
+  it('retry: with digits only sets the reconnection time; anything else is ignored', async () => {
+    const retries: number[] = [];
+    const got = await everySplit('retry: 2500\nretry: soon\nretry: 1.5\n\ndata: x\n\n', (ms) => retries.push(ms));
+    expect(got).toEqual([{ data: 'x' }]);
+    expect(retries).toEqual([2500]);
+  });
+
+  it('one leading space of a value is dropped, the rest kept; a field without a colon has an empty value; unknown fields are ignored', async () => {
+    expect(await everySplit('data:no space\ndata:  two\nfoo: bar\n\nevent: only type\n\ndata\ndata\n\n')).toEqual([{ data: 'no space\n two' }, { data: '\n' }]);
+  });
+
+  it('a byte order mark is dropped at the start only, even split across chunks; a later one is part of the line', async () => {
+    const bytes = encoder.encode('\ufeffdata: a\n\n\ufeffdata: b\n\ndata: c\n\n');
+    expect(await collect(chunksOf(bytes, [1]))).toEqual([{ data: 'a' }, { data: 'c' }]);
+    expect(await collect(chunksOf(bytes, [2]))).toEqual([{ data: 'a' }, { data: 'c' }]);
+  });
+
+  it("a data-less id frame is a position between the events around it (the contract's position frame)", async () => {
+    expect(await everySplit('id: evt_9\n\nid: evt_10\nevent: call.started\ndata: {}\n\nid: evt_10\n\ndata: no id\n\n')).toEqual([
+      { id: 'evt_9', data: '', position: true },
+      { id: 'evt_10', event: 'call.started', data: '{}' },
+      { id: 'evt_10', data: '', position: true },
+      { data: 'no id' },
+    ]);
+  });
+});

@@ -3,14 +3,15 @@
 // chat ends it (exit 0). The connection is followed like `events tail` does (the events
 // command's follow loop): a drop or 45 s of silence reconnects with Last-Event-ID (the last
 // message, or the position frame the stream opened with), and each reconnection also catches
-// up from the message list, printing what was posted meanwhile exactly once. No connection
-// for 5 minutes: exit 9.
+// up from the message list, printing what was posted meanwhile exactly once. Nothing
+// from the service for 5 minutes (keep-alive comments count): exit 9.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
 import { parseId } from '../../validate/index.js';
+import { isRetryableFailure, random01From } from '../../api/retry.js';
 import { type Flags, requiredArg, validated } from '../calls/shared.js';
 import { call } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
@@ -22,7 +23,7 @@ export interface ChatsStreamOptions {
   failOnGap?: boolean;
 }
 
-/** Give up (exit 9) after this long without a connection, so a supervisor can restart us. */
+/** Give up (exit 9) after this long with nothing from the service, so a supervisor can restart us. */
 export const STREAM_TIMEOUT_MS = 5 * 60_000;
 /** Message ids remembered to print each message once; far more than a reconnection can overlap. */
 const SEEN_LIMIT = 10_000;
@@ -112,16 +113,13 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
       },
       isRetryable,
       clock: ctx.clock,
-      random01: () => {
-        const [a = 0, b = 0] = ctx.random.bytes(2);
-        return (a * 256 + b) / 65_536;
-      },
+      random01: () => random01From(ctx.random.bytes(3)),
       signal: ctx.signal,
       timeoutMs: STREAM_TIMEOUT_MS,
     });
     if (result.outcome === 'timed-out') {
       throw new CliError(
-        `no connection to the message stream of ${opts.id} for ${Math.round(result.awayMs / 1000)} s`,
+        `nothing from the message stream of ${opts.id} for ${Math.round(result.awayMs / 1000)} s (last: ${sanitizeLine(result.reason)})`,
         EXIT.upstream,
         'check the network and run it again; `svc chats messages` lists what was posted',
       );
@@ -137,12 +135,9 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
   }
 }
 
-/** Worth reconnecting: the network, 429/5xx, or a cut body; not 401/403/404 or a closed chat. */
+/** Worth reconnecting: what any stream reconnects for, but not a closed chat. */
 function isRetryable(error: unknown): boolean {
-  if (error instanceof ChatClosed) return false;
-  if (error instanceof NetworkError) return true;
-  if (error instanceof ApiError) return error.status === 429 || error.status >= 500;
-  return !(error instanceof CliError);
+  return !(error instanceof ChatClosed) && isRetryableFailure(error);
 }
 
 function printMessage(ctx: Context, message: Message): void {

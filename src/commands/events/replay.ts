@@ -5,7 +5,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
 import { openDeliveries } from './deliveries.js';
 import { matchesType, type TypePattern } from './filter.js';
 import { formatEventLine, type ApiEvent } from './format.js';
@@ -142,17 +142,17 @@ export async function run(opts: ReplayOptions, ctx: Context): Promise<number> {
     }
     sent++;
   }
+  // Ctrl-C: a summary; the runner (src/cli/run.ts) makes the exit code 130.
   if (ctx.signal.aborted) {
     io.stderr.write(`\nstopped: ${sent} of ${events.length} event${events.length === 1 ? '' : 's'} replayed\n`);
-    return 130;
+    return EXIT.ok;
   }
-  if (!deliveries) return 0;
+  if (!deliveries) return EXIT.ok;
   await deliveries.drain();
-  if (ctx.signal.aborted) return 130;
+  if (ctx.signal.aborted) return EXIT.ok;
   if (deliveries.gaveUp > 0) {
     const where = opts.deadLetter ? ` (written to ${opts.deadLetter})` : '';
-    io.stderr.write(`error: ${deliveries.gaveUp} of ${events.length} deliveries given up after retries${where}\n`);
-    return 1;
+    throw new CliError(`${deliveries.gaveUp} of ${events.length} deliveries given up after retries${where}`, EXIT.failure);
   }
-  return 0;
+  return EXIT.ok;
 }

@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { invalidOne } from '../errors.js';
 import { ID_PREFIX } from '../../contract/index.js';
-import { eventLog, gapFrame, mayHaveLostItsFirst, positionFrame, resumeAfter, retained, seqOfEventId, START_POSITION, typeMatcher } from '../events.js';
+import { eventLog, gapFrame, mayHaveLostItsFirst, positionFrame, resumeLog, retained, seqOfEventId, START_POSITION, typeMatcher } from '../events.js';
 import type { EmulatorEnv } from '../http.js';
 import { openStream } from '../sse.js';
 import type { State } from '../state.js';
@@ -55,7 +55,7 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
       // is one it does not know, which the contract answers with a gap, like a forgotten one.
       if (!lastEventId.startsWith(ID_PREFIX.event)) throw invalidOne(['header', 'Last-Event-ID'], 'not an event id (evt_…) or start', 'value_error');
       const seq = seqOfEventId(lastEventId);
-      const resume = seq === null ? { known: false, events: kept } : resumeAfter(kept, seq);
+      const resume = seq === null ? { known: false, events: kept } : resumeLog(log, seq);
       // An event no longer retained (or unknown): say so before the retained ones, never resume silently.
       if (!resume.known) backlog.push(gapFrame(lastEventId, kept[0]?.id ?? null));
       for (const event of resume.events) if (matches(event.type)) backlog.push(event.frame);

@@ -1,0 +1,195 @@
+// The events tail's pipeline, from a stream message to its sinks: gap frames → position,
+// dedupe → filter → checkpoint and record → stdout and forwarding (design.md "Commands are
+// thin"). Pure of the network and the terminal: it is handed its sinks, so it is tested alone
+// (test/events/pipeline.test.ts); `events tail` (tail.ts) wires it to follow() and the context.
+import type { MessageVerdict } from '../../api/reconnect.js';
+import { SeenIds } from '../../api/resume.js';
+import type { SseMessage } from '../../api/sse.js';
+import { escapeJsonControls, hasControl, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
+import { START_POSITION, type HandledTracker } from './checkpoint.js';
+import type { Deliveries } from './deliveries.js';
+import { matchesType, type TypePattern } from './filter.js';
+import { parseEvent, type ApiEvent } from './format.js';
+import { GapError, gapWarning, isGapFrame, parseGap } from './gap.js';
+import type { EventRecorder } from './record.js';
+
+/** Where the lines go: a stream's write (stdout), which may throw EPIPE once its reader is gone. */
+export interface LineSink {
+  write(text: string): void;
+}
+
+/**
+ * stdout for NDJSON at tens of thousands of events a second: lines are gathered and
+ * written once per turn of the event loop (setImmediate runs right after the bytes
+ * that carried them are parsed), so every event is printed as soon as its chunk is read.
+ */
+export class LineWriter {
+  private lines: string[] = [];
+  private scheduled = false;
+  failure: unknown;
+  closed = false;
+
+  /** Sequence number (HandledTracker) of the last line pushed. */
+  private lastSeq: number | undefined;
+
+  constructor(
+    private readonly out: LineSink,
+    private readonly onFailure: () => void,
+    private readonly onWritten?: (seq: number) => void,
+  ) {}
+
+  push(line: string, seq?: number): void {
+    if (this.closed) return;
+    this.lines.push(line);
+    if (seq !== undefined) this.lastSeq = seq;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Everything up to `seq` (a position, no line of its own) is handled once the lines before it are written. */
+  mark(seq: number): void {
+    if (this.lines.length === 0) this.onWritten?.(seq);
+    else this.lastSeq = seq;
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.closed || this.lines.length === 0) return;
+    const text = this.lines.join('\n') + '\n';
+    this.lines = [];
+    try {
+      this.out.write(text);
+      if (this.lastSeq !== undefined) this.onWritten?.(this.lastSeq);
+    } catch (error) {
+      // A closed pipe (`| head`) ends the tail quietly; anything else is a failure.
+      this.closed = true;
+      if (!isBrokenPipe(error)) this.failure = error;
+      this.onFailure();
+    }
+  }
+}
+
+export function isBrokenPipe(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED' || code === 'ERR_STREAM_WRITE_AFTER_END';
+}
+
+/** How a resume is told: after an event, or from the first one (the position `start`). */
+export function resumingFrom(position: string): string {
+  return position === START_POSITION ? 'resuming from the first event' : `resuming after ${position}`;
+}
+
+export interface TailPipelineOptions {
+  /** NDJSON lines (the event as the service sent it) rather than formatted ones. */
+  json: boolean;
+  types: TypePattern[];
+  /** Stop after this many printed events. */
+  maxEvents?: number;
+  /** A gap stops the pipeline (gapFailure) instead of a warning. */
+  failOnGap: boolean;
+  out: LineWriter;
+  /** One line of stderr (a warning), without its newline. */
+  warn: (line: string) => void;
+  /** A human line for an event (not with json). */
+  formatLine: (event: ApiEvent) => string;
+  recorder?: EventRecorder;
+  /** The checkpoint's view of what is handled (printed, and settled by every route). */
+  tracker?: HandledTracker;
+  deliveries?: Deliveries;
+}
+
+/** The tail's per-message steps, as follow()'s handlers (onMessage, onPosition, onUnusableId). */
+export class TailPipeline {
+  /** Events printed (matching the filter). */
+  printed = 0;
+  /** Set when a gap stopped the pipeline (--fail-on-gap). */
+  gapFailure: GapError | undefined;
+  private readonly seen = new SeenIds();
+  /** Only what this run handed on: a --since or checkpoint id is named by the gap frame itself. */
+  private lastHandedOn: string | undefined;
+  private unusableIdReported = false;
+
+  constructor(private readonly opts: TailPipelineOptions) {}
+
+  readonly onMessage = (message: SseMessage): MessageVerdict | Promise<MessageVerdict> => {
+    const { opts } = this;
+    if (isGapFrame(message.event) && !message.id) return this.gap(message.data);
+    // The SSE fields carry the id and type, so NDJSON needs no parse of the payload.
+    let event: ApiEvent | null = null;
+    let id = message.id;
+    let type = message.event;
+    if (!id || !type || !opts.json) {
+      event = parseEvent(message.data);
+      if (!event) return this.skip(message.data);
+      id = event.id;
+      type = event.type;
+    }
+    if (!this.seen.add(id)) return 'continue';
+    // Passed through unparsed for speed, unless it spans lines or holds a raw control
+    // character (DEL, C1, or C0, which JSON forbids raw): then re-serialised, inert.
+    let line = message.data;
+    if (line.includes('\n') || hasControl(line)) {
+      const reparsed = parseEvent(line);
+      if (!reparsed) return this.skip(line);
+      line = escapeJsonControls(JSON.stringify(reparsed));
+    }
+    this.lastHandedOn = id;
+    opts.recorder?.append(line);
+    const { tracker, deliveries } = opts;
+    if (!matchesType(type, opts.types)) {
+      // Not wanted, so handled: the checkpoint may move past it.
+      tracker?.printedThrough(tracker.add(id, 0));
+      return 'continue';
+    }
+    const routes = deliveries ? deliveries.routesFor(type) : 0;
+    const seq = tracker?.add(id, routes);
+    opts.out.push(opts.json ? line : opts.formatLine(event!), seq);
+    // Forwarding: handled once every route settled it; printing does not hold it back.
+    if (tracker && seq !== undefined && deliveries) tracker.printedThrough(seq);
+    if (routes) deliveries!.enqueue(id, type, line);
+    this.printed++;
+    if (opts.out.closed) return 'stop';
+    const verdict: MessageVerdict = opts.maxEvents !== undefined && this.printed >= opts.maxEvents ? 'stop' : 'continue';
+    // Backpressure: with a forward queue full, read the next event only once there is room.
+    if (verdict === 'continue' && deliveries?.full) return deliveries.room().then(() => verdict);
+    return verdict;
+  };
+
+  /**
+   * A position (the frame a stream opens with before any event): the checkpoint keeps it, so a
+   * tail killed before its first event resumes from there and misses nothing.
+   */
+  readonly onPosition = (id: string): void => {
+    const { tracker, out } = this.opts;
+    if (tracker) out.mark(tracker.add(id, 0));
+  };
+
+  /** An id that cannot be sent back to resume: said once, so a server sending only such ids cannot flood stderr. */
+  readonly onUnusableId = (id: string, resumesAfter: string | undefined): void => {
+    if (this.unusableIdReported) return;
+    this.unusableIdReported = true;
+    this.opts.out.flush();
+    this.opts.warn(
+      `warning: the service sent event id "${sanitizeLine(id)}", which holds a control character or a character beyond Latin-1 and cannot be sent back to resume; ` +
+        `a reconnection resumes ${resumesAfter ? resumingFrom(resumesAfter).replace(/^resuming /, '') : 'from the live events'} (events after it are not printed twice; further such ids are not reported)`,
+    );
+  };
+
+  private gap(data: string): MessageVerdict {
+    const warning = gapWarning(parseGap(data), this.lastHandedOn);
+    if (this.opts.failOnGap) {
+      this.gapFailure = new GapError(warning);
+      return 'stop';
+    }
+    this.opts.out.flush();
+    this.opts.warn(sanitizeText(warning));
+    return 'continue';
+  }
+
+  private skip(data: string): MessageVerdict {
+    this.opts.warn(`warning: skipped a stream message that is not an event: ${sanitizeLine(data.slice(0, 120))}`);
+    return 'continue';
+  }
+}
