@@ -8,6 +8,7 @@ import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { fitColumns } from '../../src/io/fit.js';
 import { renderTable } from '../../src/io/output.js';
+import { displayWidth } from '../../src/io/width.js';
 
 const LONG = 'Quarterly intake with the interpreting team about the new onboarding flow and its questions';
 
@@ -75,6 +76,95 @@ describe('tables at an 80-column terminal', () => {
   });
 });
 
+/** Every line of a terminal's text within `columns` display columns, and none ending in a space. */
+function expectFits(text: string, columns = 80): string[] {
+  const lines = plain(text).replace(/\n$/, '').split('\n');
+  for (const line of lines) {
+    expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
+    expect(line, 'a trailing space').not.toMatch(/ $/);
+  }
+  return lines;
+}
+
+/** The words of a text, however it was wrapped. */
+const words = (text: string) => plain(text).split(/\s+/).filter(Boolean).join(' ');
+
+describe('what a person sees at an 80-column terminal (issue 32)', () => {
+  it('an error and its hint wrap at words with a hanging indent; piped, each stays one line', async () => {
+    const ended = JSON.parse((await run(['calls', 'start', '--languages', 'en,es', '--title', 'short', '--json'], false)).stdout).id;
+    expect((await run(['calls', 'end', ended], false)).exitCode).toBe(0);
+    const argv = ['calls', 'links', 'create', '--call', ended, '--language', 'es'];
+    const tty = await run(argv, true);
+    expect(tty.exitCode).toBe(6);
+    const lines = expectFits(tty.stderr);
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines[0]).toMatch(/^error: /);
+    // The message's continuation starts under its text, the hint's two columns in from its own indent.
+    const hint = lines.findIndex((line, i) => i > 0 && /^ {2}\S/.test(line));
+    expect(lines.slice(1, hint).every((line) => line.startsWith(' '.repeat('error: '.length)))).toBe(true);
+    expect(lines.slice(hint + 1).every((line) => line.startsWith('    '))).toBe(true);
+
+    const piped = await run(argv, false);
+    expect(piped.stderr.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(words(tty.stderr)).toBe(words(piped.stderr));
+  });
+
+  it("account's scopes and auth status's lines wrap within the width, every scope still there", async () => {
+    const scopes = 'calls:read calls:write sessions:read sessions:write translate events:read account:read';
+    const account = await run(['account'], true);
+    expect(account.exitCode, account.stderr).toBe(0);
+    const lines = expectFits(account.stdout);
+    const at = lines.findIndex((line) => line.startsWith('scopes'));
+    // The continuation sits under the value column.
+    expect(lines[at + 1]).toMatch(/^ {14}\S/);
+    expect(words(lines.slice(at, at + 2).join(' '))).toBe(`scopes ${scopes}`);
+
+    const status = await run(['auth', 'status'], true);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expectFits(status.stdout);
+    expect(words(status.stdout)).toContain(`scopes ${scopes}`);
+    // Piped, every line whole.
+    expect((await run(['auth', 'status'], false)).stdout).toContain(`scopes ${scopes};`);
+  });
+
+  it('profiles list marks the default beside its name, keeps each address whole, and pipes the DEFAULT column', async () => {
+    const tty = await run(['profiles', 'list'], true);
+    const lines = expectFits(tty.stdout);
+    expect(lines[0]).not.toContain('DEFAULT');
+    expect(lines.some((line) => /^default \* /.test(line))).toBe(true);
+    // The address with its port, or no ADDRESS column at all: never a cut one.
+    if (lines[0]!.includes('ADDRESS')) expect(tty.stdout).toContain(emu.url);
+    expect(tty.stdout).not.toMatch(/http:\/\/[\d.]*…/);
+    const wide = await run(['profiles', 'list'], true, 200);
+    expect(plain(wide.stdout)).toContain(emu.url);
+    expect((await run(['profiles', 'list'], false)).stdout).toMatch(/^default\t\*\t/m);
+  });
+
+  it('calls links list shows the call, and a URL keeps its address and the link id\'s end', async () => {
+    const link = JSON.parse((await run(['calls', 'links', 'create', '--call', callId, '--language', 'es', '--json'], false)).stdout);
+    const tty = await run(['calls', 'links', 'list'], true);
+    expect(tty.exitCode, tty.stderr).toBe(0);
+    const lines = expectFits(tty.stdout);
+    expect(lines[0]).toMatch(/\bCALL\b/);
+    const row = lines.find((line) => line.includes(link.id.slice(-8)))!;
+    expect(row).toContain(callId);
+    expect(row.startsWith(`${new URL(link.url).origin}/`)).toBe(true);
+    expect((await run(['calls', 'links', 'list'], true, 200)).stdout).toContain(link.url);
+  });
+
+  it('the "showing the newest N" note comes after the table', async () => {
+    const tty = await run(['calls', 'list', '--limit', '1'], true);
+    expect(tty.exitCode).toBe(0);
+    const screen = plain(tty.screen).trimEnd().split('\n');
+    expect(screen[0]).toMatch(/^ID\s/);
+    // The table's two lines, then the note (wrapped to the width).
+    expect(screen[1]).toMatch(/^call_/);
+    expect(screen[2]).toMatch(/^note: showing the newest 1;/);
+    expect(screen.slice(3).every((line) => line.startsWith(' '))).toBe(true);
+    expectFits(tty.screen);
+  });
+});
+
 describe('fitColumns', () => {
   const col = (full: number, extra: object = {}) => ({ header: 2, full, ...extra });
   it('leaves a table that fits alone', () => {
@@ -110,5 +200,21 @@ describe('fitColumns', () => {
     const line = text.split('\n')[1]!;
     expect(line.endsWith('…')).toBe(true);
     expect([...line].reduce((w, ch) => w + (ch.charCodeAt(0) > 0x2e80 && ch !== '…' ? 2 : 1), 0)).toBeLessThanOrEqual(30);
+  });
+  it('aligns columns by display width: combining accents take none, skin-toned and joined emoji two', async () => {
+    const rows = [{ t: 'Café 👍🏽' }, { t: 'Cafe\u0301 👨‍👩‍👧' }, { t: 'plain' }];
+    const text = await renderTable(
+      rows,
+      [
+        { header: 'TEXT', value: (r) => r.t },
+        { header: 'END', value: () => 'x' },
+      ],
+      false,
+    );
+    // Each `x` in the same terminal column, and no line ending in spaces.
+    const columns = text.trimEnd().split('\n').slice(1).map((line) => displayWidth(line.slice(0, line.lastIndexOf('x'))));
+    expect(new Set(columns).size).toBe(1);
+    expect(columns[0]).toBe(9); // "Café " 5, the emoji 2, the gap 2
+    expect(text).not.toMatch(/ \n/);
   });
 });
