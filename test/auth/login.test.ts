@@ -311,7 +311,8 @@ describe('svc login', () => {
     });
     // At 80 columns the sentence before the question goes above it, so (y/N) stays on the question's line.
     expect(asked[0]).toBe('Move the profile to it (its API keys are removed)?');
-    expect(declined.stderr).toMatch(new RegExp(`profile "default" belongs to Acme \\(${emulator.seed.org_id}\\); this sign-in is for ${other.id}\\.\\n`));
+    // (wrapped at the terminal's width: words compared, not line breaks)
+    expect(declined.stderr.replace(/\n +/g, ' ')).toMatch(new RegExp(`profile "default" belongs to Acme \\(${emulator.seed.org_id}\\); this sign-in is for ${other.id}\\.\\n`));
     expect(declined.exitCode).toBe(1);
     expect(declined.stderr).toMatch(/nothing was stored/);
     expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
