@@ -140,7 +140,7 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
     expect((await run(['profiles', 'list'], false)).stdout).toMatch(/^default\t\*\t/m);
   });
 
-  it('calls links list shows the call, and a URL keeps its address and the link id\'s end', async () => {
+  it("calls links list shows the call, and a URL keeps its address and the link id's end", async () => {
     const link = JSON.parse((await run(['calls', 'links', 'create', '--call', callId, '--language', 'es', '--json'], false)).stdout);
     const tty = await run(['calls', 'links', 'list'], true);
     expect(tty.exitCode, tty.stderr).toBe(0);
@@ -150,6 +150,20 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
     expect(row).toContain(callId);
     expect(row.startsWith(`${new URL(link.url).origin}/`)).toBe(true);
     expect((await run(['calls', 'links', 'list'], true, 200)).stdout).toContain(link.url);
+  });
+
+  it('bidirectional controls from the server are shown escaped, as control characters are (Trojan Source)', async () => {
+    const chat = JSON.parse((await run(['chats', 'start', '--language', 'fr', '--json'], false)).stdout).id;
+    const text = 'pay \u202eevil\u202c and \u2066isolated\u2069 \u202a\u202b\u202d\u2067\u2068';
+    expect((await run(['chats', 'send', chat, text], false)).exitCode).toBe(0);
+    for (const tty of [true, false]) {
+      const shown = (await run(['chats', 'messages', chat], tty, 200)).stdout;
+      expect(shown).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+      expect(shown).toContain('pay <U+202E>evil<U+202C> and <U+2066>isolated<U+2069>');
+    }
+    const json = (await run(['chats', 'messages', chat, '--json'], false)).stdout;
+    expect(json).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(JSON.parse(json).data?.[0]?.text ?? JSON.parse(json)[0].text).toBe(text);
   });
 
   it('the "showing the newest N" note comes after the table', async () => {
@@ -212,7 +226,11 @@ describe('fitColumns', () => {
       false,
     );
     // Each `x` in the same terminal column, and no line ending in spaces.
-    const columns = text.trimEnd().split('\n').slice(1).map((line) => displayWidth(line.slice(0, line.lastIndexOf('x'))));
+    const columns = text
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => displayWidth(line.slice(0, line.lastIndexOf('x'))));
     expect(new Set(columns).size).toBe(1);
     expect(columns[0]).toBe(9); // "Café " 5, the emoji 2, the gap 2
     expect(text).not.toMatch(/ \n/);
