@@ -32,7 +32,9 @@ export function printNdjson(ctx: { io: Io }, data: unknown): void {
 /** Bold when colour is on (ctx.io.color: a TTY, no NO_COLOR, no --no-color). */
 async function bold(color: boolean): Promise<(text: string) => string> {
   if (!color) return (text) => text;
-  const { default: chalk } = await import('chalk');
+  // io.color already decided (TTY, NO_COLOR, --no-color): chalk does not second-guess it.
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
   return (text) => chalk.bold(text);
 }
 

@@ -166,6 +166,14 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
     expect(JSON.parse(json).data?.[0]?.text ?? JSON.parse(json)[0].text).toBe(text);
   });
 
+  it('NO_COLOR turns colour off with a value, and leaves it on when set but empty (no-color.org)', async () => {
+    const list = (env: Record<string, string>) =>
+      runCli(['calls', 'list'], { configDir, secrets, env: { SVC_BASE_URL: emu.url, ...env }, tty: true, columns: 80 });
+    expect((await list({})).stdout).toContain('\u001b[1mID');
+    expect((await list({ NO_COLOR: '' })).stdout).toContain('\u001b[1mID');
+    expect((await list({ NO_COLOR: '1' })).stdout).not.toContain('\u001b[');
+  });
+
   it('the "showing the newest N" note comes after the table', async () => {
     const tty = await run(['calls', 'list', '--limit', '1'], true);
     expect(tty.exitCode).toBe(0);
