@@ -168,8 +168,10 @@ export function relativeTime(iso: string | number, now: number): string {
   if (Number.isNaN(then)) return String(iso);
   const seconds = Math.round((now - then) / 1000);
   const abs = Math.abs(seconds);
-  const [n, unit] =
-    abs < 60 ? [abs, 's'] : abs < 3600 ? [Math.round(abs / 60), 'min'] : abs < 86_400 ? [Math.round(abs / 3600), 'h'] : [Math.round(abs / 86_400), 'd'];
+  // Each unit is chosen after rounding, so one span has one name: 23 h 59 min is "1 d", as 24 h is, never "24 h".
+  const minutes = Math.round(abs / 60);
+  const hours = Math.round(abs / 3600);
+  const [n, unit] = abs < 60 ? [abs, 's'] : minutes < 60 ? [minutes, 'min'] : hours < 24 ? [hours, 'h'] : [Math.round(abs / 86_400), 'd'];
   if (abs < 5) return 'just now';
   return seconds >= 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`;
 }

@@ -174,6 +174,18 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
     expect((await list({ NO_COLOR: '1' })).stdout).not.toContain('\u001b[');
   });
 
+  it("a test-mode translation (already '[fr] …') is shown once tagged, not '[fr] [fr] …'", async () => {
+    const chat = JSON.parse((await run(['chats', 'start', '--language', 'fr', '--json'], false)).stdout).id;
+    const sent = await run(['api', 'POST', `/v1/chats/${chat}/messages`, '-f', 'text=hello there', '-f', 'language=en'], false);
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    expect(JSON.parse(sent.stdout).translation).toEqual({ language: 'fr', text: '[fr] hello there' });
+    for (const tty of [true, false]) {
+      const shown = (await run(['chats', 'messages', chat], tty, 200)).stdout;
+      expect(shown).toContain('[fr] hello there');
+      expect(shown).not.toContain('[fr] [fr]');
+    }
+  });
+
   it('the "showing the newest N" note comes after the table', async () => {
     const tty = await run(['calls', 'list', '--limit', '1'], true);
     expect(tty.exitCode).toBe(0);

@@ -14,7 +14,7 @@ import { parseId } from '../../validate/index.js';
 import { type Flags, requiredArg, validated } from '../calls/shared.js';
 import { call } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
-import { type Chat, type Message, messageColumns, messageText } from './views.js';
+import { type Chat, type Message, messageColumns, messageText, translationText } from './views.js';
 
 export interface ChatsStreamOptions {
   id: string;
@@ -150,7 +150,7 @@ function printMessage(ctx: Context, message: Message): void {
   if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(renderTsv([message], messageColumns(timeFormat(ctx))));
   const time = clockTime(message.created_at);
   const kind = message.kind === 'voice' ? '(voice) ' : '';
-  const translation = message.translation ? `  → [${message.translation.language}] ${message.translation.text}` : '';
+  const translation = message.translation ? `  → ${translationText(message.translation)}` : '';
   // The message is whatever a participant (through the server) sent: control characters made inert.
   ctx.io.stdout.write(`${time}  ${kind}${sanitizeLine(`${messageText(message)}${translation}`)}\n`);
 }

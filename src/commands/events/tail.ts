@@ -289,7 +289,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<number> 
       return colour ? chalk[colour](text) : text;
     };
   }
-  const style = { tty: io.stdout.isTTY, paintType };
+  const style = { tty: io.stdout.isTTY, paintType, columns: io.stdout.columns };
 
   const deliveries = await openDeliveries(ctx, opts, signal, tracker ? (id: string) => tracker.settled(id) : undefined);
 
