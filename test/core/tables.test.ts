@@ -3,11 +3,12 @@
 // every cell whole for scripts. Against the emulator, in-process at 80 columns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripVTControlCharacters as plain } from 'node:util';
+import { createServer, type AddressInfo } from 'node:net';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { fitColumns } from '../../src/io/fit.js';
-import { renderTable } from '../../src/io/output.js';
+import { relativeTime, renderTable } from '../../src/io/output.js';
 import { displayWidth } from '../../src/io/width.js';
 
 const LONG = 'Quarterly intake with the interpreting team about the new onboarding flow and its questions';
@@ -94,9 +95,9 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
     const ended = JSON.parse((await run(['calls', 'start', '--languages', 'en,es', '--title', 'short', '--json'], false)).stdout).id;
     expect((await run(['calls', 'end', ended], false)).exitCode).toBe(0);
     const argv = ['calls', 'links', 'create', '--call', ended, '--language', 'es'];
-    const tty = await run(argv, true);
+    const tty = await run(argv, true, 60);
     expect(tty.exitCode).toBe(6);
-    const lines = expectFits(tty.stderr);
+    const lines = expectFits(tty.stderr, 60);
     expect(lines.length).toBeGreaterThan(2);
     expect(lines[0]).toMatch(/^error: /);
     // The message's continuation starts under its text, the hint's two columns in from its own indent.
@@ -184,6 +185,72 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
       expect(shown).toContain('[fr] hello there');
       expect(shown).not.toContain('[fr] [fr]');
     }
+  });
+
+  it('events tail lines and events get rows fit; piped, whole', async () => {
+    const events = JSON.parse((await run(['events', 'list', '--json', '--limit', '100'], false)).stdout) as Array<{
+      id: string;
+      type: string;
+      data?: { text?: string };
+    }>;
+    const message = events.findIndex((e) => e.type === 'chat.message.created' && e.data?.text === LONG);
+    const since = events[message + 1]!.id; // the event before it: tail replays from there
+    const tail = await run(['events', 'tail', '--since', since, '--max-events', '1'], true);
+    expect(tail.exitCode, tail.stderr).toBe(0);
+    const [line] = expectFits(tail.stdout);
+    expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  chat\\.message\\.created +${events[message]!.id}  msg_.*…$`));
+    expectFits(tail.stderr);
+    const piped = await run(['events', 'tail', '--since', since, '--max-events', '1'], false);
+    expect(piped.stdout).toMatch(new RegExp(`"${LONG.slice(0, 40)}[^"]*…"\\n$`)); // the summary's own cut (format.ts), not the terminal's
+
+    const get = await run(['events', 'get', events[message]!.id], true);
+    expect(get.exitCode, get.stderr).toBe(0);
+    expectFits(get.stdout);
+    expect((await run(['events', 'get', events[message]!.id], false)).stdout).toContain(LONG);
+  });
+
+  it('a lifetime has one unit: a day is "1 d" whether it is 24 h or a second short of it', () => {
+    const now = Date.parse('2026-01-01T12:00:00Z');
+    expect(relativeTime(now + 86_400_000, now)).toBe('in 1 d');
+    expect(relativeTime(now + 86_399_000, now)).toBe('in 1 d');
+    expect(relativeTime(now + 3_599_000, now)).toBe('in 1 h');
+    expect(relativeTime(now - 59_000, now)).toBe('59 s ago');
+  });
+
+  it('emulator --open with no browser here says where to go', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const stop = new AbortController();
+    const running = runCli(['emulator', '--port', String(port), '--open'], {
+      env: {}, // no DISPLAY, no WAYLAND_DISPLAY, no BROWSER
+      tty: true,
+      columns: 80,
+      signal: stop.signal,
+      browser: {
+        open: async () => {
+          throw new Error('no browser was to be opened');
+        },
+      },
+    });
+    // Serving means the start-up lines (and the --open outcome, written with them) are out.
+    await expect
+      .poll(
+        () =>
+          fetch(`http://127.0.0.1:${port}/`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    stop.abort();
+    const { stderr } = await running;
+    expectFits(stderr);
+    expect(words(stderr)).toContain(`no browser here (neither DISPLAY nor WAYLAND_DISPLAY is set): open http://127.0.0.1:${port}/ in a browser`);
   });
 
   it('the "showing the newest N" note comes after the table', async () => {
