@@ -209,6 +209,21 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
     expect((await run(['events', 'get', events[message]!.id], false)).stdout).toContain(LONG);
   });
 
+  it('chats stream wraps a long message under its text at a terminal', async () => {
+    const chat = JSON.parse((await run(['chats', 'start', '--language', 'fr', '--json'], false)).stdout).id;
+    const baseline = (await emu.plane.stats()).open_streams;
+    const streaming = run(['chats', 'stream', chat], true);
+    await emu.plane.streamsOpen(baseline + 1);
+    expect((await run(['chats', 'send', chat, LONG], false)).exitCode).toBe(0);
+    expect((await run(['chats', 'close', chat], false)).exitCode).toBe(0);
+    const { exitCode, stdout } = await streaming;
+    expect(exitCode).toBe(0);
+    const lines = expectFits(stdout);
+    expect(lines.length).toBe(2);
+    expect(lines[1]).toMatch(/^ {10}\S/);
+    expect(words(stdout)).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d ${LONG}$`));
+  });
+
   it('a lifetime has one unit: a day is "1 d" whether it is 24 h or a second short of it', () => {
     const now = Date.parse('2026-01-01T12:00:00Z');
     expect(relativeTime(now + 86_400_000, now)).toBe('in 1 d');

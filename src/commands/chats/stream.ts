@@ -8,7 +8,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
-import { clockTime, note, printNdjson, renderTsv, warn } from '../../io/output.js';
+import { clockTime, note, printNdjson, printText, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, requiredArg, validated } from '../calls/shared.js';
@@ -152,5 +152,6 @@ function printMessage(ctx: Context, message: Message): void {
   const kind = message.kind === 'voice' ? '(voice) ' : '';
   const translation = message.translation ? `  → ${translationText(message.translation)}` : '';
   // The message is whatever a participant (through the server) sent: control characters made inert.
-  ctx.io.stdout.write(`${time}  ${kind}${sanitizeLine(`${messageText(message)}${translation}`)}\n`);
+  // A long message wraps at the terminal's width, under its text (src/io/width.ts).
+  printText(ctx, `${time}  ${kind}${sanitizeLine(`${messageText(message)}${translation}`)}`);
 }
