@@ -1,33 +1,58 @@
 // Text as a terminal lays it out: display width (a CJK character takes two columns, a
 // combining accent none, a skin-toned or joined emoji two), cutting a value to a width the
 // way tables cut it (…), and wrapping prose at word boundaries with a hanging indent.
-// Measured by string-width (the library ora and most of npm's terminal tools use); cut by
-// grapheme (Intl.Segmenter), so no accent or emoji is split.
-import stringWidth from 'string-width';
+// Wide characters are Unicode's East Asian Width table (get-east-asian-width, the table
+// string-width uses); characters are grouped as a terminal draws them (an accent, a skin
+// tone or a joined emoji stays with the character before it), so no cut splits one.
+// Not string-width itself, nor Intl.Segmenter: each builds ICU's break rules when loaded
+// (40 ms), and svc's stderr passes through here at every start.
+import { eastAsianWidth } from 'get-east-asian-width';
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const ELLIPSIS = '…';
+/** Drawn over the character before: combining marks, joiners, variation selectors, and controls (shown as carets elsewhere). */
+const ZERO_WIDTH = /^[\p{M}\p{Default_Ignorable_Code_Point}\p{Cc}]$/u;
+const SGR = /\x1b\[[0-9;]*m/g;
+const ZWJ = 0x200d;
+const EMOJI_VARIATION = 0xfe0f;
+const isSkinTone = (cp: number) => cp >= 0x1f3fb && cp <= 0x1f3ff;
+const isRegionalIndicator = (cp: number) => cp >= 0x1f1e6 && cp <= 0x1f1ff;
 
-/** Columns `text` takes on a terminal (escape sequences take none). */
-export function displayWidth(text: string): number {
-  return PRINTABLE_ASCII.test(text) ? text.length : stringWidth(text);
+/** The characters of `text` as a terminal draws them, each with its width. */
+function clusters(text: string): Array<{ text: string; width: number }> {
+  const out: Array<{ text: string; width: number; ri?: boolean }> = [];
+  let afterJoiner = false;
+  for (const char of text) {
+    const cp = char.codePointAt(0)!;
+    const last = out[out.length - 1];
+    if (last && (afterJoiner || ZERO_WIDTH.test(char) || isSkinTone(cp) || (last.ri && isRegionalIndicator(cp)))) {
+      last.text += char;
+      // U+FE0F asks for the emoji form, two columns wide; a second regional indicator completes a flag.
+      if (cp === EMOJI_VARIATION) last.width = 2;
+      if (last.ri && isRegionalIndicator(cp)) ((last.width = 2), (last.ri = false));
+      afterJoiner = cp === ZWJ;
+      continue;
+    }
+    afterJoiner = false;
+    out.push({ text: char, width: eastAsianWidth(cp), ...(isRegionalIndicator(cp) ? { ri: true } : {}) });
+  }
+  return out;
 }
 
-let segmenter: Intl.Segmenter | undefined;
-function graphemes(text: string): string[] {
-  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  return Array.from(segmenter.segment(text), (s) => s.segment);
+/** Columns `text` takes on a terminal (colour sequences take none). */
+export function displayWidth(text: string): number {
+  if (PRINTABLE_ASCII.test(text)) return text.length;
+  return clusters(text.replace(SGR, '')).reduce((sum, c) => sum + c.width, 0);
 }
 
 /** The longest start of `text` within `width` columns. */
 function head(text: string, width: number): string {
   let out = '';
   let used = 0;
-  for (const g of graphemes(text)) {
-    const w = displayWidth(g);
-    if (used + w > width) break;
-    out += g;
-    used += w;
+  for (const c of clusters(text)) {
+    if (used + c.width > width) break;
+    out += c.text;
+    used += c.width;
   }
   return out;
 }
@@ -51,14 +76,12 @@ export function cutMiddle(text: string, width: number): string {
   // leaves the end a few columns: the origin reads first, the id's end after.
   const origin = /^[a-z]+:\/\/[^/]*\//i.exec(text)?.[0].length ?? 0;
   const start = head(text, Math.max(Math.ceil((room * 2) / 3), Math.min(origin, room - 6)));
-  const tailGraphemes = graphemes(text).reverse();
   let end = '';
   let used = 0;
-  for (const g of tailGraphemes) {
-    const w = displayWidth(g);
-    if (used + w > room - displayWidth(start)) break;
-    end = g + end;
-    used += w;
+  for (const c of clusters(text).reverse()) {
+    if (used + c.width > room - displayWidth(start)) break;
+    end = c.text + end;
+    used += c.width;
   }
   return start + ELLIPSIS + end;
 }
