@@ -325,7 +325,9 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         await pane.waitFor('(y/N)');
         const screen = pane.screen();
         expect(screen).toMatch(/^\? Move the profile to it \(its API keys are removed\)\? \(y\/N\)/m);
-        expect(screen).toMatch(/^profile "default" belongs to Acme \(org_\w+\); this sign-in is for org_\w+\.$/m);
+        // The sentence wraps at words to the 80 columns (its continuation indented), every line within them.
+        expect(screen.replace(/\n +/g, ' ')).toMatch(/^profile "default" belongs to Acme \(org_\w+\); this sign-in is for org_\w+\.$/m);
+        for (const line of screen.split('\n')) if (!line.includes('/oauth/authorize?')) expect([...line].length, screen).toBeLessThanOrEqual(80);
         pane.press('N', 'Enter');
         await expectExit(pane, 1);
       });
