@@ -135,10 +135,14 @@ export function wrapProse(line: string, width: number): string[] {
   return lines;
 }
 
-/** Each line of `text` wrapped to `width` (wrapProse); lines holding a tab, CR or escape are left to the terminal. */
+/**
+ * Each line of `text` wrapped to `width` (wrapProse). Left to the terminal: lines holding a
+ * tab, CR or escape, and a JSON document (`--json`'s error object), which a newline inside
+ * one of its strings would break.
+ */
 export function wrapText(text: string, width: number): string {
   return text
     .split('\n')
-    .map((line) => (/[\t\r\x1b]/.test(line) ? line : wrapProse(line, width).join('\n')))
+    .map((line) => (/[\t\r\x1b]|^\s*\{/.test(line) ? line : wrapProse(line, width).join('\n')))
     .join('\n');
 }

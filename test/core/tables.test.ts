@@ -108,6 +108,9 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
     const piped = await run(argv, false);
     expect(piped.stderr.split('\n').filter(Boolean)).toHaveLength(2);
     expect(words(tty.stderr)).toBe(words(piped.stderr));
+    // --json's error object stays one JSON document at a terminal too.
+    const json = await run([...argv, '--json'], true, 60);
+    expect(JSON.parse(json.stderr).error.code).toBe('conflict');
   });
 
   it("account's scopes and auth status's lines wrap within the width, every scope still there", async () => {
