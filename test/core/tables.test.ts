@@ -9,7 +9,7 @@ import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { fitColumns } from '../../src/io/fit.js';
 import { relativeTime, renderTable } from '../../src/io/output.js';
-import { displayWidth } from '../../src/io/width.js';
+import { cutMiddle, displayWidth, wrapProse } from '../../src/io/width.js';
 
 const LONG = 'Quarterly intake with the interpreting team about the new onboarding flow and its questions';
 
@@ -339,5 +339,28 @@ describe('fitColumns', () => {
     expect(new Set(columns).size).toBe(1);
     expect(columns[0]).toBe(9); // "Café " 5, the emoji 2, the gap 2
     expect(text).not.toMatch(/ \n/);
+  });
+});
+
+describe('width.ts', () => {
+  it('wraps prose at words, continuation under a label, a column, or two in from the indent; a word too long stays whole', () => {
+    expect(wrapProse('error: one two three four five six', 20)).toEqual(['error: one two three', '       four five six']);
+    expect(wrapProse('ok      the config dir is private', 24)).toEqual(['ok      the config dir', '        is private']);
+    expect(wrapProse('  run it again with more words', 16)).toEqual(['  run it again', '    with more', '    words']);
+    const url = 'http://127.0.0.1:4010/oauth/authorize?state=abcdefghijklmnop';
+    expect(wrapProse(`visit ${url} now`, 30)).toEqual(['visit', `  ${url}`, '  now']);
+  });
+  it('measures wide, combining, joined and flag characters as a terminal draws them', () => {
+    expect(displayWidth('会議')).toBe(4);
+    expect(displayWidth('e\u0301')).toBe(1);
+    expect(displayWidth('👍🏽')).toBe(2);
+    expect(displayWidth('👨‍👩‍👧')).toBe(2);
+    expect(displayWidth('🇫🇷')).toBe(2);
+    expect(displayWidth('❤️')).toBe(2);
+    expect(displayWidth('\u001b[1mID\u001b[22m')).toBe(2);
+  });
+  it("shortens in the middle keeping an address's origin and the end", () => {
+    expect(cutMiddle('http://127.0.0.1:41747/join/link_06WAj9vzwzVBCm9j4DC9', 34)).toBe('http://127.0.0.1:41747/…VBCm9j4DC9');
+    expect(cutMiddle('👍🏽👍🏽👍🏽👍🏽', 5)).toBe('👍🏽…👍🏽');
   });
 });
