@@ -4,6 +4,7 @@
 import type { Runtime } from './cli/context.js';
 import type { RunF } from './cli/run.js';
 import { svcVersion } from './cli/version.js';
+import { fitToTerminal } from './io/fit-output.js';
 
 export type { Runtime, RunF };
 
@@ -13,7 +14,8 @@ export type { Runtime, RunF };
  */
 export async function execute(argv: readonly string[], runtime: Runtime, runF?: RunF): Promise<number> {
   const cli = await import('./cli/execute.js');
-  return cli.execute(argv, runtime, svcVersion(), runF);
+  // Every line on stderr, whoever writes it, fits a terminal (src/io/fit-output.ts).
+  return cli.execute(argv, { ...runtime, stderr: fitToTerminal(runtime.stderr) }, svcVersion(), runF);
 }
 
 export async function main(): Promise<void> {

@@ -91,7 +91,9 @@ export function lacksScope(scope: string, subject: Pick<ErrorSubject, 'credentia
   const hint =
     c?.kind === 'oauth'
       ? `sign in again granting it: \`svc login${profileFlag} --scopes ${scope}\` (plus the scopes you already use)`
-      : `create a key with the ${scope} scope in the organization's API settings, then \`svc keys add${profileFlag}\``;
+      : c?.source === 'env'
+        ? `create a key with the ${scope} scope in the organization's API settings and set SVC_API_KEY to it`
+        : `create a key with the ${scope} scope in the organization's API settings, then \`svc keys add${profileFlag}\``;
   return { message: `forbidden: the credential lacks the ${scope} scope${subjectLabel(subject)}`, hint };
 }
 
@@ -166,15 +168,18 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       }
       return new ApiError(`not found: ${request}${said}${where}`, status, EXIT.notFound, body, notFoundHint(subject));
     case 409:
+      // The service's detail says what the state is ("the call has ended"): said once, in the message.
       return new ApiError(
-        `conflict: the object's state does not allow this${said}${where}`,
+        detail ? `conflict: ${redactText(detail)}${where}` : `conflict: the object's state does not allow this${where}`,
         status,
         EXIT.conflict,
         body,
-        'it may already be ended, closed or released: look at its current state with the matching `get` or `list` command',
+        detail
+          ? 'the matching `get` or `list` command shows its current state'
+          : 'it may already be ended, closed or released: look at its current state with the matching `get` or `list` command',
       );
     case 422:
-      return new ApiError(`invalid request${said}${where}`, status, EXIT.usage, body, 'check the arguments and flags (svc <command> --help)');
+      return new ApiError(`invalid request${said}${where}`, status, EXIT.usage, body, "check the arguments and flags against the command's --help");
     case 429:
       return new ApiError(
         `rate limited: too many requests${retryAfterSeconds !== undefined ? `; the service asks to wait ${retryAfterSeconds} s` : ''}${note ? ` (${note})` : ''}${where}`,

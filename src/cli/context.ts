@@ -55,9 +55,9 @@ const noPrompter: Prompter = {
   },
 };
 
-/** Colour: a TTY, no NO_COLOR (any value, no-color.org), no --no-color, not TERM=dumb. */
+/** Colour: a TTY, no NO_COLOR (any non-empty value; set but empty leaves colour on, no-color.org), no --no-color, not TERM=dumb. */
 export function decideColor(env: Runtime['env'], stdout: Output, flag: boolean): boolean {
-  return stdout.isTTY && flag && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+  return stdout.isTTY && flag && !env.NO_COLOR && env.TERM !== 'dumb';
 }
 
 export function createContext(runtime: Runtime, globals: GlobalOptions, version: string): Context {

@@ -13,7 +13,8 @@ import { recordSignIn } from '../credentials/sign-in.js';
 import { redactedKey } from './keys/shared.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
-import { note, printObject, warn } from '../io/output.js';
+import { note, printObject, scopeList, warn } from '../io/output.js';
+import { browserUnreachable } from './shared/no-browser.js';
 import { InvalidValueError, parseDurationSeconds } from '../validate/index.js';
 import { parsePastedRedirect, type CallbackOutcome } from '../auth/callback.js';
 import { discover, type AuthServerMetadata } from '../auth/discovery.js';
@@ -53,13 +54,14 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   const opts: LoginOptions = { browser: flags.browser !== false, timeoutSeconds: 300 };
 
   if (flags.scopes !== undefined) {
+    // Commas, or spaces as svc shows scopes (scopeList): a list copied from `svc auth status` works.
     const list = String(flags.scopes)
-      .split(',')
+      .split(/[\s,]+/)
       .map((s) => s.trim())
       .filter(Boolean);
-    if (list.length === 0) throw new UsageError(`--scopes needs at least one scope: ${SCOPES.join(', ')}`);
+    if (list.length === 0) throw new UsageError(`--scopes needs at least one scope: ${scopeList(SCOPES)}`);
     const unknown = list.filter((s) => !(SCOPES as readonly string[]).includes(s));
-    if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; the scopes are: ${SCOPES.join(', ')}`);
+    if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; the scopes are: ${scopeList(SCOPES)}`);
     opts.scopes = [...new Set(list)];
   }
 
@@ -295,16 +297,9 @@ export function authorizeUrl(metadata: AuthServerMetadata, client: ClientAuth, r
   return url.href;
 }
 
-/**
- * Why no browser can be opened here, or null when one can (design.md: SSH, no display,
- * --no-browser). A BROWSER the user set is used without a display: it may be a text
- * browser, or a command that reaches a browser elsewhere.
- */
+/** Why no browser can be opened here, or null when one can: --no-browser, else src/commands/shared/no-browser.ts. */
 export function noBrowserReason(opts: Pick<LoginOptions, 'browser'>, env: Context['env'], platform: string): string | null {
-  if (!opts.browser) return '--no-browser';
-  if (env.SSH_TTY || env.SSH_CONNECTION) return 'this is an SSH session';
-  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY && !env.BROWSER?.trim()) return 'there is no display (DISPLAY/WAYLAND_DISPLAY unset)';
-  return null;
+  return opts.browser ? browserUnreachable(env, platform) : '--no-browser';
 }
 
 /** The first of: the loopback callback, a pasted redirect (no browser), the timeout, Ctrl-C. */
@@ -321,7 +316,7 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
         reason = `the browser could not be opened (${(error as Error).message})`;
       }
     }
-    const waits: Promise<CallbackOutcome>[] = [loopback.outcome, timeout(ctx, opts.timeoutSeconds, stop), interrupted(ctx.signal)];
+    const waits: Promise<CallbackOutcome>[] = [loopback.outcome, timeout(ctx, opts.timeoutSeconds, stop, reason !== null), interrupted(ctx.signal)];
     if (reason !== null) {
       note(
         ctx,
@@ -342,12 +337,15 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
   }
 }
 
-function timeout(ctx: Context, seconds: number, stop: AbortSignal): Promise<never> {
+/** `addressShown`: the address was already given to open elsewhere (no browser here), so --no-browser would add nothing. */
+function timeout(ctx: Context, seconds: number, stop: AbortSignal, addressShown: boolean): Promise<never> {
   return ctx.clock.sleep(seconds * 1000, stop).then(
     () => {
       throw new AuthError(
         `no sign-in arrived within ${formatSeconds(seconds)}; gave up`,
-        'run `svc login` again (use --timeout to wait longer; if no browser opened, use --no-browser to get an address to open elsewhere and paste the result back)',
+        addressShown
+          ? 'run `svc login` again (use --timeout to wait longer), and open the address it shows in a browser'
+          : 'run `svc login` again (use --timeout to wait longer; if no browser opened, use --no-browser to get an address to open elsewhere and paste the result back)',
       );
     },
     () => new Promise<never>(() => {}), // stopped: another wait won
@@ -381,6 +379,8 @@ async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal): P
 }
 
 function formatSeconds(seconds: number): string {
+  // The unit relativeTime (src/io/output.ts) would give: a day is "1 d", never "24 h".
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} d`;
   if (seconds % 3600 === 0) return `${seconds / 3600} h`;
   if (seconds % 60 === 0) return `${seconds / 60} min`;
   return `${seconds} s`;

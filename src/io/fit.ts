@@ -8,6 +8,8 @@ export interface ColumnFit {
   shrink?: number;
   /** The column may be left out when the others cannot fit; lower numbers go first. */
   drop?: number;
+  /** Where a cut cell loses its text: at the end (…), or in the middle, for values whose end matters (a link's id). */
+  shorten?: 'end' | 'middle';
 }
 
 export interface FitInput {

@@ -52,7 +52,9 @@ export function terminalPrompter(terminal: { input: NodeJS.ReadableStream; outpu
   return {
     async password(message, signal) {
       const { default: password } = await import('@inquirer/password');
-      return interruptible(password({ message, mask: false }, { signal, ...terminal }));
+      // An empty answer (Enter alone) asks again, with no ✔: nothing was given to check.
+      const validate = (value: string) => value.trim() !== '' || 'nothing was entered: paste it, or Ctrl-C to stop';
+      return interruptible(password({ message, mask: false, validate }, { signal, ...terminal }));
     },
     async confirm(message, signal) {
       const { default: confirm } = await import('@inquirer/confirm');

@@ -1,10 +1,11 @@
 // Rendering results on stdout (design.md "Output and errors"): --json prints the API's
-// JSON as one document; otherwise a table on a TTY (cli-table3, loaded only then) and
+// JSON as one document; otherwise a table on a TTY (fitted to its width) and
 // tab-separated lines when piped, so `svc calls list | cut -f1` works.
 import type { Io } from './io.js';
 import type { GlobalOptions } from '../shared/runtime.js';
 import { escapeJsonControls, sanitizeLine, sanitizeText } from './sanitize.js';
 import { type ColumnFit, fitColumns } from './fit.js';
+import { cutEnd, cutMiddle, displayWidth, padEnd, wrapProse, wrapText } from './width.js';
 
 export interface Column<T> extends ColumnFit {
   header: string;
@@ -12,6 +13,10 @@ export interface Column<T> extends ColumnFit {
   value(row: T): string | number | boolean | null | undefined;
   /** A shorter text for a terminal too narrow for the full one (a time as "3 min ago"); never piped. */
   narrow?(row: T): string | null | undefined;
+  /** The text at a terminal where it differs from the piped one (the default profile's name marked *). */
+  table?(row: T): string | null | undefined;
+  /** A column for scripts only: piped, never in the table (a DEFAULT column holding one *). */
+  pipedOnly?: boolean;
 }
 
 // JSON.stringify escapes C0; escapeJsonControls the rest (DEL, C1): exact JSON, inert on a terminal.
@@ -27,7 +32,9 @@ export function printNdjson(ctx: { io: Io }, data: unknown): void {
 /** Bold when colour is on (ctx.io.color: a TTY, no NO_COLOR, no --no-color). */
 async function bold(color: boolean): Promise<(text: string) => string> {
   if (!color) return (text) => text;
-  const { default: chalk } = await import('chalk');
+  // io.color already decided (TTY, NO_COLOR, --no-color): chalk does not second-guess it.
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
   return (text) => chalk.bold(text);
 }
 
@@ -44,63 +51,46 @@ export function renderTsv<T>(rows: readonly T[], columns: readonly Column<T>[]):
 
 /** Two spaces between columns, none around them, as gh prints tables. */
 const GAP = 2;
-const NO_BORDER = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: ' '.repeat(GAP),
-};
 
 /**
  * A table for the terminal, fitted to `width` when given (src/io/fit.ts): the columns'
- * narrow texts, then cells cut with …, then columns left out, as each column allows.
+ * narrow texts, then cells cut with … (or shortened in the middle), then columns left out,
+ * as each column allows. Widths are display widths (src/io/width.ts); no line ends in spaces.
  */
 export async function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: boolean, width?: number): Promise<string> {
-  const { default: Table } = await import('cli-table3');
   const head = await bold(color);
-  const full = rows.map((row) => columns.map((c) => cell(c.value(row)) || '-'));
-  const narrow = rows.map((row) => columns.map((c) => (c.narrow ? cell(c.narrow(row)) || '-' : '')));
-  // cli-table3 measures (string-width: wide characters count twice) and cuts with … where a width is set.
-  const draw = (shown: ReadonlyArray<{ index: number; width?: number; narrow?: boolean }>) => {
-    const table = new Table({
-      head: shown.map((c) => head(columns[c.index]!.header)),
-      colWidths: shown.map((c) => c.width ?? null),
-      wordWrap: false,
-      style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 0 },
-      chars: NO_BORDER,
-    });
-    for (const r of rows.keys()) table.push(shown.map((c) => (c.narrow ? narrow : full)[r]![c.index]!));
-    const text = table.toString();
-    // toString() leaves each column's measured width in options.colWidths.
-    return { text, widths: table.options.colWidths.map((w) => w ?? 0) };
-  };
-  const whole = draw(columns.map((_, index) => ({ index })));
-  const lineWidth = whole.widths.reduce((sum, w) => sum + w, 0) + GAP * (columns.length - 1);
-  if (width === undefined || lineWidth <= width) return whole.text + '\n';
-
-  const narrowed = draw(columns.map((c, index) => ({ index, narrow: c.narrow !== undefined })));
-  const fit = fitColumns(
-    columns.map((c, i) => ({
-      header: c.header.length,
-      full: whole.widths[i]!,
-      ...(c.narrow ? { narrow: narrowed.widths[i]! } : {}),
-      fit: { ...(c.shrink !== undefined ? { shrink: c.shrink } : {}), ...(c.drop !== undefined ? { drop: c.drop } : {}) },
-    })),
-    width,
-    GAP,
-  );
-  return draw(fit.columns).text + '\n';
+  const shownColumns = columns.filter((c) => !c.pipedOnly);
+  const text = (c: Column<T>, row: T) => cell(c.table ? c.table(row) : c.value(row)) || '-';
+  const full = rows.map((row) => shownColumns.map((c) => text(c, row)));
+  const narrow = rows.map((row) => shownColumns.map((c) => (c.narrow ? cell(c.narrow(row)) || '-' : '')));
+  const widest = (cells: string[][], i: number) => Math.max(displayWidth(shownColumns[i]!.header), ...cells.map((r) => displayWidth(r[i]!)));
+  const fullWidths = shownColumns.map((_, i) => widest(full, i));
+  const lineWidth = fullWidths.reduce((sum, w) => sum + w, 0) + GAP * (shownColumns.length - 1);
+  const shown =
+    width === undefined || lineWidth <= width
+      ? shownColumns.map((_, index) => ({ index, width: fullWidths[index]!, narrow: false }))
+      : fitColumns(
+          shownColumns.map((c, i) => ({
+            header: displayWidth(c.header),
+            full: fullWidths[i]!,
+            ...(c.narrow ? { narrow: widest(narrow, i) } : {}),
+            fit: { ...(c.shrink !== undefined ? { shrink: c.shrink } : {}), ...(c.drop !== undefined ? { drop: c.drop } : {}) },
+          })),
+          width,
+          GAP,
+        ).columns;
+  const line = (cells: (k: number) => string, style: (s: string) => string = (s) => s) =>
+    shown
+      .map((c, k) => {
+        const value = cells(k);
+        const fitted = shownColumns[c.index]!.shorten === 'middle' ? cutMiddle(value, c.width) : cutEnd(value, c.width);
+        return style(k === shown.length - 1 ? fitted : padEnd(fitted, c.width));
+      })
+      .join(' '.repeat(GAP))
+      .trimEnd();
+  const lines = [line((k) => shownColumns[shown[k]!.index]!.header, head)];
+  for (const r of rows.keys()) lines.push(line((k) => (shown[k]!.narrow ? narrow : full)[r]![shown[k]!.index]!));
+  return lines.join('\n') + '\n';
 }
 
 /**
@@ -137,7 +127,30 @@ export async function printObject(
   if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(renderTsv(rows, columns));
   const width = Math.max(...rows.map((r) => r.k.length));
   const label = await bold(ctx.io.color);
-  ctx.io.stdout.write(rows.map((r) => `${label(r.k.padEnd(width))}  ${cell(r.v) || '-'}\n`).join(''));
+  // At a terminal too narrow for a value, it wraps at its spaces under the value column, and
+  // what is still too wide (one long word) is cut with …, as a table cuts it.
+  const room = ctx.io.stdout.columns === undefined ? Infinity : Math.max(ctx.io.stdout.columns - width - 2, 10);
+  const valueLines = (value: string) =>
+    room === Infinity ? [value] : wrapProse(value, room).map((line, i) => cutEnd(i === 0 ? line : line.trimStart(), room));
+  ctx.io.stdout.write(
+    rows
+      .map((r) =>
+        valueLines(cell(r.v) || '-')
+          .map((line, i) => `${i === 0 ? label(r.k.padEnd(width)) : ' '.repeat(width)}  ${line}\n`)
+          .join(''),
+      )
+      .join(''),
+  );
+}
+
+/**
+ * Prose results on stdout (`auth status`, `doctor`): made inert (sanitize.ts) and, at a
+ * terminal, wrapped to its width as stderr is (src/io/fit-output.ts); piped, whole lines.
+ */
+export function printText(ctx: { io: Io }, text: string): void {
+  const safe = sanitizeText(text);
+  const columns = ctx.io.stdout.isTTY ? ctx.io.stdout.columns : undefined;
+  ctx.io.stdout.write((columns ? wrapText(safe, columns) : safe) + '\n');
 }
 
 /** Warnings, progress and notes: stderr, never stdout. */
@@ -155,8 +168,10 @@ export function relativeTime(iso: string | number, now: number): string {
   if (Number.isNaN(then)) return String(iso);
   const seconds = Math.round((now - then) / 1000);
   const abs = Math.abs(seconds);
-  const [n, unit] =
-    abs < 60 ? [abs, 's'] : abs < 3600 ? [Math.round(abs / 60), 'min'] : abs < 86_400 ? [Math.round(abs / 3600), 'h'] : [Math.round(abs / 86_400), 'd'];
+  // Each unit is chosen after rounding, so one span has one name: 23 h 59 min is "1 d", as 24 h is, never "24 h".
+  const minutes = Math.round(abs / 60);
+  const hours = Math.round(abs / 3600);
+  const [n, unit] = abs < 60 ? [abs, 's'] : minutes < 60 ? [minutes, 'min'] : hours < 24 ? [hours, 'h'] : [Math.round(abs / 86_400), 'd'];
   if (abs < 5) return 'just now';
   return seconds >= 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`;
 }

@@ -6,12 +6,16 @@
 // one-character CSI) as the caret of its 7-bit equivalent. Tab and newline stay where the
 // text is multi-line (messages); cells of a table or TSV line keep neither.
 
-const CONTROL_KEEPING_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-const CONTROL_ALL = /[\u0000-\u001f\u007f-\u009f]/g;
-const ANY_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// Bidirectional controls (U+202A–202E embeddings and overrides, U+2066–2069 isolates) are
+// obeyed by the terminal too: they reorder what follows, so a line can show one text and
+// hold another (Trojan Source, CVE-2021-42574). They are written as <U+202E>.
+const CONTROL_KEEPING_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL_ALL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const ANY_CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 function caret(char: string): string {
   const code = char.charCodeAt(0);
+  if (code >= 0x2000) return `<U+${code.toString(16).toUpperCase()}>`;
   if (code === 0x7f) return '^?';
   // C1 U+0080+n is the 8-bit form of ESC followed by U+0040+n: the same caret as C0 n.
   return `^${String.fromCharCode((code & 0x1f) + 0x40)}`;
@@ -48,15 +52,17 @@ export function hasControl(text: string): boolean {
   return ANY_CONTROL.test(text);
 }
 
-const JSON_UNESCAPED_CONTROL = /[\u007f-\u009f]/g;
+const JSON_UNESCAPED_CONTROL = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * JSON.stringify escapes C0 but leaves DEL and C1 raw (JSON allows them). Those characters
+ * JSON.stringify escapes C0 but leaves DEL, C1 and the bidirectional controls raw (JSON allows them). Those characters
  * can only stand inside strings of the output, so writing them as \u escapes gives the
  * same JSON value and nothing a terminal would obey: `--json` stays exact JSON.
  */
 export function escapeJsonControls(json: string): string {
-  return /[\u007f-\u009f]/.test(json) ? json.replace(JSON_UNESCAPED_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+  return /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(json)
+    ? json.replace(JSON_UNESCAPED_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : json;
 }
 
 /** The first `max` characters of an untrusted text on one line, for "it answered …" messages. */

@@ -251,7 +251,7 @@ describe('svc login', () => {
     const opened: string[] = [];
     const none = await runCli(['login', '--timeout', '1s'], { env: { SVC_BASE_URL: emulator.url }, browser: { open: async (url) => void opened.push(url) } });
     expect(opened).toEqual([]);
-    expect(none.stderr).toMatch(/no display/);
+    expect(none.stderr).toMatch(/neither DISPLAY nor WAYLAND_DISPLAY is set/);
     expect(none.exitCode).toBe(3);
   });
 
@@ -311,7 +311,10 @@ describe('svc login', () => {
     });
     // At 80 columns the sentence before the question goes above it, so (y/N) stays on the question's line.
     expect(asked[0]).toBe('Move the profile to it (its API keys are removed)?');
-    expect(declined.stderr).toMatch(new RegExp(`profile "default" belongs to Acme \\(${emulator.seed.org_id}\\); this sign-in is for ${other.id}\\.\\n`));
+    // (wrapped at the terminal's width: words compared, not line breaks)
+    expect(declined.stderr.replace(/\n +/g, ' ')).toMatch(
+      new RegExp(`profile "default" belongs to Acme \\(${emulator.seed.org_id}\\); this sign-in is for ${other.id}\\.\\n`),
+    );
     expect(declined.exitCode).toBe(1);
     expect(declined.stderr).toMatch(/nothing was stored/);
     expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);

@@ -56,7 +56,8 @@ describe('error statuses and exit codes', () => {
     const r = await runCli(['account', 'balance'], withKey(key));
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('lacks the account:read scope');
-    expect(r.stderr).toContain('svc keys add');
+    // The key is in SVC_API_KEY: the fix is a key with the scope there, not svc keys add.
+    expect(r.stderr).toContain('set SVC_API_KEY to it');
   });
 
   it('404 → exit 5, mentioning the other mode', async () => {

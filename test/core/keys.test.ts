@@ -57,7 +57,7 @@ describe('svc keys add', () => {
     for (const bad of ['sk_live_abcdefghijklmnop', 'svc_oat_abcdefghijklmnopqrstu', 'svc_cs_abcdefghijklmnop', 'svc_test_', '']) {
       const r = await runCli(['keys', 'add', '--base-url', 'http://127.0.0.1:9'], { stdin: bad });
       expect(r.exitCode, bad).toBe(2);
-      expect(r.stderr).toMatch(/svc_live_ or svc_test_|no key on stdin/);
+      expect(r.stderr).toMatch(/svc_live_ or svc_test_|no key on stdin|too short/);
       if (bad.length > 12) expect(r.stderr).not.toContain(bad);
     }
   });

@@ -232,7 +232,8 @@ describe('logout of one profile of a shared connection', () => {
     const no = await runCli(['logout'], { secrets, configDir, tty: true, prompter: declined });
     expect(no.exitCode).toBe(1);
     // Too long for one line: the sentence naming "ops" above, the question alone beside (y/N).
-    expect(no.stderr).toContain('also ends the sign-in of profile "ops" (same organization, same app).\n');
+    // (wrapped at the terminal's width: words compared, not line breaks)
+    expect(no.stderr.replace(/\n +/g, ' ')).toContain('also ends the sign-in of profile "ops" (same organization, same app).\n');
     expect(asked).toBe('Log out anyway?');
 
     const yes = await runCli(['logout', '--yes'], { secrets, configDir });

@@ -89,6 +89,7 @@ describe('svc emulator (start command)', () => {
     const { ctx, out } = fakeContext(controller);
     const opened: string[] = [];
     ctx.browser = { open: async (url: string) => void opened.push(url) };
+    ctx.env = { DISPLAY: ':0' }; // a desktop session: without one, --open says where to go instead (test/core/tables.test.ts)
     const running = run({ port: 0, host: '127.0.0.1', json: false, open: true }, ctx);
     await until(() => opened.length > 0);
     const url = /listening on (\S+)/.exec(out.join(''))![1]!;

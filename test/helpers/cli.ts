@@ -36,6 +36,11 @@ export interface RunCliResult {
   stderr: string;
 }
 
+export interface RunCliScreen extends RunCliResult {
+  /** stdout and stderr as a terminal shows them: interleaved in the order written. */
+  screen: string;
+}
+
 export function tempConfigDir(): string {
   return mkdtempSync(join(tmpdir(), 'svc-test-'));
 }
@@ -52,17 +57,18 @@ const refusingPrompter: Prompter = {
 
 /** runCli calls under way in this test file (a background `events tail` and the runs beside it). */
 
-export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<RunCliResult> {
+export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<RunCliScreen> {
   let stdout = '';
   let stderr = '';
+  let screen = '';
   const tty = opts.tty ?? false;
   const configDir = opts.configDir ?? tempConfigDir();
   const stdinText = opts.stdin ?? '';
   const runtime: Runtime = {
     // Only what the test gives: the developer's own SVC_* variables never leak in.
     env: { HOME: configDir, SVC_CONFIG_DIR: configDir, ...(opts.env ?? {}) },
-    stdout: { write: (chunk) => void (stdout += chunk), isTTY: tty, columns: opts.columns ?? 100 },
-    stderr: { write: (chunk) => void (stderr += chunk), isTTY: tty, columns: opts.columns ?? 100 },
+    stdout: { write: (chunk) => void ((stdout += chunk), (screen += chunk)), isTTY: tty, columns: opts.columns ?? 100 },
+    stderr: { write: (chunk) => void ((stderr += chunk), (screen += chunk)), isTTY: tty, columns: opts.columns ?? 100 },
     stdin: {
       isTTY: tty && opts.stdin === undefined,
       readAll: async () => stdinText,
@@ -101,5 +107,5 @@ export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<
     if (opts.keychainTimeoutMs !== undefined) runtime.keychainTimeoutMs = opts.keychainTimeoutMs;
   } else runtime.secrets = opts.secrets ?? new MemorySecretStore();
   const exitCode = await execute(argv, runtime);
-  return { exitCode, stdout, stderr };
+  return { exitCode, stdout, stderr, screen };
 }

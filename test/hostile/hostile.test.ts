@@ -333,7 +333,7 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
       const runs = [
         await runCli(['keys', 'add', '--stdin'], { env: { SVC_BASE_URL: server.url }, stdin: KEY, secrets, configDir, tty: true }),
         await runCli(['auth', 'status', '--offline'], { configDir, secrets, tty: true }),
-        await runCli(['profiles', 'list'], { configDir, secrets, tty: true }),
+        await runCli(['profiles', 'list'], { configDir, secrets, tty: true, env: { NO_COLOR: '1' } }), // (svc's own bold header aside)
         await runCli(['auth', 'switch', 'default'], { configDir, secrets, tty: true }),
         await runCli(['doctor'], { configDir, secrets, tty: true, env: { SVC_BASE_URL: server.url } }),
         await runCli(['events', 'tail', '--max-events', '1'], { env: env({ NO_COLOR: '1' }), tty: true }),

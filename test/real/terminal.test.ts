@@ -178,6 +178,57 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     });
   });
 
+  describe('stderr at 80 columns', () => {
+    /** Every line within 80 columns (screen() joins what the terminal wrapped), none broken inside a word. */
+    function expectWrappedAtWords(screen: string, words: string): void {
+      for (const line of screen.split('\n')) expect([...line].length, screen).toBeLessThanOrEqual(80);
+      expect(screen.replace(/\s+/g, ' ')).toContain(words);
+    }
+
+    it('an error and its hint wrap at words, continuation lines indented', async () => {
+      const start = await fetch(`${emu.url}/v1/calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${emu.seed.keys.test}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ languages: ['en', 'es'] }),
+      });
+      const call = ((await start.json()) as { id: string }).id;
+      await fetch(`${emu.url}/v1/calls/${call}/end`, { method: 'POST', headers: { authorization: `Bearer ${emu.seed.keys.test}` } });
+      const pane = await term.start(
+        ['calls', 'links', 'create', '--call', call, '--language', 'es', '--expires-in', '2h'],
+        envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.test }),
+        { columns: 40, rows: 30 },
+      );
+      await expectExit(pane, 6);
+      const screen = pane.screen();
+      for (const line of screen.split('\n')) expect([...line].length, screen).toBeLessThanOrEqual(40);
+      expect(screen).toMatch(/^error: conflict: the call has ended/m);
+      expect(screen).toMatch(/^ {7}\S/m); // the message's continuation, under its text
+    });
+
+    it("events tail's header and its Ctrl-C summary fit", async () => {
+      const pane = await term.start(
+        ['events', 'tail', '--type', 'call.*', '--type', 'chat.*', '--type', 'translation.*'],
+        envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.test }),
+        {
+          columns: 80,
+          rows: 30,
+        },
+      );
+      await pane.waitFor('Ctrl-C to stop');
+      pane.press('C-c');
+      await expectExit(pane, 130);
+      expectWrappedAtWords(pane.screen(), 'Ctrl-C to stop.');
+    });
+
+    it('a usage error with a long hint fits, its words whole', async () => {
+      const pane = await term.start(['calls', 'links', 'list', '--lmit', '5'], envFor(tempConfigDir()), { columns: 60, rows: 30 });
+      await expectExit(pane, 2);
+      const screen = pane.screen();
+      for (const line of screen.split('\n')) expect([...line].length, screen).toBeLessThanOrEqual(60);
+      expect(screen.replace(/\s+/g, ' ')).toContain('did you mean --limit? (run `svc calls links list --help` for its arguments and flags)');
+    });
+  });
+
   describe('login', () => {
     it('through the browser: ends by itself once signed in; the opener gets no SVC_* variable', async () => {
       const opener = fakeOpener();
@@ -274,7 +325,9 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         await pane.waitFor('(y/N)');
         const screen = pane.screen();
         expect(screen).toMatch(/^\? Move the profile to it \(its API keys are removed\)\? \(y\/N\)/m);
-        expect(screen).toMatch(/^profile "default" belongs to Acme \(org_\w+\); this sign-in is for org_\w+\.$/m);
+        // The sentence wraps at words to the 80 columns (its continuation indented), every line within them.
+        expect(screen.replace(/\n +/g, ' ')).toMatch(/^profile "default" belongs to Acme \(org_\w+\); this sign-in is for org_\w+\.$/m);
+        for (const line of screen.split('\n')) if (!line.includes('/oauth/authorize?')) expect([...line].length, screen).toBeLessThanOrEqual(80);
         pane.press('N', 'Enter');
         await expectExit(pane, 1);
       });
@@ -301,6 +354,20 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
       expect(pane.screen()).not.toContain(key);
       expect(pane.screen()).not.toContain(key.slice(0, 16));
       expect(readFileSync(join(configDir, 'credentials.json'), 'utf8')).toContain(key);
+    });
+
+    it('Enter alone asks again, with no ✔ and nothing stored; the key typed next is taken', async () => {
+      const configDir = tempConfigDir();
+      const pane = await svc(['keys', 'add', '--name', 'ci'], {}, configDir);
+      await pane.waitFor('API key');
+      pane.press('Enter');
+      await pane.waitFor('nothing was entered');
+      expect(pane.screen()).not.toContain('✔');
+      expect(existsSync(join(configDir, 'credentials.json'))).toBe(false);
+      pane.type(emu.seed.keys.test);
+      pane.press('Enter');
+      await expectExit(pane, 0);
+      expect(readFileSync(join(configDir, 'credentials.json'), 'utf8')).toContain(emu.seed.keys.test);
     });
 
     it('Ctrl-C at the prompt: exit 130, quietly', async () => {

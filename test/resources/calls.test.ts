@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { tsvRows, useEmulator } from './harness.js';
@@ -59,7 +60,7 @@ describe('calls in test mode', () => {
     const call = await startCall();
     const list = await h.svc(['calls', 'list'], { tty: true });
     expect(list.exitCode, list.stderr).toBe(0);
-    expect(list.stdout).toMatch(/ID\s+STATUS\s+LANGUAGES\s+TITLE\s+CREATED/);
+    expect(stripVTControlCharacters(list.stdout)).toMatch(/ID\s+STATUS\s+LANGUAGES\s+TITLE\s+CREATED/); // (the header is bold)
     expect(list.stdout).toContain(call.id);
     expect(list.stdout).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d \((just now|\d+ s ago)\)/);
   });

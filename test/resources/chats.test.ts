@@ -230,7 +230,9 @@ describe('chats stream', () => {
     const rows = tsvRows(result.stdout);
     expect(rows).toHaveLength(1);
     expect(rows[0]?.slice(0, 4)).toEqual([posted.body.id, 'text', 'en', 'hello there']);
-    expect(rows[0]?.[4]).toBe(`[fr] ${posted.body.translation.text}`);
+    // Test mode's translation already reads "[fr] hello there": tagged once, not "[fr] [fr] …".
+    expect(rows[0]?.[4]).toBe(posted.body.translation.text);
+    expect(rows[0]?.[4]).toBe('[fr] hello there');
   });
 
   it('Ctrl-C (the abort signal) ends it with exit 130', async () => {
@@ -287,6 +289,6 @@ describe('chats stream', () => {
     const result = await running;
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toContain(`waiting for new messages in ${chat.id}`);
-    expect(result.stdout).toMatch(/^\d{1,2}:\d\d:\d\d.* {2}Where is it\? {2}→ \[fr\] \[fr\] Where is it\?\n$/);
+    expect(result.stdout).toMatch(/^\d{1,2}:\d\d:\d\d.* {2}Where is it\? {2}→ \[fr\] Where is it\?\n$/);
   });
 });

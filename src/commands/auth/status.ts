@@ -9,7 +9,7 @@ import { OAUTH_SECRET_NAME } from '../../config/config.js';
 import { chooseMode, chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { AuthError, CliError, EXIT } from '../../errors.js';
-import { printJson, relativeTime, scopeList } from '../../io/output.js';
+import { printJson, printText, relativeTime, scopeList } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import { redact } from '../../io/redact.js';
 import { redactedKey } from '../keys/shared.js';
@@ -208,7 +208,7 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number
     if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile.`);
     if (active) out.push(`Commands use: ${describeActive(active)}.`);
     // Organization names and ids came from the service: inert before they reach the terminal.
-    ctx.io.stdout.write(sanitizeText(out.join('\n')) + '\n');
+    printText(ctx, out.join('\n'));
   }
 
   if (problem) {

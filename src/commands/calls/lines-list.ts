@@ -2,7 +2,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { type Flags, type ListFlags, parseListFlags } from './shared.js';
-import { fetchList } from '../shared/resources.js';
+import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Line, lineColumns, timeFormat } from './views.js';
 
@@ -25,5 +25,6 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
 
 export async function run(opts: LinesListOptions, ctx: Context): Promise<void> {
   const lines = await fetchList<Line>(ctx, 'lines.list', opts);
-  await printList(ctx, lines, lineColumns(timeFormat(ctx)));
+  await printList(ctx, lines.items, lineColumns(timeFormat(ctx)));
+  noteMore(ctx, lines);
 }

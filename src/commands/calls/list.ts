@@ -3,7 +3,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseChoice } from '../../validate/index.js';
 import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from './shared.js';
-import { fetchList } from '../shared/resources.js';
+import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Call, callColumns, timeFormat } from './views.js';
 
@@ -34,5 +34,6 @@ export async function run(opts: CallsListOptions, ctx: Context): Promise<void> {
   const query: Record<string, string> = {};
   if (opts.status) query.status = opts.status;
   const calls = await fetchList<Call>(ctx, 'calls.list', opts, { query });
-  await printList(ctx, calls, callColumns(timeFormat(ctx)));
+  await printList(ctx, calls.items, callColumns(timeFormat(ctx)));
+  noteMore(ctx, calls);
 }

@@ -97,9 +97,11 @@ export function participantFields(part: Participant, time: TimeFormat): Array<re
 
 export function linkColumns(time: TimeFormat): Column<Link>[] {
   return [
-    { header: 'ID', value: (l) => l.id },
-    { header: 'URL', value: (l) => l.url, shrink: 20 },
-    { header: 'CALL', value: (l) => l.call_id, drop: 1 },
+    // The URL ends with the link's id: on a narrow terminal the ID column goes first, then the
+    // URL is shortened in the middle (its address and id stay); the call is always shown.
+    { header: 'ID', value: (l) => l.id, drop: 1 },
+    { header: 'URL', value: (l) => l.url, shrink: 30, shorten: 'middle' },
+    { header: 'CALL', value: (l) => l.call_id },
     { header: 'LANGUAGE', value: (l) => l.language },
     timeColumn('EXPIRES', time, (l) => l.expires_at),
   ];

@@ -3,7 +3,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseChoice } from '../../validate/index.js';
 import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from '../calls/shared.js';
-import { fetchList } from '../shared/resources.js';
+import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Chat, chatColumns } from './views.js';
@@ -35,5 +35,6 @@ export async function run(opts: ChatsListOptions, ctx: Context): Promise<void> {
   const query: Record<string, string> = {};
   if (opts.status) query.status = opts.status;
   const chats = await fetchList<Chat>(ctx, 'chats.list', opts, { query });
-  await printList(ctx, chats, chatColumns(timeFormat(ctx)));
+  await printList(ctx, chats.items, chatColumns(timeFormat(ctx)));
+  noteMore(ctx, chats);
 }

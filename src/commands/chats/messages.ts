@@ -3,7 +3,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, type ListFlags, parseListFlags, requiredArg, validated } from '../calls/shared.js';
-import { fetchList } from '../shared/resources.js';
+import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageColumns } from './views.js';
@@ -32,6 +32,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
 export async function run(opts: ChatsMessagesOptions, ctx: Context): Promise<void> {
   const messages = await fetchList<Message>(ctx, 'chats.messages.list', opts, { params: { id: opts.id } });
   // A conversation reads top to bottom on a terminal: oldest first. Scripts keep the API's order (newest first).
-  const shown = ctx.io.stdout.isTTY && !ctx.globals.json ? [...messages].reverse() : messages;
+  const shown = ctx.io.stdout.isTTY && !ctx.globals.json ? [...messages.items].reverse() : messages.items;
   await printList(ctx, shown, messageColumns(timeFormat(ctx)));
+  noteMore(ctx, messages);
 }

@@ -8,14 +8,14 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
-import { clockTime, note, printNdjson, renderTsv, warn } from '../../io/output.js';
+import { clockTime, note, printNdjson, printText, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
 import { parseId } from '../../validate/index.js';
 import { isRetryableFailure, random01From } from '../../api/retry.js';
 import { type Flags, requiredArg, validated } from '../calls/shared.js';
 import { call } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
-import { type Chat, type Message, messageColumns, messageText } from './views.js';
+import { type Chat, type Message, messageColumns, messageText, translationText } from './views.js';
 
 export interface ChatsStreamOptions {
   id: string;
@@ -145,7 +145,8 @@ function printMessage(ctx: Context, message: Message): void {
   if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(renderTsv([message], messageColumns(timeFormat(ctx))));
   const time = clockTime(message.created_at);
   const kind = message.kind === 'voice' ? '(voice) ' : '';
-  const translation = message.translation ? `  → [${message.translation.language}] ${message.translation.text}` : '';
+  const translation = message.translation ? `  → ${translationText(message.translation)}` : '';
   // The message is whatever a participant (through the server) sent: control characters made inert.
-  ctx.io.stdout.write(`${time}  ${kind}${sanitizeLine(`${messageText(message)}${translation}`)}\n`);
+  // A long message wraps at the terminal's width, under its text (src/io/width.ts).
+  printText(ctx, `${time}  ${kind}${sanitizeLine(`${messageText(message)}${translation}`)}`);
 }

@@ -51,6 +51,15 @@ export function messageText(m: Message): string {
   return (m.kind === 'voice' ? (m.transcript ?? m.text) : m.text) ?? '';
 }
 
+/**
+ * A translation as svc shows it: `[fr] bonjour`. Test mode's translation already reads
+ * `[fr] hello` (api-contract.md, POST /v1/translate): it is shown as it is, not `[fr] [fr] hello`.
+ */
+export function translationText(t: { language: string; text: string }): string {
+  const tag = `[${t.language}] `;
+  return t.text.startsWith(tag) ? t.text : tag + t.text;
+}
+
 export function messageColumns(time: TimeFormat): Column<Message>[] {
   return [
     { header: 'ID', value: (m) => m.id },
@@ -58,7 +67,7 @@ export function messageColumns(time: TimeFormat): Column<Message>[] {
     { header: 'KIND', value: (m) => m.kind, drop: 1 },
     { header: 'LANGUAGE', value: (m) => m.language },
     { header: 'TEXT', value: (m) => messageText(m), shrink: 12 },
-    { header: 'TRANSLATION', value: (m) => (m.translation ? `[${m.translation.language}] ${m.translation.text}` : ''), shrink: 12 },
+    { header: 'TRANSLATION', value: (m) => (m.translation ? translationText(m.translation) : ''), shrink: 12 },
     timeColumn('CREATED', time, (m) => m.created_at),
   ];
 }
@@ -72,7 +81,7 @@ export function messageFields(m: Message, time: TimeFormat): Array<readonly [str
     ['text', m.text],
   ];
   if (m.kind === 'voice') fields.push(['transcript', m.transcript]);
-  if (m.translation) fields.push(['translation', `[${m.translation.language}] ${m.translation.text}`]);
+  if (m.translation) fields.push(['translation', translationText(m.translation)]);
   fields.push(['mode', m.livemode ? 'live' : 'test'], ['created', time(m.created_at)]);
   return fields;
 }

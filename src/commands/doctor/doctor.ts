@@ -15,7 +15,7 @@ import { modeOfKey } from '../../shared/constants.js';
 import { CliError, EXIT } from '../../errors.js';
 import { maskProxy, proxyFor } from '../../api/proxy.js';
 import { connectionError } from '../../api/network.js';
-import { printJson } from '../../io/output.js';
+import { printJson, printText } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import type { Check, Status } from './check.js';
 
@@ -343,7 +343,7 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
     const width = 7;
     const lines = checks.map((c) => `${c.status.padEnd(width)} ${c.message}${c.fix ? `\n${' '.repeat(width + 1)}fix: ${c.fix}` : ''}`);
     // Organization names and the service's answers are its text: inert before they reach the terminal.
-    ctx.io.stdout.write(sanitizeText(lines.join('\n')) + '\n');
+    printText(ctx, lines.join('\n'));
     ctx.io.stderr.write(failed ? `${failed} check(s) failed, ${warnings} warning(s).\n` : `No problems found${warnings ? ` (${warnings} warning(s))` : ''}.\n`);
   }
   return failed ? EXIT.failure : EXIT.ok;

@@ -3,6 +3,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
 import { UsageError } from '../../errors.js';
+import { browserUnreachable } from '../shared/no-browser.js';
 import { configDir } from '../../config/paths.js';
 import { dirname, join, resolve } from 'node:path';
 
@@ -227,6 +228,12 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
 /** --open: the dashboard in the browser; one that cannot open is a warning, the emulator keeps serving. */
 async function openDashboard(url: string, opts: EmulatorStartOptions, ctx: BaseContext): Promise<void> {
   if (!opts.open) return;
+  // No browser would reach the person (SSH, no display): say where to go instead of opening one nobody sees.
+  const unreachable = browserUnreachable(ctx.env, process.platform);
+  if (unreachable) {
+    ctx.io.stderr.write(`no browser here (${unreachable}): open ${url} in a browser to see the dashboard\n`);
+    return;
+  }
   try {
     await ctx.browser.open(url);
   } catch (error) {

@@ -1,6 +1,7 @@
 // One human line per event: local time, type, id, and a short summary of the object.
 import { money } from '../../io/money.js';
 import { sanitizeLine } from '../../io/sanitize.js';
+import { cutEnd, displayWidth } from '../../io/width.js';
 
 export interface ApiEvent {
   object?: string;
@@ -85,6 +86,8 @@ export interface LineStyle {
   tty: boolean;
   /** Colours the type by its family (identity when colour is off). */
   paintType: (type: string, text: string) => string;
+  /** The terminal's width: the summary is cut with … to fit it, as a table cell is. */
+  columns?: number | undefined;
 }
 
 const TYPE_WIDTH = 'call.participant.dialed'.length;
@@ -96,7 +99,9 @@ export function formatEventLine(event: ApiEvent, nowMs: number, style: LineStyle
   const type = sanitizeLine(event.type);
   const id = sanitizeLine(event.id);
   if (!style.tty) return [time, type, id, summary].join('\t');
-  return `${time}  ${style.paintType(event.type, type.padEnd(TYPE_WIDTH))}  ${id}  ${summary}`.trimEnd();
+  const before = `${time}  ${type.padEnd(TYPE_WIDTH)}  ${id}  `;
+  const fitted = style.columns ? cutEnd(summary, Math.max(style.columns - displayWidth(before), 0)) : summary;
+  return `${time}  ${style.paintType(event.type, type.padEnd(TYPE_WIDTH))}  ${id}  ${fitted}`.trimEnd();
 }
 
 /** The colour of each family, as chalk method names. */

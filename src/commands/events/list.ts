@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';
 import { type Flags, type ListFlags, parseListFlags } from '../calls/shared.js';
-import { fetchList } from '../shared/resources.js';
+import { fetchList, noteMore } from '../shared/resources.js';
 import { timeColumn, timeFormat } from '../calls/views.js';
 import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
 import { type ApiEvent, summarize } from './format.js';
@@ -50,10 +50,11 @@ export async function run(opts: EventsListOptions, ctx: Context): Promise<void> 
   const type = serverTypeParams(opts.types);
   const events = await fetchList<ApiEvent>(ctx, 'events.list', opts, { query: type.length ? { type } : {} });
   const time = timeFormat(ctx);
-  await printList(ctx, events, [
+  await printList(ctx, events.items, [
     { header: 'ID', value: (e) => e.id },
     { header: 'TYPE', value: (e) => e.type },
     { header: 'SUMMARY', value: (e) => summarize(e), shrink: 12 },
     timeColumn('CREATED', time, (e) => e.created_at),
   ]);
+  noteMore(ctx, events);
 }

@@ -120,7 +120,7 @@ export async function run(opts: ReplayOptions, ctx: Context): Promise<number> {
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
 
   const deliveries = await openDeliveries(ctx, opts, signal);
-  const style = { tty: io.stdout.isTTY, paintType: (_t: string, text: string) => text };
+  const style = { tty: io.stdout.isTTY, paintType: (_t: string, text: string) => text, columns: io.stdout.columns };
 
   let previousAt: number | undefined;
   let sent = 0;

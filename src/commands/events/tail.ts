@@ -282,7 +282,7 @@ async function eventLineFormat(ctx: Context): Promise<(event: ApiEvent) => strin
       return colour ? chalk[colour](text) : text;
     };
   }
-  const style = { tty: ctx.io.stdout.isTTY, paintType };
+  const style = { tty: ctx.io.stdout.isTTY, paintType, columns: ctx.io.stdout.columns };
   return (event) => formatEventLine(event, ctx.clock.now(), style);
 }
 

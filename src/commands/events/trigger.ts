@@ -5,8 +5,8 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { printJson } from '../../io/output.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { type Column, printJson, printList } from '../../io/output.js';
 import { EVENT_TYPES, modeOfKey } from '../../shared/constants.js';
 import { chooseMode, chooseProfileName, parseModeValue } from '../../credentials/resolve.js';
 import { strings } from './list.js';
@@ -69,6 +69,25 @@ async function liveModeReason(ctx: Context): Promise<string | undefined> {
   return chooseMode(ctx, config.profiles[name]) === 'live' ? `profile "${name}" is in live mode` : undefined;
 }
 
+interface StepRow {
+  step: string;
+  request: string;
+  object?: string | undefined;
+  id?: string | undefined;
+  status?: string | undefined;
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** Each step and what it made: a table at a terminal, tab-separated lines when piped. */
+const STEP_COLUMNS: Column<StepRow>[] = [
+  { header: 'STEP', value: (r) => r.step },
+  { header: 'REQUEST', value: (r) => r.request },
+  { header: 'OBJECT', value: (r) => r.object, drop: 1 },
+  { header: 'ID', value: (r) => r.id },
+  { header: 'STATUS', value: (r) => r.status },
+];
+
 export function builtinFixture(type: string): Fixture {
   return loadFixture(join(fixturesDir(), `${type}.json`), `the fixture of ${type}`);
 }
@@ -95,26 +114,32 @@ export async function run(opts: TriggerOptions, ctx: Context): Promise<number> {
   const api = await ctx.api();
   const results: Record<string, unknown> = {};
   const created: unknown[] = [];
+  const steps: StepRow[] = [];
   if (fixture.description) ctx.io.stderr.write(`${label}: ${fixture.description}\n`);
   for (const step of fixture.steps) {
     const where = `${opts.fixture ?? `the fixture of ${label}`}, step "${step.name}"`;
     const params = step.params ? (resolveReferences(step.params, results, where) as Record<string, unknown>) : undefined;
     const body = step.body === undefined ? undefined : resolveReferences(step.body, results, where);
-    const answer = await api.request<unknown>({
-      endpoint: step.request,
-      ...(params ? { params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) } : {}),
-      ...(body === undefined ? {} : { body }),
-      signal: ctx.signal,
-    });
+    const answer = await api
+      .request<unknown>({
+        endpoint: step.request,
+        ...(params ? { params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) } : {}),
+        ...(body === undefined ? {} : { body }),
+        signal: ctx.signal,
+      })
+      .catch((error: unknown) => {
+        // A trigger runs in test mode only: advice to switch to live mode does not fit it.
+        if (error instanceof ApiError && error.hint?.includes('--live'))
+          throw new ApiError(error.message, error.status, error.exitCode, error.body, `${where} asks for what only live mode does`);
+        throw error;
+      });
     results[step.name] = answer;
     created.push(answer);
-    if (!ctx.globals.json) {
-      const o = (answer ?? {}) as { id?: unknown; object?: unknown; status?: unknown };
-      const fields = [step.name, step.request, o.object, o.id, o.status].filter((v) => typeof v === 'string' && v !== '');
-      ctx.io.stdout.write(fields.join('\t') + '\n');
-    }
+    const o = (answer ?? {}) as { id?: unknown; object?: unknown; status?: unknown };
+    steps.push({ step: step.name, request: step.request, object: text(o.object), id: text(o.id), status: text(o.status) });
   }
   if (ctx.globals.json) printJson(ctx, created);
+  else await printList(ctx, steps, STEP_COLUMNS);
   ctx.io.stderr.write(`triggered ${label} in test mode (svc events tail shows the events)\n`);
   return 0;
 }

@@ -57,11 +57,12 @@ interface Account {
 /** Refuses anything that is not an svc API key, before any network call; never echoes it. */
 export function checkKeyShape(key: string): Mode {
   const mode = modeOfKey(key);
-  if (!mode || /\s/.test(key) || key.length < 'svc_test_'.length + 8)
-    throw new UsageError(
-      'that is not an svc API key: it must start with svc_live_ or svc_test_ (tokens and client secrets are not keys)',
-      "copy the key from the organization's API settings",
-    );
+  const copy = "copy the key from the organization's API settings";
+  if (!mode) throw new UsageError('that is not an svc API key: it must start with svc_live_ or svc_test_ (tokens and client secrets are not keys)', copy);
+  // The prefix is right: say what is wrong with the rest, not that the prefix is missing.
+  if (/\s/.test(key)) throw new UsageError('that is not an svc API key: it holds a space or a line break', copy);
+  if (key.length < `svc_${mode}_`.length + 8)
+    throw new UsageError(`that key is too short: an svc API key is svc_${mode}_ and at least 8 more characters`, copy);
   return mode;
 }
 
@@ -114,7 +115,7 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   if (opts.org && existing?.org_id && existing.org_id !== opts.org)
     throw new UsageError(
       `--org ${opts.org} is not the organization of profile "${profileName}" (${existing.org_id}); nothing was stored`,
-      'store it in a profile of its own: `svc keys add --profile <name> --org …`',
+      'store it in a profile of its own: `svc keys add --profile NAME --org …`',
     );
   let account: Account;
   /** Stored without the service confirming its organization (a key without account:read). */
@@ -158,7 +159,7 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   if (existing?.org_id && existing.org_id !== account.id) {
     throw new UsageError(
       `the key belongs to ${account.name} (${account.id}), but profile "${profileName}" is for ${existing.org_name ?? existing.org_id} (${existing.org_id}); nothing was stored`,
-      `store it in a profile of its own: \`svc keys add --profile <name>\``,
+      `store it in a profile of its own: \`svc keys add --profile NAME\``,
     );
   }
 

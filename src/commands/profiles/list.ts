@@ -54,8 +54,9 @@ function credentials(row: ProfileRow): string {
 }
 
 const columns: Column<ProfileRow>[] = [
-  { header: 'NAME', value: (r) => r.name },
-  { header: 'DEFAULT', value: (r) => (r.default ? '*' : '') },
+  // At a terminal the default is marked beside its name; scripts keep the DEFAULT column.
+  { header: 'NAME', value: (r) => r.name, table: (r) => (r.default ? `${r.name} *` : r.name) },
+  { header: 'DEFAULT', value: (r) => (r.default ? '*' : ''), pipedOnly: true },
   // On a narrow terminal the organization's name stands alone (its id is in --json and `svc account`).
   {
     header: 'ORGANIZATION',
@@ -63,8 +64,9 @@ const columns: Column<ProfileRow>[] = [
     narrow: (r) => r.org_name ?? r.org_id,
     shrink: 12,
   },
-  // The address goes first on a narrow terminal: `svc auth status` and --json show it.
-  { header: 'ADDRESS', value: (r) => r.base_url, shrink: 12, drop: 1 },
+  // An address is never cut (its port is what tells two apart): on a narrow terminal it goes
+  // first, whole; `svc auth status` and --json show it.
+  { header: 'ADDRESS', value: (r) => r.base_url, drop: 1 },
   { header: 'MODE', value: (r) => r.mode },
   { header: 'CREDENTIALS', value: (r) => credentials(r), shrink: 12 },
 ];

@@ -76,15 +76,18 @@ export async function call<T>(ctx: Context, endpoint: EndpointName, request: Omi
  * A list: one page of `--limit` (or the service's default), or with `--all` every page
  * (100 per request), with a spinner counting on a terminal.
  */
-export async function fetchList<T>(ctx: Context, endpoint: EndpointName, list: ListFlags, request: Pick<ApiRequest, 'params' | 'query'> = {}): Promise<T[]> {
+export async function fetchList<T>(
+  ctx: Context,
+  endpoint: EndpointName,
+  list: ListFlags,
+  request: Pick<ApiRequest, 'params' | 'query'> = {},
+): Promise<FetchedList<T>> {
   const api = await ctx.api();
   const query: Record<string, QueryValue> = { ...request.query };
   if (!list.all) {
     if (list.limit !== undefined) query.limit = String(list.limit);
     const page = await api.request<ListPage<T>>({ endpoint, ...request, query });
-    // Say that the list goes on, on stderr, also when piped: a script's stdout gets exactly what it asked for.
-    if (page.has_more) note(ctx, `note: showing the newest ${page.data.length}; there are more results (--limit up to 100, or --all for every one)`);
-    return page.data;
+    return { items: page.data, more: page.has_more };
   }
   // The core spinner has no text update: a fresh one per page keeps the count current.
   let spinner = await ctx.io.spinner('fetching…');
@@ -105,7 +108,21 @@ export async function fetchList<T>(ctx: Context, endpoint: EndpointName, list: L
   } finally {
     spinner.stop();
   }
-  return items;
+  return { items, more: false };
+}
+
+export interface FetchedList<T> {
+  items: T[];
+  /** The service has more than this page. */
+  more: boolean;
+}
+
+/**
+ * Says that the list goes on, on stderr, also when piped (a script's stdout gets exactly what
+ * it asked for). Called after the list is printed: at a terminal the note follows the table.
+ */
+export function noteMore(ctx: Context, list: FetchedList<unknown>): void {
+  if (list.more) note(ctx, `note: showing the newest ${list.items.length}; there are more results (--limit up to 100, or --all for every one)`);
 }
 
 /**
