@@ -37,6 +37,10 @@ const LIBRARIES = {
   'cli-table3': 'cli-table3.js',
   commander: 'commander.cjs',
   'jq-wasm': 'jq-wasm.cjs',
+  // svc mcp (src/commands/mcp/): the MCP SDK's server and stdio framing, and the zod it builds schemas with.
+  zod: 'zod.js',
+  '@modelcontextprotocol/sdk/server/mcp.js': 'mcp-server.js',
+  '@modelcontextprotocol/sdk/shared/stdio.js': 'mcp-stdio.js',
 };
 const libraryEntries = (extension) =>
   Object.fromEntries(

@@ -31,6 +31,7 @@ export function parseTypes(value: unknown): TypePattern[] {
 
 export const command = defineCommand({
   name: 'list',
+  mcp: 'read',
   summary: 'the retained events, newest first',
   flags: {
     type: { value: '<type>', repeatable: true, help: 'only this type or family (repeatable), e.g. call.*' },
