@@ -309,7 +309,8 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
           ids: [],
         };
         const limited = await paced(extra.signal);
-        const result = limited ?? (await waitForEvents(input, extra.signal));
+        const result =
+          limited ?? (await waitForEvents(input, extra.signal).catch((error: Error) => toolError('failed', `unexpected failure: ${error.message}`, null)));
         if (result.isError) entry.result = (result.structuredContent as unknown as ErrorReport).error.code;
         entry.ids = idsIn(result.isError ? undefined : result.structuredContent);
         audit.append(entry);
@@ -319,6 +320,14 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
   }
 
   async function waitForEvents(input: { type?: string[]; max_events?: number; wait_seconds?: number }, signal: AbortSignal): Promise<CallToolResult> {
+    // The first call starts after the newest event retained, so what happens from now on is seen.
+    if (lastEventId === undefined) {
+      const newest = await runLine(['events', 'list', '--limit=1'], signal);
+      if (newest.exitCode !== 0) return failure(newest);
+      // (`events list --json` prints the events themselves, as the other lists print their rows.)
+      const listed = JSON.parse(newest.stdout) as Array<{ id: string }> | { data: Array<{ id: string }> };
+      lastEventId = (Array.isArray(listed) ? listed : listed.data)[0]?.id;
+    }
     const words = ['events', 'tail', `--max-events=${input.max_events ?? 10}`, ...(input.type ?? []).map((t) => `--type=${t}`)];
     if (lastEventId) words.push(`--since=${lastEventId}`);
     const timer = new AbortController();
