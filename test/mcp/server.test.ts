@@ -142,6 +142,8 @@ describe('bad input from a model', () => {
     expect((await call(client, 'calls_list', { bogus: true })).isError).toBe(true);
     const huge = await call(client, 'translate', { text: 'x'.repeat(200_000), to: 'es' });
     expect(huge.isError).toBe(true);
+    // Past what svc mcp reads at all (1 MiB): answered as an invalid request, unread.
+    await expect(call(client, 'translate', { text: 'y'.repeat(1_100_000), to: 'es' })).rejects.toThrow(/svc mcp reads at most 1048576/);
     const tooLongForTheService = await call(client, 'translate', { text: 'x'.repeat(6_000), to: 'es' });
     expect(tooLongForTheService.structuredContent.error).toMatchObject({ code: 'usage' });
     expect((await call(client, 'account_balance')).isError).toBeFalsy();

@@ -140,3 +140,41 @@ describe('the spending cap', () => {
     expect(new SpendingCap(0).reserve(1)).toMatchObject({ ok: false, hint: expect.stringMatching(/--max-spend 0/) });
   });
 });
+
+describe('the audit log', () => {
+  it('is bounded and rotated: past its size the file becomes .1, and the log keeps the newest calls, 0600', async () => {
+    const { mkdtempSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { AuditLog, readAudit, MAX_BYTES, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-audit-'));
+    const log = new AuditLog(dir);
+    const entry = (n: number) => ({
+      time: new Date(n).toISOString(),
+      tool: 'calls_list',
+      args: { limit: n },
+      mode: 'test' as const,
+      price_asked: null,
+      result: 'ok',
+      ids: [],
+    });
+    const count = Math.ceil((MAX_BYTES * 3) / JSON.stringify(entry(0)).length);
+    for (let n = 0; n < count; n++) log.append(entry(n));
+    log.close();
+    const size = statSync(join(dir, AUDIT_FILE)).size + statSync(join(dir, `${AUDIT_FILE}.1`)).size;
+    expect(size).toBeLessThanOrEqual(MAX_BYTES * 2);
+    expect(statSync(join(dir, AUDIT_FILE)).mode & 0o777).toBe(0o600);
+    const kept = readAudit(dir);
+    expect(kept.at(-1)!.args).toEqual({ limit: count - 1 });
+    expect(kept.map((e) => e.args.limit as number)).toEqual([...kept.map((e) => e.args.limit as number)].sort((a, b) => a - b));
+    expect(kept.length).toBeLessThan(count);
+  });
+
+  it('redacts secrets and cuts long texts in the arguments it keeps', async () => {
+    const { loggedArgs } = await import('../../src/commands/mcp/audit.js');
+    const kept = loggedArgs({ text: `key svc_test_${'a'.repeat(40)} and ${'b'.repeat(500)}`, to: 'es' });
+    expect(kept.text).not.toContain('a'.repeat(40));
+    expect(kept.text).toMatch(/… \(\d+ characters\)$/);
+    expect(kept.to).toBe('es');
+  });
+});

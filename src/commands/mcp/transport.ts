@@ -22,7 +22,12 @@ export async function contextTransport(io: Pick<Io, 'stdin' | 'stdout'>, signal:
           for await (const line of io.stdin.lines(reading.signal)) {
             if (line.trim() === '') continue;
             if (line.length > MAX_MESSAGE_CHARS) {
-              transport.onerror?.(new Error(`a message of ${line.length} characters was refused (at most ${MAX_MESSAGE_CHARS})`));
+              // Answered unread, so the client is not left waiting: a request's id is a top-level key at its start or end.
+              const idPattern = /"id"\s*:\s*(\d{1,15}|"[^"\\]{0,100}")/;
+              const id = (/^\s*\{\s*"id"/.test(line) ? idPattern.exec(line.slice(0, 200)) : idPattern.exec(line.slice(-200)))?.[1];
+              const message = `the message is ${line.length} characters long; svc mcp reads at most ${MAX_MESSAGE_CHARS}`;
+              if (id !== undefined) await transport.send({ jsonrpc: '2.0', id: JSON.parse(id) as string | number, error: { code: -32600, message } });
+              transport.onerror?.(new Error(message));
               continue;
             }
             let message: JSONRPCMessage;
