@@ -85,6 +85,24 @@ function success(stdout: string): CallToolResult {
   };
 }
 
+/**
+ * Runs `work` with a signal that aborts when either does, and lets go of both after: a signal
+ * of AbortSignal.any() stays referenced by the session's long-lived one, a leak per call.
+ */
+async function whileEither<T>(a: AbortSignal, b: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (a.aborted || b.aborted) abort();
+  a.addEventListener('abort', abort, { once: true });
+  b.addEventListener('abort', abort, { once: true });
+  try {
+    return await work(controller.signal);
+  } finally {
+    a.removeEventListener('abort', abort);
+    b.removeEventListener('abort', abort);
+  }
+}
+
 export interface ServeOptions {
   allowWrite: boolean;
   /** Dollars' worth of units (budget.ts); live sessions only. */
@@ -107,7 +125,9 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
 
   const audit = new AuditLog(configDir(ctx.env));
   const cap = session.maxSpend !== undefined ? new SpendingCap(session.maxSpend) : undefined;
-  const pacer = createPacer(ctx.clock);
+  // The service's limit (600 a minute, service-spec.md §8) unless the organization has been given another.
+  const perMinute = Number(ctx.env.SVC_MCP_REQUESTS_PER_MINUTE ?? '') || undefined;
+  const pacer = createPacer(ctx.clock, perMinute && perMinute > 10 ? { limit: perMinute } : {});
   let waiting = 0;
   /** Billed calls one at a time: each one's balance before and after is its own. */
   let billedTurn: Promise<unknown> = Promise.resolve();
@@ -167,7 +187,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
     if (waiting >= MAX_WAITING)
       return toolError(
         'rate_limited',
-        `${waiting} tool calls are already waiting for the service's rate limit (600 requests a minute)`,
+        `${waiting} tool calls are already waiting for the service's rate limit (${perMinute ?? 600} requests a minute)`,
         'wait a few seconds and call again',
         429,
         EXIT.rateLimited,
@@ -277,7 +297,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
         inputSchema: inputSchema(z, tool),
         annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
       },
-      (input, extra) => callTool(tool, input ?? {}, AbortSignal.any([extra.signal, ctx.signal])),
+      (input, extra) => whileEither(extra.signal, ctx.signal, (signal) => callTool(tool, input ?? {}, signal)),
     );
   }
   registerEventsWait();
@@ -333,7 +353,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), (input.wait_seconds ?? 20) * 1000);
     try {
-      const ran = await runLine(words, AbortSignal.any([signal, timer.signal]));
+      const ran = await whileEither(signal, timer.signal, (either) => runLine(words, either));
       const stoppedByTimer = timer.signal.aborted && !signal.aborted;
       if (ran.exitCode !== 0 && !(stoppedByTimer && ran.exitCode === EXIT.interrupted)) return failure(ran);
       const events = ran.stdout
