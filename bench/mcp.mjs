@@ -69,6 +69,14 @@ function startServer() {
   return { child, started, request, initialize, close };
 }
 
+// 0. `node -e 0` of the same Node, for scale (the machine's load moves both alike).
+const bareStartMs = [];
+for (let i = 0; i < runs + 2; i++) {
+  const t = process.hrtime.bigint();
+  spawnSync(node, ['-e', '0']);
+  if (i >= 2) bareStartMs.push(Number(process.hrtime.bigint() - t) / 1e6);
+}
+
 // 1. initialize within 150 ms of spawn.
 const initMs = [];
 for (let i = 0; i < runs + 2; i++) {
@@ -118,6 +126,7 @@ rmSync(scratch, { recursive: true, force: true });
 
 const row = (label, value, budget, ok) => console.log(`${label.padEnd(44)} ${value.padStart(10)}   budget ${budget.padEnd(9)} ${ok ? 'ok' : 'OVER'}`);
 console.log(`svc mcp on Node ${nodeVersion} (${runs} starts, 300 timed calls, ${calls} calls in all)`);
+row('node -e 0, same Node (median)', `${median(bareStartMs).toFixed(1)} ms`, '', true);
 row('initialize answered, from spawn (median)', `${median(initMs).toFixed(1)} ms`, '150 ms', median(initMs) <= 150);
 row('tool call account_balance (median)', `${median(tool).toFixed(2)} ms`, '', true);
 row('its request alone, bare node:http (median)', `${median(bare).toFixed(2)} ms`, '', true);

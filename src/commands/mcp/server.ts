@@ -282,6 +282,9 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
   const server = new McpServer(
     { name: 'svc', version: ctx.version },
     {
+      // The SDK's default validator (Ajv, built with its formats when the server is made) checks
+      // only answers to elicitation, which svc never asks for: not building it saves start-up time.
+      jsonSchemaValidator: { getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'svc mcp asks the client nothing' }) },
       instructions:
         mode === 'live'
           ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(session.maxSpend!)} (--max-spend).`
