@@ -147,6 +147,11 @@ describe('bad input from a model', () => {
     const tooLongForTheService = await call(client, 'translate', { text: 'x'.repeat(6_000), to: 'es' });
     expect(tooLongForTheService.structuredContent.error).toMatchObject({ code: 'usage' });
     expect((await call(client, 'account_balance')).isError).toBeFalsy();
+    // Each is a line of the audit log all the same.
+    const results = (await auditLog()).map((e) => [e.tool, e.result]);
+    expect(results).toContainEqual(['calls_list', 'usage']);
+    expect(results).toContainEqual(['keys_remove', 'unknown_tool']);
+    expect(results.at(-1)).toEqual(['account_balance', 'ok']);
   });
 
   it("an id of the other mode is svc's not_found, with the hint a person would get", async () => {

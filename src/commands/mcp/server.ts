@@ -279,6 +279,9 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
     return result;
   }
 
+  /** tools/call requests the SDK answers itself (an unknown tool, input its schema refuses), by id: audited when answered. */
+  const unaudited = new Map<string | number, { tool: string; args: unknown; time: string }>();
+
   const server = new McpServer(
     { name: 'svc', version: ctx.version },
     {
@@ -300,7 +303,10 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
         inputSchema: inputSchema(z, tool),
         annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
       },
-      (input, extra) => whileEither(extra.signal, ctx.signal, (signal) => callTool(tool, input ?? {}, signal)),
+      (input, extra) => {
+        unaudited.delete(extra.requestId);
+        return whileEither(extra.signal, ctx.signal, (signal) => callTool(tool, input ?? {}, signal));
+      },
     );
   }
   registerEventsWait();
@@ -322,6 +328,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
         annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       },
       async (input, extra) => {
+        unaudited.delete(extra.requestId);
         const entry: AuditEntry = {
           time: new Date(ctx.clock.now()).toISOString(),
           tool: 'events_wait',
@@ -377,6 +384,28 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
     transport.onclose = resolve;
   });
   await server.connect(transport);
+  // Every call is a line of the audit log, those the SDK refuses before a tool runs too.
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && message.method === 'tools/call' && 'id' in message) {
+      const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
+      unaudited.set(message.id, { tool: String(params.name).slice(0, 100), args: params.arguments, time: new Date(ctx.clock.now()).toISOString() });
+    }
+    receive?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    const id = 'id' in message && !('method' in message) ? message.id : undefined;
+    const refused = id === undefined ? undefined : unaudited.get(id);
+    if (refused && id !== undefined) {
+      unaudited.delete(id);
+      const known = tools.some((t) => t.name === refused.tool) || refused.tool === 'events_wait';
+      const args =
+        refused.args !== null && typeof refused.args === 'object' && !Array.isArray(refused.args) ? loggedArgs(refused.args as Record<string, unknown>) : {};
+      audit.append({ time: refused.time, tool: refused.tool, args, mode, price_asked: null, result: known ? 'usage' : 'unknown_tool', ids: [] });
+    }
+    return send(message, options);
+  };
   // The server's own note goes to stderr: stdout is the protocol's alone.
   ctx.io.stderr.write(
     `svc mcp: ${tools.length + 1} tools, ${mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${cap ? `, spending cap ${dollars(cap.capUnits)}` : ''}; audit log ${audit.path}\n`,
