@@ -279,3 +279,8 @@ describe('the protocol and the log', () => {
     expect(table.stdout.split('\n')[0]).toMatch(/\ttranslate\ttest\t\tok\t/);
   });
 });
+
+describe('the MCP Inspector CLI', () => {
+  // A visible skip with its reason, not a silent absence: issue 36 asks for the inspector in CI.
+  it.skip('lists and calls the tools: skipped, @modelcontextprotocol/inspector-cli 1.0.3 installs from npm with no install script but does not run outside the inspector monorepo (it reads ../package.json, which the published package lacks); @modelcontextprotocol/inspector 2.x brings vite, react and a keychain addon', () => {});
+});
