@@ -218,6 +218,24 @@ describe('a live session', () => {
     expect(entries[1]).toMatchObject({ spent: 6 });
   });
 
+  it('prices a live call its first minute ahead, refuses one the cap cannot cover, and ends the calls it started when the session ends', async () => {
+    const live = { authorization: `Bearer ${emulator().seed.keys.live}` };
+    const balanceOf = async () => ((await fetch(`${emulator().url}/v1/balance`, { headers: live }).then((r) => r.json())) as { available: number }).available;
+    const start = await balanceOf();
+    const tight = await connect(['--live', '--max-spend', '0.01'], emulator().seed.keys.live); // a minute is 2 cents
+    const refused = await call(tight.client, 'calls_start', { languages: 'en,es' });
+    expect(refused.structuredContent.error).toMatchObject({ code: 'spend_cap' });
+    const { client } = await connect(['--live', '--max-spend', '0.05'], emulator().seed.keys.live);
+    const started = await call(client, 'calls_start', { languages: 'en,es' });
+    expect(started.isError, started.content[0]?.text).toBeFalsy();
+    expect(start - (await balanceOf())).toBe(2);
+    const entry = (await auditLog()).filter((e) => e.tool === 'calls_start').at(-1);
+    expect(entry).toMatchObject({ price_asked: 2, result: 'ok', spent: 2, ids: [started.structuredContent.id] });
+    await client.close();
+    const after = (await fetch(`${emulator().url}/v1/calls/${started.structuredContent.id}`, { headers: live }).then((r) => r.json())) as { status: string };
+    expect(after.status).toBe('ended');
+  });
+
   it('--max-spend 0 refuses every billed call, before it is made', async () => {
     const { client } = await connect(['--live', '--max-spend', '0'], emulator().seed.keys.live);
     const result = await call(client, 'translate', { text: 'hello', to: 'es' });

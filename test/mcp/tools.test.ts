@@ -124,11 +124,12 @@ describe('the spending cap', () => {
     expect(() => parseDollars('ten')).toThrow(/not an amount of dollars/);
   });
 
-  it('a translation is priced per character; a per-minute item is refused, since it runs on after the call', () => {
+  it('a translation is priced per character; a call its first minute, each next one as it begins; a line (monthly) is refused', () => {
     const plan = { dry_run: true, mode: 'live', billed: true, request: { method: 'POST', path: '/v1/translate', body: { text: 'a'.repeat(3000) } } } as const;
     expect(priceOf({ ...plan, price: { item: 'translation_character', unit_amount: 0.002, currency: 'usd' } })).toEqual({ units: 60_000 });
-    expect(priceOf({ ...plan, price: { item: 'call_minute', unit_amount: 2, currency: 'usd' } })).toMatchObject({
-      refused: expect.stringMatching(/call minutes are billed for as long as they run/),
+    expect(priceOf({ ...plan, price: { item: 'call_minute', unit_amount: 2, currency: 'usd' } })).toEqual({ units: 20_000, perMinute: 20_000 });
+    expect(priceOf({ ...plan, price: { item: 'line_month', unit_amount: 100, currency: 'usd' } })).toMatchObject({
+      refused: expect.stringMatching(/line months are billed for as long as they last/),
     });
   });
 

@@ -31,10 +31,10 @@ export function dollars(units: number): string {
 
 /**
  * What a priced request will draw, from the --dry-run's answer (the request it would send and
- * the unit price). Only prices that end when the request does can be bounded before it is
- * made: a call billed by the minute, or a line by the month, runs on after the tool returns.
+ * the unit price): a translation's characters, or a call's first minute (`perMinute`: what
+ * each further minute will draw). A line, billed by the month, has no end svc mcp could put to it.
  */
-export function priceOf(plan: DryRun): { units: number } | { refused: string } {
+export function priceOf(plan: DryRun): { units: number; perMinute?: number } | { refused: string } {
   if (!plan.price) return { refused: 'the service did not say what this costs, so svc mcp cannot keep to --max-spend' };
   const unit = centsToUnits(plan.price.unit_amount);
   switch (plan.price.item) {
@@ -42,9 +42,14 @@ export function priceOf(plan: DryRun): { units: number } | { refused: string } {
       const text = plan.request.body?.text;
       return typeof text === 'string' ? { units: unit * characterCount(text) } : { refused: 'the request has no text to price' };
     }
+    // A call is billed by the minute while it runs: its first minute is priced ahead, and each
+    // next one is counted as it begins (server.ts ends the call when that would pass the cap).
+    case 'call_minute':
+    case 'dial_minute':
+      return { units: unit, perMinute: unit };
     default:
       return {
-        refused: `${plan.price.item.replace('_', ' ')}s are billed for as long as they run, after this tool returns: svc mcp does not make them in live mode (use the svc command, or a test-mode session)`,
+        refused: `${plan.price.item.replace('_', ' ')}s are billed for as long as they last, with no end svc mcp can put to them: svc mcp does not make them in live mode (use the svc command, or a test-mode session)`,
       };
   }
 }

@@ -237,7 +237,11 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
       if (limited) return limited;
       const ran = await runLine([...words, '--yes'], signal);
       ok = ran.exitCode === 0;
-      return ok ? success(ran.stdout) : failure(ran);
+      if (!ok) return failure(ran);
+      const result = success(ran.stdout);
+      const callId = (result.structuredContent as { id?: unknown }).id;
+      if (price.perMinute && typeof callId === 'string') void watchCall(callId, price.perMinute);
+      return result;
     } finally {
       cap!.settle(price.units, ok);
       const after = await balanceCents(signal);
@@ -247,6 +251,54 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
       }
       entry.spent = unitsToCents(cap!.spent);
     }
+  }
+
+  /** Live calls this session started, which it ends when the cap is reached or the session ends. */
+  const liveCalls = new Set<string>();
+  const sessionEnd = new AbortController();
+
+  /**
+   * A live call counts against the cap as it runs: before each further minute begins, that
+   * minute is counted, or, when it would pass the cap, the call is ended.
+   */
+  async function watchCall(id: string, perMinute: number): Promise<void> {
+    liveCalls.add(id);
+    const minuteEntry = (result: string, price: number | null): AuditEntry => ({
+      time: new Date(ctx.clock.now()).toISOString(),
+      tool: 'calls_minute',
+      args: { id },
+      mode,
+      price_asked: price,
+      result,
+      ids: [id],
+      spent: unitsToCents(cap!.spent),
+    });
+    try {
+      for (;;) {
+        await ctx.clock.sleep(60_000, sessionEnd.signal);
+        const now = await runLine(['calls', 'get', id], sessionEnd.signal);
+        if (now.exitCode !== 0 || (JSON.parse(now.stdout) as { status?: string }).status === 'ended') return;
+        if (!cap!.reserve(perMinute).ok) {
+          await runLine(['calls', 'end', id], sessionEnd.signal);
+          audit.append(minuteEntry('spend_cap', unitsToCents(perMinute)));
+          return;
+        }
+        cap!.settle(perMinute, true);
+        audit.append(minuteEntry('ok', unitsToCents(perMinute)));
+      }
+    } catch {
+      // The session ended: its close ends the call.
+    } finally {
+      liveCalls.delete(id);
+    }
+  }
+
+  /** The session's live calls still running end with it: no cap would count their minutes. */
+  async function endLiveCalls(): Promise<void> {
+    const running = [...liveCalls];
+    sessionEnd.abort();
+    const signal = new AbortController().signal;
+    await Promise.all(running.map((id) => runLine(['calls', 'end', id], signal)));
   }
 
   async function callTool(tool: ToolSpec, input: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
@@ -413,6 +465,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
   try {
     await closed;
   } finally {
+    await endLiveCalls();
     audit.close();
     await server.close().catch(() => {});
   }
