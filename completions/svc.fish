@@ -4,7 +4,7 @@
 function __svc_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' login logout auth keys mode account calls chats translate events api completion profiles doctor version help emulator
+            printf '%s\n' login logout auth keys mode account calls chats translate events api mcp completion profiles doctor version help emulator
         case 'auth'
             printf '%s\n' status token switch
         case 'keys'
@@ -21,6 +21,8 @@ function __svc_subcommands
             printf '%s\n' list get start close messages send voice stream
         case 'events'
             printf '%s\n' tail list get trigger replay
+        case 'mcp'
+            printf '%s\n' log
         case 'profiles'
             printf '%s\n' list remove
     end
@@ -39,7 +41,7 @@ function __svc_cmdpath
         end
         switch $word
             case '-*=*'
-            case '--allow-host' '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--country' '--dead-letter' '--expires-in' '--export' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--header' '--host' '--import' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--method' '--name' '--org' '--override' '--port' '--profile' '--raw-field' '--record' '--scopes' '--since' '--speed' '--state' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
+            case '--allow-host' '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--country' '--dead-letter' '--expires-in' '--export' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--header' '--host' '--import' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--max-spend' '--method' '--name' '--org' '--override' '--port' '--profile' '--raw-field' '--record' '--scopes' '--since' '--speed' '--state' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
                 set skip 1
             case '-*'
             case '*'
@@ -77,6 +79,7 @@ complete -c svc -n '__svc_at \'\'' -a chats -d 'support chats with translation'
 complete -c svc -n '__svc_at \'\'' -a translate -d 'translate text (arguments, or stdin)'
 complete -c svc -n '__svc_at \'\'' -a events -d 'the organization\'s live event stream'
 complete -c svc -n '__svc_at \'\'' -a api -d 'any request, authenticated like every other command (the escape hatch, like gh api)'
+complete -c svc -n '__svc_at \'\'' -a mcp -d 'svc for AI assistants: an MCP server on stdio, and its audit log'
 complete -c svc -n '__svc_at \'\'' -a completion -d 'print the shell completion script'
 complete -c svc -n '__svc_at \'\'' -a profiles -d 'the profiles on this machine: list them, remove one'
 complete -c svc -n '__svc_at \'\'' -a doctor -d 'check the setup and explain each problem: config, profile, address, network, keychain, credentials, clock, Node'
@@ -193,6 +196,10 @@ complete -c svc -n '__svc_at \'api\'' -l input -r -F -d 'the request body from a
 complete -c svc -n '__svc_at \'api\'' -l paginate -d 'follow next_cursor to the last page (with --json: one array of every item)'
 complete -c svc -n '__svc_at \'api\'' -l jq -x -d 'filter the JSON answer with jq, e.g. --jq \'.data[].id\''
 complete -c svc -n '__svc_at \'api\'' -l include -s i -d 'print the status line and headers too'
+complete -c svc -n '__svc_at \'mcp\'' -a log -d 'the audit log of svc mcp\'s tool calls: time, tool, mode, price, result, ids'
+complete -c svc -n '__svc_at \'mcp\'' -l allow-write -d 'add the tools that change objects (never billed): start/end calls, chats, links'
+complete -c svc -n '__svc_at \'mcp\'' -l max-spend -x -d 'live sessions (--live): the most the tools may spend, e.g. 5; each call is priced first, 0 refuses all'
+complete -c svc -n '__svc_at \'mcp log\'' -l limit -x -d 'only the last N calls'
 complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish powershell'
 complete -c svc -n '__svc_at \'profiles\'' -a list -d 'every profile: organization, address, mode, credentials (the default marked *)'
 complete -c svc -n '__svc_at \'profiles\'' -a remove -d 'delete a profile: its local secrets and its config'

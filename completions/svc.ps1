@@ -3,7 +3,7 @@
 
 $script:SvcCompletionTree = @{
   '' = @{
-    subs = @('login', 'logout', 'auth', 'keys', 'mode', 'account', 'calls', 'chats', 'translate', 'events', 'api', 'completion', 'profiles', 'doctor', 'version', 'help', 'emulator')
+    subs = @('login', 'logout', 'auth', 'keys', 'mode', 'account', 'calls', 'chats', 'translate', 'events', 'api', 'mcp', 'completion', 'profiles', 'doctor', 'version', 'help', 'emulator')
     opts = @('--version', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
@@ -362,6 +362,22 @@ $script:SvcCompletionTree = @{
     args = @()
     fileArg = $false
   }
+  'mcp' = @{
+    subs = @('log')
+    opts = @('--allow-write', '--max-spend', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    choices = @{  }
+    files = @()
+    args = @()
+    fileArg = $false
+  }
+  'mcp log' = @{
+    subs = @()
+    opts = @('--limit', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    choices = @{  }
+    files = @()
+    args = @()
+    fileArg = $false
+  }
   'completion' = @{
     subs = @()
     opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
@@ -427,7 +443,7 @@ $script:SvcCompletionTree = @{
     fileArg = $false
   }
 }
-$script:SvcValuedOptions = @('--allow-host', '--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--country', '--dead-letter', '--expires-in', '--export', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--import', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--state', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
+$script:SvcValuedOptions = @('--allow-host', '--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--country', '--dead-letter', '--expires-in', '--export', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--import', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--max-spend', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--state', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
 
 Register-ArgumentCompleter -Native -CommandName svc -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)

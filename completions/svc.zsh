@@ -4,7 +4,7 @@
 
 _svc_subcommands() {
   case "$1" in
-    '') echo 'login logout auth keys mode account calls chats translate events api completion profiles doctor version help emulator' ;;
+    '') echo 'login logout auth keys mode account calls chats translate events api mcp completion profiles doctor version help emulator' ;;
     'auth') echo 'status token switch' ;;
     'keys') echo 'add list remove' ;;
     'account') echo 'balance prices' ;;
@@ -13,6 +13,7 @@ _svc_subcommands() {
     'calls lines') echo 'list add release' ;;
     'chats') echo 'list get start close messages send voice stream' ;;
     'events') echo 'tail list get trigger replay' ;;
+    'mcp') echo 'log' ;;
     'profiles') echo 'list remove' ;;
   esac
 }
@@ -64,6 +65,8 @@ _svc_options() {
     'events trigger') echo '--override --fixture --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'events replay') echo '--forward-to --forward-header --dead-letter --type --speed --no-wait --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'api') echo '--method -X --raw-field -f --field -F --header -H --input --paginate --jq --include -i --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'mcp') echo '--allow-write --max-spend --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'mcp log') echo '--limit --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'completion') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles list') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
@@ -100,7 +103,7 @@ _svc_cmdpath() {
     if (( skip )); then skip=0; continue; fi
     case "$word" in
       -*=*) ;;
-      --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
+      --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--max-spend|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
       -*) ;;
       *)
         subs=" $(_svc_subcommands "$cmdpath") "
@@ -120,7 +123,7 @@ _svc() {
       compadd -- ${(f)"$(svc __complete profiles 2>/dev/null)"}
       return 0
       ;;
-    --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
+    --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--country|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--max-spend|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
       choices="$(_svc_choices "$cmdpath" "$prev")"
       if [[ -n "$choices" ]]; then compadd -- ${=choices}
       elif _svc_wants_file "$cmdpath" "$prev"; then _files

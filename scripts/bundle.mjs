@@ -37,6 +37,10 @@ const LIBRARIES = {
   'cli-table3': 'cli-table3.js',
   commander: 'commander.cjs',
   'jq-wasm': 'jq-wasm.cjs',
+  // svc mcp (src/commands/mcp/): the MCP SDK's server and stdio framing, and the zod it builds schemas with.
+  zod: 'zod.js',
+  '@modelcontextprotocol/sdk/server/mcp.js': 'mcp-server.js',
+  '@modelcontextprotocol/sdk/shared/stdio.js': 'mcp-stdio.js',
 };
 const libraryEntries = (extension) =>
   Object.fromEntries(
@@ -58,6 +62,29 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
+};
+
+/**
+ * What the MCP SDK's server carries for uses svc mcp does not have, left out of dist/lib/ (the
+ * package's size): Ajv and its formats, built unless the server is given a validator (svc mcp
+ * gives its own: it asks clients nothing, Ajv's only use); zod 3 and its JSON Schema converter,
+ * for tools declared with zod 3 schemas (svc's are zod 4). Each stand-in throws if ever called.
+ */
+const STUBBED_IN_MCP = {
+  'ajv-provider': "export class AjvJsonSchemaValidator { constructor() { throw new Error('svc bundles no Ajv: give the server a jsonSchemaValidator'); } }",
+  'zod/v3': "export function object() { throw new Error('svc bundles no zod 3: declare tools with zod 4'); }",
+  'zod-to-json-schema': "export function zodToJsonSchema() { throw new Error('svc bundles no zod 3: declare tools with zod 4'); }",
+};
+const leanMcp = {
+  name: 'lean-mcp',
+  setup(build) {
+    build.onResolve({ filter: /(\/validation\/ajv-provider\.js|^zod\/v3|^zod-to-json-schema)$/ }, (args) => {
+      if (!/[\\/]@modelcontextprotocol[\\/]sdk[\\/]/.test(args.importer)) return undefined;
+      const path = args.path.endsWith('ajv-provider.js') ? 'ajv-provider' : args.path;
+      return { path, namespace: 'svc-lean-mcp' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'svc-lean-mcp' }, (args) => ({ contents: STUBBED_IN_MCP[args.path], loader: 'js' }));
+  },
 };
 
 /** The on-demand libraries and the emulator, as imports of their built files. */
@@ -212,6 +239,7 @@ export async function bundle(outdir) {
     // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     // emulator.js also lets plain scripts (the demo, benchmarks) start the emulator in-process.
+    plugins: [leanMcp],
     entryPoints: {
       emulator: 'src/emulator/index.ts',
       ...libraryEntries('.js'),

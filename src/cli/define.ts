@@ -15,6 +15,18 @@ import type { GLOBAL_FLAGS } from '../shared/globals.js';
 // ---- flags ---------------------------------------------------------------------------
 
 /**
+ * What a flag's or argument's value is, beyond "a string": its parse checks it, and the
+ * tools of `svc mcp` give it a JSON Schema type (src/commands/mcp/schema.ts).
+ */
+export type FlagKind =
+  | { type: 'integer'; min?: number; max?: number }
+  | { type: 'duration'; min?: string; max?: string }
+  | { type: 'money' }
+  | { type: 'id'; prefix: string }
+  | { type: 'language' }
+  | { type: 'file' };
+
+/**
  * One flag. The object key is its name in camelCase; the long flag is its kebab-case
  * (`areaCode` → `--area-code`), or `--no-<name>` when `negate`.
  */
@@ -38,6 +50,8 @@ export interface FlagSpec {
   env?: string;
   /** Another flag (camelCase) it cannot be given with. */
   conflicts?: string;
+  /** What the value is (a flag that takes one). */
+  kind?: FlagKind;
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
@@ -72,6 +86,7 @@ export interface ArgSpec {
   /** Takes the rest of the words (last argument only). */
   variadic?: boolean;
   choices?: readonly string[];
+  kind?: FlagKind;
 }
 
 type ArgValue<A extends ArgSpec> = A extends { choices: readonly (infer C)[] } ? C : string;
@@ -100,7 +115,19 @@ export interface CommandSpec<F extends FlagSpecs = FlagSpecs, A extends readonly
   scopes?: readonly Scope[];
   /** Left out of help and completions. */
   hidden?: boolean;
+  /** A tool of `svc mcp`, and which (absent: never a tool); see McpUse. */
+  mcp?: McpUse;
 }
+
+/**
+ * How an AI assistant may use a command through `svc mcp` (src/commands/mcp/):
+ * - `read`: changes nothing; a tool in every session;
+ * - `write`: changes the organization's objects, never billed; a tool with `--allow-write`;
+ * - `{ billable }`: billed in live mode (a tool of a live session with `--max-spend`, each
+ *   call priced first through the command's `--dry-run`); in test mode free, and then what
+ *   `billable` says it is (`read`: it creates nothing, e.g. a translation).
+ */
+export type McpUse = 'read' | 'write' | { billable: 'read' | 'write' };
 
 /** A leaf's declaration; `typeof command` carries its flag and argument types. */
 export interface CommandDecl<F extends FlagSpecs = FlagSpecs, A extends readonly ArgSpec[] = readonly ArgSpec[]> extends CommandSpec<F, A> {

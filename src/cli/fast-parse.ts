@@ -127,6 +127,13 @@ export function fastInvocation(root: RootSpec, argv: readonly string[]): Invocat
       if (word === '--') return null;
       const name = flagName(word);
       const global = globalTerms.get(name);
+      // A flag of a group's own command (`svc mcp --allow-write`) before any subcommand: that command it is.
+      const self: Leaf | undefined = !leaf ? groups[groups.length - 1]?.self : undefined;
+      if (self && !global && terms(self.decl.flags).has(name)) {
+        groups.pop();
+        leaf = self;
+        leafTerms = terms(self.decl.flags);
+      }
       const own = leafTerms?.get(name);
       // A name both levels know, or a flag before its command is known: commander's to sort out.
       if ((global && own) || (!global && !own)) return null;
@@ -178,9 +185,9 @@ export function fastInvocation(root: RootSpec, argv: readonly string[]): Invocat
     if (spec.choices && !spec.choices.includes(operand)) return null;
   }
 
-  // A group on the way that runs itself with flags of its own would add them to commander's
-  // optsWithGlobals(): commander's to work out (no such group today).
-  if (groups.some((group) => Object.keys(group.self?.decl.flags ?? {}).length > 0)) return null;
+  // A group on the way that runs itself with flags that are always set (a default, a `--no-`)
+  // would add them to commander's optsWithGlobals(): commander's to work out (no such group today).
+  if (groups.some((group) => Object.values(group.self?.decl.flags ?? {}).some((spec) => spec.default !== undefined || spec.negate))) return null;
   const flags = withDefaults(leafGiven, decl.flags);
   // commander's optsWithGlobals(): the command's own flags, the root's over them.
   const globals = { ...flags, ...withDefaults(globalsGiven, root.globals) };

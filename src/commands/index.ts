@@ -23,6 +23,7 @@ import calls from './calls/index.js';
 import chats from './chats/index.js';
 import events from './events/index.js';
 import profiles from './profiles/index.js';
+import mcp from './mcp/index.js';
 
 export { GLOBAL_FLAGS };
 
@@ -50,5 +51,25 @@ export const ROOT: RootSpec = {
   notes:
     'Environment: SVC_API_KEY, SVC_PROFILE, SVC_MODE, SVC_BASE_URL, SVC_CONFIG_DIR, SVC_CREDENTIAL_STORE, SVC_CLIENT_ID/SVC_CLIENT_SECRET (svc login with your own OAuth app), NO_COLOR, HTTPS_PROXY/HTTP_PROXY/NO_PROXY, SVC_HTTP_TIMEOUT (seconds a request may take; default 60)',
   globals: GLOBAL_FLAGS satisfies FlagSpecs,
-  commands: [login, logout, auth, keys, mode, account, calls, chats, translate, events, api, completion, __complete, profiles, doctor, version, help, emulator],
+  commands: [
+    login,
+    logout,
+    auth,
+    keys,
+    mode,
+    account,
+    calls,
+    chats,
+    translate,
+    events,
+    api,
+    mcp,
+    completion,
+    __complete,
+    profiles,
+    doctor,
+    version,
+    help,
+    emulator,
+  ],
 };

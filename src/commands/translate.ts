@@ -26,11 +26,12 @@ export interface TranslateOptions {
 
 export const command = defineCommand({
   name: 'translate',
+  mcp: { billable: 'read' },
   summary: 'translate text (arguments, or stdin)',
   args: [{ name: 'text', help: 'the text', variadic: true }],
   flags: {
-    to: { value: '<lang>', required: true, help: 'target language (BCP 47)' },
-    from: { value: '<lang>', help: 'source language (default: detected)' },
+    to: { value: '<lang>', kind: { type: 'language' }, required: true, help: 'target language (BCP 47)' },
+    from: { value: '<lang>', kind: { type: 'language' }, help: 'source language (default: detected)' },
     lines: { help: 'translate stdin line by line' },
     dryRun: { help: 'print the request and the price it would draw; send nothing' },
   },

@@ -268,6 +268,14 @@ describe('profiles / doctor / version / help', () => {
     expect(await refused('profiles', 'remove')).toContain('svc profiles remove needs its NAME argument');
   });
 
+  it('mcp / mcp log', async () => {
+    expect(await ok('mcp')).toEqual({ allowWrite: false });
+    expect(await ok('mcp', '--allow-write', '--live', '--max-spend', '0.10')).toEqual({ allowWrite: true, maxSpend: 100_000 });
+    expect(await refused('mcp', '--max-spend', 'lots')).toContain('--max-spend "lots" is not an amount of dollars');
+    expect(await ok('mcp', 'log', '--limit', '5')).toEqual({ limit: 5 });
+    expect(await refused('mcp', 'log', '--limit', '0')).toContain('--limit "0" is not a whole number');
+  });
+
   it('doctor / version', async () => {
     expect(await ok('doctor')).toEqual({});
     expect(await refused('doctor', 'now')).toContain('too many arguments');

@@ -9,6 +9,7 @@ export type AccountBalanceOptions = Record<string, never>;
 
 export const command = defineCommand({
   name: 'balance',
+  mcp: 'read',
   summary: 'the prepaid balance',
   examples: ['svc account balance', 'svc --live account balance --json'],
   scopes: ['account:read'],

@@ -10,6 +10,7 @@ export type AccountPricesOptions = Record<string, never>;
 
 export const command = defineCommand({
   name: 'prices',
+  mcp: 'read',
   summary: 'prices of billable operations',
   examples: ['svc account prices'],
   scopes: ['account:read'],

@@ -11,6 +11,7 @@ export type AccountShowOptions = Record<string, never>;
 
 export const command = defineCommand({
   name: 'account',
+  mcp: 'read',
   summary: 'the organization, mode, credential, scopes and balance',
   scopes: ['account:read'],
 });

@@ -19,6 +19,7 @@ export interface CallsDialOptions {
 
 export const command = defineCommand({
   name: 'dial',
+  mcp: { billable: 'write' },
   summary: 'dial a phone into a call (live mode only; billed)',
   args: [{ name: 'id', help: 'call id', required: true }],
   flags: {

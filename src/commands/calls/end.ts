@@ -13,6 +13,7 @@ export interface CallsEndOptions {
 
 export const command = defineCommand({
   name: 'end',
+  mcp: 'write',
   summary: 'end a call',
   args: [{ name: 'id', help: 'call id', required: true }],
   examples: ['svc calls end call_123'],

@@ -13,8 +13,9 @@ export interface CallsGetOptions {
 
 export const command = defineCommand({
   name: 'get',
+  mcp: 'read',
   summary: 'show one call',
-  args: [{ name: 'id', help: 'call id (call_…)', required: true }],
+  args: [{ name: 'id', help: 'call id (call_…)', required: true, kind: { type: 'id', prefix: 'call_' } }],
   examples: ['svc calls get call_123'],
   scopes: ['calls:read'],
 });

@@ -17,6 +17,7 @@ export interface LinesAddOptions {
 
 export const command = defineCommand({
   name: 'add',
+  mcp: { billable: 'write' },
   summary: 'rent a phone line (billed in live mode)',
   flags: {
     country: { value: '<cc>', required: true, help: 'ISO country code, e.g. US' },

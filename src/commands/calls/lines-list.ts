@@ -10,6 +10,7 @@ export type LinesListOptions = ListFlags;
 
 export const command = defineCommand({
   name: 'list',
+  mcp: 'read',
   summary: 'list phone lines',
   flags: {
     limit: { value: '<n>', help: 'at most N lines' },

@@ -13,6 +13,7 @@ export interface LinesReleaseOptions {
 
 export const command = defineCommand({
   name: 'release',
+  mcp: 'write',
   summary: 'release a phone line',
   args: [{ name: 'id', help: 'line id (line_…)', required: true }],
   examples: ['svc calls lines release line_123'],

@@ -15,6 +15,7 @@ export interface LinksCreateOptions {
 
 export const command = defineCommand({
   name: 'create',
+  mcp: 'write',
   summary: 'create a join link',
   flags: {
     call: { value: '<id>', help: 'the call it joins (call_…)' },

@@ -10,6 +10,7 @@ export type LinksListOptions = ListFlags;
 
 export const command = defineCommand({
   name: 'list',
+  mcp: 'read',
   summary: 'list links',
   flags: {
     limit: { value: '<n>', help: 'at most N links' },

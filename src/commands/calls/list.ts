@@ -13,10 +13,11 @@ export interface CallsListOptions extends ListFlags {
 
 export const command = defineCommand({
   name: 'list',
+  mcp: 'read',
   summary: 'list calls, newest first',
   flags: {
     status: { value: '<status>', choices: ['active', 'ended'], help: 'only active or ended calls' },
-    limit: { value: '<n>', help: 'at most N calls (1–100, default 20)' },
+    limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N calls (1–100, default 20)' },
     all: { help: 'every call, following pages' },
   },
   examples: ['svc calls list', 'svc calls list --status active --json', 'svc calls list --all | cut -f1'],

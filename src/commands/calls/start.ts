@@ -19,6 +19,7 @@ export interface CallsStartOptions {
 
 export const command = defineCommand({
   name: 'start',
+  mcp: { billable: 'write' },
   summary: 'start an interpreted call between two languages',
   flags: {
     languages: { value: '<a,b>', required: true, help: 'the two BCP 47 languages, e.g. en,es' },

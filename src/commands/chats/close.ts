@@ -14,6 +14,7 @@ export interface ChatsCloseOptions {
 
 export const command = defineCommand({
   name: 'close',
+  mcp: 'write',
   summary: 'close a chat',
   args: [{ name: 'id', help: 'chat id', required: true }],
   examples: ['svc chats close chat_123'],

@@ -14,6 +14,7 @@ export interface ChatsGetOptions {
 
 export const command = defineCommand({
   name: 'get',
+  mcp: 'read',
   summary: 'show one chat',
   args: [{ name: 'id', help: 'chat id (chat_…)', required: true }],
   examples: ['svc chats get chat_123'],

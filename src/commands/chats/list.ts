@@ -14,6 +14,7 @@ export interface ChatsListOptions extends ListFlags {
 
 export const command = defineCommand({
   name: 'list',
+  mcp: 'read',
   summary: 'list chats, newest first',
   flags: {
     status: { value: '<status>', choices: ['open', 'closed'], help: 'only open or closed chats' },

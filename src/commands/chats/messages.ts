@@ -14,6 +14,7 @@ export interface ChatsMessagesOptions extends ListFlags {
 
 export const command = defineCommand({
   name: 'messages',
+  mcp: 'read',
   summary: "list a chat's messages",
   args: [{ name: 'id', help: 'chat id', required: true }],
   flags: {

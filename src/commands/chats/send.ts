@@ -20,6 +20,7 @@ export interface ChatsSendOptions {
 
 export const command = defineCommand({
   name: 'send',
+  mcp: { billable: 'write' },
   summary: 'post a text message (TEXT, or stdin when omitted)',
   args: [
     { name: 'id', help: 'chat id', required: true },

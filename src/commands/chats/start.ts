@@ -16,6 +16,7 @@ export interface ChatsStartOptions {
 
 export const command = defineCommand({
   name: 'start',
+  mcp: 'write',
   summary: 'start a support chat',
   flags: {
     language: { value: '<lang>', required: true, help: "the chat's language (BCP 47)" },

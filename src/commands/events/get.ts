@@ -19,6 +19,7 @@ export interface EventsGetOptions {
 
 export const command = defineCommand({
   name: 'get',
+  mcp: 'read',
   summary: 'show one retained event',
   args: [{ name: 'id', help: 'event id (evt_…)', required: true }],
   examples: ['svc events get evt_123', 'svc events get evt_123 --json'],

@@ -31,10 +31,11 @@ export function parseTypes(value: unknown): TypePattern[] {
 
 export const command = defineCommand({
   name: 'list',
+  mcp: 'read',
   summary: 'the retained events, newest first',
   flags: {
     type: { value: '<type>', repeatable: true, help: 'only this type or family (repeatable), e.g. call.*' },
-    limit: { value: '<n>', help: 'at most N events (1–100, default 20)' },
+    limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N events (1–100, default 20)' },
     all: { help: 'every retained event, following pages' },
   },
   examples: ['svc events list', 'svc events list --type chat.* --limit 50', 'svc events list --all --json'],

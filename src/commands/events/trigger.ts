@@ -20,6 +20,7 @@ export interface TriggerOptions {
 
 export const command = defineCommand({
   name: 'trigger',
+  mcp: 'write',
   summary: 'cause an event of TYPE with real API requests (test mode only)',
   args: [{ name: 'type', help: 'event type, e.g. call.ended' }],
   flags: {

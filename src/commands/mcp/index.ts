@@ -1,0 +1,12 @@
+// `svc mcp` (itself the server) and `svc mcp log`.
+import { defineGroup, leaf } from '../../cli/define.js';
+import * as serve from './serve.js';
+import * as log from './log.js';
+
+export default defineGroup({
+  name: 'mcp',
+  summary: 'svc for AI assistants: an MCP server on stdio, and its audit log',
+  examples: ['svc mcp', 'svc mcp --live --max-spend 5', 'svc mcp log'],
+  self: leaf(serve.command, () => import('./serve.js')),
+  commands: [leaf(log.command, () => import('./log.js'))],
+});

@@ -1,0 +1,39 @@
+// `svc mcp [--allow-write] [--live --max-spend DOLLARS]`: svc as an MCP server on stdio, for AI
+// assistants (Claude Code, Cursor, VS Code). Its tools are the commands whose declarations say
+// `mcp` (server.ts, tools.ts); test mode and read-only unless the user says otherwise.
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import type { Context } from '../../context.js';
+import type { RootSpec } from '../../cli/define.js';
+import { parseDollars } from './budget.js';
+import type { ServeOptions } from './server.js';
+
+export const command = defineCommand({
+  name: 'mcp',
+  summary: 'serve svc to AI assistants over MCP (stdio): test mode and read-only tools unless told otherwise',
+  flags: {
+    allowWrite: { help: 'add the tools that change objects (never billed): start/end calls, chats, links' },
+    maxSpend: {
+      value: '<dollars>',
+      kind: { type: 'money' },
+      help: 'live sessions (--live): the most the tools may spend, e.g. 5; each call is priced first, 0 refuses all',
+    },
+  },
+  examples: ['svc mcp', 'svc mcp --allow-write', 'svc mcp --live --max-spend 5', 'claude mcp add svc -- svc mcp'],
+  notes:
+    'Every tool call is a line of the audit log (svc mcp log). Live billed tools appear only with --live --max-spend; keys, profiles, sign-in and the emulator are never tools.',
+  scopes: [],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ServeOptions {
+  const opts: ServeOptions = { allowWrite: flags.allowWrite === true };
+  if (flags.maxSpend !== undefined) opts.maxSpend = parseDollars(flags.maxSpend);
+  return opts;
+}
+
+export async function run(opts: ServeOptions, ctx: Context, tree: RootSpec): Promise<void> {
+  const { serve } = await import('./server.js');
+  await serve(opts, ctx, tree);
+}
+
+/** Stdin closing ends the session; Ctrl-C too, as a success. */
+export const stopsOnInterrupt = true;

@@ -1,0 +1,181 @@
+// The tools of `svc mcp` come from the command declarations: every leaf marked `mcp` is one,
+// with an input schema from its typed flags and arguments; what the generator cannot express
+// fails here, and what must never be a tool is not one.
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { ROOT } from '../../src/commands/index.js';
+import { defineCommand, leaf, type RootSpec } from '../../src/cli/define.js';
+import { commandLine, toolsOf, ToolDeclarationError, type Session } from '../../src/commands/mcp/tools.js';
+import { inputSchema } from '../../src/commands/mcp/schema.js';
+import { parseDollars, priceOf, SpendingCap } from '../../src/commands/mcp/budget.js';
+
+const testRead: Session = { mode: 'test', allowWrite: false };
+const testWrite: Session = { mode: 'test', allowWrite: true };
+const live: Session = { mode: 'live', allowWrite: false, maxSpend: parseDollars('0.10') };
+
+const names = (session: Session) => toolsOf(ROOT, session).map((t) => t.name);
+const schemaOf = (name: string, session: Session = testWrite) =>
+  z.toJSONSchema(
+    inputSchema(
+      z,
+      toolsOf(ROOT, session).find((t) => t.name === name)!,
+    ),
+  ) as any;
+
+function rootWith(decl: ReturnType<typeof defineCommand>): RootSpec {
+  return { ...ROOT, commands: [leaf(decl, async () => ({ parse: () => ({}), run: async () => {} }))] };
+}
+
+describe('tools from the command declarations', () => {
+  it('every declaration marked mcp can be a tool, each name once', () => {
+    const all = toolsOf(ROOT, live, { all: true });
+    expect(all.length).toBeGreaterThan(15);
+    expect(new Set(all.map((t) => t.name)).size).toBe(all.length);
+  });
+
+  it('a test session offers read-only tools only, translate among them; --allow-write adds the writes', () => {
+    expect(names(testRead)).toEqual(expect.arrayContaining(['account', 'account_balance', 'calls_list', 'calls_get', 'events_list', 'translate']));
+    expect(names(testRead)).not.toContain('calls_start');
+    expect(names(testRead)).not.toContain('calls_end');
+    expect(toolsOf(ROOT, testRead).every((t) => t.readOnly)).toBe(true);
+    expect(names(testWrite)).toEqual(expect.arrayContaining(['calls_start', 'calls_end', 'chats_start', 'chats_send', 'calls_links_create']));
+  });
+
+  it('a live session offers billed tools only with a cap, and says so in their descriptions', () => {
+    expect(names({ mode: 'live', allowWrite: false })).not.toContain('translate');
+    const translate = toolsOf(ROOT, live).find((t) => t.name === 'translate')!;
+    expect(translate.billed).toBe(true);
+    expect(translate.description).toMatch(/priced first and refused past the session's --max-spend/);
+  });
+
+  it('local secrets and local actions are never tools', () => {
+    const every = toolsOf(ROOT, { mode: 'live', allowWrite: true, maxSpend: 1 }, { all: true }).map((t) => t.name);
+    for (const never of [
+      'keys_add',
+      'keys_list',
+      'keys_remove',
+      'profiles_list',
+      'profiles_remove',
+      'login',
+      'logout',
+      'auth_token',
+      'auth_switch',
+      'mode',
+      'api',
+      'emulator',
+      'completion',
+      'mcp',
+      'mcp_log',
+      'events_tail',
+    ])
+      expect(every).not.toContain(never);
+  });
+
+  it('the description is the command help', () => {
+    const list = toolsOf(ROOT, testRead).find((t) => t.name === 'calls_list')!;
+    expect(list.description).toContain('svc calls list: list calls, newest first.');
+  });
+
+  it('a billable declaration without --dry-run cannot be priced, so it fails the generator', () => {
+    const decl = defineCommand({ name: 'spend', summary: 'spends', mcp: { billable: 'write' } });
+    expect(() => toolsOf(rootWith(decl), live)).toThrow(ToolDeclarationError);
+    expect(() => toolsOf(rootWith(decl), live)).toThrow(/svc spend: billable, but has no --dry-run/);
+  });
+
+  it('an argument and a flag with one name fail the generator', () => {
+    const decl = defineCommand({ name: 'clash', summary: 'x', mcp: 'read', args: [{ name: 'to', help: 'x' }], flags: { to: { value: '<x>', help: 'x' } } });
+    expect(() => toolsOf(rootWith(decl), testRead)).toThrow(/two inputs would be named "to"/);
+  });
+});
+
+describe('input schemas from typed flags', () => {
+  it('an integer kind is an integer with its bounds; choices an enum; a switch a boolean', () => {
+    const schema = schemaOf('calls_list');
+    expect(schema.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(schema.properties.status).toMatchObject({ enum: ['active', 'ended'] });
+    expect(schema.properties.all).toMatchObject({ type: 'boolean' });
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  it('an id kind is a string with its prefix, and required when the argument is', () => {
+    const schema = schemaOf('calls_get');
+    expect(schema.properties.id).toMatchObject({ type: 'string', pattern: '^call_' });
+    expect(schema.required).toEqual(['id']);
+  });
+
+  it('a repeatable flag is an array; --dry-run is never an input (the server prices with it)', () => {
+    expect(schemaOf('events_list').properties.type).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(schemaOf('translate').properties).not.toHaveProperty('dry_run');
+    expect(schemaOf('translate').properties.to.description).toMatch(/BCP 47/);
+  });
+
+  it('snake_case properties become the command line the parse takes', () => {
+    const add = toolsOf(ROOT, testWrite).find((t) => t.name === 'calls_lines_add')!;
+    expect(commandLine(add, { country: 'US', area_code: '415' })).toEqual(['calls', 'lines', 'add', '--country=US', '--area-code=415']);
+    const translate = toolsOf(ROOT, testRead).find((t) => t.name === 'translate')!;
+    expect(commandLine(translate, { text: 'good morning', to: 'es' })).toEqual(['translate', '--to=es', 'good morning']);
+  });
+});
+
+describe('the spending cap', () => {
+  it('dollars are kept in 1/10,000 cent, exactly', () => {
+    expect(parseDollars('0.10')).toBe(100_000);
+    expect(parseDollars('$5')).toBe(5_000_000);
+    expect(() => parseDollars('ten')).toThrow(/not an amount of dollars/);
+  });
+
+  it('a translation is priced per character; a call its first minute, each next one as it begins; a line (monthly) is refused', () => {
+    const plan = { dry_run: true, mode: 'live', billed: true, request: { method: 'POST', path: '/v1/translate', body: { text: 'a'.repeat(3000) } } } as const;
+    expect(priceOf({ ...plan, price: { item: 'translation_character', unit_amount: 0.002, currency: 'usd' } })).toEqual({ units: 60_000 });
+    expect(priceOf({ ...plan, price: { item: 'call_minute', unit_amount: 2, currency: 'usd' } })).toEqual({ units: 20_000, perMinute: 20_000 });
+    expect(priceOf({ ...plan, price: { item: 'line_month', unit_amount: 100, currency: 'usd' } })).toMatchObject({
+      refused: expect.stringMatching(/line months are billed for as long as they last/),
+    });
+  });
+
+  it('refuses the call that would pass the cap; 0 refuses all', () => {
+    const cap = new SpendingCap(100_000);
+    expect(cap.reserve(60_000)).toEqual({ ok: true });
+    cap.settle(60_000, true);
+    expect(cap.reserve(60_000)).toMatchObject({ ok: false, message: expect.stringMatching(/priced at \$0\.06.*spent \$0\.06 of its \$0\.10/) });
+    expect(new SpendingCap(0).reserve(1)).toMatchObject({ ok: false, hint: expect.stringMatching(/--max-spend 0/) });
+  });
+});
+
+describe('the audit log', () => {
+  it('is bounded and rotated: past its size the file becomes .1, and the log keeps the newest calls, 0600', async () => {
+    const { mkdtempSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { AuditLog, readAudit, MAX_BYTES, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-audit-'));
+    const log = new AuditLog(dir);
+    const entry = (n: number) => ({
+      time: new Date(n).toISOString(),
+      tool: 'calls_list',
+      args: { limit: n },
+      mode: 'test' as const,
+      price_asked: null,
+      result: 'ok',
+      ids: [],
+    });
+    const count = Math.ceil((MAX_BYTES * 3) / JSON.stringify(entry(0)).length);
+    for (let n = 0; n < count; n++) log.append(entry(n));
+    log.close();
+    const size = statSync(join(dir, AUDIT_FILE)).size + statSync(join(dir, `${AUDIT_FILE}.1`)).size;
+    expect(size).toBeLessThanOrEqual(MAX_BYTES * 2);
+    expect(statSync(join(dir, AUDIT_FILE)).mode & 0o777).toBe(0o600);
+    const kept = readAudit(dir);
+    expect(kept.at(-1)!.args).toEqual({ limit: count - 1 });
+    expect(kept.map((e) => e.args.limit as number)).toEqual([...kept.map((e) => e.args.limit as number)].sort((a, b) => a - b));
+    expect(kept.length).toBeLessThan(count);
+  });
+
+  it('redacts secrets and cuts long texts in the arguments it keeps', async () => {
+    const { loggedArgs } = await import('../../src/commands/mcp/audit.js');
+    const kept = loggedArgs({ text: `key svc_test_${'a'.repeat(40)} and ${'b'.repeat(500)}`, to: 'es' });
+    expect(kept.text).not.toContain('a'.repeat(40));
+    expect(kept.text).toMatch(/… \(\d+ characters\)$/);
+    expect(kept.to).toBe('es');
+  });
+});
