@@ -12,6 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { LOCKS_DIR } from './paths.js';
+import { isDiskFull } from './atomic.js';
 import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 
 // node:crypto and node:os load on first lock, not when the config module loads (start-up time).
@@ -251,6 +252,7 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
     release = await acquireFileLock(target, options);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof InterruptedError) throw error;
+    if (isDiskFull(error)) throw new ConfigError(`could not lock ${target}: the disk is full`, target, `free space on the disk that holds ${dirname(target)}`);
     throw new ConfigError(`could not lock ${target}: ${(error as Error).message}`, target, 'check that the config directory is writable');
   }
   try {

@@ -1,0 +1,84 @@
+// A refresh on a nearly full disk (issue 32). Real component: a 1 MiB tmpfs mounted for the
+// test (needs root and mount(2); skipped with its reason elsewhere, a failure under
+// SVC_REQUIRE_REAL=1). The config folder lives on it with one page (4 KiB) left free, as a
+// user's nearly full home would: the profile's lock takes that page, so nothing else fits.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { KeychainBackend } from '../../src/credentials/store.js';
+import { runCli } from '../helpers/cli.js';
+import { requireReal } from '../helpers/chromium.js';
+import { envFor, scriptedBrowser, stats } from '../auth/support.js';
+
+function mountTmpfs(): string | null {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-full-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', dir], { stdio: 'pipe' });
+    return dir;
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    if (requireReal) throw error;
+    console.warn(`skipping the full-disk suite: cannot mount a tmpfs here (${(error as Error).message.split('\n')[0]}); it needs root`);
+    return null;
+  }
+}
+
+const mount = mountTmpfs();
+const noKeychain: KeychainBackend = {
+  get: async () => {
+    throw new Error('no keychain in this test');
+  },
+  set: async () => {
+    throw new Error('no keychain in this test');
+  },
+  delete: async () => false,
+};
+
+describe.skipIf(mount === null)('a refresh on a nearly full disk (real tmpfs)', () => {
+  const dir = join(mount ?? '', 'config');
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0 });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    if (mount) {
+      execFileSync('umount', [mount]);
+      rmSync(mount, { recursive: true, force: true });
+    }
+  });
+
+  it('fails before the refresh token is spent; with space back, the sign-in still works', async () => {
+    const run = (argv: string[]) =>
+      runCli(argv, { env: envFor(emulator, { SVC_CREDENTIAL_STORE: 'file' }), configDir: dir, keychain: noKeychain, browser: scriptedBrowser(emulator) });
+    const login = await run(['login']);
+    expect(login.exitCode, login.stderr).toBe(0);
+    // The access token expired: the next live command must refresh first.
+    const credentials = join(dir, 'credentials.json');
+    const file = JSON.parse(readFileSync(credentials, 'utf8'));
+    const key = 'default:oauth';
+    file.secrets[key] = JSON.stringify({ ...JSON.parse(file.secrets[key]), expires_at: 0 });
+    writeFileSync(credentials, JSON.stringify(file, null, 2) + '\n');
+    const before = (await stats(emulator)).refreshes;
+
+    const filler = join(mount!, 'filler');
+    const { bavail, bsize } = statfsSync(mount!);
+    writeFileSync(filler, Buffer.alloc(bavail * bsize - 4096));
+    const full = await run(['--live', 'account']);
+    expect(full.exitCode).not.toBe(0);
+    expect(full.stderr).toContain('the disk is full');
+    expect((await stats(emulator)).refreshes).toBe(before);
+    // Nothing of the failed write stays behind: no temp file, no credentials lock.
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp') || name.endsWith('.lock'))).toEqual([]);
+
+    rmSync(filler);
+    const again = await run(['--live', 'account']);
+    expect(again.stderr).not.toContain('has ended');
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Acme');
+    expect((await stats(emulator)).refreshes).toBe(before + 1);
+  });
+});
