@@ -60,9 +60,10 @@ describe('login / logout / auth / keys / mode', () => {
   });
 
   it('keys add / list / remove', async () => {
-    expect(await ok('keys', 'add')).toEqual({ stdin: false });
-    expect(await ok('keys', 'add', '--name', 'ci', '--stdin')).toEqual({ name: 'ci', stdin: true });
-    expect(await ok('keys', 'add', '--org', 'org_acme')).toEqual({ stdin: false, org: 'org_acme' });
+    expect(await ok('keys', 'add')).toEqual({ stdin: false, replace: false });
+    expect(await ok('keys', 'add', '--name', 'ci', '--stdin')).toEqual({ name: 'ci', stdin: true, replace: false });
+    expect(await ok('keys', 'add', '--org', 'org_acme')).toEqual({ stdin: false, org: 'org_acme', replace: false });
+    expect(await ok('keys', 'add', '--replace')).toEqual({ stdin: false, replace: true });
     expect(await refused('keys', 'add', '--org', 'acme')).toContain('--org must be an organization id');
     expect(await refused('keys', 'add', '--name', 'bad name')).toContain('--name must be');
     expect(await ok('keys', 'list')).toEqual({});
