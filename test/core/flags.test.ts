@@ -45,8 +45,9 @@ describe('login / logout / auth / keys / mode', () => {
   });
 
   it('logout', async () => {
-    expect(await ok('logout')).toEqual({ all: false });
-    expect(await ok('logout', '--all')).toEqual({ all: true });
+    expect(await ok('logout')).toEqual({ all: false, local: false });
+    expect(await ok('logout', '--all')).toEqual({ all: true, local: false });
+    expect(await ok('logout', '--local')).toEqual({ all: false, local: true });
     expect(await refused('logout', 'work')).toContain('too many arguments');
   });
 
