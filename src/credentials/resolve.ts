@@ -10,13 +10,13 @@
 import type { Mode } from '../shared/constants.js';
 import { modeOfKey } from '../shared/constants.js';
 import type { ConfigData, ConfigStore, KeyMeta, Profile } from '../config/config.js';
-import { DEFAULT_PROFILE } from '../config/config.js';
+import { DEFAULT_PROFILE, emptyConfig } from '../config/config.js';
 import type { Env, GlobalOptions } from '../shared/runtime.js';
 import type { SecretStore } from './store.js';
 import { DEFAULT_BASE_URL } from '../api/endpoints.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import { settleSecretsInFlight } from './journal.js';
-import { addressMismatch, canonicalBaseUrl, profileAddress, profilesAt, sameOrigin } from './origin.js';
+import { addressMismatch, canonicalBaseUrl, originOf, profileAddress, profilesAt, sameOrigin } from './origin.js';
 
 export interface ResolvedCredential {
   kind: 'api_key' | 'oauth';
@@ -56,26 +56,43 @@ export function addressSource(ctx: Choosing): string {
   return ctx.globals.baseUrl ? '--base-url' : 'SVC_BASE_URL';
 }
 
+/** The profile a command uses, and why: the one decision every command makes, and doctor explains. */
+export interface ProfileChoice {
+  name: string;
+  /** Why this profile, in words (`svc doctor` prints it). */
+  why: string;
+  /** Named by --profile / SVC_PROFILE: a missing one is a mistake, not a setup still to do. */
+  explicit: boolean;
+}
+
 /**
- * The profile name chosen, without checking it exists: --profile / SVC_PROFILE, else the
+ * The profile chosen, without checking it exists: --profile / SVC_PROFILE, else the
  * default profile, unless --base-url / SVC_BASE_URL names another address and exactly one
  * profile is bound to it (as gh's GH_HOST picks that host's token).
  */
-export function chooseProfileName(ctx: Choosing, config: ConfigData): string {
-  const named = ctx.globals.profile || ctx.env.SVC_PROFILE;
-  if (named) return named;
-  const chosen = config.default_profile || DEFAULT_PROFILE;
+export function chooseProfile(ctx: Choosing, config: ConfigData): ProfileChoice {
+  if (ctx.globals.profile) return { name: ctx.globals.profile, why: '--profile', explicit: true };
+  if (ctx.env.SVC_PROFILE) return { name: ctx.env.SVC_PROFILE, why: 'SVC_PROFILE', explicit: true };
+  const fallback: ProfileChoice = config.default_profile
+    ? { name: config.default_profile, why: 'the default profile (svc auth switch)', explicit: false }
+    : { name: DEFAULT_PROFILE, why: 'no profile chosen, so "default"', explicit: false };
   let address: string | undefined;
   try {
     address = explicitBaseUrl(ctx);
   } catch {
-    return chosen; // reported by whoever uses the address
+    return fallback; // reported by whoever uses the address
   }
-  if (address === undefined) return chosen;
-  const current = config.profiles[chosen];
-  if (current && sameOrigin(profileAddress(current), address)) return chosen;
+  if (address === undefined) return fallback;
+  const current = Object.hasOwn(config.profiles, fallback.name) ? config.profiles[fallback.name] : undefined;
+  if (current && sameOrigin(profileAddress(current), address)) return fallback;
   const bound = profilesAt(config.profiles, address);
-  return bound.length === 1 ? bound[0]! : chosen;
+  if (bound.length === 1) return { name: bound[0]!, why: `the only profile bound to ${originOf(address)} (${addressSource(ctx)})`, explicit: false };
+  return fallback;
+}
+
+/** The name of chooseProfile's choice. */
+export function chooseProfileName(ctx: Choosing, config: ConfigData): string {
+  return chooseProfile(ctx, config).name;
 }
 
 /** The base URL: --base-url, SVC_BASE_URL, the profile's, the default (canonical: no trailing slash). */
@@ -123,7 +140,7 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   } catch (error) {
     // SVC_API_KEY needs nothing from config.json: a damaged file must not stop it.
     if (!(envKey && error instanceof ConfigError)) throw error;
-    config = { version: 1, profiles: {} };
+    config = emptyConfig();
   }
   if (config.secrets_in_flight && !envKey) {
     // A key write killed half-way: settle it before choosing a key (src/credentials/journal.ts).
