@@ -147,6 +147,7 @@ describe('chats / translate / events / api / completion / emulator', () => {
     expect(await ok('chats', 'send', 'chat_1', 'Hello', 'there')).toEqual({ id: 'chat_1', text: 'Hello there' });
     expect(await ok('chats', 'send', 'chat_1')).toEqual({ id: 'chat_1' });
     expect(await ok('chats', 'send', 'chat_1', 'hi', '--dry-run')).toEqual({ id: 'chat_1', text: 'hi', dryRun: true });
+    expect(await ok('chats', 'send', 'chat_1', '--language', 'fr', 'salut')).toEqual({ id: 'chat_1', text: 'salut', language: 'fr' });
     expect(await ok('chats', 'voice', 'chat_1', 'note.ogg')).toEqual({ id: 'chat_1', file: 'note.ogg' });
     expect(await ok('chats', 'voice', 'chat_1', '-')).toEqual({ id: 'chat_1', file: '-' });
     expect(await refused('chats', 'voice', 'chat_1')).toContain('svc chats voice needs its FILE argument');
