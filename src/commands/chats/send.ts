@@ -55,7 +55,7 @@ export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   if (opts.dryRun) {
     // Posting a message is billed in live mode (api-contract.md): by the characters translated.
     const { printDryRun } = await import('../dry-run.js');
-    return printDryRun(ctx, { endpoint: 'chats.messages.create', params: { id: opts.id }, body, item: 'translation_character' });
+    return printDryRun(ctx, { endpoint: 'chats.messages.create', params: { id: opts.id }, body });
   }
   const message = await call<Message>(ctx, 'chats.messages.create', { params: { id: opts.id }, body });
   await printObject(ctx, messageFields(message, timeFormat(ctx)), message);
