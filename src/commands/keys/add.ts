@@ -87,10 +87,11 @@ async function readKey(ctx: Context, _opts: KeysAddOptions): Promise<string> {
 /**
  * The profile's key of this mode that the new one would replace (its secret is deleted, and
  * was shown once): at a terminal asked, naming both; without one refused unless --replace.
- * Re-adding the same key (same id) replaces nothing.
+ * Re-adding the same key (same id) loses nothing.
  */
 async function confirmReplacement(ctx: Context, opts: KeysAddOptions, keys: Record<string, KeyMeta> | undefined, meta: KeyMeta, profileName: string): Promise<void> {
-  const old = Object.values(keys ?? {}).filter((k) => k.mode === meta.mode && !(k.name === meta.name && k.id !== undefined && k.id === meta.id));
+  // The same key again (same id), under its name or another, loses no secret: not asked.
+  const old = Object.values(keys ?? {}).filter((k) => k.mode === meta.mode && !(k.id !== undefined && k.id === meta.id));
   if (!old.length || opts.replace) return;
   const olds = old.map((k) => `"${k.name}" (${redactedKey(k)})`).join(', ');
   const what = `profile "${profileName}" already has a ${meta.mode} key, ${olds}; the new key (${redactedKey(meta)}) would replace it and its stored secret would be deleted`;
