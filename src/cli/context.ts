@@ -96,6 +96,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
       new FileSecretStore(dir, (message) => stderr.write(`warning: ${message}\n`), lockOptions),
       preference,
       (message) => stderr.write(`warning: ${message}\n`),
+      globals.debug ? (line) => stderr.write(`${redactText(line)}\n`) : undefined,
     );
   }
   // The proxy choice is this pool's own, from this context's env (never another invocation's).

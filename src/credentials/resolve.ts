@@ -190,5 +190,12 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
       `run \`svc keys add --profile ${profileName} --name ${key.name}\` again`,
     );
   }
+  // A key whose text is not an svc key of its mode (a damaged or hand-edited store) is never sent.
+  if (modeOfKey(apiKey) !== mode || /\s/.test(apiKey)) {
+    throw new AuthError(
+      `the stored ${mode} key "${key.name}" of ${where} is damaged (not a svc_${mode}_ key); it was not sent`,
+      `run \`svc keys add --profile ${profileName} --name ${key.name}\` again`,
+    );
+  }
   return { kind: 'api_key', source: 'profile', mode, profileName, profile, baseUrl, apiKey, keyName: key.name };
 }

@@ -398,8 +398,24 @@ export class FileSecretStore implements SecretStore {
       },
     };
   }
+  /** Whether the file holds any secret of the profile (it was then told its secrets go here). */
+  async holdsSecretsOf(profile: string): Promise<boolean> {
+    const prefix = secretAccount(profile, '');
+    return Object.keys((await this.read()).secrets).some((account) => account.startsWith(prefix));
+  }
   async get(profile: string, name: string): Promise<string | null> {
-    return (await this.read()).secrets[secretAccount(profile, name)] ?? null;
+    const account = secretAccount(profile, name);
+    const { secrets } = await this.read();
+    if (!Object.hasOwn(secrets, account)) return null;
+    const value: unknown = secrets[account];
+    // A hand-edited or damaged entry (a number, an object) is reported, never sent as a credential.
+    if (typeof value !== 'string' || value === '')
+      throw new ConfigError(
+        `the "${name}" secret of profile "${profile}" in ${this.path} is damaged (${value === '' ? 'empty' : `a ${value === null ? 'null' : typeof value}, not text`}); it was not used`,
+        this.path,
+        name === 'oauth' ? `run \`svc login --profile ${profile}\` again` : `run \`svc keys add --profile ${profile} --name ${name}\` again`,
+      );
+    return value;
   }
   async set(profile: string, name: string, value: string): Promise<SecretStorage> {
     await this.change((data) => {
@@ -415,6 +431,13 @@ export class FileSecretStore implements SecretStore {
     });
     return null;
   }
+}
+
+/** A keychain failure in a few words (the addon's own, D-Bus and X11 included, are for --debug). */
+function keychainTrouble(reason: string): string {
+  const timeout = /did not answer within ([\d.]+ s)/.exec(reason);
+  if (timeout) return `the OS keychain did not answer within ${timeout[1]}`;
+  return /no Secret Service|DBUS_SESSION_BUS_ADDRESS|org\.freedesktop\.secrets|ServiceUnknown/.test(reason) ? 'no OS keychain' : 'the OS keychain failed';
 }
 
 function octal(mode: number): string {
@@ -463,6 +486,8 @@ export class FallbackSecretStore implements SecretStore {
     private readonly file: FileSecretStore,
     private readonly preference: StorePreference,
     private readonly warn: (message: string) => void,
+    /** --debug: the keychain's own words (D-Bus, X11) when it fails; absent, they are not shown. */
+    private readonly debug?: (line: string) => void,
   ) {}
 
   async get(profile: string, name: string, where?: SecretStorage): Promise<string | null> {
@@ -498,11 +523,13 @@ export class FallbackSecretStore implements SecretStore {
           `${reason}; SVC_CREDENTIAL_STORE=keychain forbids the file fallback`,
           'unlock or start the OS keychain, or unset SVC_CREDENTIAL_STORE',
         );
-      // Said before the secret touches the disk, so the user can stop here.
-      this.warn(
-        `${reason}. Storing the "${name}" secret of profile "${profile}" in ${this.file.path} (readable only by you, mode 0600) instead. ` +
-          'Set SVC_CREDENTIAL_STORE=keychain to refuse this fallback.',
-      );
+      this.debug?.(`svc: keychain write of ${secretAccount(profile, name)} failed: ${reason}`);
+      // Said before the secret touches the disk, so the user can stop here; once per profile
+      // and file (a profile with a secret there was told already), in two short lines.
+      if (!(await this.file.holdsSecretsOf(profile)))
+        this.warn(
+          `${keychainTrouble(reason)}, so profile "${profile}" keeps its secrets in a file:\n  ${this.file.path} (SVC_CREDENTIAL_STORE=file chooses it on purpose)`,
+        );
       return this.file.set(profile, name, value);
     }
     // Now in the keychain: no copy may stay in the file.
