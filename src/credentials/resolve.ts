@@ -191,7 +191,7 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
     );
   }
   // A key whose text is not an svc key of its mode (a damaged or hand-edited store) is never sent.
-  if (modeOfKey(apiKey) !== mode || /\s/.test(apiKey)) {
+  if (modeOfKey(apiKey) !== mode) {
     throw new AuthError(
       `the stored ${mode} key "${key.name}" of ${where} is damaged (not a svc_${mode}_ key); it was not sent`,
       `run \`svc keys add --profile ${profileName} --name ${key.name}\` again`,
