@@ -1,7 +1,8 @@
-// A refresh on a nearly full disk (issue 32). Real component: a 1 MiB tmpfs mounted for the
-// test (needs root and mount(2); skipped with its reason elsewhere, a failure under
-// SVC_REQUIRE_REAL=1). The config folder lives on it with one page (4 KiB) left free, as a
-// user's nearly full home would: the profile's lock takes that page, so nothing else fits.
+// A refresh on a nearly full disk, and a read-only home (issue 32). Real component: tmpfs
+// mounts made for the test (needs root and mount(2); skipped with its reason elsewhere, a
+// failure under SVC_REQUIRE_REAL=1). For the refresh the config folder lives on a 1 MiB tmpfs
+// with one page (4 KiB) left free, as a user's nearly full home would: the profile's lock
+// takes that page, so nothing else fits.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +14,10 @@ import { runCli } from '../helpers/cli.js';
 import { requireReal } from '../helpers/chromium.js';
 import { envFor, scriptedBrowser, stats } from '../auth/support.js';
 
-function mountTmpfs(): string | null {
+function mountTmpfs(options = 'size=1m,mode=0700'): string | null {
   const dir = mkdtempSync(join(tmpdir(), 'svc-full-disk-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', dir], { stdio: 'pipe' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { stdio: 'pipe' });
     return dir;
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
@@ -80,5 +81,31 @@ describe.skipIf(mount === null)('a refresh on a nearly full disk (real tmpfs)', 
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stdout).toContain('Acme');
     expect((await stats(emulator)).refreshes).toBe(before + 1);
+  });
+});
+
+const readOnly = mount === null ? null : mountTmpfs('ro,size=64k,mode=0755');
+
+describe.skipIf(readOnly === null)('a read-only home (real read-only tmpfs)', () => {
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0 });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    if (readOnly) {
+      execFileSync('umount', [readOnly]);
+      rmSync(readOnly, { recursive: true, force: true });
+    }
+  });
+
+  it('svc login says "read-only" before the browser opens, not ENOENT after the sign-in', async () => {
+    const browser = scriptedBrowser(emulator);
+    const r = await runCli(['login'], { env: envFor(emulator), configDir: join(readOnly!, '.config', 'svc'), browser });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`cannot write the config folder ${join(readOnly!, '.config', 'svc')}: it is on a read-only file system`);
+    expect(r.stderr).toContain('SVC_CONFIG_DIR');
+    expect(r.stderr).not.toContain('ENOENT');
+    expect(browser.opened).toEqual([]);
   });
 });
