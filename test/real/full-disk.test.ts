@@ -108,4 +108,11 @@ describe.skipIf(readOnly === null)('a read-only home (real read-only tmpfs)', ()
     expect(r.stderr).not.toContain('ENOENT');
     expect(browser.opened).toEqual([]);
   });
+
+  it('svc emulator --state in a read-only folder: exit 2 naming the path, nothing started', async () => {
+    const state = join(readOnly!, 'state.jsonl');
+    const r = await runCli(['emulator', '--port', '0', '--state', state]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`--state ${state} cannot be written: it is on a read-only file system`);
+  });
 });
