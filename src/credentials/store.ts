@@ -277,6 +277,11 @@ export class FileSecretStore implements SecretStore {
     if (this.checked || process.platform === 'win32') return;
     this.checked = true;
     const dir = await promises.stat(this.dir).catch(() => null);
+    const me = process.getuid?.();
+    if (dir && me !== undefined && dir.uid !== me)
+      this.warn(
+        `the config directory ${this.dir} belongs to another user (uid ${dir.uid}), who can read and replace the files that hold your secrets. Fix: use a folder of your own (SVC_CONFIG_DIR)`,
+      );
     if (dir && (dir.mode & 0o022) !== 0)
       this.warn(
         `the config directory ${this.dir} is writable by ${dir.mode & 0o002 ? 'everyone' : 'its group'} (mode ${octal(dir.mode)}): others could replace the files that hold your secrets. Fix: chmod 700 ${this.dir}`,

@@ -1,6 +1,6 @@
 // Odd input of issue 32: what a hand-edited or damaged config holds is reported, never sent
 // or taken for something it is not.
-import { writeFileSync } from 'node:fs';
+import { chownSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -45,5 +45,21 @@ describe('a stored secret of the wrong type', () => {
     expect(r.stderr).toContain('svc keys add --profile default --name test');
     // Nothing reached the service but this test's own stats call.
     expect((await emu.plane.stats()).requests).toBe(before + 1);
+  });
+});
+
+// chown needs root; elsewhere the case cannot be made, and says so.
+const root = process.getuid?.() === 0;
+describe.skipIf(!root)('a config folder owned by another user (needs root to chown)', () => {
+  it('keys add and doctor warn, naming the owner', async () => {
+    const configDir = tempConfigDir();
+    chownSync(configDir, 65534, 65534);
+    const env = { SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emu.url };
+    const added = await runCli(['keys', 'add'], { configDir, keychain: noKeychain, env, stdin: emu.seed.keys.test });
+    expect(added.exitCode, added.stderr).toBe(0);
+    expect(added.stderr).toContain(`warning: the config directory ${configDir} belongs to another user (uid 65534)`);
+    const doctor = await runCli(['doctor', '--json'], { configDir, keychain: noKeychain, env });
+    const checks = JSON.parse(doctor.stdout).checks as Array<{ status: string; message: string }>;
+    expect(checks.find((c) => c.message.includes('belongs to another user'))).toMatchObject({ status: 'warning' });
   });
 });

@@ -89,7 +89,15 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
       () => true,
       () => false,
     );
-    // Anyone who can write the folder can replace the files that hold the secrets.
+    // Its owner, and anyone who can write it, can replace the files that hold the secrets.
+    const me = process.getuid?.();
+    if (me !== undefined && dirStat.uid !== me)
+      checks.push({
+        check: 'config',
+        status: 'warning',
+        message: `config dir ${dir} belongs to another user (uid ${dirStat.uid}), who can read and replace the files that hold your secrets`,
+        fix: 'point SVC_CONFIG_DIR at a folder of your own',
+      });
     const openTo = dirStat.mode & 0o002 ? 'everyone' : dirStat.mode & 0o020 ? 'its group' : undefined;
     checks.push(
       !writable
