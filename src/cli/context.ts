@@ -142,7 +142,9 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
         return createApiClient(ctx, resolved);
       })()),
     async accessToken(profile, opts) {
-      session ??= import('../auth/session.js').then(({ createOAuthSession }) => createOAuthSession({ ...ctx, warn: (message) => stderr.write(`warning: ${message}\n`) }));
+      session ??= import('../auth/session.js').then(({ createOAuthSession }) =>
+        createOAuthSession({ ...ctx, warn: (message) => stderr.write(`warning: ${message}\n`) }),
+      );
       return (await session).accessToken(profile, opts);
     },
     async dispose() {

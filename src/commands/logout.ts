@@ -125,7 +125,11 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
   const disconnect = "an admin can disconnect the app in the organization's connected apps";
   if (result.revoked) note(ctx, `Logged out of ${where}: the connection was revoked at the service${left ? '' : ' and deleted here'}.`);
   else if (local) note(ctx, `Forgot the sign-in of ${where} here without revoking it: the connection stays open at the service; ${disconnect}.`);
-  else warn(ctx, `the sign-in of ${where} had no stored tokens to revoke; it was deleted here, but the connection may still be open at the service: ${disconnect}`);
+  else
+    warn(
+      ctx,
+      `the sign-in of ${where} had no stored tokens to revoke; it was deleted here, but the connection may still be open at the service: ${disconnect}`,
+    );
   return { result };
 }
 
@@ -134,7 +138,9 @@ async function revoke(ctx: Context, stored: StoredOAuth, address: string): Promi
   const endpoint = stored.revocation_endpoint ?? joinUrl(address, ENDPOINTS['oauth.revoke'].path).href;
   // The token goes only to the profile's own origin (design.md "Credentials").
   if (!sameOrigin(endpoint, address))
-    return new CliError(`the stored revocation endpoint is on ${originOf(endpoint) ?? 'an invalid address'}, not on the profile's ${address}; the token was not sent`);
+    return new CliError(
+      `the stored revocation endpoint is on ${originOf(endpoint) ?? 'an invalid address'}, not on the profile's ${address}; the token was not sent`,
+    );
   try {
     // RFC 7009 §2.1: revoking the refresh token ends the whole grant (the access token too).
     await revokeToken(fetchOf(ctx), endpoint, clientOf(stored), { value: stored.refresh_token, hint: 'refresh_token' }, ctx.signal);

@@ -25,7 +25,15 @@ export async function makeDir(dir: string): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     const missing: string[] = [];
-    for (let at = dir; !(await promises.lstat(at).then(() => true, () => false)) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
+    for (
+      let at = dir;
+      !(await promises.lstat(at).then(
+        () => true,
+        () => false,
+      )) && dirname(at) !== at;
+      at = dirname(at)
+    )
+      missing.unshift(at);
     for (const folder of missing) await promises.mkdir(folder, { mode: 0o700 });
     throw error;
   }
@@ -36,7 +44,9 @@ export function unwritable(dir: string, error: unknown): ConfigError {
   const next = 'make it writable, or point SVC_CONFIG_DIR at a folder you can write (e.g. SVC_CONFIG_DIR=/tmp/svc for a read-only home)';
   if (code === 'EROFS') return new ConfigError(`cannot write the config folder ${dir}: it is on a read-only file system`, dir, next);
   if (code === 'EACCES' || code === 'EPERM') return new ConfigError(`cannot write the config folder ${dir}: permission denied`, dir, next);
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new ConfigError(`cannot write the config folder ${dir}: the disk is full`, dir, `free space on the disk that holds ${dir}`);
-  if (code === 'ENOTDIR' || code === 'EEXIST') return new ConfigError(`cannot write the config folder ${dir}: something that is not a folder is in its place`, dir, next);
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return new ConfigError(`cannot write the config folder ${dir}: the disk is full`, dir, `free space on the disk that holds ${dir}`);
+  if (code === 'ENOTDIR' || code === 'EEXIST')
+    return new ConfigError(`cannot write the config folder ${dir}: something that is not a folder is in its place`, dir, next);
   return new ConfigError(`cannot write the config folder ${dir}: ${(error as Error).message}`, dir, next);
 }

@@ -197,7 +197,7 @@ describe('svc logout', () => {
     expect((await session.run(['account'])).exitCode).toBe(3);
   });
 
-  it('offline: the revoke fails, the sign-in is kept and the exit code is the failure\'s (9); --local forgets it without revoking', async () => {
+  it("offline: the revoke fails, the sign-in is kept and the exit code is the failure's (9); --local forgets it without revoking", async () => {
     const offline = await startTestEmulator();
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();

@@ -29,7 +29,14 @@ async function doctor(configDir: string, argv: string[] = [], secrets = new Memo
 }
 
 function profileConfig(dir: string, profiles: Record<string, string>): void {
-  const key = (name: string) => ({ name: 'test', mode: 'test', last4: emu.seed.keys.test.slice(-4), scopes: [], storage: 'memory', added_at: `2026-01-0${name.length}T00:00:00Z` });
+  const key = (name: string) => ({
+    name: 'test',
+    mode: 'test',
+    last4: emu.seed.keys.test.slice(-4),
+    scopes: [],
+    storage: 'memory',
+    added_at: `2026-01-0${name.length}T00:00:00Z`,
+  });
   const config = {
     version: 1,
     default_profile: 'default',
@@ -79,7 +86,10 @@ describe('svc doctor chooses the profile and address as every command does', () 
       const configDir = tempConfigDir();
       writeFileSync(join(configDir, 'config.json'), JSON.stringify({ version: 1, default_profile: name, profiles: {} }));
       const { checks } = await doctor(configDir);
-      expect(checks.find((c) => c.check === 'profile'), name).toMatchObject({ status: 'warning', message: `there is no profile "${name}" (the default profile (svc auth switch))` });
+      expect(
+        checks.find((c) => c.check === 'profile'),
+        name,
+      ).toMatchObject({ status: 'warning', message: `there is no profile "${name}" (the default profile (svc auth switch))` });
       const account = await runCli(['account'], { configDir });
       expect(account.exitCode, name).toBe(3);
       expect(account.stderr).toContain('not signed in');

@@ -222,7 +222,10 @@ describe('svc doctor', () => {
     expect(failed.map((c) => c.check).sort()).toEqual(['credential']);
     expect(failed.every((c) => c.fix)).toBe(true);
     const checks = (JSON.parse(bad.stdout) as typeof report).checks;
-    expect(checks.find((c) => c.message.startsWith('credentials.json'))).toMatchObject({ status: 'warning', message: expect.stringContaining('svc set it to 0600') });
+    expect(checks.find((c) => c.message.startsWith('credentials.json'))).toMatchObject({
+      status: 'warning',
+      message: expect.stringContaining('svc set it to 0600'),
+    });
   });
 
   it('one format for stream times and scopes', () => {

@@ -49,7 +49,7 @@ describe.each(['test', 'live'] as const)('chats in %s mode', (mode) => {
     expect(JSON.parse(sent.stdout)).toMatchObject({ object: 'message', chat_id: chat.id, kind: 'text', text: 'Where is my order?' });
   });
 
-  it('send --language: a message in another language than the chat\'s is translated to the chat\'s', async () => {
+  it("send --language: a message in another language than the chat's is translated to the chat's", async () => {
     const chat = await startChat(mode, 'en');
     const sent = await h.svc(['chats', 'send', chat.id, '--language', 'fr', 'Où est ma commande ?', '--json'], { mode });
     expect(sent.exitCode, sent.stderr).toBe(0);

@@ -31,7 +31,11 @@ export const command = defineCommand({
     language: { value: '<lang>', help: "the language the text is in (BCP 47; default: the chat's); another is translated to the chat's" },
     dryRun: { help: 'print the request and the price it would draw; send nothing' },
   },
-  examples: ['svc chats send chat_123 "Where is my order?"', 'svc chats send chat_123 --language fr "Où est ma commande ?"', 'echo hello | svc chats send chat_123'],
+  examples: [
+    'svc chats send chat_123 "Where is my order?"',
+    'svc chats send chat_123 --language fr "Où est ma commande ?"',
+    'echo hello | svc chats send chat_123',
+  ],
   scopes: ['sessions:write'],
 });
 

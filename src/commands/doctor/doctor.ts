@@ -172,7 +172,12 @@ function credentialsFileCheck(path: string, mode: number): Check {
     fd = openOwnFile(path, constants.O_RDONLY, { what: 'the credentials file' });
     tightenOwnFile(fd);
   } catch {
-    return { check: 'config', status: 'failed', message: `${CREDENTIALS_FILE} holds secrets but is open to ${openTo} (mode ${modeString(mode)})`, fix: `chmod 600 ${path}` };
+    return {
+      check: 'config',
+      status: 'failed',
+      message: `${CREDENTIALS_FILE} holds secrets but is open to ${openTo} (mode ${modeString(mode)})`,
+      fix: `chmod 600 ${path}`,
+    };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
@@ -253,7 +258,10 @@ function addressChecks(ctx: Context, data: ConfigData, choice: ProfileChoice): {
   try {
     address = chooseBaseUrl(ctx, profile);
   } catch (error) {
-    return { checks: [{ check: 'address', status: 'failed', message: (error as Error).message, fix: (error as CliError).hint ?? 'use e.g. https://api.example.com' }], url: undefined };
+    return {
+      checks: [{ check: 'address', status: 'failed', message: (error as Error).message, fix: (error as CliError).hint ?? 'use e.g. https://api.example.com' }],
+      url: undefined,
+    };
   }
   const url = new URL(address);
   const override = explicitBaseUrl(ctx) !== undefined ? addressSource(ctx) : undefined;
@@ -357,7 +365,15 @@ async function credentialChecks(ctx: Context, data: ConfigData, chosen: string, 
   const envMode = envKey ? modeOfKey(envKey) : undefined;
   if (envKey && envMode && url) {
     const profile = Object.hasOwn(data.profiles, chosen) ? data.profiles[chosen] : undefined;
-    const result = await checkCredential(ctx, { kind: 'api_key', source: 'env', mode: envMode, profileName: chosen, profile, baseUrl: url.origin, apiKey: envKey });
+    const result = await checkCredential(ctx, {
+      kind: 'api_key',
+      source: 'env',
+      mode: envMode,
+      profileName: chosen,
+      profile,
+      baseUrl: url.origin,
+      apiKey: envKey,
+    });
     checks.push({
       check: 'credential',
       status: result.verdict === 'valid' ? 'ok' : result.verdict === 'refused' ? 'failed' : 'warning',

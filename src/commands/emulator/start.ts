@@ -122,11 +122,15 @@ async function checkStatePath(path: string): Promise<void> {
   const { constants } = await import('node:fs');
   const info = await lstat(path).catch(() => null);
   if (info?.isDirectory())
-    throw new UsageError(`--state ${path} is a folder; the emulator keeps its state in a file`, `name a file in it: --state ${join(path, 'emulator-state.jsonl')}`);
+    throw new UsageError(
+      `--state ${path} is a folder; the emulator keeps its state in a file`,
+      `name a file in it: --state ${join(path, 'emulator-state.jsonl')}`,
+    );
   if (info && !info.isFile() && !info.isSymbolicLink()) throw new UsageError(`--state ${path} is not a regular file`);
   const folder = dirname(resolve(path));
   const parent = await lstat(folder).catch(() => null);
-  if (!parent?.isDirectory()) throw new UsageError(`--state ${path}: the folder ${folder} does not exist`, `make it first (mkdir -p ${folder}), or name a file in a folder that exists`);
+  if (!parent?.isDirectory())
+    throw new UsageError(`--state ${path}: the folder ${folder} does not exist`, `make it first (mkdir -p ${folder}), or name a file in a folder that exists`);
   // (access() also answers EROFS for root on a read-only file system.)
   const writable = await access(info ? path : folder, constants.W_OK).then(
     () => true,

@@ -89,13 +89,23 @@ async function readKey(ctx: Context, _opts: KeysAddOptions): Promise<string> {
  * was shown once): at a terminal asked, naming both; without one refused unless --replace.
  * Re-adding the same key (same id) loses nothing.
  */
-async function confirmReplacement(ctx: Context, opts: KeysAddOptions, keys: Record<string, KeyMeta> | undefined, meta: KeyMeta, profileName: string): Promise<void> {
+async function confirmReplacement(
+  ctx: Context,
+  opts: KeysAddOptions,
+  keys: Record<string, KeyMeta> | undefined,
+  meta: KeyMeta,
+  profileName: string,
+): Promise<void> {
   // The same key again (same id), under its name or another, loses no secret: not asked.
   const old = Object.values(keys ?? {}).filter((k) => k.mode === meta.mode && !(k.id !== undefined && k.id === meta.id));
   if (!old.length || opts.replace) return;
   const olds = old.map((k) => `"${k.name}" (${redactedKey(k)})`).join(', ');
   const what = `profile "${profileName}" already has a ${meta.mode} key, ${olds}; the new key (${redactedKey(meta)}) would replace it and its stored secret would be deleted`;
-  if (!ctx.io.canPrompt()) throw new UsageError(`${what}; nothing was stored`, 'run it again with --replace to replace it, or add the new key to another profile: `svc keys add --profile <name>`');
+  if (!ctx.io.canPrompt())
+    throw new UsageError(
+      `${what}; nothing was stored`,
+      'run it again with --replace to replace it, or add the new key to another profile: `svc keys add --profile <name>`',
+    );
   const question = `Profile "${profileName}" already has a ${meta.mode} key; its stored secret would be deleted. Replace ${olds} with ${redactedKey(meta)}?`;
   if (!ctx.globals.yes && !(await confirm(ctx, question))) throw new CliError('nothing was stored', EXIT.failure);
 }
