@@ -90,6 +90,7 @@ complete -c svc -n '__svc_at \'login\'' -l port -x -d 'loopback port for the red
 complete -c svc -n '__svc_at \'login\'' -l timeout -x -d 'how long to wait for the sign-in'
 complete -c svc -n '__svc_at \'login\'' -l client-id -x -d 'OAuth app client id (default: the svc app)'
 complete -c svc -n '__svc_at \'logout\'' -l all -d 'log out of every profile'
+complete -c svc -n '__svc_at \'logout\'' -l local -d 'forget the sign-in here without revoking it (the connection stays open at the service)'
 complete -c svc -n '__svc_at \'auth\'' -a status -d 'every profile (or --profile NAME alone) with its organization, mode, credentials, scopes, where secrets are stored, and whether the service accepts each'
 complete -c svc -n '__svc_at \'auth\'' -a token -d 'print a valid access token for the profile (refreshing it if needed)'
 complete -c svc -n '__svc_at \'auth\'' -a switch -d 'make PROFILE the default profile'
@@ -100,6 +101,7 @@ complete -c svc -n '__svc_at \'keys\'' -a remove -d 'forget a stored key (the ke
 complete -c svc -n '__svc_at \'keys add\'' -l name -x -d 'a name for the key (default: its mode, test or live)'
 complete -c svc -n '__svc_at \'keys add\'' -l stdin -d 'read the key from stdin (the default without a terminal)'
 complete -c svc -n '__svc_at \'keys add\'' -l org -x -d 'the key\'s organization (org_…), for a key without account:read (stored unverified)'
+complete -c svc -n '__svc_at \'keys add\'' -l replace -d 'replace the profile\'s key of the same mode (asked at a terminal; required without one)'
 complete -c svc -n '__svc_at \'mode\'' -a 'test live'
 complete -c svc -n '__svc_at \'account\'' -a balance -d 'the prepaid balance'
 complete -c svc -n '__svc_at \'account\'' -a prices -d 'prices of billable operations'
@@ -150,6 +152,7 @@ complete -c svc -n '__svc_at \'chats start\'' -l language -x -d 'the chat\'s lan
 complete -c svc -n '__svc_at \'chats start\'' -l subject -x -d 'a subject'
 complete -c svc -n '__svc_at \'chats messages\'' -l limit -x -d 'at most N messages'
 complete -c svc -n '__svc_at \'chats messages\'' -l all -d 'every message'
+complete -c svc -n '__svc_at \'chats send\'' -l language -x -d 'the language the text is in (BCP 47; default: the chat\'s); another is translated to the chat\'s'
 complete -c svc -n '__svc_at \'chats send\'' -l dry-run -d 'print the request and the price it would draw; send nothing'
 complete -c svc -n '__svc_at \'chats voice\'' -F
 complete -c svc -n '__svc_at \'chats stream\'' -l fail-on-gap -d 'exit 1 when the service cannot resume without missing messages'
