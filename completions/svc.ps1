@@ -20,7 +20,7 @@ $script:SvcCompletionTree = @{
   }
   'logout' = @{
     subs = @()
-    opts = @('--all', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--all', '--local', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -68,7 +68,7 @@ $script:SvcCompletionTree = @{
   }
   'keys add' = @{
     subs = @()
-    opts = @('--name', '--stdin', '--org', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--name', '--stdin', '--org', '--replace', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -276,7 +276,7 @@ $script:SvcCompletionTree = @{
   }
   'chats send' = @{
     subs = @()
-    opts = @('--dry-run', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--language', '--dry-run', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()

@@ -22,13 +22,13 @@ _svc_options() {
   case "$1" in
     '') echo '--version --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'login') echo '--scopes --no-browser --port --timeout --client-id --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'logout') echo '--all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'logout') echo '--all --local --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth status') echo '--offline --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth token') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'auth switch') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'keys add') echo '--name --stdin --org --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'keys add') echo '--name --stdin --org --replace --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys list') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'keys remove') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'mode') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
@@ -54,7 +54,7 @@ _svc_options() {
     'chats start') echo '--language --subject --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats close') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats messages') echo '--limit --all --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
-    'chats send') echo '--dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
+    'chats send') echo '--language --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats voice') echo '--profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'chats stream') echo '--fail-on-gap --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;
     'translate') echo '--to --from --lines --dry-run --profile --test --live --json --base-url --debug --no-color --yes -y --help -h' ;;

@@ -3,13 +3,14 @@
 // refreshing at once would make the second present a used token and lose the connection.
 // Hence: refresh only under the per-profile lock, and re-read the stored pair inside it.
 import type { ConfigStore, SecretStorage } from '../config/config.js';
-import type { SecretStore } from '../credentials/store.js';
+import { DiskFullError, reserveSecret, type SecretReservation, type SecretStore } from '../credentials/store.js';
+import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { HttpTransport } from '../api/http.js';
 import type { Clock, Random } from '../shared/runtime.js';
 import { AuthError, InterruptedError, NetworkError } from '../errors.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 import { OAuthStepError, type FetchLike } from './http.js';
-import { clientOf, readStored, REFRESH_AHEAD_MS, storageOf, writeStored, type StoredOAuth } from './stored.js';
+import { clientOf, readStored, REFRESH_AHEAD_MS, storageOf, type StoredOAuth } from './stored.js';
 import { refreshTokens } from './tokens.js';
 import { withRefreshRetries } from './refresh-retry.js';
 
@@ -30,6 +31,8 @@ export interface SessionDeps {
   signal: AbortSignal;
   /** Runs fn holding the per-profile lock file. */
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
+  /** A line for the user (stderr): the refreshed sign-in could not be stored, the command goes on. */
+  warn?(message: string): void;
 }
 
 export interface OAuthSession {
@@ -87,8 +90,31 @@ async function refreshUnderLock(ctx: SessionDeps, profile: string, current: Stor
       `run \`svc login --profile ${profile}\``,
     );
   }
-  // A mark still there from an earlier refresh: that one never stored its new pair.
-  const earlierInterrupted = meta?.oauth?.refresh_started_at !== undefined;
+  // The new pair's place first (credentials.json's lock, its temp file at full size): a full
+  // disk fails here, before the single-use refresh token is spent.
+  const reservation = await reserveSecret(ctx.secrets, profile, OAUTH_SECRET_NAME, newPairBytes(current), where);
+  try {
+    return await refreshInto(ctx, profile, current, orgName, where, meta?.oauth?.refresh_started_at !== undefined, reservation);
+  } finally {
+    await reservation.release();
+  }
+}
+
+/** Room for the new pair: the old one's size and a margin (a new pair is about as long as the old). */
+function newPairBytes(current: StoredOAuth): number {
+  return Buffer.byteLength(JSON.stringify(current)) + 1024;
+}
+
+async function refreshInto(
+  ctx: SessionDeps,
+  profile: string,
+  current: StoredOAuth,
+  orgName: string,
+  where: SecretStorage | undefined,
+  earlierInterrupted: boolean,
+  reservation: SecretReservation,
+): Promise<string> {
+  // (earlierInterrupted: a mark still there from an earlier refresh, which never stored its new pair.)
   await markRefreshInFlight(ctx, profile, new Date(ctx.clock.now()).toISOString());
   let tokens;
   try {
@@ -135,8 +161,16 @@ async function refreshUnderLock(ctx: SessionDeps, profile: string, current: Stor
     expires_at: ctx.clock.now() + tokens.expires_in * 1000,
     scope: tokens.scopes.join(' '),
   };
-  // The old refresh token is spent now: losing the new pair would end the connection.
-  const storage = await writeStored(ctx, profile, next, where);
+  // The old refresh token is spent now. If the new pair cannot be stored after all, this
+  // command still finishes with it, and says the sign-in is lost for the next one (the
+  // in-flight mark stays, so that one says the refresh was interrupted, not "ended").
+  let storage: SecretStorage;
+  try {
+    storage = await reservation.store(JSON.stringify(next));
+  } catch (error) {
+    ctx.warn?.(unsavedSignIn(error, profile));
+    return next.access_token;
+  }
   await ctx.config
     .update((config) => {
       const meta = config.profiles[profile]?.oauth;
@@ -151,6 +185,13 @@ async function refreshUnderLock(ctx: SessionDeps, profile: string, current: Stor
       // Metadata only (shown by auth status); the tokens themselves are safe.
     });
   return next.access_token;
+}
+
+/** What the user reads when a refreshed pair could not be stored: where, why, and what to do. */
+function unsavedSignIn(error: unknown, profile: string): string {
+  const login = `svc login${profile === 'default' ? '' : ` --profile ${profile}`}`;
+  if (error instanceof DiskFullError) return `the sign-in could not be saved at ${error.path} (disk full): free space and run ${login}`;
+  return `the sign-in could not be saved (${(error as Error).message}): run ${login}`;
 }
 
 /** Records (an ISO time) or clears (undefined) the in-flight mark of the profile's refresh. Best effort: it only words a later error. */

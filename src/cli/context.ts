@@ -96,6 +96,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
       new FileSecretStore(dir, (message) => stderr.write(`warning: ${message}\n`), lockOptions),
       preference,
       (message) => stderr.write(`warning: ${message}\n`),
+      globals.debug ? (line) => stderr.write(`${redactText(line)}\n`) : undefined,
     );
   }
   // The proxy choice is this pool's own, from this context's env (never another invocation's).
@@ -141,7 +142,9 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
         return createApiClient(ctx, resolved);
       })()),
     async accessToken(profile, opts) {
-      session ??= import('../auth/session.js').then(({ createOAuthSession }) => createOAuthSession(ctx));
+      session ??= import('../auth/session.js').then(({ createOAuthSession }) =>
+        createOAuthSession({ ...ctx, warn: (message) => stderr.write(`warning: ${message}\n`) }),
+      );
       return (await session).accessToken(profile, opts);
     },
     async dispose() {

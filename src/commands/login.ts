@@ -13,6 +13,7 @@ import { recordSignIn } from '../credentials/sign-in.js';
 import { redactedKey } from './keys/shared.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
+import { checkWritableDir } from '../config/writable.js';
 import { note, printObject, scopeList, warn } from '../io/output.js';
 import { browserUnreachable } from './shared/no-browser.js';
 import { InvalidValueError, parseDurationSeconds } from '../validate/index.js';
@@ -123,6 +124,8 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   // asked before the browser opens. Its keys belong to the old service and are removed.
   const moving = existing !== undefined && holdsAnything(existing) && !sameOrigin(profileAddress(existing), baseUrl);
   if (moving) await confirmMove(ctx, profileName, profileAddress(existing), baseUrl);
+  // Where the sign-in will be kept, before the browser opens (a read-only home, another user's folder).
+  await checkWritableDir(ctx.config.dir);
 
   const metadata = await step(() => discover(fetchOf(ctx), baseUrl, ctx.signal, joinUrl(baseUrl, ENDPOINTS['oauth.metadata'].path).href), ctx);
   const pkce = createPkce(ctx.random);

@@ -1,43 +1,52 @@
-// `svc logout [--all]`: revoke the OAuth connection at the service (RFC 7009), then
-// delete the local secret. Offline, the local sign-in is still deleted and the user is
-// told that the service was not reached, so they can disconnect the app there.
+// `svc logout [--all] [--local]`: revoke the OAuth connection at the service (RFC 7009),
+// then delete the local secret. A revoke that fails keeps the sign-in (forgetting it would
+// leave a connection open that svc can no longer close) and exits with the failure's code;
+// `--local` forgets it without revoking, saying that the connection stays open.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';
 import { checkAddress, explicitBaseUrl, requireProfile } from '../credentials/resolve.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
-import { CliError, InterruptedError, UsageError } from '../errors.js';
+import { AuthError, CliError, EXIT, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
 import { note, printJson, warn } from '../io/output.js';
-import { fetchOf, clientOf, readStored, storageOf } from '../auth/stored.js';
+import { fetchOf, clientOf, readStored, storageOf, type StoredOAuth } from '../auth/stored.js';
+import { OAuthStepError } from '../auth/http.js';
 import { revokeToken } from '../auth/tokens.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 
 export interface LogoutOptions {
   all: boolean;
+  /** Forget the sign-in here without revoking it at the service. */
+  local: boolean;
 }
 
 export const command = defineCommand({
   name: 'logout',
   summary: "revoke and forget the profile's OAuth sign-in",
-  flags: { all: { help: 'log out of every profile' } },
-  examples: ['svc logout', 'svc logout --profile work', 'svc logout --all'],
+  flags: {
+    all: { help: 'log out of every profile' },
+    local: { help: 'forget the sign-in here without revoking it (the connection stays open at the service)' },
+  },
+  examples: ['svc logout', 'svc logout --profile work', 'svc logout --all', 'svc logout --local'],
   scopes: [],
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LogoutOptions {
-  return { all: flags.all === true };
+  return { all: flags.all === true, local: flags.local === true };
 }
 
 export interface LogoutResult {
   profile: string;
   /** Whether a sign-in was stored at all. */
   signed_in: boolean;
-  /** true: revoked at the service; false: the service could not be reached or refused. */
+  /** true: revoked at the service; false: not revoked (--local, nothing stored, or the revoke failed). */
   revoked: boolean;
   revoke_error?: string;
+  /** Whether the sign-in was forgotten here (false: kept, because its revoke failed). */
+  forgotten: boolean;
   /** The keychain entry, when it could not be deleted (remove it by hand). */
   secret_left?: SecretLeft;
 }
@@ -55,43 +64,48 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
     if (address !== undefined) checkAddress(ctx, config, name, profile, address);
     names = [name];
   }
-  await confirmSharedConnection(ctx, config, names);
+  // Only a revoke ends the other profiles' sign-ins; forgetting one here leaves them be.
+  if (!opts.local) await confirmSharedConnection(ctx, config, names);
 
   const results: LogoutResult[] = [];
-  for (const profile of names) results.push(await logoutProfile(ctx, profile));
+  let failure: CliError | undefined;
+  for (const profile of names) {
+    const { result, error } = await logoutProfile(ctx, profile, opts.local);
+    results.push(result);
+    failure ??= error;
+  }
 
   if (ctx.globals.json) printJson(ctx, opts.all ? results : results[0]);
   if (results.length === 0) note(ctx, 'No profile is signed in with OAuth; nothing to do.');
+  if (failure) throw failure;
 }
 
-async function logoutProfile(ctx: Context, profile: string): Promise<LogoutResult> {
+async function logoutProfile(ctx: Context, profile: string, local: boolean): Promise<{ result: LogoutResult; error?: CliError }> {
   const config = await ctx.config.read();
   const meta = config.profiles[profile];
   const where = `profile "${profile}"${meta?.org_name ? ` (${meta.org_name})` : ''}`;
   const stored = await readStored(ctx, profile, storageOf(config, profile)).catch(() => null);
-  const result: LogoutResult = { profile, signed_in: stored !== null || meta?.oauth !== undefined, revoked: false };
+  const result: LogoutResult = { profile, signed_in: stored !== null || meta?.oauth !== undefined, revoked: false, forgotten: false };
   if (!result.signed_in) {
     note(ctx, `${where} is not signed in with OAuth; nothing to log out.`);
-    return result;
+    return { result };
   }
 
-  const address = profileAddress(meta);
-  const endpoint = stored ? (stored.revocation_endpoint ?? joinUrl(address, ENDPOINTS['oauth.revoke'].path).href) : undefined;
-  if (stored && endpoint && !sameOrigin(endpoint, address)) {
-    // The token goes only to the profile's own origin (design.md "Credentials").
-    result.revoke_error = `the stored revocation endpoint is on ${originOf(endpoint) ?? 'an invalid address'}, not on the profile's ${address}; the token was not sent`;
-  } else if (stored && endpoint) {
-    try {
-      // RFC 7009 §2.1: revoking the refresh token ends the whole grant (the access token too).
-      await revokeToken(fetchOf(ctx), endpoint, clientOf(stored), { value: stored.refresh_token, hint: 'refresh_token' }, ctx.signal);
-      result.revoked = true;
-    } catch (error) {
-      if (ctx.signal.aborted) throw new InterruptedError();
-      result.revoke_error = (error as Error).message;
+  if (stored && !local) {
+    const failure = await revoke(ctx, stored, profileAddress(meta));
+    if (failure) {
+      // Kept: forgetting it would leave open a connection svc could no longer close.
+      result.revoke_error = failure.message;
+      const error = new CliError(
+        `could not revoke the OAuth connection of ${where}: ${failure.message}; the sign-in is kept`,
+        failure.exitCode,
+        `run it again, or \`svc logout${profile === 'default' ? '' : ` --profile ${profile}`} --local\` to forget it here without revoking (the connection then stays open at the service)`,
+      );
+      return { result, error };
     }
+    result.revoked = true;
   }
 
-  // Deleted whatever the service said: the user asked for this machine to forget the sign-in.
   // Under the profile's lock, which a refresh holds while it writes a new pair: a refresh in
   // flight finishes first (and is deleted here), or starts after and finds nothing stored.
   const left = await ctx.withProfileLock(profile, async () => {
@@ -102,21 +116,51 @@ async function logoutProfile(ctx: Context, profile: string): Promise<LogoutResul
     });
     return entryLeft;
   });
+  result.forgotten = true;
   if (left) {
     result.secret_left = left;
     warn(ctx, describeLeft(left));
   }
 
+  const disconnect = "an admin can disconnect the app in the organization's connected apps";
   if (result.revoked) note(ctx, `Logged out of ${where}: the connection was revoked at the service${left ? '' : ' and deleted here'}.`);
-  else {
+  else if (local) note(ctx, `Forgot the sign-in of ${where} here without revoking it: the connection stays open at the service; ${disconnect}.`);
+  else
     warn(
       ctx,
-      `the revoke failed${result.revoke_error ? ` (${result.revoke_error})` : ' (no stored tokens to revoke)'}; ` +
-        `the sign-in of ${where} was deleted here, but the connection may still be active at the service: ` +
-        "an admin can disconnect the app in the organization's connected apps",
+      `the sign-in of ${where} had no stored tokens to revoke; it was deleted here, but the connection may still be open at the service: ${disconnect}`,
     );
+  return { result };
+}
+
+/** Revokes the stored pair at the profile's own origin (RFC 7009); the failure, as a typed error, or null. */
+async function revoke(ctx: Context, stored: StoredOAuth, address: string): Promise<CliError | null> {
+  const endpoint = stored.revocation_endpoint ?? joinUrl(address, ENDPOINTS['oauth.revoke'].path).href;
+  // The token goes only to the profile's own origin (design.md "Credentials").
+  if (!sameOrigin(endpoint, address))
+    return new CliError(
+      `the stored revocation endpoint is on ${originOf(endpoint) ?? 'an invalid address'}, not on the profile's ${address}; the token was not sent`,
+    );
+  try {
+    // RFC 7009 §2.1: revoking the refresh token ends the whole grant (the access token too).
+    await revokeToken(fetchOf(ctx), endpoint, clientOf(stored), { value: stored.refresh_token, hint: 'refresh_token' }, ctx.signal);
+    return null;
+  } catch (error) {
+    if (ctx.signal.aborted) throw new InterruptedError();
+    return revokeFailure(error);
   }
-  return result;
+}
+
+/** A failed revoke's exit code, as any request's: no answer or 5xx → 9, 429 → 7, a refusal → 3. */
+function revokeFailure(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (!(error instanceof OAuthStepError)) return new CliError((error as Error).message);
+  const status = error.details.status;
+  if (error.kind === 'network') return new NetworkError(error.message);
+  if (status === 429) return new CliError(error.message, EXIT.rateLimited);
+  if (status !== undefined && status >= 500) return new CliError(error.message, EXIT.upstream);
+  if (error.kind === 'oauth') return new AuthError(error.message);
+  return new CliError(error.message);
 }
 
 /**

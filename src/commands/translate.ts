@@ -84,7 +84,7 @@ export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
     const body: Record<string, unknown> = { text, to: opts.to };
     if (opts.from !== undefined) body.from = opts.from;
     const { printDryRun } = await import('./dry-run.js');
-    return printDryRun(ctx, { endpoint: 'translate', body, item: 'translation_character' });
+    return printDryRun(ctx, { endpoint: 'translate', body });
   }
   const translation = await translateOne(ctx, text, opts);
   if (ctx.globals.json) printJson(ctx, translation);

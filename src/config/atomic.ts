@@ -9,6 +9,25 @@ import { dirname, basename, join, resolve } from 'node:path';
 import { lazyRequire } from '../node-require.js';
 
 export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
+  await (await prepareAtomicWrite(path, 0, mode)).commit(content);
+}
+
+/** A temp file made ready beside its target; commit() fills it and renames it into place. */
+export interface PreparedWrite {
+  /** The file it will replace. */
+  readonly target: string;
+  /** Writes the content over the reserved space, fsync, rename. The temp file is gone afterwards, whatever happened. */
+  commit(content: string): Promise<void>;
+  /** Removes the temp file unused. */
+  abandon(): Promise<void>;
+}
+
+/**
+ * Makes the temp file of an atomic write now, `reserveBytes` long and synced to disk, so a
+ * full disk fails here rather than at commit(): a caller about to do something that cannot
+ * be undone (spend a refresh token) first makes sure its result has a place to go.
+ */
+export async function prepareAtomicWrite(path: string, reserveBytes: number, mode = 0o600): Promise<PreparedWrite> {
   const target = await followLinks(path);
   const dir = dirname(target);
   await promises.mkdir(dir, { recursive: true, mode: 0o700 });
@@ -17,18 +36,48 @@ export async function writeFileAtomic(path: string, content: string, mode = 0o60
   const { randomBytes } = lazyRequire('node:crypto');
   const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await promises.open(temp, 'wx', mode);
+  let closed = false;
+  const finish = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await handle.close().catch(() => {});
+    await promises.rm(temp, { force: true }).catch(() => {});
+  };
   try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await promises.rename(temp, target);
+    if (reserveBytes > 0) {
+      // Written, not only sized: a sparse file would reserve nothing.
+      await handle.writeFile(Buffer.alloc(reserveBytes, 0x20));
+      await handle.sync();
+    }
   } catch (error) {
-    await promises.rm(temp, { force: true });
+    await finish();
     throw error;
   }
+  return {
+    target,
+    async commit(content) {
+      try {
+        const bytes = Buffer.from(content, 'utf8');
+        await handle.write(bytes, 0, bytes.length, 0);
+        await handle.truncate(bytes.length);
+        await handle.sync();
+        await handle.close();
+        closed = true;
+        await promises.rename(temp, target);
+      } catch (error) {
+        await finish();
+        await promises.rm(temp, { force: true }).catch(() => {});
+        throw error;
+      }
+    },
+    abandon: finish,
+  };
+}
+
+/** The disk (or the user's quota) is full: said as such, with what to do. */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /** The file a path finally names (a dangling link names its would-be target). */

@@ -92,7 +92,15 @@ export const DEFAULT_PROFILE = 'default';
 export const OAUTH_SECRET_NAME = 'oauth';
 
 export function emptyConfig(): ConfigData {
-  return { version: 1, profiles: {} };
+  return { version: 1, profiles: noPrototype({}) };
+}
+
+/**
+ * A record whose lookups see only its own entries: `profiles["constructor"]` or a
+ * default_profile of `__proto__` must not find Object.prototype's members as a profile.
+ */
+function noPrototype<T>(record: Record<string, T>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, record);
 }
 
 export interface ConfigStore {
@@ -156,14 +164,16 @@ export function parseConfig(text: string, path: string): ConfigData {
   const config = object(data, 'the file');
   if (config.version !== undefined && config.version !== 1) bad('"version"', `is ${JSON.stringify(config.version)}; this svc reads version 1`);
   if (config.profiles === undefined) config.profiles = {};
-  const profiles = object(config.profiles, '"profiles"');
+  const profiles = noPrototype(object(config.profiles, '"profiles"'));
+  config.profiles = profiles;
   for (const [name, value] of Object.entries(profiles)) {
     const field = `profiles.${name}`;
     const profile = object(value, field);
     for (const key of ['base_url', 'org_id', 'org_name']) optional(profile, key, field, 'string');
     if (profile.mode !== undefined) mode(profile.mode, `${field}.mode`);
     if (profile.keys !== undefined) {
-      for (const [keyName, meta] of Object.entries(object(profile.keys, `${field}.keys`))) keyMeta(meta, `${field}.keys.${keyName}`);
+      profile.keys = noPrototype(object(profile.keys, `${field}.keys`));
+      for (const [keyName, meta] of Object.entries(profile.keys as Record<string, unknown>)) keyMeta(meta, `${field}.keys.${keyName}`);
     }
     if (profile.oauth !== undefined) {
       const oauth = object(profile.oauth, `${field}.oauth`);

@@ -12,6 +12,8 @@ import { basename, dirname, join } from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { LOCKS_DIR } from './paths.js';
+import { isDiskFull } from './atomic.js';
+import { makeDir, unwritable } from './writable.js';
 import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 
 // node:crypto and node:os load on first lock, not when the config module loads (start-up time).
@@ -238,19 +240,16 @@ export async function acquireFileLock(target: string, options: LockOptions = {})
 export async function withFileLock<T>(target: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   // The lock sits beside the target: on first use the config dir may not exist yet.
   try {
-    await promises.mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await makeDir(dirname(target));
   } catch (error) {
-    throw new ConfigError(
-      `cannot create ${dirname(target)}: ${(error as Error).message}`,
-      dirname(target),
-      'make it writable, or point SVC_CONFIG_DIR at a writable directory',
-    );
+    throw unwritable(dirname(target), error);
   }
   let release: () => Promise<void>;
   try {
     release = await acquireFileLock(target, options);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof InterruptedError) throw error;
+    if (isDiskFull(error)) throw new ConfigError(`could not lock ${target}: the disk is full`, target, `free space on the disk that holds ${dirname(target)}`);
     throw new ConfigError(`could not lock ${target}: ${(error as Error).message}`, target, 'check that the config directory is writable');
   }
   try {

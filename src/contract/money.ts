@@ -24,3 +24,21 @@ function shiftPoint(text: string, places: number): { whole: string; fraction: st
   const at = Math.max(point, 1);
   return { whole: padded.slice(0, at).replace(/^0+(?=\d)/, ''), fraction: padded.slice(at).replace(/0+$/, '') };
 }
+
+/**
+ * api-contract.md "Billing": amounts are exact to 1/10,000 of a cent, so the emulator keeps
+ * them as integers of that unit (a subcent) and draws prices with no rounding (21 characters
+ * at 0.002 cents draw 0.042 cents, 420 subcents).
+ */
+export const SUBCENTS_PER_CENT = 10_000;
+
+/** Cents (a JSON number) as whole subcents; NaN when the amount is finer than a subcent. */
+export function subcentsOf(cents: number): number {
+  const subcents = Math.round(cents * SUBCENTS_PER_CENT);
+  return Math.abs(subcents - cents * SUBCENTS_PER_CENT) < 1e-6 * Math.max(1, Math.abs(subcents)) ? subcents : NaN;
+}
+
+/** Whole subcents as cents, the number the API sends (exact: 420 → 0.042). */
+export function centsOf(subcents: number): number {
+  return subcents / SUBCENTS_PER_CENT;
+}

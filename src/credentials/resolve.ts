@@ -10,13 +10,13 @@
 import type { Mode } from '../shared/constants.js';
 import { modeOfKey } from '../shared/constants.js';
 import type { ConfigData, ConfigStore, KeyMeta, Profile } from '../config/config.js';
-import { DEFAULT_PROFILE } from '../config/config.js';
+import { DEFAULT_PROFILE, emptyConfig } from '../config/config.js';
 import type { Env, GlobalOptions } from '../shared/runtime.js';
 import type { SecretStore } from './store.js';
 import { DEFAULT_BASE_URL } from '../api/endpoints.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import { settleSecretsInFlight } from './journal.js';
-import { addressMismatch, canonicalBaseUrl, profileAddress, profilesAt, sameOrigin } from './origin.js';
+import { addressMismatch, canonicalBaseUrl, originOf, profileAddress, profilesAt, sameOrigin } from './origin.js';
 
 export interface ResolvedCredential {
   kind: 'api_key' | 'oauth';
@@ -56,13 +56,49 @@ export function addressSource(ctx: Choosing): string {
   return ctx.globals.baseUrl ? '--base-url' : 'SVC_BASE_URL';
 }
 
+/** The profile a command uses, and why: the one decision every command makes, and doctor explains. */
+export interface ProfileChoice {
+  name: string;
+  /** Why this profile, in words (`svc doctor` prints it). */
+  why: string;
+  /** Named by --profile / SVC_PROFILE: a missing one is a mistake, not a setup still to do. */
+  explicit: boolean;
+}
+
 /**
- * The profile name chosen, without checking it exists: --profile / SVC_PROFILE, else the
+ * The profile chosen, without checking it exists: --profile / SVC_PROFILE, else the
  * default profile, unless --base-url / SVC_BASE_URL names another address and exactly one
  * profile is bound to it (as gh's GH_HOST picks that host's token).
  */
+export function chooseProfile(ctx: Choosing, config: ConfigData, address: ExplicitAddress = explicitAddress(ctx)): ProfileChoice {
+  if (ctx.globals.profile) return { name: ctx.globals.profile, why: '--profile', explicit: true };
+  if (ctx.env.SVC_PROFILE) return { name: ctx.env.SVC_PROFILE, why: 'SVC_PROFILE', explicit: true };
+  const fallback: ProfileChoice = config.default_profile
+    ? { name: config.default_profile, why: 'the default profile (svc auth switch)', explicit: false }
+    : { name: DEFAULT_PROFILE, why: 'no profile chosen, so "default"', explicit: false };
+  // An address that does not parse is reported by whoever uses it.
+  if ('error' in address || address.value === undefined) return fallback;
+  const current = Object.hasOwn(config.profiles, fallback.name) ? config.profiles[fallback.name] : undefined;
+  if (current && sameOrigin(profileAddress(current), address.value)) return fallback;
+  const bound = profilesAt(config.profiles, address.value);
+  if (bound.length === 1) return { name: bound[0]!, why: `the only profile bound to ${originOf(address.value)} (${addressSource(ctx)})`, explicit: false };
+  return fallback;
+}
+
+/** The name of chooseProfile's choice. */
 export function chooseProfileName(ctx: Choosing, config: ConfigData): string {
-  return choose(ctx, config).profileName;
+  return chooseProfile(ctx, config).name;
+}
+
+/** --base-url / SVC_BASE_URL, canonical (undefined when neither is set), or the error it raised. */
+type ExplicitAddress = { value: string | undefined } | { error: unknown };
+
+function explicitAddress(ctx: Choosing): ExplicitAddress {
+  try {
+    return { value: explicitBaseUrl(ctx) };
+  } catch (error) {
+    return { error };
+  }
 }
 
 /** What the flags and the environment chose, each looked up once. */
@@ -75,25 +111,16 @@ interface Chosen {
 }
 
 function choose(ctx: Choosing, config: ConfigData): Chosen {
-  let address: { value: string | undefined } | { error: unknown };
-  try {
-    address = { value: explicitBaseUrl(ctx) };
-  } catch (error) {
-    address = { error }; // reported by whoever uses the address
-  }
-  const addressOf = () => {
-    if ('error' in address) throw address.error;
-    return address.value;
+  const address = explicitAddress(ctx);
+  const choice = chooseProfile(ctx, config, address);
+  return {
+    profileName: choice.name,
+    named: choice.explicit,
+    address: () => {
+      if ('error' in address) throw address.error;
+      return address.value;
+    },
   };
-  const named = ctx.globals.profile || ctx.env.SVC_PROFILE;
-  if (named) return { profileName: named, named: true, address: addressOf };
-  const chosen = config.default_profile || DEFAULT_PROFILE;
-  const explicit = 'value' in address ? address.value : undefined;
-  if (explicit === undefined) return { profileName: chosen, named: false, address: addressOf };
-  const current = config.profiles[chosen];
-  if (current && sameOrigin(profileAddress(current), explicit)) return { profileName: chosen, named: false, address: addressOf };
-  const bound = profilesAt(config.profiles, explicit);
-  return { profileName: bound.length === 1 ? bound[0]! : chosen, named: false, address: addressOf };
 }
 
 /** The base URL: --base-url, SVC_BASE_URL, the profile's, the default (canonical: no trailing slash). */
@@ -141,7 +168,7 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   } catch (error) {
     // SVC_API_KEY needs nothing from config.json: a damaged file must not stop it.
     if (!(envKey && error instanceof ConfigError)) throw error;
-    config = { version: 1, profiles: {} };
+    config = emptyConfig();
   }
   if (config.secrets_in_flight && !envKey) {
     // A key write killed half-way: settle it before choosing a key (src/credentials/journal.ts).
@@ -190,6 +217,13 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   if (!apiKey) {
     throw new AuthError(
       `the ${mode} key "${key.name}" of ${where} is missing from its store (${key.storage})`,
+      `run \`svc keys add --profile ${profileName} --name ${key.name}\` again`,
+    );
+  }
+  // A key whose text is not an svc key of its mode (a damaged or hand-edited store) is never sent.
+  if (modeOfKey(apiKey) !== mode) {
+    throw new AuthError(
+      `the stored ${mode} key "${key.name}" of ${where} is damaged (not a svc_${mode}_ key); it was not sent`,
       `run \`svc keys add --profile ${profileName} --name ${key.name}\` again`,
     );
   }

@@ -7,8 +7,8 @@
 import { closeSync, constants, fstatSync, promises, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
-import { writeFileAtomic } from '../config/atomic.js';
-import { withFileLock, type LockOptions } from '../config/lock.js';
+import { isDiskFull, prepareAtomicWrite, writeFileAtomic } from '../config/atomic.js';
+import { acquireFileLock, withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
@@ -33,7 +33,30 @@ export interface SecretStore {
    * command tells the user how to remove it by hand.
    */
   delete(profile: string, name: string, where?: SecretStorage): Promise<SecretLeft | null>;
+  /**
+   * Makes sure a new value of this secret, up to `bytes` long, can be stored, before the caller
+   * does what cannot be undone (spends a refresh token). Fails now when it cannot (a full disk,
+   * a lock it cannot take); absent: set() is all there is.
+   */
+  reserve?(profile: string, name: string, bytes: number, where?: SecretStorage): Promise<SecretReservation>;
 }
+
+/** A place made sure for one secret's next value: store() writes it there; release() gives the place up. */
+export interface SecretReservation {
+  /** Where the secret is stored (config.json records it). */
+  store(value: string): Promise<SecretStorage>;
+  /** Always called, stored or not. */
+  release(): Promise<void>;
+}
+
+/** The store's reservation, or one that only calls set() when the store has none. */
+export async function reserveSecret(store: SecretStore, profile: string, name: string, bytes: number, where?: SecretStorage): Promise<SecretReservation> {
+  if (store.reserve) return store.reserve(profile, name, bytes, where);
+  return { store: (value) => store.set(profile, name, value, where), release: async () => {} };
+}
+
+/** Storing a secret failed because the disk is full: names the file, so the user knows where to free space. */
+export class DiskFullError extends ConfigError {}
 
 /** A keychain entry that is still there after a delete. */
 export interface SecretLeft {
@@ -254,6 +277,11 @@ export class FileSecretStore implements SecretStore {
     if (this.checked || process.platform === 'win32') return;
     this.checked = true;
     const dir = await promises.stat(this.dir).catch(() => null);
+    const me = process.getuid?.();
+    if (dir && me !== undefined && dir.uid !== me)
+      this.warn(
+        `the config directory ${this.dir} belongs to another user (uid ${dir.uid}), who can read and replace the files that hold your secrets. Fix: use a folder of your own (SVC_CONFIG_DIR)`,
+      );
     if (dir && (dir.mode & 0o022) !== 0)
       this.warn(
         `the config directory ${this.dir} is writable by ${dir.mode & 0o002 ? 'everyone' : 'its group'} (mode ${octal(dir.mode)}): others could replace the files that hold your secrets. Fix: chmod 700 ${this.dir}`,
@@ -323,18 +351,76 @@ export class FileSecretStore implements SecretStore {
           // (The new file is made 0600; read() refused a link, so the rename replaces a regular file.)
           await writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
         } catch (error) {
-          throw new ConfigError(
-            `cannot write ${this.path}: ${(error as Error).message}`,
-            this.path,
-            'make the config directory writable, or set SVC_CONFIG_DIR',
-          );
+          throw this.writeFailure(error);
         }
       },
       this.lockOptions,
     );
   }
+  private writeFailure(error: unknown): ConfigError {
+    if (error instanceof ConfigError) return error;
+    if (isDiskFull(error)) return new DiskFullError(`cannot write ${this.path}: the disk is full`, this.path, `free space on the disk that holds ${this.dir}`);
+    return new ConfigError(`cannot write ${this.path}: ${(error as Error).message}`, this.path, 'make the config directory writable, or set SVC_CONFIG_DIR');
+  }
+  /**
+   * Takes credentials.json's lock and writes its next version's temp file at full size now
+   * (the secret's place padded to `bytes`): a full disk fails here, before anything is spent.
+   * store() then rewrites that temp file, no larger, and renames it; release() lets the lock go.
+   */
+  async reserve(profile: string, name: string, bytes: number): Promise<SecretReservation> {
+    let release: () => Promise<void>;
+    try {
+      await promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
+      release = await acquireFileLock(this.path, this.lockOptions);
+    } catch (error) {
+      throw this.writeFailure(error);
+    }
+    let prepared;
+    let data: CredentialsFile;
+    try {
+      data = await this.read();
+      const account = secretAccount(profile, name);
+      const padded = { ...data, secrets: { ...data.secrets, [account]: ' '.repeat(bytes) } };
+      prepared = await prepareAtomicWrite(this.path, Buffer.byteLength(JSON.stringify(padded, null, 2) + '\n'), 0o600);
+    } catch (error) {
+      await release();
+      throw this.writeFailure(error);
+    }
+    const write = prepared;
+    return {
+      store: async (value) => {
+        data.secrets[secretAccount(profile, name)] = value;
+        try {
+          await write.commit(JSON.stringify(data, null, 2) + '\n');
+        } catch (error) {
+          throw this.writeFailure(error);
+        }
+        return 'file';
+      },
+      release: async () => {
+        await write.abandon();
+        await release();
+      },
+    };
+  }
+  /** Whether the file holds any secret of the profile (it was then told its secrets go here). */
+  async holdsSecretsOf(profile: string): Promise<boolean> {
+    const prefix = secretAccount(profile, '');
+    return Object.keys((await this.read()).secrets).some((account) => account.startsWith(prefix));
+  }
   async get(profile: string, name: string): Promise<string | null> {
-    return (await this.read()).secrets[secretAccount(profile, name)] ?? null;
+    const account = secretAccount(profile, name);
+    const { secrets } = await this.read();
+    if (!Object.hasOwn(secrets, account)) return null;
+    const value: unknown = secrets[account];
+    // A hand-edited or damaged entry (a number, an object) is reported, never sent as a credential.
+    if (typeof value !== 'string' || value === '')
+      throw new ConfigError(
+        `the "${name}" secret of profile "${profile}" in ${this.path} is damaged (${value === '' ? 'empty' : `a ${value === null ? 'null' : typeof value}, not text`}); it was not used`,
+        this.path,
+        name === 'oauth' ? `run \`svc login --profile ${profile}\` again` : `run \`svc keys add --profile ${profile} --name ${name}\` again`,
+      );
+    return value;
   }
   async set(profile: string, name: string, value: string): Promise<SecretStorage> {
     await this.change((data) => {
@@ -350,6 +436,13 @@ export class FileSecretStore implements SecretStore {
     });
     return null;
   }
+}
+
+/** A keychain failure in a few words (the addon's own, D-Bus and X11 included, are for --debug). */
+function keychainTrouble(reason: string): string {
+  const timeout = /did not answer within ([\d.]+ s)/.exec(reason);
+  if (timeout) return `the OS keychain did not answer within ${timeout[1]}`;
+  return /no Secret Service|DBUS_SESSION_BUS_ADDRESS|org\.freedesktop\.secrets|ServiceUnknown/.test(reason) ? 'no OS keychain' : 'the OS keychain failed';
 }
 
 function octal(mode: number): string {
@@ -398,6 +491,8 @@ export class FallbackSecretStore implements SecretStore {
     private readonly file: FileSecretStore,
     private readonly preference: StorePreference,
     private readonly warn: (message: string) => void,
+    /** --debug: the keychain's own words (D-Bus, X11) when it fails; absent, they are not shown. */
+    private readonly debug?: (line: string) => void,
   ) {}
 
   async get(profile: string, name: string, where?: SecretStorage): Promise<string | null> {
@@ -433,16 +528,35 @@ export class FallbackSecretStore implements SecretStore {
           `${reason}; SVC_CREDENTIAL_STORE=keychain forbids the file fallback`,
           'unlock or start the OS keychain, or unset SVC_CREDENTIAL_STORE',
         );
-      // Said before the secret touches the disk, so the user can stop here.
-      this.warn(
-        `${reason}. Storing the "${name}" secret of profile "${profile}" in ${this.file.path} (readable only by you, mode 0600) instead. ` +
-          'Set SVC_CREDENTIAL_STORE=keychain to refuse this fallback.',
-      );
+      this.debug?.(`svc: keychain write of ${secretAccount(profile, name)} failed: ${reason}`);
+      // Said before the secret touches the disk, so the user can stop here; once per profile
+      // and file (a profile with a secret there was told already), in two short lines.
+      if (!(await this.file.holdsSecretsOf(profile)))
+        this.warn(
+          `${keychainTrouble(reason)}, so profile "${profile}" keeps its secrets in a file:\n  ${this.file.path} (SVC_CREDENTIAL_STORE=file chooses it on purpose)`,
+        );
       return this.file.set(profile, name, value);
     }
     // Now in the keychain: no copy may stay in the file.
     await this.file.delete(profile, name).catch(() => {});
     return 'keychain';
+  }
+
+  /** The file's reservation when the secret goes to the file; the keychain's disk is not ours to reserve. */
+  async reserve(profile: string, name: string, bytes: number, where?: SecretStorage): Promise<SecretReservation> {
+    if (this.preference === 'file' || (this.preference === 'auto' && where === 'file')) {
+      const reservation = await this.file.reserve(profile, name, bytes);
+      return {
+        store: async (value) => {
+          const storage = await reservation.store(value);
+          const left = await this.forgetKernelCopy(profile, name);
+          if (left) this.warn(describeLeft(left));
+          return storage;
+        },
+        release: () => reservation.release(),
+      };
+    }
+    return { store: (value) => this.set(profile, name, value, where), release: async () => {} };
   }
 
   async delete(profile: string, name: string, where?: SecretStorage): Promise<SecretLeft | null> {

@@ -6,13 +6,17 @@ import type { AdvancingClock } from './clock.js';
 import type { BoundAddress } from './address.js';
 import { lastSecondRfc3339, newId, randomToken, sha256 } from './ids.js';
 import { TrackedMap } from './persistence/tracked.js';
+import { subcentsOf } from '../contract/money.js';
 import type { ChangeSink } from './persistence/tracked.js';
 
 export interface Org {
   id: string;
   name: string;
-  /** Prepaid balance in cents (live mode only; test mode is never billed). */
-  balance: number;
+  /**
+   * Prepaid balance in whole subcents, 1/10,000 of a cent (src/contract/money.ts: centsOf gives
+   * the cents the API shows), so every price is drawn exactly. Live mode only; test mode is never billed.
+   */
+  balance_subcents: number;
 }
 
 export interface User {
@@ -377,10 +381,11 @@ export function nextSeq(state: State): number {
 export function createOrg(
   state: State,
   name: string,
-  balance: number,
+  /** In cents, exact to a subcent (1/10,000 of a cent). */
+  balanceCents: number,
   admin?: { email: string; password: string },
 ): { org: Org; admin: { email: string; password: string } } {
-  const org: Org = { id: newId(ID_PREFIX.org), name, balance };
+  const org: Org = { id: newId(ID_PREFIX.org), name, balance_subcents: subcentsOf(balanceCents) };
   state.orgs.set(org.id, org);
   const account = admin ?? { email: `admin+${org.id.slice(4, 12).toLowerCase()}@${slug(name)}.test`, password: randomToken(9) };
   const user = state.users.get(account.email) ?? { email: account.email, password: account.password, orgs: new Set() };

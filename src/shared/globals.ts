@@ -9,5 +9,8 @@ export const GLOBAL_FLAGS = {
   baseUrl: { value: '<url>', help: 'service address (env SVC_BASE_URL; default http://127.0.0.1:4010)' },
   debug: { help: 'print each request and response on stderr, credentials redacted' },
   color: { negate: true, help: 'no colour (also env NO_COLOR)' },
-  yes: { short: '-y', help: 'skip the confirmation a billable live action asks on a terminal (without a terminal nothing is asked)' },
+  yes: {
+    short: '-y',
+    help: 'answer yes to what svc asks on a terminal (a billable live action, removing a key or profile); without a terminal nothing is asked',
+  },
 } as const;

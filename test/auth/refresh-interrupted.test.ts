@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { MemorySecretStore, type SecretStore } from '../../src/credentials/store.js';
+import { DiskFullError, MemorySecretStore, type SecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { control, envFor, scriptedBrowser } from './support.js';
 
@@ -78,8 +78,10 @@ describe('a refresh refused with invalid_grant', () => {
       },
       delete: (profile, name) => secrets.delete(profile, name),
     };
+    // This command finishes with the pair it holds, and says the sign-in was not saved.
     const killed = await runCli(['account', '--live'], { secrets: dying, configDir });
-    expect(killed.exitCode).not.toBe(0);
+    expect(killed.exitCode, killed.stderr).toBe(0);
+    expect(killed.stderr).toContain('the sign-in could not be saved (killed): run svc login');
     const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
     expect(config.profiles.default.oauth.refresh_started_at).toEqual(expect.any(String));
 
@@ -90,6 +92,24 @@ describe('a refresh refused with invalid_grant', () => {
     expect(next.stderr).not.toContain('has ended');
     const status = await runCli(['auth', 'status', '--json'], { secrets, configDir });
     expect(JSON.parse(status.stdout).profiles[0].oauth).toMatchObject({ ended_reason: 'refresh_interrupted' });
+  });
+
+  it('a new pair that cannot be stored for a full disk (injected ENOSPC): the command finishes with it and names the file and the fix', async () => {
+    const { secrets, configDir, expire } = await signedIn();
+    expire();
+    const path = join(configDir, 'credentials.json');
+    const full: SecretStore = {
+      get: (profile, name) => secrets.get(profile, name),
+      set: async () => {
+        throw new DiskFullError(`cannot write ${path}: the disk is full`, path, 'free space');
+      },
+      delete: (profile, name) => secrets.delete(profile, name),
+    };
+    const r = await runCli(['account', '--live', '--json'], { secrets: full, configDir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).id).toBe(emulator.seed.org_id);
+    expect(r.stderr).toContain(`the sign-in could not be saved at ${path} (disk full): free space and run svc login`);
+    expect(r.stderr).not.toContain('has ended');
   });
 
   it('a completed refresh leaves no in-flight mark, and a real disconnection is still reported as one', async () => {

@@ -197,7 +197,7 @@ describe('svc logout', () => {
     expect((await session.run(['account'])).exitCode).toBe(3);
   });
 
-  it('offline, still forgets the sign-in here and says the revoke failed', async () => {
+  it("offline: the revoke fails, the sign-in is kept and the exit code is the failure's (9); --local forgets it without revoking", async () => {
     const offline = await startTestEmulator();
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
@@ -205,9 +205,18 @@ describe('svc logout', () => {
     expect(login.exitCode).toBe(0);
     await offline.close();
     const result = await runCli(['logout'], { env: { SVC_BASE_URL: offline.url }, secrets, configDir });
-    expect(result.exitCode).toBe(0);
-    expect(result.stderr).toMatch(/revoke failed/);
-    expect(result.stderr).toMatch(/cannot reach .*: nothing answered there/);
+    expect(result.stderr).toMatch(/nothing answered/);
+    expect(result.exitCode).toBe(9);
+    expect(result.stderr).toContain('could not revoke the OAuth connection of profile "default"');
+    expect(result.stderr).toContain('the sign-in is kept');
+    expect(result.stderr).toContain('svc logout --local');
+    expect(secrets.secrets.has('default:oauth')).toBe(true);
+    const status = await runCli(['auth', 'status', '--json'], { secrets, configDir });
+    expect(JSON.parse(status.stdout).profiles[0].oauth).toBeDefined();
+
+    const local = await runCli(['logout', '--local'], { env: { SVC_BASE_URL: offline.url }, secrets, configDir });
+    expect(local.exitCode, local.stderr).toBe(0);
+    expect(local.stderr).toContain('the connection stays open at the service');
     expect(secrets.secrets.has('default:oauth')).toBe(false);
   });
 
@@ -221,8 +230,8 @@ describe('svc logout', () => {
     const result = await runCli(['logout', '--all', '--json'], { env: { SVC_BASE_URL: emulator.url }, secrets, configDir });
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual([
-      { profile: 'a', signed_in: true, revoked: true },
-      { profile: 'b', signed_in: true, revoked: true },
+      { profile: 'a', signed_in: true, revoked: true, forgotten: true },
+      { profile: 'b', signed_in: true, revoked: true, forgotten: true },
     ]);
     expect([...secrets.secrets.keys()].filter((k) => k.endsWith(':oauth'))).toEqual([]);
   });

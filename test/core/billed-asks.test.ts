@@ -80,7 +80,7 @@ describe('svc api asks for the billable POSTs the dedicated commands ask for', (
     const no = recordingPrompter(false);
     const declined = await runCli(['api', 'POST', '/v1/calls', '-f', 'languages[]=en', '-f', 'languages[]=es'], { env: live, tty: true, prompter: no });
     expect(declined.exitCode).toBe(1);
-    expect(no.asked).toEqual(['Starting a call (POST /v1/calls): continue?']);
+    expect(no.asked).toEqual(['Starting a call (POST /v1/calls), billed $0.02/min to the organization of SVC_API_KEY: continue?']);
     expect(declined.stderr).toContain('is billed to the organization of SVC_API_KEY (live mode)');
     expect(declined.stderr).toContain('cancelled: nothing was done');
     expect(await liveCallCount()).toBe(0);
@@ -100,7 +100,7 @@ describe('svc api asks for the billable POSTs the dedicated commands ask for', (
   it('asks for POST /v1/lines; never for a GET, an unbilled POST or test mode; piped it says so and runs', async () => {
     const prompter = recordingPrompter(false);
     expect((await runCli(['api', 'POST', '/v1/lines', '-f', 'country=US'], { env: live, tty: true, prompter })).exitCode).toBe(1);
-    expect(prompter.asked).toEqual(['Adding a phone line (POST /v1/lines): continue?']);
+    expect(prompter.asked).toEqual(['Adding a phone line (POST /v1/lines), billed $1.00/month to the organization of SVC_API_KEY: continue?']);
     for (const argv of [
       ['api', 'GET', '/v1/calls'],
       ['api', 'POST', '/v1/chats', '-f', 'language=en'],
@@ -118,5 +118,21 @@ describe('svc api asks for the billable POSTs the dedicated commands ask for', (
     const piped = await runCli(['api', 'POST', '/v1/calls', '-f', 'languages[]=en', '-f', 'languages[]=es'], { env: live });
     expect(piped.exitCode, piped.stderr).toBe(0);
     expect(piped.stderr).toContain('Starting a call (POST /v1/calls) is billed to');
+  });
+});
+
+describe('the confirmation names the price --dry-run shows', () => {
+  it('calls start --live at a terminal asks "billed $0.02/min to Acme", the price of svc account prices', async () => {
+    const configDir = tempConfigDir();
+    const secrets = new MemorySecretStore();
+    const added = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, secrets, stdin: emu.seed.keys.live });
+    expect(added.exitCode, added.stderr).toBe(0);
+    const dryRun = await runCli(['calls', 'start', '--languages', 'en,es', '--live', '--dry-run'], { configDir, secrets });
+    expect(dryRun.stdout).toContain('price: $0.02 per call minute, billed to Acme');
+    const prompter = recordingPrompter(false);
+    const asked = await runCli(['calls', 'start', '--languages', 'en,es', '--live'], { configDir, secrets, tty: true, prompter });
+    expect(asked.exitCode).toBe(1);
+    expect(prompter.asked).toEqual(['Starting a call, billed $0.02/min to Acme: continue?']);
+    expect(await liveCallCount()).toBe(0);
   });
 });

@@ -45,8 +45,9 @@ describe('login / logout / auth / keys / mode', () => {
   });
 
   it('logout', async () => {
-    expect(await ok('logout')).toEqual({ all: false });
-    expect(await ok('logout', '--all')).toEqual({ all: true });
+    expect(await ok('logout')).toEqual({ all: false, local: false });
+    expect(await ok('logout', '--all')).toEqual({ all: true, local: false });
+    expect(await ok('logout', '--local')).toEqual({ all: false, local: true });
     expect(await refused('logout', 'work')).toContain('too many arguments');
   });
 
@@ -60,9 +61,10 @@ describe('login / logout / auth / keys / mode', () => {
   });
 
   it('keys add / list / remove', async () => {
-    expect(await ok('keys', 'add')).toEqual({ stdin: false });
-    expect(await ok('keys', 'add', '--name', 'ci', '--stdin')).toEqual({ name: 'ci', stdin: true });
-    expect(await ok('keys', 'add', '--org', 'org_acme')).toEqual({ stdin: false, org: 'org_acme' });
+    expect(await ok('keys', 'add')).toEqual({ stdin: false, replace: false });
+    expect(await ok('keys', 'add', '--name', 'ci', '--stdin')).toEqual({ name: 'ci', stdin: true, replace: false });
+    expect(await ok('keys', 'add', '--org', 'org_acme')).toEqual({ stdin: false, org: 'org_acme', replace: false });
+    expect(await ok('keys', 'add', '--replace')).toEqual({ stdin: false, replace: true });
     expect(await refused('keys', 'add', '--org', 'acme')).toContain('--org must be an organization id');
     expect(await refused('keys', 'add', '--name', 'bad name')).toContain('--name must be');
     expect(await ok('keys', 'list')).toEqual({});
@@ -145,6 +147,7 @@ describe('chats / translate / events / api / completion / emulator', () => {
     expect(await ok('chats', 'send', 'chat_1', 'Hello', 'there')).toEqual({ id: 'chat_1', text: 'Hello there' });
     expect(await ok('chats', 'send', 'chat_1')).toEqual({ id: 'chat_1' });
     expect(await ok('chats', 'send', 'chat_1', 'hi', '--dry-run')).toEqual({ id: 'chat_1', text: 'hi', dryRun: true });
+    expect(await ok('chats', 'send', 'chat_1', '--language', 'fr', 'salut')).toEqual({ id: 'chat_1', text: 'salut', language: 'fr' });
     expect(await ok('chats', 'voice', 'chat_1', 'note.ogg')).toEqual({ id: 'chat_1', file: 'note.ogg' });
     expect(await ok('chats', 'voice', 'chat_1', '-')).toEqual({ id: 'chat_1', file: '-' });
     expect(await refused('chats', 'voice', 'chat_1')).toContain('svc chats voice needs its FILE argument');

@@ -122,7 +122,7 @@ describe('svc keys add', () => {
     expect(JSON.parse(account.stdout).livemode).toBe(false);
     // The same name in the same mode is a replacement, as before.
     const { key: other } = await emu.makeKey('test');
-    expect((await runCli(['keys', 'add', '--name', 'ci'], { configDir, secrets, stdin: other })).exitCode).toBe(0);
+    expect((await runCli(['keys', 'add', '--name', 'ci', '--replace'], { configDir, secrets, stdin: other })).exitCode).toBe(0);
     expect(secrets.secrets.get('default:ci')).toBe(other);
   });
 

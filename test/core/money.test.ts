@@ -1,6 +1,7 @@
 // Money as every table, TSV line and message shows it: dollars, exactly, from the API's cents.
 import { describe, expect, it } from 'vitest';
 import { money } from '../../src/io/money.js';
+import { centsOf, subcentsOf } from '../../src/contract/money.js';
 
 describe('money', () => {
   it('shows cents as dollars with at least two decimals', () => {
@@ -26,5 +27,12 @@ describe('money', () => {
     expect(money(-0.002)).toBe('-$0.00002');
     expect(money(1234, 'eur')).toBe('12.34 EUR');
     expect(money(1234, 'USD')).toBe('$12.34');
+  });
+  it('a balance the emulator drew exactly shows exactly (1/10,000 of a cent, api-contract.md "Billing")', () => {
+    const drawn = subcentsOf(10_000) - subcentsOf(0.002) * 21;
+    expect(centsOf(drawn)).toBe(9999.958);
+    expect(money(centsOf(drawn))).toBe('$99.99958');
+    expect(money(centsOf(subcentsOf(0.002) * 21))).toBe('$0.00042');
+    expect(subcentsOf(0.00001)).toBeNaN();
   });
 });

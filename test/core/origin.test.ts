@@ -209,6 +209,8 @@ describe("a stored credential goes only to its profile's origin", () => {
     expect(refresh.stderr).toContain('token endpoint on');
     const logout = await runCli(['logout'], { secrets, configDir });
     expect(logout.stderr).toContain('the token was not sent');
+    expect(logout.exitCode).toBe(1);
+    expect(secrets.secrets.has('default:oauth')).toBe(true);
     expect(foreign.requests).toEqual([]);
   });
 });

@@ -196,7 +196,7 @@ describe('auth status online', () => {
 });
 
 describe('svc doctor', () => {
-  it('all ok with a valid stored key (exit 0); a revoked key, another address or a 0644 credentials.json fail (exit 1)', async () => {
+  it('all ok with a valid stored key (exit 0); a revoked key or another address fail (exit 1); a 0644 credentials.json is tightened and said', async () => {
     const configDir = tempConfigDir();
     const secrets = new MemorySecretStore();
     const env = { SVC_CREDENTIAL_STORE: 'file' };
@@ -211,7 +211,7 @@ describe('svc doctor', () => {
 
     const elsewhere = await runCli(['doctor', '--base-url', 'http://127.0.0.1:9'], { configDir, secrets, env });
     expect(elsewhere.exitCode).toBe(1);
-    expect(elsewhere.stdout).toMatch(/^failed +--base-url is http:\/\/127\.0\.0\.1:9 but profile "default" belongs to/m);
+    expect(elsewhere.stdout).toMatch(/^failed +profile "default" is bound to http:\/\/127\.0\.0\.1:\d+, but --base-url names http:\/\/127\.0\.0\.1:9/m);
 
     await emu.plane.revokeKey(emu.seed.org_id, doomed.id);
     writeFileSync(join(configDir, 'credentials.json'), '{}');
@@ -219,8 +219,13 @@ describe('svc doctor', () => {
     const bad = await runCli(['doctor', '--json'], { configDir, secrets, env });
     expect(bad.exitCode).toBe(1);
     const failed = (JSON.parse(bad.stdout) as typeof report).checks.filter((c) => c.status === 'failed');
-    expect(failed.map((c) => c.check).sort()).toEqual(['config', 'credential']);
+    expect(failed.map((c) => c.check).sort()).toEqual(['credential']);
     expect(failed.every((c) => c.fix)).toBe(true);
+    const checks = (JSON.parse(bad.stdout) as typeof report).checks;
+    expect(checks.find((c) => c.message.startsWith('credentials.json'))).toMatchObject({
+      status: 'warning',
+      message: expect.stringContaining('svc set it to 0600'),
+    });
   });
 
   it('one format for stream times and scopes', () => {
@@ -307,7 +312,7 @@ describe('rough edges', () => {
   });
 
   it('--yes says what it does; dialling never suggests test mode, which refuses it', async () => {
-    expect((await runCli(['--help'])).stdout).toMatch(/--yes +skip the confirmation a billable live action asks/);
+    expect((await runCli(['--help'])).stdout).toMatch(/--yes +answer yes to what svc asks on a terminal/);
     const call = JSON.parse((await runCli(['calls', 'start', '--languages', 'en,es', '--json'], { env: key('live') })).stdout);
     const dial = await runCli(['calls', 'dial', call.id, '--to', '+14155550100', '--yes'], { env: key('live') });
     expect(dial.exitCode, dial.stderr).toBe(0);

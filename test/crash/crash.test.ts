@@ -255,7 +255,7 @@ describe('SIGKILL at random moments', () => {
     const service = await proxy();
     const addDir = await prepared(service);
     const checked = service.answered('GET', '/v1/account');
-    const add = svc(['keys', 'add', '--stdin', '--name', 'ci'], envOf(addDir, service.url), second.key);
+    const add = svc(['keys', 'add', '--stdin', '--name', 'ci', '--replace'], envOf(addDir, service.url), second.key);
     const t0 = performance.now();
     const afterCheck = await checked.then(() => performance.now() - t0);
     const addRun = await add.done;
@@ -283,7 +283,7 @@ describe('SIGKILL at random moments', () => {
         let window: number;
         if (adding) {
           anchor = anchored ? service.answered('GET', '/v1/account') : Promise.resolve();
-          ran = svc(['keys', 'add', '--stdin', '--name', 'ci'], envOf(configDir, service.url), second.key);
+          ran = svc(['keys', 'add', '--stdin', '--name', 'ci', '--replace'], envOf(configDir, service.url), second.key);
           window = anchored ? addTail : addRun.ms;
         } else {
           anchor = anchored ? firstChange(configDir) : Promise.resolve();

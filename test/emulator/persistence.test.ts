@@ -205,8 +205,11 @@ describe('--export and --import', () => {
 
     // A team's fixture: add a key written by hand, in plaintext.
     doc.keys.push({ id: 'key_fixture', org_id: orgId, mode: 'test', scopes: ['account:read'], key: 'svc_test_fixture-key-for-ci' });
+    // A balance finer than a cent (exact to 1/10,000 of one) is read and written back as it was.
+    doc.orgs[0].balance = 9999.958;
     const imported = await startEmulator({ port: 0, importDocument: doc });
     try {
+      expect((await call(imported, 'GET', '/_emulator/state')).body.orgs[0].balance).toBe(9999.958);
       expect(imported.loaded).toMatchObject({ imported: true, keys: 3 });
       expect((await call(imported, 'GET', '/v1/account', { key: 'svc_test_fixture-key-for-ci' })).body.id).toBe(orgId);
       expect((await call(imported, 'GET', `/v1/chats/${chat.id}`, { key: 'svc_test_fixture-key-for-ci' })).status).toBe(403);

@@ -53,11 +53,11 @@ describe('emulator pure rules', () => {
     expect(seqOfEventId('evt_!!')).toBeNull();
   });
 
-  it('billing rounds up to whole cents, at least one', () => {
-    expect(costOf('translation_character', 1)).toBe(1);
-    expect(costOf('translation_character', 5000)).toBe(10);
-    expect(costOf('translation_character', 5001)).toBe(11);
-    expect(costOf('line_month')).toBe(100);
+  it('billing draws the exact price, in subcents (1/10,000 of a cent): no rounding up to a cent', () => {
+    expect(costOf('translation_character', 1)).toBe(20);
+    expect(costOf('translation_character', 21)).toBe(420);
+    expect(costOf('translation_character', 5000)).toBe(100_000);
+    expect(costOf('line_month')).toBe(1_000_000);
   });
 
   it('the clock only moves forward by advance()', () => {

@@ -207,6 +207,25 @@ describe('Billing', () => {
     expect(updates[0].data).toMatchObject({ object: 'balance', available: start - 105, livemode: true });
   });
 
+  it('draws each price exactly (api-contract.md "Billing"): 21 translated characters cost 0.042 cents, not a cent', async () => {
+    const start = await balance();
+    const prices = (await call(emu, 'GET', '/v1/prices', { key: live })).body.data as Array<{ item: string; unit_amount: number }>;
+    expect(prices.find((p) => p.item === 'translation_character')?.unit_amount).toBe(0.002);
+    const text = 'twenty-one characters';
+    expect(text).toHaveLength(21);
+    expect((await call(emu, 'POST', '/v1/translate', { key: live, json: { text, to: 'fr' } })).status).toBe(200);
+    expect(await balance()).toBe(9999.958);
+    expect(start - (await balance())).toBeCloseTo(0.042, 10);
+    // A balance set finer than a cent is kept exactly; finer than 1/10,000 of a cent is refused.
+    expect((await control('PUT', `/orgs/${org}/balance`, { available: 12.3456 })).available).toBe(12.3456);
+    expect((await call(emu, 'PUT', `/_emulator/orgs/${org}/balance`, { json: { available: 0.00001 } })).status).toBe(422);
+    await control('PUT', `/orgs/${org}/balance`, { available: 0.041 });
+    expect((await call(emu, 'POST', '/v1/translate', { key: live, json: { text, to: 'fr' } })).status).toBe(402);
+    await control('PUT', `/orgs/${org}/balance`, { available: 0.042 });
+    expect((await call(emu, 'POST', '/v1/translate', { key: live, json: { text, to: 'fr' } })).status).toBe(200);
+    expect(await balance()).toBe(0);
+  });
+
   it('402 at zero', async () => {
     const made = (await newCall(live)).body;
     const chat = await newChat(live);

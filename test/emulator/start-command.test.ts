@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BaseContext } from '../../src/context.js';
 import { parse, parseEmulatorStart, run, runEmulatorStart } from '../../src/commands/emulator/start.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 function fakeContext(controller: AbortController, json = false) {
   const out: string[] = [];
@@ -167,6 +170,23 @@ describe('svc emulator --state, --export, --import, --allow-host', () => {
       const error = await run(parseEmulatorStart({ port: '0', state }), broken.ctx).catch((e: unknown) => e);
       expect(error).toMatchObject({ exitCode: 2, message: expect.stringContaining(state) });
       expect(readFileSync(state, 'utf8')).toBe('garbage\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--state naming a folder or a file in a missing folder: exit 2 naming the path, nothing started', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-state-path-'));
+    try {
+      for (const [state, words] of [
+        [dir, 'is a folder'],
+        [join(dir, 'missing', 'state.jsonl'), `the folder ${join(dir, 'missing')} does not exist`],
+      ] as const) {
+        const { ctx } = fakeContext(new AbortController());
+        const error = await run(parseEmulatorStart({ port: '0', state }), ctx).catch((e: unknown) => e);
+        expect(error, state).toMatchObject({ exitCode: 2, message: expect.stringContaining(`--state ${state}`) });
+        expect((error as Error).message).toContain(words);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

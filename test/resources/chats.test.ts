@@ -49,6 +49,15 @@ describe.each(['test', 'live'] as const)('chats in %s mode', (mode) => {
     expect(JSON.parse(sent.stdout)).toMatchObject({ object: 'message', chat_id: chat.id, kind: 'text', text: 'Where is my order?' });
   });
 
+  it("send --language: a message in another language than the chat's is translated to the chat's", async () => {
+    const chat = await startChat(mode, 'en');
+    const sent = await h.svc(['chats', 'send', chat.id, '--language', 'fr', 'Où est ma commande ?', '--json'], { mode });
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    expect(JSON.parse(sent.stdout)).toMatchObject({ language: 'fr', translation: { language: 'en', text: expect.any(String) } });
+    const refused = await h.svc(['chats', 'send', chat.id, '--language', 'not a tag', 'x'], { mode });
+    expect(refused.exitCode).toBe(2);
+  });
+
   it('send from an argument and from stdin; messages lists them; a closed chat refuses (409)', async () => {
     const chat = await startChat(mode);
     const sent = await h.svc(['chats', 'send', chat.id, 'Where is my order?', '--json'], { mode });

@@ -63,7 +63,7 @@ export async function run(opts: CallsDialOptions, ctx: Context): Promise<void> {
   const body: Record<string, unknown> = { to: opts.to };
   if (opts.lineId !== undefined) body.line_id = opts.lineId;
   if (opts.language !== undefined) body.language = opts.language;
-  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'calls.dial', params: { id: opts.callId }, body, item: 'dial_minute' });
+  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'calls.dial', params: { id: opts.callId }, body });
   await confirmBilled(ctx, 'calls.dial', `Dialling ${opts.to}`, { testModeRefuses: true });
   const participant = await call<Participant>(ctx, 'calls.dial', { params: { id: opts.callId }, body });
   await printObject(ctx, participantFields(participant, timeFormat(ctx)), participant);

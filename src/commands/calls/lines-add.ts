@@ -43,7 +43,7 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
 export async function run(opts: LinesAddOptions, ctx: Context): Promise<void> {
   const body: Record<string, unknown> = { country: opts.country };
   if (opts.areaCode !== undefined) body.area_code = opts.areaCode;
-  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'lines.create', body, item: 'line_month' });
+  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'lines.create', body });
   await confirmBilled(ctx, 'lines.create', `Adding a phone line in ${opts.country}`);
   const line = await call<Line>(ctx, 'lines.create', { body });
   await printObject(ctx, lineFields(line, timeFormat(ctx)), line);

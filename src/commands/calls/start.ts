@@ -50,7 +50,7 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
 export async function run(opts: CallsStartOptions, ctx: Context): Promise<void> {
   const body: Record<string, unknown> = { languages: opts.languages };
   if (opts.title !== undefined) body.title = opts.title;
-  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'calls.create', body, item: 'call_minute' });
+  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'calls.create', body });
   await confirmBilled(ctx, 'calls.create', 'Starting a call');
   const started = await call<Call>(ctx, 'calls.create', { body });
   await printObject(ctx, callFields(started, timeFormat(ctx)), started);

@@ -1,8 +1,8 @@
 // `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
 import type { Context } from '../../context.js';
-import { parseId, parseText } from '../../validate/index.js';
-import { type Flags, positional, requiredArg, validated } from '../calls/shared.js';
+import { parseId, parseLanguageTag, parseText } from '../../validate/index.js';
+import { type Flags, positional, requiredArg, stringFlag, validated } from '../calls/shared.js';
 import { call, readStdinText } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
@@ -15,6 +15,8 @@ export interface ChatsSendOptions {
   id: string;
   /** undefined: read the message from stdin. */
   text?: string;
+  /** The language the text is written in (BCP 47); undefined: the chat's. Another than the chat's is translated to it. */
+  language?: string;
   dryRun?: boolean;
 }
 
@@ -27,9 +29,14 @@ export const command = defineCommand({
     { name: 'text', help: 'the message (several words are joined with spaces)', variadic: true },
   ],
   flags: {
+    language: { value: '<lang>', help: "the language the text is in (BCP 47; default: the chat's); another is translated to the chat's" },
     dryRun: { help: 'print the request and the price it would draw; send nothing' },
   },
-  examples: ['svc chats send chat_123 "Where is my order?"', 'echo hello | svc chats send chat_123'],
+  examples: [
+    'svc chats send chat_123 "Where is my order?"',
+    'svc chats send chat_123 --language fr "Où est ma commande ?"',
+    'echo hello | svc chats send chat_123',
+  ],
   scopes: ['sessions:write'],
 });
 
@@ -38,6 +45,8 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   const words = positional(args).slice(1);
   const opts: ChatsSendOptions = { id: validated(() => parseId(id, 'chat')) };
   if (flags.dryRun === true) opts.dryRun = true;
+  const language = stringFlag(flags, 'language');
+  if (language !== undefined) opts.language = validated(() => parseLanguageTag(language, '--language'));
   // The limit is checked here, before any request (the service would refuse it with 422).
   if (words.length > 0) opts.text = validated(() => parseText(words.join(' '), 'the message text', MAX_MESSAGE_CHARS));
   return opts;
@@ -46,11 +55,13 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
 export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   const text = opts.text ?? (await readStdinText(ctx, 'message', 'svc chats send chat_8f2a1c "Hello", or echo "Hello" | svc chats send chat_8f2a1c'));
   validated(() => parseText(text, 'the message text', MAX_MESSAGE_CHARS));
+  const body: Record<string, unknown> = { text };
+  if (opts.language !== undefined) body.language = opts.language;
   if (opts.dryRun) {
     // Posting a message is billed in live mode (api-contract.md): by the characters translated.
     const { printDryRun } = await import('../dry-run.js');
-    return printDryRun(ctx, { endpoint: 'chats.messages.create', params: { id: opts.id }, body: { text }, item: 'translation_character' });
+    return printDryRun(ctx, { endpoint: 'chats.messages.create', params: { id: opts.id }, body });
   }
-  const message = await call<Message>(ctx, 'chats.messages.create', { params: { id: opts.id }, body: { text } });
+  const message = await call<Message>(ctx, 'chats.messages.create', { params: { id: opts.id }, body });
   await printObject(ctx, messageFields(message, timeFormat(ctx)), message);
 }

@@ -1,14 +1,16 @@
 // `svc doctor`: one run that checks the setup and explains it. Each line is ok, warning
 // or failed, with the fix. Exit 0 only when nothing failed (warnings are advice).
 import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
-import { constants } from 'node:fs';
+import { closeSync, constants } from 'node:fs';
+import { openOwnFile, tightenOwnFile } from '../../config/own-file.js';
 import { access, lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import type { ConfigData } from '../../config/config.js';
-import { DEFAULT_PROFILE, OAUTH_SECRET_NAME } from '../../config/config.js';
+import { DEFAULT_PROFILE, emptyConfig } from '../../config/config.js';
 import { CONFIG_FILE, CREDENTIALS_FILE } from '../../config/paths.js';
-import { DEFAULT_BASE_URL, ENDPOINTS, joinUrl } from '../../api/endpoints.js';
+import { ENDPOINTS, joinUrl } from '../../api/endpoints.js';
+import { addressSource, checkAddress, chooseBaseUrl, chooseProfile, explicitBaseUrl, type ProfileChoice } from '../../credentials/resolve.js';
 import { checkCredential, profileBaseUrl, storedCredentials } from '../../credentials/check.js';
 import { secretChecks } from './secrets.js';
 import { modeOfKey } from '../../shared/constants.js';
@@ -87,15 +89,32 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
       () => true,
       () => false,
     );
+    // Its owner, and anyone who can write it, can replace the files that hold the secrets.
+    const me = process.getuid?.();
+    if (me !== undefined && dirStat.uid !== me)
+      checks.push({
+        check: 'config',
+        status: 'warning',
+        message: `config dir ${dir} belongs to another user (uid ${dirStat.uid}), who can read and replace the files that hold your secrets`,
+        fix: 'point SVC_CONFIG_DIR at a folder of your own',
+      });
+    const openTo = dirStat.mode & 0o002 ? 'everyone' : dirStat.mode & 0o020 ? 'its group' : undefined;
     checks.push(
-      writable
-        ? { check: 'config', status: 'ok', message: `config dir ${dir} (mode ${modeString(dirStat.mode)})` }
-        : {
+      !writable
+        ? {
             check: 'config',
             status: 'failed',
             message: `config dir ${dir} is not readable and writable by you`,
             fix: `fix its permissions (chmod u+rwx ${dir}) or point SVC_CONFIG_DIR at another directory`,
-          },
+          }
+        : openTo
+          ? {
+              check: 'config',
+              status: openTo === 'everyone' ? 'failed' : 'warning',
+              message: `config dir ${dir} is writable by ${openTo} (mode ${modeString(dirStat.mode)}): others could replace the files that hold your secrets`,
+              fix: `chmod 700 ${dir}`,
+            }
+          : { check: 'config', status: 'ok', message: `config dir ${dir} (mode ${modeString(dirStat.mode)})` },
     );
   }
   let config: ConfigData | undefined;
@@ -137,20 +156,37 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
       message: `${credentialsPath} is ${credStat.isSymbolicLink() ? 'a symbolic link' : credStat.isFIFO() ? 'a FIFO' : 'not a regular file'}: svc refuses it unread`,
       fix: `move it away (svc keeps a regular file of mode 0600 there), or set SVC_CONFIG_DIR`,
     });
-  else if (credStat) {
-    const exposed = (credStat.mode & 0o077) !== 0;
-    checks.push(
-      exposed
-        ? {
-            check: 'config',
-            status: 'failed',
-            message: `${CREDENTIALS_FILE} holds secrets but is readable by others (mode ${modeString(credStat.mode)})`,
-            fix: `chmod 600 ${credentialsPath}`,
-          }
-        : { check: 'config', status: 'ok', message: `${CREDENTIALS_FILE} is private (mode ${modeString(credStat.mode)})` },
-    );
-  }
+  else if (credStat) checks.push(credentialsFileCheck(credentialsPath, credStat.mode));
   return { checks, config };
+}
+
+/**
+ * credentials.json open to others is tightened to 0600 as every command tightens it when it
+ * opens the file (the same code), and said as done, not as a fix still to make.
+ */
+function credentialsFileCheck(path: string, mode: number): Check {
+  if ((mode & 0o077) === 0) return { check: 'config', status: 'ok', message: `${CREDENTIALS_FILE} is private (mode ${modeString(mode)})` };
+  const openTo = mode & 0o007 ? 'others' : 'its group';
+  let fd: number | undefined;
+  try {
+    fd = openOwnFile(path, constants.O_RDONLY, { what: 'the credentials file' });
+    tightenOwnFile(fd);
+  } catch {
+    return {
+      check: 'config',
+      status: 'failed',
+      message: `${CREDENTIALS_FILE} holds secrets but is open to ${openTo} (mode ${modeString(mode)})`,
+      fix: `chmod 600 ${path}`,
+    };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return {
+    check: 'config',
+    status: 'warning',
+    message: `${CREDENTIALS_FILE} was open to ${openTo} (mode ${modeString(mode)}); svc set it to 0600`,
+    fix: 'its secrets may have been read: consider replacing them (svc login, svc keys add)',
+  };
 }
 
 /** Which proxy applies to the address (src/api/proxy.ts decides as the HTTP layer does). */
@@ -175,20 +211,25 @@ export function proxyCheck(env: Context['env'], url: URL): Check {
 }
 
 export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
-  const checks: Check[] = [];
   const { checks: configResults, config } = await configChecks(ctx);
-  checks.push(...configResults);
-  const data = config ?? { version: 1 as const, profiles: {} };
+  const data = config ?? emptyConfig();
+  const choice = chooseProfile(ctx, data);
+  const { checks: addressResults, url } = addressChecks(ctx, data, choice);
+  const checks: Check[] = [
+    ...configResults,
+    ...profileChecks(ctx, data, choice),
+    ...addressResults,
+    ...(url ? [proxyCheck(ctx.env, url), ...(await serviceChecks(ctx, url))] : []),
+    ...(await secretChecks(ctx, data, opts.fix)),
+    ...(await credentialChecks(ctx, data, choice.name, url)),
+    nodeCheck(process.versions.node),
+  ];
+  return report(ctx, checks);
+}
 
-  // The profile chosen, and why.
-  const [name, why] = ctx.globals.profile
-    ? [ctx.globals.profile, '--profile']
-    : ctx.env.SVC_PROFILE
-      ? [ctx.env.SVC_PROFILE, 'SVC_PROFILE']
-      : data.default_profile
-        ? [data.default_profile, 'the default profile (svc auth switch)']
-        : [DEFAULT_PROFILE, 'no profile chosen, so "default"'];
-  const profile = data.profiles[name];
+/** The profile every command would use here, and why (chooseProfile: the same decision, not a copy). */
+function profileChecks(ctx: Context, data: ConfigData, choice: ProfileChoice): Check[] {
+  const checks: Check[] = [];
   const envKey = ctx.env.SVC_API_KEY;
   if (envKey)
     checks.push({
@@ -197,104 +238,100 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
       message: `SVC_API_KEY is set (${modeOfKey(envKey) ?? 'not an svc key'}): it overrides every profile`,
       ...(modeOfKey(envKey) ? {} : { fix: 'set it to a svc_test_… or svc_live_… key, or unset it' }),
     });
-  if (profile) checks.push({ check: 'profile', status: 'ok', message: `profile "${name}" from ${why}${profile.org_name ? `: ${profile.org_name}` : ''}` });
+  const profile = Object.hasOwn(data.profiles, choice.name) ? data.profiles[choice.name] : undefined;
+  if (profile)
+    checks.push({ check: 'profile', status: 'ok', message: `profile "${choice.name}" from ${choice.why}${profile.org_name ? `: ${profile.org_name}` : ''}` });
   else if (!envKey)
     checks.push({
       check: 'profile',
-      status: ctx.globals.profile || ctx.env.SVC_PROFILE ? 'failed' : 'warning',
-      message: `there is no profile "${name}" (${why})`,
-      fix: `run \`svc login${name === DEFAULT_PROFILE ? '' : ` --profile ${name}`}\` or \`svc keys add\`, or set SVC_API_KEY`,
+      status: choice.explicit ? 'failed' : 'warning',
+      message: `there is no profile "${choice.name}" (${choice.why})`,
+      fix: `run \`svc login${choice.name === DEFAULT_PROFILE ? '' : ` --profile ${choice.name}`}\` or \`svc keys add\`, or set SVC_API_KEY`,
     });
+  return checks;
+}
 
-  // The address: the profile's, and whether --base-url / SVC_BASE_URL point elsewhere.
-  const override = ctx.globals.baseUrl ? ['--base-url', ctx.globals.baseUrl] : ctx.env.SVC_BASE_URL ? ['SVC_BASE_URL', ctx.env.SVC_BASE_URL] : undefined;
-  const profileUrl = profile?.base_url ?? DEFAULT_BASE_URL;
-  const address = (override?.[1] ?? profileUrl).replace(/\/+$/, '');
-  let url: URL | undefined;
+/** The address commands would use (chooseBaseUrl), and whether the profile's credentials may go there (checkAddress). */
+function addressChecks(ctx: Context, data: ConfigData, choice: ProfileChoice): { checks: Check[]; url: URL | undefined } {
+  const profile = Object.hasOwn(data.profiles, choice.name) ? data.profiles[choice.name] : undefined;
+  let address: string;
   try {
-    url = new URL(address);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
-  } catch {
-    url = undefined;
-    checks.push({
-      check: 'address',
-      status: 'failed',
-      message: `the address ${JSON.stringify(address)} is not an http(s) URL`,
-      fix: `use e.g. ${/^[\w.-]+:\d+/.test(address) ? `http://${address}` : 'https://api.example.com'}`,
-    });
+    address = chooseBaseUrl(ctx, profile);
+  } catch (error) {
+    return {
+      checks: [{ check: 'address', status: 'failed', message: (error as Error).message, fix: (error as CliError).hint ?? 'use e.g. https://api.example.com' }],
+      url: undefined,
+    };
   }
-  if (url) {
-    const differs = override && profile && new URL(profileUrl).origin !== url.origin;
-    if (differs && !envKey)
-      checks.push({
-        check: 'address',
-        status: 'failed',
-        message: `${override[0]} is ${url.origin} but profile "${name}" belongs to ${new URL(profileUrl).origin}: its credentials go only there`,
-        fix: `drop ${override[0]}, or use a profile made for ${url.origin} (svc login --profile NAME --base-url ${url.origin})`,
-      });
-    else
-      checks.push({
-        check: 'address',
-        status: 'ok',
-        message: `service address ${url.origin}${override ? ` (from ${override[0]})` : profile?.base_url ? ` (profile "${name}")` : ' (the default: the local emulator)'}`,
-      });
-    checks.push(proxyCheck(ctx.env, url));
-  }
-
-  // The service: reachable, and its RFC 8414 metadata (§3.3: the issuer must be the address asked).
-  if (url) {
+  const url = new URL(address);
+  const override = explicitBaseUrl(ctx) !== undefined ? addressSource(ctx) : undefined;
+  if (profile && !ctx.env.SVC_API_KEY) {
     try {
-      const response = await ctx.http.fetch(joinUrl(url.origin, ENDPOINTS['oauth.metadata'].path), {
-        method: 'GET',
-        headers: { accept: 'application/json' },
-        signal: ctx.signal,
-      });
-      const text = await response.text();
-      checks.push({ check: 'service', status: 'ok', message: `${url.origin} answers (${response.status})` });
-      let metadata: { issuer?: unknown; token_endpoint?: unknown } | undefined;
-      try {
-        metadata = response.ok ? JSON.parse(text) : undefined;
-      } catch {
-        metadata = undefined;
-      }
-      if (!metadata || typeof metadata.token_endpoint !== 'string')
-        checks.push({
-          check: 'service',
-          status: 'warning',
-          message: `no RFC 8414 metadata at ${ENDPOINTS['oauth.metadata'].path} (status ${response.status})`,
-          fix: "check that the address is the service's API address; `svc login` needs this document",
-        });
-      else if (typeof metadata.issuer === 'string' && metadata.issuer.replace(/\/+$/, '') !== url.origin)
-        checks.push({
-          check: 'service',
-          status: 'failed',
-          message: `the metadata's issuer ${metadata.issuer} is not ${url.origin} (RFC 8414 §3.3)`,
-          fix: "use the issuer's address as the base URL",
-        });
-      else checks.push({ check: 'service', status: 'ok', message: `RFC 8414 metadata: issuer ${String(metadata.issuer)}` });
-      checks.push(clockCheck(response.headers.get('date'), ctx.clock.now()));
+      checkAddress(ctx, data, choice.name, profile, address);
     } catch (error) {
-      if (ctx.signal.aborted) throw error;
-      // The words every command uses for a connection that failed (src/api/network.ts).
-      const failure = error instanceof CliError ? error : await connectionError(error, { url, reached: true });
+      return { checks: [{ check: 'address', status: 'failed', message: (error as Error).message, fix: (error as CliError).hint }], url };
+    }
+  }
+  const from = override ? ` (from ${override})` : profile?.base_url ? ` (profile "${choice.name}")` : ' (the default: the local emulator)';
+  return { checks: [{ check: 'address', status: 'ok', message: `service address ${url.origin}${from}` }], url };
+}
+
+/** The service: reachable, and its RFC 8414 metadata (§3.3: the issuer must be the address asked); the clock against its Date. */
+async function serviceChecks(ctx: Context, url: URL): Promise<Check[]> {
+  const checks: Check[] = [];
+  try {
+    const response = await ctx.http.fetch(joinUrl(url.origin, ENDPOINTS['oauth.metadata'].path), {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      signal: ctx.signal,
+    });
+    const text = await response.text();
+    checks.push({ check: 'service', status: 'ok', message: `${url.origin} answers (${response.status})` });
+    let metadata: { issuer?: unknown; token_endpoint?: unknown } | undefined;
+    try {
+      metadata = response.ok ? JSON.parse(text) : undefined;
+    } catch {
+      metadata = undefined;
+    }
+    if (!metadata || typeof metadata.token_endpoint !== 'string')
+      checks.push({
+        check: 'service',
+        status: 'warning',
+        message: `no RFC 8414 metadata at ${ENDPOINTS['oauth.metadata'].path} (status ${response.status})`,
+        fix: "check that the address is the service's API address; `svc login` needs this document",
+      });
+    else if (typeof metadata.issuer === 'string' && metadata.issuer.replace(/\/+$/, '') !== url.origin)
       checks.push({
         check: 'service',
         status: 'failed',
-        message: failure.message,
-        fix: failure.hint ?? 'check the address, the network and the proxy settings; for the local emulator run `svc emulator`',
+        message: `the metadata's issuer ${metadata.issuer} is not ${url.origin} (RFC 8414 §3.3)`,
+        fix: "use the issuer's address as the base URL",
       });
-    }
+    else checks.push({ check: 'service', status: 'ok', message: `RFC 8414 metadata: issuer ${String(metadata.issuer)}` });
+    checks.push(clockCheck(response.headers.get('date'), ctx.clock.now()));
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    // The words every command uses for a connection that failed (src/api/network.ts).
+    const failure = error instanceof CliError ? error : await connectionError(error, { url, reached: true });
+    checks.push({
+      check: 'service',
+      status: 'failed',
+      message: failure.message,
+      fix: failure.hint ?? 'check the address, the network and the proxy settings; for the local emulator run `svc emulator`',
+    });
   }
+  return checks;
+}
 
-  checks.push(...(await secretChecks(ctx, data, opts.fix)));
-
-  // Every stored credential, asked of the service.
+/** Every stored credential, asked of the service; and SVC_API_KEY's. */
+async function credentialChecks(ctx: Context, data: ConfigData, chosen: string, url: URL | undefined): Promise<Check[]> {
+  const checks: Check[] = [];
   for (const [profileName, p] of Object.entries(data.profiles)) {
     let base: string;
     try {
       base = profileBaseUrl(ctx, p);
     } catch {
-      continue; // the address check above already failed
+      continue; // the address check already failed
     }
     for (const credential of storedCredentials(profileName, p, base)) {
       const result = await checkCredential(ctx, credential);
@@ -316,12 +353,15 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
       );
     }
   }
-  if (envKey && modeOfKey(envKey) && url) {
+  const envKey = ctx.env.SVC_API_KEY;
+  const envMode = envKey ? modeOfKey(envKey) : undefined;
+  if (envKey && envMode && url) {
+    const profile = Object.hasOwn(data.profiles, chosen) ? data.profiles[chosen] : undefined;
     const result = await checkCredential(ctx, {
       kind: 'api_key',
       source: 'env',
-      mode: modeOfKey(envKey)!,
-      profileName: name,
+      mode: envMode,
+      profileName: chosen,
       profile,
       baseUrl: url.origin,
       apiKey: envKey,
@@ -333,9 +373,11 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
       ...(result.verdict === 'refused' ? { fix: 'set SVC_API_KEY to a valid key, or unset it' } : {}),
     });
   }
+  return checks;
+}
 
-  checks.push(nodeCheck(process.versions.node));
-
+/** Prints the checks (or their JSON) and the verdict; exit 1 when one failed. */
+function report(ctx: Context, checks: Check[]): number {
   const failed = checks.filter((c) => c.status === 'failed').length;
   const warnings = checks.filter((c) => c.status === 'warning').length;
   if (ctx.globals.json) printJson(ctx, { ok: failed === 0, failed, warnings, checks });

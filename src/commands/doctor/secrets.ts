@@ -69,7 +69,9 @@ export async function secretChecks(ctx: Context, data: ConfigData, fix = false):
         message: where.forced
           ? `SVC_CREDENTIAL_STORE=keychain, but ${where.reason}`
           : `no OS keychain here (${where.reason}): new secrets go to ${where.path} (mode 0600, readable only by you)`,
-        fix: `start and unlock ${keychainName()}${where.forced ? ', or unset SVC_CREDENTIAL_STORE' : ''}`,
+        fix: where.forced
+          ? `start and unlock ${keychainName()}, or unset SVC_CREDENTIAL_STORE`
+          : `start and unlock ${keychainName()}, or set SVC_CREDENTIAL_STORE=file to keep secrets in ${where.path} on purpose (no warning then)`,
       });
   }
 

@@ -114,6 +114,36 @@ function asUsageError(error: unknown, emulator: typeof import('../../emulator/in
   return error;
 }
 
+/**
+ * --state names a file the emulator can keep (a folder, a missing folder or a read-only place
+ * is the user's to fix): exit 2 naming the path, before anything starts.
+ */
+async function checkStatePath(path: string): Promise<void> {
+  const { access, lstat } = await import('node:fs/promises');
+  const { constants } = await import('node:fs');
+  const info = await lstat(path).catch(() => null);
+  if (info?.isDirectory())
+    throw new UsageError(
+      `--state ${path} is a folder; the emulator keeps its state in a file`,
+      `name a file in it: --state ${join(path, 'emulator-state.jsonl')}`,
+    );
+  if (info && !info.isFile() && !info.isSymbolicLink()) throw new UsageError(`--state ${path} is not a regular file`);
+  const folder = dirname(resolve(path));
+  const parent = await lstat(folder).catch(() => null);
+  if (!parent?.isDirectory())
+    throw new UsageError(`--state ${path}: the folder ${folder} does not exist`, `make it first (mkdir -p ${folder}), or name a file in a folder that exists`);
+  // (access() also answers EROFS for root on a read-only file system.)
+  const writable = await access(info ? path : folder, constants.W_OK).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code,
+  );
+  if (writable !== true)
+    throw new UsageError(
+      `--state ${path} cannot be written: ${writable === 'EROFS' ? 'it is on a read-only file system' : 'permission denied'}`,
+      'name a file in a folder you can write',
+    );
+}
+
 function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
@@ -130,6 +160,7 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
       throw asUsageError(error, emulatorModule);
     }
   }
+  if (opts.state !== undefined) await checkStatePath(opts.state);
   let importDocument: unknown;
   if (opts.importFrom !== undefined) {
     try {

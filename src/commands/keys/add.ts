@@ -6,8 +6,8 @@ import type { KeyMeta } from '../../config/config.js';
 import { modeOfKey } from '../../shared/constants.js';
 import type { Mode } from '../../shared/constants.js';
 import { checkAddress, chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
-import { ApiError, EXIT, UsageError } from '../../errors.js';
-import { promptSecret } from '../../io/interactive.js';
+import { ApiError, CliError, EXIT, UsageError } from '../../errors.js';
+import { confirm, promptSecret } from '../../io/interactive.js';
 import { printJson, warn } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import { describeLeft, type SecretLeft } from '../../credentials/store.js';
@@ -22,6 +22,8 @@ export interface KeysAddOptions {
   stdin: boolean;
   /** The key's organization, for a least-privilege key that cannot read it (no account:read). */
   org?: string;
+  /** Replace the profile's key of the same mode without asking (a script's consent). */
+  replace: boolean;
 }
 
 export const command = defineCommand({
@@ -31,13 +33,14 @@ export const command = defineCommand({
     name: { value: '<name>', help: 'a name for the key (default: its mode, test or live)' },
     stdin: { help: 'read the key from stdin (the default without a terminal)' },
     org: { value: '<id>', help: "the key's organization (org_…), for a key without account:read (stored unverified)" },
+    replace: { help: "replace the profile's key of the same mode (asked at a terminal; required without one)" },
   },
   examples: ['svc keys add', 'svc keys add --name ci --stdin < key.txt', 'svc keys add --profile work --stdin < key.txt'],
   scopes: ['account:read'],
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): KeysAddOptions {
-  const opts: KeysAddOptions = { stdin: flags.stdin === true };
+  const opts: KeysAddOptions = { stdin: flags.stdin === true, replace: flags.replace === true };
   if (flags.name !== undefined) opts.name = parseKeyName(flags.name);
   if (flags.org !== undefined) {
     if (typeof flags.org !== 'string' || !/^org_[A-Za-z0-9_-]{1,64}$/.test(flags.org))
@@ -80,6 +83,32 @@ async function readKey(ctx: Context, _opts: KeysAddOptions): Promise<string> {
   const key = text.trim().split(/\r?\n/)[0]?.trim() ?? '';
   if (!key) throw new UsageError('no key on stdin', 'pipe the key in: `svc keys add --stdin < key.txt`');
   return key;
+}
+
+/**
+ * The profile's key of this mode that the new one would replace (its secret is deleted, and
+ * was shown once): at a terminal asked, naming both; without one refused unless --replace.
+ * Re-adding the same key (same id) loses nothing.
+ */
+async function confirmReplacement(
+  ctx: Context,
+  opts: KeysAddOptions,
+  keys: Record<string, KeyMeta> | undefined,
+  meta: KeyMeta,
+  profileName: string,
+): Promise<void> {
+  // The same key again (same id), under its name or another, loses no secret: not asked.
+  const old = Object.values(keys ?? {}).filter((k) => k.mode === meta.mode && !(k.id !== undefined && k.id === meta.id));
+  if (!old.length || opts.replace) return;
+  const olds = old.map((k) => `"${k.name}" (${redactedKey(k)})`).join(', ');
+  const what = `profile "${profileName}" already has a ${meta.mode} key, ${olds}; the new key (${redactedKey(meta)}) would replace it and its stored secret would be deleted`;
+  if (!ctx.io.canPrompt())
+    throw new UsageError(
+      `${what}; nothing was stored`,
+      'run it again with --replace to replace it, or add the new key to another profile: `svc keys add --profile <name>`',
+    );
+  const question = `Profile "${profileName}" already has a ${meta.mode} key; its stored secret would be deleted. Replace ${olds} with ${redactedKey(meta)}?`;
+  if (!ctx.globals.yes && !(await confirm(ctx, question))) throw new CliError('nothing was stored', EXIT.failure);
 }
 
 /** A name already held by a key of the other mode would silently replace that key (and its secret). */
@@ -175,6 +204,7 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   };
   if (account.credential.key_id) meta.id = account.credential.key_id;
   if (unverified) meta.unverified = true;
+  await confirmReplacement(ctx, opts, (await ctx.config.read()).profiles[profileName]?.keys, meta, profileName);
 
   // Kill-safe order (src/credentials/journal.ts): announce the secret, write it, then commit its
   // metadata. A kill anywhere leaves the old key, or the new one, never a secret nobody describes.

@@ -8,6 +8,7 @@ import { printJson, warn } from '../../io/output.js';
 import { describeLeft } from '../../credentials/store.js';
 import { addEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { parseKeyName, redactedKey } from './shared.js';
+import { askBeforeDeleting } from '../shared/ask-first.js';
 
 export interface KeysRemoveOptions {
   name: string;
@@ -36,6 +37,7 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
     const names = Object.keys(profile.keys ?? {});
     throw new UsageError(`profile "${profileName}" has no key named "${opts.name}"` + (names.length ? ` (keys: ${names.join(', ')})` : ' (it has no keys)'));
   }
+  await askBeforeDeleting(ctx, `Remove the ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"? Its stored secret is deleted`);
   // Kill-safe order (src/credentials/journal.ts): the metadata goes with an announced delete,
   // then the secret, then the announcement; a kill in between leaves an entry the next command settles.
   const left = await ctx.withProfileLock(profileName, async () => {

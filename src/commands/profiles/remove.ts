@@ -8,7 +8,8 @@ import { DEFAULT_PROFILE, OAUTH_SECRET_NAME } from '../../config/config.js';
 import { requireProfile } from '../../credentials/resolve.js';
 import { describeLeft } from '../../credentials/store.js';
 import type { SecretLeft } from '../../credentials/store.js';
-import type { SecretStorage } from '../../config/config.js';
+import type { Profile, SecretStorage } from '../../config/config.js';
+import { askBeforeDeleting } from '../shared/ask-first.js';
 import { FORWARD_SECRET_NAME } from '../events/secret.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
 import { printJson, warn } from '../../io/output.js';
@@ -43,6 +44,7 @@ export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<vo
   const profile = requireProfile(config, opts.name);
   const where = `profile "${opts.name}"${profile.org_name ? ` (${profile.org_name})` : ''}`;
 
+  await askBeforeDeleting(ctx, `Remove ${where} and the secrets stored for it (${secretsOf(profile)})?`);
   let revoked = false;
   if (opts.revoke) {
     const stored = profile.oauth ? await readStored(ctx, opts.name, profile.oauth.storage) : null;
@@ -99,6 +101,13 @@ export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<vo
     );
   if ((config.default_profile ?? DEFAULT_PROFILE) === opts.name && Object.keys(config.profiles).length > 1)
     ctx.io.stderr.write('It was the default profile: choose another with `svc auth switch NAME`.\n');
+}
+
+/** What removing the profile deletes, in words: "2 API keys and its OAuth sign-in". */
+function secretsOf(profile: Profile): string {
+  const keys = Object.keys(profile.keys ?? {}).length;
+  const parts = [...(keys ? [`${keys} API key${keys === 1 ? '' : 's'}`] : []), ...(profile.oauth ? ['its OAuth sign-in'] : [])];
+  return parts.length ? parts.join(' and ') : 'none recorded';
 }
 
 /** Where the profile's forwarding secret is (config.json does not record it); null when none can be found. */

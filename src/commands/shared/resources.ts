@@ -63,7 +63,11 @@ export async function confirmBilled(ctx: Context, endpoint: AskedEndpoint, actio
       : ' Use --test to try it free of charge.';
   note(ctx, `${action} is billed to ${org} (live mode).${free}`);
   if (ctx.globals.yes || !ctx.io.canPrompt()) return;
-  if (!(await confirm(ctx, `${action}: continue?`))) throw new CliError('cancelled: nothing was done', EXIT.failure);
+  // The price is the one --dry-run shows (src/commands/dry-run.ts), read only when asking.
+  const { perUnit, priceOf } = await import('../dry-run.js');
+  const priced = await priceOf(await ctx.api(), endpoint);
+  const billed = 'price' in priced ? `billed ${perUnit(priced.price, endpoint)} to ${org}` : `billed to ${org} (${priced.error})`;
+  if (!(await confirm(ctx, `${action}, ${billed}: continue?`))) throw new CliError('cancelled: nothing was done', EXIT.failure);
 }
 
 /** A single request through the endpoint table; the core client maps errors to exit codes. */

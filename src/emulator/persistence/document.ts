@@ -7,7 +7,9 @@ import { SCOPES } from '../../shared/constants.js';
 import { eventFromJson, eventLogByKey, retain, retained, seqOfEventId } from '../events.js';
 import { sha256 } from '../ids.js';
 import { PERSISTED } from '../state.js';
-import type { PersistedCollection, State } from '../state.js';
+import type { Org, PersistedCollection, State } from '../state.js';
+import { centsAmount } from '../billing.js';
+import { centsOf, subcentsOf } from '../../contract/money.js';
 
 export const DOCUMENT_FORMAT = 'svc-emulator-state';
 export const DOCUMENT_VERSION = 1;
@@ -19,7 +21,8 @@ const hash = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex');
 const time = z.number().int().min(0);
 
 const rowSchemas = {
-  orgs: z.strictObject({ id, name: z.string(), balance: z.number().int().min(0) }),
+  // The balance as people read it, in cents (exact to a subcent); the state keeps subcents.
+  orgs: z.strictObject({ id, name: z.string(), balance: centsAmount }),
   users: z.strictObject({ email: id, password: z.string(), orgs: z.array(id) }),
   keys: z
     .strictObject({
@@ -100,6 +103,10 @@ const HASH_KEYED: Partial<Record<PersistedCollection, string>> = { codes: 'code_
 export function encodeRow(field: PersistedCollection, key: string, value: unknown): unknown {
   const hashField = HASH_KEYED[field];
   if (hashField) return { [hashField]: key, ...(value as object) };
+  if (field === 'orgs') {
+    const { balance_subcents, ...org } = value as Org;
+    return { ...org, balance: centsOf(balance_subcents) };
+  }
   if (field === 'users') {
     const user = value as { email: string; password: string; orgs: Set<string> };
     return { email: user.email, password: user.password, orgs: [...user.orgs] };
@@ -127,7 +134,10 @@ export function decodeRow(field: PersistedCollection, row: Record<string, unknow
       const secretHash = typeof client_secret === 'string' ? sha256(client_secret) : ((secret_hash as string | null | undefined) ?? null);
       return [String(row.client_id), { ...rest, secret_hash: secretHash }];
     }
-    case 'orgs':
+    case 'orgs': {
+      const { balance, ...org } = row;
+      return [String(row.id), { ...org, balance_subcents: subcentsOf(balance as number) }];
+    }
     case 'grants':
       return [String(row.id), row];
     default:

@@ -3,7 +3,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { PREFIX, SCOPES } from '../../shared/constants.js';
-import { balanceObject } from '../billing.js';
+import { balanceObject, centsAmount } from '../billing.js';
+import { centsOf, subcentsOf } from '../../contract/money.js';
 import { invalidOne, notFound } from '../errors.js';
 import { eventLog, eventShape, publish, publishJson } from '../events.js';
 import { addFault } from '../faults.js';
@@ -19,11 +20,11 @@ import { jsonBody } from '../validate.js';
 // so that the authorize page's organization choice can be exercised.
 const newOrg = z.strictObject({
   name: z.string().min(1).max(200),
-  balance: z.number().int().min(0).optional(),
+  balance: centsAmount.optional(),
   admin_email: z.string().email().optional(),
 });
 const newKey = z.strictObject({ mode: z.enum(['test', 'live']), scopes: z.array(z.enum(SCOPES)).optional() });
-const setBalance = z.strictObject({ available: z.number().int().min(0) });
+const setBalance = z.strictObject({ available: centsAmount });
 export const newApp = z.strictObject({
   name: z.string().min(1).max(200),
   redirect_uris: z.array(z.string().refine(isAllowedRedirectUri, 'https only; http only for localhost')).min(1),
@@ -64,7 +65,7 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const existing = body.admin_email ? state.users.get(body.admin_email) : undefined;
     const admin = body.admin_email ? { email: body.admin_email, password: existing?.password ?? randomToken(9) } : undefined;
     const made = createOrg(state, body.name, body.balance ?? 0, admin);
-    return c.json({ id: made.org.id, org_id: made.org.id, name: made.org.name, balance: made.org.balance, admin: made.admin }, 201);
+    return c.json({ id: made.org.id, org_id: made.org.id, name: made.org.name, balance: centsOf(made.org.balance_subcents), admin: made.admin }, 201);
   });
 
   app.post('/_emulator/orgs/:org/keys', async (c) => {
@@ -146,7 +147,7 @@ export function revokeKey(state: State, orgId: string, keyId: string): { id: str
 
 export function setOrgBalance(state: State, orgId: string, available: number) {
   const target = orgOf(state, orgId);
-  target.balance = available;
+  target.balance_subcents = subcentsOf(available);
   const balance = balanceObject(state, target.id, true);
   publish(state, target.id, 'live', 'balance.updated', balance);
   return balance;
