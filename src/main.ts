@@ -26,7 +26,7 @@ export async function main(): Promise<void> {
  * the build writes each one's `--help` text (scripts/static-answers.mjs) for the launcher to print.
  */
 export async function commandPaths(): Promise<string[][]> {
-  const [{ ROOT }, { nameOf }] = await Promise.all([import('./commands/index.js'), import('./cli/define.js')]);
+  const [{ ROOT }, { nameOf }] = await Promise.all([import('./commands/index.js'), import('./commands/define.js')]);
   const paths: string[][] = [[]];
   const walk = (nodes: typeof ROOT.commands, prefix: string[]): void => {
     for (const node of nodes) {

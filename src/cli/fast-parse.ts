@@ -5,8 +5,8 @@
 // a missing or refused value, `--`, conflicting or missing required flags, too many or too
 // few arguments) is left to commander (null), which says what is wrong: commander loads
 // only for help and mistakes.
-import { kebab, nameOf, type FlagSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
-import type { Invocation, RawGlobals } from './define.js';
+import { kebab, nameOf, type FlagSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from '../commands/define.js';
+import type { Invocation, RawGlobals } from '../commands/define.js';
 
 interface FlagTerm {
   key: string;

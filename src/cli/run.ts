@@ -3,8 +3,8 @@
 // stderr and the exit code of design.md.
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, isAbortError } from '../errors.js';
-import type { LoadedCommand } from './define.js';
-import type { Invocation, RawGlobals } from './define.js';
+import type { LoadedCommand } from '../commands/define.js';
+import type { Invocation, RawGlobals } from '../commands/define.js';
 import { GLOBAL_FLAGS } from '../shared/globals.js';
 import type { Runtime } from './context.js';
 

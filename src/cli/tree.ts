@@ -5,8 +5,8 @@
 import { Argument, Command, Help, Option } from 'commander';
 import { ROOT } from '../commands/index.js';
 import { commandPath } from './fast-parse.js';
-import type { Invocation, RawGlobals } from './define.js';
-import { flagTerm, isHidden, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
+import type { Invocation, RawGlobals } from '../commands/define.js';
+import { flagTerm, isHidden, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from '../commands/define.js';
 
 export interface ProgramOptions {
   version: string;

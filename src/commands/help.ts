@@ -1,7 +1,7 @@
 // `svc help [COMMAND…]`: declared for the command list, help and completions only.
 // execute() turns `svc help calls list` into `svc calls list --help` before commander
 // parses, so this module's run is never reached from a command line.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 
 export const command = defineCommand({
   name: 'help',

@@ -1,7 +1,7 @@
 // `svc login`: the OAuth 2.0 authorization code flow with PKCE for a native app
 // (service-spec.md §4.1–4.2 and §5.7, RFC 6749 §4.1, RFC 7636, RFC 8252), storing the
 // connection as one secret entry and the profile's metadata in config.json.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';

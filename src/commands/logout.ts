@@ -1,7 +1,7 @@
 // `svc logout [--all]`: revoke the OAuth connection at the service (RFC 7009), then
 // delete the local secret. Offline, the local sign-in is still deleted and the user is
 // told that the service was not reached, so they can disconnect the app there.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';

@@ -1,7 +1,7 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
 import { sanitizeLine, sanitizeText } from '../io/sanitize.js';
 import { LIMITS } from '../contract/index.js';
-import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { parseLanguageTag, parseText } from '../validate/index.js';

@@ -1,4 +1,4 @@
-// svc's global flags: the one declaration (a FlagSpecs of src/cli/define.ts, which
+// svc's global flags: the one declaration (a FlagSpecs of src/commands/define.ts, which
 // src/commands/index.ts's ROOT checks). Data only, so the context's types derive from it here.
 /** The flags every command takes (anywhere on the line), declared once: help, the parse, completions and the context's GlobalOptions come from here. */
 export const GLOBAL_FLAGS = {

@@ -6,10 +6,10 @@
 // line it must not (commander says what is wrong).
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../src/commands/index.js';
-import { isHidden, kebab, nameOf, type CommandDecl, type FlagSpec, type Leaf, type Node } from '../../src/cli/define.js';
+import { isHidden, kebab, nameOf, type CommandDecl, type FlagSpec, type Leaf, type Node } from '../../src/commands/define.js';
 import { fastInvocation } from '../../src/cli/fast-parse.js';
 import { buildProgram } from '../../src/cli/tree.js';
-import type { Invocation } from '../../src/cli/define.js';
+import type { Invocation } from '../../src/commands/define.js';
 
 /** Commander's failure for a line (its code and message), or null when it accepts the line. */
 async function commanderFailure(argv: readonly string[]): Promise<{ code: string; message: string } | null> {

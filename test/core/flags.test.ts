@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCli } from '../helpers/parse.js';
 import { ROOT } from '../../src/commands/index.js';
-import { nameOf, type Node } from '../../src/cli/define.js';
+import { nameOf, type Node } from '../../src/commands/define.js';
 
 /** Leaves some test below parsed successfully (the last test checks that is every leaf). */
 const covered = new Set<string>();

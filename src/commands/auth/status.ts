@@ -2,7 +2,7 @@
 // where each secret is stored (keychain or file), so it is never unclear which account a
 // command acts on (stripe-cli#1135) or that a secret fell back to a file (cli/cli#8954).
 // Local only: no request is made. Exit 3 when the chosen profile has no usable credential.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';

@@ -1,5 +1,5 @@
 // `svc calls dial ID --to +E164 [--line ID] [--language L]` — billed in live mode; refused in test mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';

@@ -1,5 +1,5 @@
 // `svc calls get ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, requiredArg, validated } from './shared.js';

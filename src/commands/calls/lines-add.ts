@@ -1,5 +1,5 @@
 // `svc calls lines add --country US [--area-code 415]` — billed in live mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
 import { UsageError } from '../../errors.js';

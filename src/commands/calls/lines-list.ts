@@ -1,5 +1,5 @@
 // `svc calls lines list [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { type Flags, type ListFlags, parseListFlags } from './shared.js';
 import { fetchList } from '../shared/resources.js';

@@ -1,5 +1,5 @@
 // `svc calls links create [--call ID] [--language L] [--expires-in 1h]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { parseDurationSeconds, parseId, parseLanguageTag } from '../../validate/index.js';
 import { type Flags, stringFlag, validated } from './shared.js';

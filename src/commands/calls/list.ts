@@ -1,5 +1,5 @@
 // `svc calls list [--status active|ended] [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { parseChoice } from '../../validate/index.js';
 import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from './shared.js';

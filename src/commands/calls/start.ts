@@ -1,5 +1,5 @@
 // `svc calls start --languages en,es [--title T]` — billed in live mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
 import { UsageError } from '../../errors.js';

@@ -1,5 +1,5 @@
 // `svc chats messages ID [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { parseId } from '../../validate/index.js';
 import { type Flags, type ListFlags, parseListFlags, requiredArg, validated } from '../calls/shared.js';

@@ -1,5 +1,5 @@
 // `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { parseId, parseText } from '../../validate/index.js';
 import { type Flags, positional, requiredArg, validated } from '../calls/shared.js';

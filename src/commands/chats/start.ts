@@ -1,5 +1,5 @@
 // `svc chats start --language L [--subject S]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseLanguageTag } from '../../validate/index.js';

@@ -5,7 +5,7 @@
 // message, or the position frame the stream opened with), and each reconnection also catches
 // up from the message list, printing what was posted meanwhile exactly once. No connection
 // for 5 minutes: exit 9.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, renderTsv, warn } from '../../io/output.js';

@@ -1,7 +1,7 @@
 // `svc chats voice ID FILE|-` — the content type from the audio's first bytes, whatever
 // the file is called (or from stdin with `-`); a missing, empty, too large or non-audio
 // input is refused before any upload.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printObject } from '../../io/output.js';

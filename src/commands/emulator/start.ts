@@ -1,5 +1,5 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
 import { UsageError } from '../../errors.js';

@@ -1,6 +1,6 @@
 // `svc events list [--type T]… [--limit N | --all]`: the retained history (GET /v1/events),
 // newest first, as the other lists are.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';

@@ -2,7 +2,7 @@
 // of a `--dead-letter` file) sent again, signed as the tail signs them, in their order and
 // with their relative timing (by created_at; `--speed N` divides the waits, `--no-wait`
 // drops them). Without --forward-to they are printed. Waits go through ctx.clock.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

@@ -1,7 +1,7 @@
 // `svc events tail`: follow the organization's event stream (GET /v1/events/stream,
 // api-contract.md "Events") for as long as the user wants, surviving drops and silent
 // connections without losing or repeating an event.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { confirmedProfile } from '../../credentials/confirmed.js';

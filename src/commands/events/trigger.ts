@@ -2,7 +2,7 @@
 // test mode only, from a fixture (fixtures/triggers/<TYPE>.json, or `--fixture FILE`),
 // through the API client (credentials, retries, redaction). Live mode is refused: the
 // requests would act for real and be billed.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

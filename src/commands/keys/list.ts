@@ -1,5 +1,5 @@
 // `svc keys list`: the profile's keys as config.json records them (never the keys themselves).
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
