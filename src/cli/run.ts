@@ -6,6 +6,8 @@ import { CliError, EXIT, isAbortError } from '../errors.js';
 import type { LoadedCommand } from '../commands/define.js';
 import type { Invocation, RawGlobals } from '../commands/define.js';
 import { GLOBAL_FLAGS } from '../shared/globals.js';
+import { readKind } from '../validate/kinds.js';
+import { kebab } from '../commands/define.js';
 import type { Runtime } from './context.js';
 
 /**
@@ -28,14 +30,34 @@ function interruptedBy(signal: AbortSignal): boolean {
   return signal.aborted && (signal.reason as { code?: unknown } | undefined)?.code !== 'EPIPE';
 }
 
-/** A declared `env` fallback fills a flag the command line left out. */
-function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<string, unknown> {
+/** `--area-code` or `ID`: the word a refused value is named by. */
+const flagWord = (key: string) => `--${kebab(key)}`;
+
+/**
+ * The flags as parse() receives them: a declared `env` fallback fills a flag the command line
+ * left out, and each flag with a `kind` is read into its typed value (src/validate/kinds.ts),
+ * here and nowhere else.
+ */
+function typedFlags(invocation: Invocation, env: Runtime['env']): Record<string, unknown> {
   const flags = { ...invocation.flags };
   for (const [key, spec] of Object.entries(invocation.leaf.decl.flags ?? {})) {
     const fromEnv = spec.env ? env[spec.env] : undefined;
     if (flags[key] === undefined && fromEnv !== undefined && fromEnv !== '') flags[key] = fromEnv;
+    const given = flags[key];
+    if (!spec.kind || given === undefined) continue;
+    const kind = spec.kind;
+    flags[key] = Array.isArray(given) ? given.map((one) => readKind(kind, String(one), flagWord(key))) : readKind(kind, String(given), flagWord(key));
   }
   return flags;
+}
+
+/** The positional words, each with a `kind` read into its typed value (a variadic argument's every word). */
+function typedArgs(invocation: Invocation): unknown[] {
+  const specs = invocation.leaf.decl.args ?? [];
+  return invocation.args.map((word, index) => {
+    const spec = specs[Math.min(index, specs.length - 1)];
+    return spec?.kind ? readKind(spec.kind, word, spec.name.toUpperCase()) : word;
+  });
 }
 
 /** The global flags as the context holds them (GlobalOptions): each switch a boolean, `--test`/`--live` as the mode. */
@@ -64,7 +86,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       if (isModuleNotFound(error)) throw new CliError(`\`svc ${invocation.name}\` is not available in this build yet (its module is missing)`);
       throw error;
     }
-    const opts = module.parse(invocation.args, withEnvFallbacks(invocation, runtime.env));
+    const opts = module.parse(typedArgs(invocation), typedFlags(invocation, runtime.env));
     if (runF) {
       runF(invocation.name, opts);
       return 0;

@@ -11,6 +11,16 @@
 import type { Context } from '../context.js';
 import type { Scope } from '../shared/constants.js';
 import type { GLOBAL_FLAGS } from '../shared/globals.js';
+import type { FlagKind } from '../validate/kinds.js';
+
+/**
+ * What a flag's or argument's value is (src/validate/kinds.ts, where each is read and
+ * checked, once, before parse() runs):
+ * `{ type: 'integer'; min?; max? }` → number; `{ type: 'duration'; min?; max? }` (`90s`,
+ * `1h30m`) → milliseconds; `{ type: 'money' }` (dollars) → cents, exactly;
+ * `{ type: 'id'; prefix }`, `{ type: 'language' }` (BCP 47), `{ type: 'file' }` (readable) → string.
+ */
+export type { FlagKind };
 
 // ---- flags ---------------------------------------------------------------------------
 
@@ -26,6 +36,8 @@ export interface FlagSpec {
   short?: `-${string}`;
   /** The only values accepted (commander refuses others before parse runs). */
   choices?: readonly string[];
+  /** What the value is: read and checked before parse() runs, which receives it typed. */
+  kind?: FlagKind;
   /** Commander refuses the command line without it. */
   required?: boolean;
   /** Used when the flag is absent (shown in help). */
@@ -42,13 +54,13 @@ export interface FlagSpec {
 
 export type FlagSpecs = Record<string, FlagSpec>;
 
-type FlagValue<F extends FlagSpec> = F extends { value: string }
-  ? F extends { repeatable: true }
-    ? string[]
-    : F extends { choices: readonly (infer C)[] }
-      ? C
-      : string
-  : boolean;
+/** The value a kind reads to: a number for integer, duration (ms) and money (cents), else a string. */
+type KindValue<K> = K extends { type: 'integer' | 'duration' | 'money' } ? number : string;
+
+/** One value of a flag or argument: one of its choices, its kind's value, or the word as given. */
+type OneValue<S> = S extends { choices: readonly (infer C)[] } ? C : S extends { kind: infer K } ? KindValue<K> : string;
+
+type FlagValue<F extends FlagSpec> = F extends { value: string } ? (F extends { repeatable: true } ? OneValue<F>[] : OneValue<F>) : boolean;
 
 /** A flag parse() can count on: required, with a default, or negatable (true unless `--no-`). */
 type AlwaysSet<F extends FlagSpec> = F extends { required: true } ? true : F extends { default: string } ? true : F extends { negate: true } ? true : false;
@@ -72,9 +84,11 @@ export interface ArgSpec {
   /** Takes the rest of the words (last argument only). */
   variadic?: boolean;
   choices?: readonly string[];
+  /** What the value is (as a flag's `kind`). */
+  kind?: FlagKind;
 }
 
-type ArgValue<A extends ArgSpec> = A extends { choices: readonly (infer C)[] } ? C : string;
+type ArgValue<A extends ArgSpec> = OneValue<A>;
 
 /** The positional words as parse() receives them, in order; a variadic argument spreads. */
 export type ArgValues<A extends readonly ArgSpec[]> = A extends readonly [infer H extends ArgSpec, ...infer R extends readonly ArgSpec[]]
@@ -117,7 +131,7 @@ export type FlagsOf<D> = D extends CommandDecl<infer F, readonly ArgSpec[]> ? Fl
 
 /** A leaf module as the runner sees it once loaded. */
 export interface LoadedCommand {
-  parse(args: string[], flags: Record<string, unknown>): unknown;
+  parse(args: unknown[], flags: Record<string, unknown>): unknown;
   /** `tree`: the whole command tree, for a command that describes it (svc completion) without importing it. */
   run(opts: unknown, ctx: Context, tree: RootSpec): Promise<number | void>;
   /** A command that runs until Ctrl-C (a server): being stopped so is its success, not exit 130. */

@@ -14,7 +14,6 @@ import { redactedKey } from './keys/shared.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
 import { note, printObject, warn } from '../io/output.js';
-import { InvalidValueError, parseDurationSeconds } from '../validate/index.js';
 import { parsePastedRedirect, type CallbackOutcome } from '../auth/callback.js';
 import { discover, type AuthServerMetadata } from '../auth/discovery.js';
 import { OAuthStepError } from '../auth/http.js';
@@ -40,8 +39,8 @@ export const command = defineCommand({
   flags: {
     scopes: { value: '<list>', help: 'comma-separated scopes to ask for (default: all)' },
     browser: { negate: true, help: 'print the sign-in address instead of opening a browser' },
-    port: { value: '<n>', help: 'loopback port for the redirect (default: random)' },
-    timeout: { value: '<duration>', default: '5m', help: 'how long to wait for the sign-in' },
+    port: { value: '<n>', kind: { type: 'integer', min: 1, max: 65535 }, help: 'loopback port for the redirect (default: random)' },
+    timeout: { value: '<duration>', kind: { type: 'duration' }, default: '5m', help: 'how long to wait for the sign-in' },
     clientId: { value: '<id>', help: 'OAuth app client id (default: the svc app)' },
   },
   examples: ['svc login', 'svc login --profile work --scopes calls:read,calls:write', 'svc login --no-browser'],
@@ -50,7 +49,7 @@ export const command = defineCommand({
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LoginOptions {
-  const opts: LoginOptions = { browser: flags.browser !== false, timeoutSeconds: 300 };
+  const opts: LoginOptions = { browser: flags.browser !== false, timeoutSeconds: flags.timeout / 1000 };
 
   if (flags.scopes !== undefined) {
     const list = String(flags.scopes)
@@ -63,21 +62,7 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
     opts.scopes = [...new Set(list)];
   }
 
-  if (flags.port !== undefined) {
-    const text = String(flags.port);
-    const port = Number(text);
-    if (!/^\d+$/.test(text) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number from 1 to 65535, not "${text}"`);
-    opts.port = port;
-  }
-
-  if (flags.timeout !== undefined) {
-    try {
-      opts.timeoutSeconds = parseDurationSeconds(String(flags.timeout), '--timeout');
-    } catch (error) {
-      if (error instanceof InvalidValueError) throw new UsageError(error.message);
-      throw error;
-    }
-  }
+  if (flags.port !== undefined) opts.port = flags.port;
 
   if (flags.clientId !== undefined) opts.clientId = checkClientId(String(flags.clientId), '--client-id');
   return opts;

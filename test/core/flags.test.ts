@@ -2,10 +2,10 @@
 // (required flags, choices, unknown flags, argument counts) and the command's parse()
 // (value checks), each refusal a usage error (exit 2) before any side effect. No
 // emulator, no context: parseCli's runtime throws if anything is touched.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { parseCli } from '../helpers/parse.js';
 import { ROOT } from '../../src/commands/index.js';
-import { nameOf, type Node } from '../../src/commands/define.js';
+import { nameOf, type FlagKind, type FlagsOf, type Node } from '../../src/commands/define.js';
 
 /** Leaves some test below parsed successfully (the last test checks that is every leaf). */
 const covered = new Set<string>();
@@ -39,7 +39,7 @@ describe('login / logout / auth / keys / mode', () => {
       },
     );
     expect(await refused('login', '--scopes', 'calls:fly')).toContain('unknown scope "calls:fly"');
-    expect(await refused('login', '--port', '70000')).toContain('--port must be a port number');
+    expect(await refused('login', '--port', '70000')).toContain('--port "70000" must be a whole number from 1 to 65535');
     expect(await refused('login', '--timeout', 'soon')).toContain('--timeout');
     expect(await refused('login', '--browser')).toContain('svc login has no flag --browser');
   });
@@ -145,7 +145,8 @@ describe('chats / translate / events / api / completion / emulator', () => {
     expect(await ok('chats', 'send', 'chat_1', 'Hello', 'there')).toEqual({ id: 'chat_1', text: 'Hello there' });
     expect(await ok('chats', 'send', 'chat_1')).toEqual({ id: 'chat_1' });
     expect(await ok('chats', 'send', 'chat_1', 'hi', '--dry-run')).toEqual({ id: 'chat_1', text: 'hi', dryRun: true });
-    expect(await ok('chats', 'voice', 'chat_1', 'note.ogg')).toEqual({ id: 'chat_1', file: 'note.ogg' });
+    expect(await ok('chats', 'voice', 'chat_1', 'package.json')).toEqual({ id: 'chat_1', file: 'package.json' });
+    expect(await refused('chats', 'voice', 'chat_1', 'note.ogg')).toContain('note.ogg does not exist');
     expect(await ok('chats', 'voice', 'chat_1', '-')).toEqual({ id: 'chat_1', file: '-' });
     expect(await refused('chats', 'voice', 'chat_1')).toContain('svc chats voice needs its FILE argument');
     expect(await ok('chats', 'stream', 'chat_1')).toEqual({ id: 'chat_1' });
@@ -209,9 +210,10 @@ describe('chats / translate / events / api / completion / emulator', () => {
     expect(await refused('events', 'get')).toContain('svc events get needs its ID argument');
     expect(await ok('events', 'trigger', 'call.ended', '--override', 'call.title=Support')).toMatchObject({ type: 'call.ended' });
     expect(await refused('events', 'trigger', 'call.nope')).toContain('is not an event type');
-    expect(await ok('events', 'replay', 'events.ndjson', '--no-wait')).toMatchObject({ file: 'events.ndjson', speed: 0 });
-    expect(await ok('events', 'replay', 'events.ndjson', '--speed', '10', '--type', 'call.*')).toMatchObject({ speed: 10 });
-    expect(await refused('events', 'replay', 'events.ndjson', '--speed', '10', '--no-wait')).toContain('not both');
+    expect(await ok('events', 'replay', 'package.json', '--no-wait')).toMatchObject({ file: 'package.json', speed: 0 });
+    expect(await refused('events', 'replay', 'events.ndjson')).toContain('events.ndjson does not exist');
+    expect(await ok('events', 'replay', 'package.json', '--speed', '10', '--type', 'call.*')).toMatchObject({ speed: 10 });
+    expect(await refused('events', 'replay', 'package.json', '--speed', '10', '--no-wait')).toContain('not both');
     expect(await refused('events', 'replay')).toContain('svc events replay needs its FILE argument');
   });
 
@@ -252,7 +254,7 @@ describe('chats / translate / events / api / completion / emulator', () => {
     expect(await ok('__complete', 'profiles')).toEqual({ what: 'profiles' });
     expect(await ok('emulator')).toEqual({ port: 4010, host: '127.0.0.1', json: false });
     expect(await ok('emulator', '--port', '0', '--host', '0.0.0.0')).toEqual({ port: 0, host: '0.0.0.0', json: false });
-    expect(await refused('emulator', '--port', '65536')).toContain('--port must be an integer');
+    expect(await refused('emulator', '--port', '65536')).toContain('--port "65536" must be a whole number from 0 to 65535');
     expect(await ok('emulator', '--state', 's.jsonl', '--export', 'out.json', '--allow-host', 'svc.test', '--allow-host', 'b.test')).toMatchObject({
       state: 's.jsonl',
       exportTo: 'out.json',
@@ -290,6 +292,33 @@ describe('the declarations', () => {
     const r = await parseCli(['--profile', 'work', '--test', 'calls', 'list', '--json']);
     expect(r).toMatchObject({ exitCode: 0, command: 'calls list' });
     expect(await refused('--test', '--live', 'account')).toContain('--test and --live cannot be used together');
+  });
+
+  it("every declared kind is one the parse reads: an id's prefix is the contract's, a default reads as its kind", async () => {
+    const { ID_PREFIX } = await import('../../src/contract/constants.js');
+    const { readKind } = await import('../../src/validate/kinds.js');
+    const specs = (nodes: readonly Node[]): Array<{ name: string; kind?: FlagKind; default?: string }> =>
+      nodes.flatMap((n) => {
+        const decls = n.kind === 'leaf' ? [n.decl] : n.self ? [n.self.decl] : [];
+        const own = decls.flatMap((d) => [...Object.entries(d.flags ?? {}).map(([name, f]) => ({ name, ...f })), ...(d.args ?? [])]);
+        return n.kind === 'leaf' ? own : [...own, ...specs(n.commands)];
+      });
+    const kinded = specs(ROOT.commands).filter((s) => s.kind);
+    expect(kinded.length).toBeGreaterThan(20);
+    for (const spec of kinded) {
+      if (spec.kind!.type === 'id') expect(Object.values(ID_PREFIX), spec.name).toContain(spec.kind!.prefix);
+      if (spec.default !== undefined) expect(() => readKind(spec.kind!, spec.default!, spec.name), spec.name).not.toThrow();
+    }
+  });
+
+  it('parse() receives each kind typed (FlagsOf infers it from the declaration)', async () => {
+    const tail = await import('../../src/commands/events/tail.js');
+    const login = await import('../../src/commands/login.js');
+    expectTypeOf<FlagsOf<typeof tail.command>['maxEvents']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<FlagsOf<typeof tail.command>['since']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<FlagsOf<typeof login.command>['timeout']>().toEqualTypeOf<number>();
+    expect(await ok('events', 'tail', '--max-events', '3', '--timeout', '2m')).toMatchObject({ maxEvents: 3, timeoutMs: 120_000 });
+    expect(await ok('login', '--timeout', '90s')).toMatchObject({ timeoutSeconds: 90 });
   });
 });
 

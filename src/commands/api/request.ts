@@ -74,7 +74,7 @@ export const command = defineCommand({
       help: "a typed field: true, false, null and numbers as JSON, @file a file's contents, @- stdin; key[]=v arrays, key[sub]=v objects; repeatable",
     },
     header: { short: '-H', value: '<name:value>', repeatable: true, help: 'an extra request header (not Authorization: svc sends the credential); repeatable' },
-    input: { value: '<file>', help: 'the request body from a file, or - for stdin' },
+    input: { value: '<file>', kind: { type: 'file' }, help: 'the request body from a file, or - for stdin' },
     paginate: { help: 'follow next_cursor to the last page (with --json: one array of every item)' },
     jq: { value: '<expr>', help: "filter the JSON answer with jq, e.g. --jq '.data[].id'" },
     include: { short: '-i', help: 'print the status line and headers too' },

@@ -1,8 +1,7 @@
 // `svc calls get ID`
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseId } from '../../validate/index.js';
-import { type Flags, requiredArg, validated } from './shared.js';
+
 import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Call, callFields, timeFormat } from './views.js';
@@ -14,14 +13,13 @@ export interface CallsGetOptions {
 export const command = defineCommand({
   name: 'get',
   summary: 'show one call',
-  args: [{ name: 'id', help: 'call id (call_…)', required: true }],
+  args: [{ name: 'id', help: 'call id (call_…)', required: true, kind: { type: 'id', prefix: 'call_' } }],
   examples: ['svc calls get call_123'],
   scopes: ['calls:read'],
 });
 
 export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): CallsGetOptions {
-  const id = requiredArg(args, 0, 'call ID', 'svc calls get call_8f2a1c');
-  return { id: validated(() => parseId(id, 'call')) };
+  return { id: args[0] };
 }
 
 export async function run(opts: CallsGetOptions, ctx: Context): Promise<void> {

@@ -1,8 +1,8 @@
 // `svc calls list [--status active|ended] [--limit N] [--all]`
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseChoice } from '../../validate/index.js';
-import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from './shared.js';
+
+import { type ListFlags, parseListFlags } from './shared.js';
 import { fetchList } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Call, callColumns, timeFormat } from './views.js';
@@ -16,7 +16,7 @@ export const command = defineCommand({
   summary: 'list calls, newest first',
   flags: {
     status: { value: '<status>', choices: ['active', 'ended'], help: 'only active or ended calls' },
-    limit: { value: '<n>', help: 'at most N calls (1–100, default 20)' },
+    limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N calls (1–100, default 20)' },
     all: { help: 'every call, following pages' },
   },
   examples: ['svc calls list', 'svc calls list --status active --json', 'svc calls list --all | cut -f1'],
@@ -24,10 +24,7 @@ export const command = defineCommand({
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): CallsListOptions {
-  const status = stringFlag(flags, 'status');
-  const opts: CallsListOptions = parseListFlags(flags);
-  if (status !== undefined) opts.status = validated(() => parseChoice(status, ['active', 'ended'], '--status'));
-  return opts;
+  return { ...parseListFlags(flags), ...(flags.status !== undefined ? { status: flags.status } : {}) };
 }
 
 export async function run(opts: CallsListOptions, ctx: Context): Promise<void> {

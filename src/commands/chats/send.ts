@@ -1,8 +1,8 @@
 // `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseId, parseText } from '../../validate/index.js';
-import { type Flags, positional, requiredArg, validated } from '../calls/shared.js';
+import { parseText } from '../../validate/index.js';
+
 import { call, readStdinText } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
@@ -22,7 +22,7 @@ export const command = defineCommand({
   name: 'send',
   summary: 'post a text message (TEXT, or stdin when omitted)',
   args: [
-    { name: 'id', help: 'chat id', required: true },
+    { name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } },
     { name: 'text', help: 'the message (several words are joined with spaces)', variadic: true },
   ],
   flags: {
@@ -33,18 +33,17 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsSendOptions {
-  const id = requiredArg(args, 0, 'chat ID', 'svc chats send chat_8f2a1c "Hello"');
-  const words = positional(args).slice(1);
-  const opts: ChatsSendOptions = { id: validated(() => parseId(id, 'chat')) };
+  const [id, ...words] = args;
+  const opts: ChatsSendOptions = { id };
   if (flags.dryRun === true) opts.dryRun = true;
   // The limit is checked here, before any request (the service would refuse it with 422).
-  if (words.length > 0) opts.text = validated(() => parseText(words.join(' '), 'the message text', MAX_MESSAGE_CHARS));
+  if (words.length > 0) opts.text = parseText(words.join(' '), 'the message text', MAX_MESSAGE_CHARS);
   return opts;
 }
 
 export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   const text = opts.text ?? (await readStdinText(ctx, 'message', 'svc chats send chat_8f2a1c "Hello", or echo "Hello" | svc chats send chat_8f2a1c'));
-  validated(() => parseText(text, 'the message text', MAX_MESSAGE_CHARS));
+  parseText(text, 'the message text', MAX_MESSAGE_CHARS);
   if (opts.dryRun) {
     // Posting a message is billed in live mode (api-contract.md): by the characters translated.
     const { printDryRun } = await import('../dry-run.js');

@@ -10,8 +10,7 @@ import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
-import { parseId } from '../../validate/index.js';
-import { type Flags, requiredArg, validated } from '../calls/shared.js';
+
 import { call } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
 import { type Chat, type Message, messageColumns, messageText } from './views.js';
@@ -33,7 +32,7 @@ class ChatClosed extends Error {}
 export const command = defineCommand({
   name: 'stream',
   summary: "follow a chat's new messages live",
-  args: [{ name: 'id', help: 'chat id', required: true }],
+  args: [{ name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   flags: {
     failOnGap: { help: 'exit 1 when the service cannot resume without missing messages' },
   },
@@ -42,8 +41,7 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsStreamOptions {
-  const id = requiredArg(args, 0, 'chat ID', 'svc chats stream chat_8f2a1c');
-  const opts: ChatsStreamOptions = { id: validated(() => parseId(id, 'chat')) };
+  const opts: ChatsStreamOptions = { id: args[0] };
   if (flags.failOnGap === true) opts.failOnGap = true;
   return opts;
 }

@@ -4,7 +4,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';
-import { type Flags, type ListFlags, parseListFlags } from '../calls/shared.js';
+import { type ListFlags, parseListFlags } from '../calls/shared.js';
 import { fetchList } from '../shared/resources.js';
 import { timeColumn, timeFormat } from '../calls/views.js';
 import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
@@ -34,7 +34,7 @@ export const command = defineCommand({
   summary: 'the retained events, newest first',
   flags: {
     type: { value: '<type>', repeatable: true, help: 'only this type or family (repeatable), e.g. call.*' },
-    limit: { value: '<n>', help: 'at most N events (1–100, default 20)' },
+    limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N events (1–100, default 20)' },
     all: { help: 'every retained event, following pages' },
   },
   examples: ['svc events list', 'svc events list --type chat.* --limit 50', 'svc events list --all --json'],

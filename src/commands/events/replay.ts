@@ -32,7 +32,7 @@ export interface RecordedEvent {
 export const command = defineCommand({
   name: 'replay',
   summary: 'send recorded (or dead-letter) events again, signed, in order',
-  args: [{ name: 'file', help: 'NDJSON from events tail --record or --dead-letter', required: true }],
+  args: [{ name: 'file', help: 'NDJSON from events tail --record or --dead-letter', required: true, kind: { type: 'file' } }],
   flags: {
     forwardTo: { value: '<url>', repeatable: true, help: 'POST each event, signed, to URL; TYPE=URL for some types only (repeatable); else print them' },
     forwardHeader: { value: '<header>', repeatable: true, help: "add 'Name: value' to each delivery (repeatable)" },

@@ -24,7 +24,7 @@ export const command = defineCommand({
   args: [{ name: 'type', help: 'event type, e.g. call.ended' }],
   flags: {
     override: { value: '<path=value>', repeatable: true, help: 'change a request field, e.g. call.title=Support (repeatable)' },
-    fixture: { value: '<file>', help: 'run the steps of your own fixture file' },
+    fixture: { value: '<file>', kind: { type: 'file' }, help: 'run the steps of your own fixture file' },
   },
   examples: [
     'svc --test events trigger call.ended',
