@@ -10,7 +10,6 @@
 // This file is on every start path: plain data and types only (no commander, no Node).
 import type { Context } from '../context.js';
 import type { Scope } from '../shared/constants.js';
-import type { GLOBAL_FLAGS } from '../shared/globals.js';
 import type { FlagKind } from '../validate/kinds.js';
 
 /**
@@ -206,21 +205,4 @@ export function kebab(name: string): string {
 export function flagTerm(key: string, spec: FlagSpec): string {
   const long = spec.negate ? `--no-${kebab(key)}` : `--${kebab(key)}`;
   return `${spec.short ? `${spec.short}, ` : ''}${long}${spec.value ? ` ${spec.value}` : ''}`;
-}
-
-/** The global flags as parsed (src/shared/globals.ts). */
-export type RawGlobals = FlagValues<typeof GLOBAL_FLAGS>;
-
-export interface Invocation {
-  /** `calls list`, `mode`, … */
-  name: string;
-  leaf: Leaf;
-  /** Positional arguments, variadic ones flattened. */
-  args: string[];
-  /** The command's own flags (camelCase, as declared). */
-  flags: Record<string, unknown>;
-  /** The root's global flags. */
-  globals: RawGlobals;
-  /** The whole tree the leaf was found in (src/commands/index.ts's ROOT). */
-  root: RootSpec;
 }

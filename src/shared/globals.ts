@@ -1,5 +1,8 @@
 // svc's global flags: the one declaration (a FlagSpecs of src/commands/define.ts, which
-// src/commands/index.ts's ROOT checks). Data only, so the context's types derive from it here.
+// src/commands/index.ts's ROOT checks), and the one function that turns what the parser read
+// into the form every command's context holds (GlobalOptions, src/shared/runtime.ts).
+import type { GlobalOptions } from './runtime.js';
+
 /** The flags every command takes (anywhere on the line), declared once: help, the parse, completions and the context's GlobalOptions come from here. */
 export const GLOBAL_FLAGS = {
   profile: { value: '<name>', help: 'profile to use (env SVC_PROFILE; default: the default profile)' },
@@ -11,3 +14,20 @@ export const GLOBAL_FLAGS = {
   color: { negate: true, help: 'no colour (also env NO_COLOR)' },
   yes: { short: '-y', help: 'skip the confirmation a billable live action asks on a terminal (without a terminal nothing is asked)' },
 } as const;
+
+/**
+ * The global flags as the context holds them, from the parser's options (commander's
+ * `optsWithGlobals()`, or what it had read when it refused the line): each switch a
+ * boolean, a value flag when given, `--test`/`--live` as the mode.
+ */
+export function globalOptions(parsed: Readonly<Record<string, unknown>>): GlobalOptions {
+  const options: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(GLOBAL_FLAGS)) {
+    if (key === 'test' || key === 'live') continue;
+    const given = parsed[key];
+    if (!('value' in spec)) options[key] = given === undefined ? 'negate' in spec : Boolean(given);
+    else if (typeof given === 'string') options[key] = given;
+  }
+  const mode = parsed.test ? 'test' : parsed.live ? 'live' : undefined;
+  return { ...options, ...(mode ? { mode } : {}) } as GlobalOptions;
+}

@@ -6,5 +6,5 @@ export { parseE164, parseCountryCode, parseAreaCode } from './phone.js';
 export { parseDurationMs } from './duration.js';
 export { parseId, parseIdWithPrefix, type IdKind } from './id.js';
 export { parseText, MAX_PAGE_LIMIT } from './limit.js';
-export { readKind, type FlagKind } from './kinds.js';
+export { readKind, readValue, type FlagKind, type ValueRule } from './kinds.js';
 export { audioContentType, checkVoiceSize, sniffAudio, sniffAudioType, AUDIO_SNIFF_BYTES, MAX_VOICE_BYTES } from './audio.js';

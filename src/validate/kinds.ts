@@ -23,6 +23,24 @@ export type FlagKind =
   | { type: 'language' }
   | { type: 'file' };
 
+/** What a declared flag or argument says of its value (src/commands/define.ts FlagSpec, ArgSpec). */
+export interface ValueRule {
+  choices?: readonly string[];
+  kind?: FlagKind;
+}
+
+/**
+ * The value a command line's word gives a declared flag or argument (`what`: `--status`,
+ * `MODE`): one of its choices, or its kind's typed value, or the word itself. The parser
+ * (src/cli/tree.ts) calls it for every word, and the runner for an env fallback.
+ */
+export function readValue(rule: ValueRule, text: string, what: string): string | number {
+  if (rule.choices && !rule.choices.includes(text)) {
+    invalid(`${what} must be one of ${rule.choices.join(', ')}, not ${JSON.stringify(text)}`);
+  }
+  return rule.kind ? readKind(rule.kind, text, what) : text;
+}
+
 /** The typed value of `text` (the word given for `what`: `--limit`, `ID`), or a usage error (exit 2). */
 export function readKind(kind: FlagKind, text: string, what: string): string | number {
   switch (kind.type) {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/tree.js';
-import { commandPath } from '../../src/cli/fast-parse.js';
+import { commandPath } from '../../src/cli/tree.js';
 import { nameOf, type Node } from '../../src/commands/define.js';
 import { ROOT } from '../../src/commands/index.js';
 

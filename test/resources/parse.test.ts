@@ -32,7 +32,7 @@ describe('calls', () => {
 
   it('get/end: ids by prefix', async () => {
     expect(await ok('calls', 'get', 'call_abc')).toEqual({ id: 'call_abc' });
-    expect(await usageMessage('calls', 'get')).toContain('svc calls get needs its ID argument');
+    expect(await usageMessage('calls', 'get')).toContain("missing required argument 'id'");
     expect(await usageMessage('calls', 'end', 'chat_abc')).toContain('that is a chat id');
   });
 
@@ -90,7 +90,7 @@ describe('chats', () => {
     expect(await ok('chats', 'voice', 'chat_1', 'package.json')).toEqual({ id: 'chat_1', file: 'package.json' });
     expect(await ok('chats', 'voice', 'chat_1', '-')).toEqual({ id: 'chat_1', file: '-' });
     expect(await usageMessage('chats', 'voice', 'chat_1', 'missing-note.ogg')).toContain('missing-note.ogg does not exist');
-    expect(await usageMessage('chats', 'voice', 'chat_1')).toContain('FILE');
+    expect(await usageMessage('chats', 'voice', 'chat_1')).toContain("missing required argument 'file'");
   });
 
   it('stream: a chat id', async () => {
