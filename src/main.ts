@@ -1,9 +1,9 @@
-// The process edge, with src/cli/process.ts (the real runtime, SIGINT and process.exitCode,
+// The process edge, with src/cli/process/process.ts (the real runtime, SIGINT and process.exitCode,
 // never process.exit, so pending output drains): the only places that read process.argv/env
 // or touch the real stdin/stdout/stderr. bin/svc.js calls main().
 import type { Runtime } from './cli/context.js';
 import type { RunF } from './cli/run.js';
-import { svcVersion } from './cli/version.js';
+import { svcVersion } from './shared/version.js';
 
 export type { Runtime, RunF };
 
@@ -17,7 +17,7 @@ export async function execute(argv: readonly string[], runtime: Runtime, runF?: 
 }
 
 export async function main(): Promise<void> {
-  const { runAsProcess } = await import('./cli/process.js');
+  const { runAsProcess } = await import('./cli/process/process.js');
   await runAsProcess((runtime) => execute(process.argv.slice(2), runtime));
 }
 

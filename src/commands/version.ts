@@ -4,7 +4,7 @@
 import { defineCommand } from './define.js';
 import type { Context } from '../context.js';
 import { printJson } from '../io/output.js';
-import { installMethod } from '../cli/version.js';
+import { installMethod } from '../shared/version.js';
 
 export const command = defineCommand({
   name: 'version',

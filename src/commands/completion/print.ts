@@ -2,8 +2,8 @@
 import { defineCommand, type ArgsOf, type FlagsOf, type RootSpec } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { completionScript, SHELLS } from '../../cli/completion.js';
-import type { Shell } from '../../cli/completion.js';
+import { completionScript, SHELLS } from './scripts/generate.js';
+import type { Shell } from './scripts/generate.js';
 
 export interface CompletionOptions {
   shell: Shell;
