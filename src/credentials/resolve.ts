@@ -56,13 +56,18 @@ export function addressSource(ctx: Choosing): string {
   return ctx.globals.baseUrl ? '--base-url' : 'SVC_BASE_URL';
 }
 
+/** The profile the user named (--profile, else SVC_PROFILE), if any: the one test of "was a profile named?". */
+export function namedProfile(ctx: Choosing): string | undefined {
+  return ctx.globals.profile || ctx.env.SVC_PROFILE || undefined;
+}
+
 /**
  * The profile name chosen, without checking it exists: --profile / SVC_PROFILE, else the
  * default profile, unless --base-url / SVC_BASE_URL names another address and exactly one
  * profile is bound to it (as gh's GH_HOST picks that host's token).
  */
 export function chooseProfileName(ctx: Choosing, config: ConfigData): string {
-  const named = ctx.globals.profile || ctx.env.SVC_PROFILE;
+  const named = namedProfile(ctx);
   if (named) return named;
   const chosen = config.default_profile || DEFAULT_PROFILE;
   let address: string | undefined;
@@ -142,7 +147,7 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
     return { kind: 'api_key', source: 'env', mode, profileName, profile, baseUrl: chooseBaseUrl(ctx, profile), apiKey: envKey };
   }
 
-  const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
+  const explicit = namedProfile(ctx) !== undefined;
   if (!profile) {
     if (explicit) requireProfile(config, profileName);
     throw new AuthError('not signed in: no credential is configured', 'run `svc login` (live, OAuth) or `svc keys add` (an API key), or set SVC_API_KEY');

@@ -6,7 +6,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
-import { chooseMode, chooseProfileName, requireProfile } from '../../credentials/resolve.js';
+import { chooseMode, chooseProfileName, namedProfile, requireProfile } from '../../credentials/resolve.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { AuthError, CliError, EXIT } from '../../errors.js';
 import { printJson, relativeTime, scopeList } from '../../io/output.js';
@@ -92,7 +92,7 @@ function profileLines(
 export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number | void> {
   const config = await ctx.config.read();
   const chosen = chooseProfileName(ctx, config);
-  const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
+  const explicit = namedProfile(ctx) !== undefined;
   if (explicit && !ctx.env.SVC_API_KEY) requireProfile(config, chosen);
   const now = ctx.clock.now();
   // --profile NAME shows that profile alone; otherwise every profile.
@@ -211,13 +211,7 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number
     ctx.io.stdout.write(sanitizeText(out.join('\n')) + '\n');
   }
 
-  if (problem) {
-    ctx.io.stderr.write(`error: ${problem.message}\n`);
-    if (problem.hint) ctx.io.stderr.write(`  ${problem.hint}\n`);
-    return problem instanceof AuthError ? EXIT.unauthenticated : problem.exitCode;
-  }
-  if (refused) {
-    ctx.io.stderr.write(`error: ${refused} stored credential(s) were refused by the service\n  run \`svc doctor\` for the fix of each\n`);
-    return EXIT.failure;
-  }
+  // The status is printed; what is wrong with it is the run's error (its exit code, and --json's form, the runner's).
+  if (problem) throw problem;
+  if (refused) throw new CliError(`${refused} stored credential(s) were refused by the service`, EXIT.failure, 'run `svc doctor` for the fix of each');
 }

@@ -46,7 +46,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   return opts;
 }
 
-export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<number> {
+export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<number | void> {
   const [{ openSse }, { follow }, gaps, api] = await Promise.all([
     import('../../api/sse.js'),
     import('../../api/reconnect.js'),
@@ -124,13 +124,13 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
         'check the network and run it again; `svc chats messages` lists what was posted',
       );
     }
-    return EXIT.interrupted; // only Ctrl-C ends the follow loop otherwise
+    return; // only Ctrl-C ends the follow loop otherwise (the runner's exit code, 130)
   } catch (error) {
     if (error instanceof ChatClosed) {
       note(ctx, `${opts.id} is closed: no more messages`);
       return EXIT.ok;
     }
-    if (ctx.signal.aborted) return EXIT.interrupted;
+    if (ctx.signal.aborted) return; // (130, the runner's)
     throw error;
   }
 }

@@ -5,7 +5,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { openDeliveries } from './deliveries.js';
 import { matchesType, type TypePattern } from './filter.js';
 import { formatEventLine, type ApiEvent } from './format.js';
@@ -111,7 +111,7 @@ export function readRecorded(path: string): RecordedEvent[] {
   return out;
 }
 
-export async function run(opts: ReplayOptions, ctx: Context): Promise<number> {
+export async function run(opts: ReplayOptions, ctx: Context): Promise<void> {
   const { io } = ctx;
   const events = readRecorded(opts.file).filter((r) => matchesType(r.event.type, opts.types));
   // Before any delivery: a dead-letter path that cannot be written fails now, naming it.
@@ -142,17 +142,16 @@ export async function run(opts: ReplayOptions, ctx: Context): Promise<number> {
     }
     sent++;
   }
+  // Stopped by Ctrl-C: the runner ends the run with its exit code (130).
   if (ctx.signal.aborted) {
     io.stderr.write(`\nstopped: ${sent} of ${events.length} event${events.length === 1 ? '' : 's'} replayed\n`);
-    return 130;
+    return;
   }
-  if (!deliveries) return 0;
+  if (!deliveries) return;
   await deliveries.drain();
-  if (ctx.signal.aborted) return 130;
+  if (ctx.signal.aborted) return;
   if (deliveries.gaveUp > 0) {
     const where = opts.deadLetter ? ` (written to ${opts.deadLetter})` : '';
-    io.stderr.write(`error: ${deliveries.gaveUp} of ${events.length} deliveries given up after retries${where}\n`);
-    return 1;
+    throw new CliError(`${deliveries.gaveUp} of ${events.length} deliveries given up after retries${where}`);
   }
-  return 0;
 }
