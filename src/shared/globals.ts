@@ -1,7 +1,7 @@
 // svc's global flags: the one declaration (a FlagSpecs of src/commands/define.ts, which
 // src/commands/index.ts's ROOT checks), and the one function that turns what the parser read
 // into the form every command's context holds (GlobalOptions, src/shared/runtime.ts).
-import type { GlobalOptions } from './runtime.js';
+import type { Mode } from './constants.js';
 
 /** The flags every command takes (anywhere on the line), declared once: help, the parse, completions and the context's GlobalOptions come from here. */
 export const GLOBAL_FLAGS = {
@@ -14,6 +14,17 @@ export const GLOBAL_FLAGS = {
   color: { negate: true, help: 'no colour (also env NO_COLOR)' },
   yes: { short: '-y', help: 'skip the confirmation a billable live action asks on a terminal (without a terminal nothing is asked)' },
 } as const;
+
+type Declared = typeof GLOBAL_FLAGS;
+type ValueFlag<K extends keyof Declared> = Declared[K] extends { value: string } ? K : never;
+
+/**
+ * The global flags as a command's context holds them: a flag with a value when given, each
+ * switch a boolean, and `--test`/`--live` as the mode.
+ */
+export type GlobalOptions = { [K in keyof Declared as ValueFlag<K>]?: string } & {
+  [K in keyof Declared as K extends ValueFlag<K> | 'test' | 'live' ? never : K]: boolean;
+} & { mode?: Mode };
 
 /**
  * The global flags as the context holds them, from the parser's options (commander's
