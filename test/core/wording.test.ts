@@ -1,17 +1,12 @@
 // Words svc prints (issue 24): the missing message, and a 404 that talks about other
 // organizations' objects only where the path names an object.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
-});
-const env = () => ({ SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url });
+/** The file's emulator. */
+const emu = useTestEmulator();
+const env = () => ({ SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url });
 
 describe('wording', () => {
   it('chats send with nothing to send says "no message given"', async () => {
