@@ -38,6 +38,8 @@ const ZONES = [
   ...SERVICES.flatMap((layer) =>
     ['commands', 'cli', 'emulator'].map((up) => zone(layer, up, 'a service below the commands imports no command, CLI or emulator module')),
   ),
+  // The commands (and their vocabulary, src/commands/define.ts) sit below the runner: cli → commands, never back.
+  zone('commands', 'cli', 'a command imports nothing of src/cli/ (the runner, the parser, the process edge): it gets what it needs through the context'),
   ...['shared', 'contract'].flatMap((base) =>
     [...SERVICES, 'commands', 'cli', 'emulator'].map((up) => zone(base, up, 'shared and contract modules import nothing else of svc')),
   ),

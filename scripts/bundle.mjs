@@ -115,6 +115,8 @@ const lazyChildProcessForCommander = {
 
 const posix = (path) => path.split('\\').join('/');
 const isCommandIndex = (path) => /[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(path);
+/** src/commands/define.ts: the vocabulary every declaration is written in (the core's, not a command). */
+const isVocabulary = (path) => /[\\/]src[\\/]commands[\\/]define\.ts$/.test(path);
 
 /**
  * The command tree's indexes (src/commands/**\/index.ts) import each command module for its
@@ -128,7 +130,7 @@ export const declarationsOnly = {
     build.onResolve({ filter: /^\./ }, (args) => {
       if (args.kind !== 'import-statement' || !isCommandIndex(args.importer)) return undefined;
       const path = join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'));
-      if (!/[\\/]src[\\/]commands[\\/]/.test(path) || isCommandIndex(path)) return undefined;
+      if (!/[\\/]src[\\/]commands[\\/]/.test(path) || isCommandIndex(path) || isVocabulary(path)) return undefined;
       return { path: relative(root, path), namespace: 'svc-declaration', pluginData: { file: path }, sideEffects: false };
     });
     build.onLoad({ filter: /.*/, namespace: 'svc-declaration' }, async (args) => ({
@@ -187,7 +189,7 @@ function placement() {
   const wanted = new Map();
   const fileOf = (module) => {
     const command = module.match(/^src\/commands\/([^/]+?)(\.ts)?(\/|$)/);
-    return command && !/(^|\/)index\.ts$/.test(module) && !shared.has(module) ? `cmd-${command[1].replace(/^_+/, '')}` : 'main';
+    return command && !/(^|\/)index\.ts$/.test(module) && !isVocabulary(module) && !shared.has(module) ? `cmd-${command[1].replace(/^_+/, '')}` : 'main';
   };
   return { shared, wanted, fileOf, size: () => shared.size + [...wanted.values()].reduce((sum, set) => sum + set.size, 0) };
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { importDeclarations, root, writeFiles } from './generated.mjs';
 
 const { completionScript, SHELLS, COMPLETION_FILES, ROOT } = await importDeclarations(
-  "export { completionScript, SHELLS, COMPLETION_FILES } from './src/cli/completion.ts'; export { ROOT } from './src/commands/index.ts';",
+  "export { completionScript, SHELLS, COMPLETION_FILES } from './src/commands/completion/scripts/generate.ts'; export { ROOT } from './src/commands/index.ts';",
 );
 const dir = join(root, 'completions');
 mkdirSync(dir, { recursive: true });

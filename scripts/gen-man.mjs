@@ -226,7 +226,7 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm }) {
 }
 
 const { ROOT, isHidden, nameOf, flagTerm, EXIT } = await importDeclarations(
-  "export { ROOT } from './src/commands/index.ts'; export { isHidden, nameOf, flagTerm } from './src/cli/define.ts'; export { EXIT } from './src/errors.ts';",
+  "export { ROOT } from './src/commands/index.ts'; export { isHidden, nameOf, flagTerm } from './src/commands/define.ts'; export { EXIT } from './src/errors.ts';",
 );
 const exits = exitMeanings();
 const undocumented = Object.values(EXIT).filter((code) => !exits.some(([listed]) => Number(listed) === code));

@@ -1,6 +1,6 @@
 // The context: every side effect a command may cause goes through it, so that
 // commands are testable in-process (runCli) and only the process edge (src/main.ts,
-// src/cli/process.ts) touches `process`. The CLI core fills in the services (config, credentials, api).
+// src/cli/process/process.ts) touches `process`. The CLI core fills in the services (config, credentials, api).
 // It owns what lives for one invocation (the HTTP pool, the handed-out tokens) and
 // disposes of it; services below take only the narrow pieces they use, never Context.
 import type { ConfigStore } from './config/config.js';

@@ -1,9 +1,9 @@
-// The process edge, with src/cli/process.ts (the real runtime, SIGINT and process.exitCode,
+// The process edge, with src/cli/process/process.ts (the real runtime, SIGINT and process.exitCode,
 // never process.exit, so pending output drains): the only places that read process.argv/env
 // or touch the real stdin/stdout/stderr. bin/svc.js calls main().
 import type { Runtime } from './cli/context.js';
 import type { RunF } from './cli/run.js';
-import { svcVersion } from './cli/version.js';
+import { svcVersion } from './shared/version.js';
 import { fitToTerminal } from './io/fit-output.js';
 
 export type { Runtime, RunF };
@@ -19,7 +19,7 @@ export async function execute(argv: readonly string[], runtime: Runtime, runF?: 
 }
 
 export async function main(): Promise<void> {
-  const { runAsProcess } = await import('./cli/process.js');
+  const { runAsProcess } = await import('./cli/process/process.js');
   await runAsProcess((runtime) => execute(process.argv.slice(2), runtime));
 }
 
@@ -28,7 +28,7 @@ export async function main(): Promise<void> {
  * the build writes each one's `--help` text (scripts/static-answers.mjs) for the launcher to print.
  */
 export async function commandPaths(): Promise<string[][]> {
-  const [{ ROOT }, { nameOf }] = await Promise.all([import('./commands/index.js'), import('./cli/define.js')]);
+  const [{ ROOT }, { nameOf }] = await Promise.all([import('./commands/index.js'), import('./commands/define.js')]);
   const paths: string[][] = [[]];
   const walk = (nodes: typeof ROOT.commands, prefix: string[]): void => {
     for (const node of nodes) {

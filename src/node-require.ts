@@ -10,6 +10,7 @@ export const requireNode: NodeJS.Require =
 export interface LazyModules {
   'node:child_process': typeof import('node:child_process');
   'node:crypto': typeof import('node:crypto');
+  'node:fs': typeof import('node:fs');
   'node:fs/promises': typeof import('node:fs/promises');
   'node:http': typeof import('node:http');
   'node:https': typeof import('node:https');

@@ -19,7 +19,7 @@ import type { HttpTransport } from '../api/http.js';
 import type { Prompter } from '../io/interactive.js';
 import { UsageError } from '../errors.js';
 import { redactText } from '../io/redact.js';
-import { userAgent } from './version.js';
+import { userAgent } from '../shared/version.js';
 
 /** What the process (main.ts) or a test (runCli) provides. */
 export interface Runtime {

@@ -1,11 +1,12 @@
-// One invocation: a valid command line is parsed from the declarations (src/cli/fast-parse.ts);
-// any other, commander parses with the part of the command tree argv names (src/cli/tree.ts,
-// commander loaded only then), and says what is wrong or prints help. The chosen leaf runs
-// through src/cli/run.ts. Used by main.ts (the process) and runCli (tests).
+// One invocation: commander, built from the declarations (src/cli/tree.ts), parses the line;
+// the chosen leaf runs through src/cli/run.ts. A line commander refuses is svc's usage error
+// (exit 2, or one JSON object with --json) in commander's words, with the command's --help to
+// read; a value a declaration refuses is the UsageError its rule raised. Used by main.ts (the
+// process) and runCli (tests).
 import { ROOT } from '../commands/index.js';
-import { commandPath, fastInvocation } from './fast-parse.js';
+import { UsageError } from '../errors.js';
+import { globalOptions } from '../shared/globals.js';
 import type { Runtime } from './context.js';
-import { printUsageError } from './print-error.js';
 import { printError, runCommand, type RunF } from './run.js';
 
 export type { RunF };
@@ -30,29 +31,25 @@ function helpToFlag(argv: readonly string[]): readonly string[] {
   return argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
 }
 
+/** Commander's refusal as svc's usage error: its own words, and where to read what the command takes. */
+function usageError(error: CommanderErrorLike, command: string): UsageError {
+  const [first = '', ...more] = error.message.replace(/^error: /, '').split('\n');
+  return new UsageError(first, more.join(' ').trim() || `run \`${command} --help\` for its arguments and flags`);
+}
+
 export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string, runF?: RunF): Promise<number> {
   const argv = helpToFlag(originalArgv);
-  let exitCode = 0;
-  const debug = argv.includes('--debug');
-  const json = argv.includes('--json');
-  const valid = fastInvocation(ROOT, argv);
-  if (valid) {
-    try {
-      return await runCommand(valid, runtime, version, runF);
-    } catch (error) {
-      return printError(runtime, error, debug, json);
-    }
-  }
+  const { buildProgram, commandPath } = await import('./tree.js');
   /** `svc calls list`: the command a usage error names. */
   const named = (words: readonly string[]) => ['svc', ...commandPath(ROOT, words)].join(' ');
   if (originalArgv[0] === 'help') {
-    // `svc help nope` is an unknown command, not the root's help.
+    // `svc help nope` is an unknown command, not the root's help (commander would print that).
     const words = originalArgv.slice(1).filter((word) => !word.startsWith('-'));
     const path = commandPath(ROOT, words);
     if (path.length < words.length)
-      return printUsageError(runtime, 'commander.unknownCommand', `error: unknown command '${words[path.length]}'`, named(path), debug, json);
+      return printError(runtime, new UsageError(`unknown command '${words[path.length]}'`, `run \`${named(path)} --help\` for the commands`), false);
   }
-  const { buildProgram } = await import('./tree.js');
+  let exitCode = 0;
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';
   const program = buildProgram(
@@ -61,11 +58,11 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
       version,
       writeOut: (text) => runtime.stdout.write(text),
       writeErr: (text) => void (commanderErr += text),
-      // Commander's own error lines are replaced by svc's (usage-messages.ts).
+      // Commander's refusals are printed as svc's errors (below), which follow --json.
       outputError: () => {},
       columns: runtime.stdout.columns,
       async invoke(invocation) {
-        exitCode = await runCommand(invocation, runtime, version, runF);
+        exitCode = await runCommand(invocation, runtime, version, runF, (words, nested) => execute(words, nested, version));
       },
     },
     argv,
@@ -73,6 +70,8 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
+    // The global flags commander had read when it stopped (--json, --debug: how to report it).
+    const { debug, json } = globalOptions(program.opts());
     if (isCommanderError(error)) {
       // --help and --version end through exitOverride too: those are successes.
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
@@ -81,7 +80,7 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
         runtime.stdout.write(commanderErr);
         return 0;
       }
-      return printUsageError(runtime, error.code, error.message, named(argv), debug, json);
+      return printError(runtime, usageError(error, named(argv)), debug, json);
     }
     return printError(runtime, error, debug, json);
   }

@@ -4,7 +4,6 @@ import { CliError, EXIT, exitCodeOf } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { escapeJsonControls, sanitizeText } from '../io/sanitize.js';
 import { errorReport } from './error-report.js';
-import { usageErrorFor } from './usage-messages.js';
 import type { Runtime } from './context.js';
 
 export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, debug: boolean, json = false): number {
@@ -24,16 +23,4 @@ export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, deb
   if (!known && debug && error instanceof Error && error.stack) runtime.stderr.write(sanitizeText(redactText(error.stack)) + '\n');
   else if (hint) runtime.stderr.write(`  ${sanitizeText(redactText(hint))}\n`);
   return code;
-}
-
-/** A commander failure (its code and wording) as svc's usage error, printed; returns exit 2. */
-export function printUsageError(
-  runtime: Pick<Runtime, 'stderr'>,
-  code: string,
-  commanderMessage: string,
-  command: string,
-  debug: boolean,
-  json: boolean,
-): number {
-  return printError(runtime, usageErrorFor(code, commanderMessage, command), debug, json);
 }

@@ -1,12 +1,31 @@
 // Running the chosen leaf: its module is imported (in the bundle, its command's own file),
-// its parse() validates, its run() acts with a context; every error becomes a message on
-// stderr and the exit code of design.md.
+// its parse() shapes the typed values the parser read into its options, its run() acts with
+// a context; every error becomes a message on stderr and the exit code of design.md. The
+// exit codes of a run are decided here and nowhere else.
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, isAbortError } from '../errors.js';
-import type { LoadedCommand } from './define.js';
-import type { Invocation, RawGlobals } from './define.js';
-import { GLOBAL_FLAGS } from '../shared/globals.js';
+import { kebab, type Leaf, type LoadedCommand, type RootSpec, type RunLine } from '../commands/define.js';
+import { UsageError } from '../errors.js';
+import { readValue } from '../validate/kinds.js';
 import type { Runtime } from './context.js';
+import { printError } from './print-error.js';
+
+export { printError };
+
+/** One command line, parsed (src/cli/tree.ts): the leaf to run and its typed input. */
+export interface Invocation {
+  /** `calls list`, `mode`, … */
+  name: string;
+  leaf: Leaf;
+  /** Positional arguments, each read by its declaration, variadic ones flattened. */
+  args: unknown[];
+  /** The command's own flags (camelCase, as declared), each read by its declaration. */
+  flags: Record<string, unknown>;
+  /** The global flags (src/shared/globals.ts). */
+  globals: GlobalOptions;
+  /** The whole tree the leaf was found in (src/commands/index.ts's ROOT). */
+  root: RootSpec;
+}
 
 /**
  * Instead of running the command: receives what its run() would get (cli/cli's `runF`).
@@ -19,41 +38,27 @@ function isModuleNotFound(error: unknown): boolean {
   return e?.code === 'ERR_MODULE_NOT_FOUND' || /Failed to load url|Cannot find module/.test(e?.message ?? '');
 }
 
-import { printError } from './print-error.js';
-
-export { printError };
-
 /** Aborted by Ctrl-C, as opposed to by a reader that closed stdout (reason code EPIPE). */
 function interruptedBy(signal: AbortSignal): boolean {
   return signal.aborted && (signal.reason as { code?: unknown } | undefined)?.code !== 'EPIPE';
 }
 
-/** A declared `env` fallback fills a flag the command line left out. */
+/** A declared `env` fallback fills a flag the command line left out, read as the flag's own value would be. */
 function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<string, unknown> {
   const flags = { ...invocation.flags };
   for (const [key, spec] of Object.entries(invocation.leaf.decl.flags ?? {})) {
     const fromEnv = spec.env ? env[spec.env] : undefined;
-    if (flags[key] === undefined && fromEnv !== undefined && fromEnv !== '') flags[key] = fromEnv;
+    if (flags[key] === undefined && fromEnv !== undefined && fromEnv !== '') flags[key] = readValue(spec, fromEnv, `${spec.env} (--${kebab(key)})`);
   }
   return flags;
 }
 
-/** The global flags as the context holds them (GlobalOptions): each switch a boolean, `--test`/`--live` as the mode. */
-function globalOptions(raw: RawGlobals): GlobalOptions {
-  const options: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(GLOBAL_FLAGS)) {
-    const given = raw[key as keyof RawGlobals];
-    if (key === 'test' || key === 'live') continue;
-    if (!('value' in spec)) options[key] = given === undefined ? 'negate' in spec : Boolean(given);
-    else if (given) options[key] = given;
-  }
-  const mode = raw.test ? 'test' : raw.live ? 'live' : undefined;
-  return { ...options, ...(mode ? { mode } : {}) } as GlobalOptions;
-}
+/** How a run starts another command line (src/cli/execute.ts's execute), handed in so the runner does not import its caller. */
+export type Reenter = (argv: readonly string[], runtime: Runtime) => Promise<number>;
 
 /** Runs one leaf; returns its exit code. */
-export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, runF?: RunF): Promise<number> {
-  const globals = globalOptions(invocation.globals);
+export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, runF?: RunF, reenter?: Reenter): Promise<number> {
+  const { globals } = invocation;
   const { debug, json } = globals;
   let disposeContext: (() => Promise<void>) | undefined;
   try {
@@ -73,7 +78,28 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     const { createContext } = await import('./context.js');
     const ctx = createContext(runtime, globals, version);
     disposeContext = () => ctx.dispose();
-    const result = await module.run(opts, ctx, invocation.root);
+    const runLine: RunLine = (argv, output, signal) => {
+      if (!reenter) throw new CliError('this runner cannot run another command line');
+      return reenter(argv, {
+        env: runtime.env,
+        stdout: { write: output.stdout, isTTY: false },
+        stderr: { write: output.stderr, isTTY: false },
+        // Nothing to read, nobody to ask, no browser: a command that needs one says which input is missing.
+        stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
+        clock: runtime.clock,
+        random: runtime.random,
+        browser: {
+          open: async () => {
+            throw new UsageError('no browser can be opened for a command run by another');
+          },
+        },
+        signal,
+        secrets: ctx.secrets,
+        config: ctx.config,
+        http: ctx.http,
+      });
+    };
+    const result = await module.run(opts, ctx, invocation.root, runLine);
     let exitCode = typeof result === 'number' ? result : 0;
     // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
     // an interrupted run from a finished one; a reader closing stdout is no interruption.

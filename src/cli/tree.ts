@@ -1,12 +1,16 @@
-// The commander tree, built from the commands' declarations (src/commands/index.ts).
-// A run builds only the part argv names: the commands on argv's path and, where the path
-// stops at a group, that group's children (for its help and "did you mean"), so start-up
-// does not pay for ~45 commands and their flags. Tests build it all to compare.
+// The parser: commander, built from the commands' declarations (src/commands/index.ts), parses
+// every command line. Each flag's and argument's value is read by its declaration (choices,
+// kind: src/validate/kinds.ts) as commander meets it, so a bad value is refused once, with
+// the words of the rule that refused it. A run builds only the part argv names: the commands
+// on argv's path and, where the path stops at a group, that group's children (for its help
+// and "did you mean"), so start-up does not pay for ~45 commands and their flags. Tests
+// build it all to compare.
 import { Argument, Command, Help, Option } from 'commander';
 import { ROOT } from '../commands/index.js';
-import { commandPath } from './fast-parse.js';
-import type { Invocation, RawGlobals } from './define.js';
-import { flagTerm, isHidden, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from './define.js';
+import { globalOptions } from '../shared/globals.js';
+import { readValue } from '../validate/kinds.js';
+import type { Invocation } from './run.js';
+import { flagTerm, kebab, isHidden, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from '../commands/define.js';
 
 export interface ProgramOptions {
   version: string;
@@ -19,8 +23,34 @@ export interface ProgramOptions {
   columns?: number;
 }
 
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
+/**
+ * The words of argv's command path (`calls links list`), skipping flags and global flags'
+ * values: what the tree is built for, and the command a usage error names.
+ */
+export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
+  const valued = new Set(
+    Object.entries(root.globals)
+      .filter(([, s]) => s.value)
+      .flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]),
+  );
+  const path: string[] = [];
+  let children: readonly Node[] = root.commands;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (valued.has(word)) i++;
+      continue;
+    }
+    // `svc calls help list`: commander's help command of a group names the leaf.
+    if (word === 'help' && path.length > 0) continue;
+    const next = children.find((c) => nameOf(c) === word);
+    if (!next) break;
+    path.push(word);
+    if (next.kind === 'leaf') break;
+    children = next.commands;
+  }
+  return path;
 }
 
 /** The width a help page wraps to: the terminal's, else 80 (a pipe or a file). */
@@ -61,9 +91,15 @@ function formatItem(term: string, termWidth: number, description: string, helper
 function addFlags(cmd: Command, flags: FlagSpecs | undefined): void {
   for (const [key, spec] of Object.entries(flags ?? {})) {
     const option = new Option(flagTerm(key, spec), spec.help);
+    const term = spec.negate ? `--no-${kebab(key)}` : `--${kebab(key)}`;
+    // (choices() for help's "(choices: …)"; the value is read by readValue, which checks them.)
     if (spec.choices) option.choices(spec.choices);
-    if (spec.default !== undefined) option.default(spec.default);
-    if (spec.repeatable) option.argParser(collect);
+    if (spec.value) {
+      const read = (word: string) => readValue(spec, word, term);
+      option.argParser<unknown>(spec.repeatable ? (word, previous) => [...((previous as unknown[] | undefined) ?? []), read(word)] : read);
+    }
+    // Help shows the default as declared (`5m`); the command gets it read, as a given value is.
+    if (spec.default !== undefined) option.default(readValue(spec, spec.default, term), spec.default);
     if (spec.required) option.makeOptionMandatory();
     if (spec.conflicts) option.conflicts(spec.conflicts);
     cmd.addOption(option);
@@ -75,6 +111,10 @@ function addArgs(cmd: Command, args: readonly ArgSpec[] | undefined): void {
     const name = `${spec.name}${spec.variadic ? '...' : ''}`;
     const argument = new Argument(spec.required ? `<${name}>` : `[${name}]`, spec.help);
     if (spec.choices) argument.choices(spec.choices);
+    if (spec.choices || spec.kind) {
+      const read = (word: string) => readValue(spec, word, spec.name.toUpperCase());
+      argument.argParser<unknown>(spec.variadic ? (word, previous) => [...((previous as unknown[] | undefined) ?? []), read(word)] : read);
+    }
     cmd.addArgument(argument);
   }
 }
@@ -112,8 +152,8 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
   const runs = (cmd: Command, name: string, target: Leaf): Command =>
     cmd.action(async (...received: unknown[]) => {
       const self = received[received.length - 1] as Command;
-      const args = (self.processedArgs as unknown[]).flat().filter((a): a is string => typeof a === 'string');
-      await options.invoke({ name, leaf: target, args, flags: self.opts(), globals: self.optsWithGlobals() as RawGlobals, root });
+      const args = (self.processedArgs as unknown[]).flat().filter((a) => a !== undefined);
+      await options.invoke({ name, leaf: target, args, flags: self.opts(), globals: globalOptions(self.optsWithGlobals()), root });
     });
 
   /** `full`: the command as it runs; otherwise what help and suggestions show of it. */

@@ -1,7 +1,8 @@
 // `svc help [COMMAND…]`: declared for the command list, help and completions only.
 // execute() turns `svc help calls list` into `svc calls list --help` before commander
 // parses, so this module's run is never reached from a command line.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
+import { UsageError } from '../errors.js';
 
 export const command = defineCommand({
   name: 'help',
@@ -18,7 +19,7 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return { words: args };
 }
 
-export async function run(_opts: HelpOptions): Promise<number> {
+export async function run(opts: HelpOptions): Promise<void> {
   // Unreachable through execute() (see above); a caller that gets here made a usage error.
-  return 2;
+  throw new UsageError(`svc help ${opts.words.join(' ')} is read as svc ${opts.words.join(' ')} --help`);
 }

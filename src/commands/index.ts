@@ -3,7 +3,7 @@
 // a group's leaves are listed in its own index.ts. Everything imported here is declaration
 // data (the `command` export of each module); a command's code loads only through its
 // `leaf(…, () => import(…))`.
-import { leaf, type FlagSpecs, type RootSpec } from '../cli/define.js';
+import { leaf, type FlagSpecs, type RootSpec } from './define.js';
 import { GLOBAL_FLAGS } from '../shared/globals.js';
 import * as loginModule from './login.js';
 import * as logoutModule from './logout.js';

@@ -1,7 +1,7 @@
 // `svc login`: the OAuth 2.0 authorization code flow with PKCE for a native app
 // (service-spec.md §4.1–4.2 and §5.7, RFC 6749 §4.1, RFC 7636, RFC 8252), storing the
 // connection as one secret entry and the profile's metadata in config.json.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
@@ -16,7 +16,6 @@ import { confirm } from '../io/interactive.js';
 import { checkWritableDir } from '../config/writable.js';
 import { note, printObject, scopeList, warn } from '../io/output.js';
 import { browserUnreachable } from './shared/no-browser.js';
-import { InvalidValueError, parseDurationSeconds } from '../validate/index.js';
 import { parsePastedRedirect, type CallbackOutcome } from '../auth/callback.js';
 import { discover, type AuthServerMetadata } from '../auth/discovery.js';
 import { OAuthStepError } from '../auth/http.js';
@@ -42,8 +41,8 @@ export const command = defineCommand({
   flags: {
     scopes: { value: '<list>', help: 'comma-separated scopes to ask for (default: all)' },
     browser: { negate: true, help: 'print the sign-in address instead of opening a browser' },
-    port: { value: '<n>', help: 'loopback port for the redirect (default: random)' },
-    timeout: { value: '<duration>', default: '5m', help: 'how long to wait for the sign-in' },
+    port: { value: '<n>', kind: { type: 'integer', min: 1, max: 65535 }, help: 'loopback port for the redirect (default: random)' },
+    timeout: { value: '<duration>', kind: { type: 'duration' }, default: '5m', help: 'how long to wait for the sign-in' },
     clientId: { value: '<id>', help: 'OAuth app client id (default: the svc app)' },
   },
   examples: ['svc login', 'svc login --profile work --scopes calls:read,calls:write', 'svc login --no-browser'],
@@ -52,7 +51,7 @@ export const command = defineCommand({
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LoginOptions {
-  const opts: LoginOptions = { browser: flags.browser !== false, timeoutSeconds: 300 };
+  const opts: LoginOptions = { browser: flags.browser !== false, timeoutSeconds: flags.timeout / 1000 };
 
   if (flags.scopes !== undefined) {
     // Commas, or spaces as svc shows scopes (scopeList): a list copied from `svc auth status` works.
@@ -66,21 +65,7 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
     opts.scopes = [...new Set(list)];
   }
 
-  if (flags.port !== undefined) {
-    const text = String(flags.port);
-    const port = Number(text);
-    if (!/^\d+$/.test(text) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number from 1 to 65535, not "${text}"`);
-    opts.port = port;
-  }
-
-  if (flags.timeout !== undefined) {
-    try {
-      opts.timeoutSeconds = parseDurationSeconds(String(flags.timeout), '--timeout');
-    } catch (error) {
-      if (error instanceof InvalidValueError) throw new UsageError(error.message);
-      throw error;
-    }
-  }
+  if (flags.port !== undefined) opts.port = flags.port;
 
   if (flags.clientId !== undefined) opts.clientId = checkClientId(String(flags.clientId), '--client-id');
   return opts;
@@ -128,9 +113,59 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   await checkWritableDir(ctx.config.dir);
 
   const metadata = await step(() => discover(fetchOf(ctx), baseUrl, ctx.signal, joinUrl(baseUrl, ENDPOINTS['oauth.metadata'].path).href), ctx);
+  const grant = await authorize(ctx, opts, metadata, client);
+  // RFC 6749 §4.1.3 with RFC 7636 §4.5: the same redirect_uri, and the verifier.
+  const tokens = await step(() => exchangeCode(fetchOf(ctx), metadata.token_endpoint, client, grant, ctx.signal), ctx);
+  const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(baseUrl, ENDPOINTS['oauth.revoke'].path).href;
+  // A profile is one organization: moving it to another one must be deliberate.
+  if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
+    await confirmOrganizationMove(ctx, profileName, existing, tokens, () => revokeUnused(ctx, revocationEndpoint, client, tokens));
+  }
+
+  const stored = storedFromTokens(tokens, ctx.clock.now(), {
+    client,
+    token_endpoint: metadata.token_endpoint,
+    revocation_endpoint: revocationEndpoint,
+  });
+  // The tokens first: without them the metadata below would describe nothing. Under the
+  // profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
+  const storage = await ctx.withProfileLock(profileName, () => writeStored(ctx, profileName, stored));
+  const orgName = await organizationName(ctx, profileName, baseUrl, existing, tokens);
+  const { removed, left } = await ctx.withProfileLock(profileName, () => recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage, moving));
+  if (removed.length) {
+    warn(
+      ctx,
+      `profile "${profileName}" moved to ${moving ? baseUrl : (orgName ?? tokens.org_id)}: its API keys of ${moving ? profileAddress(existing) : (existing?.org_name ?? existing?.org_id)} were removed: ` +
+        removed.map((k) => `${k.mode} key "${k.name}" (${k.redacted})`).join(', '),
+    );
+  }
+  for (const entry of left) warn(ctx, describeLeft(entry));
+  await printSignedIn(ctx, {
+    profile: profileName,
+    org_id: tokens.org_id,
+    org_name: orgName,
+    scopes: tokens.scopes,
+    base_url: baseUrl,
+    client_id: client.clientId,
+    expires_at: new Date(stored.expires_at).toISOString(),
+    storage,
+    removed_keys: removed,
+    ...(left.length ? { secrets_left: left } : {}),
+  });
+}
+
+/**
+ * The authorization step (RFC 6749 §4.1.1–4.1.2, RFC 8252 loopback redirect): the browser
+ * or the printed address, and the callback's code, with what the token request needs with it.
+ */
+async function authorize(
+  ctx: Context,
+  opts: LoginOptions,
+  metadata: AuthServerMetadata,
+  client: ClientAuth,
+): Promise<{ code: string; redirectUri: string; codeVerifier: string }> {
   const pkce = createPkce(ctx.random);
   const state = createState(ctx.random);
-
   let loopback: LoopbackServer;
   try {
     loopback = await startLoopbackServer({ expectedState: state, ...(opts.port !== undefined ? { port: opts.port } : {}) });
@@ -154,89 +189,57 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   if (outcome.kind === 'error') {
     throw new AuthError(`the sign-in failed: ${outcome.error}${outcome.description ? ` (${outcome.description})` : ''}`, 'run `svc login` again');
   }
+  return { code: outcome.code, redirectUri: loopback.redirectUri, codeVerifier: pkce.verifier };
+}
 
-  // RFC 6749 §4.1.3 with RFC 7636 §4.5: the same redirect_uri, and the verifier.
-  const tokens = await step(
-    () =>
-      exchangeCode(
-        fetchOf(ctx),
-        metadata.token_endpoint,
-        client,
-        { code: outcome.code, redirectUri: loopback.redirectUri, codeVerifier: pkce.verifier },
-        ctx.signal,
-      ),
-    ctx,
-  );
-
-  const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(baseUrl, ENDPOINTS['oauth.revoke'].path).href;
-  // A profile is one organization: moving it to another one must be deliberate.
-  if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
-    const bound = `profile "${profileName}" belongs to ${existing.org_name ?? existing.org_id} (${existing.org_id}); this sign-in is for ${tokens.org_id}`;
-    const elsewhere = 'or use `svc login --profile NAME` to sign in to that organization under a new profile';
-    // Never prompt without a terminal: fail naming the flag that answers (design.md).
-    let refusal: CliError | undefined;
-    if (!ctx.globals.yes && !ctx.io.canPrompt()) {
-      refusal = new UsageError(`${bound}; nothing was stored`, `run it again with --yes to move the profile to the new organization, ${elsewhere}`);
-    } else {
-      const ok = await confirm(ctx, `${bound}. Move the profile to it (its API keys are removed)?`).catch(async (error: unknown) => {
-        await revokeUnused(ctx, revocationEndpoint, client, tokens);
-        throw error;
-      });
-      if (!ok)
-        refusal = new CliError(
-          `nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`,
-          1,
-          elsewhere.replace(/^or u/, 'U'),
-        );
-    }
-    if (refusal) {
-      // The code is already exchanged: the app is connected to that organization. Undo it (RFC 7009).
-      await revokeUnused(ctx, revocationEndpoint, client, tokens);
-      throw refusal;
-    }
+/**
+ * A sign-in for another organization than the profile's: moved only when the user says so
+ * (asked on a terminal, `--yes` otherwise); refused, the tokens just issued are revoked.
+ */
+async function confirmOrganizationMove(
+  ctx: Context,
+  profileName: string,
+  existing: Profile,
+  tokens: TokenSet,
+  revokeIssued: () => Promise<void>,
+): Promise<void> {
+  const bound = `profile "${profileName}" belongs to ${existing.org_name ?? existing.org_id} (${existing.org_id}); this sign-in is for ${tokens.org_id}`;
+  const elsewhere = 'or use `svc login --profile NAME` to sign in to that organization under a new profile';
+  // Never prompt without a terminal: fail naming the flag that answers (design.md).
+  let refusal: CliError | undefined;
+  if (!ctx.globals.yes && !ctx.io.canPrompt()) {
+    refusal = new UsageError(`${bound}; nothing was stored`, `run it again with --yes to move the profile to the new organization, ${elsewhere}`);
+  } else {
+    const ok = await confirm(ctx, `${bound}. Move the profile to it (its API keys are removed)?`).catch(async (error: unknown) => {
+      await revokeIssued();
+      throw error;
+    });
+    if (!ok)
+      refusal = new CliError(
+        `nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`,
+        1,
+        elsewhere.replace(/^or u/, 'U'),
+      );
   }
-
-  const stored = storedFromTokens(tokens, ctx.clock.now(), {
-    client,
-    token_endpoint: metadata.token_endpoint,
-    revocation_endpoint: revocationEndpoint,
-  });
-  // The tokens first: without them the metadata below would describe nothing. Under the
-  // profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
-  const storage = await ctx.withProfileLock(profileName, () => writeStored(ctx, profileName, stored));
-  const orgName = await organizationName(ctx, profileName, baseUrl, existing, tokens);
-  const { removed, left } = await ctx.withProfileLock(profileName, () => recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage, moving));
-  if (removed.length) {
-    warn(
-      ctx,
-      `profile "${profileName}" moved to ${moving ? baseUrl : (orgName ?? tokens.org_id)}: its API keys of ${moving ? profileAddress(existing) : (existing?.org_name ?? existing?.org_id)} were removed: ` +
-        removed.map((k) => `${k.mode} key "${k.name}" (${k.redacted})`).join(', '),
-    );
+  if (refusal) {
+    // The code is already exchanged: the app is connected to that organization. Undo it (RFC 7009).
+    await revokeIssued();
+    throw refusal;
   }
-  for (const entry of left) warn(ctx, describeLeft(entry));
+}
 
-  const result: LoginResult = {
-    profile: profileName,
-    org_id: tokens.org_id,
-    org_name: orgName,
-    scopes: tokens.scopes,
-    base_url: baseUrl,
-    client_id: client.clientId,
-    expires_at: new Date(stored.expires_at).toISOString(),
-    storage,
-    removed_keys: removed,
-  };
-  if (left.length) result.secrets_left = left;
-  note(ctx, `Signed in to ${orgName ?? tokens.org_id} as profile "${profileName}".`);
+/** What `svc login` prints: a line on stderr, the sign-in's fields (the JSON result with --json). */
+async function printSignedIn(ctx: Context, result: LoginResult): Promise<void> {
+  note(ctx, `Signed in to ${result.org_name ?? result.org_id} as profile "${result.profile}".`);
   await printObject(
     ctx,
     [
-      ['profile', profileName],
-      ['organization', orgName ?? ''],
-      ['org_id', tokens.org_id],
-      ['scopes', tokens.scopes],
-      ['base_url', baseUrl],
-      ['stored_in', storage],
+      ['profile', result.profile],
+      ['organization', result.org_name ?? ''],
+      ['org_id', result.org_id],
+      ['scopes', result.scopes],
+      ['base_url', result.base_url],
+      ['stored_in', result.storage],
     ],
     result,
   );

@@ -2,7 +2,7 @@
 // then delete the local secret. A revoke that fails keeps the sign-in (forgetting it would
 // leave a connection open that svc can no longer close) and exits with the failure's code;
 // `--local` forgets it without revoking, saying that the connection stays open.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';

@@ -1,14 +1,14 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
 import { sanitizeLine, sanitizeText } from '../io/sanitize.js';
 import { LIMITS } from '../contract/index.js';
-import { defineCommand, type ArgsOf, type FlagsOf } from '../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
-import { parseLanguageTag, parseText } from '../validate/index.js';
+import { parseText } from '../validate/index.js';
 import { printJson, printNdjson } from '../io/output.js';
 import { mapInOrder } from './calls/ordered.js';
 import { createPacer } from './calls/pacer.js';
-import { type Flags, booleanFlag, positional, stringFlag, validated } from './calls/shared.js';
+
 import { call, readStdinText } from './shared/resources.js';
 
 /** api-contract.md: POST /v1/translate takes at most 5,000 characters. */
@@ -30,7 +30,7 @@ export const command = defineCommand({
   summary: 'translate text (arguments, or stdin)',
   args: [{ name: 'text', help: 'the text', variadic: true }],
   flags: {
-    to: { value: '<lang>', kind: { type: 'language' }, required: true, help: 'target language (BCP 47)' },
+    to: { value: '<lang>', required: true, kind: { type: 'language' }, help: 'target language (BCP 47)' },
     from: { value: '<lang>', kind: { type: 'language' }, help: 'source language (default: detected)' },
     lines: { help: 'translate stdin line by line' },
     dryRun: { help: 'print the request and the price it would draw; send nothing' },
@@ -40,24 +40,19 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): TranslateOptions {
-  const to = stringFlag(flags, 'to');
-  if (to === undefined) throw new UsageError('missing --to: give the target language, e.g. --to es');
-  const from = stringFlag(flags, 'from');
-  const words = positional(args);
-  const lines = booleanFlag(flags, 'lines');
+  const words = args;
+  const lines = flags.lines === true;
   if (lines && words.length > 0) {
     throw new UsageError('--lines translates stdin line by line: give the text on stdin, not as arguments (e.g. svc translate --lines --to de < lines.txt)');
   }
-  return validated(() => {
-    const opts: TranslateOptions = { to: parseLanguageTag(to, '--to'), lines };
-    if (from !== undefined) opts.from = parseLanguageTag(from, '--from');
-    if (words.length > 0) opts.text = parseText(words.join(' '), 'the text', MAX_TRANSLATE_CHARS);
-    if (flags.dryRun === true) {
-      if (lines) throw new UsageError('--dry-run shows one request: give the text as arguments or on stdin, without --lines');
-      opts.dryRun = true;
-    }
-    return opts;
-  });
+  const opts: TranslateOptions = { to: flags.to, lines };
+  if (flags.from !== undefined) opts.from = flags.from;
+  if (words.length > 0) opts.text = parseText(words.join(' '), 'the text', MAX_TRANSLATE_CHARS);
+  if (flags.dryRun === true) {
+    if (lines) throw new UsageError('--dry-run shows one request: give the text as arguments or on stdin, without --lines');
+    opts.dryRun = true;
+  }
+  return opts;
 }
 
 /**
@@ -79,7 +74,7 @@ export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
   if (opts.lines) return translateLines(opts, ctx);
   const text =
     opts.text ?? (await readStdinText(ctx, 'text to translate', 'svc translate "Good morning" --to es, or echo "Good morning" | svc translate --to es'));
-  validated(() => parseText(text, 'the text', MAX_TRANSLATE_CHARS));
+  parseText(text, 'the text', MAX_TRANSLATE_CHARS);
   if (opts.dryRun) {
     const body: Record<string, unknown> = { text, to: opts.to };
     if (opts.from !== undefined) body.from = opts.from;
@@ -117,7 +112,7 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
       if (text.trim() === '') {
         return { object: 'translation', text: '', to: opts.to, from: opts.from ?? null, characters: 0, livemode: credential.mode === 'live' };
       }
-      validated(() => parseText(text, `line ${number}`, MAX_TRANSLATE_CHARS));
+      parseText(text, `line ${number}`, MAX_TRANSLATE_CHARS);
       try {
         await pacer.take(ctx.signal);
       } catch (error) {

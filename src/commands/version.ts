@@ -1,10 +1,10 @@
 // `svc version`: the same as `svc --version` (gh has both); with --json, an object
 // that also names the Node.js version, the platform and how svc was installed (npm,
 // standalone, deb), for bug reports.
-import { defineCommand } from '../cli/define.js';
+import { defineCommand } from './define.js';
 import type { Context } from '../context.js';
 import { printJson } from '../io/output.js';
-import { installMethod } from '../cli/version.js';
+import { installMethod } from '../shared/version.js';
 
 export const command = defineCommand({
   name: 'version',

@@ -14,6 +14,18 @@ export function money(cents: number, currency = 'usd'): string {
   return currency.toLowerCase() === 'usd' ? `${sign}$${amount}` : `${sign}${amount} ${currency.toUpperCase()}`;
 }
 
+/**
+ * The cents an amount of dollars (`5`, `0.50`, `$0.015`) stands for, exactly: the text's
+ * point moved two places, never multiplied in floating point; undefined for anything else.
+ */
+export function centsOf(dollars: string): number | undefined {
+  const text = dollars.replace(/^\$/, '');
+  if (!/^\d+(\.\d+)?$/.test(text)) return undefined;
+  const { whole, fraction } = shiftPoint(text, 2);
+  const cents = Number(fraction ? `${whole}.${fraction}` : whole);
+  return Number.isFinite(cents) ? cents : undefined;
+}
+
 /** A non-negative number's text (`1.5`, `2e-7`, `1e+21`) with its decimal point moved `places` (negative: left). */
 function shiftPoint(text: string, places: number): { whole: string; fraction: string } {
   const [mantissa = '0', exponent = '0'] = text.split('e');
@@ -39,6 +51,6 @@ export function subcentsOf(cents: number): number {
 }
 
 /** Whole subcents as cents, the number the API sends (exact: 420 → 0.042). */
-export function centsOf(subcents: number): number {
+export function centsOfSubcents(subcents: number): number {
   return subcents / SUBCENTS_PER_CENT;
 }

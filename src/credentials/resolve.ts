@@ -56,6 +56,11 @@ export function addressSource(ctx: Choosing): string {
   return ctx.globals.baseUrl ? '--base-url' : 'SVC_BASE_URL';
 }
 
+/** The profile the user named (--profile, else SVC_PROFILE), if any: the one test of "was a profile named?". */
+export function namedProfile(ctx: Choosing): string | undefined {
+  return ctx.globals.profile || ctx.env.SVC_PROFILE || undefined;
+}
+
 /** The profile a command uses, and why: the one decision every command makes, and doctor explains. */
 export interface ProfileChoice {
   name: string;
@@ -71,8 +76,8 @@ export interface ProfileChoice {
  * profile is bound to it (as gh's GH_HOST picks that host's token).
  */
 export function chooseProfile(ctx: Choosing, config: ConfigData, address: ExplicitAddress = explicitAddress(ctx)): ProfileChoice {
-  if (ctx.globals.profile) return { name: ctx.globals.profile, why: '--profile', explicit: true };
-  if (ctx.env.SVC_PROFILE) return { name: ctx.env.SVC_PROFILE, why: 'SVC_PROFILE', explicit: true };
+  const named = namedProfile(ctx);
+  if (named) return { name: named, why: ctx.globals.profile ? '--profile' : 'SVC_PROFILE', explicit: true };
   const fallback: ProfileChoice = config.default_profile
     ? { name: config.default_profile, why: 'the default profile (svc auth switch)', explicit: false }
     : { name: DEFAULT_PROFILE, why: 'no profile chosen, so "default"', explicit: false };

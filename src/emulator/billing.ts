@@ -7,7 +7,7 @@ import type { Credential } from './auth.js';
 import { paymentRequired } from './errors.js';
 import { publish } from './events.js';
 import type { State } from './state.js';
-import { centsOf, subcentsOf } from '../contract/money.js';
+import { centsOfSubcents, subcentsOf } from '../contract/money.js';
 
 export const PRICES = [
   { object: 'price', item: 'call_minute', unit_amount: 2, currency: 'usd' },
@@ -33,7 +33,7 @@ export function costOf(item: PriceItem, quantity = 1): number {
 export function balanceObject(state: State, orgId: string, livemode: boolean) {
   const org = state.orgs.get(orgId);
   // Test mode has no money: its balance is shown as the live one, never changed by test requests.
-  return { object: 'balance', currency: 'usd', available: centsOf(org?.balance_subcents ?? 0), livemode };
+  return { object: 'balance', currency: 'usd', available: centsOfSubcents(org?.balance_subcents ?? 0), livemode };
 }
 
 /**

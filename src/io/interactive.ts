@@ -1,7 +1,7 @@
 // Spinners and prompts: only on a TTY. Without one, never prompt: fail naming the flag
 // or environment variable that would have answered (stripe-cli#1053).
 // The real ones (ora, @inquirer) are built here for the terminal streams the process edge
-// (src/cli/process.ts) hands in; services reach them only through ctx.io and ctx.prompter.
+// (src/cli/process/process.ts) hands in; services reach them only through ctx.io and ctx.prompter.
 import type { Io, SpinnerFactory } from './io.js';
 import type { GlobalOptions } from '../shared/runtime.js';
 import { InterruptedError, UsageError } from '../errors.js';

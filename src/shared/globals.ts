@@ -1,5 +1,8 @@
-// svc's global flags: the one declaration (a FlagSpecs of src/cli/define.ts, which
-// src/commands/index.ts's ROOT checks). Data only, so the context's types derive from it here.
+// svc's global flags: the one declaration (a FlagSpecs of src/commands/define.ts, which
+// src/commands/index.ts's ROOT checks), and the one function that turns what the parser read
+// into the form every command's context holds (GlobalOptions, src/shared/runtime.ts).
+import type { Mode } from './constants.js';
+
 /** The flags every command takes (anywhere on the line), declared once: help, the parse, completions and the context's GlobalOptions come from here. */
 export const GLOBAL_FLAGS = {
   profile: { value: '<name>', help: 'profile to use (env SVC_PROFILE; default: the default profile)' },
@@ -14,3 +17,31 @@ export const GLOBAL_FLAGS = {
     help: 'answer yes to what svc asks on a terminal (a billable live action, removing a key or profile); without a terminal nothing is asked',
   },
 } as const;
+
+type Declared = typeof GLOBAL_FLAGS;
+type ValueFlag<K extends keyof Declared> = Declared[K] extends { value: string } ? K : never;
+
+/**
+ * The global flags as a command's context holds them: a flag with a value when given, each
+ * switch a boolean, and `--test`/`--live` as the mode.
+ */
+export type GlobalOptions = { [K in keyof Declared as ValueFlag<K>]?: string } & {
+  [K in keyof Declared as K extends ValueFlag<K> | 'test' | 'live' ? never : K]: boolean;
+} & { mode?: Mode };
+
+/**
+ * The global flags as the context holds them, from the parser's options (commander's
+ * `optsWithGlobals()`, or what it had read when it refused the line): each switch a
+ * boolean, a value flag when given, `--test`/`--live` as the mode.
+ */
+export function globalOptions(parsed: Readonly<Record<string, unknown>>): GlobalOptions {
+  const options: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(GLOBAL_FLAGS)) {
+    if (key === 'test' || key === 'live') continue;
+    const given = parsed[key];
+    if (!('value' in spec)) options[key] = given === undefined ? 'negate' in spec : Boolean(given);
+    else if (typeof given === 'string') options[key] = given;
+  }
+  const mode = parsed.test ? 'test' : parsed.live ? 'live' : undefined;
+  return { ...options, ...(mode ? { mode } : {}) } as GlobalOptions;
+}

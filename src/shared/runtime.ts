@@ -1,7 +1,5 @@
 // What the runtime (the process, or a test) hands every invocation, apart from the
 // terminal (src/io/io.ts). Types only: services import these, never src/context.ts.
-import type { Mode } from './constants.js';
-import type { GLOBAL_FLAGS } from './globals.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -20,13 +18,5 @@ export interface Browser {
   open(url: string): Promise<void>;
 }
 
-type Declared = typeof GLOBAL_FLAGS;
-type ValueFlag<K extends keyof Declared> = Declared[K] extends { value: string } ? K : never;
-
-/**
- * The global flags as a command's context holds them (src/shared/globals.ts): a flag with a
- * value when given, each switch a boolean, and `--test`/`--live` as the mode.
- */
-export type GlobalOptions = { [K in keyof Declared as ValueFlag<K>]?: string } & {
-  [K in keyof Declared as K extends ValueFlag<K> | 'test' | 'live' ? never : K]: boolean;
-} & { mode?: Mode };
+/** The global flags as a command's context holds them (declared and read in src/shared/globals.ts). */
+export type { GlobalOptions } from './globals.js';

@@ -1,23 +1,23 @@
 import { invalid } from './invalid.js';
 
-const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /**
- * A duration such as 90s, 15m, 1h, 2d or a combination like 1h30m, in whole seconds.
+ * A duration such as 90s, 15m, 1h, 2d or a combination like 1h30m, in milliseconds.
  * A bare number is refused on purpose: "expires in 60" is ambiguous (seconds? minutes?).
  */
-export function parseDurationSeconds(value: string, what = 'duration'): number {
+export function parseDurationMs(value: string, what = 'duration'): number {
   const trimmed = value.trim().toLowerCase();
   const example = 'give a number and a unit, e.g. 90s, 15m, 1h, 2d or 1h30m';
   if (!/^(\d+[smhd])+$/.test(trimmed)) invalid(`${what} "${value}" is not a duration: ${example}`);
-  let seconds = 0;
+  let ms = 0;
   const seenUnits = new Set<string>();
   for (const [, amount = '', unit = ''] of trimmed.matchAll(/(\d+)([smhd])/g)) {
     if (seenUnits.has(unit)) invalid(`${what} "${value}" repeats the unit "${unit}": ${example}`);
     seenUnits.add(unit);
-    seconds += Number(amount) * UNIT_SECONDS[unit as keyof typeof UNIT_SECONDS];
+    ms += Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
   }
-  if (seconds <= 0) invalid(`${what} "${value}" must be longer than zero: ${example}`);
-  if (!Number.isSafeInteger(seconds)) invalid(`${what} "${value}" is too long: ${example}`);
-  return seconds;
+  if (ms <= 0) invalid(`${what} "${value}" must be longer than zero: ${example}`);
+  if (!Number.isSafeInteger(ms)) invalid(`${what} "${value}" is too long: ${example}`);
+  return ms;
 }

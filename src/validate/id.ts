@@ -21,12 +21,18 @@ const NOUN: Record<IdKind, string> = {
  * belongs fails with exit 2 and a clear hint, instead of a 404 from the service.
  */
 export function parseId(value: string, kind: IdKind): string {
-  const prefix = ID_PREFIX[kind];
+  return parseIdWithPrefix(value, ID_PREFIX[kind]);
+}
+
+/** An id that must start with `prefix` (one of ID_PREFIX's: a declaration's `kind: { type: 'id', prefix }`). */
+export function parseIdWithPrefix(value: string, prefix: string, flag?: string): string {
+  const kind = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => ID_PREFIX[k] === prefix);
+  if (kind === undefined) throw new Error(`no id has the prefix ${prefix}`);
   const trimmed = value.trim();
   if (!trimmed.startsWith(prefix) || !/^[A-Za-z0-9_-]+$/.test(trimmed.slice(prefix.length)) || trimmed === prefix) {
     const other = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => trimmed.startsWith(ID_PREFIX[k]) && k !== kind);
     const hint = other ? ` (that is ${article(NOUN[other])} ${NOUN[other]} id)` : '';
-    invalid(`"${value}" is not ${article(NOUN[kind])} ${NOUN[kind]} id${hint}: ${NOUN[kind]} ids look like ${prefix}8f2a1c`);
+    invalid(`${flag ? `${flag} ` : ''}"${value}" is not ${article(NOUN[kind])} ${NOUN[kind]} id${hint}: ${NOUN[kind]} ids look like ${prefix}8f2a1c`);
   }
   return trimmed;
 }

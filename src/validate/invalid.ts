@@ -1,10 +1,7 @@
-// Every validator reports a bad value the same way: a message that says what was
-// wrong and what a valid value looks like. The command layer turns it into a
-// usage error (exit 2); the validators themselves stay free of CLI concerns.
-export class InvalidValueError extends Error {
-  override readonly name = 'InvalidValueError';
-}
+// Every validator refuses a bad value the same way: a usage error (exit 2) whose message,
+// written where the value is refused, says what was wrong and what a valid value looks like.
+import { UsageError } from '../errors.js';
 
 export function invalid(message: string): never {
-  throw new InvalidValueError(message);
+  throw new UsageError(message);
 }

@@ -2,23 +2,16 @@
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+
+import { startTestEmulator, useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { authorizeRedirect, controlPlane, envFor, runWithPaste, scriptedBrowser } from './support.js';
 
-let emulator: RunningEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-beforeEach(async () => {
-  await controlPlane(emulator).reset();
-});
+const emu = useTestEmulator({ resetEach: true });
+/** The file's emulator, reset to the seed before each test. */
+const emulator = () => emu().emulator;
 
 function storedOAuth(secrets: MemorySecretStore, profile = 'default') {
   const text = secrets.secrets.get(`${profile}:oauth`);
@@ -27,15 +20,15 @@ function storedOAuth(secrets: MemorySecretStore, profile = 'default') {
 
 /** The apps connected to an organization, as its admin would see them. */
 async function connections(org: string): Promise<unknown[]> {
-  return (await controlPlane(emulator).connections(org)).data;
+  return (await controlPlane(emulator()).connections(org)).data;
 }
 
 describe('svc login', () => {
   it('runs the whole flow: PKCE and state on the authorize URL, tokens stored as one entry, org named', async () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
-    const browser = scriptedBrowser(emulator);
-    const result = await runCli(['login', '--scopes', 'calls:read,account:read'], { env: envFor(emulator), browser, secrets, configDir });
+    const browser = scriptedBrowser(emulator());
+    const result = await runCli(['login', '--scopes', 'calls:read,account:read'], { env: envFor(emulator()), browser, secrets, configDir });
     expect(result.stderr).not.toMatch(/error/);
     expect(result.exitCode).toBe(0);
 
@@ -53,7 +46,7 @@ describe('svc login', () => {
     expect(result.stdout).toContain('calls:read');
 
     const stored = storedOAuth(secrets)!;
-    expect(stored.org_id).toBe(emulator.seed.org_id);
+    expect(stored.org_id).toBe(emulator().seed.org_id);
     expect(String(stored.access_token)).toMatch(/^svc_oat_/);
     expect(String(stored.refresh_token)).toMatch(/^svc_ort_/);
     expect(stored.scope).toBe('calls:read account:read');
@@ -64,8 +57,8 @@ describe('svc login', () => {
 
     const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
     expect(config.profiles.default).toMatchObject({
-      base_url: emulator.url,
-      org_id: emulator.seed.org_id,
+      base_url: emulator().url,
+      org_id: emulator().seed.org_id,
       org_name: 'Acme',
       oauth: { client_id: 'svc_app_cli', scopes: ['calls:read', 'account:read'], expires_at: stored.expires_at },
     });
@@ -73,23 +66,23 @@ describe('svc login', () => {
   });
 
   it('--json answers the organization, profile and scopes without any token', async () => {
-    const result = await runCli(['login', '--json', '--profile', 'ops'], { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+    const result = await runCli(['login', '--json', '--profile', 'ops'], { env: envFor(emulator()), browser: scriptedBrowser(emulator()) });
     expect(result.exitCode).toBe(0);
     const json = JSON.parse(result.stdout);
-    expect(json).toMatchObject({ profile: 'ops', org_id: emulator.seed.org_id, org_name: 'Acme', base_url: emulator.url });
+    expect(json).toMatchObject({ profile: 'ops', org_id: emulator().seed.org_id, org_name: 'Acme', base_url: emulator().url });
     expect(json.scopes).toContain('account:read');
     expect(result.stdout).not.toMatch(/svc_o(at|rt)_/);
   });
 
   it('without account:read, still signs in, naming the org by id only', async () => {
-    const result = await runCli(['login', '--scopes', 'calls:read', '--json'], { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+    const result = await runCli(['login', '--scopes', 'calls:read', '--json'], { env: envFor(emulator()), browser: scriptedBrowser(emulator()) });
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ org_id: emulator.seed.org_id, org_name: null, scopes: ['calls:read'] });
+    expect(JSON.parse(result.stdout)).toMatchObject({ org_id: emulator().seed.org_id, org_name: null, scopes: ['calls:read'] });
     expect(result.stderr).not.toMatch(/warning/);
   });
 
   it('--debug shows the OAuth requests with every secret redacted', async () => {
-    const result = await runCli(['login', '--debug'], { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+    const result = await runCli(['login', '--debug'], { env: envFor(emulator()), browser: scriptedBrowser(emulator()) });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain('/oauth2/token');
     expect(result.stderr).not.toMatch(/svc_o(at|rt)_[A-Za-z0-9_-]{8,}/);
@@ -98,7 +91,7 @@ describe('svc login', () => {
 
   it('exits 3 when the admin refuses', async () => {
     const secrets = new MemorySecretStore();
-    const result = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, { decision: 'deny' }), secrets });
+    const result = await runCli(['login'], { env: envFor(emulator()), browser: scriptedBrowser(emulator(), { decision: 'deny' }), secrets });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toMatch(/the admin refused/);
     expect(storedOAuth(secrets)).toBeUndefined();
@@ -106,24 +99,24 @@ describe('svc login', () => {
 
   it('ignores a callback with the wrong state (400) and keeps waiting for the right one', async () => {
     let wrongStatus = 0;
-    const browser = scriptedBrowser(emulator, {
+    const browser = scriptedBrowser(emulator(), {
       beforeCallback: async (callback) => {
         const forged = new URL(callback);
         forged.searchParams.set('state', 'forged');
         wrongStatus = (await fetch(forged)).status;
       },
     });
-    const result = await runCli(['login'], { env: envFor(emulator), browser });
+    const result = await runCli(['login'], { env: envFor(emulator()), browser });
     expect(wrongStatus).toBe(400);
     expect(result.exitCode).toBe(0);
   });
 
   it('exits 3 when the code is exchanged after its 10 minutes', async () => {
     const secrets = new MemorySecretStore();
-    const browser = scriptedBrowser(emulator, {
-      beforeCallback: () => controlPlane(emulator).advanceClock(601),
+    const browser = scriptedBrowser(emulator(), {
+      beforeCallback: () => controlPlane(emulator()).advanceClock(601),
     });
-    const result = await runCli(['login'], { env: envFor(emulator), browser, secrets });
+    const result = await runCli(['login'], { env: envFor(emulator()), browser, secrets });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toMatch(/invalid_grant/);
     expect(result.stderr).toMatch(/10 minutes/);
@@ -135,7 +128,7 @@ describe('svc login', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const result = await runCli(['login', '--port', String(port)], { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+      const result = await runCli(['login', '--port', String(port)], { env: envFor(emulator()), browser: scriptedBrowser(emulator()) });
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain(`port ${port}`);
       expect(result.stderr).toContain('--port');
@@ -149,21 +142,21 @@ describe('svc login', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as { port: number }).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const browser = scriptedBrowser(emulator);
-    const result = await runCli(['login', '--port', String(port)], { env: envFor(emulator), browser });
+    const browser = scriptedBrowser(emulator());
+    const result = await runCli(['login', '--port', String(port)], { env: envFor(emulator()), browser });
     expect(result.exitCode).toBe(0);
     expect(new URL(browser.opened[0]!).searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${port}/callback`);
   });
 
   it('gives up after --timeout with exit 3, and Ctrl-C exits 130', async () => {
     const idle = { open: async () => {} };
-    const timedOut = await runCli(['login', '--timeout', '1s'], { env: envFor(emulator), browser: idle });
+    const timedOut = await runCli(['login', '--timeout', '1s'], { env: envFor(emulator()), browser: idle });
     expect(timedOut.exitCode).toBe(3);
     expect(timedOut.stderr).toMatch(/within 1 s/);
 
     const controller = new AbortController();
     const interrupted = await runCli(['login'], {
-      env: envFor(emulator),
+      env: envFor(emulator()),
       // Ctrl-C once the browser was opened: the login is waiting for the redirect.
       browser: { open: async () => controller.abort() },
       signal: controller.signal,
@@ -175,15 +168,15 @@ describe('svc login', () => {
     let pasted = false;
     const secrets = new MemorySecretStore();
     const result = await runWithPaste(['login', '--no-browser'], {
-      env: { SVC_BASE_URL: emulator.url },
+      env: { SVC_BASE_URL: emulator().url },
       secrets,
       watch: (stderr, type) => {
         const url = stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
         if (!url || pasted) return;
         pasted = true;
         // The browser is "on another machine": it never reaches the loopback server.
-        void controlPlane(emulator)
-          .approve({ email: emulator.seed.admin.email, org_id: emulator.seed.org_id })
+        void controlPlane(emulator())
+          .approve({ email: emulator().seed.admin.email, org_id: emulator().seed.org_id })
           .then(() => authorizeRedirect(url))
           .then((callback) => {
             type('not a url at all');
@@ -194,7 +187,7 @@ describe('svc login', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toMatch(/paste/i);
     expect(result.stderr).toMatch(/not the redirect of this sign-in/);
-    expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+    expect(storedOAuth(secrets)?.org_id).toBe(emulator().seed.org_id);
   });
 
   it('on a terminal, a pasted redirect is accepted even when the opener said it worked but no browser came', async () => {
@@ -202,7 +195,7 @@ describe('svc login', () => {
     const opened: string[] = [];
     const secrets = new MemorySecretStore();
     const result = await runWithPaste(['login'], {
-      env: envFor(emulator),
+      env: envFor(emulator()),
       secrets,
       stdinTty: true,
       // xdg-open spawned fine, then failed on its own: nothing ever reaches the loopback server.
@@ -211,8 +204,8 @@ describe('svc login', () => {
         const url = stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
         if (!url || pasted || !/paste/.test(stderr)) return;
         pasted = true;
-        void controlPlane(emulator)
-          .approve({ email: emulator.seed.admin.email, org_id: emulator.seed.org_id })
+        void controlPlane(emulator())
+          .approve({ email: emulator().seed.admin.email, org_id: emulator().seed.org_id })
           .then(() => authorizeRedirect(url))
           .then((callback) => type(callback.href));
       },
@@ -220,11 +213,11 @@ describe('svc login', () => {
     expect(opened).toHaveLength(1);
     expect(result.stderr).not.toMatch(/^error/m);
     expect(result.exitCode).toBe(0);
-    expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+    expect(storedOAuth(secrets)?.org_id).toBe(emulator().seed.org_id);
   });
 
   it('the timeout error points at --no-browser', async () => {
-    const result = await runCli(['login', '--timeout', '1s'], { env: envFor(emulator), browser: { open: async () => {} } });
+    const result = await runCli(['login', '--timeout', '1s'], { env: envFor(emulator()), browser: { open: async () => {} } });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('no sign-in arrived within 1 s');
     expect(result.stderr).toContain('--no-browser');
@@ -233,7 +226,7 @@ describe('svc login', () => {
   it('treats an SSH session or a missing display as no browser', async () => {
     const opened: string[] = [];
     const result = await runCli(['login', '--timeout', '1s'], {
-      env: { SVC_BASE_URL: emulator.url, DISPLAY: ':0', SSH_CONNECTION: '10.0.0.1 22 10.0.0.2 22' },
+      env: { SVC_BASE_URL: emulator().url, DISPLAY: ':0', SSH_CONNECTION: '10.0.0.1 22 10.0.0.2 22' },
       browser: { open: async (url) => void opened.push(url) },
     });
     expect(opened).toEqual([]);
@@ -243,13 +236,13 @@ describe('svc login', () => {
   });
 
   it('uses a BROWSER set explicitly even without a display; without BROWSER no display means no browser', async () => {
-    const browser = scriptedBrowser(emulator);
-    const signedIn = await runCli(['login'], { env: { SVC_BASE_URL: emulator.url, BROWSER: 'w3m' }, browser });
+    const browser = scriptedBrowser(emulator());
+    const signedIn = await runCli(['login'], { env: { SVC_BASE_URL: emulator().url, BROWSER: 'w3m' }, browser });
     expect(signedIn.exitCode, signedIn.stderr).toBe(0);
     expect(browser.opened).toHaveLength(1);
 
     const opened: string[] = [];
-    const none = await runCli(['login', '--timeout', '1s'], { env: { SVC_BASE_URL: emulator.url }, browser: { open: async (url) => void opened.push(url) } });
+    const none = await runCli(['login', '--timeout', '1s'], { env: { SVC_BASE_URL: emulator().url }, browser: { open: async (url) => void opened.push(url) } });
     expect(opened).toEqual([]);
     expect(none.stderr).toMatch(/neither DISPLAY nor WAYLAND_DISPLAY is set/);
     expect(none.exitCode).toBe(3);
@@ -258,23 +251,23 @@ describe('svc login', () => {
   it('asks before moving a profile to another organization: without a terminal it fails naming --yes', async () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
-    expect((await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(0);
+    expect((await runCli(['login'], { env: envFor(emulator()), browser: scriptedBrowser(emulator()), secrets, configDir })).exitCode).toBe(0);
 
-    const other = await controlPlane(emulator).createOrg('Globex');
+    const other = await controlPlane(emulator()).createOrg('Globex');
     const otherOrg = other.id;
     const choice = { email: other.admin.email, org_id: otherOrg };
-    const refused = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
+    const refused = await runCli(['login'], { env: envFor(emulator()), browser: scriptedBrowser(emulator(), choice), secrets, configDir });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('--yes');
-    expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+    expect(storedOAuth(secrets)?.org_id).toBe(emulator().seed.org_id);
     // The code was exchanged, but the refused connection was revoked: nothing stays connected to Globex.
     expect(await connections(otherOrg)).toEqual([]);
-    expect(await connections(emulator.seed.org_id)).toHaveLength(1);
+    expect(await connections(emulator().seed.org_id)).toHaveLength(1);
 
     // Keys of the old organization go with --yes, and the user is told which.
-    const { key: testKey } = await controlPlane(emulator).createKey(emulator.seed.org_id, 'test');
-    expect((await runCli(['keys', 'add', '--name', 'ci'], { env: envFor(emulator), secrets, configDir, stdin: testKey })).exitCode).toBe(0);
-    const moved = await runCli(['login', '--yes', '--json'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
+    const { key: testKey } = await controlPlane(emulator()).createKey(emulator().seed.org_id, 'test');
+    expect((await runCli(['keys', 'add', '--name', 'ci'], { env: envFor(emulator()), secrets, configDir, stdin: testKey })).exitCode).toBe(0);
+    const moved = await runCli(['login', '--yes', '--json'], { env: envFor(emulator()), browser: scriptedBrowser(emulator(), choice), secrets, configDir });
     expect(moved.exitCode).toBe(0);
     expect(moved.stderr).toMatch(/API keys of Acme were removed: test key "ci" \(svc_test_…/);
     expect(moved.stderr).toContain(testKey.slice(-4));
@@ -284,15 +277,15 @@ describe('svc login', () => {
     expect(storedOAuth(secrets)?.org_id).toBe(otherOrg);
     expect(secrets.secrets.has('default:ci')).toBe(false);
     // An ordinary login reports no removed keys.
-    const plainLogin = await runCli(['login', '--json'], { env: envFor(emulator), browser: scriptedBrowser(emulator, choice), secrets, configDir });
+    const plainLogin = await runCli(['login', '--json'], { env: envFor(emulator()), browser: scriptedBrowser(emulator(), choice), secrets, configDir });
     expect(JSON.parse(plainLogin.stdout).removed_keys).toEqual([]);
   });
 
   it('on a terminal, asks before moving the profile; declining stores nothing', async () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
-    expect((await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(0);
-    const other = await controlPlane(emulator).createOrg('Initech');
+    expect((await runCli(['login'], { env: envFor(emulator()), browser: scriptedBrowser(emulator()), secrets, configDir })).exitCode).toBe(0);
+    const other = await controlPlane(emulator()).createOrg('Initech');
     const choice = { email: other.admin.email, org_id: other.id };
     const asked: string[] = [];
     const prompter = (answer: boolean) => ({
@@ -301,8 +294,8 @@ describe('svc login', () => {
     });
 
     const declined = await runCli(['login'], {
-      env: envFor(emulator),
-      browser: scriptedBrowser(emulator, choice),
+      env: envFor(emulator()),
+      browser: scriptedBrowser(emulator(), choice),
       secrets,
       configDir,
       tty: true,
@@ -313,16 +306,16 @@ describe('svc login', () => {
     expect(asked[0]).toBe('Move the profile to it (its API keys are removed)?');
     // (wrapped at the terminal's width: words compared, not line breaks)
     expect(declined.stderr.replace(/\n +/g, ' ')).toMatch(
-      new RegExp(`profile "default" belongs to Acme \\(${emulator.seed.org_id}\\); this sign-in is for ${other.id}\\.\\n`),
+      new RegExp(`profile "default" belongs to Acme \\(${emulator().seed.org_id}\\); this sign-in is for ${other.id}\\.\\n`),
     );
     expect(declined.exitCode).toBe(1);
     expect(declined.stderr).toMatch(/nothing was stored/);
-    expect(storedOAuth(secrets)?.org_id).toBe(emulator.seed.org_id);
+    expect(storedOAuth(secrets)?.org_id).toBe(emulator().seed.org_id);
     expect(await connections(other.id)).toEqual([]);
 
     const accepted = await runCli(['login'], {
-      env: envFor(emulator),
-      browser: scriptedBrowser(emulator, choice),
+      env: envFor(emulator()),
+      browser: scriptedBrowser(emulator(), choice),
       secrets,
       configDir,
       tty: true,
@@ -337,7 +330,7 @@ describe('svc login', () => {
   it('exits 9 when the service cannot be reached, before any browser opens', async () => {
     const closed = await startTestEmulator();
     await closed.close();
-    const browser = scriptedBrowser(emulator);
+    const browser = scriptedBrowser(emulator());
     const result = await runCli(['login'], { env: envFor(closed), browser });
     expect(result.exitCode).toBe(9);
     // The words every command uses (issue 32), not Node's `connect ECONNREFUSED`.
@@ -354,7 +347,7 @@ describe('svc login', () => {
       ['login', '--timeout', 'soon'],
       ['login', '--client-id', 'abc'],
     ]) {
-      const result = await runCli(argv, { env: envFor(emulator), browser: scriptedBrowser(emulator) });
+      const result = await runCli(argv, { env: envFor(emulator()), browser: scriptedBrowser(emulator()) });
       expect(result.exitCode, argv.join(' ')).toBe(2);
     }
   });

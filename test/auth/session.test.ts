@@ -2,32 +2,25 @@
 // auth token and auth switch, against the emulator over real HTTP.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+
+import { startTestEmulator, useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import type { Clock } from '../../src/context.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { controlPlane, envFor, scriptedBrowser, stats } from './support.js';
 
-let emulator: RunningEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-beforeEach(async () => {
-  await controlPlane(emulator).reset();
-});
+const emu = useTestEmulator({ resetEach: true });
+/** The file's emulator, reset to the seed before each test. */
+const emulator = () => emu().emulator;
 
 /** A logged-in profile: its secret store and config dir, shared by the runs that follow. */
 async function loggedIn(profile = 'default', extra: { env?: Record<string, string>; argv?: string[] } = {}) {
   const secrets = new MemorySecretStore();
   const configDir = tempConfigDir();
   const login = await runCli(['login', '--profile', profile, ...(extra.argv ?? [])], {
-    env: envFor(emulator, extra.env),
-    browser: scriptedBrowser(emulator),
+    env: envFor(emulator(), extra.env),
+    browser: scriptedBrowser(emulator()),
     secrets,
     configDir,
   });
@@ -35,7 +28,7 @@ async function loggedIn(profile = 'default', extra: { env?: Record<string, strin
   expect(login.exitCode).toBe(0);
   const stored = () => JSON.parse(secrets.secrets.get(`${profile}:oauth`)!) as { access_token: string; refresh_token: string; expires_at: number };
   const run = (argv: string[], opts: { clock?: Clock; env?: Record<string, string> } = {}) =>
-    runCli(argv, { env: { SVC_BASE_URL: emulator.url, ...extra.env, ...opts.env }, secrets, configDir, ...(opts.clock ? { clock: opts.clock } : {}) });
+    runCli(argv, { env: { SVC_BASE_URL: emulator().url, ...extra.env, ...opts.env }, secrets, configDir, ...(opts.clock ? { clock: opts.clock } : {}) });
   return { secrets, configDir, stored, run };
 }
 
@@ -45,7 +38,7 @@ const shiftedClock = (offsetMs: number): Clock => ({
 });
 
 async function bearerWorks(token: string): Promise<number> {
-  return (await fetch(`${emulator.url}/v1/account`, { headers: { authorization: `Bearer ${token}` } })).status;
+  return (await fetch(`${emulator().url}/v1/account`, { headers: { authorization: `Bearer ${token}` } })).status;
 }
 
 describe('access token refresh', () => {
@@ -54,8 +47,8 @@ describe('access token refresh', () => {
     const before = session.stored();
     const result = await session.run(['account', '--json']);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout).id).toBe(emulator.seed.org_id);
-    expect((await stats(emulator)).refreshes).toBe(0);
+    expect(JSON.parse(result.stdout).id).toBe(emulator().seed.org_id);
+    expect((await stats(emulator())).refreshes).toBe(0);
     expect(session.stored().access_token).toBe(before.access_token);
   });
 
@@ -71,32 +64,32 @@ describe('access token refresh', () => {
     expect(after.refresh_token).not.toBe(before.refresh_token);
     expect(await bearerWorks(after.access_token)).toBe(200);
     expect(await bearerWorks(before.access_token)).toBe(401);
-    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+    expect(await stats(emulator())).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
     const config = JSON.parse(readFileSync(join(session.configDir, 'config.json'), 'utf8'));
     expect(config.profiles.default.oauth.expires_at).toBe(after.expires_at);
   });
 
   it('refreshes once after a 401 (the service saw the token expire) and retries the request', async () => {
     const session = await loggedIn();
-    await controlPlane(emulator).advanceClock(3601);
+    await controlPlane(emulator()).advanceClock(3601);
     const result = await session.run(['account', '--json']);
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+    expect(await stats(emulator())).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
   });
 
   it('svc account asks for the account and the balance at once: one refresh for both, ahead of expiry or after a 401', async () => {
     const session = await loggedIn();
     const ahead = await session.run(['account', '--json'], { clock: shiftedClock(3550_000) });
     expect(ahead.exitCode).toBe(0);
-    expect(JSON.parse(ahead.stdout)).toMatchObject({ id: emulator.seed.org_id, balance: { object: 'balance' } });
-    expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+    expect(JSON.parse(ahead.stdout)).toMatchObject({ id: emulator().seed.org_id, balance: { object: 'balance' } });
+    expect(await stats(emulator())).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
     // Both requests refused together (the service saw the token expire): still one refresh.
-    await controlPlane(emulator).advanceClock(3601);
+    await controlPlane(emulator()).advanceClock(3601);
     const refused = await session.run(['account', '--json']);
     expect(refused.stderr).toBe('');
     expect(refused.exitCode).toBe(0);
-    expect(await stats(emulator)).toMatchObject({ refreshes: 2, refresh_reuse: 0 });
+    expect(await stats(emulator())).toMatchObject({ refreshes: 2, refresh_reuse: 0 });
   });
 
   it('a reused refresh token (a stale copy of the pair) ends the connection with exit 3, deleting nothing', async () => {
@@ -107,13 +100,13 @@ describe('access token refresh', () => {
     const result = await session.run(['auth', 'token'], { clock: shiftedClock(3550_000) });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('the connection to Acme has ended; run svc login');
-    expect((await stats(emulator)).refresh_reuse).toBe(1);
+    expect((await stats(emulator())).refresh_reuse).toBe(1);
     expect(session.secrets.secrets.get('default:oauth')).toBe(stale);
   });
 
   it('the organization disconnecting the app ends the connection: exit 3 naming the org', async () => {
     const session = await loggedIn();
-    await controlPlane(emulator).disconnect(emulator.seed.org_id, 'svc_app_cli');
+    await controlPlane(emulator()).disconnect(emulator().seed.org_id, 'svc_app_cli');
     const result = await session.run(['account', '--json']);
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('the connection to Acme has ended; run svc login');
@@ -123,7 +116,7 @@ describe('access token refresh', () => {
   it('a refused refresh is recorded: auth status says the connection ended (exit 3) until a login replaces it', async () => {
     const session = await loggedIn();
     expect((await session.run(['auth', 'status'])).exitCode).toBe(0);
-    await controlPlane(emulator).disconnect(emulator.seed.org_id, 'svc_app_cli');
+    await controlPlane(emulator()).disconnect(emulator().seed.org_id, 'svc_app_cli');
     expect((await session.run(['account', '--json'])).exitCode).toBe(3);
 
     const config = JSON.parse(readFileSync(join(session.configDir, 'config.json'), 'utf8'));
@@ -142,8 +135,8 @@ describe('access token refresh', () => {
     expect(JSON.parse(json.stdout).active).toMatchObject({ profile: 'default', oauth: 'ended' });
 
     const again = await runCli(['login'], {
-      env: envFor(emulator),
-      browser: scriptedBrowser(emulator),
+      env: envFor(emulator()),
+      browser: scriptedBrowser(emulator()),
       secrets: session.secrets,
       configDir: session.configDir,
     });
@@ -165,7 +158,7 @@ describe('access token refresh', () => {
   });
 
   it("deleting the organization's own app ends the connection too (confidential client with a secret)", async () => {
-    const made = await controlPlane(emulator).createApp({ name: 'Acme tools', redirect_uris: ['http://127.0.0.1/callback'] });
+    const made = await controlPlane(emulator()).createApp({ name: 'Acme tools', redirect_uris: ['http://127.0.0.1/callback'] });
     expect(made.client_secret).toMatch(/^svc_cs_/);
     const app = { client_id: made.client_id, client_secret: made.client_secret! };
     const session = await loggedIn('tools', { argv: ['--client-id', app.client_id], env: { SVC_CLIENT_SECRET: app.client_secret } });
@@ -173,7 +166,7 @@ describe('access token refresh', () => {
     // The secret lets it refresh.
     expect((await session.run(['auth', 'token', '--profile', 'tools'], { clock: shiftedClock(3550_000) })).exitCode).toBe(0);
 
-    await controlPlane(emulator).deleteApp(app.client_id);
+    await controlPlane(emulator()).deleteApp(app.client_id);
     const result = await session.run(['account', '--json', '--profile', 'tools']);
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('the connection to Acme has ended; run svc login');
@@ -184,7 +177,7 @@ describe('svc logout', () => {
   it('revokes at the service, then deletes the local secret and metadata', async () => {
     const session = await loggedIn();
     const { access_token } = session.stored();
-    const connections = () => controlPlane(emulator).connections(emulator.seed.org_id);
+    const connections = () => controlPlane(emulator()).connections(emulator().seed.org_id);
     expect((await connections()).data).toHaveLength(1);
     const result = await session.run(['logout']);
     expect(result.exitCode).toBe(0);
@@ -224,10 +217,10 @@ describe('svc logout', () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
     for (const profile of ['a', 'b']) {
-      const login = await runCli(['login', '--profile', profile], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir });
+      const login = await runCli(['login', '--profile', profile], { env: envFor(emulator()), browser: scriptedBrowser(emulator()), secrets, configDir });
       expect(login.exitCode).toBe(0);
     }
-    const result = await runCli(['logout', '--all', '--json'], { env: { SVC_BASE_URL: emulator.url }, secrets, configDir });
+    const result = await runCli(['logout', '--all', '--json'], { env: { SVC_BASE_URL: emulator().url }, secrets, configDir });
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual([
       { profile: 'a', signed_in: true, revoked: true, forgotten: true },
@@ -245,28 +238,28 @@ describe('svc auth token and svc auth switch', () => {
     expect(result.stdout).toMatch(/^svc_oat_\S+\n$/);
     expect(await bearerWorks(result.stdout.trim())).toBe(200);
 
-    const withKey = await session.run(['auth', 'token'], { env: { SVC_API_KEY: emulator.seed.keys.test } });
-    expect(withKey.stdout).toBe(`${emulator.seed.keys.test}\n`);
+    const withKey = await session.run(['auth', 'token'], { env: { SVC_API_KEY: emulator().seed.keys.test } });
+    expect(withKey.stdout).toBe(`${emulator().seed.keys.test}\n`);
   });
 
   it('auth switch sets the default profile; an unknown one exits 2 listing the known ones', async () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();
     for (const profile of ['work', 'home']) {
-      expect((await runCli(['login', '--profile', profile], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir })).exitCode).toBe(
-        0,
-      );
+      expect(
+        (await runCli(['login', '--profile', profile], { env: envFor(emulator()), browser: scriptedBrowser(emulator()), secrets, configDir })).exitCode,
+      ).toBe(0);
     }
     const readConfig = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
     expect(readConfig().default_profile).toBe('work');
 
-    const switched = await runCli(['auth', 'switch', 'home'], { env: { SVC_BASE_URL: emulator.url }, secrets, configDir });
+    const switched = await runCli(['auth', 'switch', 'home'], { env: { SVC_BASE_URL: emulator().url }, secrets, configDir });
     expect(switched.exitCode).toBe(0);
     expect(readConfig().default_profile).toBe('home');
-    const token = await runCli(['auth', 'token'], { env: { SVC_BASE_URL: emulator.url }, secrets, configDir });
+    const token = await runCli(['auth', 'token'], { env: { SVC_BASE_URL: emulator().url }, secrets, configDir });
     expect(token.stdout.trim()).toBe(JSON.parse(secrets.secrets.get('home:oauth')!).access_token);
 
-    const unknown = await runCli(['auth', 'switch', 'nope'], { env: { SVC_BASE_URL: emulator.url }, secrets, configDir });
+    const unknown = await runCli(['auth', 'switch', 'nope'], { env: { SVC_BASE_URL: emulator().url }, secrets, configDir });
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain('work');
     expect(unknown.stderr).toContain('home');

@@ -125,20 +125,20 @@ describe('bin/svc.js over the bundle', () => {
   });
 
   // (Looks inside bin/svc.js or dist/: skipped for the standalone binary, SVC_BIN.)
-  it.skipIf(standaloneBin)("runs a command from the core and that command's own file; help and usage errors load commander", async () => {
+  it.skipIf(standaloneBin)("runs a command from the core, the parser (commander) and that command's own file", async () => {
     const key = { SVC_API_KEY: emulator.seed.keys.test };
     const account = await traced(['account', '--json'], key);
     expect(account.code, account.stderr).toBe(0);
-    expect(account.loaded).toEqual(['main.cjs', 'cmd-account.cjs']);
+    expect(account.loaded).toEqual(['main.cjs', 'lib/commander.cjs', 'cmd-account.cjs']);
     // Global flags first, one with a value: the same command, the same answer.
     const optionsFirst = await traced(['--profile', 'default', '--json', 'account'], key);
-    expect(optionsFirst.loaded).toEqual(['main.cjs', 'cmd-account.cjs']);
+    expect(optionsFirst.loaded).toEqual(['main.cjs', 'lib/commander.cjs', 'cmd-account.cjs']);
     expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(account.stdout));
     // chats shares helpers with calls and events: they are the core's, so chats loads no other command's file.
     const chats = await traced(['chats', 'list', '--json'], key);
     expect(chats.code, chats.stderr).toBe(0);
-    expect(chats.loaded).toEqual(['main.cjs', 'cmd-chats.cjs']);
-    // A usage error and an unknown command are commander's to answer.
+    expect(chats.loaded).toEqual(['main.cjs', 'lib/commander.cjs', 'cmd-chats.cjs']);
+    // A usage error and an unknown command: commander's answer, no command's file.
     for (const args of [['account', '--nope'], ['cals']]) {
       const refused = await traced(args, key);
       expect(refused.code, args.join(' ')).toBe(2);

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/contract/index.js';
-import { kebab, type CommandDecl } from '../../src/cli/define.js';
+import { kebab, type CommandDecl } from '../../src/commands/define.js';
 
 /** The shared contract, beside this repository as in every checkout and CI's clone; SVC_API_CONTRACT names another copy. */
 const CONTRACT = process.env.SVC_API_CONTRACT ?? join(import.meta.dirname, '../../../shared/api-contract.md');

@@ -1,22 +1,14 @@
 // Billed live actions (issue 24): a credential whose stored scopes cannot do it fails before
 // asking, in the 403's own words; `svc api` asks for the billable POSTs the dedicated
 // commands ask for.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import type { Prompter } from '../../src/io/interactive.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(async () => {
-  await emu.reset();
-});
+/** The file's emulator, the seed again before each test. */
+const emu = useTestEmulator({ resetEach: true });
 
 /** A prompter that records each question and answers `answer`. */
 function recordingPrompter(answer: boolean): Prompter & { asked: string[] } {
@@ -34,7 +26,7 @@ function recordingPrompter(answer: boolean): Prompter & { asked: string[] } {
 }
 
 async function liveCallCount(): Promise<number> {
-  const response = await fetch(`${emu.url}/v1/calls?limit=100`, { headers: { authorization: `Bearer ${emu.seed.keys.live}` } });
+  const response = await fetch(`${emu().url}/v1/calls?limit=100`, { headers: { authorization: `Bearer ${emu().seed.keys.live}` } });
   return ((await response.json()) as { data: unknown[] }).data.length;
 }
 
@@ -42,8 +34,8 @@ describe('a stored credential without the scope', () => {
   it('fails before asking, with the words and exit code of the 403', async () => {
     const configDir = tempConfigDir();
     const secrets = new MemorySecretStore();
-    const readOnly = await emu.plane.createKey(emu.seed.org_id, 'live', ['calls:read', 'account:read']);
-    const added = await runCli(['keys', 'add', '--base-url', emu.url, '--name', 'ro'], { configDir, secrets, stdin: readOnly.key });
+    const readOnly = await emu().plane.createKey(emu().seed.org_id, 'live', ['calls:read', 'account:read']);
+    const added = await runCli(['keys', 'add', '--base-url', emu().url, '--name', 'ro'], { configDir, secrets, stdin: readOnly.key });
     expect(added.exitCode, added.stderr).toBe(0);
 
     const prompter = recordingPrompter(true);
@@ -63,7 +55,7 @@ describe('a stored credential without the scope', () => {
     const viaService = await runCli(['calls', 'start', '--languages', 'en,es', '--live', '--yes'], {
       configDir,
       secrets,
-      env: { SVC_API_KEY: readOnly.key, SVC_BASE_URL: emu.url },
+      env: { SVC_API_KEY: readOnly.key, SVC_BASE_URL: emu().url },
     });
     expect(viaService.exitCode).toBe(4);
     expect(viaService.stderr).toContain('forbidden: the credential lacks the calls:write scope [SVC_API_KEY, live mode]');
@@ -73,7 +65,7 @@ describe('a stored credential without the scope', () => {
 describe('svc api asks for the billable POSTs the dedicated commands ask for', () => {
   const live = { SVC_API_KEY: '', SVC_BASE_URL: '' };
   beforeEach(() => {
-    Object.assign(live, { SVC_API_KEY: emu.seed.keys.live, SVC_BASE_URL: emu.url });
+    Object.assign(live, { SVC_API_KEY: emu().seed.keys.live, SVC_BASE_URL: emu().url });
   });
 
   it('POST /v1/calls at a terminal: N does nothing (exit 1), y goes ahead; --yes does not ask', async () => {
@@ -108,7 +100,7 @@ describe('svc api asks for the billable POSTs the dedicated commands ask for', (
       expect((await runCli(argv, { env: live, tty: true, prompter })).exitCode, argv.join(' ')).toBe(0);
     }
     const test = await runCli(['api', 'POST', '/v1/calls', '-f', 'languages[]=en', '-f', 'languages[]=es'], {
-      env: { ...live, SVC_API_KEY: emu.seed.keys.test },
+      env: { ...live, SVC_API_KEY: emu().seed.keys.test },
       tty: true,
       prompter,
     });
@@ -125,7 +117,7 @@ describe('the confirmation names the price --dry-run shows', () => {
   it('calls start --live at a terminal asks "billed $0.02/min to Acme", the price of svc account prices', async () => {
     const configDir = tempConfigDir();
     const secrets = new MemorySecretStore();
-    const added = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, secrets, stdin: emu.seed.keys.live });
+    const added = await runCli(['keys', 'add', '--base-url', emu().url], { configDir, secrets, stdin: emu().seed.keys.live });
     expect(added.exitCode, added.stderr).toBe(0);
     const dryRun = await runCli(['calls', 'start', '--languages', 'en,es', '--live', '--dry-run'], { configDir, secrets });
     expect(dryRun.stdout).toContain('price: $0.02 per call minute, billed to Acme');

@@ -1,9 +1,9 @@
-// The browser opener (src/cli/browser.ts): which program opens the sign-in address, and
+// The browser opener (src/cli/process/browser.ts): which program opens the sign-in address, and
 // that it never sees svc's own variables (they may hold secrets).
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openBrowser, openerCommand, openerEnv } from '../../src/cli/browser.js';
+import { openBrowser, openerCommand, openerEnv } from '../../src/cli/process/browser.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 const url = 'http://127.0.0.1:4010/oauth/authorize?client_id=svc_app_cli&state=a&scope=calls%3Aread';

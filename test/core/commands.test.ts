@@ -1,32 +1,24 @@
 // account, account balance, account prices, auth status and api against the emulator,
 // in each output form: --json (the API's JSON), TSV when piped, a table on a TTY.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { stripVTControlCharacters as plain } from 'node:util';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(async () => {
-  await emu.reset();
-});
+/** The file's emulator, the seed again before each test. */
+const emu = useTestEmulator({ resetEach: true });
 
-const env = (key: string) => ({ env: { SVC_API_KEY: key, SVC_BASE_URL: emu.url } });
+const env = (key: string) => ({ env: { SVC_API_KEY: key, SVC_BASE_URL: emu().url } });
 
 describe('svc account', () => {
   it('shows organization, mode, credential, scopes and balance', async () => {
-    const key = emu.seed.keys.live;
+    const key = emu().seed.keys.live;
     const json = JSON.parse((await runCli(['account', '--json'], env(key))).stdout);
-    expect(json).toMatchObject({ object: 'account', id: emu.seed.org_id, name: 'Acme', livemode: true, balance: { available: 10_000, currency: 'usd' } });
+    expect(json).toMatchObject({ object: 'account', id: emu().seed.org_id, name: 'Acme', livemode: true, balance: { available: 10_000, currency: 'usd' } });
 
     const piped = await runCli(['account'], env(key));
     expect(piped.exitCode).toBe(0);
@@ -36,7 +28,7 @@ describe('svc account', () => {
         .split('\n')
         .map((l) => l.split('\t')),
     );
-    expect(fields).toMatchObject({ organization: 'Acme', id: emu.seed.org_id, mode: 'live', balance: '$100.00' });
+    expect(fields).toMatchObject({ organization: 'Acme', id: emu().seed.org_id, mode: 'live', balance: '$100.00' });
     expect(fields.credential).toBe(`API key svc_live_…${key.slice(-4)} from SVC_API_KEY`);
     expect(fields.scopes).toContain('account:read');
     expect(piped.stdout).not.toContain(key);
@@ -46,13 +38,13 @@ describe('svc account', () => {
   });
 
   it('balance follows the emulator, prices list every billable item', async () => {
-    await emu.plane.setBalance(emu.seed.org_id, 1234);
+    await emu().plane.setBalance(emu().seed.org_id, 1234);
     // Piped, as everywhere but --json: dollars (the API counts cents).
-    expect((await runCli(['account', 'balance'], env(emu.seed.keys.live))).stdout).toBe('$12.34\n');
-    expect(JSON.parse((await runCli(['account', 'balance', '--json'], env(emu.seed.keys.live))).stdout)).toMatchObject({ available: 1234, livemode: true });
-    expect(plain((await runCli(['account', 'balance'], { ...env(emu.seed.keys.live), tty: true })).stdout)).toMatch(/available\s+\$12\.34/);
+    expect((await runCli(['account', 'balance'], env(emu().seed.keys.live))).stdout).toBe('$12.34\n');
+    expect(JSON.parse((await runCli(['account', 'balance', '--json'], env(emu().seed.keys.live))).stdout)).toMatchObject({ available: 1234, livemode: true });
+    expect(plain((await runCli(['account', 'balance'], { ...env(emu().seed.keys.live), tty: true })).stdout)).toMatch(/available\s+\$12\.34/);
 
-    const prices = await runCli(['account', 'prices'], env(emu.seed.keys.test));
+    const prices = await runCli(['account', 'prices'], env(emu().seed.keys.test));
     expect(prices.exitCode).toBe(0);
     const items = prices.stdout
       .trim()
@@ -62,9 +54,9 @@ describe('svc account', () => {
     // The emulator's 0.002 cents a character, exactly, not 0.002 "usd" nor 2e-5.
     expect(prices.stdout).toContain('translation_character\t$0.00002\tper translated character\n');
     expect(prices.stdout).toContain('call_minute\t$0.02\tper call minute\n');
-    const pricesTty = plain((await runCli(['account', 'prices'], { ...env(emu.seed.keys.test), tty: true })).stdout);
+    const pricesTty = plain((await runCli(['account', 'prices'], { ...env(emu().seed.keys.test), tty: true })).stdout);
     expect(pricesTty).toMatch(/translation_character\s+\$0\.00002\s+per translated character/);
-    const json = JSON.parse((await runCli(['account', 'prices', '--json'], env(emu.seed.keys.test))).stdout);
+    const json = JSON.parse((await runCli(['account', 'prices', '--json'], env(emu().seed.keys.test))).stdout);
     expect(Array.isArray(json)).toBe(true); // like every list's --json
   });
 });
@@ -73,16 +65,16 @@ describe('svc auth status', () => {
   it('lists every profile with org, mode, credentials, scopes and storage; exit 0 when usable', async () => {
     const configDir = tempConfigDir();
     const secrets = new MemorySecretStore();
-    await runCli(['keys', 'add', '--base-url', emu.url], { configDir, secrets, stdin: emu.seed.keys.test });
-    await runCli(['keys', 'add', '--profile', 'other', '--base-url', emu.url], { configDir, secrets, stdin: emu.seed.keys.live });
+    await runCli(['keys', 'add', '--base-url', emu().url], { configDir, secrets, stdin: emu().seed.keys.test });
+    await runCli(['keys', 'add', '--profile', 'other', '--base-url', emu().url], { configDir, secrets, stdin: emu().seed.keys.live });
     const r = await runCli(['auth', 'status'], { configDir, secrets });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain(`default (default): Acme (${emu.seed.org_id}) at ${emu.url}`);
-    expect(r.stdout).toContain(`test key "test": svc_test_…${emu.seed.keys.test.slice(-4)}`);
+    expect(r.stdout).toContain(`default (default): Acme (${emu().seed.org_id}) at ${emu().url}`);
+    expect(r.stdout).toContain(`test key "test": svc_test_…${emu().seed.keys.test.slice(-4)}`);
     expect(r.stdout).toContain('other: Acme');
     expect(r.stdout).toContain('stored in memory');
     expect(r.stdout).toContain('Commands use: profile "default", test mode');
-    expect(r.stdout).not.toContain(emu.seed.keys.test);
+    expect(r.stdout).not.toContain(emu().seed.keys.test);
 
     const json = JSON.parse((await runCli(['auth', 'status', '--json'], { configDir, secrets })).stdout);
     expect(json.profiles.map((p: { name: string }) => p.name)).toEqual(['default', 'other']);
@@ -123,17 +115,17 @@ describe('svc auth status', () => {
     expect(empty.stderr).toContain('svc login');
 
     const configDir = tempConfigDir();
-    await runCli(['keys', 'add', '--base-url', emu.url], { configDir, stdin: emu.seed.keys.test });
+    await runCli(['keys', 'add', '--base-url', emu().url], { configDir, stdin: emu().seed.keys.test });
     const live = await runCli(['auth', 'status', '--live'], { configDir });
     expect(live.exitCode).toBe(3);
     expect(live.stderr).toContain('no live credential');
   });
 
   it('SVC_API_KEY is shown (redacted) as overriding the profiles', async () => {
-    const r = await runCli(['auth', 'status'], env(emu.seed.keys.test));
+    const r = await runCli(['auth', 'status'], env(emu().seed.keys.test));
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain(`SVC_API_KEY is set (svc_test_…${emu.seed.keys.test.slice(-4)})`);
-    expect(r.stdout).not.toContain(emu.seed.keys.test);
+    expect(r.stdout).toContain(`SVC_API_KEY is set (svc_test_…${emu().seed.keys.test.slice(-4)})`);
+    expect(r.stdout).not.toContain(emu().seed.keys.test);
     const bad = await runCli(['auth', 'status'], { env: { SVC_API_KEY: 'not-a-key' } });
     expect(bad.exitCode).toBe(2);
   });
@@ -141,7 +133,7 @@ describe('svc auth status', () => {
 
 describe('svc api', () => {
   it('GET with -F as query, POST with -F as a JSON body, --input from stdin or a file, --include', async () => {
-    const key = emu.seed.keys.test;
+    const key = emu().seed.keys.test;
     const created = await runCli(['api', 'POST', '/v1/chats', '-F', 'language=en', '-F', 'subject=Hi'], env(key));
     expect(created.exitCode).toBe(0);
     const chat = JSON.parse(created.stdout);
@@ -165,7 +157,7 @@ describe('svc api', () => {
   });
 
   it('refuses bad input before any request: method, absolute URLs, -F without =, unreadable --input', async () => {
-    const key = emu.seed.keys.test;
+    const key = emu().seed.keys.test;
     for (const argv of [
       ['api', 'FETCH', '/v1/calls'],
       ['api', 'GET', 'https://evil.example/v1/calls'],
@@ -179,7 +171,7 @@ describe('svc api', () => {
   });
 
   it('an error answer is printed (stdout) and mapped to the exit code (stderr)', async () => {
-    const r = await runCli(['api', 'GET', '/v1/calls/call_missing'], env(emu.seed.keys.test));
+    const r = await runCli(['api', 'GET', '/v1/calls/call_missing'], env(emu().seed.keys.test));
     expect(r.exitCode).toBe(5);
     expect(JSON.parse(r.stdout)).toHaveProperty('detail');
     expect(r.stderr).toContain('not found');
@@ -188,9 +180,9 @@ describe('svc api', () => {
 
 describe('global flags', () => {
   it('are accepted before and after subcommands', async () => {
-    const key = emu.seed.keys.test;
-    const before = await runCli(['--json', '--base-url', emu.url, 'account', 'balance'], { env: { SVC_API_KEY: key } });
-    const after = await runCli(['account', 'balance', '--json', '--base-url', emu.url], { env: { SVC_API_KEY: key } });
+    const key = emu().seed.keys.test;
+    const before = await runCli(['--json', '--base-url', emu().url, 'account', 'balance'], { env: { SVC_API_KEY: key } });
+    const after = await runCli(['account', 'balance', '--json', '--base-url', emu().url], { env: { SVC_API_KEY: key } });
     expect(before.exitCode).toBe(0);
     expect(JSON.parse(after.stdout)).toEqual(JSON.parse(before.stdout));
   });

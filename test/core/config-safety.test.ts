@@ -4,19 +4,14 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { parseConfig } from '../../src/config/config.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
+/** The file's emulator. */
+const emu = useTestEmulator();
 
 const fileStore = { SVC_CREDENTIAL_STORE: 'file' };
 /** A keychain that is never there (the file store is forced anyway). */
@@ -63,9 +58,9 @@ describe('config.json shape', () => {
   it('a damaged config never blocks SVC_API_KEY', async () => {
     const dir = tempConfigDir();
     writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": null}}');
-    const r = await runCli(['account', '--json'], { configDir: dir, env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url } });
+    const r = await runCli(['account', '--json'], { configDir: dir, env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url } });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).id).toBe(emu.seed.org_id);
+    expect(JSON.parse(r.stdout).id).toBe(emu().seed.org_id);
   });
 
   it('a FIFO, a directory or a huge file at config.json is refused without hanging or reading it', async () => {
@@ -93,11 +88,11 @@ describe('config.json shape', () => {
     const dotfiles = tempConfigDir();
     writeFileSync(join(dotfiles, 'svc.json'), '{"version": 1, "profiles": {}}\n');
     symlinkSync(join(dotfiles, 'svc.json'), join(dir, 'config.json'));
-    const r = await runCli(['keys', 'add', '--stdin'], { configDir: dir, stdin: emu.seed.keys.test, env: { SVC_BASE_URL: emu.url } });
+    const r = await runCli(['keys', 'add', '--stdin'], { configDir: dir, stdin: emu().seed.keys.test, env: { SVC_BASE_URL: emu().url } });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(lstatSync(join(dir, 'config.json')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(join(dir, 'config.json'))).toBe(join(dotfiles, 'svc.json'));
-    expect(JSON.parse(readFileSync(join(dotfiles, 'svc.json'), 'utf8')).profiles.default.keys.test.last4).toBe(emu.seed.keys.test.slice(-4));
+    expect(JSON.parse(readFileSync(join(dotfiles, 'svc.json'), 'utf8')).profiles.default.keys.test.last4).toBe(emu().seed.keys.test.slice(-4));
     expect(readdirSync(dotfiles).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
@@ -112,8 +107,8 @@ describe('config.json shape', () => {
     writeFileSync(live, '{}');
     const r = await runCli(['keys', 'add', '--stdin'], {
       configDir: dir,
-      stdin: emu.seed.keys.test,
-      env: { SVC_BASE_URL: emu.url, ...fileStore },
+      stdin: emu().seed.keys.test,
+      env: { SVC_BASE_URL: emu().url, ...fileStore },
       keychain: noKeychain,
     });
     expect(r.exitCode, r.stderr).toBe(0);
@@ -128,8 +123,8 @@ describe('permissions', () => {
     const dir = tempConfigDir();
     const added = await runCli(['keys', 'add', '--stdin'], {
       configDir: dir,
-      stdin: emu.seed.keys.test,
-      env: { SVC_BASE_URL: emu.url, ...fileStore },
+      stdin: emu().seed.keys.test,
+      env: { SVC_BASE_URL: emu().url, ...fileStore },
       keychain: noKeychain,
     });
     expect(added.exitCode, added.stderr).toBe(0);
@@ -162,7 +157,7 @@ describe('key writes cut short', () => {
             profile: 'default',
             name: 'test',
             key: meta,
-            org: { id: emu.seed.org_id, name: 'Acme', base_url: emu.url },
+            org: { id: emu().seed.org_id, name: 'Acme', base_url: emu().url },
             pid,
             host: hostname(),
             started_at: new Date().toISOString(),
@@ -174,15 +169,15 @@ describe('key writes cut short', () => {
 
   it('an add whose secret was stored is completed by the next command; one whose secret was not is undone', async () => {
     const dir = tempConfigDir();
-    killedAdd(dir, emu.seed.keys.test);
+    killedAdd(dir, emu().seed.keys.test);
     const secrets = new MemorySecretStore();
-    await secrets.set('default', 'test', emu.seed.keys.test);
-    const next = await runCli(['account', '--json'], { configDir: dir, secrets, env: { SVC_BASE_URL: emu.url } });
+    await secrets.set('default', 'test', emu().seed.keys.test);
+    const next = await runCli(['account', '--json'], { configDir: dir, secrets, env: { SVC_BASE_URL: emu().url } });
     expect(next.exitCode, next.stderr).toBe(0);
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
     expect(config.secrets_in_flight).toBeUndefined();
-    expect(config.profiles.default.keys.test.last4).toBe(emu.seed.keys.test.slice(-4));
-    expect(config.profiles.default.base_url).toBe(emu.url);
+    expect(config.profiles.default.keys.test.last4).toBe(emu().seed.keys.test.slice(-4));
+    expect(config.profiles.default.base_url).toBe(emu().url);
 
     // The secret written is not the one announced (a torn write, another key): undone, nothing orphaned.
     const other = tempConfigDir();
@@ -198,9 +193,9 @@ describe('key writes cut short', () => {
 
   it('the entry of a writer that still runs is left alone', async () => {
     const dir = tempConfigDir();
-    killedAdd(dir, emu.seed.keys.test, process.pid === 1 ? 2 : 1); // pid 1 always runs
+    killedAdd(dir, emu().seed.keys.test, process.pid === 1 ? 2 : 1); // pid 1 always runs
     const secrets = new MemorySecretStore();
-    await secrets.set('default', 'test', emu.seed.keys.test);
+    await secrets.set('default', 'test', emu().seed.keys.test);
     await runCli(['keys', 'list'], { configDir: dir, secrets });
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).secrets_in_flight).toHaveLength(1);
     expect(secrets.secrets.size).toBe(1);

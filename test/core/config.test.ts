@@ -1,11 +1,11 @@
 // config.json: atomic writes, a corrupt file reported and never overwritten, an
 // unwritable directory reported, concurrent writers never losing each other's changes,
 // and the per-profile lock (exclusive, stale locks taken over).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { FileConfigStore, parseConfig } from '../../src/config/config.js';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -45,13 +45,8 @@ async function runWithConfig(argv: string[], config: FileConfigStore, stdin = ''
   return { exitCode, stdout, stderr };
 }
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
+/** The file's emulator. */
+const emu = useTestEmulator();
 
 describe('config.json', () => {
   it('a file that does not parse is reported with its path and left untouched', async () => {
@@ -65,7 +60,7 @@ describe('config.json', () => {
       expect(r.stderr).toContain(`the config file ${path} is not valid`);
       expect(r.stderr).toContain('left untouched');
     }
-    const add = await runCli(['keys', 'add', '--base-url', emu.url], { configDir: dir, stdin: emu.seed.keys.test });
+    const add = await runCli(['keys', 'add', '--base-url', emu().url], { configDir: dir, stdin: emu().seed.keys.test });
     expect(add.exitCode).toBe(1);
     expect(readFileSync(path, 'utf8')).toBe(corrupt);
     expect(() => parseConfig('{"profiles": []}', path)).toThrow(/"profiles" is not an object/);
@@ -77,7 +72,7 @@ describe('config.json', () => {
     const base = tempConfigDir();
     writeFileSync(join(base, 'file'), '');
     const dir = join(base, 'file', 'svc');
-    const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir: dir, stdin: emu.seed.keys.test });
+    const r = await runCli(['keys', 'add', '--base-url', emu().url], { configDir: dir, stdin: emu().seed.keys.test });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(dir);
   });
@@ -90,9 +85,9 @@ describe('config.json', () => {
       throw Object.assign(new Error(`${code}: ${code === 'EROFS' ? 'read-only file system' : 'permission denied'}, open '${path}'`), { code });
     };
     const erofs = await runWithConfig(
-      ['keys', 'add', '--base-url', emu.url],
+      ['keys', 'add', '--base-url', emu().url],
       new FileConfigStore(dir, { readFile: (p) => readFile(p, 'utf8'), writeFileAtomic: fail('EROFS') }),
-      emu.seed.keys.test,
+      emu().seed.keys.test,
     );
     expect(erofs.exitCode).toBe(1);
     expect(erofs.stderr).toContain(`cannot write the config file ${join(dir, 'config.json')}`);
@@ -100,9 +95,9 @@ describe('config.json', () => {
     expect(erofs.stderr).toContain(`make ${dir} writable, or point SVC_CONFIG_DIR at a writable directory`);
 
     const eacces = await runWithConfig(
-      ['keys', 'add', '--base-url', emu.url],
+      ['keys', 'add', '--base-url', emu().url],
       new FileConfigStore(dir, { readFile: (p) => readFile(p, 'utf8'), writeFileAtomic: fail('EACCES') }),
-      emu.seed.keys.test,
+      emu().seed.keys.test,
     );
     expect(eacces.exitCode).toBe(1);
     expect(eacces.stderr).toContain(join(dir, 'config.json'));
@@ -117,7 +112,7 @@ describe('config.json', () => {
 
   it('a config dir that does not exist yet is created (first run), owner-only', async () => {
     const dir = join(tempConfigDir(), 'not', 'yet', 'svc');
-    const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir: dir, stdin: emu.seed.keys.test });
+    const r = await runCli(['keys', 'add', '--base-url', emu().url], { configDir: dir, stdin: emu().seed.keys.test });
     expect(r.exitCode).toBe(0);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.org_name).toBe('Acme');

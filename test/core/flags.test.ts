@@ -2,10 +2,10 @@
 // (required flags, choices, unknown flags, argument counts) and the command's parse()
 // (value checks), each refusal a usage error (exit 2) before any side effect. No
 // emulator, no context: parseCli's runtime throws if anything is touched.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { parseCli } from '../helpers/parse.js';
 import { ROOT } from '../../src/commands/index.js';
-import { nameOf, type Node } from '../../src/cli/define.js';
+import { nameOf, type FlagKind, type FlagsOf, type Node } from '../../src/commands/define.js';
 
 /** Leaves some test below parsed successfully (the last test checks that is every leaf). */
 const covered = new Set<string>();
@@ -39,9 +39,9 @@ describe('login / logout / auth / keys / mode', () => {
       },
     );
     expect(await refused('login', '--scopes', 'calls:fly')).toContain('unknown scope "calls:fly"');
-    expect(await refused('login', '--port', '70000')).toContain('--port must be a port number');
+    expect(await refused('login', '--port', '70000')).toContain('--port "70000" must be a whole number from 1 to 65535');
     expect(await refused('login', '--timeout', 'soon')).toContain('--timeout');
-    expect(await refused('login', '--browser')).toContain('svc login has no flag --browser');
+    expect(await refused('login', '--browser')).toContain("unknown option '--browser'");
   });
 
   it('logout', async () => {
@@ -56,7 +56,7 @@ describe('login / logout / auth / keys / mode', () => {
     expect(await ok('auth', 'status', '--offline')).toEqual({ offline: true });
     expect(await ok('auth', 'token')).toEqual({});
     expect(await ok('auth', 'switch', 'work')).toEqual({ profile: 'work' });
-    expect(await refused('auth', 'switch')).toContain('svc auth switch needs its PROFILE argument');
+    expect(await refused('auth', 'switch')).toContain("missing required argument 'profile'");
     expect(await refused('auth', 'token', 'extra')).toContain('too many arguments');
   });
 
@@ -69,20 +69,20 @@ describe('login / logout / auth / keys / mode', () => {
     expect(await refused('keys', 'add', '--name', 'bad name')).toContain('--name must be');
     expect(await ok('keys', 'list')).toEqual({});
     expect(await ok('keys', 'remove', 'ci')).toEqual({ name: 'ci' });
-    expect(await refused('keys', 'remove')).toContain('svc keys remove needs its NAME argument');
+    expect(await refused('keys', 'remove')).toContain("missing required argument 'name'");
   });
 
   it('mode', async () => {
     expect(await ok('mode')).toEqual({});
     expect(await ok('mode', 'live')).toEqual({ set: 'live' });
-    expect(await refused('mode', 'prod')).toContain('"prod" is not a valid mode: choose test or live');
+    expect(await refused('mode', 'prod')).toContain('MODE must be one of test, live, not "prod"');
   });
 });
 
 describe('account / calls', () => {
   it('account and its subcommands take no arguments', async () => {
     for (const argv of [['account'], ['account', 'balance'], ['account', 'prices']]) expect(await ok(...argv)).toEqual({});
-    expect(await refused('account', '--nope')).toContain('svc account has no flag --nope');
+    expect(await refused('account', '--nope')).toContain("unknown option '--nope'");
   });
 
   it('calls list', async () => {
@@ -95,7 +95,7 @@ describe('account / calls', () => {
 
   it('calls get / end / dial', async () => {
     expect(await ok('calls', 'get', 'call_1')).toEqual({ id: 'call_1' });
-    expect(await refused('calls', 'get')).toContain('svc calls get needs its ID argument');
+    expect(await refused('calls', 'get')).toContain("missing required argument 'id'");
     expect(await ok('calls', 'end', 'call_1')).toEqual({ id: 'call_1' });
     expect(await refused('calls', 'end', 'chat_1')).toContain('that is a chat id');
     expect(await ok('calls', 'dial', 'call_1', '--to', '+1 415 555 0100', '--line', 'line_9', '--language', 'es')).toEqual({
@@ -104,14 +104,14 @@ describe('account / calls', () => {
       lineId: 'line_9',
       language: 'es',
     });
-    expect(await refused('calls', 'dial', 'call_1')).toContain('svc calls dial needs --to <+E164>');
+    expect(await refused('calls', 'dial', 'call_1')).toContain("required option '--to <+E164>' not specified");
     expect(await ok('calls', 'dial', 'call_1', '--to', '+14155550100', '--dry-run')).toMatchObject({ callId: 'call_1', dryRun: true });
     expect(await refused('calls', 'dial', 'call_1', '--to', '555')).toContain('+14155550100');
   });
 
   it('calls start', async () => {
     expect(await ok('calls', 'start', '--languages', 'en,ES-mx', '--title', 'Intake')).toEqual({ languages: ['en', 'es-MX'], title: 'Intake' });
-    expect(await refused('calls', 'start')).toContain('svc calls start needs --languages <a,b>');
+    expect(await refused('calls', 'start')).toContain("required option '--languages <a,b>' not specified");
     expect(await ok('calls', 'start', '--languages', 'en,es', '--dry-run')).toMatchObject({ dryRun: true });
     expect(await refused('calls', 'start', '--languages', 'en')).toContain('exactly two');
     expect(await refused('calls', 'start', '--languages', 'en,es', '--title', ' ')).toContain('--title is empty');
@@ -127,7 +127,7 @@ describe('account / calls', () => {
     expect(await refused('calls', 'links', 'create', '--expires-in', '60')).toContain('90s, 15m, 1h');
     expect(await ok('calls', 'lines', 'list', '--all')).toEqual({ all: true });
     expect(await ok('calls', 'lines', 'add', '--country', 'us', '--area-code', '415')).toEqual({ country: 'US', areaCode: '415' });
-    expect(await refused('calls', 'lines', 'add')).toContain('svc calls lines add needs --country <cc>');
+    expect(await refused('calls', 'lines', 'add')).toContain("required option '--country <cc>' not specified");
     expect(await ok('calls', 'lines', 'add', '--country', 'US', '--dry-run')).toMatchObject({ country: 'US', dryRun: true });
     expect(await ok('calls', 'lines', 'release', 'line_1')).toEqual({ id: 'line_1' });
     expect(await refused('calls', 'lines', 'release', 'call_1')).toContain('line_8f2a1c');
@@ -140,7 +140,7 @@ describe('chats / translate / events / api / completion / emulator', () => {
     expect(await refused('chats', 'list', '--status', 'ended')).toContain('--status must be one of open, closed');
     expect(await ok('chats', 'get', 'chat_1')).toEqual({ id: 'chat_1' });
     expect(await ok('chats', 'start', '--language', 'fr', '--subject', 'Order 42')).toEqual({ language: 'fr', subject: 'Order 42' });
-    expect(await refused('chats', 'start')).toContain('svc chats start needs --language <lang>');
+    expect(await refused('chats', 'start')).toContain("required option '--language <lang>' not specified");
     expect(await ok('chats', 'close', 'chat_1')).toEqual({ id: 'chat_1' });
     expect(await refused('chats', 'close', 'call_1')).toContain('not a chat id');
     expect(await ok('chats', 'messages', 'chat_1', '--all')).toEqual({ id: 'chat_1', all: true });
@@ -148,9 +148,10 @@ describe('chats / translate / events / api / completion / emulator', () => {
     expect(await ok('chats', 'send', 'chat_1')).toEqual({ id: 'chat_1' });
     expect(await ok('chats', 'send', 'chat_1', 'hi', '--dry-run')).toEqual({ id: 'chat_1', text: 'hi', dryRun: true });
     expect(await ok('chats', 'send', 'chat_1', '--language', 'fr', 'salut')).toEqual({ id: 'chat_1', text: 'salut', language: 'fr' });
-    expect(await ok('chats', 'voice', 'chat_1', 'note.ogg')).toEqual({ id: 'chat_1', file: 'note.ogg' });
+    expect(await ok('chats', 'voice', 'chat_1', 'package.json')).toEqual({ id: 'chat_1', file: 'package.json' });
+    expect(await refused('chats', 'voice', 'chat_1', 'note.ogg')).toContain('note.ogg does not exist');
     expect(await ok('chats', 'voice', 'chat_1', '-')).toEqual({ id: 'chat_1', file: '-' });
-    expect(await refused('chats', 'voice', 'chat_1')).toContain('svc chats voice needs its FILE argument');
+    expect(await refused('chats', 'voice', 'chat_1')).toContain("missing required argument 'file'");
     expect(await ok('chats', 'stream', 'chat_1')).toEqual({ id: 'chat_1' });
     expect(await ok('chats', 'stream', 'chat_1', '--fail-on-gap')).toEqual({ id: 'chat_1', failOnGap: true });
   });
@@ -158,7 +159,7 @@ describe('chats / translate / events / api / completion / emulator', () => {
   it('translate', async () => {
     expect(await ok('translate', 'Good', 'morning', '--to', 'ES', '--from', 'en')).toEqual({ to: 'es', from: 'en', text: 'Good morning', lines: false });
     expect(await ok('translate', '--to', 'de', '--lines')).toEqual({ to: 'de', lines: true });
-    expect(await refused('translate', 'hi')).toContain('svc translate needs --to <lang>');
+    expect(await refused('translate', 'hi')).toContain("required option '--to <lang>' not specified");
     expect(await ok('translate', 'hi', '--to', 'es', '--dry-run')).toMatchObject({ to: 'es', dryRun: true });
     expect(await refused('translate', 'hi', '--to', 'es', '--lines')).toContain('stdin');
   });
@@ -209,13 +210,14 @@ describe('chats / translate / events / api / completion / emulator', () => {
     expect(await ok('events', 'list', '--type', 'call.*', '--limit', '5')).toMatchObject({ limit: 5, all: false });
     expect(await refused('events', 'list', 'extra')).toContain('too many arguments');
     expect(await ok('events', 'get', 'evt_1')).toEqual({ id: 'evt_1' });
-    expect(await refused('events', 'get')).toContain('svc events get needs its ID argument');
+    expect(await refused('events', 'get')).toContain("missing required argument 'id'");
     expect(await ok('events', 'trigger', 'call.ended', '--override', 'call.title=Support')).toMatchObject({ type: 'call.ended' });
     expect(await refused('events', 'trigger', 'call.nope')).toContain('is not an event type');
-    expect(await ok('events', 'replay', 'events.ndjson', '--no-wait')).toMatchObject({ file: 'events.ndjson', speed: 0 });
-    expect(await ok('events', 'replay', 'events.ndjson', '--speed', '10', '--type', 'call.*')).toMatchObject({ speed: 10 });
-    expect(await refused('events', 'replay', 'events.ndjson', '--speed', '10', '--no-wait')).toContain('not both');
-    expect(await refused('events', 'replay')).toContain('svc events replay needs its FILE argument');
+    expect(await ok('events', 'replay', 'package.json', '--no-wait')).toMatchObject({ file: 'package.json', speed: 0 });
+    expect(await refused('events', 'replay', 'events.ndjson')).toContain('events.ndjson does not exist');
+    expect(await ok('events', 'replay', 'package.json', '--speed', '10', '--type', 'call.*')).toMatchObject({ speed: 10 });
+    expect(await refused('events', 'replay', 'package.json', '--speed', '10', '--no-wait')).toContain('not both');
+    expect(await refused('events', 'replay')).toContain("missing required argument 'file'");
   });
 
   it('api', async () => {
@@ -245,17 +247,17 @@ describe('chats / translate / events / api / completion / emulator', () => {
     expect(await refused('api', 'FETCH', '/v1/calls')).toContain('METHOD must be one of');
     expect(await refused('api', 'GET', '/v1/calls', '-X', 'GET')).toContain('give the method once');
     expect(await refused('api', '/v1/calls', '-H', 'Authorization: Bearer x')).toContain('svc sends the credential itself');
-    expect(await refused('api')).toContain('svc api needs its METHOD-OR-PATH argument');
+    expect(await refused('api')).toContain("missing required argument 'method-or-path'");
   });
 
   it('completion / __complete / emulator', async () => {
     expect(await ok('completion', 'zsh')).toEqual({ shell: 'zsh' });
-    expect(await refused('completion', 'tcsh')).toContain('choose bash, zsh, fish or powershell');
+    expect(await refused('completion', 'tcsh')).toContain('SHELL must be one of bash, zsh, fish, powershell, not "tcsh"');
     expect(await ok('completion', 'powershell')).toEqual({ shell: 'powershell' });
     expect(await ok('__complete', 'profiles')).toEqual({ what: 'profiles' });
     expect(await ok('emulator')).toEqual({ port: 4010, host: '127.0.0.1', json: false });
     expect(await ok('emulator', '--port', '0', '--host', '0.0.0.0')).toEqual({ port: 0, host: '0.0.0.0', json: false });
-    expect(await refused('emulator', '--port', '65536')).toContain('--port must be an integer');
+    expect(await refused('emulator', '--port', '65536')).toContain('--port "65536" must be a whole number from 0 to 65535');
     expect(await ok('emulator', '--state', 's.jsonl', '--export', 'out.json', '--allow-host', 'svc.test', '--allow-host', 'b.test')).toMatchObject({
       state: 's.jsonl',
       exportTo: 'out.json',
@@ -268,7 +270,7 @@ describe('profiles / doctor / version / help', () => {
   it('profiles list / remove', async () => {
     expect(await ok('profiles', 'list')).toEqual({});
     expect(await ok('profiles', 'remove', 'old', '--revoke')).toEqual({ name: 'old', revoke: true });
-    expect(await refused('profiles', 'remove')).toContain('svc profiles remove needs its NAME argument');
+    expect(await refused('profiles', 'remove')).toContain("missing required argument 'name'");
   });
 
   it('mcp / mcp log', async () => {
@@ -276,7 +278,7 @@ describe('profiles / doctor / version / help', () => {
     expect(await ok('mcp', '--allow-write', '--live', '--max-spend', '0.10')).toEqual({ allowWrite: true, maxSpend: 100_000 });
     expect(await refused('mcp', '--max-spend', 'lots')).toContain('--max-spend "lots" is not an amount of dollars');
     expect(await ok('mcp', 'log', '--limit', '5')).toEqual({ limit: 5 });
-    expect(await refused('mcp', 'log', '--limit', '0')).toContain('--limit "0" is not a whole number');
+    expect(await refused('mcp', 'log', '--limit', '0')).toContain('--limit "0" must be a whole number of at least 1');
   });
 
   it('doctor / version', async () => {
@@ -296,11 +298,38 @@ describe('the declarations', () => {
     expect(all.length).toBeGreaterThan(35);
     // `svc help A B` never runs its leaf: execute() turns it into `svc A B --help` (declared for help and completions).
     expect(all.filter((name) => !covered.has(name) && name !== 'help')).toEqual([]);
-    expect(await refused('help', 'nope')).toContain('there is no command "nope"');
+    expect(await refused('help', 'nope')).toContain("unknown command 'nope'");
     // The runF seam names each leaf as the tree does.
     const r = await parseCli(['--profile', 'work', '--test', 'calls', 'list', '--json']);
     expect(r).toMatchObject({ exitCode: 0, command: 'calls list' });
-    expect(await refused('--test', '--live', 'account')).toContain('--test and --live cannot be used together');
+    expect(await refused('--test', '--live', 'account')).toContain("option '--test' cannot be used with option '--live'");
+  });
+
+  it("every declared kind is one the parse reads: an id's prefix is the contract's, a default reads as its kind", async () => {
+    const { ID_PREFIX } = await import('../../src/contract/constants.js');
+    const { readKind } = await import('../../src/validate/kinds.js');
+    const specs = (nodes: readonly Node[]): Array<{ name: string; kind?: FlagKind; default?: string }> =>
+      nodes.flatMap((n) => {
+        const decls = n.kind === 'leaf' ? [n.decl] : n.self ? [n.self.decl] : [];
+        const own = decls.flatMap((d) => [...Object.entries(d.flags ?? {}).map(([name, f]) => ({ name, ...f })), ...(d.args ?? [])]);
+        return n.kind === 'leaf' ? own : [...own, ...specs(n.commands)];
+      });
+    const kinded = specs(ROOT.commands).filter((s) => s.kind);
+    expect(kinded.length).toBeGreaterThan(20);
+    for (const spec of kinded) {
+      if (spec.kind!.type === 'id') expect(Object.values(ID_PREFIX), spec.name).toContain(spec.kind!.prefix);
+      if (spec.default !== undefined) expect(() => readKind(spec.kind!, spec.default!, spec.name), spec.name).not.toThrow();
+    }
+  });
+
+  it('parse() receives each kind typed (FlagsOf infers it from the declaration)', async () => {
+    const tail = await import('../../src/commands/events/tail.js');
+    const login = await import('../../src/commands/login.js');
+    expectTypeOf<FlagsOf<typeof tail.command>['maxEvents']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<FlagsOf<typeof tail.command>['since']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<FlagsOf<typeof login.command>['timeout']>().toEqualTypeOf<number>();
+    expect(await ok('events', 'tail', '--max-events', '3', '--timeout', '2m')).toMatchObject({ maxEvents: 3, timeoutMs: 120_000 });
+    expect(await ok('login', '--timeout', '90s')).toMatchObject({ timeoutSeconds: 90 });
   });
 });
 

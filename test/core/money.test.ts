@@ -1,7 +1,7 @@
 // Money as every table, TSV line and message shows it: dollars, exactly, from the API's cents.
 import { describe, expect, it } from 'vitest';
 import { money } from '../../src/io/money.js';
-import { centsOf, subcentsOf } from '../../src/contract/money.js';
+import { centsOfSubcents, subcentsOf } from '../../src/contract/money.js';
 
 describe('money', () => {
   it('shows cents as dollars with at least two decimals', () => {
@@ -30,9 +30,9 @@ describe('money', () => {
   });
   it('a balance the emulator drew exactly shows exactly (1/10,000 of a cent, api-contract.md "Billing")', () => {
     const drawn = subcentsOf(10_000) - subcentsOf(0.002) * 21;
-    expect(centsOf(drawn)).toBe(9999.958);
-    expect(money(centsOf(drawn))).toBe('$99.99958');
-    expect(money(centsOf(subcentsOf(0.002) * 21))).toBe('$0.00042');
+    expect(centsOfSubcents(drawn)).toBe(9999.958);
+    expect(money(centsOfSubcents(drawn))).toBe('$99.99958');
+    expect(money(centsOfSubcents(subcentsOf(0.002) * 21))).toBe('$0.00042');
     expect(subcentsOf(0.00001)).toBeNaN();
   });
 });

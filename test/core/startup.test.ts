@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { whileAwaited } from '../../src/cli/stranded.js';
+import { whileAwaited } from '../../src/cli/process/stranded.js';
 import { root } from '../helpers/spawn.js';
 
 const dist = join(root, 'dist');
@@ -34,14 +34,14 @@ describe('the bundle in dist/', () => {
   it("holds each of svc's modules in one file: the core once, each command's code once", () => {
     expect(definedIn('createContext')).toEqual(['main.cjs']);
     expect(definedIn('createApiClient')).toEqual(['main.cjs']);
-    expect(definedIn('fastInvocation')).toEqual(['main.cjs']);
+    expect(definedIn('runCommand')).toEqual(['main.cjs']);
     // A command's own code in its file; what several commands use (calls' list flags) in the core.
     expect(definedIn('parseTail')).toEqual(['cmd-events.cjs']);
     expect(definedIn('parseListFlags')).toEqual(['main.cjs']);
     const names = functionsDefinedOnce();
     expect(names.length).toBeGreaterThan(200);
     expect(names.filter((name) => definedIn(name).length > 1)).toEqual([]);
-    // commander is a file of its own, loaded for help and usage errors only.
+    // commander is a file of its own (the launcher answers --version, help on a pipe and completion without it).
     expect(definedIn('suggestSimilar')).toEqual([]);
     expect(readFileSync(join(dist, 'lib/commander.cjs'), 'utf8')).toContain('function suggestSimilar(');
   });

@@ -2,20 +2,15 @@
 // secret (keys, the OAuth sign-in, the forwarding secret), and a failure wherever a store
 // would lose them. The keychains are the fakes of test/helpers/keychains.ts; the Linux kernel
 // keyring and `--fix` are exercised for real in test/real/no-secret-service.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { failingKeychain, workingKeychain, type RecordingKeychain } from '../helpers/keychains.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
+/** The file's emulator. */
+const emu = useTestEmulator();
 
 /** A tmpfs to put a config dir on (Linux's /dev/shm). */
 const shmIsTmpfs = (() => {
@@ -32,7 +27,7 @@ interface Report {
 }
 
 async function doctor(configDir: string, keychain: RecordingKeychain, env: Record<string, string> = {}) {
-  const r = await runCli(['doctor', '--json'], { configDir, keychain, env: { SVC_BASE_URL: emu.url, ...env } });
+  const r = await runCli(['doctor', '--json'], { configDir, keychain, env: { SVC_BASE_URL: emu().url, ...env } });
   const report = JSON.parse(r.stdout) as Report;
   return { exitCode: r.exitCode, report, keychainChecks: report.checks.filter((c) => c.check === 'keychain') };
 }
@@ -41,7 +36,7 @@ describe('svc doctor: where secrets are', () => {
   it('no keychain: says why and that new secrets go to credentials.json; names credentials.json for the key and the forwarding secret', async () => {
     const configDir = tempConfigDir();
     const keychain = failingKeychain();
-    expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
+    expect((await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test })).exitCode).toBe(0);
     expect((await runCli(['events', 'tail', '--print-secret'], { configDir, keychain })).exitCode).toBe(0);
     const { exitCode, keychainChecks } = await doctor(configDir, keychain);
     const file = join(configDir, 'credentials.json');
@@ -58,7 +53,7 @@ describe('svc doctor: where secrets are', () => {
   it('a keychain that answers: says so, and names it for each secret kept there', async () => {
     const configDir = tempConfigDir();
     const keychain = workingKeychain();
-    expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
+    expect((await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test })).exitCode).toBe(0);
     const { exitCode, keychainChecks } = await doctor(configDir, keychain);
     expect(keychainChecks[0]).toMatchObject({ status: 'ok', message: expect.stringMatching(/^new secrets go to .*, which answers$/) });
     expect(keychainChecks.find((c) => c.message.includes('the test key'))).toMatchObject({
@@ -70,7 +65,7 @@ describe('svc doctor: where secrets are', () => {
 
   it('fails when a secret recorded in the keychain cannot be read there, and when SVC_CREDENTIAL_STORE=keychain has no keychain', async () => {
     const configDir = tempConfigDir();
-    expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain: workingKeychain(), stdin: emu.seed.keys.test })).exitCode).toBe(0);
+    expect((await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain: workingKeychain(), stdin: emu().seed.keys.test })).exitCode).toBe(0);
     const { exitCode, keychainChecks } = await doctor(configDir, failingKeychain(), { SVC_CREDENTIAL_STORE: 'keychain' });
     expect(exitCode).toBe(1);
     expect(keychainChecks[0]).toMatchObject({ status: 'failed', message: expect.stringMatching(/^SVC_CREDENTIAL_STORE=keychain, but /) });
@@ -86,7 +81,7 @@ describe('svc doctor: where secrets are', () => {
     try {
       const configDir = join(shm, 'svc');
       const keychain = failingKeychain();
-      expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
+      expect((await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test })).exitCode).toBe(0);
       const { exitCode, keychainChecks } = await doctor(configDir, keychain);
       expect(exitCode).toBe(1);
       expect(keychainChecks).toContainEqual(

@@ -2,23 +2,18 @@
 // credentials.json announced before the write, or exactly what SVC_CREDENTIAL_STORE forces.
 // The keychain backends here are fakes that fail or hang on demand (the real one is
 // exercised by test/real/keychain.test.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { failingKeychain, hangingKeychain, workingKeychain } from '../helpers/keychains.js';
 import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, KEYCHAIN_TIMEOUT_MS } from '../../src/credentials/store.js';
 import type { Clock } from '../../src/context.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
+/** The file's emulator. */
+const emu = useTestEmulator();
 
 const config = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
 
@@ -26,8 +21,8 @@ describe('secret storage', () => {
   it('keychain available: the key goes there, under service svc and account <profile>:<name>, and nowhere else', async () => {
     const configDir = tempConfigDir();
     const keychain = workingKeychain();
-    const key = emu.seed.keys.test;
-    const r = await runCli(['keys', 'add', '--name', 'dev', '--base-url', emu.url], { configDir, keychain, stdin: key });
+    const key = emu().seed.keys.test;
+    const r = await runCli(['keys', 'add', '--name', 'dev', '--base-url', emu().url], { configDir, keychain, stdin: key });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe('');
     expect(keychain.entries.get('svc/default:dev')).toBe(key);
@@ -43,8 +38,8 @@ describe('secret storage', () => {
   it('no keychain: warns why, then writes a 0600 credentials.json; later reads use it', async () => {
     const configDir = tempConfigDir();
     const keychain = failingKeychain();
-    const key = emu.seed.keys.test;
-    const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: key });
+    const key = emu().seed.keys.test;
+    const r = await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: key });
     expect(r.exitCode).toBe(0);
     // Two short lines naming the file and SVC_CREDENTIAL_STORE=file; the keychain's raw words only with --debug.
     expect(r.stderr).toBe(
@@ -52,12 +47,12 @@ describe('secret storage', () => {
     );
     expect(r.stderr.split('\n')[0]!.length).toBeLessThanOrEqual(80);
     // A second secret of the same profile in the same file is not announced again.
-    const { key: live } = await emu.makeKey('live');
-    const second = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: live });
+    const { key: live } = await emu().makeKey('live');
+    const second = await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: live });
     expect(second.exitCode, second.stderr).toBe(0);
     expect(second.stderr).toBe('');
-    const { key: other } = await emu.makeKey('test');
-    const debug = await runCli(['keys', 'add', '--profile', 'other', '--debug'], { configDir, keychain, stdin: other, env: { SVC_BASE_URL: emu.url } });
+    const { key: other } = await emu().makeKey('test');
+    const debug = await runCli(['keys', 'add', '--profile', 'other', '--debug'], { configDir, keychain, stdin: other, env: { SVC_BASE_URL: emu().url } });
     expect(debug.stderr).toMatch(/^svc: keychain write of other:test failed: .*org\.freedesktop\.secrets/m);
     expect(debug.stderr).toContain('warning: no OS keychain, so profile "other" keeps its secrets in a file:');
     const file = join(configDir, 'credentials.json');
@@ -87,7 +82,7 @@ describe('secret storage', () => {
     expect(KEYCHAIN_TIMEOUT_MS).toBe(3000);
     const configDir = tempConfigDir();
     const keychain = hangingKeychain();
-    const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, keychainTimeoutMs: 200, stdin: emu.seed.keys.test });
+    const r = await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, keychainTimeoutMs: 200, stdin: emu().seed.keys.test });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('did not answer within 0.2 s');
     expect(keychain.calls).toContain('set');
@@ -96,11 +91,11 @@ describe('secret storage', () => {
 
   it('SVC_CREDENTIAL_STORE=keychain makes a missing keychain an error (exit 1 with the reason), writing nothing', async () => {
     const configDir = tempConfigDir();
-    const r = await runCli(['keys', 'add', '--base-url', emu.url], {
+    const r = await runCli(['keys', 'add', '--base-url', emu().url], {
       configDir,
       keychain: failingKeychain(),
       env: { SVC_CREDENTIAL_STORE: 'keychain' },
-      stdin: emu.seed.keys.test,
+      stdin: emu().seed.keys.test,
     });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('org.freedesktop.secrets');
@@ -112,7 +107,12 @@ describe('secret storage', () => {
   it('SVC_CREDENTIAL_STORE=file never touches the keychain; a bad value is a usage error', async () => {
     const configDir = tempConfigDir();
     const keychain = workingKeychain();
-    const r = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, env: { SVC_CREDENTIAL_STORE: 'file' }, stdin: emu.seed.keys.test });
+    const r = await runCli(['keys', 'add', '--base-url', emu().url], {
+      configDir,
+      keychain,
+      env: { SVC_CREDENTIAL_STORE: 'file' },
+      stdin: emu().seed.keys.test,
+    });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe('');
     expect(keychain.calls).toEqual([]);
@@ -125,7 +125,7 @@ describe('secret storage', () => {
   it('a secret missing from its store is exit 3 naming the command to run again', async () => {
     const configDir = tempConfigDir();
     const keychain = workingKeychain();
-    await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test });
+    await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test });
     keychain.entries.clear();
     const r = await runCli(['account'], { configDir, keychain });
     expect(r.exitCode).toBe(3);
@@ -135,8 +135,8 @@ describe('secret storage', () => {
   it('the file fallback is announced once: a token refresh of a file-stored sign-in neither retries the keychain nor warns', async () => {
     const configDir = tempConfigDir();
     const keychain = failingKeychain();
-    const env = envFor(emu.emulator);
-    const login = await runCli(['login'], { configDir, keychain, env, browser: scriptedBrowser(emu.emulator) });
+    const env = envFor(emu().emulator);
+    const login = await runCli(['login'], { configDir, keychain, env, browser: scriptedBrowser(emu().emulator) });
     expect(login.exitCode).toBe(0);
     expect(login.stderr.match(/^warning: no OS keychain, so profile "default" keeps its secrets in a file:$/gm)).toHaveLength(1);
     expect(config(configDir).profiles.default.oauth.storage).toBe('file');
@@ -158,7 +158,7 @@ describe('secret storage', () => {
   it('profiles remove takes the forwarding secret svc made for the profile with it, from where it is', async () => {
     for (const keychain of [failingKeychain(), workingKeychain()]) {
       const configDir = tempConfigDir();
-      expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
+      expect((await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test })).exitCode).toBe(0);
       expect((await runCli(['events', 'tail', '--print-secret'], { configDir, keychain })).exitCode).toBe(0);
       const removed = await runCli(['profiles', 'remove', 'default'], { configDir, keychain });
       expect(removed.exitCode, removed.stderr).toBe(0);
@@ -172,8 +172,8 @@ describe('secret storage', () => {
     const configDir = tempConfigDir();
     const keychain = workingKeychain();
     keychain.delete = failingKeychain('The name org.freedesktop.secrets was not provided').delete;
-    const env = envFor(emu.emulator);
-    expect((await runCli(['keys', 'add', '--name', 'ci', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
+    const env = envFor(emu().emulator);
+    expect((await runCli(['keys', 'add', '--name', 'ci', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test })).exitCode).toBe(0);
     const removed = await runCli(['keys', 'remove', 'ci', '--json'], { configDir, keychain });
     expect(removed.exitCode).toBe(0);
     expect(removed.stderr).toContain('the keychain entry default:ci (service svc) could not be deleted');
@@ -185,7 +185,7 @@ describe('secret storage', () => {
     });
     expect(keychain.entries.has('svc/default:ci')).toBe(true);
 
-    const login = await runCli(['login'], { configDir, keychain, env, browser: scriptedBrowser(emu.emulator) });
+    const login = await runCli(['login'], { configDir, keychain, env, browser: scriptedBrowser(emu().emulator) });
     expect(login.exitCode).toBe(0);
     const logout = await runCli(['logout', '--json'], { configDir, keychain, env });
     expect(logout.exitCode).toBe(0);
@@ -197,7 +197,7 @@ describe('secret storage', () => {
   it('a keychain that fails or hangs on a read names the next steps: unlock it, SVC_CREDENTIAL_STORE=file, or SVC_API_KEY', async () => {
     const configDir = tempConfigDir();
     const keychain = workingKeychain();
-    expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain, stdin: emu.seed.keys.test })).exitCode).toBe(0);
+    expect((await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test })).exitCode).toBe(0);
     for (const broken of [failingKeychain(), hangingKeychain()]) {
       const r = await runCli(['account'], { configDir, keychain: broken, keychainTimeoutMs: 100 });
       expect(r.exitCode).toBe(1);

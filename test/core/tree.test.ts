@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/tree.js';
-import { commandPath } from '../../src/cli/fast-parse.js';
-import { nameOf, type Node } from '../../src/cli/define.js';
+import { commandPath } from '../../src/cli/tree.js';
+import { nameOf, type Node } from '../../src/commands/define.js';
 import { ROOT } from '../../src/commands/index.js';
 
 /** Parses argv with the whole tree or only argv's part; what it printed and how it ended. */

@@ -1,21 +1,16 @@
 // Words svc prints (issue 24): the missing message, and a 404 that talks about other
 // organizations' objects only where the path names an object.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import type { Clock } from '../../src/context.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
-});
-const env = () => ({ SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url });
+/** The file's emulator. */
+const emu = useTestEmulator();
+const env = () => ({ SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url });
 
 describe('wording', () => {
   it('chats send with nothing to send says "no message given"', async () => {
@@ -57,8 +52,8 @@ describe('hints fit the situation', () => {
   });
 
   it('with SVC_API_KEY set, a missing scope is fixed in the variable, not with svc keys add', async () => {
-    const key = await emu.plane.createKey(emu.seed.org_id, 'test', ['account:read']);
-    const r = await runCli(['calls', 'list'], { env: { SVC_API_KEY: key.key, SVC_BASE_URL: emu.url } });
+    const key = await emu().plane.createKey(emu().seed.org_id, 'test', ['account:read']);
+    const r = await runCli(['calls', 'list'], { env: { SVC_API_KEY: key.key, SVC_BASE_URL: emu().url } });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('set SVC_API_KEY to it');
     expect(r.stderr).not.toContain('keys add');
@@ -96,19 +91,19 @@ describe('hints fit the situation', () => {
 
   it('login timing out after --no-browser, or with no display, does not suggest --no-browser; no display is one clause', async () => {
     const passes: Clock = { now: () => Date.now(), sleep: async () => {} }; // the wait passes at once
-    const noBrowser = await runCli(['login', '--no-browser', '--timeout', '5m'], { env: { SVC_BASE_URL: emu.url }, clock: passes });
+    const noBrowser = await runCli(['login', '--no-browser', '--timeout', '5m'], { env: { SVC_BASE_URL: emu().url }, clock: passes });
     expect(noBrowser.exitCode).toBe(3);
     expect(noBrowser.stderr).toContain('no sign-in arrived within 5 min');
     expect(hintOf(noBrowser.stderr)).not.toContain('--no-browser');
 
-    const noDisplay = await runCli(['login', '--timeout', '5m'], { env: { SVC_BASE_URL: emu.url }, clock: passes });
+    const noDisplay = await runCli(['login', '--timeout', '5m'], { env: { SVC_BASE_URL: emu().url }, clock: passes });
     expect(noDisplay.exitCode).toBe(3);
     expect(noDisplay.stderr).toContain('No browser here (neither DISPLAY nor WAYLAND_DISPLAY is set).');
     expect(hintOf(noDisplay.stderr)).not.toContain('--no-browser');
 
     // A browser that opened (or seemed to) and no sign-in: --no-browser is the way out.
     const opened = await runCli(['login', '--timeout', '5m'], {
-      env: { SVC_BASE_URL: emu.url, DISPLAY: ':0' },
+      env: { SVC_BASE_URL: emu().url, DISPLAY: ':0' },
       clock: passes,
       browser: { open: async () => {} },
     });
@@ -124,12 +119,12 @@ describe('hints fit the situation', () => {
 
   it('svc_test_ alone is too short, not missing its prefix', async () => {
     for (const key of ['svc_test_', 'svc_test_abc']) {
-      const r = await runCli(['keys', 'add', '--stdin'], { stdin: key, env: { SVC_BASE_URL: emu.url } });
+      const r = await runCli(['keys', 'add', '--stdin'], { stdin: key, env: { SVC_BASE_URL: emu().url } });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('error: that key is too short: an svc API key is svc_test_ and at least 8 more characters');
       expect(r.stderr).not.toContain('must start with');
     }
-    const wrong = await runCli(['keys', 'add', '--stdin'], { stdin: 'sk_test_1234567890abcdef', env: { SVC_BASE_URL: emu.url } });
+    const wrong = await runCli(['keys', 'add', '--stdin'], { stdin: 'sk_test_1234567890abcdef', env: { SVC_BASE_URL: emu().url } });
     expect(wrong.stderr).toContain('it must start with svc_live_ or svc_test_');
   });
 });

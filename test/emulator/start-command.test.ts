@@ -4,6 +4,7 @@ import { parse, parseEmulatorStart, run, runEmulatorStart } from '../../src/comm
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseCli } from '../helpers/parse.js';
 
 function fakeContext(controller: AbortController, json = false) {
   const out: string[] = [];
@@ -33,19 +34,14 @@ async function until(predicate: () => boolean) {
 }
 
 describe('svc emulator (start command)', () => {
-  it('parses port and host with defaults, and refuses bad ports with a usage error (exit 2)', () => {
+  it('parses port and host with defaults, and refuses bad ports with a usage error (exit 2)', async () => {
     expect(parseEmulatorStart({})).toEqual({ port: 4010, host: '127.0.0.1', json: false });
-    expect(parseEmulatorStart({ port: '0', host: '0.0.0.0', json: true })).toEqual({ port: 0, host: '0.0.0.0', json: true });
-    expect(parse([], { port: '65535' })).toMatchObject({ port: 65535 });
+    expect(parseEmulatorStart({ port: 0, host: '0.0.0.0', json: true })).toEqual({ port: 0, host: '0.0.0.0', json: true });
+    expect(parse([], { port: 65535 })).toMatchObject({ port: 65535 });
     for (const port of ['-1', '65536', '1.5', 'abc', '']) {
-      let caught: any;
-      try {
-        parseEmulatorStart({ port });
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught?.exitCode, port).toBe(2);
-      expect(caught?.name).toBe('UsageError');
+      const refused = await parseCli(['emulator', '--port', port]);
+      expect(refused.exitCode, port).toBe(2);
+      expect(refused.stderr, port).toContain(`--port "${port}" must be a whole number from 0 to 65535`);
     }
     expect(() => parse(['extra'], {})).toThrow(/no arguments/);
   });
@@ -114,7 +110,7 @@ describe('svc emulator on a port already in use', () => {
     const port = (busy.address() as { port: number }).port;
     try {
       const { ctx } = fakeContext(new AbortController());
-      const error = await runEmulatorStart(parseEmulatorStart({ port: String(port) }), ctx).catch((e: unknown) => e);
+      const error = await runEmulatorStart(parseEmulatorStart({ port }), ctx).catch((e: unknown) => e);
       expect(error).toMatchObject({ exitCode: 2, message: expect.stringContaining(`port ${port}`), hint: expect.stringContaining('--port 0') });
     } finally {
       busy.close();
@@ -141,7 +137,7 @@ describe('svc emulator --state, --export, --import, --allow-host', () => {
       const state = join(dir, 'state.jsonl');
       const first = new AbortController();
       const one = fakeContext(first);
-      const running = run(parseEmulatorStart({ port: '0', state }), one.ctx);
+      const running = run(parseEmulatorStart({ port: 0, state }), one.ctx);
       await until(() => one.out.length > 0);
       expect(one.out.join('')).toMatch(/svc_test_\S+/);
       expect(one.out.join('')).toContain(`state         ${state} (new`);
@@ -150,7 +146,7 @@ describe('svc emulator --state, --export, --import, --allow-host', () => {
 
       const second = new AbortController();
       const two = fakeContext(second);
-      const again = run(parseEmulatorStart({ port: '0', state }), two.ctx);
+      const again = run(parseEmulatorStart({ port: 0, state }), two.ctx);
       await until(() => two.out.length > 0);
       const text = two.out.join('');
       expect(text).toContain(`loaded from ${state}: 1 organization(s), 2 key(s)`);
@@ -167,7 +163,7 @@ describe('svc emulator --state, --export, --import, --allow-host', () => {
 
       writeFileSync(state, 'garbage\n');
       const broken = fakeContext(new AbortController());
-      const error = await run(parseEmulatorStart({ port: '0', state }), broken.ctx).catch((e: unknown) => e);
+      const error = await run(parseEmulatorStart({ port: 0, state }), broken.ctx).catch((e: unknown) => e);
       expect(error).toMatchObject({ exitCode: 2, message: expect.stringContaining(state) });
       expect(readFileSync(state, 'utf8')).toBe('garbage\n');
     } finally {
@@ -183,7 +179,7 @@ describe('svc emulator --state, --export, --import, --allow-host', () => {
         [join(dir, 'missing', 'state.jsonl'), `the folder ${join(dir, 'missing')} does not exist`],
       ] as const) {
         const { ctx } = fakeContext(new AbortController());
-        const error = await run(parseEmulatorStart({ port: '0', state }), ctx).catch((e: unknown) => e);
+        const error = await run(parseEmulatorStart({ port: 0, state }), ctx).catch((e: unknown) => e);
         expect(error, state).toMatchObject({ exitCode: 2, message: expect.stringContaining(`--state ${state}`) });
         expect((error as Error).message).toContain(words);
       }

@@ -1,5 +1,5 @@
 // vitest's global setup: the bundle in dist/ is built once per test run, before any suite, so
-// every spawned test runs bin/svc.js over what `npm run build` makes. scripts/test.mjs builds
+// every spawned test runs bin/svc.js over what `npm run build` makes. scripts/test.mjs and test-all.mjs build
 // first and says so with SVC_BUILT=1.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -181,15 +181,23 @@ export async function testEmulator(opts: EmulatorOptions = {}): Promise<TestEmul
   };
 }
 
-/** One emulator for the test file (beforeAll/afterAll); the getter fails if used before it started. */
-export function useTestEmulator(opts: EmulatorOptions = {}): () => TestEmulator {
+/**
+ * One emulator for the test file (beforeAll/afterAll), with `resetEach` the seed again before
+ * every test; the getter fails if used before it started.
+ */
+export function useTestEmulator(opts: EmulatorOptions & { resetEach?: boolean } = {}): () => TestEmulator {
   let running: TestEmulator | undefined;
+  const { resetEach, ...emulatorOptions } = opts;
   beforeAll(async () => {
-    running = await testEmulator(opts);
+    running = await testEmulator(emulatorOptions);
   });
   afterAll(async () => {
     await running?.close();
   });
+  if (resetEach)
+    beforeEach(async () => {
+      await running?.reset();
+    });
   return () => {
     if (!running) throw new Error('the emulator is not started yet (use it inside tests or hooks)');
     return running;

@@ -4,14 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ROOT } from '../../src/commands/index.js';
-import { defineCommand, leaf, type RootSpec } from '../../src/cli/define.js';
+import { defineCommand, leaf, type RootSpec } from '../../src/commands/define.js';
 import { commandLine, toolsOf, ToolDeclarationError, type Session } from '../../src/commands/mcp/tools.js';
 import { inputSchema } from '../../src/commands/mcp/schema.js';
-import { parseDollars, priceOf, SpendingCap } from '../../src/commands/mcp/budget.js';
+import { centsToUnits, priceOf, SpendingCap } from '../../src/commands/mcp/budget.js';
 
 const testRead: Session = { mode: 'test', allowWrite: false };
 const testWrite: Session = { mode: 'test', allowWrite: true };
-const live: Session = { mode: 'live', allowWrite: false, maxSpend: parseDollars('0.10') };
+const live: Session = { mode: 'live', allowWrite: false, maxSpend: centsToUnits(10) };
 
 const names = (session: Session) => toolsOf(ROOT, session).map((t) => t.name);
 const schemaOf = (name: string, session: Session = testWrite) =>
@@ -118,10 +118,10 @@ describe('input schemas from typed flags', () => {
 });
 
 describe('the spending cap', () => {
-  it('dollars are kept in 1/10,000 cent, exactly', () => {
-    expect(parseDollars('0.10')).toBe(100_000);
-    expect(parseDollars('$5')).toBe(5_000_000);
-    expect(() => parseDollars('ten')).toThrow(/not an amount of dollars/);
+  it('the cap is kept in 1/10,000 cent, exactly', () => {
+    expect(centsToUnits(10)).toBe(100_000);
+    expect(centsToUnits(500)).toBe(5_000_000);
+    expect(centsToUnits(0.0021)).toBe(21);
   });
 
   it('a translation is priced per character; a call its first minute, each next one as it begins; a line (monthly) is refused', () => {

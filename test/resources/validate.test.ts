@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
 import {
-  InvalidValueError,
   parseAreaCode,
-  parseChoice,
   parseCountryCode,
-  parseDurationSeconds,
+  parseDurationMs,
   parseE164,
   parseId,
   parseLanguageList,
   parseLanguageTag,
-  parseLimit,
+  readKind,
   parseText,
 } from '../../src/validate/index.js';
 
@@ -17,7 +16,7 @@ function messageOf(fn: () => unknown): string {
   try {
     fn();
   } catch (error) {
-    expect(error).toBeInstanceOf(InvalidValueError);
+    expect(error).toBeInstanceOf(UsageError);
     return (error as Error).message;
   }
   throw new Error('expected the validator to refuse the value');
@@ -83,22 +82,22 @@ describe('E.164 numbers, countries, area codes', () => {
 
 describe('durations', () => {
   it.each([
-    ['90s', 90],
-    ['15m', 900],
-    ['1h', 3600],
-    ['2d', 172_800],
-    ['1h30m', 5400],
-    ['1H', 3600],
-  ])('%s is %i seconds', (input, seconds) => {
-    expect(parseDurationSeconds(input)).toBe(seconds);
+    ['90s', 90_000],
+    ['15m', 900_000],
+    ['1h', 3_600_000],
+    ['2d', 172_800_000],
+    ['1h30m', 5_400_000],
+    ['1H', 3_600_000],
+  ])('%s is %i ms', (input, ms) => {
+    expect(parseDurationMs(input)).toBe(ms);
   });
 
   it.each(['60', '1w', 'h', '-1h', '1.5h', '', '1h1h'])('refuses %j with examples', (input) => {
-    expect(messageOf(() => parseDurationSeconds(input))).toMatch(/90s|repeats/);
+    expect(messageOf(() => parseDurationMs(input))).toMatch(/90s|repeats/);
   });
 
   it('refuses zero', () => {
-    expect(messageOf(() => parseDurationSeconds('0s'))).toContain('longer than zero');
+    expect(messageOf(() => parseDurationMs('0s'))).toContain('longer than zero');
   });
 });
 
@@ -129,19 +128,38 @@ describe('ids by prefix', () => {
   });
 });
 
-describe('limits, choices and text', () => {
-  it('accepts 1 to 100', () => {
-    expect(parseLimit('1')).toBe(1);
-    expect(parseLimit('100')).toBe(100);
+describe('kinds: what a declared flag or argument reads to', () => {
+  const limit = { type: 'integer', min: 1, max: 100 } as const;
+  it('an integer within its bounds', () => {
+    expect(readKind(limit, '1', '--limit')).toBe(1);
+    expect(readKind(limit, '100', '--limit')).toBe(100);
   });
 
-  it.each(['0', '101', '-5', '2.5', 'ten', ''])('refuses --limit %j and mentions --all', (input) => {
-    expect(messageOf(() => parseLimit(input))).toContain('--all');
+  it.each(['0', '101', '-5', '2.5', 'ten', ''])('refuses --limit %j, naming the bounds', (input) => {
+    expect(messageOf(() => readKind(limit, input, '--limit'))).toBe(`--limit "${input}" must be a whole number from 1 to 100`);
   });
 
-  it('matches choices case-insensitively and lists them on failure', () => {
-    expect(parseChoice('Active', ['active', 'ended'], '--status')).toBe('active');
-    expect(messageOf(() => parseChoice('open', ['active', 'ended'], '--status'))).toContain('active, ended');
+  it('a duration in milliseconds, within its bounds', () => {
+    expect(readKind({ type: 'duration' }, '1h30m', '--timeout')).toBe(5_400_000);
+    expect(messageOf(() => readKind({ type: 'duration', max: '1h' }, '2h', '--timeout'))).toContain('longer than 1h');
+    expect(messageOf(() => readKind({ type: 'duration', min: '10s' }, '5s', '--timeout'))).toContain('shorter than 10s');
+  });
+
+  it('money in exact cents', () => {
+    expect(readKind({ type: 'money' }, '0.29', '--max-spend')).toBe(29); // 0.29 * 100 is 28.999999999999996
+    expect(readKind({ type: 'money' }, '$5', '--max-spend')).toBe(500);
+    expect(readKind({ type: 'money' }, '0.015', '--max-spend')).toBe(1.5);
+    expect(messageOf(() => readKind({ type: 'money' }, '-1', '--max-spend'))).toContain('not an amount');
+  });
+
+  it('an id by its prefix, naming the flag', () => {
+    expect(readKind({ type: 'id', prefix: 'evt_' }, 'evt_1', '--since')).toBe('evt_1');
+    expect(messageOf(() => readKind({ type: 'id', prefix: 'evt_' }, 'call_1', '--since'))).toContain('--since "call_1" is not an event id');
+  });
+
+  it('a language in canonical case', () => {
+    expect(readKind({ type: 'language' }, 'pt-br', '--to')).toBe('pt-BR');
+    expect(messageOf(() => readKind({ type: 'language' }, 'en_US', '--to'))).toContain('did you mean en-US');
   });
 
   it('refuses empty and over-long text', () => {

@@ -1,5 +1,5 @@
 // `svc account balance`: the prepaid balance of the organization.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { money } from '../../io/money.js';
 import { printObject } from '../../io/output.js';

@@ -1,5 +1,5 @@
 // `svc account prices`: what each billable operation costs.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../api/endpoints.js';
 import { money } from '../../io/money.js';

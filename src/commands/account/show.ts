@@ -1,5 +1,5 @@
 // `svc account`: the organization, the mode, the credential in use, its scopes, the balance.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { money } from '../../io/money.js';

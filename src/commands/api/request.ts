@@ -1,7 +1,7 @@
 // `svc api [METHOD] PATH [-f/-F key=value …] [-H 'Name: value'] [--input FILE|-]
 // [--paginate] [--jq EXPR] [--include]`: any request, authenticated like every other
 // command — the escape hatch for what is not wrapped, shaped like `gh api`.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import type { HttpResponse } from '../../api/http.js';
@@ -74,7 +74,7 @@ export const command = defineCommand({
       help: "a typed field: true, false, null and numbers as JSON, @file a file's contents, @- stdin; key[]=v arrays, key[sub]=v objects; repeatable",
     },
     header: { short: '-H', value: '<name:value>', repeatable: true, help: 'an extra request header (not Authorization: svc sends the credential); repeatable' },
-    input: { value: '<file>', help: 'the request body from a file, or - for stdin' },
+    input: { value: '<file>', kind: { type: 'file' }, help: 'the request body from a file, or - for stdin' },
     paginate: { help: 'follow next_cursor to the last page (with --json: one array of every item)' },
     jq: { value: '<expr>', help: "filter the JSON answer with jq, e.g. --jq '.data[].id'" },
     include: { short: '-i', help: 'print the status line and headers too' },

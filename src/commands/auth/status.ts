@@ -2,11 +2,11 @@
 // where each secret is stored (keychain or file), so it is never unclear which account a
 // command acts on (stripe-cli#1135) or that a secret fell back to a file (cli/cli#8954).
 // Local only: no request is made. Exit 3 when the chosen profile has no usable credential.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import type { Profile } from '../../config/config.js';
+import type { ConfigData, Profile } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
-import { chooseMode, chooseProfileName, requireProfile } from '../../credentials/resolve.js';
+import { chooseMode, chooseProfileName, namedProfile, requireProfile } from '../../credentials/resolve.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { AuthError, CliError, EXIT } from '../../errors.js';
 import { printJson, printText, relativeTime, scopeList } from '../../io/output.js';
@@ -89,41 +89,61 @@ function profileLines(
   return lines;
 }
 
-export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number | void> {
+export async function run(opts: AuthStatusOptions, ctx: Context): Promise<void> {
   const config = await ctx.config.read();
   const chosen = chooseProfileName(ctx, config);
-  const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
+  const explicit = namedProfile(ctx) !== undefined;
   if (explicit && !ctx.env.SVC_API_KEY) requireProfile(config, chosen);
-  const now = ctx.clock.now();
   // --profile NAME shows that profile alone; otherwise every profile.
   const shown = Object.keys(config.profiles)
     .filter((name) => !explicit || name === chosen)
     .sort();
-  /** The mode `svc mode` shows for the profile: flags and SVC_MODE first, then the profile's. */
-  const modeOf = (profile: Profile) => chooseMode(ctx, profile);
+  const { online, refused } = opts.offline ? { online: new Map<string, Map<string, CredentialCheck>>(), refused: 0 } : await checkOnline(ctx, config, shown);
+  const { active, problem, trouble } = await activeCredential(ctx);
+  const status: Status = { config, chosen, shown, online, active, problem, trouble };
+  if (ctx.globals.json) printStatusJson(ctx, opts, status);
+  else printStatusText(ctx, status);
+  // The status is printed; what is wrong with it is the run's error (its exit code, and --json's form, the runner's).
+  if (problem) throw problem;
+  if (refused) throw new CliError(`${refused} stored credential(s) were refused by the service`, EXIT.failure, 'run `svc doctor` for the fix of each');
+}
 
-  // Every credential of the shown profiles, asked of the service (unless --offline).
-  const online = new Map<string, Map<string, CredentialCheck>>();
+/** What auth status found, for either of its outputs. */
+interface Status {
+  config: ConfigData;
+  chosen: string;
+  shown: string[];
+  online: Map<string, Map<string, CredentialCheck>>;
+  active: ResolvedCredential | undefined;
+  problem: CliError | undefined;
+  trouble: OAuthTrouble | undefined;
+}
+
+/** Every credential of the shown profiles, asked of the service; how many it refused. */
+async function checkOnline(ctx: Context, config: ConfigData, shown: string[]): Promise<{ online: Status['online']; refused: number }> {
+  const online: Status['online'] = new Map();
   let refused = 0;
-  if (!opts.offline) {
-    for (const name of shown) {
-      const checks = new Map<string, CredentialCheck>();
-      online.set(name, checks);
-      const profile = config.profiles[name]!;
-      let base: string;
-      try {
-        base = profileBaseUrl(ctx, profile);
-      } catch {
-        continue;
-      }
-      for (const credential of storedCredentials(name, profile, base)) {
-        const check = await checkCredential(ctx, credential);
-        if (check.verdict === 'refused') refused++;
-        checks.set(check.credential, check);
-      }
+  for (const name of shown) {
+    const checks = new Map<string, CredentialCheck>();
+    online.set(name, checks);
+    const profile = config.profiles[name]!;
+    let base: string;
+    try {
+      base = profileBaseUrl(ctx, profile);
+    } catch {
+      continue;
+    }
+    for (const credential of storedCredentials(name, profile, base)) {
+      const check = await checkCredential(ctx, credential);
+      if (check.verdict === 'refused') refused++;
+      checks.set(check.credential, check);
     }
   }
+  return { online, refused };
+}
 
+/** The credential commands would use now, or what keeps them from one (its OAuth entry read too). */
+async function activeCredential(ctx: Context): Promise<Pick<Status, 'active' | 'problem' | 'trouble'>> {
   let active: ResolvedCredential | undefined;
   let problem: CliError | undefined;
   try {
@@ -160,64 +180,61 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<number
     }
     if (problem) active = undefined;
   }
+  return { active, problem, trouble };
+}
 
-  if (ctx.globals.json) {
-    printJson(ctx, {
-      default_profile: config.default_profile ?? null,
-      active: active
-        ? {
-            profile: active.source === 'env' ? null : active.profileName,
-            source: active.source,
-            mode: active.mode,
-            type: active.kind,
-            key_name: active.keyName ?? null,
-          }
-        : { profile: chosen, error: problem?.message ?? null, ...(trouble ? { oauth: trouble === 'ended' ? 'ended' : 'secret_missing' } : {}) },
-      env_api_key: ctx.env.SVC_API_KEY ? redact(ctx.env.SVC_API_KEY) : null,
-      config_file: ctx.config.path,
-      profiles: shown
-        .map((name) => [name, config.profiles[name]!] as const)
-        .map(([name, p]) => ({
-          name,
-          default: name === (config.default_profile ?? 'default'),
-          org_id: p.org_id ?? null,
-          org_name: p.org_name ?? null,
-          base_url: p.base_url ?? null,
-          mode: p.mode ?? null,
-          effective_mode: modeOf(p),
-          oauth: p.oauth ?? null,
-          keys: Object.values(p.keys ?? {}).map((k) => ({ ...k, redacted: redactedKey(k) })),
-          online: opts.offline ? null : [...(online.get(name)?.values() ?? [])],
-        })),
-    });
-  } else {
-    const out: string[] = [];
-    if (!shown.length) out.push(`No profiles yet (config: ${ctx.config.path}).`);
-    for (const name of shown)
-      out.push(
-        ...profileLines(
-          name,
-          config.profiles[name]!,
-          name === (config.default_profile ?? 'default'),
-          now,
-          modeOf(config.profiles[name]!),
-          online.get(name) ?? new Map(),
-          name === chosen ? trouble : undefined,
-        ),
-      );
-    if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile.`);
-    if (active) out.push(`Commands use: ${describeActive(active)}.`);
-    // Organization names and ids came from the service: inert before they reach the terminal.
-    printText(ctx, out.join('\n'));
-  }
+function printStatusJson(ctx: Context, opts: AuthStatusOptions, { config, chosen, shown, online, active, problem, trouble }: Status): void {
+  /** The mode `svc mode` shows for the profile: flags and SVC_MODE first, then the profile's. */
+  const modeOf = (profile: Profile) => chooseMode(ctx, profile);
+  printJson(ctx, {
+    default_profile: config.default_profile ?? null,
+    active: active
+      ? {
+          profile: active.source === 'env' ? null : active.profileName,
+          source: active.source,
+          mode: active.mode,
+          type: active.kind,
+          key_name: active.keyName ?? null,
+        }
+      : { profile: chosen, error: problem?.message ?? null, ...(trouble ? { oauth: trouble === 'ended' ? 'ended' : 'secret_missing' } : {}) },
+    env_api_key: ctx.env.SVC_API_KEY ? redact(ctx.env.SVC_API_KEY) : null,
+    config_file: ctx.config.path,
+    profiles: shown
+      .map((name) => [name, config.profiles[name]!] as const)
+      .map(([name, p]) => ({
+        name,
+        default: name === (config.default_profile ?? 'default'),
+        org_id: p.org_id ?? null,
+        org_name: p.org_name ?? null,
+        base_url: p.base_url ?? null,
+        mode: p.mode ?? null,
+        effective_mode: modeOf(p),
+        oauth: p.oauth ?? null,
+        keys: Object.values(p.keys ?? {}).map((k) => ({ ...k, redacted: redactedKey(k) })),
+        online: opts.offline ? null : [...(online.get(name)?.values() ?? [])],
+      })),
+  });
+}
 
-  if (problem) {
-    ctx.io.stderr.write(`error: ${problem.message}\n`);
-    if (problem.hint) ctx.io.stderr.write(`  ${problem.hint}\n`);
-    return problem instanceof AuthError ? EXIT.unauthenticated : problem.exitCode;
-  }
-  if (refused) {
-    ctx.io.stderr.write(`error: ${refused} stored credential(s) were refused by the service\n  run \`svc doctor\` for the fix of each\n`);
-    return EXIT.failure;
-  }
+function printStatusText(ctx: Context, { config, chosen, shown, online, active, trouble }: Status): void {
+  const now = ctx.clock.now();
+  const modeOf = (profile: Profile) => chooseMode(ctx, profile);
+  const out: string[] = [];
+  if (!shown.length) out.push(`No profiles yet (config: ${ctx.config.path}).`);
+  for (const name of shown)
+    out.push(
+      ...profileLines(
+        name,
+        config.profiles[name]!,
+        name === (config.default_profile ?? 'default'),
+        now,
+        modeOf(config.profiles[name]!),
+        online.get(name) ?? new Map(),
+        name === chosen ? trouble : undefined,
+      ),
+    );
+  if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile.`);
+  if (active) out.push(`Commands use: ${describeActive(active)}.`);
+  // Organization names and ids came from the service: inert before they reach the terminal.
+  printText(ctx, out.join('\n'));
 }

@@ -1,10 +1,10 @@
 // `svc calls dial ID --to +E164 [--line ID] [--language L]` — billed in live mode; refused in test mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
-import { parseE164, parseId, parseLanguageTag } from '../../validate/index.js';
-import { type Flags, requiredArg, stringFlag, validated } from './shared.js';
+import { CliError, EXIT } from '../../errors.js';
+import { parseE164 } from '../../validate/index.js';
+
 import { call, confirmBilled } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Participant, participantFields, timeFormat } from './views.js';
@@ -21,11 +21,11 @@ export const command = defineCommand({
   name: 'dial',
   mcp: { billable: 'write' },
   summary: 'dial a phone into a call (live mode only; billed)',
-  args: [{ name: 'id', help: 'call id', required: true }],
+  args: [{ name: 'id', help: 'call id', required: true, kind: { type: 'id', prefix: 'call_' } }],
   flags: {
     to: { value: '<+E164>', required: true, help: 'the phone number, e.g. +14155550100' },
-    line: { value: '<id>', help: 'the line to call from (line_…)' },
-    language: { value: '<lang>', help: 'the language the callee speaks' },
+    line: { value: '<id>', kind: { type: 'id', prefix: 'line_' }, help: 'the line to call from (line_…)' },
+    language: { value: '<lang>', kind: { type: 'language' }, help: 'the language the callee speaks' },
     dryRun: { help: 'print the request and the price it would draw; send nothing' },
   },
   examples: ['svc --live calls dial call_123 --to +14155550100 --language es'],
@@ -33,18 +33,11 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): CallsDialOptions {
-  const callId = requiredArg(args, 0, 'call ID', 'svc calls dial call_8f2a1c --to +14155550100');
-  const to = stringFlag(flags, 'to');
-  if (to === undefined) throw new UsageError('missing --to: give the phone number to dial in E.164 form, e.g. --to +14155550100');
-  const line = stringFlag(flags, 'line');
-  const language = stringFlag(flags, 'language');
-  return validated(() => {
-    const opts: CallsDialOptions = { callId: parseId(callId, 'call'), to: parseE164(to, '--to') };
-    if (line !== undefined) opts.lineId = parseId(line, 'line');
-    if (language !== undefined) opts.language = parseLanguageTag(language, '--language');
-    if (flags.dryRun === true) opts.dryRun = true;
-    return opts;
-  });
+  const opts: CallsDialOptions = { callId: args[0], to: parseE164(flags.to, '--to') };
+  if (flags.line !== undefined) opts.lineId = flags.line;
+  if (flags.language !== undefined) opts.language = flags.language;
+  if (flags.dryRun === true) opts.dryRun = true;
+  return opts;
 }
 
 export async function run(opts: CallsDialOptions, ctx: Context): Promise<void> {

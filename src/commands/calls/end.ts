@@ -1,8 +1,7 @@
 // `svc calls end ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseId } from '../../validate/index.js';
-import { type Flags, requiredArg, validated } from './shared.js';
+
 import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Call, callFields, timeFormat } from './views.js';
@@ -15,14 +14,13 @@ export const command = defineCommand({
   name: 'end',
   mcp: 'write',
   summary: 'end a call',
-  args: [{ name: 'id', help: 'call id', required: true }],
+  args: [{ name: 'id', help: 'call id', required: true, kind: { type: 'id', prefix: 'call_' } }],
   examples: ['svc calls end call_123'],
   scopes: ['calls:write'],
 });
 
 export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): CallsEndOptions {
-  const id = requiredArg(args, 0, 'call ID', 'svc calls end call_8f2a1c');
-  return { id: validated(() => parseId(id, 'call')) };
+  return { id: args[0] };
 }
 
 export async function run(opts: CallsEndOptions, ctx: Context): Promise<void> {

@@ -1,8 +1,7 @@
 // `svc calls get ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseId } from '../../validate/index.js';
-import { type Flags, requiredArg, validated } from './shared.js';
+
 import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Call, callFields, timeFormat } from './views.js';
@@ -21,8 +20,7 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): CallsGetOptions {
-  const id = requiredArg(args, 0, 'call ID', 'svc calls get call_8f2a1c');
-  return { id: validated(() => parseId(id, 'call')) };
+  return { id: args[0] };
 }
 
 export async function run(opts: CallsGetOptions, ctx: Context): Promise<void> {

@@ -1,10 +1,10 @@
 // `svc calls lines add --country US [--area-code 415]` — billed in live mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
-import { UsageError } from '../../errors.js';
+
 import { parseAreaCode, parseCountryCode } from '../../validate/index.js';
-import { type Flags, stringFlag, validated } from './shared.js';
+
 import { call, confirmBilled } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Line, lineFields, timeFormat } from './views.js';
@@ -29,15 +29,10 @@ export const command = defineCommand({
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LinesAddOptions {
-  const country = stringFlag(flags, 'country');
-  if (country === undefined) throw new UsageError('missing --country: give a two-letter country code, e.g. --country US');
-  const areaCode = stringFlag(flags, 'areaCode');
-  return validated(() => {
-    const opts: LinesAddOptions = { country: parseCountryCode(country, '--country') };
-    if (areaCode !== undefined) opts.areaCode = parseAreaCode(areaCode, '--area-code');
-    if (flags.dryRun === true) opts.dryRun = true;
-    return opts;
-  });
+  const opts: LinesAddOptions = { country: parseCountryCode(flags.country, '--country') };
+  if (flags.areaCode !== undefined) opts.areaCode = parseAreaCode(flags.areaCode, '--area-code');
+  if (flags.dryRun === true) opts.dryRun = true;
+  return opts;
 }
 
 export async function run(opts: LinesAddOptions, ctx: Context): Promise<void> {

@@ -1,7 +1,7 @@
 // `svc calls lines list [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { type Flags, type ListFlags, parseListFlags } from './shared.js';
+import { type ListFlags, parseListFlags } from './shared.js';
 import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Line, lineColumns, timeFormat } from './views.js';
@@ -13,7 +13,7 @@ export const command = defineCommand({
   mcp: 'read',
   summary: 'list phone lines',
   flags: {
-    limit: { value: '<n>', help: 'at most N lines' },
+    limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N lines' },
     all: { help: 'every line' },
   },
   examples: ['svc calls lines list'],

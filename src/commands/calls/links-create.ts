@@ -1,8 +1,7 @@
 // `svc calls links create [--call ID] [--language L] [--expires-in 1h]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseDurationSeconds, parseId, parseLanguageTag } from '../../validate/index.js';
-import { type Flags, stringFlag, validated } from './shared.js';
+
 import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Link, linkFields, timeFormat } from './views.js';
@@ -18,25 +17,21 @@ export const command = defineCommand({
   mcp: 'write',
   summary: 'create a join link',
   flags: {
-    call: { value: '<id>', help: 'the call it joins (call_…)' },
-    language: { value: '<lang>', help: "the joiner's language" },
-    expiresIn: { value: '<duration>', help: 'lifetime, e.g. 1h or 30m' },
+    call: { value: '<id>', kind: { type: 'id', prefix: 'call_' }, help: 'the call it joins (call_…)' },
+    language: { value: '<lang>', kind: { type: 'language' }, help: "the joiner's language" },
+    expiresIn: { value: '<duration>', kind: { type: 'duration' }, help: 'lifetime, e.g. 1h or 30m' },
   },
   examples: ['svc calls links create --call call_123 --language fr --expires-in 1h'],
   scopes: ['calls:write'],
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LinksCreateOptions {
-  const call = stringFlag(flags, 'call');
-  const language = stringFlag(flags, 'language');
-  const expiresIn = stringFlag(flags, 'expiresIn');
-  return validated(() => {
-    const opts: LinksCreateOptions = {};
-    if (call !== undefined) opts.callId = parseId(call, 'call');
-    if (language !== undefined) opts.language = parseLanguageTag(language, '--language');
-    if (expiresIn !== undefined) opts.expiresInSeconds = parseDurationSeconds(expiresIn, '--expires-in');
-    return opts;
-  });
+  const opts: LinksCreateOptions = {};
+  if (flags.call !== undefined) opts.callId = flags.call;
+  if (flags.language !== undefined) opts.language = flags.language;
+  // (The API counts a link's lifetime in seconds; a duration has no fraction of one.)
+  if (flags.expiresIn !== undefined) opts.expiresInSeconds = flags.expiresIn / 1000;
+  return opts;
 }
 
 export async function run(opts: LinksCreateOptions, ctx: Context): Promise<void> {

@@ -1,8 +1,8 @@
 // `svc calls list [--status active|ended] [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseChoice } from '../../validate/index.js';
-import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from './shared.js';
+
+import { type ListFlags, parseListFlags } from './shared.js';
 import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Call, callColumns, timeFormat } from './views.js';
@@ -25,10 +25,7 @@ export const command = defineCommand({
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): CallsListOptions {
-  const status = stringFlag(flags, 'status');
-  const opts: CallsListOptions = parseListFlags(flags);
-  if (status !== undefined) opts.status = validated(() => parseChoice(status, ['active', 'ended'], '--status'));
-  return opts;
+  return { ...parseListFlags(flags), ...(flags.status !== undefined ? { status: flags.status } : {}) };
 }
 
 export async function run(opts: CallsListOptions, ctx: Context): Promise<void> {

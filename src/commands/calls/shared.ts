@@ -3,19 +3,8 @@
 // error. What their handlers share (requests, lists, billing notice) is in
 // src/commands/shared/resources.ts.
 import { UsageError } from '../../errors.js';
-import { InvalidValueError, parseLimit } from '../../validate/index.js';
 
 export type Flags = Record<string, unknown>;
-
-/** Runs validators; a refused value becomes a usage error (exit 2) with the validator's message. */
-export function validated<T>(validate: () => T): T {
-  try {
-    return validate();
-  } catch (error) {
-    if (error instanceof InvalidValueError) throw new UsageError(error.message);
-    throw error;
-  }
-}
 
 /** A string flag, or undefined when absent. The name must be one the command declares. */
 export function stringFlag<F extends Flags>(flags: F, name: keyof F & string): string | undefined {
@@ -53,13 +42,11 @@ export interface ListFlags {
   all: boolean;
 }
 
-/** `--limit N` (1–100) or `--all`; not both, because they contradict each other. */
-export function parseListFlags(flags: Flags): ListFlags {
-  const all = booleanFlag(flags, 'all');
-  const limitText = stringFlag(flags, 'limit');
-  if (all && limitText !== undefined) {
+/** `--limit N` (1–100, read by its kind) or `--all`; not both, because they contradict each other. */
+export function parseListFlags(flags: { limit?: number; all?: boolean }): ListFlags {
+  const all = flags.all === true;
+  if (all && flags.limit !== undefined) {
     throw new UsageError('give either --limit N (at most N objects) or --all (every object), not both');
   }
-  if (limitText === undefined) return { all };
-  return { all, limit: validated(() => parseLimit(limitText)) };
+  return flags.limit === undefined ? { all } : { all, limit: flags.limit };
 }

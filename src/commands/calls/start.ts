@@ -1,10 +1,10 @@
 // `svc calls start --languages en,es [--title T]` — billed in live mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../dry-run.js';
 import { UsageError } from '../../errors.js';
 import { parseLanguageList } from '../../validate/index.js';
-import { type Flags, stringFlag, validated } from './shared.js';
+
 import { call, confirmBilled } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { type Call, callFields, timeFormat } from './views.js';
@@ -31,15 +31,13 @@ export const command = defineCommand({
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): CallsStartOptions {
-  const languagesText = stringFlag(flags, 'languages');
-  if (languagesText === undefined) throw new UsageError('missing --languages: give the two languages of the call, e.g. --languages en,es');
-  const languages = validated(() => parseLanguageList(languagesText, '--languages'));
+  const languages = parseLanguageList(flags.languages, '--languages');
   if (languages.length !== 2) {
     throw new UsageError(`--languages needs exactly two language tags, one per side of the call, e.g. --languages en,es (got ${languages.length})`);
   }
   const opts: CallsStartOptions = { languages: [languages[0]!, languages[1]!] };
   if (flags.dryRun === true) opts.dryRun = true;
-  const title = stringFlag(flags, 'title');
+  const title = flags.title;
   if (title !== undefined) {
     if (title.trim() === '') throw new UsageError('--title is empty: give a title, e.g. --title "Intake"');
     opts.title = title;

@@ -1,8 +1,7 @@
 // `svc chats close ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseId } from '../../validate/index.js';
-import { type Flags, requiredArg, validated } from '../calls/shared.js';
+
 import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
@@ -16,14 +15,13 @@ export const command = defineCommand({
   name: 'close',
   mcp: 'write',
   summary: 'close a chat',
-  args: [{ name: 'id', help: 'chat id', required: true }],
+  args: [{ name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   examples: ['svc chats close chat_123'],
   scopes: ['sessions:write'],
 });
 
 export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): ChatsCloseOptions {
-  const id = requiredArg(args, 0, 'chat ID', 'svc chats close chat_8f2a1c');
-  return { id: validated(() => parseId(id, 'chat')) };
+  return { id: args[0] };
 }
 
 export async function run(opts: ChatsCloseOptions, ctx: Context): Promise<void> {

@@ -1,8 +1,7 @@
 // `svc chats get ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseId } from '../../validate/index.js';
-import { type Flags, requiredArg, validated } from '../calls/shared.js';
+
 import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
@@ -16,14 +15,13 @@ export const command = defineCommand({
   name: 'get',
   mcp: 'read',
   summary: 'show one chat',
-  args: [{ name: 'id', help: 'chat id (chat_…)', required: true }],
+  args: [{ name: 'id', help: 'chat id (chat_…)', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   examples: ['svc chats get chat_123'],
   scopes: ['sessions:read'],
 });
 
 export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): ChatsGetOptions {
-  const id = requiredArg(args, 0, 'chat ID', 'svc chats get chat_8f2a1c');
-  return { id: validated(() => parseId(id, 'chat')) };
+  return { id: args[0] };
 }
 
 export async function run(opts: ChatsGetOptions, ctx: Context): Promise<void> {

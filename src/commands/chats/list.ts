@@ -1,8 +1,8 @@
 // `svc chats list [--status open|closed] [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseChoice } from '../../validate/index.js';
-import { type Flags, type ListFlags, parseListFlags, stringFlag, validated } from '../calls/shared.js';
+
+import { type ListFlags, parseListFlags } from '../calls/shared.js';
 import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
@@ -18,7 +18,7 @@ export const command = defineCommand({
   summary: 'list chats, newest first',
   flags: {
     status: { value: '<status>', choices: ['open', 'closed'], help: 'only open or closed chats' },
-    limit: { value: '<n>', help: 'at most N chats (1–100, default 20)' },
+    limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N chats (1–100, default 20)' },
     all: { help: 'every chat, following pages' },
   },
   examples: ['svc chats list --status open'],
@@ -26,10 +26,7 @@ export const command = defineCommand({
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsListOptions {
-  const status = stringFlag(flags, 'status');
-  const opts: ChatsListOptions = parseListFlags(flags);
-  if (status !== undefined) opts.status = validated(() => parseChoice(status, ['open', 'closed'], '--status'));
-  return opts;
+  return { ...parseListFlags(flags), ...(flags.status !== undefined ? { status: flags.status } : {}) };
 }
 
 export async function run(opts: ChatsListOptions, ctx: Context): Promise<void> {

@@ -1,8 +1,8 @@
 // `svc chats messages ID [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseId } from '../../validate/index.js';
-import { type Flags, type ListFlags, parseListFlags, requiredArg, validated } from '../calls/shared.js';
+
+import { type ListFlags, parseListFlags } from '../calls/shared.js';
 import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
@@ -16,9 +16,9 @@ export const command = defineCommand({
   name: 'messages',
   mcp: 'read',
   summary: "list a chat's messages",
-  args: [{ name: 'id', help: 'chat id', required: true }],
+  args: [{ name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   flags: {
-    limit: { value: '<n>', help: 'at most N messages' },
+    limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N messages' },
     all: { help: 'every message' },
   },
   examples: ['svc chats messages chat_123 --all'],
@@ -26,8 +26,7 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsMessagesOptions {
-  const id = requiredArg(args, 0, 'chat ID', 'svc chats messages chat_8f2a1c');
-  return { id: validated(() => parseId(id, 'chat')), ...parseListFlags(flags) };
+  return { id: args[0], ...parseListFlags(flags) };
 }
 
 export async function run(opts: ChatsMessagesOptions, ctx: Context): Promise<void> {

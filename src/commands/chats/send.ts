@@ -1,8 +1,7 @@
 // `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { parseId, parseLanguageTag, parseText } from '../../validate/index.js';
-import { type Flags, positional, requiredArg, stringFlag, validated } from '../calls/shared.js';
+import { parseText } from '../../validate/index.js';
 import { call, readStdinText } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
@@ -25,11 +24,15 @@ export const command = defineCommand({
   mcp: { billable: 'write' },
   summary: 'post a text message (TEXT, or stdin when omitted)',
   args: [
-    { name: 'id', help: 'chat id', required: true },
+    { name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } },
     { name: 'text', help: 'the message (several words are joined with spaces)', variadic: true },
   ],
   flags: {
-    language: { value: '<lang>', help: "the language the text is in (BCP 47; default: the chat's); another is translated to the chat's" },
+    language: {
+      value: '<lang>',
+      kind: { type: 'language' },
+      help: "the language the text is in (BCP 47; default: the chat's); another is translated to the chat's",
+    },
     dryRun: { help: 'print the request and the price it would draw; send nothing' },
   },
   examples: [
@@ -41,20 +44,18 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsSendOptions {
-  const id = requiredArg(args, 0, 'chat ID', 'svc chats send chat_8f2a1c "Hello"');
-  const words = positional(args).slice(1);
-  const opts: ChatsSendOptions = { id: validated(() => parseId(id, 'chat')) };
+  const [id, ...words] = args;
+  const opts: ChatsSendOptions = { id };
   if (flags.dryRun === true) opts.dryRun = true;
-  const language = stringFlag(flags, 'language');
-  if (language !== undefined) opts.language = validated(() => parseLanguageTag(language, '--language'));
+  if (flags.language !== undefined) opts.language = flags.language;
   // The limit is checked here, before any request (the service would refuse it with 422).
-  if (words.length > 0) opts.text = validated(() => parseText(words.join(' '), 'the message text', MAX_MESSAGE_CHARS));
+  if (words.length > 0) opts.text = parseText(words.join(' '), 'the message text', MAX_MESSAGE_CHARS);
   return opts;
 }
 
 export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   const text = opts.text ?? (await readStdinText(ctx, 'message', 'svc chats send chat_8f2a1c "Hello", or echo "Hello" | svc chats send chat_8f2a1c'));
-  validated(() => parseText(text, 'the message text', MAX_MESSAGE_CHARS));
+  parseText(text, 'the message text', MAX_MESSAGE_CHARS);
   const body: Record<string, unknown> = { text };
   if (opts.language !== undefined) body.language = opts.language;
   if (opts.dryRun) {

@@ -1,9 +1,8 @@
 // `svc chats start --language L [--subject S]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { parseLanguageTag } from '../../validate/index.js';
-import { type Flags, stringFlag, validated } from '../calls/shared.js';
+
 import { call } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
@@ -19,7 +18,7 @@ export const command = defineCommand({
   mcp: 'write',
   summary: 'start a support chat',
   flags: {
-    language: { value: '<lang>', required: true, help: "the chat's language (BCP 47)" },
+    language: { value: '<lang>', required: true, kind: { type: 'language' }, help: "the chat's language (BCP 47)" },
     subject: { value: '<subject>', help: 'a subject' },
   },
   examples: ['svc chats start --language en --subject "Billing"'],
@@ -27,10 +26,8 @@ export const command = defineCommand({
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsStartOptions {
-  const language = stringFlag(flags, 'language');
-  if (language === undefined) throw new UsageError("missing --language: give the customer's language, e.g. --language fr");
-  const opts: ChatsStartOptions = { language: validated(() => parseLanguageTag(language, '--language')) };
-  const subject = stringFlag(flags, 'subject');
+  const opts: ChatsStartOptions = { language: flags.language };
+  const subject = flags.subject;
   if (subject !== undefined) {
     if (subject.trim() === '') throw new UsageError('--subject is empty: give a subject, e.g. --subject "Order 42"');
     opts.subject = subject;

@@ -5,14 +5,12 @@
 // message, or the position frame the stream opened with), and each reconnection also catches
 // up from the message list, printing what was posted meanwhile exactly once. Nothing
 // from the service for 5 minutes (keep-alive comments count): exit 9.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, printText, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
-import { parseId } from '../../validate/index.js';
 import { isRetryableFailure, random01From } from '../../api/retry.js';
-import { type Flags, requiredArg, validated } from '../calls/shared.js';
 import { call } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
 import { type Chat, type Message, messageColumns, messageText, translationText } from './views.js';
@@ -34,7 +32,7 @@ class ChatClosed extends Error {}
 export const command = defineCommand({
   name: 'stream',
   summary: "follow a chat's new messages live",
-  args: [{ name: 'id', help: 'chat id', required: true }],
+  args: [{ name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   flags: {
     failOnGap: { help: 'exit 1 when the service cannot resume without missing messages' },
   },
@@ -43,13 +41,12 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsStreamOptions {
-  const id = requiredArg(args, 0, 'chat ID', 'svc chats stream chat_8f2a1c');
-  const opts: ChatsStreamOptions = { id: validated(() => parseId(id, 'chat')) };
+  const opts: ChatsStreamOptions = { id: args[0] };
   if (flags.failOnGap === true) opts.failOnGap = true;
   return opts;
 }
 
-export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<number> {
+export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<number | void> {
   const [{ openSse }, { follow }, gaps, api] = await Promise.all([
     import('../../api/sse.js'),
     import('../../api/reconnect.js'),
@@ -124,13 +121,13 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
         'check the network and run it again; `svc chats messages` lists what was posted',
       );
     }
-    return EXIT.interrupted; // only Ctrl-C ends the follow loop otherwise
+    return; // only Ctrl-C ends the follow loop otherwise (the runner's exit code, 130)
   } catch (error) {
     if (error instanceof ChatClosed) {
       note(ctx, `${opts.id} is closed: no more messages`);
       return EXIT.ok;
     }
-    if (ctx.signal.aborted) return EXIT.interrupted;
+    if (ctx.signal.aborted) return; // (130, the runner's)
     throw error;
   }
 }

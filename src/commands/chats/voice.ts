@@ -1,12 +1,12 @@
 // `svc chats voice ID FILE|-` — the content type from the audio's first bytes, whatever
 // the file is called (or from stdin with `-`); a missing, empty, too large or non-audio
 // input is refused before any upload.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printObject } from '../../io/output.js';
-import { AUDIO_SNIFF_BYTES, checkVoiceSize, parseId, sniffAudioType } from '../../validate/index.js';
-import { type Flags, requiredArg, validated } from '../calls/shared.js';
+import { AUDIO_SNIFF_BYTES, checkVoiceSize, sniffAudioType } from '../../validate/index.js';
+
 import { call } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageFields } from './views.js';
@@ -22,22 +22,25 @@ export const command = defineCommand({
   name: 'voice',
   summary: 'post a voice message from an audio file (≤ 10 MiB)',
   args: [
-    { name: 'id', help: 'chat id', required: true },
-    { name: 'file', help: 'audio file (Ogg/Opus, MP3, AAC, WAV, FLAC, M4A, WebM, AMR: told by its content), or - for stdin', required: true },
+    { name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } },
+    {
+      name: 'file',
+      help: 'audio file (Ogg/Opus, MP3, AAC, WAV, FLAC, M4A, WebM, AMR: told by its content), or - for stdin',
+      required: true,
+      kind: { type: 'file' },
+    },
   ],
   examples: ['svc chats voice chat_123 question.ogg', 'record | svc chats voice chat_123 -'],
   scopes: ['sessions:write'],
 });
 
 export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): ChatsVoiceOptions {
-  const id = requiredArg(args, 0, 'chat ID', 'svc chats voice chat_8f2a1c note.ogg');
-  const file = requiredArg(args, 1, 'audio FILE', 'svc chats voice chat_8f2a1c note.ogg');
-  return validated(() => ({ id: parseId(id, 'chat'), file }));
+  return { id: args[0], file: args[1] };
 }
 
 export async function run(opts: ChatsVoiceOptions, ctx: Context): Promise<void> {
   const audio = opts.file === '-' ? await readVoiceStdin(ctx) : await readVoiceFile(opts.file);
-  const contentType = validated(() => sniffAudioType(opts.file === '-' ? 'stdin' : opts.file, audio.subarray(0, AUDIO_SNIFF_BYTES)));
+  const contentType = sniffAudioType(opts.file === '-' ? 'stdin' : opts.file, audio.subarray(0, AUDIO_SNIFF_BYTES));
   const message = await call<Message>(ctx, 'chats.voice', {
     params: { id: opts.id },
     rawBody: audio,
@@ -50,7 +53,7 @@ export async function run(opts: ChatsVoiceOptions, ctx: Context): Promise<void> 
 async function readVoiceStdin(ctx: Context): Promise<Uint8Array> {
   if (ctx.io.stdin.isTTY) throw new UsageError('`-` reads the recording from stdin: pipe one in, e.g. svc chats voice chat_8f2a1c - < note.ogg');
   const bytes = ctx.io.stdin.readAllBytes ? await ctx.io.stdin.readAllBytes() : new TextEncoder().encode(await ctx.io.stdin.readAll());
-  validated(() => checkVoiceSize('stdin', bytes.byteLength));
+  checkVoiceSize('stdin', bytes.byteLength);
   return bytes;
 }
 
@@ -78,10 +81,10 @@ async function readVoiceFile(file: string): Promise<Uint8Array> {
     const info = await handle.stat();
     if (!info.isFile()) throw new UsageError(`${file} is not a file: give an audio recording, e.g. note.ogg`);
     size = info.size;
-    validated(() => checkVoiceSize(file, size));
+    checkVoiceSize(file, size);
     const head = new Uint8Array(AUDIO_SNIFF_BYTES);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    validated(() => sniffAudioType(file, head.subarray(0, bytesRead)));
+    sniffAudioType(file, head.subarray(0, bytesRead));
     return new Uint8Array(await handle.readFile());
   } catch (error) {
     if (error instanceof UsageError) throw error;

@@ -1,9 +1,9 @@
 // `svc completion bash|zsh|fish`: prints the script completions/ ships (same generator).
-import { defineCommand, type ArgsOf, type FlagsOf, type RootSpec } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf, type RootSpec } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { completionScript, SHELLS } from '../../cli/completion.js';
-import type { Shell } from '../../cli/completion.js';
+import { completionScript, SHELLS } from './scripts/generate.js';
+import type { Shell } from './scripts/generate.js';
 
 export interface CompletionOptions {
   shell: Shell;

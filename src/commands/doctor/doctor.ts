@@ -1,6 +1,6 @@
 // `svc doctor`: one run that checks the setup and explains it. Each line is ok, warning
 // or failed, with the fix. Exit 0 only when nothing failed (warnings are advice).
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { closeSync, constants } from 'node:fs';
 import { openOwnFile, tightenOwnFile } from '../../config/own-file.js';
 import { access, lstat, stat } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
 import { UsageError } from '../../errors.js';
@@ -26,7 +26,7 @@ export interface EmulatorStartOptions {
 }
 
 export interface EmulatorStartFlags {
-  port?: string;
+  port?: number;
   host?: string;
   json?: boolean;
   state?: string;
@@ -41,10 +41,10 @@ export const command = defineCommand({
   name: 'emulator',
   summary: 'run the local emulator of the service',
   flags: {
-    port: { value: '<n>', default: '4010', help: 'port to listen on' },
+    port: { value: '<n>', kind: { type: 'integer', min: 0, max: 65535 }, default: '4010', help: 'port to listen on' },
     host: { value: '<host>', default: '127.0.0.1', help: 'address to listen on' },
     state: { value: '<file>', help: 'keep the whole state in this file across restarts (created from the seed if missing)' },
-    import: { value: '<file>', help: 'start from this exported document instead of the seed' },
+    import: { value: '<file>', kind: { type: 'file' }, help: 'start from this exported document instead of the seed' },
     export: { value: '<file>', help: 'write the --state file as a readable document to this file, then exit' },
     allowHost: { value: '<name>', repeatable: true, help: 'also answer requests for this Host name (repeatable)' },
     open: { help: "open the dashboard (the emulator's root URL) in the browser" },
@@ -68,10 +68,6 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
   const flags: EmulatorStartFlags = (Array.isArray(flagsOrArgs) ? maybeFlags : flagsOrArgs) ?? {};
   const args = Array.isArray(flagsOrArgs) ? flagsOrArgs : [];
   if (args.length > 0) throw new UsageError(`svc emulator takes no arguments (got ${args.join(' ')})`);
-  const portText = flags.port === undefined ? String(DEFAULT_EMULATOR_PORT) : String(flags.port).trim();
-  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
-    throw new UsageError(`--port must be an integer from 0 to 65535 (got ${portText})`, 'use --port 0 to pick a free port');
-  }
   const host = flags.host === undefined ? '127.0.0.1' : String(flags.host).trim();
   if (host === '' || /[\s/]/.test(host)) throw new UsageError(`--host must be an address such as 127.0.0.1 (got ${JSON.stringify(flags.host)})`);
   const file = (name: string, value: string | undefined) => {
@@ -93,7 +89,7 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
     }
   }
   return {
-    port: Number(portText),
+    port: flags.port ?? DEFAULT_EMULATOR_PORT,
     host,
     json: flags.json === true,
     ...(state !== undefined ? { state } : {}),

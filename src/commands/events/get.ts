@@ -1,15 +1,14 @@
 // `svc events get ID`: one retained event. The API has no GET /v1/events/{id}
 // (api-contract.md), so this reads the retained history (GET /v1/events, 100 a page,
 // newest first) until it finds the id: at most 100 requests for the 10,000 retained.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../api/endpoints.js';
 import { LIST_LIMIT_MAX } from '../../api/endpoints.js';
 import { CliError, EXIT } from '../../errors.js';
 import { printObject } from '../../io/output.js';
 import { displayJson } from '../../io/sanitize.js';
-import { parseId } from '../../validate/index.js';
-import { type Flags, requiredArg, validated } from '../calls/shared.js';
+
 import { timeFormat } from '../calls/views.js';
 import { type ApiEvent, summarize } from './format.js';
 
@@ -21,14 +20,13 @@ export const command = defineCommand({
   name: 'get',
   mcp: 'read',
   summary: 'show one retained event',
-  args: [{ name: 'id', help: 'event id (evt_…)', required: true }],
+  args: [{ name: 'id', help: 'event id (evt_…)', required: true, kind: { type: 'id', prefix: 'evt_' } }],
   examples: ['svc events get evt_123', 'svc events get evt_123 --json'],
   scopes: ['events:read'],
 });
 
 export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): EventsGetOptions {
-  const id = requiredArg(args, 0, 'event ID', 'svc events get evt_8f2a1c');
-  return { id: validated(() => parseId(id, 'event')) };
+  return { id: args[0] };
 }
 
 export async function findEvent(ctx: Context, id: string): Promise<ApiEvent | undefined> {

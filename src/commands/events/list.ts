@@ -1,10 +1,10 @@
 // `svc events list [--type T]… [--limit N | --all]`: the retained history (GET /v1/events),
 // newest first, as the other lists are.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';
-import { type Flags, type ListFlags, parseListFlags } from '../calls/shared.js';
+import { type ListFlags, parseListFlags } from '../calls/shared.js';
 import { fetchList, noteMore } from '../shared/resources.js';
 import { timeColumn, timeFormat } from '../calls/views.js';
 import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';

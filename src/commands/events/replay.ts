@@ -2,10 +2,10 @@
 // of a `--dead-letter` file) sent again, signed as the tail signs them, in their order and
 // with their relative timing (by created_at; `--speed N` divides the waits, `--no-wait`
 // drops them). Without --forward-to they are printed. Waits go through ctx.clock.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { openDeliveries } from './deliveries.js';
 import { matchesType, type TypePattern } from './filter.js';
 import { formatEventLine, type ApiEvent } from './format.js';
@@ -32,7 +32,7 @@ export interface RecordedEvent {
 export const command = defineCommand({
   name: 'replay',
   summary: 'send recorded (or dead-letter) events again, signed, in order',
-  args: [{ name: 'file', help: 'NDJSON from events tail --record or --dead-letter', required: true }],
+  args: [{ name: 'file', help: 'NDJSON from events tail --record or --dead-letter', required: true, kind: { type: 'file' } }],
   flags: {
     forwardTo: { value: '<url>', repeatable: true, help: 'POST each event, signed, to URL; TYPE=URL for some types only (repeatable); else print them' },
     forwardHeader: { value: '<header>', repeatable: true, help: "add 'Name: value' to each delivery (repeatable)" },
@@ -111,7 +111,7 @@ export function readRecorded(path: string): RecordedEvent[] {
   return out;
 }
 
-export async function run(opts: ReplayOptions, ctx: Context): Promise<number> {
+export async function run(opts: ReplayOptions, ctx: Context): Promise<void> {
   const { io } = ctx;
   const events = readRecorded(opts.file).filter((r) => matchesType(r.event.type, opts.types));
   // Before any delivery: a dead-letter path that cannot be written fails now, naming it.
@@ -142,17 +142,16 @@ export async function run(opts: ReplayOptions, ctx: Context): Promise<number> {
     }
     sent++;
   }
-  // Ctrl-C: a summary; the runner (src/cli/run.ts) makes the exit code 130.
+  // Stopped by Ctrl-C: the runner ends the run with its exit code (130).
   if (ctx.signal.aborted) {
     io.stderr.write(`\nstopped: ${sent} of ${events.length} event${events.length === 1 ? '' : 's'} replayed\n`);
-    return EXIT.ok;
+    return;
   }
-  if (!deliveries) return EXIT.ok;
+  if (!deliveries) return;
   await deliveries.drain();
-  if (ctx.signal.aborted) return EXIT.ok;
+  if (ctx.signal.aborted) return;
   if (deliveries.gaveUp > 0) {
     const where = opts.deadLetter ? ` (written to ${opts.deadLetter})` : '';
-    throw new CliError(`${deliveries.gaveUp} of ${events.length} deliveries given up after retries${where}`, EXIT.failure);
+    throw new CliError(`${deliveries.gaveUp} of ${events.length} deliveries given up after retries${where}`);
   }
-  return EXIT.ok;
 }

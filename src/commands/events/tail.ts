@@ -1,14 +1,11 @@
 // `svc events tail`: follow the organization's event stream (GET /v1/events/stream,
 // api-contract.md "Events") for as long as the user wants, surviving drops and silent
 // connections without losing or repeating an event.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { confirmedProfile } from '../../credentials/confirmed.js';
 import { ApiError, CliError, EXIT, NetworkError, UsageError } from '../../errors.js';
-import { parseDurationSeconds } from '../../validate/duration.js';
-import { parseId } from '../../validate/id.js';
-import { InvalidValueError } from '../../validate/invalid.js';
 import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
 import { follow, isResumableId, type FollowOptions, type FollowResult } from '../../api/reconnect.js';
 import { FAMILY_COLOURS, formatEventLine, type ApiEvent } from './format.js';
@@ -48,15 +45,6 @@ export interface TailOptions {
 
 export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
-function validated<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof InvalidValueError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
 function strings(value: unknown): string[] {
   if (value === undefined || value === null || value === false) return [];
   return (Array.isArray(value) ? value : [value]).map(String);
@@ -68,23 +56,13 @@ function fileFlag(value: unknown, flag: string): string {
   return text;
 }
 
-/** `--since`: an event id; the validator's words, prefixed with the flag they are about. */
-function sinceId(text: string): string {
-  try {
-    return parseId(text, 'event');
-  } catch (error) {
-    if (error instanceof InvalidValueError) throw new InvalidValueError(`--since ${error.message}`);
-    throw error;
-  }
-}
-
 export const command = defineCommand({
   name: 'tail',
   summary: 'follow events live, resuming after drops',
   flags: {
     type: { value: '<type>', repeatable: true, help: 'only this type or prefix (repeatable), e.g. call. or chat.closed' },
-    since: { value: '<evt_id>', help: 'start after this event' },
-    maxEvents: { value: '<n>', help: 'stop after N events' },
+    since: { value: '<evt_id>', kind: { type: 'id', prefix: 'evt_' }, help: 'start after this event' },
+    maxEvents: { value: '<n>', kind: { type: 'integer', min: 1 }, help: 'stop after N events' },
     forwardTo: { value: '<url>', repeatable: true, help: 'POST each event, signed, to URL; TYPE=URL for some types only, e.g. call.*=URL (repeatable)' },
     forwardHeader: { value: '<header>', repeatable: true, help: "add 'Name: value' to each delivery (repeatable)" },
     deadLetter: { value: '<file>', help: 'append deliveries given up on to FILE (NDJSON)' },
@@ -92,7 +70,7 @@ export const command = defineCommand({
     checkpoint: { value: '<file>', help: 'keep the last handled event id in FILE and resume after it' },
     printSecret: { help: 'print the forwarding secret (for your handler) and exit' },
     failOnGap: { help: 'exit 1 when the service cannot resume without missing events' },
-    timeout: { value: '<duration>', help: 'give up after this long with nothing from the service' },
+    timeout: { value: '<duration>', kind: { type: 'duration' }, help: 'give up after this long with nothing from the service' },
   },
   examples: [
     'svc events tail --type call. --type chat.closed',
@@ -124,14 +102,8 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
     failOnGap: flags.failOnGap === true,
   };
 
-  if (flags.since !== undefined) opts.since = validated(() => sinceId(String(flags.since)));
-
-  if (flags.maxEvents !== undefined) {
-    const text = String(flags.maxEvents).trim();
-    const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--max-events "${flags.maxEvents}" must be a whole number of at least 1`);
-    opts.maxEvents = n;
-  }
+  if (flags.since !== undefined) opts.since = flags.since;
+  if (flags.maxEvents !== undefined) opts.maxEvents = flags.maxEvents;
 
   for (const raw of strings(flags.forwardHeader)) {
     const [name, value] = parseForwardHeader(raw);
@@ -148,7 +120,7 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
   if (flags.record !== undefined) opts.record = fileFlag(flags.record, '--record');
   if (flags.checkpoint !== undefined) opts.checkpoint = fileFlag(flags.checkpoint, '--checkpoint');
 
-  if (flags.timeout !== undefined) opts.timeoutMs = validated(() => parseDurationSeconds(String(flags.timeout), '--timeout')) * 1000;
+  if (flags.timeout !== undefined) opts.timeoutMs = flags.timeout;
 
   return opts;
 }

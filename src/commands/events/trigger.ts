@@ -2,7 +2,7 @@
 // test mode only, from a fixture (fixtures/triggers/<TYPE>.json, or `--fixture FILE`),
 // through the API client (credentials, retries, redaction). Live mode is refused: the
 // requests would act for real and be billed.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
@@ -25,7 +25,7 @@ export const command = defineCommand({
   args: [{ name: 'type', help: 'event type, e.g. call.ended' }],
   flags: {
     override: { value: '<path=value>', repeatable: true, help: 'change a request field, e.g. call.title=Support (repeatable)' },
-    fixture: { value: '<file>', help: 'run the steps of your own fixture file' },
+    fixture: { value: '<file>', kind: { type: 'file' }, help: 'run the steps of your own fixture file' },
   },
   examples: [
     'svc --test events trigger call.ended',

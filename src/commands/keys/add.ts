@@ -1,6 +1,6 @@
 // `svc keys add [--name N] [--stdin]`: checks the key with the service (GET /v1/account
 // tells its organization and scopes), then stores it for the profile and its mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { modeOfKey } from '../../shared/constants.js';

@@ -1,8 +1,8 @@
 // `svc keys list`: the profile's keys as config.json records them (never the keys themselves).
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
-import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
+import { chooseProfileName, namedProfile, requireProfile } from '../../credentials/resolve.js';
 import { printList, scopeList } from '../../io/output.js';
 import { settleSecretsInFlight } from '../../credentials/journal.js';
 import { redactedKey } from './shared.js';
@@ -28,7 +28,7 @@ export async function run(_opts: KeysListOptions, ctx: Context): Promise<void> {
     config = await ctx.config.read();
   }
   const profileName = chooseProfileName(ctx, config);
-  const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
+  const explicit = namedProfile(ctx) !== undefined;
   const profile = explicit ? requireProfile(config, profileName) : config.profiles[profileName];
   const keys = Object.values(profile?.keys ?? {}).sort((a, b) => a.name.localeCompare(b.name));
   const rows = keys.map((k) => ({ ...k, redacted: redactedKey(k) }));

@@ -1,6 +1,6 @@
 // `svc keys remove NAME`: forgets a stored key (secret and metadata). The key stays valid
 // at the service: revoking it is done in the organization's API settings.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import { UsageError } from '../../errors.js';

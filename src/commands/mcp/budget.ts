@@ -2,18 +2,10 @@
 // cent, the unit the service bills exactly in (api-contract.md "Billing"), so the session's
 // total and the balance the service reports agree to the last digit.
 import { characterCount } from '../../contract/rules.js';
-import { money } from '../../contract/money.js';
-import { UsageError } from '../../errors.js';
+import { money, SUBCENTS_PER_CENT } from '../../contract/money.js';
 
-/** 1/10,000 cent: the service's billing unit. */
-export const UNITS_PER_CENT = 10_000;
-
-/** `0.10`, `$0.10`, `12` (dollars) → units; a usage error for anything else. */
-export function parseDollars(text: string): number {
-  const match = /^\$?(\d{1,7})(?:\.(\d{1,6}))?$/.exec(text.trim());
-  if (!match) throw new UsageError(`--max-spend "${text}" is not an amount of dollars: give e.g. --max-spend 0.10 or --max-spend 5`);
-  return Number(match[1]) * 100 * UNITS_PER_CENT + Number((match[2] ?? '').padEnd(6, '0'));
-}
+/** 1/10,000 cent: the service's billing unit (src/contract/money.ts). */
+export const UNITS_PER_CENT = SUBCENTS_PER_CENT;
 
 /** Cents (maybe fractional, as the API sends them) → units, exactly. */
 export function centsToUnits(cents: number): number {

@@ -1,5 +1,5 @@
 // `svc mcp log`: the audit log of `svc mcp`'s tool calls (audit.ts), oldest first.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
 import { printList, type Column } from '../../io/output.js';

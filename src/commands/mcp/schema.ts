@@ -3,7 +3,7 @@
 // each call against. The schema says the shape; the command's own parse still checks every
 // value, as it does on a command line.
 import type { ZodType } from 'zod';
-import type { FlagKind } from '../../cli/define.js';
+import type { FlagKind } from '../define.js';
 import type { Param, ToolSpec } from './tools.js';
 
 type Zod = typeof import('zod');

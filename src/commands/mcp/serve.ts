@@ -1,10 +1,10 @@
 // `svc mcp [--allow-write] [--live --max-spend DOLLARS]`: svc as an MCP server on stdio, for AI
 // assistants (Claude Code, Cursor, VS Code). Its tools are the commands whose declarations say
 // `mcp` (server.ts, tools.ts); test mode and read-only unless the user says otherwise.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import type { RootSpec } from '../../cli/define.js';
-import { parseDollars } from './budget.js';
+import type { RootSpec, RunLine } from '../define.js';
+import { centsToUnits } from './budget.js';
 import type { ServeOptions } from './server.js';
 
 export const command = defineCommand({
@@ -26,13 +26,13 @@ export const command = defineCommand({
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ServeOptions {
   const opts: ServeOptions = { allowWrite: flags.allowWrite === true };
-  if (flags.maxSpend !== undefined) opts.maxSpend = parseDollars(flags.maxSpend);
+  if (flags.maxSpend !== undefined) opts.maxSpend = centsToUnits(flags.maxSpend);
   return opts;
 }
 
-export async function run(opts: ServeOptions, ctx: Context, tree: RootSpec): Promise<void> {
+export async function run(opts: ServeOptions, ctx: Context, tree: RootSpec, runLine: RunLine): Promise<void> {
   const { serve } = await import('./server.js');
-  await serve(opts, ctx, tree);
+  await serve(opts, ctx, tree, runLine);
 }
 
 /** Stdin closing ends the session; Ctrl-C too, as a success. */

@@ -6,10 +6,7 @@
 // rate limit allows, the spending cap of a live session, and a line in the audit log.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../../context.js';
-import type { RootSpec } from '../../cli/define.js';
-import type { Runtime } from '../../cli/context.js';
-import { fastInvocation } from '../../cli/fast-parse.js';
-import { runCommand } from '../../cli/run.js';
+import type { RootSpec, RunLine } from '../define.js';
 import { configDir } from '../../config/paths.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { redactText } from '../../io/redact.js';
@@ -110,7 +107,7 @@ export interface ServeOptions {
 }
 
 /** The MCP server, until stdin ends or Ctrl-C. */
-export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): Promise<void> {
+export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunLine): Promise<void> {
   const mode = ctx.globals.mode === 'live' ? 'live' : 'test';
   if (mode === 'live' && opts.maxSpend === undefined)
     throw new UsageError(
@@ -145,40 +142,11 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec): P
   async function runLine(words: string[], signal: AbortSignal): Promise<Ran> {
     let stdout = '';
     let stderr = '';
-    const invocation = fastInvocation(tree, [...words, ...globalWords]);
-    if (!invocation)
-      return {
-        exitCode: EXIT.usage,
-        stdout,
-        stderr: JSON.stringify({
-          error: {
-            code: 'usage',
-            status: null,
-            message: `svc could not take these inputs as a command line: ${redactText(words.join(' ')).slice(0, 300)}`,
-            hint: 'a text that starts with "-" cannot be a positional input; check the tool\'s input schema',
-            exit_code: EXIT.usage,
-          },
-        }),
-      };
-    const runtime: Runtime = {
-      env: ctx.env,
-      stdout: { write: (chunk) => void (stdout += chunk), isTTY: false },
-      stderr: { write: (chunk) => void (stderr += chunk), isTTY: false },
-      // Nothing to read: a command that wants stdin finds it empty and says which input is missing.
-      stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
-      clock: ctx.clock,
-      random: ctx.random,
-      browser: {
-        open: async () => {
-          throw new UsageError('svc mcp opens no browser');
-        },
-      },
+    const exitCode = await runOther(
+      [...words, ...globalWords],
+      { stdout: (chunk) => void (stdout += chunk), stderr: (chunk) => void (stderr += chunk) },
       signal,
-      secrets: ctx.secrets,
-      config: ctx.config,
-      http: ctx.http,
-    };
-    const exitCode = await runCommand(invocation, runtime, ctx.version);
+    );
     return { exitCode, stdout, stderr };
   }
 

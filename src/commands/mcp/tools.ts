@@ -4,8 +4,8 @@
 // properties. Nothing here is a second list of commands: a new command or flag becomes a tool
 // or a property with no code here. What a declaration says that a tool cannot carry is a
 // ToolDeclarationError (test/mcp/tools.test.ts runs the generator over the whole tree).
-import type { ArgSpec, CommandDecl, FlagSpec, Leaf, McpUse, Node, RootSpec } from '../../cli/define.js';
-import { kebab, nameOf } from '../../cli/define.js';
+import type { ArgSpec, CommandDecl, FlagSpec, Leaf, McpUse, Node, RootSpec } from '../define.js';
+import { kebab, nameOf } from '../define.js';
 
 /** What a session allows (svc mcp's flags). */
 export interface Session {

@@ -1,8 +1,8 @@
 // `svc mode [test|live]`: shows the mode commands use (and why), or sets the profile's default.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { Mode } from '../../shared/constants.js';
-import { chooseMode, chooseProfileName, keyForMode, parseModeValue, requireProfile } from '../../credentials/resolve.js';
+import { chooseMode, chooseProfileName, keyForMode, namedProfile, parseModeValue, requireProfile } from '../../credentials/resolve.js';
 import { modeOfKey } from '../../shared/constants.js';
 import { printJson, printObject } from '../../io/output.js';
 
@@ -25,7 +25,7 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
 export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
   const config = await ctx.config.read();
   const profileName = chooseProfileName(ctx, config);
-  const explicit = Boolean(ctx.globals.profile || ctx.env.SVC_PROFILE);
+  const explicit = namedProfile(ctx) !== undefined;
 
   if (opts.set) {
     const mode = opts.set;

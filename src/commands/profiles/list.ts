@@ -1,6 +1,6 @@
 // `svc profiles list`: every profile with its organization, address, mode and what it
 // holds, the default marked. Local only (`svc auth status` checks them with the service).
-import { defineCommand } from '../../cli/define.js';
+import { defineCommand } from '../define.js';
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
 import { DEFAULT_PROFILE } from '../../config/config.js';

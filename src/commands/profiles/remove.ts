@@ -2,7 +2,7 @@
 // OAuth sign-in) and its entry in config.json. With --revoke the OAuth connection is first
 // revoked at the service (RFC 7009); if that fails nothing is deleted, so the user can
 // retry or choose to remove it locally only.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../cli/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { DEFAULT_PROFILE, OAUTH_SECRET_NAME } from '../../config/config.js';
 import { requireProfile } from '../../credentials/resolve.js';

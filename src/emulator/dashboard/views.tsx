@@ -2,7 +2,7 @@
 // page shows one mode's objects (the Test / Live switch); the parts marked data-live are
 // fetched again when the emulator reports a change.
 import type { Child } from 'hono/jsx';
-import { centsOf, money } from '../../contract/money.js';
+import { centsOfSubcents, money } from '../../contract/money.js';
 import { EVENT_TYPES, LIMITS, SCOPES } from '../../shared/constants.js';
 import type { Mode } from '../../shared/constants.js';
 import { PRICES } from '../billing.js';
@@ -161,13 +161,21 @@ export function overviewPage(v: View): Html {
               </td>
               <td>
                 <p>
-                  <strong>{money(centsOf(org.balance_subcents))}</strong>
+                  <strong>{money(centsOfSubcents(org.balance_subcents))}</strong>
                 </p>
                 <form method="post" action={`/_dashboard/orgs/${org.id}/balance`} class="row">
                   <CsrfFields v={v} />
                   <div>
                     <label for={`balance-${org.id}`}>New balance of {org.name} in cents</label>
-                    <input id={`balance-${org.id}`} name="available" type="number" min="0" step="1" required value={String(centsOf(org.balance_subcents))} />
+                    <input
+                      id={`balance-${org.id}`}
+                      name="available"
+                      type="number"
+                      min="0"
+                      step="1"
+                      required
+                      value={String(centsOfSubcents(org.balance_subcents))}
+                    />
                   </div>
                   <button type="submit">Save balance</button>
                 </form>

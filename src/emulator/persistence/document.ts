@@ -9,7 +9,7 @@ import { sha256 } from '../ids.js';
 import { PERSISTED } from '../state.js';
 import type { Org, PersistedCollection, State } from '../state.js';
 import { centsAmount } from '../billing.js';
-import { centsOf, subcentsOf } from '../../contract/money.js';
+import { centsOfSubcents, subcentsOf } from '../../contract/money.js';
 
 export const DOCUMENT_FORMAT = 'svc-emulator-state';
 export const DOCUMENT_VERSION = 1;
@@ -105,7 +105,7 @@ export function encodeRow(field: PersistedCollection, key: string, value: unknow
   if (hashField) return { [hashField]: key, ...(value as object) };
   if (field === 'orgs') {
     const { balance_subcents, ...org } = value as Org;
-    return { ...org, balance: centsOf(balance_subcents) };
+    return { ...org, balance: centsOfSubcents(balance_subcents) };
   }
   if (field === 'users') {
     const user = value as { email: string; password: string; orgs: Set<string> };

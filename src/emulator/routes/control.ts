@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { PREFIX, SCOPES } from '../../shared/constants.js';
 import { balanceObject, centsAmount } from '../billing.js';
-import { centsOf, subcentsOf } from '../../contract/money.js';
+import { centsOfSubcents, subcentsOf } from '../../contract/money.js';
 import { invalidOne, notFound } from '../errors.js';
 import { eventLog, eventShape, publish, publishJson } from '../events.js';
 import { addFault } from '../faults.js';
@@ -65,7 +65,7 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const existing = body.admin_email ? state.users.get(body.admin_email) : undefined;
     const admin = body.admin_email ? { email: body.admin_email, password: existing?.password ?? randomToken(9) } : undefined;
     const made = createOrg(state, body.name, body.balance ?? 0, admin);
-    return c.json({ id: made.org.id, org_id: made.org.id, name: made.org.name, balance: centsOf(made.org.balance_subcents), admin: made.admin }, 201);
+    return c.json({ id: made.org.id, org_id: made.org.id, name: made.org.name, balance: centsOfSubcents(made.org.balance_subcents), admin: made.admin }, 201);
   });
 
   app.post('/_emulator/orgs/:org/keys', async (c) => {

@@ -4,10 +4,10 @@
 // answers without building a command tree.
 // `--profile <TAB>` runs the hidden `svc __complete profiles`, which only reads
 // config.json (no keychain, no network), so it answers as fast as `svc --version`.
-import { flagTerm, isHidden, nameOf, type CommandSpec, type FlagSpec, type FlagSpecs, type Node as TreeNode, type RootSpec } from './define.js';
+import { flagTerm, isHidden, nameOf, type CommandSpec, type FlagSpec, type FlagSpecs, type Node as TreeNode, type RootSpec } from '../../define.js';
 
-import { powershellScript } from './completion-powershell.js';
-import type { Node, OptionSpec, Tree } from './completion-tree.js';
+import { powershellScript } from './powershell.js';
+import type { Node, OptionSpec, Tree } from './tree.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish' | 'powershell';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish', 'powershell'];

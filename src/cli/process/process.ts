@@ -1,9 +1,9 @@
 // The real runtime: the process's streams, clock, randomness and browser.
-import type { Input, Output } from '../context.js';
-import type { Runtime } from './context.js';
+import type { Input, Output } from '../../context.js';
+import type { Runtime } from '../context.js';
 import { fstatSync, writeSync } from 'node:fs';
-import { lazyRequire } from '../node-require.js';
-import type { Prompter } from '../io/interactive.js';
+import { lazyRequire } from '../../node-require.js';
+import type { Prompter } from '../../io/interactive.js';
 import { whileAwaited } from './stranded.js';
 
 // node:crypto (with webcrypto), readline and timers/promises load on first use: `--help`
@@ -113,7 +113,7 @@ function stdinInput(): Input {
  * The prompts and spinners (src/io/interactive.ts), evaluated on first use (their libraries
  * load from dist/lib/ only then).
  */
-const interactive = () => import('../io/interactive.js');
+const interactive = () => import('../../io/interactive.js');
 
 /** Prompts on the terminal; process.stdin and stderr are touched only when one is asked. */
 function lazyTerminalPrompter(): Prompter {

@@ -3,7 +3,7 @@
 // an environment without svc's own secrets: no SVC_* variable (SVC_API_KEY,
 // SVC_CLIENT_SECRET, …) reaches it.
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { lazyRequire } from '../node-require.js';
+import { lazyRequire } from '../../node-require.js';
 
 export interface OpenerCommand {
   command: string;

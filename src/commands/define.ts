@@ -10,21 +10,18 @@
 // This file is on every start path: plain data and types only (no commander, no Node).
 import type { Context } from '../context.js';
 import type { Scope } from '../shared/constants.js';
-import type { GLOBAL_FLAGS } from '../shared/globals.js';
-
-// ---- flags ---------------------------------------------------------------------------
+import type { FlagKind } from '../validate/kinds.js';
 
 /**
- * What a flag's or argument's value is, beyond "a string": its parse checks it, and the
- * tools of `svc mcp` give it a JSON Schema type (src/commands/mcp/schema.ts).
+ * What a flag's or argument's value is (src/validate/kinds.ts, where each is read and
+ * checked, once, before parse() runs):
+ * `{ type: 'integer'; min?; max? }` → number; `{ type: 'duration'; min?; max? }` (`90s`,
+ * `1h30m`) → milliseconds; `{ type: 'money' }` (dollars) → cents, exactly;
+ * `{ type: 'id'; prefix }`, `{ type: 'language' }` (BCP 47), `{ type: 'file' }` (readable) → string.
  */
-export type FlagKind =
-  | { type: 'integer'; min?: number; max?: number }
-  | { type: 'duration'; min?: string; max?: string }
-  | { type: 'money' }
-  | { type: 'id'; prefix: string }
-  | { type: 'language' }
-  | { type: 'file' };
+export type { FlagKind };
+
+// ---- flags ---------------------------------------------------------------------------
 
 /**
  * One flag. The object key is its name in camelCase; the long flag is its kebab-case
@@ -38,6 +35,8 @@ export interface FlagSpec {
   short?: `-${string}`;
   /** The only values accepted (commander refuses others before parse runs). */
   choices?: readonly string[];
+  /** What the value is: read and checked before parse() runs, which receives it typed. */
+  kind?: FlagKind;
   /** Commander refuses the command line without it. */
   required?: boolean;
   /** Used when the flag is absent (shown in help). */
@@ -50,19 +49,17 @@ export interface FlagSpec {
   env?: string;
   /** Another flag (camelCase) it cannot be given with. */
   conflicts?: string;
-  /** What the value is (a flag that takes one). */
-  kind?: FlagKind;
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
 
-type FlagValue<F extends FlagSpec> = F extends { value: string }
-  ? F extends { repeatable: true }
-    ? string[]
-    : F extends { choices: readonly (infer C)[] }
-      ? C
-      : string
-  : boolean;
+/** The value a kind reads to: a number for integer, duration (ms) and money (cents), else a string. */
+type KindValue<K> = K extends { type: 'integer' | 'duration' | 'money' } ? number : string;
+
+/** One value of a flag or argument: one of its choices, its kind's value, or the word as given. */
+type OneValue<S> = S extends { choices: readonly (infer C)[] } ? C : S extends { kind: infer K } ? KindValue<K> : string;
+
+type FlagValue<F extends FlagSpec> = F extends { value: string } ? (F extends { repeatable: true } ? OneValue<F>[] : OneValue<F>) : boolean;
 
 /** A flag parse() can count on: required, with a default, or negatable (true unless `--no-`). */
 type AlwaysSet<F extends FlagSpec> = F extends { required: true } ? true : F extends { default: string } ? true : F extends { negate: true } ? true : false;
@@ -86,10 +83,11 @@ export interface ArgSpec {
   /** Takes the rest of the words (last argument only). */
   variadic?: boolean;
   choices?: readonly string[];
+  /** What the value is (as a flag's `kind`). */
   kind?: FlagKind;
 }
 
-type ArgValue<A extends ArgSpec> = A extends { choices: readonly (infer C)[] } ? C : string;
+type ArgValue<A extends ArgSpec> = OneValue<A>;
 
 /** The positional words as parse() receives them, in order; a variadic argument spreads. */
 export type ArgValues<A extends readonly ArgSpec[]> = A extends readonly [infer H extends ArgSpec, ...infer R extends readonly ArgSpec[]]
@@ -143,10 +141,23 @@ export type ArgsOf<D> = D extends CommandDecl<FlagSpecs, infer A> ? ArgValues<A>
 export type FlagsOf<D> = D extends CommandDecl<infer F, readonly ArgSpec[]> ? FlagValues<F> : never;
 
 /** A leaf module as the runner sees it once loaded. */
+/**
+ * Another svc command line, run in this process with this run's services (its HTTP pool and
+ * stores) and its output captured: what `svc mcp` runs for a tool call. Resolves to its exit code.
+ */
+export type RunLine = (
+  argv: readonly string[],
+  output: { stdout: (chunk: string) => void; stderr: (chunk: string) => void },
+  signal: AbortSignal,
+) => Promise<number>;
+
 export interface LoadedCommand {
-  parse(args: string[], flags: Record<string, unknown>): unknown;
-  /** `tree`: the whole command tree, for a command that describes it (svc completion) without importing it. */
-  run(opts: unknown, ctx: Context, tree: RootSpec): Promise<number | void>;
+  parse(args: unknown[], flags: Record<string, unknown>): unknown;
+  /**
+   * `tree`: the whole command tree, for a command that describes it (svc completion) without
+   * importing it; `runLine`: for a command that runs others (svc mcp).
+   */
+  run(opts: unknown, ctx: Context, tree: RootSpec, runLine: RunLine): Promise<number | void>;
   /** A command that runs until Ctrl-C (a server): being stopped so is its success, not exit 130. */
   stopsOnInterrupt?: boolean;
 }
@@ -154,7 +165,7 @@ export interface LoadedCommand {
 /** What `leaf` demands of a module (property types, so parameters are checked strictly). */
 type Handler<D, Opts> = {
   parse: (args: ArgsOf<D>, flags: FlagsOf<D>) => Opts;
-  run: (opts: Opts, ctx: Context, tree: RootSpec) => Promise<number | void>;
+  run: (opts: Opts, ctx: Context, tree: RootSpec, runLine: RunLine) => Promise<number | void>;
   stopsOnInterrupt?: boolean;
 };
 
@@ -219,21 +230,4 @@ export function kebab(name: string): string {
 export function flagTerm(key: string, spec: FlagSpec): string {
   const long = spec.negate ? `--no-${kebab(key)}` : `--${kebab(key)}`;
   return `${spec.short ? `${spec.short}, ` : ''}${long}${spec.value ? ` ${spec.value}` : ''}`;
-}
-
-/** The global flags as parsed (src/shared/globals.ts). */
-export type RawGlobals = FlagValues<typeof GLOBAL_FLAGS>;
-
-export interface Invocation {
-  /** `calls list`, `mode`, … */
-  name: string;
-  leaf: Leaf;
-  /** Positional arguments, variadic ones flattened. */
-  args: string[];
-  /** The command's own flags (camelCase, as declared). */
-  flags: Record<string, unknown>;
-  /** The root's global flags. */
-  globals: RawGlobals;
-  /** The whole tree the leaf was found in (src/commands/index.ts's ROOT). */
-  root: RootSpec;
 }

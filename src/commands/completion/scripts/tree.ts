@@ -1,5 +1,5 @@
-// The shape every shell's completion script is written from (completion.ts builds it,
-// completion-powershell.ts reads it): its own module, so the two do not import each other.
+// The shape every shell's completion script is written from (generate.ts builds it,
+// powershell.ts reads it): its own module, so the two do not import each other.
 
 export interface OptionSpec {
   long?: string;
