@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { advancingClock } from '../../src/emulator/clock.js';
 import { BODY_CHARS, REQUEST_LOG_SIZE, RequestLog, redactBody } from '../../src/emulator/dashboard/requests.js';
-import { PAGE_ROWS } from '../../src/emulator/dashboard/views.js';
+import { PAGE_ROWS } from '../../src/emulator/dashboard/parts.js';
 import { createApp } from '../../src/emulator/server.js';
 import { createState } from '../../src/emulator/state.js';
 import type { TestEmulator } from '../helpers/emulator.js';

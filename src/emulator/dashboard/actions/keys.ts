@@ -1,0 +1,43 @@
+// API keys page actions: Create key (the key shown once) and Revoke.
+import { SCOPES } from '../../../shared/constants.js';
+import type { Scope } from '../../../shared/constants.js';
+import { HttpError, notFound } from '../../errors.js';
+import { revokeKey } from '../../routes/control.js';
+import { createKey } from '../../state.js';
+import { shownOnce, withMode } from '../layout.js';
+import { keysPage } from '../pages/keys.js';
+import { modeOf, text } from './action.js';
+import type { Action } from './action.js';
+
+export const createKeyAction: Action = {
+  path: '/keys',
+  back: '/keys',
+  handle: ({ state, form }) => {
+    const orgId = text(form, 'org_id');
+    if (!state.orgs.has(orgId)) throw notFound(`no such organization: ${orgId}`);
+    const keyMode = modeOf(form.key_mode);
+    const scopes = [form.scopes ?? []].flat().filter((s): s is Scope => typeof s === 'string' && (SCOPES as readonly string[]).includes(s));
+    if (scopes.length === 0) throw new HttpError(422, 'choose at least one scope');
+    const name = text(form, 'name').slice(0, 200);
+    const made = createKey(state, orgId, keyMode, scopes, name || undefined);
+    return {
+      page: (v) => {
+        const shown = shownOnce('Your new API key', `This is the only time ${name || made.id} is shown: copy it now. Use it as SVC_API_KEY.`, [
+          { label: 'API key', id: 'new-key', value: made.key },
+        ]);
+        return keysPage({ ...v, mode: keyMode, here: withMode('/keys', keyMode), notice: `Created ${made.id}.`, shown });
+      },
+    };
+  },
+};
+
+export const revokeKeyAction: Action = {
+  path: '/keys/:id/revoke',
+  back: '/keys',
+  handle: ({ state, param }) => {
+    const key = state.keys.get(param('id'));
+    if (!key) throw notFound('no such key');
+    revokeKey(state, key.org_id, key.id);
+    return { notice: `Revoked ${key.name ?? key.id}: requests with it now get 401.` };
+  },
+};

@@ -1,0 +1,102 @@
+// Controls: the clock, faults, synthetic events, export, import and reset (the control plane's, as forms).
+import { EVENT_TYPES } from '../../../shared/constants.js';
+import { CsrfFields, Layout, time } from '../layout.js';
+import type { Html, View } from '../layout.js';
+
+export function controlsPage(v: View): Html {
+  const orgs = [...v.state.orgs.values()];
+  return (
+    <Layout v={v} path="/controls" title="Controls">
+      <section class="card" aria-labelledby="clock-title">
+        <h2 id="clock-title">Clock</h2>
+        <p id="clock" data-live="">
+          Now: <time>{time(v.state.clock.now())}</time>
+        </p>
+        <form method="post" action="/_dashboard/clock" class="row">
+          <CsrfFields v={v} />
+          <div>
+            <label for="advance">Advance by (seconds)</label>
+            <input id="advance" name="advance_seconds" type="number" min="0" step="1" required value="3600" />
+          </div>
+          <button type="submit">Advance clock</button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="fault-title">
+        <h2 id="fault-title">Inject a fault</h2>
+        <form method="post" action="/_dashboard/faults" class="row">
+          <CsrfFields v={v} />
+          <div>
+            <label for="fault-status">Status</label>
+            <select id="fault-status" name="status">
+              <option>429</option>
+              <option>502</option>
+            </select>
+          </div>
+          <div>
+            <label for="fault-path">Path prefix</label>
+            <input id="fault-path" name="path_prefix" required value="/v1/" />
+          </div>
+          <div>
+            <label for="fault-count">Count</label>
+            <input id="fault-count" name="count" type="number" min="1" step="1" required value="1" />
+          </div>
+          <button type="submit">Inject fault</button>
+        </form>
+        <p class="muted">The next matching requests fail with that status; the dashboard and /_emulator never do.</p>
+      </section>
+      <section class="card" aria-labelledby="publish-title">
+        <h2 id="publish-title">Publish events</h2>
+        <form method="post" action="/_dashboard/events" class="row">
+          <CsrfFields v={v} />
+          <div>
+            <label for="publish-org">Organization</label>
+            <select id="publish-org" name="org_id">
+              {orgs.map((org) => (
+                <option value={org.id}>{org.name}</option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="publish-type">Type</label>
+            <input id="publish-type" name="type" required value="call.started" list="publish-types" />
+          </div>
+          <datalist id="publish-types">
+            {EVENT_TYPES.map((t) => (
+              <option value={t}></option>
+            ))}
+          </datalist>
+          <div>
+            <label for="publish-count">Count</label>
+            <input id="publish-count" name="count" type="number" min="1" max="1000000" step="1" required value="1" />
+          </div>
+          <button type="submit">Publish {v.mode} events</button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="state-title">
+        <h2 id="state-title">State</h2>
+        <p>
+          <a href="/_dashboard/export" download="svc-emulator-state.json">
+            Export the state as a document
+          </a>{' '}
+          (what <code>svc emulator --import</code> reads).
+        </p>
+        <form method="post" action="/_dashboard/import" enctype="multipart/form-data" class="row" data-confirm="Replace the whole world with this document?">
+          <CsrfFields v={v} />
+          <div>
+            <label for="import-file">Import a document</label>
+            <input id="import-file" name="document" type="file" accept="application/json,.json" required />
+          </div>
+          <button type="submit">Import</button>
+        </form>
+        <form method="post" action="/_dashboard/reset" data-confirm="Reset the emulator? Everything is emptied and the seed planted again (new keys).">
+          <CsrfFields v={v} />
+          <p>
+            <button type="submit" class="danger">
+              Reset the emulator
+            </button>
+          </p>
+        </form>
+      </section>
+    </Layout>
+  );
+}

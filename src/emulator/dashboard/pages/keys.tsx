@@ -1,0 +1,96 @@
+// API keys: the mode's keys (last four only), Create key (a dialog) and Revoke.
+import { SCOPES } from '../../../shared/constants.js';
+import { ActionButton, CsrfFields, Layout, time } from '../layout.js';
+import type { Html, View } from '../layout.js';
+import { ACTION_COLUMN, DialogActions, Table, keysIn, orgName } from '../parts.js';
+
+export function keysPage(v: View): Html {
+  const { state } = v;
+  const keys = keysIn(state, v.mode).sort((a, b) => (b.created_at ?? 0) - (a.created_at ?? 0));
+  const orgs = [...state.orgs.values()];
+  return (
+    <Layout v={v} path="/keys" title="API keys">
+      <p>
+        <button type="button" class="primary" data-open="create-key">
+          Create key
+        </button>
+      </p>
+      <Table
+        live="keys"
+        caption={`${keys.length} ${v.mode} key(s). A key is shown once, when it is made; only its last four characters are kept here.`}
+        columns={['Name or id', 'Organization', 'Mode', 'Scopes', 'Last four', 'Created', 'Revoked', ACTION_COLUMN]}
+      >
+        {keys.map((key) => (
+          <tr data-key-id={key.id}>
+            <td>
+              {key.name ? (
+                <>
+                  {key.name}
+                  <br />
+                  <code>{key.id}</code>
+                </>
+              ) : (
+                <code>{key.id}</code>
+              )}
+            </td>
+            <td>{orgName(state, key.org_id)}</td>
+            <td>{key.mode}</td>
+            <td>{key.scopes.length === SCOPES.length ? 'all' : key.scopes.join(', ')}</td>
+            <td>
+              <code>{key.last4 ?? '—'}</code>
+            </td>
+            <td>{time(key.created_at)}</td>
+            <td>{key.revoked ? 'revoked' : 'no'}</td>
+            <td>
+              {key.revoked ? null : (
+                <ActionButton
+                  v={v}
+                  action={`/_dashboard/keys/${key.id}/revoke`}
+                  label="Revoke"
+                  id={`revoke-${key.id}`}
+                  name={`Revoke ${key.name ?? key.id}`}
+                  danger
+                  confirm={`Revoke ${key.name ?? key.id}? Requests with it get 401 at once.`}
+                />
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <dialog id="create-key" aria-labelledby="create-key-title">
+        <h2 id="create-key-title">Create an API key</h2>
+        <form method="post" action="/_dashboard/keys">
+          <CsrfFields v={v} />
+          <label for="key-org">Organization</label>
+          <select id="key-org" name="org_id">
+            {orgs.map((org) => (
+              <option value={org.id}>
+                {org.name} ({org.id})
+              </option>
+            ))}
+          </select>
+          <label for="key-name">Name (optional)</label>
+          <input id="key-name" name="name" maxlength={200} autocomplete="off" />
+          <label for="key-mode">Mode</label>
+          <select id="key-mode" name="key_mode">
+            <option value="test" selected={v.mode === 'test'}>
+              test
+            </option>
+            <option value="live" selected={v.mode === 'live'}>
+              live
+            </option>
+          </select>
+          <fieldset>
+            <legend>Scopes</legend>
+            {SCOPES.map((scope) => (
+              <label>
+                <input type="checkbox" name="scopes" value={scope} checked /> {scope}
+              </label>
+            ))}
+          </fieldset>
+          <DialogActions submit="Create" />
+        </form>
+      </dialog>
+    </Layout>
+  );
+}
