@@ -5,7 +5,8 @@
 // taken here in every run, and written to docs/dashboard-*.png only with SVC_WRITE_SCREENSHOTS=1
 // (so a run leaves a clean clone's tree clean).
 // Skips with a visible reason without /usr/bin/chromium; SVC_REQUIRE_REAL=1 (CI) fails instead.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { sha256 } from '../../src/emulator/ids.js';
+import { CLI_CLIENT_ID, CLI_REDIRECT_PATH } from '../../src/shared/constants.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -423,6 +425,48 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       await closeContext(context);
     }
   });
+
+  /** The authorize page `svc login` opens (its own client and loopback redirect), loaded in `page`: its sign-in form shows. */
+  async function signInPageLoads(page: Page, baseUrl: string): Promise<void> {
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: CLI_CLIENT_ID,
+      redirect_uri: `http://127.0.0.1:9${CLI_REDIRECT_PATH}`,
+      state: 'tabs',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    await within(page.goto(`${baseUrl}/oauth/authorize?${query.toString()}`), 5000, 'the sign-in page loading');
+    await page.getByLabel('Password').waitFor({ state: 'visible', timeout: 5000 });
+  }
+
+  for (const scheme of ['http', 'https'] as const) {
+    it(`ten open tabs all stay live over ${scheme}, and an eleventh tab and the sign-in page still load`, async () => {
+      const served = scheme === 'http' ? emulator : await startTestEmulator({ https: { caDir: join(mkdtempSync(join(tmpdir(), 'svc-dash-ca-')), 'ca') } });
+      const context = await browser.newContext({ ignoreHTTPSErrors: true });
+      context.setDefaultTimeout(10_000);
+      try {
+        const tabs: Page[] = [];
+        for (let i = 0; i < 10; i++) {
+          const tab = await context.newPage();
+          await within(tab.goto(`${served.url}/requests?mode=test`), 5000, `tab ${i + 1} loading`);
+          await tab.waitForSelector('body[data-live="on"]', { timeout: 5000 });
+          tabs.push(tab);
+        }
+        const extra = await context.newPage();
+        await within(extra.goto(`${served.url}/keys?mode=test`), 5000, 'an eleventh tab loading');
+        await signInPageLoads(await context.newPage(), served.url);
+        // Every tab still follows the emulator: a request shows on each without a reload.
+        const path = `/v1/account?tabs=${scheme}`;
+        // Asked from the eleventh tab (it trusts this emulator's certificate as the others do).
+        await extra.evaluate(([url, key]) => fetch(url!, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status), [path, served.seed.keys.test]);
+        for (const tab of tabs) await tab.locator('#requests summary', { hasText: path }).first().waitFor({ state: 'visible', timeout: 3000 });
+      } finally {
+        await closeContext(context);
+        if (served !== emulator) await served.close();
+      }
+    });
+  }
 
   it('refuses a POST from another origin (403, nothing changes) and a foreign Host (421)', async () => {
     // Another site on this machine (another port is another origin) posts the dashboard's own form, token and all.

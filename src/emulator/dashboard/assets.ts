@@ -117,9 +117,32 @@ export const SCRIPT = `
       if (again) { again = false; refresh(); }
     }
   };
-  const stream = new EventSource('/_dashboard/stream');
-  stream.addEventListener('change', refresh);
-  // Each (re)connection fetches once: whatever changed before the stream was open is shown too.
-  stream.addEventListener('ready', () => { document.body.dataset.live = 'on'; refresh(); });
+  // One stream per browser, however many tabs (a browser opens at most six connections to a
+  // host over HTTP/1.1, and a stream holds one for good): the tab holding the Web Lock keeps the
+  // EventSource and passes its messages to the others over a BroadcastChannel; when it closes,
+  // another tab takes the lock and the stream. "ready": the stream (re)connected, every tab
+  // refreshes; "live": an answer to a new tab's "hello".
+  const connected = () => { document.body.dataset.live = 'on'; refresh(); };
+  let leading = false;
+  let streaming = false;
+  const lead = (channel) => {
+    leading = true;
+    const stream = new EventSource('/_dashboard/stream');
+    stream.addEventListener('change', () => { channel?.postMessage('change'); refresh(); });
+    // Each (re)connection fetches once: whatever changed before the stream was open is shown too.
+    stream.addEventListener('ready', () => { streaming = true; channel?.postMessage('ready'); connected(); });
+    stream.addEventListener('error', () => { streaming = false; });
+  };
+  if (!window.BroadcastChannel || !navigator.locks) { lead(null); return; }
+  const channel = new BroadcastChannel('svc-dashboard-live');
+  channel.addEventListener('message', ({ data }) => {
+    if (data === 'change') refresh();
+    else if (data === 'ready') connected();
+    else if (data === 'live' && document.body.dataset.live !== 'on') connected();
+    else if (data === 'hello' && leading && streaming) channel.postMessage('live');
+  });
+  // Held until this tab closes (the promise never settles): the browser then gives the lock to the next tab.
+  navigator.locks.request('svc-dashboard-live', () => new Promise(() => lead(channel)));
+  channel.postMessage('hello');
 })();
 `;
