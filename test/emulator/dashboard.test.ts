@@ -89,11 +89,88 @@ describe('the dashboard over http', () => {
     expect(html).toContain('<td>translation character</td><td>$0.00002</td>');
     expect(html).toContain('<td>call minute</td><td>$0.02</td>');
     expect(html).toContain('<strong>$100.00</strong>');
-    const saved = await post(t.url, `/_dashboard/orgs/${t.seed.org_id}/balance`, { csrf, mode: 'test', available: '1234' }, { cookie, origin: t.url });
+    // Edited in dollars, as shown.
+    expect(html).toContain('in dollars</label>');
+    expect(html).toMatch(/name="available"[^>]* value="100.00"/);
+    const saved = await post(t.url, `/_dashboard/orgs/${t.seed.org_id}/balance`, { csrf, mode: 'test', available: '12.34' }, { cookie, origin: t.url });
     expect(saved.status).toBe(303);
     expect(new URL(saved.headers.get('location')!, t.url).searchParams.get('notice')).toBe('The balance of Acme is now $12.34.');
     expect(await (await fetch(`${t.url}/`)).text()).toContain('<strong>$12.34</strong>');
+    // The smallest amount kept is $0.000001 (1/10,000 cent): a finer one is refused, not rounded, and the value typed stays.
+    const exact = await post(t.url, `/_dashboard/orgs/${t.seed.org_id}/balance`, { csrf, mode: 'test', available: '0.000001' }, { cookie, origin: t.url });
+    expect(exact.status).toBe(303);
+    expect(new URL(exact.headers.get('location')!, t.url).searchParams.get('notice')).toBe('The balance of Acme is now $0.000001.');
+    const finer = await post(t.url, `/_dashboard/orgs/${t.seed.org_id}/balance`, { csrf, mode: 'test', available: '0.0000001' }, { cookie, origin: t.url });
+    expect(finer.status).toBe(422);
+    const refused = await finer.text();
+    expect(refused).toContain('Balance: at most 6 decimal places');
+    expect(refused).toMatch(/value="0.0000001" aria-invalid="true"/);
+    expect(await (await fetch(`${t.url}/`)).text()).toContain('<strong>$0.000001</strong>');
     await t.control('POST', '/reset');
+  });
+
+  it('a refused form comes back as a page with every value kept and the error next to its field, never as JSON', async () => {
+    const { cookie, csrf } = await session(t.url, '/apps');
+    const headers = { cookie, origin: t.url };
+    const app = await post(
+      t.url,
+      '/_dashboard/apps',
+      { csrf, mode: 'test', name: 'Kept name', redirect_uris: 'https://ok.test/cb\nhttp://example.test/cb', public: '1' },
+      headers,
+    );
+    expect(app.status).toBe(422);
+    expect(app.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await app.text();
+    expect(html).toMatch(/<dialog id="register-app"[^>]* open=""/);
+    expect(html).toMatch(/value="Kept name"/);
+    expect(html).toContain('https://ok.test/cb\nhttp://example.test/cb</textarea>');
+    expect(html).toMatch(/<p class="field-error" id="[^"]+">Redirect URI 2: https only; http only for localhost<\/p>/);
+    expect(html).toMatch(/name="public" value="1" checked=""/);
+
+    const key = await post(t.url, '/_dashboard/keys', { csrf, mode: 'test', org_id: t.seed.org_id, name: 'no scopes', key_mode: 'live' }, headers);
+    expect(key.status).toBe(422);
+    const keyPage = await key.text();
+    expect(keyPage).toContain('Scopes: choose at least one');
+    expect(keyPage).toMatch(/value="no scopes"/);
+    expect(keyPage).toMatch(/<option value="live" selected="">/);
+    expect(keyPage).not.toMatch(/name="scopes" value="[^"]+" checked/);
+
+    const clock = await post(t.url, '/_dashboard/clock', { csrf, mode: 'test', advance_seconds: '999999999999' }, headers);
+    expect(clock.status).toBe(422);
+    const clockPage = await clock.text();
+    expect(clockPage).toMatch(/<p class="field-error" id="[^"]+">Advance by \(seconds\): the clock would pass the year 9999/);
+    expect(clockPage).toMatch(/value="999999999999"/);
+
+    // A token from before a restart (any token this emulator did not give): the form again, with a token that holds.
+    const stale = await post(
+      t.url,
+      '/_dashboard/keys',
+      { csrf: 'y'.repeat(csrf.length), mode: 'test', org_id: t.seed.org_id, name: 'typed before', scopes: 'translate' },
+      headers,
+    );
+    expect(stale.status).toBe(403);
+    const stalePage = await stale.text();
+    expect(stalePage).toContain('loaded before the emulator restarted');
+    expect(stalePage).toMatch(/value="typed before"/);
+    const fresh = /name="csrf" value="([^"]+)"/.exec(stalePage)![1]!;
+    const again = await post(
+      t.url,
+      '/_dashboard/keys',
+      { csrf: fresh, mode: 'test', org_id: t.seed.org_id, name: 'typed before', scopes: 'translate' },
+      headers,
+    );
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain('Your new API key');
+
+    // Another site's post, and a post that is not a form: pages too.
+    for (const [fields, extra] of [
+      [{ csrf }, { origin: 'http://evil.test' }],
+      [{ csrf }, { 'content-type': 'application/json' }],
+    ] as const) {
+      const answer = await post(t.url, '/_dashboard/reset', fields, { ...headers, ...extra });
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.headers.get('content-type'), JSON.stringify(extra)).toMatch(/text\/html/);
+    }
   });
 
   it('Requests names the credential by id and shows no secret in any body', async () => {

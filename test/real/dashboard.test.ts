@@ -426,6 +426,67 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
+  it('after the emulator restarts, a form typed into an open tab still works (no raw JSON, nothing lost)', async () => {
+    const statePath = join(mkdtempSync(join(tmpdir(), 'svc-dash-state-')), 'world.json');
+    let served = await startTestEmulator({ statePath });
+    const context = await browser.newContext();
+    context.setDefaultTimeout(10_000);
+    try {
+      const { page, problems } = await watchedPage(context);
+      await page.goto(`${served.url}/keys?mode=test`);
+      await page.waitForSelector('body[data-live="on"]');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+      await dialog.getByLabel('Name (optional)').fill('typed before the restart');
+      const token = await dialog.locator('input[name=csrf]').inputValue();
+      const port = served.port;
+      await served.close();
+      served = await startTestEmulator({ statePath, port });
+      // The tab reconnects by itself and its forms take this emulator's token.
+      await expect.poll(() => dialog.locator('input[name=csrf]').inputValue(), { timeout: 15_000 }).not.toBe(token);
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      const shown = page.getByRole('dialog', { name: 'Your new API key' });
+      expect(await shown.getByLabel('API key', { exact: true }).inputValue()).toMatch(/^svc_test_/);
+      // The stream the restart cut, and its reconnection attempts while the emulator was down, are the only failures.
+      expect(problems.filter((p) => !/\/_dashboard\/stream|ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED/.test(p))).toEqual([]);
+    } finally {
+      await closeContext(context);
+      await served.close();
+    }
+  });
+
+  it('a refused form keeps its dialog open with every value, the error next to its field', async () => {
+    const context = await browser.newContext({ bypassCSP: true });
+    context.setDefaultTimeout(10_000);
+    try {
+      const page = await context.newPage();
+      await open(page, '/apps?mode=test');
+      await page.getByRole('button', { name: 'Register app' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Register an OAuth app' });
+      await dialog.getByLabel('Name').fill('Half right');
+      await dialog.getByLabel(/Redirect URIs/).fill('https://ok.test/cb\nhttp://example.test/cb');
+      await dialog.getByRole('button', { name: 'Register' }).click();
+      await page.waitForURL(/\/apps\?mode=test$/);
+      await dialog.waitFor({ state: 'visible' });
+      expect(await dialog.getByLabel('Name').inputValue()).toBe('Half right');
+      const uris = dialog.getByLabel(/Redirect URIs/);
+      expect(await uris.inputValue()).toBe('https://ok.test/cb\nhttp://example.test/cb');
+      expect(await uris.getAttribute('aria-invalid')).toBe('true');
+      // The error is the field's description, so a screen reader says it with the field.
+      const described = await uris.evaluate((el) => el.ownerDocument.getElementById(el.getAttribute('aria-describedby')!)?.textContent);
+      expect(described).toBe('Redirect URI 2: https only; http only for localhost');
+      expect(await axeViolations(page), 'a refused form').toEqual([]);
+
+      await open(page, '/controls?mode=test');
+      await page.getByLabel('Advance by (seconds)').fill('999999999999');
+      await page.getByRole('button', { name: 'Advance clock' }).click();
+      await expect.poll(() => textOf(page.locator('.field-error'))).toContain('Advance by (seconds): the clock would pass the year 9999');
+      expect(await page.getByLabel('Advance by (seconds)').inputValue()).toBe('999999999999');
+    } finally {
+      await closeContext(context);
+    }
+  });
+
   /** The authorize page `svc login` opens (its own client and loopback redirect), loaded in `page`: its sign-in form shows. */
   async function signInPageLoads(page: Page, baseUrl: string): Promise<void> {
     const query = new URLSearchParams({

@@ -41,6 +41,8 @@ form.inline{display:inline}
 .counts strong{display:block;font-size:1.3rem}
 .notice{background:#ecfdf5;border:1px solid #10b981;padding:.5rem .8rem;border-radius:4px}
 .error{background:#fef2f2;border:1px solid #dc2626;padding:.5rem .8rem;border-radius:4px}
+.field-error{color:#b91c1c;font-weight:500;margin:.2rem 0}
+[aria-invalid=true]{border-color:#b91c1c;outline:2px solid #b91c1c}
 .muted{color:#4b5563}
 .status-2{color:#047857}.status-4{color:#b45309}.status-5{color:#b91c1c}
 ol.log{list-style:none;padding:0;margin:0}
@@ -100,6 +102,10 @@ export const SCRIPT = `
       const answer = await fetch(page, { cache: 'no-store', headers: { 'X-Dashboard-Refresh': '1' } });
       if (!answer.ok) return;
       const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html');
+      // A restarted emulator gives this session a new form token: every form of this page takes it,
+      // so what is being typed is sent with a token that holds.
+      const token = fresh.querySelector('input[name=csrf]')?.value;
+      if (token) for (const field of document.querySelectorAll('input[name=csrf]')) field.value = token;
       for (const region of document.querySelectorAll('[data-live]')) {
         const next = fresh.getElementById(region.id);
         if (!next || editing(region) || region.innerHTML === next.innerHTML) continue;

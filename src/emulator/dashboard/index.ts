@@ -10,6 +10,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { Mode } from '../../shared/constants.js';
 import { HttpError } from '../errors.js';
@@ -18,7 +19,7 @@ import type { EmulatorEnv } from '../http.js';
 import { randomToken } from '../ids.js';
 import { exportDocument, InvalidDocumentError } from '../persistence/document.js';
 import type { State } from '../state.js';
-import { modeOf } from './actions/action.js';
+import { InvalidField, modeOf } from './actions/action.js';
 import type { Action, Form, Outcome } from './actions/action.js';
 import { ACTIONS } from './actions/index.js';
 import { SCRIPT, STYLESHEET } from './assets.js';
@@ -102,7 +103,7 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
     };
   };
 
-  const page = (c: Ctx, body: Html, status: 200 | 404 = 200) => c.html(body, status, PAGE_HEADERS);
+  const page = (c: Ctx, body: Html, status: ContentfulStatusCode = 200) => c.html(body, status, PAGE_HEADERS);
 
   app.get(`${DASHBOARD_PREFIX}/app.css`, (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }));
   app.get(`${DASHBOARD_PREFIX}/app.js`, (c) =>
@@ -134,33 +135,67 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
   // Actions: POST only, same origin only, with this session's token.
   app.use(`${DASHBOARD_PREFIX}/*`, async (c, next) => {
     if (c.req.method !== 'POST') return next();
-    return sameSiteGuard(() => state.address)(c, next);
+    let passed = false;
+    try {
+      return await sameSiteGuard(() => state.address)(c, () => ((passed = true), next()));
+    } catch (error) {
+      // Another site's post: refused with a page (nothing of its form is drawn again).
+      if (passed || !(error instanceof HttpError)) throw error;
+      const v = view(c, 'test');
+      return page(c, notFoundPage(v, '/', 'This form was sent from another site, so nothing was done.', 'Refused'), error.status as ContentfulStatusCode);
+    }
   });
+
+  /**
+   * A failed action: the page it was sent from drawn again with the form as sent, its dialog open
+   * and the error next to its field (forms.tsx): never a JSON body, never lost input.
+   */
+  const failedPage = (c: Ctx, back: string, mode: Mode, form: Form, error: InvalidField) => {
+    const values: Record<string, string[]> = {};
+    for (const [name, value] of Object.entries(form)) {
+      if (name !== 'csrf') values[name] = [value].flat().filter((item): item is string => typeof item === 'string');
+    }
+    const [path = '/'] = back.split('?');
+    const render = LIST_PAGES.find(([listPath]) => listPath === path)?.[1] ?? overviewPage;
+    const v = view(c, mode, {
+      here: withMode(path, mode),
+      error: error.message,
+      failed: { action: c.req.path, values, message: error.message, field: error.field },
+    });
+    return page(c, render(v), error.status as ContentfulStatusCode);
+  };
 
   const register = ({ path, back, handle, limit = FORM_LIMIT }: Action) => {
     app.post(
       `${DASHBOARD_PREFIX}${path}`,
-      bodyLimit({ maxSize: limit, onError: () => Promise.reject(new HttpError(413, `the form is larger than ${limit} bytes`)) }),
+      bodyLimit({ maxSize: limit, onError: (c) => failedPage(c, back, 'test', {}, new InvalidField(null, `The form is larger than ${limit} bytes.`, 413)) }),
       async (c) => {
         const type = c.req.header('content-type') ?? '';
         if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) {
-          throw new HttpError(415, 'dashboard actions are form posts');
+          return failedPage(c, back, 'test', {}, new InvalidField(null, 'Dashboard actions are form posts.', 415));
         }
         const form = (await c.req.parseBody({ all: true })) as Form;
+        const mode = modeOf(form.mode);
         const session = getCookie(c, cookieName());
         const given = typeof form.csrf === 'string' ? Buffer.from(form.csrf) : Buffer.alloc(0);
         const expected = session ? Buffer.from(tokenFor(session)) : null;
         if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-          throw new HttpError(403, 'this form is no longer valid (the CSRF check failed): reload the dashboard and try again');
+          // Same origin (sameSiteGuard passed), but a token this emulator did not give: a page from
+          // before a restart, or no session cookie. The form comes back with a fresh token.
+          const stale = new InvalidField(
+            null,
+            'This page was loaded before the emulator restarted (or its session ended): check the form and send it again.',
+            403,
+          );
+          return failedPage(c, back, mode, form, stale);
         }
-        const mode = modeOf(form.mode);
         let outcome: Outcome;
         try {
           outcome = await handle({ state, requests, form, mode, param: (name) => c.req.param(name) ?? '' });
         } catch (error) {
-          const message = error instanceof HttpError ? describe(error) : error instanceof InvalidDocumentError ? error.message : null;
-          if (message === null) throw error;
-          return c.redirect(withMode(back, mode, { error: message }), 303);
+          const invalid = asInvalidField(error);
+          if (!invalid) throw error;
+          return failedPage(c, back, mode, form, invalid);
         }
         // Other open dashboards refresh too (a dashboard action is not on the Requests page).
         requests.touch();
@@ -172,7 +207,13 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
   for (const action of ACTIONS) register(action);
 }
 
-function describe(error: HttpError): string {
-  if (typeof error.detail === 'string') return error.detail;
-  return error.detail.map((item) => `${item.loc.slice(1).join('.')}: ${item.msg}`).join('; ');
+/** An operation's refusal as a form error (the field from a validation item's `loc`), or null for any other error. */
+function asInvalidField(error: unknown): InvalidField | null {
+  if (error instanceof InvalidField) return error;
+  if (error instanceof InvalidDocumentError) return new InvalidField('document', error.message);
+  if (!(error instanceof HttpError)) return null;
+  if (typeof error.detail === 'string') return new InvalidField(null, error.detail, error.status);
+  const [first] = error.detail;
+  const field = typeof first?.loc[1] === 'string' ? first.loc[1] : null;
+  return new InvalidField(field, error.detail.map((item) => `${item.loc.slice(1).join('.')}: ${item.msg}`).join('; '), error.status);
 }

@@ -6,6 +6,7 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 import type { Mode } from '../../shared/constants.js';
 import { rfc3339 } from '../ids.js';
 import type { State } from '../state.js';
+import type { Failed } from './forms.js';
 import type { RequestLog } from './requests.js';
 
 /** A rendered page or part of one. */
@@ -23,6 +24,8 @@ export interface View {
   error?: string | undefined;
   /** A dialog shown once, open on load (a new key or client secret). */
   shown?: Html | undefined;
+  /** A form that failed, drawn again as it was sent (forms.tsx). */
+  failed?: Failed | undefined;
 }
 
 export const PAGES = [

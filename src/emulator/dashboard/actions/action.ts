@@ -40,17 +40,43 @@ export const text = (form: Form, name: string) => {
   return typeof value === 'string' ? value.trim() : '';
 };
 
-export const integer = (form: Form, name: string) => {
+/** A value a form cannot take: shown next to `field` (null: the form as a whole), in plain words. */
+export class InvalidField extends HttpError {
+  constructor(
+    readonly field: string | null,
+    message: string,
+    status = 422,
+  ) {
+    super(status, message);
+  }
+}
+
+/** A whole number of 0 or more; `label` is the field's name as the page shows it. */
+export const integer = (form: Form, name: string, label: string) => {
   const value = text(form, name);
-  if (!/^\d+$/.test(value)) throw new HttpError(422, `${name.replace(/_/g, ' ')} must be a whole number`);
+  if (!/^\d+$/.test(value)) throw new InvalidField(name, `${label}: a whole number such as 3600${value ? `, not ${value}` : ''}`);
   return Number(value);
 };
 
-export const checked = <S extends z.ZodType>(schema: S, value: unknown): z.output<S> => {
+/** zod's words for the usual problems, said plainly. */
+function plainly(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'too_small' && issue.minimum === 1) return issue.origin === 'array' ? 'give at least one' : 'required';
+  if (issue.code === 'invalid_type') return 'required';
+  return issue.message;
+}
+
+/**
+ * The form's values checked by the control plane's own schema; a problem is an InvalidField on
+ * the field it is about, labelled as the page labels it (`labels.redirect_uris(1)` → "Redirect URI 2").
+ */
+export const checked = <S extends z.ZodType>(schema: S, value: unknown, labels: Record<string, (index?: number) => string> = {}): z.output<S> => {
   const result = schema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    throw new HttpError(422, `${issue.path.join('.') || 'form'}: ${issue.message}`);
+    const [field, index] = issue.path;
+    const name = typeof field === 'string' ? field : null;
+    const label = name ? (labels[name]?.(typeof index === 'number' ? index : undefined) ?? name.replace(/_/g, ' ')) : 'form';
+    throw new InvalidField(name, `${label}: ${plainly(issue)}`);
   }
   return result.data;
 };

@@ -9,11 +9,15 @@ export const registerAppAction: Action = {
   path: '/apps',
   back: '/apps',
   handle: ({ state, form }) => {
-    const body = checked(newApp, {
-      name: text(form, 'name'),
-      redirect_uris: text(form, 'redirect_uris').split(/\s+/).filter(Boolean),
-      public: form.public === '1',
-    });
+    const body = checked(
+      newApp,
+      {
+        name: text(form, 'name'),
+        redirect_uris: text(form, 'redirect_uris').split(/\s+/).filter(Boolean),
+        public: form.public === '1',
+      },
+      { name: () => 'Name', redirect_uris: (index) => (index === undefined ? 'Redirect URIs' : `Redirect URI ${index + 1}`) },
+    );
     const made = registerApp(state, body);
     const values = [{ label: 'Client id', id: 'new-client-id', value: made.client_id }];
     if (made.client_secret) values.push({ label: 'Client secret', id: 'new-client-secret', value: made.client_secret });

@@ -6,7 +6,7 @@ import { advanceClock, fault as faultSchema, publishSynthetic, synthetic } from 
 import { createState, empty, reset } from '../../state.js';
 import { shownOnce, withMode } from '../layout.js';
 import { controlsPage } from '../pages/controls.js';
-import { checked, integer, text } from './action.js';
+import { InvalidField, checked, integer, text } from './action.js';
 import type { Action } from './action.js';
 
 /** The largest document Import takes. */
@@ -16,8 +16,15 @@ export const clockAction: Action = {
   path: '/clock',
   back: '/controls',
   handle: ({ state, form }) => {
-    const seconds = integer(form, 'advance_seconds');
-    const { now } = advanceClock(state, seconds);
+    const seconds = integer(form, 'advance_seconds', 'Advance by (seconds)');
+    let now: string;
+    try {
+      ({ now } = advanceClock(state, seconds));
+    } catch (error) {
+      if (error instanceof HttpError && typeof error.detail !== 'string')
+        throw new InvalidField('advance_seconds', `Advance by (seconds): ${error.detail[0]!.msg}`);
+      throw error;
+    }
     return { notice: `The clock moved ${seconds} s: it is now ${now}.` };
   },
 };
@@ -26,7 +33,11 @@ export const faultAction: Action = {
   path: '/faults',
   back: '/controls',
   handle: ({ state, form }) => {
-    const body = checked(faultSchema, { status: integer(form, 'status'), path_prefix: text(form, 'path_prefix'), count: integer(form, 'count') });
+    const body = checked(
+      faultSchema,
+      { status: integer(form, 'status', 'Status'), path_prefix: text(form, 'path_prefix'), count: integer(form, 'count', 'Count') },
+      { path_prefix: () => 'Path prefix', status: () => 'Status', count: () => 'Count' },
+    );
     addFault(state, body);
     return { notice: `The next ${body.count} request(s) under ${body.path_prefix} fail with ${body.status}.` };
   },
@@ -36,7 +47,11 @@ export const publishAction: Action = {
   path: '/events',
   back: '/controls',
   handle: async ({ state, form, mode }) => {
-    const body = checked(synthetic, { org_id: text(form, 'org_id'), mode, type: text(form, 'type'), count: integer(form, 'count') });
+    const body = checked(
+      synthetic,
+      { org_id: text(form, 'org_id'), mode, type: text(form, 'type'), count: integer(form, 'count', 'Count') },
+      { org_id: () => 'Organization', type: () => 'Type', count: () => 'Count' },
+    );
     const result = await publishSynthetic(state, body);
     return { notice: `Published ${result.published} ${mode} ${body.type} event(s).` };
   },

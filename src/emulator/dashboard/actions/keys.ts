@@ -1,12 +1,12 @@
 // API keys page actions: Create key (the key shown once) and Revoke.
 import { SCOPES } from '../../../shared/constants.js';
 import type { Scope } from '../../../shared/constants.js';
-import { HttpError, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import { revokeKey } from '../../routes/control.js';
 import { createKey } from '../../state.js';
 import { shownOnce, withMode } from '../layout.js';
 import { keysPage } from '../pages/keys.js';
-import { modeOf, text } from './action.js';
+import { InvalidField, modeOf, text } from './action.js';
 import type { Action } from './action.js';
 
 export const createKeyAction: Action = {
@@ -14,10 +14,10 @@ export const createKeyAction: Action = {
   back: '/keys',
   handle: ({ state, form }) => {
     const orgId = text(form, 'org_id');
-    if (!state.orgs.has(orgId)) throw notFound(`no such organization: ${orgId}`);
+    if (!state.orgs.has(orgId)) throw new InvalidField('org_id', `Organization: there is no organization ${orgId}`);
     const keyMode = modeOf(form.key_mode);
     const scopes = [form.scopes ?? []].flat().filter((s): s is Scope => typeof s === 'string' && (SCOPES as readonly string[]).includes(s));
-    if (scopes.length === 0) throw new HttpError(422, 'choose at least one scope');
+    if (scopes.length === 0) throw new InvalidField('scopes', 'Scopes: choose at least one');
     const name = text(form, 'name').slice(0, 200);
     const made = createKey(state, orgId, keyMode, scopes, name || undefined);
     return {

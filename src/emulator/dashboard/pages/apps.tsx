@@ -3,7 +3,10 @@ import { LIMITS, SCOPES } from '../../../shared/constants.js';
 import { connectionsOf } from '../../routes/control.js';
 import { ActionButton, CsrfFields, Layout, time } from '../layout.js';
 import type { Html, View } from '../layout.js';
+import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
 import { ACTION_COLUMN, DialogActions, Table, orgName } from '../parts.js';
+
+const REGISTER = '/_dashboard/apps';
 
 export function appsPage(v: View): Html {
   const { state } = v;
@@ -92,20 +95,31 @@ export function appsPage(v: View): Html {
           );
         })}
       </div>
-      <dialog id="register-app" aria-labelledby="register-app-title">
+      <dialog id="register-app" aria-labelledby="register-app-title" {...reopened(v, REGISTER)}>
         <h2 id="register-app-title">Register an OAuth app</h2>
-        <form method="post" action="/_dashboard/apps">
+        <form method="post" action={REGISTER}>
           <CsrfFields v={v} />
+          <FormError v={v} action={REGISTER} />
           <label for="app-name">Name</label>
-          <input id="app-name" name="name" required maxlength={200} autocomplete="off" />
+          <input
+            id="app-name"
+            name="name"
+            required
+            maxlength={200}
+            autocomplete="off"
+            value={kept(v, REGISTER, 'name', '')}
+            {...invalidAttrs(v, REGISTER, 'name')}
+          />
+          <FieldError v={v} action={REGISTER} field="name" />
           <label for="app-redirects">Redirect URIs (one a line; https, or http for localhost)</label>
-          <textarea id="app-redirects" name="redirect_uris" rows={3} cols={40} required>
-            http://127.0.0.1/callback
+          <textarea id="app-redirects" name="redirect_uris" rows={3} cols={40} required {...invalidAttrs(v, REGISTER, 'redirect_uris')}>
+            {kept(v, REGISTER, 'redirect_uris', 'http://127.0.0.1/callback')}
           </textarea>
+          <FieldError v={v} action={REGISTER} field="redirect_uris" />
           <fieldset>
             <legend>Client type</legend>
             <label>
-              <input type="checkbox" name="public" value="1" /> Public client (PKCE only, no secret)
+              <input type="checkbox" name="public" value="1" checked={keptChecked(v, REGISTER, 'public', '1', false)} /> Public client (PKCE only, no secret)
             </label>
           </fieldset>
           <DialogActions submit="Register" />

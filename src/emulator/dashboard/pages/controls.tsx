@@ -2,6 +2,11 @@
 import { EVENT_TYPES } from '../../../shared/constants.js';
 import { CsrfFields, Layout, time } from '../layout.js';
 import type { Html, View } from '../layout.js';
+import { FieldError, invalidAttrs, kept } from '../forms.js';
+
+const CLOCK = '/_dashboard/clock';
+const FAULTS = '/_dashboard/faults';
+const PUBLISH = '/_dashboard/events';
 
 export function controlsPage(v: View): Html {
   const orgs = [...v.state.orgs.values()];
@@ -12,33 +17,54 @@ export function controlsPage(v: View): Html {
         <p id="clock" data-live="">
           Now: <time>{time(v.state.clock.now())}</time>
         </p>
-        <form method="post" action="/_dashboard/clock" class="row">
+        <form method="post" action={CLOCK} class="row">
           <CsrfFields v={v} />
           <div>
             <label for="advance">Advance by (seconds)</label>
-            <input id="advance" name="advance_seconds" type="number" min="0" step="1" required value="3600" />
+            <input
+              id="advance"
+              name="advance_seconds"
+              type="number"
+              min="0"
+              step="1"
+              required
+              value={kept(v, CLOCK, 'advance_seconds', '3600')}
+              {...invalidAttrs(v, CLOCK, 'advance_seconds')}
+            />
+            <FieldError v={v} action={CLOCK} field="advance_seconds" />
           </div>
           <button type="submit">Advance clock</button>
         </form>
       </section>
       <section class="card" aria-labelledby="fault-title">
         <h2 id="fault-title">Inject a fault</h2>
-        <form method="post" action="/_dashboard/faults" class="row">
+        <form method="post" action={FAULTS} class="row">
           <CsrfFields v={v} />
           <div>
             <label for="fault-status">Status</label>
             <select id="fault-status" name="status">
-              <option>429</option>
-              <option>502</option>
+              <option selected={kept(v, FAULTS, 'status', '429') === '429'}>429</option>
+              <option selected={kept(v, FAULTS, 'status', '429') === '502'}>502</option>
             </select>
           </div>
           <div>
             <label for="fault-path">Path prefix</label>
-            <input id="fault-path" name="path_prefix" required value="/v1/" />
+            <input id="fault-path" name="path_prefix" required value={kept(v, FAULTS, 'path_prefix', '/v1/')} {...invalidAttrs(v, FAULTS, 'path_prefix')} />
+            <FieldError v={v} action={FAULTS} field="path_prefix" />
           </div>
           <div>
             <label for="fault-count">Count</label>
-            <input id="fault-count" name="count" type="number" min="1" step="1" required value="1" />
+            <input
+              id="fault-count"
+              name="count"
+              type="number"
+              min="1"
+              step="1"
+              required
+              value={kept(v, FAULTS, 'count', '1')}
+              {...invalidAttrs(v, FAULTS, 'count')}
+            />
+            <FieldError v={v} action={FAULTS} field="count" />
           </div>
           <button type="submit">Inject fault</button>
         </form>
@@ -46,19 +72,29 @@ export function controlsPage(v: View): Html {
       </section>
       <section class="card" aria-labelledby="publish-title">
         <h2 id="publish-title">Publish events</h2>
-        <form method="post" action="/_dashboard/events" class="row">
+        <form method="post" action={PUBLISH} class="row">
           <CsrfFields v={v} />
           <div>
             <label for="publish-org">Organization</label>
             <select id="publish-org" name="org_id">
               {orgs.map((org) => (
-                <option value={org.id}>{org.name}</option>
+                <option value={org.id} selected={kept(v, PUBLISH, 'org_id', '') === org.id}>
+                  {org.name}
+                </option>
               ))}
             </select>
           </div>
           <div>
             <label for="publish-type">Type</label>
-            <input id="publish-type" name="type" required value="call.started" list="publish-types" />
+            <input
+              id="publish-type"
+              name="type"
+              required
+              value={kept(v, PUBLISH, 'type', 'call.started')}
+              list="publish-types"
+              {...invalidAttrs(v, PUBLISH, 'type')}
+            />
+            <FieldError v={v} action={PUBLISH} field="type" />
           </div>
           <datalist id="publish-types">
             {EVENT_TYPES.map((t) => (
@@ -67,7 +103,18 @@ export function controlsPage(v: View): Html {
           </datalist>
           <div>
             <label for="publish-count">Count</label>
-            <input id="publish-count" name="count" type="number" min="1" max="1000000" step="1" required value="1" />
+            <input
+              id="publish-count"
+              name="count"
+              type="number"
+              min="1"
+              max="1000000"
+              step="1"
+              required
+              value={kept(v, PUBLISH, 'count', '1')}
+              {...invalidAttrs(v, PUBLISH, 'count')}
+            />
+            <FieldError v={v} action={PUBLISH} field="count" />
           </div>
           <button type="submit">Publish {v.mode} events</button>
         </form>

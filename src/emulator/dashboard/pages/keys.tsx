@@ -2,7 +2,10 @@
 import { SCOPES } from '../../../shared/constants.js';
 import { ActionButton, CsrfFields, Layout, time } from '../layout.js';
 import type { Html, View } from '../layout.js';
+import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
 import { ACTION_COLUMN, DialogActions, Table, keysIn, orgName } from '../parts.js';
+
+const CREATE = '/_dashboard/keys';
 
 export function keysPage(v: View): Html {
   const { state } = v;
@@ -57,36 +60,39 @@ export function keysPage(v: View): Html {
           </tr>
         ))}
       </Table>
-      <dialog id="create-key" aria-labelledby="create-key-title">
+      <dialog id="create-key" aria-labelledby="create-key-title" {...reopened(v, CREATE)}>
         <h2 id="create-key-title">Create an API key</h2>
-        <form method="post" action="/_dashboard/keys">
+        <form method="post" action={CREATE}>
           <CsrfFields v={v} />
+          <FormError v={v} action={CREATE} />
           <label for="key-org">Organization</label>
-          <select id="key-org" name="org_id">
+          <select id="key-org" name="org_id" {...invalidAttrs(v, CREATE, 'org_id')}>
             {orgs.map((org) => (
-              <option value={org.id}>
+              <option value={org.id} selected={kept(v, CREATE, 'org_id', '') === org.id}>
                 {org.name} ({org.id})
               </option>
             ))}
           </select>
+          <FieldError v={v} action={CREATE} field="org_id" />
           <label for="key-name">Name (optional)</label>
-          <input id="key-name" name="name" maxlength={200} autocomplete="off" />
+          <input id="key-name" name="name" maxlength={200} autocomplete="off" value={kept(v, CREATE, 'name', '')} />
           <label for="key-mode">Mode</label>
           <select id="key-mode" name="key_mode">
-            <option value="test" selected={v.mode === 'test'}>
+            <option value="test" selected={kept(v, CREATE, 'key_mode', v.mode) === 'test'}>
               test
             </option>
-            <option value="live" selected={v.mode === 'live'}>
+            <option value="live" selected={kept(v, CREATE, 'key_mode', v.mode) === 'live'}>
               live
             </option>
           </select>
-          <fieldset>
+          <fieldset {...invalidAttrs(v, CREATE, 'scopes')}>
             <legend>Scopes</legend>
             {SCOPES.map((scope) => (
               <label>
-                <input type="checkbox" name="scopes" value={scope} checked /> {scope}
+                <input type="checkbox" name="scopes" value={scope} checked={keptChecked(v, CREATE, 'scopes', scope, true)} /> {scope}
               </label>
             ))}
+            <FieldError v={v} action={CREATE} field="scopes" />
           </fieldset>
           <DialogActions submit="Create" />
         </form>

@@ -6,7 +6,10 @@ import { SEED_ADMIN } from '../../state.js';
 import type { State } from '../../state.js';
 import { CsrfFields, Layout, time } from '../layout.js';
 import type { Html, View } from '../layout.js';
+import { FieldError, invalidAttrs, kept } from '../forms.js';
 import { Table, keysIn, storedIn } from '../parts.js';
+
+const balanceAction = (orgId: string) => `/_dashboard/orgs/${orgId}/balance`;
 
 function signedInAdmin(state: State): string {
   if (state.users.has(SEED_ADMIN.email)) return SEED_ADMIN.email;
@@ -74,11 +77,20 @@ export function overviewPage(v: View): Html {
                 <p>
                   <strong>{money(org.balance)}</strong>
                 </p>
-                <form method="post" action={`/_dashboard/orgs/${org.id}/balance`} class="row">
+                <form method="post" action={balanceAction(org.id)} class="row">
                   <CsrfFields v={v} />
                   <div>
-                    <label for={`balance-${org.id}`}>New balance of {org.name} in cents</label>
-                    <input id={`balance-${org.id}`} name="available" type="number" min="0" step="1" required value={String(org.balance)} />
+                    <label for={`balance-${org.id}`}>New balance of {org.name} in dollars</label>
+                    <input
+                      id={`balance-${org.id}`}
+                      name="available"
+                      inputmode="decimal"
+                      autocomplete="off"
+                      required
+                      value={kept(v, balanceAction(org.id), 'available', money(org.balance).replace(/^\$/, ''))}
+                      {...invalidAttrs(v, balanceAction(org.id), 'available')}
+                    />
+                    <FieldError v={v} action={balanceAction(org.id)} field="available" />
                   </div>
                   <button type="submit">Save balance</button>
                 </form>
