@@ -487,6 +487,78 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
+  it('Requests holds still: an open row keeps its place, its selection and focus through new rows; Pause counts what arrives; a burst renders about once a second', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const ask = (marker: string) => fetch(`${emulator.url}/v1/account?mark=${marker}`, { headers: { authorization: `Bearer ${emulator.seed.keys.test}` } });
+    const asked = async (marker: string, n: number) => {
+      for (let i = 0; i < n; i++) await ask(`${marker}-${i}`);
+    };
+    try {
+      const { page, problems } = await watchedPage(context);
+      await asked('before', 30);
+      await open(page, '/requests?mode=test');
+      const row = page.locator('#requests li', { hasText: 'mark=before-20' });
+      await row.scrollIntoViewIfNeeded();
+      await page.mouse.wheel(0, 200);
+      await row.locator('summary').click();
+      await expect.poll(() => row.locator('details').evaluate((d) => d.hasAttribute('open'))).toBe(true);
+      // Rows that expand say so: a marker before each summary, turned when open.
+      expect(await row.locator('summary').evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el, '::before').content)).toBe('"▾"');
+      const selected = await row
+        .locator('pre')
+        .first()
+        .evaluate((pre) => {
+          const range = pre.ownerDocument.createRange();
+          range.selectNodeContents(pre);
+          const selection = pre.ownerDocument.getSelection()!;
+          selection.removeAllRanges();
+          selection.addRange(range);
+          return selection.toString();
+        });
+      expect(selected.length).toBeGreaterThan(0);
+      const top = async () => (await row.boundingBox())!.y;
+      const before = await top();
+      const renders = async () => Number(await page.evaluate('document.body.dataset.renders || 0'));
+
+      await asked('after', 5);
+      await page.locator('#requests li', { hasText: 'mark=after-4' }).waitFor({ state: 'attached' });
+      expect(Math.abs((await top()) - before), 'the row being read moved').toBeLessThanOrEqual(1);
+      expect(await page.evaluate('document.getSelection().toString()')).toBe(selected);
+      expect(await row.locator('summary').evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+
+      // More than a page of newer requests: the open row stays.
+      await asked('flood', 105);
+      await page.locator('#requests li', { hasText: 'mark=flood-104' }).waitFor({ state: 'attached' });
+      expect(await row.count()).toBe(1);
+      expect(await row.locator('details').evaluate((d) => d.hasAttribute('open'))).toBe(true);
+
+      // Pause: nothing comes in, the count of what arrived does.
+      await page.getByRole('button', { name: 'Pause live updates' }).click();
+      await asked('paused', 3);
+      await expect.poll(() => textOf(page.locator('.live-bar [role=status]'))).toBe('Paused: 3 new request(s) since.');
+      expect(await page.locator('#requests li', { hasText: 'mark=paused' }).count()).toBe(0);
+      await page.getByRole('button', { name: 'Resume live updates' }).click();
+      await page.locator('#requests li', { hasText: 'mark=paused-2' }).waitFor({ state: 'attached' });
+
+      // A burst of three seconds (a request every 20 ms) is drawn about once a second, not on every change.
+      const rendersBefore = await renders();
+      const started = Date.now();
+      for (let i = 0; Date.now() - started < 3000; i++) {
+        await ask(`burst-${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await page
+        .locator('#requests li', { hasText: /mark=burst-/ })
+        .first()
+        .waitFor({ state: 'attached' });
+      expect((await renders()) - rendersBefore).toBeLessThanOrEqual(5);
+      expect(problems).toEqual([]);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
   /** The authorize page `svc login` opens (its own client and loopback redirect), loaded in `page`: its sign-in form shows. */
   async function signInPageLoads(page: Page, baseUrl: string): Promise<void> {
     const query = new URLSearchParams({

@@ -49,6 +49,10 @@ ol.log{list-style:none;padding:0;margin:0}
 ol.log li{background:#fff;border-bottom:1px solid #e5e7eb}
 ol.log details>h3{font-size:.85rem;margin:.4rem .5rem 0}ol.log details>pre{margin:.2rem .5rem .6rem}
 ol.log summary{padding:.35rem .5rem;cursor:pointer;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
+ol.log summary::before{content:'▸';display:inline-block;width:1em;color:#4b5563}ol.log details[open]>summary::before{content:'▾'}
+ol.log summary:hover{background:#f3f4f6}
+html,body{overflow-anchor:none}
+.live-bar{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:-.5rem 0 .8rem}
 dialog{border:1px solid #4b5563;border-radius:8px;padding:1rem 1.2rem;max-width:min(36rem,95vw)}
 dialog::backdrop{background:rgba(0,0,0,.4)}
 .secret{display:flex;gap:.5rem}.secret input{flex:1;min-width:0;font-family:ui-monospace,monospace}
@@ -86,16 +90,64 @@ export const SCRIPT = `
     dialog.showModal();
   }
 
-  // Live: the emulator says "change" after requests; the live parts of this page are fetched again.
+  // Live: the emulator says "change" after requests; the live parts of this page are fetched
+  // again and merged into what is shown (morph), so that focus, a selection, open rows and
+  // what is being read stay where they are. In a burst, at most one merge a second.
   const live = document.querySelectorAll('[data-live]');
   if (live.length === 0 || !window.EventSource) return;
+  const THROTTLE_MS = 1000;
   let fetching = false;
   let again = false;
+  let lastRender = 0;
+  let timer = 0;
+  let renders = 0;
   const editing = (region) => {
     const active = document.activeElement;
     return region.contains(active) && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName);
   };
-  const refresh = async () => {
+  const keyOf = (node) => (node.nodeType === 1 ? node.dataset.key || node.id || '' : '');
+  // A row the reader holds (open, selected in, focused in) stays even when it left the newest page.
+  const held = (node) => {
+    if (node.nodeType !== 1) return false;
+    const selection = document.getSelection();
+    return !!node.querySelector('details[open]') || node.matches('details[open]') || node.contains(document.activeElement) ||
+      (selection && selection.rangeCount > 0 && !selection.isCollapsed && node.contains(selection.anchorNode));
+  };
+  const morph = (from, to) => {
+    if (from.nodeType !== 1) { if (from.nodeValue !== to.nodeValue) from.nodeValue = to.nodeValue; return; }
+    for (const { name } of [...from.attributes]) if (!to.hasAttribute(name) && name !== 'open') from.removeAttribute(name);
+    for (const { name, value } of to.attributes) if (from.getAttribute(name) !== value) from.setAttribute(name, value);
+    const old = [...from.childNodes];
+    const byKey = new Map(old.filter(keyOf).map((node) => [keyOf(node), node]));
+    let cursor = from.firstChild;
+    for (const next of [...to.childNodes]) {
+      const key = keyOf(next);
+      let match = key ? byKey.get(key) : null;
+      if (!key && cursor && !keyOf(cursor) && cursor.nodeName === next.nodeName) match = cursor;
+      if (match) {
+        if (key) byKey.delete(key);
+        if (match !== cursor) from.insertBefore(match, cursor);
+        else cursor = cursor.nextSibling;
+        morph(match, next);
+      } else {
+        from.insertBefore(next, cursor);
+      }
+    }
+    while (cursor) {
+      const after = cursor.nextSibling;
+      if (!(keyOf(cursor) && held(cursor))) cursor.remove();
+      cursor = after;
+    }
+  };
+  // What the reader looks at: the open or focused row, else the first row in view; kept at its place on screen.
+  const anchor = () => {
+    const rows = [...document.querySelectorAll('[data-live] [data-key]')];
+    // At the top of the page, with nothing held, new rows push the list down as a live tail does.
+    const chosen = rows.find((row) => held(row)) || (window.scrollY > 0 ? rows.find((row) => row.getBoundingClientRect().top >= 0) : null);
+    return chosen ? { node: chosen, top: chosen.getBoundingClientRect().top } : null;
+  };
+  const paused = { on: false, since: 0, latest: 0 };
+  const render = async () => {
     if (fetching) { again = true; return; }
     fetching = true;
     try {
@@ -106,16 +158,17 @@ export const SCRIPT = `
       // so what is being typed is sent with a token that holds.
       const token = fresh.querySelector('input[name=csrf]')?.value;
       if (token) for (const field of document.querySelectorAll('input[name=csrf]')) field.value = token;
+      if (paused.on) return;
+      const kept = anchor();
       for (const region of document.querySelectorAll('[data-live]')) {
         const next = fresh.getElementById(region.id);
         if (!next || editing(region) || region.innerHTML === next.innerHTML) continue;
-        const open = new Set([...region.querySelectorAll('details[open]')].map((d) => d.dataset.key));
-        const focused = region.contains(document.activeElement) ? document.activeElement.id : '';
-        region.innerHTML = next.innerHTML;
-        for (const d of region.querySelectorAll('details[data-key]')) if (open.has(d.dataset.key)) d.open = true;
-        if (focused) document.getElementById(focused)?.focus();
+        morph(region, next);
       }
-      document.body.dataset.refreshed = String(Date.now());
+      if (kept && kept.node.isConnected) window.scrollBy(0, kept.node.getBoundingClientRect().top - kept.top);
+      lastRender = Date.now();
+      document.body.dataset.renders = String(++renders);
+      document.body.dataset.refreshed = String(lastRender);
     } catch {
       // The emulator stopped or restarted: the stream reconnects and asks again.
     } finally {
@@ -123,6 +176,40 @@ export const SCRIPT = `
       if (again) { again = false; refresh(); }
     }
   };
+  const refresh = () => {
+    if (timer) return;
+    const wait = lastRender + THROTTLE_MS - Date.now();
+    if (wait <= 0) { render(); return; }
+    timer = setTimeout(() => { timer = 0; render(); }, wait);
+  };
+
+  // Pause: nothing on the page moves; the button says how many requests arrived meanwhile.
+  const pause = document.createElement('button');
+  pause.type = 'button';
+  pause.className = 'pause';
+  pause.setAttribute('aria-pressed', 'false');
+  const pauseStatus = document.createElement('span');
+  pauseStatus.className = 'muted';
+  pauseStatus.setAttribute('role', 'status');
+  const showPause = () => {
+    pause.textContent = paused.on ? 'Resume live updates' : 'Pause live updates';
+    pause.setAttribute('aria-pressed', String(paused.on));
+    const arrived = paused.latest - paused.since;
+    pauseStatus.textContent = paused.on ? (arrived === 0 ? 'Paused.' : 'Paused: ' + arrived + ' new request(s) since.') : '';
+  };
+  pause.addEventListener('click', () => {
+    paused.on = !paused.on;
+    paused.since = paused.latest;
+    showPause();
+    if (!paused.on) { lastRender = 0; refresh(); }
+  });
+  const bar = document.createElement('p');
+  bar.className = 'live-bar';
+  bar.append(pause, ' ', pauseStatus);
+  document.querySelector('main h1')?.after(bar);
+  showPause();
+  const counted = (total) => { const n = Number(total); if (Number.isFinite(n)) { paused.latest = n; if (paused.on) showPause(); } };
+
   // One stream per browser, however many tabs (a browser opens at most six connections to a
   // host over HTTP/1.1, and a stream holds one for good): the tab holding the Web Lock keeps the
   // EventSource and passes its messages to the others over a BroadcastChannel; when it closes,
@@ -134,21 +221,21 @@ export const SCRIPT = `
   const lead = (channel) => {
     leading = true;
     const stream = new EventSource('/_dashboard/stream');
-    stream.addEventListener('change', () => { channel?.postMessage('change'); refresh(); });
+    stream.addEventListener('change', ({ data }) => { channel?.postMessage({ change: data }); counted(data); refresh(); });
     // Each (re)connection fetches once: whatever changed before the stream was open is shown too.
-    stream.addEventListener('ready', () => { streaming = true; channel?.postMessage('ready'); connected(); });
+    stream.addEventListener('ready', ({ data }) => { streaming = true; channel?.postMessage({ ready: data }); counted(data); connected(); });
     stream.addEventListener('error', () => { streaming = false; });
   };
   if (!window.BroadcastChannel || !navigator.locks) { lead(null); return; }
   const channel = new BroadcastChannel('svc-dashboard-live');
   channel.addEventListener('message', ({ data }) => {
-    if (data === 'change') refresh();
-    else if (data === 'ready') connected();
-    else if (data === 'live' && document.body.dataset.live !== 'on') connected();
-    else if (data === 'hello' && leading && streaming) channel.postMessage('live');
+    if (data.change !== undefined) { counted(data.change); refresh(); }
+    else if (data.ready !== undefined) { counted(data.ready); connected(); }
+    else if (data.live !== undefined && document.body.dataset.live !== 'on') { counted(data.live); connected(); }
+    else if (data.hello && leading && streaming) channel.postMessage({ live: paused.latest });
   });
   // Held until this tab closes (the promise never settles): the browser then gives the lock to the next tab.
   navigator.locks.request('svc-dashboard-live', () => new Promise(() => lead(channel)));
-  channel.postMessage('hello');
+  channel.postMessage({ hello: true });
 })();
 `;

@@ -12,7 +12,7 @@ export function callsPage(v: View): Html {
       <div id="calls" data-live="">
         <Table caption={`The newest ${PAGE_ROWS} calls at most.`} columns={['Call', 'Organization', 'Status', 'Title', 'Languages', 'Started', 'Ended']}>
           {calls.map(({ org_id, obj }) => (
-            <tr>
+            <tr data-key={obj.id}>
               <DetailCell v={v} list="/calls" id={obj.id} />
               <td>{orgName(state, org_id)}</td>
               <td>{obj.status}</td>

@@ -13,7 +13,7 @@ export function chatsPage(v: View): Html {
       <div id="chats" data-live="">
         <Table caption={`The newest ${PAGE_ROWS} chats at most.`} columns={['Chat', 'Organization', 'Status', 'Subject', 'Language', 'Messages', 'Started']}>
           {chats.map(({ org_id, obj }) => (
-            <tr>
+            <tr data-key={obj.id}>
               <DetailCell v={v} list="/chats" id={obj.id} />
               <td>{orgName(state, org_id)}</td>
               <td>{obj.status}</td>

@@ -36,8 +36,8 @@ export function eventsPage(v: View): Html {
           {shown.map((event) => {
             const body = JSON.parse(event.json) as { created_at: string };
             return (
-              <li>
-                <details data-key={event.id}>
+              <li data-key={event.id}>
+                <details>
                   <summary>
                     <time>{body.created_at}</time> <strong>{event.type}</strong> <code>{event.id}</code>
                   </summary>

@@ -51,8 +51,8 @@ export function requestsPage(v: View): Html {
           {rows.map((entry) => {
             const mode = modeOf(entry);
             return (
-              <li>
-                <details data-key={`r${entry.n}`}>
+              <li data-key={`r${entry.n}`}>
+                <details>
                   <summary>
                     <time>{time(entry.at)}</time> <strong>{entry.method}</strong> <code>{entry.path}</code>{' '}
                     <span class={`status-${String(entry.status)[0]}`}>{entry.status}</span> <span>{entry.credential ?? 'no credential'}</span>
