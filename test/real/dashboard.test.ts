@@ -18,7 +18,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { sha256 } from '../../src/emulator/ids.js';
 import { CLI_CLIENT_ID, CLI_REDIRECT_PATH } from '../../src/shared/constants.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { CHROMIUM, launchChromium, skipWithoutChromium } from '../helpers/chromium.js';
@@ -536,7 +536,7 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       // Pause: nothing comes in, the count of what arrived does.
       await page.getByRole('button', { name: 'Pause live updates' }).click();
       await asked('paused', 3);
-      await expect.poll(() => textOf(page.locator('.live-bar [role=status]'))).toBe('Paused: 3 new request(s) since.');
+      await expect.poll(() => textOf(page.locator('.live-bar [aria-live]'))).toBe('Paused: 3 new request(s) since.');
       expect(await page.locator('#requests li', { hasText: 'mark=paused' }).count()).toBe(0);
       await page.getByRole('button', { name: 'Resume live updates' }).click();
       await page.locator('#requests li', { hasText: 'mark=paused-2' }).waitFor({ state: 'attached' });
@@ -556,6 +556,73 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       expect(problems).toEqual([]);
     } finally {
       await closeContext(context);
+    }
+  });
+
+  it('long values and a 390 px screen: no page is wider than the window, actions stay in view, dates and commands do not break inside', async () => {
+    const served = await startTestEmulator();
+    const plane = controlPlane(served);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    try {
+      const longUri = `https://example.test/${'callback'.repeat(45)}`;
+      await plane.createApp({ name: 'Long redirect', redirect_uris: [longUri] });
+      for (let i = 0; i < 27; i++) await plane.createKey(served.seed.org_id, 'test');
+      await fetch(`${served.url}/v1/calls/${'call_'.repeat(120)}`, { headers: { authorization: `Bearer ${served.seed.keys.test}` } });
+      const page = await context.newPage();
+      const overflow = async () => Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+      /** Whether an element is inside the window and not scrolled out of sight in its table's box. */
+      const inView = (locator: Locator) =>
+        locator.evaluate((el) => {
+          const view = el.ownerDocument.defaultView!;
+          const box = el.getBoundingClientRect();
+          const scroller = el.closest('.scroll')?.getBoundingClientRect() ?? { left: 0, right: view.innerWidth };
+          return box.left >= Math.max(0, scroller.left) - 1 && box.right <= Math.min(view.innerWidth, scroller.right) + 1;
+        });
+      const visit = async (path: string) => {
+        await page.goto(`${served.url}${path}`);
+        await page.waitForSelector('body[data-live="on"]');
+      };
+
+      await visit('/apps?mode=test');
+      expect(await overflow(), '/apps at 1280 px').toBeLessThanOrEqual(0);
+      expect(await inView(page.getByRole('button', { name: 'Delete app Long redirect' })), 'Delete app at 1280 px').toBe(true);
+      await visit('/requests?mode=test');
+      expect(await overflow(), '/requests at 1280 px').toBeLessThanOrEqual(0);
+
+      await page.setViewportSize({ width: 390, height: 844 });
+      for (const path of PAGES) {
+        await visit(`${path}?mode=test`);
+        expect(await overflow(), `${path} at 390 px`).toBeLessThanOrEqual(0);
+        // A date is one line: never broken at its hyphens.
+        const broken = await page.evaluate("[...document.querySelectorAll('time')].filter((t) => t.getClientRects().length > 1).map((t) => t.textContent)");
+        expect(broken, `${path}: dates broken over lines`).toEqual([]);
+      }
+      await visit('/keys?mode=test');
+      const revokes = page.getByRole('button', { name: /^Revoke / });
+      expect(await revokes.count()).toBeGreaterThanOrEqual(27);
+      for (const button of await revokes.all()) expect(await inView(button)).toBe(true);
+      await visit('/apps?mode=test');
+      expect(await inView(page.getByRole('button', { name: 'Delete app Long redirect' })), 'Delete app at 390 px').toBe(true);
+      // The commands to copy are never broken inside a word.
+      await visit('/?mode=test');
+      const split = await page.evaluate(`(() => {
+        const found = [];
+        for (const pre of document.querySelectorAll('pre')) {
+          const text = pre.firstChild;
+          for (const word of text.textContent.matchAll(/\\S+/g)) {
+            const range = document.createRange();
+            range.setStart(text, word.index);
+            range.setEnd(text, word.index + word[0].length);
+            if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) found.push(word[0]);
+          }
+        }
+        return found;
+      })()`);
+      expect(split).toEqual([]);
+    } finally {
+      await closeContext(context);
+      await served.close();
     }
   });
 

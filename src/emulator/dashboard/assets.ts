@@ -21,7 +21,12 @@ table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border-bottom:1px solid #e5e7eb;padding:.35rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f4f6;font-weight:600}
 code,pre{font-family:ui-monospace,monospace;font-size:.88em}
-pre{background:#f3f4f6;padding:.6rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.4rem 0}
+pre{background:#f3f4f6;padding:.6rem;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;margin:.4rem 0}
+pre.commands{white-space:pre;overflow-wrap:normal}
+time{white-space:nowrap}
+main{min-width:0}
+th,td,summary code,dd,dd code{overflow-wrap:anywhere}
+ol.log summary>*{min-width:0}
 button,input,select,textarea{font:inherit}
 button{padding:.3rem .9rem;border:1px solid #4b5563;border-radius:4px;background:#fff;color:#111;cursor:pointer}
 button.primary{background:#1d4ed8;border-color:#1d4ed8;color:#fff}
@@ -57,7 +62,11 @@ dialog{border:1px solid #4b5563;border-radius:8px;padding:1rem 1.2rem;max-width:
 dialog::backdrop{background:rgba(0,0,0,.4)}
 .secret{display:flex;gap:.5rem}.secret input{flex:1;min-width:0;font-family:ui-monospace,monospace}
 .actions{display:flex;gap:.5rem;margin-top:1rem;flex-wrap:wrap}
-@media (max-width:600px){header{padding:.5rem}main{padding:.6rem}table{font-size:.85rem}th,td{padding:.3rem}.hide-narrow{display:none}}
+@media (max-width:600px){header{padding:.5rem}main{padding:.6rem}table{font-size:.85rem}th,td{padding:.3rem}.hide-narrow{display:none}
+.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+.stack table,.stack tbody,.stack tr,.stack td{display:block;width:100%}
+.stack tr{border-bottom:2px solid #d1d5db;padding:.3rem 0}.stack td{border:0;padding:.15rem .4rem}
+.stack td[data-label]::before{content:attr(data-label);display:block;font-size:.8em;font-weight:600;color:#4b5563}}
 `;
 
 export const SCRIPT = `
@@ -89,6 +98,15 @@ export const SCRIPT = `
     if (dialog.open) dialog.close();
     dialog.showModal();
   }
+
+  // At 600 px and less, table rows stack (the stylesheet's .stack): each cell is labelled with its column's name.
+  const label = (root) => {
+    for (const table of root.querySelectorAll('.stack table')) {
+      const names = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+      for (const row of table.querySelectorAll('tbody tr')) [...row.children].forEach((cell, i) => { if (names[i]) cell.dataset.label = names[i]; });
+    }
+  };
+  label(document);
 
   // Live: the emulator says "change" after requests; the live parts of this page are fetched
   // again and merged into what is shown (morph), so that focus, a selection, open rows and
@@ -159,6 +177,7 @@ export const SCRIPT = `
       const token = fresh.querySelector('input[name=csrf]')?.value;
       if (token) for (const field of document.querySelectorAll('input[name=csrf]')) field.value = token;
       if (paused.on) return;
+      label(fresh);
       const kept = anchor();
       for (const region of document.querySelectorAll('[data-live]')) {
         const next = fresh.getElementById(region.id);
@@ -190,7 +209,7 @@ export const SCRIPT = `
   pause.setAttribute('aria-pressed', 'false');
   const pauseStatus = document.createElement('span');
   pauseStatus.className = 'muted';
-  pauseStatus.setAttribute('role', 'status');
+  pauseStatus.setAttribute('aria-live', 'polite');
   const showPause = () => {
     pause.textContent = paused.on ? 'Resume live updates' : 'Pause live updates';
     pause.setAttribute('aria-pressed', String(paused.on));

@@ -46,6 +46,13 @@ export const withMode = (path: string, mode: Mode, extra: Record<string, string>
 
 export const time = (ms: number | undefined) => (ms === undefined ? '—' : rfc3339(ms));
 
+/** A moment (RFC 3339 text or emulator ms) as a <time> that never wraps at its hyphens; a dash when there is none. */
+export function When({ at }: { at: string | number | null | undefined }) {
+  if (at === undefined || at === null) return <>—</>;
+  const text = typeof at === 'number' ? rfc3339(at) : at;
+  return <time datetime={text}>{text}</time>;
+}
+
 /** The fields every action's form carries: this session's CSRF token and the page's mode. */
 export function CsrfFields({ v }: { v: View }) {
   return (

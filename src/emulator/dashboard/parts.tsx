@@ -44,7 +44,7 @@ export function newestEvents(state: State, mode: Mode, matches: (type: string) =
  */
 export function Table({ columns, caption, live, children }: { columns: (string | Html)[]; caption?: Child; live?: string; children?: Child }) {
   return (
-    <div id={live} data-live={live === undefined ? undefined : ''} class="scroll" tabindex={0}>
+    <div id={live} data-live={live === undefined ? undefined : ''} class="scroll stack" tabindex={0}>
       {caption === undefined ? null : <p class="muted">{caption}</p>}
       <table>
         <thead>

@@ -1,7 +1,7 @@
 // Apps: registered OAuth apps, each organization's connections, Register app, Delete app and Disconnect.
 import { LIMITS, SCOPES } from '../../../shared/constants.js';
 import { connectionsOf } from '../../routes/control.js';
-import { ActionButton, CsrfFields, Layout, time } from '../layout.js';
+import { ActionButton, CsrfFields, Layout, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
 import { ACTION_COLUMN, DialogActions, Table, orgName } from '../parts.js';
@@ -74,8 +74,12 @@ export function appsPage(v: View): Html {
                         <code>{conn.client_id}</code>
                       </td>
                       <td>{conn.scopes.length === SCOPES.length ? 'all' : conn.scopes.join(', ')}</td>
-                      <td>{conn.connected_at}</td>
-                      <td>{time(lastIssued.get(conn.grant_id))}</td>
+                      <td>
+                        <When at={conn.connected_at} />
+                      </td>
+                      <td>
+                        <When at={lastIssued.get(conn.grant_id)} />
+                      </td>
                       <td>
                         <ActionButton
                           v={v}

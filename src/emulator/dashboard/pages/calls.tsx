@@ -1,5 +1,5 @@
 // Calls: the mode's calls and phone lines, and a call's own page (participants, links, End call).
-import { ActionButton, Layout, withMode } from '../layout.js';
+import { ActionButton, Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { DetailCell, PAGE_ROWS, Table, orgName, storedIn } from '../parts.js';
 
@@ -18,8 +18,12 @@ export function callsPage(v: View): Html {
               <td>{obj.status}</td>
               <td>{obj.title ?? '—'}</td>
               <td>{obj.languages.join(' ↔ ')}</td>
-              <td>{obj.created_at}</td>
-              <td>{obj.ended_at ?? '—'}</td>
+              <td>
+                <When at={obj.created_at} />
+              </td>
+              <td>
+                <When at={obj.ended_at} />
+              </td>
             </tr>
           ))}
         </Table>
@@ -69,9 +73,13 @@ export function callPage(v: View, id: string): Html | null {
           <dt>Languages</dt>
           <dd>{call.languages.join(' ↔ ')}</dd>
           <dt>Started</dt>
-          <dd>{call.created_at}</dd>
+          <dd>
+            <When at={call.created_at} />
+          </dd>
           <dt>Ended</dt>
-          <dd>{call.ended_at ?? '—'}</dd>
+          <dd>
+            <When at={call.ended_at} />
+          </dd>
         </dl>
         {call.status === 'active' ? (
           <ActionButton v={v} action={`/_dashboard/calls/${id}/end`} label="End call" id="end-call" danger confirm={`End ${id}?`} />
@@ -108,7 +116,9 @@ export function callPage(v: View, id: string): Html | null {
                   <code>{obj.url}</code>
                 </td>
                 <td>{obj.language ?? '—'}</td>
-                <td>{obj.expires_at}</td>
+                <td>
+                  <When at={obj.expires_at} />
+                </td>
               </tr>
             ))}
           </Table>

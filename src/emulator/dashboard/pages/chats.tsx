@@ -1,5 +1,5 @@
 // Chats: the mode's chats, and a chat's own page (its messages, live; Close chat).
-import { ActionButton, Layout, withMode } from '../layout.js';
+import { ActionButton, Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { DetailCell, PAGE_ROWS, Table, orgName, storedIn } from '../parts.js';
 
@@ -20,7 +20,9 @@ export function chatsPage(v: View): Html {
               <td>{obj.subject ?? '—'}</td>
               <td>{obj.language}</td>
               <td>{messageCount.get(obj.id) ?? 0}</td>
-              <td>{obj.created_at}</td>
+              <td>
+                <When at={obj.created_at} />
+              </td>
             </tr>
           ))}
         </Table>
@@ -68,7 +70,7 @@ export function chatPage(v: View, id: string): Html | null {
               <li>
                 <div class="card">
                   <div class="muted">
-                    {obj.created_at} · {obj.kind} · {obj.language}
+                    <When at={obj.created_at} /> · {obj.kind} · {obj.language}
                   </div>
                   {obj.kind === 'voice' ? <p>🎤 voice message — transcript: {obj.transcript ?? '(none)'}</p> : <p>{obj.text}</p>}
                   {obj.translation ? (

@@ -1,6 +1,6 @@
 // Controls: the clock, faults, synthetic events, export, import and reset (the control plane's, as forms).
 import { EVENT_TYPES } from '../../../shared/constants.js';
-import { CsrfFields, Layout, time } from '../layout.js';
+import { CsrfFields, Layout, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, invalidAttrs, kept } from '../forms.js';
 
@@ -15,7 +15,7 @@ export function controlsPage(v: View): Html {
       <section class="card" aria-labelledby="clock-title">
         <h2 id="clock-title">Clock</h2>
         <p id="clock" data-live="">
-          Now: <time>{time(v.state.clock.now())}</time>
+          Now: <When at={v.state.clock.now()} />
         </p>
         <form method="post" action={CLOCK} class="row">
           <CsrfFields v={v} />

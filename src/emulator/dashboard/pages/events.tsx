@@ -1,7 +1,7 @@
 // Events: the mode's retained events, newest first, filtered by type, a page at a time.
 import { EVENT_TYPES } from '../../../shared/constants.js';
 import { typeMatcher } from '../../events.js';
-import { Layout, withMode } from '../layout.js';
+import { Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { PAGE_ROWS, newestEvents } from '../parts.js';
 
@@ -39,7 +39,7 @@ export function eventsPage(v: View): Html {
               <li data-key={event.id}>
                 <details>
                   <summary>
-                    <time>{body.created_at}</time> <strong>{event.type}</strong> <code>{event.id}</code>
+                    <When at={body.created_at} /> <strong>{event.type}</strong> <code>{event.id}</code>
                   </summary>
                   <pre>{JSON.stringify(body, null, 2)}</pre>
                 </details>

@@ -1,6 +1,6 @@
 // API keys: the mode's keys (last four only), Create key (a dialog) and Revoke.
 import { SCOPES } from '../../../shared/constants.js';
-import { ActionButton, CsrfFields, Layout, time } from '../layout.js';
+import { ActionButton, CsrfFields, Layout, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
 import { ACTION_COLUMN, DialogActions, Table, keysIn, orgName } from '../parts.js';
@@ -42,7 +42,9 @@ export function keysPage(v: View): Html {
             <td>
               <code>{key.last4 ?? '—'}</code>
             </td>
-            <td>{time(key.created_at)}</td>
+            <td>
+              <When at={key.created_at} />
+            </td>
             <td>{key.revoked ? 'revoked' : 'no'}</td>
             <td>
               {key.revoked ? null : (

@@ -4,7 +4,7 @@ import { PRICES } from '../../billing.js';
 import { eventLog, retained } from '../../events.js';
 import { SEED_ADMIN } from '../../state.js';
 import type { State } from '../../state.js';
-import { CsrfFields, Layout, time } from '../layout.js';
+import { CsrfFields, Layout, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, invalidAttrs, kept } from '../forms.js';
 import { Table, keysIn, storedIn } from '../parts.js';
@@ -36,7 +36,7 @@ export function overviewPage(v: View): Html {
         <h2 id="now">Now</h2>
         <div id="overview-now" data-live="">
           <p>
-            Emulator clock: <time>{time(state.clock.now())}</time>
+            Emulator clock: <When at={state.clock.now()} />
             {offset > 0 ? (
               <>
                 {' '}
@@ -113,7 +113,7 @@ export function overviewPage(v: View): Html {
       </section>
       <section aria-labelledby="use">
         <h2 id="use">Point svc at this emulator</h2>
-        <pre>
+        <pre class="commands">
           {`export SVC_BASE_URL=${url}
 svc login                          # live mode, through the authorize page
 SVC_API_KEY=<a key from API keys> svc account

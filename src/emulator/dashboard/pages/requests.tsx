@@ -1,5 +1,5 @@
 // Requests: what the emulator served (all modes), newest first, with bodies stripped of secrets.
-import { Layout, time, withMode } from '../layout.js';
+import { Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { PAGE_ROWS } from '../parts.js';
 import type { RequestEntry } from '../requests.js';
@@ -54,7 +54,7 @@ export function requestsPage(v: View): Html {
               <li data-key={`r${entry.n}`}>
                 <details>
                   <summary>
-                    <time>{time(entry.at)}</time> <strong>{entry.method}</strong> <code>{entry.path}</code>{' '}
+                    <When at={entry.at} /> <strong>{entry.method}</strong> <code>{entry.path}</code>{' '}
                     <span class={`status-${String(entry.status)[0]}`}>{entry.status}</span> <span>{entry.credential ?? 'no credential'}</span>
                     <span class="muted">{entry.latency_ms} ms</span>
                     {mode && mode !== v.mode ? <span class="muted">({mode})</span> : null}
