@@ -113,7 +113,7 @@ export function overviewPage(v: View): Html {
       </section>
       <section aria-labelledby="use">
         <h2 id="use">Point svc at this emulator</h2>
-        <pre class="commands">
+        <pre class="commands" tabindex={0} aria-label="Commands to point svc at this emulator">
           {`export SVC_BASE_URL=${url}
 svc login                          # live mode, through the authorize page
 SVC_API_KEY=<a key from API keys> svc account
