@@ -173,6 +173,33 @@ describe('the dashboard over http', () => {
     }
   });
 
+  it('a notice in the URL is shown only when the dashboard wrote it; export goes to this dashboard only; words that hold', async () => {
+    const forged = await (await fetch(`${t.url}/keys?notice=${encodeURIComponent('Your keys leaked: call +1 555 0100')}`)).text();
+    expect(forged).not.toContain('Your keys leaked');
+    const { cookie, csrf } = await session(t.url, '/keys');
+    const key = [...t.emulator.state.keys.values()].find((k) => k.mode === 'test' && !k.revoked)!;
+    const done = await post(t.url, `/_dashboard/keys/${key.id}/revoke`, { csrf, mode: 'test' }, { cookie, origin: t.url });
+    const back = await (await fetch(`${t.url}${done.headers.get('location')!}`)).text();
+    expect(back).toContain(`Revoked ${key.name ?? key.id}`);
+    const tampered = new URL(done.headers.get('location')!, t.url);
+    tampered.searchParams.set('notice', 'Something else');
+    expect(await (await fetch(tampered)).text()).not.toContain('Something else');
+
+    expect((await fetch(`${t.url}/_dashboard/export`, { headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect((await fetch(`${t.url}/_dashboard/export`, { headers: { 'sec-fetch-site': 'same-site' } })).status).toBe(403);
+    expect((await fetch(`${t.url}/_dashboard/export`, { headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(200);
+
+    const apps = await (await fetch(`${t.url}/apps`)).text();
+    expect(apps).toMatch(/data-confirm="Delete svc CLI\?[^"]*svc login stops working/);
+    const authorize = await fetch(
+      `${t.url}/oauth/authorize?client_id=svc_app_cli&redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256`,
+    );
+    const cookieSet = authorize.headers.get('set-cookie')!;
+    expect(cookieSet).toMatch(new RegExp(`^svc_emulator_session_${t.emulator.port}=`));
+    expect(cookieSet).not.toMatch(/; Secure/i);
+    await t.control('POST', '/reset');
+  });
+
   it('Requests names the credential by id and shows no secret in any body', async () => {
     const made = await t.makeKey('live');
     await fetch(`${t.url}/oauth/token`, {
@@ -243,14 +270,14 @@ describe('an open dashboard under 100,000 events and five ring-fulls of requests
     }
 
     const requestsPage = await (await app.request('/requests')).text();
-    expect(requestsPage.match(/<details data-key/g)).toHaveLength(PAGE_ROWS);
+    expect(requestsPage.match(/<li data-key/g)).toHaveLength(PAGE_ROWS);
     expect(requestsPage).toContain('Older requests');
     const eventsPage = await (await app.request('/events?mode=test')).text();
-    expect(eventsPage.match(/<details data-key/g)).toHaveLength(PAGE_ROWS);
+    expect(eventsPage.match(/<li data-key/g)).toHaveLength(PAGE_ROWS);
     expect(eventsPage).toContain('Older events');
     // The events that make up the page are the newest, and older ones are a page away.
     const older = /href="([^"]*before=[^"]*)"/.exec(eventsPage)![1]!.replace(/&amp;/g, '&');
-    expect((await (await app.request(older)).text()).match(/<details data-key/g)).toHaveLength(PAGE_ROWS);
+    expect((await (await app.request(older)).text()).match(/<li data-key/g)).toHaveLength(PAGE_ROWS);
 
     // One message per gathered burst: far fewer than the requests, and the stream never holds them.
     expect(changes).toBeGreaterThan(0);
@@ -333,5 +360,19 @@ describe('the dashboard over https (svc emulator --https)', () => {
     const done = await fetchTls(action, form(emulator.url));
     expect(done.status).toBe(303);
     expect(key.revoked).toBe(true);
+  });
+
+  it('the Overview tells svc to trust the local CA, and the authorize page cookie is Secure and named for this port', async () => {
+    const overview = await (await fetchTls(`${emulator.url}/`)).text();
+    expect(overview).toContain(`export NODE_EXTRA_CA_CERTS=${emulator.ca!.certFile} `);
+    const query = new URLSearchParams({
+      client_id: 'svc_app_cli',
+      redirect_uri: 'http://127.0.0.1:9/callback',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const authorize = await fetchTls(`${emulator.url}/oauth/authorize?${query.toString()}`);
+    expect(authorize.status).toBe(200);
+    expect(authorize.headers.get('set-cookie')).toMatch(new RegExp(`^svc_emulator_session_${emulator.port}=[^;]+;.*; Secure`, 'i'));
   });
 });

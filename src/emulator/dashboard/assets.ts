@@ -11,7 +11,15 @@ header a{color:#fff}
 nav ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem .9rem;margin:0;padding:0}
 nav a{text-decoration:none;padding:.2rem .1rem;border-bottom:2px solid transparent}
 nav a[aria-current=page]{border-bottom-color:#fbbf24;font-weight:600}
-.mode{display:flex;gap:0;border:1px solid #9ca3af;border-radius:4px;overflow:hidden}
+.mode{display:flex;gap:0;border:1px solid #9ca3af;border-radius:4px}
+.mode a:first-child{border-radius:3px 0 0 3px}.mode a:last-child{border-radius:0 3px 3px 0}
+.mode-live header{background:#7f1d1d}
+.live-banner{background:#fef2f2;border:2px solid #b91c1c;color:#7f1d1d;padding:.5rem .8rem;border-radius:4px;margin:0 0 .8rem}
+.skip{position:absolute;left:.5rem;top:-3rem;background:#fff;color:#1d4ed8;padding:.4rem .8rem;z-index:10}.skip:focus{top:.5rem}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+a.button{display:inline-block;padding:.3rem .9rem;border:1px solid #4b5563;border-radius:4px;text-decoration:none}
+a.button.primary{background:#1d4ed8;border-color:#1d4ed8;color:#fff}
+dialog:target{display:block;position:static;margin:1rem 0}
 .mode a{padding:.15rem .7rem;text-decoration:none}
 .mode a[aria-current=true]{background:#fbbf24;color:#111;font-weight:600}
 main{padding:1rem;max-width:80rem;margin:0 auto}
@@ -78,14 +86,23 @@ export const SCRIPT = `
 
   document.addEventListener('click', (event) => {
     const opener = event.target.closest('[data-open]');
-    if (opener) document.getElementById(opener.dataset.open).showModal();
+    if (opener) { event.preventDefault(); document.getElementById(opener.dataset.open).showModal(); }
     const closer = event.target.closest('[data-close]');
-    if (closer) closer.closest('dialog').close();
+    if (closer) {
+      const dialog = closer.closest('dialog');
+      dialog.close();
+      // A dialog shown on load gives focus back to the button that led to it.
+      if (dialog.dataset.return) document.getElementById(dialog.dataset.return)?.focus();
+    }
     const copy = event.target.closest('[data-copy]');
     if (copy) {
       const field = document.getElementById(copy.dataset.copy);
       field.select();
-      const done = () => { copy.textContent = 'Copied'; };
+      const done = () => {
+        copy.querySelector('[data-copy-word]').textContent = 'Copied';
+        const status = copy.closest('dialog')?.querySelector('[data-copy-status]');
+        if (status) status.textContent = 'Copied ' + copy.textContent.replace(/^\\s*Copied\\s*/, '') + '.';
+      };
       if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, () => { document.execCommand('copy'); done(); });
       else { document.execCommand('copy'); done(); }
     }

@@ -74,6 +74,15 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
   const secret = randomBytes(32);
   const cookieName = () => `svc_dashboard_${state.address?.port ?? 0}`;
   const tokenFor = (session: string) => createHmac('sha256', secret).update(session).digest('base64url');
+  /** A notice in a redirect's URL is signed: a link from elsewhere cannot put its own words in the success banner. */
+  const noticeSignature = (notice: string) => createHmac('sha256', secret).update(`notice:${notice}`).digest('base64url');
+  const signedNotice = (c: Ctx) => {
+    const notice = c.req.query('notice');
+    const given = c.req.query('sig');
+    if (!notice || !given) return undefined;
+    const expected = Buffer.from(noticeSignature(notice));
+    return given.length === expected.length && timingSafeEqual(Buffer.from(given), expected) ? notice : undefined;
+  };
 
   /** This browser's session (a cookie made on its first page) and its CSRF token. */
   const sessionToken = (c: Ctx): string => {
@@ -89,6 +98,7 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
     const url = new URL(c.req.url);
     url.searchParams.delete('notice');
     url.searchParams.delete('error');
+    url.searchParams.delete('sig');
     url.searchParams.set('mode', mode);
     return {
       state,
@@ -97,8 +107,7 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
       csrf: sessionToken(c),
       here: `${url.pathname}?${url.searchParams.toString()}`,
       query: (name) => c.req.query(name),
-      notice: c.req.query('notice'),
-      error: c.req.query('error'),
+      notice: signedNotice(c),
       ...extra,
     };
   };
@@ -124,13 +133,18 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
 
   app.get(`${DASHBOARD_PREFIX}/stream`, (c) => changeStream(c, requests));
 
-  app.get(`${DASHBOARD_PREFIX}/export`, (c) =>
-    c.body(JSON.stringify(exportDocument(state), null, 2), 200, {
+  app.get(`${DASHBOARD_PREFIX}/export`, (c) => {
+    // The whole world (keys' hashes, admins) is a download for this dashboard only, as the control plane's is.
+    const site = c.req.header('sec-fetch-site');
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+      return page(c, notFoundPage(view(c, 'test'), '/controls', 'The state is exported only to this dashboard, not to another site.', 'Refused'), 403);
+    }
+    return c.body(JSON.stringify(exportDocument(state), null, 2), 200, {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Disposition': 'attachment; filename="svc-emulator-state.json"',
       'Cache-Control': 'no-store',
-    }),
-  );
+    });
+  });
 
   // Actions: POST only, same origin only, with this session's token.
   app.use(`${DASHBOARD_PREFIX}/*`, async (c, next) => {
@@ -200,7 +214,7 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
         // Other open dashboards refresh too (a dashboard action is not on the Requests page).
         requests.touch();
         if ('page' in outcome) return page(c, outcome.page(view(c, mode)));
-        return c.redirect(withMode(outcome.back ?? back, mode, { notice: outcome.notice }), 303);
+        return c.redirect(withMode(outcome.back ?? back, mode, { notice: outcome.notice, sig: noticeSignature(outcome.notice) }), 303);
       },
     );
   };

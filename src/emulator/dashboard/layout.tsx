@@ -99,7 +99,10 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
           <link rel="stylesheet" href="/_dashboard/app.css" />
           <title>{`${title} · ${v.mode === 'live' ? 'Live' : 'Test'} · svc emulator`}</title>
         </head>
-        <body data-page={v.here}>
+        <body data-page={v.here} class={v.mode === 'live' ? 'mode-live' : 'mode-test'}>
+          <a class="skip" href="#main">
+            Skip to the page
+          </a>
           <header>
             <a class="brand" href={withMode('/', v.mode)}>
               svc emulator
@@ -124,7 +127,12 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
               </a>
             </div>
           </header>
-          <main>
+          <main id="main" tabindex={-1}>
+            {v.mode === 'live' ? (
+              <p class="live-banner">
+                <strong>Live mode.</strong> Actions here change live objects; live requests draw on the balance.
+              </p>
+            ) : null}
             <h1>
               {title} <span class="muted">({v.mode} mode)</span>
             </h1>
@@ -149,9 +157,9 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
 }
 
 /** The dialog that shows a new secret once, with a Copy button per value. */
-export function shownOnce(title: string, intro: string, values: { label: string; id: string; value: string }[]): Html {
+export function shownOnce(title: string, intro: string, values: { label: string; id: string; value: string }[], returnTo?: string): Html {
   return (
-    <dialog id="shown-once" data-show="" open aria-labelledby="shown-once-title">
+    <dialog id="shown-once" data-show="" data-return={returnTo} open aria-labelledby="shown-once-title">
       <h2 id="shown-once-title">{title}</h2>
       <p>{intro}</p>
       {values.map((item) => (
@@ -159,12 +167,14 @@ export function shownOnce(title: string, intro: string, values: { label: string;
           <label for={item.id}>{item.label}</label>
           <div class="secret">
             <input id={item.id} readonly value={item.value} />
-            <button type="button" data-copy={item.id} aria-label={`Copy ${item.label}`}>
-              Copy
+            <button type="button" data-copy={item.id}>
+              <span data-copy-word="">Copy</span>
+              <span class="visually-hidden"> {item.label}</span>
             </button>
           </div>
         </>
       ))}
+      <p class="visually-hidden" aria-live="polite" data-copy-status=""></p>
       <div class="actions">
         <button type="button" data-close="" class="primary">
           Done

@@ -33,6 +33,7 @@ export const registerAppAction: Action = {
               ? 'This is the only time the client secret is shown: copy it now (SVC_CLIENT_ID and SVC_CLIENT_SECRET).'
               : 'A public client signs in with PKCE only; it has no secret.',
             values,
+            'open-register-app',
           ),
         }),
     };

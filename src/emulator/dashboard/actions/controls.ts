@@ -76,6 +76,7 @@ export const resetAction: Action = {
               { label: 'Test key', id: 'seed-test-key', value: seed.keys.test },
               { label: 'Live key', id: 'seed-live-key', value: seed.keys.live },
             ],
+            'reset-emulator',
           ),
         }),
     };

@@ -22,9 +22,12 @@ export const createKeyAction: Action = {
     const made = createKey(state, orgId, keyMode, scopes, name || undefined);
     return {
       page: (v) => {
-        const shown = shownOnce('Your new API key', `This is the only time ${name || made.id} is shown: copy it now. Use it as SVC_API_KEY.`, [
-          { label: 'API key', id: 'new-key', value: made.key },
-        ]);
+        const shown = shownOnce(
+          'Your new API key',
+          `This is the only time ${name || made.id} is shown: copy it now. Use it as SVC_API_KEY.`,
+          [{ label: 'API key', id: 'new-key', value: made.key }],
+          'open-create-key',
+        );
         return keysPage({ ...v, mode: keyMode, here: withMode('/keys', keyMode), notice: `Created ${made.id}.`, shown });
       },
     };

@@ -1,5 +1,5 @@
 // Apps: registered OAuth apps, each organization's connections, Register app, Delete app and Disconnect.
-import { LIMITS, SCOPES } from '../../../shared/constants.js';
+import { CLI_CLIENT_ID, LIMITS, SCOPES } from '../../../shared/constants.js';
 import { connectionsOf } from '../../routes/control.js';
 import { ActionButton, CsrfFields, Layout, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
@@ -22,9 +22,9 @@ export function appsPage(v: View): Html {
     <Layout v={v} path="/apps" title="Apps">
       <p class="muted">OAuth connections are always live mode; the apps and connections are the same in both modes.</p>
       <p>
-        <button type="button" class="primary" data-open="register-app">
+        <a href="#register-app" class="button primary" role="button" id="open-register-app" data-open="register-app">
           Register app
-        </button>
+        </a>
       </p>
       <div id="apps" data-live="">
         <h2>Registered apps</h2>
@@ -52,7 +52,7 @@ export function appsPage(v: View): Html {
                   id={`delete-${app.client_id}`}
                   name={`Delete app ${app.name}`}
                   danger
-                  confirm={`Delete ${app.name}? It is disconnected from every organization at once.`}
+                  confirm={`Delete ${app.name}? It is disconnected from every organization at once.${app.client_id === CLI_CLIENT_ID ? " This is svc's own app: svc login stops working until the emulator is reset." : ''}`}
                 />
               </td>
             </tr>

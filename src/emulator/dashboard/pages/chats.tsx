@@ -55,7 +55,7 @@ export function chatPage(v: View, id: string): Html | null {
           <dd>{chat.language}</dd>
           <dt>Stream</dt>
           <dd>
-            <code>GET /v1/chats/{id}/stream</code> (<code>svc chats watch {id}</code>); this page follows it live
+            <code>GET /v1/chats/{id}/stream</code> (<code>svc chats stream {id}</code>); this page follows it live
           </dd>
         </dl>
         {chat.status === 'open' ? (

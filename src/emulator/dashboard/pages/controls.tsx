@@ -138,7 +138,7 @@ export function controlsPage(v: View): Html {
         <form method="post" action="/_dashboard/reset" data-confirm="Reset the emulator? Everything is emptied and the seed planted again (new keys).">
           <CsrfFields v={v} />
           <p>
-            <button type="submit" class="danger">
+            <button type="submit" class="danger" id="reset-emulator">
               Reset the emulator
             </button>
           </p>

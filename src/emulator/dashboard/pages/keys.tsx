@@ -14,9 +14,9 @@ export function keysPage(v: View): Html {
   return (
     <Layout v={v} path="/keys" title="API keys">
       <p>
-        <button type="button" class="primary" data-open="create-key">
+        <a href="#create-key" class="button primary" role="button" id="open-create-key" data-open="create-key">
           Create key
-        </button>
+        </a>
       </p>
       <Table
         live="keys"

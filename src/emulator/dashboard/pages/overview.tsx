@@ -16,9 +16,13 @@ function signedInAdmin(state: State): string {
   return state.users.keys().next().value ?? '(no admin)';
 }
 
+/** A path as one shell word: quoted only when it needs to be. */
+const shellWord = (path: string) => (/^[\w./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`);
+
 export function overviewPage(v: View): Html {
   const { state } = v;
   const url = state.address?.url ?? '';
+  const caFile = state.address?.caFile;
   const eventCount = [...state.orgs.values()].reduce((sum, org) => sum + retained(eventLog(state, org.id, v.mode)).length, 0);
   const counts: [string, number][] = [
     ['API keys', keysIn(state, v.mode).filter((k) => !k.revoked).length],
@@ -114,7 +118,7 @@ export function overviewPage(v: View): Html {
       <section aria-labelledby="use">
         <h2 id="use">Point svc at this emulator</h2>
         <pre class="commands" tabindex={0} aria-label="Commands to point svc at this emulator">
-          {`export SVC_BASE_URL=${url}
+          {`${caFile ? `export NODE_EXTRA_CA_CERTS=${shellWord(caFile)}   # svc trusts this emulator's local CA\n` : ''}export SVC_BASE_URL=${url}
 svc login                          # live mode, through the authorize page
 SVC_API_KEY=<a key from API keys> svc account
 svc --test events tail             # events as they happen`}
