@@ -626,6 +626,65 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
+  it('Copy says what it copies and that it did; focus returns after Done; a skip link; live mode is unmistakable; the mode switch shows its focus ring', async () => {
+    const context = await browser.newContext({ bypassCSP: true, permissions: ['clipboard-read', 'clipboard-write'] });
+    context.setDefaultTimeout(10_000);
+    try {
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/keys?mode=test');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent.trim()')).toBe('Skip to the page');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByRole('dialog', { name: 'Create an API key' }).getByRole('button', { name: 'Create' }).click();
+      const shown = page.getByRole('dialog', { name: 'Your new API key' });
+      await shown.getByRole('button', { name: 'Copy API key' }).click();
+      await shown.getByRole('button', { name: 'Copied API key' }).waitFor();
+      await expect.poll(() => textOf(shown.locator('[aria-live]'))).toBe('Copied API key.');
+      expect(await axeViolations(page), 'the secret dialog after Copy').toEqual([]);
+      await shown.getByRole('button', { name: 'Done' }).click();
+      expect(await page.evaluate('document.activeElement.id')).toBe('open-create-key');
+
+      const headerOf = async () => String(await page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor"));
+      const testHeader = await headerOf();
+      await open(page, '/keys?mode=live');
+      expect(await textOf(page.locator('.live-banner'))).toContain('Live mode.');
+      expect(await headerOf()).not.toBe(testHeader);
+      // The focus ring of the switch is drawn outside its box: nothing may clip it.
+      await page.getByRole('link', { name: 'Test', exact: true }).focus();
+      expect(await page.evaluate("getComputedStyle(document.querySelector('.mode')).overflow")).toBe('visible');
+      expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).not.toBe('none');
+      expect(await axeViolations(page), 'live mode').toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
+  it('Create key and Register app work without JavaScript', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    context.setDefaultTimeout(10_000);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${emulator.url}/keys?mode=test`);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+      await dialog.getByLabel('Name (optional)').fill('no script');
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      const key = await page.getByRole('dialog', { name: 'Your new API key' }).getByLabel('API key', { exact: true }).inputValue();
+      expect(key).toMatch(/^svc_test_/);
+
+      await page.goto(`${emulator.url}/apps?mode=test`);
+      await page.getByRole('button', { name: 'Register app' }).click();
+      const register = page.getByRole('dialog', { name: 'Register an OAuth app' });
+      await register.getByLabel('Name').fill('No script app');
+      await register.getByRole('button', { name: 'Register' }).click();
+      const clientId = await page.getByRole('dialog', { name: 'No script app is registered' }).getByLabel('Client id', { exact: true }).inputValue();
+      expect(clientId).toMatch(/^svc_app_/);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
   /** The authorize page `svc login` opens (its own client and loopback redirect), loaded in `page`: its sign-in form shows. */
   async function signInPageLoads(page: Page, baseUrl: string): Promise<void> {
     const query = new URLSearchParams({
