@@ -97,6 +97,16 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
           expect(await axeViolations(page), `${path} ${mode}`).toEqual([]);
         }
       }
+      // Dark mode (the system's colour scheme): every page, both modes, axe-clean too.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      for (const mode of ['test', 'live']) {
+        for (const path of PAGES) {
+          await open(page, `${path}?mode=${mode}`);
+          expect(await page.evaluate('getComputedStyle(document.body).backgroundColor'), `${path} ${mode} dark`).toBe('rgb(17, 24, 39)');
+          expect(await axeViolations(page), `${path} ${mode} dark`).toEqual([]);
+        }
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
       // The dialogs, open.
       await open(page, '/keys');
       await page.getByRole('button', { name: 'Create key' }).click();
@@ -325,10 +335,12 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
 
       // Screenshots for the README: the console pages with what just happened, taken in every
       // run (a PNG of the whole viewport), written to docs/ only when asked for.
-      for (const [page, name] of [
-        [events, 'dashboard-events.png'],
-        [requests, 'dashboard-requests.png'],
+      for (const [page, name, colorScheme] of [
+        [events, 'dashboard-events.png', 'light'],
+        [requests, 'dashboard-requests.png', 'light'],
+        [requests, 'dashboard-requests-dark.png', 'dark'],
       ] as const) {
+        await page.emulateMedia({ colorScheme });
         const png = await page.screenshot();
         expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
         expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 800]);

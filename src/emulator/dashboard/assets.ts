@@ -70,6 +70,25 @@ dialog{border:1px solid #4b5563;border-radius:8px;padding:1rem 1.2rem;max-width:
 dialog::backdrop{background:rgba(0,0,0,.4)}
 .secret{display:flex;gap:.5rem}.secret input{flex:1;min-width:0;font-family:ui-monospace,monospace}
 .actions{display:flex;gap:.5rem;margin-top:1rem;flex-wrap:wrap}
+@media (prefers-color-scheme:dark){
+:root{color-scheme:dark}
+body{color:#e5e7eb;background:#111827}
+table,.card,.counts li,ol.log li,dialog{background:#1f2937;color:#e5e7eb}
+th{background:#374151}th,td,ol.log li,.card,.counts li{border-color:#374151}
+pre{background:#0b1220;color:#e5e7eb}
+a,.skip{color:#93c5fd}.skip{background:#111827}
+button,input,select,textarea{background:#111827;color:#e5e7eb;border-color:#9ca3af}
+button.primary,a.button.primary{background:#2563eb;border-color:#2563eb;color:#fff}
+button.danger{border-color:#f87171;color:#fca5a5}
+.muted,ol.log summary::before{color:#9ca3af}
+.notice{background:#064e3b;border-color:#34d399;color:#ecfdf5}
+.error,.live-banner{background:#450a0a;border-color:#f87171;color:#fee2e2}
+.field-error{color:#fca5a5}[aria-invalid=true]{border-color:#f87171;outline-color:#f87171}
+.status-2{color:#6ee7b7}.status-4{color:#fcd34d}.status-5{color:#fca5a5}
+ol.log summary:hover{background:#374151}
+header{background:#030712}.mode-live header{background:#7f1d1d}
+fieldset{border-color:#4b5563}
+}
 @media (max-width:600px){header{padding:.5rem}main{padding:.6rem}table{font-size:.85rem}th,td{padding:.3rem}.hide-narrow{display:none}
 .stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
 .stack table,.stack tbody,.stack tr,.stack td{display:block;width:100%}
