@@ -17,6 +17,7 @@ import { createApp } from '../../src/emulator/server.js';
 import { createState } from '../../src/emulator/state.js';
 import type { TestEmulator } from '../helpers/emulator.js';
 import { testEmulator } from '../helpers/emulator.js';
+import { runCli } from '../helpers/cli.js';
 
 /** A dashboard session as a browser has it: its cookie and the CSRF token of its pages. */
 async function session(url: string, page = '/keys') {
@@ -198,6 +199,51 @@ describe('the dashboard over http', () => {
     expect(cookieSet).toMatch(new RegExp(`^svc_emulator_session_${t.emulator.port}=`));
     expect(cookieSet).not.toMatch(/; Secure/i);
     await t.control('POST', '/reset');
+  });
+
+  it('every svc command the dashboard shows runs against this emulator', async () => {
+    const env = { SVC_BASE_URL: t.url, SVC_API_KEY: t.seed.keys.test };
+    expect((await runCli(['--test', 'events', 'trigger', 'chat.message.created'], { env })).exitCode).toBe(0);
+    const chatId = [...t.emulator.state.chats.keys()].at(-1)!;
+    const unescape = (html: string) =>
+      html
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&');
+    const overview = unescape(/<pre class="commands"[^>]*>([\s\S]*?)<\/pre>/.exec(await (await fetch(`${t.url}/?mode=test`)).text())![1]!);
+    const chat = unescape(await (await fetch(`${t.url}/chats/${chatId}?mode=test`)).text());
+    const shown = [
+      ...overview.split('\n').map((line) => line.replace(/#.*$/, '').trim()),
+      ...[...chat.matchAll(/<code>(svc [^<]+)<\/code>/g)].map((m) => m[1]!),
+    ].filter((line) => /(^|\s)svc\s/.test(line));
+    expect(shown.length).toBeGreaterThanOrEqual(4);
+    for (const line of shown) {
+      const argv = line.replace(/^.*?\bsvc\s+/, '').split(/\s+/);
+      if (argv[0] === 'login') {
+        // The sign-in itself runs in the browser suite; here, that the command is svc's.
+        expect((await runCli([...argv, '--help'], { env })).exitCode, line).toBe(0);
+        continue;
+      }
+      const streaming = argv.includes('tail') || argv.includes('stream');
+      const stop = new AbortController();
+      const running = runCli(argv, { env, signal: stop.signal });
+      if (streaming) {
+        // A stream shows what happens next: one event, then the test stops it as Ctrl-C would.
+        // (Several times, spaced, so one lands after the stream is open.)
+        for (let i = 0; i < 5; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          if (argv[0] === 'chats') await runCli(['--test', 'chats', 'send', chatId, `hello ${i}`], { env });
+          else await runCli(['--test', 'events', 'trigger', 'call.started'], { env });
+        }
+        stop.abort();
+      }
+      const result = await running;
+      expect(result.stderr, line).not.toMatch(/unknown command|error: /i);
+      if (!streaming) expect(result.exitCode, line).toBe(0);
+      else expect(result.stdout, line).not.toBe('');
+    }
   });
 
   it('Requests names the credential by id and shows no secret in any body', async () => {
