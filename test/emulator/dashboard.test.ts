@@ -246,6 +246,22 @@ describe('the dashboard over http', () => {
     }
   });
 
+  it('a call link opens a page a person can read; a GB line has a GB number', async () => {
+    const headers = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const link = (await (await fetch(`${t.url}/v1/links`, { method: 'POST', headers, body: JSON.stringify({ language: 'es' }) })).json()) as {
+      url: string;
+      id: string;
+    };
+    const opened = await fetch(link.url);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await opened.text()).toContain(`This link (<code>${link.id}</code>) joins a call that is not started yet in es.`);
+    const missing = await fetch(`${t.url}/join/link_nothing`);
+    expect([missing.status, missing.headers.get('content-type')]).toEqual([404, expect.stringMatching(/text\/html/)]);
+    const line = (await (await fetch(`${t.url}/v1/lines`, { method: 'POST', headers, body: JSON.stringify({ country: 'GB' }) })).json()) as { number: string };
+    expect(line.number).toMatch(/^\+44207946\d{4}$/);
+  });
+
   it('Requests names the credential by id and shows no secret in any body', async () => {
     const made = await t.makeKey('live');
     await fetch(`${t.url}/oauth/token`, {

@@ -231,9 +231,15 @@ export const SCRIPT = `
       if (again) { again = false; refresh(); }
     }
   };
+  // A change after a quiet second is drawn at once; changes that follow each other closely (a
+  // burst) wait so that the page is drawn at most once a second.
+  let lastChange = 0;
   const refresh = () => {
+    const now = Date.now();
+    const quiet = now - lastChange > THROTTLE_MS;
+    lastChange = now;
     if (timer) return;
-    const wait = lastRender + THROTTLE_MS - Date.now();
+    const wait = quiet ? 0 : lastRender + THROTTLE_MS - now;
     if (wait <= 0) { render(); return; }
     timer = setTimeout(() => { timer = 0; render(); }, wait);
   };
@@ -256,7 +262,7 @@ export const SCRIPT = `
     paused.on = !paused.on;
     paused.since = paused.latest;
     showPause();
-    if (!paused.on) { lastRender = 0; refresh(); }
+    if (!paused.on) render();
   });
   const bar = document.createElement('p');
   bar.className = 'live-bar';
@@ -270,7 +276,7 @@ export const SCRIPT = `
   // EventSource and passes its messages to the others over a BroadcastChannel; when it closes,
   // another tab takes the lock and the stream. "ready": the stream (re)connected, every tab
   // refreshes; "live": an answer to a new tab's "hello".
-  const connected = () => { document.body.dataset.live = 'on'; refresh(); };
+  const connected = () => { document.body.dataset.live = 'on'; render(); };
   let leading = false;
   let streaming = false;
   const lead = (channel) => {

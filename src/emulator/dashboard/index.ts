@@ -36,6 +36,7 @@ import { overviewPage } from './pages/overview.js';
 import { requestsPage } from './pages/requests.js';
 import type { RequestLog } from './requests.js';
 import { changeStream } from './stream.js';
+import { joinPage, noSuchLinkPage } from '../pages/join.js';
 
 export const DASHBOARD_PREFIX = '/_dashboard';
 const PAGE_PATHS: Set<string> = new Set(PAGES.map((p) => p.path));
@@ -43,7 +44,7 @@ const PAGE_PATHS: Set<string> = new Set(PAGES.map((p) => p.path));
 /** Whether a path is the dashboard's own (not logged on Requests, never failed by an injected fault). */
 export function isDashboardPath(path: string): boolean {
   if (PAGE_PATHS.has(path) || path.startsWith(`${DASHBOARD_PREFIX}/`)) return true;
-  return /^\/(calls|chats)\/[^/]+$/.test(path);
+  return /^\/(calls|chats|join)\/[^/]+$/.test(path);
 }
 
 /** Same-origin pages keep talking to the emulator; frames, other sites' scripts and inline code are refused. */
@@ -130,6 +131,13 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
       return page(c, render(v, id) ?? notFoundPage(v, `/${kind}`, `There is no ${v.mode} ${kind.slice(0, -1)} ${id}.`), render(v, id) ? 200 : 404);
     });
   }
+
+  // A call link's URL: a page a person can read (the emulator has no audio), not a JSON 404.
+  app.get('/join/:id', (c) => {
+    const link = state.links.get(c.req.param('id'))?.obj;
+    if (!link) return c.html(noSuchLinkPage(c.req.param('id')), 404, PAGE_HEADERS);
+    return c.html(joinPage(link, Date.parse(link.expires_at) < state.clock.now()), 200, PAGE_HEADERS);
+  });
 
   app.get(`${DASHBOARD_PREFIX}/stream`, (c) => changeStream(c, requests));
 
