@@ -262,6 +262,35 @@ describe('the dashboard over http', () => {
     expect(line.number).toMatch(/^\+44207946\d{4}$/);
   });
 
+  it('every list pages back to its oldest row; any object is found by its id; Events filters by object', async () => {
+    const headers = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const made: string[] = [];
+    for (let i = 0; i < PAGE_ROWS + 5; i++) {
+      const call = (await (await fetch(`${t.url}/v1/calls`, { method: 'POST', headers, body: JSON.stringify({ languages: ['en', 'es'] }) })).json()) as {
+        id: string;
+      };
+      made.push(call.id);
+    }
+    const first = await (await fetch(`${t.url}/calls?mode=test`)).text();
+    expect(first.match(/<tr data-key="call_/g)).toHaveLength(PAGE_ROWS);
+    const older = /<a href="([^"]+)">Older calls<\/a>/.exec(first)![1]!.replace(/&amp;/g, '&');
+    const second = await (await fetch(`${t.url}${older}`)).text();
+    expect(second).toContain(`data-key="${made[0]}"`);
+    expect(second).not.toContain('Older calls');
+
+    const found = await fetch(`${t.url}/_dashboard/find?id=${made[3]}&mode=live`, { redirect: 'manual' });
+    expect([found.status, found.headers.get('location')]).toEqual([303, `/calls/${made[3]}?mode=test`]);
+    const nothing = await fetch(`${t.url}/_dashboard/find?id=call_nothing`);
+    expect(nothing.status).toBe(404);
+    expect(await nothing.text()).toContain('Nothing on this emulator has the id call_nothing.');
+
+    const events = await (await fetch(`${t.url}/events?mode=test&object=${made[3]}`)).text();
+    expect(events.match(/<li data-key="evt_/g)).toHaveLength(1);
+    expect(events).toContain(made[3]);
+    expect(events).not.toContain(made[4]);
+    await t.control('POST', '/reset');
+  });
+
   it('Requests names the credential by id and shows no secret in any body', async () => {
     const made = await t.makeKey('live');
     await fetch(`${t.url}/oauth/token`, {

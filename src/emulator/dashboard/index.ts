@@ -139,6 +139,23 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
     return c.html(joinPage(link, Date.parse(link.expires_at) < state.clock.now()), 200, PAGE_HEADERS);
   });
 
+  // Find by id: the object's own page, or the events that name it.
+  app.get(`${DASHBOARD_PREFIX}/find`, (c) => {
+    const id = (c.req.query('id') ?? '').trim();
+    const mode = modeOf(c.req.query('mode'));
+    const modeOfObject = (livemode: boolean): Mode => (livemode ? 'live' : 'test');
+    const call = state.calls.get(id)?.obj;
+    if (call) return c.redirect(withMode(`/calls/${id}`, modeOfObject(call.livemode)), 303);
+    const chat = state.chats.get(id)?.obj;
+    if (chat) return c.redirect(withMode(`/chats/${id}`, modeOfObject(chat.livemode)), 303);
+    const key = state.keys.get(id);
+    if (key) return c.redirect(`${withMode('/keys', key.mode)}#key-${id}`, 303);
+    if (state.apps.has(id)) return c.redirect(withMode('/apps', mode), 303);
+    const other = state.links.get(id)?.obj ?? state.lines.get(id)?.obj ?? state.participants.get(id)?.obj ?? state.messages.get(id)?.obj;
+    if (other || id.startsWith('evt_')) return c.redirect(withMode('/events', other ? modeOfObject(other.livemode) : mode, { object: id }), 303);
+    return page(c, notFoundPage(view(c, mode), '/', id ? `Nothing on this emulator has the id ${id}.` : 'Type an id to find.'), 404);
+  });
+
   app.get(`${DASHBOARD_PREFIX}/stream`, (c) => changeStream(c, requests));
 
   app.get(`${DASHBOARD_PREFIX}/export`, (c) => {

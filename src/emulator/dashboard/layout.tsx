@@ -78,7 +78,7 @@ export function ActionButton(props: { v: View; action: string; label: string; id
 /** Filters a list page keeps when the mode switches. */
 function pageQuery(v: View): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const name of ['type', 'status', 'path']) {
+  for (const name of ['type', 'object', 'status', 'path']) {
     const value = v.query(name);
     if (value) kept[name] = value;
   }
@@ -118,6 +118,13 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
                 ))}
               </ul>
             </nav>
+            <form method="get" action="/_dashboard/find" role="search" class="find">
+              <input type="hidden" name="mode" value={v.mode} />
+              <label for="find-id" class="visually-hidden">
+                Find an object by id
+              </label>
+              <input id="find-id" name="id" size={16} placeholder="Find by id" autocomplete="off" />
+            </form>
             <div class="mode" role="group" aria-label="Mode">
               <a href={withMode(path, 'test', pageQuery(v))} aria-current={String(v.mode === 'test')}>
                 Test

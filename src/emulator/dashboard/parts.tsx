@@ -10,6 +10,14 @@ import type { Html, View } from './layout.js';
 /** Rows a list page shows at most; older ones are a link away ("Older"). */
 export const PAGE_ROWS = 100;
 
+/** One page of a newest-first list: the rows before `?before=<seq>`, and the link to the older ones (null at the end). */
+export function pageOf<T extends { seq: number }>(v: View, rows: T[], list: string): { shown: T[]; older: string | null } {
+  const before = Number(v.query('before') ?? NaN);
+  const from = Number.isSafeInteger(before) ? rows.filter((row) => row.seq < before) : rows;
+  const shown = from.slice(0, PAGE_ROWS);
+  return { shown, older: from.length > PAGE_ROWS ? withMode(list, v.mode, { before: String(shown.at(-1)!.seq) }) : null };
+}
+
 export const orgName = (state: State, id: string) => state.orgs.get(id)?.name ?? id;
 
 export function storedIn<T extends { id: string; livemode: boolean }>(collection: Map<string, Stored<T>>, mode: Mode): Stored<T>[] {
@@ -23,14 +31,14 @@ export function keysIn(state: State, mode: Mode) {
 }
 
 /** The retained events of every organization in `mode`, newest first, at most `limit` (before `beforeSeq`). */
-export function newestEvents(state: State, mode: Mode, matches: (type: string) => boolean, beforeSeq: number, limit: number): EmulatorEvent[] {
+export function newestEvents(state: State, mode: Mode, matches: (event: EmulatorEvent) => boolean, beforeSeq: number, limit: number): EmulatorEvent[] {
   const picked: EmulatorEvent[] = [];
   for (const org of state.orgs.values()) {
     const events = retained(eventLog(state, org.id, mode));
     let taken = 0;
     for (let i = events.length - 1; i >= 0 && taken <= limit; i--) {
       const event = events[i]!;
-      if (event.seq >= beforeSeq || !matches(event.type)) continue;
+      if (event.seq >= beforeSeq || !matches(event)) continue;
       picked.push(event);
       taken++;
     }

@@ -1,16 +1,16 @@
 // Calls: the mode's calls and phone lines, and a call's own page (participants, links, End call).
 import { ActionButton, Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
-import { DetailCell, PAGE_ROWS, Table, orgName, storedIn } from '../parts.js';
+import { DetailCell, PAGE_ROWS, Table, orgName, pageOf, storedIn } from '../parts.js';
 
 export function callsPage(v: View): Html {
   const { state } = v;
-  const calls = storedIn(state.calls, v.mode).slice(0, PAGE_ROWS);
+  const { shown: calls, older } = pageOf(v, storedIn(state.calls, v.mode), '/calls');
   const lines = storedIn(state.lines, v.mode).slice(0, PAGE_ROWS);
   return (
     <Layout v={v} path="/calls" title="Calls">
       <div id="calls" data-live="">
-        <Table caption={`The newest ${PAGE_ROWS} calls at most.`} columns={['Call', 'Organization', 'Status', 'Title', 'Languages', 'Started', 'Ended']}>
+        <Table caption={`Newest first, ${PAGE_ROWS} a page.`} columns={['Call', 'Organization', 'Status', 'Title', 'Languages', 'Started', 'Ended']}>
           {calls.map(({ org_id, obj }) => (
             <tr data-key={obj.id}>
               <DetailCell v={v} list="/calls" id={obj.id} />
@@ -28,6 +28,11 @@ export function callsPage(v: View): Html {
           ))}
         </Table>
         {calls.length === 0 ? <p class="muted">No {v.mode} calls yet.</p> : null}
+        {older ? (
+          <p>
+            <a href={older}>Older calls</a>
+          </p>
+        ) : null}
         <h2>Phone lines</h2>
         {lines.length === 0 ? (
           <p class="muted">No {v.mode} phone lines.</p>

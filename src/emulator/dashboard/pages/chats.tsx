@@ -1,17 +1,17 @@
 // Chats: the mode's chats, and a chat's own page (its messages, live; Close chat).
 import { ActionButton, Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
-import { DetailCell, PAGE_ROWS, Table, orgName, storedIn } from '../parts.js';
+import { DetailCell, PAGE_ROWS, Table, orgName, pageOf, storedIn } from '../parts.js';
 
 export function chatsPage(v: View): Html {
   const { state } = v;
-  const chats = storedIn(state.chats, v.mode).slice(0, PAGE_ROWS);
+  const { shown: chats, older } = pageOf(v, storedIn(state.chats, v.mode), '/chats');
   const messageCount = new Map<string, number>();
   for (const m of state.messages.values()) messageCount.set(m.obj.chat_id, (messageCount.get(m.obj.chat_id) ?? 0) + 1);
   return (
     <Layout v={v} path="/chats" title="Chats">
       <div id="chats" data-live="">
-        <Table caption={`The newest ${PAGE_ROWS} chats at most.`} columns={['Chat', 'Organization', 'Status', 'Subject', 'Language', 'Messages', 'Started']}>
+        <Table caption={`Newest first, ${PAGE_ROWS} a page.`} columns={['Chat', 'Organization', 'Status', 'Subject', 'Language', 'Messages', 'Started']}>
           {chats.map(({ org_id, obj }) => (
             <tr data-key={obj.id}>
               <DetailCell v={v} list="/chats" id={obj.id} />
@@ -27,6 +27,11 @@ export function chatsPage(v: View): Html {
           ))}
         </Table>
         {chats.length === 0 ? <p class="muted">No {v.mode} chats yet.</p> : null}
+        {older ? (
+          <p>
+            <a href={older}>Older chats</a>
+          </p>
+        ) : null}
       </div>
     </Layout>
   );

@@ -3,14 +3,20 @@ import { EVENT_TYPES } from '../../../shared/constants.js';
 import { typeMatcher } from '../../events.js';
 import { Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
+import type { EmulatorEvent } from '../../state.js';
 import { PAGE_ROWS, newestEvents } from '../parts.js';
 
 export function eventsPage(v: View): Html {
   const { state } = v;
   const type = v.query('type')?.trim() ?? '';
   const before = Number(v.query('before') ?? NaN);
+  const object = v.query('object')?.trim() ?? '';
   const filters = type ? type.split(/[\s,]+/) : [];
-  const events = newestEvents(state, v.mode, typeMatcher(filters), Number.isSafeInteger(before) ? before : Infinity, PAGE_ROWS);
+  const ofType = typeMatcher(filters);
+  // An object's events: those whose JSON names its id (as the object itself, or as a call_id, chat_id…).
+  const named = object ? JSON.stringify(object) : '';
+  const matches = (event: EmulatorEvent) => ofType(event.type) && (!named || event.json.includes(named));
+  const events = newestEvents(state, v.mode, matches, Number.isSafeInteger(before) ? before : Infinity, PAGE_ROWS);
   const more = events.length > PAGE_ROWS;
   const shown = events.slice(0, PAGE_ROWS);
   return (
@@ -26,6 +32,10 @@ export function eventsPage(v: View): Html {
             <option value={t}></option>
           ))}
         </datalist>
+        <div>
+          <label for="event-object">Object id</label>
+          <input id="event-object" name="object" value={object} autocomplete="off" placeholder="call_…, chat_…" />
+        </div>
         <button type="submit">Filter</button>
       </form>
       <div id="events" data-live="">
@@ -49,12 +59,15 @@ export function eventsPage(v: View): Html {
         </ol>
         {shown.length === 0 ? (
           <p class="muted">
-            No {v.mode} events{type ? ` of type ${type}` : ''}.
+            No {v.mode} events{type ? ` of type ${type}` : ''}
+            {object ? ` naming ${object}` : ''}.
           </p>
         ) : null}
         {more ? (
           <p>
-            <a href={withMode('/events', v.mode, { ...(type ? { type } : {}), before: String(shown.at(-1)!.seq) })}>Older events</a>
+            <a href={withMode('/events', v.mode, { ...(type ? { type } : {}), ...(object ? { object } : {}), before: String(shown.at(-1)!.seq) })}>
+              Older events
+            </a>
           </p>
         ) : null}
       </div>

@@ -24,7 +24,7 @@ export function keysPage(v: View): Html {
         columns={['Name or id', 'Organization', 'Mode', 'Scopes', 'Last four', 'Created', 'Revoked', ACTION_COLUMN]}
       >
         {keys.map((key) => (
-          <tr data-key-id={key.id} data-key={key.id}>
+          <tr data-key-id={key.id} data-key={key.id} id={`key-${key.id}`}>
             <td>
               {key.name ? (
                 <>
