@@ -31,7 +31,7 @@ export function createApp(state: State, requests = new RequestLog()): Hono<Emula
   // The dashboard's Requests page: every request but the dashboard's own, refused ones included.
   app.use(
     '*',
-    requestLogger(requests, () => state.clock.now(), isDashboardPath),
+    requestLogger(requests, state, isDashboardPath),
   );
   app.use(
     '*',

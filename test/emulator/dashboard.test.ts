@@ -299,7 +299,20 @@ describe('the dashboard over http', () => {
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'svc_ort_abcdef', client_id: 'svc_app_cli', client_secret: 'svc_cs_hidden' }),
     });
     await fetch(`${t.url}/v1/account`, { headers: { authorization: `Bearer ${made.key}` } });
+    // What was refused is named too: a revoked key (with its name), a key nobody made, an app's HTTP Basic.
+    const revoked = await t.makeKey('test');
+    await t.control('DELETE', `/orgs/${t.seed.org_id}/keys/${revoked.id}`);
+    await fetch(`${t.url}/v1/account?who=revoked`, { headers: { authorization: `Bearer ${revoked.key}` } });
+    await fetch(`${t.url}/v1/account?who=unknown`, { headers: { authorization: 'Bearer svc_test_notakeyatall000000000000' } });
+    await fetch(`${t.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('svc_app_cli:wrong').toString('base64')}` },
+      body: 'grant_type=refresh_token&refresh_token=svc_ort_x',
+    });
     const html = await (await fetch(`${t.url}/requests?mode=live`)).text();
+    expect(html).toMatch(new RegExp(`who=revoked</code>.*?revoked key ${revoked.id} \\(test\\)`, 's'));
+    expect(html).toMatch(/who=unknown<\/code>.*?unknown key/s);
+    expect(html).toMatch(/\/oauth2\/token<\/code>.*?app svc_app_cli \(svc CLI\)/s);
     expect(html).toContain(`${made.id} (live)`);
     expect(html).toContain('/_emulator/orgs/');
     expect(html).toContain('[secret: not shown]');
