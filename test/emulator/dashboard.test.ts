@@ -291,6 +291,23 @@ describe('the dashboard over http', () => {
     await t.control('POST', '/reset');
   });
 
+  it('Controls shows who is listening and drops them; published load events are marked as such', async () => {
+    const stream = await fetch(`${t.url}/v1/events/stream`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    const { cookie, csrf, html } = await session(t.url, '/controls');
+    expect(html).toContain('1 open stream(s) of Acme (test)');
+    const dropped = await post(t.url, '/_dashboard/streams/drop', { csrf, mode: 'test' }, { cookie, origin: t.url });
+    expect(dropped.status).toBe(303);
+    expect(new URL(dropped.headers.get('location')!, t.url).searchParams.get('notice')).toBe('Dropped 1 stream(s).');
+    let ended = false;
+    while (!ended) ended = (await reader.read()).done;
+    expect(await (await fetch(`${t.url}/controls`)).text()).toContain('No event or chat stream is open.');
+
+    await t.control('POST', '/events', { org_id: t.seed.org_id, mode: 'test', type: 'call.started', count: 1 });
+    expect(await (await fetch(`${t.url}/events?mode=test`)).text()).toContain('<span class="tag">load event</span>');
+  });
+
   it('Requests names the credential by id and shows no secret in any body', async () => {
     const made = await t.makeKey('live');
     await fetch(`${t.url}/oauth/token`, {

@@ -21,6 +21,7 @@ a.button{display:inline-block;padding:.3rem .9rem;border:1px solid #4b5563;borde
 a.button.primary{background:#1d4ed8;border-color:#1d4ed8;color:#fff}
 dialog:target{display:block;position:static;margin:1rem 0}
 .find input{width:10rem;max-width:40vw}
+.tag{border:1px solid #6b7280;border-radius:3px;padding:0 .3rem;font-size:.8em}
 .mode a{padding:.15rem .7rem;text-decoration:none}
 .mode a[aria-current=true]{background:#fbbf24;color:#111;font-weight:600}
 main{padding:1rem;max-width:80rem;margin:0 auto}

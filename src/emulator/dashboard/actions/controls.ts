@@ -57,6 +57,16 @@ export const publishAction: Action = {
   },
 };
 
+export const dropStreamsAction: Action = {
+  path: '/streams/drop',
+  back: '/controls',
+  handle: ({ state }) => {
+    const open = [...state.subscribers];
+    for (const subscriber of open) subscriber.end();
+    return { notice: `Dropped ${open.length} stream(s).` };
+  },
+};
+
 export const resetAction: Action = {
   path: '/reset',
   back: '/controls',

@@ -2,7 +2,7 @@
 import type { Action } from './action.js';
 import { deleteAppAction, disconnectAction, registerAppAction } from './apps.js';
 import { balanceAction } from './balance.js';
-import { clockAction, faultAction, importAction, publishAction, resetAction } from './controls.js';
+import { clockAction, dropStreamsAction, faultAction, importAction, publishAction, resetAction } from './controls.js';
 import { createKeyAction, revokeKeyAction } from './keys.js';
 import { closeChatAction, endCallAction } from './objects.js';
 
@@ -18,6 +18,7 @@ export const ACTIONS: readonly Action[] = [
   clockAction,
   faultAction,
   publishAction,
+  dropStreamsAction,
   resetAction,
   importAction,
 ];

@@ -1,12 +1,41 @@
 // Controls: the clock, faults, synthetic events, export, import and reset (the control plane's, as forms).
 import { EVENT_TYPES } from '../../../shared/constants.js';
-import { CsrfFields, Layout, When } from '../layout.js';
+import { ActionButton, CsrfFields, Layout, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, invalidAttrs, kept } from '../forms.js';
 
 const CLOCK = '/_dashboard/clock';
 const FAULTS = '/_dashboard/faults';
 const PUBLISH = '/_dashboard/events';
+
+/** The open event and chat streams (GET /v1/events/stream, /v1/chats/{id}/stream), by organization and mode, and a button that drops them all. */
+function ListeningStreams({ v }: { v: View }) {
+  const counts = new Map<string, number>();
+  for (const subscriber of v.state.subscribers) {
+    const label = `${v.state.orgs.get(subscriber.org_id)?.name ?? subscriber.org_id} (${subscriber.mode})`;
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  if (counts.size === 0) return <p class="muted">No event or chat stream is open.</p>;
+  return (
+    <>
+      <ul>
+        {[...counts].map(([label, n]) => (
+          <li>
+            {n} open stream(s) of {label}
+          </li>
+        ))}
+      </ul>
+      <ActionButton
+        v={v}
+        action="/_dashboard/streams/drop"
+        label={`Drop all ${v.state.subscribers.size} stream(s)`}
+        id="drop-streams"
+        danger
+        confirm="Drop every open stream? Clients see the connection end and reconnect."
+      />
+    </>
+  );
+}
 
 export function controlsPage(v: View): Html {
   const orgs = [...v.state.orgs.values()];
@@ -70,8 +99,18 @@ export function controlsPage(v: View): Html {
         </form>
         <p class="muted">The next matching requests fail with that status; the dashboard and /_emulator never do.</p>
       </section>
+      <section class="card" aria-labelledby="listening-title">
+        <h2 id="listening-title">Who is listening</h2>
+        <div id="listening" data-live="">
+          <ListeningStreams v={v} />
+        </div>
+      </section>
       <section class="card" aria-labelledby="publish-title">
-        <h2 id="publish-title">Publish events</h2>
+        <h2 id="publish-title">Publish load events</h2>
+        <p class="muted">
+          Each carries a placeholder object (<code>{'{"object": "synthetic"}'}</code>), for load and stream tests; the Events page marks them.{' '}
+          <code>svc events trigger TYPE</code> makes realistic objects instead.
+        </p>
         <form method="post" action={PUBLISH} class="row">
           <CsrfFields v={v} />
           <div>

@@ -44,12 +44,13 @@ export function eventsPage(v: View): Html {
         </p>
         <ol class="log" aria-label="Events">
           {shown.map((event) => {
-            const body = JSON.parse(event.json) as { created_at: string };
+            const body = JSON.parse(event.json) as { created_at: string; data?: { object?: string } };
             return (
               <li data-key={event.id}>
                 <details>
                   <summary>
                     <When at={body.created_at} /> <strong>{event.type}</strong> <code>{event.id}</code>
+                    {body.data?.object === 'synthetic' ? <span class="tag">load event</span> : null}
                   </summary>
                   <pre>{JSON.stringify(body, null, 2)}</pre>
                 </details>
