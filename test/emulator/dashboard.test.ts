@@ -15,6 +15,7 @@ import { BODY_CHARS, REQUEST_LOG_SIZE, RequestLog, redactBody } from '../../src/
 import { PAGE_ROWS } from '../../src/emulator/dashboard/parts.js';
 import { createApp } from '../../src/emulator/server.js';
 import { createState } from '../../src/emulator/state.js';
+import { sha256 } from '../../src/emulator/ids.js';
 import type { TestEmulator } from '../helpers/emulator.js';
 import { testEmulator } from '../helpers/emulator.js';
 import { runCli } from '../helpers/cli.js';
@@ -306,6 +307,30 @@ describe('the dashboard over http', () => {
 
     await t.control('POST', '/events', { org_id: t.seed.org_id, mode: 'test', type: 'call.started', count: 1 });
     expect(await (await fetch(`${t.url}/events?mode=test`)).text()).toContain('<span class="tag">load event</span>');
+  });
+
+  it('Requests filters by exact status, method, credential and object; the seeded test key can be shown again', async () => {
+    const headers = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const call = (await (await fetch(`${t.url}/v1/calls`, { method: 'POST', headers, body: JSON.stringify({ languages: ['en', 'es'] }) })).json()) as {
+      id: string;
+    };
+    await fetch(`${t.url}/v1/calls/call_missing`, { headers });
+    const rows = async (query: string) =>
+      [...(await (await fetch(`${t.url}/requests?mode=test&${query}`)).text()).matchAll(/<code>([^<]+)<\/code>/g)].map((m) => m[1]);
+    expect(await rows('status=404')).toEqual(['/v1/calls/call_missing']);
+    expect(await rows(`method=POST&object=${call.id}`)).toEqual(['/v1/calls']);
+    const keyId = t.emulator.state.keysByHash.get(sha256(t.seed.keys.test))!.id;
+    expect((await rows(`credential=${keyId}&status=2xx`)).length).toBeGreaterThanOrEqual(1);
+    expect(await rows('credential=key_nobody')).toEqual([]);
+    const callPage = await (await fetch(`${t.url}/calls/${call.id}?mode=test`)).text();
+    expect(callPage).toContain(`href="/requests?mode=test&amp;object=${call.id}"`);
+
+    const { cookie, csrf, html } = await session(t.url, '/keys?mode=test');
+    expect(html).toContain('Show the seeded test key');
+    const shown = await post(t.url, '/_dashboard/keys/seed/show', { csrf, mode: 'test' }, { cookie, origin: t.url });
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).toContain(`value="${t.seed.keys.test}"`);
+    expect(await (await fetch(`${t.url}/keys?mode=live`)).text()).not.toContain('Show the seeded test key');
   });
 
   it('Requests names the credential by id and shows no secret in any body', async () => {

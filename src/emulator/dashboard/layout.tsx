@@ -78,7 +78,7 @@ export function ActionButton(props: { v: View; action: string; label: string; id
 /** Filters a list page keeps when the mode switches. */
 function pageQuery(v: View): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const name of ['type', 'object', 'status', 'path']) {
+  for (const name of ['type', 'object', 'status', 'path', 'method', 'credential']) {
     const value = v.query(name);
     if (value) kept[name] = value;
   }

@@ -34,6 +34,30 @@ export const createKeyAction: Action = {
   },
 };
 
+/** The seed's test key is known to the emulator (it planted it): shown again on request, in test mode only. */
+export const showSeedKeyAction: Action = {
+  path: '/keys/seed/show',
+  back: '/keys',
+  handle: ({ state }) => {
+    const seeded = state.seed?.keys.test;
+    if (!seeded) throw new InvalidField(null, 'This emulator loaded its world from a file: its seeded keys were shown when they were made.', 409);
+    return {
+      page: (v) =>
+        keysPage({
+          ...v,
+          mode: 'test',
+          here: withMode('/keys', 'test'),
+          shown: shownOnce(
+            'The seeded test key',
+            'The test key the emulator planted at its start (or last reset). Use it as SVC_API_KEY.',
+            [{ label: 'API key', id: 'seed-key', value: seeded }],
+            'show-seed-key',
+          ),
+        }),
+    };
+  },
+};
+
 export const revokeKeyAction: Action = {
   path: '/keys/:id/revoke',
   back: '/keys',

@@ -65,7 +65,8 @@ export function callPage(v: View, id: string): Html | null {
   return (
     <Layout v={v} path={`/calls/${id}`} title={`Call ${id}`}>
       <p>
-        <a href={withMode('/calls', v.mode)}>All calls</a>
+        <a href={withMode('/calls', v.mode)}>All calls</a> · <a href={withMode('/events', v.mode, { object: id })}>Events of this call</a> ·{' '}
+        <a href={withMode('/requests', v.mode, { object: id })}>Requests that touched it</a>
       </p>
       <div id="call" data-live="">
         <dl>

@@ -46,7 +46,8 @@ export function chatPage(v: View, id: string): Html | null {
   return (
     <Layout v={v} path={`/chats/${id}`} title={`Chat ${id}`}>
       <p>
-        <a href={withMode('/chats', v.mode)}>All chats</a>
+        <a href={withMode('/chats', v.mode)}>All chats</a> · <a href={withMode('/events', v.mode, { object: id })}>Events of this chat</a> ·{' '}
+        <a href={withMode('/requests', v.mode, { object: id })}>Requests that touched it</a>
       </p>
       <div id="chat" data-live="">
         <dl>

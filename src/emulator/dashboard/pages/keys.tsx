@@ -1,6 +1,6 @@
 // API keys: the mode's keys (last four only), Create key (a dialog) and Revoke.
 import { SCOPES } from '../../../shared/constants.js';
-import { ActionButton, CsrfFields, Layout, When } from '../layout.js';
+import { ActionButton, CsrfFields, Layout, When, withMode } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
 import { ACTION_COLUMN, DialogActions, Table, keysIn, orgName } from '../parts.js';
@@ -16,7 +16,10 @@ export function keysPage(v: View): Html {
       <p>
         <a href="#create-key" class="button primary" role="button" id="open-create-key" data-open="create-key">
           Create key
-        </a>
+        </a>{' '}
+        {v.mode === 'test' && v.state.seed ? (
+          <ActionButton v={v} action="/_dashboard/keys/seed/show" label="Show the seeded test key" id="show-seed-key" />
+        ) : null}
       </p>
       <Table
         live="keys"
@@ -35,6 +38,10 @@ export function keysPage(v: View): Html {
               ) : (
                 <code>{key.id}</code>
               )}
+              <br />
+              <a href={withMode('/requests', v.mode, { credential: key.id })} aria-label={`Requests with ${key.name ?? key.id}`}>
+                Requests
+              </a>
             </td>
             <td>{orgName(state, key.org_id)}</td>
             <td>{key.mode}</td>

@@ -5,15 +5,25 @@ import { PAGE_ROWS } from '../parts.js';
 import type { RequestEntry } from '../requests.js';
 
 export function requestsPage(v: View): Html {
-  const status = v.query('status') ?? '';
+  const status = v.query('status')?.trim() ?? '';
   const pathFilter = v.query('path')?.trim() ?? '';
+  const method = v.query('method') ?? '';
+  const credential = v.query('credential')?.trim() ?? '';
+  const object = v.query('object')?.trim() ?? '';
+  // A class (4xx) or an exact status (404).
+  const statusMatches = (answered: number) => !status || (/^\dxx$/i.test(status) ? String(answered)[0] === status[0] : String(answered) === status);
+  // An object's requests: its id in the path or in either body.
+  const touches = (entry: RequestEntry) => [entry.path, entry.request_body ?? '', entry.response_body ?? ''].some((text) => text.includes(object));
   const before = Number(v.query('before') ?? NaN);
   const rows: RequestEntry[] = [];
   let more = false;
   for (const entry of v.requests.newest()) {
     if (Number.isSafeInteger(before) && entry.n >= before) continue;
-    if (status && String(entry.status)[0] !== status[0]) continue;
+    if (!statusMatches(entry.status)) continue;
     if (pathFilter && !entry.path.includes(pathFilter)) continue;
+    if (method && entry.method !== method) continue;
+    if (credential && !(entry.credential ?? 'no credential').includes(credential)) continue;
+    if (object && !touches(entry)) continue;
     if (rows.length === PAGE_ROWS) {
       more = true;
       break;
@@ -21,20 +31,38 @@ export function requestsPage(v: View): Html {
     rows.push(entry);
   }
   const modeOf = (entry: RequestEntry) => /\((test|live)\)$/.exec(entry.credential ?? '')?.[1];
-  const older = { ...(status ? { status } : {}), ...(pathFilter ? { path: pathFilter } : {}), before: String(rows.at(-1)?.n ?? 0) };
+  const filters = Object.fromEntries(Object.entries({ status, path: pathFilter, method, credential, object }).filter(([, value]) => value !== ''));
+  const older = { ...filters, before: String(rows.at(-1)?.n ?? 0) };
   return (
     <Layout v={v} path="/requests" title="Requests">
       <form method="get" action="/requests" class="row card">
         <input type="hidden" name="mode" value={v.mode} />
         <div>
-          <label for="request-status">Status</label>
-          <select id="request-status" name="status">
-            {['', '2xx', '3xx', '4xx', '5xx'].map((s) => (
-              <option value={s} selected={s === status}>
-                {s || 'any'}
+          <label for="request-status">Status (4xx or 404)</label>
+          <input id="request-status" name="status" value={status} list="request-statuses" size={6} autocomplete="off" />
+          <datalist id="request-statuses">
+            {['2xx', '3xx', '4xx', '5xx'].map((s) => (
+              <option value={s}></option>
+            ))}
+          </datalist>
+        </div>
+        <div>
+          <label for="request-method">Method</label>
+          <select id="request-method" name="method">
+            {['', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => (
+              <option value={m} selected={m === method}>
+                {m || 'any'}
               </option>
             ))}
           </select>
+        </div>
+        <div>
+          <label for="request-credential">Credential contains</label>
+          <input id="request-credential" name="credential" value={credential} autocomplete="off" placeholder="key_…, svc_app_…" />
+        </div>
+        <div>
+          <label for="request-object">Object id</label>
+          <input id="request-object" name="object" value={object} autocomplete="off" />
         </div>
         <div>
           <label for="request-path">Path contains</label>
@@ -68,7 +96,7 @@ export function requestsPage(v: View): Html {
             );
           })}
         </ol>
-        {rows.length === 0 ? <p class="muted">No requests{status || pathFilter ? ' match' : ' yet'}.</p> : null}
+        {rows.length === 0 ? <p class="muted">No requests{Object.keys(filters).length > 0 ? ' match' : ' yet'}.</p> : null}
         {more ? (
           <p>
             <a href={withMode('/requests', v.mode, older)}>Older requests</a>
