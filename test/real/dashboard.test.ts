@@ -672,6 +672,22 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
+  it("Requests shows times in the browser's time zone, to the millisecond", async () => {
+    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo' });
+    context.setDefaultTimeout(10_000);
+    try {
+      const page = await context.newPage();
+      await fetch(`${emulator.url}/v1/account?when=tokyo`, { headers: { authorization: `Bearer ${emulator.seed.keys.test}` } });
+      await open(page, '/requests?mode=test');
+      const time = page.locator('#requests li', { hasText: 'when=tokyo' }).locator('time');
+      const utc = new Date((await time.getAttribute('datetime'))!);
+      const tokyo = new Date(utc.getTime() + 9 * 3600_000).toISOString().replace('T', ' ').replace('Z', '');
+      expect(await time.textContent()).toBe(tokyo);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
   it('Create key and Register app work without JavaScript', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     context.setDefaultTimeout(10_000);

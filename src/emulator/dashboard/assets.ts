@@ -145,6 +145,18 @@ export const SCRIPT = `
     }
   };
   label(document);
+  // Times marked data-local: the browser's own time zone, to the millisecond.
+  const pad = (n, width = 2) => String(n).padStart(width, '0');
+  const localize = (root) => {
+    for (const node of root.querySelectorAll('time[data-local]')) {
+      const at = new Date(node.getAttribute('datetime'));
+      if (Number.isNaN(at.getTime())) continue;
+      node.title = node.getAttribute('datetime');
+      node.textContent = at.getFullYear() + '-' + pad(at.getMonth() + 1) + '-' + pad(at.getDate()) + ' ' + pad(at.getHours()) + ':' +
+        pad(at.getMinutes()) + ':' + pad(at.getSeconds()) + '.' + pad(at.getMilliseconds(), 3);
+    }
+  };
+  localize(document);
 
   // Live: the emulator says "change" after requests; the live parts of this page are fetched
   // again and merged into what is shown (morph), so that focus, a selection, open rows and
@@ -216,6 +228,7 @@ export const SCRIPT = `
       if (token) for (const field of document.querySelectorAll('input[name=csrf]')) field.value = token;
       if (paused.on) return;
       label(fresh);
+      localize(fresh);
       const kept = anchor();
       for (const region of document.querySelectorAll('[data-live]')) {
         const next = fresh.getElementById(region.id);

@@ -47,9 +47,17 @@ export const withMode = (path: string, mode: Mode, extra: Record<string, string>
 export const time = (ms: number | undefined) => (ms === undefined ? '—' : rfc3339(ms));
 
 /** A moment (RFC 3339 text or emulator ms) as a <time> that never wraps at its hyphens; a dash when there is none. */
-export function When({ at }: { at: string | number | null | undefined }) {
+export function When({ at, local }: { at: string | number | null | undefined; local?: boolean }) {
   if (at === undefined || at === null) return <>—</>;
   const text = typeof at === 'number' ? rfc3339(at) : at;
+  // `local`: the script shows it in the browser's time zone with milliseconds (UTC in its title).
+  if (local && typeof at === 'number') {
+    return (
+      <time datetime={new Date(at).toISOString()} data-local="">
+        {text}
+      </time>
+    );
+  }
   return <time datetime={text}>{text}</time>;
 }
 

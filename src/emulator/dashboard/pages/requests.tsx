@@ -82,7 +82,7 @@ export function requestsPage(v: View): Html {
               <li data-key={`r${entry.n}`}>
                 <details>
                   <summary>
-                    <When at={entry.at} /> <strong>{entry.method}</strong> <code>{entry.path}</code>{' '}
+                    <When at={entry.at} local /> <strong>{entry.method}</strong> <code>{entry.path}</code>{' '}
                     <span class={`status-${String(entry.status)[0]}`}>{entry.status}</span> <span>{entry.credential ?? 'no credential'}</span>
                     <span class="muted">{entry.latency_ms} ms</span>
                     {mode && mode !== v.mode ? <span class="muted">({mode})</span> : null}
