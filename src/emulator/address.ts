@@ -6,4 +6,6 @@ export interface BoundAddress {
   port: number;
   /** Host names (lower case, IPv6 without brackets) that name this emulator. */
   hostnames: Set<string>;
+  /** With --https: the local CA's certificate file, what clients trust through NODE_EXTRA_CA_CERTS. */
+  caFile?: string;
 }

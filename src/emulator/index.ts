@@ -153,7 +153,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   }
   const port = (server.address() as AddressInfo).port;
   const url = `${opts.https ? 'https' : 'http'}://${urlHost(host)}:${port}`;
-  state.address = { url, port, hostnames };
+  state.address = { url, port, hostnames, ...(ca ? { caFile: ca.certFile } : {}) };
   let closing: Promise<void> | undefined;
   return {
     url,

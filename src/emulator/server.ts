@@ -29,10 +29,7 @@ export function createApp(state: State, requests = new RequestLog()): Hono<Emula
     await next();
   });
   // The dashboard's Requests page: every request but the dashboard's own, refused ones included.
-  app.use(
-    '*',
-    requestLogger(requests, () => state.clock.now(), isDashboardPath),
-  );
+  app.use('*', requestLogger(requests, state, isDashboardPath));
   app.use(
     '*',
     hostGuard(() => state.address),

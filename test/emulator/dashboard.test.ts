@@ -12,11 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { advancingClock } from '../../src/emulator/clock.js';
 import { BODY_CHARS, REQUEST_LOG_SIZE, RequestLog, redactBody } from '../../src/emulator/dashboard/requests.js';
-import { PAGE_ROWS } from '../../src/emulator/dashboard/views.js';
+import { PAGE_ROWS } from '../../src/emulator/dashboard/parts.js';
 import { createApp } from '../../src/emulator/server.js';
 import { createState } from '../../src/emulator/state.js';
+import { sha256 } from '../../src/emulator/ids.js';
 import type { TestEmulator } from '../helpers/emulator.js';
 import { testEmulator } from '../helpers/emulator.js';
+import { runCli } from '../helpers/cli.js';
 
 /** A dashboard session as a browser has it: its cookie and the CSRF token of its pages. */
 async function session(url: string, page = '/keys') {
@@ -89,11 +91,246 @@ describe('the dashboard over http', () => {
     expect(html).toContain('<td>translation character</td><td>$0.00002</td>');
     expect(html).toContain('<td>call minute</td><td>$0.02</td>');
     expect(html).toContain('<strong>$100.00</strong>');
-    const saved = await post(t.url, `/_dashboard/orgs/${t.seed.org_id}/balance`, { csrf, mode: 'test', available: '1234' }, { cookie, origin: t.url });
+    // Edited in dollars, as shown.
+    expect(html).toContain('in dollars</label>');
+    expect(html).toMatch(/name="available"[^>]* value="100.00"/);
+    const saved = await post(t.url, `/_dashboard/orgs/${t.seed.org_id}/balance`, { csrf, mode: 'test', available: '12.34' }, { cookie, origin: t.url });
     expect(saved.status).toBe(303);
     expect(new URL(saved.headers.get('location')!, t.url).searchParams.get('notice')).toBe('The balance of Acme is now $12.34.');
     expect(await (await fetch(`${t.url}/`)).text()).toContain('<strong>$12.34</strong>');
+    // The smallest amount kept is $0.000001 (1/10,000 cent): a finer one is refused, not rounded, and the value typed stays.
+    const exact = await post(t.url, `/_dashboard/orgs/${t.seed.org_id}/balance`, { csrf, mode: 'test', available: '0.000001' }, { cookie, origin: t.url });
+    expect(exact.status).toBe(303);
+    expect(new URL(exact.headers.get('location')!, t.url).searchParams.get('notice')).toBe('The balance of Acme is now $0.000001.');
+    const finer = await post(t.url, `/_dashboard/orgs/${t.seed.org_id}/balance`, { csrf, mode: 'test', available: '0.0000001' }, { cookie, origin: t.url });
+    expect(finer.status).toBe(422);
+    const refused = await finer.text();
+    expect(refused).toContain('Balance: at most 6 decimal places');
+    expect(refused).toMatch(/value="0.0000001" aria-invalid="true"/);
+    expect(await (await fetch(`${t.url}/`)).text()).toContain('<strong>$0.000001</strong>');
     await t.control('POST', '/reset');
+  });
+
+  it('a refused form comes back as a page with every value kept and the error next to its field, never as JSON', async () => {
+    const { cookie, csrf } = await session(t.url, '/apps');
+    const headers = { cookie, origin: t.url };
+    const app = await post(
+      t.url,
+      '/_dashboard/apps',
+      { csrf, mode: 'test', name: 'Kept name', redirect_uris: 'https://ok.test/cb\nhttp://example.test/cb', public: '1' },
+      headers,
+    );
+    expect(app.status).toBe(422);
+    expect(app.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await app.text();
+    expect(html).toMatch(/<dialog id="register-app"[^>]* open=""/);
+    expect(html).toMatch(/value="Kept name"/);
+    expect(html).toContain('https://ok.test/cb\nhttp://example.test/cb</textarea>');
+    expect(html).toMatch(/<p class="field-error" id="[^"]+">Redirect URI 2: https only; http only for localhost<\/p>/);
+    expect(html).toMatch(/name="public" value="1" checked=""/);
+
+    const key = await post(t.url, '/_dashboard/keys', { csrf, mode: 'test', org_id: t.seed.org_id, name: 'no scopes', key_mode: 'live' }, headers);
+    expect(key.status).toBe(422);
+    const keyPage = await key.text();
+    expect(keyPage).toContain('Scopes: choose at least one');
+    expect(keyPage).toMatch(/value="no scopes"/);
+    expect(keyPage).toMatch(/<option value="live" selected="">/);
+    expect(keyPage).not.toMatch(/name="scopes" value="[^"]+" checked/);
+
+    const clock = await post(t.url, '/_dashboard/clock', { csrf, mode: 'test', advance_seconds: '999999999999' }, headers);
+    expect(clock.status).toBe(422);
+    const clockPage = await clock.text();
+    expect(clockPage).toMatch(/<p class="field-error" id="[^"]+">Advance by \(seconds\): the clock would pass the year 9999/);
+    expect(clockPage).toMatch(/value="999999999999"/);
+
+    // A token from before a restart (any token this emulator did not give): the form again, with a token that holds.
+    const stale = await post(
+      t.url,
+      '/_dashboard/keys',
+      { csrf: 'y'.repeat(csrf.length), mode: 'test', org_id: t.seed.org_id, name: 'typed before', scopes: 'translate' },
+      headers,
+    );
+    expect(stale.status).toBe(403);
+    const stalePage = await stale.text();
+    expect(stalePage).toContain('loaded before the emulator restarted');
+    expect(stalePage).toMatch(/value="typed before"/);
+    const fresh = /name="csrf" value="([^"]+)"/.exec(stalePage)![1]!;
+    const again = await post(
+      t.url,
+      '/_dashboard/keys',
+      { csrf: fresh, mode: 'test', org_id: t.seed.org_id, name: 'typed before', scopes: 'translate' },
+      headers,
+    );
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain('Your new API key');
+
+    // Another site's post, and a post that is not a form: pages too.
+    for (const [fields, extra] of [
+      [{ csrf }, { origin: 'http://evil.test' }],
+      [{ csrf }, { 'content-type': 'application/json' }],
+    ] as const) {
+      const answer = await post(t.url, '/_dashboard/reset', fields, { ...headers, ...extra });
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.headers.get('content-type'), JSON.stringify(extra)).toMatch(/text\/html/);
+    }
+  });
+
+  it('a notice in the URL is shown only when the dashboard wrote it; export goes to this dashboard only; words that hold', async () => {
+    const forged = await (await fetch(`${t.url}/keys?notice=${encodeURIComponent('Your keys leaked: call +1 555 0100')}`)).text();
+    expect(forged).not.toContain('Your keys leaked');
+    const { cookie, csrf } = await session(t.url, '/keys');
+    const key = [...t.emulator.state.keys.values()].find((k) => k.mode === 'test' && !k.revoked)!;
+    const done = await post(t.url, `/_dashboard/keys/${key.id}/revoke`, { csrf, mode: 'test' }, { cookie, origin: t.url });
+    const back = await (await fetch(`${t.url}${done.headers.get('location')!}`)).text();
+    expect(back).toContain(`Revoked ${key.name ?? key.id}`);
+    const tampered = new URL(done.headers.get('location')!, t.url);
+    tampered.searchParams.set('notice', 'Something else');
+    expect(await (await fetch(tampered)).text()).not.toContain('Something else');
+
+    expect((await fetch(`${t.url}/_dashboard/export`, { headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect((await fetch(`${t.url}/_dashboard/export`, { headers: { 'sec-fetch-site': 'same-site' } })).status).toBe(403);
+    expect((await fetch(`${t.url}/_dashboard/export`, { headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(200);
+
+    const apps = await (await fetch(`${t.url}/apps`)).text();
+    expect(apps).toMatch(/data-confirm="Delete svc CLI\?[^"]*svc login stops working/);
+    const authorize = await fetch(
+      `${t.url}/oauth/authorize?client_id=svc_app_cli&redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256`,
+    );
+    const cookieSet = authorize.headers.get('set-cookie')!;
+    expect(cookieSet).toMatch(new RegExp(`^svc_emulator_session_${t.emulator.port}=`));
+    expect(cookieSet).not.toMatch(/; Secure/i);
+    await t.control('POST', '/reset');
+  });
+
+  it('every svc command the dashboard shows runs against this emulator', async () => {
+    const env = { SVC_BASE_URL: t.url, SVC_API_KEY: t.seed.keys.test };
+    expect((await runCli(['--test', 'events', 'trigger', 'chat.message.created'], { env })).exitCode).toBe(0);
+    const chatId = [...t.emulator.state.chats.keys()].at(-1)!;
+    const unescape = (html: string) =>
+      html
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&');
+    const overview = unescape(/<pre class="commands"[^>]*>([\s\S]*?)<\/pre>/.exec(await (await fetch(`${t.url}/?mode=test`)).text())![1]!);
+    const chat = unescape(await (await fetch(`${t.url}/chats/${chatId}?mode=test`)).text());
+    const shown = [
+      ...overview.split('\n').map((line) => line.replace(/#.*$/, '').trim()),
+      ...[...chat.matchAll(/<code>(svc [^<]+)<\/code>/g)].map((m) => m[1]!),
+    ].filter((line) => /(^|\s)svc\s/.test(line));
+    expect(shown.length).toBeGreaterThanOrEqual(4);
+    for (const line of shown) {
+      const argv = line.replace(/^.*?\bsvc\s+/, '').split(/\s+/);
+      if (argv[0] === 'login') {
+        // The sign-in itself runs in the browser suite; here, that the command is svc's.
+        expect((await runCli([...argv, '--help'], { env })).exitCode, line).toBe(0);
+        continue;
+      }
+      const streaming = argv.includes('tail') || argv.includes('stream');
+      const stop = new AbortController();
+      const running = runCli(argv, { env, signal: stop.signal });
+      if (streaming) {
+        // A stream shows what happens next: one event, then the test stops it as Ctrl-C would.
+        // (Several times, spaced, so one lands after the stream is open.)
+        for (let i = 0; i < 5; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          if (argv[0] === 'chats') await runCli(['--test', 'chats', 'send', chatId, `hello ${i}`], { env });
+          else await runCli(['--test', 'events', 'trigger', 'call.started'], { env });
+        }
+        stop.abort();
+      }
+      const result = await running;
+      expect(result.stderr, line).not.toMatch(/unknown command|error: /i);
+      if (!streaming) expect(result.exitCode, line).toBe(0);
+      else expect(result.stdout, line).not.toBe('');
+    }
+  });
+
+  it('a call link opens a page a person can read; a GB line has a GB number', async () => {
+    const headers = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const link = (await (await fetch(`${t.url}/v1/links`, { method: 'POST', headers, body: JSON.stringify({ language: 'es' }) })).json()) as {
+      url: string;
+      id: string;
+    };
+    const opened = await fetch(link.url);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await opened.text()).toContain(`This link (<code>${link.id}</code>) joins a call that is not started yet in es.`);
+    const missing = await fetch(`${t.url}/join/link_nothing`);
+    expect([missing.status, missing.headers.get('content-type')]).toEqual([404, expect.stringMatching(/text\/html/)]);
+    const line = (await (await fetch(`${t.url}/v1/lines`, { method: 'POST', headers, body: JSON.stringify({ country: 'GB' }) })).json()) as { number: string };
+    expect(line.number).toMatch(/^\+44207946\d{4}$/);
+  });
+
+  it('every list pages back to its oldest row; any object is found by its id; Events filters by object', async () => {
+    const headers = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const made: string[] = [];
+    for (let i = 0; i < PAGE_ROWS + 5; i++) {
+      const call = (await (await fetch(`${t.url}/v1/calls`, { method: 'POST', headers, body: JSON.stringify({ languages: ['en', 'es'] }) })).json()) as {
+        id: string;
+      };
+      made.push(call.id);
+    }
+    const first = await (await fetch(`${t.url}/calls?mode=test`)).text();
+    expect(first.match(/<tr data-key="call_/g)).toHaveLength(PAGE_ROWS);
+    const older = /<a href="([^"]+)">Older calls<\/a>/.exec(first)![1]!.replace(/&amp;/g, '&');
+    const second = await (await fetch(`${t.url}${older}`)).text();
+    expect(second).toContain(`data-key="${made[0]}"`);
+    expect(second).not.toContain('Older calls');
+
+    const found = await fetch(`${t.url}/_dashboard/find?id=${made[3]}&mode=live`, { redirect: 'manual' });
+    expect([found.status, found.headers.get('location')]).toEqual([303, `/calls/${made[3]}?mode=test`]);
+    const nothing = await fetch(`${t.url}/_dashboard/find?id=call_nothing`);
+    expect(nothing.status).toBe(404);
+    expect(await nothing.text()).toContain('Nothing on this emulator has the id call_nothing.');
+
+    const events = await (await fetch(`${t.url}/events?mode=test&object=${made[3]}`)).text();
+    expect(events.match(/<li data-key="evt_/g)).toHaveLength(1);
+    expect(events).toContain(made[3]);
+    expect(events).not.toContain(made[4]);
+    await t.control('POST', '/reset');
+  });
+
+  it('Controls shows who is listening and drops them; published load events are marked as such', async () => {
+    const stream = await fetch(`${t.url}/v1/events/stream`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    const { cookie, csrf, html } = await session(t.url, '/controls');
+    expect(html).toContain('1 open stream(s) of Acme (test)');
+    const dropped = await post(t.url, '/_dashboard/streams/drop', { csrf, mode: 'test' }, { cookie, origin: t.url });
+    expect(dropped.status).toBe(303);
+    expect(new URL(dropped.headers.get('location')!, t.url).searchParams.get('notice')).toBe('Dropped 1 stream(s).');
+    let ended = false;
+    while (!ended) ended = (await reader.read()).done;
+    expect(await (await fetch(`${t.url}/controls`)).text()).toContain('No event or chat stream is open.');
+
+    await t.control('POST', '/events', { org_id: t.seed.org_id, mode: 'test', type: 'call.started', count: 1 });
+    expect(await (await fetch(`${t.url}/events?mode=test`)).text()).toContain('<span class="tag">load event</span>');
+  });
+
+  it('Requests filters by exact status, method, credential and object; the seeded test key can be shown again', async () => {
+    const headers = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const call = (await (await fetch(`${t.url}/v1/calls`, { method: 'POST', headers, body: JSON.stringify({ languages: ['en', 'es'] }) })).json()) as {
+      id: string;
+    };
+    await fetch(`${t.url}/v1/calls/call_missing`, { headers });
+    const rows = async (query: string) =>
+      [...(await (await fetch(`${t.url}/requests?mode=test&${query}`)).text()).matchAll(/<code>([^<]+)<\/code>/g)].map((m) => m[1]);
+    expect(await rows('status=404')).toEqual(['/v1/calls/call_missing']);
+    expect(await rows(`method=POST&object=${call.id}`)).toEqual(['/v1/calls']);
+    const keyId = t.emulator.state.keysByHash.get(sha256(t.seed.keys.test))!.id;
+    expect((await rows(`credential=${keyId}&status=2xx`)).length).toBeGreaterThanOrEqual(1);
+    expect(await rows('credential=key_nobody')).toEqual([]);
+    const callPage = await (await fetch(`${t.url}/calls/${call.id}?mode=test`)).text();
+    expect(callPage).toContain(`href="/requests?mode=test&amp;object=${call.id}"`);
+
+    const { cookie, csrf, html } = await session(t.url, '/keys?mode=test');
+    expect(html).toContain('Show the seeded test key');
+    const shown = await post(t.url, '/_dashboard/keys/seed/show', { csrf, mode: 'test' }, { cookie, origin: t.url });
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).toContain(`value="${t.seed.keys.test}"`);
+    expect(await (await fetch(`${t.url}/keys?mode=live`)).text()).not.toContain('Show the seeded test key');
   });
 
   it('Requests names the credential by id and shows no secret in any body', async () => {
@@ -104,7 +341,20 @@ describe('the dashboard over http', () => {
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'svc_ort_abcdef', client_id: 'svc_app_cli', client_secret: 'svc_cs_hidden' }),
     });
     await fetch(`${t.url}/v1/account`, { headers: { authorization: `Bearer ${made.key}` } });
+    // What was refused is named too: a revoked key (with its name), a key nobody made, an app's HTTP Basic.
+    const revoked = await t.makeKey('test');
+    await t.control('DELETE', `/orgs/${t.seed.org_id}/keys/${revoked.id}`);
+    await fetch(`${t.url}/v1/account?who=revoked`, { headers: { authorization: `Bearer ${revoked.key}` } });
+    await fetch(`${t.url}/v1/account?who=unknown`, { headers: { authorization: 'Bearer svc_test_notakeyatall000000000000' } });
+    await fetch(`${t.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('svc_app_cli:wrong').toString('base64')}` },
+      body: 'grant_type=refresh_token&refresh_token=svc_ort_x',
+    });
     const html = await (await fetch(`${t.url}/requests?mode=live`)).text();
+    expect(html).toMatch(new RegExp(`who=revoked</code>.*?revoked key ${revoked.id} \\(test\\)`, 's'));
+    expect(html).toMatch(/who=unknown<\/code>.*?unknown key/s);
+    expect(html).toMatch(/\/oauth2\/token<\/code>.*?app svc_app_cli \(svc CLI\)/s);
     expect(html).toContain(`${made.id} (live)`);
     expect(html).toContain('/_emulator/orgs/');
     expect(html).toContain('[secret: not shown]');
@@ -166,14 +416,14 @@ describe('an open dashboard under 100,000 events and five ring-fulls of requests
     }
 
     const requestsPage = await (await app.request('/requests')).text();
-    expect(requestsPage.match(/<details data-key/g)).toHaveLength(PAGE_ROWS);
+    expect(requestsPage.match(/<li data-key/g)).toHaveLength(PAGE_ROWS);
     expect(requestsPage).toContain('Older requests');
     const eventsPage = await (await app.request('/events?mode=test')).text();
-    expect(eventsPage.match(/<details data-key/g)).toHaveLength(PAGE_ROWS);
+    expect(eventsPage.match(/<li data-key/g)).toHaveLength(PAGE_ROWS);
     expect(eventsPage).toContain('Older events');
     // The events that make up the page are the newest, and older ones are a page away.
     const older = /href="([^"]*before=[^"]*)"/.exec(eventsPage)![1]!.replace(/&amp;/g, '&');
-    expect((await (await app.request(older)).text()).match(/<details data-key/g)).toHaveLength(PAGE_ROWS);
+    expect((await (await app.request(older)).text()).match(/<li data-key/g)).toHaveLength(PAGE_ROWS);
 
     // One message per gathered burst: far fewer than the requests, and the stream never holds them.
     expect(changes).toBeGreaterThan(0);
@@ -256,5 +506,19 @@ describe('the dashboard over https (svc emulator --https)', () => {
     const done = await fetchTls(action, form(emulator.url));
     expect(done.status).toBe(303);
     expect(key.revoked).toBe(true);
+  });
+
+  it('the Overview tells svc to trust the local CA, and the authorize page cookie is Secure and named for this port', async () => {
+    const overview = await (await fetchTls(`${emulator.url}/`)).text();
+    expect(overview).toContain(`export NODE_EXTRA_CA_CERTS=${emulator.ca!.certFile} `);
+    const query = new URLSearchParams({
+      client_id: 'svc_app_cli',
+      redirect_uri: 'http://127.0.0.1:9/callback',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const authorize = await fetchTls(`${emulator.url}/oauth/authorize?${query.toString()}`);
+    expect(authorize.status).toBe(200);
+    expect(authorize.headers.get('set-cookie')).toMatch(new RegExp(`^svc_emulator_session_${emulator.port}=[^;]+;.*; Secure`, 'i'));
   });
 });

@@ -5,7 +5,8 @@
 // taken here in every run, and written to docs/dashboard-*.png only with SVC_WRITE_SCREENSHOTS=1
 // (so a run leaves a clean clone's tree clean).
 // Skips with a visible reason without /usr/bin/chromium; SVC_REQUIRE_REAL=1 (CI) fails instead.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
@@ -16,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { sha256 } from '../../src/emulator/ids.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { CLI_CLIENT_ID, CLI_REDIRECT_PATH } from '../../src/shared/constants.js';
+import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { CHROMIUM, launchChromium, skipWithoutChromium } from '../helpers/chromium.js';
@@ -95,6 +97,16 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
           expect(await axeViolations(page), `${path} ${mode}`).toEqual([]);
         }
       }
+      // Dark mode (the system's colour scheme): every page, both modes, axe-clean too.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      for (const mode of ['test', 'live']) {
+        for (const path of PAGES) {
+          await open(page, `${path}?mode=${mode}`);
+          expect(await page.evaluate('getComputedStyle(document.body).backgroundColor'), `${path} ${mode} dark`).toBe('rgb(17, 24, 39)');
+          expect(await axeViolations(page), `${path} ${mode} dark`).toEqual([]);
+        }
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
       // The dialogs, open.
       await open(page, '/keys');
       await page.getByRole('button', { name: 'Create key' }).click();
@@ -323,10 +335,12 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
 
       // Screenshots for the README: the console pages with what just happened, taken in every
       // run (a PNG of the whole viewport), written to docs/ only when asked for.
-      for (const [page, name] of [
-        [events, 'dashboard-events.png'],
-        [requests, 'dashboard-requests.png'],
+      for (const [page, name, colorScheme] of [
+        [events, 'dashboard-events.png', 'light'],
+        [requests, 'dashboard-requests.png', 'light'],
+        [requests, 'dashboard-requests-dark.png', 'dark'],
       ] as const) {
+        await page.emulateMedia({ colorScheme });
         const png = await page.screenshot();
         expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
         expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 800]);
@@ -423,6 +437,323 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       await closeContext(context);
     }
   });
+
+  it('after the emulator restarts, a form typed into an open tab still works (no raw JSON, nothing lost)', async () => {
+    const statePath = join(mkdtempSync(join(tmpdir(), 'svc-dash-state-')), 'world.json');
+    let served = await startTestEmulator({ statePath });
+    const context = await browser.newContext();
+    context.setDefaultTimeout(10_000);
+    try {
+      const { page, problems } = await watchedPage(context);
+      await page.goto(`${served.url}/keys?mode=test`);
+      await page.waitForSelector('body[data-live="on"]');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+      await dialog.getByLabel('Name (optional)').fill('typed before the restart');
+      const token = await dialog.locator('input[name=csrf]').inputValue();
+      const port = served.port;
+      await served.close();
+      served = await startTestEmulator({ statePath, port });
+      // The tab reconnects by itself and its forms take this emulator's token.
+      await expect.poll(() => dialog.locator('input[name=csrf]').inputValue(), { timeout: 15_000 }).not.toBe(token);
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      const shown = page.getByRole('dialog', { name: 'Your new API key' });
+      expect(await shown.getByLabel('API key', { exact: true }).inputValue()).toMatch(/^svc_test_/);
+      // The stream the restart cut, and its reconnection attempts while the emulator was down, are the only failures.
+      expect(problems.filter((p) => !/\/_dashboard\/stream|ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED/.test(p))).toEqual([]);
+    } finally {
+      await closeContext(context);
+      await served.close();
+    }
+  });
+
+  it('a refused form keeps its dialog open with every value, the error next to its field', async () => {
+    const context = await browser.newContext({ bypassCSP: true });
+    context.setDefaultTimeout(10_000);
+    try {
+      const page = await context.newPage();
+      await open(page, '/apps?mode=test');
+      await page.getByRole('button', { name: 'Register app' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Register an OAuth app' });
+      await dialog.getByLabel('Name').fill('Half right');
+      await dialog.getByLabel(/Redirect URIs/).fill('https://ok.test/cb\nhttp://example.test/cb');
+      await dialog.getByRole('button', { name: 'Register' }).click();
+      await page.waitForURL(/\/apps\?mode=test$/);
+      await dialog.waitFor({ state: 'visible' });
+      expect(await dialog.getByLabel('Name').inputValue()).toBe('Half right');
+      const uris = dialog.getByLabel(/Redirect URIs/);
+      expect(await uris.inputValue()).toBe('https://ok.test/cb\nhttp://example.test/cb');
+      expect(await uris.getAttribute('aria-invalid')).toBe('true');
+      // The error is the field's description, so a screen reader says it with the field.
+      const described = await uris.evaluate((el) => el.ownerDocument.getElementById(el.getAttribute('aria-describedby')!)?.textContent);
+      expect(described).toBe('Redirect URI 2: https only; http only for localhost');
+      expect(await axeViolations(page), 'a refused form').toEqual([]);
+
+      await open(page, '/controls?mode=test');
+      await page.getByLabel('Advance by (seconds)').fill('999999999999');
+      await page.getByRole('button', { name: 'Advance clock' }).click();
+      await expect.poll(() => textOf(page.locator('.field-error'))).toContain('Advance by (seconds): the clock would pass the year 9999');
+      expect(await page.getByLabel('Advance by (seconds)').inputValue()).toBe('999999999999');
+    } finally {
+      await closeContext(context);
+    }
+  });
+
+  it('Requests holds still: an open row keeps its place, its selection and focus through new rows; Pause counts what arrives; a burst renders about once a second', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const ask = (marker: string) => fetch(`${emulator.url}/v1/account?mark=${marker}`, { headers: { authorization: `Bearer ${emulator.seed.keys.test}` } });
+    const asked = async (marker: string, n: number) => {
+      for (let i = 0; i < n; i++) await ask(`${marker}-${i}`);
+    };
+    try {
+      const { page, problems } = await watchedPage(context);
+      await asked('before', 30);
+      await open(page, '/requests?mode=test');
+      const row = page.locator('#requests li', { hasText: 'mark=before-20' });
+      await row.scrollIntoViewIfNeeded();
+      await page.mouse.wheel(0, 200);
+      await row.locator('summary').click();
+      await expect.poll(() => row.locator('details').evaluate((d) => d.hasAttribute('open'))).toBe(true);
+      // Rows that expand say so: a marker before each summary, turned when open.
+      expect(await row.locator('summary').evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el, '::before').content)).toBe('"▾"');
+      const selected = await row
+        .locator('pre')
+        .first()
+        .evaluate((pre) => {
+          const range = pre.ownerDocument.createRange();
+          range.selectNodeContents(pre);
+          const selection = pre.ownerDocument.getSelection()!;
+          selection.removeAllRanges();
+          selection.addRange(range);
+          return selection.toString();
+        });
+      expect(selected.length).toBeGreaterThan(0);
+      const top = async () => (await row.boundingBox())!.y;
+      const before = await top();
+      const renders = async () => Number(await page.evaluate('document.body.dataset.renders || 0'));
+
+      await asked('after', 5);
+      await page.locator('#requests li', { hasText: 'mark=after-4' }).waitFor({ state: 'attached' });
+      expect(Math.abs((await top()) - before), 'the row being read moved').toBeLessThanOrEqual(1);
+      expect(await page.evaluate('document.getSelection().toString()')).toBe(selected);
+      expect(await row.locator('summary').evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+
+      // More than a page of newer requests: the open row stays.
+      await asked('flood', 105);
+      await page.locator('#requests li', { hasText: 'mark=flood-104' }).waitFor({ state: 'attached' });
+      expect(await row.count()).toBe(1);
+      expect(await row.locator('details').evaluate((d) => d.hasAttribute('open'))).toBe(true);
+
+      // Pause: nothing comes in, the count of what arrived does.
+      await page.getByRole('button', { name: 'Pause live updates' }).click();
+      await asked('paused', 3);
+      await expect.poll(() => textOf(page.locator('.live-bar [aria-live]'))).toBe('Paused: 3 new request(s) since.');
+      expect(await page.locator('#requests li', { hasText: 'mark=paused' }).count()).toBe(0);
+      await page.getByRole('button', { name: 'Resume live updates' }).click();
+      await page.locator('#requests li', { hasText: 'mark=paused-2' }).waitFor({ state: 'attached' });
+
+      // A burst of three seconds (a request every 20 ms) is drawn about once a second, not on every change.
+      const rendersBefore = await renders();
+      const started = Date.now();
+      for (let i = 0; Date.now() - started < 3000; i++) {
+        await ask(`burst-${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await page
+        .locator('#requests li', { hasText: /mark=burst-/ })
+        .first()
+        .waitFor({ state: 'attached' });
+      expect((await renders()) - rendersBefore).toBeLessThanOrEqual(5);
+      expect(problems).toEqual([]);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
+  it('long values and a 390 px screen: no page is wider than the window, actions stay in view, dates and commands do not break inside', async () => {
+    const served = await startTestEmulator();
+    const plane = controlPlane(served);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    try {
+      const longUri = `https://example.test/${'callback'.repeat(45)}`;
+      await plane.createApp({ name: 'Long redirect', redirect_uris: [longUri] });
+      for (let i = 0; i < 27; i++) await plane.createKey(served.seed.org_id, 'test');
+      await fetch(`${served.url}/v1/calls/${'call_'.repeat(120)}`, { headers: { authorization: `Bearer ${served.seed.keys.test}` } });
+      const page = await context.newPage();
+      const overflow = async () => Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+      /** Whether an element is inside the window and not scrolled out of sight in its table's box. */
+      const inView = (locator: Locator) =>
+        locator.evaluate((el) => {
+          const view = el.ownerDocument.defaultView!;
+          const box = el.getBoundingClientRect();
+          const scroller = el.closest('.scroll')?.getBoundingClientRect() ?? { left: 0, right: view.innerWidth };
+          return box.left >= Math.max(0, scroller.left) - 1 && box.right <= Math.min(view.innerWidth, scroller.right) + 1;
+        });
+      const visit = async (path: string) => {
+        await page.goto(`${served.url}${path}`);
+        await page.waitForSelector('body[data-live="on"]');
+      };
+
+      await visit('/apps?mode=test');
+      expect(await overflow(), '/apps at 1280 px').toBeLessThanOrEqual(0);
+      expect(await inView(page.getByRole('button', { name: 'Delete app Long redirect' })), 'Delete app at 1280 px').toBe(true);
+      await visit('/requests?mode=test');
+      expect(await overflow(), '/requests at 1280 px').toBeLessThanOrEqual(0);
+
+      await page.setViewportSize({ width: 390, height: 844 });
+      for (const path of PAGES) {
+        await visit(`${path}?mode=test`);
+        expect(await overflow(), `${path} at 390 px`).toBeLessThanOrEqual(0);
+        // A date is one line: never broken at its hyphens.
+        const broken = await page.evaluate("[...document.querySelectorAll('time')].filter((t) => t.getClientRects().length > 1).map((t) => t.textContent)");
+        expect(broken, `${path}: dates broken over lines`).toEqual([]);
+      }
+      await visit('/keys?mode=test');
+      const revokes = page.getByRole('button', { name: /^Revoke / });
+      expect(await revokes.count()).toBeGreaterThanOrEqual(27);
+      for (const button of await revokes.all()) expect(await inView(button)).toBe(true);
+      await visit('/apps?mode=test');
+      expect(await inView(page.getByRole('button', { name: 'Delete app Long redirect' })), 'Delete app at 390 px').toBe(true);
+      // The commands to copy are never broken inside a word.
+      await visit('/?mode=test');
+      const split = await page.evaluate(`(() => {
+        const found = [];
+        for (const pre of document.querySelectorAll('pre')) {
+          const text = pre.firstChild;
+          for (const word of text.textContent.matchAll(/\\S+/g)) {
+            const range = document.createRange();
+            range.setStart(text, word.index);
+            range.setEnd(text, word.index + word[0].length);
+            if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) found.push(word[0]);
+          }
+        }
+        return found;
+      })()`);
+      expect(split).toEqual([]);
+    } finally {
+      await closeContext(context);
+      await served.close();
+    }
+  });
+
+  it('Copy says what it copies and that it did; focus returns after Done; a skip link; live mode is unmistakable; the mode switch shows its focus ring', async () => {
+    const context = await browser.newContext({ bypassCSP: true, permissions: ['clipboard-read', 'clipboard-write'] });
+    context.setDefaultTimeout(10_000);
+    try {
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/keys?mode=test');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent.trim()')).toBe('Skip to the page');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByRole('dialog', { name: 'Create an API key' }).getByRole('button', { name: 'Create' }).click();
+      const shown = page.getByRole('dialog', { name: 'Your new API key' });
+      await shown.getByRole('button', { name: 'Copy API key' }).click();
+      await shown.getByRole('button', { name: 'Copied API key' }).waitFor();
+      await expect.poll(() => textOf(shown.locator('[aria-live]'))).toBe('Copied API key.');
+      expect(await axeViolations(page), 'the secret dialog after Copy').toEqual([]);
+      await shown.getByRole('button', { name: 'Done' }).click();
+      expect(await page.evaluate('document.activeElement.id')).toBe('open-create-key');
+
+      const headerOf = async () => String(await page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor"));
+      const testHeader = await headerOf();
+      await open(page, '/keys?mode=live');
+      expect(await textOf(page.locator('.live-banner'))).toContain('Live mode.');
+      expect(await headerOf()).not.toBe(testHeader);
+      // The focus ring of the switch is drawn outside its box: nothing may clip it.
+      await page.getByRole('link', { name: 'Test', exact: true }).focus();
+      expect(await page.evaluate("getComputedStyle(document.querySelector('.mode')).overflow")).toBe('visible');
+      expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).not.toBe('none');
+      expect(await axeViolations(page), 'live mode').toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
+  it("Requests shows times in the browser's time zone, to the millisecond", async () => {
+    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo' });
+    context.setDefaultTimeout(10_000);
+    try {
+      const page = await context.newPage();
+      await fetch(`${emulator.url}/v1/account?when=tokyo`, { headers: { authorization: `Bearer ${emulator.seed.keys.test}` } });
+      await open(page, '/requests?mode=test');
+      const time = page.locator('#requests li', { hasText: 'when=tokyo' }).locator('time');
+      const utc = new Date((await time.getAttribute('datetime'))!);
+      const tokyo = new Date(utc.getTime() + 9 * 3600_000).toISOString().replace('T', ' ').replace('Z', '');
+      expect(await time.textContent()).toBe(tokyo);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
+  it('Create key and Register app work without JavaScript', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    context.setDefaultTimeout(10_000);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${emulator.url}/keys?mode=test`);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+      await dialog.getByLabel('Name (optional)').fill('no script');
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      const key = await page.getByRole('dialog', { name: 'Your new API key' }).getByLabel('API key', { exact: true }).inputValue();
+      expect(key).toMatch(/^svc_test_/);
+
+      await page.goto(`${emulator.url}/apps?mode=test`);
+      await page.getByRole('button', { name: 'Register app' }).click();
+      const register = page.getByRole('dialog', { name: 'Register an OAuth app' });
+      await register.getByLabel('Name').fill('No script app');
+      await register.getByRole('button', { name: 'Register' }).click();
+      const clientId = await page.getByRole('dialog', { name: 'No script app is registered' }).getByLabel('Client id', { exact: true }).inputValue();
+      expect(clientId).toMatch(/^svc_app_/);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
+  /** The authorize page `svc login` opens (its own client and loopback redirect), loaded in `page`: its sign-in form shows. */
+  async function signInPageLoads(page: Page, baseUrl: string): Promise<void> {
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: CLI_CLIENT_ID,
+      redirect_uri: `http://127.0.0.1:9${CLI_REDIRECT_PATH}`,
+      state: 'tabs',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    await within(page.goto(`${baseUrl}/oauth/authorize?${query.toString()}`), 5000, 'the sign-in page loading');
+    await page.getByLabel('Password').waitFor({ state: 'visible', timeout: 5000 });
+  }
+
+  for (const scheme of ['http', 'https'] as const) {
+    it(`ten open tabs all stay live over ${scheme}, and an eleventh tab and the sign-in page still load`, async () => {
+      const served = scheme === 'http' ? emulator : await startTestEmulator({ https: { caDir: join(mkdtempSync(join(tmpdir(), 'svc-dash-ca-')), 'ca') } });
+      const context = await browser.newContext({ ignoreHTTPSErrors: true });
+      context.setDefaultTimeout(10_000);
+      try {
+        const tabs: Page[] = [];
+        for (let i = 0; i < 10; i++) {
+          const tab = await context.newPage();
+          await within(tab.goto(`${served.url}/requests?mode=test`), 5000, `tab ${i + 1} loading`);
+          await tab.waitForSelector('body[data-live="on"]', { timeout: 5000 });
+          tabs.push(tab);
+        }
+        const extra = await context.newPage();
+        await within(extra.goto(`${served.url}/keys?mode=test`), 5000, 'an eleventh tab loading');
+        await signInPageLoads(await context.newPage(), served.url);
+        // Every tab still follows the emulator: a request shows on each without a reload.
+        const path = `/v1/account?tabs=${scheme}`;
+        // Asked from the eleventh tab (it trusts this emulator's certificate as the others do).
+        await extra.evaluate(([url, key]) => fetch(url!, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status), [path, served.seed.keys.test]);
+        for (const tab of tabs) await tab.locator('#requests summary', { hasText: path }).first().waitFor({ state: 'visible', timeout: 3000 });
+      } finally {
+        await closeContext(context);
+        if (served !== emulator) await served.close();
+      }
+    });
+  }
 
   it('refuses a POST from another origin (403, nothing changes) and a foreign Host (421)', async () => {
     // Another site on this machine (another port is another origin) posts the dashboard's own form, token and all.

@@ -8,6 +8,15 @@ import { rfc3339 } from '../ids.js';
 import type { State } from '../state.js';
 import type { RequestLog } from './requests.js';
 
+/** A failed action: the path it was posted to, what was sent, and what was wrong. */
+export interface Failed {
+  action: string;
+  values: Record<string, string[]>;
+  message: string;
+  /** The form field the message is about, or null for the form as a whole. */
+  field: string | null;
+}
+
 /** A rendered page or part of one. */
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -23,6 +32,8 @@ export interface View {
   error?: string | undefined;
   /** A dialog shown once, open on load (a new key or client secret). */
   shown?: Html | undefined;
+  /** A form that failed, drawn again as it was sent (forms.tsx). */
+  failed?: Failed | undefined;
 }
 
 export const PAGES = [
@@ -42,6 +53,21 @@ export const withMode = (path: string, mode: Mode, extra: Record<string, string>
 };
 
 export const time = (ms: number | undefined) => (ms === undefined ? '—' : rfc3339(ms));
+
+/** A moment (RFC 3339 text or emulator ms) as a <time> that never wraps at its hyphens; a dash when there is none. */
+export function When({ at, local }: { at: string | number | null | undefined; local?: boolean }) {
+  if (at === undefined || at === null) return <>—</>;
+  const text = typeof at === 'number' ? rfc3339(at) : at;
+  // `local`: the script shows it in the browser's time zone with milliseconds (UTC in its title).
+  if (local && typeof at === 'number') {
+    return (
+      <time datetime={new Date(at).toISOString()} data-local="">
+        {text}
+      </time>
+    );
+  }
+  return <time datetime={text}>{text}</time>;
+}
 
 /** The fields every action's form carries: this session's CSRF token and the page's mode. */
 export function CsrfFields({ v }: { v: View }) {
@@ -68,7 +94,7 @@ export function ActionButton(props: { v: View; action: string; label: string; id
 /** Filters a list page keeps when the mode switches. */
 function pageQuery(v: View): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const name of ['type', 'status', 'path']) {
+  for (const name of ['type', 'object', 'status', 'path', 'method', 'credential']) {
     const value = v.query(name);
     if (value) kept[name] = value;
   }
@@ -89,7 +115,10 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
           <link rel="stylesheet" href="/_dashboard/app.css" />
           <title>{`${title} · ${v.mode === 'live' ? 'Live' : 'Test'} · svc emulator`}</title>
         </head>
-        <body data-page={v.here}>
+        <body data-page={v.here} class={v.mode === 'live' ? 'mode-live' : 'mode-test'}>
+          <a class="skip" href="#main">
+            Skip to the page
+          </a>
           <header>
             <a class="brand" href={withMode('/', v.mode)}>
               svc emulator
@@ -105,6 +134,13 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
                 ))}
               </ul>
             </nav>
+            <form method="get" action="/_dashboard/find" role="search" class="find">
+              <input type="hidden" name="mode" value={v.mode} />
+              <label for="find-id" class="visually-hidden">
+                Find an object by id
+              </label>
+              <input id="find-id" name="id" size={16} placeholder="Find by id" autocomplete="off" />
+            </form>
             <div class="mode" role="group" aria-label="Mode">
               <a href={withMode(path, 'test', pageQuery(v))} aria-current={String(v.mode === 'test')}>
                 Test
@@ -114,7 +150,12 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
               </a>
             </div>
           </header>
-          <main>
+          <main id="main" tabindex={-1}>
+            {v.mode === 'live' ? (
+              <p class="live-banner">
+                <strong>Live mode.</strong> Actions here change live objects; live requests draw on the balance.
+              </p>
+            ) : null}
             <h1>
               {title} <span class="muted">({v.mode} mode)</span>
             </h1>
@@ -139,9 +180,9 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
 }
 
 /** The dialog that shows a new secret once, with a Copy button per value. */
-export function shownOnce(title: string, intro: string, values: { label: string; id: string; value: string }[]): Html {
+export function shownOnce(title: string, intro: string, values: { label: string; id: string; value: string }[], returnTo?: string): Html {
   return (
-    <dialog id="shown-once" data-show="" open aria-labelledby="shown-once-title">
+    <dialog id="shown-once" data-show="" data-return={returnTo} open aria-labelledby="shown-once-title">
       <h2 id="shown-once-title">{title}</h2>
       <p>{intro}</p>
       {values.map((item) => (
@@ -149,12 +190,14 @@ export function shownOnce(title: string, intro: string, values: { label: string;
           <label for={item.id}>{item.label}</label>
           <div class="secret">
             <input id={item.id} readonly value={item.value} />
-            <button type="button" data-copy={item.id} aria-label={`Copy ${item.label}`}>
-              Copy
+            <button type="button" data-copy={item.id}>
+              <span data-copy-word="">Copy</span>
+              <span class="visually-hidden"> {item.label}</span>
             </button>
           </div>
         </>
       ))}
+      <p class="visually-hidden" aria-live="polite" data-copy-status=""></p>
       <div class="actions">
         <button type="button" data-close="" class="primary">
           Done

@@ -1,9 +1,12 @@
 // The dashboard's Requests page: every request the emulator served, in a bounded ring (the
 // oldest entry is overwritten), with its credential named by id (never a secret) and its
 // bodies cut short and stripped of secrets.
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { PREFIX } from '../../shared/constants.js';
+import { presentedSecret } from '../auth.js';
 import type { EmulatorEnv } from '../http.js';
+import { sha256 } from '../ids.js';
+import type { State } from '../state.js';
 
 export interface RequestEntry {
   /** Numbered from 1 since the emulator started: the ring's newest entry has the highest. */
@@ -13,7 +16,7 @@ export interface RequestEntry {
   method: string;
   path: string;
   status: number;
-  /** `key_… (test)`, `app svc_app_… (live)`, or null when none was presented or it failed. */
+  /** `key_… (test)`, `app svc_app_… (name) (live)`, `revoked key key_… (name) (test)`, `unknown key`…; null when none was sent (credentialSent). */
   credential: string | null;
   latency_ms: number;
   request_body: string | null;
@@ -113,8 +116,38 @@ function kept(text: string, contentType: string): string {
 
 const TEXT_BODY = /json|x-www-form-urlencoded|^text\/(plain|html)/i;
 
+/**
+ * The credential a request sent, named as the Requests page says it (never the secret): the key
+ * or app that was accepted, or what was refused ("revoked key key_… (name)", "unknown key"), or
+ * the app of HTTP Basic on the token endpoint. Null when none was sent.
+ */
+export function credentialSent(state: State, c: Context<EmulatorEnv>): string | null {
+  const used = c.get('credential');
+  if (used?.key_id) return `${used.key_id} (${used.mode})`;
+  const appName = (clientId: string) => `app ${clientId}${state.apps.get(clientId) ? ` (${state.apps.get(clientId)!.name})` : ''}`;
+  if (used?.client_id) return `${appName(used.client_id)} (${used.mode})`;
+  const authorization = c.req.header('authorization') ?? '';
+  const basic = /^Basic\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (basic) {
+    const clientId = decodeURIComponent(Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? '');
+    return state.apps.has(clientId) ? appName(clientId) : 'unknown app';
+  }
+  const secret = presentedSecret({ authorization, apiKey: c.req.header('x-api-key') });
+  if (!secret) return null;
+  const hash = sha256(secret);
+  const key = state.keysByHash.get(hash);
+  if (key) return `${key.revoked ? 'revoked key' : 'key'} ${key.id}${key.name ? ` (${key.name})` : ''} (${key.mode})`;
+  const token = state.accessTokens.get(hash);
+  if (token) {
+    const grant = state.grants.get(token.grant_id);
+    return `${token.revoked || !grant?.active ? 'ended' : 'expired'} token of ${grant ? appName(grant.client_id) : 'an app'}`;
+  }
+  return secret.startsWith(PREFIX.accessToken) ? 'unknown token' : 'unknown key';
+}
+
 /** Records each request into `log`, except those `skip` names (the dashboard's own). */
-export function requestLogger(log: RequestLog, now: () => number, skip: (path: string) => boolean): MiddlewareHandler<EmulatorEnv> {
+export function requestLogger(log: RequestLog, state: State, skip: (path: string) => boolean): MiddlewareHandler<EmulatorEnv> {
+  const now = () => state.clock.now();
   return async (c, next) => {
     if (skip(c.req.path)) return next();
     const started = performance.now();
@@ -151,13 +184,12 @@ export function requestLogger(log: RequestLog, now: () => number, skip: (path: s
       else if (given && TEXT_BODY.test(responseType) && !/html/i.test(responseType)) {
         responseBody = 'object' in given ? JSON.stringify(given.object) : given.text;
       }
-      const credential = c.get('credential');
       log.add({
         at,
         method: c.req.method,
         path: c.req.path + (c.req.url.includes('?') ? c.req.url.slice(c.req.url.indexOf('?')) : ''),
         status: c.res.status,
-        credential: credential ? `${credential.key_id ?? `app ${credential.client_id}`} (${credential.mode})` : null,
+        credential: credentialSent(state, c),
         latency_ms: Math.round((performance.now() - started) * 10) / 10,
         request_body: requestBody === null ? null : kept(requestBody, requestType),
         response_body: responseBody === null ? null : kept(responseBody, responseType),

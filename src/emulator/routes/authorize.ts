@@ -14,7 +14,8 @@ import { redirectMatches } from '../redirects.js';
 import type { AuthorizeRequest, Session, State } from '../state.js';
 import { readBody } from '../validate.js';
 
-const SESSION_COOKIE = 'svc_emulator_session';
+/** Named per port: cookies ignore ports, and two emulators on one host must not sign each other out. */
+const sessionCookie = (state: State) => `svc_emulator_session_${state.address?.port ?? 0}`;
 /** A form left open longer than this must start again; sign-in sessions last as long (issue 13: bounded). */
 export const AUTHORIZE_TTL_MS = 10 * 60_000;
 /** The sign-in and consent forms are a few short fields; anything bigger is refused (413) unread. */
@@ -48,7 +49,7 @@ export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
     });
 
   const session = (c: Ctx): Session => {
-    const id = getCookie(c, SESSION_COOKIE);
+    const id = getCookie(c, sessionCookie(state));
     const found = id ? state.sessions.get(id) : undefined;
     if (found && state.clock.now() <= found.created_at + AUTHORIZE_TTL_MS) return found;
     if (found && id) state.sessions.delete(id);
@@ -56,7 +57,12 @@ export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const created: Session = { csrf: randomToken(24), email: null, created_at: state.clock.now() };
     keepBounded(state.sessions, state.limits.authorizeSessions - 1, state.clock.now());
     state.sessions.set(newSessionId, created);
-    setCookie(c, SESSION_COOKIE, newSessionId, { httpOnly: true, sameSite: 'Lax', path: '/oauth' });
+    setCookie(c, sessionCookie(state), newSessionId, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/oauth',
+      secure: state.address?.url.startsWith('https:') ?? false,
+    });
     return created;
   };
 

@@ -103,7 +103,7 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const cost = costOf('line_month');
     ensureFunds(state, credential, cost);
     const line = store(state, state.lines, credential, ID_PREFIX.line, 'line', {
-      number: fakeNumber(body.area_code),
+      number: fakeNumber(body.country, body.area_code),
       country: body.country,
       status: 'active',
     });
@@ -133,8 +133,12 @@ export function endCall(state: State, stored: Stored<CallObject>): CallObject {
   return call;
 }
 
-/** A number in the fictional 555-01xx range, so nothing real is ever shown as dialable. */
-function fakeNumber(areaCode = '415'): string {
+/**
+ * A number from a range kept for fiction, so nothing real is ever shown as dialable: for GB,
+ * Ofcom's drama range (020 7946 0000 to 0999); elsewhere North America's 555-01xx.
+ */
+function fakeNumber(country: string, areaCode = '415'): string {
+  if (country.toUpperCase() === 'GB') return `+4420794600${String(Math.floor(Math.random() * 100)).padStart(2, '0')}`;
   const tail = String(Math.floor(Math.random() * 100)).padStart(2, '0');
   return `+1${areaCode}55501${tail}`.slice(0, 16);
 }

@@ -1,0 +1,117 @@
+// Controls page actions: clock, faults, synthetic events, reset and import (the control plane's operations).
+import { HttpError } from '../../errors.js';
+import { addFault } from '../../faults.js';
+import { importDocument } from '../../persistence/document.js';
+import { advanceClock, fault as faultSchema, publishSynthetic, synthetic } from '../../routes/control.js';
+import { createState, empty, reset } from '../../state.js';
+import { shownOnce, withMode } from '../layout.js';
+import { controlsPage } from '../pages/controls.js';
+import { InvalidField, checked, integer, text } from './action.js';
+import type { Action } from './action.js';
+
+/** The largest document Import takes. */
+const IMPORT_LIMIT = 64 * 1024 * 1024;
+
+export const clockAction: Action = {
+  path: '/clock',
+  back: '/controls',
+  handle: ({ state, form }) => {
+    const seconds = integer(form, 'advance_seconds', 'Advance by (seconds)');
+    let now: string;
+    try {
+      ({ now } = advanceClock(state, seconds));
+    } catch (error) {
+      if (error instanceof HttpError && typeof error.detail !== 'string')
+        throw new InvalidField('advance_seconds', `Advance by (seconds): ${error.detail[0]!.msg}`);
+      throw error;
+    }
+    return { notice: `The clock moved ${seconds} s: it is now ${now}.` };
+  },
+};
+
+export const faultAction: Action = {
+  path: '/faults',
+  back: '/controls',
+  handle: ({ state, form }) => {
+    const body = checked(
+      faultSchema,
+      { status: integer(form, 'status', 'Status'), path_prefix: text(form, 'path_prefix'), count: integer(form, 'count', 'Count') },
+      { path_prefix: () => 'Path prefix', status: () => 'Status', count: () => 'Count' },
+    );
+    addFault(state, body);
+    return { notice: `The next ${body.count} request(s) under ${body.path_prefix} fail with ${body.status}.` };
+  },
+};
+
+export const publishAction: Action = {
+  path: '/events',
+  back: '/controls',
+  handle: async ({ state, form, mode }) => {
+    const body = checked(
+      synthetic,
+      { org_id: text(form, 'org_id'), mode, type: text(form, 'type'), count: integer(form, 'count', 'Count') },
+      { org_id: () => 'Organization', type: () => 'Type', count: () => 'Count' },
+    );
+    const result = await publishSynthetic(state, body);
+    return { notice: `Published ${result.published} ${mode} ${body.type} event(s).` };
+  },
+};
+
+export const dropStreamsAction: Action = {
+  path: '/streams/drop',
+  back: '/controls',
+  handle: ({ state }) => {
+    const open = [...state.subscribers];
+    for (const subscriber of open) subscriber.end();
+    return { notice: `Dropped ${open.length} stream(s).` };
+  },
+};
+
+export const resetAction: Action = {
+  path: '/reset',
+  back: '/controls',
+  handle: ({ state, requests }) => {
+    const seed = reset(state);
+    requests.clear();
+    return {
+      page: (v) =>
+        controlsPage({
+          ...v,
+          here: withMode('/controls', v.mode),
+          notice: 'The emulator was reset and the seed planted again.',
+          shown: shownOnce(
+            'The new seed',
+            `Organization ${seed.org_name} (${seed.org_id}); its admin signs in as ${seed.admin.email} / ${seed.admin.password}.`,
+            [
+              { label: 'Test key', id: 'seed-test-key', value: seed.keys.test },
+              { label: 'Live key', id: 'seed-live-key', value: seed.keys.live },
+            ],
+            'reset-emulator',
+          ),
+        }),
+    };
+  },
+};
+
+export const importAction: Action = {
+  path: '/import',
+  back: '/controls',
+  limit: IMPORT_LIMIT,
+  handle: async ({ state, requests, form }) => {
+    if (state.journal) throw new HttpError(409, 'this emulator keeps its world in a --state file: restart it with --import FILE instead');
+    const file = form.document;
+    if (!(file instanceof File)) throw new HttpError(422, 'choose a document file to import');
+    let document: unknown;
+    try {
+      document = JSON.parse(await file.text());
+    } catch (error) {
+      throw new HttpError(422, `${file.name} is not JSON: ${(error as Error).message}`);
+    }
+    // Checked on a scratch world first, so that a bad document changes nothing.
+    importDocument(createState(state.clock, state.keepaliveMs, { seed: false }), document);
+    empty(state);
+    const counts = importDocument(state, document);
+    requests.clear();
+    return { notice: `Imported ${file.name}: ${counts.orgs} organization(s), ${counts.keys} key(s), ${counts.apps} app(s), ${counts.events} event(s).` };
+  },
+};

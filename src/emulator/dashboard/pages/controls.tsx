@@ -1,0 +1,188 @@
+// Controls: the clock, faults, synthetic events, export, import and reset (the control plane's, as forms).
+import { EVENT_TYPES } from '../../../shared/constants.js';
+import { ActionButton, CsrfFields, Layout, When } from '../layout.js';
+import type { Html, View } from '../layout.js';
+import { FieldError, invalidAttrs, kept } from '../forms.js';
+
+const CLOCK = '/_dashboard/clock';
+const FAULTS = '/_dashboard/faults';
+const PUBLISH = '/_dashboard/events';
+
+/** The open event and chat streams (GET /v1/events/stream, /v1/chats/{id}/stream), by organization and mode, and a button that drops them all. */
+function ListeningStreams({ v }: { v: View }) {
+  const counts = new Map<string, number>();
+  for (const subscriber of v.state.subscribers) {
+    const label = `${v.state.orgs.get(subscriber.org_id)?.name ?? subscriber.org_id} (${subscriber.mode})`;
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  if (counts.size === 0) return <p class="muted">No event or chat stream is open.</p>;
+  return (
+    <>
+      <ul>
+        {[...counts].map(([label, n]) => (
+          <li>
+            {n} open stream(s) of {label}
+          </li>
+        ))}
+      </ul>
+      <ActionButton
+        v={v}
+        action="/_dashboard/streams/drop"
+        label={`Drop all ${v.state.subscribers.size} stream(s)`}
+        id="drop-streams"
+        danger
+        confirm="Drop every open stream? Clients see the connection end and reconnect."
+      />
+    </>
+  );
+}
+
+export function controlsPage(v: View): Html {
+  const orgs = [...v.state.orgs.values()];
+  return (
+    <Layout v={v} path="/controls" title="Controls">
+      <section class="card" aria-labelledby="clock-title">
+        <h2 id="clock-title">Clock</h2>
+        <p id="clock" data-live="">
+          Now: <When at={v.state.clock.now()} />
+        </p>
+        <form method="post" action={CLOCK} class="row">
+          <CsrfFields v={v} />
+          <div>
+            <label for="advance">Advance by (seconds)</label>
+            <input
+              id="advance"
+              name="advance_seconds"
+              type="number"
+              min="0"
+              step="1"
+              required
+              value={kept(v, CLOCK, 'advance_seconds', '3600')}
+              {...invalidAttrs(v, CLOCK, 'advance_seconds')}
+            />
+            <FieldError v={v} action={CLOCK} field="advance_seconds" />
+          </div>
+          <button type="submit">Advance clock</button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="fault-title">
+        <h2 id="fault-title">Inject a fault</h2>
+        <form method="post" action={FAULTS} class="row">
+          <CsrfFields v={v} />
+          <div>
+            <label for="fault-status">Status</label>
+            <select id="fault-status" name="status">
+              <option selected={kept(v, FAULTS, 'status', '429') === '429'}>429</option>
+              <option selected={kept(v, FAULTS, 'status', '429') === '502'}>502</option>
+            </select>
+          </div>
+          <div>
+            <label for="fault-path">Path prefix</label>
+            <input id="fault-path" name="path_prefix" required value={kept(v, FAULTS, 'path_prefix', '/v1/')} {...invalidAttrs(v, FAULTS, 'path_prefix')} />
+            <FieldError v={v} action={FAULTS} field="path_prefix" />
+          </div>
+          <div>
+            <label for="fault-count">Count</label>
+            <input
+              id="fault-count"
+              name="count"
+              type="number"
+              min="1"
+              step="1"
+              required
+              value={kept(v, FAULTS, 'count', '1')}
+              {...invalidAttrs(v, FAULTS, 'count')}
+            />
+            <FieldError v={v} action={FAULTS} field="count" />
+          </div>
+          <button type="submit">Inject fault</button>
+        </form>
+        <p class="muted">The next matching requests fail with that status; the dashboard and /_emulator never do.</p>
+      </section>
+      <section class="card" aria-labelledby="listening-title">
+        <h2 id="listening-title">Who is listening</h2>
+        <div id="listening" data-live="">
+          <ListeningStreams v={v} />
+        </div>
+      </section>
+      <section class="card" aria-labelledby="publish-title">
+        <h2 id="publish-title">Publish load events</h2>
+        <p class="muted">
+          Each carries a placeholder object (<code>{'{"object": "synthetic"}'}</code>), for load and stream tests; the Events page marks them.{' '}
+          <code>svc events trigger TYPE</code> makes realistic objects instead.
+        </p>
+        <form method="post" action={PUBLISH} class="row">
+          <CsrfFields v={v} />
+          <div>
+            <label for="publish-org">Organization</label>
+            <select id="publish-org" name="org_id">
+              {orgs.map((org) => (
+                <option value={org.id} selected={kept(v, PUBLISH, 'org_id', '') === org.id}>
+                  {org.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="publish-type">Type</label>
+            <input
+              id="publish-type"
+              name="type"
+              required
+              value={kept(v, PUBLISH, 'type', 'call.started')}
+              list="publish-types"
+              {...invalidAttrs(v, PUBLISH, 'type')}
+            />
+            <FieldError v={v} action={PUBLISH} field="type" />
+          </div>
+          <datalist id="publish-types">
+            {EVENT_TYPES.map((t) => (
+              <option value={t}></option>
+            ))}
+          </datalist>
+          <div>
+            <label for="publish-count">Count</label>
+            <input
+              id="publish-count"
+              name="count"
+              type="number"
+              min="1"
+              max="1000000"
+              step="1"
+              required
+              value={kept(v, PUBLISH, 'count', '1')}
+              {...invalidAttrs(v, PUBLISH, 'count')}
+            />
+            <FieldError v={v} action={PUBLISH} field="count" />
+          </div>
+          <button type="submit">Publish {v.mode} events</button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="state-title">
+        <h2 id="state-title">State</h2>
+        <p>
+          <a href="/_dashboard/export" download="svc-emulator-state.json">
+            Export the state as a document
+          </a>{' '}
+          (what <code>svc emulator --import</code> reads).
+        </p>
+        <form method="post" action="/_dashboard/import" enctype="multipart/form-data" class="row" data-confirm="Replace the whole world with this document?">
+          <CsrfFields v={v} />
+          <div>
+            <label for="import-file">Import a document</label>
+            <input id="import-file" name="document" type="file" accept="application/json,.json" required />
+          </div>
+          <button type="submit">Import</button>
+        </form>
+        <form method="post" action="/_dashboard/reset" data-confirm="Reset the emulator? Everything is emptied and the seed planted again (new keys).">
+          <CsrfFields v={v} />
+          <p>
+            <button type="submit" class="danger" id="reset-emulator">
+              Reset the emulator
+            </button>
+          </p>
+        </form>
+      </section>
+    </Layout>
+  );
+}
