@@ -20,7 +20,7 @@ const sourceResolver = {
 };
 
 /** Loaded with `await import()` where first used (each a file of its own in dist/lib/, scripts/bundle.mjs). */
-const HEAVY = ['undici', 'ora', '@inquirer/*', 'chalk', 'cli-table3', 'open', 'proper-lockfile', '@napi-rs/keyring', 'jq-wasm', '@modelcontextprotocol/*', 'zod'];
+const HEAVY = ['undici', 'ora', '@inquirer/*', 'chalk', 'open', 'proper-lockfile', '@napi-rs/keyring', 'jq-wasm', '@modelcontextprotocol/*', 'zod'];
 const HEAVY_RULE = [
   'error',
   {

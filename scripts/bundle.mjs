@@ -34,7 +34,6 @@ const LIBRARIES = {
   '@inquirer/password': 'inquirer-password.js',
   '@inquirer/confirm': 'inquirer-confirm.js',
   chalk: 'chalk.js',
-  'cli-table3': 'cli-table3.js',
   commander: 'commander.cjs',
   'jq-wasm': 'jq-wasm.cjs',
   // svc mcp (src/commands/mcp/): the MCP SDK's server and stdio framing, and the zod it builds schemas with.

@@ -31,10 +31,13 @@ function helpToFlag(argv: readonly string[]): readonly string[] {
   return argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
 }
 
-/** Commander's refusal as svc's usage error: its own words, and where to read what the command takes. */
+/** Commander's refusal as svc's usage error: its own words (a suggestion included), and where to read what the command takes. */
 function usageError(error: CommanderErrorLike, command: string): UsageError {
-  const [first = '', ...more] = error.message.replace(/^error: /, '').split('\n');
-  return new UsageError(first, more.join(' ').trim() || `run \`${command} --help\` for its arguments and flags`);
+  const words = error.message
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+  return new UsageError(words, `run \`${command} --help\` for its arguments and flags`);
 }
 
 export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string, runF?: RunF): Promise<number> {

@@ -225,7 +225,9 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
       await expectExit(pane, 2);
       const screen = pane.screen();
       for (const line of screen.split('\n')) expect([...line].length, screen).toBeLessThanOrEqual(60);
-      expect(screen.replace(/\s+/g, ' ')).toContain('did you mean --limit? (run `svc calls links list --help` for its arguments and flags)');
+      expect(screen.replace(/\s+/g, ' ')).toContain(
+        "unknown option '--lmit' (Did you mean --limit?) run `svc calls links list --help` for its arguments and flags",
+      );
     });
   });
 
