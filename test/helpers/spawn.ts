@@ -14,9 +14,9 @@ export interface Spawned {
 }
 
 /** Runs `command` to its end and collects its output; `stdin` is written then closed (without it: /dev/null, as in CI). */
-export function spawnCollect(command: string, args: readonly string[], opts: { env: NodeJS.ProcessEnv; stdin?: string }): Promise<Spawned> {
+export function spawnCollect(command: string, args: readonly string[], opts: { env: NodeJS.ProcessEnv; stdin?: string; cwd?: string }): Promise<Spawned> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: opts.env, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: opts.env, cwd: opts.cwd, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
