@@ -180,6 +180,19 @@ export function leaf<D extends CommandDecl<any, any>, Opts>(decl: D, load: () =>
   return { kind: 'leaf', decl, load: load as unknown as Leaf['load'] };
 }
 
+/**
+ * The leaf of a command commander answers before any leaf runs (`svc help`, src/cli/execute.ts):
+ * declared for the command list, help and completions, with nothing to load. Reaching its
+ * loader is a bug in the runner, not a user's mistake.
+ */
+export function declaredLeaf(decl: CommandDecl): Leaf {
+  return {
+    kind: 'leaf',
+    decl,
+    load: () => Promise.reject(new Error(`svc ${decl.name} is answered by commander before any command runs (src/cli/execute.ts)`)),
+  };
+}
+
 // ---- groups --------------------------------------------------------------------------
 
 export interface GroupSpec {
