@@ -158,7 +158,7 @@ export interface LoadedCommand {
    * importing it; `runLine`: for a command that runs others (svc mcp).
    */
   run(opts: unknown, ctx: Context, tree: RootSpec, runLine: RunLine): Promise<number | void>;
-  /** A command that runs until Ctrl-C (a server): being stopped so is its success, not exit 130. */
+  /** A command that runs until Ctrl-C (a server): being stopped so is its success, not EXIT.interrupted. */
   stopsOnInterrupt?: boolean;
 }
 
