@@ -40,6 +40,8 @@ const ZONES = [
   ),
   // The commands (and their vocabulary, src/commands/define.ts) sit below the runner: cli → commands, never back.
   zone('commands', 'cli', 'a command imports nothing of src/cli/ (the runner, the parser, the process edge): it gets what it needs through the context'),
+  // The API client sits below the credentials: it gets a credential's shape (src/api/credential.ts) and its organization as values.
+  ...['credentials', 'auth', 'config'].map((up) => zone('api', up, 'src/api imports nothing of the credentials, auth or config: the caller passes what it needs as values')),
   ...['shared', 'contract'].flatMap((base) =>
     [...SERVICES, 'commands', 'cli', 'emulator'].map((up) => zone(base, up, 'shared and contract modules import nothing else of svc')),
   ),

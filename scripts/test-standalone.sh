@@ -6,12 +6,18 @@
 #   byte), and
 # - the spawned-binary suites (test/bin/) and the real-terminal suite against the x64 binary
 #   (SVC_BIN), with SVC_PATH a PATH on which no node is found.
-# Under a private D-Bus session with an unlocked gnome-keyring, as scripts/test-real.sh.
+# Under a private D-Bus session with an unlocked gnome-keyring, as scripts/test-real.sh: the
+# daemon keeps its keyrings in a folder of its own (XDG_DATA_HOME, removed after), never the
+# user's login keyring, which the run's password could not unlock ("unlock prompt was dismissed").
 # Extra arguments go to every vitest run (e.g. --reporter=json --outputFile.json=…: see scripts/test.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${SVC_IN_DBUS:-}" ] && command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
-  exec dbus-run-session -- sh -c 'echo -n svc-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null; sleep 0.5; SVC_IN_DBUS=1 exec bash scripts/test-standalone.sh "$@"' sh "$@"
+  keyrings=$(mktemp -d "${TMPDIR:-/tmp}/svc-test-keyrings.XXXXXX")
+  trap 'rm -rf "$keyrings"' EXIT
+  status=0
+  dbus-run-session -- sh -c 'keyrings=$1; shift; echo -n svc-test | XDG_DATA_HOME="$keyrings" gnome-keyring-daemon --unlock --components=secrets >/dev/null; sleep 0.5; SVC_IN_DBUS=1 exec bash scripts/test-standalone.sh "$@"' sh "$keyrings" "$@" || status=$?
+  exit "$status"
 fi
 
 node scripts/build.mjs

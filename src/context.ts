@@ -46,7 +46,7 @@ export interface Context extends BaseContext {
   /** The credential a request uses (design.md "Credentials"); AuthError (exit 3) when there is none. */
   resolveCredential(): Promise<ResolvedCredential>;
   /** An API client for the resolved credential, made on first call. */
-  api(): Promise<ApiClient>;
+  api(): Promise<ApiClient<ResolvedCredential>>;
   /** The access token of a profile's OAuth connection, refreshed under its lock when needed (src/auth/session.ts). */
   accessToken(profile: string, opts: AccessTokenOptions): Promise<string>;
   /** Closes what the context opened (the HTTP pool's idle sockets), so the process can exit at once. */

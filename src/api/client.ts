@@ -1,6 +1,6 @@
 // The API client (design.md "HTTP"): Bearer credential, retries (src/api/retry.ts),
 // OAuth refresh once on 401, error mapping (src/api/errors.ts).
-import type { ResolvedCredential } from '../credentials/resolve.js';
+import type { ApiCredential } from './credential.js';
 import type { Io } from '../io/io.js';
 import type { Clock, Env, Random } from '../shared/runtime.js';
 import type { HttpResponse, HttpTransport } from './http.js';
@@ -33,8 +33,9 @@ export interface ApiRequest {
   signal?: AbortSignal;
 }
 
-export interface ApiClient {
-  readonly credential: ResolvedCredential;
+/** `C`: the caller's fuller credential (a ResolvedCredential), handed back as given. */
+export interface ApiClient<C extends ApiCredential = ApiCredential> {
+  readonly credential: C;
   /** The parsed JSON answer (undefined for an empty body); throws ApiError on non-2xx. */
   request<T = unknown>(req: ApiRequest): Promise<T>;
   /** The response after auth and retries, body unread, whatever its status (svc api). */
@@ -103,7 +104,7 @@ function notJson(response: HttpResponse, text: string): UnexpectedAnswerError {
 }
 
 /** A credential goes in a header: a pasted line break or a non-ASCII character would fail there, as a usage error. */
-function checkHeaderSafe(value: string, credential: ResolvedCredential): void {
+function checkHeaderSafe(value: string, credential: ApiCredential): void {
   const problem = headerValueProblem(value, true);
   if (!problem) return;
   if (credential.source === 'env') {
@@ -121,7 +122,8 @@ function checkHeaderSafe(value: string, credential: ResolvedCredential): void {
   );
 }
 
-export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredential): ApiClient {
+/** `org`: the organization the service confirmed for the credential, named in error messages. */
+export function createApiClient<C extends ApiCredential>(ctx: ApiClientDeps, credential: C, org?: string): ApiClient<C> {
   const tokensUnderWay = new Map<string, Promise<string>>();
   /** The credential to send; `failed` is the token the service just refused (401). */
   const bearer = async (forceRefresh: boolean, failed?: string): Promise<string> => {
@@ -239,7 +241,7 @@ export function createApiClient(ctx: ApiClientDeps, credential: ResolvedCredenti
     if (response.ok) return response;
     const body = await readBody(response);
     const { method, path } = buildUrl(credential.baseUrl, req);
-    throw apiErrorFrom(response.status, body, { method, path, credential, origin: new URL(credential.baseUrl).origin, retry });
+    throw apiErrorFrom(response.status, body, { method, path, credential, org, origin: new URL(credential.baseUrl).origin, retry });
   }
 
   return {

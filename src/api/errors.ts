@@ -2,8 +2,7 @@
 // step, with design.md's exit code. The message names profile, organization and mode,
 // so it is never unclear which account a failure concerns (stripe-cli#1135).
 import { ApiError, EXIT } from '../errors.js';
-import type { ResolvedCredential } from '../credentials/resolve.js';
-import { confirmedOrg } from '../credentials/confirmed.js';
+import type { ApiCredential } from './credential.js';
 import { ENDPOINTS, endpointFor } from './endpoints.js';
 import { redactText } from '../io/redact.js';
 import type { RetryFacts } from './retry.js';
@@ -14,7 +13,9 @@ const MAX_DETAIL_CHARS = 1000;
 export interface ErrorSubject {
   method: string;
   path: string;
-  credential?: Pick<ResolvedCredential, 'kind' | 'source' | 'mode' | 'profileName' | 'profile'>;
+  credential?: Pick<ApiCredential, 'kind' | 'source' | 'mode' | 'profileName'>;
+  /** The organization the service confirmed for the credential (src/credentials/confirmed.ts), to name it. */
+  org?: string | undefined;
   /** The origin asked, to name it when what answered may not be the service. */
   origin?: string;
   /** How the request's tries ended (src/api/retry.ts), for a 429 or 5xx. */
@@ -62,10 +63,10 @@ export function missingScope(detail: string | undefined): string | undefined {
   return detail ? /lacks the (\S+) scope/.exec(detail)?.[1] : undefined;
 }
 
-function subjectLabel(subject: Pick<ErrorSubject, 'credential'>): string {
+function subjectLabel(subject: Pick<ErrorSubject, 'credential' | 'org'>): string {
   const c = subject.credential;
   if (!c) return '';
-  const org = confirmedOrg(c);
+  const org = subject.org;
   const who = c.source === 'env' ? 'SVC_API_KEY' : `profile "${c.profileName}"`;
   return ` [${who}${org ? `, ${org}` : ''}, ${c.mode} mode]`;
 }
@@ -75,7 +76,7 @@ function subjectLabel(subject: Pick<ErrorSubject, 'credential'>): string {
  * with SVC_API_KEY set a mode flag contradicting its key is a usage error, so the way
  * there is a test key in the variable.
  */
-export function tryFree(credential: Pick<ResolvedCredential, 'source'> | undefined): string {
+export function tryFree(credential: Pick<ApiCredential, 'source'> | undefined): string {
   return credential?.source === 'env'
     ? 'try it free in test mode: set SVC_API_KEY to a test key (svc_test_…), or unset it and use a stored profile with --test'
     : 'try it free in test mode with --test';
@@ -85,7 +86,7 @@ export function tryFree(credential: Pick<ResolvedCredential, 'source'> | undefin
  * A credential without the scope an operation needs: the words of a 403, also when svc
  * knows it from the stored scopes before asking (src/commands/shared/resources.ts).
  */
-export function lacksScope(scope: string, subject: Pick<ErrorSubject, 'credential'>): { message: string; hint: string } {
+export function lacksScope(scope: string, subject: Pick<ErrorSubject, 'credential' | 'org'>): { message: string; hint: string } {
   const c = subject.credential;
   const profileFlag = c && c.source === 'profile' ? ` --profile ${c.profileName}` : '';
   const hint =

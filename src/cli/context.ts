@@ -12,6 +12,7 @@ import type { KeychainBackend, SecretStore } from '../credentials/store.js';
 import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, osKeychain, storePreference } from '../credentials/store.js';
 import { chooseProfileName, resolveCredential } from '../credentials/resolve.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
+import { confirmedOrg } from '../credentials/confirmed.js';
 import type { ApiClient } from '../api/client.js';
 import type { OAuthSession } from '../auth/session.js';
 import { createHttp } from '../api/http.js';
@@ -111,7 +112,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   const http = runtime.http ?? ownHttp!;
 
   let credential: Promise<ResolvedCredential> | undefined;
-  let client: Promise<ApiClient> | undefined;
+  let client: Promise<ApiClient<ResolvedCredential>> | undefined;
   let session: Promise<OAuthSession> | undefined;
   const ctx: Context = {
     ...base,
@@ -139,7 +140,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
             `svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`,
           );
         const { createApiClient } = await import('../api/client.js');
-        return createApiClient(ctx, resolved);
+        return createApiClient(ctx, resolved, confirmedOrg(resolved));
       })()),
     async accessToken(profile, opts) {
       session ??= import('../auth/session.js').then(({ createOAuthSession }) =>

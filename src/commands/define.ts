@@ -158,7 +158,7 @@ export interface LoadedCommand {
    * importing it; `runLine`: for a command that runs others (svc mcp).
    */
   run(opts: unknown, ctx: Context, tree: RootSpec, runLine: RunLine): Promise<number | void>;
-  /** A command that runs until Ctrl-C (a server): being stopped so is its success, not exit 130. */
+  /** A command that runs until Ctrl-C (a server): being stopped so is its success, not EXIT.interrupted. */
   stopsOnInterrupt?: boolean;
 }
 
@@ -178,6 +178,19 @@ export interface Leaf {
 /** A leaf of a group: its declaration and the module that runs it (imported only then). */
 export function leaf<D extends CommandDecl<any, any>, Opts>(decl: D, load: () => Promise<Handler<D, Opts>>): Leaf {
   return { kind: 'leaf', decl, load: load as unknown as Leaf['load'] };
+}
+
+/**
+ * The leaf of a command commander answers before any leaf runs (`svc help`, src/cli/execute.ts):
+ * declared for the command list, help and completions, with nothing to load. Reaching its
+ * loader is a bug in the runner, not a user's mistake.
+ */
+export function declaredLeaf(decl: CommandDecl): Leaf {
+  return {
+    kind: 'leaf',
+    decl,
+    load: () => Promise.reject(new Error(`svc ${decl.name} is answered by commander before any command runs (src/cli/execute.ts)`)),
+  };
 }
 
 // ---- groups --------------------------------------------------------------------------

@@ -1,8 +1,9 @@
-// `svc help [COMMAND…]`: declared for the command list, help and completions only.
-// execute() turns `svc help calls list` into `svc calls list --help` before commander
-// parses, so this module's run is never reached from a command line.
-import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
-import { UsageError } from '../errors.js';
+// `svc help [COMMAND…]`: a declaration only, so the command appears in the command list,
+// in help and in completions. Its help is commander's own --help, the one place help is
+// made: src/cli/execute.ts reads `svc help calls list` as `svc calls list --help` (at any
+// depth, which commander's help command cannot do), and the build's written answers
+// (scripts/static-answers.mjs, read by bin/svc.js) are that output. Nothing runs here.
+import { defineCommand } from './define.js';
 
 export const command = defineCommand({
   name: 'help',
@@ -10,16 +11,3 @@ export const command = defineCommand({
   args: [{ name: 'command', help: 'the command', variadic: true }],
   scopes: [],
 });
-
-export interface HelpOptions {
-  words: string[];
-}
-
-export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): HelpOptions {
-  return { words: args };
-}
-
-export async function run(opts: HelpOptions): Promise<void> {
-  // Unreachable through execute() (see above); a caller that gets here made a usage error.
-  throw new UsageError(`svc help ${opts.words.join(' ')} is read as svc ${opts.words.join(' ')} --help`);
-}

@@ -3,7 +3,7 @@
 // a group's leaves are listed in its own index.ts. Everything imported here is declaration
 // data (the `command` export of each module); a command's code loads only through its
 // `leaf(…, () => import(…))`.
-import { leaf, type FlagSpecs, type RootSpec } from './define.js';
+import { declaredLeaf, leaf, type FlagSpecs, type RootSpec } from './define.js';
 import { GLOBAL_FLAGS } from '../shared/globals.js';
 import * as loginModule from './login.js';
 import * as logoutModule from './logout.js';
@@ -36,7 +36,7 @@ const completion = leaf(completionModule.command, () => import('./completion/pri
 const __complete = leaf(completeModule.command, () => import('./completion/complete.js'));
 const doctor = leaf(doctorModule.command, () => import('./doctor/doctor.js'));
 const version = leaf(versionModule.command, () => import('./version.js'));
-const help = leaf(helpModule.command, () => import('./help.js'));
+const help = declaredLeaf(helpModule.command);
 const emulator = leaf(emulatorModule.command, () => import('./emulator/start.js'));
 
 export const ROOT: RootSpec = {

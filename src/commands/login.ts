@@ -9,6 +9,7 @@ import { chooseBaseUrl } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
 import type { Profile } from '../config/config.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
+import { confirmedOrg } from '../credentials/confirmed.js';
 import { recordSignIn } from '../credentials/sign-in.js';
 import { redactedKey } from './keys/shared.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
@@ -418,7 +419,11 @@ async function organizationName(ctx: Context, profileName: string, baseUrl: stri
   if (!tokens.scopes.includes('account:read')) return known;
   try {
     const { createApiClient } = await import('../api/client.js');
-    const api = createApiClient(ctx, { kind: 'oauth', source: 'profile', mode: 'live', profileName, profile: existing, baseUrl });
+    const api = createApiClient(
+      ctx,
+      { kind: 'oauth', source: 'profile', mode: 'live', profileName, baseUrl },
+      confirmedOrg({ source: 'profile', profile: existing }),
+    );
     const account = await api.request<{ name?: unknown }>({ endpoint: 'account.get' });
     if (typeof account?.name === 'string') return account.name;
   } catch (error) {

@@ -6,6 +6,7 @@ import type { Profile } from '../config/config.js';
 import type { Choosing, ResolvedCredential } from './resolve.js';
 import type { SecretStore } from './store.js';
 import { chooseBaseUrl } from './resolve.js';
+import { confirmedOrg } from './confirmed.js';
 import { ApiError, CliError } from '../errors.js';
 
 export type CredentialVerdict = 'valid' | 'refused' | 'unknown';
@@ -52,7 +53,7 @@ export async function checkCredential(ctx: ApiClientDeps & { secrets: SecretStor
         detail: `the connection ended ${credential.profile.oauth.ended_at}${credential.profile.oauth.ended_reason ? ` (${credential.profile.oauth.ended_reason})` : ''}`,
       };
     const { createApiClient } = await import('../api/client.js');
-    const account = await createApiClient(ctx, credential).request<{ id?: string; name?: string }>({ endpoint: 'account.get' });
+    const account = await createApiClient(ctx, credential, confirmedOrg(credential)).request<{ id?: string; name?: string }>({ endpoint: 'account.get' });
     return { ...base, verdict: 'valid', detail: `accepted by the service${account?.name ? ` for ${account.name}` : ''}` };
   } catch (error) {
     if (ctx.signal.aborted) throw error;

@@ -14,23 +14,15 @@ import { DEFAULT_PROFILE, emptyConfig } from '../config/config.js';
 import type { Env, GlobalOptions } from '../shared/runtime.js';
 import type { SecretStore } from './store.js';
 import { DEFAULT_BASE_URL } from '../api/endpoints.js';
+import type { ApiCredential } from '../api/credential.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import { settleSecretsInFlight } from './journal.js';
 import { addressMismatch, canonicalBaseUrl, originOf, profileAddress, profilesAt, sameOrigin } from './origin.js';
 
-export interface ResolvedCredential {
-  kind: 'api_key' | 'oauth';
-  /** `env` for SVC_API_KEY; `profile` for a stored credential. */
-  source: 'env' | 'profile';
-  mode: Mode;
-  profileName: string;
+/** A credential resolved for a request: what the API client sends, and the profile it came from. */
+export interface ResolvedCredential extends ApiCredential {
   /** The profile's stored metadata (undefined for SVC_API_KEY with no such profile). */
   profile: Profile | undefined;
-  baseUrl: string;
-  /** The key itself (API keys only; an OAuth token is fetched per request through src/auth/session.ts). */
-  apiKey?: string;
-  /** The key's metadata name (stored keys only). */
-  keyName?: string;
 }
 
 /** What choosing a profile, mode and address reads: the global flags and the environment. */

@@ -3,22 +3,16 @@
 // pending keeps the process alive until Enter (test/real/terminal.test.ts shows it at a
 // real terminal). Here stdin is a terminal whose read returns only when its signal aborts.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { envFor, scriptedBrowser } from './support.js';
 
-let emulator: RunningEmulator;
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await emulator?.close();
-});
+const testEmulator = useTestEmulator();
+const emulator = () => testEmulator().emulator;
 
 interface Ran {
   exitCode: number;
@@ -32,7 +26,7 @@ async function login(argv: string[], browser: Runtime['browser'], clock?: Runtim
   const reads: Array<AbortSignal | undefined> = [];
   let stderr = '';
   const runtime: Runtime = {
-    env: { HOME: configDir, SVC_CONFIG_DIR: configDir, ...envFor(emulator) },
+    env: { HOME: configDir, SVC_CONFIG_DIR: configDir, ...envFor(emulator()) },
     stdout: { write: () => {}, isTTY: true },
     stderr: { write: (chunk) => void (stderr += chunk), isTTY: true },
     stdin: {
@@ -68,13 +62,13 @@ function expectReadsEnded(ran: Ran): void {
 
 describe('svc login ends the pending read of a pasted redirect', () => {
   it('after signing in through the browser', async () => {
-    const ran = await login(['login'], scriptedBrowser(emulator));
+    const ran = await login(['login'], scriptedBrowser(emulator()));
     expect(ran.exitCode).toBe(0);
     expectReadsEnded(ran);
   });
 
   it('after a refusal (access_denied)', async () => {
-    const ran = await login(['login'], scriptedBrowser(emulator, { decision: 'deny' }));
+    const ran = await login(['login'], scriptedBrowser(emulator(), { decision: 'deny' }));
     expect(ran.exitCode).toBe(3);
     expectReadsEnded(ran);
   });

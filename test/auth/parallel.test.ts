@@ -4,9 +4,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { FileSecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { controlPlane, envFor, scriptedBrowser, stats } from './support.js';
@@ -16,19 +15,8 @@ const PROCESSES = 16;
 // 16 Node start-ups on a 2-core machine, while other suites run: generous, and not a timing assertion.
 const SPAWN_TIMEOUT_MS = 120_000;
 
-let emulator: RunningEmulator;
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-}, 120_000);
-
-afterAll(async () => {
-  await emulator?.close();
-});
-
-beforeEach(async () => {
-  await controlPlane(emulator).reset();
-});
+const testEmulator = useTestEmulator({ resetEach: true, startTimeoutMs: 120_000 });
+const emulator = () => testEmulator().emulator;
 
 interface Child {
   code: number | null;
@@ -52,13 +40,13 @@ function svc(args: string[], env: Record<string, string>): Promise<Child> {
 async function loginToFileStore(): Promise<{ configDir: string; env: Record<string, string> }> {
   const configDir = tempConfigDir();
   const login = await runCli(['login'], {
-    env: envFor(emulator, { SVC_CREDENTIAL_STORE: 'file' }),
-    browser: scriptedBrowser(emulator),
+    env: envFor(emulator(), { SVC_CREDENTIAL_STORE: 'file' }),
+    browser: scriptedBrowser(emulator()),
     secrets: new FileSecretStore(configDir),
     configDir,
   });
   expect(login.exitCode).toBe(0);
-  return { configDir, env: { HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emulator.url } };
+  return { configDir, env: { HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emulator().url } };
 }
 
 async function runAll(env: Record<string, string>): Promise<Child[]> {
@@ -70,7 +58,7 @@ function expectAllSucceeded(children: Child[]): void {
     // Nothing on stderr but, under load, the notice that another process holds the lock.
     expect(child.stderr.replace(/^svc: waiting: .*\n/gm, '')).toBe('');
     expect(child.code).toBe(0);
-    expect(JSON.parse(child.stdout).id).toBe(emulator.seed.org_id);
+    expect(JSON.parse(child.stdout).id).toBe(emulator().seed.org_id);
   }
 }
 
@@ -79,10 +67,10 @@ describe(`${PROCESSES} parallel processes with an expired access token`, () => {
     'refresh exactly once when the service says 401',
     async () => {
       const { env } = await loginToFileStore();
-      await controlPlane(emulator).advanceClock(3601);
+      await controlPlane(emulator()).advanceClock(3601);
       const children = await runAll(env);
       expectAllSucceeded(children);
-      expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+      expect(await stats(emulator())).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
     },
     SPAWN_TIMEOUT_MS,
   );
@@ -91,7 +79,7 @@ describe(`${PROCESSES} parallel processes with an expired access token`, () => {
     'refresh exactly once when the stored expiry has passed',
     async () => {
       const { configDir, env } = await loginToFileStore();
-      await controlPlane(emulator).advanceClock(3601);
+      await controlPlane(emulator()).advanceClock(3601);
       const path = join(configDir, 'credentials.json');
       const file = JSON.parse(readFileSync(path, 'utf8')) as { secrets: Record<string, string> };
       const stored = JSON.parse(file.secrets['default:oauth']!) as { expires_at: number };
@@ -100,7 +88,7 @@ describe(`${PROCESSES} parallel processes with an expired access token`, () => {
 
       const children = await runAll(env);
       expectAllSucceeded(children);
-      expect(await stats(emulator)).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
+      expect(await stats(emulator())).toMatchObject({ refreshes: 1, refresh_reuse: 0 });
     },
     SPAWN_TIMEOUT_MS,
   );

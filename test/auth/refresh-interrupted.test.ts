@@ -3,27 +3,19 @@
 // profile was cut short after the service rotated but before the new pair was stored.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { DiskFullError, MemorySecretStore, type SecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { control, envFor, scriptedBrowser } from './support.js';
 
-let emulator: RunningEmulator;
-beforeAll(async () => {
-  emulator = await startEmulator({ port: 0 });
-});
-afterAll(async () => {
-  await emulator.close();
-});
-beforeEach(async () => {
-  await control(emulator, 'POST', '/_emulator/reset');
-});
+const testEmulator = useTestEmulator({ resetEach: true });
+const emulator = () => testEmulator().emulator;
 
 async function signedIn() {
   const secrets = new MemorySecretStore();
   const configDir = tempConfigDir();
-  const login = await runCli(['login'], { env: envFor(emulator), browser: scriptedBrowser(emulator), secrets, configDir });
+  const login = await runCli(['login'], { env: envFor(emulator()), browser: scriptedBrowser(emulator()), secrets, configDir });
   expect(login.exitCode, login.stderr).toBe(0);
   const entry = () => JSON.parse(secrets.secrets.get('default:oauth')!) as { access_token: string; refresh_token: string; expires_at: number };
   /** Makes the stored access token look expired, so the next command refreshes first. */
@@ -33,7 +25,7 @@ async function signedIn() {
 
 /** What the service answers to a refresh with this token (spending it), as another process would. */
 async function refreshAtService(refreshToken: string) {
-  const response = await fetch(`${emulator.url}/oauth2/token`, {
+  const response = await fetch(`${emulator().url}/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'svc_app_cli' }).toString(),
@@ -63,7 +55,7 @@ describe('a refresh refused with invalid_grant', () => {
     const r = await runCli(['account', '--live', '--json'], { secrets: stopped, configDir });
     expect(r.stderr).not.toContain('has ended');
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).id).toBe(emulator.seed.org_id);
+    expect(JSON.parse(r.stdout).id).toBe(emulator().seed.org_id);
     expect(reads).toBeGreaterThanOrEqual(3);
   });
 
@@ -107,7 +99,7 @@ describe('a refresh refused with invalid_grant', () => {
     };
     const r = await runCli(['account', '--live', '--json'], { secrets: full, configDir });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).id).toBe(emulator.seed.org_id);
+    expect(JSON.parse(r.stdout).id).toBe(emulator().seed.org_id);
     expect(r.stderr).toContain(`the sign-in could not be saved at ${path} (disk full): free space and run svc login`);
     expect(r.stderr).not.toContain('has ended');
   });
@@ -119,7 +111,7 @@ describe('a refresh refused with invalid_grant', () => {
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.default.oauth.refresh_started_at).toBeUndefined();
 
-    await control(emulator, 'DELETE', `/_emulator/orgs/${emulator.seed.org_id}/connections/svc_app_cli`);
+    await control(emulator(), 'DELETE', `/_emulator/orgs/${emulator().seed.org_id}/connections/svc_app_cli`);
     expire();
     const ended = await runCli(['account', '--live'], { secrets, configDir });
     expect(ended.exitCode).toBe(3);

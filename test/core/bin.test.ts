@@ -1,20 +1,13 @@
 // The process edge, spawned for real: bin/svc.js over the bundle in dist/. Exit codes, the stdout/stderr split, a closed pipe, Ctrl-C.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { svcBin as launcher } from '../helpers/spawn.js';
 
-let emu: TestEmulator;
-
-beforeAll(async () => {
-  emu = await testEmulator();
-}, 60_000);
-afterAll(async () => {
-  await emu?.close();
-});
+const emu = useTestEmulator({ startTimeoutMs: 60_000 });
 
 const baseEnv = () => ({ PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'svc-home-')), SVC_CREDENTIAL_STORE: 'file' });
 const svc = (args: string[], env: Record<string, string> = {}) =>
@@ -48,7 +41,7 @@ describe('spawned svc', () => {
 
   it('a usage error exits 2; a result goes to stdout', async () => {
     expect(svc(['calls', 'list', '--status', 'maybe']).status).toBe(2);
-    const r = await svcAsync(['account', 'balance', '--json'], { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url });
+    const r = await svcAsync(['account', 'balance', '--json'], { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).object).toBe('balance');
   });
@@ -64,7 +57,7 @@ describe('spawned svc', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-parallel-'));
     const profiles = Array.from({ length: 8 }, (_, i) => `p${i}`);
     const results = await Promise.all(
-      profiles.map((p) => svcAsync(['keys', 'add', '--profile', p, '--base-url', emu.url], { SVC_CONFIG_DIR: dir }, emu.seed.keys.test)),
+      profiles.map((p) => svcAsync(['keys', 'add', '--profile', p, '--base-url', emu().url], { SVC_CONFIG_DIR: dir }, emu().seed.keys.test)),
     );
     for (const r of results) expect(r.status, r.stderr).toBe(0);
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
@@ -97,7 +90,7 @@ describe('spawned svc', () => {
   }
 
   it('Ctrl-C (SIGINT) ends a running command with exit 130', async () => {
-    const { code, output } = await interruptWhenReady(['events', 'tail'], { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url }, /Tailing/);
+    const { code, output } = await interruptWhenReady(['events', 'tail'], { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url }, /Tailing/);
     expect(code).toBe(130);
     expect(output).toMatch(/stopped: \d+ events?, \d+ reconnects?/);
   });

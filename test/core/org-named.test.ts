@@ -1,28 +1,24 @@
 // An organization is named only when the service confirmed it (issue 24): a stored
 // profile's organization is not SVC_API_KEY's, whichever profile is chosen beside the key.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 
-let emu: TestEmulator;
+const emu = useTestEmulator();
 let configDir: string;
 const secrets = new MemorySecretStore();
 let globex: { id: string; test: string; live: string };
 
 beforeAll(async () => {
-  emu = await testEmulator();
   configDir = tempConfigDir();
   // The default profile is Acme's, as after `svc keys add`.
-  expect((await runCli(['keys', 'add', '--base-url', emu.url], { configDir, secrets, stdin: emu.seed.keys.test })).exitCode).toBe(0);
-  const org = await emu.plane.createOrg('Globex', { balance: 10_000 });
-  globex = { id: org.id, test: (await emu.plane.createKey(org.id, 'test')).key, live: (await emu.plane.createKey(org.id, 'live')).key };
-});
-afterAll(async () => {
-  await emu?.close();
+  expect((await runCli(['keys', 'add', '--base-url', emu().url], { configDir, secrets, stdin: emu().seed.keys.test })).exitCode).toBe(0);
+  const org = await emu().plane.createOrg('Globex', { balance: 10_000 });
+  globex = { id: org.id, test: (await emu().plane.createKey(org.id, 'test')).key, live: (await emu().plane.createKey(org.id, 'live')).key };
 });
 
-const withKey = (key: string, argv: string[]) => runCli(argv, { configDir, secrets, env: { SVC_API_KEY: key, SVC_BASE_URL: emu.url } });
+const withKey = (key: string, argv: string[]) => runCli(argv, { configDir, secrets, env: { SVC_API_KEY: key, SVC_BASE_URL: emu().url } });
 
 describe('the organization svc names', () => {
   it("an unknown SVC_API_KEY is not labelled with the default profile's organization", async () => {
@@ -47,7 +43,7 @@ describe('the organization svc names', () => {
 
   it("events tail with another organization's key names the one the service confirms", async () => {
     const start = (title: string) =>
-      fetch(`${emu.url}/v1/calls`, {
+      fetch(`${emu().url}/v1/calls`, {
         method: 'POST',
         headers: { authorization: `Bearer ${globex.test}`, 'content-type': 'application/json' },
         body: JSON.stringify({ languages: ['en', 'es'], title }),

@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { canonicalBaseUrl, sameOrigin } from '../../src/credentials/origin.js';
 import { validateMetadata } from '../../src/auth/discovery.js';
@@ -43,28 +43,29 @@ function secretsSeen(rec: Recorder): string[] {
   return rec.requests.flatMap((r) => `${JSON.stringify(r.headers)} ${r.body}`.match(/svc_(?:test|live|oat|ort)_[A-Za-z0-9]+/g) ?? []);
 }
 
-let emulator: RunningEmulator;
-let other: RunningEmulator;
+const firstEmulator = useTestEmulator({ resetEach: true });
+const otherEmulator = useTestEmulator({ resetEach: true });
+const emulator = () => firstEmulator().emulator;
+const other = () => otherEmulator().emulator;
 let foreign: Recorder;
 beforeAll(async () => {
-  [emulator, other, foreign] = await Promise.all([startEmulator({ port: 0 }), startEmulator({ port: 0 }), recorder()]);
+  foreign = await recorder();
 });
 afterAll(async () => {
-  await Promise.all([emulator.close(), other.close(), foreign.close()]);
+  await foreign.close();
 });
-beforeEach(async () => {
-  await Promise.all([control(emulator, 'POST', '/_emulator/reset'), control(other, 'POST', '/_emulator/reset')]);
+beforeEach(() => {
   foreign.requests.length = 0;
 });
 
 /** A config dir with profile "default" bound to `emulator`, holding its test key. */
-async function withTestKey(secrets = new MemorySecretStore(), configDir = tempConfigDir(), profile = 'default', at = emulator) {
+async function withTestKey(secrets = new MemorySecretStore(), configDir = tempConfigDir(), profile = 'default', at = emulator()) {
   const added = await runCli(['keys', 'add', '--stdin', '--profile', profile], { env: { SVC_BASE_URL: at.url }, stdin: at.seed.keys.test, secrets, configDir });
   expect(added.exitCode, added.stderr).toBe(0);
   return { secrets, configDir };
 }
 
-async function withLogin(secrets = new MemorySecretStore(), configDir = tempConfigDir(), profile = 'default', at = emulator) {
+async function withLogin(secrets = new MemorySecretStore(), configDir = tempConfigDir(), profile = 'default', at = emulator()) {
   const login = await runCli(['login', '--profile', profile], { env: envFor(at), browser: scriptedBrowser(at), secrets, configDir });
   expect(login.exitCode, login.stderr).toBe(0);
   return { secrets, configDir };
@@ -75,7 +76,7 @@ describe("a stored credential goes only to its profile's origin", () => {
     const { secrets, configDir } = await withTestKey();
     const r = await runCli(['calls', 'list', '--base-url', foreign.url], { secrets, configDir });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(`profile "default" is bound to ${emulator.url}`);
+    expect(r.stderr).toContain(`profile "default" is bound to ${emulator().url}`);
     expect(r.stderr).toContain(`--base-url names ${foreign.url}`);
     expect(r.stderr).toMatch(/--profile|svc login --base-url/);
     expect(r.stderr).toContain('SVC_API_KEY');
@@ -98,8 +99,8 @@ describe("a stored credential goes only to its profile's origin", () => {
 
   it('an explicit --profile bound elsewhere is refused, even when another profile is bound to that address', async () => {
     const { secrets, configDir } = await withTestKey();
-    await withTestKey(secrets, configDir, 'second', other);
-    const r = await runCli(['calls', 'list', '--profile', 'default', '--base-url', other.url], { secrets, configDir });
+    await withTestKey(secrets, configDir, 'second', other());
+    const r = await runCli(['calls', 'list', '--profile', 'default', '--base-url', other().url], { secrets, configDir });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('choose one of the profiles of');
     expect(r.stderr).toContain('second');
@@ -107,13 +108,13 @@ describe("a stored credential goes only to its profile's origin", () => {
 
   it("without --profile, the one profile bound to the address is used (as GH_HOST picks that host's token)", async () => {
     const { secrets, configDir } = await withTestKey();
-    await withTestKey(secrets, configDir, 'second', other);
-    const r = await runCli(['account', '--json', '--base-url', other.url], { secrets, configDir });
+    await withTestKey(secrets, configDir, 'second', other());
+    const r = await runCli(['account', '--json', '--base-url', other().url], { secrets, configDir });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).id).toBe(other.seed.org_id);
+    expect(JSON.parse(r.stdout).id).toBe(other().seed.org_id);
     // Two profiles at one address: no guess.
-    await withTestKey(secrets, configDir, 'third', other);
-    const ambiguous = await runCli(['account', '--base-url', other.url], { secrets, configDir });
+    await withTestKey(secrets, configDir, 'third', other());
+    const ambiguous = await runCli(['account', '--base-url', other().url], { secrets, configDir });
     expect(ambiguous.exitCode).toBe(2);
     expect(ambiguous.stderr).toMatch(/second, third|third, second/);
   });
@@ -127,7 +128,7 @@ describe("a stored credential goes only to its profile's origin", () => {
 
   it('the same origin spelled differently is the same; localhost is not 127.0.0.1', async () => {
     const { secrets, configDir } = await withTestKey();
-    const port = new URL(emulator.url).port;
+    const port = new URL(emulator().url).port;
     const same = await runCli(['account', '--json', '--base-url', `HTTP://127.0.0.1:${port}/`], { secrets, configDir });
     expect(same.exitCode, same.stderr).toBe(0);
     const named = await runCli(['account', '--base-url', `http://localhost:${port}`], { secrets, configDir });
@@ -149,24 +150,24 @@ describe("a stored credential goes only to its profile's origin", () => {
 
   it('login at another address moves the profile only when asked: refused without a terminal, --yes moves it and drops its old keys', async () => {
     const { secrets, configDir } = await withTestKey();
-    const refused = await runCli(['login'], { env: envFor(other), browser: scriptedBrowser(other), secrets, configDir });
+    const refused = await runCli(['login'], { env: envFor(other()), browser: scriptedBrowser(other()), secrets, configDir });
     expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain(`bound to ${emulator.url}`);
+    expect(refused.stderr).toContain(`bound to ${emulator().url}`);
     expect(refused.stderr).toContain('--yes');
     // Asked before the browser opens: nothing happened at the other service.
-    expect((await control<{ tokens_issued: number }>(other, 'GET', '/_emulator/stats')).tokens_issued).toBe(0);
+    expect((await control<{ tokens_issued: number }>(other(), 'GET', '/_emulator/stats')).tokens_issued).toBe(0);
 
     const declined: Prompter = { password: async () => '', confirm: async () => false };
-    const no = await runCli(['login'], { env: envFor(other), browser: scriptedBrowser(other), secrets, configDir, tty: true, prompter: declined });
+    const no = await runCli(['login'], { env: envFor(other()), browser: scriptedBrowser(other()), secrets, configDir, tty: true, prompter: declined });
     expect(no.exitCode).toBe(1);
     expect(no.stderr).toContain('nothing was changed');
 
-    const moved = await runCli(['login', '--yes'], { env: envFor(other), browser: scriptedBrowser(other), secrets, configDir });
+    const moved = await runCli(['login', '--yes'], { env: envFor(other()), browser: scriptedBrowser(other()), secrets, configDir });
     expect(moved.exitCode, moved.stderr).toBe(0);
     expect(moved.stderr).toMatch(/API keys .* were removed/);
     expect(secrets.secrets.has('default:test')).toBe(false);
     const status = await runCli(['auth', 'status', '--json'], { secrets, configDir });
-    expect(JSON.parse(status.stdout).profiles.find((p: { name: string }) => p.name === 'default').base_url).toBe(other.url);
+    expect(JSON.parse(status.stdout).profiles.find((p: { name: string }) => p.name === 'default').base_url).toBe(other().url);
   });
 
   it('discovery: a token or revocation endpoint on another origin than the issuer is refused, and login sends nothing there', async () => {
@@ -187,8 +188,13 @@ describe("a stored credential goes only to its profile's origin", () => {
     // A server that names itself the issuer but sends the code exchange elsewhere.
     const poser = await recorder();
     try {
-      poser.metadata = { ...base, issuer: poser.url, authorization_endpoint: `${emulator.url}/oauth/authorize`, token_endpoint: `${foreign.url}/oauth2/token` };
-      const r = await runCli(['login'], { env: envFor(emulator, { SVC_BASE_URL: poser.url }), browser: scriptedBrowser(emulator) });
+      poser.metadata = {
+        ...base,
+        issuer: poser.url,
+        authorization_endpoint: `${emulator().url}/oauth/authorize`,
+        token_endpoint: `${foreign.url}/oauth2/token`,
+      };
+      const r = await runCli(['login'], { env: envFor(emulator(), { SVC_BASE_URL: poser.url }), browser: scriptedBrowser(emulator()) });
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain('another origin');
       expect(foreign.requests).toEqual([]);

@@ -4,15 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { runCli } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
+const emu = useTestEmulator();
 let proxy: Server;
 let proxyUrl: string;
 const seen: string[] = [];
 
 beforeAll(async () => {
-  emu = await testEmulator();
   // A minimal forward proxy for plain HTTP: records the request line, relays the exchange.
   proxy = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
@@ -42,22 +41,21 @@ beforeAll(async () => {
 afterAll(async () => {
   proxy.closeAllConnections();
   await new Promise((r) => proxy.close(r));
-  await emu.close();
 });
 
 describe('proxy variables', () => {
   it('HTTP_PROXY routes requests through the proxy', async () => {
     seen.length = 0;
-    const r = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url, HTTP_PROXY: proxyUrl } });
+    const r = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url, HTTP_PROXY: proxyUrl } });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).object).toBe('balance');
-    expect(seen).toEqual([`CONNECT ${new URL(emu.url).host}`]);
+    expect(seen).toEqual([`CONNECT ${new URL(emu().url).host}`]);
   });
 
   it('NO_PROXY exempts the host', async () => {
     seen.length = 0;
     const r = await runCli(['account', 'balance', '--json'], {
-      env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url, http_proxy: proxyUrl, NO_PROXY: '127.0.0.1' },
+      env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url, http_proxy: proxyUrl, NO_PROXY: '127.0.0.1' },
     });
     expect(r.exitCode).toBe(0);
     expect(seen).toEqual([]);
@@ -65,12 +63,14 @@ describe('proxy variables', () => {
 
   it('each invocation chooses for itself: a direct run before it does not keep the next one off the proxy', async () => {
     seen.length = 0;
-    const direct = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url } });
+    const direct = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url } });
     expect(direct.exitCode).toBe(0);
     expect(seen).toEqual([]);
     // The NO_PROXY test's variables without NO_PROXY: through the proxy, so that test's exemption is NO_PROXY's doing.
-    const proxied = await runCli(['account', 'balance', '--json'], { env: { SVC_API_KEY: emu.seed.keys.test, SVC_BASE_URL: emu.url, http_proxy: proxyUrl } });
+    const proxied = await runCli(['account', 'balance', '--json'], {
+      env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url, http_proxy: proxyUrl },
+    });
     expect(proxied.exitCode).toBe(0);
-    expect(seen).toEqual([`CONNECT ${new URL(emu.url).host}`]);
+    expect(seen).toEqual([`CONNECT ${new URL(emu().url).host}`]);
   });
 });

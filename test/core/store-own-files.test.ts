@@ -2,27 +2,26 @@
 // (design.md "Credentials", issue 24): a FIFO does not hang it, a link to /dev/zero is not
 // read without limit, a link to another file leaves that file's mode as it was, and an
 // oversized file is not read. The FIFO case runs bin/svc.js, with a timeout that catches a hang.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { root, type Spawned } from '../helpers/spawn.js';
 import { failingKeychain } from '../helpers/keychains.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-}, 120_000);
-afterAll(async () => {
-  await emu.close();
-});
+const emu = useTestEmulator({ startTimeoutMs: 120_000 });
 
 /** `svc keys add` with SVC_CREDENTIAL_STORE=file: reads credentials.json before writing it. */
 const addKey = (configDir: string) =>
-  runCli(['keys', 'add', '--base-url', emu.url], { configDir, keychain: failingKeychain(), env: { SVC_CREDENTIAL_STORE: 'file' }, stdin: emu.seed.keys.test });
+  runCli(['keys', 'add', '--base-url', emu().url], {
+    configDir,
+    keychain: failingKeychain(),
+    env: { SVC_CREDENTIAL_STORE: 'file' },
+    stdin: emu().seed.keys.test,
+  });
 
 /** bin/svc.js in a process of its own, killed if it has not ended within `limitMs` (a hang). */
 function spawnSvc(args: string[], env: Record<string, string>, stdin: string, limitMs: number): Promise<Spawned & { killed: boolean }> {
@@ -53,9 +52,9 @@ describe('odd files at credentials.json', () => {
     const path = join(configDir, 'credentials.json');
     execFileSync('mkfifo', [path]);
     const r = await spawnSvc(
-      ['keys', 'add', '--base-url', emu.url],
+      ['keys', 'add', '--base-url', emu().url],
       { SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', HOME: configDir },
-      emu.seed.keys.test,
+      emu().seed.keys.test,
       20_000,
     );
     expect(r.killed).toBe(false);

@@ -1,11 +1,11 @@
 // Tables fit the terminal (issue 24): at 80 columns every list a person reads is cut to the
 // width, never wrapped mid-word; ids stay whole; long cells end in …; piped output keeps
 // every cell whole for scripts. Against the emulator, in-process at 80 columns.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { stripVTControlCharacters as plain } from 'node:util';
 import { createServer, type AddressInfo } from 'node:net';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { fitColumns } from '../../src/io/fit.js';
 import { relativeTime, renderTable } from '../../src/io/output.js';
@@ -13,30 +13,26 @@ import { cutMiddle, displayWidth, wrapProse } from '../../src/io/width.js';
 
 const LONG = 'Quarterly intake with the interpreting team about the new onboarding flow and its questions';
 
-let emu: TestEmulator;
+const emu = useTestEmulator();
 let configDir: string;
 const secrets = new MemorySecretStore();
 let callId = '';
 let chatId = '';
 
 beforeAll(async () => {
-  emu = await testEmulator();
   configDir = tempConfigDir();
   // A stored key (keys list, profiles list), then objects with long texts made through svc.
-  const svc = (argv: string[], stdin?: string) => runCli(argv, { configDir, secrets, env: { SVC_BASE_URL: emu.url }, ...(stdin ? { stdin } : {}) });
-  expect((await svc(['keys', 'add', '--base-url', emu.url], emu.seed.keys.test)).exitCode).toBe(0);
-  const org = await emu.plane.createOrg(`Northwind Interpreting and Translation Services of the Pacific Northwest`);
-  const key = await emu.plane.createKey(org.id, 'test');
-  expect((await svc(['keys', 'add', '--base-url', emu.url, '--profile', 'northwind-interpreting'], key.key)).exitCode).toBe(0);
+  const svc = (argv: string[], stdin?: string) => runCli(argv, { configDir, secrets, env: { SVC_BASE_URL: emu().url }, ...(stdin ? { stdin } : {}) });
+  expect((await svc(['keys', 'add', '--base-url', emu().url], emu().seed.keys.test)).exitCode).toBe(0);
+  const org = await emu().plane.createOrg(`Northwind Interpreting and Translation Services of the Pacific Northwest`);
+  const key = await emu().plane.createKey(org.id, 'test');
+  expect((await svc(['keys', 'add', '--base-url', emu().url, '--profile', 'northwind-interpreting'], key.key)).exitCode).toBe(0);
   callId = JSON.parse((await svc(['calls', 'start', '--languages', 'en,es', '--title', LONG, '--json'])).stdout).id;
   chatId = JSON.parse((await svc(['chats', 'start', '--language', 'fr', '--subject', LONG, '--json'])).stdout).id;
   expect((await svc(['chats', 'send', chatId, LONG])).exitCode).toBe(0);
 });
-afterAll(async () => {
-  await emu?.close();
-});
 
-const run = (argv: string[], tty: boolean, columns = 80) => runCli(argv, { configDir, secrets, env: { SVC_BASE_URL: emu.url }, tty, columns });
+const run = (argv: string[], tty: boolean, columns = 80) => runCli(argv, { configDir, secrets, env: { SVC_BASE_URL: emu().url }, tty, columns });
 
 describe('tables at an 80-column terminal', () => {
   it.each([[['calls', 'list']], [['events', 'list']], [['keys', 'list']], [['profiles', 'list']], [['chats', 'list']], [['chats', 'messages', 'CHAT']]])(
@@ -137,10 +133,10 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
     expect(lines[0]).not.toContain('DEFAULT');
     expect(lines.some((line) => /^default \* /.test(line))).toBe(true);
     // The address with its port, or no ADDRESS column at all: never a cut one.
-    if (lines[0]!.includes('ADDRESS')) expect(tty.stdout).toContain(emu.url);
+    if (lines[0]!.includes('ADDRESS')) expect(tty.stdout).toContain(emu().url);
     expect(tty.stdout).not.toMatch(/http:\/\/[\d.]*…/);
     const wide = await run(['profiles', 'list'], true, 200);
-    expect(plain(wide.stdout)).toContain(emu.url);
+    expect(plain(wide.stdout)).toContain(emu().url);
     expect((await run(['profiles', 'list'], false)).stdout).toMatch(/^default\t\*\t/m);
   });
 
@@ -172,7 +168,7 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
 
   it('NO_COLOR turns colour off with a value, and leaves it on when set but empty (no-color.org)', async () => {
     const list = (env: Record<string, string>) =>
-      runCli(['calls', 'list'], { configDir, secrets, env: { SVC_BASE_URL: emu.url, ...env }, tty: true, columns: 80 });
+      runCli(['calls', 'list'], { configDir, secrets, env: { SVC_BASE_URL: emu().url, ...env }, tty: true, columns: 80 });
     expect((await list({})).stdout).toContain('\u001b[1mID');
     expect((await list({ NO_COLOR: '' })).stdout).toContain('\u001b[1mID');
     expect((await list({ NO_COLOR: '1' })).stdout).not.toContain('\u001b[');
@@ -214,9 +210,9 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
 
   it('chats stream wraps a long message under its text at a terminal', async () => {
     const chat = JSON.parse((await run(['chats', 'start', '--language', 'fr', '--json'], false)).stdout).id;
-    const baseline = (await emu.plane.stats()).open_streams;
+    const baseline = (await emu().plane.stats()).open_streams;
     const streaming = run(['chats', 'stream', chat], true);
-    await emu.plane.streamsOpen(baseline + 1);
+    await emu().plane.streamsOpen(baseline + 1);
     expect((await run(['chats', 'send', chat, LONG], false)).exitCode).toBe(0);
     expect((await run(['chats', 'close', chat], false)).exitCode).toBe(0);
     const { exitCode, stdout } = await streaming;

@@ -86,7 +86,8 @@ describe('error texts', () => {
       {
         method: 'POST',
         path: '/v1/translate',
-        credential: { kind: 'oauth', source: 'profile', mode: 'live', profileName: 'work', profile: { org_name: 'Acme' } },
+        credential: { kind: 'oauth', source: 'profile', mode: 'live', profileName: 'work' },
+        org: 'Acme',
       },
     );
     expect(e.message).toContain('[profile "work", Acme, live mode]');

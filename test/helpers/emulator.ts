@@ -185,12 +185,12 @@ export async function testEmulator(opts: EmulatorOptions = {}): Promise<TestEmul
  * One emulator for the test file (beforeAll/afterAll), with `resetEach` the seed again before
  * every test; the getter fails if used before it started.
  */
-export function useTestEmulator(opts: EmulatorOptions & { resetEach?: boolean } = {}): () => TestEmulator {
+export function useTestEmulator(opts: EmulatorOptions & { resetEach?: boolean; startTimeoutMs?: number } = {}): () => TestEmulator {
   let running: TestEmulator | undefined;
-  const { resetEach, ...emulatorOptions } = opts;
+  const { resetEach, startTimeoutMs, ...emulatorOptions } = opts;
   beforeAll(async () => {
     running = await testEmulator(emulatorOptions);
-  });
+  }, startTimeoutMs);
   afterAll(async () => {
     await running?.close();
   });

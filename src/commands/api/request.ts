@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import type { HttpResponse } from '../../api/http.js';
 import { apiErrorFrom } from '../../api/errors.js';
+import { confirmedOrg } from '../../credentials/confirmed.js';
 import { CliError, UsageError } from '../../errors.js';
 import { redactText } from '../../io/redact.js';
 import { escapeJsonControls, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
@@ -234,7 +235,13 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<number
       // The body is the answer (on stdout, for scripts); the meaning and exit code as everywhere.
       if (isJson) printJson(parsed);
       else if (text) printText(text);
-      throw apiErrorFrom(response.status, parsed, { method: opts.method, path, credential: api.credential, origin: new URL(api.credential.baseUrl).origin });
+      throw apiErrorFrom(response.status, parsed, {
+        method: opts.method,
+        path,
+        credential: api.credential,
+        org: confirmedOrg(api.credential),
+        origin: new URL(api.credential.baseUrl).origin,
+      });
     }
 
     const next = opts.paginate && isList(parsed) && typeof parsed.next_cursor === 'string' && parsed.has_more !== false ? parsed.next_cursor : undefined;

@@ -1,5 +1,5 @@
 // `svc chats stream ID` — the chat's new messages as they arrive; `--json` gives NDJSON,
-// one message per line, written as each arrives. Ctrl-C ends it (exit 130); a closed
+// one message per line, written as each arrives. Ctrl-C ends it (the runner's EXIT.interrupted); a closed
 // chat ends it (exit 0). The connection is followed like `events tail` does (the events
 // command's follow loop): a drop or 45 s of silence reconnects with Last-Event-ID (the last
 // message, or the position frame the stream opened with), and each reconnection also catches
@@ -121,13 +121,13 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
         'check the network and run it again; `svc chats messages` lists what was posted',
       );
     }
-    return; // only Ctrl-C ends the follow loop otherwise (the runner's exit code, 130)
+    return; // only Ctrl-C ends the follow loop otherwise (the runner's EXIT.interrupted)
   } catch (error) {
     if (error instanceof ChatClosed) {
       note(ctx, `${opts.id} is closed: no more messages`);
       return EXIT.ok;
     }
-    if (ctx.signal.aborted) return; // (130, the runner's)
+    if (ctx.signal.aborted) return; // (EXIT.interrupted, the runner's)
     throw error;
   }
 }

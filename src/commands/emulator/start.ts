@@ -2,7 +2,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
-import { UsageError } from '../../errors.js';
+import { EXIT, UsageError } from '../../errors.js';
 import { browserUnreachable } from '../shared/no-browser.js';
 import { configDir } from '../../config/paths.js';
 import { dirname, join, resolve } from 'node:path';
@@ -151,7 +151,7 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
     try {
       const summary = emulatorModule.exportStateFile(opts.state, opts.exportTo);
       ctx.io.stderr.write(`exported ${opts.state} to ${opts.exportTo}: ${describeCounts(summary)}\n`);
-      return 0;
+      return EXIT.ok;
     } catch (error) {
       throw asUsageError(error, emulatorModule);
     }
@@ -309,7 +309,7 @@ async function waitAndClose(emulator: { close(): Promise<void> }, ctx: BaseConte
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await emulator.close();
-  return 0;
+  return EXIT.ok;
 }
 
 export { parseEmulatorStart as parse, runEmulatorStart as run };

@@ -142,7 +142,7 @@ export async function run(opts: ReplayOptions, ctx: Context): Promise<void> {
     }
     sent++;
   }
-  // Stopped by Ctrl-C: the runner ends the run with its exit code (130).
+  // Stopped by Ctrl-C: the runner ends the run with EXIT.interrupted.
   if (ctx.signal.aborted) {
     io.stderr.write(`\nstopped: ${sent} of ${events.length} event${events.length === 1 ? '' : 's'} replayed\n`);
     return;

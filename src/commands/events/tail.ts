@@ -309,7 +309,7 @@ async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sin
           : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
     );
   }
-  // Ctrl-C: a summary; the runner (src/cli/run.ts) makes the exit code 130.
+  // Ctrl-C: a summary; the runner (src/cli/run.ts) makes the exit code EXIT.interrupted.
   const forwarded = deliveries
     ? `, ${deliveries.delivered} forwarded, ${deliveries.failed} not delivered, ${deliveries.unsent} still queued (not forwarded)`
     : '';

@@ -11,6 +11,7 @@ import { confirm, promptSecret } from '../../io/interactive.js';
 import { printJson, warn } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import { describeLeft, type SecretLeft } from '../../credentials/store.js';
+import { confirmedOrg } from '../../credentials/confirmed.js';
 import { addEntry, commitKey, dropEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { lastFour, redact } from '../../io/redact.js';
 import { parseKeyName, redactedKey } from './shared.js';
@@ -140,7 +141,11 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
 
   // Ask the service which organization and scopes the key has.
   const { createApiClient } = await import('../../api/client.js');
-  const client = createApiClient(ctx, { kind: 'api_key', source: 'profile', mode, profileName, profile: existing, baseUrl, apiKey: key });
+  const client = createApiClient(
+    ctx,
+    { kind: 'api_key', source: 'profile', mode, profileName, baseUrl, apiKey: key },
+    confirmedOrg({ source: 'profile', profile: existing }),
+  );
   if (opts.org && existing?.org_id && existing.org_id !== opts.org)
     throw new UsageError(
       `--org ${opts.org} is not the organization of profile "${profileName}" (${existing.org_id}); nothing was stored`,

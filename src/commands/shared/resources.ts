@@ -7,7 +7,7 @@ import { ENDPOINTS, endpointFor, type EndpointName, type ListPage, LIST_LIMIT_MA
 import { lacksScope } from '../../api/errors.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { orgLabel } from '../../credentials/confirmed.js';
+import { confirmedOrg, orgLabel } from '../../credentials/confirmed.js';
 import { confirm } from '../../io/interactive.js';
 import { note } from '../../io/output.js';
 import type { ListFlags } from '../calls/shared.js';
@@ -51,7 +51,7 @@ export async function confirmBilled(ctx: Context, endpoint: AskedEndpoint, actio
   const scope = ENDPOINTS[endpoint].scope;
   const scopes = storedScopes(credential);
   if (scopes && !scopes.includes(scope)) {
-    const { message, hint } = lacksScope(scope, { credential });
+    const { message, hint } = lacksScope(scope, { credential, org: confirmedOrg(credential) });
     throw new CliError(message, EXIT.forbidden, hint);
   }
   const org = orgLabel(credential);
