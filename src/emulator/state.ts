@@ -41,6 +41,8 @@ export interface ApiKey {
   name?: string | null;
   last4?: string;
   created_at?: number;
+  /** When a request last authenticated with the key (emulator ms), for the API keys page. */
+  last_used_at?: number;
 }
 
 export interface App {

@@ -333,6 +333,18 @@ describe('the dashboard over http', () => {
     expect(await (await fetch(`${t.url}/keys?mode=live`)).text()).not.toContain('Show the seeded test key');
   });
 
+  it('API keys shows when each key was last used, by any request it authenticated', async () => {
+    const made = await t.control('POST', `/orgs/${t.seed.org_id}/keys`, { mode: 'test' });
+    const row = async () => new RegExp(`<tr data-key-id="${made.id}"[\\s\\S]*?</tr>`).exec(await (await fetch(`${t.url}/keys?mode=test`)).text())![0];
+    expect(await row()).toContain('data-last-used="never"');
+    const before = t.emulator.state.clock.now();
+    expect((await fetch(`${t.url}/v1/account`, { headers: { authorization: `Bearer ${made.key}` } })).status).toBe(200);
+    const after = t.emulator.state.clock.now();
+    const shown = Date.parse(/data-last-used="([^"]+)"/.exec(await row())![1]!);
+    expect(shown).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(shown).toBeLessThanOrEqual(after);
+  });
+
   it('Requests names the credential by id and shows no secret in any body', async () => {
     const made = await t.makeKey('live');
     await fetch(`${t.url}/oauth/token`, {

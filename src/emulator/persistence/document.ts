@@ -51,6 +51,7 @@ const rowSchemas = {
       name: z.string().max(200).nullable().optional(),
       last4: z.string().max(8).optional(),
       created_at: time.optional(),
+      last_used_at: time.optional(),
     })
     .refine((row) => (row.hash === undefined) !== (row.key === undefined), 'give either hash or key (plaintext, hashed on import)'),
   apps: z

@@ -1,5 +1,6 @@
 // API keys: the mode's keys (last four only), Create key (a dialog) and Revoke.
 import { SCOPES } from '../../../shared/constants.js';
+import { rfc3339 } from '../../ids.js';
 import { ActionButton, CsrfFields, Layout, When, withMode } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
@@ -24,7 +25,7 @@ export function keysPage(v: View): Html {
       <Table
         live="keys"
         caption={`${keys.length} ${v.mode} key(s). A key is shown once, when it is made; only its last four characters are kept here.`}
-        columns={['Name or id', 'Organization', 'Mode', 'Scopes', 'Last four', 'Created', 'Revoked', ACTION_COLUMN]}
+        columns={['Name or id', 'Organization', 'Mode', 'Scopes', 'Last four', 'Created', 'Last used', 'Revoked', ACTION_COLUMN]}
       >
         {keys.map((key) => (
           <tr data-key-id={key.id} data-key={key.id} id={`key-${key.id}`}>
@@ -51,6 +52,9 @@ export function keysPage(v: View): Html {
             </td>
             <td>
               <When at={key.created_at} />
+            </td>
+            <td data-last-used={key.last_used_at === undefined ? 'never' : rfc3339(key.last_used_at)}>
+              {key.last_used_at === undefined ? 'never' : <When at={key.last_used_at} />}
             </td>
             <td>{key.revoked ? 'revoked' : 'no'}</td>
             <td>
