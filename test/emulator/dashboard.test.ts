@@ -292,6 +292,24 @@ describe('the dashboard over http', () => {
     await t.control('POST', '/reset');
   });
 
+  it("a call's and a chat's page show their own events and the requests that touched them", async () => {
+    const headers = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const post = async (path: string, body: unknown) =>
+      (await (await fetch(`${t.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+    const call = await post('/v1/calls', { languages: ['en', 'es'] });
+    const other = await post('/v1/calls', { languages: ['en', 'fr'] });
+    const chat = await post('/v1/chats', { language: 'en' });
+    const callPage = await (await fetch(`${t.url}/calls/${call.id}?mode=test`)).text();
+    const section = (html: string, label: string) => new RegExp(`<ol class="log" aria-label="${label}">([\\s\\S]*?)</ol>`).exec(html)?.[1] ?? '';
+    expect(section(callPage, 'Events')).toContain('<strong>call.started</strong>');
+    expect(section(callPage, 'Events')).not.toContain(other.id);
+    expect(section(callPage, 'Requests')).toContain(`<strong>POST</strong> <code>/v1/calls</code>`);
+    expect(section(callPage, 'Requests')).not.toContain(other.id);
+    const chatPage = await (await fetch(`${t.url}/chats/${chat.id}?mode=test`)).text();
+    expect(section(chatPage, 'Events')).toContain('<strong>chat.started</strong>');
+    expect(section(chatPage, 'Requests')).toContain(`<strong>POST</strong> <code>/v1/chats</code>`);
+  });
+
   it('Controls shows who is listening and drops them; published load events are marked as such', async () => {
     const stream = await fetch(`${t.url}/v1/events/stream`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
     expect(stream.status).toBe(200);
