@@ -1,7 +1,7 @@
 // Events: the mode's retained events, newest first, filtered by type, a page at a time.
 import { EVENT_TYPES } from '../../../shared/constants.js';
 import { typeMatcher } from '../../events.js';
-import { Layout, withMode, When } from '../layout.js';
+import { CopyButton, Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import type { EmulatorEvent } from '../../state.js';
 import { PAGE_ROWS, newestEvents } from '../parts.js';
@@ -40,7 +40,8 @@ export function EventList({ events }: { events: EmulatorEvent[] }): Html {
                 <When at={body.created_at} /> <strong>{event.type}</strong> <code>{event.id}</code>
                 {body.data?.object === 'synthetic' ? <span class="tag">load event</span> : null}
               </summary>
-              <pre>{JSON.stringify(body, null, 2)}</pre>
+              <pre id={`json-${event.id}`}>{JSON.stringify(body, null, 2)}</pre>
+              <CopyButton target={`json-${event.id}`} shown="JSON" what={`of ${event.id}`} />
             </details>
           </li>
         );

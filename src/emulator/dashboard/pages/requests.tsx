@@ -1,5 +1,5 @@
 // Requests: what the emulator served (all modes), newest first, with bodies stripped of secrets.
-import { Layout, withMode, When } from '../layout.js';
+import { CopyButton, Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { PAGE_ROWS } from '../parts.js';
 import type { RequestEntry } from '../requests.js';
@@ -52,6 +52,35 @@ export function ObjectRequests({ v, id }: { v: View; id: string }): Html {
   );
 }
 
+/** The kept JSON body on one line (the page shows it indented); null when it is not JSON. */
+function compactJson(text: string): string | null {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+const shellQuoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The request as a curl command. The secret is never kept, so the command names it by the
+ * variable a developer holds it in; a kept body is as the page shows it (secrets in it hidden).
+ */
+export function asCurl(base: string, entry: RequestEntry): string {
+  const lines = [`curl -X ${entry.method} ${shellQuoted(base + entry.path)}`];
+  if (entry.credential?.includes('app ')) lines.push('-H "Authorization: Bearer $SVC_ACCESS_TOKEN"');
+  else if (entry.credential) lines.push('-H "Authorization: Bearer $SVC_API_KEY"');
+  if (entry.request_body) {
+    const json = compactJson(entry.request_body);
+    lines.push(
+      `-H 'Content-Type: ${json === null ? 'application/x-www-form-urlencoded' : 'application/json'}'`,
+      `--data ${shellQuoted(json ?? entry.request_body)}`,
+    );
+  }
+  return lines.join(' \\\n  ');
+}
+
 /** Requests as the Requests page lists them: a row each, the bodies (secrets hidden) in the expanded row. */
 export function RequestList({ v, rows }: { v: View; rows: RequestEntry[] }): Html {
   const modeOf = (entry: RequestEntry) => /\((test|live)\)$/.exec(entry.credential ?? '')?.[1];
@@ -70,6 +99,9 @@ export function RequestList({ v, rows }: { v: View; rows: RequestEntry[] }): Htm
               </summary>
               <h3 class="muted">Request body</h3>
               <pre>{entry.request_body ?? '(none kept)'}</pre>
+              <h3 class="muted">As curl (the secret left out)</h3>
+              <pre id={`curl-r${entry.n}`}>{asCurl(v.state.address?.url ?? '', entry)}</pre>
+              <CopyButton target={`curl-r${entry.n}`} shown="as curl" what={`${entry.method} ${entry.path}`} />
               <h3 class="muted">Response body</h3>
               <pre>{entry.response_body ?? '(none kept)'}</pre>
             </details>
