@@ -310,6 +310,27 @@ describe('the dashboard over http', () => {
     expect(section(chatPage, 'Requests')).toContain(`<strong>POST</strong> <code>/v1/chats</code>`);
   });
 
+  it("Clear test data empties an organization's test calls, chats and events after a confirmation, and keeps its keys, apps and live data", async () => {
+    const test = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const live = { authorization: `Bearer ${t.seed.keys.live}`, 'content-type': 'application/json' };
+    const api = async (headers: Record<string, string>, path: string, body: unknown) =>
+      (await (await fetch(`${t.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+    const testCall = await api(test, '/v1/calls', { languages: ['en', 'es'] });
+    const testChat = await api(test, '/v1/chats', { language: 'en' });
+    const liveCall = await api(live, '/v1/calls', { languages: ['en', 'es'] });
+    const { cookie, csrf, html } = await session(t.url, '/controls?mode=test');
+    expect(html).toMatch(/<form method="post" action="\/_dashboard\/test-data\/clear" data-confirm="[^"]*keys and apps are kept/);
+    const done = await post(t.url, '/_dashboard/test-data/clear', { csrf, mode: 'test', org_id: t.seed.org_id }, { cookie, origin: t.url });
+    expect(done.status).toBe(303);
+    expect((await fetch(`${t.url}/calls/${testCall.id}?mode=test`)).status).toBe(404);
+    expect((await fetch(`${t.url}/chats/${testChat.id}?mode=test`)).status).toBe(404);
+    expect((await fetch(`${t.url}/calls/${liveCall.id}?mode=live`)).status).toBe(200);
+    expect(await (await fetch(`${t.url}/events?mode=test`)).text()).toContain('No test events');
+    expect(await (await fetch(`${t.url}/requests?mode=test&object=${testCall.id}`)).text()).toContain('No requests match');
+    // The same keys still work: no saved profile breaks.
+    expect((await fetch(`${t.url}/v1/account`, { headers: test })).status).toBe(200);
+  });
+
   it('Controls shows who is listening and drops them; published load events are marked as such', async () => {
     const stream = await fetch(`${t.url}/v1/events/stream`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
     expect(stream.status).toBe(200);

@@ -158,6 +158,32 @@ export function controlsPage(v: View): Html {
           <button type="submit">Publish {v.mode} events</button>
         </form>
       </section>
+      <section class="card" aria-labelledby="clear-title">
+        <h2 id="clear-title">Clear test data</h2>
+        <p class="muted">
+          Deletes an organization's test calls, chats, links, lines, their events and requests. The organization, its keys and apps (and so every saved profile)
+          and its live data stay.
+        </p>
+        <form
+          method="post"
+          action="/_dashboard/test-data/clear"
+          data-confirm="Clear this organization's test data? Its test calls, chats, links, lines and events are deleted; its keys and apps are kept."
+          class="row"
+        >
+          <CsrfFields v={v} />
+          <div>
+            <label for="clear-org">Organization</label>
+            <select id="clear-org" name="org_id">
+              {orgs.map((org) => (
+                <option value={org.id}>{org.name}</option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" class="danger" id="clear-test-data">
+            Clear test data
+          </button>
+        </form>
+      </section>
       <section class="card" aria-labelledby="state-title">
         <h2 id="state-title">State</h2>
         <p>
