@@ -348,6 +348,28 @@ describe('the dashboard over http', () => {
     expect(await (await fetch(`${t.url}/events?mode=test`)).text()).toContain('<span class="tag">load event</span>');
   });
 
+  it('Who is listening drops one stream by its own button and leaves the others open', async () => {
+    const open = async () => {
+      const stream = await fetch(`${t.url}/v1/events/stream`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
+      expect(stream.status).toBe(200);
+      return stream.body!.getReader();
+    };
+    const first = await open();
+    const second = await open();
+    const { cookie, csrf, html } = await session(t.url, '/controls');
+    const drops = [...html.matchAll(/<form class="inline" method="post" action="(\/_dashboard\/streams\/(\d+)\/drop)"/g)];
+    expect(drops).toHaveLength(2);
+    expect(html).toContain(`aria-label="Drop stream ${drops[0]![2]} of Acme (test)"`);
+    const dropped = await post(t.url, drops[0]![1]!, { csrf, mode: 'test' }, { cookie, origin: t.url });
+    expect(new URL(dropped.headers.get('location')!, t.url).searchParams.get('notice')).toBe(`Dropped stream ${drops[0]![2]}.`);
+    let ended = false;
+    while (!ended) ended = (await first.read()).done;
+    const after = await (await fetch(`${t.url}/controls`)).text();
+    expect(after).toContain('1 open stream(s) of Acme (test)');
+    expect(after).toContain(`/_dashboard/streams/${drops[1]![2]}/drop`);
+    await second.cancel();
+  });
+
   it('Requests filters by exact status, method, credential and object; the seeded test key can be shown again', async () => {
     const headers = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
     const call = (await (await fetch(`${t.url}/v1/calls`, { method: 'POST', headers, body: JSON.stringify({ languages: ['en', 'es'] }) })).json()) as {

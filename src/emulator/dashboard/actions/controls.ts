@@ -6,6 +6,7 @@ import { importDocument } from '../../persistence/document.js';
 import { advanceClock, fault as faultSchema, publishSynthetic, synthetic } from '../../routes/control.js';
 import { createState, empty, reset } from '../../state.js';
 import { shownOnce, withMode } from '../layout.js';
+import { streamNumber } from '../parts.js';
 import { controlsPage } from '../pages/controls.js';
 import { InvalidField, checked, integer, text } from './action.js';
 import type { Action } from './action.js';
@@ -96,6 +97,19 @@ export const clearTestDataAction: Action = {
     const testKeys = [...state.keys.values()].filter((key) => key.org_id === orgId && key.mode === 'test').map((key) => key.id);
     requests.forget((entry) => testKeys.some((id) => entry.credential?.includes(id) ?? false));
     return { notice: `Cleared the test data of ${org.name}: ${objects} object(s) and ${events} event(s); its keys and apps are kept.` };
+  },
+};
+
+export const dropStreamAction: Action = {
+  path: '/streams/:n/drop',
+  back: '/controls',
+  handle: ({ state, param }) => {
+    const n = Number(param('n'));
+    const subscriber = [...state.subscribers].find((s) => streamNumber(s) === n);
+    // Already gone (its client left, or another tab dropped it): nothing to do, and said so.
+    if (!subscriber) return { notice: `Stream ${n} had already ended.` };
+    subscriber.end();
+    return { notice: `Dropped stream ${n}.` };
   },
 };
 
