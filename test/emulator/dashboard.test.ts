@@ -310,6 +310,17 @@ describe('the dashboard over http', () => {
     expect(section(chatPage, 'Requests')).toContain(`<strong>POST</strong> <code>/v1/chats</code>`);
   });
 
+  it("a key's page shows the requests it authenticated", async () => {
+    const made = await t.control('POST', `/orgs/${t.seed.org_id}/keys`, { mode: 'test' });
+    await fetch(`${t.url}/v1/account?by=made`, { headers: { authorization: `Bearer ${made.key}` } });
+    await fetch(`${t.url}/v1/account?by=seed`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
+    expect(await (await fetch(`${t.url}/keys?mode=test`)).text()).toContain(`href="/keys/${made.id}?mode=test"`);
+    const page = await (await fetch(`${t.url}/keys/${made.id}?mode=test`)).text();
+    const requests = /<ol class="log" aria-label="Requests">([\s\S]*?)<\/ol>/.exec(page)?.[1] ?? '';
+    expect(requests).toContain('/v1/account?by=made');
+    expect(requests).not.toContain('/v1/account?by=seed');
+  });
+
   it("Clear test data empties an organization's test calls, chats and events after a confirmation, and keeps its keys, apps and live data", async () => {
     const test = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
     const live = { authorization: `Bearer ${t.seed.keys.live}`, 'content-type': 'application/json' };

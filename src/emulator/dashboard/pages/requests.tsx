@@ -39,14 +39,14 @@ export function matchingRequests(v: View, filters: RequestFilters, before = Infi
 }
 
 /** The newest requests that touched one object, for its own page (Requests lists them all). */
-export function ObjectRequests({ v, id }: { v: View; id: string }): Html {
-  const { rows } = matchingRequests(v, { status: '', path: '', method: '', credential: '', object: id });
+export function ObjectRequests({ v, id, by = 'object' }: { v: View; id: string; by?: 'object' | 'credential' }): Html {
+  const { rows } = matchingRequests(v, { status: '', path: '', method: '', credential: '', object: '', [by]: id });
   return (
     <>
       <h2>Requests that touched it</h2>
       {rows.length === 0 ? <p class="muted">None of the requests kept touched it.</p> : <RequestList v={v} rows={rows} />}
       <p>
-        <a href={withMode('/requests', v.mode, { object: id })}>All its requests</a>
+        <a href={withMode('/requests', v.mode, { [by]: id })}>All its requests</a>
       </p>
     </>
   );
