@@ -52,6 +52,10 @@ export function authenticate(state: State, secret: string | null): Credential {
   const key = mode ? state.keysByHash.get(sha256(secret)) : undefined;
   if (!key) throw unauthorized('unknown API key');
   if (key.revoked) throw unauthorized('the API key has been revoked');
+  key.last_used_at = state.clock.now();
+  // Reaching the key through its collection marks it for the state file when this request writes
+  // anyway; a read alone does not add a journal record just for the time.
+  state.keys.get(key.id);
   return {
     type: 'api_key',
     org_id: key.org_id,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 
 /** A random URL-safe token of `bytes` bytes of entropy. */
 export function randomToken(bytes = 24): string {
@@ -13,6 +13,21 @@ export function newId(prefix: string): string {
 /** Only hashes of keys and tokens are kept (service-spec.md §5.4). */
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+// An admin's password is kept and exported only as `scrypt:<salt>:<hash>` (hex). The cost is
+// scrypt's N=2^12: these are an emulator's throwaway passwords, and a reset must stay quick.
+const SCRYPT_COST = { N: 4096, r: 8, p: 1 };
+
+export function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  return `scrypt:${salt.toString('hex')}:${scryptSync(password, salt, 32, SCRYPT_COST).toString('hex')}`;
+}
+
+export function passwordMatches(password: string, stored: string): boolean {
+  const [kind, salt, hash] = stored.split(':');
+  if (kind !== 'scrypt' || !salt || !hash) return false;
+  return sameSecret(scryptSync(password, Buffer.from(salt, 'hex'), 32, SCRYPT_COST).toString('hex'), hash);
 }
 
 export function sameSecret(a: string, b: string): boolean {

@@ -4,7 +4,7 @@ import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../
 import type { Mode, Scope } from '../shared/constants.js';
 import type { AdvancingClock } from './clock.js';
 import type { BoundAddress } from './address.js';
-import { lastSecondRfc3339, newId, randomToken, sha256 } from './ids.js';
+import { hashPassword, lastSecondRfc3339, newId, randomToken, sha256 } from './ids.js';
 import { TrackedMap } from './persistence/tracked.js';
 import { subcentsOf } from '../contract/money.js';
 import type { ChangeSink } from './persistence/tracked.js';
@@ -21,7 +21,10 @@ export interface Org {
 
 export interface User {
   email: string;
-  password: string;
+  /** `scrypt:<salt>:<hash>`: what the state, its file and every export keep. */
+  password_scrypt: string;
+  /** The password itself, in memory only and only in the run that made it (never persisted). */
+  password?: string;
   /** Ids of the organizations this user administers. */
   orgs: Set<string>;
 }
@@ -38,6 +41,8 @@ export interface ApiKey {
   name?: string | null;
   last4?: string;
   created_at?: number;
+  /** When a request last authenticated with the key (emulator ms), for the API keys page. */
+  last_used_at?: number;
 }
 
 export interface App {
@@ -384,14 +389,20 @@ export function createOrg(
   /** In cents, exact to a subcent (1/10,000 of a cent). */
   balanceCents: number,
   admin?: { email: string; password: string },
-): { org: Org; admin: { email: string; password: string } } {
+): { org: Org; admin: { email: string; password: string | null } } {
   const org: Org = { id: newId(ID_PREFIX.org), name, balance_subcents: subcentsOf(balanceCents) };
   state.orgs.set(org.id, org);
   const account = admin ?? { email: `admin+${org.id.slice(4, 12).toLowerCase()}@${slug(name)}.test`, password: randomToken(9) };
-  const user = state.users.get(account.email) ?? { email: account.email, password: account.password, orgs: new Set() };
+  const user = state.users.get(account.email) ?? {
+    email: account.email,
+    password_scrypt: hashPassword(account.password),
+    password: account.password,
+    orgs: new Set<string>(),
+  };
   user.orgs.add(org.id);
   state.users.set(user.email, user);
-  return { org, admin: { email: user.email, password: user.password } };
+  // An existing admin read from a state file or an import keeps a password this run never saw.
+  return { org, admin: { email: user.email, password: user.password ?? null } };
 }
 
 function slug(name: string): string {

@@ -292,6 +292,56 @@ describe('the dashboard over http', () => {
     await t.control('POST', '/reset');
   });
 
+  it("a call's and a chat's page show their own events and the requests that touched them", async () => {
+    const headers = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const post = async (path: string, body: unknown) =>
+      (await (await fetch(`${t.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+    const call = await post('/v1/calls', { languages: ['en', 'es'] });
+    const other = await post('/v1/calls', { languages: ['en', 'fr'] });
+    const chat = await post('/v1/chats', { language: 'en' });
+    const callPage = await (await fetch(`${t.url}/calls/${call.id}?mode=test`)).text();
+    const section = (html: string, label: string) => new RegExp(`<ol class="log" aria-label="${label}">([\\s\\S]*?)</ol>`).exec(html)?.[1] ?? '';
+    expect(section(callPage, 'Events')).toContain('<strong>call.started</strong>');
+    expect(section(callPage, 'Events')).not.toContain(other.id);
+    expect(section(callPage, 'Requests')).toContain(`<strong>POST</strong> <code>/v1/calls</code>`);
+    expect(section(callPage, 'Requests')).not.toContain(other.id);
+    const chatPage = await (await fetch(`${t.url}/chats/${chat.id}?mode=test`)).text();
+    expect(section(chatPage, 'Events')).toContain('<strong>chat.started</strong>');
+    expect(section(chatPage, 'Requests')).toContain(`<strong>POST</strong> <code>/v1/chats</code>`);
+  });
+
+  it("a key's page shows the requests it authenticated", async () => {
+    const made = await t.control('POST', `/orgs/${t.seed.org_id}/keys`, { mode: 'test' });
+    await fetch(`${t.url}/v1/account?by=made`, { headers: { authorization: `Bearer ${made.key}` } });
+    await fetch(`${t.url}/v1/account?by=seed`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
+    expect(await (await fetch(`${t.url}/keys?mode=test`)).text()).toContain(`href="/keys/${made.id}?mode=test"`);
+    const page = await (await fetch(`${t.url}/keys/${made.id}?mode=test`)).text();
+    const requests = /<ol class="log" aria-label="Requests">([\s\S]*?)<\/ol>/.exec(page)?.[1] ?? '';
+    expect(requests).toContain('/v1/account?by=made');
+    expect(requests).not.toContain('/v1/account?by=seed');
+  });
+
+  it("Clear test data empties an organization's test calls, chats and events after a confirmation, and keeps its keys, apps and live data", async () => {
+    const test = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
+    const live = { authorization: `Bearer ${t.seed.keys.live}`, 'content-type': 'application/json' };
+    const api = async (headers: Record<string, string>, path: string, body: unknown) =>
+      (await (await fetch(`${t.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+    const testCall = await api(test, '/v1/calls', { languages: ['en', 'es'] });
+    const testChat = await api(test, '/v1/chats', { language: 'en' });
+    const liveCall = await api(live, '/v1/calls', { languages: ['en', 'es'] });
+    const { cookie, csrf, html } = await session(t.url, '/controls?mode=test');
+    expect(html).toMatch(/<form method="post" action="\/_dashboard\/test-data\/clear" data-confirm="[^"]*keys and apps are kept/);
+    const done = await post(t.url, '/_dashboard/test-data/clear', { csrf, mode: 'test', org_id: t.seed.org_id }, { cookie, origin: t.url });
+    expect(done.status).toBe(303);
+    expect((await fetch(`${t.url}/calls/${testCall.id}?mode=test`)).status).toBe(404);
+    expect((await fetch(`${t.url}/chats/${testChat.id}?mode=test`)).status).toBe(404);
+    expect((await fetch(`${t.url}/calls/${liveCall.id}?mode=live`)).status).toBe(200);
+    expect(await (await fetch(`${t.url}/events?mode=test`)).text()).toContain('No test events');
+    expect(await (await fetch(`${t.url}/requests?mode=test&object=${testCall.id}`)).text()).toContain('No requests match');
+    // The same keys still work: no saved profile breaks.
+    expect((await fetch(`${t.url}/v1/account`, { headers: test })).status).toBe(200);
+  });
+
   it('Controls shows who is listening and drops them; published load events are marked as such', async () => {
     const stream = await fetch(`${t.url}/v1/events/stream`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
     expect(stream.status).toBe(200);
@@ -307,6 +357,28 @@ describe('the dashboard over http', () => {
 
     await t.control('POST', '/events', { org_id: t.seed.org_id, mode: 'test', type: 'call.started', count: 1 });
     expect(await (await fetch(`${t.url}/events?mode=test`)).text()).toContain('<span class="tag">load event</span>');
+  });
+
+  it('Who is listening drops one stream by its own button and leaves the others open', async () => {
+    const open = async () => {
+      const stream = await fetch(`${t.url}/v1/events/stream`, { headers: { authorization: `Bearer ${t.seed.keys.test}` } });
+      expect(stream.status).toBe(200);
+      return stream.body!.getReader();
+    };
+    const first = await open();
+    const second = await open();
+    const { cookie, csrf, html } = await session(t.url, '/controls');
+    const drops = [...html.matchAll(/<form class="inline" method="post" action="(\/_dashboard\/streams\/(\d+)\/drop)"/g)];
+    expect(drops).toHaveLength(2);
+    expect(html).toContain(`aria-label="Drop stream ${drops[0]![2]} of Acme (test)"`);
+    const dropped = await post(t.url, drops[0]![1]!, { csrf, mode: 'test' }, { cookie, origin: t.url });
+    expect(new URL(dropped.headers.get('location')!, t.url).searchParams.get('notice')).toBe(`Dropped stream ${drops[0]![2]}.`);
+    let ended = false;
+    while (!ended) ended = (await first.read()).done;
+    const after = await (await fetch(`${t.url}/controls`)).text();
+    expect(after).toContain('1 open stream(s) of Acme (test)');
+    expect(after).toContain(`/_dashboard/streams/${drops[1]![2]}/drop`);
+    await second.cancel();
   });
 
   it('Requests filters by exact status, method, credential and object; the seeded test key can be shown again', async () => {
@@ -331,6 +403,18 @@ describe('the dashboard over http', () => {
     expect(shown.status).toBe(200);
     expect(await shown.text()).toContain(`value="${t.seed.keys.test}"`);
     expect(await (await fetch(`${t.url}/keys?mode=live`)).text()).not.toContain('Show the seeded test key');
+  });
+
+  it('API keys shows when each key was last used, by any request it authenticated', async () => {
+    const made = await t.control('POST', `/orgs/${t.seed.org_id}/keys`, { mode: 'test' });
+    const row = async () => new RegExp(`<tr data-key-id="${made.id}"[\\s\\S]*?</tr>`).exec(await (await fetch(`${t.url}/keys?mode=test`)).text())![0];
+    expect(await row()).toContain('data-last-used="never"');
+    const before = t.emulator.state.clock.now();
+    expect((await fetch(`${t.url}/v1/account`, { headers: { authorization: `Bearer ${made.key}` } })).status).toBe(200);
+    const after = t.emulator.state.clock.now();
+    const shown = Date.parse(/data-last-used="([^"]+)"/.exec(await row())![1]!);
+    expect(shown).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(shown).toBeLessThanOrEqual(after);
   });
 
   it('Requests names the credential by id and shows no secret in any body', async () => {

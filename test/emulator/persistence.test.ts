@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportStateFile, startEmulator, StateFileError, InvalidDocumentError } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { call, exchange, authorizeViaApproval, openStream } from './helpers.js';
+import { call, exchange, authorizeViaApproval, openAuthorizePage, openStream } from './helpers.js';
 
 let dir: string;
 beforeEach(() => {
@@ -216,6 +216,39 @@ describe('--export and --import', () => {
       expect(JSON.stringify((await call(imported, 'GET', '/_emulator/state')).body)).not.toContain('fixture-key-for-ci');
     } finally {
       await imported.close();
+    }
+  });
+
+  it('never exports an admin password in clear, yet the admin signs in after an import, from an old plaintext document too', async () => {
+    const first = await startEmulator({ port: 0 });
+    let doc: Record<string, any>;
+    try {
+      const globex = (await call(first, 'POST', '/_emulator/orgs', { json: { name: 'Globex', admin_email: 'ops@globex.test' } })).body;
+      const fromControlPlane = JSON.stringify((await call(first, 'GET', '/_emulator/state')).body);
+      const fromDashboard = await (await fetch(`${first.url}/_dashboard/export`, { headers: { 'sec-fetch-site': 'same-origin' } })).text();
+      for (const text of [fromControlPlane, fromDashboard]) {
+        expect(text).not.toContain('acme-admin');
+        expect(text).not.toContain(globex.admin.password);
+      }
+      doc = JSON.parse(fromControlPlane);
+    } finally {
+      await first.close();
+    }
+    const signsIn = async (emu: RunningEmulator, password: string) => {
+      const page = await openAuthorizePage(emu);
+      return (await page.post('/oauth/authorize/signin', { csrf: page.csrf, request: page.request, email: 'admin@acme.test', password })).status;
+    };
+    // A document written before passwords were hashed carries `password` in clear: it still imports.
+    const old = { ...doc, users: doc.users.map((u: Record<string, unknown>) => ({ email: u.email, password: 'acme-admin', orgs: u.orgs })) };
+    for (const input of [doc, old]) {
+      const imported = await startEmulator({ port: 0, importDocument: input });
+      try {
+        expect(await signsIn(imported, 'acme-admin')).toBe(200);
+        expect(await signsIn(imported, 'wrong-password')).toBe(401);
+        expect(JSON.stringify((await call(imported, 'GET', '/_emulator/state')).body)).not.toContain('acme-admin');
+      } finally {
+        await imported.close();
+      }
     }
   });
 

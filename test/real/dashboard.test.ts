@@ -672,6 +672,45 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
+  it('Events copies an event as JSON; Requests copies a request as curl with the secret left out', async () => {
+    const context = await browser.newContext({ bypassCSP: true, permissions: ['clipboard-read', 'clipboard-write'] });
+    context.setDefaultTimeout(10_000);
+    try {
+      const { page, problems } = await watchedPage(context);
+      const headers = { authorization: `Bearer ${emulator.seed.keys.test}`, 'content-type': 'application/json' };
+      const chat = (await (
+        await fetch(`${emulator.url}/v1/chats`, { method: 'POST', headers, body: JSON.stringify({ language: 'en', subject: "it's copied" }) })
+      ).json()) as {
+        id: string;
+      };
+      await open(page, `/events?mode=test&object=${chat.id}`);
+      const event = page.locator('#events li').first();
+      await event.locator('summary').click();
+      const eventId = String(await event.getAttribute('data-key'));
+      await event.getByRole('button', { name: `Copy JSON of ${eventId}` }).click();
+      await event.getByRole('button', { name: `Copied JSON of ${eventId}` }).waitFor();
+      await expect.poll(() => textOf(page.locator('#copy-status'))).toBe(`Copied JSON of ${eventId}.`);
+      const copied = JSON.parse(String(await page.evaluate('navigator.clipboard.readText()')));
+      expect(copied).toMatchObject({ id: eventId, type: 'chat.started', data: { id: chat.id } });
+      expect(await axeViolations(page), 'Events after Copy').toEqual([]);
+
+      await open(page, `/requests?mode=test&object=${chat.id}&method=POST`);
+      const request = page.locator('#requests li').first();
+      await request.locator('summary').click();
+      await request.getByRole('button', { name: 'Copy as curl POST /v1/chats' }).click();
+      await request.getByRole('button', { name: 'Copied as curl POST /v1/chats' }).waitFor();
+      const curl = String(await page.evaluate('navigator.clipboard.readText()'));
+      expect(curl).toContain(`curl -X POST '${emulator.url}/v1/chats'`);
+      expect(curl).toContain('-H "Authorization: Bearer $SVC_API_KEY"');
+      expect(curl).toContain(`--data '{"language":"en","subject":"it'\\''s copied"}'`);
+      expect(curl).not.toContain(emulator.seed.keys.test);
+      expect(await axeViolations(page), 'Requests after Copy').toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
   it("Requests shows times in the browser's time zone, to the millisecond", async () => {
     const context = await browser.newContext({ timezoneId: 'Asia/Tokyo' });
     context.setDefaultTimeout(10_000);

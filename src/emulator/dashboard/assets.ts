@@ -117,14 +117,16 @@ export const SCRIPT = `
     }
     const copy = event.target.closest('[data-copy]');
     if (copy) {
+      // The value of an input, or the text of an element (an event's JSON, a request as curl).
       const field = document.getElementById(copy.dataset.copy);
-      field.select();
+      const text = 'value' in field ? field.value : field.textContent;
+      if (field.select) field.select(); else getSelection().selectAllChildren(field);
       const done = () => {
         copy.querySelector('[data-copy-word]').textContent = 'Copied';
-        const status = copy.closest('dialog')?.querySelector('[data-copy-status]');
+        const status = copy.closest('dialog')?.querySelector('[data-copy-status]') ?? document.getElementById('copy-status');
         if (status) status.textContent = 'Copied ' + copy.textContent.replace(/^\\s*Copied\\s*/, '') + '.';
       };
-      if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, () => { document.execCommand('copy'); done(); });
+      if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, () => { document.execCommand('copy'); done(); });
       else { document.execCommand('copy'); done(); }
     }
   });

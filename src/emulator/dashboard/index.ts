@@ -27,6 +27,7 @@ import { PAGES, withMode } from './layout.js';
 import type { Html, View } from './layout.js';
 import { appsPage } from './pages/apps.js';
 import { callPage, callsPage } from './pages/calls.js';
+import { keyPage } from './pages/keys.js';
 import { chatPage, chatsPage } from './pages/chats.js';
 import { controlsPage } from './pages/controls.js';
 import { eventsPage } from './pages/events.js';
@@ -124,6 +125,7 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
   for (const [kind, render] of [
     ['calls', callPage],
     ['chats', chatPage],
+    ['keys', keyPage],
   ] as const) {
     app.get(`/${kind}/:id`, (c) => {
       const v = view(c, modeOf(c.req.query('mode')));

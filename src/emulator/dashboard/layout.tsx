@@ -171,11 +171,26 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
             ) : null}
             {children}
           </main>
+          <p class="visually-hidden" aria-live="polite" id="copy-status"></p>
           {v.shown ?? null}
           <script src="/_dashboard/app.js" defer></script>
         </body>
       </html>
     </>
+  );
+}
+
+/**
+ * Copies the value of the input (or the text of the element) `target`: its text is "Copy" and
+ * what it copies, then "Copied …", said too by a polite status (the dialog's, else the page's).
+ */
+export function CopyButton({ target, shown, what }: { target: string; shown?: string; what: string }) {
+  return (
+    <button type="button" data-copy={target}>
+      <span data-copy-word="">Copy</span>
+      {shown ? ` ${shown}` : null}
+      <span class="visually-hidden"> {what}</span>
+    </button>
   );
 }
 
@@ -190,10 +205,7 @@ export function shownOnce(title: string, intro: string, values: { label: string;
           <label for={item.id}>{item.label}</label>
           <div class="secret">
             <input id={item.id} readonly value={item.value} />
-            <button type="button" data-copy={item.id}>
-              <span data-copy-word="">Copy</span>
-              <span class="visually-hidden"> {item.label}</span>
-            </button>
+            <CopyButton target={item.id} what={item.label} />
           </div>
         </>
       ))}

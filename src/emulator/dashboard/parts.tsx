@@ -3,7 +3,7 @@
 import type { Child } from 'hono/jsx';
 import type { Mode } from '../../shared/constants.js';
 import { eventLog, retained } from '../events.js';
-import type { EmulatorEvent, State, Stored } from '../state.js';
+import type { EmulatorEvent, State, Stored, Subscriber } from '../state.js';
 import { withMode } from './layout.js';
 import type { Html, View } from './layout.js';
 
@@ -93,4 +93,14 @@ export function DetailCell({ v, list, id }: { v: View; list: '/calls' | '/chats'
       </a>
     </td>
   );
+}
+
+/** A number for each open stream, the same on every render, so that Controls can drop one. */
+const streamNumbers = new WeakMap<Subscriber, number>();
+let lastStreamNumber = 0;
+
+export function streamNumber(subscriber: Subscriber): number {
+  let n = streamNumbers.get(subscriber);
+  if (n === undefined) streamNumbers.set(subscriber, (n = ++lastStreamNumber));
+  return n;
 }

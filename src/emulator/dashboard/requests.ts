@@ -46,7 +46,16 @@ export class RequestLog {
 
   /** Newest first. */
   *newest(): Generator<RequestEntry> {
-    for (let n = this.total; n > 0 && n > this.total - this.size; n--) yield this.ring[(n - 1) % this.size]!;
+    for (let n = this.total; n > 0 && n > this.total - this.size; n--) {
+      const entry = this.ring[(n - 1) % this.size];
+      if (entry) yield entry;
+    }
+  }
+
+  /** Forgets the kept entries that `forget` picks (their numbers are not given out again). */
+  forget(forget: (entry: RequestEntry) => boolean): void {
+    for (let i = 0; i < this.size; i++) if (this.ring[i] && forget(this.ring[i]!)) this.ring[i] = undefined;
+    for (const listener of this.listeners) listener();
   }
 
   get length(): number {

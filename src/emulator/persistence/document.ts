@@ -1,13 +1,14 @@
 // The emulator's whole world as one JSON document a person can read and edit: what
 // `--export` writes, `--import` reads, GET /_emulator/state answers, and what a state file's
-// snapshot holds. Keys, client secrets, codes and tokens appear only as sha256 hashes; a
-// hand-written fixture may give a plaintext `key` or `client_secret`, hashed on import.
+// snapshot holds. Keys, client secrets, codes and tokens appear only as sha256 hashes, admin
+// passwords only as scrypt hashes; a hand-written fixture (or an older document) may give a
+// plaintext `key`, `client_secret` or `password`, hashed on import.
 import { z } from 'zod';
 import { SCOPES } from '../../shared/constants.js';
 import { eventFromJson, eventLogByKey, retain, retained, seqOfEventId } from '../events.js';
-import { sha256 } from '../ids.js';
+import { hashPassword, sha256 } from '../ids.js';
 import { PERSISTED } from '../state.js';
-import type { Org, PersistedCollection, State } from '../state.js';
+import type { Org, PersistedCollection, State, User } from '../state.js';
 import { centsAmount } from '../billing.js';
 import { centsOfSubcents, subcentsOf } from '../../contract/money.js';
 
@@ -23,7 +24,21 @@ const time = z.number().int().min(0);
 const rowSchemas = {
   // The balance as people read it, in cents (exact to a subcent); the state keeps subcents.
   orgs: z.strictObject({ id, name: z.string(), balance: centsAmount }),
-  users: z.strictObject({ email: id, password: z.string(), orgs: z.array(id) }),
+  // Passwords as scrypt hashes; a document written before that (or by hand) gives `password` in clear, hashed on import.
+  users: z
+    .strictObject({
+      email: id,
+      password_scrypt: z
+        .string()
+        .regex(/^scrypt:[0-9a-f]+:[0-9a-f]{64}$/)
+        .optional(),
+      password: z.string().optional(),
+      orgs: z.array(id),
+    })
+    .refine(
+      (row) => (row.password_scrypt === undefined) !== (row.password === undefined),
+      'give either password_scrypt or password (plaintext, hashed on import)',
+    ),
   keys: z
     .strictObject({
       id,
@@ -36,6 +51,7 @@ const rowSchemas = {
       name: z.string().max(200).nullable().optional(),
       last4: z.string().max(8).optional(),
       created_at: time.optional(),
+      last_used_at: time.optional(),
     })
     .refine((row) => (row.hash === undefined) !== (row.key === undefined), 'give either hash or key (plaintext, hashed on import)'),
   apps: z
@@ -108,8 +124,8 @@ export function encodeRow(field: PersistedCollection, key: string, value: unknow
     return { ...org, balance: centsOfSubcents(balance_subcents) };
   }
   if (field === 'users') {
-    const user = value as { email: string; password: string; orgs: Set<string> };
-    return { email: user.email, password: user.password, orgs: [...user.orgs] };
+    const user = value as User;
+    return { email: user.email, password_scrypt: user.password_scrypt, orgs: [...user.orgs] };
   }
   return value;
 }
@@ -122,8 +138,11 @@ export function decodeRow(field: PersistedCollection, row: Record<string, unknow
     return [String(key), value];
   }
   switch (field) {
-    case 'users':
-      return [String(row.email), { ...row, orgs: new Set(row.orgs as string[]) }];
+    case 'users': {
+      const { password, password_scrypt, orgs, ...rest } = row;
+      const stored = typeof password === 'string' ? hashPassword(password) : String(password_scrypt);
+      return [String(row.email), { ...rest, password_scrypt: stored, orgs: new Set(orgs as string[]) }];
+    }
     case 'keys': {
       const { key, hash: given, ...rest } = row;
       const last4 = rest.last4 ?? (typeof key === 'string' ? key.slice(-4) : undefined);

@@ -7,7 +7,7 @@ import { SCOPES } from '../../shared/constants.js';
 import type { Scope } from '../../shared/constants.js';
 import { HttpError } from '../errors.js';
 import type { EmulatorEnv } from '../http.js';
-import { randomToken, sameSecret } from '../ids.js';
+import { passwordMatches, randomToken, sameSecret } from '../ids.js';
 import { issueCode } from '../oauth.js';
 import { consentPage, errorPage, signInPage } from '../pages/authorize.js';
 import { redirectMatches } from '../redirects.js';
@@ -165,7 +165,7 @@ export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
     if ('error' in form) return form.error;
     const { s, field, requestId, request } = form;
     const user = state.users.get(field('email'));
-    if (!user || !sameSecret(field('password'), user.password)) {
+    if (!user || !passwordMatches(field('password'), user.password_scrypt)) {
       const appName = state.apps.get(request.client_id)?.name ?? request.client_id;
       return page(c, signInPage({ csrf: s.csrf, request: requestId, appName, email: field('email'), error: 'Wrong email or password.' }), 401);
     }

@@ -1,10 +1,12 @@
 // Controls page actions: clock, faults, synthetic events, reset and import (the control plane's operations).
 import { HttpError } from '../../errors.js';
 import { addFault } from '../../faults.js';
+import { retained } from '../../events.js';
 import { importDocument } from '../../persistence/document.js';
 import { advanceClock, fault as faultSchema, publishSynthetic, synthetic } from '../../routes/control.js';
 import { createState, empty, reset } from '../../state.js';
 import { shownOnce, withMode } from '../layout.js';
+import { streamNumber } from '../parts.js';
 import { controlsPage } from '../pages/controls.js';
 import { InvalidField, checked, integer, text } from './action.js';
 import type { Action } from './action.js';
@@ -64,6 +66,50 @@ export const dropStreamsAction: Action = {
     const open = [...state.subscribers];
     for (const subscriber of open) subscriber.end();
     return { notice: `Dropped ${open.length} stream(s).` };
+  },
+};
+
+/** What "Clear test data" empties: an organization's test objects (keys, apps and the organization stay). */
+const TEST_OBJECTS = ['calls', 'participants', 'links', 'lines', 'chats', 'messages'] as const;
+
+export const clearTestDataAction: Action = {
+  path: '/test-data/clear',
+  back: '/controls',
+  handle: ({ state, requests, form }) => {
+    const orgId = text(form, 'org_id');
+    const org = state.orgs.get(orgId);
+    if (!org) throw new InvalidField('org_id', 'Organization: there is no such organization.');
+    // A state file replays its events on a restart, so cleared events would come back.
+    if (state.journal) throw new HttpError(409, 'this emulator keeps its world in a --state file: start it on a new file instead');
+    let objects = 0;
+    for (const field of TEST_OBJECTS) {
+      const collection = state[field] as Map<string, { org_id: string; obj: { livemode: boolean } }>;
+      for (const [id, row] of [...collection]) {
+        if (row.org_id === orgId && !row.obj.livemode) objects += Number(collection.delete(id));
+      }
+    }
+    const log = state.eventLogs.get(`${orgId}:test`);
+    const events = log ? retained(log).length : 0;
+    if (log?.events.length) {
+      log.trimmedThrough = log.events.at(-1)!.seq;
+      log.events = [];
+    }
+    const testKeys = [...state.keys.values()].filter((key) => key.org_id === orgId && key.mode === 'test').map((key) => key.id);
+    requests.forget((entry) => testKeys.some((id) => entry.credential?.includes(id) ?? false));
+    return { notice: `Cleared the test data of ${org.name}: ${objects} object(s) and ${events} event(s); its keys and apps are kept.` };
+  },
+};
+
+export const dropStreamAction: Action = {
+  path: '/streams/:n/drop',
+  back: '/controls',
+  handle: ({ state, param }) => {
+    const n = Number(param('n'));
+    const subscriber = [...state.subscribers].find((s) => streamNumber(s) === n);
+    // Already gone (its client left, or another tab dropped it): nothing to do, and said so.
+    if (!subscriber) return { notice: `Stream ${n} had already ended.` };
+    subscriber.end();
+    return { notice: `Dropped stream ${n}.` };
   },
 };
 

@@ -2,7 +2,7 @@
 import type { Action } from './action.js';
 import { deleteAppAction, disconnectAction, registerAppAction } from './apps.js';
 import { balanceAction } from './balance.js';
-import { clockAction, dropStreamsAction, faultAction, importAction, publishAction, resetAction } from './controls.js';
+import { clearTestDataAction, clockAction, dropStreamAction, dropStreamsAction, faultAction, importAction, publishAction, resetAction } from './controls.js';
 import { createKeyAction, revokeKeyAction, showSeedKeyAction } from './keys.js';
 import { closeChatAction, endCallAction } from './objects.js';
 
@@ -20,6 +20,8 @@ export const ACTIONS: readonly Action[] = [
   faultAction,
   publishAction,
   dropStreamsAction,
+  dropStreamAction,
+  clearTestDataAction,
   resetAction,
   importAction,
 ];

@@ -1,6 +1,8 @@
 // Calls: the mode's calls and phone lines, and a call's own page (participants, links, End call).
 import { ActionButton, Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
+import { ObjectEvents } from './events.js';
+import { ObjectRequests } from './requests.js';
 import { DetailCell, PAGE_ROWS, Table, orgName, pageOf, storedIn } from '../parts.js';
 
 export function callsPage(v: View): Html {
@@ -65,8 +67,7 @@ export function callPage(v: View, id: string): Html | null {
   return (
     <Layout v={v} path={`/calls/${id}`} title={`Call ${id}`}>
       <p>
-        <a href={withMode('/calls', v.mode)}>All calls</a> · <a href={withMode('/events', v.mode, { object: id })}>Events of this call</a> ·{' '}
-        <a href={withMode('/requests', v.mode, { object: id })}>Requests that touched it</a>
+        <a href={withMode('/calls', v.mode)}>All calls</a>
       </p>
       <div id="call" data-live="">
         <dl>
@@ -129,6 +130,8 @@ export function callPage(v: View, id: string): Html | null {
             ))}
           </Table>
         )}
+        <ObjectEvents v={v} id={id} />
+        <ObjectRequests v={v} id={id} />
       </div>
     </Layout>
   );

@@ -1,6 +1,8 @@
 // Chats: the mode's chats, and a chat's own page (its messages, live; Close chat).
 import { ActionButton, Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
+import { ObjectEvents } from './events.js';
+import { ObjectRequests } from './requests.js';
 import { DetailCell, PAGE_ROWS, Table, orgName, pageOf, storedIn } from '../parts.js';
 
 export function chatsPage(v: View): Html {
@@ -46,8 +48,7 @@ export function chatPage(v: View, id: string): Html | null {
   return (
     <Layout v={v} path={`/chats/${id}`} title={`Chat ${id}`}>
       <p>
-        <a href={withMode('/chats', v.mode)}>All chats</a> · <a href={withMode('/events', v.mode, { object: id })}>Events of this chat</a> ·{' '}
-        <a href={withMode('/requests', v.mode, { object: id })}>Requests that touched it</a>
+        <a href={withMode('/chats', v.mode)}>All chats</a>
       </p>
       <div id="chat" data-live="">
         <dl>
@@ -89,6 +90,8 @@ export function chatPage(v: View, id: string): Html | null {
             ))}
           </ol>
         )}
+        <ObjectEvents v={v} id={id} />
+        <ObjectRequests v={v} id={id} />
       </div>
     </Layout>
   );

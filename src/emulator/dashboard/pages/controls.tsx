@@ -3,25 +3,42 @@ import { EVENT_TYPES } from '../../../shared/constants.js';
 import { ActionButton, CsrfFields, Layout, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, invalidAttrs, kept } from '../forms.js';
+import { streamNumber } from '../parts.js';
+import type { Subscriber } from '../../state.js';
 
 const CLOCK = '/_dashboard/clock';
 const FAULTS = '/_dashboard/faults';
 const PUBLISH = '/_dashboard/events';
 
-/** The open event and chat streams (GET /v1/events/stream, /v1/chats/{id}/stream), by organization and mode, and a button that drops them all. */
+/** The open event and chat streams (GET /v1/events/stream, /v1/chats/{id}/stream) by organization and mode, each with a button that drops it, and one that drops them all. */
 function ListeningStreams({ v }: { v: View }) {
-  const counts = new Map<string, number>();
+  const groups = new Map<string, Subscriber[]>();
   for (const subscriber of v.state.subscribers) {
     const label = `${v.state.orgs.get(subscriber.org_id)?.name ?? subscriber.org_id} (${subscriber.mode})`;
-    counts.set(label, (counts.get(label) ?? 0) + 1);
+    groups.set(label, [...(groups.get(label) ?? []), subscriber]);
   }
-  if (counts.size === 0) return <p class="muted">No event or chat stream is open.</p>;
+  if (groups.size === 0) return <p class="muted">No event or chat stream is open.</p>;
   return (
     <>
       <ul>
-        {[...counts].map(([label, n]) => (
+        {[...groups].map(([label, subscribers]) => (
           <li>
-            {n} open stream(s) of {label}
+            {subscribers.length} open stream(s) of {label}:{' '}
+            {subscribers.map((subscriber) => {
+              const n = streamNumber(subscriber);
+              return (
+                <>
+                  stream {n}{' '}
+                  <ActionButton
+                    v={v}
+                    action={`/_dashboard/streams/${n}/drop`}
+                    label="Drop"
+                    id={`drop-stream-${n}`}
+                    name={`Drop stream ${n} of ${label}`}
+                  />{' '}
+                </>
+              );
+            })}
           </li>
         ))}
       </ul>
@@ -156,6 +173,32 @@ export function controlsPage(v: View): Html {
             <FieldError v={v} action={PUBLISH} field="count" />
           </div>
           <button type="submit">Publish {v.mode} events</button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="clear-title">
+        <h2 id="clear-title">Clear test data</h2>
+        <p class="muted">
+          Deletes an organization's test calls, chats, links, lines, their events and requests. The organization, its keys and apps (and so every saved profile)
+          and its live data stay.
+        </p>
+        <form
+          method="post"
+          action="/_dashboard/test-data/clear"
+          data-confirm="Clear this organization's test data? Its test calls, chats, links, lines and events are deleted; its keys and apps are kept."
+          class="row"
+        >
+          <CsrfFields v={v} />
+          <div>
+            <label for="clear-org">Organization</label>
+            <select id="clear-org" name="org_id">
+              {orgs.map((org) => (
+                <option value={org.id}>{org.name}</option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" class="danger" id="clear-test-data">
+            Clear test data
+          </button>
         </form>
       </section>
       <section class="card" aria-labelledby="state-title">

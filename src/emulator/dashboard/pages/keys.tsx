@@ -1,8 +1,10 @@
 // API keys: the mode's keys (last four only), Create key (a dialog) and Revoke.
 import { SCOPES } from '../../../shared/constants.js';
+import { rfc3339 } from '../../ids.js';
 import { ActionButton, CsrfFields, Layout, When, withMode } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
+import { ObjectRequests } from './requests.js';
 import { ACTION_COLUMN, DialogActions, Table, keysIn, orgName } from '../parts.js';
 
 const CREATE = '/_dashboard/keys';
@@ -24,7 +26,7 @@ export function keysPage(v: View): Html {
       <Table
         live="keys"
         caption={`${keys.length} ${v.mode} key(s). A key is shown once, when it is made; only its last four characters are kept here.`}
-        columns={['Name or id', 'Organization', 'Mode', 'Scopes', 'Last four', 'Created', 'Revoked', ACTION_COLUMN]}
+        columns={['Name or id', 'Organization', 'Mode', 'Scopes', 'Last four', 'Created', 'Last used', 'Revoked', ACTION_COLUMN]}
       >
         {keys.map((key) => (
           <tr data-key-id={key.id} data-key={key.id} id={`key-${key.id}`}>
@@ -39,8 +41,8 @@ export function keysPage(v: View): Html {
                 <code>{key.id}</code>
               )}
               <br />
-              <a href={withMode('/requests', v.mode, { credential: key.id })} aria-label={`Requests with ${key.name ?? key.id}`}>
-                Requests
+              <a href={withMode(`/keys/${key.id}`, v.mode)} aria-label={`Details and requests of ${key.name ?? key.id}`}>
+                Details and requests
               </a>
             </td>
             <td>{orgName(state, key.org_id)}</td>
@@ -51,6 +53,9 @@ export function keysPage(v: View): Html {
             </td>
             <td>
               <When at={key.created_at} />
+            </td>
+            <td data-last-used={key.last_used_at === undefined ? 'never' : rfc3339(key.last_used_at)}>
+              {key.last_used_at === undefined ? 'never' : <When at={key.last_used_at} />}
             </td>
             <td>{key.revoked ? 'revoked' : 'no'}</td>
             <td>
@@ -106,6 +111,44 @@ export function keysPage(v: View): Html {
           <DialogActions submit="Create" />
         </form>
       </dialog>
+    </Layout>
+  );
+}
+
+/** A key's own page: what is kept of it and the requests it authenticated. */
+export function keyPage(v: View, id: string): Html | null {
+  const key = v.state.keys.get(id);
+  if (!key || key.mode !== v.mode) return null;
+  return (
+    <Layout v={v} path={`/keys/${id}`} title={`Key ${key.name ?? id}`}>
+      <p>
+        <a href={withMode('/keys', v.mode)}>All keys</a>
+      </p>
+      <div id="key" data-live="">
+        <dl>
+          <dt>Id</dt>
+          <dd>
+            <code>{key.id}</code>
+          </dd>
+          <dt>Organization</dt>
+          <dd>{orgName(v.state, key.org_id)}</dd>
+          <dt>Scopes</dt>
+          <dd>{key.scopes.join(', ')}</dd>
+          <dt>Last four</dt>
+          <dd>
+            <code>{key.last4 ?? '—'}</code>
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <When at={key.created_at} />
+          </dd>
+          <dt>Last used</dt>
+          <dd>{key.last_used_at === undefined ? 'never' : <When at={key.last_used_at} />}</dd>
+          <dt>Revoked</dt>
+          <dd>{key.revoked ? 'yes' : 'no'}</dd>
+        </dl>
+        <ObjectRequests v={v} id={id} by="credential" />
+      </div>
     </Layout>
   );
 }
