@@ -45,7 +45,7 @@ const PAGE_PATHS: Set<string> = new Set(PAGES.map((p) => p.path));
 /** Whether a path is the dashboard's own (not logged on Requests, never failed by an injected fault). */
 export function isDashboardPath(path: string): boolean {
   if (PAGE_PATHS.has(path) || path.startsWith(`${DASHBOARD_PREFIX}/`)) return true;
-  return /^\/(calls|chats|join)\/[^/]+$/.test(path);
+  return /^\/(calls|chats|keys|join)\/[^/]+$/.test(path);
 }
 
 /** Same-origin pages keep talking to the emulator; frames, other sites' scripts and inline code are refused. */
