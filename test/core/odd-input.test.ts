@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
-import type { KeychainBackend } from '../../src/credentials/store.js';
+import { failingKeychain } from '../helpers/keychains.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -15,15 +15,8 @@ afterAll(async () => {
   await emu.close();
 });
 
-const noKeychain: KeychainBackend = {
-  get: async () => {
-    throw new Error('no keychain in this test');
-  },
-  set: async () => {
-    throw new Error('no keychain in this test');
-  },
-  delete: async () => false,
-};
+/** No Secret Service: every keychain call fails, as on a headless box. */
+const noKeychain = failingKeychain('no keychain in this test');
 
 describe('a stored secret of the wrong type', () => {
   it.each([

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import type { KeychainBackend } from '../../src/credentials/store.js';
 import { runCli } from '../helpers/cli.js';
 import { requireReal } from '../helpers/chromium.js';
 import { envFor, scriptedBrowser, stats } from '../auth/support.js';
+import { failingKeychain } from '../helpers/keychains.js';
 
 function mountTmpfs(options = 'size=1m,mode=0700'): string | null {
   const dir = mkdtempSync(join(tmpdir(), 'svc-full-disk-'));
@@ -28,15 +28,8 @@ function mountTmpfs(options = 'size=1m,mode=0700'): string | null {
 }
 
 const mount = mountTmpfs();
-const noKeychain: KeychainBackend = {
-  get: async () => {
-    throw new Error('no keychain in this test');
-  },
-  set: async () => {
-    throw new Error('no keychain in this test');
-  },
-  delete: async () => false,
-};
+/** No Secret Service: every keychain call fails, as on a headless box. */
+const noKeychain = failingKeychain('no keychain in this test');
 
 describe.skipIf(mount === null)('a refresh on a nearly full disk (real tmpfs)', () => {
   const dir = join(mount ?? '', 'config');
