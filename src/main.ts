@@ -4,7 +4,6 @@
 import type { Runtime } from './cli/context.js';
 import type { RunF } from './cli/run.js';
 import { svcVersion } from './shared/version.js';
-import { fitToTerminal } from './io/fit-output.js';
 
 export type { Runtime, RunF };
 
@@ -14,8 +13,10 @@ export type { Runtime, RunF };
  */
 export async function execute(argv: readonly string[], runtime: Runtime, runF?: RunF): Promise<number> {
   const cli = await import('./cli/execute.js');
-  // Every line on stderr, whoever writes it, fits a terminal (src/io/fit-output.ts).
-  return cli.execute(argv, { ...runtime, stderr: fitToTerminal(runtime.stderr) }, svcVersion(), runF);
+  // At a terminal every line on stderr, whoever writes it, fits it (src/io/fit-output.ts).
+  // Piped or redirected, stderr stays whole, and the fitter and its width tables are not loaded.
+  const stderr = runtime.stderr.isTTY ? (await import('./io/fit-output.js')).fitToTerminal(runtime.stderr) : runtime.stderr;
+  return cli.execute(argv, { ...runtime, stderr }, svcVersion(), runF);
 }
 
 export async function main(): Promise<void> {

@@ -72,7 +72,7 @@ function wrapExample(line: string, width: number): string {
   return lines.join(' \\\n');
 }
 
-/** The text after a command's flags (its examples and notes), wrapped to `width`. */
+/** The text after a command's flags (its examples and notes), wrapped to `width`: made only when help is shown. */
 function examplesText(lines: readonly string[] | undefined, notes: string | undefined, width: number): string {
   const examples = lines?.length ? `\nExamples:\n${lines.map((line) => wrapExample(line, width)).join('\n')}\n` : '';
   return examples + (notes ? `\n${new Help().boxWrap(notes, width)}\n` : '');
@@ -145,7 +145,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     .showSuggestionAfterError(true)
     .addHelpCommand(false);
   addFlags(program, root.globals);
-  program.addHelpText('after', examplesText(root.examples, root.notes, helpWidth(options)));
+  program.addHelpText('after', () => examplesText(root.examples, root.notes, helpWidth(options)));
 
   const path = argv ? commandPath(root, argv) : null;
 
@@ -170,7 +170,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
       addFlags(cmd, full ? spec.flags : Object.fromEntries(Object.entries(spec.flags ?? {}).slice(0, 1)));
     }
     if (!full) return;
-    cmd.addHelpText('after', examplesText(node.kind === 'leaf' ? node.decl.examples : node.examples, spec?.notes, helpWidth(options)));
+    cmd.addHelpText('after', () => examplesText(node.kind === 'leaf' ? node.decl.examples : node.examples, spec?.notes, helpWidth(options)));
     if (node.kind === 'leaf') {
       runs(cmd, qualified, node);
       return;
