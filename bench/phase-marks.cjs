@@ -1,6 +1,7 @@
 // Preloaded (node --require) into a measured process by bench/start-phases.mjs: on exit it
 // writes to stderr, as one `PHASES {…}` line, when (ms since the process started) the main
-// script began, the bundle's core had loaded, node:http(s) was first asked for, the first
+// script began, the bundle's core had loaded, commander was asked for and had loaded, the
+// command's file was asked for (the line parsed), node:http(s) was first asked for, the first
 // socket opened and the last answer ended, and its garbage collections (count, ms).
 'use strict';
 const { performance, PerformanceObserver } = require('node:perf_hooks');
@@ -13,8 +14,12 @@ const load = Module._load;
 Module._load = function (request, parent, isMain) {
   if (isMain) first('script');
   if (request === 'node:http' || request === 'node:https') first('http');
+  // (svc's parse: commander's file is asked for, then the command's own file once the line is parsed.)
+  if (/commander\.cjs$/.test(request)) first('commanderAsked');
+  if (/cmd-[\w-]+\.cjs$/.test(request)) first('parsed');
   const loaded = load.apply(this, arguments);
   if (/main\.cjs$/.test(request)) first('core');
+  if (/commander\.cjs$/.test(request)) first('commander');
   return loaded;
 };
 diagnostics.subscribe('net.client.socket', () => first('socket'));

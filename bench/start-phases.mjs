@@ -72,7 +72,10 @@ try {
     console.table({
       svc: {
         'loading the core': ms('svc', (m) => m.core - m.script),
-        'to asking for node:http(s)': ms('svc', (m) => m.http - m.core),
+        'to commander': ms('svc', (m) => m.commanderAsked - m.core),
+        'loading commander': ms('svc', (m) => m.commander - m.commanderAsked),
+        'parsing the line': ms('svc', (m) => m.parsed - m.commander),
+        'the command, to node:http(s)': ms('svc', (m) => m.http - m.parsed),
         'to the first socket': ms('svc', (m) => m.socket - m.http),
         'to the last answer': ms('svc', (m) => m.answered - m.socket),
         'to exit': ms('svc', (m) => m.exit - m.answered),
@@ -80,7 +83,10 @@ try {
       },
       bare: {
         'loading the core': '-',
-        'to asking for node:http(s)': ms('bare', (m) => m.http - m.script),
+        'to commander': '-',
+        'loading commander': '-',
+        'parsing the line': '-',
+        'the command, to node:http(s)': ms('bare', (m) => m.http - m.script),
         'to the first socket': ms('bare', (m) => m.socket - m.http),
         'to the last answer': ms('bare', (m) => m.answered - m.socket),
         'to exit': ms('bare', (m) => m.exit - m.answered),
