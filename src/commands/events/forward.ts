@@ -111,7 +111,7 @@ export class Forwarder {
       for (let next = this.next(); next; next = this.next()) {
         const delivery = deliver(next, this.policy);
         if (previous !== undefined) this.finished(previous);
-        if (this.opts.sign && this.queue[this.head]) signAhead(this.queue[this.head]!, this.opts.sign, this.opts.clock);
+        this.signNextAhead();
         previous = await delivery;
         this.settle(previous);
       }
@@ -123,6 +123,12 @@ export class Forwarder {
       this.running = false;
       for (const resolve of this.drainers.splice(0)) resolve();
     }
+  }
+
+  /** Signs the next event while the handler works on the current one (off the round trip). */
+  private signNextAhead(): void {
+    const following = this.queue[this.head];
+    if (this.opts.sign && following) signAhead(following, this.opts.sign, this.opts.clock);
   }
 
   /** Takes the oldest event off the queue (its array compacted now and then, so it does not grow). */
