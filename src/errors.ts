@@ -78,6 +78,17 @@ export class NetworkError extends CliError {
   }
 }
 
+/**
+ * A report (svc doctor's) found failures: exit 1. The report on stdout already lists each
+ * failure with its fix, so the error is only its verdict (code `checks_failed`).
+ */
+export class ChecksFailedError extends CliError {
+  readonly errorCode = 'checks_failed';
+  constructor(message: string) {
+    super(message, EXIT.failure);
+  }
+}
+
 /** Ctrl-C: exit 130, nothing more to say. */
 export class InterruptedError extends CliError {
   constructor() {

@@ -72,7 +72,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     const opts = module.parse(invocation.args, withEnvFallbacks(invocation, runtime.env));
     if (runF) {
       runF(invocation.name, opts);
-      return 0;
+      return EXIT.ok;
     }
     // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.
     const { createContext } = await import('./context.js');
@@ -99,12 +99,11 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
         http: ctx.http,
       });
     };
-    const result = await module.run(opts, ctx, invocation.root, runLine);
-    let exitCode = typeof result === 'number' ? result : 0;
+    // A run that returns succeeded; every failure is a typed error, printed below.
+    await module.run(opts, ctx, invocation.root, runLine);
     // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
     // an interrupted run from a finished one; a reader closing stdout is no interruption.
-    if (interruptedBy(runtime.signal) && !module.stopsOnInterrupt) exitCode = EXIT.interrupted;
-    return exitCode;
+    return interruptedBy(runtime.signal) && !module.stopsOnInterrupt ? EXIT.interrupted : EXIT.ok;
   } catch (error) {
     if (runtime.signal.aborted && (isAbortError(error) || !(error instanceof CliError))) return EXIT.interrupted;
     return printError(runtime, error, debug, json);

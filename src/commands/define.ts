@@ -157,7 +157,7 @@ export interface LoadedCommand {
    * `tree`: the whole command tree, for a command that describes it (svc completion) without
    * importing it; `runLine`: for a command that runs others (svc mcp).
    */
-  run(opts: unknown, ctx: Context, tree: RootSpec, runLine: RunLine): Promise<number | void>;
+  run(opts: unknown, ctx: Context, tree: RootSpec, runLine: RunLine): Promise<void>;
   /** A command that runs until Ctrl-C (a server): being stopped so is its success, not EXIT.interrupted. */
   stopsOnInterrupt?: boolean;
 }
@@ -165,7 +165,7 @@ export interface LoadedCommand {
 /** What `leaf` demands of a module (property types, so parameters are checked strictly). */
 type Handler<D, Opts> = {
   parse: (args: ArgsOf<D>, flags: FlagsOf<D>) => Opts;
-  run: (opts: Opts, ctx: Context, tree: RootSpec, runLine: RunLine) => Promise<number | void>;
+  run: (opts: Opts, ctx: Context, tree: RootSpec, runLine: RunLine) => Promise<void>;
   stopsOnInterrupt?: boolean;
 };
 

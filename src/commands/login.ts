@@ -101,38 +101,93 @@ export interface RemovedKey {
 }
 
 export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
-  const profileName = await ctx.profileName();
-  const before = await ctx.config.read();
-  const existing = before.profiles[profileName];
-  const baseUrl = chooseBaseUrl(ctx, existing);
+  const target = await whereToSignIn(ctx);
   const client = clientAuth(opts, ctx);
-  // A profile is bound to one address (design.md "Credentials"): moving it is deliberate, and
-  // asked before the browser opens. Its keys belong to the old service and are removed.
-  const moving = existing !== undefined && holdsAnything(existing) && !sameOrigin(profileAddress(existing), baseUrl);
-  if (moving) await confirmMove(ctx, profileName, profileAddress(existing), baseUrl);
+  const moving = await confirmAddressMove(ctx, target);
   // Where the sign-in will be kept, before the browser opens (a read-only home, another user's folder).
   await checkWritableDir(ctx.config.dir);
+  const { metadata, tokens } = await signIn(ctx, opts, target.baseUrl, client);
+  const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(target.baseUrl, ENDPOINTS['oauth.revoke'].path).href;
+  // A profile is one organization: moving it to another one must be deliberate.
+  const { profileName, existing } = target;
+  if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
+    await confirmOrganizationMove(ctx, profileName, existing, tokens, () => revokeUnused(ctx, revocationEndpoint, client, tokens));
+  }
+  const stored = storedFromTokens(tokens, ctx.clock.now(), { client, token_endpoint: metadata.token_endpoint, revocation_endpoint: revocationEndpoint });
+  const kept = await keepSignIn(ctx, target, stored, tokens, moving);
+  reportRemovedKeys(ctx, target, tokens, kept, moving);
+  await printSignedIn(ctx, {
+    profile: profileName,
+    org_id: tokens.org_id,
+    org_name: kept.orgName,
+    scopes: tokens.scopes,
+    base_url: target.baseUrl,
+    client_id: client.clientId,
+    expires_at: new Date(stored.expires_at).toISOString(),
+    storage: kept.storage,
+    removed_keys: kept.removed,
+    ...(kept.left.length ? { secrets_left: kept.left } : {}),
+  });
+}
 
+/** The profile every command would choose, as it is, and the address chosen for it. */
+interface Target {
+  profileName: string;
+  existing: Profile | undefined;
+  baseUrl: string;
+}
+
+async function whereToSignIn(ctx: Context): Promise<Target> {
+  const profileName = await ctx.profileName();
+  const existing = (await ctx.config.read()).profiles[profileName];
+  return { profileName, existing, baseUrl: chooseBaseUrl(ctx, existing) };
+}
+
+/**
+ * A profile is bound to one address (design.md "Credentials"): moving it is deliberate, and
+ * asked before the browser opens. Its keys belong to the old service and are removed. Whether it moves.
+ */
+async function confirmAddressMove(ctx: Context, { profileName, existing, baseUrl }: Target): Promise<boolean> {
+  const moving = existing !== undefined && holdsAnything(existing) && !sameOrigin(profileAddress(existing), baseUrl);
+  if (moving) await confirmMove(ctx, profileName, profileAddress(existing), baseUrl);
+  return moving;
+}
+
+/** The service's metadata, the user's consent in the browser, and the code exchanged for tokens. */
+async function signIn(ctx: Context, opts: LoginOptions, baseUrl: string, client: ClientAuth): Promise<{ metadata: AuthServerMetadata; tokens: TokenSet }> {
   const metadata = await step(() => discover(fetchOf(ctx), baseUrl, ctx.signal, joinUrl(baseUrl, ENDPOINTS['oauth.metadata'].path).href), ctx);
   const grant = await authorize(ctx, opts, metadata, client);
   // RFC 6749 §4.1.3 with RFC 7636 §4.5: the same redirect_uri, and the verifier.
   const tokens = await step(() => exchangeCode(fetchOf(ctx), metadata.token_endpoint, client, grant, ctx.signal), ctx);
-  const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(baseUrl, ENDPOINTS['oauth.revoke'].path).href;
-  // A profile is one organization: moving it to another one must be deliberate.
-  if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
-    await confirmOrganizationMove(ctx, profileName, existing, tokens, () => revokeUnused(ctx, revocationEndpoint, client, tokens));
-  }
+  return { metadata, tokens };
+}
 
-  const stored = storedFromTokens(tokens, ctx.clock.now(), {
-    client,
-    token_endpoint: metadata.token_endpoint,
-    revocation_endpoint: revocationEndpoint,
-  });
-  // The tokens first: without them the metadata below would describe nothing. Under the
-  // profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
+interface Kept {
+  storage: Awaited<ReturnType<typeof writeStored>>;
+  orgName: string | null;
+  removed: RemovedKey[];
+  left: SecretLeft[];
+}
+
+/**
+ * The tokens first: without them the metadata would describe nothing. Each write under the
+ * profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
+ */
+async function keepSignIn(ctx: Context, { profileName, existing, baseUrl }: Target, stored: StoredOAuth, tokens: TokenSet, moving: boolean): Promise<Kept> {
   const storage = await ctx.withProfileLock(profileName, () => writeStored(ctx, profileName, stored));
   const orgName = await organizationName(ctx, profileName, baseUrl, existing, tokens);
   const { removed, left } = await ctx.withProfileLock(profileName, () => recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage, moving));
+  return { storage, orgName, removed, left };
+}
+
+/** The keys a move removed, and the secrets that could not be deleted, as warnings. */
+function reportRemovedKeys(
+  ctx: Context,
+  { profileName, existing, baseUrl }: Target,
+  tokens: TokenSet,
+  { orgName, removed, left }: Kept,
+  moving: boolean,
+): void {
   if (removed.length) {
     warn(
       ctx,
@@ -141,18 +196,6 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     );
   }
   for (const entry of left) warn(ctx, describeLeft(entry));
-  await printSignedIn(ctx, {
-    profile: profileName,
-    org_id: tokens.org_id,
-    org_name: orgName,
-    scopes: tokens.scopes,
-    base_url: baseUrl,
-    client_id: client.clientId,
-    expires_at: new Date(stored.expires_at).toISOString(),
-    storage,
-    removed_keys: removed,
-    ...(left.length ? { secrets_left: left } : {}),
-  });
 }
 
 /**

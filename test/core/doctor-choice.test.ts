@@ -125,3 +125,25 @@ describe('svc doctor on the config folder', () => {
     expect(statSync(credentials).mode & 0o777).toBe(0o600);
   });
 });
+
+describe("svc doctor's verdict is an error like any other (the runner's exit code)", () => {
+  it('a failed check: exit 1; with --json the report alone on stdout and the error as one JSON object on stderr; else one error line', async () => {
+    const configDir = tempConfigDir();
+    chmodSync(configDir, 0o777);
+
+    const json = await runCli(['doctor', '--json', '--base-url', emu.url], { configDir, secrets: new MemorySecretStore() });
+    expect(json.exitCode).toBe(1);
+    const report = JSON.parse(json.stdout) as { ok: boolean; failed: number; warnings: number; checks: Check[] };
+    expect(report).toMatchObject({ ok: false, failed: 1 });
+    const stderr = json.stderr.trim().split('\n');
+    expect(stderr).toHaveLength(1);
+    expect(JSON.parse(stderr[0]!)).toEqual({
+      error: { code: 'checks_failed', status: null, message: `1 check(s) failed, ${report.warnings} warning(s)`, hint: null, exit_code: 1 },
+    });
+
+    const text = await runCli(['doctor', '--base-url', emu.url], { configDir, secrets: new MemorySecretStore() });
+    expect(text.exitCode).toBe(1);
+    expect(text.stdout).toMatch(/^failed +config dir .* is writable by everyone/m);
+    expect(text.stderr).toBe(`error: 1 check(s) failed, ${report.warnings} warning(s)\n`);
+  });
+});

@@ -62,7 +62,7 @@ describe('svc emulator (start command)', () => {
     expect(account.status).toBe(200);
     expect(err.join('')).toBe('');
     controller.abort();
-    expect(await running).toBe(0);
+    await expect(running).resolves.toBeUndefined();
     await expect(fetch(`${info.url}/v1/account`)).rejects.toThrow();
   });
 
@@ -79,7 +79,7 @@ describe('svc emulator (start command)', () => {
     expect(err.join('')).toMatch(/control plane .* open to that network/);
     expect(err.join('')).not.toMatch(/svc_(test|live)_/);
     controller.abort();
-    expect(await running).toBe(0);
+    await expect(running).resolves.toBeUndefined();
   });
 
   it('--open opens the dashboard at the root URL, which the banner names', async () => {
@@ -98,7 +98,7 @@ describe('svc emulator (start command)', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<title>Overview · Test · svc emulator<\/title>/);
     controller.abort();
-    expect(await running).toBe(0);
+    await expect(running).resolves.toBeUndefined();
   });
 });
 
@@ -142,7 +142,7 @@ describe('svc emulator --state, --export, --import, --allow-host', () => {
       expect(one.out.join('')).toMatch(/svc_test_\S+/);
       expect(one.out.join('')).toContain(`state         ${state} (new`);
       first.abort();
-      expect(await running).toBe(0);
+      await expect(running).resolves.toBeUndefined();
 
       const second = new AbortController();
       const two = fakeContext(second);
@@ -153,11 +153,11 @@ describe('svc emulator --state, --export, --import, --allow-host', () => {
       expect(text).toMatch(/organization {2}Acme \(org_/);
       expect(text).not.toMatch(/svc_(test|live)_/);
       second.abort();
-      expect(await again).toBe(0);
+      await expect(again).resolves.toBeUndefined();
 
       const out = join(dir, 'fixture.json');
       const exported = fakeContext(new AbortController());
-      expect(await run(parseEmulatorStart({ state, export: out }), exported.ctx)).toBe(0);
+      await expect(run(parseEmulatorStart({ state, export: out }), exported.ctx)).resolves.toBeUndefined();
       expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ format: 'svc-emulator-state', orgs: [{ name: 'Acme' }] });
       expect(exported.err.join('')).toContain(`exported ${state} to ${out}`);
 

@@ -180,7 +180,7 @@ async function pipeStream(ctx: Context, response: HttpResponse): Promise<void> {
   if (rest) write(rest);
 }
 
-export async function run(opts: ApiRequestOptions, ctx: Context): Promise<number | void> {
+export async function run(opts: ApiRequestOptions, ctx: Context): Promise<void> {
   const inQuery = opts.method === 'GET' || opts.method === 'DELETE' || opts.input !== undefined;
   const fields = await resolveFields(ctx, opts.fields);
   const query: Record<string, string[]> = inQuery ? queryOf(fields) : {};

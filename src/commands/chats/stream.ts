@@ -46,7 +46,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   return opts;
 }
 
-export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<number | void> {
+export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<void> {
   const [{ openSse }, { follow }, gaps, api] = await Promise.all([
     import('../../api/sse.js'),
     import('../../api/reconnect.js'),
@@ -125,7 +125,7 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<numbe
   } catch (error) {
     if (error instanceof ChatClosed) {
       note(ctx, `${opts.id} is closed: no more messages`);
-      return EXIT.ok;
+      return;
     }
     if (ctx.signal.aborted) return; // (EXIT.interrupted, the runner's)
     throw error;

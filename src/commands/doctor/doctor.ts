@@ -1,5 +1,5 @@
 // `svc doctor`: one run that checks the setup and explains it. Each line is ok, warning
-// or failed, with the fix. Exit 0 only when nothing failed (warnings are advice).
+// or failed, with the fix. A failed check is a ChecksFailedError (exit 1); warnings are advice.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { closeSync, constants } from 'node:fs';
 import { openOwnFile, tightenOwnFile } from '../../config/own-file.js';
@@ -14,7 +14,7 @@ import { addressSource, checkAddress, chooseBaseUrl, chooseProfile, explicitBase
 import { checkCredential, profileBaseUrl, storedCredentials } from '../../credentials/check.js';
 import { secretChecks } from './secrets.js';
 import { modeOfKey } from '../../shared/constants.js';
-import { CliError, EXIT } from '../../errors.js';
+import { ChecksFailedError, CliError } from '../../errors.js';
 import { maskProxy, proxyFor } from '../../api/proxy.js';
 import { connectionError } from '../../api/network.js';
 import { printJson, printText } from '../../io/output.js';
@@ -210,7 +210,7 @@ export function proxyCheck(env: Context['env'], url: URL): Check {
   return { check: 'proxy', status: 'ok', message: `no proxy for ${url.host}` };
 }
 
-export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
+export async function run(opts: DoctorOptions, ctx: Context): Promise<void> {
   const { checks: configResults, config } = await configChecks(ctx);
   const data = config ?? emptyConfig();
   const choice = chooseProfile(ctx, data);
@@ -224,7 +224,7 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<number> {
     ...(await credentialChecks(ctx, data, choice.name, url)),
     nodeCheck(process.versions.node),
   ];
-  return report(ctx, checks);
+  report(ctx, checks);
 }
 
 /** The profile every command would use here, and why (chooseProfile: the same decision, not a copy). */
@@ -376,8 +376,8 @@ async function credentialChecks(ctx: Context, data: ConfigData, chosen: string, 
   return checks;
 }
 
-/** Prints the checks (or their JSON) and the verdict; exit 1 when one failed. */
-function report(ctx: Context, checks: Check[]): number {
+/** Prints the checks (or their JSON); a failed one makes the run's error (the runner prints it, as every error, and exits 1). */
+function report(ctx: Context, checks: Check[]): void {
   const failed = checks.filter((c) => c.status === 'failed').length;
   const warnings = checks.filter((c) => c.status === 'warning').length;
   if (ctx.globals.json) printJson(ctx, { ok: failed === 0, failed, warnings, checks });
@@ -386,7 +386,7 @@ function report(ctx: Context, checks: Check[]): number {
     const lines = checks.map((c) => `${c.status.padEnd(width)} ${c.message}${c.fix ? `\n${' '.repeat(width + 1)}fix: ${c.fix}` : ''}`);
     // Organization names and the service's answers are its text: inert before they reach the terminal.
     printText(ctx, lines.join('\n'));
-    ctx.io.stderr.write(failed ? `${failed} check(s) failed, ${warnings} warning(s).\n` : `No problems found${warnings ? ` (${warnings} warning(s))` : ''}.\n`);
+    if (!failed) ctx.io.stderr.write(`No problems found${warnings ? ` (${warnings} warning(s))` : ''}.\n`);
   }
-  return failed ? EXIT.failure : EXIT.ok;
+  if (failed) throw new ChecksFailedError(`${failed} check(s) failed, ${warnings} warning(s)`);
 }

@@ -2,7 +2,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
-import { EXIT, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { browserUnreachable } from '../shared/no-browser.js';
 import { configDir } from '../../config/paths.js';
 import { dirname, join, resolve } from 'node:path';
@@ -144,14 +144,14 @@ function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseContext): Promise<number> {
+export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseContext): Promise<void> {
   const emulatorModule = await import('../../emulator/index.js');
   const { startEmulator } = emulatorModule;
   if (opts.exportTo !== undefined && opts.state !== undefined) {
     try {
       const summary = emulatorModule.exportStateFile(opts.state, opts.exportTo);
       ctx.io.stderr.write(`exported ${opts.state} to ${opts.exportTo}: ${describeCounts(summary)}\n`);
-      return EXIT.ok;
+      return;
     } catch (error) {
       throw asUsageError(error, emulatorModule);
     }
@@ -303,13 +303,12 @@ function describeCounts(counts: { orgs: unknown[]; keys: number; apps: number; e
   return `${counts.orgs.length} organization(s), ${counts.keys} key(s), ${counts.apps} app(s), ${counts.events} retained event(s)`;
 }
 
-async function waitAndClose(emulator: { close(): Promise<void> }, ctx: BaseContext): Promise<number> {
+async function waitAndClose(emulator: { close(): Promise<void> }, ctx: BaseContext): Promise<void> {
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await emulator.close();
-  return EXIT.ok;
 }
 
 export { parseEmulatorStart as parse, runEmulatorStart as run };

@@ -1,63 +1,41 @@
-// Forwarding to every `--forward-to` route at once (tail and replay): one ordered
-// Forwarder per route, each delivery signed with the forwarding secret, deliveries given
-// up on appended to the dead-letter file, and each event's settlement reported back (the
-// checkpoint advances on it).
-import { createSecretKey } from 'node:crypto';
-import { closeSync, writeSync } from 'node:fs';
+// Forwarding to every `--forward-to` route at once (tail and replay): one ordered Forwarder
+// per route; each delivery given up on appended to the dead-letter file; each event's
+// settlement reported back (the checkpoint advances on it). Handed its transport, signer
+// and stderr, so it is tested alone (test/events/deliveries.test.ts); openDeliveries wires
+// it to the context.
 import type { Context } from '../../context.js';
+import { random01From } from '../../api/retry.js';
+import type { Clock } from '../../shared/runtime.js';
 import { sanitizeText } from '../../io/sanitize.js';
-import { Forwarder, formatDelivery, type DeliveryReport, type PostJson } from './forward.js';
+import { appendDeadLetter, deadLetterOf } from './dead-letter.js';
+import type { DeliveryReport, PostJson } from './delivery.js';
+import { formatDelivery } from './format.js';
+import { Forwarder } from './forward.js';
+import { pooledPost } from './post.js';
 import { routeWants, type ForwardRoute } from './routes.js';
-import { signatureValue } from './sign.js';
 import { forwardingSecret } from './secret.js';
-import { openAppendFile } from './record.js';
+import { signer } from './sign.js';
 
-export interface DeadLetter {
-  /** The event as it was to be delivered. */
-  event: unknown;
-  url: string;
-  /** HTTP status of the last attempt, or null when there was no response. */
-  status: number | null;
-  error: string | null;
-  attempts: number;
-  failed_at: string;
-}
+export type { DeadLetter } from './dead-letter.js';
 
 export interface DeliveriesOptions {
   routes: ForwardRoute[];
-  secret: string;
+  post: PostJson;
+  /** The `Svc-Signature` of a body at the clock's current second. */
+  sign: (body: string) => string;
   headers: Record<string, string>;
   deadLetterFile?: string;
+  clock: Clock;
+  random01: () => number;
   signal: AbortSignal;
+  /** A line of stderr (the deliveries' progress and warnings), without its newline. */
+  progress: (line: string) => void;
   /** A route settled an event (delivered or given up). */
   onSettled?: (eventId: string) => void;
-  /** Attempts per delivery and the first retry delay (tests shorten them). */
+  /** Attempts per delivery (tests shorten them). */
   attempts?: number;
-  retryDelayMs?: number;
-}
-
-/** Bytes of a handler's answer read (and dropped) to keep its connection for the next delivery. */
-const ANSWER_READ_LIMIT = 64 * 1024;
-
-/**
- * Reads the answer to its end, so the keep-alive connection goes back to the pool (cancelling
- * it would close the socket: a new connection per delivery, ten times slower). An answer
- * longer than the limit is cut instead.
- */
-async function drain(body: (AsyncIterable<Uint8Array> & { cancel(): Promise<void> }) | null): Promise<void> {
-  if (!body) return;
-  let read = 0;
-  try {
-    for await (const chunk of body) {
-      read += chunk.byteLength;
-      if (read > ANSWER_READ_LIMIT) {
-        await body.cancel().catch(() => {});
-        return;
-      }
-    }
-  } catch {
-    // The status is what counts; a broken answer body changes nothing.
-  }
+  /** Events queued per route before the reader waits (tests shorten it). */
+  maxQueued?: number;
 }
 
 export class Deliveries {
@@ -65,42 +43,22 @@ export class Deliveries {
   /** Deliveries given up after their attempts. */
   gaveUp = 0;
 
-  constructor(
-    private readonly ctx: Pick<Context, 'http' | 'clock' | 'io'>,
-    private readonly opts: DeliveriesOptions,
-  ) {
-    // Through the context's HTTP (its keep-alive pool), never with the credential.
-    const post: PostJson = async (url, body, headers, postSignal) => {
-      // A signal per request: the forwarder's lasts for many, and the pool's listeners and
-      // AbortSignal.any must not pile up on it.
-      const request = new AbortController();
-      const onAbort = () => request.abort(postSignal.reason);
-      postSignal.addEventListener('abort', onAbort, { once: true });
-      if (postSignal.aborted) onAbort();
-      try {
-        const response = await ctx.http.fetch(url, { method: 'POST', body, headers, signal: request.signal });
-        await drain(response.body);
-        return { status: response.status };
-      } finally {
-        postSignal.removeEventListener('abort', onAbort);
-      }
-    };
-    const key = createSecretKey(Buffer.from(opts.secret, 'utf8'));
-    const sign = (body: string) => signatureValue(key, body, ctx.clock.now() / 1000);
+  constructor(private readonly opts: DeliveriesOptions) {
     this.forwarders = opts.routes.map((route) => ({
       route,
       forwarder: new Forwarder({
         url: route.url,
-        post,
-        clock: ctx.clock,
+        post: opts.post,
+        clock: opts.clock,
+        random01: opts.random01,
         signal: opts.signal,
         headers: opts.headers,
-        sign,
+        sign: opts.sign,
         ...(opts.attempts !== undefined ? { attempts: opts.attempts } : {}),
-        ...(opts.retryDelayMs !== undefined ? { retryDelayMs: opts.retryDelayMs } : {}),
+        ...(opts.maxQueued !== undefined ? { maxQueued: opts.maxQueued } : {}),
         settled: (d) => this.settled(route, d),
         // Delivery lines are progress, not events: stderr, so stdout stays one event a line.
-        report: (d) => this.ctx.io.stderr.write(formatDelivery(d, route.url) + '\n'),
+        report: (d) => opts.progress(formatDelivery(d, route.url)),
       }),
     }));
   }
@@ -109,42 +67,20 @@ export class Deliveries {
   private settled(route: ForwardRoute, d: DeliveryReport): void {
     if (!d.ok) {
       this.gaveUp++;
-      if (this.opts.deadLetterFile) {
-        let event: unknown = d.body;
-        try {
-          event = JSON.parse(d.body ?? 'null');
-        } catch {
-          // kept as the text it was
-        }
-        const letter: DeadLetter = {
-          event,
-          url: route.url,
-          status: d.status,
-          error: d.error ?? null,
-          attempts: d.attempts,
-          failed_at: new Date(this.ctx.clock.now()).toISOString(),
-        };
-        this.writeDeadLetter(this.opts.deadLetterFile, d.eventId, letter);
-      }
+      if (this.opts.deadLetterFile) this.keepDeadLetter(this.opts.deadLetterFile, route, d);
     }
     this.opts.onSettled?.(d.eventId);
   }
 
   /**
-   * Appends one letter, opening the file each time (letters are rare) through the own-file
-   * guard, so it is still a regular file and not a link. A file that can no longer be written
-   * is said on stderr: the delivery still counts as given up, and the tail ends with 1.
+   * A file that can no longer be written is said on stderr: the delivery still counts as
+   * given up, and the tail ends with 1.
    */
-  private writeDeadLetter(path: string, eventId: string, letter: DeadLetter): void {
+  private keepDeadLetter(path: string, route: ForwardRoute, d: DeliveryReport): void {
     try {
-      const fd = openAppendFile('--dead-letter', path);
-      try {
-        writeSync(fd, JSON.stringify(letter) + '\n');
-      } finally {
-        closeSync(fd);
-      }
+      appendDeadLetter(path, deadLetterOf(d, route.url, this.opts.clock.now()));
     } catch (error) {
-      this.ctx.io.stderr.write(`warning: the dead letter of ${sanitizeText(eventId)} was not written: ${sanitizeText((error as Error).message)}\n`);
+      this.opts.progress(`warning: the dead letter of ${sanitizeText(d.eventId)} was not written: ${sanitizeText((error as Error).message)}`);
     }
   }
 
@@ -196,22 +132,26 @@ export class Deliveries {
 }
 
 /**
- * The deliveries of `--forward-to` routes (tail and replay), signed with the forwarding
- * secret, announced on stderr; undefined without a route.
+ * The deliveries of `--forward-to` routes (tail and replay), through the context's HTTP pool,
+ * signed with the forwarding secret, announced on stderr; undefined without a route.
  */
 export async function openDeliveries(
-  ctx: Pick<Context, 'http' | 'clock' | 'io'> & Parameters<typeof forwardingSecret>[0],
+  ctx: Pick<Context, 'http' | 'clock' | 'random' | 'io'> & Parameters<typeof forwardingSecret>[0],
   opts: { routes: ForwardRoute[]; forwardHeaders: Record<string, string>; deadLetter?: string | undefined },
   signal: AbortSignal,
   onSettled?: (eventId: string) => void,
 ): Promise<Deliveries | undefined> {
   if (!opts.routes.length) return undefined;
   const secret = await forwardingSecret(ctx);
-  const deliveries = new Deliveries(ctx, {
+  const deliveries = new Deliveries({
     routes: opts.routes,
-    secret: secret.secret,
+    post: pooledPost(ctx.http),
+    sign: signer(secret.secret, ctx.clock),
     headers: opts.forwardHeaders,
+    clock: ctx.clock,
+    random01: () => random01From(ctx.random.bytes(3)),
     signal,
+    progress: (line) => ctx.io.stderr.write(line + '\n'),
     ...(opts.deadLetter ? { deadLetterFile: opts.deadLetter } : {}),
     ...(onSettled ? { onSettled } : {}),
   });

@@ -2,6 +2,7 @@
 import { money } from '../../io/money.js';
 import { sanitizeLine } from '../../io/sanitize.js';
 import { cutEnd, displayWidth } from '../../io/width.js';
+import type { DeliveryReport } from './delivery.js';
 
 export interface ApiEvent {
   object?: string;
@@ -113,3 +114,11 @@ export const FAMILY_COLOURS: Record<string, 'cyan' | 'magenta' | 'blue' | 'yello
   translation: 'green',
   balance: 'red',
 };
+
+/** The stderr line of a settled delivery: `→ 200 POST http://… evt_1 call.started`. */
+export function formatDelivery(d: DeliveryReport, url: string): string {
+  const outcome = d.status === null ? `failed (${d.error ?? 'no response'})` : String(d.status);
+  const tries = d.attempts > 1 ? ` after ${d.attempts} attempts` : '';
+  const verdict = d.ok ? '' : ' — gave up';
+  return `→ ${outcome} POST ${url} ${d.eventId} ${d.type}${tries}${verdict}`;
+}

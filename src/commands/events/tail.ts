@@ -146,12 +146,12 @@ async function describeTarget(ctx: Context, credential: ResolvedCredential, sign
   return `Tailing ${credential.mode}-mode events of ${org}, ${who}${credential.kind === 'oauth' ? ' (OAuth)' : ''}`;
 }
 
-export async function runTail(opts: TailOptions, ctx: Context): Promise<number> {
+export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
   if (opts.printSecret) {
     // The only place the secret is ever printed: for a script to hand it to its handler.
     const { secret } = await forwardingSecret(ctx);
     ctx.io.stdout.write(`${secret}\n`);
-    return EXIT.ok;
+    return;
   }
   // Resume after the checkpoint when it has one (the same command line restarted by a
   // supervisor must not go back to --since), else after --since.
@@ -278,7 +278,7 @@ function connectionReports(ctx: Context, signal: AbortSignal): Pick<FollowOption
 }
 
 /** How the tail ends: the exit policy once the stream stopped, timed out or was interrupted. */
-async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sinks: Sinks, pipeline: TailPipeline): Promise<number> {
+async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sinks: Sinks, pipeline: TailPipeline): Promise<void> {
   const { out, deliveries, checkpoint } = sinks;
   out.flush();
   if (out.failure) throw out.failure;
@@ -286,7 +286,7 @@ async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sin
   // process runtime aborted ctx.signal with an EPIPE-coded reason (Ctrl-C aborts without one).
   if (out.closed || isBrokenPipe(ctx.signal.reason)) {
     checkpoint?.sync();
-    return EXIT.ok;
+    return;
   }
   if (result.outcome === 'stopped') {
     if (deliveries) {
@@ -296,7 +296,7 @@ async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sin
     checkpoint?.sync();
     if (pipeline.gapFailure) throw pipeline.gapFailure;
     if (deliveries && deliveries.gaveUp > 0) throw new DeliveriesGivenUpError(deliveries.gaveUp, opts.deadLetter);
-    return EXIT.ok;
+    return;
   }
   checkpoint?.sync();
   if (result.outcome === 'timed-out') {
@@ -318,7 +318,6 @@ async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sin
     `\nstopped: ${printed} event${printed === 1 ? '' : 's'}, ${result.reconnects} reconnect${result.reconnects === 1 ? '' : 's'}${forwarded}` +
       `${result.lastEventId && result.lastEventId !== START_POSITION ? `; last ${result.lastEventId}` : ''}\n`,
   );
-  return EXIT.ok;
 }
 
 /** Exit 1 when any delivery was given up (a supervisor or CI sees it). */

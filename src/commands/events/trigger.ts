@@ -5,7 +5,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import { ApiError, EXIT, UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
 import { type Column, printJson, printList } from '../../io/output.js';
 import { EVENT_TYPES, modeOfKey } from '../../shared/constants.js';
 import { chooseMode, chooseProfileName, parseModeValue } from '../../credentials/resolve.js';
@@ -93,7 +93,7 @@ export function builtinFixture(type: string): Fixture {
   return loadFixture(join(fixturesDir(), `${type}.json`), `the fixture of ${type}`);
 }
 
-export async function run(opts: TriggerOptions, ctx: Context): Promise<number> {
+export async function run(opts: TriggerOptions, ctx: Context): Promise<void> {
   let fixture = opts.fixture ? loadFixture(opts.fixture) : builtinFixture(opts.type!);
   fixture = applyOverrides(fixture, opts.overrides);
   const label = opts.type ?? fixture.type ?? opts.fixture!;
@@ -142,5 +142,4 @@ export async function run(opts: TriggerOptions, ctx: Context): Promise<number> {
   if (ctx.globals.json) printJson(ctx, created);
   else await printList(ctx, steps, STEP_COLUMNS);
   ctx.io.stderr.write(`triggered ${label} in test mode (svc events tail shows the events)\n`);
-  return EXIT.ok;
 }

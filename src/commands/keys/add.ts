@@ -2,7 +2,7 @@
 // tells its organization and scopes), then stores it for the profile and its mode.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import type { KeyMeta } from '../../config/config.js';
+import type { KeyMeta, Profile } from '../../config/config.js';
 import { modeOfKey } from '../../shared/constants.js';
 import type { Mode } from '../../shared/constants.js';
 import { checkAddress, chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
@@ -122,14 +122,41 @@ function checkNameFree(current: KeyMeta | undefined, name: string, mode: Mode, p
 
 export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   const key = await readKey(ctx, opts);
+  const mode = modeAsked(ctx, key);
+  const name = opts.name ?? mode;
+  const target = await chooseTarget(ctx, opts, name, mode);
+  const { account, unverified } = await askOrganization(ctx, opts, key, mode, target);
+  checkOrganization(opts, account, target);
+  const meta = await keyMeta(ctx, key, name, mode, account, unverified, target);
+  await confirmReplacement(ctx, opts, (await ctx.config.read()).profiles[target.profileName]?.keys, meta, target.profileName);
+  const stored = await storeKey(ctx, key, meta, account, target);
+  report(ctx, meta, account, unverified, target, stored);
+}
+
+/** The key's mode, from its shape; a --test/--live that names the other mode is refused. */
+function modeAsked(ctx: Context, key: string): Mode {
   const mode = checkKeyShape(key);
   if (ctx.globals.mode && ctx.globals.mode !== mode)
     throw new UsageError(
       `this is a ${mode} key (svc_${mode}_…), but --${ctx.globals.mode} was given: it asks for a svc_${ctx.globals.mode}_ key; nothing was stored`,
       `drop --${ctx.globals.mode} (or pass --${mode}) to store this ${mode} key, or paste a svc_${ctx.globals.mode}_ key`,
     );
-  const name = opts.name ?? mode;
+  return mode;
+}
 
+/** Where the key goes: the profile every command would choose, and its address. */
+interface Target {
+  profileName: string;
+  /** The profile as it was, when it exists. */
+  existing: Profile | undefined;
+  baseUrl: string;
+}
+
+/**
+ * The profile and address the key is for (the choice every command makes), refused when the
+ * name is another mode's key's, the address is not the profile's, or --org is not its organization.
+ */
+async function chooseTarget(ctx: Context, opts: KeysAddOptions, name: string, mode: Mode): Promise<Target> {
   const config = await ctx.config.read();
   await settleSecretsInFlight(ctx, config, ctx.clock.now());
   const profileName = chooseProfileName(ctx, config);
@@ -138,56 +165,62 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   const baseUrl = chooseBaseUrl(ctx, existing);
   // A profile keeps its address: a key for another service goes into a profile of that service.
   if (existing) checkAddress(ctx, config, profileName, existing, baseUrl);
+  if (opts.org && existing?.org_id && existing.org_id !== opts.org)
+    throw new UsageError(
+      `--org ${opts.org} is not the organization of profile "${profileName}" (${existing.org_id}); nothing was stored`,
+      'store it in a profile of its own: `svc keys add --profile NAME --org …`',
+    );
+  return { profileName, existing, baseUrl };
+}
 
-  // Ask the service which organization and scopes the key has.
+/**
+ * Asks the service which organization and scopes the key has. A key that may not read its
+ * organization (403, not 401: the service accepted it) is stored unverified when the
+ * organization is known (the profile's, or --org).
+ */
+async function askOrganization(
+  ctx: Context,
+  opts: KeysAddOptions,
+  key: string,
+  mode: Mode,
+  { profileName, existing, baseUrl }: Target,
+): Promise<{ account: Account; unverified: boolean }> {
   const { createApiClient } = await import('../../api/client.js');
   const client = createApiClient(
     ctx,
     { kind: 'api_key', source: 'profile', mode, profileName, baseUrl, apiKey: key },
     confirmedOrg({ source: 'profile', profile: existing }),
   );
-  if (opts.org && existing?.org_id && existing.org_id !== opts.org)
-    throw new UsageError(
-      `--org ${opts.org} is not the organization of profile "${profileName}" (${existing.org_id}); nothing was stored`,
-      'store it in a profile of its own: `svc keys add --profile NAME --org …`',
-    );
-  let account: Account;
-  /** Stored without the service confirming its organization (a key without account:read). */
-  let unverified = false;
   try {
-    account = await client.request<Account>({ endpoint: 'account.get' });
+    return { account: await client.request<Account>({ endpoint: 'account.get' }), unverified: false };
   } catch (error) {
-    // 403, not 401: the service accepted the key, it just may not read the organization. With
-    // the organization known (the profile's, or --org) it can be stored, marked unverified.
     const knownOrg = opts.org ?? existing?.org_id;
     if (error instanceof ApiError && error.status === 403 && knownOrg) {
-      account = {
-        id: knownOrg,
-        name: existing?.org_id === knownOrg ? (existing.org_name ?? knownOrg) : knownOrg,
-        livemode: mode === 'live',
-        credential: { type: 'api_key', scopes: [] },
-      };
-      unverified = true;
-    } else {
-      if (error instanceof ApiError && error.status === 401)
-        throw new ApiError(
-          `the service refused the key ${redact(key)}: it is unknown or revoked (at ${baseUrl})`,
-          401,
-          EXIT.unauthenticated,
-          error.body,
-          'check that you copied the whole key, and that --base-url / SVC_BASE_URL points at the right service',
-        );
-      if (error instanceof ApiError && error.status === 403)
-        throw new ApiError(
-          `the key ${redact(key)} lacks the account:read scope, which svc needs to learn its organization`,
-          403,
-          EXIT.forbidden,
-          error.body,
-          'give its organization with --org org_…, or add it to a profile whose organization is known, or use a key with account:read',
-        );
-      throw error;
+      const name = existing?.org_id === knownOrg ? (existing.org_name ?? knownOrg) : knownOrg;
+      return { account: { id: knownOrg, name, livemode: mode === 'live', credential: { type: 'api_key', scopes: [] } }, unverified: true };
     }
+    if (error instanceof ApiError && error.status === 401)
+      throw new ApiError(
+        `the service refused the key ${redact(key)}: it is unknown or revoked (at ${baseUrl})`,
+        401,
+        EXIT.unauthenticated,
+        error.body,
+        'check that you copied the whole key, and that --base-url / SVC_BASE_URL points at the right service',
+      );
+    if (error instanceof ApiError && error.status === 403)
+      throw new ApiError(
+        `the key ${redact(key)} lacks the account:read scope, which svc needs to learn its organization`,
+        403,
+        EXIT.forbidden,
+        error.body,
+        'give its organization with --org org_…, or add it to a profile whose organization is known, or use a key with account:read',
+      );
+    throw error;
   }
+}
+
+/** The key's organization must be the one --org names, and the profile's. */
+function checkOrganization(opts: KeysAddOptions, account: Account, { profileName, existing }: Target): void {
   if (opts.org && account.id !== opts.org)
     throw new UsageError(`the key belongs to ${account.name} (${account.id}), not --org ${opts.org}; nothing was stored`);
   if (existing?.org_id && existing.org_id !== account.id) {
@@ -196,7 +229,10 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
       `store it in a profile of its own: \`svc keys add --profile NAME\``,
     );
   }
+}
 
+/** What config.json keeps of the key (never the key itself). */
+async function keyMeta(ctx: Context, key: string, name: string, mode: Mode, account: Account, unverified: boolean, { profileName }: Target): Promise<KeyMeta> {
   // The secret entry `<profile>:<name>` is shared by any key of that name: never overwrite the other mode's.
   checkNameFree((await ctx.config.read()).profiles[profileName]?.keys?.[name], name, mode, profileName);
   const meta: KeyMeta = {
@@ -209,10 +245,23 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   };
   if (account.credential.key_id) meta.id = account.credential.key_id;
   if (unverified) meta.unverified = true;
-  await confirmReplacement(ctx, opts, (await ctx.config.read()).profiles[profileName]?.keys, meta, profileName);
+  return meta;
+}
 
-  // Kill-safe order (src/credentials/journal.ts): announce the secret, write it, then commit its
-  // metadata. A kill anywhere leaves the old key, or the new one, never a secret nobody describes.
+interface Stored {
+  storage: KeyMeta['storage'];
+  /** The profile's keys of this mode the new one replaced. */
+  replaced: KeyMeta[];
+  /** Their secrets that could not be deleted, said as warnings. */
+  left: SecretLeft[];
+}
+
+/**
+ * Kill-safe order (src/credentials/journal.ts): announce the secret, write it, then commit its
+ * metadata. A kill anywhere leaves the old key, or the new one, never a secret nobody describes.
+ */
+async function storeKey(ctx: Context, key: string, meta: KeyMeta, account: Account, { profileName, baseUrl }: Target): Promise<Stored> {
+  const { name, mode } = meta;
   const org = { id: account.id, name: account.name, base_url: baseUrl };
   const entry = inFlight(profileName, name, ctx.clock.now(), meta, org);
   const hadConfig = await ctx.config.read().then((cfg) => Object.keys(cfg.profiles).length > 0 || cfg.default_profile !== undefined);
@@ -235,8 +284,13 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
     dropEntry(cfg, entry);
     return commitKey(cfg, profileName, meta, ctx.clock.now(), org);
   });
+  return { storage, replaced, left: await deleteReplaced(ctx, profileName, replaced) };
+}
+
+/** Deletes the secrets of the keys replaced (announced as in flight by commitKey); those left are returned. */
+async function deleteReplaced(ctx: Context, profileName: string, replaced: KeyMeta[]): Promise<SecretLeft[]> {
   const pending = (await ctx.config.read()).secrets_in_flight ?? [];
-  const left: SecretLeft[] = await finishDeletes(
+  return finishDeletes(
     ctx,
     replaced
       .map((old) => ({
@@ -245,8 +299,11 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
       }))
       .filter((d) => d.entry),
   );
-  for (const entry of left) warn(ctx, describeLeft(entry));
+}
 
+/** What was stored, where, and what it replaced; the secrets left behind as warnings. */
+function report(ctx: Context, meta: KeyMeta, account: Account, unverified: boolean, { profileName }: Target, { storage, replaced, left }: Stored): void {
+  for (const entry of left) warn(ctx, describeLeft(entry));
   if (unverified)
     ctx.io.stderr.write(
       `note: the key cannot read its organization (no account:read), so it is stored unverified for ${account.id}; its scopes are not known here.\n`,
@@ -262,8 +319,8 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   // The organization's name is the server's text: inert before it reaches the terminal.
   ctx.io.stdout.write(
     sanitizeText(
-      `Added ${mode} key "${name}" (${redactedKey(meta)}) for ${account.name} (${account.id}) to profile "${profileName}", stored in ${storage === 'file' ? 'the credentials file' : storage}.`,
+      `Added ${meta.mode} key "${meta.name}" (${redactedKey(meta)}) for ${account.name} (${account.id}) to profile "${profileName}", stored in ${storage === 'file' ? 'the credentials file' : storage}.`,
     ) + '\n',
   );
-  if (replaced.length) ctx.io.stderr.write(`It replaces the profile's previous ${mode} key ${replaced.map((k) => `"${k.name}"`).join(', ')}.\n`);
+  if (replaced.length) ctx.io.stderr.write(`It replaces the profile's previous ${meta.mode} key ${replaced.map((k) => `"${k.name}"`).join(', ')}.\n`);
 }
