@@ -390,6 +390,57 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
+  it("an app's page (from Apps and from Find by id) shows it and the requests made with its credential; svc's own app warns", async () => {
+    const context = await browser.newContext({ bypassCSP: true });
+    context.setDefaultTimeout(10_000);
+    try {
+      const plane = controlPlane(emulator);
+      const made = await plane.createApp({ name: 'Page app', redirect_uris: ['https://page.test/callback'] });
+      const other = await plane.createApp({ name: 'Other app', redirect_uris: ['https://other.test/callback'] });
+      /** A token request with HTTP Basic for `clientId` (refused: the code is made up), as an app's server sends it. */
+      const tokenRequest = (clientId: string, secret: string | null, marker: string) =>
+        fetch(`${emulator.url}/oauth2/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams({ grant_type: 'authorization_code', code: marker, redirect_uri: 'https://x.test/cb' }),
+        });
+      await tokenRequest(made.client_id, made.client_secret, 'mine');
+      await tokenRequest(other.client_id, other.client_secret, 'theirs');
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/apps?mode=test');
+      await page.getByRole('link', { name: 'Details and requests of Page app' }).click();
+      await page.waitForSelector('body[data-live="on"]');
+      expect(new URL(page.url()).pathname).toBe(`/apps/${made.client_id}`);
+      await expect.poll(() => textOf(page.locator('h1'))).toContain('App Page app');
+      const details = await textOf(page.locator('#app dl'));
+      expect(details).toContain(made.client_id);
+      expect(details).toContain('https://page.test/callback');
+      expect(details).toContain('confidential');
+      const requests = page.getByRole('list', { name: 'Requests' });
+      const token = requests.locator('li', { hasText: '/oauth2/token' });
+      expect(await token.count()).toBe(1);
+      expect(await textOf(token.locator('summary'))).toContain(`app ${made.client_id} (Page app)`);
+      expect(await textOf(requests)).not.toContain(other.client_id);
+      expect(await page.locator('.warning').count()).toBe(0);
+      expect(await axeViolations(page), 'an app page').toEqual([]);
+
+      // Find by id takes an app's id to its page; svc's own app says that deleting it stops svc login.
+      await page.getByLabel('Find an object by id').fill(CLI_CLIENT_ID);
+      await page.keyboard.press('Enter');
+      await page.waitForURL(new RegExp(`/apps/${CLI_CLIENT_ID}\\?`));
+      await page.waitForSelector('body[data-live="on"]');
+      expect(await textOf(page.locator('.warning'))).toContain('svc login stops working');
+      expect(await textOf(page.locator('#app dl'))).toContain('public (PKCE');
+      expect(await axeViolations(page), "svc's own app page").toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
   it('Controls: advance the clock, inject a fault, publish events, export, import and reset', async () => {
     const context = await browser.newContext({ acceptDownloads: true });
     try {

@@ -56,6 +56,7 @@ form.inline{display:inline}
 .counts strong{display:block;font-size:1.3rem}
 .notice{background:#ecfdf5;border:1px solid #10b981;padding:.5rem .8rem;border-radius:4px}
 .error{background:#fef2f2;border:1px solid #dc2626;padding:.5rem .8rem;border-radius:4px}
+.warning{background:#fffbeb;border:1px solid #d97706;color:#78350f;padding:.5rem .8rem;border-radius:4px}
 .field-error{color:#b91c1c;font-weight:500;margin:.2rem 0}
 [aria-invalid=true]{border-color:#b91c1c;outline:2px solid #b91c1c}
 .muted{color:#4b5563}
@@ -85,6 +86,7 @@ button.danger{border-color:#f87171;color:#fca5a5}
 .muted,ol.log summary::before{color:#9ca3af}
 .notice{background:#064e3b;border-color:#34d399;color:#ecfdf5}
 .error,.live-banner{background:#450a0a;border-color:#f87171;color:#fee2e2}
+.warning{background:#451a03;border-color:#f59e0b;color:#fef3c7}
 .field-error{color:#fca5a5}[aria-invalid=true]{border-color:#f87171;outline-color:#f87171}
 .status-2{color:#6ee7b7}.status-4{color:#fcd34d}.status-5{color:#fca5a5}
 ol.log summary:hover{background:#374151}
