@@ -144,7 +144,10 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       expect(key).toMatch(/^svc_test_/);
       // Reloading does not post again: the page took the GET address of the keys page.
       expect(new URL(page.url()).pathname).toBe('/keys');
+      // Not copied: Done asks first.
       await shown.getByRole('button', { name: 'Done' }).click();
+      await shown.getByRole('button', { name: 'Yes, close' }).click();
+      await shown.waitFor({ state: 'hidden' });
 
       const env = { SVC_BASE_URL: emulator.url, SVC_API_KEY: key };
       const before = await runCli(['account', '--json'], { env });
@@ -282,6 +285,8 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       expect(clientId).toMatch(/^svc_app_/);
       expect(clientSecret).toMatch(/^svc_cs_/);
       await shown.getByRole('button', { name: 'Done' }).click();
+      await shown.getByRole('button', { name: 'Yes, close' }).click();
+      await shown.waitFor({ state: 'hidden' });
       await page.reload();
       expect(await page.content()).not.toContain(clientSecret);
 
@@ -717,6 +722,52 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       expect(await page.evaluate("getComputedStyle(document.querySelector('.mode')).overflow")).toBe('visible');
       expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).not.toBe('none');
       expect(await axeViolations(page), 'live mode').toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
+  it('a one-time secret not copied asks "copied?" before its dialog closes (Go back keeps it); after a Copy, Done closes at once', async () => {
+    const context = await browser.newContext({ bypassCSP: true, permissions: ['clipboard-read', 'clipboard-write'] });
+    context.setDefaultTimeout(10_000);
+    try {
+      const { page, problems } = await watchedPage(context);
+      const question = "You won't see this secret again. Did you copy it?";
+      const createKey = async () => {
+        await page.getByRole('button', { name: 'Create key' }).click();
+        await page.getByRole('dialog', { name: 'Create an API key' }).getByRole('button', { name: 'Create' }).click();
+        const shown = page.getByRole('dialog', { name: 'Your new API key' });
+        await shown.waitFor({ state: 'visible' });
+        return shown;
+      };
+      await open(page, '/keys?mode=test');
+      const shown = await createKey();
+      const key = await shown.getByLabel('API key', { exact: true }).inputValue();
+      // Escape, the page's first key press: the question, in the dialog, with focus on Go back.
+      await page.keyboard.press('Escape');
+      const asking = shown.getByRole('group', { name: question });
+      await asking.waitFor({ state: 'visible' });
+      expect(await page.evaluate('document.activeElement.textContent.trim()')).toBe('Go back');
+      expect(await axeViolations(page), 'the copied? question').toEqual([]);
+      await asking.getByRole('button', { name: 'Go back' }).click();
+      await asking.waitFor({ state: 'hidden' });
+      expect(await shown.isVisible()).toBe(true);
+      expect(await shown.getByLabel('API key', { exact: true }).inputValue()).toBe(key);
+      // Done asks too; Yes closes, and focus returns to Create key.
+      await shown.getByRole('button', { name: 'Done' }).click();
+      await asking.getByRole('button', { name: 'Yes, close' }).click();
+      await shown.waitFor({ state: 'hidden' });
+      await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('open-create-key');
+
+      // Copied: Done closes at once, without the question.
+      const again = await createKey();
+      await again.getByRole('button', { name: 'Copy API key' }).click();
+      await again.getByRole('button', { name: 'Copied API key' }).waitFor();
+      await again.getByRole('button', { name: 'Done' }).click();
+      await again.waitFor({ state: 'hidden' });
+      expect(await again.getByRole('group', { name: question }).isVisible()).toBe(false);
+      await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('open-create-key');
       expect(problems).toEqual([]);
     } finally {
       await closeContext(context);
