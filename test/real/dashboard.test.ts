@@ -128,6 +128,140 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
+  it('axe finds no serious or critical violation in any state: every page and object page, every dialog, each refused form, the copied? question; test and live, light and dark, 1280 and 390 px', async () => {
+    // An emulator of its own: the sweep resets it and publishes into it.
+    const served = await startTestEmulator();
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const found: string[] = [];
+    try {
+      const page = await context.newPage();
+      /** Waits for the page's script (the live bar, a dialog shown on load) and for what the state shows, then runs axe. */
+      const check = async (state: string, shown: Locator = page.locator('h1')) => {
+        await page.waitForLoadState('load');
+        await shown
+          .first()
+          .waitFor({ state: 'visible' })
+          .catch(async () => {
+            throw new Error(`${state}: not shown; the page says ${await page.locator('main').innerText()}`);
+          });
+        if ((await page.locator('[data-live]').count()) > 0) await page.waitForSelector('body[data-live="on"]');
+        for (const violation of await axeViolations(page)) found.push(`${state}: ${violation}`);
+      };
+      const visit = (path: string) => page.goto(`${served.url}${path}`);
+      /** Sends a form the way a user would, with the browser's own checks off (the server's are the ones under test). */
+      const send = async (button: Locator) => {
+        await page.evaluate('for (const form of document.forms) form.noValidate = true');
+        await button.click();
+        await page.waitForLoadState('load');
+      };
+      for (const [mode, colorScheme, width] of [
+        // Every pair of mode, colour scheme and width, in four sweeps.
+        ['test', 'light', 1280],
+        ['live', 'dark', 1280],
+        ['test', 'dark', 390],
+        ['live', 'light', 390],
+      ] as const) {
+        await page.emulateMedia({ colorScheme });
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+        const at = (state: string) => `${state} (${mode}, ${colorScheme}, ${width} px)`;
+        // Objects of this mode, and requests that touched them.
+        const headers = { authorization: `Bearer ${served.seed.keys[mode]}`, 'content-type': 'application/json' };
+        const api = async (path: string, body: unknown) =>
+          (await (await fetch(`${served.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+        const call = await api('/v1/calls', { languages: ['en', 'es'] });
+        const chat = await api('/v1/chats', { language: 'en' });
+        const link = await api('/v1/links', { language: 'es' });
+        const key = [...served.state.keys.values()].find((k) => k.mode === mode)!;
+        const app = await controlPlane(served).createApp({ name: 'Swept app', redirect_uris: ['https://swept.test/cb'] });
+
+        for (const path of [...PAGES, `/calls/${call.id}`, `/chats/${chat.id}`, `/keys/${key.id}`, `/apps/${app.client_id}`, `/apps/${CLI_CLIENT_ID}`]) {
+          await visit(`${path}?mode=${mode}`);
+          await check(at(path));
+        }
+        await visit(`/join/${link.id}`);
+        await check(at('a call link'), page.getByText(link.id));
+        await visit('/join/link_nothing');
+        await check(at('a call link that does not exist'), page.getByText('link_nothing'));
+        await visit(`/calls/call_nothing?mode=${mode}`);
+        await check(at('an object not found'), page.getByText('There is no'));
+
+        // Every dialog, open.
+        await visit(`/keys?mode=${mode}`);
+        await page.getByRole('button', { name: 'Create key' }).click();
+        const createKey = page.getByRole('dialog', { name: 'Create an API key' });
+        await check(at('Create key'), createKey);
+        for (const scope of await createKey.getByRole('checkbox').all()) await scope.uncheck();
+        await send(createKey.getByRole('button', { name: 'Create' }));
+        await check(at('Create key refused (no scope)'), createKey.getByText('Scopes: choose at least one'));
+        await createKey.getByRole('checkbox').first().check();
+        await createKey.locator('input[name=csrf]').evaluate((field) => field.setAttribute('value', 'stale'));
+        await send(createKey.getByRole('button', { name: 'Create' }));
+        await check(at('Create key refused (a stale page)'), createKey.getByRole('alert'));
+        await send(createKey.getByRole('button', { name: 'Create' }));
+        const newKey = page.getByRole('dialog', { name: 'Your new API key' });
+        await check(at('the new key'), newKey);
+        await newKey.getByRole('button', { name: 'Done' }).click();
+        await check(at('the copied? question'), newKey.getByRole('button', { name: 'Go back' }));
+        if (mode === 'test') {
+          await visit('/keys?mode=test');
+          await send(page.getByRole('button', { name: 'Show the seeded test key' }));
+          await check(at('the seeded test key'), page.getByRole('dialog', { name: 'The seeded test key' }));
+        }
+
+        await visit(`/apps?mode=${mode}`);
+        await page.getByRole('button', { name: 'Register app' }).click();
+        const register = page.getByRole('dialog', { name: 'Register an OAuth app' });
+        await check(at('Register app'), register);
+        await register.getByLabel(/Redirect URIs/).fill('http://example.test/cb');
+        await send(register.getByRole('button', { name: 'Register' }));
+        await check(at('Register app refused (no name, an http URI)'), register.locator('.field-error'));
+        await register.getByLabel('Name').fill('Swept too');
+        await send(register.getByRole('button', { name: 'Register' }));
+        await check(at('Register app refused (an http URI)'), register.getByText('Redirect URI 1: https only'));
+        await register.getByLabel(/Redirect URIs/).fill('https://swept.test/cb');
+        await send(register.getByRole('button', { name: 'Register' }));
+        await check(at('the new app'), page.getByRole('dialog', { name: 'Swept too is registered' }));
+
+        // Each refused form of Overview and Controls.
+        await visit(`/?mode=${mode}`);
+        await page
+          .getByLabel(/^New balance of/)
+          .first()
+          .fill('twelve');
+        await send(page.getByRole('button', { name: 'Save balance' }).first());
+        await check(at('Save balance refused'), page.locator('.field-error'));
+        for (const [field, value, button] of [
+          ['Advance by (seconds)', '999999999999', 'Advance clock'],
+          ['Path prefix', 'v1', 'Inject fault'],
+          ['#fault-count', '0', 'Inject fault'],
+          ['Type', 'Not A Type', `Publish ${mode} events`],
+          ['#publish-count', '0', `Publish ${mode} events`],
+        ] as const) {
+          await visit(`/controls?mode=${mode}`);
+          await (field.startsWith('#') ? page.locator(field) : page.getByLabel(field, { exact: true })).fill(value);
+          await send(page.getByRole('button', { name: button }));
+          await check(at(`${button} refused (${field} ${value})`), page.locator('.field-error'));
+        }
+        await visit(`/controls?mode=${mode}`);
+        await page
+          .getByLabel('Import a document')
+          .setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"not": "a world"}') });
+        page.once('dialog', (confirm) => void confirm.accept());
+        await send(page.getByRole('button', { name: 'Import', exact: true }));
+        await check(at('Import refused'), page.getByRole('alert'));
+        await visit(`/controls?mode=${mode}`);
+        page.once('dialog', (confirm) => void confirm.accept());
+        await send(page.getByRole('button', { name: 'Reset the emulator' }));
+        await check(at('the new seed'), page.getByRole('dialog', { name: 'The new seed' }));
+      }
+      expect(found).toEqual([]);
+    } finally {
+      await closeContext(context);
+      await served.close();
+    }
+  }, 300_000);
+
   it('Create key makes a key svc account works with; Revoke ends it (exit 3)', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
