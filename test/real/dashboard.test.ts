@@ -975,6 +975,8 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       await dialog.getByRole('button', { name: 'Create' }).click();
       const key = await page.getByRole('dialog', { name: 'Your new API key' }).getByLabel('API key', { exact: true }).inputValue();
       expect(key).toMatch(/^svc_test_/);
+      // The copied? question is the script's: without it, the dialog stays on the page with its secret.
+      expect(await page.getByRole('button', { name: 'Yes, close' }).isVisible()).toBe(false);
 
       await page.goto(`${emulator.url}/apps?mode=test`);
       await page.getByRole('button', { name: 'Register app' }).click();
