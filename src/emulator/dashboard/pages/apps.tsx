@@ -164,7 +164,7 @@ export function appPage(v: View, id: string): Html | null {
       <div id="app" data-live="">
         {app.client_id === CLI_CLIENT_ID ? (
           <p class="warning">
-            <strong>svc_app_cli</strong> is the app <code>svc login</code> signs in with. {CLI_APP_WARNING}
+            <strong>Deleting it:</strong> {CLI_APP_WARNING}
           </p>
         ) : null}
         <dl>
