@@ -321,6 +321,27 @@ describe('the dashboard over http', () => {
     expect(requests).not.toContain('/v1/account?by=seed');
   });
 
+  it("an app's page shows the requests made with its credential and is found by its id; an unknown app is a 404 page", async () => {
+    const made = await t.control('POST', '/apps', { name: 'Basic app', redirect_uris: ['https://basic.test/cb'] });
+    const basic = (clientId: string, secret: string) => ({
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=refresh_token&refresh_token=made_up',
+    });
+    await fetch(`${t.url}/oauth2/token?by=made`, basic(made.client_id, made.client_secret));
+    await fetch(`${t.url}/oauth2/token?by=other`, basic('svc_app_other', 'nothing'));
+    const found = await fetch(`${t.url}/_dashboard/find?id=${made.client_id}&mode=live`, { redirect: 'manual' });
+    expect([found.status, found.headers.get('location')]).toEqual([303, `/apps/${made.client_id}?mode=live`]);
+    const page = await (await fetch(`${t.url}/apps/${made.client_id}?mode=live`)).text();
+    const requests = /<ol class="log" aria-label="Requests">([\s\S]*?)<\/ol>/.exec(page)?.[1] ?? '';
+    expect(requests).toContain('/oauth2/token?by=made');
+    expect(requests).toContain(`app ${made.client_id} (Basic app)`);
+    expect(requests).not.toContain('by=other');
+    const missing = await fetch(`${t.url}/apps/svc_app_nothing?mode=test`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('There is no app svc_app_nothing.');
+  });
+
   it("Clear test data empties an organization's test calls, chats and events after a confirmation, and keeps its keys, apps and live data", async () => {
     const test = { authorization: `Bearer ${t.seed.keys.test}`, 'content-type': 'application/json' };
     const live = { authorization: `Bearer ${t.seed.keys.live}`, 'content-type': 'application/json' };

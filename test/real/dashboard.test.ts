@@ -128,6 +128,140 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
+  it('axe finds no serious or critical violation in any state: every page and object page, every dialog, each refused form, the copied? question; test and live, light and dark, 1280 and 390 px', async () => {
+    // An emulator of its own: the sweep resets it and publishes into it.
+    const served = await startTestEmulator();
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const found: string[] = [];
+    try {
+      const page = await context.newPage();
+      /** Waits for the page's script (the live bar, a dialog shown on load) and for what the state shows, then runs axe. */
+      const check = async (state: string, shown: Locator = page.locator('h1')) => {
+        await page.waitForLoadState('load');
+        await shown
+          .first()
+          .waitFor({ state: 'visible' })
+          .catch(async () => {
+            throw new Error(`${state}: not shown; the page says ${await page.locator('main').innerText()}`);
+          });
+        if ((await page.locator('[data-live]').count()) > 0) await page.waitForSelector('body[data-live="on"]');
+        for (const violation of await axeViolations(page)) found.push(`${state}: ${violation}`);
+      };
+      const visit = (path: string) => page.goto(`${served.url}${path}`);
+      /** Sends a form the way a user would, with the browser's own checks off (the server's are the ones under test). */
+      const send = async (button: Locator) => {
+        await page.evaluate('for (const form of document.forms) form.noValidate = true');
+        await button.click();
+        await page.waitForLoadState('load');
+      };
+      for (const [mode, colorScheme, width] of [
+        // Every pair of mode, colour scheme and width, in four sweeps.
+        ['test', 'light', 1280],
+        ['live', 'dark', 1280],
+        ['test', 'dark', 390],
+        ['live', 'light', 390],
+      ] as const) {
+        await page.emulateMedia({ colorScheme });
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+        const at = (state: string) => `${state} (${mode}, ${colorScheme}, ${width} px)`;
+        // Objects of this mode, and requests that touched them.
+        const headers = { authorization: `Bearer ${served.seed.keys[mode]}`, 'content-type': 'application/json' };
+        const api = async (path: string, body: unknown) =>
+          (await (await fetch(`${served.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+        const call = await api('/v1/calls', { languages: ['en', 'es'] });
+        const chat = await api('/v1/chats', { language: 'en' });
+        const link = await api('/v1/links', { language: 'es' });
+        const key = [...served.state.keys.values()].find((k) => k.mode === mode)!;
+        const app = await controlPlane(served).createApp({ name: 'Swept app', redirect_uris: ['https://swept.test/cb'] });
+
+        for (const path of [...PAGES, `/calls/${call.id}`, `/chats/${chat.id}`, `/keys/${key.id}`, `/apps/${app.client_id}`, `/apps/${CLI_CLIENT_ID}`]) {
+          await visit(`${path}?mode=${mode}`);
+          await check(at(path));
+        }
+        await visit(`/join/${link.id}`);
+        await check(at('a call link'), page.getByText(link.id));
+        await visit('/join/link_nothing');
+        await check(at('a call link that does not exist'), page.getByText('link_nothing'));
+        await visit(`/calls/call_nothing?mode=${mode}`);
+        await check(at('an object not found'), page.getByText('There is no'));
+
+        // Every dialog, open.
+        await visit(`/keys?mode=${mode}`);
+        await page.getByRole('button', { name: 'Create key' }).click();
+        const createKey = page.getByRole('dialog', { name: 'Create an API key' });
+        await check(at('Create key'), createKey);
+        for (const scope of await createKey.getByRole('checkbox').all()) await scope.uncheck();
+        await send(createKey.getByRole('button', { name: 'Create' }));
+        await check(at('Create key refused (no scope)'), createKey.getByText('Scopes: choose at least one'));
+        await createKey.getByRole('checkbox').first().check();
+        await createKey.locator('input[name=csrf]').evaluate((field) => field.setAttribute('value', 'stale'));
+        await send(createKey.getByRole('button', { name: 'Create' }));
+        await check(at('Create key refused (a stale page)'), createKey.getByRole('alert'));
+        await send(createKey.getByRole('button', { name: 'Create' }));
+        const newKey = page.getByRole('dialog', { name: 'Your new API key' });
+        await check(at('the new key'), newKey);
+        await newKey.getByRole('button', { name: 'Done' }).click();
+        await check(at('the copied? question'), newKey.getByRole('button', { name: 'Go back' }));
+        if (mode === 'test') {
+          await visit('/keys?mode=test');
+          await send(page.getByRole('button', { name: 'Show the seeded test key' }));
+          await check(at('the seeded test key'), page.getByRole('dialog', { name: 'The seeded test key' }));
+        }
+
+        await visit(`/apps?mode=${mode}`);
+        await page.getByRole('button', { name: 'Register app' }).click();
+        const register = page.getByRole('dialog', { name: 'Register an OAuth app' });
+        await check(at('Register app'), register);
+        await register.getByLabel(/Redirect URIs/).fill('http://example.test/cb');
+        await send(register.getByRole('button', { name: 'Register' }));
+        await check(at('Register app refused (no name, an http URI)'), register.locator('.field-error'));
+        await register.getByLabel('Name').fill('Swept too');
+        await send(register.getByRole('button', { name: 'Register' }));
+        await check(at('Register app refused (an http URI)'), register.getByText('Redirect URI 1: https only'));
+        await register.getByLabel(/Redirect URIs/).fill('https://swept.test/cb');
+        await send(register.getByRole('button', { name: 'Register' }));
+        await check(at('the new app'), page.getByRole('dialog', { name: 'Swept too is registered' }));
+
+        // Each refused form of Overview and Controls.
+        await visit(`/?mode=${mode}`);
+        await page
+          .getByLabel(/^New balance of/)
+          .first()
+          .fill('twelve');
+        await send(page.getByRole('button', { name: 'Save balance' }).first());
+        await check(at('Save balance refused'), page.locator('.field-error'));
+        for (const [field, value, button] of [
+          ['Advance by (seconds)', '999999999999', 'Advance clock'],
+          ['Path prefix', 'v1', 'Inject fault'],
+          ['#fault-count', '0', 'Inject fault'],
+          ['Type', 'Not A Type', `Publish ${mode} events`],
+          ['#publish-count', '0', `Publish ${mode} events`],
+        ] as const) {
+          await visit(`/controls?mode=${mode}`);
+          await (field.startsWith('#') ? page.locator(field) : page.getByLabel(field, { exact: true })).fill(value);
+          await send(page.getByRole('button', { name: button }));
+          await check(at(`${button} refused (${field} ${value})`), page.locator('.field-error'));
+        }
+        await visit(`/controls?mode=${mode}`);
+        await page
+          .getByLabel('Import a document')
+          .setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"not": "a world"}') });
+        page.once('dialog', (confirm) => void confirm.accept());
+        await send(page.getByRole('button', { name: 'Import', exact: true }));
+        await check(at('Import refused'), page.getByRole('alert'));
+        await visit(`/controls?mode=${mode}`);
+        page.once('dialog', (confirm) => void confirm.accept());
+        await send(page.getByRole('button', { name: 'Reset the emulator' }));
+        await check(at('the new seed'), page.getByRole('dialog', { name: 'The new seed' }));
+      }
+      expect(found).toEqual([]);
+    } finally {
+      await closeContext(context);
+      await served.close();
+    }
+  }, 300_000);
+
   it('Create key makes a key svc account works with; Revoke ends it (exit 3)', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
@@ -144,7 +278,10 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       expect(key).toMatch(/^svc_test_/);
       // Reloading does not post again: the page took the GET address of the keys page.
       expect(new URL(page.url()).pathname).toBe('/keys');
+      // Not copied: Done asks first.
       await shown.getByRole('button', { name: 'Done' }).click();
+      await shown.getByRole('button', { name: 'Yes, close' }).click();
+      await shown.waitFor({ state: 'hidden' });
 
       const env = { SVC_BASE_URL: emulator.url, SVC_API_KEY: key };
       const before = await runCli(['account', '--json'], { env });
@@ -282,6 +419,8 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       expect(clientId).toMatch(/^svc_app_/);
       expect(clientSecret).toMatch(/^svc_cs_/);
       await shown.getByRole('button', { name: 'Done' }).click();
+      await shown.getByRole('button', { name: 'Yes, close' }).click();
+      await shown.waitFor({ state: 'hidden' });
       await page.reload();
       expect(await page.content()).not.toContain(clientSecret);
 
@@ -384,6 +523,57 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       page.once('dialog', (confirm) => void confirm.accept());
       await page.getByRole('button', { name: 'Close chat' }).click();
       await expect.poll(() => textOf(page.locator('#chat dl'))).toContain('closed');
+      expect(problems).toEqual([]);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
+  it("an app's page (from Apps and from Find by id) shows it and the requests made with its credential; svc's own app warns", async () => {
+    const context = await browser.newContext({ bypassCSP: true });
+    context.setDefaultTimeout(10_000);
+    try {
+      const plane = controlPlane(emulator);
+      const made = await plane.createApp({ name: 'Page app', redirect_uris: ['https://page.test/callback'] });
+      const other = await plane.createApp({ name: 'Other app', redirect_uris: ['https://other.test/callback'] });
+      /** A token request with HTTP Basic for `clientId` (refused: the code is made up), as an app's server sends it. */
+      const tokenRequest = (clientId: string, secret: string | null, marker: string) =>
+        fetch(`${emulator.url}/oauth2/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams({ grant_type: 'authorization_code', code: marker, redirect_uri: 'https://x.test/cb' }),
+        });
+      await tokenRequest(made.client_id, made.client_secret, 'mine');
+      await tokenRequest(other.client_id, other.client_secret, 'theirs');
+      const { page, problems } = await watchedPage(context);
+      await open(page, '/apps?mode=test');
+      await page.getByRole('link', { name: 'Details and requests of Page app' }).click();
+      await page.waitForSelector('body[data-live="on"]');
+      expect(new URL(page.url()).pathname).toBe(`/apps/${made.client_id}`);
+      await expect.poll(() => textOf(page.locator('h1'))).toContain('App Page app');
+      const details = await textOf(page.locator('#app dl'));
+      expect(details).toContain(made.client_id);
+      expect(details).toContain('https://page.test/callback');
+      expect(details).toContain('confidential');
+      const requests = page.getByRole('list', { name: 'Requests' });
+      const token = requests.locator('li', { hasText: '/oauth2/token' });
+      expect(await token.count()).toBe(1);
+      expect(await textOf(token.locator('summary'))).toContain(`app ${made.client_id} (Page app)`);
+      expect(await textOf(requests)).not.toContain(other.client_id);
+      expect(await page.locator('.warning').count()).toBe(0);
+      expect(await axeViolations(page), 'an app page').toEqual([]);
+
+      // Find by id takes an app's id to its page; svc's own app says that deleting it stops svc login.
+      await page.getByLabel('Find an object by id').fill(CLI_CLIENT_ID);
+      await page.keyboard.press('Enter');
+      await page.waitForURL(new RegExp(`/apps/${CLI_CLIENT_ID}\\?`));
+      await page.waitForSelector('body[data-live="on"]');
+      expect(await textOf(page.locator('.warning'))).toContain('svc login stops working');
+      expect(await textOf(page.locator('#app dl'))).toContain('public (PKCE');
+      expect(await axeViolations(page), "svc's own app page").toEqual([]);
       expect(problems).toEqual([]);
     } finally {
       await closeContext(context);
@@ -672,6 +862,52 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
     }
   });
 
+  it('a one-time secret not copied asks "copied?" before its dialog closes (Go back keeps it); after a Copy, Done closes at once', async () => {
+    const context = await browser.newContext({ bypassCSP: true, permissions: ['clipboard-read', 'clipboard-write'] });
+    context.setDefaultTimeout(10_000);
+    try {
+      const { page, problems } = await watchedPage(context);
+      const question = "You won't see this secret again. Did you copy it?";
+      const createKey = async () => {
+        await page.getByRole('button', { name: 'Create key' }).click();
+        await page.getByRole('dialog', { name: 'Create an API key' }).getByRole('button', { name: 'Create' }).click();
+        const shown = page.getByRole('dialog', { name: 'Your new API key' });
+        await shown.waitFor({ state: 'visible' });
+        return shown;
+      };
+      await open(page, '/keys?mode=test');
+      const shown = await createKey();
+      const key = await shown.getByLabel('API key', { exact: true }).inputValue();
+      // Escape, the page's first key press: the question, in the dialog, with focus on Go back.
+      await page.keyboard.press('Escape');
+      const asking = shown.getByRole('group', { name: question });
+      await asking.waitFor({ state: 'visible' });
+      expect(await page.evaluate('document.activeElement.textContent.trim()')).toBe('Go back');
+      expect(await axeViolations(page), 'the copied? question').toEqual([]);
+      await asking.getByRole('button', { name: 'Go back' }).click();
+      await asking.waitFor({ state: 'hidden' });
+      expect(await shown.isVisible()).toBe(true);
+      expect(await shown.getByLabel('API key', { exact: true }).inputValue()).toBe(key);
+      // Done asks too; Yes closes, and focus returns to Create key.
+      await shown.getByRole('button', { name: 'Done' }).click();
+      await asking.getByRole('button', { name: 'Yes, close' }).click();
+      await shown.waitFor({ state: 'hidden' });
+      await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('open-create-key');
+
+      // Copied: Done closes at once, without the question.
+      const again = await createKey();
+      await again.getByRole('button', { name: 'Copy API key' }).click();
+      await again.getByRole('button', { name: 'Copied API key' }).waitFor();
+      await again.getByRole('button', { name: 'Done' }).click();
+      await again.waitFor({ state: 'hidden' });
+      expect(await again.getByRole('group', { name: question }).isVisible()).toBe(false);
+      await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('open-create-key');
+      expect(problems).toEqual([]);
+    } finally {
+      await closeContext(context);
+    }
+  });
+
   it('Events copies an event as JSON; Requests copies a request as curl with the secret left out', async () => {
     const context = await browser.newContext({ bypassCSP: true, permissions: ['clipboard-read', 'clipboard-write'] });
     context.setDefaultTimeout(10_000);
@@ -739,6 +975,8 @@ describe.skipIf(skipped)(`the emulator's dashboard in a real browser (${CHROMIUM
       await dialog.getByRole('button', { name: 'Create' }).click();
       const key = await page.getByRole('dialog', { name: 'Your new API key' }).getByLabel('API key', { exact: true }).inputValue();
       expect(key).toMatch(/^svc_test_/);
+      // The copied? question is the script's: without it, the dialog stays on the page with its secret.
+      expect(await page.getByRole('button', { name: 'Yes, close' }).isVisible()).toBe(false);
 
       await page.goto(`${emulator.url}/apps?mode=test`);
       await page.getByRole('button', { name: 'Register app' }).click();

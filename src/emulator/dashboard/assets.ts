@@ -4,6 +4,7 @@
 
 export const STYLESHEET = `
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fafafa}
 header{background:#1f2937;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center}
 header a{color:#fff}
@@ -56,6 +57,7 @@ form.inline{display:inline}
 .counts strong{display:block;font-size:1.3rem}
 .notice{background:#ecfdf5;border:1px solid #10b981;padding:.5rem .8rem;border-radius:4px}
 .error{background:#fef2f2;border:1px solid #dc2626;padding:.5rem .8rem;border-radius:4px}
+.warning{background:#fffbeb;border:1px solid #d97706;color:#78350f;padding:.5rem .8rem;border-radius:4px}
 .field-error{color:#b91c1c;font-weight:500;margin:.2rem 0}
 [aria-invalid=true]{border-color:#b91c1c;outline:2px solid #b91c1c}
 .muted{color:#4b5563}
@@ -72,6 +74,7 @@ dialog{border:1px solid #4b5563;border-radius:8px;padding:1rem 1.2rem;max-width:
 dialog::backdrop{background:rgba(0,0,0,.4)}
 .secret{display:flex;gap:.5rem}.secret input{flex:1;min-width:0;font-family:ui-monospace,monospace}
 .actions{display:flex;gap:.5rem;margin-top:1rem;flex-wrap:wrap}
+.ask{border-top:2px solid #d97706;margin-top:1rem;padding-top:.2rem}.ask p{margin:.6rem 0 0}
 @media (prefers-color-scheme:dark){
 :root{color-scheme:dark}
 body{color:#e5e7eb;background:#111827}
@@ -85,6 +88,7 @@ button.danger{border-color:#f87171;color:#fca5a5}
 .muted,ol.log summary::before{color:#9ca3af}
 .notice{background:#064e3b;border-color:#34d399;color:#ecfdf5}
 .error,.live-banner{background:#450a0a;border-color:#f87171;color:#fee2e2}
+.warning{background:#451a03;border-color:#f59e0b;color:#fef3c7}
 .field-error{color:#fca5a5}[aria-invalid=true]{border-color:#f87171;outline-color:#f87171}
 .status-2{color:#6ee7b7}.status-4{color:#fcd34d}.status-5{color:#fca5a5}
 ol.log summary:hover{background:#374151}
@@ -111,9 +115,12 @@ export const SCRIPT = `
     const closer = event.target.closest('[data-close]');
     if (closer) {
       const dialog = closer.closest('dialog');
-      dialog.close();
-      // A dialog shown on load gives focus back to the button that led to it.
-      if (dialog.dataset.return) document.getElementById(dialog.dataset.return)?.focus();
+      if (uncopied(dialog)) ask(dialog); else closed(dialog);
+    }
+    const answer = event.target.closest('[data-ask-back], [data-ask-close]');
+    if (answer) {
+      const dialog = answer.closest('dialog');
+      if (answer.matches('[data-ask-close]')) { dialog.dataset.confirmed = ''; closed(dialog); } else goBack(dialog);
     }
     const copy = event.target.closest('[data-copy]');
     if (copy) {
@@ -123,6 +130,7 @@ export const SCRIPT = `
       if (field.select) field.select(); else getSelection().selectAllChildren(field);
       const done = () => {
         copy.querySelector('[data-copy-word]').textContent = 'Copied';
+        copy.dataset.copied = '';
         const status = copy.closest('dialog')?.querySelector('[data-copy-status]') ?? document.getElementById('copy-status');
         if (status) status.textContent = 'Copied ' + copy.textContent.replace(/^\\s*Copied\\s*/, '') + '.';
       };
@@ -137,6 +145,41 @@ export const SCRIPT = `
   for (const dialog of document.querySelectorAll('dialog[data-show]')) {
     if (dialog.open) dialog.close();
     dialog.showModal();
+  }
+  // A one-time secret's dialog: closing it (Done, Escape) before its secret was copied asks
+  // first, in the dialog; after a Copy (or "Yes, close") it closes at once, and gives focus back
+  // to the button that led to it.
+  function uncopied(dialog) {
+    return !!dialog.querySelector('[data-ask]') && !('confirmed' in dialog.dataset) && !!dialog.querySelector('[data-copy][data-once]:not([data-copied])');
+  }
+  // Closes a dialog; one shown on load gives focus back to the button that led to it (at once, not on the close event's task).
+  function closed(dialog) {
+    dialog.close();
+    if (dialog.dataset.return) document.getElementById(dialog.dataset.return)?.focus();
+  }
+  function ask(dialog) {
+    dialog.querySelector('[data-done]').hidden = true;
+    dialog.querySelector('[data-ask]').hidden = false;
+    dialog.querySelector('[data-ask-back]').focus();
+  }
+  function goBack(dialog) {
+    dialog.querySelector('[data-ask]').hidden = true;
+    dialog.querySelector('[data-done]').hidden = false;
+    dialog.querySelector('[data-copy][data-once]:not([data-copied])')?.focus();
+  }
+  for (const dialog of document.querySelectorAll('dialog[data-return]')) {
+    dialog.addEventListener('cancel', (event) => {
+      if (!uncopied(dialog)) return;
+      event.preventDefault();
+      if (dialog.querySelector('[data-ask]').hidden) ask(dialog); else goBack(dialog);
+    });
+    dialog.addEventListener('close', () => {
+      // Open again already: the close of the page's first showModal above.
+      if (dialog.open) return;
+      // The browser may close on Escape without asking the page (no user action since it loaded): shown again, asking.
+      if (uncopied(dialog)) { dialog.showModal(); ask(dialog); return; }
+      document.getElementById(dialog.dataset.return)?.focus();
+    });
   }
 
   // At 600 px and less, table rows stack (the stylesheet's .stack): each cell is labelled with its column's name.

@@ -25,7 +25,7 @@ import { ACTIONS } from './actions/index.js';
 import { SCRIPT, STYLESHEET } from './assets.js';
 import { PAGES, withMode } from './layout.js';
 import type { Html, View } from './layout.js';
-import { appsPage } from './pages/apps.js';
+import { appPage, appsPage } from './pages/apps.js';
 import { callPage, callsPage } from './pages/calls.js';
 import { keyPage } from './pages/keys.js';
 import { chatPage, chatsPage } from './pages/chats.js';
@@ -45,7 +45,7 @@ const PAGE_PATHS: Set<string> = new Set(PAGES.map((p) => p.path));
 /** Whether a path is the dashboard's own (not logged on Requests, never failed by an injected fault). */
 export function isDashboardPath(path: string): boolean {
   if (PAGE_PATHS.has(path) || path.startsWith(`${DASHBOARD_PREFIX}/`)) return true;
-  return /^\/(calls|chats|keys|join)\/[^/]+$/.test(path);
+  return /^\/(calls|chats|keys|apps|join)\/[^/]+$/.test(path);
 }
 
 /** Same-origin pages keep talking to the emulator; frames, other sites' scripts and inline code are refused. */
@@ -126,11 +126,15 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
     ['calls', callPage],
     ['chats', chatPage],
     ['keys', keyPage],
+    ['apps', appPage],
   ] as const) {
     app.get(`/${kind}/:id`, (c) => {
       const v = view(c, modeOf(c.req.query('mode')));
       const id = c.req.param('id');
-      return page(c, render(v, id) ?? notFoundPage(v, `/${kind}`, `There is no ${v.mode} ${kind.slice(0, -1)} ${id}.`), render(v, id) ? 200 : 404);
+      // Apps are the same in both modes.
+      const what = kind === 'apps' ? 'app' : `${v.mode} ${kind.slice(0, -1)}`;
+      const shown = render(v, id);
+      return page(c, shown ?? notFoundPage(v, `/${kind}`, `There is no ${what} ${id}.`), shown ? 200 : 404);
     });
   }
 
@@ -152,7 +156,7 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
     if (chat) return c.redirect(withMode(`/chats/${id}`, modeOfObject(chat.livemode)), 303);
     const key = state.keys.get(id);
     if (key) return c.redirect(`${withMode('/keys', key.mode)}#key-${id}`, 303);
-    if (state.apps.has(id)) return c.redirect(withMode('/apps', mode), 303);
+    if (state.apps.has(id)) return c.redirect(withMode(`/apps/${id}`, mode), 303);
     const other = state.links.get(id)?.obj ?? state.lines.get(id)?.obj ?? state.participants.get(id)?.obj ?? state.messages.get(id)?.obj;
     if (other || id.startsWith('evt_')) return c.redirect(withMode('/events', other ? modeOfObject(other.livemode) : mode, { object: id }), 303);
     return page(c, notFoundPage(view(c, mode), '/', id ? `Nothing on this emulator has the id ${id}.` : 'Type an id to find.'), 404);

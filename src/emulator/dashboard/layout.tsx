@@ -183,10 +183,11 @@ export function Layout({ v, path, title, children }: { v: View; path: string; ti
 /**
  * Copies the value of the input (or the text of the element) `target`: its text is "Copy" and
  * what it copies, then "Copied …", said too by a polite status (the dialog's, else the page's).
+ * `once`: what it copies is a secret shown only once (its dialog asks before closing until it is copied).
  */
-export function CopyButton({ target, shown, what }: { target: string; shown?: string; what: string }) {
+export function CopyButton({ target, shown, what, once }: { target: string; shown?: string; what: string; once?: boolean }) {
   return (
-    <button type="button" data-copy={target}>
+    <button type="button" data-copy={target} data-once={once ? '' : undefined}>
       <span data-copy-word="">Copy</span>
       {shown ? ` ${shown}` : null}
       <span class="visually-hidden"> {what}</span>
@@ -194,8 +195,21 @@ export function CopyButton({ target, shown, what }: { target: string; shown?: st
   );
 }
 
-/** The dialog that shows a new secret once, with a Copy button per value. */
-export function shownOnce(title: string, intro: string, values: { label: string; id: string; value: string }[], returnTo?: string): Html {
+/** A value a dialog shows; `once`: a secret nobody can see again once the dialog is closed. */
+export interface ShownValue {
+  label: string;
+  id: string;
+  value: string;
+  once?: boolean;
+}
+
+/**
+ * The dialog that shows a new secret once, with a Copy button per value. Closing it (Done,
+ * Escape) while a one-time secret was not copied asks first, in the dialog (the script shows the
+ * question; without a script the dialog simply stays on the page).
+ */
+export function shownOnce(title: string, intro: string, values: ShownValue[], returnTo?: string): Html {
+  const asks = values.some((item) => item.once);
   return (
     <dialog id="shown-once" data-show="" data-return={returnTo} open aria-labelledby="shown-once-title">
       <h2 id="shown-once-title">{title}</h2>
@@ -205,16 +219,31 @@ export function shownOnce(title: string, intro: string, values: { label: string;
           <label for={item.id}>{item.label}</label>
           <div class="secret">
             <input id={item.id} readonly value={item.value} />
-            <CopyButton target={item.id} what={item.label} />
+            <CopyButton target={item.id} what={item.label} once={item.once} />
           </div>
         </>
       ))}
       <p class="visually-hidden" aria-live="polite" data-copy-status=""></p>
-      <div class="actions">
+      <div class="actions" data-done="">
         <button type="button" data-close="" class="primary">
           Done
         </button>
       </div>
+      {asks ? (
+        <div class="ask" role="group" aria-labelledby="shown-once-ask" data-ask="" hidden>
+          <p id="shown-once-ask">
+            <strong>You won't see this secret again. Did you copy it?</strong>
+          </p>
+          <div class="actions">
+            <button type="button" data-ask-back="">
+              Go back
+            </button>
+            <button type="button" data-ask-close="" class="primary">
+              Yes, close
+            </button>
+          </div>
+        </div>
+      ) : null}
     </dialog>
   );
 }

@@ -1,6 +1,7 @@
 // Apps page actions: Register app (its secret shown once), Delete app, Disconnect.
 import { deleteApp, disconnectApp, newApp, registerApp } from '../../routes/control.js';
 import { shownOnce, withMode } from '../layout.js';
+import type { ShownValue } from '../layout.js';
 import { appsPage } from '../pages/apps.js';
 import { checked, text } from './action.js';
 import type { Action } from './action.js';
@@ -19,8 +20,8 @@ export const registerAppAction: Action = {
       { name: () => 'Name', redirect_uris: (index) => (index === undefined ? 'Redirect URIs' : `Redirect URI ${index + 1}`) },
     );
     const made = registerApp(state, body);
-    const values = [{ label: 'Client id', id: 'new-client-id', value: made.client_id }];
-    if (made.client_secret) values.push({ label: 'Client secret', id: 'new-client-secret', value: made.client_secret });
+    const values: ShownValue[] = [{ label: 'Client id', id: 'new-client-id', value: made.client_id }];
+    if (made.client_secret) values.push({ label: 'Client secret', id: 'new-client-secret', value: made.client_secret, once: true });
     return {
       page: (v) =>
         appsPage({

@@ -128,9 +128,10 @@ export const resetAction: Action = {
           shown: shownOnce(
             'The new seed',
             `Organization ${seed.org_name} (${seed.org_id}); its admin signs in as ${seed.admin.email} / ${seed.admin.password}.`,
+            // The test key can be shown again (API keys); the live key cannot.
             [
               { label: 'Test key', id: 'seed-test-key', value: seed.keys.test },
-              { label: 'Live key', id: 'seed-live-key', value: seed.keys.live },
+              { label: 'Live key', id: 'seed-live-key', value: seed.keys.live, once: true },
             ],
             'reset-emulator',
           ),

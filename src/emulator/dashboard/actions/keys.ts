@@ -25,7 +25,7 @@ export const createKeyAction: Action = {
         const shown = shownOnce(
           'Your new API key',
           `This is the only time ${name || made.id} is shown: copy it now. Use it as SVC_API_KEY.`,
-          [{ label: 'API key', id: 'new-key', value: made.key }],
+          [{ label: 'API key', id: 'new-key', value: made.key, once: true }],
           'open-create-key',
         );
         return keysPage({ ...v, mode: keyMode, here: withMode('/keys', keyMode), notice: `Created ${made.id}.`, shown });

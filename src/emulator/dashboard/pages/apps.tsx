@@ -1,12 +1,38 @@
 // Apps: registered OAuth apps, each organization's connections, Register app, Delete app and Disconnect.
 import { CLI_CLIENT_ID, LIMITS, SCOPES } from '../../../shared/constants.js';
 import { connectionsOf } from '../../routes/control.js';
-import { ActionButton, CsrfFields, Layout, When } from '../layout.js';
+import type { App, State } from '../../state.js';
+import { ActionButton, CsrfFields, Layout, When, withMode } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
+import { ObjectEvents } from './events.js';
+import { ObjectRequests } from './requests.js';
 import { ACTION_COLUMN, DialogActions, Table, orgName } from '../parts.js';
 
 const REGISTER = '/_dashboard/apps';
+
+/** What deleting svc's own app does, said before it is deleted (its confirmation, its page). */
+const CLI_APP_WARNING = "This is svc's own app: svc login stops working until the emulator is reset.";
+
+/** The organizations an app is connected to now, by name. */
+const connectedOrgs = (state: State, clientId: string) => [
+  ...new Set([...state.grants.values()].filter((g) => g.active && g.client_id === clientId).map((g) => orgName(state, g.org_id))),
+];
+
+/** Delete app, asking first (svc's own app says what breaks). */
+function DeleteApp({ v, app }: { v: View; app: App }) {
+  return (
+    <ActionButton
+      v={v}
+      action={`/_dashboard/apps/${app.client_id}/delete`}
+      label="Delete app"
+      id={`delete-${app.client_id}`}
+      name={`Delete app ${app.name}`}
+      danger
+      confirm={`Delete ${app.name}? It is disconnected from every organization at once.${app.client_id === CLI_CLIENT_ID ? ` ${CLI_APP_WARNING}` : ''}`}
+    />
+  );
+}
 
 export function appsPage(v: View): Html {
   const { state } = v;
@@ -15,9 +41,6 @@ export function appsPage(v: View): Html {
     const issued = token.expires_at - LIMITS.accessTokenSeconds * 1000;
     if (issued > (lastIssued.get(token.grant_id) ?? -Infinity)) lastIssued.set(token.grant_id, issued);
   }
-  const connectedOrgs = (clientId: string) => [
-    ...new Set([...state.grants.values()].filter((g) => g.active && g.client_id === clientId).map((g) => orgName(state, g.org_id))),
-  ];
   return (
     <Layout v={v} path="/apps" title="Apps">
       <p class="muted">OAuth connections are always live mode; the apps and connections are the same in both modes.</p>
@@ -31,7 +54,11 @@ export function appsPage(v: View): Html {
         <Table columns={['Name', 'Client id', 'Redirect URIs', 'Type', 'Connected organizations', ACTION_COLUMN]}>
           {[...state.apps.values()].map((app) => (
             <tr>
-              <td>{app.name}</td>
+              <td>
+                <a href={withMode(`/apps/${app.client_id}`, v.mode)} aria-label={`Details and requests of ${app.name}`}>
+                  {app.name}
+                </a>
+              </td>
               <td>
                 <code>{app.client_id}</code>
               </td>
@@ -43,17 +70,9 @@ export function appsPage(v: View): Html {
                 ))}
               </td>
               <td>{app.secret_hash ? 'confidential' : 'public (PKCE)'}</td>
-              <td>{connectedOrgs(app.client_id).join(', ') || '—'}</td>
+              <td>{connectedOrgs(state, app.client_id).join(', ') || '—'}</td>
               <td>
-                <ActionButton
-                  v={v}
-                  action={`/_dashboard/apps/${app.client_id}/delete`}
-                  label="Delete app"
-                  id={`delete-${app.client_id}`}
-                  name={`Delete app ${app.name}`}
-                  danger
-                  confirm={`Delete ${app.name}? It is disconnected from every organization at once.${app.client_id === CLI_CLIENT_ID ? " This is svc's own app: svc login stops working until the emulator is reset." : ''}`}
-                />
+                <DeleteApp v={v} app={app} />
               </td>
             </tr>
           ))}
@@ -129,6 +148,49 @@ export function appsPage(v: View): Html {
           <DialogActions submit="Register" />
         </form>
       </dialog>
+    </Layout>
+  );
+}
+
+/** An app's own page: what is registered, where it is connected, its events and the requests that touched it (its credential, its id). */
+export function appPage(v: View, id: string): Html | null {
+  const app = v.state.apps.get(id);
+  if (!app) return null;
+  return (
+    <Layout v={v} path={`/apps/${id}`} title={`App ${app.name}`}>
+      <p>
+        <a href={withMode('/apps', v.mode)}>All apps</a>
+      </p>
+      <div id="app" data-live="">
+        {app.client_id === CLI_CLIENT_ID ? (
+          <p class="warning">
+            <strong>Deleting it:</strong> {CLI_APP_WARNING}
+          </p>
+        ) : null}
+        <dl>
+          <dt>Name</dt>
+          <dd>{app.name}</dd>
+          <dt>Client id</dt>
+          <dd>
+            <code>{app.client_id}</code>
+          </dd>
+          <dt>Type</dt>
+          <dd>{app.secret_hash ? 'confidential (a client secret)' : 'public (PKCE, no secret)'}</dd>
+          <dt>Redirect URIs</dt>
+          <dd>
+            {app.redirect_uris.map((uri) => (
+              <div>
+                <code>{uri}</code>
+              </div>
+            ))}
+          </dd>
+          <dt>Connected organizations</dt>
+          <dd>{connectedOrgs(v.state, app.client_id).join(', ') || '—'}</dd>
+        </dl>
+        <DeleteApp v={v} app={app} />
+        <ObjectEvents v={v} id={id} />
+        <ObjectRequests v={v} id={id} />
+      </div>
     </Layout>
   );
 }

@@ -18,8 +18,9 @@ export function matchingRequests(v: View, filters: RequestFilters, before = Infi
   const { status, path, method, credential, object } = filters;
   // A class (4xx) or an exact status (404).
   const statusMatches = (answered: number) => !status || (/^\dxx$/i.test(status) ? String(answered)[0] === status[0] : String(answered) === status);
-  // An object's requests: its id in the path or in either body.
-  const touches = (entry: RequestEntry) => [entry.path, entry.request_body ?? '', entry.response_body ?? ''].some((text) => text.includes(object));
+  // An object's requests: its id in the path, in either body, or as the credential sent (a key's, an app's).
+  const touches = (entry: RequestEntry) =>
+    [entry.path, entry.request_body ?? '', entry.response_body ?? '', entry.credential ?? ''].some((text) => text.includes(object));
   const rows: RequestEntry[] = [];
   let more = false;
   for (const entry of v.requests.newest()) {
