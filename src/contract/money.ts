@@ -44,10 +44,15 @@ function shiftPoint(text: string, places: number): { whole: string; fraction: st
  */
 export const SUBCENTS_PER_CENT = 10_000;
 
-/** Cents (a JSON number) as whole subcents; NaN when the amount is finer than a subcent. */
+/**
+ * Cents (a JSON number) as whole subcents; NaN when the amount is finer than a subcent. The
+ * product may miss the whole number by floating point's rounding (0.042 × 10,000 is
+ * 420.00000000000006), a few units in its last place, never by a fraction of a subcent.
+ */
 export function subcentsOf(cents: number): number {
-  const subcents = Math.round(cents * SUBCENTS_PER_CENT);
-  return Math.abs(subcents - cents * SUBCENTS_PER_CENT) < 1e-6 * Math.max(1, Math.abs(subcents)) ? subcents : NaN;
+  const scaled = cents * SUBCENTS_PER_CENT;
+  const subcents = Math.round(scaled);
+  return Math.abs(subcents - scaled) <= 8 * Number.EPSILON * Math.max(1, Math.abs(scaled)) ? subcents : NaN;
 }
 
 /** Whole subcents as cents, the number the API sends (exact: 420 → 0.042). */

@@ -34,5 +34,10 @@ describe('money', () => {
     expect(money(centsOfSubcents(drawn))).toBe('$99.99958');
     expect(money(centsOfSubcents(subcentsOf(0.002) * 21))).toBe('$0.00042');
     expect(subcentsOf(0.00001)).toBeNaN();
+    // Finer than a subcent on a large amount too: $1.0000001 is 1,000,000.1 subcents, not $1.00.
+    expect(subcentsOf(100.00001)).toBeNaN();
+    expect(subcentsOf(123_456_789.00001)).toBeNaN();
+    expect(subcentsOf(123_456_789.0001)).toBe(1_234_567_890_001);
+    expect(subcentsOf(0.042)).toBe(420);
   });
 });

@@ -107,6 +107,15 @@ describe('the dashboard over http', () => {
     const refused = await finer.text();
     expect(refused).toContain('Balance: at most 6 decimal places');
     expect(refused).toMatch(/value="0.0000001" aria-invalid="true"/);
+    // Finer than that on a whole dollar too ($1.0000001 was once taken as $1.00).
+    const finerOnDollar = await post(
+      t.url,
+      `/_dashboard/orgs/${t.seed.org_id}/balance`,
+      { csrf, mode: 'test', available: '1.0000001' },
+      { cookie, origin: t.url },
+    );
+    expect(finerOnDollar.status).toBe(422);
+    expect(await finerOnDollar.text()).toContain('Balance: at most 6 decimal places');
     expect(await (await fetch(`${t.url}/`)).text()).toContain('<strong>$0.000001</strong>');
     await t.control('POST', '/reset');
   });
