@@ -1,7 +1,8 @@
 // `npm run bench`: start-up of svc under each tested Node (scripts/nodes.mjs; or each
 // `--node PATH` given), as a ratio to `node -e 0` of the same binary measured in the same
 // run, with peak memory; `gh` (a native CLI) for comparison when installed; then the emulator
-// and events throughput benchmarks and the package size.
+// and events throughput benchmarks, the dashboard in Chromium (bench/dashboard.mjs) and the
+// package size.
 //   npm run bench [-- --node PATH ...] [--startup-only] [--write-readme]     BENCH_RUNS=30 runs a case
 // The start-up rows alone, with `--help` at a terminal, gh and the package's size:
 //   npm run bench:startup [-- --node PATH ...]   (bench/startup.mjs)
@@ -294,6 +295,15 @@ try {
   console.log(`emulator benchmark unavailable: ${error.message}`);
   overBudget++;
 }
+try {
+  const { runDashboardBench, reportDashboardBench } = await import('./dashboard.mjs');
+  const dashboard = await runDashboardBench();
+  results.dashboard = dashboard;
+  overBudget += reportDashboardBench(dashboard, console.log);
+} catch (error) {
+  console.log(`dashboard benchmark unavailable: ${error.message}`);
+  overBudget++;
+}
 
 // What a user downloads: the packed tarball and the production dependencies it pulls in.
 function directoryBytes(path) {
@@ -324,6 +334,7 @@ if (process.argv.includes('--write-readme')) {
   const readmePath = join(root, 'README.md');
   const readme = readFileSync(readmePath, 'utf8');
   const { requestBenchMarkdown } = await import('./requests.mjs');
+  const { dashboardBenchMarkdown } = await import('./dashboard.mjs');
   const notes = [
     ...cases.filter((c) => c.skip).map((c) => `- \`${c.name}\`: not measured in this run (${c.skip}).`),
     ...skippedNodes.map((version) => `- node ${version}: not installed in this run, not measured.`),
@@ -358,6 +369,7 @@ if (process.argv.includes('--write-readme')) {
         ]
       : []),
     `- package: ${(packed.size / 1024).toFixed(0)} KiB packed, ${packed.entryCount} files; ${productionDeps.length} production dependency (${productionDeps.join(', ')}), ${(depBytes / 1024 / 1024).toFixed(1)} MiB installed.`,
+    ...(results.dashboard ? dashboardBenchMarkdown(results.dashboard) : []),
   ].join('\n');
   const updated = readme.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${table}\n<!-- bench:end -->`);
   writeFileSync(readmePath, updated);
