@@ -10,8 +10,14 @@ import { eastAsianWidth } from 'get-east-asian-width';
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const ELLIPSIS = '…';
-/** Drawn over the character before: combining marks, joiners, variation selectors, and controls (shown as carets elsewhere). */
-const ZERO_WIDTH = /^[\p{M}\p{Default_Ignorable_Code_Point}\p{Cc}]$/u;
+/**
+ * Drawn over the character before: combining marks, joiners, variation selectors, and
+ * controls (shown as carets elsewhere). Made at the first character outside printable ASCII:
+ * V8 builds a Unicode property class from ICU's tables when the pattern is made (most of a
+ * millisecond), and most of what svc prints never needs it.
+ */
+let zeroWidth: RegExp | undefined;
+const isZeroWidth = (char: string) => (zeroWidth ??= new RegExp('^[\\p{M}\\p{Default_Ignorable_Code_Point}\\p{Cc}]$', 'u')).test(char);
 const SGR = /\x1b\[[0-9;]*m/g;
 const ZWJ = 0x200d;
 const EMOJI_VARIATION = 0xfe0f;
@@ -25,7 +31,7 @@ function clusters(text: string): Array<{ text: string; width: number }> {
   for (const char of text) {
     const cp = char.codePointAt(0)!;
     const last = out[out.length - 1];
-    if (last && (afterJoiner || ZERO_WIDTH.test(char) || isSkinTone(cp) || (last.ri && isRegionalIndicator(cp)))) {
+    if (last && (afterJoiner || isZeroWidth(char) || isSkinTone(cp) || (last.ri && isRegionalIndicator(cp)))) {
       last.text += char;
       // U+FE0F asks for the emoji form, two columns wide; a second regional indicator completes a flag.
       if (cp === EMOJI_VARIATION) last.width = 2;
