@@ -86,6 +86,25 @@ const leanMcp = {
   },
 };
 
+/**
+ * zod's messages in English alone (the emulator's and svc mcp's, the only ones svc shows):
+ * its `locales` namespace carries some sixty languages, half its bundled size, that nothing
+ * in svc selects. The namespace keeps `en`.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(args.resolveDir, '../locales/en.js'), namespace: 'svc-zod-locales' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'svc-zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: root,
+      loader: 'js',
+    }));
+  },
+};
+
 /** The on-demand libraries and the emulator, as imports of their built files. */
 const onDemandFiles = {
   name: 'on-demand-files',
@@ -240,7 +259,7 @@ export async function bundle(outdir) {
     // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     // emulator.js also lets plain scripts (the demo, benchmarks) start the emulator in-process.
-    plugins: [leanMcp],
+    plugins: [leanMcp, zodEnglishOnly],
     entryPoints: {
       emulator: 'src/emulator/index.ts',
       ...libraryEntries('.js'),
