@@ -20,6 +20,19 @@ const connectedOrgs = (state: State, clientId: string) => [
 ];
 
 /** Delete app, asking first (svc's own app says what breaks). */
+/** An app's redirect URIs, one a line, as the list and the app's page show them. */
+function RedirectUris({ uris }: { uris: readonly string[] }) {
+  return (
+    <>
+      {uris.map((uri) => (
+        <div>
+          <code>{uri}</code>
+        </div>
+      ))}
+    </>
+  );
+}
+
 function DeleteApp({ v, app }: { v: View; app: App }) {
   return (
     <ActionButton
@@ -63,11 +76,7 @@ export function appsPage(v: View): Html {
                 <code>{app.client_id}</code>
               </td>
               <td>
-                {app.redirect_uris.map((uri) => (
-                  <div>
-                    <code>{uri}</code>
-                  </div>
-                ))}
+                <RedirectUris uris={app.redirect_uris} />
               </td>
               <td>{app.secret_hash ? 'confidential' : 'public (PKCE)'}</td>
               <td>{connectedOrgs(state, app.client_id).join(', ') || '—'}</td>
@@ -178,11 +187,7 @@ export function appPage(v: View, id: string): Html | null {
           <dd>{app.secret_hash ? 'confidential (a client secret)' : 'public (PKCE, no secret)'}</dd>
           <dt>Redirect URIs</dt>
           <dd>
-            {app.redirect_uris.map((uri) => (
-              <div>
-                <code>{uri}</code>
-              </div>
-            ))}
+            <RedirectUris uris={app.redirect_uris} />
           </dd>
           <dt>Connected organizations</dt>
           <dd>{connectedOrgs(v.state, app.client_id).join(', ') || '—'}</dd>
