@@ -101,6 +101,39 @@ function pageQuery(v: View): Record<string, string> {
   return kept;
 }
 
+/**
+ * An object's own page (a call, chat, key or app at `/{list}/{id}`): a link back to its list,
+ * and the part the live refresh follows.
+ */
+export function ObjectPage({
+  v,
+  list,
+  id,
+  title,
+  back,
+  live,
+  children,
+}: {
+  v: View;
+  list: string;
+  id: string;
+  title: string;
+  back: string;
+  live: string;
+  children?: Child;
+}) {
+  return (
+    <Layout v={v} path={`/${list}/${id}`} title={title}>
+      <p>
+        <a href={withMode(`/${list}`, v.mode)}>{back}</a>
+      </p>
+      <div id={live} data-live="">
+        {children}
+      </div>
+    </Layout>
+  );
+}
+
 export function Layout({ v, path, title, children }: { v: View; path: string; title: string; children?: Child }) {
   const current = PAGES.find((p) => p.path === path || (p.path !== '/' && path.startsWith(`${p.path}/`)));
   return (

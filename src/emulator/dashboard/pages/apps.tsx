@@ -2,7 +2,7 @@
 import { CLI_CLIENT_ID, LIMITS, SCOPES } from '../../../shared/constants.js';
 import { connectionsOf } from '../../routes/control.js';
 import type { App, State } from '../../state.js';
-import { ActionButton, CsrfFields, Layout, When, withMode } from '../layout.js';
+import { ActionButton, CsrfFields, Layout, When, withMode, ObjectPage } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
 import { ObjectEvents } from './events.js';
@@ -166,36 +166,31 @@ export function appPage(v: View, id: string): Html | null {
   const app = v.state.apps.get(id);
   if (!app) return null;
   return (
-    <Layout v={v} path={`/apps/${id}`} title={`App ${app.name}`}>
-      <p>
-        <a href={withMode('/apps', v.mode)}>All apps</a>
-      </p>
-      <div id="app" data-live="">
-        {app.client_id === CLI_CLIENT_ID ? (
-          <p class="warning">
-            <strong>Deleting it:</strong> {CLI_APP_WARNING}
-          </p>
-        ) : null}
-        <dl>
-          <dt>Name</dt>
-          <dd>{app.name}</dd>
-          <dt>Client id</dt>
-          <dd>
-            <code>{app.client_id}</code>
-          </dd>
-          <dt>Type</dt>
-          <dd>{app.secret_hash ? 'confidential (a client secret)' : 'public (PKCE, no secret)'}</dd>
-          <dt>Redirect URIs</dt>
-          <dd>
-            <RedirectUris uris={app.redirect_uris} />
-          </dd>
-          <dt>Connected organizations</dt>
-          <dd>{connectedOrgs(v.state, app.client_id).join(', ') || '—'}</dd>
-        </dl>
-        <DeleteApp v={v} app={app} />
-        <ObjectEvents v={v} id={id} />
-        <ObjectRequests v={v} id={id} />
-      </div>
-    </Layout>
+    <ObjectPage v={v} list="apps" id={id} title={`App ${app.name}`} back="All apps" live="app">
+      {app.client_id === CLI_CLIENT_ID ? (
+        <p class="warning">
+          <strong>Deleting it:</strong> {CLI_APP_WARNING}
+        </p>
+      ) : null}
+      <dl>
+        <dt>Name</dt>
+        <dd>{app.name}</dd>
+        <dt>Client id</dt>
+        <dd>
+          <code>{app.client_id}</code>
+        </dd>
+        <dt>Type</dt>
+        <dd>{app.secret_hash ? 'confidential (a client secret)' : 'public (PKCE, no secret)'}</dd>
+        <dt>Redirect URIs</dt>
+        <dd>
+          <RedirectUris uris={app.redirect_uris} />
+        </dd>
+        <dt>Connected organizations</dt>
+        <dd>{connectedOrgs(v.state, app.client_id).join(', ') || '—'}</dd>
+      </dl>
+      <DeleteApp v={v} app={app} />
+      <ObjectEvents v={v} id={id} />
+      <ObjectRequests v={v} id={id} />
+    </ObjectPage>
   );
 }

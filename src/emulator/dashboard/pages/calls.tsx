@@ -1,5 +1,5 @@
 // Calls: the mode's calls and phone lines, and a call's own page (participants, links, End call).
-import { ActionButton, Layout, withMode, When } from '../layout.js';
+import { ActionButton, Layout, When, ObjectPage } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { ObjectEvents } from './events.js';
 import { ObjectRequests } from './requests.js';
@@ -65,74 +65,69 @@ export function callPage(v: View, id: string): Html | null {
   const participants = [...state.participants.values()].filter((p) => p.obj.call_id === id);
   const links = [...state.links.values()].filter((l) => l.obj.call_id === id);
   return (
-    <Layout v={v} path={`/calls/${id}`} title={`Call ${id}`}>
-      <p>
-        <a href={withMode('/calls', v.mode)}>All calls</a>
-      </p>
-      <div id="call" data-live="">
-        <dl>
-          <dt>Organization</dt>
-          <dd>{orgName(state, stored.org_id)}</dd>
-          <dt>Status</dt>
-          <dd>{call.status}</dd>
-          <dt>Title</dt>
-          <dd>{call.title ?? '—'}</dd>
-          <dt>Languages</dt>
-          <dd>{call.languages.join(' ↔ ')}</dd>
-          <dt>Started</dt>
-          <dd>
-            <When at={call.created_at} />
-          </dd>
-          <dt>Ended</dt>
-          <dd>
-            <When at={call.ended_at} />
-          </dd>
-        </dl>
-        {call.status === 'active' ? (
-          <ActionButton v={v} action={`/_dashboard/calls/${id}/end`} label="End call" id="end-call" danger confirm={`End ${id}?`} />
-        ) : null}
-        <h2>Participants</h2>
-        {participants.length === 0 ? (
-          <p class="muted">No one was dialled.</p>
-        ) : (
-          <Table columns={['Participant', 'Phone', 'Language', 'Line', 'Status']}>
-            {participants.map(({ obj }) => (
-              <tr>
-                <td>
-                  <code>{obj.id}</code>
-                </td>
-                <td>{obj.phone}</td>
-                <td>{obj.language}</td>
-                <td>{obj.line_id ?? '—'}</td>
-                <td>{obj.status}</td>
-              </tr>
-            ))}
-          </Table>
-        )}
-        <h2>Links</h2>
-        {links.length === 0 ? (
-          <p class="muted">No links to this call.</p>
-        ) : (
-          <Table columns={['Link', 'URL', 'Language', 'Expires']}>
-            {links.map(({ obj }) => (
-              <tr>
-                <td>
-                  <code>{obj.id}</code>
-                </td>
-                <td>
-                  <code>{obj.url}</code>
-                </td>
-                <td>{obj.language ?? '—'}</td>
-                <td>
-                  <When at={obj.expires_at} />
-                </td>
-              </tr>
-            ))}
-          </Table>
-        )}
-        <ObjectEvents v={v} id={id} />
-        <ObjectRequests v={v} id={id} />
-      </div>
-    </Layout>
+    <ObjectPage v={v} list="calls" id={id} title={`Call ${id}`} back="All calls" live="call">
+      <dl>
+        <dt>Organization</dt>
+        <dd>{orgName(state, stored.org_id)}</dd>
+        <dt>Status</dt>
+        <dd>{call.status}</dd>
+        <dt>Title</dt>
+        <dd>{call.title ?? '—'}</dd>
+        <dt>Languages</dt>
+        <dd>{call.languages.join(' ↔ ')}</dd>
+        <dt>Started</dt>
+        <dd>
+          <When at={call.created_at} />
+        </dd>
+        <dt>Ended</dt>
+        <dd>
+          <When at={call.ended_at} />
+        </dd>
+      </dl>
+      {call.status === 'active' ? (
+        <ActionButton v={v} action={`/_dashboard/calls/${id}/end`} label="End call" id="end-call" danger confirm={`End ${id}?`} />
+      ) : null}
+      <h2>Participants</h2>
+      {participants.length === 0 ? (
+        <p class="muted">No one was dialled.</p>
+      ) : (
+        <Table columns={['Participant', 'Phone', 'Language', 'Line', 'Status']}>
+          {participants.map(({ obj }) => (
+            <tr>
+              <td>
+                <code>{obj.id}</code>
+              </td>
+              <td>{obj.phone}</td>
+              <td>{obj.language}</td>
+              <td>{obj.line_id ?? '—'}</td>
+              <td>{obj.status}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <h2>Links</h2>
+      {links.length === 0 ? (
+        <p class="muted">No links to this call.</p>
+      ) : (
+        <Table columns={['Link', 'URL', 'Language', 'Expires']}>
+          {links.map(({ obj }) => (
+            <tr>
+              <td>
+                <code>{obj.id}</code>
+              </td>
+              <td>
+                <code>{obj.url}</code>
+              </td>
+              <td>{obj.language ?? '—'}</td>
+              <td>
+                <When at={obj.expires_at} />
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <ObjectEvents v={v} id={id} />
+      <ObjectRequests v={v} id={id} />
+    </ObjectPage>
   );
 }

@@ -1,5 +1,5 @@
 // Chats: the mode's chats, and a chat's own page (its messages, live; Close chat).
-import { ActionButton, Layout, withMode, When } from '../layout.js';
+import { ActionButton, Layout, When, ObjectPage } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { ObjectEvents } from './events.js';
 import { ObjectRequests } from './requests.js';
@@ -46,53 +46,48 @@ export function chatPage(v: View, id: string): Html | null {
   const chat = stored.obj;
   const messages = [...state.messages.values()].filter((m) => m.obj.chat_id === id).sort((a, b) => a.seq - b.seq);
   return (
-    <Layout v={v} path={`/chats/${id}`} title={`Chat ${id}`}>
-      <p>
-        <a href={withMode('/chats', v.mode)}>All chats</a>
-      </p>
-      <div id="chat" data-live="">
-        <dl>
-          <dt>Organization</dt>
-          <dd>{orgName(state, stored.org_id)}</dd>
-          <dt>Status</dt>
-          <dd>{chat.status}</dd>
-          <dt>Subject</dt>
-          <dd>{chat.subject ?? '—'}</dd>
-          <dt>Language</dt>
-          <dd>{chat.language}</dd>
-          <dt>Stream</dt>
-          <dd>
-            <code>GET /v1/chats/{id}/stream</code> (<code>svc chats stream {id}</code>); this page follows it live
-          </dd>
-        </dl>
-        {chat.status === 'open' ? (
-          <ActionButton v={v} action={`/_dashboard/chats/${id}/close`} label="Close chat" id="close-chat" danger confirm={`Close ${id}?`} />
-        ) : null}
-        <h2>Messages</h2>
-        {messages.length === 0 ? (
-          <p class="muted">No messages yet.</p>
-        ) : (
-          <ol class="log">
-            {messages.map(({ obj }) => (
-              <li>
-                <div class="card">
-                  <div class="muted">
-                    <When at={obj.created_at} /> · {obj.kind} · {obj.language}
-                  </div>
-                  {obj.kind === 'voice' ? <p>🎤 voice message — transcript: {obj.transcript ?? '(none)'}</p> : <p>{obj.text}</p>}
-                  {obj.translation ? (
-                    <p class="muted">
-                      {obj.translation.language}: {obj.translation.text}
-                    </p>
-                  ) : null}
+    <ObjectPage v={v} list="chats" id={id} title={`Chat ${id}`} back="All chats" live="chat">
+      <dl>
+        <dt>Organization</dt>
+        <dd>{orgName(state, stored.org_id)}</dd>
+        <dt>Status</dt>
+        <dd>{chat.status}</dd>
+        <dt>Subject</dt>
+        <dd>{chat.subject ?? '—'}</dd>
+        <dt>Language</dt>
+        <dd>{chat.language}</dd>
+        <dt>Stream</dt>
+        <dd>
+          <code>GET /v1/chats/{id}/stream</code> (<code>svc chats stream {id}</code>); this page follows it live
+        </dd>
+      </dl>
+      {chat.status === 'open' ? (
+        <ActionButton v={v} action={`/_dashboard/chats/${id}/close`} label="Close chat" id="close-chat" danger confirm={`Close ${id}?`} />
+      ) : null}
+      <h2>Messages</h2>
+      {messages.length === 0 ? (
+        <p class="muted">No messages yet.</p>
+      ) : (
+        <ol class="log">
+          {messages.map(({ obj }) => (
+            <li>
+              <div class="card">
+                <div class="muted">
+                  <When at={obj.created_at} /> · {obj.kind} · {obj.language}
                 </div>
-              </li>
-            ))}
-          </ol>
-        )}
-        <ObjectEvents v={v} id={id} />
-        <ObjectRequests v={v} id={id} />
-      </div>
-    </Layout>
+                {obj.kind === 'voice' ? <p>🎤 voice message — transcript: {obj.transcript ?? '(none)'}</p> : <p>{obj.text}</p>}
+                {obj.translation ? (
+                  <p class="muted">
+                    {obj.translation.language}: {obj.translation.text}
+                  </p>
+                ) : null}
+              </div>
+            </li>
+          ))}
+        </ol>
+      )}
+      <ObjectEvents v={v} id={id} />
+      <ObjectRequests v={v} id={id} />
+    </ObjectPage>
   );
 }

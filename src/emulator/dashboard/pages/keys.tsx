@@ -1,7 +1,7 @@
 // API keys: the mode's keys (last four only), Create key (a dialog) and Revoke.
 import { SCOPES } from '../../../shared/constants.js';
 import { rfc3339 } from '../../ids.js';
-import { ActionButton, CsrfFields, Layout, When, withMode } from '../layout.js';
+import { ActionButton, CsrfFields, Layout, When, withMode, ObjectPage } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from '../forms.js';
 import { ObjectRequests } from './requests.js';
@@ -120,35 +120,30 @@ export function keyPage(v: View, id: string): Html | null {
   const key = v.state.keys.get(id);
   if (!key || key.mode !== v.mode) return null;
   return (
-    <Layout v={v} path={`/keys/${id}`} title={`Key ${key.name ?? id}`}>
-      <p>
-        <a href={withMode('/keys', v.mode)}>All keys</a>
-      </p>
-      <div id="key" data-live="">
-        <dl>
-          <dt>Id</dt>
-          <dd>
-            <code>{key.id}</code>
-          </dd>
-          <dt>Organization</dt>
-          <dd>{orgName(v.state, key.org_id)}</dd>
-          <dt>Scopes</dt>
-          <dd>{key.scopes.join(', ')}</dd>
-          <dt>Last four</dt>
-          <dd>
-            <code>{key.last4 ?? '—'}</code>
-          </dd>
-          <dt>Created</dt>
-          <dd>
-            <When at={key.created_at} />
-          </dd>
-          <dt>Last used</dt>
-          <dd>{key.last_used_at === undefined ? 'never' : <When at={key.last_used_at} />}</dd>
-          <dt>Revoked</dt>
-          <dd>{key.revoked ? 'yes' : 'no'}</dd>
-        </dl>
-        <ObjectRequests v={v} id={id} by="credential" />
-      </div>
-    </Layout>
+    <ObjectPage v={v} list="keys" id={id} title={`Key ${key.name ?? id}`} back="All keys" live="key">
+      <dl>
+        <dt>Id</dt>
+        <dd>
+          <code>{key.id}</code>
+        </dd>
+        <dt>Organization</dt>
+        <dd>{orgName(v.state, key.org_id)}</dd>
+        <dt>Scopes</dt>
+        <dd>{key.scopes.join(', ')}</dd>
+        <dt>Last four</dt>
+        <dd>
+          <code>{key.last4 ?? '—'}</code>
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <When at={key.created_at} />
+        </dd>
+        <dt>Last used</dt>
+        <dd>{key.last_used_at === undefined ? 'never' : <When at={key.last_used_at} />}</dd>
+        <dt>Revoked</dt>
+        <dd>{key.revoked ? 'yes' : 'no'}</dd>
+      </dl>
+      <ObjectRequests v={v} id={id} by="credential" />
+    </ObjectPage>
   );
 }
