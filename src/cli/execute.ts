@@ -65,7 +65,7 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
       outputError: () => {},
       columns: runtime.stdout.columns,
       async invoke(invocation) {
-        exitCode = await runCommand(invocation, runtime, version, runF, (words, nested) => execute(words, nested, version));
+        exitCode = await runCommand(invocation, runtime, version, runF);
       },
     },
     argv,

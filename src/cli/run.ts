@@ -53,11 +53,8 @@ function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<s
   return flags;
 }
 
-/** How a run starts another command line (src/cli/execute.ts's execute), handed in so the runner does not import its caller. */
-export type Reenter = (argv: readonly string[], runtime: Runtime) => Promise<number>;
-
 /** Runs one leaf; returns its exit code. */
-export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, runF?: RunF, reenter?: Reenter): Promise<number> {
+export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, runF?: RunF): Promise<number> {
   const { globals } = invocation;
   const { debug, json } = globals;
   let disposeContext: (() => Promise<void>) | undefined;
@@ -78,9 +75,17 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     const { createContext } = await import('./context.js');
     const ctx = createContext(runtime, globals, version);
     disposeContext = () => ctx.dispose();
-    const runLine: RunLine = (argv, output, signal) => {
-      if (!reenter) throw new CliError('this runner cannot run another command line');
-      return reenter(argv, {
+    const runLine: RunLine = (typed, output, signal) => {
+      const nested: Invocation = {
+        name: typed.name,
+        leaf: typed.leaf,
+        args: typed.args,
+        flags: typed.flags,
+        // This run's profile and base URL; the mode and confirmation its caller fixed.
+        globals: { ...globals, json: true, yes: typed.yes, mode: typed.mode },
+        root: invocation.root,
+      };
+      return runCommand(nested, {
         env: runtime.env,
         stdout: { write: output.stdout, isTTY: false },
         stderr: { write: output.stderr, isTTY: false },
@@ -97,7 +102,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
         secrets: ctx.secrets,
         config: ctx.config,
         http: ctx.http,
-      });
+      }, version);
     };
     // A run that returns succeeded; every failure is a typed error, printed below.
     await module.run(opts, ctx, invocation.root, runLine);

@@ -142,11 +142,22 @@ export type FlagsOf<D> = D extends CommandDecl<infer F, readonly ArgSpec[]> ? Fl
 
 /** A leaf module as the runner sees it once loaded. */
 /**
- * Another svc command line, run in this process with this run's services (its HTTP pool and
- * stores) and its output captured: what `svc mcp` runs for a tool call. Resolves to its exit code.
+ * Another command, run in this process from typed input (what its parse() receives, never a
+ * command line) with this run's services (its HTTP pool and stores), this run's global flags
+ * (profile, base URL) and the `mode` given, its output captured: what `svc mcp` runs for a
+ * tool call. `yes` answers its confirmation; `--json` is always on. Resolves to its exit code.
  */
+export interface InProcessRun {
+  leaf: Leaf;
+  /** `calls list`: the command's words, for its messages. */
+  name: string;
+  args: unknown[];
+  flags: Record<string, unknown>;
+  mode: 'test' | 'live';
+  yes: boolean;
+}
 export type RunLine = (
-  argv: readonly string[],
+  run: InProcessRun,
   output: { stdout: (chunk: string) => void; stderr: (chunk: string) => void },
   signal: AbortSignal,
 ) => Promise<number>;

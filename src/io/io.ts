@@ -14,6 +14,8 @@ export interface Input {
   readAll(): Promise<string>;
   /** stdin line by line, as they arrive; ends when `signal` aborts, releasing stdin so the process can exit. */
   lines(signal?: AbortSignal): AsyncIterable<string>;
+  /** stdin's text as it arrives, in chunks, holding none of it (for a reader that bounds its lines); ends with stdin or `signal`. */
+  chunks?(signal?: AbortSignal): AsyncIterable<string>;
   /** The whole of stdin as bytes (`svc chats voice ID -`); absent where only text is available. */
   readAllBytes?(): Promise<Uint8Array>;
 }

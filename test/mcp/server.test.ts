@@ -214,7 +214,7 @@ describe('a live session', () => {
     const billed = entries.filter((e) => e.result === 'ok').reduce((sum, e) => sum + Math.round(e.price_asked * 10_000), 0);
     const after = await balanceOf();
     expect(Math.round((start - after) * 10_000)).toBe(billed);
-    expect(entries[0]).toMatchObject({ spent: 6, balance: after });
+    expect(entries[0]).toMatchObject({ spent: 6 });
     expect(entries[1]).toMatchObject({ spent: 6 });
   });
 
@@ -245,7 +245,7 @@ describe('a live session', () => {
 });
 
 describe('the protocol and the log', () => {
-  it('stdout carries nothing but JSON-RPC messages, even when a command warns or fails', async () => {
+  it('stdout carries nothing but JSON-RPC messages, even when a command warns or fails; a line that is not JSON is answered -32700', async () => {
     const [command, args] = svcCommand(['mcp']);
     const child = spawn(command, args, { env: envFor(emulator().seed.keys.test), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -256,7 +256,7 @@ describe('the protocol and the log', () => {
         const complete = stdout.split('\n');
         stdout = complete.pop()!;
         lines.push(...complete);
-        if (lines.length >= 4) resolve();
+        if (lines.length >= 5) resolve();
       });
     });
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
@@ -274,9 +274,11 @@ describe('the protocol and the log', () => {
     await answered;
     child.stdin.end();
     await new Promise((resolve) => child.on('close', resolve));
-    expect(lines.length).toBe(4);
+    expect(lines.length).toBe(5);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
-    expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual([1, 2, 3, 4]);
+    const answers = lines.map((l) => JSON.parse(l));
+    expect(answers.filter((a) => a.id !== null).map((a) => a.id).sort()).toEqual([1, 2, 3, 4]);
+    expect(answers.find((a) => a.id === null)).toMatchObject({ error: { code: -32700 } });
   });
 
   it('writes one audit line per call, 0600, secrets redacted; svc mcp log shows it as a table', async () => {

@@ -95,6 +95,39 @@ function stdinInput(): Input {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return new Uint8Array(Buffer.concat(chunks));
     },
+    async *chunks(signal) {
+      const stdin = process.stdin;
+      stdin.setEncoding('utf8');
+      const queue: string[] = [];
+      let ended = false;
+      let wake: (() => void) | null = null;
+      const onData = (chunk: string) => {
+        queue.push(chunk);
+        wake?.();
+      };
+      const onEnd = () => {
+        ended = true;
+        wake?.();
+      };
+      stdin.on('data', onData);
+      stdin.once('end', onEnd);
+      stdin.once('error', onEnd);
+      signal?.addEventListener('abort', onEnd, { once: true });
+      try {
+        for (;;) {
+          if (queue.length > 0) yield queue.shift()!;
+          else if (ended) return;
+          else await new Promise<void>((resolve) => (wake = resolve));
+        }
+      } finally {
+        stdin.off('data', onData);
+        stdin.off('end', onEnd);
+        stdin.off('error', onEnd);
+        signal?.removeEventListener('abort', onEnd);
+        // Released, so the process can exit.
+        stdin.pause();
+      }
+    },
     async *lines(signal) {
       const { createInterface } = lazyRequire('node:readline');
       // The signal closes the interface (and pauses stdin) at once: an async generator's

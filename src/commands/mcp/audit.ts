@@ -1,48 +1,96 @@
-// The audit log of `svc mcp`: one JSON line per tool call (time, tool, arguments with secrets
-// redacted, mode, the price asked, the result code, the ids it touched) in svc's config folder,
-// mode 0600, bounded: past MAX_BYTES the file becomes `.1` (the one before is dropped), so the
-// log never holds more than twice that. Written with the file's own checks (src/config/own-file.ts).
+// The audit log of `svc mcp`, in svc's config folder (made 0700 on first use), each file 0600.
+// A tool call is two lines: its intent, written BEFORE the tool acts (a call whose intent
+// cannot be written is not made), then its result (`ok`, `refused`, `failed`, `cancelled`,
+// `disconnected`, or svc's error code). Every line names its session and carries the hash of
+// the line written before it, and `mcp-audit.head` the hash of the last one, so `svc mcp log
+// --verify` can tell a log that was altered or cut. One writer at a time across sessions (a
+// file lock around append and rotation); past MAX_BYTES the file becomes `.1`.
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { withFileLock } from '../../config/lock.js';
 import { openOwnFile, readOwnFile, tightenOwnFile } from '../../config/own-file.js';
 import { redactText } from '../../io/redact.js';
 import { ID_PREFIX } from '../../contract/constants.js';
 
 /** An object id of the API (api-contract.md "Conventions"), anywhere in a text. */
 const ID = new RegExp(`\\b(?:${Object.values(ID_PREFIX).join('|')})[A-Za-z0-9]{4,}\\b`, 'g');
+/** Bearer tokens and JWT-shaped strings: secrets whatever issued them. */
+const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 
 export const AUDIT_FILE = 'mcp-audit.ndjson';
+export const HEAD_FILE = 'mcp-audit.head';
 export const MAX_BYTES = 512 * 1024;
-/** An argument's text longer than this is cut in the log (an assistant may send 5,000 characters to translate). */
+/** An argument's text longer than this is cut in the log, with its size said. */
 const MAX_LOGGED_STRING = 200;
+/** A logged value nests no deeper, and a list or object keeps no more members. */
+const MAX_DEPTH = 4;
+const MAX_MEMBERS = 20;
+/** No file of the log is read past this (a hand-edited file can be anything). */
+const MAX_READ_BYTES = 64 * 1024 * 1024;
 
-export interface AuditEntry {
+/** The results a call's second line can say, besides svc's error codes. */
+export type Outcome = 'ok' | 'refused' | 'failed' | 'cancelled' | 'disconnected' | (string & {});
+
+export interface AuditLine {
+  /** sha256 (hex) of the line written before this one; '' for the first line of a log. */
+  prev: string;
+  session: string;
+  /** The call's number in its session: its intent and result lines share it. */
+  call: number;
+  phase: 'intent' | 'result';
   time: string;
   tool: string;
-  args: Record<string, unknown>;
   mode: 'test' | 'live';
+  args?: Record<string, unknown>;
+  result?: Outcome;
   /** What the call was priced at before it was made, in cents; null when not billed. */
-  price_asked: number | null;
-  /** `ok`, or svc's stable error code (src/cli/error-report.ts), or `spend_cap`. */
-  result: string;
-  /** The object ids the call named or got back. */
-  ids: string[];
-  /** Live sessions: the session's total after the call, in cents, and the balance the service reported. */
+  price_asked?: number | null;
+  ids?: string[];
+  /** Live sessions: the session's own charges after the call, in cents. */
   spent?: number;
-  balance?: number;
 }
 
-/** Argument values as they may be kept: secrets redacted, long texts cut. */
-export function loggedArgs(args: Record<string, unknown>): Record<string, unknown> {
-  const clean = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      const redacted = redactText(value);
-      return redacted.length > MAX_LOGGED_STRING ? `${redacted.slice(0, MAX_LOGGED_STRING)}… (${redacted.length} characters)` : redacted;
-    }
-    if (Array.isArray(value)) return value.slice(0, 20).map(clean);
-    return value;
-  };
-  return Object.fromEntries(Object.entries(args).map(([key, value]) => [key, clean(value)]));
+/** One call as `svc mcp log` shows it: its intent joined with its result (`unfinished` when none was written). */
+export interface AuditEntry {
+  time: string;
+  session: string;
+  tool: string;
+  mode: 'test' | 'live';
+  args: Record<string, unknown>;
+  price_asked: number | null;
+  result: string;
+  ids: string[];
+  spent?: number;
+}
+
+function redacted(text: string): string {
+  return redactText(text).replace(BEARER, '$1…').replace(JWT, 'eyJ…(a JWT)');
+}
+
+/** A value as it may be kept: secrets redacted at every depth, long texts cut with their size, bounded in depth and members. */
+export function loggedValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') {
+    const cut = value.length > MAX_LOGGED_STRING * 4 ? value.slice(0, MAX_LOGGED_STRING * 4) : value;
+    const clean = redacted(cut);
+    return value.length > MAX_LOGGED_STRING ? `${clean.slice(0, MAX_LOGGED_STRING)}… (${value.length} characters)` : clean;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return `(${Array.isArray(value) ? 'a list' : 'an object'}, not kept)`;
+  if (Array.isArray(value)) {
+    const kept = value.slice(0, MAX_MEMBERS).map((v) => loggedValue(v, depth + 1));
+    return value.length > MAX_MEMBERS ? [...kept, `… (${value.length} items)`] : kept;
+  }
+  const entries = Object.entries(value);
+  const kept = entries.slice(0, MAX_MEMBERS).map(([k, v]) => [redacted(k).slice(0, 100), loggedValue(v, depth + 1)]);
+  if (entries.length > MAX_MEMBERS) kept.push(['…', `${entries.length} properties`]);
+  return Object.fromEntries(kept);
+}
+
+export function loggedArgs(args: unknown): Record<string, unknown> {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args === undefined ? {} : { value: loggedValue(args) };
+  return loggedValue(args) as Record<string, unknown>;
 }
 
 /** Ids in a command's JSON output or its arguments: `call_…`, `chat_…`, `evt_…`, … */
@@ -56,51 +104,119 @@ export function idsIn(...values: unknown[]): string[] {
   return [...ids];
 }
 
+export function hashOf(line: string): string {
+  return createHash('sha256').update(line).digest('hex');
+}
+
+/** A file of the log, whole; null when there is none. */
+function readLogFile(path: string): string | null {
+  return readOwnFile(path, { what: 'the MCP audit log', maxBytes: MAX_READ_BYTES });
+}
+
 export class AuditLog {
-  private fd: number | null = null;
-  private size = 0;
   readonly path: string;
+  private readonly headPath: string;
+  /** This session's appends, in order: the file lock orders them against other sessions. */
+  private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(dir: string) {
+  constructor(readonly dir: string) {
     this.path = join(dir, AUDIT_FILE);
+    this.headPath = join(dir, HEAD_FILE);
   }
 
-  append(entry: AuditEntry): void {
-    const line = Buffer.from(`${JSON.stringify(entry)}\n`);
-    if (this.fd !== null && this.size + line.length > MAX_BYTES) {
-      closeSync(this.fd);
-      this.fd = null;
-      renameSync(this.path, `${this.path}.1`);
-    }
-    if (this.fd === null) {
-      this.fd = openOwnFile(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP audit log' });
-      tightenOwnFile(this.fd);
-      this.size = fstatSync(this.fd).size;
-    }
-    writeSync(this.fd, line);
-    this.size += line.length;
+  /** Appends `line` (its `prev` filled in); rejects, writing nothing, when the log cannot be written. */
+  append(line: Omit<AuditLine, 'prev'>): Promise<void> {
+    const next = this.queue.then(() => withFileLock(this.path, async () => this.appendLocked(line)));
+    this.queue = next.catch(() => {});
+    return next;
   }
 
-  close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
+  private appendLocked(line: Omit<AuditLine, 'prev'>): void {
+    const text = JSON.stringify({ prev: this.headHash(), ...line });
+    const bytes = Buffer.from(`${text}\n`);
+    let fd = openOwnFile(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP audit log' });
+    try {
+      tightenOwnFile(fd);
+      const size = fstatSync(fd).size;
+      if (size > 0 && size + bytes.length > MAX_BYTES) {
+        closeSync(fd);
+        fd = -1;
+        renameSync(this.path, `${this.path}.1`);
+        fd = openOwnFile(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP audit log' });
+        tightenOwnFile(fd);
+      }
+      writeSync(fd, bytes);
+    } finally {
+      if (fd >= 0) closeSync(fd);
+    }
+    const head = openOwnFile(this.headPath, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, { what: 'the MCP audit log head' });
+    try {
+      tightenOwnFile(head);
+      writeSync(head, `${hashOf(text)}\n`);
+    } finally {
+      closeSync(head);
+    }
+  }
+
+  /** The hash of the last line written, from the head file, else the log's own last line. */
+  private headHash(): string {
+    const head = readOwnFile(this.headPath, { what: 'the MCP audit log head', maxBytes: 1024 })?.trim();
+    if (head) return head;
+    const last = (readLogFile(this.path) ?? '').trimEnd().split('\n').at(-1);
+    return last ? hashOf(last) : '';
   }
 }
 
-/** Every entry kept, oldest first (the rotated file, then the current one); lines that do not parse are skipped. */
-export function readAudit(dir: string): AuditEntry[] {
+/** Every line kept, oldest first (the rotated file, then the current one), as written. */
+export function readAuditLines(dir: string): string[] {
   const path = join(dir, AUDIT_FILE);
-  const entries: AuditEntry[] = [];
-  for (const file of [`${path}.1`, path]) {
-    const text = readOwnFile(file, { what: 'the MCP audit log', maxBytes: MAX_BYTES * 2 });
-    for (const line of text?.split('\n') ?? []) {
-      if (!line) continue;
-      try {
-        entries.push(JSON.parse(line) as AuditEntry);
-      } catch {
-        // A line cut by a crash mid-write: the others still count.
-      }
+  const lines: string[] = [];
+  for (const file of [`${path}.1`, path]) for (const line of readLogFile(file)?.split('\n') ?? []) if (line) lines.push(line);
+  return lines;
+}
+
+/** Every call kept, oldest first: intent and result joined; lines that do not parse are skipped. */
+export function readAudit(dir: string): AuditEntry[] {
+  const calls = new Map<string, AuditEntry>();
+  for (const text of readAuditLines(dir)) {
+    let line: AuditLine;
+    try {
+      line = JSON.parse(text) as AuditLine;
+    } catch {
+      continue; // A line cut by a crash mid-write: the others still count.
     }
+    const key = `${line.session}#${line.call}`;
+    const entry = calls.get(key) ?? { time: line.time, session: line.session, tool: line.tool, mode: line.mode, args: {}, price_asked: null, result: 'unfinished', ids: [] };
+    if (line.phase === 'intent') entry.args = line.args ?? {};
+    else {
+      entry.result = line.result ?? 'unfinished';
+      entry.price_asked = line.price_asked ?? null;
+      entry.ids = line.ids ?? [];
+      if (line.spent !== undefined) entry.spent = line.spent;
+    }
+    calls.set(key, entry);
   }
-  return entries;
+  return [...calls.values()];
+}
+
+/** Whether each line's `prev` is the hash of the one before, and the last line is the head: the problems found, none when intact. */
+export function verifyAudit(dir: string): { lines: number; problems: string[] } {
+  const lines = readAuditLines(dir);
+  const problems: string[] = [];
+  lines.forEach((text, index) => {
+    let prev: unknown;
+    try {
+      prev = (JSON.parse(text) as Partial<AuditLine>).prev;
+    } catch {
+      problems.push(`line ${index + 1} is not a line svc wrote (it does not parse)`);
+      return;
+    }
+    // The first line kept follows one rotated away: its link cannot be checked.
+    if (index > 0 && prev !== hashOf(lines[index - 1]!)) problems.push(`line ${index + 1} does not follow line ${index} (a line was changed, removed or added)`);
+  });
+  const head = readOwnFile(join(dir, HEAD_FILE), { what: 'the MCP audit log head', maxBytes: 1024 })?.trim();
+  const last = lines.at(-1);
+  if (last !== undefined && head !== hashOf(last)) problems.push(head ? 'the log ends before the last line svc wrote (it was cut) or its last line was changed' : 'the head file (mcp-audit.head) is missing');
+  if (last === undefined && head) problems.push('the log is empty, but svc wrote lines to it (it was removed or cut)');
+  return { lines: lines.length, problems };
 }

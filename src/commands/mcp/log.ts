@@ -1,10 +1,12 @@
-// `svc mcp log`: the audit log of `svc mcp`'s tool calls (audit.ts), oldest first.
+// `svc mcp log`: the audit log of `svc mcp`'s tool calls (audit.ts), oldest first; with
+// --verify, whether the log is as svc wrote it (each line links to the one before, the last
+// to the head file): exit 1 when it was altered or cut.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
-import { printList, type Column } from '../../io/output.js';
-import { readAudit, type AuditEntry } from './audit.js';
-import { UsageError } from '../../errors.js';
+import { printJson, printList, printText, type Column } from '../../io/output.js';
+import { readAudit, verifyAudit, type AuditEntry } from './audit.js';
+import { CliError } from '../../errors.js';
 import { money } from '../../contract/money.js';
 
 export const command = defineCommand({
@@ -12,16 +14,19 @@ export const command = defineCommand({
   summary: "the audit log of svc mcp's tool calls: time, tool, mode, price, result, ids",
   flags: {
     limit: { value: '<n>', kind: { type: 'integer', min: 1 }, help: 'only the last N calls' },
+    verify: { help: 'check that the log is as svc wrote it: exit 1 if a line was changed, removed or cut' },
   },
-  examples: ['svc mcp log', 'svc mcp log --limit 20', 'svc mcp log --json'],
+  examples: ['svc mcp log', 'svc mcp log --limit 20', 'svc mcp log --json', 'svc mcp log --verify'],
   scopes: [],
 });
 
-export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): { limit?: number } {
-  if (flags.limit === undefined) return {};
-  const limit = Number(flags.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit "${flags.limit}" is not a whole number of at least 1`);
-  return { limit };
+export interface LogOptions {
+  limit?: number;
+  verify: boolean;
+}
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LogOptions {
+  return { verify: flags.verify === true, ...(flags.limit !== undefined ? { limit: flags.limit } : {}) };
 }
 
 const columns: Column<AuditEntry>[] = [
@@ -33,8 +38,16 @@ const columns: Column<AuditEntry>[] = [
   { header: 'IDS', value: (e) => e.ids.join(',') },
 ];
 
-export async function run(opts: { limit?: number }, ctx: Context): Promise<void> {
-  const entries = readAudit(configDir(ctx.env));
+export async function run(opts: LogOptions, ctx: Context): Promise<void> {
+  const dir = configDir(ctx.env);
+  if (opts.verify) {
+    const { lines, problems } = verifyAudit(dir);
+    if (ctx.globals.json) printJson(ctx, { intact: problems.length === 0, lines, problems });
+    else printText(ctx, problems.length === 0 ? `the audit log is intact: ${lines} lines, each linked to the one before` : problems.join('\n'));
+    if (problems.length) throw new CliError(`the audit log was altered or cut (${problems.length} problem${problems.length === 1 ? '' : 's'})`);
+    return;
+  }
+  const entries = readAudit(dir);
   const shown = opts.limit === undefined ? entries : entries.slice(-opts.limit);
   await printList(ctx, shown, columns);
 }

@@ -1,307 +1,125 @@
 // `svc mcp`'s server: the MCP SDK's McpServer on the context's stdio, with one tool per command
-// the declarations mark (tools.ts). A tool call is the command run in-process, exactly as its
-// command line would run (the same parse, runner and error codes), with `--json` and the
-// session's mode, its output captured: the JSON is the tool's result, a failure svc's error
-// report (code, message, hint) as an MCP tool error. Around each call: the pace the service's
-// rate limit allows, the spending cap of a live session, and a line in the audit log.
+// the declarations mark (tools.ts). A tool call is the command run in-process from typed input
+// (invoke.ts: its validated JSON read by the declarations, never a command line), with the
+// session's profile, base URL, credential and mode, fixed when the session started; its
+// --json output is the tool's result, a failure svc's error report (code, message, hint) as an
+// MCP tool error. Around each call: an audit line before it acts and one after (audit.ts), the
+// pace the service's rate limit allows, and the ledger of a live session (budget.ts).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Context } from '../../context.js';
 import type { RootSpec, RunLine } from '../define.js';
-import { configDir } from '../../config/paths.js';
-import { EXIT, UsageError } from '../../errors.js';
-import { redactText } from '../../io/redact.js';
-import { createPacer } from '../calls/pacer.js';
-import { AuditLog, idsIn, loggedArgs, type AuditEntry } from './audit.js';
-import { SpendingCap, dollars, priceOf, unitsToCents, type DryRun } from './budget.js';
+import { EXIT } from '../../errors.js';
+import { loggedArgs } from './audit.js';
+import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
+import { typedInput, type TypedInput } from './invoke.js';
+import { failureOf, reportOf, successOf, toolError } from './result.js';
+import { callTool, sessionState, type ServeOptions, type SessionState, type Settled } from './session.js';
 import { inputSchema } from './schema.js';
-import { commandLine, toolsOf, type Session, type ToolSpec } from './tools.js';
+import type { ToolSpec } from './tools.js';
 import { contextTransport } from './transport.js';
+import { registerEventsWait } from './events-wait.js';
 
-/** Calls waiting for the pace of the rate limit beyond this many are refused at once (about 5 s of waiting). */
-export const MAX_WAITING = 50;
-/** A text result longer than this is cut; the whole result is the structured content. */
-const MAX_TEXT = 2_000;
-
-/** What a command run in-process left: its exit code and its two outputs. */
-interface Ran {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
-
-interface ErrorReport {
-  error: { code: string; status: number | null; message: string; hint: string | null; exit_code: number };
-}
-
-function toolError(code: string, message: string, hint: string | null, status: number | null = null, exitCode: number = EXIT.failure): CallToolResult {
-  const report: ErrorReport = { error: { code, status, message: redactText(message), hint: hint === null ? null : redactText(hint), exit_code: exitCode } };
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `error (${code}): ${report.error.message}${report.error.hint ? `\n${report.error.hint}` : ''}` }],
-    structuredContent: report as unknown as Record<string, unknown>,
-  };
-}
-
-/** A failed run's result: svc's own error report from its stderr (--json prints one). */
-function failure(ran: Ran): CallToolResult {
-  const line = ran.stderr
-    .trim()
-    .split('\n')
-    .reverse()
-    .find((l) => l.startsWith('{"error"'));
-  if (line) {
-    try {
-      const { error } = JSON.parse(line) as ErrorReport;
-      return toolError(error.code, error.message, error.hint, error.status, error.exit_code);
-    } catch {
-      // Not svc's report after all: said as it is below.
-    }
-  }
-  return toolError('failed', ran.stderr.trim().slice(0, 500) || `the command ended with exit code ${ran.exitCode}`, null, null, ran.exitCode);
-}
-
-/** The command's --json output (one document, or NDJSON) as structured content, with a short text. */
-function success(stdout: string): CallToolResult {
-  const text = stdout.trim();
-  let value: unknown;
-  try {
-    value = text === '' ? {} : JSON.parse(text);
-  } catch {
-    value = text.split('\n').map((line) => JSON.parse(line) as unknown);
-  }
-  const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { items: value };
-  const json = JSON.stringify(structured);
-  return {
-    content: [
-      {
-        type: 'text',
-        text: json.length <= MAX_TEXT ? json : `${json.slice(0, MAX_TEXT)}… (${json.length} characters; the whole result is the structured content)`,
-      },
-    ],
-    structuredContent: structured,
-  };
-}
+export type { ServeOptions };
 
 /**
- * Runs `work` with a signal that aborts when either does, and lets go of both after: a signal
- * of AbortSignal.any() stays referenced by the session's long-lived one, a leak per call.
+ * A billed call: priced by the command's own dry run, refused past the cap, its price reserved
+ * while it runs and settled with what the service drew. A call sent and never answered keeps
+ * its reservation (it may have been drawn); one the service refused draws nothing.
  */
-async function whileEither<T>(a: AbortSignal, b: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  if (a.aborted || b.aborted) abort();
-  a.addEventListener('abort', abort, { once: true });
-  b.addEventListener('abort', abort, { once: true });
+async function billed(s: SessionState, tool: ToolSpec, input: TypedInput, signal: AbortSignal, settled: Settled): Promise<CallToolResult> {
+  const ledger = s.ledger!;
+  const path = tool.path.join(' ');
+  const priced = await s.run(path, { args: input.args, flags: { ...input.flags, dryRun: true } }, signal);
+  if (priced.exitCode !== 0) return failureOf(priced);
+  const price = priceOf(JSON.parse(priced.stdout) as DryRun);
+  if ('refused' in price) return toolError('not_priceable', price.refused, null);
+  settled.price_asked = unitsToCents(price.units);
+  const reserved = ledger.reserve(price.units);
+  if (!reserved.ok) return toolError('spend_cap', reserved.message, reserved.hint, null, EXIT.paymentRequired);
+  let drawn: number | undefined;
   try {
-    return await work(controller.signal);
-  } finally {
-    a.removeEventListener('abort', abort);
-    b.removeEventListener('abort', abort);
-  }
-}
-
-export interface ServeOptions {
-  allowWrite: boolean;
-  /** Dollars' worth of units (budget.ts); live sessions only. */
-  maxSpend?: number;
-}
-
-/** The MCP server, until stdin ends or Ctrl-C. */
-export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunLine): Promise<void> {
-  const mode = ctx.globals.mode === 'live' ? 'live' : 'test';
-  if (mode === 'live' && opts.maxSpend === undefined)
-    throw new UsageError(
-      'a live session needs --max-spend: the most, in dollars, its tools may spend (0 refuses every billed call)',
-      'e.g. svc mcp --live --max-spend 5',
-    );
-  if (mode === 'test' && opts.maxSpend !== undefined)
-    throw new UsageError('--max-spend caps a live session: give --live too, or leave it out (test mode is never billed)');
-  const session: Session = { mode, allowWrite: opts.allowWrite, ...(opts.maxSpend !== undefined ? { maxSpend: opts.maxSpend } : {}) };
-  const tools = toolsOf(tree, session);
-  const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
-
-  const audit = new AuditLog(configDir(ctx.env));
-  const cap = session.maxSpend !== undefined ? new SpendingCap(session.maxSpend) : undefined;
-  // The service's limit (600 a minute, service-spec.md §8) unless the organization has been given another.
-  const perMinute = Number(ctx.env.SVC_MCP_REQUESTS_PER_MINUTE ?? '') || undefined;
-  const pacer = createPacer(ctx.clock, perMinute && perMinute > 10 ? { limit: perMinute } : {});
-  let waiting = 0;
-  /** Billed calls one at a time: each one's balance before and after is its own. */
-  let billedTurn: Promise<unknown> = Promise.resolve();
-  /** Where the events tool resumes: the last event it returned. */
-  let lastEventId: string | undefined;
-
-  const globalWords = [
-    '--json',
-    `--${mode}`,
-    ...(ctx.globals.profile ? [`--profile=${ctx.globals.profile}`] : []),
-    ...(ctx.globals.baseUrl ? [`--base-url=${ctx.globals.baseUrl}`] : []),
-  ];
-
-  /** A command line run in-process, as `svc` would run it, its output captured. */
-  async function runLine(words: string[], signal: AbortSignal): Promise<Ran> {
-    let stdout = '';
-    let stderr = '';
-    const exitCode = await runOther(
-      [...words, ...globalWords],
-      { stdout: (chunk) => void (stdout += chunk), stderr: (chunk) => void (stderr += chunk) },
-      signal,
-    );
-    return { exitCode, stdout, stderr };
-  }
-
-  /** One start more within the service's rate limit, or a tool error when too many wait already. */
-  async function paced(signal: AbortSignal): Promise<CallToolResult | null> {
-    if (waiting >= MAX_WAITING)
-      return toolError(
-        'rate_limited',
-        `${waiting} tool calls are already waiting for the service's rate limit (${perMinute ?? 600} requests a minute)`,
-        'wait a few seconds and call again',
-        429,
-        EXIT.rateLimited,
-      );
-    waiting += 1;
-    try {
-      await pacer.take(signal);
-      return null;
-    } finally {
-      waiting -= 1;
+    const limited = await s.paced(signal);
+    if (limited) {
+      drawn = 0;
+      return limited;
     }
-  }
-
-  async function balanceCents(signal: AbortSignal): Promise<number | undefined> {
-    if (await paced(signal)) return undefined;
-    const ran = await runLine(['account', 'balance'], signal);
-    if (ran.exitCode !== 0) return undefined;
-    return (JSON.parse(ran.stdout) as { available?: number }).available;
-  }
-
-  /** A billed call: priced by the command's own --dry-run, refused past the cap, reconciled with the balance after. */
-  async function billed(tool: ToolSpec, words: string[], signal: AbortSignal, entry: AuditEntry): Promise<CallToolResult> {
-    const priced = await runLine([...words, '--dry-run'], signal);
-    if (priced.exitCode !== 0) return failure(priced);
-    const price = priceOf(JSON.parse(priced.stdout) as DryRun);
-    if ('refused' in price) return toolError('not_priceable', price.refused, null);
-    entry.price_asked = unitsToCents(price.units);
-    const reserved = cap!.reserve(price.units);
-    if (!reserved.ok) {
-      entry.result = 'spend_cap';
-      entry.spent = unitsToCents(cap!.spent);
-      return toolError('spend_cap', reserved.message, reserved.hint, null, EXIT.paymentRequired);
-    }
-    let ok = false;
-    try {
-      if (!cap!.hasStartBalance) {
-        const before = await balanceCents(signal);
-        if (before === undefined)
-          return toolError(
-            'failed',
-            'svc mcp could not read the balance before the first billed call, so it cannot reconcile the cap',
-            'the key needs the account:read scope',
-          );
-        cap!.noteStartBalance(before);
-      }
-      const limited = await paced(signal);
-      if (limited) return limited;
-      const ran = await runLine([...words, '--yes'], signal);
-      ok = ran.exitCode === 0;
-      if (!ok) return failure(ran);
-      const result = success(ran.stdout);
-      const callId = (result.structuredContent as { id?: unknown }).id;
-      if (price.perMinute && typeof callId === 'string') void watchCall(callId, price.perMinute);
+    const ran = await s.run(path, input, signal, true);
+    if (ran.exitCode !== 0) {
+      const result = failureOf(ran);
+      // The service answered (or nothing was sent): nothing was drawn. Otherwise it may have been.
+      if (reportOf(result)?.status !== null || ran.exitCode === EXIT.usage) drawn = 0;
       return result;
-    } finally {
-      cap!.settle(price.units, ok);
-      const after = await balanceCents(signal);
-      if (after !== undefined) {
-        cap!.reconcile(after);
-        entry.balance = after;
-      }
-      entry.spent = unitsToCents(cap!.spent);
     }
-  }
-
-  /** Live calls this session started, which it ends when the cap is reached or the session ends. */
-  const liveCalls = new Set<string>();
-  const sessionEnd = new AbortController();
-
-  /**
-   * A live call counts against the cap as it runs: before each further minute begins, that
-   * minute is counted, or, when it would pass the cap, the call is ended.
-   */
-  async function watchCall(id: string, perMinute: number): Promise<void> {
-    liveCalls.add(id);
-    const minuteEntry = (result: string, price: number | null): AuditEntry => ({
-      time: new Date(ctx.clock.now()).toISOString(),
-      tool: 'calls_minute',
-      args: { id },
-      mode,
-      price_asked: price,
-      result,
-      ids: [id],
-      spent: unitsToCents(cap!.spent),
-    });
-    try {
-      for (;;) {
-        await ctx.clock.sleep(60_000, sessionEnd.signal);
-        const now = await runLine(['calls', 'get', id], sessionEnd.signal);
-        if (now.exitCode !== 0 || (JSON.parse(now.stdout) as { status?: string }).status === 'ended') return;
-        if (!cap!.reserve(perMinute).ok) {
-          await runLine(['calls', 'end', id], sessionEnd.signal);
-          audit.append(minuteEntry('spend_cap', unitsToCents(perMinute)));
-          return;
-        }
-        cap!.settle(perMinute, true);
-        audit.append(minuteEntry('ok', unitsToCents(perMinute)));
-      }
-    } catch {
-      // The session ended: its close ends the call.
-    } finally {
-      liveCalls.delete(id);
-    }
-  }
-
-  /** The session's live calls still running end with it: no cap would count their minutes. */
-  async function endLiveCalls(): Promise<void> {
-    const running = [...liveCalls];
-    sessionEnd.abort();
-    const signal = new AbortController().signal;
-    await Promise.all(running.map((id) => runLine(['calls', 'end', id], signal)));
-  }
-
-  async function callTool(tool: ToolSpec, input: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
-    const entry: AuditEntry = {
-      time: new Date(ctx.clock.now()).toISOString(),
-      tool: tool.name,
-      args: loggedArgs(input),
-      mode,
-      price_asked: null,
-      result: 'ok',
-      ids: [],
-    };
-    let result: CallToolResult;
-    try {
-      const words = commandLine(tool, input);
-      if (tool.billed) {
-        const turn = billedTurn.then(() => billed(tool, words, signal, entry));
-        billedTurn = turn.catch(() => {});
-        result = await turn;
-      } else {
-        result = (await paced(signal)) ?? (await runLine(words, signal).then((ran) => (ran.exitCode === 0 ? success(ran.stdout) : failure(ran))));
-      }
-    } catch (error) {
-      result = toolError('failed', `unexpected failure: ${(error as Error).message}`, null);
-    }
-    const code = (result.structuredContent as Partial<ErrorReport> | undefined)?.error?.code;
-    if (result.isError && entry.result === 'ok') entry.result = code ?? 'failed';
-    entry.ids = idsIn(input, result.isError ? undefined : result.structuredContent);
-    audit.append(entry);
+    const result = successOf(ran.stdout);
+    drawn = drawnFor(price, result.structuredContent);
+    noteLiveCall(s, result.structuredContent);
     return result;
+  } finally {
+    if (drawn !== undefined) ledger.settle(reserved.reservation, drawn);
+    settled.spent = unitsToCents(ledger.spent);
   }
+}
 
-  /** tools/call requests the SDK answers itself (an unknown tool, input its schema refuses), by id: audited when answered. */
-  const unaudited = new Map<string | number, { tool: string; args: unknown; time: string }>();
+/** A call started or dialled into: ended with the session, which no cap would count past. */
+function noteLiveCall(s: SessionState, answer: unknown): void {
+  const { id, call_id: callId } = (answer ?? {}) as { id?: unknown; call_id?: unknown };
+  const call = typeof callId === 'string' ? callId : id;
+  if (typeof call === 'string' && call.startsWith('call_')) s.liveCalls.add(call);
+}
 
+/** A tool of the tree, called: its input typed, then run (billed ones through the ledger). */
+function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unknown>, clientSignal: AbortSignal): Promise<CallToolResult> {
+  return callTool(s, tool, args, clientSignal, async (signal, settled) => {
+    const input = typedInput(tool, args);
+    if (tool.billed) return billed(s, tool, input, signal, settled);
+    const limited = await s.paced(signal);
+    if (limited) return limited;
+    const ran = await s.run(tool.path.join(' '), input, signal);
+    return ran.exitCode === 0 ? successOf(ran.stdout) : failureOf(ran);
+  });
+}
+
+/** The part of the transport the audit of refused calls wraps. */
+type Wire = Pick<Transport, 'onmessage' | 'send'>;
+
+/**
+ * tools/call requests the SDK answers itself (an unknown tool, input its schema refuses), by id:
+ * audited (intent and result) when answered, since no tool handler saw them.
+ */
+export function auditRefusals(s: SessionState): { answered(id: string | number): void; watch(transport: Wire): void } {
+  const pending = new Map<string | number, { tool: string; args: unknown }>();
+  const known = (name: string) => s.tools.some((t) => t.name === name) || name === 'events_wait';
+  return {
+    answered: (id) => void pending.delete(id),
+    watch(transport) {
+      const receive = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        if ('method' in message && message.method === 'tools/call' && 'id' in message) {
+          const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
+          pending.set(message.id, { tool: String(params.name).slice(0, 100), args: params.arguments });
+        }
+        receive?.(message, extra);
+      };
+      const send = transport.send.bind(transport);
+      transport.send = async (message, options) => {
+        const id = 'id' in message && !('method' in message) ? message.id : undefined;
+        const refused = id === undefined || id === null ? undefined : pending.get(id);
+        if (refused) {
+          pending.delete(id!);
+          const result = known(refused.tool) ? 'usage' : 'unknown_tool';
+          await callTool(s, { name: refused.tool }, refused.args, new AbortController().signal, async () => toolError(result, 'refused', null));
+        }
+        return send(message, options);
+      };
+    },
+  };
+}
+
+/** The MCP server, until stdin ends (the calls in flight answered first) or Ctrl-C. */
+export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunLine): Promise<void> {
+  const s = sessionState(opts, ctx, tree, runOther);
+  const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
   const server = new McpServer(
     { name: 'svc', version: ctx.version },
     {
@@ -309,12 +127,13 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
       // only answers to elicitation, which svc never asks for: not building it saves start-up time.
       jsonSchemaValidator: { getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'svc mcp asks the client nothing' }) },
       instructions:
-        mode === 'live'
-          ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(session.maxSpend!)} (--max-spend).`
+        s.session.mode === 'live'
+          ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(s.session.maxSpend!)} (--max-spend).`
           : 'svc in test mode: nothing is billed; objects are the test-mode ones.',
     },
   );
-  for (const tool of tools) {
+  const refusedBySdk = auditRefusals(s);
+  for (const tool of s.tools) {
     server.registerTool(
       tool.name,
       {
@@ -324,117 +143,29 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
         annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
       },
       (input, extra) => {
-        unaudited.delete(extra.requestId);
-        return whileEither(extra.signal, ctx.signal, (signal) => callTool(tool, input ?? {}, signal));
+        refusedBySdk.answered(extra.requestId);
+        return runTool(s, tool, input ?? {}, extra.signal);
       },
     );
   }
-  registerEventsWait();
-
-  /** `events_wait`: the next events matching a filter, bounded in count and time, resuming where the last call stopped (svc events tail). */
-  function registerEventsWait(): void {
-    if (!tools.some((t) => t.name === 'events_list')) return;
-    server.registerTool(
-      'events_wait',
-      {
-        title: 'svc events tail, bounded',
-        description:
-          'Waits for the next events (svc events tail) and returns them: at most max_events, within wait_seconds. Each call resumes after the last event the previous call returned, so none is missed or repeated between calls.',
-        inputSchema: {
-          type: z.array(z.string().max(100)).max(20).optional().describe('only these types or families, e.g. call.* or chat.closed'),
-          max_events: z.number().int().min(1).max(100).optional().describe('return after this many events (default 10)'),
-          wait_seconds: z.number().int().min(1).max(60).optional().describe('return after this long even with fewer events (default 20)'),
-        },
-        annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      },
-      async (input, extra) => {
-        unaudited.delete(extra.requestId);
-        const entry: AuditEntry = {
-          time: new Date(ctx.clock.now()).toISOString(),
-          tool: 'events_wait',
-          args: loggedArgs(input),
-          mode,
-          price_asked: null,
-          result: 'ok',
-          ids: [],
-        };
-        const limited = await paced(extra.signal);
-        const result =
-          limited ?? (await waitForEvents(input, extra.signal).catch((error: Error) => toolError('failed', `unexpected failure: ${error.message}`, null)));
-        if (result.isError) entry.result = (result.structuredContent as unknown as ErrorReport).error.code;
-        entry.ids = idsIn(result.isError ? undefined : result.structuredContent);
-        audit.append(entry);
-        return result;
-      },
-    );
-  }
-
-  async function waitForEvents(input: { type?: string[]; max_events?: number; wait_seconds?: number }, signal: AbortSignal): Promise<CallToolResult> {
-    // The first call starts after the newest event retained, so what happens from now on is seen.
-    if (lastEventId === undefined) {
-      const newest = await runLine(['events', 'list', '--limit=1'], signal);
-      if (newest.exitCode !== 0) return failure(newest);
-      // (`events list --json` prints the events themselves, as the other lists print their rows.)
-      const listed = JSON.parse(newest.stdout) as Array<{ id: string }> | { data: Array<{ id: string }> };
-      lastEventId = (Array.isArray(listed) ? listed : listed.data)[0]?.id;
-    }
-    const words = ['events', 'tail', `--max-events=${input.max_events ?? 10}`, ...(input.type ?? []).map((t) => `--type=${t}`)];
-    if (lastEventId) words.push(`--since=${lastEventId}`);
-    const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(), (input.wait_seconds ?? 20) * 1000);
-    try {
-      const ran = await whileEither(signal, timer.signal, (either) => runLine(words, either));
-      const stoppedByTimer = timer.signal.aborted && !signal.aborted;
-      if (ran.exitCode !== 0 && !(stoppedByTimer && ran.exitCode === EXIT.interrupted)) return failure(ran);
-      const events = ran.stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { id?: string });
-      const resumedAfter = lastEventId ?? null;
-      const last = events.at(-1)?.id;
-      if (last) lastEventId = last;
-      return success(JSON.stringify({ events, resumed_after: resumedAfter, next_after: lastEventId ?? null, timed_out: stoppedByTimer }));
-    } finally {
-      clearTimeout(timeout);
-    }
-  }
+  registerEventsWait(s, server, z, refusedBySdk);
 
   const transport = await contextTransport(ctx.io, ctx.signal);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
   await server.connect(transport);
-  // Every call is a line of the audit log, those the SDK refuses before a tool runs too.
-  const receive = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    if ('method' in message && message.method === 'tools/call' && 'id' in message) {
-      const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
-      unaudited.set(message.id, { tool: String(params.name).slice(0, 100), args: params.arguments, time: new Date(ctx.clock.now()).toISOString() });
-    }
-    receive?.(message, extra);
-  };
-  const send = transport.send.bind(transport);
-  transport.send = async (message, options) => {
-    const id = 'id' in message && !('method' in message) ? message.id : undefined;
-    const refused = id === undefined ? undefined : unaudited.get(id);
-    if (refused && id !== undefined) {
-      unaudited.delete(id);
-      const known = tools.some((t) => t.name === refused.tool) || refused.tool === 'events_wait';
-      const args =
-        refused.args !== null && typeof refused.args === 'object' && !Array.isArray(refused.args) ? loggedArgs(refused.args as Record<string, unknown>) : {};
-      audit.append({ time: refused.time, tool: refused.tool, args, mode, price_asked: null, result: known ? 'usage' : 'unknown_tool', ids: [] });
-    }
-    return send(message, options);
-  };
+  refusedBySdk.watch(transport);
   // The server's own note goes to stderr: stdout is the protocol's alone.
   ctx.io.stderr.write(
-    `svc mcp: ${tools.length + 1} tools, ${mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${cap ? `, spending cap ${dollars(cap.capUnits)}` : ''}; audit log ${audit.path}\n`,
+    `svc mcp: ${s.tools.length + 1} tools, ${s.session.mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${s.ledger ? `, spending cap ${dollars(s.ledger.capUnits)}` : ''}; audit log ${s.audit.path}\n`,
   );
   try {
     await closed;
   } finally {
-    await endLiveCalls();
-    audit.close();
+    // The session's live calls still running end with it.
+    const never = new AbortController().signal;
+    await Promise.all([...s.liveCalls].map((id) => s.own('calls end', { id }, never)));
     await server.close().catch(() => {});
   }
 }

@@ -1,0 +1,73 @@
+// A tool call's result as MCP carries it: a command's --json output as structured content, or
+// svc's error report (code, message, hint, exit code) as a tool error.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { EXIT } from '../../errors.js';
+import { redactText } from '../../io/redact.js';
+
+/** A text result longer than this is cut; the whole result is the structured content. */
+const MAX_TEXT = 2_000;
+
+/** What a command run in-process left: its exit code and its two outputs. */
+export interface Ran {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ErrorReport {
+  error: { code: string; status: number | null; message: string; hint: string | null; exit_code: number };
+}
+
+export function toolError(code: string, message: string, hint: string | null, status: number | null = null, exitCode: number = EXIT.failure): CallToolResult {
+  const report: ErrorReport = { error: { code, status, message: redactText(message), hint: hint === null ? null : redactText(hint), exit_code: exitCode } };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `error (${code}): ${report.error.message}${report.error.hint ? `\n${report.error.hint}` : ''}` }],
+    structuredContent: report as unknown as Record<string, unknown>,
+  };
+}
+
+export function reportOf(result: CallToolResult): ErrorReport['error'] | undefined {
+  return (result.structuredContent as Partial<ErrorReport> | undefined)?.error;
+}
+
+/** A failed run's result: svc's own error report from its stderr (--json prints one). */
+export function failureOf(ran: Ran): CallToolResult {
+  const line = ran.stderr
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{"error"'));
+  if (line) {
+    try {
+      const { error } = JSON.parse(line) as ErrorReport;
+      return toolError(error.code, error.message, error.hint, error.status, error.exit_code);
+    } catch {
+      // Not svc's report after all: said as it is below.
+    }
+  }
+  return toolError('failed', ran.stderr.trim().slice(0, 500) || `the command ended with exit code ${ran.exitCode}`, null, null, ran.exitCode);
+}
+
+/** The command's --json output (one document, or NDJSON) as structured content, with a short text. */
+export function successOf(stdout: string): CallToolResult {
+  const text = stdout.trim();
+  let value: unknown;
+  try {
+    value = text === '' ? {} : JSON.parse(text);
+  } catch {
+    value = text.split('\n').map((line) => JSON.parse(line) as unknown);
+  }
+  const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { items: value };
+  const json = JSON.stringify(structured);
+  return {
+    content: [
+      {
+        type: 'text',
+        text: json.length <= MAX_TEXT ? json : `${json.slice(0, MAX_TEXT)}… (${json.length} characters; the whole result is the structured content)`,
+      },
+    ],
+    structuredContent: structured,
+  };
+}
+

@@ -1,0 +1,177 @@
+// A session of `svc mcp`: what was fixed when it started (its mode, cap, profile and base URL,
+// through the runner it was given), and the one path every tool call takes (callTool): the
+// audit's intent line before anything is done, the act, the result line.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from '../../context.js';
+import type { Leaf, RootSpec, RunLine } from '../define.js';
+import { configDir } from '../../config/paths.js';
+import { EXIT, UsageError } from '../../errors.js';
+import { createPacer } from '../calls/pacer.js';
+import { AuditLog, idsIn, loggedArgs, type AuditLine } from './audit.js';
+import { Ledger } from './budget.js';
+import { ownInput, type TypedInput } from './invoke.js';
+import { reportOf, toolError, type Ran } from './result.js';
+import { leavesOf, toolsOf, type Session, type ToolSpec } from './tools.js';
+
+/** Calls waiting for the pace of the rate limit beyond this many are refused at once (about 5 s of waiting). */
+export const MAX_WAITING = 50;
+
+/**
+ * Runs `work` with a signal that aborts when either does, and lets go of both after: a signal
+ * of AbortSignal.any() stays referenced by the session's long-lived one, a leak per call.
+ */
+async function whileEither<T>(a: AbortSignal, b: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (a.aborted || b.aborted) abort();
+  a.addEventListener('abort', abort, { once: true });
+  b.addEventListener('abort', abort, { once: true });
+  try {
+    return await work(controller.signal);
+  } finally {
+    a.removeEventListener('abort', abort);
+    b.removeEventListener('abort', abort);
+  }
+}
+
+export interface ServeOptions {
+  allowWrite: boolean;
+  /** Dollars' worth of units (budget.ts); live sessions only. */
+  maxSpend?: number;
+}
+
+/** The session a tool call runs in: what was fixed when it started, and its running state. */
+export interface SessionState {
+  ctx: Context;
+  session: Session;
+  tools: ToolSpec[];
+  audit: AuditLog;
+  /** A random id every audit line of the session carries. */
+  id: string;
+  ledger: Ledger | undefined;
+  /** Runs one command of the tree in-process, its output captured. */
+  run(path: string, input: TypedInput, signal: AbortSignal, yes?: boolean): Promise<Ran>;
+  /** Runs a command svc mcp needs for itself, its input named by the declaration's keys (invoke.ts ownInput). */
+  own(path: string, named: Record<string, unknown>, signal: AbortSignal): Promise<Ran>;
+  /** One start more within the service's rate limit, or a tool error when too many wait already. */
+  paced(signal: AbortSignal): Promise<CallToolResult | null>;
+  /** Live calls this session started, ended when it ends. */
+  liveCalls: Set<string>;
+  calls: number;
+}
+
+function checkSession(opts: ServeOptions, ctx: Context): Session {
+  const mode = ctx.globals.mode === 'live' ? 'live' : 'test';
+  if (mode === 'live' && opts.maxSpend === undefined)
+    throw new UsageError(
+      'a live session needs --max-spend: the most, in dollars, its tools may spend (0 refuses every billed call)',
+      'e.g. svc mcp --live --max-spend 5',
+    );
+  if (mode === 'test' && opts.maxSpend !== undefined)
+    throw new UsageError('--max-spend caps a live session: give --live too, or leave it out (test mode is never billed)');
+  return { mode, allowWrite: opts.allowWrite, ...(opts.maxSpend !== undefined ? { maxSpend: opts.maxSpend } : {}) };
+}
+
+export function sessionState(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunLine): SessionState {
+  const session = checkSession(opts, ctx);
+  const leaves = new Map<string, Leaf>(leavesOf(tree).map(({ path, leaf }) => [path.join(' '), leaf]));
+  // The service's limit (600 a minute, docs/contract.md) unless the organization has been given another.
+  const perMinute = Number(ctx.env.SVC_MCP_REQUESTS_PER_MINUTE ?? '') || undefined;
+  const pacer = createPacer(ctx.clock, perMinute && perMinute > 10 ? { limit: perMinute } : {});
+  let waiting = 0;
+  return {
+    ctx,
+    session,
+    tools: toolsOf(tree, session),
+    audit: new AuditLog(configDir(ctx.env)),
+    id: Buffer.from(ctx.random.bytes(6)).toString('hex'),
+    ledger: session.maxSpend !== undefined ? new Ledger(session.maxSpend) : undefined,
+    liveCalls: new Set(),
+    calls: 0,
+    async run(path, input, signal, yes = false) {
+      let stdout = '';
+      let stderr = '';
+      const leaf = leaves.get(path)!;
+      const exitCode = await runOther(
+        { leaf, name: path, args: input.args, flags: input.flags, mode: session.mode, yes },
+        { stdout: (chunk) => void (stdout += chunk), stderr: (chunk) => void (stderr += chunk) },
+        signal,
+      );
+      return { exitCode, stdout, stderr };
+    },
+    own(path, named, signal) {
+      return this.run(path, ownInput(leaves.get(path)!.decl, named), signal);
+    },
+    async paced(signal) {
+      if (waiting >= MAX_WAITING)
+        return toolError(
+          'rate_limited',
+          `${waiting} tool calls are already waiting for the service's rate limit (${perMinute ?? 600} requests a minute)`,
+          'wait a few seconds and call again',
+          429,
+          EXIT.rateLimited,
+        );
+      waiting += 1;
+      try {
+        await pacer.take(signal);
+        return null;
+      } finally {
+        waiting -= 1;
+      }
+    },
+  };
+}
+
+/** What the result line of a call says beyond its outcome. */
+export interface Settled {
+  price_asked: number | null;
+  spent?: number;
+}
+
+/** The result line's outcome: the tool's own, or why it stopped. */
+function outcomeOf(result: CallToolResult, clientSignal: AbortSignal, signal: AbortSignal): string {
+  if (signal.aborted) return clientSignal.aborted ? 'cancelled' : 'disconnected';
+  if (!result.isError) return 'ok';
+  return reportOf(result)?.code ?? 'failed';
+}
+
+/**
+ * The tool-call path: the intent line written (or nothing done, and the tool says why), the
+ * input read by the declarations, the command run (`act`, priced and reserved when billed),
+ * then the result line.
+ */
+export async function callTool(
+  s: SessionState,
+  tool: { name: string },
+  args: unknown,
+  clientSignal: AbortSignal,
+  act: (signal: AbortSignal, settled: Settled) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const call = ++s.calls;
+  const line = (phase: AuditLine['phase']) => ({ session: s.id, call, phase, time: new Date(s.ctx.clock.now()).toISOString(), tool: tool.name, mode: s.session.mode });
+  try {
+    await s.audit.append({ ...line('intent'), args: loggedArgs(args) });
+  } catch (error) {
+    return toolError(
+      'audit_unwritable',
+      `nothing was done: svc mcp writes each call to its audit log before making it, and could not (${(error as Error).message})`,
+      `make ${s.audit.dir} writable by this user`,
+    );
+  }
+  const settled: Settled = { price_asked: null };
+  return whileEither(clientSignal, s.ctx.signal, async (signal) => {
+    let result: CallToolResult;
+    try {
+      result = await act(signal, settled);
+    } catch (error) {
+      const usage = error instanceof UsageError;
+      result = toolError(usage ? 'usage' : 'failed', usage ? error.message : `unexpected failure: ${(error as Error).message}`, null, null, usage ? EXIT.usage : EXIT.failure);
+    }
+    const ids = idsIn(args, result.isError ? undefined : result.structuredContent);
+    await s.audit
+      .append({ ...line('result'), result: outcomeOf(result, clientSignal, signal), price_asked: settled.price_asked, ids, ...(settled.spent !== undefined ? { spent: settled.spent } : {}) })
+      .catch((error: Error) => s.ctx.io.stderr.write(`svc mcp: the audit log's result line for call ${call} could not be written: ${error.message}\n`));
+    return result;
+  });
+}
+
