@@ -85,24 +85,28 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
         globals: { ...globals, json: true, yes: typed.yes, mode: typed.mode },
         root: invocation.root,
       };
-      return runCommand(nested, {
-        env: runtime.env,
-        stdout: { write: output.stdout, isTTY: false },
-        stderr: { write: output.stderr, isTTY: false },
-        // Nothing to read, nobody to ask, no browser: a command that needs one says which input is missing.
-        stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
-        clock: runtime.clock,
-        random: runtime.random,
-        browser: {
-          open: async () => {
-            throw new UsageError('no browser can be opened for a command run by another');
+      return runCommand(
+        nested,
+        {
+          env: runtime.env,
+          stdout: { write: output.stdout, isTTY: false },
+          stderr: { write: output.stderr, isTTY: false },
+          // Nothing to read, nobody to ask, no browser: a command that needs one says which input is missing.
+          stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
+          clock: runtime.clock,
+          random: runtime.random,
+          browser: {
+            open: async () => {
+              throw new UsageError('no browser can be opened for a command run by another');
+            },
           },
+          signal,
+          secrets: ctx.secrets,
+          config: ctx.config,
+          http: ctx.http,
         },
-        signal,
-        secrets: ctx.secrets,
-        config: ctx.config,
-        http: ctx.http,
-      }, version);
+        version,
+      );
     };
     // A run that returns succeeded; every failure is a typed error, printed below.
     await module.run(opts, ctx, invocation.root, runLine);

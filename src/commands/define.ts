@@ -156,11 +156,7 @@ export interface InProcessRun {
   mode: 'test' | 'live';
   yes: boolean;
 }
-export type RunLine = (
-  run: InProcessRun,
-  output: { stdout: (chunk: string) => void; stderr: (chunk: string) => void },
-  signal: AbortSignal,
-) => Promise<number>;
+export type RunLine = (run: InProcessRun, output: { stdout: (chunk: string) => void; stderr: (chunk: string) => void }, signal: AbortSignal) => Promise<number>;
 
 export interface LoadedCommand {
   parse(args: unknown[], flags: Record<string, unknown>): unknown;

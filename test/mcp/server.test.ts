@@ -277,7 +277,12 @@ describe('the protocol and the log', () => {
     expect(lines.length).toBe(5);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     const answers = lines.map((l) => JSON.parse(l));
-    expect(answers.filter((a) => a.id !== null).map((a) => a.id).sort()).toEqual([1, 2, 3, 4]);
+    expect(
+      answers
+        .filter((a) => a.id !== null)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual([1, 2, 3, 4]);
     expect(answers.find((a) => a.id === null)).toMatchObject({ error: { code: -32700 } });
   });
 

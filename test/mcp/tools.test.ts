@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ROOT } from '../../src/commands/index.js';
 import { defineCommand, leaf, type RootSpec } from '../../src/commands/define.js';
-import { commandLine, toolsOf, ToolDeclarationError, type Session } from '../../src/commands/mcp/tools.js';
+import { toolsOf, ToolDeclarationError, type Session } from '../../src/commands/mcp/tools.js';
+import { typedInput } from '../../src/commands/mcp/invoke.js';
 import { inputSchema } from '../../src/commands/mcp/schema.js';
-import { centsToUnits, priceOf, SpendingCap } from '../../src/commands/mcp/budget.js';
+import { centsToUnits, Ledger, priceOf } from '../../src/commands/mcp/budget.js';
 
 const testRead: Session = { mode: 'test', allowWrite: false };
 const testWrite: Session = { mode: 'test', allowWrite: true };
@@ -109,11 +110,15 @@ describe('input schemas from typed flags', () => {
     expect(schemaOf('translate').properties.to.description).toMatch(/BCP 47/);
   });
 
-  it('snake_case properties become the command line the parse takes', () => {
+  it("snake_case properties become the command's typed input, each value read by its declaration; a text is text whatever its first character", () => {
     const add = toolsOf(ROOT, testWrite).find((t) => t.name === 'calls_lines_add')!;
-    expect(commandLine(add, { country: 'US', area_code: '415' })).toEqual(['calls', 'lines', 'add', '--country=US', '--area-code=415']);
+    expect(typedInput(add, { country: 'US', area_code: '415' })).toEqual({ args: [], flags: { country: 'US', areaCode: '415' } });
     const translate = toolsOf(ROOT, testRead).find((t) => t.name === 'translate')!;
-    expect(commandLine(translate, { text: 'good morning', to: 'es' })).toEqual(['translate', '--to=es', 'good morning']);
+    expect(typedInput(translate, { text: ['--base-url=http://x', '--'], to: 'es' })).toEqual({ args: ['--base-url=http://x', '--'], flags: { to: 'es' } });
+    expect(typedInput(translate, { text: '- buy milk', to: 'es' }).args).toEqual(['- buy milk']);
+    const list = toolsOf(ROOT, testRead).find((t) => t.name === 'calls_list')!;
+    expect(typedInput(list, { limit: 5 }).flags.limit).toBe(5);
+    expect(() => typedInput(list, { limit: 0 })).toThrow(/--limit/);
   });
 });
 
@@ -124,21 +129,24 @@ describe('the spending cap', () => {
     expect(centsToUnits(0.0021)).toBe(21);
   });
 
-  it('a translation is priced per character; a call its first minute, each next one as it begins; a line (monthly) is refused', () => {
+  it('a translation is priced per character; a call its first minute; a line (monthly) is refused', () => {
     const plan = { dry_run: true, mode: 'live', billed: true, request: { method: 'POST', path: '/v1/translate', body: { text: 'a'.repeat(3000) } } } as const;
-    expect(priceOf({ ...plan, price: { item: 'translation_character', unit_amount: 0.002, currency: 'usd' } })).toEqual({ units: 60_000 });
-    expect(priceOf({ ...plan, price: { item: 'call_minute', unit_amount: 2, currency: 'usd' } })).toEqual({ units: 20_000, perMinute: 20_000 });
+    expect(priceOf({ ...plan, price: { item: 'translation_character', unit_amount: 0.002, currency: 'usd' } })).toMatchObject({ units: 60_000 });
+    expect(priceOf({ ...plan, price: { item: 'call_minute', unit_amount: 2, currency: 'usd' } })).toMatchObject({ units: 20_000 });
     expect(priceOf({ ...plan, price: { item: 'line_month', unit_amount: 100, currency: 'usd' } })).toMatchObject({
       refused: expect.stringMatching(/line months are billed for as long as they last/),
     });
   });
 
-  it('refuses the call that would pass the cap; 0 refuses all', () => {
-    const cap = new SpendingCap(100_000);
-    expect(cap.reserve(60_000)).toEqual({ ok: true });
-    cap.settle(60_000, true);
-    expect(cap.reserve(60_000)).toMatchObject({ ok: false, message: expect.stringMatching(/priced at \$0\.06.*spent \$0\.06 of its \$0\.10/) });
-    expect(new SpendingCap(0).reserve(1)).toMatchObject({ ok: false, hint: expect.stringMatching(/--max-spend 0/) });
+  it('refuses the call that would pass the cap; a reservation held (never settled) counts; 0 refuses all', () => {
+    const ledger = new Ledger(100_000);
+    const first = ledger.reserve(60_000);
+    if (!first.ok) throw new Error('refused');
+    ledger.settle(first.reservation, 60_000);
+    expect(ledger.reserve(60_000)).toMatchObject({ ok: false, message: expect.stringMatching(/priced at \$0\.06.*spent \$0\.06 of its \$0\.10/) });
+    expect(ledger.reserve(30_000)).toMatchObject({ ok: true });
+    expect(ledger.spent).toBe(90_000);
+    expect(new Ledger(0).reserve(1)).toMatchObject({ ok: false, hint: expect.stringMatching(/--max-spend 0/) });
   });
 });
 
@@ -151,22 +159,21 @@ describe('the audit log', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-audit-'));
     const log = new AuditLog(dir);
     const entry = (n: number) => ({
+      session: 's1',
+      call: n,
+      phase: 'intent' as const,
       time: new Date(n).toISOString(),
       tool: 'calls_list',
-      args: { limit: n },
+      args: { limit: n, pad: 'p'.repeat(2000) },
       mode: 'test' as const,
-      price_asked: null,
-      result: 'ok',
-      ids: [],
     });
     const count = Math.ceil((MAX_BYTES * 3) / JSON.stringify(entry(0)).length);
-    for (let n = 0; n < count; n++) log.append(entry(n));
-    log.close();
+    for (let n = 0; n < count; n++) await log.append(entry(n));
     const size = statSync(join(dir, AUDIT_FILE)).size + statSync(join(dir, `${AUDIT_FILE}.1`)).size;
     expect(size).toBeLessThanOrEqual(MAX_BYTES * 2);
     expect(statSync(join(dir, AUDIT_FILE)).mode & 0o777).toBe(0o600);
     const kept = readAudit(dir);
-    expect(kept.at(-1)!.args).toEqual({ limit: count - 1 });
+    expect(kept.at(-1)!.args.limit).toBe(count - 1);
     expect(kept.map((e) => e.args.limit as number)).toEqual([...kept.map((e) => e.args.limit as number)].sort((a, b) => a - b));
     expect(kept.length).toBeLessThan(count);
   });

@@ -185,8 +185,18 @@ export function readAudit(dir: string): AuditEntry[] {
     } catch {
       continue; // A line cut by a crash mid-write: the others still count.
     }
+    if (typeof line?.session !== 'string' || (line.phase !== 'intent' && line.phase !== 'result')) continue; // not a line svc wrote
     const key = `${line.session}#${line.call}`;
-    const entry = calls.get(key) ?? { time: line.time, session: line.session, tool: line.tool, mode: line.mode, args: {}, price_asked: null, result: 'unfinished', ids: [] };
+    const entry = calls.get(key) ?? {
+      time: line.time,
+      session: line.session,
+      tool: line.tool,
+      mode: line.mode,
+      args: {},
+      price_asked: null,
+      result: 'unfinished',
+      ids: [],
+    };
     if (line.phase === 'intent') entry.args = line.args ?? {};
     else {
       entry.result = line.result ?? 'unfinished';
@@ -212,11 +222,13 @@ export function verifyAudit(dir: string): { lines: number; problems: string[] } 
       return;
     }
     // The first line kept follows one rotated away: its link cannot be checked.
-    if (index > 0 && prev !== hashOf(lines[index - 1]!)) problems.push(`line ${index + 1} does not follow line ${index} (a line was changed, removed or added)`);
+    if (index > 0 && prev !== hashOf(lines[index - 1]!))
+      problems.push(`line ${index + 1} does not follow line ${index} (a line was changed, removed or added)`);
   });
   const head = readOwnFile(join(dir, HEAD_FILE), { what: 'the MCP audit log head', maxBytes: 1024 })?.trim();
   const last = lines.at(-1);
-  if (last !== undefined && head !== hashOf(last)) problems.push(head ? 'the log ends before the last line svc wrote (it was cut) or its last line was changed' : 'the head file (mcp-audit.head) is missing');
+  if (last !== undefined && head !== hashOf(last))
+    problems.push(head ? 'the log ends before the last line svc wrote (it was cut) or its last line was changed' : 'the head file (mcp-audit.head) is missing');
   if (last === undefined && head) problems.push('the log is empty, but svc wrote lines to it (it was removed or cut)');
   return { lines: lines.length, problems };
 }

@@ -70,4 +70,3 @@ export function successOf(stdout: string): CallToolResult {
     structuredContent: structured,
   };
 }
-

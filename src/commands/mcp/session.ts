@@ -148,7 +148,14 @@ export async function callTool(
   act: (signal: AbortSignal, settled: Settled) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   const call = ++s.calls;
-  const line = (phase: AuditLine['phase']) => ({ session: s.id, call, phase, time: new Date(s.ctx.clock.now()).toISOString(), tool: tool.name, mode: s.session.mode });
+  const line = (phase: AuditLine['phase']) => ({
+    session: s.id,
+    call,
+    phase,
+    time: new Date(s.ctx.clock.now()).toISOString(),
+    tool: tool.name,
+    mode: s.session.mode,
+  });
   try {
     await s.audit.append({ ...line('intent'), args: loggedArgs(args) });
   } catch (error) {
@@ -165,13 +172,24 @@ export async function callTool(
       result = await act(signal, settled);
     } catch (error) {
       const usage = error instanceof UsageError;
-      result = toolError(usage ? 'usage' : 'failed', usage ? error.message : `unexpected failure: ${(error as Error).message}`, null, null, usage ? EXIT.usage : EXIT.failure);
+      result = toolError(
+        usage ? 'usage' : 'failed',
+        usage ? error.message : `unexpected failure: ${(error as Error).message}`,
+        null,
+        null,
+        usage ? EXIT.usage : EXIT.failure,
+      );
     }
     const ids = idsIn(args, result.isError ? undefined : result.structuredContent);
     await s.audit
-      .append({ ...line('result'), result: outcomeOf(result, clientSignal, signal), price_asked: settled.price_asked, ids, ...(settled.spent !== undefined ? { spent: settled.spent } : {}) })
+      .append({
+        ...line('result'),
+        result: outcomeOf(result, clientSignal, signal),
+        price_asked: settled.price_asked,
+        ids,
+        ...(settled.spent !== undefined ? { spent: settled.spent } : {}),
+      })
       .catch((error: Error) => s.ctx.io.stderr.write(`svc mcp: the audit log's result line for call ${call} could not be written: ${error.message}\n`));
     return result;
   });
 }
-

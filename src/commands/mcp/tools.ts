@@ -133,26 +133,3 @@ export function toolsOf(root: RootSpec, session: Session, opts: { all?: boolean 
   if (problems.length) throw new ToolDeclarationError(problems);
   return tools;
 }
-
-/** A tool's input, as the command line the parse takes: `['calls', 'list', '--limit=5']`. */
-export function commandLine(tool: ToolSpec, input: Record<string, unknown>): string[] {
-  const flags: string[] = [];
-  const operands: string[] = [];
-  for (const param of tool.params) {
-    const value = input[param.property];
-    if (value === undefined || value === null) continue;
-    if (param.from === 'arg') {
-      for (const word of Array.isArray(value) ? value : [value]) operands.push(String(word));
-      continue;
-    }
-    const long = `--${kebab(param.key)}`;
-    if (!param.spec.value) {
-      if (param.spec.negate) {
-        if (value === false) flags.push(`--no-${kebab(param.key)}`);
-      } else if (value === true) flags.push(long);
-      continue;
-    }
-    for (const one of Array.isArray(value) ? value : [value]) flags.push(`${long}=${String(one)}`);
-  }
-  return [...tool.path, ...flags, ...operands];
-}
