@@ -29,6 +29,7 @@ export type { ServeOptions };
  */
 async function billed(s: SessionState, tool: ToolSpec, input: TypedInput, signal: AbortSignal, settled: Settled): Promise<CallToolResult> {
   const ledger = s.ledger!;
+  settled.spent = unitsToCents(ledger.spent);
   const path = tool.path.join(' ');
   const priced = await s.run(path, { args: input.args, flags: { ...input.flags, dryRun: true } }, signal);
   if (priced.exitCode !== 0) return failureOf(priced);
