@@ -22,11 +22,11 @@ export const command = defineCommand({
 
 export interface LogOptions {
   limit?: number;
-  verify: boolean;
+  verify?: true;
 }
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LogOptions {
-  return { verify: flags.verify === true, ...(flags.limit !== undefined ? { limit: flags.limit } : {}) };
+  return { ...(flags.verify === true ? { verify: true as const } : {}), ...(flags.limit !== undefined ? { limit: flags.limit } : {}) };
 }
 
 const columns: Column<AuditEntry>[] = [

@@ -98,10 +98,44 @@ async function* boundedLines(chunks: AsyncIterable<string>, max: number): AsyncG
 }
 
 type Answer = (id: string | number | null, code: number, message: string) => Promise<void>;
+type Id = string | number;
+
+const isId = (value: unknown): value is Id => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A JSON-RPC 2.0 request, notification or response, by its shape (the SDK checks each method's own after). */
+function isMessage(value: Record<string, unknown>): boolean {
+  if (value.jsonrpc !== '2.0') return false;
+  if (typeof value.method === 'string') return (value.id === undefined || isId(value.id)) && (value.params === undefined || isObject(value.params));
+  return isId(value.id) && ('result' in value || isObject(value.error));
+}
+
+/**
+ * What is wrong with a request's params, in a line, for the methods whose params the SDK would
+ * otherwise refuse with a schema dump as an internal error; null when nothing is.
+ */
+function paramsProblem(value: Record<string, unknown>): string | null {
+  const params = value.params;
+  switch (value.method) {
+    case 'tools/call':
+      if (!isObject(params) || typeof params.name !== 'string') return "params.name: the tool's name, a string";
+      if (params.arguments !== undefined && !isObject(params.arguments)) return "params.arguments: an object of the tool's inputs";
+      return null;
+    case 'tools/list':
+      return isObject(params) && params.cursor !== undefined && typeof params.cursor !== 'string' ? 'params.cursor: a string' : null;
+    case 'initialize':
+      if (!isObject(params) || typeof params.protocolVersion !== 'string') return 'params.protocolVersion: a string';
+      if (!isObject(params.capabilities)) return 'params.capabilities: an object';
+      if (!isObject(params.clientInfo) || typeof params.clientInfo.name !== 'string' || typeof params.clientInfo.version !== 'string')
+        return 'params.clientInfo: an object with a name and a version';
+      return null;
+    default:
+      return null;
+  }
+}
 
 /** A line as a message for the SDK, or null once it has been answered as JSON-RPC says. */
-async function readMessage(line: string, answer: Answer, check: (message: JSONRPCMessage) => string | null): Promise<JSONRPCMessage | null> {
-  const { JSONRPCMessageSchema } = await import('@modelcontextprotocol/sdk/types.js');
+async function readMessage(line: string, answer: Answer): Promise<JSONRPCMessage | null> {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -113,41 +147,21 @@ async function readMessage(line: string, answer: Answer, check: (message: JSONRP
     await answer(null, -32600, 'invalid request: svc mcp takes one message a line, not a batch');
     return null;
   }
-  const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (!parsed.success) {
-    const id = (value as { id?: unknown } | null)?.id;
-    await answer(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'invalid request: not a JSON-RPC 2.0 request, notification or response');
+  if (!isObject(value) || !isMessage(value)) {
+    const id = isObject(value) && isId(value.id) ? value.id : null;
+    await answer(id, -32600, 'invalid request: not a JSON-RPC 2.0 request, notification or response');
     return null;
   }
-  const problem = check(parsed.data);
+  const problem = value.id !== undefined ? paramsProblem(value) : null;
   if (problem !== null) {
-    await answer((parsed.data as { id: string | number }).id, -32602, `invalid params: ${problem}`);
+    await answer(value.id as Id, -32602, `invalid params: ${problem}`);
     return null;
   }
-  return parsed.data;
-}
-
-/** The requests svc mcp answers whose params the SDK would refuse with a schema dump: what is wrong with them, in a line. */
-async function paramsChecker(): Promise<(message: JSONRPCMessage) => string | null> {
-  const { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
-  const schemas = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }>([
-    ['tools/call', CallToolRequestSchema],
-    ['tools/list', ListToolsRequestSchema],
-    ['initialize', InitializeRequestSchema],
-  ]);
-  return (message) => {
-    if (!('method' in message) || !('id' in message)) return null;
-    const schema = schemas.get(message.method);
-    const checked = schema?.safeParse(message);
-    if (!checked || checked.success) return null;
-    const issue = checked.error?.issues[0];
-    return issue ? `${issue.path.map(String).join('.') || 'params'}: ${issue.message}` : 'params do not match the method';
-  };
+  return value as unknown as JSONRPCMessage;
 }
 
 export async function contextTransport(io: Pick<Io, 'stdin' | 'stdout'>, signal: AbortSignal): Promise<Transport> {
   const { serializeMessage } = await import('@modelcontextprotocol/sdk/shared/stdio.js');
-  const check = await paramsChecker();
   const reading = new AbortController();
   const stop = () => void transport.close();
   signal.addEventListener('abort', stop, { once: true });
@@ -170,7 +184,7 @@ export async function contextTransport(io: Pick<Io, 'stdin' | 'stdout'>, signal:
               continue;
             }
             if (line.trim() === '') continue;
-            const message = await readMessage(line, answer, check);
+            const message = await readMessage(line, answer);
             if (!message) continue;
             if ('method' in message && 'id' in message) inFlight.add(message.id);
             if ('method' in message && message.method === 'notifications/cancelled') {
