@@ -95,21 +95,27 @@ export function auditRefusals(s: SessionState): { answered(id: string | number):
     answered: (id) => void pending.delete(id),
     watch(transport) {
       const receive = transport.onmessage;
+      const send = transport.send.bind(transport);
       transport.onmessage = (message, extra) => {
         if ('method' in message && message.method === 'tools/call' && 'id' in message) {
           const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
-          pending.set(message.id, { tool: String(params.name).slice(0, 100), args: params.arguments });
+          const tool = String(params.name).slice(0, 100);
+          // An unknown tool is a protocol error (MCP's tools, "Error Handling"): -32602, audited.
+          if (!known(tool)) {
+            const refuse = () => send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `unknown tool: ${tool}` } });
+            void callTool(s, { name: tool }, params.arguments, new AbortController().signal, async () => toolError('unknown_tool', 'refused', null)).then(refuse, refuse);
+            return;
+          }
+          pending.set(message.id, { tool, args: params.arguments });
         }
         receive?.(message, extra);
       };
-      const send = transport.send.bind(transport);
       transport.send = async (message, options) => {
         const id = 'id' in message && !('method' in message) ? message.id : undefined;
         const refused = id === undefined || id === null ? undefined : pending.get(id);
         if (refused) {
           pending.delete(id!);
-          const result = known(refused.tool) ? 'usage' : 'unknown_tool';
-          await callTool(s, { name: refused.tool }, refused.args, new AbortController().signal, async () => toolError(result, 'refused', null));
+          await callTool(s, { name: refused.tool }, refused.args, new AbortController().signal, async () => toolError('usage', 'refused', null));
         }
         return send(message, options);
       };
