@@ -103,7 +103,10 @@ export function auditRefusals(s: SessionState): { answered(id: string | number):
           // An unknown tool is a protocol error (MCP's tools, "Error Handling"): -32602, audited.
           if (!known(tool)) {
             const refuse = () => send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `unknown tool: ${tool}` } });
-            void callTool(s, { name: tool }, params.arguments, new AbortController().signal, async () => toolError('unknown_tool', 'refused', null)).then(refuse, refuse);
+            void callTool(s, { name: tool }, params.arguments, new AbortController().signal, async () => toolError('unknown_tool', 'refused', null)).then(
+              refuse,
+              refuse,
+            );
             return;
           }
           pending.set(message.id, { tool, args: params.arguments });
