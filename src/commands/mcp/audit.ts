@@ -104,6 +104,9 @@ export function idsIn(...values: unknown[]): string[] {
   return [...ids];
 }
 
+/** sha256 in hex. */
+const HASH_CHARS = 64;
+
 export function hashOf(line: string): string {
   return createHash('sha256').update(line).digest('hex');
 }
@@ -149,10 +152,11 @@ export class AuditLog {
     } finally {
       if (fd >= 0) closeSync(fd);
     }
-    const head = openOwnFile(this.headPath, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, { what: 'the MCP audit log head' });
+    // A hash is always the same length: written over the last one in place (truncating a file is slow on some file systems).
+    const head = openOwnFile(this.headPath, constants.O_WRONLY | constants.O_CREAT, { what: 'the MCP audit log head' });
     try {
       tightenOwnFile(head);
-      writeSync(head, `${hashOf(text)}\n`);
+      writeSync(head, `${hashOf(text)}\n`, 0);
     } finally {
       closeSync(head);
     }
@@ -160,7 +164,7 @@ export class AuditLog {
 
   /** The hash of the last line written, from the head file, else the log's own last line. */
   private headHash(): string {
-    const head = readOwnFile(this.headPath, { what: 'the MCP audit log head', maxBytes: 1024 })?.trim();
+    const head = readOwnFile(this.headPath, { what: 'the MCP audit log head', maxBytes: 1024 })?.slice(0, HASH_CHARS);
     if (head) return head;
     const last = (readLogFile(this.path) ?? '').trimEnd().split('\n').at(-1);
     return last ? hashOf(last) : '';
@@ -225,7 +229,7 @@ export function verifyAudit(dir: string): { lines: number; problems: string[] } 
     if (index > 0 && prev !== hashOf(lines[index - 1]!))
       problems.push(`line ${index + 1} does not follow line ${index} (a line was changed, removed or added)`);
   });
-  const head = readOwnFile(join(dir, HEAD_FILE), { what: 'the MCP audit log head', maxBytes: 1024 })?.trim();
+  const head = readOwnFile(join(dir, HEAD_FILE), { what: 'the MCP audit log head', maxBytes: 1024 })?.trimEnd();
   const last = lines.at(-1);
   if (last !== undefined && head !== hashOf(last))
     problems.push(head ? 'the log ends before the last line svc wrote (it was cut) or its last line was changed' : 'the head file (mcp-audit.head) is missing');
