@@ -4,7 +4,7 @@
 // exit codes of a run are decided here and nowhere else.
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, isAbortError } from '../errors.js';
-import { kebab, type Leaf, type LoadedCommand, type RootSpec, type RunLine } from '../commands/define.js';
+import { kebab, type Leaf, type LoadedCommand, type RootSpec, type RunInProcess } from '../commands/define.js';
 import { UsageError } from '../errors.js';
 import { readValue } from '../validate/kinds.js';
 import type { Runtime } from './context.js';
@@ -75,7 +75,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     const { createContext } = await import('./context.js');
     const ctx = createContext(runtime, globals, version);
     disposeContext = () => ctx.dispose();
-    const runLine: RunLine = (typed, output, signal) => {
+    const runInProcess: RunInProcess = (typed, output, signal) => {
       const nested: Invocation = {
         name: typed.name,
         leaf: typed.leaf,
@@ -109,7 +109,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       );
     };
     // A run that returns succeeded; every failure is a typed error, printed below.
-    await module.run(opts, ctx, invocation.root, runLine);
+    await module.run(opts, ctx, invocation.root, runInProcess);
     // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
     // an interrupted run from a finished one; a reader closing stdout is no interruption.
     return interruptedBy(runtime.signal) && !module.stopsOnInterrupt ? EXIT.interrupted : EXIT.ok;

@@ -140,7 +140,6 @@ export function defineCommand<const F extends FlagSpecs = {}, const A extends re
 export type ArgsOf<D> = D extends CommandDecl<FlagSpecs, infer A> ? ArgValues<A> : never;
 export type FlagsOf<D> = D extends CommandDecl<infer F, readonly ArgSpec[]> ? FlagValues<F> : never;
 
-/** A leaf module as the runner sees it once loaded. */
 /**
  * Another command, run in this process from typed input (what its parse() receives, never a
  * command line) with this run's services (its HTTP pool and stores), this run's global flags
@@ -156,15 +155,20 @@ export interface InProcessRun {
   mode: 'test' | 'live';
   yes: boolean;
 }
-export type RunLine = (run: InProcessRun, output: { stdout: (chunk: string) => void; stderr: (chunk: string) => void }, signal: AbortSignal) => Promise<number>;
+export type RunInProcess = (
+  run: InProcessRun,
+  output: { stdout: (chunk: string) => void; stderr: (chunk: string) => void },
+  signal: AbortSignal,
+) => Promise<number>;
 
+/** A leaf module as the runner sees it once loaded. */
 export interface LoadedCommand {
   parse(args: unknown[], flags: Record<string, unknown>): unknown;
   /**
    * `tree`: the whole command tree, for a command that describes it (svc completion) without
-   * importing it; `runLine`: for a command that runs others (svc mcp).
+   * importing it; `runInProcess`: for a command that runs others (svc mcp).
    */
-  run(opts: unknown, ctx: Context, tree: RootSpec, runLine: RunLine): Promise<void>;
+  run(opts: unknown, ctx: Context, tree: RootSpec, runInProcess: RunInProcess): Promise<void>;
   /** A command that runs until Ctrl-C (a server): being stopped so is its success, not EXIT.interrupted. */
   stopsOnInterrupt?: boolean;
 }
@@ -172,7 +176,7 @@ export interface LoadedCommand {
 /** What `leaf` demands of a module (property types, so parameters are checked strictly). */
 type Handler<D, Opts> = {
   parse: (args: ArgsOf<D>, flags: FlagsOf<D>) => Opts;
-  run: (opts: Opts, ctx: Context, tree: RootSpec, runLine: RunLine) => Promise<void>;
+  run: (opts: Opts, ctx: Context, tree: RootSpec, runInProcess: RunInProcess) => Promise<void>;
   stopsOnInterrupt?: boolean;
 };
 

@@ -3,7 +3,7 @@
 // `mcp` (server.ts, tools.ts); test mode and read-only unless the user says otherwise.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import type { RootSpec, RunLine } from '../define.js';
+import type { RootSpec, RunInProcess } from '../define.js';
 import { centsToUnits } from './budget.js';
 import type { ServeOptions } from './server.js';
 
@@ -30,9 +30,9 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return opts;
 }
 
-export async function run(opts: ServeOptions, ctx: Context, tree: RootSpec, runLine: RunLine): Promise<void> {
+export async function run(opts: ServeOptions, ctx: Context, tree: RootSpec, runInProcess: RunInProcess): Promise<void> {
   const { serve } = await import('./server.js');
-  await serve(opts, ctx, tree, runLine);
+  await serve(opts, ctx, tree, runInProcess);
 }
 
 /** Stdin closing ends the session; Ctrl-C too, as a success. */

@@ -8,7 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Context } from '../../context.js';
-import type { RootSpec, RunLine } from '../define.js';
+import type { RootSpec, RunInProcess } from '../define.js';
 import { EXIT } from '../../errors.js';
 import { loggedArgs } from './audit.js';
 import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
@@ -127,7 +127,7 @@ export function auditRefusals(s: SessionState): { answered(id: string | number):
 }
 
 /** The MCP server, until stdin ends (the calls in flight answered first) or Ctrl-C. */
-export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunLine): Promise<void> {
+export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunInProcess): Promise<void> {
   const s = sessionState(opts, ctx, tree, runOther);
   const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
   const server = new McpServer(

@@ -3,7 +3,7 @@
 // audit's intent line before anything is done, the act, the result line.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../../context.js';
-import type { Leaf, RootSpec, RunLine } from '../define.js';
+import type { Leaf, RootSpec, RunInProcess } from '../define.js';
 import { configDir } from '../../config/paths.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { createPacer } from '../calls/pacer.js';
@@ -72,7 +72,7 @@ function checkSession(opts: ServeOptions, ctx: Context): Session {
   return { mode, allowWrite: opts.allowWrite, ...(opts.maxSpend !== undefined ? { maxSpend: opts.maxSpend } : {}) };
 }
 
-export function sessionState(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunLine): SessionState {
+export function sessionState(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunInProcess): SessionState {
   const session = checkSession(opts, ctx);
   const leaves = new Map<string, Leaf>(leavesOf(tree).map(({ path, leaf }) => [path.join(' '), leaf]));
   // The service's limit (600 a minute, docs/contract.md) unless the organization has been given another.
