@@ -326,3 +326,16 @@ describe('JSON-RPC as the spec says', () => {
     expect(answers.find((a) => a.id === 7)).toMatchObject({ result: { structuredContent: { timed_out: true } } });
   });
 });
+
+describe('a session stopped with a call in flight', () => {
+  it('Ctrl-C: the call is audited disconnected, after its intent', async () => {
+    const { child, send, exited } = rawSession();
+    send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'events_wait', arguments: { wait_seconds: 30 } } });
+    // The intent line is written before the tool waits: then stop the server.
+    const path = join(svcDir(), 'mcp-audit.ndjson');
+    for (let i = 0; i < 200 && !(existsSync(path) && readFileSync(path, 'utf8').includes('"events_wait"')); i++) await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGINT');
+    await exited;
+    expect((await auditLog()).map((e) => [e.tool, e.result])).toEqual([['events_wait', 'disconnected']]);
+  });
+});

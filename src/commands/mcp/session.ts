@@ -129,8 +129,9 @@ export interface Settled {
 }
 
 /** The result line's outcome: the tool's own, or why it stopped. */
-function outcomeOf(result: CallToolResult, clientSignal: AbortSignal, signal: AbortSignal): string {
-  if (signal.aborted) return clientSignal.aborted ? 'cancelled' : 'disconnected';
+function outcomeOf(result: CallToolResult, sessionSignal: AbortSignal, signal: AbortSignal): string {
+  // The session stopping (Ctrl-C, stdout gone) aborts the SDK's handlers too: that is no client's cancel.
+  if (signal.aborted) return sessionSignal.aborted ? 'disconnected' : 'cancelled';
   if (!result.isError) return 'ok';
   return reportOf(result)?.code ?? 'failed';
 }
@@ -184,7 +185,7 @@ export async function callTool(
     await s.audit
       .append({
         ...line('result'),
-        result: outcomeOf(result, clientSignal, signal),
+        result: outcomeOf(result, s.ctx.signal, signal),
         price_asked: settled.price_asked,
         ids,
         ...(settled.spent !== undefined ? { spent: settled.spent } : {}),
