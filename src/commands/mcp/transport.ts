@@ -69,7 +69,7 @@ class TopLevelId {
 }
 
 /** stdin's lines, none held past `max` characters: a longer one is an Oversized. */
-async function* boundedLines(chunks: AsyncIterable<string>, max: number): AsyncGenerator<string | Oversized> {
+export async function* boundedLines(chunks: AsyncIterable<string>, max: number): AsyncGenerator<string | Oversized> {
   let line = '';
   let over: { length: number; scan: TopLevelId } | null = null;
   for await (const chunk of chunks) {
