@@ -178,6 +178,26 @@ describe('the audit log', () => {
     expect(kept.length).toBeLessThan(count);
   });
 
+  it("keeps an earlier svc's one-line entries, links the first new line to them, and --verify checks from there", async () => {
+    const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { AuditLog, readAudit, verifyAudit, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-audit-'));
+    const earlier = { time: '2026-01-01T00:00:00.000Z', tool: 'calls_list', args: {}, mode: 'test', price_asked: null, result: 'ok', ids: [] };
+    writeFileSync(join(dir, AUDIT_FILE), `${JSON.stringify(earlier)}\n`);
+    await new AuditLog(dir).append({ session: 's', call: 1, phase: 'intent', time: earlier.time, tool: 'account', mode: 'test', args: {} });
+    expect(readAudit(dir).map((e) => [e.tool, e.result])).toEqual([
+      ['calls_list', 'ok'],
+      ['account', 'unfinished'],
+    ]);
+    expect(verifyAudit(dir)).toEqual({ lines: 2, unchained: 1, problems: [] });
+    // A line slipped in just before the chained ones breaks the link.
+    const [first, chained] = readFileSync(join(dir, AUDIT_FILE), 'utf8').trim().split('\n');
+    writeFileSync(join(dir, AUDIT_FILE), `${first}\n${JSON.stringify({ ...earlier, tool: 'forged' })}\n${chained}\n`);
+    expect(verifyAudit(dir).problems).toEqual([expect.stringMatching(/line 3 does not follow line 2/)]);
+  });
+
   it('redacts secrets and cuts long texts in the arguments it keeps', async () => {
     const { loggedArgs } = await import('../../src/commands/mcp/audit.js');
     const kept = loggedArgs({ text: `key svc_test_${'a'.repeat(40)} and ${'b'.repeat(500)}`, to: 'es' });

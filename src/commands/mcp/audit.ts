@@ -189,7 +189,13 @@ export function readAudit(dir: string): AuditEntry[] {
     } catch {
       continue; // A line cut by a crash mid-write: the others still count.
     }
-    if (typeof line?.session !== 'string' || (line.phase !== 'intent' && line.phase !== 'result')) continue; // not a line svc wrote
+    if (typeof line?.session !== 'string' || (line.phase !== 'intent' && line.phase !== 'result')) {
+      // An earlier svc wrote each call as one line, with no session: kept as it is.
+      const earlier = line as unknown as Partial<AuditEntry> | null;
+      if (typeof earlier?.tool === 'string' && typeof earlier.result === 'string')
+        calls.set(`earlier#${calls.size}`, { session: '', args: {}, ids: [], price_asked: null, ...earlier } as AuditEntry);
+      continue;
+    }
     const key = `${line.session}#${line.call}`;
     const entry = calls.get(key) ?? {
       time: line.time,
@@ -214,19 +220,25 @@ export function readAudit(dir: string): AuditEntry[] {
 }
 
 /** Whether each line's `prev` is the hash of the one before, and the last line is the head: the problems found, none when intact. */
-export function verifyAudit(dir: string): { lines: number; problems: string[] } {
+export function verifyAudit(dir: string): { lines: number; unchained: number; problems: string[] } {
   const lines = readAuditLines(dir);
   const problems: string[] = [];
+  /** Lines an earlier svc wrote before it chained them: only at the start of the log. */
+  let unchained = 0;
   lines.forEach((text, index) => {
-    let prev: unknown;
+    let line: Partial<AuditLine> | null;
     try {
-      prev = (JSON.parse(text) as Partial<AuditLine>).prev;
+      line = JSON.parse(text) as Partial<AuditLine> | null;
     } catch {
       problems.push(`line ${index + 1} is not a line svc wrote (it does not parse)`);
       return;
     }
+    if (unchained === index && line !== null && typeof line === 'object' && !('prev' in line)) {
+      unchained += 1;
+      return;
+    }
     // The first line kept follows one rotated away: its link cannot be checked.
-    if (index > 0 && prev !== hashOf(lines[index - 1]!))
+    if (index > 0 && line?.prev !== hashOf(lines[index - 1]!))
       problems.push(`line ${index + 1} does not follow line ${index} (a line was changed, removed or added)`);
   });
   const head = readOwnFile(join(dir, HEAD_FILE), { what: 'the MCP audit log head', maxBytes: 1024 })?.trimEnd();
@@ -234,5 +246,5 @@ export function verifyAudit(dir: string): { lines: number; problems: string[] } 
   if (last !== undefined && head !== hashOf(last))
     problems.push(head ? 'the log ends before the last line svc wrote (it was cut) or its last line was changed' : 'the head file (mcp-audit.head) is missing');
   if (last === undefined && head) problems.push('the log is empty, but svc wrote lines to it (it was removed or cut)');
-  return { lines: lines.length, problems };
+  return { lines: lines.length, unchained, problems };
 }

@@ -41,9 +41,10 @@ const columns: Column<AuditEntry>[] = [
 export async function run(opts: LogOptions, ctx: Context): Promise<void> {
   const dir = configDir(ctx.env);
   if (opts.verify) {
-    const { lines, problems } = verifyAudit(dir);
-    if (ctx.globals.json) printJson(ctx, { intact: problems.length === 0, lines, problems });
-    else printText(ctx, problems.length === 0 ? `the audit log is intact: ${lines} lines, each linked to the one before` : problems.join('\n'));
+    const { lines, unchained, problems } = verifyAudit(dir);
+    const earlier = unchained ? ` (the first ${unchained}, written by an earlier svc before it linked its lines, are not checked)` : '';
+    if (ctx.globals.json) printJson(ctx, { intact: problems.length === 0, lines, unchained, problems });
+    else printText(ctx, problems.length === 0 ? `the audit log is intact: ${lines} lines, each linked to the one before${earlier}` : problems.join('\n'));
     if (problems.length) throw new CliError(`the audit log was altered or cut (${problems.length} problem${problems.length === 1 ? '' : 's'})`);
     return;
   }
