@@ -203,6 +203,7 @@ complete -c svc -n '__svc_at \'mcp\'' -a log -d 'the audit log of svc mcp\'s too
 complete -c svc -n '__svc_at \'mcp\'' -l allow-write -d 'add the tools that change objects (never billed): start/end calls, chats, links'
 complete -c svc -n '__svc_at \'mcp\'' -l max-spend -x -d 'live sessions (--live): the most the tools may spend, e.g. 5; each call is priced first, 0 refuses all'
 complete -c svc -n '__svc_at \'mcp log\'' -l limit -x -d 'only the last N calls'
+complete -c svc -n '__svc_at \'mcp log\'' -l verify -d 'check that the log is as svc wrote it: exit 1 if a line was changed, removed or cut'
 complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish powershell'
 complete -c svc -n '__svc_at \'profiles\'' -a list -d 'every profile: organization, address, mode, credentials (the default marked *)'
 complete -c svc -n '__svc_at \'profiles\'' -a remove -d 'delete a profile: its local secrets and its config'
