@@ -145,8 +145,11 @@ describe('the audit log on the first run', () => {
   });
 });
 
-/** A proxy to the emulator that holds the answer to each POST /v1/translate whose text is `held` characters long. */
-async function lateProxy(held: number): Promise<{ origin: string; reached: Promise<void> }> {
+/**
+ * A proxy to the emulator that holds the answer to each POST /v1/translate whose text is `held`
+ * characters long, or with `drop`, cuts its connection instead: the emulator has drawn either way.
+ */
+async function lateProxy(held: number, drop = false): Promise<{ origin: string; reached: Promise<void> }> {
   let reached!: () => void;
   const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
   const upstream = new URL(emulator().url);
@@ -159,6 +162,7 @@ async function lateProxy(held: number): Promise<{ origin: string; reached: Promi
         const text = body.length ? (JSON.parse(body.toString()) as { text?: string }).text : undefined;
         if (req.url === '/v1/translate' && text?.length === held) {
           reached(); // drawn by the emulator; the answer never comes
+          if (drop) req.socket.destroy();
           return;
         }
         res.writeHead(answer.statusCode!, answer.headers);
@@ -209,6 +213,20 @@ describe("the ledger: the session's own charges", () => {
     expect(entries.at(-1).spent).toBe(1);
     // The organization paid the session's 1 cent and the other app's 5.
     expect(Math.round((start - (await balance())) * 10_000)).toBe(60_000);
+  });
+
+  it('a call whose connection drops after it was sent keeps its reservation: it was drawn', async () => {
+    const start = await balance();
+    const proxy = await lateProxy(400, true);
+    const client = await connect(['--live', '--max-spend', '0.01'], envFor(emulator().seed.keys.live, { SVC_BASE_URL: proxy.origin }));
+    const dropped = await call(client, 'translate', { text: 'a'.repeat(400), to: 'es' });
+    expect(dropped.isError).toBe(true);
+    expect((await call(client, 'translate', { text: 'c'.repeat(250), to: 'es' })).structuredContent?.error).toMatchObject({ code: 'spend_cap' });
+    await client.close();
+    const entries = (await auditLog()).filter((e) => e.tool === 'translate');
+    expect(entries.map((e) => e.price_asked)).toEqual([0.8, 0.5]);
+    expect(entries.map((e) => e.spent)).toEqual([0.8, 0.8]);
+    expect(Math.round((start - (await balance())) * 10_000)).toBe(8_000);
   });
 
   it('a dialled participant counts: spent is the call and the dial, as drawn', async () => {
