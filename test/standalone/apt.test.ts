@@ -1,0 +1,270 @@
+// The signed apt repository (`npm run dist` writes release/apt/, scripts/apt-repo.mjs), used the
+// way an admin uses it: apt-get pointed at it through the published svc.sources and keyring,
+// with apt's whole configuration and state in a throwaway root (APT_CONFIG: Dir::Etc,
+// Dir::State, Dir::Cache, the dpkg status a copy of this machine's so svc's Depends are met),
+// and dpkg installing into that root (--root): the machine's own apt and dpkg are not touched.
+// The only edits to the published files: URIs a file: address, Signed-By the root's keyring.
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { root, spawnCollect } from '../helpers/spawn.js';
+
+const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+const release = join(root, 'release');
+const deb = join(release, `svc_${version}_amd64.deb`);
+const published = join(release, 'apt');
+const required = process.env.SVC_REQUIRE_REAL === '1';
+const scratch = mkdtempSync(join(tmpdir(), 'svc-apt-'));
+const missing = ['apt-get', 'gpg', 'dpkg-deb'].filter((tool) => spawnSync(tool, ['--version']).error);
+const aptProblem = missing.length
+  ? `${missing.join(', ')} not installed (Debian's apt, gnupg, dpkg)`
+  : process.arch !== 'x64'
+    ? 'the repository test installs the amd64 package'
+    : process.getuid?.() !== 0
+      ? 'dpkg --root installs root-owned files: run as root'
+      : null;
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A key of the test's own in a GNUPGHOME of its own, made at a fixed time before the release: the "release key". */
+function testKey(): { GNUPGHOME: string; SVC_SIGNING_KEY: string } {
+  const home = mkdtempSync(join(scratch, 'gnupg-'));
+  const gpg = (...args: string[]) => spawnSync('gpg', ['--batch', '--no-tty', ...args], { env: { ...process.env, GNUPGHOME: home }, encoding: 'utf8' });
+  expect(gpg('--faked-system-time', '1000000000!', '--passphrase', '', '--quick-gen-key', 'svc test release key <test@svc-cli.dev>', 'ed25519', 'sign', 'never').status).toBe(0);
+  const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg('--with-colons', '--list-secret-keys').stdout)![1]!;
+  return { GNUPGHOME: home, SVC_SIGNING_KEY: fingerprint };
+}
+
+/** Publishes `debs` into the repository `repo` (scripts/apt-repo.mjs), signed with `key`, dated `epoch`. */
+function publish(repo: string, debs: string[], key: Record<string, string>, epoch: number): { stderr: string } {
+  const made = spawnSync(process.execPath, [join(root, 'scripts/apt-repo.mjs'), '--repo', repo, ...debs], {
+    env: { ...process.env, ...key, SOURCE_DATE_EPOCH: String(epoch) },
+    encoding: 'utf8',
+  });
+  if (made.status !== 0) throw new Error(`apt-repo.mjs failed: ${made.stderr}`);
+  return { stderr: made.stderr };
+}
+
+interface AptRoot {
+  dir: string;
+  apt(...args: string[]): { status: number | null; out: string };
+  /** The installed svc: the root's /usr/bin/svc. */
+  svc: string;
+}
+
+/**
+ * A throwaway root for apt and dpkg holding the admin's two files: `repo`'s svc.sources (put in
+ * etc/apt/sources.list.d/) and `keyring` (in etc/apt/keyrings/).
+ */
+function aptRoot(repo: string, keyring = join(repo, 'svc-archive-keyring.gpg')): AptRoot {
+  const dir = mkdtempSync(join(scratch, 'root-'));
+  for (const sub of ['etc/apt/sources.list.d', 'etc/apt/keyrings', 'etc/apt/apt.conf.d', 'etc/apt/preferences.d', 'etc/apt/trusted.gpg.d'])
+    mkdirSync(join(dir, sub), { recursive: true });
+  for (const sub of ['var/lib/apt/lists/partial', 'var/cache/apt/archives/partial', 'var/lib/dpkg/info', 'var/lib/dpkg/updates', 'var/log/apt'])
+    mkdirSync(join(dir, sub), { recursive: true });
+  copyFileSync('/var/lib/dpkg/status', join(dir, 'var/lib/dpkg/status'));
+  writeFileSync(join(dir, 'var/lib/dpkg/available'), '');
+  copyFileSync(keyring, join(dir, 'etc/apt/keyrings/svc-archive-keyring.gpg'));
+  const sources = readFileSync(join(repo, 'svc.sources'), 'utf8')
+    .replace(/^URIs: .*$/m, `URIs: file:${repo}`)
+    .replace(/^Signed-By: \/(.*)$/m, `Signed-By: ${dir}/$1`);
+  writeFileSync(join(dir, 'etc/apt/sources.list.d/svc.sources'), sources);
+  const conf = join(dir, 'apt.conf');
+  writeFileSync(
+    conf,
+    [
+      `Dir::Etc "${dir}/etc/apt";`,
+      `Dir::State "${dir}/var/lib/apt";`,
+      `Dir::State::status "${dir}/var/lib/dpkg/status";`,
+      `Dir::Cache "${dir}/var/cache/apt";`,
+      `Dir::Log "${dir}/var/log/apt";`,
+      'APT::Sandbox::User "root";',
+      'APT::Architecture "amd64";',
+      'APT::Architectures { "amd64"; };',
+      `DPkg::Options { "--root=${dir}"; "--log=${dir}/var/log/dpkg.log"; };`,
+      'DPkg::Use-Pty "false";',
+      '',
+    ].join('\n'),
+  );
+  return {
+    dir,
+    svc: join(dir, 'usr/bin/svc'),
+    apt: (...args) => {
+      const ran = spawnSync('apt-get', ['-q', ...args], { env: { ...process.env, APT_CONFIG: conf, DEBIAN_FRONTEND: 'noninteractive', LANG: 'C' }, encoding: 'utf8' });
+      return { status: ran.status, out: `${ran.stdout}${ran.stderr}` };
+    },
+  };
+}
+
+/** A copy of `repo` to spoil. */
+function copyOf(repo: string): string {
+  const copy = mkdtempSync(join(scratch, 'repo-'));
+  cpSync(repo, copy, { recursive: true });
+  return copy;
+}
+
+const releaseEpoch = () => Math.floor(Date.parse(/^ -- .+? <[^>]+> {2}(.+)$/m.exec(readFileSync(join(root, 'packaging/debian/changelog'), 'utf8'))![1]!) / 1000);
+
+/** The version after package.json's: its last number plus one. */
+const nextVersion = version.replace(/(\d+)$/, (n) => String(Number(n) + 1));
+
+/**
+ * svc's next version built for real (scripts/dist.mjs --arch x64) from the same files in a
+ * folder of its own, with package.json and the changelog saying `nextVersion`.
+ */
+function buildNextVersion(): string {
+  const other = join(scratch, 'next');
+  mkdirSync(join(other, 'scripts'), { recursive: true });
+  for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'man', 'node_modules', 'package-lock.json', 'LICENSE'])
+    symlinkSync(join(root, entry), join(other, entry));
+  cpSync(join(root, 'packaging'), join(other, 'packaging'), { recursive: true });
+  for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: nextVersion }));
+  const changelog = join(other, 'packaging/debian/changelog');
+  const date = new Date((releaseEpoch() + 86_400) * 1000).toUTCString().replace('GMT', '+0000');
+  writeFileSync(changelog, `svc (${nextVersion}) unstable; urgency=medium\n\n  * The next release.\n\n -- ${pkg.author as string}  ${date}\n\n${readFileSync(changelog, 'utf8')}`);
+  const made = spawnSync(process.execPath, [join(other, 'scripts/dist.mjs'), '--arch', 'x64'], { cwd: other, encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`building ${nextVersion} failed: ${made.stderr}`);
+  return join(other, 'release', `svc_${nextVersion}_amd64.deb`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `svc emulator --port PORT --state FILE --json` of an installed svc; its first line says it is up. */
+function startEmulator(svc: string, port: number, state: string, env: Record<string, string>): Promise<{ keys: { test: string }; org_id: string; stop(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(svc, ['emulator', '--port', String(port), '--state', state, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`the emulator exited (${code}): ${err}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (!out.includes('\n')) return;
+      const started = JSON.parse(out.split('\n')[0]!) as { keys: { test: string }; org_id: string };
+      resolve({
+        ...started,
+        stop: () =>
+          new Promise<void>((done) => {
+            child.removeAllListeners('exit');
+            child.once('exit', () => done());
+            child.kill('SIGINT');
+          }),
+      });
+    });
+  });
+}
+
+describe.skipIf(aptProblem !== null && !required)(`the apt repository, as an admin uses it${aptProblem && !required ? ` (skipped: ${aptProblem})` : ''}`, () => {
+  let key: { GNUPGHOME: string; SVC_SIGNING_KEY: string };
+  beforeAll(() => {
+    expect(aptProblem).toBeNull();
+    if (!existsSync(deb) || !existsSync(join(published, 'dists/stable/InRelease'))) {
+      const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64'], { cwd: root, encoding: 'utf8' });
+      if (made.status !== 0) throw new Error(`npm run dist failed: ${made.stderr}`);
+    }
+    key = testKey();
+  }, 600_000);
+
+  it("npm run dist's repository: apt-get update checks its InRelease against the published keyring, and svc installs from it", () => {
+    expect(readFileSync(join(published, 'svc.sources'), 'utf8')).toMatch(/^Types: deb\nURIs: \S+\nSuites: stable\nComponents: main\nSigned-By: \/etc\/apt\/keyrings\/svc-archive-keyring\.gpg\n$/);
+    expect(readFileSync(join(published, 'dists/stable/InRelease'), 'utf8')).toMatch(/^-----BEGIN PGP SIGNED MESSAGE-----\n[^]*^Suite: stable$[^]*-----BEGIN PGP SIGNATURE-----/m);
+    const machine = aptRoot(published);
+    const updated = machine.apt('update');
+    expect(updated.status, updated.out).toBe(0);
+    expect(updated.out).not.toMatch(/^[WE]:/m);
+    const installed = machine.apt('install', '-y', 'svc');
+    expect(installed.status, installed.out).toBe(0);
+    expect(spawnSync(machine.svc, ['--version'], { encoding: 'utf8' }).stdout).toBe(`${version}\n`);
+    // dpkg's record in the root, not the machine's
+    expect(readFileSync(join(machine.dir, 'var/lib/dpkg/status'), 'utf8')).toMatch(new RegExp(`^Package: svc\nStatus: install ok installed\n[^]*?^Version: ${version.replace(/\./g, '\\.')}$`, 'm'));
+  });
+
+  it('is the same bytes when published twice from the same .deb with the same key', () => {
+    const [a, b] = [mkdtempSync(join(scratch, 'same-')), mkdtempSync(join(scratch, 'same-'))];
+    for (const repo of [a, b]) publish(repo, [deb], key, releaseEpoch());
+    for (const file of ['dists/stable/Release', 'dists/stable/InRelease', 'dists/stable/Release.gpg', 'dists/stable/main/binary-amd64/Packages.gz', 'svc-archive-keyring.gpg'])
+      expect(readFileSync(join(a, file)).equals(readFileSync(join(b, file))), file).toBe(true);
+  });
+
+  it('refuses a tampered Packages file: the package it lists is not offered', () => {
+    const repo = copyOf(published);
+    const packages = join(repo, 'dists/stable/main/binary-amd64/Packages');
+    const tampered = readFileSync(packages, 'utf8').replace(/^Version: .*$/m, 'Version: 99.0.0');
+    writeFileSync(packages, tampered);
+    writeFileSync(`${packages}.gz`, gzipSync(tampered));
+    const machine = aptRoot(repo);
+    const updated = machine.apt('update');
+    expect(updated.status).not.toBe(0);
+    expect(updated.out).toMatch(/Hash Sum mismatch|unexpected size/);
+    expect(machine.apt('install', '-y', '--simulate', 'svc').out).toMatch(/Unable to locate package svc|has no installation candidate/);
+  });
+
+  it('refuses an unsigned repository, and one signed by a key not in the keyring', () => {
+    const unsigned = copyOf(published);
+    rmSync(join(unsigned, 'dists/stable/InRelease'));
+    rmSync(join(unsigned, 'dists/stable/Release.gpg'));
+    const updated = aptRoot(unsigned).apt('update');
+    expect(updated.status).not.toBe(0);
+    expect(updated.out).toMatch(/is not signed/);
+
+    const stranger = mkdtempSync(join(scratch, 'stranger-'));
+    publish(stranger, [deb], key, releaseEpoch());
+    const refused = aptRoot(stranger, join(published, 'svc-archive-keyring.gpg')).apt('update');
+    expect(refused.status).not.toBe(0);
+    expect(refused.out).toMatch(new RegExp(`NO_PUBKEY ${key.SVC_SIGNING_KEY.slice(-16)}`));
+  });
+
+  it(`upgrades to ${nextVersion} published to the same repository; the config, credentials.json and the emulator's --state file of ${version} work unchanged`, async () => {
+    const repo = mkdtempSync(join(scratch, 'repo-'));
+    publish(repo, [deb], key, releaseEpoch());
+    const machine = aptRoot(repo);
+    expect(machine.apt('update').status).toBe(0);
+    const installed = machine.apt('install', '-y', 'svc');
+    expect(installed.status, installed.out).toBe(0);
+
+    const home = mkdtempSync(join(scratch, 'home-'));
+    const port = await freePort();
+    const env = { PATH: process.env.PATH ?? '', HOME: home, SVC_CONFIG_DIR: join(home, 'config'), SVC_CREDENTIAL_STORE: 'file', NO_COLOR: '1', SVC_BASE_URL: `http://127.0.0.1:${port}` };
+    const state = join(home, 'emulator-state.jsonl');
+    const svc = (...args: string[]) => spawnCollect(machine.svc, args, { env });
+    let emulator = await startEmulator(machine.svc, port, state, env);
+    const added = await spawnCollect(machine.svc, ['keys', 'add', '--name', 'ci'], { env, stdin: emulator.keys.test });
+    expect(added.code, added.stderr).toBe(0);
+    const chat = await svc('chats', 'start', '--language', 'en', '--subject', 'before the upgrade', '--json');
+    expect(chat.code, chat.stderr).toBe(0);
+    const chatId = (JSON.parse(chat.stdout) as { id: string }).id;
+    await emulator.stop();
+
+    publish(repo, [buildNextVersion()], key, releaseEpoch() + 86_400);
+    expect(machine.apt('update').status).toBe(0);
+    const upgraded = machine.apt('upgrade', '-y');
+    expect(upgraded.status, upgraded.out).toBe(0);
+    expect(upgraded.out).toContain(`Unpacking svc (${nextVersion}) over (${version})`);
+    expect((await svc('--version')).stdout).toBe(`${nextVersion}\n`);
+
+    emulator = await startEmulator(machine.svc, port, state, env);
+    try {
+      const account = await svc('account', '--json');
+      expect(account.code, account.stderr).toBe(0);
+      expect(JSON.parse(account.stdout)).toMatchObject({ id: emulator.org_id });
+      const found = await svc('chats', 'get', chatId, '--json');
+      expect(found.code, found.stderr).toBe(0);
+      expect(JSON.parse(found.stdout)).toMatchObject({ id: chatId, subject: 'before the upgrade' });
+    } finally {
+      await emulator.stop();
+    }
+  }, 600_000);
+});
