@@ -241,6 +241,7 @@ describe.skipIf(aptProblem !== null && !required)(`the apt repository, as an adm
     const state = join(home, 'emulator-state.jsonl');
     const svc = (...args: string[]) => spawnCollect(machine.svc, args, { env });
     let emulator = await startEmulator(machine.svc, port, state, env);
+    const orgId = emulator.org_id;
     const added = await spawnCollect(machine.svc, ['keys', 'add', '--name', 'ci'], { env, stdin: emulator.keys.test });
     expect(added.code, added.stderr).toBe(0);
     const chat = await svc('chats', 'start', '--language', 'en', '--subject', 'before the upgrade', '--json');
@@ -259,7 +260,7 @@ describe.skipIf(aptProblem !== null && !required)(`the apt repository, as an adm
     try {
       const account = await svc('account', '--json');
       expect(account.code, account.stderr).toBe(0);
-      expect(JSON.parse(account.stdout)).toMatchObject({ id: emulator.org_id });
+      expect(JSON.parse(account.stdout)).toMatchObject({ id: orgId });
       const found = await svc('chats', 'get', chatId, '--json');
       expect(found.code, found.stderr).toBe(0);
       expect(JSON.parse(found.stdout)).toMatchObject({ id: chatId, subject: 'before the upgrade' });
