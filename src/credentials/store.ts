@@ -256,8 +256,8 @@ export class KeychainSecretStore implements SecretStore {
 /** The format credentials.json is written in (its "version"). */
 export const CREDENTIALS_FORMAT = 1;
 
-/** A file from a newer svc: refused by name, never rewritten. */
-class NewerFormatError extends ConfigError {}
+/** credentials.json from a newer svc: refused by name, never rewritten. */
+export class NewerCredentialsFileError extends ConfigError {}
 
 interface CredentialsFile {
   version: 1;
@@ -325,13 +325,13 @@ export class FileSecretStore implements SecretStore {
       const format = formatVersion(data?.version, CREDENTIALS_FORMAT, CREDENTIALS_FORMAT);
       if (format.kind === 'newer') {
         const { message, hint } = newerFormatMessage('the credentials file', this.path, format.version, CREDENTIALS_FORMAT);
-        throw new NewerFormatError(message, this.path, hint);
+        throw new NewerCredentialsFileError(message, this.path, hint);
       }
       if (format.kind === 'invalid') throw new Error(`"version" is ${JSON.stringify(data.version)}, not a format version`);
       if (typeof data.secrets !== 'object' || data.secrets === null) throw new Error('"secrets" is not an object');
       return data;
     } catch (error) {
-      if (error instanceof NewerFormatError) throw error;
+      if (error instanceof NewerCredentialsFileError) throw error;
       throw new ConfigError(
         `the credentials file ${this.path} is not valid (${(error as Error).message}); it was left untouched`,
         this.path,
