@@ -102,7 +102,17 @@ const gpg = (home, args, options = {}) => run('gpg', ['--batch', '--no-tty', '--
 /** A throwaway Ed25519 signing key in a new temp GNUPGHOME: `{ home, fingerprints, cleanup }`. */
 function throwawayKey(epoch) {
   const home = mkdtempSync(join(tmpdir(), 'svc-apt-gnupg-'));
-  gpg(home, ['--faked-system-time', `${epoch}!`, '--passphrase', '', '--quick-gen-key', 'svc archive (throwaway build key) <maintainers@svc-cli.dev>', 'ed25519', 'sign', 'never']);
+  gpg(home, [
+    '--faked-system-time',
+    `${epoch}!`,
+    '--passphrase',
+    '',
+    '--quick-gen-key',
+    'svc archive (throwaway build key) <maintainers@svc-cli.dev>',
+    'ed25519',
+    'sign',
+    'never',
+  ]);
   const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg(home, ['--with-colons', '--list-secret-keys']))?.[1];
   return { home, fingerprints: [fingerprint], cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
@@ -114,7 +124,7 @@ export function signingKeys(env, epoch) {
     const key = throwawayKey(epoch);
     process.stderr.write(
       `apt repository: SVC_SIGNING_KEY is not set, so it is signed with a throwaway key made for this build (${key.fingerprints[0]}); ` +
-        'machines that trust the published key will refuse it. Set SVC_SIGNING_KEY to the release key\'s fingerprint to sign a release.\n',
+        "machines that trust the published key will refuse it. Set SVC_SIGNING_KEY to the release key's fingerprint to sign a release.\n",
     );
     return key;
   }

@@ -90,7 +90,9 @@ describe.each(SHIPPED)('the files svc $release wrote', ({ release, chat, checkpo
 
 describe('a file from a newer svc', () => {
   const newer = (what: string) =>
-    new RegExp(`${what} \\S+ is in format version 7, written by a newer svc; this svc \\(${version.replace(/\./g, '\\.')}\\) reads format versions up to 1\\. It was left untouched[^]*which -a svc`);
+    new RegExp(
+      `${what} \\S+ is in format version 7, written by a newer svc; this svc \\(${version.replace(/\./g, '\\.')}\\) reads format versions up to 1\\. It was left untouched[^]*which -a svc`,
+    );
 
   /** The 0.1.0 fixtures with one file changed to say format 7, and that file's bytes. */
   function withNewer(file: string, change: (text: string) => string): { dir: string; env: Record<string, string>; path: string; bytes: string } {
@@ -102,7 +104,10 @@ describe('a file from a newer svc', () => {
 
   it('config.json: refused by name, for a read and for a write, and left as it was', async () => {
     const { env, path, bytes } = withNewer('config/config.json', (text) => text.replace('"version": 1', '"version": 7'));
-    for (const args of [['account', '--json'], ['profiles', 'remove', 'default', '--yes']]) {
+    for (const args of [
+      ['account', '--json'],
+      ['profiles', 'remove', 'default', '--yes'],
+    ]) {
       const ran = await svc(args, env);
       expect(ran.code, ran.stderr).toBe(1);
       expect(ran.stderr).toMatch(newer('the config file'));

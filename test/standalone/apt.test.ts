@@ -34,7 +34,10 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function testKey(): { GNUPGHOME: string; SVC_SIGNING_KEY: string } {
   const home = mkdtempSync(join(scratch, 'gnupg-'));
   const gpg = (...args: string[]) => spawnSync('gpg', ['--batch', '--no-tty', ...args], { env: { ...process.env, GNUPGHOME: home }, encoding: 'utf8' });
-  expect(gpg('--faked-system-time', '1000000000!', '--passphrase', '', '--quick-gen-key', 'svc test release key <test@svc-cli.dev>', 'ed25519', 'sign', 'never').status).toBe(0);
+  expect(
+    gpg('--faked-system-time', '1000000000!', '--passphrase', '', '--quick-gen-key', 'svc test release key <test@svc-cli.dev>', 'ed25519', 'sign', 'never')
+      .status,
+  ).toBe(0);
   const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg('--with-colons', '--list-secret-keys').stdout)![1]!;
   return { GNUPGHOME: home, SVC_SIGNING_KEY: fingerprint };
 }
@@ -94,7 +97,10 @@ function aptRoot(repo: string, keyring = join(repo, 'svc-archive-keyring.gpg')):
     dir,
     svc: join(dir, 'usr/bin/svc'),
     apt: (...args) => {
-      const ran = spawnSync('apt-get', ['-q', ...args], { env: { ...process.env, APT_CONFIG: conf, DEBIAN_FRONTEND: 'noninteractive', LANG: 'C' }, encoding: 'utf8' });
+      const ran = spawnSync('apt-get', ['-q', ...args], {
+        env: { ...process.env, APT_CONFIG: conf, DEBIAN_FRONTEND: 'noninteractive', LANG: 'C' },
+        encoding: 'utf8',
+      });
       return { status: ran.status, out: `${ran.stdout}${ran.stderr}` };
     },
   };
@@ -107,7 +113,8 @@ function copyOf(repo: string): string {
   return copy;
 }
 
-const releaseEpoch = () => Math.floor(Date.parse(/^ -- .+? <[^>]+> {2}(.+)$/m.exec(readFileSync(join(root, 'packaging/debian/changelog'), 'utf8'))![1]!) / 1000);
+const releaseEpoch = () =>
+  Math.floor(Date.parse(/^ -- .+? <[^>]+> {2}(.+)$/m.exec(readFileSync(join(root, 'packaging/debian/changelog'), 'utf8'))![1]!) / 1000);
 
 /** The version after package.json's: its last number plus one. */
 const nextVersion = version.replace(/(\d+)$/, (n) => String(Number(n) + 1));
@@ -127,7 +134,10 @@ function buildNextVersion(): string {
   writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: nextVersion }));
   const changelog = join(other, 'packaging/debian/changelog');
   const date = new Date((releaseEpoch() + 86_400) * 1000).toUTCString().replace('GMT', '+0000');
-  writeFileSync(changelog, `svc (${nextVersion}) unstable; urgency=medium\n\n  * The next release.\n\n -- ${pkg.author as string}  ${date}\n\n${readFileSync(changelog, 'utf8')}`);
+  writeFileSync(
+    changelog,
+    `svc (${nextVersion}) unstable; urgency=medium\n\n  * The next release.\n\n -- ${pkg.author as string}  ${date}\n\n${readFileSync(changelog, 'utf8')}`,
+  );
   const made = spawnSync(process.execPath, [join(other, 'scripts/dist.mjs'), '--arch', 'x64'], { cwd: other, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`building ${nextVersion} failed: ${made.stderr}`);
   return join(other, 'release', `svc_${nextVersion}_amd64.deb`);
@@ -143,7 +153,12 @@ function freePort(): Promise<number> {
 }
 
 /** `svc emulator --port PORT --state FILE --json` of an installed svc; its first line says it is up. */
-function startEmulator(svc: string, port: number, state: string, env: Record<string, string>): Promise<{ keys: { test: string }; org_id: string; stop(): Promise<void> }> {
+function startEmulator(
+  svc: string,
+  port: number,
+  state: string,
+  env: Record<string, string>,
+): Promise<{ keys: { test: string; live: string }; org_id: string; stop(): Promise<void> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(svc, ['emulator', '--port', String(port), '--state', state, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -153,7 +168,7 @@ function startEmulator(svc: string, port: number, state: string, env: Record<str
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (!out.includes('\n')) return;
-      const started = JSON.parse(out.split('\n')[0]!) as { keys: { test: string }; org_id: string };
+      const started = JSON.parse(out.split('\n')[0]!) as { keys: { test: string; live: string }; org_id: string };
       resolve({
         ...started,
         stop: () =>
@@ -167,105 +182,164 @@ function startEmulator(svc: string, port: number, state: string, env: Record<str
   });
 }
 
-describe.skipIf(aptProblem !== null && !required)(`the apt repository, as an admin uses it${aptProblem && !required ? ` (skipped: ${aptProblem})` : ''}`, () => {
-  let key: { GNUPGHOME: string; SVC_SIGNING_KEY: string };
-  beforeAll(() => {
-    expect(aptProblem).toBeNull();
-    if (!existsSync(deb) || !existsSync(join(published, 'dists/stable/InRelease'))) {
-      const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64'], { cwd: root, encoding: 'utf8' });
-      if (made.status !== 0) throw new Error(`npm run dist failed: ${made.stderr}`);
-    }
-    key = testKey();
-  }, 600_000);
+describe.skipIf(aptProblem !== null && !required)(
+  `the apt repository, as an admin uses it${aptProblem && !required ? ` (skipped: ${aptProblem})` : ''}`,
+  () => {
+    let key: { GNUPGHOME: string; SVC_SIGNING_KEY: string };
+    beforeAll(() => {
+      expect(aptProblem).toBeNull();
+      if (!existsSync(deb) || !existsSync(join(published, 'dists/stable/InRelease'))) {
+        const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64'], { cwd: root, encoding: 'utf8' });
+        if (made.status !== 0) throw new Error(`npm run dist failed: ${made.stderr}`);
+      }
+      key = testKey();
+    }, 600_000);
 
-  it("npm run dist's repository: apt-get update checks its InRelease against the published keyring, and svc installs from it", () => {
-    expect(readFileSync(join(published, 'svc.sources'), 'utf8')).toMatch(/^Types: deb\nURIs: \S+\nSuites: stable\nComponents: main\nSigned-By: \/etc\/apt\/keyrings\/svc-archive-keyring\.gpg\n$/);
-    expect(readFileSync(join(published, 'dists/stable/InRelease'), 'utf8')).toMatch(/^-----BEGIN PGP SIGNED MESSAGE-----\n[^]*^Suite: stable$[^]*-----BEGIN PGP SIGNATURE-----/m);
-    const machine = aptRoot(published);
-    const updated = machine.apt('update');
-    expect(updated.status, updated.out).toBe(0);
-    expect(updated.out).not.toMatch(/^[WE]:/m);
-    const installed = machine.apt('install', '-y', 'svc');
-    expect(installed.status, installed.out).toBe(0);
-    expect(spawnSync(machine.svc, ['--version'], { encoding: 'utf8' }).stdout).toBe(`${version}\n`);
-    // dpkg's record in the root, not the machine's
-    expect(readFileSync(join(machine.dir, 'var/lib/dpkg/status'), 'utf8')).toMatch(new RegExp(`^Package: svc\nStatus: install ok installed\n[^]*?^Version: ${version.replace(/\./g, '\\.')}$`, 'm'));
-  });
+    it("npm run dist's repository: apt-get update checks its InRelease against the published keyring, and svc installs from it", () => {
+      expect(readFileSync(join(published, 'svc.sources'), 'utf8')).toMatch(
+        /^Types: deb\nURIs: \S+\nSuites: stable\nComponents: main\nSigned-By: \/etc\/apt\/keyrings\/svc-archive-keyring\.gpg\n$/,
+      );
+      expect(readFileSync(join(published, 'dists/stable/InRelease'), 'utf8')).toMatch(
+        /^-----BEGIN PGP SIGNED MESSAGE-----\n[^]*^Suite: stable$[^]*-----BEGIN PGP SIGNATURE-----/m,
+      );
+      const machine = aptRoot(published);
+      const updated = machine.apt('update');
+      expect(updated.status, updated.out).toBe(0);
+      expect(updated.out).not.toMatch(/^[WE]:/m);
+      const installed = machine.apt('install', '-y', 'svc');
+      expect(installed.status, installed.out).toBe(0);
+      expect(spawnSync(machine.svc, ['--version'], { encoding: 'utf8' }).stdout).toBe(`${version}\n`);
+      // dpkg's record in the root, not the machine's
+      expect(readFileSync(join(machine.dir, 'var/lib/dpkg/status'), 'utf8')).toMatch(
+        new RegExp(`^Package: svc\nStatus: install ok installed\n[^]*?^Version: ${version.replace(/\./g, '\\.')}$`, 'm'),
+      );
+    });
 
-  it('is the same bytes when published twice from the same .deb with the same key', () => {
-    const [a, b] = [mkdtempSync(join(scratch, 'same-')), mkdtempSync(join(scratch, 'same-'))];
-    for (const repo of [a, b]) publish(repo, [deb], key, releaseEpoch());
-    for (const file of ['dists/stable/Release', 'dists/stable/InRelease', 'dists/stable/Release.gpg', 'dists/stable/main/binary-amd64/Packages.gz', 'svc-archive-keyring.gpg'])
-      expect(readFileSync(join(a, file)).equals(readFileSync(join(b, file))), file).toBe(true);
-  });
+    it('is the same bytes when published twice from the same .deb with the same key', () => {
+      const [a, b] = [mkdtempSync(join(scratch, 'same-')), mkdtempSync(join(scratch, 'same-'))];
+      for (const repo of [a, b]) publish(repo, [deb], key, releaseEpoch());
+      for (const file of [
+        'dists/stable/Release',
+        'dists/stable/InRelease',
+        'dists/stable/Release.gpg',
+        'dists/stable/main/binary-amd64/Packages.gz',
+        'svc-archive-keyring.gpg',
+      ])
+        expect(readFileSync(join(a, file)).equals(readFileSync(join(b, file))), file).toBe(true);
+    });
 
-  it('refuses a tampered Packages file: the package it lists is not offered', () => {
-    const repo = copyOf(published);
-    const packages = join(repo, 'dists/stable/main/binary-amd64/Packages');
-    const tampered = readFileSync(packages, 'utf8').replace(/^Version: .*$/m, 'Version: 99.0.0');
-    writeFileSync(packages, tampered);
-    writeFileSync(`${packages}.gz`, gzipSync(tampered));
-    const machine = aptRoot(repo);
-    const updated = machine.apt('update');
-    expect(updated.status).not.toBe(0);
-    expect(updated.out).toMatch(/Hash Sum mismatch|unexpected size/);
-    expect(machine.apt('install', '-y', '--simulate', 'svc').out).toMatch(/Unable to locate package svc|has no installation candidate/);
-  });
+    it('refuses a tampered Packages file: the package it lists is not offered', () => {
+      const repo = copyOf(published);
+      const packages = join(repo, 'dists/stable/main/binary-amd64/Packages');
+      const tampered = readFileSync(packages, 'utf8').replace(/^Version: .*$/m, 'Version: 99.0.0');
+      writeFileSync(packages, tampered);
+      writeFileSync(`${packages}.gz`, gzipSync(tampered));
+      const machine = aptRoot(repo);
+      const updated = machine.apt('update');
+      expect(updated.status).not.toBe(0);
+      expect(updated.out).toMatch(/Hash Sum mismatch|unexpected size/);
+      expect(machine.apt('install', '-y', '--simulate', 'svc').out).toMatch(/Unable to locate package svc|has no installation candidate/);
+    });
 
-  it('refuses an unsigned repository, and one signed by a key not in the keyring', () => {
-    const unsigned = copyOf(published);
-    rmSync(join(unsigned, 'dists/stable/InRelease'));
-    rmSync(join(unsigned, 'dists/stable/Release.gpg'));
-    const updated = aptRoot(unsigned).apt('update');
-    expect(updated.status).not.toBe(0);
-    expect(updated.out).toMatch(/is not signed/);
+    it('refuses an unsigned repository, and one signed by a key not in the keyring', () => {
+      const unsigned = copyOf(published);
+      rmSync(join(unsigned, 'dists/stable/InRelease'));
+      rmSync(join(unsigned, 'dists/stable/Release.gpg'));
+      const updated = aptRoot(unsigned).apt('update');
+      expect(updated.status).not.toBe(0);
+      expect(updated.out).toMatch(/is not signed/);
 
-    const stranger = mkdtempSync(join(scratch, 'stranger-'));
-    publish(stranger, [deb], key, releaseEpoch());
-    const refused = aptRoot(stranger, join(published, 'svc-archive-keyring.gpg')).apt('update');
-    expect(refused.status).not.toBe(0);
-    expect(refused.out).toMatch(new RegExp(`NO_PUBKEY ${key.SVC_SIGNING_KEY.slice(-16)}`));
-  });
+      const stranger = mkdtempSync(join(scratch, 'stranger-'));
+      publish(stranger, [deb], key, releaseEpoch());
+      const refused = aptRoot(stranger, join(published, 'svc-archive-keyring.gpg')).apt('update');
+      expect(refused.status).not.toBe(0);
+      expect(refused.out).toMatch(new RegExp(`NO_PUBKEY ${key.SVC_SIGNING_KEY.slice(-16)}`));
+    });
 
-  it(`upgrades to ${nextVersion} published to the same repository; the config, credentials.json and the emulator's --state file of ${version} work unchanged`, async () => {
-    const repo = mkdtempSync(join(scratch, 'repo-'));
-    publish(repo, [deb], key, releaseEpoch());
-    const machine = aptRoot(repo);
-    expect(machine.apt('update').status).toBe(0);
-    const installed = machine.apt('install', '-y', 'svc');
-    expect(installed.status, installed.out).toBe(0);
+    it('the .deb and the npm install side by side share config.json and credentials.json: each reads and changes what the other wrote', async () => {
+      const machine = aptRoot(published);
+      expect(machine.apt('update').status).toBe(0);
+      expect(machine.apt('install', '-y', 'svc').status).toBe(0);
+      const home = mkdtempSync(join(scratch, 'home-'));
+      const port = await freePort();
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        SVC_CONFIG_DIR: join(home, 'config'),
+        SVC_CREDENTIAL_STORE: 'file',
+        NO_COLOR: '1',
+        SVC_BASE_URL: `http://127.0.0.1:${port}`,
+      };
+      const fromDeb = (args: string[], stdin?: string) => spawnCollect(machine.svc, args, { env, ...(stdin === undefined ? {} : { stdin }) });
+      const fromNpm = (args: string[], stdin?: string) =>
+        spawnCollect(process.execPath, [join(root, 'bin/svc.js'), ...args], { env, ...(stdin === undefined ? {} : { stdin }) });
+      const emulator = await startEmulator(machine.svc, port, join(home, 'state.jsonl'), env);
+      try {
+        const { test, live } = emulator.keys;
+        expect((await fromDeb(['keys', 'add', '--name', 'ci'], test)).code).toBe(0);
+        expect((await fromNpm(['keys', 'add', '--name', 'prod'], live)).code).toBe(0);
+        const listed = async (run: typeof fromDeb) =>
+          (JSON.parse((await run(['keys', 'list', '--json'])).stdout) as { name: string }[]).map((k) => k.name).sort();
+        expect(await listed(fromDeb)).toEqual(['ci', 'prod']);
+        expect(await listed(fromNpm)).toEqual(['ci', 'prod']);
+        // Both at once, each many times: every run reads the other's files.
+        const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? fromDeb : fromNpm)(['account', '--json'])));
+        expect(runs.filter((ran) => ran.code !== 0).map((ran) => ran.stderr)).toEqual([]);
+        expect((await fromNpm(['keys', 'remove', 'ci'])).code).toBe(0);
+        expect(await listed(fromDeb)).toEqual(['prod']);
+        expect(JSON.parse(readFileSync(join(home, 'config/credentials.json'), 'utf8'))).toMatchObject({ version: 1, secrets: { 'default:prod': live } });
+      } finally {
+        await emulator.stop();
+      }
+    });
 
-    const home = mkdtempSync(join(scratch, 'home-'));
-    const port = await freePort();
-    const env = { PATH: process.env.PATH ?? '', HOME: home, SVC_CONFIG_DIR: join(home, 'config'), SVC_CREDENTIAL_STORE: 'file', NO_COLOR: '1', SVC_BASE_URL: `http://127.0.0.1:${port}` };
-    const state = join(home, 'emulator-state.jsonl');
-    const svc = (...args: string[]) => spawnCollect(machine.svc, args, { env });
-    let emulator = await startEmulator(machine.svc, port, state, env);
-    const orgId = emulator.org_id;
-    const added = await spawnCollect(machine.svc, ['keys', 'add', '--name', 'ci'], { env, stdin: emulator.keys.test });
-    expect(added.code, added.stderr).toBe(0);
-    const chat = await svc('chats', 'start', '--language', 'en', '--subject', 'before the upgrade', '--json');
-    expect(chat.code, chat.stderr).toBe(0);
-    const chatId = (JSON.parse(chat.stdout) as { id: string }).id;
-    await emulator.stop();
+    it(`upgrades to ${nextVersion} published to the same repository; the config, credentials.json and the emulator's --state file of ${version} work unchanged`, async () => {
+      const repo = mkdtempSync(join(scratch, 'repo-'));
+      publish(repo, [deb], key, releaseEpoch());
+      const machine = aptRoot(repo);
+      expect(machine.apt('update').status).toBe(0);
+      const installed = machine.apt('install', '-y', 'svc');
+      expect(installed.status, installed.out).toBe(0);
 
-    publish(repo, [buildNextVersion()], key, releaseEpoch() + 86_400);
-    expect(machine.apt('update').status).toBe(0);
-    const upgraded = machine.apt('upgrade', '-y');
-    expect(upgraded.status, upgraded.out).toBe(0);
-    expect(upgraded.out).toContain(`Unpacking svc (${nextVersion}) over (${version})`);
-    expect((await svc('--version')).stdout).toBe(`${nextVersion}\n`);
-
-    emulator = await startEmulator(machine.svc, port, state, env);
-    try {
-      const account = await svc('account', '--json');
-      expect(account.code, account.stderr).toBe(0);
-      expect(JSON.parse(account.stdout)).toMatchObject({ id: orgId });
-      const found = await svc('chats', 'get', chatId, '--json');
-      expect(found.code, found.stderr).toBe(0);
-      expect(JSON.parse(found.stdout)).toMatchObject({ id: chatId, subject: 'before the upgrade' });
-    } finally {
+      const home = mkdtempSync(join(scratch, 'home-'));
+      const port = await freePort();
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        SVC_CONFIG_DIR: join(home, 'config'),
+        SVC_CREDENTIAL_STORE: 'file',
+        NO_COLOR: '1',
+        SVC_BASE_URL: `http://127.0.0.1:${port}`,
+      };
+      const state = join(home, 'emulator-state.jsonl');
+      const svc = (...args: string[]) => spawnCollect(machine.svc, args, { env });
+      let emulator = await startEmulator(machine.svc, port, state, env);
+      const orgId = emulator.org_id;
+      const added = await spawnCollect(machine.svc, ['keys', 'add', '--name', 'ci'], { env, stdin: emulator.keys.test });
+      expect(added.code, added.stderr).toBe(0);
+      const chat = await svc('chats', 'start', '--language', 'en', '--subject', 'before the upgrade', '--json');
+      expect(chat.code, chat.stderr).toBe(0);
+      const chatId = (JSON.parse(chat.stdout) as { id: string }).id;
       await emulator.stop();
-    }
-  }, 600_000);
-});
+
+      publish(repo, [buildNextVersion()], key, releaseEpoch() + 86_400);
+      expect(machine.apt('update').status).toBe(0);
+      const upgraded = machine.apt('upgrade', '-y');
+      expect(upgraded.status, upgraded.out).toBe(0);
+      expect(upgraded.out).toContain(`Unpacking svc (${nextVersion}) over (${version})`);
+      expect((await svc('--version')).stdout).toBe(`${nextVersion}\n`);
+
+      emulator = await startEmulator(machine.svc, port, state, env);
+      try {
+        const account = await svc('account', '--json');
+        expect(account.code, account.stderr).toBe(0);
+        expect(JSON.parse(account.stdout)).toMatchObject({ id: orgId });
+        const found = await svc('chats', 'get', chatId, '--json');
+        expect(found.code, found.stderr).toBe(0);
+        expect(JSON.parse(found.stdout)).toMatchObject({ id: chatId, subject: 'before the upgrade' });
+      } finally {
+        await emulator.stop();
+      }
+    }, 600_000);
+  },
+);
