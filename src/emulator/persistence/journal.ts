@@ -145,7 +145,10 @@ export class FileJournal implements StateJournal {
   /** Rewrites the file as one snapshot of the world: temp file, fsync, rename, fsync of the folder. */
   compact(): void {
     const state = this.#state!;
-    const text = `${JSON.stringify({ svc_emulator_state: STATE_FILE_FORMAT, snapshot: exportDocument(state) })}\n`;
+    // The dashboard's session secret beside the snapshot, not in it: exports never show it. An
+    // older svc of the same format ignores the field.
+    const first = { svc_emulator_state: STATE_FILE_FORMAT, session_secret: state.sessionSecret.toString('base64url'), snapshot: exportDocument(state) };
+    const text = `${JSON.stringify(first)}\n`;
     const temp = `${this.path}.tmp-${process.pid}`;
     const fd = openSync(temp, 'w', 0o600);
     try {
@@ -273,6 +276,9 @@ function replay(path: string, text: string, state: State): boolean {
         if (record.svc_emulator_state !== STATE_FILE_FORMAT || typeof record.snapshot !== 'object')
           throw new InvalidDocumentError('not an svc emulator state file (no snapshot)');
         importDocument(state, record.snapshot);
+        const secret = typeof record.session_secret === 'string' ? Buffer.from(record.session_secret, 'base64url') : null;
+        // A file without one (svc 0.1.0's) keeps the secret this start made.
+        if (secret?.length === 32) state.sessionSecret = secret;
       } else if (typeof record.put === 'string') {
         const [field, key, value] = parseRow(record.put, record.row);
         (state[field] as Map<string, unknown>).set(key, value);
