@@ -256,6 +256,33 @@ describe.skipIf(aptProblem !== null && !required)(
       expect(refused.out).toMatch(new RegExp(`NO_PUBKEY ${key.SVC_SIGNING_KEY.slice(-16)}`));
     });
 
+    it('during a key rotation (SVC_SIGNING_KEY "<old> <new>") verifies with the old keyring and with the new one', () => {
+      const next = testKey();
+      // Both keys in one GNUPGHOME, as the maintainer's is during the rotation.
+      const exported = spawnSync('gpg', ['--batch', '--export-secret-keys', next.SVC_SIGNING_KEY], {
+        env: { ...process.env, GNUPGHOME: next.GNUPGHOME },
+      }).stdout;
+      expect(spawnSync('gpg', ['--batch', '--import'], { env: { ...process.env, GNUPGHOME: key.GNUPGHOME }, input: exported }).status).toBe(0);
+      const keyringOf = (fingerprint: string) => {
+        const file = join(scratch, `keyring-${fingerprint}.gpg`);
+        writeFileSync(file, spawnSync('gpg', ['--batch', '--export', fingerprint], { env: { ...process.env, GNUPGHOME: key.GNUPGHOME } }).stdout);
+        return file;
+      };
+      const repo = mkdtempSync(join(scratch, 'rotation-'));
+      publish(repo, [deb], { GNUPGHOME: key.GNUPGHOME, SVC_SIGNING_KEY: `${key.SVC_SIGNING_KEY} ${next.SVC_SIGNING_KEY}` }, releaseEpoch());
+      for (const keyring of [keyringOf(key.SVC_SIGNING_KEY), keyringOf(next.SVC_SIGNING_KEY), join(repo, 'svc-archive-keyring.gpg')]) {
+        const updated = aptRoot(repo, keyring).apt('update');
+        expect(updated.status, updated.out).toBe(0);
+        expect(updated.out).not.toMatch(/^[WE]:/m);
+      }
+      // The published keyring holds both keys.
+      const listed = spawnSync('gpg', ['--batch', '--with-colons', '--no-default-keyring', '--keyring', join(repo, 'svc-archive-keyring.gpg'), '--list-keys'], {
+        encoding: 'utf8',
+      }).stdout;
+      expect(listed).toContain(key.SVC_SIGNING_KEY);
+      expect(listed).toContain(next.SVC_SIGNING_KEY);
+    });
+
     it('the .deb and the npm install side by side share config.json and credentials.json: each reads and changes what the other wrote', async () => {
       const machine = aptRoot(published);
       expect(machine.apt('update').status).toBe(0);
