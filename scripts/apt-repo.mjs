@@ -13,7 +13,7 @@
 // name or time, and the signatures are made at a fixed time (gpg --faked-system-time
 // "<epoch>!") with Ed25519, whose signatures are deterministic (RFC 8032): the same .debs and
 // key give the same bytes.
-//   node scripts/apt-repo.mjs [--repo DIR] [--url URL] DEB...
+//   node scripts/apt-repo.mjs [--repo DIR] [--url URL] [--keyring-path PATH] DEB...
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -152,15 +152,15 @@ function sign(dists, keys, epoch) {
 }
 
 /** The .sources file an admin puts in /etc/apt/sources.list.d/. */
-export function sourcesText(url) {
-  return `Types: deb\nURIs: ${url}\nSuites: ${SUITE}\nComponents: ${COMPONENT}\nSigned-By: ${KEYRING_PATH}\n`;
+export function sourcesText(url, keyringPath = KEYRING_PATH) {
+  return `Types: deb\nURIs: ${url}\nSuites: ${SUITE}\nComponents: ${COMPONENT}\nSigned-By: ${keyringPath}\n`;
 }
 
 /**
  * Adds `debs` to the repository at `repo` and writes its indexes, signatures, keyring and
  * .sources. Returns the paths written.
  */
-export function publish({ repo, debs, epoch, url = DEFAULT_URL, env = process.env }) {
+export function publish({ repo, debs, epoch, url = DEFAULT_URL, keyringPath = KEYRING_PATH, env = process.env }) {
   for (const deb of debs) {
     const { pkg } = controlOf(deb);
     const target = join(repo, poolPath(pkg, basename(deb)));
@@ -188,7 +188,7 @@ export function publish({ repo, debs, epoch, url = DEFAULT_URL, env = process.en
   } finally {
     keys.cleanup();
   }
-  writeFileSync(join(repo, 'svc.sources'), sourcesText(url));
+  writeFileSync(join(repo, 'svc.sources'), sourcesText(url, keyringPath));
   return ['Release', 'InRelease', 'Release.gpg'].map((f) => join(dists, f)).concat(join(repo, KEYRING), join(repo, 'svc.sources'));
 }
 
@@ -197,8 +197,10 @@ function main() {
   const option = (name) => (args.includes(name) ? args.splice(args.indexOf(name), 2)[1] : undefined);
   const repo = resolve(option('--repo') ?? join(fileURLToPath(new URL('..', import.meta.url)), 'release', 'apt'));
   const url = option('--url') ?? process.env.SVC_APT_URL ?? DEFAULT_URL;
+  // Where the keyring is on the machines (a test's throwaway root); /etc/apt/keyrings/ by default.
+  const keyringPath = option('--keyring-path') ?? KEYRING_PATH;
   const epoch = releaseEpoch();
-  for (const file of publish({ repo, debs: args.map((d) => resolve(d)), epoch, url })) process.stdout.write(`${file}\n`);
+  for (const file of publish({ repo, debs: args.map((d) => resolve(d)), epoch, url, keyringPath })) process.stdout.write(`${file}\n`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) main();

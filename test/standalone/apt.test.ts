@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aptMachine, aptProblem, type AptMachine } from '../helpers/apt.js';
 import { root, spawnCollect } from '../helpers/spawn.js';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -19,14 +20,7 @@ const deb = join(release, `svc_${version}_amd64.deb`);
 const published = join(release, 'apt');
 const required = process.env.SVC_REQUIRE_REAL === '1';
 const scratch = mkdtempSync(join(tmpdir(), 'svc-apt-'));
-const missing = ['apt-get', 'gpg', 'dpkg-deb'].filter((tool) => spawnSync(tool, ['--version']).error);
-const aptProblem = missing.length
-  ? `${missing.join(', ')} not installed (Debian's apt, gnupg, dpkg)`
-  : process.arch !== 'x64'
-    ? 'the repository test installs the amd64 package'
-    : process.getuid?.() !== 0
-      ? 'dpkg --root installs root-owned files: run as root'
-      : null;
+const problem = aptProblem();
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -52,58 +46,18 @@ function publish(repo: string, debs: string[], key: Record<string, string>, epoc
   return { stderr: made.stderr };
 }
 
-interface AptRoot {
-  dir: string;
-  apt(...args: string[]): { status: number | null; out: string };
-  /** The installed svc: the root's /usr/bin/svc. */
-  svc: string;
-}
-
 /**
- * A throwaway root for apt and dpkg holding the admin's two files: `repo`'s svc.sources (put in
- * etc/apt/sources.list.d/) and `keyring` (in etc/apt/keyrings/).
+ * A throwaway machine (test/helpers/apt.ts) holding the admin's two files: `repo`'s svc.sources
+ * (in etc/apt/sources.list.d/) and `keyring` (in etc/apt/keyrings/).
  */
-function aptRoot(repo: string, keyring = join(repo, 'svc-archive-keyring.gpg')): AptRoot {
-  const dir = mkdtempSync(join(scratch, 'root-'));
-  for (const sub of ['etc/apt/sources.list.d', 'etc/apt/keyrings', 'etc/apt/apt.conf.d', 'etc/apt/preferences.d', 'etc/apt/trusted.gpg.d'])
-    mkdirSync(join(dir, sub), { recursive: true });
-  for (const sub of ['var/lib/apt/lists/partial', 'var/cache/apt/archives/partial', 'var/lib/dpkg/info', 'var/lib/dpkg/updates', 'var/log/apt'])
-    mkdirSync(join(dir, sub), { recursive: true });
-  copyFileSync('/var/lib/dpkg/status', join(dir, 'var/lib/dpkg/status'));
-  writeFileSync(join(dir, 'var/lib/dpkg/available'), '');
-  copyFileSync(keyring, join(dir, 'etc/apt/keyrings/svc-archive-keyring.gpg'));
+function aptRoot(repo: string, keyring = join(repo, 'svc-archive-keyring.gpg')): AptMachine {
+  const machine = aptMachine(scratch);
+  copyFileSync(keyring, join(machine.dir, 'etc/apt/keyrings/svc-archive-keyring.gpg'));
   const sources = readFileSync(join(repo, 'svc.sources'), 'utf8')
     .replace(/^URIs: .*$/m, `URIs: file:${repo}`)
-    .replace(/^Signed-By: \/(.*)$/m, `Signed-By: ${dir}/$1`);
-  writeFileSync(join(dir, 'etc/apt/sources.list.d/svc.sources'), sources);
-  const conf = join(dir, 'apt.conf');
-  writeFileSync(
-    conf,
-    [
-      `Dir::Etc "${dir}/etc/apt";`,
-      `Dir::State "${dir}/var/lib/apt";`,
-      `Dir::State::status "${dir}/var/lib/dpkg/status";`,
-      `Dir::Cache "${dir}/var/cache/apt";`,
-      `Dir::Log "${dir}/var/log/apt";`,
-      'APT::Sandbox::User "root";',
-      'APT::Architecture "amd64";',
-      'APT::Architectures { "amd64"; };',
-      `DPkg::Options { "--root=${dir}"; "--log=${dir}/var/log/dpkg.log"; };`,
-      'DPkg::Use-Pty "false";',
-      '',
-    ].join('\n'),
-  );
-  return {
-    dir,
-    svc: join(dir, 'usr/bin/svc'),
-    apt: (...args) => {
-      const ran = spawnSync('apt-get', ['-q', ...args], {
-        env: { ...process.env, APT_CONFIG: conf, DEBIAN_FRONTEND: 'noninteractive', LANG: 'C' },
-        encoding: 'utf8',
-      });
-      return { status: ran.status, out: `${ran.stdout}${ran.stderr}` };
-    },
-  };
+    .replace(/^Signed-By: \/(.*)$/m, `Signed-By: ${machine.dir}/$1`);
+  writeFileSync(join(machine.dir, 'etc/apt/sources.list.d/svc.sources'), sources);
+  return machine;
 }
 
 /** A copy of `repo` to spoil. */
@@ -182,191 +136,188 @@ function startEmulator(
   });
 }
 
-describe.skipIf(aptProblem !== null && !required)(
-  `the apt repository, as an admin uses it${aptProblem && !required ? ` (skipped: ${aptProblem})` : ''}`,
-  () => {
-    let key: { GNUPGHOME: string; SVC_SIGNING_KEY: string };
-    beforeAll(() => {
-      expect(aptProblem).toBeNull();
-      if (!existsSync(deb) || !existsSync(join(published, 'dists/stable/InRelease'))) {
-        const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64'], { cwd: root, encoding: 'utf8' });
-        if (made.status !== 0) throw new Error(`npm run dist failed: ${made.stderr}`);
-      }
-      key = testKey();
-    }, 600_000);
+describe.skipIf(problem !== null && !required)(`the apt repository, as an admin uses it${problem && !required ? ` (skipped: ${problem})` : ''}`, () => {
+  let key: { GNUPGHOME: string; SVC_SIGNING_KEY: string };
+  beforeAll(() => {
+    expect(problem).toBeNull();
+    if (!existsSync(deb) || !existsSync(join(published, 'dists/stable/InRelease'))) {
+      const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64'], { cwd: root, encoding: 'utf8' });
+      if (made.status !== 0) throw new Error(`npm run dist failed: ${made.stderr}`);
+    }
+    key = testKey();
+  }, 600_000);
 
-    it("npm run dist's repository: apt-get update checks its InRelease against the published keyring, and svc installs from it", () => {
-      expect(readFileSync(join(published, 'svc.sources'), 'utf8')).toMatch(
-        /^Types: deb\nURIs: \S+\nSuites: stable\nComponents: main\nSigned-By: \/etc\/apt\/keyrings\/svc-archive-keyring\.gpg\n$/,
-      );
-      expect(readFileSync(join(published, 'dists/stable/InRelease'), 'utf8')).toMatch(
-        /^-----BEGIN PGP SIGNED MESSAGE-----\n[^]*^Suite: stable$[^]*-----BEGIN PGP SIGNATURE-----/m,
-      );
-      const machine = aptRoot(published);
-      const updated = machine.apt('update');
+  it("npm run dist's repository: apt-get update checks its InRelease against the published keyring, and svc installs from it", () => {
+    expect(readFileSync(join(published, 'svc.sources'), 'utf8')).toMatch(
+      /^Types: deb\nURIs: \S+\nSuites: stable\nComponents: main\nSigned-By: \/etc\/apt\/keyrings\/svc-archive-keyring\.gpg\n$/,
+    );
+    expect(readFileSync(join(published, 'dists/stable/InRelease'), 'utf8')).toMatch(
+      /^-----BEGIN PGP SIGNED MESSAGE-----\n[^]*^Suite: stable$[^]*-----BEGIN PGP SIGNATURE-----/m,
+    );
+    const machine = aptRoot(published);
+    const updated = machine.apt('update');
+    expect(updated.status, updated.out).toBe(0);
+    expect(updated.out).not.toMatch(/^[WE]:/m);
+    const installed = machine.apt('install', '-y', 'svc');
+    expect(installed.status, installed.out).toBe(0);
+    expect(spawnSync(machine.svc, ['--version'], { encoding: 'utf8' }).stdout).toBe(`${version}\n`);
+    // dpkg's record in the root, not the machine's
+    expect(readFileSync(join(machine.dir, 'var/lib/dpkg/status'), 'utf8')).toMatch(
+      new RegExp(`^Package: svc\nStatus: install ok installed\n[^]*?^Version: ${version.replace(/\./g, '\\.')}$`, 'm'),
+    );
+  });
+
+  it('is the same bytes when published twice from the same .deb with the same key', () => {
+    const [a, b] = [mkdtempSync(join(scratch, 'same-')), mkdtempSync(join(scratch, 'same-'))];
+    for (const repo of [a, b]) publish(repo, [deb], key, releaseEpoch());
+    for (const file of [
+      'dists/stable/Release',
+      'dists/stable/InRelease',
+      'dists/stable/Release.gpg',
+      'dists/stable/main/binary-amd64/Packages.gz',
+      'svc-archive-keyring.gpg',
+    ])
+      expect(readFileSync(join(a, file)).equals(readFileSync(join(b, file))), file).toBe(true);
+  });
+
+  it('refuses a tampered Packages file: the package it lists is not offered', () => {
+    const repo = copyOf(published);
+    const packages = join(repo, 'dists/stable/main/binary-amd64/Packages');
+    const tampered = readFileSync(packages, 'utf8').replace(/^Version: .*$/m, 'Version: 99.0.0');
+    writeFileSync(packages, tampered);
+    writeFileSync(`${packages}.gz`, gzipSync(tampered));
+    const machine = aptRoot(repo);
+    const updated = machine.apt('update');
+    expect(updated.status).not.toBe(0);
+    expect(updated.out).toMatch(/Hash Sum mismatch|unexpected size/);
+    expect(machine.apt('install', '-y', '--simulate', 'svc').out).toMatch(/Unable to locate package svc|has no installation candidate/);
+  });
+
+  it('refuses an unsigned repository, and one signed by a key not in the keyring', () => {
+    const unsigned = copyOf(published);
+    rmSync(join(unsigned, 'dists/stable/InRelease'));
+    rmSync(join(unsigned, 'dists/stable/Release.gpg'));
+    const updated = aptRoot(unsigned).apt('update');
+    expect(updated.status).not.toBe(0);
+    expect(updated.out).toMatch(/is not signed/);
+
+    const stranger = mkdtempSync(join(scratch, 'stranger-'));
+    publish(stranger, [deb], key, releaseEpoch());
+    const refused = aptRoot(stranger, join(published, 'svc-archive-keyring.gpg')).apt('update');
+    expect(refused.status).not.toBe(0);
+    expect(refused.out).toMatch(new RegExp(`NO_PUBKEY ${key.SVC_SIGNING_KEY.slice(-16)}`));
+  });
+
+  it('during a key rotation (SVC_SIGNING_KEY "<old> <new>") verifies with the old keyring and with the new one', () => {
+    const next = testKey();
+    // Both keys in one GNUPGHOME, as the maintainer's is during the rotation.
+    const exported = spawnSync('gpg', ['--batch', '--export-secret-keys', next.SVC_SIGNING_KEY], {
+      env: { ...process.env, GNUPGHOME: next.GNUPGHOME },
+    }).stdout;
+    expect(spawnSync('gpg', ['--batch', '--import'], { env: { ...process.env, GNUPGHOME: key.GNUPGHOME }, input: exported }).status).toBe(0);
+    const keyringOf = (fingerprint: string) => {
+      const file = join(scratch, `keyring-${fingerprint}.gpg`);
+      writeFileSync(file, spawnSync('gpg', ['--batch', '--export', fingerprint], { env: { ...process.env, GNUPGHOME: key.GNUPGHOME } }).stdout);
+      return file;
+    };
+    const repo = mkdtempSync(join(scratch, 'rotation-'));
+    publish(repo, [deb], { GNUPGHOME: key.GNUPGHOME, SVC_SIGNING_KEY: `${key.SVC_SIGNING_KEY} ${next.SVC_SIGNING_KEY}` }, releaseEpoch());
+    for (const keyring of [keyringOf(key.SVC_SIGNING_KEY), keyringOf(next.SVC_SIGNING_KEY), join(repo, 'svc-archive-keyring.gpg')]) {
+      const updated = aptRoot(repo, keyring).apt('update');
       expect(updated.status, updated.out).toBe(0);
       expect(updated.out).not.toMatch(/^[WE]:/m);
-      const installed = machine.apt('install', '-y', 'svc');
-      expect(installed.status, installed.out).toBe(0);
-      expect(spawnSync(machine.svc, ['--version'], { encoding: 'utf8' }).stdout).toBe(`${version}\n`);
-      // dpkg's record in the root, not the machine's
-      expect(readFileSync(join(machine.dir, 'var/lib/dpkg/status'), 'utf8')).toMatch(
-        new RegExp(`^Package: svc\nStatus: install ok installed\n[^]*?^Version: ${version.replace(/\./g, '\\.')}$`, 'm'),
-      );
-    });
+    }
+    // The published keyring holds both keys.
+    const listed = spawnSync('gpg', ['--batch', '--with-colons', '--no-default-keyring', '--keyring', join(repo, 'svc-archive-keyring.gpg'), '--list-keys'], {
+      encoding: 'utf8',
+    }).stdout;
+    expect(listed).toContain(key.SVC_SIGNING_KEY);
+    expect(listed).toContain(next.SVC_SIGNING_KEY);
+  });
 
-    it('is the same bytes when published twice from the same .deb with the same key', () => {
-      const [a, b] = [mkdtempSync(join(scratch, 'same-')), mkdtempSync(join(scratch, 'same-'))];
-      for (const repo of [a, b]) publish(repo, [deb], key, releaseEpoch());
-      for (const file of [
-        'dists/stable/Release',
-        'dists/stable/InRelease',
-        'dists/stable/Release.gpg',
-        'dists/stable/main/binary-amd64/Packages.gz',
-        'svc-archive-keyring.gpg',
-      ])
-        expect(readFileSync(join(a, file)).equals(readFileSync(join(b, file))), file).toBe(true);
-    });
-
-    it('refuses a tampered Packages file: the package it lists is not offered', () => {
-      const repo = copyOf(published);
-      const packages = join(repo, 'dists/stable/main/binary-amd64/Packages');
-      const tampered = readFileSync(packages, 'utf8').replace(/^Version: .*$/m, 'Version: 99.0.0');
-      writeFileSync(packages, tampered);
-      writeFileSync(`${packages}.gz`, gzipSync(tampered));
-      const machine = aptRoot(repo);
-      const updated = machine.apt('update');
-      expect(updated.status).not.toBe(0);
-      expect(updated.out).toMatch(/Hash Sum mismatch|unexpected size/);
-      expect(machine.apt('install', '-y', '--simulate', 'svc').out).toMatch(/Unable to locate package svc|has no installation candidate/);
-    });
-
-    it('refuses an unsigned repository, and one signed by a key not in the keyring', () => {
-      const unsigned = copyOf(published);
-      rmSync(join(unsigned, 'dists/stable/InRelease'));
-      rmSync(join(unsigned, 'dists/stable/Release.gpg'));
-      const updated = aptRoot(unsigned).apt('update');
-      expect(updated.status).not.toBe(0);
-      expect(updated.out).toMatch(/is not signed/);
-
-      const stranger = mkdtempSync(join(scratch, 'stranger-'));
-      publish(stranger, [deb], key, releaseEpoch());
-      const refused = aptRoot(stranger, join(published, 'svc-archive-keyring.gpg')).apt('update');
-      expect(refused.status).not.toBe(0);
-      expect(refused.out).toMatch(new RegExp(`NO_PUBKEY ${key.SVC_SIGNING_KEY.slice(-16)}`));
-    });
-
-    it('during a key rotation (SVC_SIGNING_KEY "<old> <new>") verifies with the old keyring and with the new one', () => {
-      const next = testKey();
-      // Both keys in one GNUPGHOME, as the maintainer's is during the rotation.
-      const exported = spawnSync('gpg', ['--batch', '--export-secret-keys', next.SVC_SIGNING_KEY], {
-        env: { ...process.env, GNUPGHOME: next.GNUPGHOME },
-      }).stdout;
-      expect(spawnSync('gpg', ['--batch', '--import'], { env: { ...process.env, GNUPGHOME: key.GNUPGHOME }, input: exported }).status).toBe(0);
-      const keyringOf = (fingerprint: string) => {
-        const file = join(scratch, `keyring-${fingerprint}.gpg`);
-        writeFileSync(file, spawnSync('gpg', ['--batch', '--export', fingerprint], { env: { ...process.env, GNUPGHOME: key.GNUPGHOME } }).stdout);
-        return file;
-      };
-      const repo = mkdtempSync(join(scratch, 'rotation-'));
-      publish(repo, [deb], { GNUPGHOME: key.GNUPGHOME, SVC_SIGNING_KEY: `${key.SVC_SIGNING_KEY} ${next.SVC_SIGNING_KEY}` }, releaseEpoch());
-      for (const keyring of [keyringOf(key.SVC_SIGNING_KEY), keyringOf(next.SVC_SIGNING_KEY), join(repo, 'svc-archive-keyring.gpg')]) {
-        const updated = aptRoot(repo, keyring).apt('update');
-        expect(updated.status, updated.out).toBe(0);
-        expect(updated.out).not.toMatch(/^[WE]:/m);
-      }
-      // The published keyring holds both keys.
-      const listed = spawnSync('gpg', ['--batch', '--with-colons', '--no-default-keyring', '--keyring', join(repo, 'svc-archive-keyring.gpg'), '--list-keys'], {
-        encoding: 'utf8',
-      }).stdout;
-      expect(listed).toContain(key.SVC_SIGNING_KEY);
-      expect(listed).toContain(next.SVC_SIGNING_KEY);
-    });
-
-    it('the .deb and the npm install side by side share config.json and credentials.json: each reads and changes what the other wrote', async () => {
-      const machine = aptRoot(published);
-      expect(machine.apt('update').status).toBe(0);
-      expect(machine.apt('install', '-y', 'svc').status).toBe(0);
-      const home = mkdtempSync(join(scratch, 'home-'));
-      const port = await freePort();
-      const env = {
-        PATH: process.env.PATH ?? '',
-        HOME: home,
-        SVC_CONFIG_DIR: join(home, 'config'),
-        SVC_CREDENTIAL_STORE: 'file',
-        NO_COLOR: '1',
-        SVC_BASE_URL: `http://127.0.0.1:${port}`,
-      };
-      const fromDeb = (args: string[], stdin?: string) => spawnCollect(machine.svc, args, { env, ...(stdin === undefined ? {} : { stdin }) });
-      const fromNpm = (args: string[], stdin?: string) =>
-        spawnCollect(process.execPath, [join(root, 'bin/svc.js'), ...args], { env, ...(stdin === undefined ? {} : { stdin }) });
-      const emulator = await startEmulator(machine.svc, port, join(home, 'state.jsonl'), env);
-      try {
-        const { test, live } = emulator.keys;
-        expect((await fromDeb(['keys', 'add', '--name', 'ci'], test)).code).toBe(0);
-        expect((await fromNpm(['keys', 'add', '--name', 'prod'], live)).code).toBe(0);
-        const listed = async (run: typeof fromDeb) =>
-          (JSON.parse((await run(['keys', 'list', '--json'])).stdout) as { name: string }[]).map((k) => k.name).sort();
-        expect(await listed(fromDeb)).toEqual(['ci', 'prod']);
-        expect(await listed(fromNpm)).toEqual(['ci', 'prod']);
-        // Both at once, each many times: every run reads the other's files.
-        const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? fromDeb : fromNpm)(['account', '--json'])));
-        expect(runs.filter((ran) => ran.code !== 0).map((ran) => ran.stderr)).toEqual([]);
-        expect((await fromNpm(['keys', 'remove', 'ci'])).code).toBe(0);
-        expect(await listed(fromDeb)).toEqual(['prod']);
-        expect(JSON.parse(readFileSync(join(home, 'config/credentials.json'), 'utf8'))).toMatchObject({ version: 1, secrets: { 'default:prod': live } });
-      } finally {
-        await emulator.stop();
-      }
-    });
-
-    it(`upgrades to ${nextVersion} published to the same repository; the config, credentials.json and the emulator's --state file of ${version} work unchanged`, async () => {
-      const repo = mkdtempSync(join(scratch, 'repo-'));
-      publish(repo, [deb], key, releaseEpoch());
-      const machine = aptRoot(repo);
-      expect(machine.apt('update').status).toBe(0);
-      const installed = machine.apt('install', '-y', 'svc');
-      expect(installed.status, installed.out).toBe(0);
-
-      const home = mkdtempSync(join(scratch, 'home-'));
-      const port = await freePort();
-      const env = {
-        PATH: process.env.PATH ?? '',
-        HOME: home,
-        SVC_CONFIG_DIR: join(home, 'config'),
-        SVC_CREDENTIAL_STORE: 'file',
-        NO_COLOR: '1',
-        SVC_BASE_URL: `http://127.0.0.1:${port}`,
-      };
-      const state = join(home, 'emulator-state.jsonl');
-      const svc = (...args: string[]) => spawnCollect(machine.svc, args, { env });
-      let emulator = await startEmulator(machine.svc, port, state, env);
-      const orgId = emulator.org_id;
-      const added = await spawnCollect(machine.svc, ['keys', 'add', '--name', 'ci'], { env, stdin: emulator.keys.test });
-      expect(added.code, added.stderr).toBe(0);
-      const chat = await svc('chats', 'start', '--language', 'en', '--subject', 'before the upgrade', '--json');
-      expect(chat.code, chat.stderr).toBe(0);
-      const chatId = (JSON.parse(chat.stdout) as { id: string }).id;
+  it('the .deb and the npm install side by side share config.json and credentials.json: each reads and changes what the other wrote', async () => {
+    const machine = aptRoot(published);
+    expect(machine.apt('update').status).toBe(0);
+    expect(machine.apt('install', '-y', 'svc').status).toBe(0);
+    const home = mkdtempSync(join(scratch, 'home-'));
+    const port = await freePort();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      SVC_CONFIG_DIR: join(home, 'config'),
+      SVC_CREDENTIAL_STORE: 'file',
+      NO_COLOR: '1',
+      SVC_BASE_URL: `http://127.0.0.1:${port}`,
+    };
+    const fromDeb = (args: string[], stdin?: string) => spawnCollect(machine.svc, args, { env, ...(stdin === undefined ? {} : { stdin }) });
+    const fromNpm = (args: string[], stdin?: string) =>
+      spawnCollect(process.execPath, [join(root, 'bin/svc.js'), ...args], { env, ...(stdin === undefined ? {} : { stdin }) });
+    const emulator = await startEmulator(machine.svc, port, join(home, 'state.jsonl'), env);
+    try {
+      const { test, live } = emulator.keys;
+      expect((await fromDeb(['keys', 'add', '--name', 'ci'], test)).code).toBe(0);
+      expect((await fromNpm(['keys', 'add', '--name', 'prod'], live)).code).toBe(0);
+      const listed = async (run: typeof fromDeb) =>
+        (JSON.parse((await run(['keys', 'list', '--json'])).stdout) as { name: string }[]).map((k) => k.name).sort();
+      expect(await listed(fromDeb)).toEqual(['ci', 'prod']);
+      expect(await listed(fromNpm)).toEqual(['ci', 'prod']);
+      // Both at once, each many times: every run reads the other's files.
+      const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? fromDeb : fromNpm)(['account', '--json'])));
+      expect(runs.filter((ran) => ran.code !== 0).map((ran) => ran.stderr)).toEqual([]);
+      expect((await fromNpm(['keys', 'remove', 'ci'])).code).toBe(0);
+      expect(await listed(fromDeb)).toEqual(['prod']);
+      expect(JSON.parse(readFileSync(join(home, 'config/credentials.json'), 'utf8'))).toMatchObject({ version: 1, secrets: { 'default:prod': live } });
+    } finally {
       await emulator.stop();
+    }
+  });
 
-      publish(repo, [buildNextVersion()], key, releaseEpoch() + 86_400);
-      expect(machine.apt('update').status).toBe(0);
-      const upgraded = machine.apt('upgrade', '-y');
-      expect(upgraded.status, upgraded.out).toBe(0);
-      expect(upgraded.out).toContain(`Unpacking svc (${nextVersion}) over (${version})`);
-      expect((await svc('--version')).stdout).toBe(`${nextVersion}\n`);
+  it(`upgrades to ${nextVersion} published to the same repository; the config, credentials.json and the emulator's --state file of ${version} work unchanged`, async () => {
+    const repo = mkdtempSync(join(scratch, 'repo-'));
+    publish(repo, [deb], key, releaseEpoch());
+    const machine = aptRoot(repo);
+    expect(machine.apt('update').status).toBe(0);
+    const installed = machine.apt('install', '-y', 'svc');
+    expect(installed.status, installed.out).toBe(0);
 
-      emulator = await startEmulator(machine.svc, port, state, env);
-      try {
-        const account = await svc('account', '--json');
-        expect(account.code, account.stderr).toBe(0);
-        expect(JSON.parse(account.stdout)).toMatchObject({ id: orgId });
-        const found = await svc('chats', 'get', chatId, '--json');
-        expect(found.code, found.stderr).toBe(0);
-        expect(JSON.parse(found.stdout)).toMatchObject({ id: chatId, subject: 'before the upgrade' });
-      } finally {
-        await emulator.stop();
-      }
-    }, 600_000);
-  },
-);
+    const home = mkdtempSync(join(scratch, 'home-'));
+    const port = await freePort();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      SVC_CONFIG_DIR: join(home, 'config'),
+      SVC_CREDENTIAL_STORE: 'file',
+      NO_COLOR: '1',
+      SVC_BASE_URL: `http://127.0.0.1:${port}`,
+    };
+    const state = join(home, 'emulator-state.jsonl');
+    const svc = (...args: string[]) => spawnCollect(machine.svc, args, { env });
+    let emulator = await startEmulator(machine.svc, port, state, env);
+    const orgId = emulator.org_id;
+    const added = await spawnCollect(machine.svc, ['keys', 'add', '--name', 'ci'], { env, stdin: emulator.keys.test });
+    expect(added.code, added.stderr).toBe(0);
+    const chat = await svc('chats', 'start', '--language', 'en', '--subject', 'before the upgrade', '--json');
+    expect(chat.code, chat.stderr).toBe(0);
+    const chatId = (JSON.parse(chat.stdout) as { id: string }).id;
+    await emulator.stop();
+
+    publish(repo, [buildNextVersion()], key, releaseEpoch() + 86_400);
+    expect(machine.apt('update').status).toBe(0);
+    const upgraded = machine.apt('upgrade', '-y');
+    expect(upgraded.status, upgraded.out).toBe(0);
+    expect(upgraded.out).toContain(`Unpacking svc (${nextVersion}) over (${version})`);
+    expect((await svc('--version')).stdout).toBe(`${nextVersion}\n`);
+
+    emulator = await startEmulator(machine.svc, port, state, env);
+    try {
+      const account = await svc('account', '--json');
+      expect(account.code, account.stderr).toBe(0);
+      expect(JSON.parse(account.stdout)).toMatchObject({ id: orgId });
+      const found = await svc('chats', 'get', chatId, '--json');
+      expect(found.code, found.stderr).toBe(0);
+      expect(JSON.parse(found.stdout)).toMatchObject({ id: chatId, subject: 'before the upgrade' });
+    } finally {
+      await emulator.stop();
+    }
+  }, 600_000);
+});
