@@ -145,4 +145,15 @@ describe('a file from a newer svc', () => {
     expect(ran.stderr).toMatch(newer('the emulator state file'));
     expect(readFileSync(path, 'utf8')).toBe(bytes);
   });
+
+  it('an exported emulator document given to --import: refused by name, and left as it was', async () => {
+    const { dir, env } = fixtures('0.1.0', 9);
+    const snapshot = (JSON.parse(readFileSync(join(dir, 'emulator-state.jsonl'), 'utf8').split('\n')[0]!) as { snapshot: object }).snapshot;
+    const path = join(dir, 'export.json');
+    writeFileSync(path, JSON.stringify({ ...snapshot, version: 7 }));
+    const ran = await svc(['emulator', '--port', '0', '--import', path], env);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/format version 7, written by a newer svc; this svc reads format versions up to 1/);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ version: 7 });
+  });
 });
