@@ -21,6 +21,12 @@ const published = join(release, 'apt');
 const required = process.env.SVC_REQUIRE_REAL === '1';
 const scratch = mkdtempSync(join(tmpdir(), 'svc-apt-'));
 const problem = aptProblem();
+/** Why the upgrade cannot also check a key kept in the Secret Service (run under scripts/test-standalone.sh), or null. */
+const keychainProblem = spawnSync('secret-tool', ['--version']).error
+  ? 'secret-tool (libsecret-tools) is not installed'
+  : process.env.DBUS_SESSION_BUS_ADDRESS
+    ? null
+    : 'no D-Bus session (run under scripts/test-standalone.sh)';
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -272,7 +278,8 @@ describe.skipIf(problem !== null && !required)(`the apt repository, as an admin 
     }
   });
 
-  it(`upgrades to ${nextVersion} published to the same repository; the config, credentials.json and the emulator's --state file of ${version} work unchanged`, async () => {
+  it(`upgrades to ${nextVersion} published to the same repository; the config, credentials.json, a key in the Secret Service and the emulator's --state file of ${version} work unchanged${keychainProblem && !required ? ` (the keychain part skipped: ${keychainProblem})` : ''}`, async () => {
+    if (required) expect(keychainProblem).toBeNull();
     const repo = mkdtempSync(join(scratch, 'repo-'));
     publish(repo, [deb], key, releaseEpoch());
     const machine = aptRoot(repo);
@@ -296,6 +303,16 @@ describe.skipIf(problem !== null && !required)(`the apt repository, as an admin 
     const orgId = emulator.org_id;
     const added = await spawnCollect(machine.svc, ['keys', 'add', '--name', 'ci'], { env, stdin: emulator.keys.test });
     expect(added.code, added.stderr).toBe(0);
+    // A key in the real Secret Service too (scripts/test-standalone.sh runs under a D-Bus session of its own).
+    const keychainProfile = `apt-upgrade-${process.pid}`;
+    const keychainEnv = { ...env, SVC_CREDENTIAL_STORE: 'keychain', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS ?? '' };
+    if (keychainProblem === null) {
+      const inKeychain = await spawnCollect(machine.svc, ['keys', 'add', '--name', 'ci', '--profile', keychainProfile], {
+        env: keychainEnv,
+        stdin: emulator.keys.test,
+      });
+      expect(inKeychain.code, inKeychain.stderr).toBe(0);
+    }
     const chat = await svc('chats', 'start', '--language', 'en', '--subject', 'before the upgrade', '--json');
     expect(chat.code, chat.stderr).toBe(0);
     const chatId = (JSON.parse(chat.stdout) as { id: string }).id;
@@ -313,11 +330,17 @@ describe.skipIf(problem !== null && !required)(`the apt repository, as an admin 
       const account = await svc('account', '--json');
       expect(account.code, account.stderr).toBe(0);
       expect(JSON.parse(account.stdout)).toMatchObject({ id: orgId });
+      if (keychainProblem === null) {
+        const fromKeychain = await spawnCollect(machine.svc, ['account', '--json', '--profile', keychainProfile], { env: keychainEnv });
+        expect(fromKeychain.code, fromKeychain.stderr).toBe(0);
+        expect(JSON.parse(fromKeychain.stdout)).toMatchObject({ id: orgId });
+      }
       const found = await svc('chats', 'get', chatId, '--json');
       expect(found.code, found.stderr).toBe(0);
       expect(JSON.parse(found.stdout)).toMatchObject({ id: chatId, subject: 'before the upgrade' });
     } finally {
       await emulator.stop();
+      if (keychainProblem === null) spawnSync('secret-tool', ['clear', 'service', 'svc', 'username', `${keychainProfile}:ci`]);
     }
   }, 600_000);
 });
