@@ -4,11 +4,11 @@
 // own emulator (its address in SVC_BASE_URL), the sign-in is answered by a scripted admin,
 // and `svc keys add` is given the seeded test key the emulator prints. Every line exits 0.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aptMachine, aptProblem } from '../helpers/apt.js';
+import { aptMachine, aptProblem, standInDeb } from '../helpers/apt.js';
 import { root } from '../helpers/spawn.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
@@ -79,22 +79,6 @@ const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 const releasedDeb = join(root, 'release', `svc_${version}_amd64.deb`);
 const problem = aptProblem(['apt-get', 'gpg', 'dpkg-deb', 'curl']);
 
-/** A package named svc at this version whose /usr/bin/svc prints it: for when `npm run dist` has not been run. */
-function standInDeb(dir: string): string {
-  const tree = join(dir, 'tree');
-  mkdirSync(join(tree, 'DEBIAN'), { recursive: true });
-  mkdirSync(join(tree, 'usr/bin'), { recursive: true });
-  writeFileSync(
-    join(tree, 'DEBIAN/control'),
-    `Package: svc\nVersion: ${version}\nArchitecture: amd64\nMaintainer: svc maintainers <maintainers@svc-cli.dev>\nDescription: stand-in for the README test\n`,
-  );
-  writeFileSync(join(tree, 'usr/bin/svc'), `#!/bin/sh\necho ${version}\n`);
-  chmodSync(join(tree, 'usr/bin/svc'), 0o755);
-  const deb = join(dir, `svc_${version}_amd64.deb`);
-  expect(spawnSync('dpkg-deb', ['--root-owner-group', '--build', tree, deb]).status).toBe(0);
-  return deb;
-}
-
 const required = process.env.SVC_REQUIRE_REAL === '1';
 const which = existsSync(releasedDeb) ? `npm run dist's .deb` : 'a stand-in .deb (no npm run dist yet)';
 describe.skipIf(problem !== null && !required)(`the README's apt lines${problem && !required ? ` (skipped: ${problem})` : ''}`, () => {
@@ -106,7 +90,7 @@ describe.skipIf(problem !== null && !required)(`the README's apt lines${problem 
     try {
       const machine = aptMachine(scratch);
       const repo = join(scratch, 'repo');
-      const deb = existsSync(releasedDeb) ? releasedDeb : standInDeb(scratch);
+      const deb = existsSync(releasedDeb) ? releasedDeb : standInDeb(scratch, version);
       const keyring = `${machine.dir}/etc/apt/keyrings/svc-archive-keyring.gpg`;
       const built = spawnSync(process.execPath, [join(root, 'scripts/apt-repo.mjs'), '--repo', repo, '--url', `file:${repo}`, '--keyring-path', keyring, deb], {
         encoding: 'utf8',

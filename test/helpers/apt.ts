@@ -3,7 +3,7 @@
 // machine's (so an installed package's Depends are met as they are here), and dpkg installing
 // into that folder (--root). The machine's own apt and dpkg are not touched.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface AptMachine {
@@ -60,4 +60,25 @@ export function aptMachine(parent: string): AptMachine {
       return { status: ran.status, out: `${ran.stdout}${ran.stderr}` };
     },
   };
+}
+
+/**
+ * A package named svc at `version` for `arch` (Debian's name) whose /usr/bin/svc prints the
+ * version: a stand-in where the real .deb is not built (another architecture, or no
+ * `npm run dist` yet).
+ */
+export function standInDeb(parent: string, version: string, arch = 'amd64'): string {
+  const tree = mkdtempSync(join(parent, 'stand-in-'));
+  mkdirSync(join(tree, 'DEBIAN'), { recursive: true });
+  mkdirSync(join(tree, 'usr/bin'), { recursive: true });
+  writeFileSync(
+    join(tree, 'DEBIAN/control'),
+    `Package: svc\nVersion: ${version}\nArchitecture: ${arch}\nMaintainer: svc maintainers <maintainers@svc-cli.dev>\nDescription: a stand-in for tests\n`,
+  );
+  writeFileSync(join(tree, 'usr/bin/svc'), `#!/bin/sh\necho ${version}\n`);
+  chmodSync(join(tree, 'usr/bin/svc'), 0o755);
+  const deb = join(parent, `svc_${version}_${arch}.deb`);
+  const built = spawnSync('dpkg-deb', ['--root-owner-group', '--build', tree, deb], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`dpkg-deb failed: ${built.stderr}`);
+  return deb;
 }

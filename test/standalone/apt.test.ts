@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aptMachine, aptProblem, type AptMachine } from '../helpers/apt.js';
+import { aptMachine, aptProblem, standInDeb, type AptMachine } from '../helpers/apt.js';
 import { root, spawnCollect } from '../helpers/spawn.js';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -184,6 +184,25 @@ describe.skipIf(problem !== null && !required)(`the apt repository, as an admin 
       'svc-archive-keyring.gpg',
     ])
       expect(readFileSync(join(a, file)).equals(readFileSync(join(b, file))), file).toBe(true);
+  });
+
+  it('indexes each architecture in the pool: Packages per arch, every one in Release; an amd64 machine takes its own', () => {
+    const repo = mkdtempSync(join(scratch, 'arches-'));
+    publish(repo, [deb, standInDeb(scratch, version, 'arm64')], key, releaseEpoch());
+    const release = readFileSync(join(repo, 'dists/stable/Release'), 'utf8');
+    expect(release).toMatch(/^Architectures: amd64 arm64$/m);
+    for (const arch of ['amd64', 'arm64']) {
+      for (const file of ['Packages', 'Packages.gz']) expect(release).toContain(` main/binary-${arch}/${file}\n`);
+      expect(readFileSync(join(repo, `dists/stable/main/binary-${arch}/Packages`), 'utf8')).toMatch(
+        new RegExp(`^Architecture: ${arch}$[^]*^Filename: pool/main/s/svc/svc_${version.replace(/\./g, '\\.')}_${arch}\\.deb$`, 'm'),
+      );
+    }
+    const machine = aptRoot(repo);
+    expect(machine.apt('update').status).toBe(0);
+    const installed = machine.apt('install', '-y', 'svc');
+    expect(installed.status, installed.out).toBe(0);
+    expect(spawnSync(machine.svc, ['--version'], { encoding: 'utf8' }).stdout).toBe(`${version}\n`);
+    expect(readFileSync(join(machine.dir, 'var/lib/dpkg/status'), 'utf8')).toMatch(/^Package: svc\nStatus: install ok installed\n[^]*?^Architecture: amd64$/m);
   });
 
   it('refuses a tampered Packages file: the package it lists is not offered', () => {
