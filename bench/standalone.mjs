@@ -3,7 +3,9 @@
 // Node 26, and under this machine's Node): `--version`, `--help` on a pipe, and
 // `account --json` over https; then a first run's `account --json` (a temp dir of its own: no
 // compile cache yet), beside the npm install's first run under the same Node. The binary
-// unpacks nothing (useVfs); the budget is 1.10x the npm install's time, first runs included.
+// unpacks nothing (useVfs). The budget (decided in issue 43: Node mounts its VFS before svc's code
+// runs, which one launcher path accepts): `--version` and `--help` <= 1.20x the npm install on
+// the same Node, `account --json` <= 1.10x, and a first run <= 100 ms.
 //   node bench/standalone.mjs          BENCH_RUNS=20 runs a case (after 3 warm-ups)
 // https: an https front (test/helpers/tls/'s certificate for 127.0.0.1, trusted through
 // NODE_EXTRA_CA_CERTS) before the binary's own emulator, the same for every case.
@@ -81,10 +83,12 @@ const installs = [
   { name: `npm install, node ${process.versions.node}`, program: process.execPath, prefix: [join(root, 'bin/svc.js')] },
 ].filter((install) => existsSync(install.program));
 const commands = [
-  { name: '--version', args: ['--version'] },
-  { name: '--help (pipe)', args: ['--help'] },
-  { name: 'account --json (https)', args: ['account', '--json'] },
+  { name: '--version', args: ['--version'], budget: 1.2 },
+  { name: '--help (pipe)', args: ['--help'], budget: 1.2 },
+  { name: 'account --json (https)', args: ['account', '--json'], budget: 1.1 },
 ];
+/** A first run of the binary (no compile cache, nothing of its own on disk yet), in ms. */
+const FIRST_RUN_BUDGET_MS = 100;
 const env = {
   PATH: process.env.PATH,
   HOME: scratch,
@@ -125,14 +129,20 @@ lines.push(`svc standalone (median of ${runs} runs, ms)`, '');
 lines.push(`| | ${commands.map((c) => c.name).join(' | ')} |`, `|---|${commands.map(() => '---:').join('|')}|`);
 installs.forEach((install, a) => lines.push(`| ${install.name} | ${times[a].map((t) => median(t).toFixed(1)).join(' | ')} |`));
 lines.push('');
+const verdict = (ok) => (ok ? 'within' : 'OVER');
 lines.push(
   `first run, account --json (https): ${installs
     .slice(0, 2)
     .map((install, a) => `${install.name} ${median(firsts[a]).toFixed(1)} ms`)
-    .join('; ')}`,
+    .join('; ')} (budget for the binary ${FIRST_RUN_BUDGET_MS} ms: ${verdict(median(firsts[0]) <= FIRST_RUN_BUDGET_MS)})`,
 );
 lines.push(
-  `standalone / npm install on node ${SEA_NODE}: ${commands.map((c, b) => `${c.name} ${(median(times[0][b]) / median(times[1][b])).toFixed(2)}x`).join(', ')} (budget 1.10x)`,
+  `standalone / npm install on node ${SEA_NODE}: ${commands
+    .map((c, b) => {
+      const ratio = median(times[0][b]) / median(times[1][b]);
+      return `${c.name} ${ratio.toFixed(2)}x (budget ${c.budget.toFixed(2)}x: ${verdict(ratio <= c.budget)})`;
+    })
+    .join(', ')}`,
 );
 const sizes = ['x64', 'arm64'].flatMap((arch) => [binaryName(arch), debName(arch)]).filter((f) => existsSync(join(releaseDir, f)));
 lines.push(`sizes: ${sizes.map((f) => `${f} ${mib(statSync(join(releaseDir, f)).size)}`).join(', ')}`);

@@ -8,7 +8,9 @@
 // - svc_<version>_amd64.deb and svc_<version>_arm64.deb: /usr/lib/svc/svc (the same binary)
 //   with the keychain addon beside it as a root-owned file, /usr/bin/svc a link to it, the
 //   shell completions, the man pages, the machine-readable copyright and the changelog;
-// - SHA256SUMS beside them.
+// - SHA256SUMS beside them;
+// - apt/: the signed apt repository of those .debs (scripts/apt-repo.mjs; SVC_SIGNING_KEY names
+//   the key, else a throwaway key signs it and stderr says so; SVC_APT_URL its address).
 // Reproducible: every date is SOURCE_DATE_EPOCH, else the top entry of packaging/debian/changelog
 // (the version's date); nothing holds the build's path; no V8 code cache (its bytes differ
 // on each build). A step that would quietly make a lesser release (a tool missing, a
@@ -21,6 +23,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { publish } from './apt-repo.mjs';
 import { nodeCacheDir } from './nodes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -457,6 +460,8 @@ function main() {
     .map((f) => `${sha256(readFileSync(join(out, f)))}  ${f}\n`)
     .join('');
   writeFileSync(join(out, 'SHA256SUMS'), sums);
+  const debs = made.filter((file) => file.endsWith('.deb'));
+  if (debs.length) made.push(...publish({ repo: join(out, 'apt'), debs, epoch, url: process.env.SVC_APT_URL }));
   for (const file of made) process.stdout.write(`${relative(root, file)}\t${(statSync(file).size / 2 ** 20).toFixed(1)} MiB\n`);
   process.stdout.write(`${relative(root, join(out, 'SHA256SUMS'))}\n`);
 }

@@ -3,7 +3,9 @@
 # - test/standalone/ (the x64 binary with no node on PATH, as a user with no home (setpriv),
 #   alternating with another version of itself; the arm64 one under qemu-user; the .deb with
 #   lintian, dpkg -i / -V / --purge, man and bash completion; a second build compared byte for
-#   byte), and
+#   byte; the signed apt repository used by apt-get in a throwaway root: verified, tampered,
+#   unsigned, a key rotation, an upgrade to the next version built for real, the .deb beside
+#   the npm install), and
 # - the spawned-binary suites (test/bin/) and the real-terminal suite against the x64 binary
 #   (SVC_BIN), with SVC_PATH a PATH on which no node is found.
 # Under a private D-Bus session with an unlocked gnome-keyring, as scripts/test-real.sh: the

@@ -10,6 +10,10 @@ import { ConfigError } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
 import { withFileLock, type LockOptions } from './lock.js';
 import { CONFIG_FILE } from './paths.js';
+import { formatVersion, newerFormatMessage } from '../shared/format-version.js';
+
+/** The format config.json is written in (its "version"); a file without one is this format too. */
+export const CONFIG_FORMAT = 1;
 
 /** Where a secret lives (shown by `svc auth status` and `svc keys list`). */
 export type SecretStorage = 'keychain' | 'file' | 'memory';
@@ -162,7 +166,13 @@ export function parseConfig(text: string, path: string): ConfigData {
   };
 
   const config = object(data, 'the file');
-  if (config.version !== undefined && config.version !== 1) bad('"version"', `is ${JSON.stringify(config.version)}; this svc reads version 1`);
+  // Before any other field: a newer format may have moved them.
+  const format = formatVersion(config.version, CONFIG_FORMAT, CONFIG_FORMAT);
+  if (format.kind === 'newer') {
+    const { message, hint } = newerFormatMessage('the config file', path, format.version, CONFIG_FORMAT);
+    throw new ConfigError(message, path, hint);
+  }
+  if (format.kind === 'invalid') bad('"version"', `is ${JSON.stringify(config.version)}, not a format version`);
   if (config.profiles === undefined) config.profiles = {};
   const profiles = noPrototype(object(config.profiles, '"profiles"'));
   config.profiles = profiles;
@@ -195,7 +205,7 @@ export function parseConfig(text: string, path: string): ConfigData {
       if (entry.key !== undefined) keyMeta(entry.key, `${field}.key`);
     });
   }
-  config.version = 1;
+  config.version = CONFIG_FORMAT;
   return config as unknown as ConfigData;
 }
 

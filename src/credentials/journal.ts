@@ -9,7 +9,7 @@ import type { ConfigData, ConfigStore, KeyMeta, SecretInFlight, SecretStorage } 
 import { processRuns } from '../config/atomic.js';
 import { lastFour } from '../io/redact.js';
 import { modeOfKey } from '../shared/constants.js';
-import type { SecretLeft, SecretStore } from './store.js';
+import { NewerCredentialsFileError, type SecretLeft, type SecretStore } from './store.js';
 
 /** An entry of another machine (a shared config dir) is settled once this old. */
 const FOREIGN_ENTRY_MS = 10 * 60_000;
@@ -68,7 +68,12 @@ export function commitKey(config: ConfigData, profileName: string, key: KeyMeta,
 export async function finishDeletes(ctx: Ctx, entries: Array<{ entry: SecretInFlight; storage?: SecretStorage }>): Promise<SecretLeft[]> {
   const left: SecretLeft[] = [];
   for (const { entry, storage } of entries) {
-    const stayed = await ctx.secrets.delete(entry.profile, entry.name, storage).catch(() => null);
+    // A credentials file from a newer svc is said, not skipped: the announced delete stays in
+    // config.json for that svc to finish.
+    const stayed = await ctx.secrets.delete(entry.profile, entry.name, storage).catch((error: unknown) => {
+      if (error instanceof NewerCredentialsFileError) throw error;
+      return null;
+    });
     if (stayed) left.push(stayed);
   }
   if (entries.length)

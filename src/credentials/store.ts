@@ -14,6 +14,7 @@ import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { kernelCopiesOf, svcKernelKeys } from './kernel-keyring.js';
+import { formatVersion, newerFormatMessage } from '../shared/format-version.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3_000;
@@ -252,6 +253,12 @@ export class KeychainSecretStore implements SecretStore {
   }
 }
 
+/** The format credentials.json is written in (its "version"). */
+export const CREDENTIALS_FORMAT = 1;
+
+/** credentials.json from a newer svc: refused by name, never rewritten. */
+export class NewerCredentialsFileError extends ConfigError {}
+
 interface CredentialsFile {
   version: 1;
   secrets: Record<string, string>;
@@ -315,9 +322,16 @@ export class FileSecretStore implements SecretStore {
     }
     try {
       const data = JSON.parse(text) as CredentialsFile;
+      const format = formatVersion(data?.version, CREDENTIALS_FORMAT, CREDENTIALS_FORMAT);
+      if (format.kind === 'newer') {
+        const { message, hint } = newerFormatMessage('the credentials file', this.path, format.version, CREDENTIALS_FORMAT);
+        throw new NewerCredentialsFileError(message, this.path, hint);
+      }
+      if (format.kind === 'invalid') throw new Error(`"version" is ${JSON.stringify(data.version)}, not a format version`);
       if (typeof data.secrets !== 'object' || data.secrets === null) throw new Error('"secrets" is not an object');
       return data;
     } catch (error) {
+      if (error instanceof NewerCredentialsFileError) throw error;
       throw new ConfigError(
         `the credentials file ${this.path} is not valid (${(error as Error).message}); it was left untouched`,
         this.path,

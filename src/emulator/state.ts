@@ -4,6 +4,7 @@ import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../
 import type { Mode, Scope } from '../shared/constants.js';
 import type { AdvancingClock } from './clock.js';
 import type { BoundAddress } from './address.js';
+import { randomBytes } from 'node:crypto';
 import { hashPassword, lastSecondRfc3339, newId, randomToken, sha256 } from './ids.js';
 import { TrackedMap } from './persistence/tracked.js';
 import { subcentsOf } from '../contract/money.js';
@@ -288,6 +289,12 @@ export interface State {
   sessions: Map<string, Session>;
   authorizeRequests: Map<string, AuthorizeRequest>;
   stats: Stats;
+  /**
+   * The dashboard's session secret (its CSRF tokens and signed notices derive from it). A
+   * --state file keeps it, so a tab opened before a restart still submits; not part of the
+   * world: never exported, kept across a reset.
+   */
+  sessionSecret: Buffer;
   /** The seed of the latest reset; null when the world was loaded from a state file or a fixture (its keys were shown once, when made). */
   seed: Seed | null;
 }
@@ -309,6 +316,7 @@ export function createState(
     journal: opts.journal ?? null,
     address: null,
     subscribers: new Set<Subscriber>(),
+    sessionSecret: randomBytes(32),
   } as State;
   if (opts.seed === false) empty(state);
   else reset(state);

@@ -44,7 +44,8 @@ describe('config.json shape', () => {
     ['{"profiles": {}, "default_profile": null}', 'default_profile is not a string'],
     ['null', 'the file is not an object'],
     ['"text"', 'the file is not an object'],
-    ['{"version": 7}', 'this svc reads version 1'],
+    ['{"version": 7}', 'is in format version 7, written by a newer svc; this svc'],
+    ['{"version": "1"}', '"version" is "1", not a format version'],
   ])('%s → a clear error naming the field (exit 1), never an unexpected failure', async (text, field) => {
     expect(() => parseConfig(text, '/x/config.json')).toThrow(field);
     const dir = tempConfigDir();

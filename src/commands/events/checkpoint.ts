@@ -15,11 +15,16 @@ import { UsageError } from '../../errors.js';
 import { openOwnFile, OwnFileRefusedError, readOwnFile } from '../../config/own-file.js';
 import { unusableFile } from './record.js';
 import { isResumableId } from '../../api/reconnect.js';
+import { formatVersion, newerFormatMessage } from '../../shared/format-version.js';
 
 /** The position before the first event of all (api-contract.md "Events", Position frame). */
 export const START_POSITION = 'start';
 
+/** The format a checkpoint is written in ("version"); one without the field (as svc 0.1.0 wrote) is format 1. */
+export const CHECKPOINT_FORMAT = 1;
+
 export interface CheckpointFile {
+  version: number;
   last_event_id: string;
   updated_at: string;
 }
@@ -38,14 +43,21 @@ export function readCheckpoint(path: string): string | undefined {
   if (text.trim() === '') {
     throw new UsageError(`--checkpoint ${path} is empty`, 'delete it to start from the live events, or start after a known event with --since evt_…');
   }
+  let newer: UsageError | undefined;
   try {
     const parsed = JSON.parse(text) as Partial<CheckpointFile>;
-    const id = parsed.last_event_id;
+    const format = formatVersion(parsed.version, CHECKPOINT_FORMAT, 1);
+    if (format.kind === 'newer') {
+      const { message, hint } = newerFormatMessage('the --checkpoint file', path, format.version, CHECKPOINT_FORMAT);
+      newer = new UsageError(message, hint);
+    }
+    const id = format.kind === 'readable' ? parsed.last_event_id : undefined;
     // Any id the tail stores (an event id, a position such as `start`): one a header can carry.
     if (typeof id === 'string' && isResumableId(id)) return id;
   } catch {
     // reported below
   }
+  if (newer) throw newer;
   throw new UsageError(`--checkpoint ${path} is not a checkpoint file written by svc`, 'give another file, or delete this one to start from the live events');
 }
 
@@ -98,7 +110,7 @@ export class CheckpointWriter {
   /** Replaces the file with `id` (synchronously: nothing else runs between). */
   write(id: string): void {
     if (id === this.written) return;
-    const body: CheckpointFile = { last_event_id: id, updated_at: new Date(this.now()).toISOString() };
+    const body: CheckpointFile = { version: CHECKPOINT_FORMAT, last_event_id: id, updated_at: new Date(this.now()).toISOString() };
     const fd = this.openTemp();
     try {
       writeSync(fd, JSON.stringify(body) + '\n');

@@ -5,9 +5,10 @@
 //
 // Guards, as the control plane's: the Host guard (server.ts) answers loopback names only;
 // every action is a same-origin POST (sameSiteGuard) carrying this session's CSRF token, an
-// HMAC of the session cookie, so nothing is stored per session. Each action calls the same
+// HMAC of the session cookie, so nothing is stored per session. The HMAC's key is the state's
+// sessionSecret, which a --state file keeps: a tab from before a restart still submits. Each action calls the same
 // operation the control plane does (routes/control.ts, state.ts).
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -25,9 +26,9 @@ import { ACTIONS } from './actions/index.js';
 import { SCRIPT, STYLESHEET } from './assets.js';
 import { PAGES, withMode } from './layout.js';
 import type { Html, View } from './layout.js';
-import { appPage, appsPage } from './pages/apps.js';
+import { appPage, appsPage, REGISTER } from './pages/apps.js';
 import { callPage, callsPage } from './pages/calls.js';
-import { keyPage } from './pages/keys.js';
+import { CREATE, keyPage } from './pages/keys.js';
 import { chatPage, chatsPage } from './pages/chats.js';
 import { controlsPage } from './pages/controls.js';
 import { eventsPage } from './pages/events.js';
@@ -57,6 +58,8 @@ const PAGE_HEADERS = {
     "default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 const FORM_LIMIT = 64 * 1024;
+/** The actions whose form shows a failure of the whole form inside its dialog. */
+const FORMS_WITH_THEIR_ERROR = new Set([CREATE, REGISTER]);
 
 type Ctx = Context<EmulatorEnv>;
 
@@ -73,11 +76,10 @@ const LIST_PAGES: [string, (v: View) => Html][] = [
 ];
 
 export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: RequestLog): void {
-  const secret = randomBytes(32);
   const cookieName = () => `svc_dashboard_${state.address?.port ?? 0}`;
-  const tokenFor = (session: string) => createHmac('sha256', secret).update(session).digest('base64url');
+  const tokenFor = (session: string) => createHmac('sha256', state.sessionSecret).update(session).digest('base64url');
   /** A notice in a redirect's URL is signed: a link from elsewhere cannot put its own words in the success banner. */
-  const noticeSignature = (notice: string) => createHmac('sha256', secret).update(`notice:${notice}`).digest('base64url');
+  const noticeSignature = (notice: string) => createHmac('sha256', state.sessionSecret).update(`notice:${notice}`).digest('base64url');
   const signedNotice = (c: Ctx) => {
     const notice = c.req.query('notice');
     const given = c.req.query('sig');
@@ -202,9 +204,11 @@ export function dashboardRoutes(app: Hono<EmulatorEnv>, state: State, requests: 
     }
     const [path = '/'] = back.split('?');
     const render = LIST_PAGES.find(([listPath]) => listPath === path)?.[1] ?? overviewPage;
+    // A form whose dialog says what failed (FormError) says it there alone: the page says it once.
+    const saidInForm = error.field === null && FORMS_WITH_THEIR_ERROR.has(c.req.path);
     const v = view(c, mode, {
       here: withMode(path, mode),
-      error: error.message,
+      error: saidInForm ? undefined : error.message,
       failed: { action: c.req.path, values, message: error.message, field: error.field },
     });
     return page(c, render(v), error.status as ContentfulStatusCode);

@@ -11,6 +11,7 @@ import { PERSISTED } from '../state.js';
 import type { Org, PersistedCollection, State, User } from '../state.js';
 import { centsAmount } from '../billing.js';
 import { centsOfSubcents, subcentsOf } from '../../contract/money.js';
+import { formatVersion } from '../../shared/format-version.js';
 
 export const DOCUMENT_FORMAT = 'svc-emulator-state';
 export const DOCUMENT_VERSION = 1;
@@ -113,6 +114,22 @@ export type StateDocument = Record<string, unknown> & { format: string; version:
 
 export class InvalidDocumentError extends Error {}
 
+/** A document or state file in a format newer than this svc's: refused by name, never rewritten. */
+export class NewerFormatError extends InvalidDocumentError {
+  constructor(
+    readonly found: number,
+    readonly newest: number,
+  ) {
+    super(`format version ${found}, written by a newer svc; this svc reads format versions up to ${newest}`);
+  }
+}
+
+/** Throws NewerFormatError when `version` is a format newer than `newest`. */
+export function refuseNewer(version: unknown, newest: number): void {
+  const format = formatVersion(version, newest, newest);
+  if (format.kind === 'newer') throw new NewerFormatError(format.version, newest);
+}
+
 /** The key under which each collection stores a row, and the row as the document shows it. */
 const HASH_KEYED: Partial<Record<PersistedCollection, string>> = { codes: 'code_sha256', accessTokens: 'token_sha256', refreshTokens: 'token_sha256' };
 
@@ -210,6 +227,7 @@ export function exportDocument(state: State): StateDocument {
 
 /** Validates a document (throwing InvalidDocumentError with the first problem's path) and fills an emptied state with it. */
 export function importDocument(state: State, input: unknown): { orgs: number; keys: number; apps: number; events: number } {
+  if (typeof input === 'object' && input !== null) refuseNewer((input as { version?: unknown }).version, DOCUMENT_VERSION);
   const parsed = documentSchema.safeParse(input);
   if (!parsed.success) throw new InvalidDocumentError(describe(parsed.error));
   const doc = parsed.data as Record<string, unknown> & {

@@ -21,7 +21,11 @@ import { eventFromJson, eventLogByKey, retain, seqOfEventId } from '../events.js
 import { empty } from '../state.js';
 import type { EmulatorEvent, PersistedCollection, State, StateJournal } from '../state.js';
 import { PERSISTED } from '../state.js';
-import { encodeRow, exportDocument, importDocument, InvalidDocumentError, parseRow, rebuildIndexes } from './document.js';
+import { encodeRow, exportDocument, importDocument, InvalidDocumentError, NewerFormatError, parseRow, rebuildIndexes, refuseNewer } from './document.js';
+import { newerFormatMessage } from '../../shared/format-version.js';
+
+/** The state file's own format (its first line's "svc_emulator_state"); the snapshot is a document of its own version. */
+export const STATE_FILE_FORMAT = 1;
 
 /** Buffered event lines written out (without sync) during a long burst, so the buffer stays small. */
 const WRITE_EVERY_LINES = 4096;
@@ -141,7 +145,10 @@ export class FileJournal implements StateJournal {
   /** Rewrites the file as one snapshot of the world: temp file, fsync, rename, fsync of the folder. */
   compact(): void {
     const state = this.#state!;
-    const text = `${JSON.stringify({ svc_emulator_state: 1, snapshot: exportDocument(state) })}\n`;
+    // The dashboard's session secret beside the snapshot, not in it: exports never show it. An
+    // older svc of the same format ignores the field.
+    const first = { svc_emulator_state: STATE_FILE_FORMAT, session_secret: state.sessionSecret.toString('base64url'), snapshot: exportDocument(state) };
+    const text = `${JSON.stringify(first)}\n`;
     const temp = `${this.path}.tmp-${process.pid}`;
     const fd = openSync(temp, 'w', 0o600);
     try {
@@ -265,9 +272,13 @@ function replay(path: string, text: string, state: State): boolean {
       lineNumber++;
       const record = JSON.parse(line) as Record<string, unknown>;
       if (lineNumber === 1) {
-        if (record.svc_emulator_state !== 1 || typeof record.snapshot !== 'object')
+        refuseNewer(record.svc_emulator_state, STATE_FILE_FORMAT);
+        if (record.svc_emulator_state !== STATE_FILE_FORMAT || typeof record.snapshot !== 'object')
           throw new InvalidDocumentError('not an svc emulator state file (no snapshot)');
         importDocument(state, record.snapshot);
+        const secret = typeof record.session_secret === 'string' ? Buffer.from(record.session_secret, 'base64url') : null;
+        // A file without one (svc 0.1.0's) keeps the secret this start made.
+        if (secret?.length === 32) state.sessionSecret = secret;
       } else if (typeof record.put === 'string') {
         const [field, key, value] = parseRow(record.put, record.row);
         (state[field] as Map<string, unknown>).set(key, value);
@@ -291,6 +302,10 @@ function replay(path: string, text: string, state: State): boolean {
       }
     }
   } catch (error) {
+    if (error instanceof NewerFormatError) {
+      const { message, hint } = newerFormatMessage('the emulator state file', path, error.found, error.newest);
+      throw new StateFileError(path, `${message}: ${hint}`);
+    }
     const reason = error instanceof SyntaxError ? 'not JSON' : (error as Error).message;
     throw new StateFileError(path, `the state file ${path} is corrupt at line ${lineNumber} (${reason}); it was left as it is: fix it or move it away`);
   }

@@ -9,7 +9,8 @@ import { ObjectEvents } from './events.js';
 import { ObjectRequests } from './requests.js';
 import { ACTION_COLUMN, DialogActions, Table, orgName } from '../parts.js';
 
-const REGISTER = '/_dashboard/apps';
+/** The Register form's action; its dialog shows a failure of the whole form (FormError). */
+export const REGISTER = '/_dashboard/apps';
 
 /** What deleting svc's own app does, said before it is deleted (its confirmation, its page). */
 const CLI_APP_WARNING = "This is svc's own app: svc login stops working until the emulator is reset.";

@@ -7,7 +7,8 @@ import { FieldError, FormError, invalidAttrs, kept, keptChecked, reopened } from
 import { ObjectRequests } from './requests.js';
 import { ACTION_COLUMN, DialogActions, Table, keysIn, orgName } from '../parts.js';
 
-const CREATE = '/_dashboard/keys';
+/** The Create form's action; its dialog shows a failure of the whole form (FormError). */
+export const CREATE = '/_dashboard/keys';
 
 export function keysPage(v: View): Html {
   const { state } = v;

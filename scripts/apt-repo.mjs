@@ -1,0 +1,206 @@
+// The signed apt repository `npm run dist` writes (release/apt/ by default):
+//   dists/stable/Release, InRelease (clearsigned), Release.gpg (detached)
+//   dists/stable/main/binary-<arch>/Packages and Packages.gz
+//   pool/main/s/svc/svc_<version>_<arch>.deb
+//   svc-archive-keyring.gpg   the public key(s), binary, for /etc/apt/keyrings/
+//   svc.sources               DEB822, Signed-By that keyring
+// Publishing adds the given .debs to pool/ and indexes every .deb there, so a repository
+// that already holds older versions keeps them (apt picks the newest).
+// Signing: SVC_SIGNING_KEY names the key(s) by fingerprint in the current GNUPGHOME (several,
+// space-separated, sign together during a key rotation: each is in the keyring). Without it a
+// throwaway Ed25519 key is made in a temp GNUPGHOME, and stderr says so.
+// Reproducible: Date: is the release's epoch, files and fields are sorted, gzip carries no
+// name or time, and the signatures are made at a fixed time (gpg --faked-system-time
+// "<epoch>!") with Ed25519, whose signatures are deterministic (RFC 8032): the same .debs and
+// key give the same bytes.
+//   node scripts/apt-repo.mjs [--repo DIR] [--url URL] [--keyring-path PATH] DEB...
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { releaseEpoch } from './dist.mjs';
+
+export const SUITE = 'stable';
+export const COMPONENT = 'main';
+export const KEYRING = 'svc-archive-keyring.gpg';
+/** Where the README tells an admin to put the keyring; svc.sources' Signed-By names it. */
+export const KEYRING_PATH = `/etc/apt/keyrings/${KEYRING}`;
+/** Where the repository is published; SVC_APT_URL (or --url) names another. */
+export const DEFAULT_URL = 'https://svc-cli.dev/apt';
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 26, ...options });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}: ${result.stderr}`})`);
+  return result.stdout;
+}
+
+const digest = (algorithm, bytes) => createHash(algorithm).update(bytes).digest('hex');
+
+/** Debian's Architecture of a .deb and its control paragraph. */
+function controlOf(deb) {
+  const control = run('dpkg-deb', ['-f', deb]).replace(/\n+$/, '');
+  const field = (name) => new RegExp(`^${name}: (.+)$`, 'm').exec(control)?.[1];
+  const [pkg, version, arch] = [field('Package'), field('Version'), field('Architecture')];
+  if (!pkg || !version || !arch) throw new Error(`${deb} has no Package, Version or Architecture in its control file`);
+  return { control, pkg, version, arch };
+}
+
+/** The pool path Debian's archives use: pool/<component>/<first letter>/<package>/<file>. */
+const poolPath = (pkg, file) => `pool/${COMPONENT}/${pkg[0]}/${pkg}/${file}`;
+
+/** Each architecture's Packages text, from every .deb in the pool, in file-name order. */
+function packagesByArch(repo) {
+  const pool = join(repo, 'pool');
+  const debs = existsSync(pool)
+    ? readdirSync(pool, { recursive: true })
+        .filter((f) => String(f).endsWith('.deb'))
+        .map((f) => join(pool, String(f)))
+        .sort()
+    : [];
+  const byArch = new Map();
+  for (const deb of debs) {
+    const { control, arch } = controlOf(deb);
+    const bytes = readFileSync(deb);
+    const stanza = [
+      control,
+      `Filename: ${relative(repo, deb)}`,
+      `Size: ${bytes.length}`,
+      `MD5sum: ${digest('md5', bytes)}`,
+      `SHA1: ${digest('sha1', bytes)}`,
+      `SHA256: ${digest('sha256', bytes)}`,
+    ].join('\n');
+    byArch.set(arch, [...(byArch.get(arch) ?? []), stanza]);
+  }
+  return new Map([...byArch].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** RFC 2822 in UTC, as apt-ftparchive writes Date:. */
+const releaseDate = (epoch) => new Date(epoch * 1000).toUTCString().replace('GMT', 'UTC');
+
+function releaseText(indexes, archs, epoch) {
+  const sums = (algorithm) => indexes.map(({ path, bytes }) => ` ${digest(algorithm, bytes)} ${String(bytes.length).padStart(9)} ${path}`).join('\n');
+  return `${[
+    'Origin: svc',
+    'Label: svc',
+    `Suite: ${SUITE}`,
+    `Codename: ${SUITE}`,
+    `Date: ${releaseDate(epoch)}`,
+    `Architectures: ${archs.join(' ')}`,
+    `Components: ${COMPONENT}`,
+    'Description: svc, the command-line tool for the calling, chat and interpretation API',
+    `MD5Sum:\n${sums('md5')}`,
+    `SHA256:\n${sums('sha256')}`,
+  ].join('\n')}\n`;
+}
+
+/** gpg with a fixed home and no terminal. */
+const gpg = (home, args, options = {}) => run('gpg', ['--batch', '--no-tty', '--quiet', ...args], { env: { ...process.env, GNUPGHOME: home }, ...options });
+
+/** A throwaway Ed25519 signing key in a new temp GNUPGHOME: `{ home, fingerprints, cleanup }`. */
+function throwawayKey(epoch) {
+  const home = mkdtempSync(join(tmpdir(), 'svc-apt-gnupg-'));
+  gpg(home, [
+    '--faked-system-time',
+    `${epoch}!`,
+    '--passphrase',
+    '',
+    '--quick-gen-key',
+    'svc archive (throwaway build key) <maintainers@svc-cli.dev>',
+    'ed25519',
+    'sign',
+    'never',
+  ]);
+  const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg(home, ['--with-colons', '--list-secret-keys']))?.[1];
+  return { home, fingerprints: [fingerprint], cleanup: () => rmSync(home, { recursive: true, force: true }) };
+}
+
+/** The signing keys: SVC_SIGNING_KEY's in GNUPGHOME, else a throwaway one (said on stderr). */
+export function signingKeys(env, epoch) {
+  const named = (env.SVC_SIGNING_KEY ?? '').split(/[\s,]+/).filter(Boolean);
+  if (!named.length) {
+    const key = throwawayKey(epoch);
+    process.stderr.write(
+      `apt repository: SVC_SIGNING_KEY is not set, so it is signed with a throwaway key made for this build (${key.fingerprints[0]}); ` +
+        "machines that trust the published key will refuse it. Set SVC_SIGNING_KEY to the release key's fingerprint to sign a release.\n",
+    );
+    return key;
+  }
+  const home = env.GNUPGHOME ?? join(env.HOME ?? '', '.gnupg');
+  for (const fingerprint of named)
+    if (!/^[0-9A-Fa-f]{40}$/.test(fingerprint)) throw new Error(`SVC_SIGNING_KEY holds ${JSON.stringify(fingerprint)}, not a 40-digit key fingerprint`);
+  return { home, fingerprints: named.map((f) => f.toUpperCase()), cleanup: () => {} };
+}
+
+/** The latest creation time of the keys (and subkeys): gpg will not sign at a time before it. */
+function newestKeyTime(home, fingerprints) {
+  const listing = gpg(home, ['--with-colons', '--list-secret-keys', ...fingerprints]);
+  return Math.max(...[...listing.matchAll(/^(?:sec|ssb):(?:[^:]*:){4}(\d+):/gm)].map((m) => Number(m[1])));
+}
+
+/** Release.gpg and InRelease, each signed by every key, at the fixed time. */
+function sign(dists, keys, epoch) {
+  const at = Math.max(epoch, newestKeyTime(keys.home, keys.fingerprints));
+  const common = ['--faked-system-time', `${at}!`, '--digest-algo', 'SHA512', ...keys.fingerprints.flatMap((f) => ['--local-user', `${f}!`])];
+  const release = join(dists, 'Release');
+  for (const file of ['Release.gpg', 'InRelease']) rmSync(join(dists, file), { force: true });
+  gpg(keys.home, [...common, '--armor', '--detach-sign', '--output', join(dists, 'Release.gpg'), release]);
+  gpg(keys.home, [...common, '--clearsign', '--output', join(dists, 'InRelease'), release]);
+  return gpg(keys.home, ['--export', ...keys.fingerprints], { encoding: 'buffer' });
+}
+
+/** The .sources file an admin puts in /etc/apt/sources.list.d/. */
+export function sourcesText(url, keyringPath = KEYRING_PATH) {
+  return `Types: deb\nURIs: ${url}\nSuites: ${SUITE}\nComponents: ${COMPONENT}\nSigned-By: ${keyringPath}\n`;
+}
+
+/**
+ * Adds `debs` to the repository at `repo` and writes its indexes, signatures, keyring and
+ * .sources. Returns the paths written.
+ */
+export function publish({ repo, debs, epoch, url = DEFAULT_URL, keyringPath = KEYRING_PATH, env = process.env }) {
+  for (const deb of debs) {
+    const { pkg } = controlOf(deb);
+    const target = join(repo, poolPath(pkg, basename(deb)));
+    mkdirSync(resolve(target, '..'), { recursive: true });
+    copyFileSync(deb, target);
+  }
+  const dists = join(repo, 'dists', SUITE);
+  rmSync(join(dists, COMPONENT), { recursive: true, force: true });
+  const byArch = packagesByArch(repo);
+  if (!byArch.size) throw new Error(`${repo}/pool holds no .deb: nothing to publish`);
+  const indexes = [];
+  for (const [arch, stanzas] of byArch) {
+    const dir = `${COMPONENT}/binary-${arch}`;
+    mkdirSync(join(dists, dir), { recursive: true });
+    const text = Buffer.from(`${stanzas.join('\n\n')}\n`);
+    const gz = gzipSync(text, { level: 9 });
+    writeFileSync(join(dists, dir, 'Packages'), text);
+    writeFileSync(join(dists, dir, 'Packages.gz'), gz);
+    indexes.push({ path: `${dir}/Packages`, bytes: text }, { path: `${dir}/Packages.gz`, bytes: gz });
+  }
+  writeFileSync(join(dists, 'Release'), releaseText(indexes, [...byArch.keys()], epoch));
+  const keys = signingKeys(env, epoch);
+  try {
+    writeFileSync(join(repo, KEYRING), sign(dists, keys, epoch));
+  } finally {
+    keys.cleanup();
+  }
+  writeFileSync(join(repo, 'svc.sources'), sourcesText(url, keyringPath));
+  return ['Release', 'InRelease', 'Release.gpg'].map((f) => join(dists, f)).concat(join(repo, KEYRING), join(repo, 'svc.sources'));
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  const option = (name) => (args.includes(name) ? args.splice(args.indexOf(name), 2)[1] : undefined);
+  const repo = resolve(option('--repo') ?? join(fileURLToPath(new URL('..', import.meta.url)), 'release', 'apt'));
+  const url = option('--url') ?? process.env.SVC_APT_URL ?? DEFAULT_URL;
+  // Where the keyring is on the machines (a test's throwaway root); /etc/apt/keyrings/ by default.
+  const keyringPath = option('--keyring-path') ?? KEYRING_PATH;
+  const epoch = releaseEpoch();
+  for (const file of publish({ repo, debs: args.map((d) => resolve(d)), epoch, url, keyringPath })) process.stdout.write(`${file}\n`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();
