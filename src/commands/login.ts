@@ -106,6 +106,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   const moving = await confirmAddressMove(ctx, target);
   // Where the sign-in will be kept, before the browser opens (a read-only home, another user's folder).
   await checkWritableDir(ctx.config.dir);
+  await ctx.secrets.checkStorage?.();
   const { metadata, tokens } = await signIn(ctx, opts, target.baseUrl, client);
   const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(target.baseUrl, ENDPOINTS['oauth.revoke'].path).href;
   // A profile is one organization: moving it to another one must be deliberate.

@@ -39,6 +39,11 @@ export interface SecretStore {
    * a lock it cannot take); absent: set() is all there is.
    */
   reserve?(profile: string, name: string, bytes: number, where?: SecretStorage): Promise<SecretReservation>;
+  /**
+   * Refuses now, by name, a file svc would have to keep a new secret in but could not (its
+   * credentials.json of another shape), before a sign-in issues what could then not be kept.
+   */
+  checkStorage?(): Promise<void>;
 }
 
 /** A place made sure for one secret's next value: store() writes it there; release() gives the place up. */
@@ -257,6 +262,21 @@ interface CredentialsFile {
   secrets: Record<string, string>;
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * credentials.json's text as svc wrote it, else an Error naming what is wrong. A list where an
+ * object belongs would take a named secret and drop it when written back (JSON has no names on
+ * a list): the add would say "stored" with nothing stored.
+ */
+export function parseCredentialsFile(text: string): CredentialsFile {
+  const data: unknown = JSON.parse(text);
+  if (!isPlainObject(data)) throw new Error(`the file is ${Array.isArray(data) ? 'a list' : 'not an object'}`);
+  if (data.version !== undefined && data.version !== 1) throw new Error(`"version" is ${JSON.stringify(data.version)}; this svc reads version 1`);
+  if (!isPlainObject(data.secrets)) throw new Error(`"secrets" is ${Array.isArray(data.secrets) ? 'a list' : 'not an object'}`);
+  return { version: 1, secrets: data.secrets as Record<string, string> };
+}
+
 /** credentials.json, mode 0600, written atomically under a lock. */
 export class FileSecretStore implements SecretStore {
   readonly path: string;
@@ -314,9 +334,7 @@ export class FileSecretStore implements SecretStore {
       closeSync(fd);
     }
     try {
-      const data = JSON.parse(text) as CredentialsFile;
-      if (typeof data.secrets !== 'object' || data.secrets === null) throw new Error('"secrets" is not an object');
-      return data;
+      return parseCredentialsFile(text);
     } catch (error) {
       throw new ConfigError(
         `the credentials file ${this.path} is not valid (${(error as Error).message}); it was left untouched`,
@@ -402,6 +420,9 @@ export class FileSecretStore implements SecretStore {
         await release();
       },
     };
+  }
+  async checkStorage(): Promise<void> {
+    await this.read();
   }
   /** Whether the file holds any secret of the profile (it was then told its secrets go here). */
   async holdsSecretsOf(profile: string): Promise<boolean> {
@@ -540,6 +561,11 @@ export class FallbackSecretStore implements SecretStore {
     // Now in the keychain: no copy may stay in the file.
     await this.file.delete(profile, name).catch(() => {});
     return 'keychain';
+  }
+
+  /** The file is read whatever the keychain does (a fallback writes it; a keychain write deletes from it). */
+  checkStorage(): Promise<void> {
+    return this.file.checkStorage();
   }
 
   /** The file's reservation when the secret goes to the file; the keychain's disk is not ours to reserve. */
