@@ -80,6 +80,11 @@ export function isDiskFull(error: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
+/** A full disk, in the one wording every file of svc's uses: the file, and where to free space. */
+export function diskFullWords(path: string, dir: string = dirname(path)): { message: string; hint: string } {
+  return { message: `cannot write ${path}: the disk is full`, hint: `free space on the disk that holds ${dir}` };
+}
+
 /** The file a path finally names (a dangling link names its would-be target). */
 export async function followLinks(path: string): Promise<string> {
   let current = resolve(path);

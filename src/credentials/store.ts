@@ -7,7 +7,7 @@
 import { closeSync, constants, fstatSync, promises, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
-import { isDiskFull, prepareAtomicWrite, writeFileAtomic } from '../config/atomic.js';
+import { diskFullWords, isDiskFull, prepareAtomicWrite, writeFileAtomic } from '../config/atomic.js';
 import { acquireFileLock, withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
@@ -377,7 +377,10 @@ export class FileSecretStore implements SecretStore {
   }
   private writeFailure(error: unknown): ConfigError {
     if (error instanceof ConfigError) return error;
-    if (isDiskFull(error)) return new DiskFullError(`cannot write ${this.path}: the disk is full`, this.path, `free space on the disk that holds ${this.dir}`);
+    if (isDiskFull(error)) {
+      const { message, hint } = diskFullWords(this.path, this.dir);
+      return new DiskFullError(message, this.path, hint);
+    }
     return new ConfigError(`cannot write ${this.path}: ${(error as Error).message}`, this.path, 'make the config directory writable, or set SVC_CONFIG_DIR');
   }
   /**

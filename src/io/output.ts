@@ -119,7 +119,9 @@ export async function printObject(
   json: unknown,
 ): Promise<void> {
   if (ctx.globals.json) return printJson(ctx, json);
-  const rows = fields.map(([k, v]) => ({ k, v: Array.isArray(v) ? v.join(',') : v }));
+  // A list is comma-joined for scripts; at a terminal it is spaced, so a long one wraps between its items.
+  const tty = ctx.io.stdout.isTTY === true;
+  const rows = fields.map(([k, v]) => ({ k, v: Array.isArray(v) ? v.join(tty ? ', ' : ',') : v }));
   const columns: Column<{ k: string; v: unknown }>[] = [
     { header: 'FIELD', value: (r) => r.k },
     { header: 'VALUE', value: (r) => cell(r.v) },

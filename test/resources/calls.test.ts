@@ -131,13 +131,13 @@ describe('calls in test mode', () => {
       [['calls', 'start', '--languages', 'en'], 'exactly two'],
       [['calls', 'start', '--languages', 'en,english'], 'BCP 47'],
       [['calls', 'get', 'chat_123'], 'that is a chat id'],
-      [['calls', 'end', 'nope'], 'call_8f2a1c'],
+      [['calls', 'end', 'nope'], 'call_Q3vX8kTz1mLp9RbW2cYd'],
       [['calls', 'dial', 'call_1', '--to', '4155550100'], 'must start with +'],
       [['calls', 'dial', 'call_1', '--to', '+14155550100', '--language', 'xx_YY'], 'did you mean xx-YY'],
       [['calls', 'list', '--limit', '0'], '1 to 100'],
       [['calls', 'links', 'create', '--expires-in', 'soon'], '90s, 15m, 1h'],
       [['calls', 'lines', 'add', '--country', 'USA'], 'two-letter'],
-      [['calls', 'lines', 'release', 'call_1'], 'line_8f2a1c'],
+      [['calls', 'lines', 'release', 'call_1'], 'line_Q3vX8kTz1mLp9RbW2cYd'],
     ];
     const requests = await h.requestsDuring(async () => {
       for (const [argv, message] of cases) {

@@ -2,7 +2,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
-import { printList, type Column } from '../../io/output.js';
+import { localTime, printList, type Column } from '../../io/output.js';
 import { readAudit, type AuditEntry } from './audit.js';
 import { UsageError } from '../../errors.js';
 import { money } from '../../contract/money.js';
@@ -24,13 +24,15 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return { limit };
 }
 
+// At a terminal narrower than the table: the local time, then the result and ids cut (the ids in
+// the middle, where their ends stay copyable); piped, every cell whole.
 const columns: Column<AuditEntry>[] = [
-  { header: 'TIME', value: (e) => e.time },
+  { header: 'TIME', value: (e) => e.time, narrow: (e) => localTime(e.time) },
   { header: 'TOOL', value: (e) => e.tool },
   { header: 'MODE', value: (e) => e.mode },
   { header: 'PRICE', value: (e) => (e.price_asked === null ? '' : money(e.price_asked)) },
-  { header: 'RESULT', value: (e) => e.result },
-  { header: 'IDS', value: (e) => e.ids.join(',') },
+  { header: 'RESULT', value: (e) => e.result, shrink: 10 },
+  { header: 'IDS', value: (e) => e.ids.join(','), shrink: 12, shorten: 'middle' },
 ];
 
 export async function run(opts: { limit?: number }, ctx: Context): Promise<void> {
