@@ -132,8 +132,9 @@ function parseHolder(text: string): LockHolder | null {
 /** Creates the lock with our record in one step; false when someone holds it. */
 async function tryCreate(lockPath: string, record: string): Promise<boolean> {
   const temp = join(dirname(lockPath), `.${basename(lockPath)}.${process.pid}.${randomHex(4)}`);
-  await promises.writeFile(temp, record, { mode: 0o600 });
   try {
+    // Inside the try: a full disk makes the file, then fails to fill it; it is removed all the same.
+    await promises.writeFile(temp, record, { mode: 0o600 });
     await promises.link(temp, lockPath); // atomic, and fails with EEXIST when held
     return true;
   } catch (error) {
