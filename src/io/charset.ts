@@ -1,0 +1,33 @@
+// A terminal whose locale is not UTF-8 (LANG=C, a bare container) shows svc's few symbols as
+// mojibake: there, at a terminal, they are written in ASCII. Piped output keeps every byte:
+// a script under cron (LANG unset) gets the same text as anywhere else.
+import type { Output } from './io.js';
+
+/** Whether the locale the environment names is not UTF-8 (the first of LC_ALL, LC_CTYPE, LANG that is set decides). */
+export function asciiLocale(env: Readonly<Record<string, string | undefined>>, platform: string = process.platform): boolean {
+  if (platform === 'win32') return false;
+  const locale = env.LC_ALL || env.LC_CTYPE || env.LANG || '';
+  return !/utf-?8/i.test(locale);
+}
+
+/** svc's own symbols and their ASCII stand-ins. */
+const FALLBACKS: Record<string, string> = { '…': '...', '✔': 'v', '✖': 'x', '→': '->', '—': '-', '·': '-' };
+const SYMBOLS = new RegExp(`[${Object.keys(FALLBACKS).join('')}]`, 'g');
+
+export function toAscii(text: string): string {
+  return text.replace(SYMBOLS, (symbol) => FALLBACKS[symbol]!);
+}
+
+/** `output` writing svc's symbols in ASCII when it is a terminal of an ASCII locale; otherwise `output` itself. */
+export function asciiWhereNeeded(output: Output, env: Readonly<Record<string, string | undefined>>): Output {
+  if (!output.isTTY || !asciiLocale(env)) return output;
+  return {
+    write: (chunk) => output.write(toAscii(chunk)),
+    get isTTY() {
+      return output.isTTY;
+    },
+    get columns() {
+      return output.columns;
+    },
+  };
+}
