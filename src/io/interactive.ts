@@ -52,14 +52,18 @@ async function interruptible<T>(ask: Promise<T>): Promise<T> {
 export function terminalPrompter(terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }, ascii = false): Prompter {
   // A terminal of an ASCII locale (src/io/charset.ts): an answered question is marked "v", not ✔.
   const theme = ascii ? { theme: { prefix: { idle: '?', done: 'v' } } } : {};
+  // The question is written by the prompt itself, past the ASCII stand-ins of the output's edge.
+  const words = async (message: string) => (ascii ? (await import('./charset.js')).toAscii(message) : message);
   return {
-    async password(message, signal) {
+    async password(question, signal) {
+      const message = await words(question);
       const { default: password } = await import('@inquirer/password');
       // An empty answer (Enter alone) asks again, with no ✔: nothing was given to check.
       const validate = (value: string) => value.trim() !== '' || 'nothing was entered: paste it, or Ctrl-C to stop';
       return interruptible(password({ message, mask: false, validate, ...theme }, { signal, ...terminal }));
     },
-    async confirm(message, signal) {
+    async confirm(question, signal) {
+      const message = await words(question);
       const { default: confirm } = await import('@inquirer/confirm');
       return interruptible(confirm({ message, default: false, ...theme }, { signal, ...terminal }));
     },
