@@ -3,11 +3,15 @@
 // a script under cron (LANG unset) gets the same text as anywhere else.
 import type { Output } from './io.js';
 
-/** Whether the locale the environment names is not UTF-8 (the first of LC_ALL, LC_CTYPE, LANG that is set decides). */
+/**
+ * Whether the environment names a locale that is not UTF-8 (the first of LC_ALL, LC_CTYPE,
+ * LANG that is set decides: LANG=C, POSIX, a Latin-1 locale). None set says nothing of the
+ * terminal (a container's shell on a UTF-8 terminal): the output stays as it is.
+ */
 export function asciiLocale(env: Readonly<Record<string, string | undefined>>, platform: string = process.platform): boolean {
   if (platform === 'win32') return false;
-  const locale = env.LC_ALL || env.LC_CTYPE || env.LANG || '';
-  return !/utf-?8/i.test(locale);
+  const locale = env.LC_ALL || env.LC_CTYPE || env.LANG;
+  return locale !== undefined && locale !== '' && !/utf-?8/i.test(locale);
 }
 
 /** svc's own symbols and their ASCII stand-ins. */
@@ -23,6 +27,7 @@ export function asciiWhereNeeded(output: Output, env: Readonly<Record<string, st
   if (!output.isTTY || !asciiLocale(env)) return output;
   return {
     write: (chunk) => output.write(toAscii(chunk)),
+    ascii: true,
     get isTTY() {
       return output.isTTY;
     },

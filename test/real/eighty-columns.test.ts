@@ -69,10 +69,18 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
   });
 
   it('under LANG=C the terminal gets ASCII: no …, ✔ or → (the redacted key reads svc_test_...)', async () => {
-    const pane = await addKeyTyped(emu.seed.keys.test, tempConfigDir(), { LANG: 'C' });
+    const configDir = tempConfigDir();
+    const pane = await addKeyTyped(emu.seed.keys.test, configDir, { LANG: 'C' });
     const screen = pane.screen();
     expect(screen).toMatch(/svc_test_\.\.\.\w{4}/);
     expect(screen).not.toMatch(/[…✔→]/);
+    // A table's cut cells end in "..." and the table still fits the 80 columns.
+    const list = await term.start(['keys', 'list'], envFor(configDir, { LANG: 'C' }), EIGHTY);
+    await expectExit(list, 0);
+    await list.waitFor(/NAME/);
+    expect(list.screen()).toContain('...');
+    expect(list.screen()).not.toContain('…');
+    fitsEighty(list.screen());
   });
 
   it("login's scopes wrap as a field's value: every scope whole, every line within 80 columns", async () => {
