@@ -114,7 +114,9 @@ async function removeAbandonedTemps(dir: string): Promise<void> {
     return;
   }
   for (const entry of entries) {
-    const pid = Number(/^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(entry)?.[1]);
+    // A write's temp file (`.config.json.<pid>.<hex>.tmp`), or a lock's record before it was
+    // linked into place (`.config.json.lock.<pid>.<hex>`), of a process that is gone.
+    const pid = Number(/^\..+\.(\d+)\.[0-9a-f]{8}(?:\.tmp)?$/.exec(entry)?.[1]);
     if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
     await promises.rm(join(dir, entry), { force: true }).catch(() => {});
   }

@@ -2,10 +2,11 @@
 // filled (ENOSPC, as a full disk answers). The failure is said, and no zero-byte
 // `.config.json.lock.<pid>.<rand>` is left in the user's config folder, whether the lock
 // failed or, on the next try, was taken.
-import { promises, readdirSync } from 'node:fs';
+import { promises, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { acquireFileLock, withFileLock } from '../../src/config/lock.js';
+import { writeFileAtomic } from '../../src/config/atomic.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 afterEach(() => {
@@ -32,5 +33,15 @@ describe('lock files on a full disk', () => {
     const release = await acquireFileLock(target);
     await release();
     expect(readdirSync(dir).filter((name) => name.includes('.lock.'))).toEqual([]);
+  });
+
+  it("a lock record left by an earlier process that is gone is removed by the next write; a running one's stays", async () => {
+    const dir = tempConfigDir();
+    const gone = '.config.json.lock.999999999.0badc0de';
+    const mine = `.config.json.lock.${process.pid}.0badc0de`;
+    writeFileSync(join(dir, gone), '');
+    writeFileSync(join(dir, mine), '');
+    await writeFileAtomic(join(dir, 'config.json'), '{}\n');
+    expect(readdirSync(dir).sort()).toEqual([mine, 'config.json'].sort());
   });
 });
