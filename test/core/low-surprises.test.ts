@@ -51,6 +51,17 @@ describe("usage errors in svc's words", () => {
   });
 });
 
+describe('keys add --org', () => {
+  it('a key that cannot read its organization is said once by its id, not as "org_X (org_X)"', async () => {
+    const { key } = await emu().makeKey('test', ['calls:read']);
+    const org = emu().seed.org_id;
+    const r = await svc(['keys', 'add', '--stdin', '--org', org], {}, key);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`for ${org} to profile "default"`);
+    expect(r.stdout).not.toContain(`${org} (${org})`);
+  });
+});
+
 describe('durations in the user’s units', () => {
   it('`links create --expires-in 60d` is refused locally, with the limits in days and minutes; nothing is sent', async () => {
     const before = (await emu().plane.stats()).requests;
