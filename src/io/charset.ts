@@ -26,7 +26,8 @@ export function toAscii(text: string): string {
 export function asciiWhereNeeded(output: Output, env: Readonly<Record<string, string | undefined>>): Output {
   if (!output.isTTY || !asciiLocale(env)) return output;
   return {
-    write: (chunk) => output.write(toAscii(chunk)),
+    // A JSON document (--json) is the API's, byte for byte: only svc's own words change.
+    write: (chunk) => output.write(/^\s*[{[]/.test(chunk) ? chunk : toAscii(chunk)),
     ascii: true,
     get isTTY() {
       return output.isTTY;
