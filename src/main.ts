@@ -15,8 +15,16 @@ export async function execute(argv: readonly string[], runtime: Runtime, runF?: 
   const cli = await import('./cli/execute.js');
   // At a terminal every line on stderr, whoever writes it, fits it (src/io/fit-output.ts).
   // Piped or redirected, stderr stays whole, and the fitter and its width tables are not loaded.
-  const stderr = runtime.stderr.isTTY ? (await import('./io/fit-output.js')).fitToTerminal(runtime.stderr) : runtime.stderr;
-  return cli.execute(argv, { ...runtime, stderr }, svcVersion(), runF);
+  let { stdout, stderr } = runtime;
+  // A terminal of a locale that is not UTF-8 gets svc's symbols (…, ✔, →) in ASCII (src/io/charset.ts),
+  // before stderr is fitted, so the wider stand-ins wrap too.
+  if (stdout.isTTY || stderr.isTTY) {
+    const { asciiWhereNeeded } = await import('./io/charset.js');
+    stdout = asciiWhereNeeded(stdout, runtime.env);
+    stderr = asciiWhereNeeded(stderr, runtime.env);
+  }
+  if (stderr.isTTY) stderr = (await import('./io/fit-output.js')).fitToTerminal(stderr);
+  return cli.execute(argv, { ...runtime, stdout, stderr }, svcVersion(), runF);
 }
 
 export async function main(): Promise<void> {

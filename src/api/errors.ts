@@ -176,8 +176,8 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
         EXIT.conflict,
         body,
         detail
-          ? 'the matching `get` or `list` command shows its current state'
-          : 'it may already be ended, closed or released: look at its current state with the matching `get` or `list` command',
+          ? 'the matching `list` command shows its current state'
+          : 'it may already be ended, closed or released: the matching `list` command shows its current state',
       );
     case 422:
       return new ApiError(`invalid request${said}${where}`, status, EXIT.usage, body, "check the arguments and flags against the command's --help");

@@ -92,7 +92,11 @@ export interface HttpOptions {
   now?: () => number;
   /** The overall deadline of a non-streaming request; default: SVC_HTTP_TIMEOUT, else 60 s. */
   deadlineMs?: number;
-  /** How long one try waits for an answer's head before it counts as a network failure (tests shorten it). */
+  /**
+   * How long an event stream's try waits for the answer's head (tests shorten it). Every other
+   * request waits for its head as long as its deadline leaves: one limit, SVC_HTTP_TIMEOUT, so
+   * raising it lets a slow server answer.
+   */
   headersTimeoutMs?: number;
 }
 
@@ -152,7 +156,7 @@ async function nodeTransport(headersTimeoutMs: number): Promise<Transport> {
     }
     return client;
   };
-  const send: Send = async (target, method, headers, body, signals, _stream, exchange) => {
+  const send: Send = async (target, method, headers, body, signals, stream, exchange) => {
     const { request: open, agent } = clientFor(target.protocol);
     return new Promise<HttpResponse>((resolve, reject) => {
       const request: ClientRequest = open(target, { method, headers, agent });
@@ -174,7 +178,8 @@ async function nodeTransport(headersTimeoutMs: number): Promise<Transport> {
       request.once('close', () => response ?? release());
       const timedOut = (failure: 'connect-timeout' | 'no-answer', waitedMs: number) =>
         request.destroy(new ConnectionError({ failure, origin: target.origin, reached: exchange.reached, waitedMs }));
-      const headersTimer = setTimeout(() => timedOut('no-answer', headersTimeoutMs), headersTimeoutMs);
+      // A stream has no deadline: its head has a limit of its own. Other requests' is their deadline.
+      const headersTimer = stream ? setTimeout(() => timedOut('no-answer', headersTimeoutMs), headersTimeoutMs) : undefined;
       request.on('socket', (socket) => {
         // A pooled socket is connected (and secured) already; a new one is once its handshake is done.
         if (!socket.connecting) {
@@ -229,7 +234,7 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
     noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
   });
   return {
-    async send(target, method, headers, body, signals, _stream, exchange) {
+    async send(target, method, headers, body, signals, stream, exchange) {
       const signal = signals.length > 1 ? AbortSignal.any([...signals]) : signals[0];
       // undici does not say how far it got: the request may have been sent, unless an error's
       // code says no connection was made (src/api/network.ts).
@@ -243,6 +248,8 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
           headers,
           body: body ?? null,
           signal: signal ?? null,
+          // As nodeTransport: only a stream's head has a limit of its own (0: none but the deadline).
+          headersTimeout: stream ? HEADERS_TIMEOUT_MS : 0,
         });
       } catch (error) {
         if (signal?.aborted) throw error;

@@ -190,7 +190,7 @@ async function refreshInto(
 /** What the user reads when a refreshed pair could not be stored: where, why, and what to do. */
 function unsavedSignIn(error: unknown, profile: string): string {
   const login = `svc login${profile === 'default' ? '' : ` --profile ${profile}`}`;
-  if (error instanceof DiskFullError) return `the sign-in could not be saved at ${error.path} (disk full): free space and run ${login}`;
+  if (error instanceof DiskFullError) return `the sign-in could not be saved at ${error.path} (the disk is full): free space and run ${login}`;
   return `the sign-in could not be saved (${(error as Error).message}): run ${login}`;
 }
 

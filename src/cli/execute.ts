@@ -31,15 +31,6 @@ function helpToFlag(argv: readonly string[]): readonly string[] {
   return argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
 }
 
-/** Commander's refusal as svc's usage error: its own words (a suggestion included), and where to read what the command takes. */
-function usageError(error: CommanderErrorLike, command: string): UsageError {
-  const words = error.message
-    .replace(/^error: /, '')
-    .replace(/\s*\n\s*/g, ' ')
-    .trim();
-  return new UsageError(words, `run \`${command} --help\` for its arguments and flags`);
-}
-
 export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string, runF?: RunF): Promise<number> {
   const argv = helpToFlag(originalArgv);
   const { buildProgram, commandPath } = await import('./tree.js');
@@ -83,7 +74,8 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
         runtime.stdout.write(commanderErr);
         return 0;
       }
-      return printError(runtime, usageError(error, named(argv)), debug, json);
+      const { usageFromCommander } = await import('./usage-words.js');
+      return printError(runtime, usageFromCommander(error, ROOT, commandPath(ROOT, argv)), debug, json);
     }
     return printError(runtime, error, debug, json);
   }

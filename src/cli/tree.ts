@@ -141,7 +141,10 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     })
     // Every command's help lists the global flags too: `svc login --help` shows --profile.
     // Descriptions wrap beside their terms down to 24 columns (commander's default is 40).
-    .configureHelp({ showGlobalOptions: true, minWidthToWrap: 24, formatItem })
+    // A command's line in its parent's help is its name alone, as gh lists them: its arguments
+    // and flags are its own help's, and `api [options] <method-or-path> [path]` made the
+    // column half the width of an 80-column terminal.
+    .configureHelp({ showGlobalOptions: true, minWidthToWrap: 24, formatItem, subcommandTerm: (cmd) => cmd.name() })
     .showSuggestionAfterError(true)
     .addHelpCommand(false);
   addFlags(program, root.globals);

@@ -106,6 +106,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   const moving = await confirmAddressMove(ctx, target);
   // Where the sign-in will be kept, before the browser opens (a read-only home, another user's folder).
   await checkWritableDir(ctx.config.dir);
+  await ctx.secrets.checkStorage?.();
   const { metadata, tokens } = await signIn(ctx, opts, target.baseUrl, client);
   const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(target.baseUrl, ENDPOINTS['oauth.revoke'].path).href;
   // A profile is one organization: moving it to another one must be deliberate.
@@ -358,6 +359,8 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
   const stop = AbortSignal.any([done.signal, ctx.signal]);
   try {
     let reason = noBrowserReason(opts, ctx.env, process.platform);
+    // Printed once: a browser that failed to open points back to the address above.
+    const urlShown = reason === null;
     if (reason === null) {
       note(ctx, `Opening your browser to sign in. If it does not open, visit:\n  ${url}`);
       try {
@@ -370,7 +373,9 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
     if (reason !== null) {
       note(
         ctx,
-        `No browser here (${reason}). Open this address in a browser to sign in:\n  ${url}\n` +
+        (urlShown
+          ? `No browser here (${reason}). Open the address above in a browser to sign in.\n`
+          : `No browser here (${reason}). Open this address in a browser to sign in:\n  ${url}\n`) +
           `After you approve, the browser goes to ${loopback.redirectUri}?…; if that page does not load ` +
           '(the browser is on another machine), copy the whole address from its address bar and paste it here.',
       );

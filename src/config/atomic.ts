@@ -80,6 +80,11 @@ export function isDiskFull(error: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
+/** A full disk, in the one wording every file of svc's uses: the file, and where to free space. */
+export function diskFullWords(path: string, dir: string = dirname(path)): { message: string; hint: string } {
+  return { message: `cannot write ${path}: the disk is full`, hint: `free space on the disk that holds ${dir}` };
+}
+
 /** The file a path finally names (a dangling link names its would-be target). */
 export async function followLinks(path: string): Promise<string> {
   let current = resolve(path);
@@ -109,7 +114,9 @@ async function removeAbandonedTemps(dir: string): Promise<void> {
     return;
   }
   for (const entry of entries) {
-    const pid = Number(/^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(entry)?.[1]);
+    // A write's temp file (`.config.json.<pid>.<hex>.tmp`), or a lock's record before it was
+    // linked into place (`.config.json.lock.<pid>.<hex>`), of a process that is gone.
+    const pid = Number(/^\..+\.(\d+)\.[0-9a-f]{8}(?:\.tmp)?$/.exec(entry)?.[1]);
     if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
     await promises.rm(join(dir, entry), { force: true }).catch(() => {});
   }

@@ -12,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { LOCKS_DIR } from './paths.js';
-import { isDiskFull } from './atomic.js';
+import { diskFullWords, isDiskFull } from './atomic.js';
 import { makeDir, unwritable } from './writable.js';
 import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 
@@ -132,8 +132,9 @@ function parseHolder(text: string): LockHolder | null {
 /** Creates the lock with our record in one step; false when someone holds it. */
 async function tryCreate(lockPath: string, record: string): Promise<boolean> {
   const temp = join(dirname(lockPath), `.${basename(lockPath)}.${process.pid}.${randomHex(4)}`);
-  await promises.writeFile(temp, record, { mode: 0o600 });
   try {
+    // Inside the try: a full disk makes the file, then fails to fill it; it is removed all the same.
+    await promises.writeFile(temp, record, { mode: 0o600 });
     await promises.link(temp, lockPath); // atomic, and fails with EEXIST when held
     return true;
   } catch (error) {
@@ -249,7 +250,10 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
     release = await acquireFileLock(target, options);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof InterruptedError) throw error;
-    if (isDiskFull(error)) throw new ConfigError(`could not lock ${target}: the disk is full`, target, `free space on the disk that holds ${dirname(target)}`);
+    if (isDiskFull(error)) {
+      const { message, hint } = diskFullWords(target);
+      throw new ConfigError(message, target, hint);
+    }
     throw new ConfigError(`could not lock ${target}: ${(error as Error).message}`, target, 'check that the config directory is writable');
   }
   try {

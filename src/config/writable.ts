@@ -4,6 +4,7 @@
 import { promises } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { diskFullWords, isDiskFull } from './atomic.js';
 
 /** Makes the folder if needed and writes and removes a probe file in it; ConfigError naming why not. */
 export async function checkWritableDir(dir: string): Promise<void> {
@@ -44,8 +45,10 @@ export function unwritable(dir: string, error: unknown): ConfigError {
   const next = 'make it writable, or point SVC_CONFIG_DIR at a folder you can write (e.g. SVC_CONFIG_DIR=/tmp/svc for a read-only home)';
   if (code === 'EROFS') return new ConfigError(`cannot write the config folder ${dir}: it is on a read-only file system`, dir, next);
   if (code === 'EACCES' || code === 'EPERM') return new ConfigError(`cannot write the config folder ${dir}: permission denied`, dir, next);
-  if (code === 'ENOSPC' || code === 'EDQUOT')
-    return new ConfigError(`cannot write the config folder ${dir}: the disk is full`, dir, `free space on the disk that holds ${dir}`);
+  if (isDiskFull(error)) {
+    const { hint } = diskFullWords(dir, dir);
+    return new ConfigError(`cannot write the config folder ${dir}: the disk is full`, dir, hint);
+  }
   if (code === 'ENOTDIR' || code === 'EEXIST')
     return new ConfigError(`cannot write the config folder ${dir}: something that is not a folder is in its place`, dir, next);
   return new ConfigError(`cannot write the config folder ${dir}: ${(error as Error).message}`, dir, next);

@@ -7,7 +7,7 @@
 import { closeSync, constants, fstatSync, promises, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
-import { isDiskFull, prepareAtomicWrite, writeFileAtomic } from '../config/atomic.js';
+import { diskFullWords, isDiskFull, prepareAtomicWrite, writeFileAtomic } from '../config/atomic.js';
 import { acquireFileLock, withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
@@ -40,6 +40,11 @@ export interface SecretStore {
    * a lock it cannot take); absent: set() is all there is.
    */
   reserve?(profile: string, name: string, bytes: number, where?: SecretStorage): Promise<SecretReservation>;
+  /**
+   * Refuses now, by name, a file svc would have to keep a new secret in but could not (its
+   * credentials.json of another shape), before a sign-in issues what could then not be kept.
+   */
+  checkStorage?(): Promise<void>;
 }
 
 /** A place made sure for one secret's next value: store() writes it there; release() gives the place up. */
@@ -264,6 +269,22 @@ interface CredentialsFile {
   secrets: Record<string, string>;
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * credentials.json's text as svc wrote it, else an Error naming what is wrong. A list where an
+ * object belongs would take a named secret and drop it when written back (JSON has no names on
+ * a list): the add would say "stored" with nothing stored.
+ */
+export function parseCredentialsFile(text: string): CredentialsFile {
+  const data: unknown = JSON.parse(text);
+  if (!isPlainObject(data)) throw new Error(`the file is ${Array.isArray(data) ? 'a list' : 'not an object'}`);
+  if (formatVersion(data.version, CREDENTIALS_FORMAT, CREDENTIALS_FORMAT).kind !== 'readable')
+    throw new Error(`"version" is ${JSON.stringify(data.version)}; this svc reads format ${CREDENTIALS_FORMAT}`);
+  if (!isPlainObject(data.secrets)) throw new Error(`"secrets" is ${Array.isArray(data.secrets) ? 'a list' : 'not an object'}`);
+  return { version: 1, secrets: data.secrets as Record<string, string> };
+}
+
 /** credentials.json, mode 0600, written atomically under a lock. */
 export class FileSecretStore implements SecretStore {
   readonly path: string;
@@ -321,15 +342,13 @@ export class FileSecretStore implements SecretStore {
       closeSync(fd);
     }
     try {
-      const data = JSON.parse(text) as CredentialsFile;
-      const format = formatVersion(data?.version, CREDENTIALS_FORMAT, CREDENTIALS_FORMAT);
+      const data: unknown = JSON.parse(text);
+      const format = formatVersion(isPlainObject(data) ? data.version : undefined, CREDENTIALS_FORMAT, CREDENTIALS_FORMAT);
       if (format.kind === 'newer') {
         const { message, hint } = newerFormatMessage('the credentials file', this.path, format.version, CREDENTIALS_FORMAT);
         throw new NewerCredentialsFileError(message, this.path, hint);
       }
-      if (format.kind === 'invalid') throw new Error(`"version" is ${JSON.stringify(data.version)}, not a format version`);
-      if (typeof data.secrets !== 'object' || data.secrets === null) throw new Error('"secrets" is not an object');
-      return data;
+      return parseCredentialsFile(text);
     } catch (error) {
       if (error instanceof NewerCredentialsFileError) throw error;
       throw new ConfigError(
@@ -373,7 +392,10 @@ export class FileSecretStore implements SecretStore {
   }
   private writeFailure(error: unknown): ConfigError {
     if (error instanceof ConfigError) return error;
-    if (isDiskFull(error)) return new DiskFullError(`cannot write ${this.path}: the disk is full`, this.path, `free space on the disk that holds ${this.dir}`);
+    if (isDiskFull(error)) {
+      const { message, hint } = diskFullWords(this.path, this.dir);
+      return new DiskFullError(message, this.path, hint);
+    }
     return new ConfigError(`cannot write ${this.path}: ${(error as Error).message}`, this.path, 'make the config directory writable, or set SVC_CONFIG_DIR');
   }
   /**
@@ -416,6 +438,9 @@ export class FileSecretStore implements SecretStore {
         await release();
       },
     };
+  }
+  async checkStorage(): Promise<void> {
+    await this.read();
   }
   /** Whether the file holds any secret of the profile (it was then told its secrets go here). */
   async holdsSecretsOf(profile: string): Promise<boolean> {
@@ -554,6 +579,11 @@ export class FallbackSecretStore implements SecretStore {
     // Now in the keychain: no copy may stay in the file.
     await this.file.delete(profile, name).catch(() => {});
     return 'keychain';
+  }
+
+  /** The file is read whatever the keychain does (a fallback writes it; a keychain write deletes from it). */
+  checkStorage(): Promise<void> {
+    return this.file.checkStorage();
   }
 
   /** The file's reservation when the secret goes to the file; the keychain's disk is not ours to reserve. */

@@ -40,12 +40,7 @@ export function authenticateClient(state: State, authorization: string | undefin
   if (formSecret !== null) throw new OAuthError(401, 'invalid_client', 'client_secret_post is not supported; use HTTP Basic');
   const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
   if (basic?.[1]) {
-    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw new OAuthError(401, 'invalid_client', 'malformed Basic credentials');
-    // §2.3.1: id and secret are form-encoded before being joined.
-    const id = safeDecode(decoded.slice(0, colon));
-    const secret = safeDecode(decoded.slice(colon + 1));
+    const { id, secret } = basicCredentials(basic[1]);
     const app = state.apps.get(id);
     if (!app || !app.secret_hash || !sameSecret(sha256(secret), app.secret_hash)) throw new OAuthError(401, 'invalid_client');
     if (formClientId !== null && formClientId !== id) throw new OAuthError(401, 'invalid_client', 'client_id does not match the Basic credentials');
@@ -59,11 +54,20 @@ export function authenticateClient(state: State, authorization: string | undefin
   return app;
 }
 
-function safeDecode(text: string): string {
+/**
+ * The client id and secret of HTTP Basic credentials (base64 of `id:secret`, each form-encoded
+ * first, §2.3.1); credentials that do not decode are invalid_client, as the service answers.
+ */
+export function basicCredentials(encoded: string): { id: string; secret: string } {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const malformed = new OAuthError(401, 'invalid_client', 'malformed Basic credentials');
+  if (colon < 0) throw malformed;
   try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
+    const formDecode = (text: string) => decodeURIComponent(text.replace(/\+/g, ' '));
+    return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
-    return text;
+    throw malformed;
   }
 }
 

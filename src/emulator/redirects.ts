@@ -15,17 +15,25 @@ export function isLoopback(url: URL): boolean {
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
 
+/**
+ * A URI no redirect may go to: a fragment (RFC 6749 §3.1.2; an empty `#` too) or userinfo
+ * (`user:pass@`, which a browser may send on or show as the address).
+ */
+function unusable(uri: string, url: URL): boolean {
+  return uri.includes('#') || url.username !== '' || url.password !== '';
+}
+
 /** May an app register this redirect URI? */
 export function isAllowedRedirectUri(uri: string): boolean {
   const url = parse(uri);
-  if (!url || url.hash) return false;
+  if (!url || unusable(uri, url)) return false;
   return url.protocol === 'https:' || isLoopback(url);
 }
 
 /** Does the presented redirect URI match one registered for the app? */
 export function redirectMatches(registered: string[], presented: string): boolean {
   const url = parse(presented);
-  if (!url) return false;
+  if (!url || unusable(presented, url)) return false;
   return registered.some((candidate) => {
     if (candidate === presented) return true;
     const reg = parse(candidate);

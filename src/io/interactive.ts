@@ -8,13 +8,14 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { sanitizeText } from './sanitize.js';
 
 /** ora spinners on `stream` (the real stderr); ora loads with the first one. */
-export function oraSpinners(stream: NodeJS.WritableStream): SpinnerFactory {
+export function oraSpinners(stream: NodeJS.WritableStream, ascii = false): SpinnerFactory {
   return async (text, color) => {
     const { default: ora } = await import('ora');
-    const spinner = ora({ text, stream, color: color ? 'cyan' : false }).start();
+    // A terminal of an ASCII locale (src/io/charset.ts) turns a line, not braille dots, and ends on "v".
+    const spinner = ora({ text, stream, color: color ? 'cyan' : false, ...(ascii ? { spinner: 'line' as const } : {}) }).start();
     return {
       stop(finalText) {
-        if (finalText) spinner.succeed(finalText);
+        if (finalText) spinner.stopAndPersist({ symbol: ascii ? 'v' : '✔', text: finalText });
         else spinner.stop();
       },
     };
@@ -48,17 +49,23 @@ async function interruptible<T>(ask: Promise<T>): Promise<T> {
 }
 
 /** The real prompter on the given terminal streams; each @inquirer prompt loads on first use. */
-export function terminalPrompter(terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Prompter {
+export function terminalPrompter(terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }, ascii = false): Prompter {
+  // A terminal of an ASCII locale (src/io/charset.ts): an answered question is marked "v", not ✔.
+  const theme = ascii ? { theme: { prefix: { idle: '?', done: 'v' } } } : {};
+  // The question is written by the prompt itself, past the ASCII stand-ins of the output's edge.
+  const words = async (message: string) => (ascii ? (await import('./charset.js')).toAscii(message) : message);
   return {
-    async password(message, signal) {
+    async password(question, signal) {
+      const message = await words(question);
       const { default: password } = await import('@inquirer/password');
       // An empty answer (Enter alone) asks again, with no ✔: nothing was given to check.
       const validate = (value: string) => value.trim() !== '' || 'nothing was entered: paste it, or Ctrl-C to stop';
-      return interruptible(password({ message, mask: false, validate }, { signal, ...terminal }));
+      return interruptible(password({ message, mask: false, validate, ...theme }, { signal, ...terminal }));
     },
-    async confirm(message, signal) {
+    async confirm(question, signal) {
+      const message = await words(question);
       const { default: confirm } = await import('@inquirer/confirm');
-      return interruptible(confirm({ message, default: false }, { signal, ...terminal }));
+      return interruptible(confirm({ message, default: false, ...theme }, { signal, ...terminal }));
     },
   };
 }

@@ -6,6 +6,8 @@ export interface Output {
   write(chunk: string): void;
   readonly isTTY: boolean;
   readonly columns?: number;
+  /** A terminal of a locale that is not UTF-8 (src/io/charset.ts): a cut cell ends in "...", not "…". */
+  readonly ascii?: boolean;
 }
 
 export interface Input {

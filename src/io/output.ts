@@ -57,7 +57,7 @@ const GAP = 2;
  * narrow texts, then cells cut with … (or shortened in the middle), then columns left out,
  * as each column allows. Widths are display widths (src/io/width.ts); no line ends in spaces.
  */
-export async function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: boolean, width?: number): Promise<string> {
+export async function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: boolean, width?: number, ellipsis?: string): Promise<string> {
   const head = await bold(color);
   const shownColumns = columns.filter((c) => !c.pipedOnly);
   const text = (c: Column<T>, row: T) => cell(c.table ? c.table(row) : c.value(row)) || '-';
@@ -83,7 +83,7 @@ export async function renderTable<T>(rows: readonly T[], columns: readonly Colum
     shown
       .map((c, k) => {
         const value = cells(k);
-        const fitted = shownColumns[c.index]!.shorten === 'middle' ? cutMiddle(value, c.width) : cutEnd(value, c.width);
+        const fitted = shownColumns[c.index]!.shorten === 'middle' ? cutMiddle(value, c.width, ellipsis) : cutEnd(value, c.width, ellipsis);
         return style(k === shown.length - 1 ? fitted : padEnd(fitted, c.width));
       })
       .join(' '.repeat(GAP))
@@ -109,7 +109,7 @@ export async function printList<T>(
     ctx.io.stderr.write('(none)\n');
     return;
   }
-  ctx.io.stdout.write(await renderTable(rows, columns, ctx.io.color, ctx.io.stdout.columns));
+  ctx.io.stdout.write(await renderTable(rows, columns, ctx.io.color, ctx.io.stdout.columns, ctx.io.stdout.ascii ? '...' : undefined));
 }
 
 /** Prints one object: JSON, or `field<TAB>value` lines (a two-column table on a TTY). */
@@ -119,7 +119,9 @@ export async function printObject(
   json: unknown,
 ): Promise<void> {
   if (ctx.globals.json) return printJson(ctx, json);
-  const rows = fields.map(([k, v]) => ({ k, v: Array.isArray(v) ? v.join(',') : v }));
+  // A list is comma-joined for scripts; at a terminal it is spaced, so a long one wraps between its items.
+  const tty = ctx.io.stdout.isTTY === true;
+  const rows = fields.map(([k, v]) => ({ k, v: Array.isArray(v) ? v.join(tty ? ', ' : ',') : v }));
   const columns: Column<{ k: string; v: unknown }>[] = [
     { header: 'FIELD', value: (r) => r.k },
     { header: 'VALUE', value: (r) => cell(r.v) },
@@ -131,7 +133,9 @@ export async function printObject(
   // what is still too wide (one long word) is cut with …, as a table cuts it.
   const room = ctx.io.stdout.columns === undefined ? Infinity : Math.max(ctx.io.stdout.columns - width - 2, 10);
   const valueLines = (value: string) =>
-    room === Infinity ? [value] : wrapProse(value, room).map((line, i) => cutEnd(i === 0 ? line : line.trimStart(), room));
+    room === Infinity
+      ? [value]
+      : wrapProse(value, room).map((line, i) => cutEnd(i === 0 ? line : line.trimStart(), room, ctx.io.stdout.ascii ? '...' : undefined));
   ctx.io.stdout.write(
     rows
       .map((r) =>

@@ -64,20 +64,20 @@ function head(text: string, width: number): string {
 }
 
 /** `text` cut to `width` columns, ending in … when cut (as a table cell is). */
-export function cutEnd(text: string, width: number): string {
+export function cutEnd(text: string, width: number, ellipsis: string = ELLIPSIS): string {
   if (displayWidth(text) <= width) return text;
-  if (width < 1) return '';
-  return head(text, width - 1) + ELLIPSIS;
+  if (width < ellipsis.length) return head(text, width);
+  return head(text, width - ellipsis.length) + ellipsis;
 }
 
 /**
  * `text` shortened in the middle to `width` columns: its start and end stay (an address's
  * scheme and host, a link's id), for values whose end matters as much as their start.
  */
-export function cutMiddle(text: string, width: number): string {
+export function cutMiddle(text: string, width: number, ellipsis: string = ELLIPSIS): string {
   if (displayWidth(text) <= width) return text;
-  if (width < 3) return cutEnd(text, width);
-  const room = width - 1;
+  if (width < 2 + ellipsis.length) return cutEnd(text, width, ellipsis);
+  const room = width - ellipsis.length;
   // Two thirds to the start, and an address's whole origin (scheme, host, port) where it
   // leaves the end a few columns: the origin reads first, the id's end after.
   const origin = /^[a-z]+:\/\/[^/]*\//i.exec(text)?.[0].length ?? 0;
@@ -89,7 +89,7 @@ export function cutMiddle(text: string, width: number): string {
     end = c.text + end;
     used += c.width;
   }
-  return start + ELLIPSIS + end;
+  return start + ellipsis + end;
 }
 
 /** Space-padded to `width` columns (display width, not string length). */

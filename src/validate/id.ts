@@ -1,6 +1,9 @@
 import { ID_PREFIX } from '../shared/constants.js';
 import { invalid } from './invalid.js';
 
+/** The tail of the id in examples: as real ids are, 20 letters and digits after the prefix. */
+export const EXAMPLE_ID_TAIL = 'Q3vX8kTz1mLp9RbW2cYd';
+
 export type IdKind = keyof typeof ID_PREFIX;
 
 const NOUN: Record<IdKind, string> = {
@@ -32,7 +35,9 @@ export function parseIdWithPrefix(value: string, prefix: string, flag?: string):
   if (!trimmed.startsWith(prefix) || !/^[A-Za-z0-9_-]+$/.test(trimmed.slice(prefix.length)) || trimmed === prefix) {
     const other = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => trimmed.startsWith(ID_PREFIX[k]) && k !== kind);
     const hint = other ? ` (that is ${article(NOUN[other])} ${NOUN[other]} id)` : '';
-    invalid(`${flag ? `${flag} ` : ''}"${value}" is not ${article(NOUN[kind])} ${NOUN[kind]} id${hint}: ${NOUN[kind]} ids look like ${prefix}8f2a1c`);
+    invalid(
+      `${flag ? `${flag} ` : ''}"${value}" is not ${article(NOUN[kind])} ${NOUN[kind]} id${hint}: ${NOUN[kind]} ids look like ${prefix}${EXAMPLE_ID_TAIL}`,
+    );
   }
   return trimmed;
 }

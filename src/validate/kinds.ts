@@ -17,7 +17,8 @@ import { lazyRequire } from '../node-require.js';
  */
 export type FlagKind =
   | { type: 'integer'; min?: number; max?: number }
-  | { type: 'duration'; min?: string; max?: string }
+  /** `none`: 0 turns the limit off (read as 0); otherwise 0 is refused with what is allowed. */
+  | { type: 'duration'; min?: string; max?: string; zero?: 'none' }
   | { type: 'money' }
   | { type: 'id'; prefix: string }
   | { type: 'language' }
@@ -47,7 +48,7 @@ export function readKind(kind: FlagKind, text: string, what: string): string | n
     case 'integer':
       return readInteger(text, what, kind.min, kind.max);
     case 'duration':
-      return readDuration(text, what, kind.min, kind.max);
+      return readDuration(text, what, kind);
     case 'money': {
       const cents = centsOf(text.trim());
       if (cents === undefined) invalid(`${what} "${text}" is not an amount of dollars: give e.g. 5 or 0.50`);
@@ -73,10 +74,15 @@ function readInteger(text: string, what: string, min = Number.MIN_SAFE_INTEGER, 
   return n;
 }
 
-function readDuration(text: string, what: string, min?: string, max?: string): number {
+function readDuration(text: string, what: string, { min, max, zero }: Extract<FlagKind, { type: 'duration' }>): number {
+  const limits = [min && `at least ${min}`, max && `at most ${max}`].filter(Boolean).join(' and ');
+  if (/^\s*0+[smhd]?\s*$/i.test(text)) {
+    if (zero === 'none') return 0;
+    invalid(`${what} "${text}" must be longer than zero: give ${limits || 'a duration such as 90s or 5m'}`);
+  }
   const ms = parseDurationMs(text, what);
-  if (min !== undefined && ms < parseDurationMs(min)) invalid(`${what} "${text}" is shorter than ${min}: give at least ${min}`);
-  if (max !== undefined && ms > parseDurationMs(max)) invalid(`${what} "${text}" is longer than ${max}: give at most ${max}`);
+  if (min !== undefined && ms < parseDurationMs(min)) invalid(`${what} "${text}" is shorter than ${min}: give ${limits}`);
+  if (max !== undefined && ms > parseDurationMs(max)) invalid(`${what} "${text}" is longer than ${max}: give ${limits}`);
   return ms;
 }
 

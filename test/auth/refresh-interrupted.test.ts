@@ -100,7 +100,7 @@ describe('a refresh refused with invalid_grant', () => {
     const r = await runCli(['account', '--live', '--json'], { secrets: full, configDir });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(emulator().seed.org_id);
-    expect(r.stderr).toContain(`the sign-in could not be saved at ${path} (disk full): free space and run svc login`);
+    expect(r.stderr).toContain(`the sign-in could not be saved at ${path} (the disk is full): free space and run svc login`);
     expect(r.stderr).not.toContain('has ended');
   });
 

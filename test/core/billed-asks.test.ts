@@ -73,7 +73,9 @@ describe('svc api asks for the billable POSTs the dedicated commands ask for', (
     const declined = await runCli(['api', 'POST', '/v1/calls', '-f', 'languages[]=en', '-f', 'languages[]=es'], { env: live, tty: true, prompter: no });
     expect(declined.exitCode).toBe(1);
     expect(no.asked).toEqual(['Starting a call (POST /v1/calls), billed $0.02/min to the organization of SVC_API_KEY: continue?']);
-    expect(declined.stderr).toContain('is billed to the organization of SVC_API_KEY (live mode)');
+    // The question says it is billed, once: no note saying it again beside it (issue 44).
+    expect(declined.stderr).not.toContain('is billed to');
+    expect(declined.stderr).toContain('Set SVC_API_KEY to a test key (svc_test_…) to try it free of charge.');
     expect(declined.stderr).toContain('cancelled: nothing was done');
     expect(await liveCallCount()).toBe(0);
 

@@ -130,7 +130,7 @@ describe('account / calls', () => {
     expect(await refused('calls', 'lines', 'add')).toContain("required option '--country <cc>' not specified");
     expect(await ok('calls', 'lines', 'add', '--country', 'US', '--dry-run')).toMatchObject({ country: 'US', dryRun: true });
     expect(await ok('calls', 'lines', 'release', 'line_1')).toEqual({ id: 'line_1' });
-    expect(await refused('calls', 'lines', 'release', 'call_1')).toContain('line_8f2a1c');
+    expect(await refused('calls', 'lines', 'release', 'call_1')).toContain('line_Q3vX8kTz1mLp9RbW2cYd');
   });
 });
 

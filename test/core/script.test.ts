@@ -154,7 +154,7 @@ describe('profiles list / remove', () => {
 });
 
 describe('auth status online', () => {
-  it('asks the service about every credential: a revoked key exits 1; --offline skips; --profile shows one', async () => {
+  it('asks the service about every credential: a revoked key exits 3; --offline skips; --profile shows one', async () => {
     const configDir = tempConfigDir();
     const secrets = new MemorySecretStore();
     const run = (argv: string[], stdin?: string) => runCli(argv, { configDir, secrets, ...(stdin ? { stdin } : {}) });
@@ -167,7 +167,7 @@ describe('auth status online', () => {
 
     await emu().plane.revokeKey(emu().seed.org_id, doomed.id);
     const refused = await run(['auth', 'status']);
-    expect(refused.exitCode).toBe(1);
+    expect(refused.exitCode).toBe(3);
     expect(refused.stdout).toMatch(/REFUSED/);
     expect((await run(['auth', 'status', '--offline'])).exitCode).toBe(0);
 

@@ -346,7 +346,7 @@ describe('events tail', () => {
   it('a --since that is not an event id says so in plain English', async () => {
     const { exitCode, stderr } = await runCli(['events', 'tail', '--since', 'call_123'], { env: keyEnv() });
     expect(exitCode).toBe(2);
-    expect(stderr).toContain('"call_123" is not an event id (that is a call id): event ids look like evt_8f2a1c');
+    expect(stderr).toContain('"call_123" is not an event id (that is a call id): event ids look like evt_Q3vX8kTz1mLp9RbW2cYd');
   });
 });
 

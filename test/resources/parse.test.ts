@@ -66,7 +66,7 @@ describe('calls', () => {
     expect(await usageMessage('calls', 'links', 'create', '--expires-in', '60')).toContain('90s, 15m, 1h');
     expect(await ok('calls', 'lines', 'add', '--country', 'us', '--area-code', '415')).toEqual({ country: 'US', areaCode: '415' });
     expect(await usageMessage('calls', 'lines', 'add')).toContain('--country');
-    expect(await usageMessage('calls', 'lines', 'release', 'call_1')).toContain('line_8f2a1c');
+    expect(await usageMessage('calls', 'lines', 'release', 'call_1')).toContain('line_Q3vX8kTz1mLp9RbW2cYd');
   });
 });
 

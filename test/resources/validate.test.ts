@@ -103,7 +103,7 @@ describe('durations', () => {
 
 describe('ids by prefix', () => {
   it('accepts ids of the right kind', () => {
-    expect(parseId('call_8f2a1c', 'call')).toBe('call_8f2a1c');
+    expect(parseId('call_Q3vX8kTz1mLp9RbW2cYd', 'call')).toBe('call_Q3vX8kTz1mLp9RbW2cYd');
     expect(parseId(' chat_AbC-9 ', 'chat')).toBe('chat_AbC-9');
   });
 
@@ -111,7 +111,7 @@ describe('ids by prefix', () => {
     const message = messageOf(() => parseId('chat_123', 'call'));
     expect(message).toContain('not a call id');
     expect(message).toContain('that is a chat id');
-    expect(message).toContain('call_8f2a1c');
+    expect(message).toContain('call_Q3vX8kTz1mLp9RbW2cYd');
   });
 
   it('says "an" before event and organization', () => {
@@ -124,7 +124,7 @@ describe('ids by prefix', () => {
   });
 
   it.each(['', 'call_', '123', 'line_12 3', 'call_../x'])('refuses %j', (input) => {
-    expect(messageOf(() => parseId(input, 'line'))).toContain('line_8f2a1c');
+    expect(messageOf(() => parseId(input, 'line'))).toContain('line_Q3vX8kTz1mLp9RbW2cYd');
   });
 });
 

@@ -148,12 +148,15 @@ function stdinInput(): Input {
  */
 const interactive = () => import('../../io/interactive.js');
 
+/** Whether the terminal's locale is not UTF-8: prompts and spinners then draw in ASCII (src/io/charset.ts). */
+const asciiTerminal = async () => (await import('../../io/charset.js')).asciiLocale(process.env);
+
 /** Prompts on the terminal; process.stdin and stderr are touched only when one is asked. */
 function lazyTerminalPrompter(): Prompter {
   const terminal = () => ({ input: process.stdin, output: process.stderr });
   return {
-    password: async (message, signal) => (await interactive()).terminalPrompter(terminal()).password(message, signal),
-    confirm: async (message, signal) => (await interactive()).terminalPrompter(terminal()).confirm(message, signal),
+    password: async (message, signal) => (await interactive()).terminalPrompter(terminal(), await asciiTerminal()).password(message, signal),
+    confirm: async (message, signal) => (await interactive()).terminalPrompter(terminal(), await asciiTerminal()).confirm(message, signal),
   };
 }
 
@@ -185,7 +188,7 @@ export function createProcessRuntime(controller: AbortController): Runtime {
     signal: controller.signal,
     // The person at this terminal; what each command opens (the HTTP pool) its context closes.
     prompter: lazyTerminalPrompter(),
-    spinner: async (text, color) => (await interactive()).oraSpinners(process.stderr)(text, color),
+    spinner: async (text, color) => (await interactive()).oraSpinners(process.stderr, await asciiTerminal())(text, color),
   };
 }
 

@@ -105,7 +105,9 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<void> 
   else printStatusText(ctx, status);
   // The status is printed; what is wrong with it is the run's error (its exit code, and --json's form, the runner's).
   if (problem) throw problem;
-  if (refused) throw new CliError(`${refused} stored credential(s) were refused by the service`, EXIT.failure, 'run `svc doctor` for the fix of each');
+  // A credential the service refused is "not authenticated" (exit 3), whichever profile holds it:
+  // `auth status` and `auth status --profile NAME` say one thing of one ended sign-in.
+  if (refused) throw new AuthError(`${refused} stored credential(s) were refused by the service`, 'run `svc doctor` for the fix of each');
 }
 
 /** What auth status found, for either of its outputs. */

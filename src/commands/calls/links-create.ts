@@ -19,7 +19,8 @@ export const command = defineCommand({
   flags: {
     call: { value: '<id>', kind: { type: 'id', prefix: 'call_' }, help: 'the call it joins (call_…)' },
     language: { value: '<lang>', kind: { type: 'language' }, help: "the joiner's language" },
-    expiresIn: { value: '<duration>', kind: { type: 'duration' }, help: 'lifetime, e.g. 1h or 30m' },
+    // The service's limits (docs/contract.md, Links: expires_in, 60 s to 30 days), in the user's units.
+    expiresIn: { value: '<duration>', kind: { type: 'duration', min: '1m', max: '30d' }, help: 'lifetime, e.g. 1h or 30m (1m to 30d)' },
   },
   examples: ['svc calls links create --call call_123 --language fr --expires-in 1h'],
   scopes: ['calls:write'],

@@ -54,7 +54,9 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
 }
 
 export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
-  const text = opts.text ?? (await readStdinText(ctx, 'message', 'svc chats send chat_8f2a1c "Hello", or echo "Hello" | svc chats send chat_8f2a1c'));
+  const text =
+    opts.text ??
+    (await readStdinText(ctx, 'message', 'svc chats send chat_Q3vX8kTz1mLp9RbW2cYd "Hello", or echo "Hello" | svc chats send chat_Q3vX8kTz1mLp9RbW2cYd'));
   parseText(text, 'the message text', MAX_MESSAGE_CHARS);
   const body: Record<string, unknown> = { text };
   if (opts.language !== undefined) body.language = opts.language;

@@ -51,7 +51,7 @@ export async function run(opts: ChatsVoiceOptions, ctx: Context): Promise<void> 
 
 /** `-`: the recording piped in (bytes as they are; a test runtime without bytes gives its text). */
 async function readVoiceStdin(ctx: Context): Promise<Uint8Array> {
-  if (ctx.io.stdin.isTTY) throw new UsageError('`-` reads the recording from stdin: pipe one in, e.g. svc chats voice chat_8f2a1c - < note.ogg');
+  if (ctx.io.stdin.isTTY) throw new UsageError('`-` reads the recording from stdin: pipe one in, e.g. svc chats voice chat_Q3vX8kTz1mLp9RbW2cYd - < note.ogg');
   const bytes = ctx.io.stdin.readAllBytes ? await ctx.io.stdin.readAllBytes() : new TextEncoder().encode(await ctx.io.stdin.readAll());
   checkVoiceSize('stdin', bytes.byteLength);
   return bytes;

@@ -17,6 +17,7 @@ import { modeOfKey } from '../../shared/constants.js';
 import { ChecksFailedError, CliError } from '../../errors.js';
 import { maskProxy, proxyFor } from '../../api/proxy.js';
 import { connectionError } from '../../api/network.js';
+import { unwritable } from '../../config/writable.js';
 import { printJson, printText } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import type { Check, Status } from './check.js';
@@ -85,9 +86,10 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
   const dirStat = await stat(dir).catch(() => undefined);
   if (!dirStat) checks.push({ check: 'config', status: 'ok', message: `config dir ${dir} does not exist yet (made on first sign-in)` });
   else {
-    const writable = await access(dir, constants.R_OK | constants.W_OK).then(
-      () => true,
-      () => false,
+    // Said as a write there fails (src/config/writable.ts): a read-only mount is no chmod's to fix.
+    const unwritableDir = await access(dir, constants.R_OK | constants.W_OK).then(
+      () => null,
+      (error: unknown) => unwritable(dir, error),
     );
     // Its owner, and anyone who can write it, can replace the files that hold the secrets.
     const me = process.getuid?.();
@@ -100,12 +102,12 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
       });
     const openTo = dirStat.mode & 0o002 ? 'everyone' : dirStat.mode & 0o020 ? 'its group' : undefined;
     checks.push(
-      !writable
+      unwritableDir
         ? {
             check: 'config',
             status: 'failed',
-            message: `config dir ${dir} is not readable and writable by you`,
-            fix: `fix its permissions (chmod u+rwx ${dir}) or point SVC_CONFIG_DIR at another directory`,
+            message: unwritableDir.message,
+            fix: unwritableDir.hint ?? 'point SVC_CONFIG_DIR at another directory',
           }
         : openTo
           ? {

@@ -292,7 +292,8 @@ function caJson(ca: CaInfo): Record<string, unknown> {
 }
 
 function caLines(ca: CaInfo): string[] {
-  return ca ? [`ca            ${ca.certFile}${ca.created ? ' (new: the emulator made it and keeps it; its key stays in that folder)' : ''}`] : [];
+  // The note on a line of its own under the path: one 80-column line cannot hold both.
+  return ca ? [`ca            ${ca.certFile}`, ...(ca.created ? ['              new: made by the emulator and kept, its key in that folder'] : [])] : [];
 }
 
 function trustHint(ca: CaInfo): string {

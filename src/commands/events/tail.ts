@@ -70,7 +70,11 @@ export const command = defineCommand({
     checkpoint: { value: '<file>', help: 'keep the last handled event id in FILE and resume after it' },
     printSecret: { help: 'print the forwarding secret (for your handler) and exit' },
     failOnGap: { help: 'exit 1 when the service cannot resume without missing events' },
-    timeout: { value: '<duration>', kind: { type: 'duration' }, help: 'give up after this long with nothing from the service' },
+    timeout: {
+      value: '<duration>',
+      kind: { type: 'duration', zero: 'none' },
+      help: 'give up after this long with nothing from the service (default 5m; 0: never)',
+    },
   },
   examples: [
     'svc events tail --type call. --type chat.closed',
@@ -120,7 +124,8 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
   if (flags.record !== undefined) opts.record = fileFlag(flags.record, '--record');
   if (flags.checkpoint !== undefined) opts.checkpoint = fileFlag(flags.checkpoint, '--checkpoint');
 
-  if (flags.timeout !== undefined) opts.timeoutMs = flags.timeout;
+  // 0 turns the silence limit off: a supervisor that restarts nothing keeps the tail open.
+  if (flags.timeout !== undefined) opts.timeoutMs = flags.timeout === 0 ? Infinity : flags.timeout;
 
   return opts;
 }

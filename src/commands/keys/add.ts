@@ -8,8 +8,7 @@ import type { Mode } from '../../shared/constants.js';
 import { checkAddress, chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
 import { ApiError, CliError, EXIT, UsageError } from '../../errors.js';
 import { confirm, promptSecret } from '../../io/interactive.js';
-import { printJson, warn } from '../../io/output.js';
-import { sanitizeText } from '../../io/sanitize.js';
+import { printJson, printText, warn } from '../../io/output.js';
 import { describeLeft, type SecretLeft } from '../../credentials/store.js';
 import { confirmedOrg } from '../../credentials/confirmed.js';
 import { addEntry, commitKey, dropEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
@@ -317,10 +316,12 @@ function report(ctx: Context, meta: KeyMeta, account: Account, unverified: boole
       ...(left.length ? { secrets_left: left } : {}),
     });
   // The organization's name is the server's text: inert before it reaches the terminal.
-  ctx.io.stdout.write(
-    sanitizeText(
-      `Added ${meta.mode} key "${meta.name}" (${redactedKey(meta)}) for ${account.name} (${account.id}) to profile "${profileName}", stored in ${storage === 'file' ? 'the credentials file' : storage}.`,
-    ) + '\n',
+  // An unverified key's organization is known by its id alone: said once, not as "org_… (org_…)".
+  const org = account.name && account.name !== account.id ? `${account.name} (${account.id})` : account.id;
+  // Wrapped at a terminal (printText): a long organization name or path must not be cut mid-word.
+  printText(
+    ctx,
+    `Added ${meta.mode} key "${meta.name}" (${redactedKey(meta)}) for ${org} to profile "${profileName}", stored in ${storage === 'file' ? 'the credentials file' : storage}.`,
   );
   if (replaced.length) ctx.io.stderr.write(`It replaces the profile's previous ${meta.mode} key ${replaced.map((k) => `"${k.name}"`).join(', ')}.\n`);
 }

@@ -4,7 +4,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
-import { printJson, printList, printText, type Column } from '../../io/output.js';
+import { localTime, printJson, printList, printText, type Column } from '../../io/output.js';
 import { readAudit, verifyAudit, type AuditEntry } from './audit.js';
 import { CliError } from '../../errors.js';
 import { money } from '../../contract/money.js';
@@ -29,13 +29,15 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return { ...(flags.verify === true ? { verify: true as const } : {}), ...(flags.limit !== undefined ? { limit: flags.limit } : {}) };
 }
 
+// At a terminal narrower than the table: the local time, then the result and ids cut (the ids in
+// the middle, where their ends stay copyable); piped, every cell whole.
 const columns: Column<AuditEntry>[] = [
-  { header: 'TIME', value: (e) => e.time },
+  { header: 'TIME', value: (e) => e.time, narrow: (e) => localTime(e.time) },
   { header: 'TOOL', value: (e) => e.tool },
   { header: 'MODE', value: (e) => e.mode },
   { header: 'PRICE', value: (e) => (e.price_asked === null ? '' : money(e.price_asked)) },
-  { header: 'RESULT', value: (e) => e.result },
-  { header: 'IDS', value: (e) => e.ids.join(',') },
+  { header: 'RESULT', value: (e) => e.result, shrink: 10 },
+  { header: 'IDS', value: (e) => e.ids.join(','), shrink: 12, shorten: 'middle' },
 ];
 
 export async function run(opts: LogOptions, ctx: Context): Promise<void> {

@@ -61,8 +61,9 @@ export async function confirmBilled(ctx: Context, endpoint: AskedEndpoint, actio
     : credential.source === 'env'
       ? ' Set SVC_API_KEY to a test key (svc_test_…) to try it free of charge.'
       : ' Use --test to try it free of charge.';
-  note(ctx, `${action} is billed to ${org} (live mode).${free}`);
-  if (ctx.globals.yes || !ctx.io.canPrompt()) return;
+  // Said once: as a note when nothing is asked, else by the question itself (with its price).
+  if (ctx.globals.yes || !ctx.io.canPrompt()) return note(ctx, `${action} is billed to ${org} (live mode).${free}`);
+  if (free) note(ctx, free.trim());
   // The price is the one --dry-run shows (src/commands/dry-run.ts), read only when asking.
   const { perUnit, priceOf } = await import('../dry-run.js');
   const priced = await priceOf(await ctx.api(), endpoint);

@@ -6,6 +6,7 @@ import { PREFIX } from '../../shared/constants.js';
 import { presentedSecret } from '../auth.js';
 import type { EmulatorEnv } from '../http.js';
 import { sha256 } from '../ids.js';
+import { basicCredentials } from '../oauth.js';
 import type { State } from '../state.js';
 
 export interface RequestEntry {
@@ -138,7 +139,12 @@ export function credentialSent(state: State, c: Context<EmulatorEnv>): string | 
   const authorization = c.req.header('authorization') ?? '';
   const basic = /^Basic\s+(\S+)\s*$/i.exec(authorization)?.[1];
   if (basic) {
-    const clientId = decodeURIComponent(Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? '');
+    let clientId: string;
+    try {
+      clientId = basicCredentials(basic).id;
+    } catch {
+      return 'malformed client credentials';
+    }
     return state.apps.has(clientId) ? appName(clientId) : 'unknown app';
   }
   const secret = presentedSecret({ authorization, apiKey: c.req.header('x-api-key') });
