@@ -29,9 +29,11 @@ function svc(args: string[], home: string, extra: Record<string, string> = {}, s
 }
 
 const SHAPES: [string, string][] = [
-  ['{"version":1,"secrets":[]}', '"secrets" is a list'],
-  ['[]', 'the file is a list'],
-  ['{"version":2,"secrets":{}}', '"version" is 2; this svc reads version 1'],
+  ['{"version":1,"secrets":[]}', 'is not valid ("secrets" is a list)'],
+  ['[]', 'is not valid (the file is a list)'],
+  ['{"version":"one","secrets":{}}', 'is not valid ("version" is "one"; this svc reads format 1)'],
+  // A newer svc's file is its own refusal, naming both versions (test/bin/format-versions.test.ts).
+  ['{"version":2,"secrets":{}}', 'is in format version 2, written by a newer svc'],
 ];
 
 describe('credentials.json of another shape', () => {
@@ -39,7 +41,7 @@ describe('credentials.json of another shape', () => {
     const { home, dir } = homeWith(text);
     const r = await svc(['keys', 'add', '--stdin'], home, {}, emu().seed.keys.test + '\n');
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain(`${join(dir, 'credentials.json')} is not valid (${said})`);
+    expect(r.stderr).toContain(`${join(dir, 'credentials.json')} ${said}`);
     expect(r.stderr).not.toMatch(/stored|unexpected failure/i);
     expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toBe(text);
     const list = await svc(['keys', 'list', '--json'], home);
