@@ -43,7 +43,7 @@ export interface Context extends BaseContext {
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
   /** The profile name the globals/env/config choose (--profile, SVC_PROFILE, default_profile, "default"). */
   profileName(): Promise<string>;
-  /** The credential a request uses (design.md "Credentials"); AuthError (exit 3) when there is none. */
+  /** The credential a request uses (docs/design.md "Credentials"); AuthError (exit 3) when there is none. */
   resolveCredential(): Promise<ResolvedCredential>;
   /** An API client for the resolved credential, made on first call. */
   api(): Promise<ApiClient<ResolvedCredential>>;

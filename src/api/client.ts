@@ -1,4 +1,4 @@
-// The API client (design.md "HTTP"): Bearer credential, retries (src/api/retry.ts),
+// The API client (docs/design.md "HTTP"): Bearer credential, retries (src/api/retry.ts),
 // OAuth refresh once on 401, error mapping (src/api/errors.ts).
 import type { ApiCredential } from './credential.js';
 import type { Io } from '../io/io.js';
@@ -162,7 +162,7 @@ export function createApiClient<C extends ApiCredential>(ctx: ApiClientDeps, cre
       headers['content-type'] ??= 'application/json';
     }
     const signal = req.signal ? AbortSignal.any([req.signal, ctx.signal]) : ctx.signal;
-    // One deadline for the request and its retries (design.md "HTTP"): a silent server
+    // One deadline for the request and its retries (docs/design.md "HTTP"): a silent server
     // holds a command for SVC_HTTP_TIMEOUT in all, not that much per try.
     const deadline = stream ? undefined : ctx.http.deadline?.(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     let token = await bearer(false);
@@ -187,14 +187,14 @@ export function createApiClient<C extends ApiCredential>(ctx: ApiClientDeps, cre
         return { value: failure, outcome: { networkError: true, reached: failure.facts.reached, retryable: failure.retryable } };
       }
       if (response.status === 401 && credential.kind === 'oauth' && !refreshed) {
-        // The token may have been rotated or expired early: refresh once and try again (design.md "Credentials").
+        // The token may have been rotated or expired early: refresh once and try again (docs/design.md "Credentials").
         await response.body?.cancel().catch(() => {});
         refreshed = true;
         token = await bearer(true, token);
         return tryOnce();
       }
       if (response.status >= 300 && response.status < 400) {
-        // Never followed: the credential must not travel to wherever a server points (design.md "Credentials").
+        // Never followed: the credential must not travel to wherever a server points (docs/design.md "Credentials").
         await response.body?.cancel().catch(() => {});
         const location = response.headers.get('location');
         let target = 'no Location';

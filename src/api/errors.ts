@@ -1,5 +1,5 @@
-// Every status of service-spec.md §7 becomes a message naming the cause and the next
-// step, with design.md's exit code. The message names profile, organization and mode,
+// Every status of docs/contract.md "Errors" becomes a message naming the cause and the next
+// step, with docs/design.md's exit code. The message names profile, organization and mode,
 // so it is never unclear which account a failure concerns (stripe-cli#1135).
 import { ApiError, EXIT } from '../errors.js';
 import type { ApiCredential } from './credential.js';
@@ -30,7 +30,7 @@ function retryNote(retry: RetryFacts | undefined): string | undefined {
   return retry.attempts > 1 || retry.stopped === 'attempts' ? `after ${retry.attempts} attempts` : undefined;
 }
 
-/** The service's own error body (`{"detail": …}`, service-spec.md §7), as against a page from whatever else answered. */
+/** The service's own error body (`{"detail": …}`, docs/contract.md "Errors"), as against a page from whatever else answered. */
 function isServiceError(body: unknown): boolean {
   return typeof body === 'object' && body !== null && 'detail' in body;
 }

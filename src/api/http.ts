@@ -1,4 +1,4 @@
-// The process's one HTTP stack (design.md "HTTP"): one keep-alive pool per invocation (the
+// The process's one HTTP stack (docs/design.md "HTTP"): one keep-alive pool per invocation (the
 // context opens and closes it), connect/headers/body timeouts, the overall deadline, the
 // User-Agent, and --debug logging of each request and response with every secret redacted.
 //
@@ -62,7 +62,7 @@ export interface HttpInit {
   deadline?: RequestDeadline;
 }
 
-/** One overall deadline for a request and all its retries (design.md "HTTP"). */
+/** One overall deadline for a request and all its retries (docs/design.md "HTTP"). */
 export interface RequestDeadline {
   /** Its length, as the error names it. */
   readonly ms: number;

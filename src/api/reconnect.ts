@@ -22,7 +22,7 @@ export interface FollowOptions {
   /** Handles one message; may return a promise (the stream waits: backpressure). */
   onMessage: (message: SseMessage) => MessageVerdict | Promise<MessageVerdict>;
   /**
-   * A frame with an id and no data moved the position (api-contract.md "Events", Position
+   * A frame with an id and no data moved the position (docs/contract.md "Events", Position
    * frame): nothing to hand on, but the next connection resumes from it; a checkpoint keeps it.
    */
   onPosition?: (id: string) => void;

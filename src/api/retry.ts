@@ -1,4 +1,4 @@
-// When to retry (design.md "HTTP"), decided here once: 429 waits Retry-After and retries any
+// When to retry (docs/design.md "HTTP"), decided here once: 429 waits Retry-After and retries any
 // method (the service did not process it); 502/503/504 and network errors retry idempotent
 // methods with exponential backoff and jitter; a POST after a 502 or a dropped connection may
 // have been processed, so it is not repeated, but one whose connection was never made (nothing

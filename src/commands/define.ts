@@ -109,7 +109,7 @@ export interface CommandSpec<F extends FlagSpecs = FlagSpecs, A extends readonly
   notes?: string;
   args?: A;
   flags?: F;
-  /** The scopes its requests need (api-contract.md "Resources"); [] for none. */
+  /** The scopes its requests need (docs/contract.md "Resources"); [] for none. */
   scopes?: readonly Scope[];
   /** Left out of help and completions. */
   hidden?: boolean;

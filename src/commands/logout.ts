@@ -136,7 +136,7 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
 /** Revokes the stored pair at the profile's own origin (RFC 7009); the failure, as a typed error, or null. */
 async function revoke(ctx: Context, stored: StoredOAuth, address: string): Promise<CliError | null> {
   const endpoint = stored.revocation_endpoint ?? joinUrl(address, ENDPOINTS['oauth.revoke'].path).href;
-  // The token goes only to the profile's own origin (design.md "Credentials").
+  // The token goes only to the profile's own origin (docs/design.md "Credentials").
   if (!sameOrigin(endpoint, address))
     return new CliError(
       `the stored revocation endpoint is on ${originOf(endpoint) ?? 'an invalid address'}, not on the profile's ${address}; the token was not sent`,
@@ -164,7 +164,7 @@ function revokeFailure(error: unknown): CliError {
 }
 
 /**
- * Revoking disconnects the app from the organization (service-spec.md §3, §4.3), which ends
+ * Revoking disconnects the app from the organization (docs/contract.md "Credential lifecycle" and "Revocation"), which ends
  * every connection of that app to it: other profiles signed in to the same organization
  * through the same app on the same service end too. Say so and ask first (--yes otherwise).
  */

@@ -1,4 +1,4 @@
-// config.json: everything that is not a secret (design.md "Credentials"). Reads are
+// config.json: everything that is not a secret (docs/design.md "Credentials"). Reads are
 // plain; every change goes through update(), which takes a cross-process lock, re-reads
 // the file, applies the change and writes atomically, so concurrent svc processes never
 // lose each other's changes. A file that does not parse is reported and never overwritten.

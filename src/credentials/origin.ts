@@ -1,4 +1,4 @@
-// Origin binding (design.md "Credentials"): a stored credential is sent only to the origin
+// Origin binding (docs/design.md "Credentials"): a stored credential is sent only to the origin
 // it was issued for, the profile's base URL, as gh binds a token to its host. Origins are
 // compared as browsers do (RFC 6454 §4): scheme, host and port, after the URL parser has
 // lower-cased the host and dropped a default port; a trailing slash or a path never

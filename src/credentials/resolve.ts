@@ -1,4 +1,4 @@
-// Which credential a request uses (design.md "Credentials"), first match wins:
+// Which credential a request uses (docs/design.md "Credentials"), first match wins:
 //   SVC_API_KEY (mode from its prefix)
 //   → the profile chosen by --profile / SVC_PROFILE / default_profile / "default",
 //     in the mode chosen by --test/--live / SVC_MODE / the profile's mode:

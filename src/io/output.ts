@@ -1,4 +1,4 @@
-// Rendering results on stdout (design.md "Output and errors"): --json prints the API's
+// Rendering results on stdout (docs/design.md "Output and errors"): --json prints the API's
 // JSON as one document; otherwise a table on a TTY (fitted to its width) and
 // tab-separated lines when piped, so `svc calls list | cut -f1` works.
 import type { Io } from './io.js';

@@ -16,7 +16,7 @@ const NOUN: Record<IdKind, string> = {
 };
 
 /**
- * An object id of the given kind: its prefix (api-contract.md "Conventions") and then
+ * An object id of the given kind: its prefix (docs/contract.md "Conventions") and then
  * letters, digits, `_` or `-`. Checked locally so that a call id passed where a chat id
  * belongs fails with exit 2 and a clear hint, instead of a 404 from the service.
  */

@@ -334,7 +334,7 @@ describe('the declarations', () => {
 });
 
 describe('declared scopes', () => {
-  it("cover the scopes of every endpoint a command's module names (api-contract.md Resources)", async () => {
+  it("cover the scopes of every endpoint a command's module names (docs/contract.md Resources)", async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { ENDPOINTS } = await import('../../src/api/endpoints.js');

@@ -22,7 +22,7 @@ export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comm
 
 export async function run(_opts: AccountShowOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
-  // Both at once: one round trip, not two (design.md "HTTP").
+  // Both at once: one round trip, not two (docs/design.md "HTTP").
   const balanceAnswer = api.request<Balance>({ endpoint: 'balance.get' }).then(
     (balance): Balance | null => balance,
     (error: unknown) => {

@@ -1,4 +1,4 @@
-// What the resource objects look like (api-contract.md "Resources") and how they are
+// What the resource objects look like (docs/contract.md "Resources") and how they are
 // shown: columns for lists, fields for one object. On a terminal times are local and
 // relative ("2026-11-22 19:35 (3 min ago)"); piped, they stay ISO 8601 for scripts.
 import type { Context } from '../../context.js';

@@ -1,5 +1,5 @@
 // `events tail --checkpoint FILE`: the id of the last event handled (or, before the first
-// event, the position the stream opened with, api-contract.md "Events"), so that a tail
+// event, the position the stream opened with, docs/contract.md "Events"), so that a tail
 // started again (after a crash, a kill or a reboot) resumes right after it.
 //
 // "Handled" means printed and, with --forward-to, settled on every route that wants it
@@ -16,7 +16,7 @@ import { openOwnFile, OwnFileRefusedError, readOwnFile } from '../../config/own-
 import { unusableFile } from './record.js';
 import { isResumableId } from '../../api/reconnect.js';
 
-/** The position before the first event of all (api-contract.md "Events", Position frame). */
+/** The position before the first event of all (docs/contract.md "Events", Position frame). */
 export const START_POSITION = 'start';
 
 export interface CheckpointFile {

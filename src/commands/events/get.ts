@@ -1,5 +1,5 @@
 // `svc events get ID`: one retained event. The API has no GET /v1/events/{id}
-// (api-contract.md), so this reads the retained history (GET /v1/events, 100 a page,
+// (docs/contract.md), so this reads the retained history (GET /v1/events, 100 a page,
 // newest first) until it finds the id: at most 100 requests for the 10,000 retained.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';

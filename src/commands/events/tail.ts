@@ -1,5 +1,5 @@
 // `svc events tail`: follow the organization's event stream (GET /v1/events/stream,
-// api-contract.md "Events") for as long as the user wants, surviving drops and silent
+// docs/contract.md "Events") for as long as the user wants, surviving drops and silent
 // connections without losing or repeating an event.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';

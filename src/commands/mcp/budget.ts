@@ -1,5 +1,5 @@
 // The spending cap of a live `svc mcp` session. Amounts are kept as integers of 1/10,000 of a
-// cent, the unit the service bills exactly in (api-contract.md "Billing"), so the session's
+// cent, the unit the service bills exactly in (docs/contract.md "Billing"), so the session's
 // total and the balance the service reports agree to the last digit.
 import { characterCount } from '../../contract/rules.js';
 import { money, SUBCENTS_PER_CENT } from '../../contract/money.js';

@@ -122,7 +122,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
 
   const audit = new AuditLog(configDir(ctx.env));
   const cap = session.maxSpend !== undefined ? new SpendingCap(session.maxSpend) : undefined;
-  // The service's limit (600 a minute, service-spec.md §8) unless the organization has been given another.
+  // The service's limit (600 a minute, docs/contract.md "Limits") unless the organization has been given another.
   const perMinute = Number(ctx.env.SVC_MCP_REQUESTS_PER_MINUTE ?? '') || undefined;
   const pacer = createPacer(ctx.clock, perMinute && perMinute > 10 ? { limit: perMinute } : {});
   let waiting = 0;

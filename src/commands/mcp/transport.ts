@@ -1,6 +1,6 @@
 // MCP's stdio framing (one JSON-RPC message a line) over the context's streams rather than
 // the process's own: the SDK's StdioServerTransport reads process.stdin and writes
-// process.stdout, which nothing below the process edge touches (design.md). Messages are
+// process.stdout, which nothing below the process edge touches (docs/design.md). Messages are
 // parsed and checked by the SDK's own deserializeMessage; stdout carries nothing else.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

@@ -1,4 +1,4 @@
-// The authorize page (service-spec.md §4.1): sign in, choose an organization, approve or
+// The authorize page (docs/contract.md "Authorize"): sign in, choose an organization, approve or
 // deny. Problems with client_id or redirect_uri are shown here and never redirected
 // (RFC 6749 §4.1.2.1); every other problem is redirected to the app with an error.
 import type { Context, Hono } from 'hono';
@@ -130,7 +130,7 @@ export function authorizeRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const responseType = q('response_type');
     if (responseType !== null && responseType !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
     const scopeParam = q('scope');
-    // The scope parameter is optional: when omitted, all scopes are asked for (service-spec.md §4.1).
+    // The scope parameter is optional: when omitted, all scopes are asked for (docs/contract.md "Authorize").
     const asked = scopeParam === null ? [...SCOPES] : scopeParam.split(' ').filter(Boolean);
     const unknown = asked.filter((s) => !(SCOPES as readonly string[]).includes(s));
     if (unknown.length > 0 || asked.length === 0) return fail('invalid_scope', `unknown scope: ${unknown.join(' ') || '(empty)'}`);

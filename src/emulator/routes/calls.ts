@@ -1,4 +1,4 @@
-// Calls, their participants, links and phone lines (api-contract.md "Resources").
+// Calls, their participants, links and phone lines (docs/contract.md "Resources").
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ID_PREFIX } from '../../shared/constants.js';

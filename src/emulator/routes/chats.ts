@@ -91,7 +91,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const chat = owned(state.chats, c.req.param('id'), credential).obj;
     const messageFrame = (message: MessageObject) => `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
     // A resume by id (Last-Event-ID = the last message seen): the chat's later messages, or, for an
-    // id this chat does not have, a gap frame and then all of its messages (api-contract.md "Events").
+    // id this chat does not have, a gap frame and then all of its messages (docs/contract.md "Events").
     const backlog: string[] = [];
     const lastEventId = c.req.header('last-event-id')?.trim();
     const messages = [...state.messages.values()]
