@@ -17,8 +17,12 @@ const BACKOFF_CAP_MS = 10_000;
 
 export const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
-/** Statuses that say "not now" rather than "no". */
-const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
+/** Statuses that say "not now" rather than "no": every retry of svc asks this set (the token refresh too). */
+const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+export function isTransientStatus(status: number): boolean {
+  return TRANSIENT_STATUSES.has(status);
+}
 
 /**
  * What one try ended in, when it was not a plain answer. A network failure says whether the

@@ -38,9 +38,17 @@ export function sameOrigin(a: string, b: string): boolean {
   return left !== null && left === originOf(b);
 }
 
-/** The address a profile's credentials are bound to: the base URL it was created with (older profiles without one: the default). */
+/**
+ * The address a profile's credentials are bound to, as stored: the base URL it was created with
+ * (older profiles without one: the default). The one place that says so; compared by origin.
+ */
 export function profileAddress(profile: Pick<Profile, 'base_url'> | undefined): string {
-  return profile?.base_url ?? DEFAULT_BASE_URL;
+  return profile?.base_url || DEFAULT_BASE_URL;
+}
+
+/** profileAddress in its one spelling, path included (a UsageError when the stored value is not an http(s) URL). */
+export function profileBaseUrl(profile: Pick<Profile, 'base_url'> | undefined): string {
+  return canonicalBaseUrl(profileAddress(profile), "the profile's base_url");
 }
 
 /** The profiles bound to the origin of `address`. */

@@ -13,11 +13,10 @@ import type { ConfigData, ConfigStore, KeyMeta, Profile } from '../config/config
 import { DEFAULT_PROFILE, emptyConfig } from '../config/config.js';
 import type { Env, GlobalOptions } from '../shared/runtime.js';
 import type { SecretStore } from './store.js';
-import { DEFAULT_BASE_URL } from '../api/endpoints.js';
 import type { ApiCredential } from '../api/credential.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import { settleSecretsInFlight } from './journal.js';
-import { addressMismatch, canonicalBaseUrl, originOf, profileAddress, profilesAt, sameOrigin } from './origin.js';
+import { addressMismatch, canonicalBaseUrl, originOf, profileAddress, profileBaseUrl, profilesAt, sameOrigin } from './origin.js';
 
 /** A credential resolved for a request: what the API client sends, and the profile it came from. */
 export interface ResolvedCredential extends ApiCredential {
@@ -122,7 +121,7 @@ function choose(ctx: Choosing, config: ConfigData): Chosen {
 
 /** The base URL: --base-url, SVC_BASE_URL, the profile's, the default (canonical: no trailing slash). */
 export function chooseBaseUrl(ctx: Choosing, profile: Profile | undefined): string {
-  return explicitBaseUrl(ctx) ?? canonicalBaseUrl(profile?.base_url || DEFAULT_BASE_URL, "the profile's base_url");
+  return explicitBaseUrl(ctx) ?? profileBaseUrl(profile);
 }
 
 /** Refuses (exit 2) an address from --base-url / SVC_BASE_URL that is not the profile's own. */
@@ -176,7 +175,7 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   const chosen = choose(ctx, config);
   const { profileName } = chosen;
   const profile = config.profiles[profileName];
-  const baseUrlOf = (p: Profile | undefined) => chosen.address() ?? canonicalBaseUrl(p?.base_url || DEFAULT_BASE_URL, "the profile's base_url");
+  const baseUrlOf = (p: Profile | undefined) => chosen.address() ?? profileBaseUrl(p);
 
   if (envKey) {
     const mode = modeOfKey(envKey);
