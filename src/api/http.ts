@@ -368,6 +368,11 @@ function debugBody(body: string | Uint8Array | undefined, contentType: string | 
 /** A header's name: an RFC 9110 §5.6.2 token. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
+/** Whether `name` may be sent as a header's name (the one rule: every header svc sends, `-H` and `--forward-header` too). */
+export function isHeaderName(name: string): boolean {
+  return HEADER_NAME.test(name);
+}
+
 /** A credential's most: far beyond any key or token (a few dozen characters), well within a server's 16 KiB of headers. */
 const MAX_CREDENTIAL_CHARS = 4096;
 

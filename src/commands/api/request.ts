@@ -4,7 +4,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import type { HttpResponse } from '../../api/http.js';
+import { headerValueProblem, isHeaderName, type HttpResponse } from '../../api/http.js';
 import { apiErrorFrom } from '../../api/errors.js';
 import { confirmedOrg } from '../../credentials/confirmed.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -51,8 +51,9 @@ export function parseHeader(entry: string): [string, string] {
   const colon = entry.indexOf(':');
   const name = colon > 0 ? entry.slice(0, colon).trim() : '';
   const value = colon > 0 ? entry.slice(colon + 1).trim() : '';
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`-H needs 'Name: value', not ${JSON.stringify(entry)}`);
-  if (/[\r\n\0]/.test(value)) throw new UsageError(`-H ${name}: the value may not contain line breaks`);
+  if (!isHeaderName(name)) throw new UsageError(`-H needs 'Name: value', not ${JSON.stringify(entry)}`);
+  const problem = headerValueProblem(value);
+  if (problem) throw new UsageError(`-H ${name}: the value has ${problem}, which cannot be sent in a header`);
   if (CREDENTIAL_HEADERS.has(name.toLowerCase()))
     throw new UsageError(`-H ${name} is refused: svc sends the credential itself`, 'choose it with --profile, --test/--live or SVC_API_KEY');
   return [name.toLowerCase(), value];
