@@ -1,7 +1,8 @@
-import { ID_PREFIX } from '../shared/constants.js';
+import { ID_PREFIX } from '../contract/constants.js';
+import { checkId, type IdKind } from '../contract/rules.js';
 import { invalid } from './invalid.js';
 
-export type IdKind = keyof typeof ID_PREFIX;
+export type { IdKind };
 
 const NOUN: Record<IdKind, string> = {
   call: 'call',
@@ -29,7 +30,8 @@ export function parseIdWithPrefix(value: string, prefix: string, flag?: string):
   const kind = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => ID_PREFIX[k] === prefix);
   if (kind === undefined) throw new Error(`no id has the prefix ${prefix}`);
   const trimmed = value.trim();
-  if (!trimmed.startsWith(prefix) || !/^[A-Za-z0-9_-]+$/.test(trimmed.slice(prefix.length)) || trimmed === prefix) {
+  // The syntax is the contract's (checkId); what is said, and the hint, are the CLI's.
+  if (!checkId(trimmed, kind).ok) {
     const other = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => trimmed.startsWith(ID_PREFIX[k]) && k !== kind);
     const hint = other ? ` (that is ${article(NOUN[other])} ${NOUN[other]} id)` : '';
     invalid(`${flag ? `${flag} ` : ''}"${value}" is not ${article(NOUN[kind])} ${NOUN[kind]} id${hint}: ${NOUN[kind]} ids look like ${prefix}8f2a1c`);
