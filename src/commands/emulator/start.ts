@@ -25,24 +25,15 @@ export interface EmulatorStartOptions {
   https?: boolean | undefined;
 }
 
-export interface EmulatorStartFlags {
-  port?: number;
-  host?: string;
-  json?: boolean;
-  state?: string;
-  import?: string;
-  export?: string;
-  allowHost?: string[] | string;
-  open?: boolean;
-  https?: boolean;
-}
+/** The address it listens on unless --host says another. */
+const DEFAULT_HOST = '127.0.0.1';
 
 export const command = defineCommand({
   name: 'emulator',
   summary: 'run the local emulator of the service',
   flags: {
-    port: { value: '<n>', kind: { type: 'integer', min: 0, max: 65535 }, default: '4010', help: 'port to listen on' },
-    host: { value: '<host>', default: '127.0.0.1', help: 'address to listen on' },
+    port: { value: '<n>', kind: { type: 'integer', min: 0, max: 65535 }, default: String(DEFAULT_EMULATOR_PORT), help: 'port to listen on' },
+    host: { value: '<host>', default: DEFAULT_HOST, help: 'address to listen on' },
     state: { value: '<file>', help: 'keep the whole state in this file across restarts (created from the seed if missing)' },
     import: { value: '<file>', kind: { type: 'file' }, help: 'start from this exported document instead of the seed' },
     export: { value: '<file>', help: 'write the --state file as a readable document to this file, then exit' },
@@ -60,6 +51,9 @@ export const command = defineCommand({
   scopes: [],
 });
 
+/** The declaration's flags (each may be left out when called directly, as the tests do), and the global --json. */
+export type EmulatorStartFlags = Partial<FlagsOf<typeof command>> & { json?: boolean };
+
 /**
  * Validates the flags before anything starts. Accepts `(flags)` or the command tree's
  * generic `(args, flags)`.
@@ -68,7 +62,7 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
   const flags: EmulatorStartFlags = (Array.isArray(flagsOrArgs) ? maybeFlags : flagsOrArgs) ?? {};
   const args = Array.isArray(flagsOrArgs) ? flagsOrArgs : [];
   if (args.length > 0) throw new UsageError(`svc emulator takes no arguments (got ${args.join(' ')})`);
-  const host = flags.host === undefined ? '127.0.0.1' : String(flags.host).trim();
+  const host = flags.host === undefined ? DEFAULT_HOST : String(flags.host).trim();
   if (host === '' || /[\s/]/.test(host)) throw new UsageError(`--host must be an address such as 127.0.0.1 (got ${JSON.stringify(flags.host)})`);
   const file = (name: string, value: string | undefined) => {
     if (value === undefined) return undefined;
