@@ -10,7 +10,7 @@ import { configDir } from '../config/paths.js';
 import { withProfileLockIn } from '../config/lock.js';
 import type { KeychainBackend, SecretStore } from '../credentials/store.js';
 import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, osKeychain, storePreference } from '../credentials/store.js';
-import { chooseProfileName, resolveCredential } from '../credentials/resolve.js';
+import { resolveCredential } from '../credentials/resolve.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
 import type { ApiClient } from '../api/client.js';
@@ -122,7 +122,6 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     prompter: runtime.prompter ?? noPrompter,
     http,
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
-    profileName: async () => chooseProfileName(ctx, await config.read()),
     resolveCredential: () => (credential ??= resolveCredential(ctx)),
     api: () =>
       (client ??= (async () => {

@@ -5,7 +5,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
-import { chooseBaseUrl } from '../credentials/resolve.js';
+import { chooseBaseUrl, chooseProfileName } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
 import type { Profile } from '../config/config.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
@@ -138,8 +138,9 @@ interface Target {
 }
 
 async function whereToSignIn(ctx: Context): Promise<Target> {
-  const profileName = await ctx.profileName();
-  const existing = (await ctx.config.read()).profiles[profileName];
+  const config = await ctx.config.read();
+  const profileName = chooseProfileName(ctx, config);
+  const existing = Object.hasOwn(config.profiles, profileName) ? config.profiles[profileName] : undefined;
   return { profileName, existing, baseUrl: chooseBaseUrl(ctx, existing) };
 }
 

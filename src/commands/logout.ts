@@ -6,7 +6,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';
-import { checkAddress, explicitBaseUrl, requireProfile } from '../credentials/resolve.js';
+import { checkAddress, chooseProfileName, explicitBaseUrl, requireProfile } from '../credentials/resolve.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
 import { AuthError, CliError, EXIT, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
@@ -57,7 +57,7 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
   if (opts.all) {
     names = Object.keys(config.profiles).filter((name) => config.profiles[name]?.oauth);
   } else {
-    const name = await ctx.profileName();
+    const name = chooseProfileName(ctx, config);
     const profile = requireProfile(config, name);
     // The revoke goes to the profile's own address; another one named here is a mistake to report.
     const address = explicitBaseUrl(ctx);

@@ -86,6 +86,8 @@ export const LIMITS = {
 } as const;
 
 export const DEFAULT_EMULATOR_PORT = 4010;
+/** The address `svc emulator` listens on unless --host says another. */
+export const DEFAULT_EMULATOR_HOST = '127.0.0.1';
 
 /** The mode an API key works in, from its prefix; null when it is not a key. */
 export function modeOfKey(key: string): Mode | null {

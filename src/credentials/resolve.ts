@@ -11,7 +11,7 @@ import type { Mode } from '../shared/constants.js';
 import { modeOfKey } from '../shared/constants.js';
 import type { ConfigData, ConfigStore, KeyMeta, Profile } from '../config/config.js';
 import { DEFAULT_PROFILE, emptyConfig } from '../config/config.js';
-import type { Env, GlobalOptions } from '../shared/runtime.js';
+import type { Clock, Env, GlobalOptions } from '../shared/runtime.js';
 import type { SecretStore } from './store.js';
 import type { ApiCredential } from '../api/credential.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
@@ -156,7 +156,7 @@ export function chooseMode(ctx: Choosing, profile: Profile | undefined): Mode {
   return 'test';
 }
 
-export async function resolveCredential(ctx: Choosing & { config: ConfigStore; secrets: SecretStore }): Promise<ResolvedCredential> {
+export async function resolveCredential(ctx: Choosing & { config: ConfigStore; secrets: SecretStore; clock: Pick<Clock, 'now'> }): Promise<ResolvedCredential> {
   const envKey = ctx.env.SVC_API_KEY;
   let config: ConfigData;
   try {
@@ -168,7 +168,7 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   }
   if (config.secrets_in_flight && !envKey) {
     // A key write killed half-way: settle it before choosing a key (src/credentials/journal.ts).
-    await settleSecretsInFlight(ctx, config, Date.now());
+    await settleSecretsInFlight(ctx, config, ctx.clock.now());
     config = await ctx.config.read();
   }
   // The profile, and the address asked for, looked up once for everything below.

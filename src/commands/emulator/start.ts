@@ -1,7 +1,7 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { BaseContext } from '../../context.js';
-import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
+import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../../contract/constants.js';
 import { UsageError } from '../../errors.js';
 import { browserUnreachable } from '../shared/no-browser.js';
 import { configDir } from '../../config/paths.js';
@@ -25,15 +25,12 @@ export interface EmulatorStartOptions {
   https?: boolean | undefined;
 }
 
-/** The address it listens on unless --host says another. */
-const DEFAULT_HOST = '127.0.0.1';
-
 export const command = defineCommand({
   name: 'emulator',
   summary: 'run the local emulator of the service',
   flags: {
     port: { value: '<n>', kind: { type: 'integer', min: 0, max: 65535 }, default: String(DEFAULT_EMULATOR_PORT), help: 'port to listen on' },
-    host: { value: '<host>', default: DEFAULT_HOST, help: 'address to listen on' },
+    host: { value: '<host>', default: DEFAULT_EMULATOR_HOST, help: 'address to listen on' },
     state: { value: '<file>', help: 'keep the whole state in this file across restarts (created from the seed if missing)' },
     import: { value: '<file>', kind: { type: 'file' }, help: 'start from this exported document instead of the seed' },
     export: { value: '<file>', help: 'write the --state file as a readable document to this file, then exit' },
@@ -62,7 +59,7 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
   const flags: EmulatorStartFlags = (Array.isArray(flagsOrArgs) ? maybeFlags : flagsOrArgs) ?? {};
   const args = Array.isArray(flagsOrArgs) ? flagsOrArgs : [];
   if (args.length > 0) throw new UsageError(`svc emulator takes no arguments (got ${args.join(' ')})`);
-  const host = flags.host === undefined ? DEFAULT_HOST : String(flags.host).trim();
+  const host = flags.host === undefined ? DEFAULT_EMULATOR_HOST : String(flags.host).trim();
   if (host === '' || /[\s/]/.test(host)) throw new UsageError(`--host must be an address such as 127.0.0.1 (got ${JSON.stringify(flags.host)})`);
   const file = (name: string, value: string | undefined) => {
     if (value === undefined) return undefined;
