@@ -3,7 +3,7 @@
 // so it is never unclear which account a failure concerns (stripe-cli#1135).
 import { ApiError, EXIT } from '../errors.js';
 import type { ApiCredential } from './credential.js';
-import { ENDPOINTS, endpointFor } from './endpoints.js';
+import { ENDPOINTS, endpointFor } from '../contract/endpoints.js';
 import { redactText } from '../io/redact.js';
 import type { RetryFacts } from './retry.js';
 

@@ -1,6 +1,6 @@
 // Token endpoint (docs/contract.md "Token endpoint", RFC 6749 §4.1.3 and §6) and revocation
 // endpoint (§4.3, RFC 7009) requests, each paired with the validation of its answer.
-import { PREFIX } from '../shared/constants.js';
+import { PREFIX } from '../contract/constants.js';
 import { OAuthStepError, parseJsonObject, send, type FetchLike } from './http.js';
 
 /** Who the app is at the token endpoint. A public client (the CLI's own) has no secret. */

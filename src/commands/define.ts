@@ -9,7 +9,7 @@
 //
 // This file is on every start path: plain data and types only (no commander, no Node).
 import type { Context } from '../context.js';
-import type { Scope } from '../shared/constants.js';
+import type { Scope } from '../contract/constants.js';
 import type { FlagKind } from '../validate/kinds.js';
 
 /**

@@ -3,8 +3,8 @@
 // connection as one secret entry and the profile's metadata in config.json.
 import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
-import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
-import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
+import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../contract/constants.js';
+import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { chooseBaseUrl, chooseProfileName } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
 import type { Profile } from '../config/config.js';

@@ -14,7 +14,7 @@ import { note, printJson, warn } from '../io/output.js';
 import { fetchOf, clientOf, readStored, storageOf, type StoredOAuth } from '../auth/stored.js';
 import { OAuthStepError } from '../auth/http.js';
 import { revokeToken } from '../auth/tokens.js';
-import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
+import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 
 export interface LogoutOptions {

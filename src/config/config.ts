@@ -5,7 +5,7 @@
 import { promises } from 'node:fs';
 import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 import { join } from 'node:path';
-import type { Mode, Scope } from '../shared/constants.js';
+import type { Mode, Scope } from '../contract/constants.js';
 import { ConfigError } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
 import { withFileLock, type LockOptions } from './lock.js';

@@ -5,7 +5,7 @@
 // matters. `localhost` and `127.0.0.1` are different origins: a name may resolve
 // elsewhere (hosts file, ::1) than the address the credential was issued for.
 import type { Profile } from '../config/config.js';
-import { DEFAULT_BASE_URL } from '../api/endpoints.js';
+import { DEFAULT_EMULATOR_PORT } from '../contract/constants.js';
 import { UsageError } from '../errors.js';
 
 /** The base URL in one spelling (lower-case host, no default port, no trailing slash); UsageError when it is not an http(s) URL. */
@@ -37,6 +37,9 @@ export function sameOrigin(a: string, b: string): boolean {
   const left = originOf(a);
   return left !== null && left === originOf(b);
 }
+
+/** The service publishes its address only as {base_url}: without one, svc talks to the local emulator. */
+export const DEFAULT_BASE_URL = `http://127.0.0.1:${DEFAULT_EMULATOR_PORT}`;
 
 /**
  * The address a profile's credentials are bound to, as stored: the base URL it was created with

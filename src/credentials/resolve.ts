@@ -7,8 +7,8 @@
 // A stored credential goes only to its profile's origin (src/credentials/origin.ts): an
 // address from --base-url / SVC_BASE_URL picks the one profile bound to it when no profile
 // was named, else it is refused (exit 2). SVC_API_KEY goes wherever the user points it.
-import type { Mode } from '../shared/constants.js';
-import { modeOfKey } from '../shared/constants.js';
+import type { Mode } from '../contract/constants.js';
+import { modeOfKey } from '../contract/constants.js';
 import type { ConfigData, ConfigStore, KeyMeta, Profile } from '../config/config.js';
 import { DEFAULT_PROFILE, emptyConfig } from '../config/config.js';
 import type { Clock, Env, GlobalOptions } from '../shared/runtime.js';

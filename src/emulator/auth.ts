@@ -1,7 +1,7 @@
 // Who is calling: an API key (Bearer or X-Api-Key, docs/contract.md "Authentication" 1–2) or an OAuth
 // access token (always live, docs/contract.md "Authentication" 8). Keys and tokens are looked up by their sha256 only.
-import { PREFIX, modeOfKey } from '../shared/constants.js';
-import type { Mode, Scope } from '../shared/constants.js';
+import { PREFIX, modeOfKey } from '../contract/constants.js';
+import type { Mode, Scope } from '../contract/constants.js';
 import { missingScope, unauthorized } from './errors.js';
 import { sha256 } from './ids.js';
 import type { State } from './state.js';

@@ -1,7 +1,7 @@
 // Every state change publishes an event (docs/contract.md "Events"). The event is
 // serialized once; lists and streams share that string.
-import { ID_PREFIX } from '../shared/constants.js';
-import type { Mode } from '../shared/constants.js';
+import { ID_PREFIX } from '../contract/constants.js';
+import type { Mode } from '../contract/constants.js';
 import { EVENT_RETENTION, nextSeq } from './state.js';
 import type { EmulatorEvent, EventLog, State } from './state.js';
 

@@ -1,7 +1,7 @@
 // OAuth operations over the state, each a step of RFC 6749 / RFC 7636 / RFC 7009.
 import { createHash } from 'node:crypto';
-import { LIMITS, PREFIX } from '../shared/constants.js';
-import type { Scope } from '../shared/constants.js';
+import { LIMITS, PREFIX } from '../contract/constants.js';
+import type { Scope } from '../contract/constants.js';
 import { OAuthError } from './errors.js';
 import { newId, randomToken, sameSecret, sha256 } from './ids.js';
 import { endGrants, endUnauthorizedStreams } from './state.js';

@@ -6,7 +6,7 @@
 // while the client reads; a client that stops reading is disconnected once its unsent
 // backlog passes a bound (docs/contract.md "Events"), and resumes with Last-Event-ID.
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import type { Mode } from '../shared/constants.js';
+import type { Mode } from '../contract/constants.js';
 import type { EmulatorContext } from './http.js';
 import type { EmulatorEvent, State, Subscriber } from './state.js';
 

@@ -1,7 +1,7 @@
 // The emulator's whole world, as plain data. Routes change it only through the small
 // operations in this folder; reset() empties it and plants the seed.
-import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../shared/constants.js';
-import type { Mode, Scope } from '../shared/constants.js';
+import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../contract/constants.js';
+import type { Mode, Scope } from '../contract/constants.js';
 import type { AdvancingClock } from './clock.js';
 import type { BoundAddress } from './address.js';
 import { hashPassword, lastSecondRfc3339, newId, randomToken, sha256 } from './ids.js';

@@ -3,7 +3,7 @@
 // `translate --lines` takes one token before each request; all its tasks share one
 // pacer. Time comes from the context's clock, so tests run it on a virtual clock.
 import type { Clock } from '../../context.js';
-import { LIMITS } from '../../shared/constants.js';
+import { LIMITS } from '../../contract/constants.js';
 
 export interface PacerOptions {
   /** Starts allowed in any window of `windowMs`, burst included. */

@@ -9,7 +9,7 @@ import type { Context } from '../../context.js';
 import type { ConfigData, Profile } from '../../config/config.js';
 import { DEFAULT_PROFILE, emptyConfig } from '../../config/config.js';
 import { CONFIG_FILE, CREDENTIALS_FILE } from '../../config/paths.js';
-import { ENDPOINTS, joinUrl } from '../../api/endpoints.js';
+import { ENDPOINTS, joinUrl } from '../../contract/endpoints.js';
 import {
   addressSource,
   chooseBaseUrl,

@@ -3,8 +3,8 @@
 // newest first) until it finds the id: at most 100 requests for the 10,000 retained.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import type { ListPage } from '../../api/endpoints.js';
-import { LIST_LIMIT_MAX } from '../../api/endpoints.js';
+import type { ListPage } from '../../contract/endpoints.js';
+import { LIST_LIMIT_MAX } from '../../contract/endpoints.js';
 import { CliError, EXIT } from '../../errors.js';
 import { printObject } from '../../io/output.js';
 import { displayJson } from '../../io/sanitize.js';

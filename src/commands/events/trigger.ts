@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { type Column, printJson, printList } from '../../io/output.js';
-import { EVENT_TYPES, modeOfKey } from '../../shared/constants.js';
+import { EVENT_TYPES, modeOfKey } from '../../contract/constants.js';
 import { chooseMode, chooseProfileName, parseModeValue } from '../../credentials/resolve.js';
 import { strings } from './list.js';
 import { applyOverrides, fixturesDir, loadFixture, parseOverride, resolveReferences, type Fixture, type Override } from './fixture.js';

@@ -16,7 +16,7 @@ import { printJson, warn } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import { clientOf, fetchOf, readStored } from '../../auth/stored.js';
 import { revokeToken } from '../../auth/tokens.js';
-import { ENDPOINTS, joinUrl } from '../../api/endpoints.js';
+import { ENDPOINTS, joinUrl } from '../../contract/endpoints.js';
 import { profileAddress } from '../../credentials/origin.js';
 
 export interface ProfilesRemoveOptions {

@@ -3,7 +3,7 @@
 // billing notice, and text read from stdin.
 import type { Context } from '../../context.js';
 import type { ApiRequest, QueryValue } from '../../api/client.js';
-import { ENDPOINTS, endpointFor, type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
+import { ENDPOINTS, endpointFor, type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../contract/endpoints.js';
 import { lacksScope } from '../../api/errors.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';

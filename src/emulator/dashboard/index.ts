@@ -12,7 +12,7 @@ import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { getCookie, setCookie } from 'hono/cookie';
-import type { Mode } from '../../shared/constants.js';
+import type { Mode } from '../../contract/constants.js';
 import { HttpError } from '../errors.js';
 import { sameSiteGuard } from '../guards.js';
 import type { EmulatorEnv } from '../http.js';

@@ -3,8 +3,8 @@
 // (RFC 6749 §4.1.2.1); every other problem is redirected to the app with an error.
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { SCOPES } from '../../shared/constants.js';
-import type { Scope } from '../../shared/constants.js';
+import { SCOPES } from '../../contract/constants.js';
+import type { Scope } from '../../contract/constants.js';
 import { HttpError } from '../errors.js';
 import type { EmulatorEnv } from '../http.js';
 import { passwordMatches, randomToken, sameSecret } from '../ids.js';

@@ -1,7 +1,7 @@
 // Calls, their participants, links and phone lines (docs/contract.md "Resources").
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { ID_PREFIX } from '../../shared/constants.js';
+import { ID_PREFIX } from '../../contract/constants.js';
 import { charge, costOf, ensureFunds } from '../billing.js';
 import { badRequest, conflict } from '../errors.js';
 import { publish } from '../events.js';

@@ -1,7 +1,7 @@
 // Support chats, their messages, voice messages and the chat's live stream.
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { ID_PREFIX } from '../../shared/constants.js';
+import { ID_PREFIX } from '../../contract/constants.js';
 import type { Credential } from '../auth.js';
 import { charge, costOf, ensureFunds } from '../billing.js';
 import { HttpError, conflict, invalidOne } from '../errors.js';

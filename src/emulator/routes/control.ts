@@ -2,7 +2,7 @@
 // tests and demos can arrange what the real service's dashboard does by hand.
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { PREFIX, SCOPES } from '../../shared/constants.js';
+import { PREFIX, SCOPES } from '../../contract/constants.js';
 import { balanceObject, centsAmount } from '../billing.js';
 import { centsOfSubcents, subcentsOf } from '../../contract/money.js';
 import { invalidOne, notFound } from '../errors.js';

@@ -1,5 +1,5 @@
 // Controls: the clock, faults, synthetic events, export, import and reset (the control plane's, as forms).
-import { EVENT_TYPES } from '../../../shared/constants.js';
+import { EVENT_TYPES } from '../../../contract/constants.js';
 import { ActionButton, CsrfFields, Layout, When } from '../layout.js';
 import type { Html, View } from '../layout.js';
 import { FieldError, invalidAttrs, kept } from '../forms.js';
