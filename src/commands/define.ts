@@ -234,6 +234,12 @@ export function isHidden(node: Node): boolean {
   return Boolean(node.kind === 'leaf' ? node.decl.hidden : node.hidden);
 }
 
+/** A repeatable flag's values as a list, whichever shape it came in (commander's array, one value, or none). */
+export function repeated(value: unknown): string[] {
+  if (value === undefined || value === null || value === false) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
 /** `areaCode` → `area-code`. */
 export function kebab(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);

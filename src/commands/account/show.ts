@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { money } from '../../io/money.js';
 import { printObject } from '../../io/output.js';
 import { redact } from '../../io/redact.js';
-import { readAccount } from './read.js';
+import { readAccount } from '../shared/account.js';
 
 export type AccountShowOptions = Record<string, never>;
 

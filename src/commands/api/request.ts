@@ -1,7 +1,7 @@
 // `svc api [METHOD] PATH [-f/-F key=value …] [-H 'Name: value'] [--input FILE|-]
 // [--paginate] [--jq EXPR] [--include]`: any request, authenticated like every other
 // command — the escape hatch for what is not wrapped, shaped like `gh api`.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { headerValueProblem, isHeaderName, type HttpResponse } from '../../api/http.js';
@@ -36,10 +36,6 @@ export interface ApiRequestOptions {
 
 /** `-F n=3` sends a number, `true`/`false`/`null` their JSON values, anything else a string. */
 export { typedValue as fieldValue } from './fields.js';
-
-function listOf(raw: unknown): string[] {
-  return Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
-}
 
 function methodOf(text: string): Method {
   const method = text.toUpperCase() as Method;
@@ -92,7 +88,7 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ApiRequestOptions {
-  const fields = [...listOf(flags.rawField).map((e) => parseField(e, 'raw')), ...listOf(flags.field).map((e) => parseField(e, 'typed'))];
+  const fields = [...repeated(flags.rawField).map((e) => parseField(e, 'raw')), ...repeated(flags.field).map((e) => parseField(e, 'typed'))];
   const input = typeof flags.input === 'string' ? flags.input : undefined;
   // `svc api METHOD PATH` (svc's form) or `svc api PATH [-X METHOD]` (gh's form).
   let method: Method;
@@ -114,7 +110,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
     );
   const path = rawPath.startsWith('/') ? rawPath : `/${rawPath}`;
   const headers: Record<string, string> = {};
-  for (const entry of listOf(flags.header)) {
+  for (const entry of repeated(flags.header)) {
     const [name, value] = parseHeader(entry);
     headers[name] = value;
   }

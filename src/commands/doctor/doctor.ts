@@ -23,7 +23,7 @@ import { confirmedOrg } from '../../credentials/confirmed.js';
 import { secretChecks } from './secrets.js';
 import type { Mode } from '../../contract/constants.js';
 import { ChecksFailedError, CliError, EXIT } from '../../errors.js';
-import { readAccount } from '../account/read.js';
+import { readAccount } from '../shared/account.js';
 import { maskProxy, proxyFor } from '../../api/proxy.js';
 import { connectionError } from '../../api/network.js';
 import { printJson, printText } from '../../io/output.js';

@@ -1,5 +1,5 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../../contract/constants.js';
 import { UsageError } from '../../errors.js';
@@ -29,7 +29,7 @@ export const command = defineCommand({
   name: 'emulator',
   summary: 'run the local emulator of the service',
   flags: {
-    port: { value: '<n>', kind: { type: 'integer', min: 0, max: 65535 }, default: String(DEFAULT_EMULATOR_PORT), help: 'port to listen on' },
+    port: { value: '<n>', kind: { type: 'integer', min: 0, max: 65535 }, default: `${DEFAULT_EMULATOR_PORT}`, help: 'port to listen on' },
     host: { value: '<host>', default: DEFAULT_EMULATOR_HOST, help: 'address to listen on' },
     state: { value: '<file>', help: 'keep the whole state in this file across restarts (created from the seed if missing)' },
     import: { value: '<file>', kind: { type: 'file' }, help: 'start from this exported document instead of the seed' },
@@ -73,7 +73,7 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
     throw new UsageError('--export needs --state FILE: the state file to export', `or fetch GET /_emulator/state from a running emulator`);
   }
   if (exportTo !== undefined && importFrom !== undefined) throw new UsageError('--export and --import do not go together');
-  const allowHosts = flags.allowHost === undefined ? undefined : [flags.allowHost].flat().map((name) => String(name).trim());
+  const allowHosts = flags.allowHost === undefined ? undefined : repeated(flags.allowHost).map((name) => name.trim());
   for (const name of allowHosts ?? []) {
     if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+|[0-9a-fA-F:]+)$/.test(name)) {
       throw new UsageError(`--allow-host takes a host name such as myhost.local (got ${JSON.stringify(name)})`);

@@ -4,7 +4,6 @@ import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
 import { printList, type Column } from '../../io/output.js';
 import { readAudit, type AuditEntry } from './audit.js';
-import { UsageError } from '../../errors.js';
 import { money } from '../../contract/money.js';
 
 export const command = defineCommand({
@@ -18,10 +17,8 @@ export const command = defineCommand({
 });
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): { limit?: number } {
-  if (flags.limit === undefined) return {};
-  const limit = Number(flags.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit "${flags.limit}" is not a whole number of at least 1`);
-  return { limit };
+  // The integer kind has read and checked it (a whole number of at least 1).
+  return flags.limit === undefined ? {} : { limit: flags.limit };
 }
 
 const columns: Column<AuditEntry>[] = [

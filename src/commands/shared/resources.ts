@@ -10,7 +10,7 @@ import { CliError, EXIT, UsageError } from '../../errors.js';
 import { confirmedOrg, orgLabel } from '../../credentials/confirmed.js';
 import { confirm } from '../../io/interactive.js';
 import { note } from '../../io/output.js';
-import type { ListFlags } from '../calls/shared.js';
+import type { ListFlags } from './list-flags.js';
 
 /**
  * The live-mode operations that say what they cost and ask first (starting a call,
