@@ -74,7 +74,11 @@ export async function renderTable<T>(rows: readonly T[], columns: readonly Colum
             header: displayWidth(c.header),
             full: fullWidths[i]!,
             ...(c.narrow ? { narrow: widest(narrow, i) } : {}),
-            fit: { ...(c.shrink !== undefined ? { shrink: c.shrink } : {}), ...(c.drop !== undefined ? { drop: c.drop } : {}) },
+            fit: {
+              ...(c.shrink !== undefined ? { shrink: c.shrink } : {}),
+              ...(c.drop !== undefined ? { drop: c.drop } : {}),
+              ...(c.cutLast ? { cutLast: true } : {}),
+            },
           })),
           width,
           GAP,

@@ -97,12 +97,13 @@ export function participantFields(part: Participant, time: TimeFormat): Array<re
 
 export function linkColumns(time: TimeFormat): Column<Link>[] {
   return [
-    // The URL ends with the link's id: on a narrow terminal the ID column goes first, then the
-    // URL is shortened in the middle (its address and id stay); the call is always shown.
+    // The URL is what people copy, and it ends with the link's id: on a narrow terminal the ID
+    // column goes first, then the call and the language (`calls links get` shows them), and only
+    // then is the URL shortened in the middle (its address and id stay).
     { header: 'ID', value: (l) => l.id, drop: 1 },
-    { header: 'URL', value: (l) => l.url, shrink: 30, shorten: 'middle' },
-    { header: 'CALL', value: (l) => l.call_id },
-    { header: 'LANGUAGE', value: (l) => l.language },
+    { header: 'URL', value: (l) => l.url, shrink: 30, shorten: 'middle', cutLast: true },
+    { header: 'CALL', value: (l) => l.call_id, drop: 2 },
+    { header: 'LANGUAGE', value: (l) => l.language, drop: 3 },
     timeColumn('EXPIRES', time, (l) => l.expires_at),
   ];
 }
