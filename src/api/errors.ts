@@ -137,6 +137,15 @@ function exitOf(status: number): number {
   return Object.hasOwn(STATUS_MEANING, status) ? STATUS_MEANING[status as keyof typeof STATUS_MEANING].exit : EXIT.failure;
 }
 
+/** What to do about a credential the service refused (401). */
+function refusedHint(c: ErrorSubject['credential'], profileFlag: string): string {
+  if (!c) return 'run `svc login` or `svc keys add`';
+  if (c.source === 'env') return 'SVC_API_KEY is missing, unknown or revoked: set a valid key, or unset it to use a stored profile';
+  return c.kind === 'oauth'
+    ? `the sign-in has expired or was disconnected: run \`svc login${profileFlag}\``
+    : `the key may have been revoked: run \`svc keys add${profileFlag}\` with a new key`;
+}
+
 export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubject): ApiError {
   const full = detailText(body);
   // A detail is the server's text: one page of it at most (control characters are made inert where it is printed).
@@ -157,16 +166,8 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
         body,
         c?.mode === 'test' && subject.path.includes('/dial') ? 'phones cannot be dialled in test mode; use --live' : undefined,
       );
-    case 401: {
-      const hint = !c
-        ? 'run `svc login` or `svc keys add`'
-        : c.source === 'env'
-          ? 'SVC_API_KEY is missing, unknown or revoked: set a valid key, or unset it to use a stored profile'
-          : c.kind === 'oauth'
-            ? `the sign-in has expired or was disconnected: run \`svc login${profileFlag}\``
-            : `the key may have been revoked: run \`svc keys add${profileFlag}\` with a new key`;
-      return new ApiError(`not authenticated: the service refused the credential${said}${where}`, status, exitOf(status), body, hint);
-    }
+    case 401:
+      return new ApiError(`not authenticated: the service refused the credential${said}${where}`, status, exitOf(status), body, refusedHint(c, profileFlag));
     case 402:
       // Dialling cannot be tried in test mode (it refuses it): no such advice there.
       return new ApiError(

@@ -135,6 +135,22 @@ function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+/** Why the emulator did not start, as the user's to fix where it is (a taken port, a bad state file). */
+function startFailure(error: NodeJS.ErrnoException, opts: EmulatorStartOptions, emulatorModule: typeof import('../../emulator/index.js')): unknown {
+  const known = asUsageError(error, emulatorModule, opts.importFrom);
+  if (known !== error) return known;
+  if (error.code === 'EADDRINUSE') {
+    return new UsageError(`port ${opts.port} on ${opts.host} is already in use (another emulator?)`, 'choose another --port, or --port 0 for any free one');
+  }
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES') {
+    return new UsageError(
+      `cannot listen on ${opts.host}:${opts.port} (${error.code})`,
+      'use an address of this machine (--host 127.0.0.1) and a port above 1023',
+    );
+  }
+  return error;
+}
+
 export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseContext): Promise<void> {
   const emulatorModule = await import('../../emulator/index.js');
   const { startEmulator } = emulatorModule;
@@ -164,18 +180,7 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
     ...(opts.allowHosts !== undefined ? { allowHosts: opts.allowHosts } : {}),
     ...(opts.https ? { https: { caDir: caFolder(opts, ctx.env) } } : {}),
   }).catch((error: NodeJS.ErrnoException) => {
-    const known = asUsageError(error, emulatorModule, opts.importFrom);
-    if (known !== error) throw known;
-    if (error.code === 'EADDRINUSE') {
-      throw new UsageError(`port ${opts.port} on ${opts.host} is already in use (another emulator?)`, 'choose another --port, or --port 0 for any free one');
-    }
-    if (error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES') {
-      throw new UsageError(
-        `cannot listen on ${opts.host}:${opts.port} (${error.code})`,
-        'use an address of this machine (--host 127.0.0.1) and a port above 1023',
-      );
-    }
-    throw error;
+    throw startFailure(error, opts, emulatorModule);
   });
   const seed = emulator.state.seed;
   const loaded = emulator.loaded;
