@@ -1,4 +1,4 @@
-// Emulator throughput benchmark (design.md "Performance budget"):
+// Emulator throughput benchmark (docs/design.md "Performance budget"):
 //  (a) authenticated requests/s: GET /v1/account with API keys, keep-alive, ~32 in flight;
 //  (b) events/s delivered to ONE SSE stream after POST /_emulator/events {count: 200000},
 //      counting every event id so that none is lost, repeated or reordered (target ≥ 200,000/s),
@@ -37,7 +37,7 @@ const DASHBOARD_EVENTS = 100_000;
 const DASHBOARD_REQUESTS = Number(process.env.BENCH_DASHBOARD_REQUESTS ?? 100_000);
 const DASHBOARD_TIME_BOUND_MS = 180_000;
 const DASHBOARD_RING = 1000; // REQUEST_LOG_SIZE in src/emulator/dashboard/requests.ts
-// The service allows 600 requests per minute per API key (service-spec.md §8), and the
+// The service allows 600 requests per minute per API key (docs/contract.md "Limits"), and the
 // emulator enforces it. To measure throughput honestly rather than the limiter, the
 // benchmark makes a fresh organization with enough keys for its request count (each key
 // stays under its own limit) through the control plane, exactly as a real org may hold

@@ -2,7 +2,7 @@
 // the emulator (`svc emulator --port 0 --json`) publishes, the tail prints NDJSON on a
 // pipe, and this process counts the lines. Run after `npm run build`:
 //   node bench/events.mjs            (BENCH_EVENTS=50000 BENCH_LATENCY_SAMPLES=200 to change)
-// Target (design.md): ≥ 100,000 events/s with none lost or reordered.
+// Target (docs/design.md): ≥ 100,000 events/s with none lost or reordered.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// `svc mcp`'s budgets (design.md "Performance budget"; issue 36), not tests:
+// `svc mcp`'s budgets (docs/design.md "Performance budget"; issue 36), not tests:
 // - `initialize` answered within 150 ms of spawn (Node 26);
 // - a tool call adds ≤ 5 ms to the command's own request time;
 // - memory ≤ 80 MiB after 10,000 tool calls.

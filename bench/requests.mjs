@@ -8,7 +8,7 @@
 // References: a bare node:http/https script making the same requests (bench/bare-requests.cjs)
 // and curl.
 //   node bench/requests.mjs [--node PATH ...]        BENCH_RUNS (default 15), BENCH_DELAY_MS (default 100)
-// Budgets (design.md "Performance budget"): `account --json` over https ≤ 1.30× the bare
+// Budgets (docs/design.md "Performance budget"): `account --json` over https ≤ 1.30× the bare
 // node:https script, peak memory ≤ the script's + 4 MiB; round trips at the minimum for
 // account, calls list, auth token with a refresh and the start of events tail.
 import { spawn, spawnSync } from 'node:child_process';

@@ -6,7 +6,7 @@
 //   npm run bench [-- --node PATH ...] [--startup-only] [--write-readme]     BENCH_RUNS=30 runs a case
 // The start-up rows alone, with `--help` at a terminal, gh and the package's size:
 //   npm run bench:startup [-- --node PATH ...]   (bench/startup.mjs)
-// Budgets (design.md "Performance budget"): see `cases`; request commands' over https in
+// Budgets (docs/design.md "Performance budget"): see `cases`; request commands' over https in
 // bench/requests.mjs, which this runs too. The keychain case needs a Secret Service:
 // without one in this session, the bench restarts itself under dbus-run-session with an
 // unlocked gnome-keyring (as scripts/test-real.sh does), or skips that case with a note.
@@ -77,7 +77,7 @@ function timeOnce(c, env) {
  * ratios to the baseline stay fair.
  */
 /**
- * The emulator allows 600 requests a minute per key (api-contract.md), which a fast run of
+ * The emulator allows 600 requests a minute per key (docs/contract.md), which a fast run of
  * the request cases would pass: svc would then wait out 429s and the references fail. Its
  * clock moves a minute before each round, outside the timing.
  */
@@ -145,7 +145,7 @@ function keychainProfile() {
 const keychain = keychainProfile();
 
 /**
- * The measured commands. Budgets (design.md "Performance budget") are ratios to `node -e 0`
+ * The measured commands. Budgets (docs/design.md "Performance budget") are ratios to `node -e 0`
  * on every tested Node: the answers the launcher gives from files. The others are shown
  * beside the bare-script reference; their budget is the https one (bench/requests.mjs).
  */

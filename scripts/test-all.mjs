@@ -51,7 +51,7 @@ const sum = (list) =>
 const extra = process.argv.slice(2);
 let status = step('build', 'node', ['scripts/build.mjs']);
 if (status === 0) status = step('type-check', 'npx', ['tsc', '--noEmit']);
-// design.md's rules (layers, no cycles, no `as never`, no heavy static import) and the format.
+// docs/design.md's rules (layers, no cycles, no `as never`, no heavy static import) and the format.
 if (status === 0) status = step('lint', 'npm', ['run', '--silent', 'lint']);
 if (status !== 0) process.exit(status);
 // (Built: the suites' global setup does not build again.)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the real-component suites (OS keychain, real browser, packaged install, real shells).
 # The keychain needs a Secret Service: start a private D-Bus session with an unlocked
-# gnome-keyring for the run, as design.md "Tests" describes. The daemon keeps its keyrings in
+# gnome-keyring for the run, as docs/design.md "Tests" describes. The daemon keeps its keyrings in
 # a folder of its own (XDG_DATA_HOME, removed after): it never opens the user's login keyring,
 # which it could not unlock with the run's password ("unlock prompt was dismissed").
 # Without those programs the suites still run and skip with a visible reason (a failure when

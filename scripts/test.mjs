@@ -13,7 +13,7 @@ function step(label, command, args) {
 
 let status = step('build', process.execPath, ['scripts/build.mjs']);
 if (status === 0) status = step('type-check', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']);
-// design.md's rules (layers, no cycles, no `as never`, no heavy static import) and the format.
+// docs/design.md's rules (layers, no cycles, no `as never`, no heavy static import) and the format.
 if (status === 0) status = step('lint', 'npm', ['run', '--silent', 'lint']);
 if (status !== 0) process.exit(status);
 // (Built: the suites' global setup does not build again.)

@@ -41,9 +41,7 @@ export interface Context extends BaseContext {
   http: HttpTransport;
   /** Runs fn holding the per-profile lock file (OAuth refresh; stale locks are taken over). */
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
-  /** The profile name the globals/env/config choose (--profile, SVC_PROFILE, default_profile, "default"). */
-  profileName(): Promise<string>;
-  /** The credential a request uses (design.md "Credentials"); AuthError (exit 3) when there is none. */
+  /** The credential a request uses (docs/design.md "Credentials"); AuthError (exit 3) when there is none. */
   resolveCredential(): Promise<ResolvedCredential>;
   /** An API client for the resolved credential, made on first call. */
   api(): Promise<ApiClient<ResolvedCredential>>;

@@ -1,7 +1,7 @@
 // Typed errors. Anything below main.ts throws one of these; main.ts maps it to the
-// exit code of design.md "Output and errors" and prints its message (and hint) on stderr.
+// exit code of docs/design.md "Output and errors" and prints its message (and hint) on stderr.
 
-/** design.md exit code table. */
+/** docs/design.md exit code table. */
 export const EXIT = {
   ok: 0,
   failure: 1,

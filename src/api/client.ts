@@ -1,13 +1,13 @@
-// The API client (design.md "HTTP"): Bearer credential, retries (src/api/retry.ts),
+// The API client (docs/design.md "HTTP"): Bearer credential, retries (src/api/retry.ts),
 // OAuth refresh once on 401, error mapping (src/api/errors.ts).
 import type { ApiCredential } from './credential.js';
 import type { Io } from '../io/io.js';
 import type { Clock, Env, Random } from '../shared/runtime.js';
 import type { HttpResponse, HttpTransport } from './http.js';
-import { ENDPOINTS, fillPath, joinUrl } from './endpoints.js';
-import type { EndpointName, HttpMethod } from './endpoints.js';
+import { ENDPOINTS, fillPath, joinUrl } from '../contract/endpoints.js';
+import type { EndpointName, HttpMethod } from '../contract/endpoints.js';
 import { apiErrorFrom } from './errors.js';
-import { withRetries, type RetryFacts, type Tried } from './retry.js';
+import { withRetries, type Outcome, type RetryFacts, type Tried } from './retry.js';
 import { CliError, isAbortError, InterruptedError, UsageError } from '../errors.js';
 import { DeadlineError, UnexpectedAnswerError } from './limits.js';
 import { snippet } from '../io/sanitize.js';
@@ -122,19 +122,22 @@ function checkHeaderSafe(value: string, credential: ApiCredential): void {
   );
 }
 
-/** `org`: the organization the service confirmed for the credential, named in error messages. */
-export function createApiClient<C extends ApiCredential>(ctx: ApiClientDeps, credential: C, org?: string): ApiClient<C> {
+/** The credential to send; `failed` is the token the service just refused (401). */
+type Bearer = (forceRefresh: boolean, failed?: string) => Promise<string>;
+
+/**
+ * The key, or the OAuth access token refreshed under the profile lock (src/auth/session.ts).
+ * Requests of one command that need a token at the same moment (svc account's two) share one
+ * look-up, so they cause one refresh, and one failure; a 401 names the token refused, so
+ * another process's rotation meanwhile is taken rather than refreshed again.
+ */
+function bearerOf(ctx: ApiClientDeps, credential: ApiCredential): Bearer {
   const tokensUnderWay = new Map<string, Promise<string>>();
-  /** The credential to send; `failed` is the token the service just refused (401). */
-  const bearer = async (forceRefresh: boolean, failed?: string): Promise<string> => {
+  return async (forceRefresh, failed) => {
     if (credential.kind === 'api_key') {
       checkHeaderSafe(credential.apiKey!, credential);
       return credential.apiKey!;
     }
-    // Refreshed under the profile lock (src/auth/session.ts). Requests of this command that
-    // need a token at the same moment (svc account's two) share one look-up, so they cause
-    // one refresh, and one failure; a 401 names the token refused, so another process's
-    // rotation meanwhile is taken rather than refreshed again.
     const key = forceRefresh ? `refused:${failed ?? ''}` : 'current';
     let pending = tokensUnderWay.get(key);
     if (!pending) {
@@ -147,90 +150,127 @@ export function createApiClient<C extends ApiCredential>(ctx: ApiClientDeps, cre
     checkHeaderSafe(token, credential);
     return token;
   };
+}
 
-  /** Until when a "rate limited: waiting" notice already speaks for every request. */
+/** One request as it goes out, whatever try it is. */
+interface Outgoing {
+  method: string;
+  url: URL;
+  path: string;
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+  signal: AbortSignal;
+  stream: boolean;
+  deadline: ReturnType<NonNullable<HttpTransport['deadline']>> | undefined;
+}
+
+function outgoing(ctx: ApiClientDeps, baseUrl: string, req: ApiRequest, stream: boolean): Outgoing {
+  const { method, url, path } = buildUrl(baseUrl, req);
+  const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}) };
+  let body: string | Uint8Array | undefined;
+  if (req.rawBody !== undefined) body = req.rawBody;
+  else if (req.body !== undefined) {
+    body = JSON.stringify(req.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const signal = req.signal ? AbortSignal.any([req.signal, ctx.signal]) : ctx.signal;
+  // One deadline for the request and its retries (docs/design.md "HTTP"): a silent server
+  // holds a command for SVC_HTTP_TIMEOUT in all, not that much per try.
+  const deadline = stream ? undefined : ctx.http.deadline?.(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  return { method, url, path, headers, body, signal, stream, deadline };
+}
+
+/** A connection that failed may be tried again; the deadline, an unsendable header, a refused certificate are final, and already worded. */
+async function failedTry(ctx: ApiClientDeps, error: unknown, url: URL): Promise<Tried<ConnectionError>> {
+  if (isAbortError(error) || ctx.signal.aborted) throw new InterruptedError();
+  const failure = error instanceof CliError ? error : await connectionError(error, { url, reached: true, ...proxyFor(ctx.env, url) });
+  if (!(failure instanceof ConnectionError)) throw failure;
+  return { value: failure, outcome: { networkError: true, reached: failure.facts.reached, retryable: failure.retryable } };
+}
+
+/** A redirect is never followed: the credential must not travel to wherever a server points (docs/design.md "Credentials"). */
+async function refusedRedirect(response: HttpResponse, out: Outgoing): Promise<CliError> {
+  await response.body?.cancel().catch(() => {});
+  const location = response.headers.get('location');
+  let target = 'no Location';
+  if (location) target = URL.canParse(location, out.url.href) ? new URL(location, out.url).origin : snippet(location);
+  const origin = out.url.origin;
+  return new CliError(
+    `${origin} answered ${out.method} ${out.path} with a redirect (${response.status}) to ${target}; svc does not follow redirects, so the credential stays with ${origin}`,
+    1,
+    'if the service has moved, set its new address with --base-url / SVC_BASE_URL (and `svc login` again for a stored sign-in)',
+  );
+}
+
+/** Each try of one request: the token it carries, refreshed once when the service refuses an OAuth token. */
+function triesOf(ctx: ApiClientDeps, credential: ApiCredential, bearer: Bearer, out: Outgoing, first: string) {
+  let token = first;
+  let refreshed = false;
+  const tryOnce = async (): Promise<Tried<HttpResponse | ConnectionError>> => {
+    let response: HttpResponse;
+    try {
+      response = await ctx.http.fetch(out.url, {
+        method: out.method,
+        headers: { ...out.headers, authorization: `Bearer ${token}` },
+        body: out.body,
+        signal: out.signal,
+        ...(out.stream ? { stream: true } : {}),
+        ...(out.deadline ? { deadline: out.deadline } : {}),
+      });
+    } catch (error) {
+      return failedTry(ctx, error, out.url);
+    }
+    if (response.status === 401 && credential.kind === 'oauth' && !refreshed) {
+      // The token may have been rotated or expired early: refresh once and try again (docs/design.md "Credentials").
+      await response.body?.cancel().catch(() => {});
+      refreshed = true;
+      token = await bearer(true, token);
+      return tryOnce();
+    }
+    if (response.status >= 300 && response.status < 400) throw await refusedRedirect(response, out);
+    return response.ok ? { value: response } : { value: response, outcome: { status: response.status, retryAfter: response.headers.get('retry-after') } };
+  };
+  return tryOnce;
+}
+
+/** The 429 wait notice: requests refused together (translate --lines) wait together, under one notice. */
+function rateLimitNotice(ctx: ApiClientDeps): (waitMs: number, outcome: Outcome) => void {
   let quietUntil = -Infinity;
+  return (waitMs, outcome) => {
+    if (!('status' in outcome) || outcome.status !== 429 || ctx.clock.now() < quietUntil) return;
+    quietUntil = ctx.clock.now() + waitMs;
+    ctx.io.progress(`rate limited: waiting ${Math.ceil(waitMs / 1000)} s as the service asks (Retry-After), then retrying`);
+  };
+}
+
+/** `org`: the organization the service confirmed for the credential, named in error messages. */
+export function createApiClient<C extends ApiCredential>(ctx: ApiClientDeps, credential: C, org?: string): ApiClient<C> {
+  const bearer = bearerOf(ctx, credential);
+  const onWait = rateLimitNotice(ctx);
 
   /** The answer after auth and retries, whatever its status, and how its tries ended. */
   async function exchange(req: ApiRequest, stream = false): Promise<{ response: HttpResponse; retry: RetryFacts }> {
-    const { method, url, path } = buildUrl(credential.baseUrl, req);
-    const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}) };
-    let body: string | Uint8Array | undefined;
-    if (req.rawBody !== undefined) body = req.rawBody;
-    else if (req.body !== undefined) {
-      body = JSON.stringify(req.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const signal = req.signal ? AbortSignal.any([req.signal, ctx.signal]) : ctx.signal;
-    // One deadline for the request and its retries (design.md "HTTP"): a silent server
-    // holds a command for SVC_HTTP_TIMEOUT in all, not that much per try.
-    const deadline = stream ? undefined : ctx.http.deadline?.(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-    let token = await bearer(false);
-    let refreshed = false;
-    const tryOnce = async (): Promise<Tried<HttpResponse | ConnectionError>> => {
-      let response: HttpResponse;
-      try {
-        response = await ctx.http.fetch(url, {
-          method,
-          headers: { ...headers, authorization: `Bearer ${token}` },
-          body,
-          signal,
-          ...(stream ? { stream } : {}),
-          ...(deadline ? { deadline } : {}),
-        });
-      } catch (error) {
-        if (isAbortError(error) || ctx.signal.aborted) throw new InterruptedError();
-        // A connection that failed may be tried again; the deadline, an unsendable header, a
-        // refused certificate are final, and already worded.
-        const failure = error instanceof CliError ? error : await connectionError(error, { url, reached: true, ...proxyFor(ctx.env, url) });
-        if (!(failure instanceof ConnectionError)) throw failure;
-        return { value: failure, outcome: { networkError: true, reached: failure.facts.reached, retryable: failure.retryable } };
-      }
-      if (response.status === 401 && credential.kind === 'oauth' && !refreshed) {
-        // The token may have been rotated or expired early: refresh once and try again (design.md "Credentials").
-        await response.body?.cancel().catch(() => {});
-        refreshed = true;
-        token = await bearer(true, token);
-        return tryOnce();
-      }
-      if (response.status >= 300 && response.status < 400) {
-        // Never followed: the credential must not travel to wherever a server points (design.md "Credentials").
-        await response.body?.cancel().catch(() => {});
-        const location = response.headers.get('location');
-        let target = 'no Location';
-        if (location) target = URL.canParse(location, url.href) ? new URL(location, url).origin : snippet(location);
-        throw new CliError(
-          `${url.origin} answered ${method} ${path} with a redirect (${response.status}) to ${target}; svc does not follow redirects, so the credential stays with ${url.origin}`,
-          1,
-          'if the service has moved, set its new address with --base-url / SVC_BASE_URL (and `svc login` again for a stored sign-in)',
-        );
-      }
-      return response.ok ? { value: response } : { value: response, outcome: { status: response.status, retryAfter: response.headers.get('retry-after') } };
-    };
+    const out = outgoing(ctx, credential.baseUrl, req, stream);
+    const tryOnce = triesOf(ctx, credential, bearer, out, await bearer(false));
     if (stream) {
       // One try: a stream's reconnects (and their backoff) are follow()'s alone (src/api/reconnect.ts).
       const { value } = await tryOnce();
       if (value instanceof ConnectionError) throw value;
       return { response: value, retry: { attempts: 1 } };
     }
-    const { value, retry } = await withRetries(method, tryOnce, {
+    const { value, retry } = await withRetries(out.method, tryOnce, {
       clock: ctx.clock,
       random: ctx.random,
       signal: ctx.signal,
-      ...(deadline ? { deadlineAt: deadline.at } : {}),
+      ...(out.deadline ? { deadlineAt: out.deadline.at } : {}),
       discard: async (tried) => {
         if (!(tried instanceof ConnectionError)) await tried.body?.cancel().catch(() => {});
       },
-      onWait: (waitMs, outcome) => {
-        if (!('status' in outcome) || outcome.status !== 429 || ctx.clock.now() < quietUntil) return;
-        // Requests in flight together (translate --lines) are refused and wait together: one notice.
-        quietUntil = ctx.clock.now() + waitMs;
-        ctx.io.progress(`rate limited: waiting ${Math.ceil(waitMs / 1000)} s as the service asks (Retry-After), then retrying`);
-      },
+      onWait,
     });
     if (value instanceof ConnectionError) {
       // Retries cut short by the overall deadline: that is what the user is told, as when a try outlasts it.
-      if (retry.stopped === 'deadline' && deadline) throw new DeadlineError(url.origin, deadline.ms, value.facts.reached ? 'sent' : 'not-sent');
+      if (retry.stopped === 'deadline' && out.deadline) throw new DeadlineError(out.url.origin, out.deadline.ms, value.facts.reached ? 'sent' : 'not-sent');
       throw value.after({ attempts: retry.attempts, notRepeated: retry.stopped === 'not-idempotent' });
     }
     return { response: value, retry };

@@ -1,7 +1,7 @@
 // What the API client knows of a credential: how to send it and how to name it in a
 // message. src/credentials/ resolves it (ResolvedCredential extends this); the API layer
 // sits below the credentials and imports nothing of them.
-import type { Mode } from '../shared/constants.js';
+import type { Mode } from '../contract/constants.js';
 
 export interface ApiCredential {
   kind: 'api_key' | 'oauth';

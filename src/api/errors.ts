@@ -1,9 +1,9 @@
-// Every status of service-spec.md §7 becomes a message naming the cause and the next
-// step, with design.md's exit code. The message names profile, organization and mode,
+// Every status of docs/contract.md "Errors" becomes a message naming the cause and the next
+// step, with docs/design.md's exit code. The message names profile, organization and mode,
 // so it is never unclear which account a failure concerns (stripe-cli#1135).
 import { ApiError, EXIT } from '../errors.js';
 import type { ApiCredential } from './credential.js';
-import { ENDPOINTS, endpointFor } from './endpoints.js';
+import { ENDPOINTS, endpointFor } from '../contract/endpoints.js';
 import { redactText } from '../io/redact.js';
 import type { RetryFacts } from './retry.js';
 
@@ -30,7 +30,7 @@ function retryNote(retry: RetryFacts | undefined): string | undefined {
   return retry.attempts > 1 || retry.stopped === 'attempts' ? `after ${retry.attempts} attempts` : undefined;
 }
 
-/** The service's own error body (`{"detail": …}`, service-spec.md §7), as against a page from whatever else answered. */
+/** The service's own error body (`{"detail": …}`, docs/contract.md "Errors"), as against a page from whatever else answered. */
 function isServiceError(body: unknown): boolean {
   return typeof body === 'object' && body !== null && 'detail' in body;
 }
@@ -108,6 +108,44 @@ function notFoundHint(subject: ErrorSubject): string | undefined {
     : undefined;
 }
 
+/**
+ * What each status of the service means to svc, decided here once: the stable code scripts read
+ * (src/cli/error-report.ts) and the exit code (docs/design.md "Output and errors"). Any other
+ * status is a plain failure.
+ */
+const STATUS_MEANING = {
+  400: { code: 'bad_request', exit: EXIT.failure },
+  401: { code: 'not_authenticated', exit: EXIT.unauthenticated },
+  402: { code: 'balance_empty', exit: EXIT.paymentRequired },
+  403: { code: 'scope_missing', exit: EXIT.forbidden },
+  404: { code: 'not_found', exit: EXIT.notFound },
+  409: { code: 'conflict', exit: EXIT.conflict },
+  422: { code: 'invalid_input', exit: EXIT.usage },
+  429: { code: 'rate_limited', exit: EXIT.rateLimited },
+  502: { code: 'upstream_failed', exit: EXIT.upstream },
+  503: { code: 'upstream_failed', exit: EXIT.upstream },
+  504: { code: 'upstream_failed', exit: EXIT.upstream },
+} as const;
+export type StatusCode = (typeof STATUS_MEANING)[keyof typeof STATUS_MEANING]['code'];
+
+/** The stable code of a status the service answered, when it has one of its own. */
+export function statusCode(status: number): StatusCode | undefined {
+  return Object.hasOwn(STATUS_MEANING, status) ? STATUS_MEANING[status as keyof typeof STATUS_MEANING].code : undefined;
+}
+
+function exitOf(status: number): number {
+  return Object.hasOwn(STATUS_MEANING, status) ? STATUS_MEANING[status as keyof typeof STATUS_MEANING].exit : EXIT.failure;
+}
+
+/** What to do about a credential the service refused (401). */
+function refusedHint(c: ErrorSubject['credential'], profileFlag: string): string {
+  if (!c) return 'run `svc login` or `svc keys add`';
+  if (c.source === 'env') return 'SVC_API_KEY is missing, unknown or revoked: set a valid key, or unset it to use a stored profile';
+  return c.kind === 'oauth'
+    ? `the sign-in has expired or was disconnected: run \`svc login${profileFlag}\``
+    : `the key may have been revoked: run \`svc keys add${profileFlag}\` with a new key`;
+}
+
 export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubject): ApiError {
   const full = detailText(body);
   // A detail is the server's text: one page of it at most (control characters are made inert where it is printed).
@@ -124,26 +162,18 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       return new ApiError(
         `the service refused ${request}${said}${where}`,
         status,
-        EXIT.failure,
+        exitOf(status),
         body,
         c?.mode === 'test' && subject.path.includes('/dial') ? 'phones cannot be dialled in test mode; use --live' : undefined,
       );
-    case 401: {
-      const hint = !c
-        ? 'run `svc login` or `svc keys add`'
-        : c.source === 'env'
-          ? 'SVC_API_KEY is missing, unknown or revoked: set a valid key, or unset it to use a stored profile'
-          : c.kind === 'oauth'
-            ? `the sign-in has expired or was disconnected: run \`svc login${profileFlag}\``
-            : `the key may have been revoked: run \`svc keys add${profileFlag}\` with a new key`;
-      return new ApiError(`not authenticated: the service refused the credential${said}${where}`, status, EXIT.unauthenticated, body, hint);
-    }
+    case 401:
+      return new ApiError(`not authenticated: the service refused the credential${said}${where}`, status, exitOf(status), body, refusedHint(c, profileFlag));
     case 402:
       // Dialling cannot be tried in test mode (it refuses it): no such advice there.
       return new ApiError(
         `payment required: the organization's prepaid balance has run out${where}`,
         status,
-        EXIT.paymentRequired,
+        exitOf(status),
         body,
         `top up the prepaid balance (see \`svc account balance\`)${subject.path.endsWith('/dial') ? '' : `, or ${tryFree(c)}`}`,
       );
@@ -151,9 +181,9 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       const scope = missingScope(detail);
       if (scope) {
         const { message, hint } = lacksScope(scope, subject);
-        return new ApiError(message, status, EXIT.forbidden, body, hint);
+        return new ApiError(message, status, exitOf(status), body, hint);
       }
-      return new ApiError(`forbidden: ${detail ?? 'the credential may not do this'}${where}`, status, EXIT.forbidden, body);
+      return new ApiError(`forbidden: ${detail ?? 'the credential may not do this'}${where}`, status, exitOf(status), body);
     }
     case 404:
       if (!isServiceError(body)) {
@@ -162,30 +192,30 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
         return new ApiError(
           `not found: ${request}${where}; ${at} answered without the service's error body, so it may not be the service`,
           status,
-          EXIT.notFound,
+          exitOf(status),
           body,
           `check the address: --base-url / SVC_BASE_URL${subject.origin ? ` (now ${subject.origin})` : ''}`,
         );
       }
-      return new ApiError(`not found: ${request}${said}${where}`, status, EXIT.notFound, body, notFoundHint(subject));
+      return new ApiError(`not found: ${request}${said}${where}`, status, exitOf(status), body, notFoundHint(subject));
     case 409:
       // The service's detail says what the state is ("the call has ended"): said once, in the message.
       return new ApiError(
         detail ? `conflict: ${redactText(detail)}${where}` : `conflict: the object's state does not allow this${where}`,
         status,
-        EXIT.conflict,
+        exitOf(status),
         body,
         detail
           ? 'the matching `list` command shows its current state'
           : 'it may already be ended, closed or released: the matching `list` command shows its current state',
       );
     case 422:
-      return new ApiError(`invalid request${said}${where}`, status, EXIT.usage, body, "check the arguments and flags against the command's --help");
+      return new ApiError(`invalid request${said}${where}`, status, exitOf(status), body, "check the arguments and flags against the command's --help");
     case 429:
       return new ApiError(
         `rate limited: too many requests${retryAfterSeconds !== undefined ? `; the service asks to wait ${retryAfterSeconds} s` : ''}${note ? ` (${note})` : ''}${where}`,
         status,
-        EXIT.rateLimited,
+        exitOf(status),
         body,
         'the limit is 600 requests per minute per key or app: wait and run it again',
       );
@@ -195,7 +225,7 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       return new ApiError(
         `upstream failure: ${status}${said}${note ? ` (${note})` : ''}${where}`,
         status,
-        EXIT.upstream,
+        exitOf(status),
         body,
         'an upstream service (interpretation, telephony) failed; the request may be retried',
       );
@@ -203,11 +233,11 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
       return new ApiError(
         `${subject.origin ?? 'the service'} refused ${request}: its headers are larger than it accepts (431)${where}`,
         status,
-        EXIT.failure,
+        exitOf(status),
         body,
         'a header is far too long: check the key (SVC_API_KEY or the stored one) and any -H header you added',
       );
     default:
-      return new ApiError(`${request} failed with ${status}${said}${where}`, status, EXIT.failure, body);
+      return new ApiError(`${request} failed with ${status}${said}${where}`, status, exitOf(status), body);
   }
 }

@@ -1,4 +1,4 @@
-// The process's one HTTP stack (design.md "HTTP"): one keep-alive pool per invocation (the
+// The process's one HTTP stack (docs/design.md "HTTP"): one keep-alive pool per invocation (the
 // context opens and closes it), connect/headers/body timeouts, the overall deadline, the
 // User-Agent, and --debug logging of each request and response with every secret redacted.
 //
@@ -62,7 +62,7 @@ export interface HttpInit {
   deadline?: RequestDeadline;
 }
 
-/** One overall deadline for a request and all its retries (design.md "HTTP"). */
+/** One overall deadline for a request and all its retries (docs/design.md "HTTP"). */
 export interface RequestDeadline {
   /** Its length, as the error names it. */
   readonly ms: number;
@@ -374,6 +374,11 @@ function debugBody(body: string | Uint8Array | undefined, contentType: string | 
 
 /** A header's name: an RFC 9110 §5.6.2 token. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Whether `name` may be sent as a header's name (the one rule: every header svc sends, `-H` and `--forward-header` too). */
+export function isHeaderName(name: string): boolean {
+  return HEADER_NAME.test(name);
+}
 
 /** A credential's most: far beyond any key or token (a few dozen characters), well within a server's 16 KiB of headers. */
 const MAX_CREDENTIAL_CHARS = 4096;

@@ -1,4 +1,4 @@
-// The bounds of design.md "HTTP" (Bounded): how much of an answer svc reads, and how long
+// The bounds of docs/design.md "HTTP" (Bounded): how much of an answer svc reads, and how long
 // a request may take as a whole. A server that is broken, hostile, or not the service at
 // all (a captive portal, a wrong --base-url) ends a command with a clear error and a
 // documented exit code instead of memory growing or a hang.

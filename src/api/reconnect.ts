@@ -22,7 +22,7 @@ export interface FollowOptions {
   /** Handles one message; may return a promise (the stream waits: backpressure). */
   onMessage: (message: SseMessage) => MessageVerdict | Promise<MessageVerdict>;
   /**
-   * A frame with an id and no data moved the position (api-contract.md "Events", Position
+   * A frame with an id and no data moved the position (docs/contract.md "Events", Position
    * frame): nothing to hand on, but the next connection resumes from it; a checkpoint keeps it.
    */
   onPosition?: (id: string) => void;
@@ -89,154 +89,192 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
+/** What lasts across connections. */
+interface Session {
+  lastEventId: string | undefined;
+  reconnects: number;
+  /** Bytes have flowed on some connection. */
+  everConnected: boolean;
+  /** When a byte last came from the service (the start counts): --timeout runs from here. */
+  heardAt: number;
+  /** When the last connection that carried bytes was lost (or the start): "away" runs from here. */
+  lostAt: number;
+  /** Failed attempts since bytes last flowed, and what the last one met. */
+  failures: number;
+  lastLoss: string | undefined;
+}
+
+/** One connection attempt. */
+interface Attempt {
+  controller: AbortController;
+  opened: boolean;
+  /** Bytes arrived on this connection. */
+  receiving: boolean;
+  /** The silence the heartbeat measures: since this attempt began or its last byte. */
+  quietSince: number;
+  /**
+   * Set when the watchdog cuts the attempt; the abort itself is a plain AbortError, which the
+   * HTTP client passes through without retrying.
+   */
+  silence: string | undefined;
+  gaveUp: boolean;
+  /** True while the stream waits for a handler's promise. */
+  handlerBusy: boolean;
+}
+
+/** The first byte of a connection says it is back; every byte restarts the silences. */
+function bytesArrived(opts: FollowOptions, s: Session, a: Attempt): void {
+  const now = opts.clock.now();
+  s.heardAt = now;
+  a.quietSince = now;
+  if (a.receiving) return;
+  a.receiving = true;
+  if (s.everConnected || s.failures > 0) {
+    if (s.everConnected) s.reconnects++;
+    opts.onReconnected?.({ awayMs: now - s.lostAt, attempts: s.failures, lastEventId: s.lastEventId, first: !s.everConnected });
+  }
+  s.everConnected = true;
+  s.failures = 0;
+  s.lastLoss = undefined;
+}
+
+/**
+ * Cuts the attempt after a heartbeat of silence (or --timeout since the service was last
+ * heard). It sleeps until the next deadline rather than being reset on every chunk: at tens of
+ * thousands of events a second, a timer per chunk would cost more than the events.
+ */
+async function watch(opts: FollowOptions, heartbeatMs: number, s: Session, a: Attempt): Promise<void> {
+  const { clock } = opts;
+  while (!a.controller.signal.aborted) {
+    const now = clock.now();
+    const deadline = Math.min(a.quietSince + heartbeatMs, s.heardAt + opts.timeoutMs);
+    if (deadline <= now && a.handlerBusy) {
+      // We are not reading (the handler holds the stream: backpressure), so the silence is
+      // ours, not the server's: look again a heartbeat after it lets go.
+      a.quietSince = s.heardAt = now;
+      continue;
+    }
+    if (deadline <= now) {
+      a.gaveUp = s.heardAt + opts.timeoutMs <= now;
+      const quiet = seconds(deadline - a.quietSince);
+      a.silence = a.receiving
+        ? `no data for ${quiet}`
+        : a.opened
+          ? `the stream opened but nothing arrived in ${quiet}`
+          : // Cut while opening: what the attempts before met says more than this cut does.
+            (s.lastLoss ?? `no answer to the stream request in ${quiet}`);
+      a.controller.abort();
+      return;
+    }
+    try {
+      await clock.sleep(deadline - now, a.controller.signal);
+    } catch {
+      return;
+    }
+  }
+}
+
+/** Hands a message on; a handler's promise holds the stream (backpressure), a sync verdict does not wait. */
+function handOn(opts: FollowOptions, a: Attempt, message: SseMessage): MessageVerdict | Promise<MessageVerdict> {
+  let result: MessageVerdict | Promise<MessageVerdict>;
+  try {
+    result = opts.onMessage(message);
+  } catch (error) {
+    throw new HandlerFailure(error);
+  }
+  if (typeof result === 'string') return result;
+  a.handlerBusy = true;
+  return result
+    .catch((error: unknown) => {
+      throw new HandlerFailure(error);
+    })
+    .finally(() => {
+      a.handlerBusy = false;
+      a.quietSince = opts.clock.now();
+    });
+}
+
+/** Reads one connection to its end; true when the handler asked to stop. */
+async function readConnection(opts: FollowOptions, s: Session, a: Attempt): Promise<boolean> {
+  const stream = await opts.open(s.lastEventId, a.controller.signal);
+  a.opened = true;
+  for await (const message of readSse(stream.body, { onBytes: () => bytesArrived(opts, s, a) })) {
+    // Stopped (Ctrl-C), perhaps while a handler held the stream: what was already buffered is not handed on.
+    if (opts.signal.aborted) break;
+    if (message.id) {
+      if (isResumableId(message.id)) s.lastEventId = message.id;
+      else opts.onUnusableId?.(message.id, s.lastEventId);
+    }
+    if (message.position) {
+      if (message.id) opts.onPosition?.(message.id);
+      continue;
+    }
+    const verdict = handOn(opts, a, message);
+    if ((typeof verdict === 'string' ? verdict : await verdict) === 'stop') return true;
+  }
+  return false;
+}
+
+/** After a lost connection: give up past --timeout, else how long to wait before the next. */
+function afterLoss(opts: FollowOptions, s: Session, a: Attempt, lossReason: string, resumedFrom: string | undefined): FollowResult | { delay: number } {
+  const { clock } = opts;
+  if (a.receiving) s.lostAt = clock.now();
+  s.failures++;
+  s.lastLoss = lossReason;
+  const silentMs = clock.now() - s.heardAt;
+  if (a.gaveUp || silentMs >= opts.timeoutMs)
+    return { outcome: 'timed-out', lastEventId: s.lastEventId, reconnects: s.reconnects, awayMs: silentMs, reason: lossReason };
+  opts.onLost?.(lossReason, s.failures, s.everConnected);
+  // A stream that moved on (a new id) resumes at once: a burst with drops must not fall
+  // behind. Anything else backs off, failures in a row longer (one formula for every retry: src/api/retry.ts).
+  const progressed = s.lastEventId !== resumedFrom;
+  return { delay: progressed ? 0 : Math.min(backoffDelay(s.failures, opts.random01()), opts.timeoutMs - silentMs) };
+}
+
 export async function follow(opts: FollowOptions): Promise<FollowResult> {
   const { clock, signal } = opts;
   const heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_TIMEOUT_MS;
-  let lastEventId = opts.lastEventId;
-  let reconnects = 0;
-  // Bytes have flowed on some connection.
-  let everConnected = false;
-  // When a byte last came from the service (the start counts): --timeout runs from here.
-  let heardAt = clock.now();
-  // When the last connection that carried bytes was lost (or the start): "away" runs from here.
-  let lostAt = heardAt;
-  // Failed attempts since bytes last flowed, and what the last one met.
-  let failures = 0;
-  let lastLoss: string | undefined;
+  const start = clock.now();
+  const s: Session = { lastEventId: opts.lastEventId, reconnects: 0, everConnected: false, heardAt: start, lostAt: start, failures: 0, lastLoss: undefined };
 
   while (!signal.aborted) {
-    const attempt = new AbortController();
-    const onAbort = () => attempt.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    const attemptStartedAt = clock.now();
-    let opened = false;
-    // Bytes arrived on this connection.
-    let receiving = false;
-    const resumedFrom = lastEventId;
-    // The silence the heartbeat measures: since this attempt began or its last byte.
-    let quietSince = attemptStartedAt;
-    // Set when the watchdog cuts the attempt; the abort itself is a plain AbortError, which
-    // the HTTP client passes through without retrying.
-    let silence: string | undefined;
-    let gaveUp = false;
-    // True while the stream waits for a handler's promise.
-    let handlerBusy = false;
-
-    const onBytes = () => {
-      const now = clock.now();
-      heardAt = now;
-      quietSince = now;
-      if (receiving) return;
-      receiving = true;
-      if (everConnected || failures > 0) {
-        if (everConnected) reconnects++;
-        opts.onReconnected?.({ awayMs: now - lostAt, attempts: failures, lastEventId, first: !everConnected });
-      }
-      everConnected = true;
-      failures = 0;
-      lastLoss = undefined;
+    const a: Attempt = {
+      controller: new AbortController(),
+      opened: false,
+      receiving: false,
+      quietSince: clock.now(),
+      silence: undefined,
+      gaveUp: false,
+      handlerBusy: false,
     };
-
-    // The watchdog sleeps until the next deadline rather than being reset on every chunk:
-    // at tens of thousands of events a second, a timer per chunk would cost more than the events.
-    const watchdog = (async () => {
-      while (!attempt.signal.aborted) {
-        const now = clock.now();
-        const deadline = Math.min(quietSince + heartbeatMs, heardAt + opts.timeoutMs);
-        if (deadline <= now && handlerBusy) {
-          // We are not reading (the handler holds the stream: backpressure), so the
-          // silence is ours, not the server's: look again a heartbeat after it lets go.
-          quietSince = heardAt = now;
-          continue;
-        }
-        if (deadline <= now) {
-          gaveUp = heardAt + opts.timeoutMs <= now;
-          const quiet = seconds(deadline - quietSince);
-          silence = receiving
-            ? `no data for ${quiet}`
-            : opened
-              ? `the stream opened but nothing arrived in ${quiet}`
-              : // Cut while opening: what the attempts before met says more than this cut does.
-                (lastLoss ?? `no answer to the stream request in ${quiet}`);
-          attempt.abort();
-          return;
-        }
-        try {
-          await clock.sleep(deadline - now, attempt.signal);
-        } catch {
-          return;
-        }
-      }
-    })();
-
+    const onAbort = () => a.controller.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const resumedFrom = s.lastEventId;
+    const watchdog = watch(opts, heartbeatMs, s, a);
     let stop = false;
     let lossReason = 'the service ended the stream';
     try {
-      const stream = await opts.open(lastEventId, attempt.signal);
-      opened = true;
-      const messages = readSse(stream.body, { onBytes });
-      for await (const message of messages) {
-        // Stopped (Ctrl-C), perhaps while a handler held the stream: what was already
-        // buffered is not handed on.
-        if (signal.aborted) break;
-        if (message.id) {
-          if (isResumableId(message.id)) lastEventId = message.id;
-          else opts.onUnusableId?.(message.id, lastEventId);
-        }
-        if (message.position) {
-          if (message.id) opts.onPosition?.(message.id);
-          continue;
-        }
-        let verdict: MessageVerdict;
-        try {
-          const result = opts.onMessage(message);
-          if (typeof result === 'string') verdict = result;
-          else {
-            handlerBusy = true;
-            try {
-              verdict = await result;
-            } finally {
-              handlerBusy = false;
-              quietSince = clock.now();
-            }
-          }
-        } catch (error) {
-          throw new HandlerFailure(error);
-        }
-        if (verdict === 'stop') {
-          stop = true;
-          break;
-        }
-      }
+      stop = await readConnection(opts, s, a);
     } catch (error) {
       if (error instanceof HandlerFailure) throw error.error;
       if (signal.aborted) break;
-      if (silence === undefined && !opts.isRetryable(error)) throw error;
-      lossReason = silence ?? (opened && !receiving ? `the stream opened, then failed: ${describe(error)}` : describe(error));
+      if (a.silence === undefined && !opts.isRetryable(error)) throw error;
+      lossReason = a.silence ?? (a.opened && !a.receiving ? `the stream opened, then failed: ${describe(error)}` : describe(error));
     } finally {
       signal.removeEventListener('abort', onAbort);
       // Ends the request (closing the socket) and the watchdog.
-      attempt.abort();
+      a.controller.abort();
       await watchdog;
     }
-    if (stop) return { outcome: 'stopped', lastEventId, reconnects };
+    if (stop) return { outcome: 'stopped', lastEventId: s.lastEventId, reconnects: s.reconnects };
     if (signal.aborted) break;
-
-    if (receiving) lostAt = clock.now();
-    failures++;
-    lastLoss = lossReason;
-    const silentMs = clock.now() - heardAt;
-    if (gaveUp || silentMs >= opts.timeoutMs) return { outcome: 'timed-out', lastEventId, reconnects, awayMs: silentMs, reason: lossReason };
-    opts.onLost?.(lossReason, failures, everConnected);
-    // A stream that moved on (a new id) resumes at once: a burst with drops must not fall
-    // behind. Anything else backs off, failures in a row longer (one formula for every retry: src/api/retry.ts).
-    const progressed = lastEventId !== resumedFrom;
-    const delay = progressed ? 0 : Math.min(backoffDelay(failures, opts.random01()), opts.timeoutMs - silentMs);
+    const next = afterLoss(opts, s, a, lossReason, resumedFrom);
+    if ('outcome' in next) return next;
     try {
-      await clock.sleep(delay, signal);
+      await clock.sleep(next.delay, signal);
     } catch {
       break;
     }
   }
-  return { outcome: 'aborted', lastEventId, reconnects };
+  return { outcome: 'aborted', lastEventId: s.lastEventId, reconnects: s.reconnects };
 }

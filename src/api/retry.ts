@@ -1,4 +1,4 @@
-// When to retry (design.md "HTTP"), decided here once: 429 waits Retry-After and retries any
+// When to retry (docs/design.md "HTTP"), decided here once: 429 waits Retry-After and retries any
 // method (the service did not process it); 502/503/504 and network errors retry idempotent
 // methods with exponential backoff and jitter; a POST after a 502 or a dropped connection may
 // have been processed, so it is not repeated, but one whose connection was never made (nothing
@@ -17,8 +17,12 @@ const BACKOFF_CAP_MS = 10_000;
 
 export const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
-/** Statuses that say "not now" rather than "no". */
-const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
+/** Statuses that say "not now" rather than "no": every retry of svc asks this set (the token refresh too). */
+const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+export function isTransientStatus(status: number): boolean {
+  return TRANSIENT_STATUSES.has(status);
+}
 
 /**
  * What one try ended in, when it was not a plain answer. A network failure says whether the

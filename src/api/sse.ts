@@ -11,7 +11,7 @@ export interface SseMessage {
   event?: string;
   data: string;
   /**
-   * A frame with an id and no data (the position frame, api-contract.md "Events"): it dispatches
+   * A frame with an id and no data (the position frame, docs/contract.md "Events"): it dispatches
    * no event but sets the last event id, so a client that drops before its first event resumes
    * from it. `id` holds the position; `data` is empty.
    */

@@ -1,4 +1,4 @@
-// What the authorization server sent back to the redirect URI (service-spec.md §4.1,
+// What the authorization server sent back to the redirect URI (docs/contract.md "Authorize",
 // RFC 6749 §4.1.2), whether it arrived at the loopback server or was pasted by hand.
 
 export type CallbackOutcome =

@@ -1,4 +1,4 @@
-// Authorization server metadata discovery (RFC 8414), service-spec.md §4.4.
+// Authorization server metadata discovery (RFC 8414), docs/contract.md "Authorization server".
 import { OAuthStepError, parseJsonObject, send, type FetchLike } from './http.js';
 
 export interface AuthServerMetadata {
@@ -52,7 +52,7 @@ export function validateMetadata(json: Record<string, unknown>, baseUrl: string)
     throw new OAuthStepError('invalid_response', `${what} names issuer ${issuer}, expected ${stripSlash(baseUrl)}`);
   }
   // Codes, refresh tokens and tokens to revoke go to these two: only on the issuer's own
-  // origin, where the credential is bound (design.md "Credentials"). A document naming
+  // origin, where the credential is bound (docs/design.md "Credentials"). A document naming
   // another origin (tampered, or a misconfigured proxy) is refused before anything is sent.
   // The authorization endpoint is a page in the admin's browser ({auth_url}): it may differ.
   const sameOriginAsIssuer = (field: string): string | undefined => {

@@ -3,7 +3,7 @@
 // the callback carrying this login's state; everything else gets a 400 page.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { CLI_REDIRECT_PATH } from '../shared/constants.js';
+import { CLI_REDIRECT_PATH } from '../contract/constants.js';
 import { interpretCallback, type CallbackOutcome } from './callback.js';
 
 export interface LoopbackOptions {

@@ -11,12 +11,10 @@
 // either way. A 429 or 502 answered before processing, the common case, is recovered.
 import type { Clock, Random } from '../shared/runtime.js';
 import { CliError, EXIT, NetworkError } from '../errors.js';
-import { withRetries, type Outcome } from '../api/retry.js';
+import { isTransientStatus, withRetries, type Outcome } from '../api/retry.js';
 import { UnexpectedAnswerError } from '../api/limits.js';
 import { ConnectionError } from '../api/network.js';
 import { OAuthStepError } from './http.js';
-
-const TRANSIENT = new Set([429, 502, 503, 504]);
 
 type Refreshed<T> = { tokens: T } | { failed: ConnectionError | OAuthStepError };
 
@@ -34,7 +32,8 @@ export async function withRefreshRetries<T>(
       if (error instanceof ConnectionError) return { value: { failed: error }, outcome: { networkError: true, reached: false, retryable: error.retryable } };
       if (!(error instanceof OAuthStepError)) throw error;
       const status = error.details.status;
-      if (status !== undefined && TRANSIENT.has(status)) return { value: { failed: error }, outcome: { status, retryAfter: error.details.retryAfter ?? null } };
+      if (status !== undefined && isTransientStatus(status))
+        return { value: { failed: error }, outcome: { status, retryAfter: error.details.retryAfter ?? null } };
       // Not the protocol at all (an HTML page, a 500): say what answered; the sign-in is kept.
       if (error.kind === 'invalid_response') throw new UnexpectedAnswerError(`refreshing the sign-in of profile "${profile}" failed: ${error.message}`);
       throw error;

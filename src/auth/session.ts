@@ -1,5 +1,5 @@
-// The access token of a profile's OAuth connection, refreshed when needed (design.md
-// "Credentials"). Refresh tokens are single use (service-spec.md §5.9), so two processes
+// The access token of a profile's OAuth connection, refreshed when needed (docs/design.md
+// "Credentials"). Refresh tokens are single use (docs/contract.md "Authentication" 9), so two processes
 // refreshing at once would make the second present a used token and lose the connection.
 // Hence: refresh only under the per-profile lock, and re-read the stored pair inside it.
 import type { ConfigStore, SecretStorage } from '../config/config.js';
@@ -82,7 +82,7 @@ function nearExpiry(stored: StoredOAuth, now: number): boolean {
 /** RFC 6749 §6, then the new pair is stored before anything else can fail. Caller holds the lock. */
 async function refreshUnderLock(ctx: SessionDeps, profile: string, current: StoredOAuth, orgName: string, where: SecretStorage | undefined): Promise<string> {
   const meta = (await ctx.config.read()).profiles[profile];
-  // The refresh token goes only to the token endpoint of the profile's own origin (design.md "Credentials").
+  // The refresh token goes only to the token endpoint of the profile's own origin (docs/design.md "Credentials").
   const address = profileAddress(meta);
   if (!sameOrigin(current.token_endpoint, address)) {
     throw new AuthError(

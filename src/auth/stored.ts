@@ -1,5 +1,5 @@
 // The OAuth connection as stored: ONE secret entry `<profile>:oauth` holding JSON, so a
-// token rotation is a single write (design.md "Credentials").
+// token rotation is a single write (docs/design.md "Credentials").
 import type { ConfigData, SecretStorage } from '../config/config.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { SecretStore } from '../credentials/store.js';
@@ -23,7 +23,7 @@ export interface StoredOAuth {
   client_secret?: string;
 }
 
-/** Refresh this long before the access token expires (design.md "Credentials"). */
+/** Refresh this long before the access token expires (docs/design.md "Credentials"). */
 export const REFRESH_AHEAD_MS = 60_000;
 
 export function storedFromTokens(

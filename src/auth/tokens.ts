@@ -1,6 +1,6 @@
-// Token endpoint (service-spec.md §4.2, RFC 6749 §4.1.3 and §6) and revocation
+// Token endpoint (docs/contract.md "Token endpoint", RFC 6749 §4.1.3 and §6) and revocation
 // endpoint (§4.3, RFC 7009) requests, each paired with the validation of its answer.
-import { PREFIX } from '../shared/constants.js';
+import { PREFIX } from '../contract/constants.js';
 import { OAuthStepError, parseJsonObject, send, type FetchLike } from './http.js';
 
 /** Who the app is at the token endpoint. A public client (the CLI's own) has no secret. */
@@ -9,7 +9,7 @@ export interface ClientAuth {
   clientSecret?: string;
 }
 
-/** A token response that passed field-by-field validation (service-spec.md §2). */
+/** A token response that passed field-by-field validation (docs/contract.md "Credentials and scopes"). */
 export interface TokenSet {
   access_token: string;
   token_type: 'Bearer';
@@ -49,7 +49,7 @@ export function refreshTokens(fetchLike: FetchLike, tokenEndpoint: string, clien
 
 /**
  * RFC 7009 §2.1: revoke a token, which on this service disconnects the app from the
- * organization (service-spec.md §4.3). §2.2: 200 means revoked (or already unknown).
+ * organization (docs/contract.md "Revocation"). §2.2: 200 means revoked (or already unknown).
  */
 export async function revokeToken(
   fetchLike: FetchLike,
@@ -128,7 +128,7 @@ function oauthError(status: number, body: string, endpoint: string, retryAfter?:
   return new OAuthStepError('oauth', `${endpoint} refused: ${text}`, { status, oauthError: code, retryAfter });
 }
 
-/** service-spec.md §2 "Token response" and RFC 6749 §5.1, checked one field at a time. */
+/** docs/contract.md "Credentials and scopes" "Token response" and RFC 6749 §5.1, checked one field at a time. */
 export function validateTokenResponse(json: Record<string, unknown>): TokenSet {
   const bad = (field: string, rule: string): never => {
     throw new OAuthStepError('invalid_response', `the token endpoint answered an invalid "${field}": ${rule}`);
@@ -150,7 +150,7 @@ export function validateTokenResponse(json: Record<string, unknown>): TokenSet {
     bad('expires_in', 'expected a positive whole number of seconds');
   }
   const org_id = prefixed('org_id', 'org_');
-  // service-spec.md §2: granted scopes separated by single spaces. Scopes this version
+  // docs/contract.md "Credentials and scopes": granted scopes separated by single spaces. Scopes this version
   // does not know are kept (the service may add some), but the shape must hold.
   const scope = json.scope;
   if (typeof scope !== 'string') return bad('scope', 'expected the granted scopes separated by spaces');

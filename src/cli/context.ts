@@ -10,7 +10,7 @@ import { configDir } from '../config/paths.js';
 import { withProfileLockIn } from '../config/lock.js';
 import type { KeychainBackend, SecretStore } from '../credentials/store.js';
 import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, osKeychain, storePreference } from '../credentials/store.js';
-import { chooseProfileName, resolveCredential } from '../credentials/resolve.js';
+import { resolveCredential } from '../credentials/resolve.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
 import type { ApiClient } from '../api/client.js';
@@ -61,12 +61,10 @@ export function decideColor(env: Runtime['env'], stdout: Output, flag: boolean):
   return stdout.isTTY && flag && !env.NO_COLOR && env.TERM !== 'dumb';
 }
 
-export function createContext(runtime: Runtime, globals: GlobalOptions, version: string): Context {
-  const { env } = runtime;
-  const dir = configDir(env);
-  const stderr = runtime.stderr;
-  const color = decideColor(env, runtime.stdout, globals.color);
-  const io: Io = {
+/** The terminal side of the context: streams, colour, and whether anyone can be asked. */
+function ioOf(runtime: Runtime, color: boolean): Io {
+  const { stderr } = runtime;
+  return {
     stdout: runtime.stdout,
     stderr,
     stdin: runtime.stdin,
@@ -75,6 +73,25 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     progress: (message) => void (stderr.isTTY && stderr.write(`${message}\n`)),
     spinner: async (text) => (stderr.isTTY && runtime.spinner ? runtime.spinner(text, color) : noSpinner),
   };
+}
+
+/** The keychain, with credentials.json as its fallback (SVC_CREDENTIAL_STORE forces one), warning on stderr. */
+function secretStoreOf(runtime: Runtime, dir: string, debug: boolean, lockOptions: ConstructorParameters<typeof FileSecretStore>[2]): SecretStore {
+  const warn = (message: string) => runtime.stderr.write(`warning: ${message}\n`);
+  return new FallbackSecretStore(
+    new KeychainSecretStore(runtime.keychain ?? osKeychain(), runtime.keychainTimeoutMs),
+    new FileSecretStore(dir, warn, lockOptions),
+    storePreference(runtime.env.SVC_CREDENTIAL_STORE),
+    warn,
+    debug ? (line) => runtime.stderr.write(`${redactText(line)}\n`) : undefined,
+  );
+}
+
+export function createContext(runtime: Runtime, globals: GlobalOptions, version: string): Context {
+  const { env } = runtime;
+  const dir = configDir(env);
+  const stderr = runtime.stderr;
+  const io = ioOf(runtime, decideColor(env, runtime.stdout, globals.color));
   const base: BaseContext = {
     env,
     io,
@@ -89,17 +106,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   // to look like); Ctrl-C stops the wait.
   const lockOptions = { onWait: (message: string) => io.stderr.write(`svc: ${message}\n`), signal: runtime.signal };
   const config = runtime.config ?? new FileConfigStore(dir, undefined, lockOptions);
-  let secrets = runtime.secrets;
-  if (!secrets) {
-    const preference = storePreference(env.SVC_CREDENTIAL_STORE);
-    secrets = new FallbackSecretStore(
-      new KeychainSecretStore(runtime.keychain ?? osKeychain(), runtime.keychainTimeoutMs),
-      new FileSecretStore(dir, (message) => stderr.write(`warning: ${message}\n`), lockOptions),
-      preference,
-      (message) => stderr.write(`warning: ${message}\n`),
-      globals.debug ? (line) => stderr.write(`${redactText(line)}\n`) : undefined,
-    );
-  }
+  const secrets = runtime.secrets ?? secretStoreOf(runtime, dir, globals.debug, lockOptions);
   // The proxy choice is this pool's own, from this context's env (never another invocation's).
   const ownHttp = runtime.http
     ? undefined
@@ -122,7 +129,6 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     prompter: runtime.prompter ?? noPrompter,
     http,
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
-    profileName: async () => chooseProfileName(ctx, await config.read()),
     resolveCredential: () => (credential ??= resolveCredential(ctx)),
     api: () =>
       (client ??= (async () => {

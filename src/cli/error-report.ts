@@ -4,6 +4,7 @@
 // The list below is documented in README ("Scripts and CI") and only ever grows.
 import { ApiError, CliError, ConfigError, EXIT, KeychainError, NetworkError, exitCodeOf } from '../errors.js';
 import { redactText } from '../io/redact.js';
+import { statusCode } from '../api/errors.js';
 
 export const ERROR_CODES = {
   usage: 'bad flags, arguments or local input (exit 2)',
@@ -33,28 +34,8 @@ export function errorCodeOf(error: unknown): ErrorCode {
   const own = (error as { errorCode?: unknown } | null)?.errorCode;
   if (error instanceof CliError && isErrorCode(own)) return own;
   if (error instanceof ApiError) {
-    switch (error.status) {
-      case 400:
-        return 'bad_request';
-      case 401:
-        return 'not_authenticated';
-      case 402:
-        return 'balance_empty';
-      case 403:
-        return 'scope_missing';
-      case 404:
-        return 'not_found';
-      case 409:
-        return 'conflict';
-      case 422:
-        return 'invalid_input';
-      case 429:
-        return 'rate_limited';
-      case 502:
-      case 503:
-      case 504:
-        return 'upstream_failed';
-    }
+    const code = statusCode(error.status);
+    if (code) return code;
   }
   if (error instanceof NetworkError) return 'network_failed';
   if (error instanceof ConfigError) return 'config_invalid';

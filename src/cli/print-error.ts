@@ -1,5 +1,5 @@
 // Printing an error: svc's message and hint on stderr (one JSON object with --json) and
-// the exit code of design.md.
+// the exit code of docs/design.md.
 import { CliError, EXIT, exitCodeOf } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { escapeJsonControls, sanitizeText } from '../io/sanitize.js';

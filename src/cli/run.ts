@@ -1,6 +1,6 @@
 // Running the chosen leaf: its module is imported (in the bundle, its command's own file),
 // its parse() shapes the typed values the parser read into its options, its run() acts with
-// a context; every error becomes a message on stderr and the exit code of design.md. The
+// a context; every error becomes a message on stderr and the exit code of docs/design.md. The
 // exit codes of a run are decided here and nowhere else.
 import type { GlobalOptions } from '../context.js';
 import { CliError, EXIT, isAbortError } from '../errors.js';

@@ -9,7 +9,7 @@
 //
 // This file is on every start path: plain data and types only (no commander, no Node).
 import type { Context } from '../context.js';
-import type { Scope } from '../shared/constants.js';
+import type { Scope } from '../contract/constants.js';
 import type { FlagKind } from '../validate/kinds.js';
 
 /**
@@ -109,7 +109,7 @@ export interface CommandSpec<F extends FlagSpecs = FlagSpecs, A extends readonly
   notes?: string;
   args?: A;
   flags?: F;
-  /** The scopes its requests need (api-contract.md "Resources"); [] for none. */
+  /** The scopes its requests need (docs/contract.md "Resources"); [] for none. */
   scopes?: readonly Scope[];
   /** Left out of help and completions. */
   hidden?: boolean;
@@ -243,6 +243,12 @@ export function nameOf(node: Node): string {
 /** Left out of help and suggestions (`__complete`). */
 export function isHidden(node: Node): boolean {
   return Boolean(node.kind === 'leaf' ? node.decl.hidden : node.hidden);
+}
+
+/** A repeatable flag's values as a list, whichever shape it came in (commander's array, one value, or none). */
+export function repeated(value: unknown): string[] {
+  if (value === undefined || value === null || value === false) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
 }
 
 /** `areaCode` → `area-code`. */

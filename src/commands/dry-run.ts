@@ -3,8 +3,8 @@
 // never billed, and says so.
 import type { Context } from '../context.js';
 import type { ApiClient } from '../api/client.js';
-import type { EndpointName, ListPage } from '../api/endpoints.js';
-import { ENDPOINTS, fillPath } from '../api/endpoints.js';
+import type { EndpointName, ListPage } from '../contract/endpoints.js';
+import { ENDPOINTS, fillPath } from '../contract/endpoints.js';
 import { orgLabel } from '../credentials/confirmed.js';
 import { money } from '../io/money.js';
 import { printJson } from '../io/output.js';

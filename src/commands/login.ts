@@ -1,11 +1,11 @@
 // `svc login`: the OAuth 2.0 authorization code flow with PKCE for a native app
-// (service-spec.md §4.1–4.2 and §5.7, RFC 6749 §4.1, RFC 7636, RFC 8252), storing the
+// (docs/contract.md "Authorize", "Token endpoint" and "Authentication" 7, RFC 6749 §4.1, RFC 7636, RFC 8252), storing the
 // connection as one secret entry and the profile's metadata in config.json.
 import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
-import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
-import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
-import { chooseBaseUrl } from '../credentials/resolve.js';
+import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../contract/constants.js';
+import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
+import { chooseBaseUrl, chooseProfileName } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
 import type { Profile } from '../config/config.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
@@ -26,7 +26,7 @@ import { fetchOf, storedFromTokens, writeStored, type StoredOAuth } from '../aut
 import { exchangeCode, revokeToken, type ClientAuth, type TokenSet } from '../auth/tokens.js';
 
 export interface LoginOptions {
-  /** Scopes to ask for; undefined asks for all (service-spec.md §4.1: scope omitted). */
+  /** Scopes to ask for; undefined asks for all (docs/contract.md "Authorize": scope omitted). */
   scopes?: string[];
   /** false: never try to open a browser (--no-browser). */
   browser: boolean;
@@ -139,13 +139,14 @@ interface Target {
 }
 
 async function whereToSignIn(ctx: Context): Promise<Target> {
-  const profileName = await ctx.profileName();
-  const existing = (await ctx.config.read()).profiles[profileName];
+  const config = await ctx.config.read();
+  const profileName = chooseProfileName(ctx, config);
+  const existing = Object.hasOwn(config.profiles, profileName) ? config.profiles[profileName] : undefined;
   return { profileName, existing, baseUrl: chooseBaseUrl(ctx, existing) };
 }
 
 /**
- * A profile is bound to one address (design.md "Credentials"): moving it is deliberate, and
+ * A profile is bound to one address (docs/design.md "Credentials"): moving it is deliberate, and
  * asked before the browser opens. Its keys belong to the old service and are removed. Whether it moves.
  */
 async function confirmAddressMove(ctx: Context, { profileName, existing, baseUrl }: Target): Promise<boolean> {
@@ -250,7 +251,7 @@ async function confirmOrganizationMove(
 ): Promise<void> {
   const bound = `profile "${profileName}" belongs to ${existing.org_name ?? existing.org_id} (${existing.org_id}); this sign-in is for ${tokens.org_id}`;
   const elsewhere = 'or use `svc login --profile NAME` to sign in to that organization under a new profile';
-  // Never prompt without a terminal: fail naming the flag that answers (design.md).
+  // Never prompt without a terminal: fail naming the flag that answers (docs/design.md).
   let refusal: CliError | undefined;
   if (!ctx.globals.yes && !ctx.io.canPrompt()) {
     refusal = new UsageError(`${bound}; nothing was stored`, `run it again with --yes to move the profile to the new organization, ${elsewhere}`);
@@ -335,7 +336,7 @@ function clientAuth(opts: LoginOptions, ctx: Context): ClientAuth {
   return secret ? { clientId, clientSecret: secret } : { clientId };
 }
 
-/** service-spec.md §4.1: the authorize request, with the RFC 6749 §4.1.1 response_type. */
+/** docs/contract.md "Authorize": the authorize request, with the RFC 6749 §4.1.1 response_type. */
 export function authorizeUrl(metadata: AuthServerMetadata, client: ClientAuth, redirectUri: string, pkce: Pkce, state: string, scopes?: string[]): string {
   const url = new URL(metadata.authorization_endpoint);
   url.searchParams.set('response_type', 'code');

@@ -6,7 +6,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';
-import { checkAddress, explicitBaseUrl, requireProfile } from '../credentials/resolve.js';
+import { checkAddress, chooseProfileName, explicitBaseUrl, requireProfile } from '../credentials/resolve.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
 import { AuthError, CliError, EXIT, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
@@ -14,7 +14,7 @@ import { note, printJson, warn } from '../io/output.js';
 import { fetchOf, clientOf, readStored, storageOf, type StoredOAuth } from '../auth/stored.js';
 import { OAuthStepError } from '../auth/http.js';
 import { revokeToken } from '../auth/tokens.js';
-import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
+import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 
 export interface LogoutOptions {
@@ -57,7 +57,7 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
   if (opts.all) {
     names = Object.keys(config.profiles).filter((name) => config.profiles[name]?.oauth);
   } else {
-    const name = await ctx.profileName();
+    const name = chooseProfileName(ctx, config);
     const profile = requireProfile(config, name);
     // The revoke goes to the profile's own address; another one named here is a mistake to report.
     const address = explicitBaseUrl(ctx);
@@ -136,7 +136,7 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
 /** Revokes the stored pair at the profile's own origin (RFC 7009); the failure, as a typed error, or null. */
 async function revoke(ctx: Context, stored: StoredOAuth, address: string): Promise<CliError | null> {
   const endpoint = stored.revocation_endpoint ?? joinUrl(address, ENDPOINTS['oauth.revoke'].path).href;
-  // The token goes only to the profile's own origin (design.md "Credentials").
+  // The token goes only to the profile's own origin (docs/design.md "Credentials").
   if (!sameOrigin(endpoint, address))
     return new CliError(
       `the stored revocation endpoint is on ${originOf(endpoint) ?? 'an invalid address'}, not on the profile's ${address}; the token was not sent`,
@@ -164,7 +164,7 @@ function revokeFailure(error: unknown): CliError {
 }
 
 /**
- * Revoking disconnects the app from the organization (service-spec.md §3, §4.3), which ends
+ * Revoking disconnects the app from the organization (docs/contract.md "Credential lifecycle" and "Revocation"), which ends
  * every connection of that app to it: other profiles signed in to the same organization
  * through the same app on the same service end too. Say so and ask first (--yes otherwise).
  */

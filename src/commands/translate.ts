@@ -11,7 +11,7 @@ import { createPacer } from './calls/pacer.js';
 
 import { call, readStdinText } from './shared/resources.js';
 
-/** api-contract.md: POST /v1/translate takes at most 5,000 characters. */
+/** docs/contract.md: POST /v1/translate takes at most 5,000 characters. */
 export const MAX_TRANSLATE_CHARS = LIMITS.textCharacters;
 
 export interface TranslateOptions {

@@ -1,11 +1,11 @@
-// config.json: everything that is not a secret (design.md "Credentials"). Reads are
+// config.json: everything that is not a secret (docs/design.md "Credentials"). Reads are
 // plain; every change goes through update(), which takes a cross-process lock, re-reads
 // the file, applies the change and writes atomically, so concurrent svc processes never
 // lose each other's changes. A file that does not parse is reported and never overwritten.
 import { promises } from 'node:fs';
 import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 import { join } from 'node:path';
-import type { Mode, Scope } from '../shared/constants.js';
+import type { Mode, Scope } from '../contract/constants.js';
 import { ConfigError } from '../errors.js';
 import { diskFullWords, isDiskFull, writeFileAtomic } from './atomic.js';
 import { withFileLock, type LockOptions } from './lock.js';

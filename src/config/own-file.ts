@@ -1,7 +1,7 @@
 // Files svc keeps at paths of its own (config, credentials, locks, journals, checkpoints,
 // records, dead letters): whatever was put at such a path, svc reads or writes it only if it
 // is a regular file of bounded size, and repairs permissions on the opened file itself.
-// design.md "Credentials": a FIFO must not hang svc, a link to a device must not be read
+// docs/design.md "Credentials": a FIFO must not hang svc, a link to a device must not be read
 // without limit, and a link to another file must never have that file's mode changed.
 import { closeSync, constants, fchmodSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 

@@ -1,4 +1,4 @@
-// The request bodies of api-contract.md "Resources", as data: each field's rule and
+// The request bodies of docs/contract.md "Resources", as data: each field's rule and
 // whether it is required. The emulator builds its 422 validation from these rows
 // (src/emulator/validate.ts), the CLI checks its flags with the same rules before sending.
 import { LIMITS } from './constants.js';

@@ -1,14 +1,14 @@
-// Facts of service-spec.md and api-contract.md that both the CLI and the emulator rely on:
+// Facts of docs/contract.md that both the CLI and the emulator rely on:
 // credentials, scopes, ids, event types and limits. The emulator imports nothing from the
 // CLI but src/contract/.
 
-/** service-spec.md §2, "Scopes (exact values)". */
+/** docs/contract.md "Credentials and scopes". */
 export const SCOPES = ['calls:read', 'calls:write', 'sessions:read', 'sessions:write', 'translate', 'events:read', 'account:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export type Mode = 'test' | 'live';
 
-/** service-spec.md §2: credential prefixes. */
+/** docs/contract.md "Credentials and scopes": credential prefixes. */
 export const PREFIX = {
   liveKey: 'svc_live_',
   testKey: 'svc_test_',
@@ -18,7 +18,7 @@ export const PREFIX = {
   refreshToken: 'svc_ort_',
 } as const;
 
-/** api-contract.md "Conventions": object id prefixes. */
+/** docs/contract.md "Conventions": object id prefixes. */
 export const ID_PREFIX = {
   call: 'call_',
   link: 'link_',
@@ -31,7 +31,7 @@ export const ID_PREFIX = {
   key: 'key_',
 } as const;
 
-/** api-contract.md "Events". */
+/** docs/contract.md "Events". */
 export const EVENT_TYPES = [
   'call.started',
   'call.ended',
@@ -47,16 +47,16 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** The CLI's own public OAuth app, seeded in the emulator (api-contract.md "Seed"). */
+/** The CLI's own public OAuth app, seeded in the emulator (docs/contract.md "Seed"). */
 export const CLI_CLIENT_ID = 'svc_app_cli';
 export const CLI_REDIRECT_PATH = '/callback';
 
-/** service-spec.md §8 and api-contract.md: every number both sides must agree on. */
+/** docs/contract.md "Limits": every number both sides must agree on. */
 export const LIMITS = {
   requestsPerMinute: 600,
   authorizationCodeSeconds: 600,
   accessTokenSeconds: 3600,
-  /** Lists: `?limit=` 1–100, default 20 (api-contract.md "Conventions"). */
+  /** Lists: `?limit=` 1–100, default 20 (docs/contract.md "Conventions"). */
   listLimitMax: 100,
   listLimitDefault: 20,
   /** Translations and chat messages: at most 5,000 characters (Unicode code points). */
@@ -86,6 +86,8 @@ export const LIMITS = {
 } as const;
 
 export const DEFAULT_EMULATOR_PORT = 4010;
+/** The address `svc emulator` listens on unless --host says another. */
+export const DEFAULT_EMULATOR_HOST = '127.0.0.1';
 
 /** The mode an API key works in, from its prefix; null when it is not a key. */
 export function modeOfKey(key: string): Mode | null {

@@ -1,4 +1,4 @@
-// The single table of api-contract.md: every path, method and scope, for both sides.
+// The single table of docs/contract.md: every path, method and scope, for both sides.
 // The CLI's commands name an endpoint and never build URL strings; the emulator's routes
 // are registered from the same rows (src/emulator/routes/wire.ts), and a test fails when
 // a row has no route or a route no row. Adjusting to the real service is a change here.
@@ -11,7 +11,7 @@ export interface Endpoint {
   method: HttpMethod;
   /** Path with `{name}` placeholders filled from `params`. */
   path: string;
-  /** The scope the service requires (api-contract.md "Resources"); null for OAuth endpoints. */
+  /** The scope the service requires (docs/contract.md "Resources"); null for OAuth endpoints. */
   scope: Scope | null;
   /** A list endpoint (`limit`/`cursor`, `{object:"list"}` answers). */
   list?: boolean;
@@ -24,7 +24,7 @@ export interface Endpoint {
 }
 
 export const ENDPOINTS = {
-  // Authorization server (service-spec.md 4.2–4.4, api-contract.md "Authorization server").
+  // Authorization server (docs/contract.md "Token endpoint", "Revocation" and "Authorization server").
   'oauth.metadata': { method: 'GET', path: '/.well-known/oauth-authorization-server', scope: null },
   'oauth.token': { method: 'POST', path: '/oauth2/token', scope: null, form: true },
   'oauth.revoke': { method: 'POST', path: '/oauth2/revoke', scope: null, form: true },
@@ -63,7 +63,7 @@ export const ENDPOINTS = {
 
 export type EndpointName = keyof typeof ENDPOINTS;
 
-/** List answers (api-contract.md "Conventions"). */
+/** List answers (docs/contract.md "Conventions"). */
 export interface ListPage<T> {
   object: 'list';
   data: T[];

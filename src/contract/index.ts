@@ -1,4 +1,4 @@
-// The contract module: every fact of api-contract.md that both the CLI and the emulator use.
+// The contract module: every fact of docs/contract.md that both the CLI and the emulator use.
 // Pure data and functions, no dependencies, cheap to load on the CLI's start path.
 export * from './constants.js';
 export * from './endpoints.js';

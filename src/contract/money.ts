@@ -1,6 +1,6 @@
 // Money as svc shows it everywhere but --json, and as the emulator's dashboard shows it (so it
 // lives in the contract, the one part of the CLI side the emulator may import): dollars, exactly. The API counts in cents,
-// possibly fractional (api-contract.md: `available`, `unit_amount`); dividing by 100 in
+// possibly fractional (docs/contract.md: `available`, `unit_amount`); dividing by 100 in
 // floating point would print 0.002 cents as 0.000019999999999999998 or 1e-7. Instead the
 // number's own shortest decimal text (what the server's JSON said) has its point moved two
 // places, so every digit the service sent is kept and none is made up.
@@ -38,7 +38,7 @@ function shiftPoint(text: string, places: number): { whole: string; fraction: st
 }
 
 /**
- * api-contract.md "Billing": amounts are exact to 1/10,000 of a cent, so the emulator keeps
+ * docs/contract.md "Billing": amounts are exact to 1/10,000 of a cent, so the emulator keeps
  * them as integers of that unit (a subcent) and draws prices with no rounding (21 characters
  * at 0.002 cents draw 0.042 cents, 420 subcents).
  */

@@ -1,4 +1,4 @@
-// The value rules of api-contract.md's request bodies, as pure functions both sides run:
+// The value rules of docs/contract.md's request bodies, as pure functions both sides run:
 // the emulator answers 422 with them; the CLI tidies what a person typed (trims, removes
 // the spaces of a pasted phone number, upper-cases a country) and then checks it with
 // the same rule before sending (exit 2 with a hint). One rule, one place: no drift.
@@ -82,7 +82,7 @@ export function checkText(value: string, max: number, min = 1): Checked<string> 
   return ok(value);
 }
 
-/** An object id of the given kind: its prefix (api-contract.md "Conventions"), then [A-Za-z0-9_-]. */
+/** An object id of the given kind: its prefix (docs/contract.md "Conventions"), then [A-Za-z0-9_-]. */
 export function checkId(value: string, of: IdKind): Checked<string> {
   const prefix = ID_PREFIX[of];
   const rest = value.slice(prefix.length);

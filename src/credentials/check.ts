@@ -3,9 +3,8 @@
 // 403 means accepted but without account:read, so the credential itself is fine.
 import type { ApiClientDeps } from '../api/client.js';
 import type { Profile } from '../config/config.js';
-import type { Choosing, ResolvedCredential } from './resolve.js';
+import type { ResolvedCredential } from './resolve.js';
 import type { SecretStore } from './store.js';
-import { chooseBaseUrl } from './resolve.js';
 import { confirmedOrg } from './confirmed.js';
 import { ApiError, CliError } from '../errors.js';
 
@@ -19,11 +18,6 @@ export interface CredentialCheck {
   verdict: CredentialVerdict;
   /** Why: the service's answer, or what kept us from asking. */
   detail: string;
-}
-
-/** Where a profile's credentials go: the address it was made for (else the one chosen, for old profiles). */
-export function profileBaseUrl(ctx: Choosing, profile: Profile): string {
-  return profile.base_url ? profile.base_url.replace(/\/+$/, '') : chooseBaseUrl(ctx, undefined);
 }
 
 /** Every credential stored in the profile, as the resolution would use it. */

@@ -8,7 +8,7 @@ import { lazyRequire } from '../node-require.js';
 import type { ConfigData, ConfigStore, KeyMeta, SecretInFlight, SecretStorage } from '../config/config.js';
 import { processRuns } from '../config/atomic.js';
 import { lastFour } from '../io/redact.js';
-import { modeOfKey } from '../shared/constants.js';
+import { modeOfKey } from '../contract/constants.js';
 import { NewerCredentialsFileError, type SecretLeft, type SecretStore } from './store.js';
 
 /** An entry of another machine (a shared config dir) is settled once this old. */

@@ -1,11 +1,11 @@
-// Origin binding (design.md "Credentials"): a stored credential is sent only to the origin
+// Origin binding (docs/design.md "Credentials"): a stored credential is sent only to the origin
 // it was issued for, the profile's base URL, as gh binds a token to its host. Origins are
 // compared as browsers do (RFC 6454 §4): scheme, host and port, after the URL parser has
 // lower-cased the host and dropped a default port; a trailing slash or a path never
 // matters. `localhost` and `127.0.0.1` are different origins: a name may resolve
 // elsewhere (hosts file, ::1) than the address the credential was issued for.
 import type { Profile } from '../config/config.js';
-import { DEFAULT_BASE_URL } from '../api/endpoints.js';
+import { DEFAULT_EMULATOR_PORT } from '../contract/constants.js';
 import { UsageError } from '../errors.js';
 
 /** The base URL in one spelling (lower-case host, no default port, no trailing slash); UsageError when it is not an http(s) URL. */
@@ -38,9 +38,20 @@ export function sameOrigin(a: string, b: string): boolean {
   return left !== null && left === originOf(b);
 }
 
-/** The address a profile's credentials are bound to: the base URL it was created with (older profiles without one: the default). */
+/** The service publishes its address only as {base_url}: without one, svc talks to the local emulator. */
+export const DEFAULT_BASE_URL = `http://127.0.0.1:${DEFAULT_EMULATOR_PORT}`;
+
+/**
+ * The address a profile's credentials are bound to, as stored: the base URL it was created with
+ * (older profiles without one: the default). The one place that says so; compared by origin.
+ */
 export function profileAddress(profile: Pick<Profile, 'base_url'> | undefined): string {
-  return profile?.base_url ?? DEFAULT_BASE_URL;
+  return profile?.base_url || DEFAULT_BASE_URL;
+}
+
+/** profileAddress in its one spelling, path included (a UsageError when the stored value is not an http(s) URL). */
+export function profileBaseUrl(profile: Pick<Profile, 'base_url'> | undefined): string {
+  return canonicalBaseUrl(profileAddress(profile), "the profile's base_url");
 }
 
 /** The profiles bound to the origin of `address`. */

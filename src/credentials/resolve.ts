@@ -1,4 +1,4 @@
-// Which credential a request uses (design.md "Credentials"), first match wins:
+// Which credential a request uses (docs/design.md "Credentials"), first match wins:
 //   SVC_API_KEY (mode from its prefix)
 //   → the profile chosen by --profile / SVC_PROFILE / default_profile / "default",
 //     in the mode chosen by --test/--live / SVC_MODE / the profile's mode:
@@ -7,17 +7,16 @@
 // A stored credential goes only to its profile's origin (src/credentials/origin.ts): an
 // address from --base-url / SVC_BASE_URL picks the one profile bound to it when no profile
 // was named, else it is refused (exit 2). SVC_API_KEY goes wherever the user points it.
-import type { Mode } from '../shared/constants.js';
-import { modeOfKey } from '../shared/constants.js';
+import type { Mode } from '../contract/constants.js';
+import { modeOfKey } from '../contract/constants.js';
 import type { ConfigData, ConfigStore, KeyMeta, Profile } from '../config/config.js';
 import { DEFAULT_PROFILE, emptyConfig } from '../config/config.js';
-import type { Env, GlobalOptions } from '../shared/runtime.js';
+import type { Clock, Env, GlobalOptions } from '../shared/runtime.js';
 import type { SecretStore } from './store.js';
-import { DEFAULT_BASE_URL } from '../api/endpoints.js';
 import type { ApiCredential } from '../api/credential.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import { settleSecretsInFlight } from './journal.js';
-import { addressMismatch, canonicalBaseUrl, originOf, profileAddress, profilesAt, sameOrigin } from './origin.js';
+import { addressMismatch, canonicalBaseUrl, originOf, profileAddress, profileBaseUrl, profilesAt, sameOrigin } from './origin.js';
 
 /** A credential resolved for a request: what the API client sends, and the profile it came from. */
 export interface ResolvedCredential extends ApiCredential {
@@ -122,7 +121,7 @@ function choose(ctx: Choosing, config: ConfigData): Chosen {
 
 /** The base URL: --base-url, SVC_BASE_URL, the profile's, the default (canonical: no trailing slash). */
 export function chooseBaseUrl(ctx: Choosing, profile: Profile | undefined): string {
-  return explicitBaseUrl(ctx) ?? canonicalBaseUrl(profile?.base_url || DEFAULT_BASE_URL, "the profile's base_url");
+  return explicitBaseUrl(ctx) ?? profileBaseUrl(profile);
 }
 
 /** Refuses (exit 2) an address from --base-url / SVC_BASE_URL that is not the profile's own. */
@@ -157,7 +156,7 @@ export function chooseMode(ctx: Choosing, profile: Profile | undefined): Mode {
   return 'test';
 }
 
-export async function resolveCredential(ctx: Choosing & { config: ConfigStore; secrets: SecretStore }): Promise<ResolvedCredential> {
+export async function resolveCredential(ctx: Choosing & { config: ConfigStore; secrets: SecretStore; clock: Pick<Clock, 'now'> }): Promise<ResolvedCredential> {
   const envKey = ctx.env.SVC_API_KEY;
   let config: ConfigData;
   try {
@@ -169,14 +168,14 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   }
   if (config.secrets_in_flight && !envKey) {
     // A key write killed half-way: settle it before choosing a key (src/credentials/journal.ts).
-    await settleSecretsInFlight(ctx, config, Date.now());
+    await settleSecretsInFlight(ctx, config, ctx.clock.now());
     config = await ctx.config.read();
   }
   // The profile, and the address asked for, looked up once for everything below.
   const chosen = choose(ctx, config);
   const { profileName } = chosen;
   const profile = config.profiles[profileName];
-  const baseUrlOf = (p: Profile | undefined) => chosen.address() ?? canonicalBaseUrl(p?.base_url || DEFAULT_BASE_URL, "the profile's base_url");
+  const baseUrlOf = (p: Profile | undefined) => chosen.address() ?? profileBaseUrl(p);
 
   if (envKey) {
     const mode = modeOfKey(envKey);

@@ -1,4 +1,4 @@
-// Secret storage (design.md "Credentials"): the OS keychain through @napi-rs/keyring
+// Secret storage (docs/design.md "Credentials"): the OS keychain through @napi-rs/keyring
 // (service `svc`, account `<profile>:<name>`), every call time-boxed at 3 s; without a
 // keychain, a 0600 credentials.json beside config.json, announced BEFORE the secret is
 // written and saying why (cli/cli#8954). SVC_CREDENTIAL_STORE=keychain|file forces one.
@@ -84,7 +84,7 @@ export function describeLeft(left: SecretLeft): string {
   return `the keychain entry ${left.account} (service ${left.service}) could not be deleted (${left.reason}); it still holds the secret. Remove it by hand: ${left.remove_with}`;
 }
 
-/** What every keychain failure suggests (design.md: errors name the next step). */
+/** What every keychain failure suggests (docs/design.md: errors name the next step). */
 export const KEYCHAIN_HINT =
   'unlock or start the OS keychain (on Linux: gnome-keyring or another Secret Service), or set SVC_CREDENTIAL_STORE=file to use credentials.json, or pass a key in SVC_API_KEY';
 

@@ -1,7 +1,7 @@
-// Who is calling: an API key (Bearer or X-Api-Key, service-spec.md §5.1–2) or an OAuth
-// access token (always live, §5.8). Keys and tokens are looked up by their sha256 only.
-import { PREFIX, modeOfKey } from '../shared/constants.js';
-import type { Mode, Scope } from '../shared/constants.js';
+// Who is calling: an API key (Bearer or X-Api-Key, docs/contract.md "Authentication" 1–2) or an OAuth
+// access token (always live, docs/contract.md "Authentication" 8). Keys and tokens are looked up by their sha256 only.
+import { PREFIX, modeOfKey } from '../contract/constants.js';
+import type { Mode, Scope } from '../contract/constants.js';
 import { missingScope, unauthorized } from './errors.js';
 import { sha256 } from './ids.js';
 import type { State } from './state.js';
@@ -13,7 +13,7 @@ export interface Credential {
   scopes: Scope[];
   key_id?: string;
   client_id?: string;
-  /** What the rate limit counts against: each API key, and each connected app (service-spec.md §8). */
+  /** What the rate limit counts against: each API key, and each connected app (docs/contract.md "Limits"). */
   rate_key: string;
   /** Re-checked by open streams, so that they end when the credential stops working. */
   authorized(): boolean;

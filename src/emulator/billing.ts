@@ -1,7 +1,7 @@
 // Live mode draws from the organization's prepaid balance; test mode is free
-// (service-spec.md "Test mode" 1 and 5). Prices are the emulator's own, shown in /v1/prices
+// (docs/contract.md "Test mode"). Prices are the emulator's own, shown in /v1/prices
 // in cents; the balance and every draw are whole subcents (1/10,000 of a cent,
-// api-contract.md "Billing"), so a price is drawn exactly, never rounded up to a cent.
+// docs/contract.md "Billing"), so a price is drawn exactly, never rounded up to a cent.
 import { z } from 'zod';
 import type { Credential } from './auth.js';
 import { paymentRequired } from './errors.js';

@@ -1,5 +1,5 @@
 // The emulator's typed errors. One error middleware (server.ts) turns them into the
-// spec's `{"detail": …}` bodies (service-spec.md §7, api-contract.md "Conventions").
+// spec's `{"detail": …}` bodies (docs/contract.md "Errors" and "Conventions").
 
 export interface ValidationItem {
   loc: (string | number)[];

@@ -1,7 +1,7 @@
-// Every state change publishes an event (api-contract.md "Events"). The event is
+// Every state change publishes an event (docs/contract.md "Events"). The event is
 // serialized once; lists and streams share that string.
-import { ID_PREFIX } from '../shared/constants.js';
-import type { Mode } from '../shared/constants.js';
+import { ID_PREFIX } from '../contract/constants.js';
+import type { Mode } from '../contract/constants.js';
 import { EVENT_RETENTION, nextSeq } from './state.js';
 import type { EmulatorEvent, EventLog, State } from './state.js';
 
@@ -31,7 +31,7 @@ export function seqOfEventId(id: string): number | null {
 }
 
 /**
- * A published event, kept as its SSE frame (api-contract.md "Events", Stream): one flat string
+ * A published event, kept as its SSE frame (docs/contract.md "Events", Stream): one flat string
  * `id: <id>\nevent: <type>\ndata: <JSON>\n\n` that every stream and resume sends as it is, and
  * from which the id and the JSON are cut when asked (the `data` object parsed when asked). So the
  * 10,000 retained events, and a stalled stream's queue, hold one small object and one string
@@ -152,7 +152,7 @@ export function mayHaveLostItsFirst(log: EventLog): boolean {
   return log.events.length >= EVENT_RETENTION;
 }
 
-/** The Last-Event-ID that asks for everything from the first event (api-contract.md "Events", Position frame). */
+/** The Last-Event-ID that asks for everything from the first event (docs/contract.md "Events", Position frame). */
 export const START_POSITION = 'start';
 
 /**
@@ -166,7 +166,7 @@ export function positionFrame(newestId: string | undefined): string {
 /**
  * What a stream resuming after `lastSeq` sends first: the retained events after it, or, when that
  * event is no longer retained (or was never this log's), every retained event behind a gap
- * (api-contract.md "Events").
+ * (docs/contract.md "Events").
  */
 export function resumeAfter(events: EmulatorEvent[], lastSeq: number): { known: boolean; events: EmulatorEvent[] } {
   let low = 0;

@@ -10,7 +10,7 @@ export function newId(prefix: string): string {
   return prefix + randomBytes(15).toString('base64url').replace(/[-_]/g, 'x');
 }
 
-/** Only hashes of keys and tokens are kept (service-spec.md §5.4). */
+/** Only hashes of keys and tokens are kept (docs/contract.md "Authentication" 4). */
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }

@@ -50,7 +50,7 @@ export interface EmulatorOptions {
   host?: string;
   /** Default: real time; POST /_emulator/clock adds an offset either way. */
   clock?: EmulatorClock;
-  /** Interval of `: keepalive` comments on streams. Default 15 s (api-contract.md "Events"). */
+  /** Interval of `: keepalive` comments on streams. Default 15 s (docs/contract.md "Events"). */
   keepaliveMs?: number;
   /** Keep the world in this file across restarts (persistence/journal.ts). */
   statePath?: string;

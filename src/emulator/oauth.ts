@@ -1,7 +1,7 @@
 // OAuth operations over the state, each a step of RFC 6749 / RFC 7636 / RFC 7009.
 import { createHash } from 'node:crypto';
-import { LIMITS, PREFIX } from '../shared/constants.js';
-import type { Scope } from '../shared/constants.js';
+import { LIMITS, PREFIX } from '../contract/constants.js';
+import type { Scope } from '../contract/constants.js';
 import { OAuthError } from './errors.js';
 import { newId, randomToken, sameSecret, sha256 } from './ids.js';
 import { endGrants, endUnauthorizedStreams } from './state.js';
@@ -16,7 +16,7 @@ export interface TokenResponse {
   org_id: string;
 }
 
-/** RFC 6749 §4.1.2: a code is short-lived (10 minutes here, service-spec.md §8) and single-use. */
+/** RFC 6749 §4.1.2: a code is short-lived (10 minutes here, docs/contract.md "Limits") and single-use. */
 export function issueCode(state: State, request: { client_id: string; redirect_uri: string; scopes: Scope[]; code_challenge: string }, orgId: string): string {
   const code = randomToken(32);
   state.codes.set(sha256(code), {
@@ -108,7 +108,7 @@ export function exchangeCode(state: State, app: App, code: string, redirectUri: 
   return issueTokens(state, grant);
 }
 
-/** RFC 6749 §6: refresh; the refresh token rotates and the old access token dies (service-spec.md §5.9). */
+/** RFC 6749 §6: refresh; the refresh token rotates and the old access token dies (docs/contract.md "Authentication" 9). */
 export function refresh(state: State, app: App, refreshToken: string, scope: string | null): TokenResponse {
   const record = state.refreshTokens.get(sha256(refreshToken));
   if (!record) throw new OAuthError(400, 'invalid_grant', 'unknown refresh token');
@@ -160,7 +160,7 @@ function issueTokens(state: State, grant: Grant, scopes: Scope[] = grant.scopes)
   };
 }
 
-/** RFC 7009 §2.1: revoking either token disconnects the app from that organization (service-spec.md §3). */
+/** RFC 7009 §2.1: revoking either token disconnects the app from that organization (docs/contract.md "Credential lifecycle"). */
 export function revokeToken(state: State, token: string, clientId: string | null): void {
   const hash = sha256(token);
   const grantId = state.accessTokens.get(hash)?.grant_id ?? state.refreshTokens.get(hash)?.grant_id;

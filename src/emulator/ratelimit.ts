@@ -1,7 +1,7 @@
-// 600 requests per minute per API key and per connected app (service-spec.md §8).
+// 600 requests per minute per API key and per connected app (docs/contract.md "Limits").
 // The window is fixed: it opens at a credential's first request and lasts 60 s of the
 // emulator's clock, so tests can cross it by advancing the clock.
-import { LIMITS } from '../shared/constants.js';
+import { LIMITS } from '../contract/constants.js';
 import type { State } from './state.js';
 
 const WINDOW_MS = 60_000;

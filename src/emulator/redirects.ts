@@ -1,5 +1,5 @@
-// Redirect URI rules: https only, http only for localhost (service-spec.md §2), and
-// loopback URIs match with ANY port and ANY loopback host (RFC 8252 §7.3, api-contract.md "Authorization server").
+// Redirect URI rules: https only, http only for localhost (docs/contract.md "Credentials and scopes"), and
+// loopback URIs match with ANY port and ANY loopback host (RFC 8252 §7.3, docs/contract.md "Authorization server").
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 

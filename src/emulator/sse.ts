@@ -4,9 +4,9 @@
 // frames are written straight to the response (no Web stream and no TextEncoder per
 // chunk); under app.request() they go through a ReadableStream. Nothing queued is dropped
 // while the client reads; a client that stops reading is disconnected once its unsent
-// backlog passes a bound (api-contract.md "Events"), and resumes with Last-Event-ID.
+// backlog passes a bound (docs/contract.md "Events"), and resumes with Last-Event-ID.
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import type { Mode } from '../shared/constants.js';
+import type { Mode } from '../contract/constants.js';
 import type { EmulatorContext } from './http.js';
 import type { EmulatorEvent, State, Subscriber } from './state.js';
 

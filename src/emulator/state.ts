@@ -1,7 +1,7 @@
 // The emulator's whole world, as plain data. Routes change it only through the small
 // operations in this folder; reset() empties it and plants the seed.
-import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../shared/constants.js';
-import type { Mode, Scope } from '../shared/constants.js';
+import { CLI_CLIENT_ID, CLI_REDIRECT_PATH, ID_PREFIX, PREFIX, SCOPES } from '../contract/constants.js';
+import type { Mode, Scope } from '../contract/constants.js';
 import type { AdvancingClock } from './clock.js';
 import type { BoundAddress } from './address.js';
 import { randomBytes } from 'node:crypto';
@@ -35,10 +35,10 @@ export interface ApiKey {
   org_id: string;
   mode: Mode;
   scopes: Scope[];
-  /** sha256 of the key: the key itself is never kept (service-spec.md §5.4). */
+  /** sha256 of the key: the key itself is never kept (docs/contract.md "Authentication" 4). */
   hash: string;
   revoked: boolean;
-  /** What the dashboard shows of a key (service-spec.md: the key itself is shown once, when made). Absent on keys imported without them. */
+  /** What the dashboard shows of a key (docs/contract.md: the key itself is shown once, when made). Absent on keys imported without them. */
   name?: string | null;
   last4?: string;
   created_at?: number;
@@ -89,7 +89,7 @@ export interface RefreshToken {
   used: boolean;
 }
 
-/** Fields every object has (api-contract.md "Conventions"). */
+/** Fields every object has (docs/contract.md "Conventions"). */
 export interface ObjectBase {
   id: string;
   object: string;
@@ -153,7 +153,7 @@ export interface EmulatorEvent {
   readonly type: string;
   /** The event object serialized once, shared by every list and stream. */
   readonly json: string;
-  /** The same event as one SSE frame (api-contract.md "Events", Stream). */
+  /** The same event as one SSE frame (docs/contract.md "Events", Stream). */
   readonly frame: string;
   /** The event's `data` object, parsed from json when asked (not kept: a burst retains only its strings). */
   readonly data: unknown;
@@ -364,7 +364,7 @@ export function empty(state: State): void {
   });
 }
 
-/** Empties the world (ending open streams) and plants the seed (api-contract.md "Seed"). */
+/** Empties the world (ending open streams) and plants the seed (docs/contract.md "Seed"). */
 export function reset(state: State): Seed {
   empty(state);
   const { org } = createOrg(state, 'Acme', SEED_BALANCE_CENTS, { ...SEED_ADMIN });

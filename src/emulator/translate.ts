@@ -1,5 +1,5 @@
 // The emulator has no interpreter: every translation is the test-mode stand-in
-// `[<language>] <text>` (service-spec.md "Test mode" 2), in live mode too.
+// `[<language>] <text>` (docs/contract.md "Test mode"), in live mode too.
 export function standInTranslation(text: string, to: string): string {
   return `[${to}] ${text}`;
 }

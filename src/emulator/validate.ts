@@ -1,5 +1,5 @@
 // Request input: bodies read with a size cap, JSON parsed without trusting it, and every
-// body and query validated by zod into the 422 list form (api-contract.md "Conventions").
+// body and query validated by zod into the 422 list form (docs/contract.md "Conventions").
 // Unknown body fields AND unknown query parameters are REJECTED (422 `extra_forbidden`),
 // consistently, so a client's typo shows at once instead of being silently ignored.
 import type { Context } from 'hono';

@@ -10,6 +10,8 @@ export interface ColumnFit {
   drop?: number;
   /** Where a cut cell loses its text: at the end (…), or in the middle, for values whose end matters (a link's id). */
   shorten?: 'end' | 'middle';
+  /** The value people copy (a link's URL): every droppable column is left out before it is cut. */
+  cutLast?: boolean;
 }
 
 export interface FitInput {
@@ -51,7 +53,9 @@ export function fitColumns(inputs: readonly FitInput[], total: number, gap: numb
     .map((input, index) => ({ index, drop: input.fit?.drop }))
     .filter((c): c is { index: number; drop: number } => c.drop !== undefined)
     .sort((a, b) => a.drop - b.drop);
-  while (lineWidth(kept.map(least)) > total && droppable.length > 0) kept.splice(kept.indexOf(droppable.shift()!.index), 1);
+  // A column cut last keeps its full text while leaving a droppable column out can make room.
+  const beforeDrops = (i: number) => (inputs[i]!.fit?.cutLast ? natural(i, true) : least(i));
+  while (lineWidth(kept.map(beforeDrops)) > total && droppable.length > 0) kept.splice(kept.indexOf(droppable.shift()!.index), 1);
 
   // The room left goes to the shrinkable columns, the narrowest wants served first (water-filling).
   const widths = new Map(kept.map((i) => [i, least(i)]));

@@ -1,5 +1,5 @@
 // The terminal as the services see it: the three streams, colour, and the one answer to
-// "may we ask the person?" (design.md "Output and errors"). Built by src/cli/context.ts
+// "may we ask the person?" (docs/design.md "Output and errors"). Built by src/cli/context.ts
 // from the runtime; services below the commands write only through it.
 
 export interface Output {

@@ -1,4 +1,4 @@
-// Rendering results on stdout (design.md "Output and errors"): --json prints the API's
+// Rendering results on stdout (docs/design.md "Output and errors"): --json prints the API's
 // JSON as one document; otherwise a table on a TTY (fitted to its width) and
 // tab-separated lines when piped, so `svc calls list | cut -f1` works.
 import type { Io } from './io.js';
@@ -74,7 +74,11 @@ export async function renderTable<T>(rows: readonly T[], columns: readonly Colum
             header: displayWidth(c.header),
             full: fullWidths[i]!,
             ...(c.narrow ? { narrow: widest(narrow, i) } : {}),
-            fit: { ...(c.shrink !== undefined ? { shrink: c.shrink } : {}), ...(c.drop !== undefined ? { drop: c.drop } : {}) },
+            fit: {
+              ...(c.shrink !== undefined ? { shrink: c.shrink } : {}),
+              ...(c.drop !== undefined ? { drop: c.drop } : {}),
+              ...(c.cutLast ? { cutLast: true } : {}),
+            },
           })),
           width,
           GAP,

@@ -1,5 +1,5 @@
 // Secrets never reach stdout, stderr, --debug output or files other than their store.
-// Every credential the service issues has a recognisable prefix (service-spec.md §2),
+// Every credential the service issues has a recognisable prefix (docs/contract.md "Credentials and scopes"),
 // so a text can be scrubbed without knowing which secrets it holds.
 
 /** `svc_test_abcdef…wxyz` → `svc_test_…wxyz`; anything else keeps only its last four. */

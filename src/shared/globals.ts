@@ -1,7 +1,7 @@
 // svc's global flags: the one declaration (a FlagSpecs of src/commands/define.ts, which
 // src/commands/index.ts's ROOT checks), and the one function that turns what the parser read
 // into the form every command's context holds (GlobalOptions, src/shared/runtime.ts).
-import type { Mode } from './constants.js';
+import type { Mode } from '../contract/constants.js';
 
 /** The flags every command takes (anywhere on the line), declared once: help, the parse, completions and the context's GlobalOptions come from here. */
 export const GLOBAL_FLAGS = {

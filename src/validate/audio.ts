@@ -1,7 +1,7 @@
 import { LIMITS } from '../contract/index.js';
 import { invalid } from './invalid.js';
 
-/** api-contract.md: POST /v1/chats/{id}/voice takes at most 10 MiB. */
+/** docs/contract.md: POST /v1/chats/{id}/voice takes at most 10 MiB. */
 export const MAX_VOICE_BYTES = LIMITS.voiceBytes;
 
 // The audio formats people record voice notes in, by file extension (IANA media types).

@@ -1,10 +1,11 @@
-import { ID_PREFIX } from '../shared/constants.js';
+import { ID_PREFIX } from '../contract/constants.js';
+import { checkId, type IdKind } from '../contract/rules.js';
 import { invalid } from './invalid.js';
 
 /** The tail of the id in examples: as real ids are, 20 letters and digits after the prefix. */
 export const EXAMPLE_ID_TAIL = 'Q3vX8kTz1mLp9RbW2cYd';
 
-export type IdKind = keyof typeof ID_PREFIX;
+export type { IdKind };
 
 const NOUN: Record<IdKind, string> = {
   call: 'call',
@@ -19,7 +20,7 @@ const NOUN: Record<IdKind, string> = {
 };
 
 /**
- * An object id of the given kind: its prefix (api-contract.md "Conventions") and then
+ * An object id of the given kind: its prefix (docs/contract.md "Conventions") and then
  * letters, digits, `_` or `-`. Checked locally so that a call id passed where a chat id
  * belongs fails with exit 2 and a clear hint, instead of a 404 from the service.
  */
@@ -32,7 +33,8 @@ export function parseIdWithPrefix(value: string, prefix: string, flag?: string):
   const kind = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => ID_PREFIX[k] === prefix);
   if (kind === undefined) throw new Error(`no id has the prefix ${prefix}`);
   const trimmed = value.trim();
-  if (!trimmed.startsWith(prefix) || !/^[A-Za-z0-9_-]+$/.test(trimmed.slice(prefix.length)) || trimmed === prefix) {
+  // The syntax is the contract's (checkId); what is said, and the hint, are the CLI's.
+  if (!checkId(trimmed, kind).ok) {
     const other = (Object.keys(ID_PREFIX) as IdKind[]).find((k) => trimmed.startsWith(ID_PREFIX[k]) && k !== kind);
     const hint = other ? ` (that is ${article(NOUN[other])} ${NOUN[other]} id)` : '';
     invalid(

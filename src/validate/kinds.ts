@@ -3,6 +3,7 @@
 // with the wording of that refusal. The runner applies it once (src/cli/run.ts); the
 // declarations are also what `svc mcp` builds its tool schemas from.
 import { centsOf } from '../contract/money.js';
+import { checkInteger } from '../contract/rules.js';
 import { invalid } from './invalid.js';
 import { parseDurationMs } from './duration.js';
 import { parseIdWithPrefix } from './id.js';
@@ -66,7 +67,8 @@ export function readKind(kind: FlagKind, text: string, what: string): string | n
 function readInteger(text: string, what: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
   const trimmed = text.trim();
   const n = /^-?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
+  // The bounds are the contract's integer rule (checkInteger), the one the emulator answers 422 with.
+  if (!Number.isSafeInteger(n) || !checkInteger(n, min, max).ok) {
     const range =
       min > Number.MIN_SAFE_INTEGER && max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : min > Number.MIN_SAFE_INTEGER ? ` of at least ${min}` : '';
     invalid(`${what} "${text}" must be a whole number${range}`);

@@ -1,7 +1,7 @@
 import { LIMITS, checkText } from '../contract/index.js';
 import { invalid } from './invalid.js';
 
-/** api-contract.md "Conventions": list pages hold 1–100 objects. */
+/** docs/contract.md "Conventions": list pages hold 1–100 objects. */
 export const MAX_PAGE_LIMIT = LIMITS.listLimitMax;
 
 /** A text that must not be empty and must fit `maxLength` characters (code points), by the contract's rule. */

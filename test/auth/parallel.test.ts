@@ -1,5 +1,5 @@
 // 16 parallel `svc account --json` processes with an expired access token: exactly one
-// refresh on the service, none presenting a used refresh token, all exit 0 (design.md
+// refresh on the service, none presenting a used refresh token, all exit 0 (docs/design.md
 // "Credentials"). Real child processes, because the lock and the re-read are about processes.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -14,7 +14,7 @@ const good = {
   org_id: 'org_123',
 };
 
-describe('validateTokenResponse (service-spec.md §2)', () => {
+describe('validateTokenResponse (docs/contract.md "Credentials and scopes")', () => {
   it('accepts a complete response and splits the scopes', () => {
     expect(validateTokenResponse(good)).toEqual({
       access_token: 'svc_oat_abc',

@@ -1,4 +1,4 @@
-// Every field of a request body in api-contract.md has its place on the command that sends
+// Every field of a request body in docs/contract.md has its place on the command that sends
 // that body (issue 32: `chats send` had no --language, so a chat's translation was reachable
 // only through `svc api`). The contract's Resources table is parsed here; the command that
 // sends an endpoint is the one whose run() calls it (`call(ctx, 'chats.messages.create', …)`).
@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/contract/index.js';
 import { kebab, type CommandDecl } from '../../src/commands/define.js';
 
-/** The shared contract, beside this repository as in every checkout and CI's clone; SVC_API_CONTRACT names another copy. */
-const CONTRACT = process.env.SVC_API_CONTRACT ?? join(import.meta.dirname, '../../../shared/api-contract.md');
+/** The repository's own contract document: its Resources table is what the flags are checked against. */
+const CONTRACT = join(import.meta.dirname, '../../docs/contract.md');
 const COMMANDS = join(import.meta.dirname, '../../src/commands');
 
 interface BodyRow {
@@ -35,6 +35,16 @@ function contractBodies(markdown: string): BodyRow[] {
   return rows;
 }
 
+/** Every row of the Resources table: `GET /v1/calls/{id}` and its scope. */
+function contractRoutes(markdown: string): string[] {
+  const routes: string[] = [];
+  for (const line of markdown.split('\n')) {
+    const cells = line.split(/(?<!\\)\|/).map((cell) => cell.trim());
+    if (/^(GET|POST|PUT|PATCH|DELETE) \/v1\/\S*$/.test(cells[1] ?? '')) routes.push(`${cells[1]} ${cells[2]}`);
+  }
+  return routes;
+}
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
@@ -54,13 +64,21 @@ function declares(decl: CommandDecl, field: string): boolean {
   return flags.includes(term) || (field.endsWith('_id') && flags.includes(term.slice(0, -'-id'.length))) || args.includes(field);
 }
 
-describe('request bodies of api-contract.md and the flags of the commands that send them', () => {
+describe('request bodies of docs/contract.md and the flags of the commands that send them', () => {
   const rows = contractBodies(readFileSync(CONTRACT, 'utf8'));
 
   it('reads the bodies it checks (a table that stopped parsing would pass vacuously)', () => {
     expect(rows.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining(['POST /v1/calls', 'POST /v1/chats/{id}/messages', 'POST /v1/translate']));
     expect(rows.find((r) => r.path === '/v1/chats/{id}/messages')?.fields).toEqual(['text', 'language']);
     expect(rows.find((r) => r.path === '/v1/calls/{id}/dial')?.fields).toEqual(['to', 'line_id', 'language']);
+  });
+
+  it('the Resources table and the endpoint table of src/contract/ list the same routes and scopes', () => {
+    const markdown = readFileSync(CONTRACT, 'utf8');
+    const table = Object.values(ENDPOINTS)
+      .filter((e) => e.path.startsWith('/v1/'))
+      .map((e) => `${e.method} ${e.path} ${e.scope}`);
+    expect(contractRoutes(markdown).sort()).toEqual(table.sort());
   });
 
   it('every body field has a flag or argument on each command that sends the body', async () => {

@@ -79,7 +79,6 @@ describe("the bundle's rules", () => {
 const CORE_BY_IMPORT: string[] = [
   'src/commands/calls/ordered.ts',
   'src/commands/calls/pacer.ts',
-  'src/commands/calls/shared.ts',
   'src/commands/calls/views.ts',
   'src/commands/dry-run.ts',
   'src/commands/events/secret.ts',

@@ -146,7 +146,7 @@ describe('permissions', () => {
 
 describe('key writes cut short', () => {
   /** A config as a `keys add` killed after writing the secret leaves it: the entry, the secret, no metadata. */
-  function killedAdd(dir: string, key: string, pid = 999_999_999) {
+  function killedAdd(dir: string, key: string, pid = 999_999_999, host = hostname(), startedAt = new Date()) {
     const meta = { name: 'test', mode: 'test', last4: key.slice(-4), scopes: ['calls:read'], storage: 'file', added_at: new Date().toISOString() };
     writeFileSync(
       join(dir, 'config.json'),
@@ -160,8 +160,8 @@ describe('key writes cut short', () => {
             key: meta,
             org: { id: emu().seed.org_id, name: 'Acme', base_url: emu().url },
             pid,
-            host: hostname(),
-            started_at: new Date().toISOString(),
+            host,
+            started_at: startedAt.toISOString(),
           },
         ],
       }),
@@ -190,6 +190,18 @@ describe('key writes cut short', () => {
     expect(JSON.parse(after.stdout)).toEqual([]);
     expect(leftovers.secrets.size).toBe(0);
     expect(JSON.parse(readFileSync(join(other, 'config.json'), 'utf8')).secrets_in_flight).toBeUndefined();
+  });
+
+  it("another machine's entry is settled by the command's own clock (an hour on), not the machine's", async () => {
+    const dir = tempConfigDir();
+    const started = new Date();
+    killedAdd(dir, emu().seed.keys.test, 999_999_999, 'another-machine.example', started);
+    const secrets = new MemorySecretStore();
+    await secrets.set('default', 'test', emu().seed.keys.test);
+    const clock = { now: () => started.getTime() + 3_600_000, sleep: () => Promise.resolve() };
+    const next = await runCli(['account', '--json'], { configDir: dir, secrets, clock, env: { SVC_BASE_URL: emu().url } });
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).secrets_in_flight).toBeUndefined();
   });
 
   it('the entry of a writer that still runs is left alone', async () => {

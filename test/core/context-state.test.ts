@@ -1,4 +1,4 @@
-// The context owns what one invocation opens (design.md "Layout rules": no module-level
+// The context owns what one invocation opens (docs/design.md "Layout rules": no module-level
 // mutable state): its HTTP pool is its own and closes with it, and the terminal questions
 // (may we ask? progress? a spinner?) are answered by ctx.io alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
-// `svc doctor` explains the decision every command makes, by calling the same code
-// (chooseProfile, chooseBaseUrl, checkAddress in src/credentials/resolve.ts), and says a
-// config folder others may write to is a problem (issue 32).
+// `svc doctor` explains the decision every command makes: the profile and address by calling
+// the same code (chooseProfile, chooseBaseUrl in src/credentials/resolve.ts), the refusal by
+// making the request itself; and says a config folder others may write to is a problem (issue 32).
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,7 +78,8 @@ describe('svc doctor chooses the profile and address as every command does', () 
     const { checks } = await doctor(configDir, baseUrl);
     expect(checks.find((c) => c.check === 'profile')!.message).toMatch(/^profile "default" /);
     expect(refusal).toContain('profile "default"');
-    expect(checks.find((c) => c.check === 'address')).toMatchObject({ status: 'failed', message: refusal });
+    expect(checks.find((c) => c.check === 'address')).toMatchObject({ status: 'ok' });
+    expect(checks.find((c) => c.check === 'request')).toMatchObject({ status: 'failed', message: `svc account fails (exit 2): ${refusal}` });
   });
 
   it('default_profile set to __proto__, constructor or toString is no profile', async () => {
@@ -131,7 +132,8 @@ describe("svc doctor's verdict is an error like any other (the runner's exit cod
     const configDir = tempConfigDir();
     chmodSync(configDir, 0o777);
 
-    const json = await runCli(['doctor', '--json', '--base-url', emu.url], { configDir, secrets: new MemorySecretStore() });
+    const env = { SVC_API_KEY: emu.seed.keys.test };
+    const json = await runCli(['doctor', '--json', '--base-url', emu.url], { configDir, secrets: new MemorySecretStore(), env });
     expect(json.exitCode).toBe(1);
     const report = JSON.parse(json.stdout) as { ok: boolean; failed: number; warnings: number; checks: Check[] };
     expect(report).toMatchObject({ ok: false, failed: 1 });
@@ -141,7 +143,7 @@ describe("svc doctor's verdict is an error like any other (the runner's exit cod
       error: { code: 'checks_failed', status: null, message: `1 check(s) failed, ${report.warnings} warning(s)`, hint: null, exit_code: 1 },
     });
 
-    const text = await runCli(['doctor', '--base-url', emu.url], { configDir, secrets: new MemorySecretStore() });
+    const text = await runCli(['doctor', '--base-url', emu.url], { configDir, secrets: new MemorySecretStore(), env });
     expect(text.exitCode).toBe(1);
     expect(text.stdout).toMatch(/^failed +config dir .* is writable by everyone/m);
     expect(text.stderr).toBe(`error: 1 check(s) failed, ${report.warnings} warning(s)\n`);

@@ -1,5 +1,5 @@
 // Every status of the spec's error table, through real HTTP against the emulator: the
-// message names cause and next step, the exit code is design.md's, retries happen
+// message names cause and next step, the exit code is docs/design.md's, retries happen
 // where they should (429 any method; 502/network only idempotent) and nowhere else.
 import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';

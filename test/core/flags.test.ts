@@ -334,10 +334,10 @@ describe('the declarations', () => {
 });
 
 describe('declared scopes', () => {
-  it("cover the scopes of every endpoint a command's module names (api-contract.md Resources)", async () => {
+  it("cover the scopes of every endpoint a command's module names (docs/contract.md Resources)", async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { ENDPOINTS } = await import('../../src/api/endpoints.js');
+    const { ENDPOINTS } = await import('../../src/contract/endpoints.js');
     const dir = join(import.meta.dirname, '../../src/commands');
     const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('index.ts'));
     // Uses that fail soft, so the command does not need the scope: events tail names the
@@ -383,7 +383,7 @@ describe('declared scopes', () => {
   it('of events trigger cover every request of the fixtures it ships', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { ENDPOINTS } = await import('../../src/api/endpoints.js');
+    const { ENDPOINTS } = await import('../../src/contract/endpoints.js');
     const { command } = await import('../../src/commands/events/trigger.js');
     const dir = join(import.meta.dirname, '../../fixtures/triggers');
     const requested = readdirSync(dir).flatMap((file) =>

@@ -28,7 +28,7 @@ describe('money', () => {
     expect(money(1234, 'eur')).toBe('12.34 EUR');
     expect(money(1234, 'USD')).toBe('$12.34');
   });
-  it('a balance the emulator drew exactly shows exactly (1/10,000 of a cent, api-contract.md "Billing")', () => {
+  it('a balance the emulator drew exactly shows exactly (1/10,000 of a cent, docs/contract.md "Billing")', () => {
     const drawn = subcentsOf(10_000) - subcentsOf(0.002) * 21;
     expect(centsOfSubcents(drawn)).toBe(9999.958);
     expect(money(centsOfSubcents(drawn))).toBe('$99.99958');

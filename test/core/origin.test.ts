@@ -1,4 +1,4 @@
-// Origin binding (design.md "Credentials"): a stored key or OAuth token goes only to the
+// Origin binding (docs/design.md "Credentials"): a stored key or OAuth token goes only to the
 // origin of the profile it belongs to. A recorder server plays the "unrelated local server"
 // and must never see a stored secret.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';

@@ -1,4 +1,4 @@
-// Proxy variables are honoured (design.md "HTTP"): with HTTP_PROXY set, requests go
+// Proxy variables are honoured (docs/design.md "HTTP"): with HTTP_PROXY set, requests go
 // through the proxy (undici tunnels with CONNECT); NO_PROXY exempts hosts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, request, type Server } from 'node:http';

@@ -198,12 +198,14 @@ describe('svc doctor', () => {
     const report = JSON.parse(ok.stdout) as { ok: boolean; checks: Array<{ check: string; status: string; message: string; fix?: string }> };
     expect(ok.exitCode, ok.stdout).toBe(0);
     expect(report.ok).toBe(true);
-    for (const check of ['config', 'profile', 'address', 'proxy', 'service', 'clock', 'keychain', 'credential', 'node'])
+    for (const check of ['config', 'profile', 'address', 'proxy', 'service', 'clock', 'keychain', 'request', 'node'])
       expect(report.checks.map((c) => c.check)).toContain(check);
 
     const elsewhere = await runCli(['doctor', '--base-url', 'http://127.0.0.1:9'], { configDir, secrets, env });
     expect(elsewhere.exitCode).toBe(1);
-    expect(elsewhere.stdout).toMatch(/^failed +profile "default" is bound to http:\/\/127\.0\.0\.1:\d+, but --base-url names http:\/\/127\.0\.0\.1:9/m);
+    expect(elsewhere.stdout).toMatch(
+      /^failed +svc account fails \(exit 2\): profile "default" is bound to http:\/\/127\.0\.0\.1:\d+, but --base-url names http:\/\/127\.0\.0\.1:9/m,
+    );
 
     await emu().plane.revokeKey(emu().seed.org_id, doomed.id);
     writeFileSync(join(configDir, 'credentials.json'), '{}');
@@ -211,7 +213,7 @@ describe('svc doctor', () => {
     const bad = await runCli(['doctor', '--json'], { configDir, secrets, env });
     expect(bad.exitCode).toBe(1);
     const failed = (JSON.parse(bad.stdout) as typeof report).checks.filter((c) => c.status === 'failed');
-    expect(failed.map((c) => c.check).sort()).toEqual(['credential']);
+    expect(failed.map((c) => c.check).sort()).toEqual(['request']);
     expect(failed.every((c) => c.fix)).toBe(true);
     const checks = (JSON.parse(bad.stdout) as typeof report).checks;
     expect(checks.find((c) => c.message.startsWith('credentials.json'))).toMatchObject({

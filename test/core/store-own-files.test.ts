@@ -1,5 +1,5 @@
 // Whatever is at credentials.json or a lock's place, svc refuses it unread with its path
-// (design.md "Credentials", issue 24): a FIFO does not hang it, a link to /dev/zero is not
+// (docs/design.md "Credentials", issue 24): a FIFO does not hang it, a link to /dev/zero is not
 // read without limit, a link to another file leaves that file's mode as it was, and an
 // oversized file is not read. The FIFO case runs bin/svc.js, with a timeout that catches a hang.
 import { describe, expect, it } from 'vitest';

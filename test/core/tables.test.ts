@@ -140,16 +140,37 @@ describe('what a person sees at an 80-column terminal (issue 32)', () => {
     expect((await run(['profiles', 'list'], false)).stdout).toMatch(/^default\t\*\t/m);
   });
 
-  it("calls links list shows the call, and a URL keeps its address and the link id's end", async () => {
+  it('calls links list at 80 columns keeps the URL whole: the ID and call columns give way first', async () => {
     const link = JSON.parse((await run(['calls', 'links', 'create', '--call', callId, '--language', 'es', '--json'], false)).stdout);
     const tty = await run(['calls', 'links', 'list'], true);
     expect(tty.exitCode, tty.stderr).toBe(0);
     const lines = expectFits(tty.stdout);
-    expect(lines[0]).toMatch(/\bCALL\b/);
-    const row = lines.find((line) => line.includes(link.id.slice(-8)))!;
-    expect(row).toContain(callId);
-    expect(row.startsWith(`${new URL(link.url).origin}/`)).toBe(true);
-    expect((await run(['calls', 'links', 'list'], true, 200)).stdout).toContain(link.url);
+    expect(lines[0]).toMatch(/^URL +LANGUAGE +EXPIRES/);
+    expect(lines.find((line) => line.startsWith(link.url))).toBeDefined();
+    expect(tty.stdout).not.toContain('…');
+    // Wide enough, every column is there; piped, every cell whole.
+    const wide = plain((await run(['calls', 'links', 'list'], true, 200)).stdout);
+    expect(wide.split('\n')[0]).toMatch(/^ID +URL +CALL +LANGUAGE +EXPIRES/);
+    expect(wide).toContain(callId);
+    expect((await run(['calls', 'links', 'list'], false)).stdout).toContain(`${link.id}\t${link.url}\t${callId}\tes\t`);
+  });
+
+  it('a URL too long for the terminal even alone is shortened in the middle, keeping its address and the id', () => {
+    const url = `https://join.example.com/${'x'.repeat(80)}/link_abcdef123456`;
+    const { columns } = fitColumns(
+      [
+        { header: 2, full: 25, fit: { drop: 1 } },
+        { header: 3, full: url.length, fit: { shrink: 30, cutLast: true } },
+        { header: 7, full: 7 },
+      ],
+      80,
+      2,
+    );
+    expect(columns.map((c) => c.index)).toEqual([1, 2]);
+    expect(columns[0]!.width).toBe(80 - 7 - 2);
+    const cut = cutMiddle(url, columns[0]!.width);
+    expect(cut.startsWith('https://join.example.com/')).toBe(true);
+    expect(cut.endsWith('link_abcdef123456')).toBe(true);
   });
 
   it('bidirectional controls from the server are shown escaped, as control characters are (Trojan Source)', async () => {

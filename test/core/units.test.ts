@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { backoffDelay, decideRetry, MAX_ATTEMPTS, parseRetryAfter } from '../../src/api/retry.js';
 import { redact, redactForm, redactText } from '../../src/io/redact.js';
 import { apiErrorFrom, detailText, missingScope } from '../../src/api/errors.js';
-import { fillPath, joinUrl } from '../../src/api/endpoints.js';
+import { fillPath, joinUrl } from '../../src/contract/endpoints.js';
 import { renderTsv, relativeTime } from '../../src/io/output.js';
 import { chooseMode } from '../../src/credentials/resolve.js';
 import { bodyOf, fieldValue } from '../../src/commands/api/request.js';

@@ -1,4 +1,4 @@
-// The crash suite (design.md "Tests"): the built svc is SIGKILLed at random moments of an
+// The crash suite (docs/design.md "Tests"): the built svc is SIGKILLed at random moments of an
 // OAuth refresh and of `keys add` / `keys remove`, and after each kill the state on disk must
 // be whole: config.json parses, every key's metadata has its secret and every secret its
 // metadata, the next command works or says why with its documented exit code, and no stored

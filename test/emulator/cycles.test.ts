@@ -1,4 +1,4 @@
-// No import cycles (design.md "Layout rules"), counting the type-only `import('…')`
+// No import cycles (docs/design.md "Layout rules"), counting the type-only `import('…')`
 // expressions the lint's import-x/no-cycle does not follow: the emulator had
 // guards.ts → http.ts → auth.ts → state.ts → guards.ts through one of them (issue 24).
 import { readFileSync, readdirSync } from 'node:fs';

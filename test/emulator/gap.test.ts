@@ -1,4 +1,4 @@
-// Honest resume (issue 13, api-contract.md "Events"): a Last-Event-ID that is no longer retained,
+// Honest resume (issue 13, docs/contract.md "Events"): a Last-Event-ID that is no longer retained,
 // or unknown, opens the stream with one `event: gap` frame (no id) naming it and the oldest
 // retained id, then the retained events, then live ones. Also the chat stream, resumed by id.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The position frame (issue 24, api-contract.md "Events"): a stream opened without Last-Event-ID
+// The position frame (issue 24, docs/contract.md "Events"): a stream opened without Last-Event-ID
 // starts with `id: <newest retained id>` (or `id: start`) and a blank line, no data, so a client
 // that drops before its first event still resumes with a Last-Event-ID; `Last-Event-ID: start`
 // resumes from the first event ever published (with a gap frame once retention dropped some).

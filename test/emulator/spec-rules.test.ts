@@ -207,7 +207,7 @@ describe('Billing', () => {
     expect(updates[0].data).toMatchObject({ object: 'balance', available: start - 105, livemode: true });
   });
 
-  it('draws each price exactly (api-contract.md "Billing"): 21 translated characters cost 0.042 cents, not a cent', async () => {
+  it('draws each price exactly (docs/contract.md "Billing"): 21 translated characters cost 0.042 cents, not a cent', async () => {
     const start = await balance();
     const prices = (await call(emu, 'GET', '/v1/prices', { key: live })).body.data as Array<{ item: string; unit_amount: number }>;
     expect(prices.find((p) => p.item === 'translation_character')?.unit_amount).toBe(0.002);

@@ -572,7 +572,7 @@ describe('gaps (a resume the service cannot honour)', () => {
 
 describe('fixtures and flag checks', () => {
   it('ships one valid fixture per event type of the contract', async () => {
-    const { EVENT_TYPES } = await import('../../src/shared/constants.js');
+    const { EVENT_TYPES } = await import('../../src/contract/constants.js');
     const { builtinFixture } = await import('../../src/commands/events/trigger.js');
     for (const type of EVENT_TYPES) {
       const fixture = builtinFixture(type);

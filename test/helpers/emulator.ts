@@ -1,5 +1,5 @@
 // The one emulator harness of the tests: an emulator started in-process on port 0, and
-// the one client of its control plane (/_emulator, api-contract.md "Emulator control
+// the one client of its control plane (/_emulator, docs/contract.md "Emulator control
 // plane") with a typed method per endpoint, to arrange keys, balances, apps, the clock,
 // faults, approvals, events and stream drops, and to read the stats. Other helper files
 // (test/emulator/helpers.ts, test/resources/harness.ts, test/auth/support.ts) delegate here.

@@ -1,4 +1,4 @@
-// The hostile-server suite (design.md "Tests", "HTTP" Bounded), in process: huge bodies,
+// The hostile-server suite (docs/design.md "Tests", "HTTP" Bounded), in process: huge bodies,
 // endless event-stream lines, drips, HTML and truncated JSON where JSON belongs, redirects
 // to another origin, escape sequences in what the server says. Every failure is a clear
 // message and its documented exit code; no secret reaches another origin; nothing the

@@ -1,5 +1,5 @@
 // Bounded memory against a hostile server, measured where it matters: the shipped binary
-// in its own process (design.md "Tests": hostile-server suite). The server offers 1.5 GiB,
+// in its own process (docs/design.md "Tests": hostile-server suite). The server offers 1.5 GiB,
 // generated as it is read; svc must stop at its cap, exit 9 with the limit named, and
 // keep its peak resident memory far below what it was offered.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// A server of the tests' own that misbehaves on purpose (design.md "Tests": the hostile-
+// A server of the tests' own that misbehaves on purpose (docs/design.md "Tests": the hostile-
 // server suite): each test installs the handler for the paths it cares about; anything
 // else answers 599 so that an unexpected request shows in the assertion that follows.
 // It also counts what it was sent, so a test can assert what never arrived. Over plain http

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { sha256 } from '../../src/emulator/ids.js';
-import { CLI_CLIENT_ID, CLI_REDIRECT_PATH } from '../../src/shared/constants.js';
+import { CLI_CLIENT_ID, CLI_REDIRECT_PATH } from '../../src/contract/constants.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';

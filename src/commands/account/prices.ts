@@ -1,7 +1,7 @@
 // `svc account prices`: what each billable operation costs.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import type { ListPage } from '../../api/endpoints.js';
+import type { ListPage } from '../../contract/endpoints.js';
 import { money } from '../../io/money.js';
 import { printList } from '../../io/output.js';
 import type { Price } from './types.js';

@@ -1,11 +1,10 @@
 // `svc account`: the organization, the mode, the credential in use, its scopes, the balance.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { ApiError } from '../../errors.js';
 import { money } from '../../io/money.js';
 import { printObject } from '../../io/output.js';
 import { redact } from '../../io/redact.js';
-import type { Account, Balance } from './types.js';
+import { readAccount } from '../shared/account.js';
 
 export type AccountShowOptions = Record<string, never>;
 
@@ -22,18 +21,7 @@ export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comm
 
 export async function run(_opts: AccountShowOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
-  // Both at once: one round trip, not two (design.md "HTTP").
-  const balanceAnswer = api.request<Balance>({ endpoint: 'balance.get' }).then(
-    (balance): Balance | null => balance,
-    (error: unknown) => {
-      // The account answered, so account:read is there; anything else is a real failure.
-      if (!(error instanceof ApiError) || error.status !== 403) throw error;
-      return null;
-    },
-  );
-  balanceAnswer.catch(() => {}); // when the account fails too, its error is the one told
-  const account = await api.request<Account>({ endpoint: 'account.get' });
-  const balance = await balanceAnswer;
+  const { account, balance } = await readAccount(api);
   const c = api.credential;
   const credential =
     c.kind === 'oauth'

@@ -1,4 +1,4 @@
-// Answers of the account endpoints (api-contract.md "Resources").
+// Answers of the account endpoints (docs/contract.md "Resources").
 export interface Account {
   object: 'account';
   id: string;

@@ -1,10 +1,10 @@
 // `svc api [METHOD] PATH [-f/-F key=value …] [-H 'Name: value'] [--input FILE|-]
 // [--paginate] [--jq EXPR] [--include]`: any request, authenticated like every other
 // command — the escape hatch for what is not wrapped, shaped like `gh api`.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import type { HttpResponse } from '../../api/http.js';
+import { headerValueProblem, isHeaderName, type HttpResponse } from '../../api/http.js';
 import { apiErrorFrom } from '../../api/errors.js';
 import { confirmedOrg } from '../../credentials/confirmed.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -37,10 +37,6 @@ export interface ApiRequestOptions {
 /** `-F n=3` sends a number, `true`/`false`/`null` their JSON values, anything else a string. */
 export { typedValue as fieldValue } from './fields.js';
 
-function listOf(raw: unknown): string[] {
-  return Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
-}
-
 function methodOf(text: string): Method {
   const method = text.toUpperCase() as Method;
   if (!METHODS.includes(method)) throw new UsageError(`METHOD must be one of ${METHODS.join(', ')}, not ${JSON.stringify(text)}`);
@@ -51,8 +47,9 @@ export function parseHeader(entry: string): [string, string] {
   const colon = entry.indexOf(':');
   const name = colon > 0 ? entry.slice(0, colon).trim() : '';
   const value = colon > 0 ? entry.slice(colon + 1).trim() : '';
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`-H needs 'Name: value', not ${JSON.stringify(entry)}`);
-  if (/[\r\n\0]/.test(value)) throw new UsageError(`-H ${name}: the value may not contain line breaks`);
+  if (!isHeaderName(name)) throw new UsageError(`-H needs 'Name: value', not ${JSON.stringify(entry)}`);
+  const problem = headerValueProblem(value);
+  if (problem) throw new UsageError(`-H ${name}: the value has ${problem}, which cannot be sent in a header`);
   if (CREDENTIAL_HEADERS.has(name.toLowerCase()))
     throw new UsageError(`-H ${name} is refused: svc sends the credential itself`, 'choose it with --profile, --test/--live or SVC_API_KEY');
   return [name.toLowerCase(), value];
@@ -91,7 +88,7 @@ export const command = defineCommand({
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ApiRequestOptions {
-  const fields = [...listOf(flags.rawField).map((e) => parseField(e, 'raw')), ...listOf(flags.field).map((e) => parseField(e, 'typed'))];
+  const fields = [...repeated(flags.rawField).map((e) => parseField(e, 'raw')), ...repeated(flags.field).map((e) => parseField(e, 'typed'))];
   const input = typeof flags.input === 'string' ? flags.input : undefined;
   // `svc api METHOD PATH` (svc's form) or `svc api PATH [-X METHOD]` (gh's form).
   let method: Method;
@@ -113,7 +110,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
     );
   const path = rawPath.startsWith('/') ? rawPath : `/${rawPath}`;
   const headers: Record<string, string> = {};
-  for (const entry of listOf(flags.header)) {
+  for (const entry of repeated(flags.header)) {
     const [name, value] = parseHeader(entry);
     headers[name] = value;
   }

@@ -13,7 +13,8 @@ import { printJson, printText, relativeTime, scopeList } from '../../io/output.j
 import { sanitizeText } from '../../io/sanitize.js';
 import { redact } from '../../io/redact.js';
 import { redactedKey } from '../keys/shared.js';
-import { checkCredential, profileBaseUrl, storedCredentials } from '../../credentials/check.js';
+import { checkCredential, storedCredentials } from '../../credentials/check.js';
+import { profileBaseUrl } from '../../credentials/origin.js';
 import type { CredentialCheck } from '../../credentials/check.js';
 
 export interface AuthStatusOptions {
@@ -131,7 +132,7 @@ async function checkOnline(ctx: Context, config: ConfigData, shown: string[]): P
     const profile = config.profiles[name]!;
     let base: string;
     try {
-      base = profileBaseUrl(ctx, profile);
+      base = profileBaseUrl(profile);
     } catch {
       continue;
     }

@@ -41,7 +41,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
 }
 
 export async function run(opts: CallsDialOptions, ctx: Context): Promise<void> {
-  // Test mode cannot reach real phones (service-spec.md "Test mode" 7): say so before
+  // Test mode cannot reach real phones (docs/contract.md "Test mode"): say so before
   // a request that can only be refused.
   const { credential } = await ctx.api();
   if (credential.mode === 'test') {

@@ -1,7 +1,7 @@
 // `svc calls links list [--limit N] [--all]`
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import { type ListFlags, parseListFlags } from './shared.js';
+import { type ListFlags, parseListFlags } from '../shared/list-flags.js';
 import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Link, linkColumns, timeFormat } from './views.js';

@@ -2,7 +2,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 
-import { type ListFlags, parseListFlags } from './shared.js';
+import { type ListFlags, parseListFlags } from '../shared/list-flags.js';
 import { fetchList, noteMore } from '../shared/resources.js';
 import { printList } from '../../io/output.js';
 import { type Call, callColumns, timeFormat } from './views.js';

@@ -1,9 +1,9 @@
 // A token bucket that keeps request starts inside the service's rate limit (600 per
-// minute per key or app, service-spec.md §8) instead of finding the limit by 429s.
+// minute per key or app, docs/contract.md "Limits") instead of finding the limit by 429s.
 // `translate --lines` takes one token before each request; all its tasks share one
 // pacer. Time comes from the context's clock, so tests run it on a virtual clock.
 import type { Clock } from '../../context.js';
-import { LIMITS } from '../../shared/constants.js';
+import { LIMITS } from '../../contract/constants.js';
 
 export interface PacerOptions {
   /** Starts allowed in any window of `windowMs`, burst included. */

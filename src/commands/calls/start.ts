@@ -10,7 +10,7 @@ import { printObject } from '../../io/output.js';
 import { type Call, callFields, timeFormat } from './views.js';
 
 export interface CallsStartOptions {
-  /** The call's two languages (api-contract.md: exactly 2 BCP 47 tags). */
+  /** The call's two languages (docs/contract.md: exactly 2 BCP 47 tags). */
   languages: [string, string];
   title?: string;
   /** Print the request and its price; send nothing. */

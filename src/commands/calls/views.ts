@@ -1,4 +1,4 @@
-// What the resource objects look like (api-contract.md "Resources") and how they are
+// What the resource objects look like (docs/contract.md "Resources") and how they are
 // shown: columns for lists, fields for one object. On a terminal times are local and
 // relative ("2026-11-22 19:35 (3 min ago)"); piped, they stay ISO 8601 for scripts.
 import type { Context } from '../../context.js';
@@ -97,12 +97,13 @@ export function participantFields(part: Participant, time: TimeFormat): Array<re
 
 export function linkColumns(time: TimeFormat): Column<Link>[] {
   return [
-    // The URL ends with the link's id: on a narrow terminal the ID column goes first, then the
-    // URL is shortened in the middle (its address and id stay); the call is always shown.
+    // The URL is what people copy, and it ends with the link's id: on a narrow terminal the ID
+    // column goes first, then the call and the language (`calls links get` shows them), and only
+    // then is the URL shortened in the middle (its address and id stay).
     { header: 'ID', value: (l) => l.id, drop: 1 },
-    { header: 'URL', value: (l) => l.url, shrink: 30, shorten: 'middle' },
-    { header: 'CALL', value: (l) => l.call_id },
-    { header: 'LANGUAGE', value: (l) => l.language },
+    { header: 'URL', value: (l) => l.url, shrink: 30, shorten: 'middle', cutLast: true },
+    { header: 'CALL', value: (l) => l.call_id, drop: 2 },
+    { header: 'LANGUAGE', value: (l) => l.language, drop: 3 },
     timeColumn('EXPIRES', time, (l) => l.expires_at),
   ];
 }

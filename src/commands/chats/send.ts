@@ -7,7 +7,7 @@ import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageFields } from './views.js';
 
-/** api-contract.md (and the emulator): a message's text is at most 5,000 characters. */
+/** docs/contract.md (and the emulator): a message's text is at most 5,000 characters. */
 export const MAX_MESSAGE_CHARS = 5000;
 
 export interface ChatsSendOptions {
@@ -61,7 +61,7 @@ export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   const body: Record<string, unknown> = { text };
   if (opts.language !== undefined) body.language = opts.language;
   if (opts.dryRun) {
-    // Posting a message is billed in live mode (api-contract.md): by the characters translated.
+    // Posting a message is billed in live mode (docs/contract.md): by the characters translated.
     const { printDryRun } = await import('../dry-run.js');
     return printDryRun(ctx, { endpoint: 'chats.messages.create', params: { id: opts.id }, body });
   }

@@ -1,4 +1,4 @@
-// Chats and their messages (api-contract.md "Resources"), for lists and single objects.
+// Chats and their messages (docs/contract.md "Resources"), for lists and single objects.
 import { type Column } from '../../io/output.js';
 import { type TimeFormat, timeColumn } from '../calls/views.js';
 
@@ -53,7 +53,7 @@ export function messageText(m: Message): string {
 
 /**
  * A translation as svc shows it: `[fr] bonjour`. Test mode's translation already reads
- * `[fr] hello` (api-contract.md, POST /v1/translate): it is shown as it is, not `[fr] [fr] hello`.
+ * `[fr] hello` (docs/contract.md, POST /v1/translate): it is shown as it is, not `[fr] [fr] hello`.
  */
 export function translationText(t: { language: string; text: string }): string {
   const tag = `[${t.language}] `;

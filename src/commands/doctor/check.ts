@@ -3,9 +3,11 @@
 export type Status = 'ok' | 'warning' | 'failed';
 
 export interface Check {
-  /** Stable id, for scripts: config, profile, address, service, proxy, keychain, credential, clock, node. */
+  /** Stable id, for scripts: config, profile, address, service, proxy, keychain, request, credential, clock, node. */
   check: string;
   status: Status;
   message: string;
   fix?: string;
+  /** The exit code of the command a failed request check stands for. */
+  exit_code?: number;
 }

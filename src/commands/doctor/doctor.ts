@@ -6,15 +6,24 @@ import { openOwnFile, tightenOwnFile } from '../../config/own-file.js';
 import { access, lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import type { ConfigData } from '../../config/config.js';
+import type { ConfigData, Profile } from '../../config/config.js';
 import { DEFAULT_PROFILE, emptyConfig } from '../../config/config.js';
 import { CONFIG_FILE, CREDENTIALS_FILE } from '../../config/paths.js';
-import { ENDPOINTS, joinUrl } from '../../api/endpoints.js';
-import { addressSource, checkAddress, chooseBaseUrl, chooseProfile, explicitBaseUrl, type ProfileChoice } from '../../credentials/resolve.js';
-import { checkCredential, profileBaseUrl, storedCredentials } from '../../credentials/check.js';
+import { ENDPOINTS, joinUrl } from '../../contract/endpoints.js';
+import {
+  addressSource,
+  chooseBaseUrl,
+  chooseProfile,
+  explicitBaseUrl,
+  resolveCredential,
+  type ProfileChoice,
+  type ResolvedCredential,
+} from '../../credentials/resolve.js';
+import { confirmedOrg } from '../../credentials/confirmed.js';
 import { secretChecks } from './secrets.js';
-import { modeOfKey } from '../../shared/constants.js';
-import { ChecksFailedError, CliError } from '../../errors.js';
+import type { Mode } from '../../contract/constants.js';
+import { ChecksFailedError, CliError, EXIT } from '../../errors.js';
+import { readAccount } from '../shared/account.js';
 import { maskProxy, proxyFor } from '../../api/proxy.js';
 import { connectionError } from '../../api/network.js';
 import { unwritable } from '../../config/writable.js';
@@ -216,14 +225,17 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<void> {
   const { checks: configResults, config } = await configChecks(ctx);
   const data = config ?? emptyConfig();
   const choice = chooseProfile(ctx, data);
-  const { checks: addressResults, url } = addressChecks(ctx, data, choice);
+  const { checks: addressResults, address } = addressChecks(ctx, data, choice);
+  const url = address === undefined ? undefined : new URL(address);
+  const request = await requestCheck(ctx);
   const checks: Check[] = [
     ...configResults,
     ...profileChecks(ctx, data, choice),
     ...addressResults,
-    ...(url ? [proxyCheck(ctx.env, url), ...(await serviceChecks(ctx, url))] : []),
+    ...(url && address ? [proxyCheck(ctx.env, url), ...(await serviceChecks(ctx, address))] : []),
     ...(await secretChecks(ctx, data, opts.fix)),
-    ...(await credentialChecks(ctx, data, choice.name, url)),
+    request.check,
+    ...(await storedCredentialChecks(ctx, data, request.used)),
     nodeCheck(process.versions.node),
   ];
   report(ctx, checks);
@@ -233,13 +245,8 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<void> {
 function profileChecks(ctx: Context, data: ConfigData, choice: ProfileChoice): Check[] {
   const checks: Check[] = [];
   const envKey = ctx.env.SVC_API_KEY;
-  if (envKey)
-    checks.push({
-      check: 'profile',
-      status: modeOfKey(envKey) ? 'ok' : 'failed',
-      message: `SVC_API_KEY is set (${modeOfKey(envKey) ?? 'not an svc key'}): it overrides every profile`,
-      ...(modeOfKey(envKey) ? {} : { fix: 'set it to a svc_test_… or svc_live_… key, or unset it' }),
-    });
+  // Whether the key is usable is the request check's to say (the resolution's own words).
+  if (envKey) checks.push({ check: 'profile', status: 'ok', message: 'SVC_API_KEY is set: it overrides every profile' });
   const profile = Object.hasOwn(data.profiles, choice.name) ? data.profiles[choice.name] : undefined;
   if (profile)
     checks.push({ check: 'profile', status: 'ok', message: `profile "${choice.name}" from ${choice.why}${profile.org_name ? `: ${profile.org_name}` : ''}` });
@@ -253,8 +260,8 @@ function profileChecks(ctx: Context, data: ConfigData, choice: ProfileChoice): C
   return checks;
 }
 
-/** The address commands would use (chooseBaseUrl), and whether the profile's credentials may go there (checkAddress). */
-function addressChecks(ctx: Context, data: ConfigData, choice: ProfileChoice): { checks: Check[]; url: URL | undefined } {
+/** The address commands would use (chooseBaseUrl), path and all; whether credentials may go there is the request check's. */
+function addressChecks(ctx: Context, data: ConfigData, choice: ProfileChoice): { checks: Check[]; address: string | undefined } {
   const profile = Object.hasOwn(data.profiles, choice.name) ? data.profiles[choice.name] : undefined;
   let address: string;
   try {
@@ -262,33 +269,22 @@ function addressChecks(ctx: Context, data: ConfigData, choice: ProfileChoice): {
   } catch (error) {
     return {
       checks: [{ check: 'address', status: 'failed', message: (error as Error).message, fix: (error as CliError).hint ?? 'use e.g. https://api.example.com' }],
-      url: undefined,
+      address: undefined,
     };
   }
-  const url = new URL(address);
   const override = explicitBaseUrl(ctx) !== undefined ? addressSource(ctx) : undefined;
-  if (profile && !ctx.env.SVC_API_KEY) {
-    try {
-      checkAddress(ctx, data, choice.name, profile, address);
-    } catch (error) {
-      return { checks: [{ check: 'address', status: 'failed', message: (error as Error).message, fix: (error as CliError).hint }], url };
-    }
-  }
   const from = override ? ` (from ${override})` : profile?.base_url ? ` (profile "${choice.name}")` : ' (the default: the local emulator)';
-  return { checks: [{ check: 'address', status: 'ok', message: `service address ${url.origin}${from}` }], url };
+  return { checks: [{ check: 'address', status: 'ok', message: `service address ${address}${from}` }], address };
 }
 
-/** The service: reachable, and its RFC 8414 metadata (§3.3: the issuer must be the address asked); the clock against its Date. */
-async function serviceChecks(ctx: Context, url: URL): Promise<Check[]> {
+/** The service at the address commands use: reachable, its RFC 8414 metadata where `svc login` reads it (§3.3: the issuer is that address); the clock against its Date. */
+async function serviceChecks(ctx: Context, address: string): Promise<Check[]> {
   const checks: Check[] = [];
+  const url = joinUrl(address, ENDPOINTS['oauth.metadata'].path);
   try {
-    const response = await ctx.http.fetch(joinUrl(url.origin, ENDPOINTS['oauth.metadata'].path), {
-      method: 'GET',
-      headers: { accept: 'application/json' },
-      signal: ctx.signal,
-    });
+    const response = await ctx.http.fetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal: ctx.signal });
     const text = await response.text();
-    checks.push({ check: 'service', status: 'ok', message: `${url.origin} answers (${response.status})` });
+    checks.push({ check: 'service', status: 'ok', message: `${address} answers (${response.status})` });
     let metadata: { issuer?: unknown; token_endpoint?: unknown } | undefined;
     try {
       metadata = response.ok ? JSON.parse(text) : undefined;
@@ -299,14 +295,14 @@ async function serviceChecks(ctx: Context, url: URL): Promise<Check[]> {
       checks.push({
         check: 'service',
         status: 'warning',
-        message: `no RFC 8414 metadata at ${ENDPOINTS['oauth.metadata'].path} (status ${response.status})`,
+        message: `no RFC 8414 metadata at ${url.pathname} (status ${response.status})`,
         fix: "check that the address is the service's API address; `svc login` needs this document",
       });
-    else if (typeof metadata.issuer === 'string' && metadata.issuer.replace(/\/+$/, '') !== url.origin)
+    else if (typeof metadata.issuer === 'string' && metadata.issuer.replace(/\/+$/, '') !== address)
       checks.push({
         check: 'service',
         status: 'failed',
-        message: `the metadata's issuer ${metadata.issuer} is not ${url.origin} (RFC 8414 §3.3)`,
+        message: `the metadata's issuer ${metadata.issuer} is not ${address} (RFC 8414 §3.3)`,
         fix: "use the issuer's address as the base URL",
       });
     else checks.push({ check: 'service', status: 'ok', message: `RFC 8414 metadata: issuer ${String(metadata.issuer)}` });
@@ -325,57 +321,88 @@ async function serviceChecks(ctx: Context, url: URL): Promise<Check[]> {
   return checks;
 }
 
-/** Every stored credential, asked of the service; and SVC_API_KEY's. */
-async function credentialChecks(ctx: Context, data: ConfigData, chosen: string, url: URL | undefined): Promise<Check[]> {
-  const checks: Check[] = [];
-  for (const [profileName, p] of Object.entries(data.profiles)) {
-    let base: string;
-    try {
-      base = profileBaseUrl(ctx, p);
-    } catch {
-      continue; // the address check already failed
-    }
-    for (const credential of storedCredentials(profileName, p, base)) {
-      const result = await checkCredential(ctx, credential);
-      const label = `profile "${profileName}": ${result.kind === 'oauth' ? 'OAuth sign-in' : `${result.mode} key "${result.credential}"`}`;
-      checks.push(
-        result.verdict === 'valid'
-          ? { check: 'credential', status: 'ok', message: `${label} ${result.detail}` }
-          : result.verdict === 'refused'
-            ? {
-                check: 'credential',
-                status: 'failed',
-                message: `${label}: ${result.detail}`,
-                fix:
-                  result.kind === 'oauth'
-                    ? `svc login --profile ${profileName}`
-                    : `svc keys add --profile ${profileName} with a new key, or svc keys remove ${result.credential}`,
-              }
-            : { check: 'credential', status: 'warning', message: `${label}: ${result.detail}` },
-      );
-    }
+/** Which credential a check used: a profile's, in a mode (SVC_API_KEY is none of them). */
+interface UsedCredential {
+  profileName: string;
+  mode: Mode;
+}
+
+/**
+ * The request `svc account` makes, through the context's own client (the same resolution of
+ * profile, address, mode and credential, the same pipe), told in doctor's words: it works
+ * here, or it fails with the error and exit code that command would give.
+ */
+async function requestCheck(ctx: Context): Promise<{ check: Check; used: UsedCredential | undefined }> {
+  let used: UsedCredential | undefined;
+  try {
+    const api = await ctx.api();
+    const c = api.credential;
+    if (c.source === 'profile') used = { profileName: c.profileName, mode: c.mode };
+    const { account } = await readAccount(api);
+    return {
+      check: { check: 'request', status: 'ok', message: `svc account works: ${credentialLabel(c)}, ${c.mode} mode, ${account.name} at ${c.baseUrl}` },
+      used,
+    };
+  } catch (error) {
+    return { check: failedRequest(ctx, 'svc account', error, 'request'), used };
   }
-  const envKey = ctx.env.SVC_API_KEY;
-  const envMode = envKey ? modeOfKey(envKey) : undefined;
-  if (envKey && envMode && url) {
-    const profile = Object.hasOwn(data.profiles, chosen) ? data.profiles[chosen] : undefined;
-    const result = await checkCredential(ctx, {
-      kind: 'api_key',
-      source: 'env',
-      mode: envMode,
-      profileName: chosen,
-      profile,
-      baseUrl: url.origin,
-      apiKey: envKey,
-    });
-    checks.push({
-      check: 'credential',
-      status: result.verdict === 'valid' ? 'ok' : result.verdict === 'refused' ? 'failed' : 'warning',
-      message: `SVC_API_KEY ${result.detail}`,
-      ...(result.verdict === 'refused' ? { fix: 'set SVC_API_KEY to a valid key, or unset it' } : {}),
-    });
+}
+
+function credentialLabel(c: ResolvedCredential): string {
+  if (c.source === 'env') return 'SVC_API_KEY';
+  return `profile "${c.profileName}" ${c.kind === 'oauth' ? 'OAuth sign-in' : `key "${c.keyName ?? ''}"`}`;
+}
+
+/** A failed request as a check: the command's own error, its exit code and its next step. */
+function failedRequest(ctx: Context, what: string, error: unknown, check: string, status: Status = 'failed'): Check {
+  if (ctx.signal.aborted) throw error;
+  const failure = error instanceof CliError ? error : undefined;
+  const exit = failure?.exitCode ?? EXIT.failure;
+  return {
+    check,
+    status,
+    message: `${what} fails (exit ${exit}): ${failure?.message ?? (error as Error).message}`,
+    ...(failure?.hint ? { fix: failure.hint } : {}),
+    exit_code: exit,
+  };
+}
+
+/**
+ * Every other credential stored in a profile, as `svc --profile NAME --MODE account` would use
+ * it at the profile's own address: the same resolution and client, each a warning when it
+ * fails (the commands of this setup do not use it).
+ */
+async function storedCredentialChecks(ctx: Context, data: ConfigData, used: UsedCredential | undefined): Promise<Check[]> {
+  const checks: Check[] = [];
+  const env = withoutChoices(ctx.env);
+  for (const [profileName, profile] of Object.entries(data.profiles)) {
+    for (const mode of modesWithCredentials(profile)) {
+      if (used && used.profileName === profileName && used.mode === mode) continue;
+      const as = { ...ctx, env, globals: { ...ctx.globals, profile: profileName, mode, baseUrl: undefined } };
+      const what = `svc --profile ${profileName} --${mode} account`;
+      try {
+        const credential = await resolveCredential(as);
+        const { createApiClient } = await import('../../api/client.js');
+        const { account } = await readAccount(createApiClient(as, credential, confirmedOrg(credential)));
+        checks.push({ check: 'credential', status: 'ok', message: `${what} works: ${credentialLabel(credential)}, ${account.name}` });
+      } catch (error) {
+        checks.push(failedRequest(ctx, what, error, 'credential', 'warning'));
+      }
+    }
   }
   return checks;
+}
+
+/** The modes a profile holds a credential for (live: an OAuth sign-in or a live key). */
+function modesWithCredentials(profile: Profile): Mode[] {
+  const keys = Object.values(profile.keys ?? {});
+  return (['test', 'live'] as const).filter((mode) => keys.some((k) => k.mode === mode) || (mode === 'live' && profile.oauth !== undefined));
+}
+
+/** The environment without what chooses a credential, profile, mode or address for this run. */
+function withoutChoices(env: Context['env']): Context['env'] {
+  const { SVC_API_KEY: _key, SVC_PROFILE: _profile, SVC_MODE: _mode, SVC_BASE_URL: _address, ...rest } = env;
+  return rest;
 }
 
 /** Prints the checks (or their JSON); a failed one makes the run's error (the runner prints it, as every error, and exits 1). */

@@ -1,7 +1,7 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
 import type { BaseContext } from '../../context.js';
-import { DEFAULT_EMULATOR_PORT } from '../../shared/constants.js';
+import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../../contract/constants.js';
 import { UsageError } from '../../errors.js';
 import { browserUnreachable } from '../shared/no-browser.js';
 import { configDir } from '../../config/paths.js';
@@ -25,24 +25,12 @@ export interface EmulatorStartOptions {
   https?: boolean | undefined;
 }
 
-export interface EmulatorStartFlags {
-  port?: number;
-  host?: string;
-  json?: boolean;
-  state?: string;
-  import?: string;
-  export?: string;
-  allowHost?: string[] | string;
-  open?: boolean;
-  https?: boolean;
-}
-
 export const command = defineCommand({
   name: 'emulator',
   summary: 'run the local emulator of the service',
   flags: {
-    port: { value: '<n>', kind: { type: 'integer', min: 0, max: 65535 }, default: '4010', help: 'port to listen on' },
-    host: { value: '<host>', default: '127.0.0.1', help: 'address to listen on' },
+    port: { value: '<n>', kind: { type: 'integer', min: 0, max: 65535 }, default: `${DEFAULT_EMULATOR_PORT}`, help: 'port to listen on' },
+    host: { value: '<host>', default: DEFAULT_EMULATOR_HOST, help: 'address to listen on' },
     state: { value: '<file>', help: 'keep the whole state in this file across restarts (created from the seed if missing)' },
     import: { value: '<file>', kind: { type: 'file' }, help: 'start from this exported document instead of the seed' },
     export: { value: '<file>', help: 'write the --state file as a readable document to this file, then exit' },
@@ -60,6 +48,9 @@ export const command = defineCommand({
   scopes: [],
 });
 
+/** The declaration's flags (each may be left out when called directly, as the tests do), and the global --json. */
+export type EmulatorStartFlags = Partial<FlagsOf<typeof command>> & { json?: boolean };
+
 /**
  * Validates the flags before anything starts. Accepts `(flags)` or the command tree's
  * generic `(args, flags)`.
@@ -68,7 +59,7 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
   const flags: EmulatorStartFlags = (Array.isArray(flagsOrArgs) ? maybeFlags : flagsOrArgs) ?? {};
   const args = Array.isArray(flagsOrArgs) ? flagsOrArgs : [];
   if (args.length > 0) throw new UsageError(`svc emulator takes no arguments (got ${args.join(' ')})`);
-  const host = flags.host === undefined ? '127.0.0.1' : String(flags.host).trim();
+  const host = flags.host === undefined ? DEFAULT_EMULATOR_HOST : String(flags.host).trim();
   if (host === '' || /[\s/]/.test(host)) throw new UsageError(`--host must be an address such as 127.0.0.1 (got ${JSON.stringify(flags.host)})`);
   const file = (name: string, value: string | undefined) => {
     if (value === undefined) return undefined;
@@ -82,7 +73,7 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
     throw new UsageError('--export needs --state FILE: the state file to export', `or fetch GET /_emulator/state from a running emulator`);
   }
   if (exportTo !== undefined && importFrom !== undefined) throw new UsageError('--export and --import do not go together');
-  const allowHosts = flags.allowHost === undefined ? undefined : [flags.allowHost].flat().map((name) => String(name).trim());
+  const allowHosts = flags.allowHost === undefined ? undefined : repeated(flags.allowHost).map((name) => name.trim());
   for (const name of allowHosts ?? []) {
     if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+|[0-9a-fA-F:]+)$/.test(name)) {
       throw new UsageError(`--allow-host takes a host name such as myhost.local (got ${JSON.stringify(name)})`);
@@ -144,6 +135,22 @@ function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+/** Why the emulator did not start, as the user's to fix where it is (a taken port, a bad state file). */
+function startFailure(error: NodeJS.ErrnoException, opts: EmulatorStartOptions, emulatorModule: typeof import('../../emulator/index.js')): unknown {
+  const known = asUsageError(error, emulatorModule, opts.importFrom);
+  if (known !== error) return known;
+  if (error.code === 'EADDRINUSE') {
+    return new UsageError(`port ${opts.port} on ${opts.host} is already in use (another emulator?)`, 'choose another --port, or --port 0 for any free one');
+  }
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES') {
+    return new UsageError(
+      `cannot listen on ${opts.host}:${opts.port} (${error.code})`,
+      'use an address of this machine (--host 127.0.0.1) and a port above 1023',
+    );
+  }
+  return error;
+}
+
 export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseContext): Promise<void> {
   const emulatorModule = await import('../../emulator/index.js');
   const { startEmulator } = emulatorModule;
@@ -173,18 +180,7 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
     ...(opts.allowHosts !== undefined ? { allowHosts: opts.allowHosts } : {}),
     ...(opts.https ? { https: { caDir: caFolder(opts, ctx.env) } } : {}),
   }).catch((error: NodeJS.ErrnoException) => {
-    const known = asUsageError(error, emulatorModule, opts.importFrom);
-    if (known !== error) throw known;
-    if (error.code === 'EADDRINUSE') {
-      throw new UsageError(`port ${opts.port} on ${opts.host} is already in use (another emulator?)`, 'choose another --port, or --port 0 for any free one');
-    }
-    if (error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES') {
-      throw new UsageError(
-        `cannot listen on ${opts.host}:${opts.port} (${error.code})`,
-        'use an address of this machine (--host 127.0.0.1) and a port above 1023',
-      );
-    }
-    throw error;
+    throw startFailure(error, opts, emulatorModule);
   });
   const seed = emulator.state.seed;
   const loaded = emulator.loaded;

@@ -1,5 +1,5 @@
 // `events tail --checkpoint FILE`: the id of the last event handled (or, before the first
-// event, the position the stream opened with, api-contract.md "Events"), so that a tail
+// event, the position the stream opened with, docs/contract.md "Events"), so that a tail
 // started again (after a crash, a kill or a reboot) resumes right after it.
 //
 // "Handled" means printed and, with --forward-to, settled on every route that wants it
@@ -17,7 +17,7 @@ import { unusableFile } from './record.js';
 import { isResumableId } from '../../api/reconnect.js';
 import { formatVersion, newerFormatMessage } from '../../shared/format-version.js';
 
-/** The position before the first event of all (api-contract.md "Events", Position frame). */
+/** The position before the first event of all (docs/contract.md "Events", Position frame). */
 export const START_POSITION = 'start';
 
 /** The format a checkpoint is written in ("version"); one without the field (as svc 0.1.0 wrote) is format 1. */

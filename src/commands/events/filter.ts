@@ -1,7 +1,7 @@
 // `--type` patterns of `events tail`: an exact event type (`chat.message.created`) or a
 // family prefix (`call.*`, also written `call.` or `call`). The server filters too (`?type=`), but the client filters
 // again so that what is printed never depends on how the server reads a pattern.
-import { EVENT_TYPES } from '../../shared/constants.js';
+import { EVENT_TYPES } from '../../contract/constants.js';
 
 export type TypePattern = { kind: 'exact'; type: string } | { kind: 'prefix'; prefix: string };
 

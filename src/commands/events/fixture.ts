@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENDPOINTS, type EndpointName } from '../../api/endpoints.js';
+import { ENDPOINTS, type EndpointName } from '../../contract/endpoints.js';
 import { UsageError } from '../../errors.js';
 
 export interface FixtureStep {

@@ -1,5 +1,6 @@
 // One human line per event: local time, type, id, and a short summary of the object.
 import { money } from '../../io/money.js';
+import { clockTime } from '../../io/output.js';
 import { sanitizeLine } from '../../io/sanitize.js';
 import { cutEnd, displayWidth } from '../../io/width.js';
 import type { DeliveryReport } from './delivery.js';
@@ -74,14 +75,6 @@ export function summarize(event: ApiEvent): string {
   }
 }
 
-/** HH:MM:SS in the machine's time zone, from the event's created_at (else `fallbackMs`). */
-export function localTime(createdAt: string | undefined, fallbackMs: number): string {
-  const parsed = createdAt ? Date.parse(createdAt) : Number.NaN;
-  const d = new Date(Number.isNaN(parsed) ? fallbackMs : parsed);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
-}
-
 export interface LineStyle {
   /** Aligned columns for a terminal; tab-separated fields when piped. */
   tty: boolean;
@@ -94,7 +87,9 @@ export interface LineStyle {
 const TYPE_WIDTH = 'call.participant.dialed'.length;
 
 export function formatEventLine(event: ApiEvent, nowMs: number, style: LineStyle): string {
-  const time = localTime(event.created_at, nowMs);
+  // The clock time every stream line shows (clockTime), of created_at, else of now.
+  const created = event.created_at ? Date.parse(event.created_at) : Number.NaN;
+  const time = clockTime(Number.isNaN(created) ? nowMs : created);
   // Every field comes from the server: control characters made inert before any colour is added.
   const summary = sanitizeLine(summarize(event));
   const type = sanitizeLine(event.type);

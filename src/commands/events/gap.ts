@@ -1,4 +1,4 @@
-// The `gap` frame (api-contract.md "Events"): a resume whose Last-Event-ID is no longer
+// The `gap` frame (docs/contract.md "Events"): a resume whose Last-Event-ID is no longer
 // retained, or unknown, opens with `event: gap` (no id) and
 // `data: {"last_event_id":"…","resumed_from":"<oldest retained id>"|null}`. Events between
 // the two may be missing, and the user must be told: a warning on stderr, or with

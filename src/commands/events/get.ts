@@ -1,10 +1,10 @@
 // `svc events get ID`: one retained event. The API has no GET /v1/events/{id}
-// (api-contract.md), so this reads the retained history (GET /v1/events, 100 a page,
+// (docs/contract.md), so this reads the retained history (GET /v1/events, 100 a page,
 // newest first) until it finds the id: at most 100 requests for the 10,000 retained.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import type { ListPage } from '../../api/endpoints.js';
-import { LIST_LIMIT_MAX } from '../../api/endpoints.js';
+import type { ListPage } from '../../contract/endpoints.js';
+import { LIST_LIMIT_MAX } from '../../contract/endpoints.js';
 import { CliError, EXIT } from '../../errors.js';
 import { printObject } from '../../io/output.js';
 import { displayJson } from '../../io/sanitize.js';

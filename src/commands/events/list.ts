@@ -1,10 +1,10 @@
 // `svc events list [--type T]… [--limit N | --all]`: the retained history (GET /v1/events),
 // newest first, as the other lists are.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';
-import { type ListFlags, parseListFlags } from '../calls/shared.js';
+import { type ListFlags, parseListFlags } from '../shared/list-flags.js';
 import { fetchList, noteMore } from '../shared/resources.js';
 import { timeColumn, timeFormat } from '../calls/views.js';
 import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
@@ -14,14 +14,9 @@ export interface EventsListOptions extends ListFlags {
   types: TypePattern[];
 }
 
-export function strings(value: unknown): string[] {
-  if (value === undefined || value === null || value === false) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
 export function parseTypes(value: unknown): TypePattern[] {
   const types: TypePattern[] = [];
-  for (const raw of strings(value).flatMap((t) => t.split(','))) {
+  for (const raw of repeated(value).flatMap((t) => t.split(','))) {
     const pattern = parseTypePattern(raw);
     if ('error' in pattern) throw new UsageError(pattern.error);
     types.push(pattern);

@@ -1,5 +1,5 @@
 // The events tail's pipeline, from a stream message to its sinks: gap frames → position,
-// dedupe → filter → checkpoint and record → stdout and forwarding (design.md "Commands are
+// dedupe → filter → checkpoint and record → stdout and forwarding (docs/design.md "Commands are
 // thin"). Pure of the network and the terminal: it is handed its sinks, so it is tested alone
 // (test/events/pipeline.test.ts); `events tail` (tail.ts) wires it to follow() and the context.
 import type { MessageVerdict } from '../../api/reconnect.js';

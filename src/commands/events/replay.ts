@@ -2,14 +2,14 @@
 // of a `--dead-letter` file) sent again, signed as the tail signs them, in their order and
 // with their relative timing (by created_at; `--speed N` divides the waits, `--no-wait`
 // drops them). Without --forward-to they are printed. Waits go through ctx.clock.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
 import { openDeliveries } from './deliveries.js';
 import { matchesType, type TypePattern } from './filter.js';
 import { formatEventLine, type ApiEvent } from './format.js';
-import { parseTypes, strings } from './list.js';
+import { parseTypes } from './list.js';
 import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
 import { checkAppendFile } from './record.js';
 
@@ -55,12 +55,12 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   if (args.length > 1) throw new UsageError(`events replay takes one FILE (got ${args.length})`);
   const opts: ReplayOptions = {
     file,
-    routes: strings(flags.forwardTo).map((raw) => parseForwardRoute(raw)),
+    routes: repeated(flags.forwardTo).map((raw) => parseForwardRoute(raw)),
     forwardHeaders: {},
     types: parseTypes(flags.type),
     speed: 1,
   };
-  for (const raw of strings(flags.forwardHeader)) {
+  for (const raw of repeated(flags.forwardHeader)) {
     const [name, value] = parseForwardHeader(raw);
     opts.forwardHeaders[name] = value;
   }

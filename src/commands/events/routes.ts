@@ -2,6 +2,7 @@
 // types PATTERN selects, e.g. `call.*=http://localhost:3000/calls`), as Stripe's
 // per-kind routes; and the extra headers of `--forward-header 'Name: value'`.
 import { UsageError } from '../../errors.js';
+import { headerValueProblem, isHeaderName } from '../../api/http.js';
 import { matchesType, parseTypePattern, type TypePattern } from './filter.js';
 import { SIGNATURE_HEADER } from './sign.js';
 
@@ -65,10 +66,11 @@ export function parseForwardHeader(raw: string): [string, string] {
   const colon = raw.indexOf(':');
   const name = colon > 0 ? raw.slice(0, colon).trim() : '';
   const value = colon > 0 ? raw.slice(colon + 1).trim() : '';
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+  if (!isHeaderName(name)) {
     throw new UsageError(`--forward-header ${JSON.stringify(raw)} is not "Name: value"`, "e.g. --forward-header 'Authorization: Bearer dev-token'");
   }
-  if (/[\r\n\0]/.test(value)) throw new UsageError(`--forward-header ${name}: the value may not contain line breaks`);
+  const problem = headerValueProblem(value);
+  if (problem) throw new UsageError(`--forward-header ${name}: the value has ${problem}, which cannot be sent in a header`);
   if (RESERVED_HEADERS.has(name.toLowerCase())) throw new UsageError(`--forward-header ${name}: svc sets this header itself`);
   return [name.toLowerCase(), value];
 }

@@ -6,6 +6,7 @@
 // `--print-secret` and a tail started after it agree, run after run, on that machine.
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { chooseProfileName } from '../../credentials/resolve.js';
 
 export const FORWARD_SECRET_NAME = 'forward_secret';
 export const FORWARD_SECRET_PREFIX = 'svc_whsec_';
@@ -17,7 +18,7 @@ export interface ForwardSecret {
   profile?: string;
 }
 
-export async function forwardingSecret(ctx: Pick<Context, 'env' | 'secrets' | 'random' | 'profileName'>): Promise<ForwardSecret> {
+export async function forwardingSecret(ctx: Pick<Context, 'env' | 'globals' | 'config' | 'secrets' | 'random'>): Promise<ForwardSecret> {
   const fromEnv = ctx.env.SVC_FORWARD_SECRET;
   if (fromEnv !== undefined) {
     if (fromEnv.trim().length < 16) {
@@ -25,7 +26,7 @@ export async function forwardingSecret(ctx: Pick<Context, 'env' | 'secrets' | 'r
     }
     return { secret: fromEnv.trim(), source: 'env' };
   }
-  const profile = await ctx.profileName();
+  const profile = chooseProfileName(ctx, await ctx.config.read());
   const stored = await ctx.secrets.get(profile, FORWARD_SECRET_NAME);
   if (stored) return { secret: stored, source: 'store', profile };
   const secret = FORWARD_SECRET_PREFIX + Buffer.from(ctx.random.bytes(24)).toString('hex');

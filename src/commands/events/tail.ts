@@ -1,7 +1,7 @@
 // `svc events tail`: follow the organization's event stream (GET /v1/events/stream,
-// api-contract.md "Events") for as long as the user wants, surviving drops and silent
+// docs/contract.md "Events") for as long as the user wants, surviving drops and silent
 // connections without losing or repeating an event.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { confirmedProfile } from '../../credentials/confirmed.js';
@@ -45,11 +45,6 @@ export interface TailOptions {
 
 export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
-function strings(value: unknown): string[] {
-  if (value === undefined || value === null || value === false) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
 function fileFlag(value: unknown, flag: string): string {
   const text = typeof value === 'string' ? value.trim() : '';
   if (text === '') throw new UsageError(`${flag} needs a file name`);
@@ -91,7 +86,7 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
     throw new UsageError(`events tail takes no arguments (got ${args.map((a) => JSON.stringify(a)).join(' ')})`, 'filter with --type, e.g. --type call.*');
 
   const types: TypePattern[] = [];
-  for (const raw of strings(flags.type).flatMap((t) => t.split(','))) {
+  for (const raw of repeated(flags.type).flatMap((t) => t.split(','))) {
     const pattern = parseTypePattern(raw);
     if ('error' in pattern) throw new UsageError(pattern.error);
     types.push(pattern);
@@ -100,7 +95,7 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
   const opts: TailOptions = {
     types,
     timeoutMs: DEFAULT_TIMEOUT_MS,
-    routes: strings(flags.forwardTo).map((raw) => parseForwardRoute(raw)),
+    routes: repeated(flags.forwardTo).map((raw) => parseForwardRoute(raw)),
     forwardHeaders: {},
     printSecret: flags.printSecret === true,
     failOnGap: flags.failOnGap === true,
@@ -109,7 +104,7 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
   if (flags.since !== undefined) opts.since = flags.since;
   if (flags.maxEvents !== undefined) opts.maxEvents = flags.maxEvents;
 
-  for (const raw of strings(flags.forwardHeader)) {
+  for (const raw of repeated(flags.forwardHeader)) {
     const [name, value] = parseForwardHeader(raw);
     opts.forwardHeaders[name] = value;
   }

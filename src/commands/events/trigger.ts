@@ -2,14 +2,13 @@
 // test mode only, from a fixture (fixtures/triggers/<TYPE>.json, or `--fixture FILE`),
 // through the API client (credentials, retries, redaction). Live mode is refused: the
 // requests would act for real and be billed.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { type Column, printJson, printList } from '../../io/output.js';
-import { EVENT_TYPES, modeOfKey } from '../../shared/constants.js';
+import { EVENT_TYPES, modeOfKey } from '../../contract/constants.js';
 import { chooseMode, chooseProfileName, parseModeValue } from '../../credentials/resolve.js';
-import { strings } from './list.js';
 import { applyOverrides, fixturesDir, loadFixture, parseOverride, resolveReferences, type Fixture, type Override } from './fixture.js';
 
 export interface TriggerOptions {
@@ -45,7 +44,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
     throw new UsageError(`${JSON.stringify(type)} is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
   }
   if (args.length > 1) throw new UsageError('events trigger takes one TYPE');
-  const opts: TriggerOptions = { overrides: strings(flags.override).map(parseOverride) };
+  const opts: TriggerOptions = { overrides: repeated(flags.override).map(parseOverride) };
   if (type) opts.type = type;
   if (fixture) opts.fixture = fixture;
   return opts;

@@ -3,8 +3,8 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta, Profile } from '../../config/config.js';
-import { modeOfKey } from '../../shared/constants.js';
-import type { Mode } from '../../shared/constants.js';
+import { modeOfKey } from '../../contract/constants.js';
+import type { Mode } from '../../contract/constants.js';
 import { checkAddress, chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
 import { ApiError, CliError, EXIT, UsageError } from '../../errors.js';
 import { confirm, promptSecret } from '../../io/interactive.js';

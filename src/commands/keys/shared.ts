@@ -1,7 +1,7 @@
 // Helpers of the key commands.
 import type { KeyMeta } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
-import { PREFIX } from '../../shared/constants.js';
+import { PREFIX } from '../../contract/constants.js';
 import { UsageError } from '../../errors.js';
 
 /** Key names end up in keychain account names (`<profile>:<name>`) and in table cells. */

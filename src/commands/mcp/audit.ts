@@ -13,7 +13,7 @@ import { openOwnFile, readOwnFile, tightenOwnFile } from '../../config/own-file.
 import { redactText } from '../../io/redact.js';
 import { ID_PREFIX } from '../../contract/constants.js';
 
-/** An object id of the API (api-contract.md "Conventions"), anywhere in a text. */
+/** An object id of the API (docs/contract.md "Conventions"), anywhere in a text. */
 const ID = new RegExp(`\\b(?:${Object.values(ID_PREFIX).join('|')})[A-Za-z0-9]{4,}\\b`, 'g');
 /** Bearer tokens and JWT-shaped strings: secrets whatever issued them. */
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;

@@ -1,5 +1,5 @@
 // The tools of `svc mcp`, read off the command tree (src/commands/index.ts ROOT): every leaf
-// whose declaration says `mcp` (src/cli/define.ts McpUse) is one tool, named by its path
+// whose declaration says `mcp` (src/commands/define.ts McpUse) is one tool, named by its path
 // (`calls_lines_list`), described by its help, taking its flags and arguments as named
 // properties. Nothing here is a second list of commands: a new command or flag becomes a tool
 // or a property with no code here. What a declaration says that a tool cannot carry is a

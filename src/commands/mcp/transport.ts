@@ -1,6 +1,6 @@
 // MCP's stdio framing (one JSON-RPC message a line) over the context's streams rather than
 // the process's own: the SDK's StdioServerTransport reads process.stdin and writes
-// process.stdout, which nothing below the process edge touches (design.md). What JSON-RPC 2.0
+// process.stdout, which nothing below the process edge touches (docs/design.md). What JSON-RPC 2.0
 // says a server answers is answered here: a line that is not JSON (-32700), a batch or an
 // object that is no message (-32600), a known request's malformed params (-32602, in a line,
 // not a schema dump), a line past MAX_MESSAGE_CHARS (-32600, with its id wherever it is; the

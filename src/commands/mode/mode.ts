@@ -1,9 +1,9 @@
 // `svc mode [test|live]`: shows the mode commands use (and why), or sets the profile's default.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
-import type { Mode } from '../../shared/constants.js';
+import type { Mode } from '../../contract/constants.js';
 import { chooseMode, chooseProfileName, keyForMode, namedProfile, parseModeValue, requireProfile } from '../../credentials/resolve.js';
-import { modeOfKey } from '../../shared/constants.js';
+import { modeOfKey } from '../../contract/constants.js';
 import { printJson, printObject } from '../../io/output.js';
 
 export interface ModeOptions {

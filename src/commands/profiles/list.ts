@@ -4,7 +4,7 @@ import { defineCommand } from '../define.js';
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
 import { DEFAULT_PROFILE } from '../../config/config.js';
-import { DEFAULT_BASE_URL } from '../../api/endpoints.js';
+import { profileAddress } from '../../credentials/origin.js';
 import { chooseMode } from '../../credentials/resolve.js';
 import { printList } from '../../io/output.js';
 import type { Column } from '../../io/output.js';
@@ -38,7 +38,7 @@ export function profileRow(name: string, profile: Profile, defaultName: string):
     default: name === defaultName,
     org_id: profile.org_id ?? null,
     org_name: profile.org_name ?? null,
-    base_url: profile.base_url ?? DEFAULT_BASE_URL,
+    base_url: profileAddress(profile),
     // The mode a command would use with no flag or SVC_MODE, as `svc mode` shows it.
     mode: chooseMode({ globals: { json: false, debug: false, color: false, yes: false }, env: {} }, profile),
     oauth: profile.oauth ? (profile.oauth.ended_at ? 'ended' : 'active') : null,

@@ -16,7 +16,8 @@ import { printJson, warn } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import { clientOf, fetchOf, readStored } from '../../auth/stored.js';
 import { revokeToken } from '../../auth/tokens.js';
-import { DEFAULT_BASE_URL, ENDPOINTS, joinUrl } from '../../api/endpoints.js';
+import { ENDPOINTS, joinUrl } from '../../contract/endpoints.js';
+import { profileAddress } from '../../credentials/origin.js';
 
 export interface ProfilesRemoveOptions {
   name: string;
@@ -49,7 +50,7 @@ export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<vo
   if (opts.revoke) {
     const stored = profile.oauth ? await readStored(ctx, opts.name, profile.oauth.storage) : null;
     if (!stored) throw new UsageError(`${where} has no OAuth sign-in to revoke`, `run \`svc profiles remove ${opts.name}\` without --revoke`);
-    const endpoint = stored.revocation_endpoint ?? joinUrl(profile.base_url ?? DEFAULT_BASE_URL, ENDPOINTS['oauth.revoke'].path).href;
+    const endpoint = stored.revocation_endpoint ?? joinUrl(profileAddress(profile), ENDPOINTS['oauth.revoke'].path).href;
     try {
       // RFC 7009 §2.1: revoking the refresh token ends the whole grant (the access token too).
       await revokeToken(fetchOf(ctx), endpoint, clientOf(stored), { value: stored.refresh_token, hint: 'refresh_token' }, ctx.signal);

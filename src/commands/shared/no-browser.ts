@@ -1,6 +1,6 @@
 // Whether a browser svc opens would reach the person at this terminal: one rule for
 // `svc login` and `svc emulator --open`, so both say the same and neither opens a browser
-// nobody sees (design.md: SSH, no display).
+// nobody sees (docs/design.md: SSH, no display).
 
 /**
  * Why a browser opened here would not reach the person, or null when it would. A BROWSER

@@ -3,14 +3,14 @@
 // billing notice, and text read from stdin.
 import type { Context } from '../../context.js';
 import type { ApiRequest, QueryValue } from '../../api/client.js';
-import { ENDPOINTS, endpointFor, type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../api/endpoints.js';
+import { ENDPOINTS, endpointFor, type EndpointName, type ListPage, LIST_LIMIT_MAX } from '../../contract/endpoints.js';
 import { lacksScope } from '../../api/errors.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { confirmedOrg, orgLabel } from '../../credentials/confirmed.js';
 import { confirm } from '../../io/interactive.js';
 import { note } from '../../io/output.js';
-import type { ListFlags } from '../calls/shared.js';
+import type { ListFlags } from './list-flags.js';
 
 /**
  * The live-mode operations that say what they cost and ask first (starting a call,

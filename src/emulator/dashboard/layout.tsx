@@ -3,7 +3,7 @@
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import type { Mode } from '../../shared/constants.js';
+import type { Mode } from '../../contract/constants.js';
 import { rfc3339 } from '../ids.js';
 import type { State } from '../state.js';
 import type { RequestLog } from './requests.js';

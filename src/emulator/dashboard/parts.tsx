@@ -1,7 +1,7 @@
 // Parts the dashboard's pages share: the object lists of one mode, and the table, dialog and
 // row components every page draws with.
 import type { Child } from 'hono/jsx';
-import type { Mode } from '../../shared/constants.js';
+import type { Mode } from '../../contract/constants.js';
 import { eventLog, retained } from '../events.js';
 import type { EmulatorEvent, State, Stored, Subscriber } from '../state.js';
 import { withMode } from './layout.js';

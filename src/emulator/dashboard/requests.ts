@@ -2,7 +2,7 @@
 // oldest entry is overwritten), with its credential named by id (never a secret) and its
 // bodies cut short and stripped of secrets.
 import type { Context, MiddlewareHandler } from 'hono';
-import { PREFIX } from '../../shared/constants.js';
+import { PREFIX } from '../../contract/constants.js';
 import { presentedSecret } from '../auth.js';
 import type { EmulatorEnv } from '../http.js';
 import { sha256 } from '../ids.js';

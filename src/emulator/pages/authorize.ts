@@ -1,4 +1,4 @@
-import type { Scope } from '../../shared/constants.js';
+import type { Scope } from '../../contract/constants.js';
 import { escapeHtml as h, layout } from './html.js';
 
 const SCOPE_TEXT: Record<Scope, string> = {

@@ -4,7 +4,7 @@
 // passwords only as scrypt hashes; a hand-written fixture (or an older document) may give a
 // plaintext `key`, `client_secret` or `password`, hashed on import.
 import { z } from 'zod';
-import { SCOPES } from '../../shared/constants.js';
+import { SCOPES } from '../../contract/constants.js';
 import { eventFromJson, eventLogByKey, retain, retained, seqOfEventId } from '../events.js';
 import { hashPassword, sha256 } from '../ids.js';
 import { PERSISTED } from '../state.js';

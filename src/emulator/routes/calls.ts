@@ -1,7 +1,7 @@
-// Calls, their participants, links and phone lines (api-contract.md "Resources").
+// Calls, their participants, links and phone lines (docs/contract.md "Resources").
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { ID_PREFIX } from '../../shared/constants.js';
+import { ID_PREFIX } from '../../contract/constants.js';
 import { charge, costOf, ensureFunds } from '../billing.js';
 import { badRequest, conflict } from '../errors.js';
 import { publish } from '../events.js';
@@ -69,7 +69,12 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     charge(state, credential, cost);
     return c.json(participant, 201);
   });
+  linkRoutes(app, state);
+  lineRoutes(app, state);
+}
 
+/** Links to a call (a page a person opens, /join/{id}). */
+function linkRoutes(app: Hono<EmulatorEnv>, state: State): void {
   route(app, 'links.list', (c, credential) => {
     return c.json(page(state.links.values(), parseQuery(c, listQuery), visibleTo(credential)));
   });
@@ -92,7 +97,10 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     publish(state, credential.org_id, credential.mode, 'link.created', link);
     return c.json(link, 201);
   });
+}
 
+/** Phone lines: added (billed monthly) and released. */
+function lineRoutes(app: Hono<EmulatorEnv>, state: State): void {
   route(app, 'lines.list', (c, credential) => {
     return c.json(page(state.lines.values(), parseQuery(c, listQuery), visibleTo(credential)));
   });

@@ -1,7 +1,7 @@
 // Support chats, their messages, voice messages and the chat's live stream.
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { ID_PREFIX } from '../../shared/constants.js';
+import { ID_PREFIX } from '../../contract/constants.js';
 import type { Credential } from '../auth.js';
 import { charge, costOf, ensureFunds } from '../billing.js';
 import { HttpError, conflict, invalidOne } from '../errors.js';
@@ -89,26 +89,7 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
   route(app, 'chats.stream', (c, credential) => {
     noQuery(c);
     const chat = owned(state.chats, c.req.param('id'), credential).obj;
-    const messageFrame = (message: MessageObject) => `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
-    // A resume by id (Last-Event-ID = the last message seen): the chat's later messages, or, for an
-    // id this chat does not have, a gap frame and then all of its messages (api-contract.md "Events").
-    const backlog: string[] = [];
-    const lastEventId = c.req.header('last-event-id')?.trim();
-    const messages = [...state.messages.values()]
-      .filter((stored) => stored.obj.chat_id === chat.id)
-      .sort((a, b) => a.seq - b.seq)
-      .map((stored) => stored.obj);
-    if (!lastEventId) {
-      // No position yet: the newest message's id, or `start`, before any message (Position frame).
-      backlog.push(positionFrame(messages.at(-1)?.id));
-    } else if (lastEventId === START_POSITION) {
-      // Messages are never dropped: from `start` is every one of them, with no gap.
-      for (const message of messages) backlog.push(messageFrame(message));
-    } else {
-      const at = messages.findIndex((message) => message.id === lastEventId);
-      if (at < 0) backlog.push(gapFrame(lastEventId, messages[0]?.id ?? null));
-      for (const message of messages.slice(at + 1)) backlog.push(messageFrame(message));
-    }
+    const backlog = chatBacklog(state, chat, c.req.header('last-event-id')?.trim());
     const { response, subscriber } = openStream(c, state, {
       org_id: credential.org_id,
       mode: credential.mode,
@@ -127,6 +108,35 @@ export function chatRoutes(app: Hono<EmulatorEnv>, state: State): void {
     if (chat.status === 'closed') queueMicrotask(() => subscriber.end());
     return response;
   });
+}
+
+function messageFrame(message: MessageObject): string {
+  return `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * What a chat stream sends before its live messages. A resume by id (Last-Event-ID = the last
+ * message seen): the chat's later messages, or, for an id this chat does not have, a gap frame
+ * and then all of its messages (docs/contract.md "Events").
+ */
+function chatBacklog(state: State, chat: ChatObject, lastEventId: string | undefined): string[] {
+  const backlog: string[] = [];
+  const messages = [...state.messages.values()]
+    .filter((stored) => stored.obj.chat_id === chat.id)
+    .sort((a, b) => a.seq - b.seq)
+    .map((stored) => stored.obj);
+  if (!lastEventId) {
+    // No position yet: the newest message's id, or `start`, before any message (Position frame).
+    backlog.push(positionFrame(messages.at(-1)?.id));
+  } else if (lastEventId === START_POSITION) {
+    // Messages are never dropped: from `start` is every one of them, with no gap.
+    for (const message of messages) backlog.push(messageFrame(message));
+  } else {
+    const at = messages.findIndex((message) => message.id === lastEventId);
+    if (at < 0) backlog.push(gapFrame(lastEventId, messages[0]?.id ?? null));
+    for (const message of messages.slice(at + 1)) backlog.push(messageFrame(message));
+  }
+  return backlog;
 }
 
 /** Closes a chat (the API's close, and the dashboard's Close chat). */

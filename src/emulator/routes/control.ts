@@ -1,8 +1,8 @@
-// The control plane (api-contract.md "Emulator control plane"): no credential, so that
+// The control plane (docs/contract.md "Emulator control plane"): no credential, so that
 // tests and demos can arrange what the real service's dashboard does by hand.
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { PREFIX, SCOPES } from '../../shared/constants.js';
+import { PREFIX, SCOPES } from '../../contract/constants.js';
 import { balanceObject, centsAmount } from '../billing.js';
 import { centsOfSubcents, subcentsOf } from '../../contract/money.js';
 import { invalidOne, notFound } from '../errors.js';
@@ -30,7 +30,7 @@ export const newApp = z.strictObject({
   redirect_uris: z.array(z.string().refine(isAllowedRedirectUri, 'https only; http only for localhost')).min(1),
   public: z.boolean().optional(),
 });
-/** api-contract.md "Emulator control plane": 0 ≤ n ≤ ten years per move, so the clock can never leave RFC 3339's range. */
+/** docs/contract.md "Emulator control plane": 0 ≤ n ≤ ten years per move, so the clock can never leave RFC 3339's range. */
 export const MAX_ADVANCE_SECONDS = 315_360_000;
 /** The last instant an RFC 3339 timestamp (four-digit year) can name. */
 const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59);

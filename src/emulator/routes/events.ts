@@ -1,4 +1,4 @@
-// The event list and the live event stream (api-contract.md "Events").
+// The event list and the live event stream (docs/contract.md "Events").
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { invalidOne } from '../errors.js';
@@ -44,7 +44,7 @@ export function eventRoutes(app: Hono<EmulatorEnv>, state: State): void {
     const log = eventLog(state, credential.org_id, credential.mode);
     const kept = retained(log);
     if (lastEventId === undefined || lastEventId === '') {
-      // No position yet: give one before any event (api-contract.md "Events", Position frame).
+      // No position yet: give one before any event (docs/contract.md "Events", Position frame).
       backlog.push(positionFrame(kept.at(-1)?.id));
     } else if (lastEventId === START_POSITION) {
       // From the first event ever published: say gap if retention dropped some of them.

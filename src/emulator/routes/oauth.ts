@@ -1,6 +1,6 @@
 // RFC 8414 metadata, the token endpoint (RFC 6749 §3.2) and revocation (RFC 7009).
 import type { Context, Hono } from 'hono';
-import { SCOPES } from '../../shared/constants.js';
+import { SCOPES } from '../../contract/constants.js';
 import { OAuthError } from '../errors.js';
 import type { EmulatorEnv } from '../http.js';
 import { authenticateClient, exchangeCode, refresh, revokeToken } from '../oauth.js';

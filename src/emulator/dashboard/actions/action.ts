@@ -2,7 +2,7 @@
 // page it returns to and the operation it calls (the control plane's own, routes/control.ts).
 // index.ts registers each as its own route; the CSRF check and error pages are made there once.
 import type { z } from 'zod';
-import type { Mode } from '../../../shared/constants.js';
+import type { Mode } from '../../../contract/constants.js';
 import { HttpError } from '../../errors.js';
 import type { State } from '../../state.js';
 import type { Html, View } from '../layout.js';

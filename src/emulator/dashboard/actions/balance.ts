@@ -6,7 +6,7 @@ import type { Action, Form } from './action.js';
 
 /**
  * `12.34` or `$1,000.5` as cents (1234, 100050), read by the contract's one dollar rule, and
- * refused when finer than the emulator keeps (1/10,000 cent, api-contract.md "Billing"): a
+ * refused when finer than the emulator keeps (1/10,000 cent, docs/contract.md "Billing"): a
  * value that would be stored as something else is never taken.
  */
 export function dollarsToCents(form: Form, name: string, label: string): number {

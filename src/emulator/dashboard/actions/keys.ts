@@ -1,6 +1,6 @@
 // API keys page actions: Create key (the key shown once) and Revoke.
-import { SCOPES } from '../../../shared/constants.js';
-import type { Scope } from '../../../shared/constants.js';
+import { SCOPES } from '../../../contract/constants.js';
+import type { Scope } from '../../../contract/constants.js';
 import { notFound } from '../../errors.js';
 import { revokeKey } from '../../routes/control.js';
 import { createKey } from '../../state.js';

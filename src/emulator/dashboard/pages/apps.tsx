@@ -1,5 +1,5 @@
 // Apps: registered OAuth apps, each organization's connections, Register app, Delete app and Disconnect.
-import { CLI_CLIENT_ID, LIMITS, SCOPES } from '../../../shared/constants.js';
+import { CLI_CLIENT_ID, LIMITS, SCOPES } from '../../../contract/constants.js';
 import { connectionsOf } from '../../routes/control.js';
 import type { App, State } from '../../state.js';
 import { ActionButton, CsrfFields, Layout, When, withMode, ObjectPage } from '../layout.js';

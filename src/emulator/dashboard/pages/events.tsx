@@ -1,5 +1,5 @@
 // Events: the mode's retained events, newest first, filtered by type, a page at a time.
-import { EVENT_TYPES } from '../../../shared/constants.js';
+import { EVENT_TYPES } from '../../../contract/constants.js';
 import { typeMatcher } from '../../events.js';
 import { CopyButton, Layout, withMode, When } from '../layout.js';
 import type { Html, View } from '../layout.js';

@@ -1,5 +1,5 @@
 // API keys: the mode's keys (last four only), Create key (a dialog) and Revoke.
-import { SCOPES } from '../../../shared/constants.js';
+import { SCOPES } from '../../../contract/constants.js';
 import { rfc3339 } from '../../ids.js';
 import { ActionButton, CsrfFields, Layout, When, withMode, ObjectPage } from '../layout.js';
 import type { Html, View } from '../layout.js';
