@@ -245,4 +245,32 @@ describe('a file from a newer svc', () => {
     },
     60_000,
   );
+
+  it('a --dead-letter file with a letter of format 7: events replay neither replays it nor appends to it, events tail does not start, and it is left as it was', async () => {
+    const { dir, env } = fixtures('0.1.0', 9);
+    const event = { id: 'evt_0000000009', object: 'event', type: 'chat.started', created_at: '2026-11-28T00:00:00.000Z', data: {} };
+    const path = join(dir, 'dead.ndjson');
+    const letter = { event, url: 'http://127.0.0.1:9/hooks', status: null, error: 'connection refused', attempts: 4, failed_at: event.created_at };
+    // A letter as svc 0.1.0 wrote it (no version), then one from a newer svc.
+    writeFileSync(path, `${JSON.stringify(letter)}\n${JSON.stringify({ version: 7, ...letter })}\n`);
+    const bytes = readFileSync(path, 'utf8');
+    const record = join(dir, 'events.ndjson');
+    writeFileSync(record, `${JSON.stringify(event)}\n`);
+    const forward = ['--forward-to', 'http://127.0.0.1:9/hooks', '--dead-letter', path];
+    for (const args of [
+      ['events', 'replay', path, '--no-wait'],
+      ['events', 'replay', record, '--no-wait', ...forward],
+      ['events', 'tail', ...forward],
+    ]) {
+      const ran = await svc(args, env);
+      expect(ran.code, args.join(' ')).toBe(2);
+      expect(ran.stderr).toMatch(newer('the dead-letter file'));
+    }
+    expect(readFileSync(path, 'utf8')).toBe(bytes);
+    // Without the newer letter, 0.1.0's letter is replayed.
+    writeFileSync(path, `${JSON.stringify(letter)}\n`);
+    const replayed = await svc(['events', 'replay', path, '--no-wait', '--json'], env);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(JSON.parse(replayed.stdout)).toEqual(event);
+  });
 });
