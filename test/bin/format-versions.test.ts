@@ -8,11 +8,16 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { recordingServer } from '../helpers/http-servers.js';
 import { root, spawnCollect, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 const scratch = mkdtempSync(join(tmpdir(), 'svc-formats-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const closers: Array<() => void> = [];
+afterAll(() => {
+  for (const close of closers) close();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 /** The release each fixture folder was written by, and what it holds. */
 const SHIPPED = [{ release: '0.1.0', chat: 'chat_ASEWCxxYarrbUwEOTyxe', checkpoint: 'evt_0000000002' }];
@@ -62,6 +67,36 @@ function fixtures(release: string, port: number): { dir: string; env: Record<str
   return { dir, env };
 }
 
+/** A service that answers every request with `{}` and records it: what a session of `svc mcp` reached. */
+async function listener(): Promise<{ port: number; requests: Array<{ url: string }> }> {
+  const server = await recordingServer(
+    (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    (close) => closers.push(close),
+  );
+  return { port: Number(new URL(server.origin).port), requests: server.requests };
+}
+
+/** `svc mcp` over stdio, given the whole conversation on stdin: it answers the call in flight before it exits. */
+async function mcpCall(
+  tool: string,
+  args: Record<string, unknown>,
+  env: Record<string, string>,
+): Promise<{ error?: { code: string; message: string; hint?: string } }> {
+  const messages = [
+    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } },
+  ];
+  const ran = await svc(['mcp'], env, messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+  const answer = ran.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { id?: number; result?: { structuredContent?: object } })
+    .find((m) => m.id === 1);
+  expect(answer?.result, ran.stderr).toBeDefined();
+  return answer!.result!.structuredContent ?? {};
+}
+
 describe.each(SHIPPED)('the files svc $release wrote', ({ release, chat, checkpoint }) => {
   it('are read by this svc: config.json and credentials.json (account), the emulator --state file (the chat), the --checkpoint (resumed after)', async () => {
     const port = await freePort();
@@ -86,12 +121,39 @@ describe.each(SHIPPED)('the files svc $release wrote', ({ release, chat, checkpo
       await running.stop();
     }
   }, 60_000);
+
+  it('a --dead-letter file: events replay sends its letters again (printed here)', async () => {
+    const { dir, env } = fixtures(release, 9);
+    const replayed = await svc(['events', 'replay', join(dir, 'dead-letter.ndjson'), '--no-wait', '--json'], env);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({ type: 'chat.started', data: { subject: `written by svc ${release}` } });
+  });
+
+  it('the MCP audit log: svc mcp log shows its calls, --verify says they cannot be checked, and a session links its lines after them', async () => {
+    const service = await listener();
+    const { env } = fixtures(release, service.port);
+    const shown = await svc(['mcp', 'log', '--json'], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect((JSON.parse(shown.stdout) as Array<{ tool: string; result: string }>).map((e) => [e.tool, e.result])).toEqual([
+      ['account', 'ok'],
+      ['chats_get', 'ok'],
+    ]);
+    const verified = await svc(['mcp', 'log', '--verify'], env);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toContain('the audit log is intact: 2 lines, each linked to the one before (the first 2, written by an earlier svc');
+    expect(verified.stdout).toContain('are not checked');
+    await mcpCall('account', {}, env);
+    expect(service.requests.map((r) => r.url)).toContain('/v1/account');
+    const after = await svc(['mcp', 'log', '--verify', '--json'], env);
+    expect(after.code, after.stdout).toBe(0);
+    expect(JSON.parse(after.stdout)).toEqual({ intact: true, lines: 4, unchained: 2, problems: [] });
+  }, 60_000);
 });
 
 describe('a file from a newer svc', () => {
-  const newer = (what: string) =>
+  const newer = (what: string, newest = 1) =>
     new RegExp(
-      `${what} \\S+ is in format version 7, written by a newer svc; this svc \\(${version.replace(/\./g, '\\.')}\\) reads format versions up to 1\\. It was left untouched[^]*which -a svc`,
+      `${what} \\S+ is in format version 7, written by a newer svc; this svc \\(${version.replace(/\./g, '\\.')}\\) reads format versions up to ${newest}\\. It was left untouched[^]*which -a svc`,
     );
 
   /** The 0.1.0 fixtures with one file changed to say format 7, and that file's bytes. */
@@ -155,5 +217,57 @@ describe('a file from a newer svc', () => {
     expect(ran.code).toBe(2);
     expect(ran.stderr).toMatch(/format version 7, written by a newer svc; this svc reads format versions up to 1/);
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ version: 7 });
+  });
+
+  it.each([
+    ['after the lines svc wrote', (text: string, line: string) => `${text}${line}\n`],
+    ['before them', (text: string, line: string) => `${line}\n${text}`],
+  ])(
+    'the MCP audit log with a line of format 7 %s: svc mcp log and --verify refuse by name, a session does nothing, the log and its head are left as they were',
+    async (_, place) => {
+      const service = await listener();
+      const { env, dir } = fixtures('0.1.0', service.port);
+      const path = join(dir, 'config/mcp-audit.ndjson');
+      const line = JSON.stringify({ version: 7, prev: 'a'.repeat(64), session: 'later', call: 1, phase: 'intent', tool: 'account', mode: 'test' });
+      writeFileSync(path, place(readFileSync(path, 'utf8'), line));
+      const head = join(dir, 'config/mcp-audit.head');
+      writeFileSync(head, `${'b'.repeat(64)}\n`);
+      const bytes = [readFileSync(path, 'utf8'), readFileSync(head, 'utf8')];
+      for (const args of [
+        ['mcp', 'log'],
+        ['mcp', 'log', '--verify'],
+        ['mcp', 'log', '--json'],
+      ]) {
+        const ran = await svc(args, env);
+        expect(ran.code, args.join(' ')).toBe(1);
+        expect(ran.stdout).toBe('');
+        expect(ran.stderr).toMatch(newer('the MCP audit log', 2));
+      }
+      const answer = await mcpCall('account', {}, env);
+      expect(answer.error).toMatchObject({ code: 'audit_unwritable', message: expect.stringMatching(/^nothing was done/) });
+      expect(answer.error!.message).toMatch(/format version 7, written by a newer svc/);
+      expect(answer.error!.hint).toMatch(/which -a svc/);
+      expect(service.requests).toEqual([]);
+      expect([readFileSync(path, 'utf8'), readFileSync(head, 'utf8')]).toEqual(bytes);
+    },
+    60_000,
+  );
+
+  it('a --dead-letter file with a letter of format 7: events replay neither replays it nor appends to it, events tail does not start, and it is left as it was', async () => {
+    // svc 0.1.0's letter, then one from a newer svc.
+    const { dir, env, path, bytes } = withNewer('dead-letter.ndjson', (text) => `${text}${JSON.stringify({ version: 7, ...JSON.parse(text) })}\n`);
+    const record = join(dir, 'events.ndjson');
+    writeFileSync(record, `${JSON.stringify((JSON.parse(bytes.split('\n')[0]!) as { event: object }).event)}\n`);
+    const forward = ['--forward-to', 'http://127.0.0.1:9/hooks', '--dead-letter', path];
+    for (const args of [
+      ['events', 'replay', path, '--no-wait'],
+      ['events', 'replay', record, '--no-wait', ...forward],
+      ['events', 'tail', ...forward],
+    ]) {
+      const ran = await svc(args, env);
+      expect(ran.code, args.join(' ')).toBe(2);
+      expect(ran.stderr).toMatch(newer('the dead-letter file'));
+    }
+    expect(readFileSync(path, 'utf8')).toBe(bytes);
   });
 });

@@ -78,6 +78,7 @@ describe('Deliveries', () => {
       .map((line) => JSON.parse(line));
     expect(letters).toEqual([
       {
+        version: 1,
         event: { id: 'evt_1', type: 'call.started' },
         url: CALLS,
         status: 500,
@@ -86,6 +87,7 @@ describe('Deliveries', () => {
         failed_at: expect.stringMatching(/^2030-01-01T12:00:00/),
       },
       {
+        version: 1,
         event: { id: 'evt_2', type: 'call.ended' },
         url: CALLS,
         status: 500,

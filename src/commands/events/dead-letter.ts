@@ -1,10 +1,23 @@
 // `--dead-letter FILE`: a delivery given up on, appended as one NDJSON line that `events
-// replay` reads back (the event, where it was going, how it failed).
-import { closeSync, writeSync } from 'node:fs';
+// replay` reads back (the event, where it was going, how it failed). Each letter names its
+// format version: a file holding a newer svc's letter is neither replayed nor appended to
+// (docs/design.md, Distribution).
+import { closeSync, constants, readSync, writeSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { openOwnFile } from '../../config/own-file.js';
+import { UsageError } from '../../errors.js';
+import { formatVersion, newerFormatMessage } from '../../shared/format-version.js';
 import type { DeliveryReport } from './delivery.js';
-import { openAppendFile } from './record.js';
+import { checkAppendFile, openAppendFile } from './record.js';
+
+/**
+ * The format of a letter: 1, the fields below. svc 0.1.0's letters, the same fields without
+ * `version`, are format 1 too.
+ */
+export const DEAD_LETTER_FORMAT = 1;
 
 export interface DeadLetter {
+  version: typeof DEAD_LETTER_FORMAT;
   /** The event as it was to be delivered. */
   event: unknown;
   url: string;
@@ -23,7 +36,7 @@ export function deadLetterOf(d: DeliveryReport, url: string, now: number): DeadL
   } catch {
     // kept as the text it was
   }
-  return { event, url, status: d.status, error: d.error ?? null, attempts: d.attempts, failed_at: new Date(now).toISOString() };
+  return { version: DEAD_LETTER_FORMAT, event, url, status: d.status, error: d.error ?? null, attempts: d.attempts, failed_at: new Date(now).toISOString() };
 }
 
 /**
@@ -34,6 +47,54 @@ export function appendDeadLetter(path: string, letter: DeadLetter): void {
   const fd = openAppendFile('--dead-letter', path);
   try {
     writeSync(fd, JSON.stringify(letter) + '\n');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The version a line names when it is a newer svc's letter, else undefined. Only a letter
+ * carries svc's version: a recorded event (with an `id` and `type` of its own) is the API's.
+ */
+export function newerLetterVersion(value: unknown): number | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const format = formatVersion((value as { version?: unknown }).version, DEAD_LETTER_FORMAT, 1);
+  return format.kind === 'newer' ? format.version : undefined;
+}
+
+/** A file holding a newer svc's letter: exit 2, both versions and what to do. */
+export function newerDeadLetterError(path: string, found: number): UsageError {
+  const { message, hint } = newerFormatMessage('the dead-letter file', path, found, DEAD_LETTER_FORMAT);
+  return new UsageError(message, hint);
+}
+
+/**
+ * Checks at start that a dead-letter FILE can be appended to and holds no newer svc's letter,
+ * read a chunk at a time (the file grows with every letter, and is not held whole).
+ */
+export function checkDeadLetterFile(path: string): void {
+  checkAppendFile('--dead-letter', path);
+  const fd = openOwnFile(path, constants.O_RDONLY, { what: '--dead-letter', maxBytes: Number.MAX_SAFE_INTEGER });
+  try {
+    const decoder = new StringDecoder('utf8');
+    const chunk = Buffer.alloc(1024 * 1024);
+    let rest = '';
+    const check = (line: string) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        return; // Not a letter svc wrote: replay says so when it meets it.
+      }
+      const newer = newerLetterVersion(value);
+      if (newer !== undefined) throw newerDeadLetterError(path, newer);
+    };
+    for (let read = readSync(fd, chunk, 0, chunk.length, null); read > 0; read = readSync(fd, chunk, 0, chunk.length, null)) {
+      const lines = (rest + decoder.write(chunk.subarray(0, read))).split('\n');
+      rest = lines.pop()!;
+      lines.forEach(check);
+    }
+    check(rest + decoder.end());
   } finally {
     closeSync(fd);
   }

@@ -11,7 +11,7 @@ import { matchesType, type TypePattern } from './filter.js';
 import { formatEventLine, type ApiEvent } from './format.js';
 import { parseTypes } from './list.js';
 import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
-import { checkAppendFile } from './record.js';
+import { checkDeadLetterFile, newerDeadLetterError, newerLetterVersion } from './dead-letter.js';
 
 export interface ReplayOptions {
   file: string;
@@ -102,6 +102,8 @@ export function readRecorded(path: string): RecordedEvent[] {
     }
     const isEvent = (v: unknown): v is ApiEvent =>
       !!v && typeof v === 'object' && typeof (v as ApiEvent).id === 'string' && typeof (v as ApiEvent).type === 'string';
+    const newer = isEvent(value) ? undefined : newerLetterVersion(value);
+    if (newer !== undefined) throw newerDeadLetterError(path, newer);
     // A dead letter wraps the event with the URL and the failure.
     const inner = value && typeof value === 'object' && 'event' in value ? (value as { event: unknown }).event : undefined;
     if (isEvent(inner)) out.push({ event: inner, json: JSON.stringify(inner) });
@@ -115,7 +117,7 @@ export async function run(opts: ReplayOptions, ctx: Context): Promise<void> {
   const { io } = ctx;
   const events = readRecorded(opts.file).filter((r) => matchesType(r.event.type, opts.types));
   // Before any delivery: a dead-letter path that cannot be written fails now, naming it.
-  if (opts.deadLetter) checkAppendFile('--dead-letter', opts.deadLetter);
+  if (opts.deadLetter) checkDeadLetterFile(opts.deadLetter);
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
 

@@ -11,6 +11,7 @@ import { follow, isResumableId, type FollowOptions, type FollowResult } from '..
 import { FAMILY_COLOURS, formatEventLine, type ApiEvent } from './format.js';
 import { CheckpointWriter, HandledTracker, readCheckpoint, START_POSITION } from './checkpoint.js';
 import { openDeliveries, type Deliveries } from './deliveries.js';
+import { checkDeadLetterFile } from './dead-letter.js';
 import { checkAppendFile, EventRecorder } from './record.js';
 import { formatAway, random01From } from '../../api/resume.js';
 import { isRetryableFailure } from '../../api/retry.js';
@@ -214,7 +215,7 @@ interface Sinks {
  */
 async function openSinks(opts: TailOptions, ctx: Context, signal: AbortSignal, onStdoutClosed: () => void): Promise<Sinks> {
   const checkpoint = opts.checkpoint ? CheckpointWriter.open(opts.checkpoint, () => ctx.clock.now()) : undefined;
-  if (opts.deadLetter) checkAppendFile('--dead-letter', opts.deadLetter);
+  if (opts.deadLetter) checkDeadLetterFile(opts.deadLetter);
   if (opts.record) checkAppendFile('--record', opts.record);
   // An id that cannot be resumed from is not stored: the checkpoint stays at the last one that can be.
   const tracker = checkpoint ? new HandledTracker((id) => isResumableId(id) && checkpoint.write(id)) : undefined;

@@ -5,12 +5,17 @@
 // the line written before it, and `mcp-audit.head` the hash of the last one, so `svc mcp log
 // --verify` can tell a log that was altered or cut. One writer at a time across sessions (a
 // file lock around append and rotation); past MAX_BYTES the file becomes `.1`.
+//
+// Each line names its format version (AUDIT_FORMAT): a log holding a line of a newer format is
+// neither read, appended to nor rotated by this svc (docs/design.md, Distribution).
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { withFileLock } from '../../config/lock.js';
 import { openOwnFile, readOwnFile, tightenOwnFile } from '../../config/own-file.js';
+import { ConfigError } from '../../errors.js';
 import { redactText } from '../../io/redact.js';
+import { formatVersion, newerFormatMessage } from '../../shared/format-version.js';
 import { ID_PREFIX } from '../../contract/constants.js';
 
 /** An object id of the API (docs/contract.md "Conventions"), anywhere in a text. */
@@ -18,6 +23,14 @@ const ID = new RegExp(`\\b(?:${Object.values(ID_PREFIX).join('|')})[A-Za-z0-9]{4
 /** Bearer tokens and JWT-shaped strings: secrets whatever issued them. */
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+
+/**
+ * The format of the log's lines. 1: svc 0.1.0's, one line per call (its result), with no
+ * version, session or link; a line without a version is read by its shape. 2: a call's intent
+ * and result lines, each with `version`, its session and the hash of the line before (`prev`).
+ * The head file holds the hash of the last line and has no format of its own.
+ */
+export const AUDIT_FORMAT = 2;
 
 export const AUDIT_FILE = 'mcp-audit.ndjson';
 export const HEAD_FILE = 'mcp-audit.head';
@@ -34,6 +47,7 @@ const MAX_READ_BYTES = 64 * 1024 * 1024;
 export type Outcome = 'ok' | 'refused' | 'failed' | 'cancelled' | 'disconnected' | (string & {});
 
 export interface AuditLine {
+  version: typeof AUDIT_FORMAT;
   /** sha256 (hex) of the line written before this one; '' for the first line of a log. */
   prev: string;
   session: string;
@@ -63,6 +77,40 @@ export interface AuditEntry {
   result: string;
   ids: string[];
   spent?: number;
+}
+
+/** A file of the log holding a line of a newer format: nothing of the log is read or written. */
+export class AuditNewerFormatError extends ConfigError {
+  constructor(path: string, found: number) {
+    const { message, hint } = newerFormatMessage('the MCP audit log', path, found, AUDIT_FORMAT);
+    super(message, path, hint);
+  }
+}
+
+/** A line of the log as read: its text, and its value (undefined when it does not parse). */
+export interface ReadLine {
+  text: string;
+  value: unknown;
+}
+
+/** The lines of one file's text, each parsed; throws AuditNewerFormatError at a line of a newer format. */
+function parsedLines(text: string, path: string): ReadLine[] {
+  const lines: ReadLine[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      value = undefined; // A line cut by a crash mid-write: the others still count.
+    }
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const format = formatVersion((value as { version?: unknown }).version, AUDIT_FORMAT, 1);
+      if (format.kind === 'newer') throw new AuditNewerFormatError(path, format.version);
+    }
+    lines.push({ text: line, value });
+  }
+  return lines;
 }
 
 function redacted(text: string): string {
@@ -127,31 +175,69 @@ export class AuditLog {
     this.headPath = join(dir, HEAD_FILE);
   }
 
-  /** Appends `line` (its `prev` filled in); rejects, writing nothing, when the log cannot be written. */
-  append(line: Omit<AuditLine, 'prev'>): Promise<void> {
+  /**
+   * The current file as far as this session has read it for a newer svc's lines (its inode and
+   * size), so each append reads only what was added since; undefined before the first append.
+   */
+  private checked: { ino: number; size: number } | undefined;
+
+  /**
+   * Appends `line` (its version and `prev` filled in); rejects, writing nothing, when the log
+   * cannot be written or holds a line of a newer format (AuditNewerFormatError).
+   */
+  append(line: Omit<AuditLine, 'prev' | 'version'>): Promise<void> {
     const next = this.queue.then(() => withFileLock(this.path, async () => this.appendLocked(line)));
     this.queue = next.catch(() => {});
     return next;
   }
 
-  private appendLocked(line: Omit<AuditLine, 'prev'>): void {
-    const text = JSON.stringify({ prev: this.headHash(), ...line });
-    const bytes = Buffer.from(`${text}\n`);
-    let fd = openOwnFile(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP audit log' });
+  private appendLocked(line: Omit<AuditLine, 'prev' | 'version'>): void {
+    let fd = this.openForAppend();
     try {
-      tightenOwnFile(fd);
-      const size = fstatSync(fd).size;
+      const size = this.refuseNewer(fd);
+      // Read after the check: a newer svc's head file is not this svc's to read.
+      const text = JSON.stringify({ version: AUDIT_FORMAT, prev: this.headHash(), ...line });
+      const bytes = Buffer.from(`${text}\n`);
       if (size > 0 && size + bytes.length > MAX_BYTES) {
         closeSync(fd);
         fd = -1;
         renameSync(this.path, `${this.path}.1`);
-        fd = openOwnFile(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP audit log' });
-        tightenOwnFile(fd);
+        fd = this.openForAppend();
       }
       writeSync(fd, bytes);
+      const { ino, size: written } = fstatSync(fd);
+      this.checked = { ino, size: written };
+      this.writeHead(text);
     } finally {
       if (fd >= 0) closeSync(fd);
     }
+  }
+
+  /** The current file, opened to append and to read what other sessions appended. */
+  private openForAppend(): number {
+    const fd = openOwnFile(this.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP audit log', maxBytes: MAX_READ_BYTES });
+    tightenOwnFile(fd);
+    return fd;
+  }
+
+  /**
+   * Throws AuditNewerFormatError when the log holds a line of a newer format, reading only what
+   * this session has not read yet (all of it, and the rotated file, when the file is not the one
+   * it read); returns the current file's size.
+   */
+  private refuseNewer(fd: number): number {
+    const { ino, size } = fstatSync(fd);
+    const known = this.checked !== undefined && this.checked.ino === ino && this.checked.size <= size;
+    const from = known ? this.checked!.size : 0;
+    // A rotation would replace the rotated file: a newer svc's lines there are kept too.
+    if (!known) parsedLines(readLogFile(`${this.path}.1`) ?? '', `${this.path}.1`);
+    const added = Buffer.alloc(size - from);
+    const read = readSync(fd, added, 0, added.length, from);
+    parsedLines(added.subarray(0, read).toString('utf8'), this.path);
+    return size;
+  }
+
+  private writeHead(text: string): void {
     // A hash is always the same length: written over the last one in place (truncating a file is slow on some file systems).
     const head = openOwnFile(this.headPath, constants.O_WRONLY | constants.O_CREAT, { what: 'the MCP audit log head' });
     try {
@@ -171,24 +257,21 @@ export class AuditLog {
   }
 }
 
-/** Every line kept, oldest first (the rotated file, then the current one), as written. */
-export function readAuditLines(dir: string): string[] {
+/**
+ * Every line kept, oldest first (the rotated file, then the current one), as written and
+ * parsed; throws AuditNewerFormatError when a line is of a newer format.
+ */
+export function readAuditLines(dir: string): ReadLine[] {
   const path = join(dir, AUDIT_FILE);
-  const lines: string[] = [];
-  for (const file of [`${path}.1`, path]) for (const line of readLogFile(file)?.split('\n') ?? []) if (line) lines.push(line);
-  return lines;
+  return [`${path}.1`, path].flatMap((file) => parsedLines(readLogFile(file) ?? '', file));
 }
 
 /** Every call kept, oldest first: intent and result joined; lines that do not parse are skipped. */
 export function readAudit(dir: string): AuditEntry[] {
   const calls = new Map<string, AuditEntry>();
-  for (const text of readAuditLines(dir)) {
-    let line: AuditLine;
-    try {
-      line = JSON.parse(text) as AuditLine;
-    } catch {
-      continue; // A line cut by a crash mid-write: the others still count.
-    }
+  for (const { value } of readAuditLines(dir)) {
+    const line = value as AuditLine | null | undefined;
+    if (line === undefined) continue; // A line cut by a crash mid-write: the others still count.
     if (typeof line?.session !== 'string' || (line.phase !== 'intent' && line.phase !== 'result')) {
       // An earlier svc wrote each call as one line, with no session: kept as it is.
       const earlier = line as unknown as Partial<AuditEntry> | null;
@@ -225,11 +308,9 @@ export function verifyAudit(dir: string): { lines: number; unchained: number; pr
   const problems: string[] = [];
   /** Lines an earlier svc wrote before it chained them: only at the start of the log. */
   let unchained = 0;
-  lines.forEach((text, index) => {
-    let line: Partial<AuditLine> | null;
-    try {
-      line = JSON.parse(text) as Partial<AuditLine> | null;
-    } catch {
+  lines.forEach(({ value }, index) => {
+    const line = value as Partial<AuditLine> | null | undefined;
+    if (line === undefined) {
       problems.push(`line ${index + 1} is not a line svc wrote (it does not parse)`);
       return;
     }
@@ -238,12 +319,13 @@ export function verifyAudit(dir: string): { lines: number; unchained: number; pr
       return;
     }
     // The first line kept follows one rotated away: its link cannot be checked.
-    if (index > 0 && line?.prev !== hashOf(lines[index - 1]!))
+    if (index > 0 && line?.prev !== hashOf(lines[index - 1]!.text))
       problems.push(`line ${index + 1} does not follow line ${index} (a line was changed, removed or added)`);
   });
   const head = readOwnFile(join(dir, HEAD_FILE), { what: 'the MCP audit log head', maxBytes: 1024 })?.trimEnd();
-  const last = lines.at(-1);
-  if (last !== undefined && head !== hashOf(last))
+  const last = lines.at(-1)?.text;
+  // A log of svc 0.1.0's lines alone was never linked, and has no head file.
+  if (last !== undefined && head !== hashOf(last) && (head || unchained < lines.length))
     problems.push(head ? 'the log ends before the last line svc wrote (it was cut) or its last line was changed' : 'the head file (mcp-audit.head) is missing');
   if (last === undefined && head) problems.push('the log is empty, but svc wrote lines to it (it was removed or cut)');
   return { lines: lines.length, unchained, problems };

@@ -1,6 +1,7 @@
 // `svc mcp log`: the audit log of `svc mcp`'s tool calls (audit.ts), oldest first; with
 // --verify, whether the log is as svc wrote it (each line links to the one before, the last
-// to the head file): exit 1 when it was altered or cut.
+// to the head file): exit 1 when it was altered or cut. A log holding a line of a newer
+// format (a newer svc's) is neither shown nor checked: exit 1 naming both versions.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';

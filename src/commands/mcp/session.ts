@@ -7,7 +7,7 @@ import type { Leaf, RootSpec, RunInProcess } from '../define.js';
 import { configDir } from '../../config/paths.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { createPacer } from '../calls/pacer.js';
-import { AuditLog, idsIn, loggedArgs, type AuditLine } from './audit.js';
+import { AuditLog, AuditNewerFormatError, idsIn, loggedArgs, type AuditLine } from './audit.js';
 import { Ledger } from './budget.js';
 import { ownInput, type TypedInput } from './invoke.js';
 import { reportOf, toolError, type Ran } from './result.js';
@@ -163,7 +163,8 @@ export async function callTool(
     return toolError(
       'audit_unwritable',
       `nothing was done: svc mcp writes each call to its audit log before making it, and could not (${(error as Error).message})`,
-      `make ${s.audit.dir} writable by this user`,
+      // A newer svc's log is left as it is: the fix is that svc, not the folder's permissions.
+      error instanceof AuditNewerFormatError ? (error.hint ?? null) : `make ${s.audit.dir} writable by this user`,
     );
   }
   const settled: Settled = { price_asked: null };
