@@ -11,6 +11,7 @@ export type LinesListOptions = ListFlags;
 export const command = defineCommand({
   name: 'list',
   mcp: 'read',
+  tool: { title: 'List phone lines', does: 'Lists the rented phone lines.', returns: { list: true, id: 'line_' } },
   summary: 'list phone lines',
   flags: {
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N lines' },

@@ -14,6 +14,7 @@ export interface CallsListOptions extends ListFlags {
 export const command = defineCommand({
   name: 'list',
   mcp: 'read',
+  tool: { title: 'List calls', does: 'Lists interpreted calls, newest first.', returns: { list: true, id: 'call_' } },
   summary: 'list calls, newest first',
   flags: {
     status: { value: '<status>', choices: ['active', 'ended'], help: 'only active or ended calls' },

@@ -15,6 +15,7 @@ export interface ChatsListOptions extends ListFlags {
 export const command = defineCommand({
   name: 'list',
   mcp: 'read',
+  tool: { title: 'List chats', does: 'Lists support chats, newest first.', returns: { list: true, id: 'chat_' } },
   summary: 'list chats, newest first',
   flags: {
     status: { value: '<status>', choices: ['open', 'closed'], help: 'only open or closed chats' },

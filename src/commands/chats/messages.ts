@@ -15,6 +15,7 @@ export interface ChatsMessagesOptions extends ListFlags {
 export const command = defineCommand({
   name: 'messages',
   mcp: 'read',
+  tool: { title: "List a chat's messages", does: 'The messages of one chat, newest first.', returns: { list: true, id: 'msg_' } },
   summary: "list a chat's messages",
   args: [{ name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   flags: {

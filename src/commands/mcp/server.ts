@@ -15,12 +15,14 @@ import { AuditLog, idsIn, loggedArgs, type AuditEntry } from './audit.js';
 import { SpendingCap, dollars, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { inputSchema } from './schema.js';
 import { commandLine, toolsOf, type Session, type ToolSpec } from './tools.js';
+import { annotations, outputSchema, readPrices } from './describe.js';
+import { approvalValidator, approved } from './confirm.js';
+import { registerEventsWait } from './events-wait-tool.js';
+import { resultOf, structuredOf } from './paging.js';
 import { contextTransport } from './transport.js';
 
 /** Calls waiting for the pace of the rate limit beyond this many are refused at once (about 5 s of waiting). */
 export const MAX_WAITING = 50;
-/** A text result longer than this is cut; the whole result is the structured content. */
-const MAX_TEXT = 2_000;
 
 /** What a command run in-process left: its exit code and its two outputs. */
 interface Ran {
@@ -60,26 +62,9 @@ function failure(ran: Ran): CallToolResult {
   return toolError('failed', ran.stderr.trim().slice(0, 500) || `the command ended with exit code ${ran.exitCode}`, null, null, ran.exitCode);
 }
 
-/** The command's --json output (one document, or NDJSON) as structured content, with a short text. */
+/** The command's --json output (one document, or NDJSON) as structured content, with whole JSON or a summary as text (paging.ts). */
 function success(stdout: string): CallToolResult {
-  const text = stdout.trim();
-  let value: unknown;
-  try {
-    value = text === '' ? {} : JSON.parse(text);
-  } catch {
-    value = text.split('\n').map((line) => JSON.parse(line) as unknown);
-  }
-  const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { items: value };
-  const json = JSON.stringify(structured);
-  return {
-    content: [
-      {
-        type: 'text',
-        text: json.length <= MAX_TEXT ? json : `${json.slice(0, MAX_TEXT)}… (${json.length} characters; the whole result is the structured content)`,
-      },
-    ],
-    structuredContent: structured,
-  };
+  return resultOf(structuredOf(stdout));
 }
 
 /**
@@ -104,6 +89,8 @@ export interface ServeOptions {
   allowWrite: boolean;
   /** Dollars' worth of units (budget.ts); live sessions only. */
   maxSpend?: number;
+  /** Billed calls priced above this (units) are put to the person first (confirm.ts); live sessions only. */
+  confirmOver?: number;
 }
 
 /** The MCP server, until stdin ends or Ctrl-C. */
@@ -116,8 +103,12 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     );
   if (mode === 'test' && opts.maxSpend !== undefined)
     throw new UsageError('--max-spend caps a live session: give --live too, or leave it out (test mode is never billed)');
+  if (mode === 'test' && opts.confirmOver !== undefined)
+    throw new UsageError('--confirm-over asks before billed calls of a live session: give --live too, or leave it out (test mode is never billed)');
   const session: Session = { mode, allowWrite: opts.allowWrite, ...(opts.maxSpend !== undefined ? { maxSpend: opts.maxSpend } : {}) };
-  const tools = toolsOf(tree, session);
+  // The prices the billable tools' descriptions state, read once, now.
+  const prices = await readPrices(() => ctx.api());
+  const tools = toolsOf(tree, session, prices ? { prices } : {});
   const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
 
   const audit = new AuditLog(configDir(ctx.env));
@@ -128,8 +119,6 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   let waiting = 0;
   /** Billed calls one at a time: each one's balance before and after is its own. */
   let billedTurn: Promise<unknown> = Promise.resolve();
-  /** Where the events tool resumes: the last event it returned. */
-  let lastEventId: string | undefined;
 
   const globalWords = [
     '--json',
@@ -183,6 +172,12 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     const price = priceOf(JSON.parse(priced.stdout) as DryRun);
     if ('refused' in price) return toolError('not_priceable', price.refused, null);
     entry.price_asked = unitsToCents(price.units);
+    const asker = {
+      canElicit: () => server.server.getClientCapabilities()?.elicitation !== undefined,
+      elicit: (params: Parameters<typeof server.server.elicitInput>[0], abort: AbortSignal) => server.server.elicitInput(params, { signal: abort, timeout: 10 * 60_000 }),
+    };
+    const refusedByPerson = await approved(asker, { title: tool.leaf.decl.tool!.title, ...price }, opts.confirmOver, signal);
+    if (refusedByPerson) return refusedByPerson;
     const reserved = cap!.reserve(price.units);
     if (!reserved.ok) {
       entry.result = 'spend_cap';
@@ -307,7 +302,9 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     {
       // The SDK's default validator (Ajv, built with its formats when the server is made) checks
       // only answers to elicitation, which svc never asks for: not building it saves start-up time.
-      jsonSchemaValidator: { getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'svc mcp asks the client nothing' }) },
+      // The SDK's default validator (Ajv) is built when the server is made; svc's one question
+      // (confirm.ts) has one answer shape, checked by its own few lines.
+      jsonSchemaValidator: { getValidator: approvalValidator },
       instructions:
         mode === 'live'
           ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(session.maxSpend!)} (--max-spend).`
@@ -318,10 +315,11 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     server.registerTool(
       tool.name,
       {
-        title: `svc ${tool.path.join(' ')}`,
+        title: tool.leaf.decl.tool!.title,
         description: tool.description,
         inputSchema: inputSchema(z, tool),
-        annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
+        outputSchema: outputSchema(z, tool),
+        annotations: annotations(tool),
       },
       (input, extra) => {
         unaudited.delete(extra.requestId);
@@ -329,74 +327,27 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
       },
     );
   }
-  registerEventsWait();
-
-  /** `events_wait`: the next events matching a filter, bounded in count and time, resuming where the last call stopped (svc events tail). */
-  function registerEventsWait(): void {
-    if (!tools.some((t) => t.name === 'events_list')) return;
-    server.registerTool(
-      'events_wait',
-      {
-        title: 'svc events tail, bounded',
-        description:
-          'Waits for the next events (svc events tail) and returns them: at most max_events, within wait_seconds. Each call resumes after the last event the previous call returned, so none is missed or repeated between calls.',
-        inputSchema: {
-          type: z.array(z.string().max(100)).max(20).optional().describe('only these types or families, e.g. call.* or chat.closed'),
-          max_events: z.number().int().min(1).max(100).optional().describe('return after this many events (default 10)'),
-          wait_seconds: z.number().int().min(1).max(60).optional().describe('return after this long even with fewer events (default 20)'),
-        },
-        annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      },
-      async (input, extra) => {
-        unaudited.delete(extra.requestId);
-        const entry: AuditEntry = {
-          time: new Date(ctx.clock.now()).toISOString(),
-          tool: 'events_wait',
-          args: loggedArgs(input),
-          mode,
-          price_asked: null,
-          result: 'ok',
-          ids: [],
-        };
-        const limited = await paced(extra.signal);
-        const result =
-          limited ?? (await waitForEvents(input, extra.signal).catch((error: Error) => toolError('failed', `unexpected failure: ${error.message}`, null)));
-        if (result.isError) entry.result = (result.structuredContent as unknown as ErrorReport).error.code;
-        entry.ids = idsIn(result.isError ? undefined : result.structuredContent);
-        audit.append(entry);
-        return result;
-      },
-    );
+  if (tools.some((t) => t.name === 'events_list')) {
+    registerEventsWait(server, z, {
+      ctx,
+      sessionEnd: sessionEnd.signal,
+      audit: (input, result) => auditEventsWait(input, result),
+      paced,
+      started: (requestId) => void unaudited.delete(requestId),
+    });
   }
 
-  async function waitForEvents(input: { type?: string[]; max_events?: number; wait_seconds?: number }, signal: AbortSignal): Promise<CallToolResult> {
-    // The first call starts after the newest event retained, so what happens from now on is seen.
-    if (lastEventId === undefined) {
-      const newest = await runLine(['events', 'list', '--limit=1'], signal);
-      if (newest.exitCode !== 0) return failure(newest);
-      // (`events list --json` prints the events themselves, as the other lists print their rows.)
-      const listed = JSON.parse(newest.stdout) as Array<{ id: string }> | { data: Array<{ id: string }> };
-      lastEventId = (Array.isArray(listed) ? listed : listed.data)[0]?.id;
-    }
-    const words = ['events', 'tail', `--max-events=${input.max_events ?? 10}`, ...(input.type ?? []).map((t) => `--type=${t}`)];
-    if (lastEventId) words.push(`--since=${lastEventId}`);
-    const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(), (input.wait_seconds ?? 20) * 1000);
-    try {
-      const ran = await whileEither(signal, timer.signal, (either) => runLine(words, either));
-      const stoppedByTimer = timer.signal.aborted && !signal.aborted;
-      if (ran.exitCode !== 0 && !(stoppedByTimer && ran.exitCode === EXIT.interrupted)) return failure(ran);
-      const events = ran.stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { id?: string });
-      const resumedAfter = lastEventId ?? null;
-      const last = events.at(-1)?.id;
-      if (last) lastEventId = last;
-      return success(JSON.stringify({ events, resumed_after: resumedAfter, next_after: lastEventId ?? null, timed_out: stoppedByTimer }));
-    } finally {
-      clearTimeout(timeout);
-    }
+  function auditEventsWait(input: Record<string, unknown>, result: CallToolResult): void {
+    const code = (result.structuredContent as Partial<ErrorReport> | undefined)?.error?.code;
+    audit.append({
+      time: new Date(ctx.clock.now()).toISOString(),
+      tool: 'events_wait',
+      args: loggedArgs(input),
+      mode,
+      price_asked: null,
+      result: result.isError ? (code ?? 'failed') : 'ok',
+      ids: idsIn(result.isError ? undefined : result.structuredContent),
+    });
   }
 
   const transport = await contextTransport(ctx.io, ctx.signal);

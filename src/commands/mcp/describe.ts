@@ -1,0 +1,70 @@
+// What an assistant reads of a tool: its title, description, annotations and output schema,
+// from the command's declaration (`tool`, src/commands/define.ts ToolFacts) and the session.
+// In an assistant's terms: no flags, stdin or output formats; money in dollars, and a billable
+// tool's price as the service lists it (GET /v1/prices, read when the session starts).
+import type { ZodType } from 'zod';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ApiClient } from '../../api/client.js';
+import type { ListPage } from '../../api/endpoints.js';
+import { money } from '../../contract/money.js';
+import { PRICE_ITEM, unitWords } from '../dry-run.js';
+import type { Price } from '../account/types.js';
+import type { ToolSpec } from './tools.js';
+
+type Zod = typeof import('zod');
+
+/** The service's prices by item (`translation_character`), read once when the session starts; absent when they could not be read. */
+export type PriceList = ReadonlyMap<string, Price>;
+
+/** `$0.00002 per translated character`, or undefined when the price is not known. */
+export function priceText(tool: ToolSpec, prices: PriceList | undefined): string | undefined {
+  const bills = tool.leaf.decl.tool?.bills;
+  if (!bills) return undefined;
+  const price = prices?.get(PRICE_ITEM[bills]);
+  return price ? `${money(price.unit_amount, price.currency)} ${unitWords(bills)}` : undefined;
+}
+
+/** The text an assistant reads: what the tool does, and what a call costs or changes in this session. */
+export function description(tool: ToolSpec, prices: PriceList | undefined, maxSpendUnits?: string): string {
+  const facts = tool.leaf.decl.tool!;
+  const lines = [facts.does];
+  const price = priceText(tool, prices);
+  if (tool.billed) {
+    lines.push(`Billed: ${price ?? 'at the price account_prices lists'}. Each call is priced first and refused past the session's cap${maxSpendUnits ? ` (${maxSpendUnits})` : ''}.`);
+  } else if (facts.bills) {
+    lines.push(`Free here (test mode)${price ? `; in live mode ${price}` : ''}.`);
+  }
+  if (facts.destructive) lines.push('Cannot be undone.');
+  return lines.join(' ');
+}
+
+/** The MCP tool annotations (the spec's hints: a client may run a read-only tool without asking). */
+export function annotations(tool: ToolSpec): ToolAnnotations {
+  const facts = tool.leaf.decl.tool!;
+  return {
+    title: facts.title,
+    readOnlyHint: tool.readOnly,
+    // The spec's defaults for a tool that writes are destructive and not idempotent: each said outright.
+    destructiveHint: !tool.readOnly && facts.destructive === true,
+    idempotentHint: tool.readOnly || facts.idempotent === true,
+    openWorldHint: facts.openWorld === true,
+  };
+}
+
+/** The structured result's shape: an object (with its id), or `items`, one page of a list. */
+export function outputSchema(z: Zod, tool: ToolSpec): ZodType {
+  const { returns } = tool.leaf.decl.tool!;
+  const id = returns.id ? z.looseObject({ id: z.string().describe(`${returns.id}…`) }) : z.looseObject({});
+  if (!returns.list) return id;
+  return z.looseObject({ items: z.array(id) });
+}
+
+/** The service's prices (GET /v1/prices), read when the session starts; undefined when they cannot be read (a key without account:read). */
+export async function readPrices(api: () => Promise<ApiClient>): Promise<PriceList | undefined> {
+  try {
+    const page = await (await api()).request<ListPage<Price>>({ endpoint: 'prices.list' });
+    return new Map(page.data.map((price) => [price.item, price]));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,99 @@
+// `events_wait` as an MCP tool: its input, its progress notifications while it waits (when the
+// request asks for progress), and its result; the queue itself is events-wait.ts.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from '../../context.js';
+import type { ListPage } from '../../api/endpoints.js';
+import { openSse } from '../../api/sse.js';
+import { random01From } from '../../api/resume.js';
+import { parseTypePattern, type TypePattern } from '../events/filter.js';
+import { EventFeed } from './events-wait.js';
+import { resultOf } from './paging.js';
+import { closedSet } from './schema.js';
+
+type Zod = typeof import('zod');
+
+export interface EventsWaitDeps {
+  ctx: Context;
+  /** Aborted when the session ends: the feed's stream closes. */
+  sessionEnd: AbortSignal;
+  audit(input: Record<string, unknown>, result: CallToolResult): void;
+  /** One start more within the service's rate limit, or the refusal. */
+  paced(signal: AbortSignal): Promise<CallToolResult | null>;
+  /** The SDK handed the call to the tool (it is audited here, not as refused input). */
+  started(requestId: string | number): void;
+}
+
+function failed(message: string): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `error (failed): ${message}` }],
+    structuredContent: { error: { code: 'failed', status: null, message, hint: null, exit_code: 1 } },
+  };
+}
+
+/** The feed of the session, its position taken now. */
+function feedOf({ ctx, sessionEnd }: EventsWaitDeps): EventFeed {
+  return new EventFeed({
+    newest: async (signal) => {
+      const page = await (await ctx.api()).request<ListPage<{ id: string }>>({ endpoint: 'events.list', query: { limit: '1' }, signal });
+      return page.data[0]?.id;
+    },
+    open: async (lastEventId, signal) => openSse(await ctx.api(), { endpoint: 'events.stream', signal }, lastEventId),
+    clock: ctx.clock,
+    random01: () => random01From(ctx.random.bytes(3)),
+    signal: sessionEnd,
+  });
+}
+
+export function registerEventsWait(server: McpServer, z: Zod, deps: EventsWaitDeps): void {
+  const feed = feedOf(deps);
+  server.registerTool(
+    'events_wait',
+    {
+      title: 'Wait for events',
+      description:
+        'Waits for the next events of the organization and returns them: at most max_events, within wait_seconds. Each event is returned once: none that happened since the session started is skipped, whatever types earlier waits asked for.',
+      inputSchema: {
+        type: z.array(z.enum(closedSet('event_pattern') as [string, ...string[]])).max(20).optional().describe('only these types or families'),
+        max_events: z.number().int().min(1).max(100).optional().describe('default 10'),
+        wait_seconds: z.number().int().min(1).max(60).optional().describe('default 20'),
+      },
+      outputSchema: { events: z.array(z.looseObject({ id: z.string(), type: z.string() })), timed_out: z.boolean() },
+      annotations: { title: 'Wait for events', readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async (input, extra) => {
+      deps.started(extra.requestId);
+      const token = extra._meta?.progressToken;
+      const waitMs = (input.wait_seconds ?? 20) * 1000;
+      let result: CallToolResult;
+      try {
+        result =
+          (await deps.paced(extra.signal)) ??
+          resultOf(
+            (await feed.wait({
+              types: (input.type ?? []).map((t) => parseTypePattern(t) as TypePattern),
+              maxEvents: input.max_events ?? 10,
+              waitMs,
+              signal: extra.signal,
+              ...(token !== undefined
+                ? {
+                    progress: (waited: number) =>
+                      void extra
+                        .sendNotification({
+                          method: 'notifications/progress',
+                          params: { progressToken: token, progress: Math.floor(waited / 1000), total: waitMs / 1000, message: 'waiting for events' },
+                        })
+                        .catch(() => {}),
+                  }
+                : {}),
+            })) as unknown as Record<string, unknown>,
+          );
+      } catch (error) {
+        result = failed(`the events could not be read: ${(error as Error).message}`);
+      }
+      deps.audit(input as Record<string, unknown>, result);
+      return result;
+    },
+  );
+}

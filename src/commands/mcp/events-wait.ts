@@ -1,0 +1,182 @@
+// `events_wait` of `svc mcp`: the session's events as one queue that every wait draws from.
+// The position is taken when the session starts (the newest retained event, or the service's
+// `start` before the first), so nothing that happens after it is missed, however long before
+// the first wait. One stream (GET /v1/events/stream, resumed with Last-Event-ID) feeds the
+// queue in the service's order; each event goes to the oldest waiting call whose types it
+// matches, else it is kept for the next wait that matches it. So no event is skipped (a wait
+// for other types leaves it queued), none is returned twice (not to two waits at once either),
+// and waits are served in the order they came.
+import type { Clock } from '../../shared/runtime.js';
+import { follow, type OpenStream } from '../../api/reconnect.js';
+import { isRetryableFailure } from '../../api/retry.js';
+import type { SseMessage } from '../../api/sse.js';
+import { LIMITS } from '../../contract/constants.js';
+import { START_POSITION } from '../events/checkpoint.js';
+import { parseEvent, type ApiEvent } from '../events/format.js';
+import { isGapFrame, parseGap } from '../events/gap.js';
+import { matchesType, type TypePattern } from '../events/filter.js';
+
+/** How often a waiting call says it is still waiting (MCP progress), so a client's request timeout does not end it. */
+export const PROGRESS_EVERY_MS = 1_000;
+/** The service keeps this many events; the queue never holds more unclaimed. */
+const MAX_QUEUED = LIMITS.eventsRetained;
+
+export interface FeedDeps {
+  /** The newest retained event's id, or undefined when there is none yet. */
+  newest(signal: AbortSignal): Promise<string | undefined>;
+  open: OpenStream;
+  clock: Clock;
+  random01: () => number;
+  /** Aborted when the session ends. */
+  signal: AbortSignal;
+}
+
+export interface WaitRequest {
+  types: TypePattern[];
+  maxEvents: number;
+  waitMs: number;
+  signal: AbortSignal;
+  /** Called while waiting, every PROGRESS_EVERY_MS: milliseconds waited so far. */
+  progress?: (waitedMs: number) => void;
+}
+
+export interface WaitResult {
+  events: ApiEvent[];
+  timed_out: boolean;
+  /** Events the service no longer kept when the stream resumed: some may be missing (its gap frame). */
+  gap?: { last_event_id: string | null; resumed_from: string | null };
+  /** Events no wait claimed, dropped because the queue was full. */
+  dropped?: number;
+}
+
+interface Waiting {
+  types: TypePattern[];
+  room: number;
+  events: ApiEvent[];
+  done: () => void;
+}
+
+export class EventFeed {
+  private readonly start: Promise<string>;
+  private readonly queued: ApiEvent[] = [];
+  private readonly waiting: Waiting[] = [];
+  private streaming = false;
+  private failure: unknown;
+  private gap: WaitResult['gap'];
+  private dropped = 0;
+  /** The last position the stream gave: where a stream opened again resumes. */
+  private lastId: string | undefined;
+
+  /** Takes the position now: the session's start. */
+  constructor(private readonly deps: FeedDeps) {
+    this.start = deps.newest(deps.signal).then((id) => id ?? START_POSITION);
+    // A position that could not be taken is the first wait's error, not an unhandled rejection.
+    this.start.catch(() => {});
+  }
+
+  async wait(request: WaitRequest): Promise<WaitResult> {
+    const position = await this.start;
+    // A stream that ended (lost) is opened again, from where it was.
+    if (!this.streaming) this.failure = undefined;
+    const me: Waiting = { types: request.types, room: request.maxEvents, events: [], done: () => {} };
+    this.claimQueued(me);
+    if (me.room > 0) {
+      this.stream(this.lastId ?? position);
+      await this.until(me, request);
+    }
+    if (this.failure !== undefined && me.events.length === 0) throw this.failure;
+    const result: WaitResult = { events: me.events, timed_out: me.room > 0 };
+    if (this.gap) [result.gap, this.gap] = [this.gap, undefined];
+    if (this.dropped) [result.dropped, this.dropped] = [this.dropped, 0];
+    return result;
+  }
+
+  /** The queued events this wait matches, oldest first, up to its room. */
+  private claimQueued(me: Waiting): void {
+    for (let i = 0; i < this.queued.length && me.room > 0; ) {
+      if (matchesType(this.queued[i]!.type, me.types)) {
+        me.events.push(...this.queued.splice(i, 1));
+        me.room -= 1;
+      } else i += 1;
+    }
+  }
+
+  /** Waits in line until full, timed out, cancelled or the session ends; says progress meanwhile. */
+  private async until(me: Waiting, request: WaitRequest): Promise<void> {
+    const stop = new AbortController();
+    const end = () => stop.abort();
+    me.done = end;
+    request.signal.addEventListener('abort', end, { once: true });
+    this.deps.signal.addEventListener('abort', end, { once: true });
+    this.waiting.push(me);
+    const started = this.deps.clock.now();
+    try {
+      for (let waited = 0; waited < request.waitMs && !stop.signal.aborted; ) {
+        await this.deps.clock.sleep(Math.min(PROGRESS_EVERY_MS, request.waitMs - waited), stop.signal).catch(() => {});
+        waited = this.deps.clock.now() - started;
+        if (!stop.signal.aborted && waited < request.waitMs) request.progress?.(waited);
+      }
+    } finally {
+      request.signal.removeEventListener('abort', end);
+      this.deps.signal.removeEventListener('abort', end);
+      const at = this.waiting.indexOf(me);
+      if (at >= 0) this.waiting.splice(at, 1);
+    }
+  }
+
+  /** An event from the stream: to the oldest wait that matches it, else queued. */
+  private arrived(event: ApiEvent): void {
+    const taker = this.waiting.find((w) => w.room > 0 && matchesType(event.type, w.types));
+    if (!taker) {
+      if (this.queued.length >= MAX_QUEUED) {
+        this.queued.shift();
+        this.dropped += 1;
+      }
+      this.queued.push(event);
+      return;
+    }
+    taker.events.push(event);
+    taker.room -= 1;
+    if (taker.room === 0) {
+      this.waiting.splice(this.waiting.indexOf(taker), 1);
+      taker.done();
+    }
+  }
+
+  private onMessage(message: SseMessage): 'continue' {
+    if (message.id) this.lastId = message.id;
+    if (isGapFrame(message.event) && !message.id) this.gap = parseGap(message.data);
+    else {
+      const event = parseEvent(message.data);
+      if (event) this.arrived(event);
+    }
+    return 'continue';
+  }
+
+  /** The one stream of the session, opened at the first wait and followed until the session ends. */
+  private stream(position: string): void {
+    if (this.streaming) return;
+    this.streaming = true;
+    void follow({
+      open: this.deps.open,
+      onMessage: (message) => this.onMessage(message),
+      onPosition: (id) => void (this.lastId = id),
+      isRetryable: isRetryableFailure,
+      clock: this.deps.clock,
+      random01: this.deps.random01,
+      signal: this.deps.signal,
+      timeoutMs: 5 * 60_000,
+      lastEventId: position,
+    })
+      .then((result) => {
+        if (result.outcome === 'timed-out') this.failure = new Error(`the event stream was lost: ${result.reason}`);
+      })
+      .catch((error: unknown) => {
+        this.failure = error;
+      })
+      .finally(() => {
+        this.streaming = false;
+        for (const w of [...this.waiting]) w.done();
+      });
+  }
+}
