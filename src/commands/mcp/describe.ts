@@ -51,12 +51,16 @@ export function annotations(tool: ToolSpec): ToolAnnotations {
   };
 }
 
-/** The structured result's shape: an object (with its id), or `items`, one page of a list. */
+/**
+ * The structured result's shape: an object (with its id), or `items`, one page of a list. Its
+ * fields are optional because a failed call's structured content is svc's error report
+ * (`{ error }`) and clients check that against this schema too.
+ */
 export function outputSchema(z: Zod, tool: ToolSpec): ZodType {
   const { returns } = tool.leaf.decl.tool!;
-  const id = returns.id ? z.looseObject({ id: z.string().describe(`${returns.id}…`) }) : z.looseObject({});
-  if (!returns.list) return id;
-  return z.looseObject({ items: z.array(id) });
+  const one = returns.id ? z.looseObject({ id: z.string().describe(`${returns.id}…`) }) : z.looseObject({});
+  if (!returns.list) return returns.id ? z.looseObject({ id: z.string().optional().describe(`${returns.id}…`) }) : one;
+  return z.looseObject({ items: z.array(one).optional() });
 }
 
 /** The service's prices (GET /v1/prices), read when the session starts; undefined when they cannot be read (a key without account:read). */

@@ -59,7 +59,7 @@ export function registerEventsWait(server: McpServer, z: Zod, deps: EventsWaitDe
         max_events: z.number().int().min(1).max(100).optional().describe('default 10'),
         wait_seconds: z.number().int().min(1).max(60).optional().describe('default 20'),
       },
-      outputSchema: { events: z.array(z.looseObject({ id: z.string(), type: z.string() })), timed_out: z.boolean() },
+      outputSchema: { events: z.array(z.looseObject({ id: z.string(), type: z.string() })).optional(), timed_out: z.boolean().optional() },
       annotations: { title: 'Wait for events', readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     async (input, extra) => {
