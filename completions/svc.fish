@@ -41,7 +41,7 @@ function __svc_cmdpath
         end
         switch $word
             case '-*=*'
-            case '--allow-host' '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--country' '--dead-letter' '--expires-in' '--export' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--header' '--host' '--import' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--max-spend' '--method' '--name' '--org' '--override' '--port' '--profile' '--raw-field' '--record' '--scopes' '--since' '--speed' '--state' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
+            case '--allow-host' '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--confirm-over' '--country' '--dead-letter' '--expires-in' '--export' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--header' '--host' '--import' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--max-spend' '--method' '--name' '--org' '--override' '--port' '--profile' '--raw-field' '--record' '--scopes' '--since' '--speed' '--state' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
                 set skip 1
             case '-*'
             case '*'
@@ -202,6 +202,7 @@ complete -c svc -n '__svc_at \'api\'' -l include -s i -d 'print the status line 
 complete -c svc -n '__svc_at \'mcp\'' -a log -d 'the audit log of svc mcp\'s tool calls: time, tool, mode, price, result, ids'
 complete -c svc -n '__svc_at \'mcp\'' -l allow-write -d 'add the tools that change objects (never billed): start/end calls, chats, links'
 complete -c svc -n '__svc_at \'mcp\'' -l max-spend -x -d 'live sessions (--live): the most the tools may spend, e.g. 5; each call is priced first, 0 refuses all'
+complete -c svc -n '__svc_at \'mcp\'' -l confirm-over -x -d 'live sessions: a billed call priced above this is put to you in the assistant (MCP elicitation) first; clients that cannot ask are refused'
 complete -c svc -n '__svc_at \'mcp log\'' -l limit -x -d 'only the last N calls'
 complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish powershell'
 complete -c svc -n '__svc_at \'profiles\'' -a list -d 'every profile: organization, address, mode, credentials (the default marked *)'

@@ -364,7 +364,7 @@ $script:SvcCompletionTree = @{
   }
   'mcp' = @{
     subs = @('log')
-    opts = @('--allow-write', '--max-spend', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--allow-write', '--max-spend', '--confirm-over', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -443,7 +443,7 @@ $script:SvcCompletionTree = @{
     fileArg = $false
   }
 }
-$script:SvcValuedOptions = @('--allow-host', '--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--country', '--dead-letter', '--expires-in', '--export', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--import', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--max-spend', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--state', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
+$script:SvcValuedOptions = @('--allow-host', '--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--confirm-over', '--country', '--dead-letter', '--expires-in', '--export', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--import', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--max-spend', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--state', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
 
 Register-ArgumentCompleter -Native -CommandName svc -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)
