@@ -125,8 +125,11 @@ describe('input schemas from typed flags', () => {
     expect(schema.required).toEqual(['id']);
   });
 
-  it('a value of a kind is checked by the kind\'s own rule, case and all, as on the command line', () => {
-    const links = inputSchema(z, toolsOf(ROOT, testWrite).find((t) => t.name === 'calls_links_create')!);
+  it("a value of a kind is checked by the kind's own rule, case and all, as on the command line", () => {
+    const links = inputSchema(
+      z,
+      toolsOf(ROOT, testWrite).find((t) => t.name === 'calls_links_create')!,
+    );
     expect(links.safeParse({ expires_in: '30M' }).success).toBe(true);
     expect(links.safeParse({ expires_in: '1h30m' }).success).toBe(true);
     const refused = links.safeParse({ expires_in: 'soon' });
@@ -135,7 +138,7 @@ describe('input schemas from typed flags', () => {
     expect(JSON.stringify(refused.error!.issues)).not.toMatch(/--expires-in/);
   });
 
-  it('texts the command line may read from stdin are required inputs; event types are the contract\'s closed set', () => {
+  it("texts the command line may read from stdin are required inputs; event types are the contract's closed set", () => {
     expect(schemaOf('translate').required).toEqual(expect.arrayContaining(['text', 'to']));
     expect(schemaOf('chats_send').required).toEqual(expect.arrayContaining(['id', 'text']));
     expect(schemaOf('events_trigger').properties.type.enum).toContain('call.ended');

@@ -29,7 +29,14 @@ afterEach(async () => {
 type Answer = 'yes' | 'no';
 async function connect(args: string[], key: string, opts: { elicit?: Answer; asked?: string[] } = {}): Promise<Client> {
   const [command, prefix] = svcCommand(['mcp', ...args]);
-  const env = { PATH: process.env.PATH ?? '', HOME: join(configDir, 'home'), SVC_CONFIG_DIR: configDir, SVC_API_KEY: key, SVC_BASE_URL: emulator().url, NO_COLOR: '1' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: join(configDir, 'home'),
+    SVC_CONFIG_DIR: configDir,
+    SVC_API_KEY: key,
+    SVC_BASE_URL: emulator().url,
+    NO_COLOR: '1',
+  };
   const transport = new StdioClientTransport({ command, args: prefix, env, stderr: 'pipe' });
   const client = new Client({ name: 'svc-truth', version: '1.0.0' }, opts.elicit ? { capabilities: { elicitation: { form: {} } } } : {});
   if (opts.elicit) {
@@ -131,7 +138,7 @@ describe('events_wait', () => {
     expect(a.structuredContent.events[0].id).not.toBe(b.structuredContent.events[0].id);
   });
 
-  it('a wait longer than the client\'s request timeout survives on progress notifications', async () => {
+  it("a wait longer than the client's request timeout survives on progress notifications", async () => {
     const client = await connect([], keys().test);
     const progress: number[] = [];
     const started = Date.now();
@@ -144,7 +151,9 @@ describe('events_wait', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
     expect(progress.length).toBeGreaterThanOrEqual(3);
     // Without progress the same client gives up at its timeout.
-    await expect(client.callTool({ name: 'events_wait', arguments: { wait_seconds: 5 } }, CallToolResultSchema, { timeout: 2_000 })).rejects.toThrow(/timed out/i);
+    await expect(client.callTool({ name: 'events_wait', arguments: { wait_seconds: 5 } }, CallToolResultSchema, { timeout: 2_000 })).rejects.toThrow(
+      /timed out/i,
+    );
   }, 20_000);
 });
 
@@ -157,7 +166,9 @@ describe('--confirm-over', () => {
     const started = await call(client, 'calls_start', { languages: 'en,es' });
     expect(started.isError, started.content[0]?.text).toBeFalsy();
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatch(/^Start a call: \$0\.\d+ for its first minute, then \$0\.\d+ a minute until it is ended, billed to your organization \(live mode\)\. Approve\?$/);
+    expect(asked[0]).toMatch(
+      /^Start a call: \$0\.\d+ for its first minute, then \$0\.\d+ a minute until it is ended, billed to your organization \(live mode\)\. Approve\?$/,
+    );
     // Priced under the threshold: not asked.
     expect((await call(client, 'translate', { text: 'hola', to: 'en' })).isError).toBeFalsy();
     expect(asked).toHaveLength(1);
@@ -166,10 +177,14 @@ describe('--confirm-over', () => {
 
   it('no: nothing is done and the assistant is told the person declined', async () => {
     const client = await connectLive({ elicit: 'no' });
-    const before = (await fetch(`${emulator().url}/v1/calls`, { headers: { authorization: `Bearer ${keys().live}` } }).then((r) => r.json())) as { data: unknown[] };
+    const before = (await fetch(`${emulator().url}/v1/calls`, { headers: { authorization: `Bearer ${keys().live}` } }).then((r) => r.json())) as {
+      data: unknown[];
+    };
     const refused = await call(client, 'calls_start', { languages: 'en,es' });
     expect(refused.structuredContent.error).toMatchObject({ code: 'declined', message: expect.stringMatching(/did not approve Start a call/) });
-    const after = (await fetch(`${emulator().url}/v1/calls`, { headers: { authorization: `Bearer ${keys().live}` } }).then((r) => r.json())) as { data: unknown[] };
+    const after = (await fetch(`${emulator().url}/v1/calls`, { headers: { authorization: `Bearer ${keys().live}` } }).then((r) => r.json())) as {
+      data: unknown[];
+    };
     expect(after.data.length).toBe(before.data.length);
   });
 

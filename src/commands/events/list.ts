@@ -32,7 +32,12 @@ export function parseTypes(value: unknown): TypePattern[] {
 export const command = defineCommand({
   name: 'list',
   mcp: 'read',
-  tool: { title: 'List events', does: 'The retained events (the newest 10,000), newest first.', closed: { type: 'event_pattern' }, returns: { list: true, id: 'evt_' } },
+  tool: {
+    title: 'List events',
+    does: 'The retained events (the newest 10,000), newest first.',
+    closed: { type: 'event_pattern' },
+    returns: { list: true, id: 'evt_' },
+  },
   summary: 'the retained events, newest first',
   flags: {
     type: { value: '<type>', repeatable: true, help: 'only this type or family (repeatable), e.g. call.*' },

@@ -18,7 +18,9 @@ export const APPROVAL_SCHEMA: { type: 'object'; properties: { approve: { type: '
 export function approvalValidator<T>(): JsonSchemaValidator<T> {
   return (value: unknown) => {
     const ok = value !== null && typeof value === 'object' && typeof (value as { approve?: unknown }).approve === 'boolean' && Object.keys(value).length === 1;
-    return ok ? { valid: true, data: value as T, errorMessage: undefined } : { valid: false, data: undefined, errorMessage: 'expected { approve: true | false }' };
+    return ok
+      ? { valid: true, data: value as T, errorMessage: undefined }
+      : { valid: false, data: undefined, errorMessage: 'expected { approve: true | false }' };
   };
 }
 
@@ -62,7 +64,10 @@ export async function approved(asker: Asker, call: PricedCall, overUnits: number
       `not done: ${call.title} costs ${price}, over the ${dollars(overUnits)} above which this session asks the person (--confirm-over), and this client cannot ask (it does not support MCP elicitation)`,
       'ask the person to run it themselves, or to start svc mcp with a higher --confirm-over',
     );
-  const answer = await asker.elicit({ message: `${call.title}: ${price}, billed to your organization (live mode). Approve?`, requestedSchema: APPROVAL_SCHEMA }, signal);
+  const answer = await asker.elicit(
+    { message: `${call.title}: ${price}, billed to your organization (live mode). Approve?`, requestedSchema: APPROVAL_SCHEMA },
+    signal,
+  );
   if (answer.action === 'accept' && answer.content?.approve === true) return null;
   return refusal('declined', `not done: the person did not approve ${call.title} at ${price}`, null);
 }

@@ -30,7 +30,9 @@ export function description(tool: ToolSpec, prices: PriceList | undefined, maxSp
   const lines = [facts.does];
   const price = priceText(tool, prices);
   if (tool.billed) {
-    lines.push(`Billed: ${price ?? 'at the price account_prices lists'}. Each call is priced first and refused past the session's cap${maxSpendUnits ? ` (${maxSpendUnits})` : ''}.`);
+    lines.push(
+      `Billed: ${price ?? 'at the price account_prices lists'}. Each call is priced first and refused past the session's cap${maxSpendUnits ? ` (${maxSpendUnits})` : ''}.`,
+    );
   } else if (facts.bills) {
     lines.push(`Free here (test mode)${price ? `; in live mode ${price}` : ''}.`);
   }

@@ -55,7 +55,11 @@ export function registerEventsWait(server: McpServer, z: Zod, deps: EventsWaitDe
       description:
         'Waits for the next events of the organization and returns them: at most max_events, within wait_seconds. Each event is returned once: none that happened since the session started is skipped, whatever types earlier waits asked for.',
       inputSchema: {
-        type: z.array(z.enum(closedSet('event_pattern') as [string, ...string[]])).max(20).optional().describe('only these types or families'),
+        type: z
+          .array(z.enum(closedSet('event_pattern') as [string, ...string[]]))
+          .max(20)
+          .optional()
+          .describe('only these types or families'),
         max_events: z.number().int().min(1).max(100).optional().describe('default 10'),
         wait_seconds: z.number().int().min(1).max(60).optional().describe('default 20'),
       },

@@ -93,7 +93,7 @@ export class EventFeed {
 
   /** The queued events this wait matches, oldest first, up to its room. */
   private claimQueued(me: Waiting): void {
-    for (let i = 0; i < this.queued.length && me.room > 0; ) {
+    for (let i = 0; i < this.queued.length && me.room > 0;) {
       if (matchesType(this.queued[i]!.type, me.types)) {
         me.events.push(...this.queued.splice(i, 1));
         me.room -= 1;
@@ -111,7 +111,7 @@ export class EventFeed {
     this.waiting.push(me);
     const started = this.deps.clock.now();
     try {
-      for (let waited = 0; waited < request.waitMs && !stop.signal.aborted; ) {
+      for (let waited = 0; waited < request.waitMs && !stop.signal.aborted;) {
         await this.deps.clock.sleep(Math.min(PROGRESS_EVERY_MS, request.waitMs - waited), stop.signal).catch(() => {});
         waited = this.deps.clock.now() - started;
         if (!stop.signal.aborted && waited < request.waitMs) request.progress?.(waited);

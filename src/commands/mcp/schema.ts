@@ -33,7 +33,13 @@ const HINT: Record<string, string> = {
 
 /** A string checked by its kind's own rule; the rule's refusal is the schema's message. */
 function ruled(z: Zod, rule: ValueRule, property: string): ZodType {
-  const base = rule.kind?.type === 'id' ? z.string().max(200).regex(new RegExp(`^${rule.kind.prefix}`)) : z.string().max(MAX_STRING);
+  const base =
+    rule.kind?.type === 'id'
+      ? z
+          .string()
+          .max(200)
+          .regex(new RegExp(`^${rule.kind.prefix}`))
+      : z.string().max(MAX_STRING);
   return base.superRefine((text, issues) => {
     try {
       readValue(rule, text, property);

@@ -23,7 +23,13 @@ export const command = defineCommand({
       help: 'live sessions: a billed call priced above this is put to you in the assistant (MCP elicitation) first; clients that cannot ask are refused',
     },
   },
-  examples: ['svc mcp', 'svc mcp --allow-write', 'svc mcp --live --max-spend 5', 'svc mcp --live --max-spend 5 --confirm-over 0.50', 'claude mcp add svc -- svc mcp'],
+  examples: [
+    'svc mcp',
+    'svc mcp --allow-write',
+    'svc mcp --live --max-spend 5',
+    'svc mcp --live --max-spend 5 --confirm-over 0.50',
+    'claude mcp add svc -- svc mcp',
+  ],
   notes:
     'Every tool call is a line of the audit log (svc mcp log). Live billed tools appear only with --live --max-spend; keys, profiles, sign-in and the emulator are never tools.',
   scopes: [],

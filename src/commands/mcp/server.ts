@@ -174,7 +174,8 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     entry.price_asked = unitsToCents(price.units);
     const asker = {
       canElicit: () => server.server.getClientCapabilities()?.elicitation !== undefined,
-      elicit: (params: Parameters<typeof server.server.elicitInput>[0], abort: AbortSignal) => server.server.elicitInput(params, { signal: abort, timeout: 10 * 60_000 }),
+      elicit: (params: Parameters<typeof server.server.elicitInput>[0], abort: AbortSignal) =>
+        server.server.elicitInput(params, { signal: abort, timeout: 10 * 60_000 }),
     };
     const refusedByPerson = await approved(asker, { title: tool.leaf.decl.tool!.title, ...price }, opts.confirmOver, signal);
     if (refusedByPerson) return refusedByPerson;
