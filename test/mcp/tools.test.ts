@@ -114,8 +114,9 @@ describe('input schemas from typed flags', () => {
     const schema = schemaOf('calls_list');
     expect(schema.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(schema.properties.status).toMatchObject({ enum: ['active', 'ended'] });
-    // One bounded page per call: every page at once is not an input.
+    // One bounded page per call, and a cursor for the next: every page at once is not an input.
     expect(schema.properties).not.toHaveProperty('all');
+    expect(schema.properties.cursor).toMatchObject({ type: 'string' });
     expect(schema.additionalProperties).toBe(false);
   });
 

@@ -196,3 +196,42 @@ describe('--confirm-over', () => {
     expect(refused.content[0]!.text).toMatch(/this client cannot ask \(it does not support MCP elicitation\)/);
   });
 });
+
+describe('results that page', () => {
+  it('10,000 events page whole through events_list: bounded pages, each event once, text whole JSON or a summary', async () => {
+    const published = await emulator().plane.publishEvents({ org_id: emulator().seed.org_id, mode: 'test', type: 'call.ended', count: 10_000 });
+    const [command, prefix] = svcCommand(['mcp']);
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: join(configDir, 'home'),
+      SVC_CONFIG_DIR: configDir,
+      SVC_API_KEY: keys().test,
+      SVC_BASE_URL: emulator().url,
+      // The pace of the service's limit (600 a minute) would make this a minute of waiting by design.
+      SVC_MCP_REQUESTS_PER_MINUTE: '100000',
+    };
+    const client = new Client({ name: 'svc-truth', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command, args: prefix, env, stderr: 'pipe' }));
+    clients.push(client);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await call(client, 'events_list', { limit: 100, ...(cursor ? { cursor } : {}) });
+      expect(page.isError, page.content[0]?.text).toBeFalsy();
+      pages += 1;
+      const json = JSON.stringify(page.structuredContent);
+      expect(json.length).toBeLessThan(256 * 1024);
+      const text = page.content[0]!.text!;
+      if (text.startsWith('{')) expect(JSON.parse(text)).toEqual(page.structuredContent);
+      else expect(text).toMatch(/^\d+ items \(evt_\S+ … evt_\S+\): \d+ characters of JSON, in the structured content/);
+      seen.push(...page.structuredContent.items.map((e: { id: string }) => e.id));
+      cursor = page.structuredContent.next_cursor;
+    } while (cursor);
+    expect(pages).toBe(100);
+    expect(seen).toHaveLength(10_000);
+    expect(new Set(seen).size).toBe(10_000);
+    expect(seen[0]).toBe(published.last_id);
+    expect(seen.at(-1)).toBe(published.first_id);
+  }, 120_000);
+});

@@ -16,6 +16,7 @@ export const command = defineCommand({
   flags: {
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N links' },
     all: { help: 'every link' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc calls links list'],
   scopes: ['calls:read'],

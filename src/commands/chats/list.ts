@@ -21,6 +21,7 @@ export const command = defineCommand({
     status: { value: '<status>', choices: ['open', 'closed'], help: 'only open or closed chats' },
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N chats (1–100, default 20)' },
     all: { help: 'every chat, following pages' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc chats list --status open'],
   scopes: ['sessions:read'],

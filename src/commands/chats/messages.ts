@@ -21,6 +21,7 @@ export const command = defineCommand({
   flags: {
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N messages' },
     all: { help: 'every message' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc chats messages chat_123 --all'],
   scopes: ['sessions:read'],

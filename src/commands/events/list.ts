@@ -43,6 +43,7 @@ export const command = defineCommand({
     type: { value: '<type>', repeatable: true, help: 'only this type or family (repeatable), e.g. call.*' },
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N events (1–100, default 20)' },
     all: { help: 'every retained event, following pages' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc events list', 'svc events list --type chat.* --limit 50', 'svc events list --all --json'],
   scopes: ['events:read'],

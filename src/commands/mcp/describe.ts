@@ -62,7 +62,10 @@ export function outputSchema(z: Zod, tool: ToolSpec): ZodType {
   const { returns } = tool.leaf.decl.tool!;
   const one = returns.id ? z.looseObject({ id: z.string().describe(`${returns.id}…`) }) : z.looseObject({});
   if (!returns.list) return returns.id ? z.looseObject({ id: z.string().optional().describe(`${returns.id}…`) }) : one;
-  return z.looseObject({ items: z.array(one).optional() });
+  const page = { items: z.array(one).optional() };
+  return tool.params.some((p) => p.property === 'cursor')
+    ? z.looseObject({ ...page, next_cursor: z.string().nullable().optional().describe('the next page: give it as cursor') })
+    : z.looseObject(page);
 }
 
 /** The service's prices (GET /v1/prices), read when the session starts; undefined when they cannot be read (a key without account:read). */

@@ -18,7 +18,7 @@ import { commandLine, toolsOf, type Session, type ToolSpec } from './tools.js';
 import { annotations, outputSchema, readPrices } from './describe.js';
 import { approvalValidator, approved } from './confirm.js';
 import { registerEventsWait } from './events-wait-tool.js';
-import { resultOf, structuredOf } from './paging.js';
+import { pageOf, resultOf, structuredOf } from './paging.js';
 import { contextTransport } from './transport.js';
 
 /** Calls waiting for the pace of the rate limit beyond this many are refused at once (about 5 s of waiting). */
@@ -62,9 +62,9 @@ function failure(ran: Ran): CallToolResult {
   return toolError('failed', ran.stderr.trim().slice(0, 500) || `the command ended with exit code ${ran.exitCode}`, null, null, ran.exitCode);
 }
 
-/** The command's --json output (one document, or NDJSON) as structured content, with whole JSON or a summary as text (paging.ts). */
-function success(stdout: string): CallToolResult {
-  return resultOf(structuredOf(stdout));
+/** The command's --json output (one document, or NDJSON) as structured content, a list's next cursor with it, and whole JSON or a summary as text (paging.ts). */
+function success(ran: Ran, tool?: ToolSpec): CallToolResult {
+  return resultOf(tool ? pageOf(tool, structuredOf(ran.stdout), ran.stderr) : structuredOf(ran.stdout));
 }
 
 /**
@@ -202,7 +202,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
       const ran = await runLine([...words, '--yes'], signal);
       ok = ran.exitCode === 0;
       if (!ok) return failure(ran);
-      const result = success(ran.stdout);
+      const result = success(ran, tool);
       const callId = (result.structuredContent as { id?: unknown }).id;
       if (price.perMinute && typeof callId === 'string') void watchCall(callId, price.perMinute);
       return result;
@@ -283,7 +283,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
         billedTurn = turn.catch(() => {});
         result = await turn;
       } else {
-        result = (await paced(signal)) ?? (await runLine(words, signal).then((ran) => (ran.exitCode === 0 ? success(ran.stdout) : failure(ran))));
+        result = (await paced(signal)) ?? (await runLine(words, signal).then((ran) => (ran.exitCode === 0 ? success(ran, tool) : failure(ran))));
       }
     } catch (error) {
       result = toolError('failed', `unexpected failure: ${(error as Error).message}`, null);
