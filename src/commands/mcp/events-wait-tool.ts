@@ -6,8 +6,8 @@ import type { Context } from '../../context.js';
 import type { ListPage } from '../../api/endpoints.js';
 import { openSse } from '../../api/sse.js';
 import { random01From } from '../../api/resume.js';
-import { parseTypePattern, type TypePattern } from '../events/filter.js';
-import { EventFeed } from './events-wait.js';
+import type { TypePattern } from '../events/filter.js';
+import { EventFeed, type EventRules } from './events-wait.js';
 import { resultOf } from './paging.js';
 import { closedSet } from './schema.js';
 
@@ -32,9 +32,21 @@ function failed(message: string): CallToolResult {
   };
 }
 
+/** The events command's own rules (types, frames, positions), loaded for this session. */
+async function eventRules(): Promise<EventRules & { parseTypePattern(raw: string): TypePattern | { error: string } }> {
+  const [filter, format, gap, checkpoint] = await Promise.all([
+    import('../events/filter.js'),
+    import('../events/format.js'),
+    import('../events/gap.js'),
+    import('../events/checkpoint.js'),
+  ]);
+  return { ...filter, parseEvent: format.parseEvent, isGapFrame: gap.isGapFrame, parseGap: gap.parseGap, startPosition: checkpoint.START_POSITION };
+}
+
 /** The feed of the session, its position taken now. */
-function feedOf({ ctx, sessionEnd }: EventsWaitDeps): EventFeed {
+function feedOf({ ctx, sessionEnd }: EventsWaitDeps, rules: EventRules): EventFeed {
   return new EventFeed({
+    rules,
     newest: async (signal) => {
       const page = await (await ctx.api()).request<ListPage<{ id: string }>>({ endpoint: 'events.list', query: { limit: '1' }, signal });
       return page.data[0]?.id;
@@ -46,8 +58,9 @@ function feedOf({ ctx, sessionEnd }: EventsWaitDeps): EventFeed {
   });
 }
 
-export function registerEventsWait(server: McpServer, z: Zod, deps: EventsWaitDeps): void {
-  const feed = feedOf(deps);
+export async function registerEventsWait(server: McpServer, z: Zod, deps: EventsWaitDeps): Promise<void> {
+  const rules = await eventRules();
+  const feed = feedOf(deps, rules);
   server.registerTool(
     'events_wait',
     {
@@ -76,7 +89,7 @@ export function registerEventsWait(server: McpServer, z: Zod, deps: EventsWaitDe
           (await deps.paced(extra.signal)) ??
           resultOf(
             (await feed.wait({
-              types: (input.type ?? []).map((t) => parseTypePattern(t) as TypePattern),
+              types: (input.type ?? []).map((t) => rules.parseTypePattern(t) as TypePattern),
               maxEvents: input.max_events ?? 10,
               waitMs,
               signal: extra.signal,

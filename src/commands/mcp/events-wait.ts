@@ -11,17 +11,29 @@ import { follow, type OpenStream } from '../../api/reconnect.js';
 import { isRetryableFailure } from '../../api/retry.js';
 import type { SseMessage } from '../../api/sse.js';
 import { LIMITS } from '../../contract/constants.js';
-import { START_POSITION } from '../events/checkpoint.js';
-import { parseEvent, type ApiEvent } from '../events/format.js';
-import { isGapFrame, parseGap } from '../events/gap.js';
-import { matchesType, type TypePattern } from '../events/filter.js';
+import type { ApiEvent } from '../events/format.js';
+import type { TypePattern } from '../events/filter.js';
 
 /** How often a waiting call says it is still waiting (MCP progress), so a client's request timeout does not end it. */
 export const PROGRESS_EVERY_MS = 1_000;
 /** The service keeps this many events; the queue never holds more unclaimed. */
 const MAX_QUEUED = LIMITS.eventsRetained;
 
+/**
+ * What `svc events tail` knows of events, handed in (events-wait-tool.ts loads it when the
+ * session starts, so no command line loads the events command's modules for svc mcp's sake).
+ */
+export interface EventRules {
+  matchesType(type: string, patterns: readonly TypePattern[]): boolean;
+  parseEvent(data: string): ApiEvent | null;
+  isGapFrame(event: string | undefined): boolean;
+  parseGap(data: string): { last_event_id: string | null; resumed_from: string | null };
+  /** The position before the first event (`Last-Event-ID: start`). */
+  startPosition: string;
+}
+
 export interface FeedDeps {
+  rules: EventRules;
   /** The newest retained event's id, or undefined when there is none yet. */
   newest(signal: AbortSignal): Promise<string | undefined>;
   open: OpenStream;
@@ -69,7 +81,7 @@ export class EventFeed {
 
   /** Takes the position now: the session's start. */
   constructor(private readonly deps: FeedDeps) {
-    this.start = deps.newest(deps.signal).then((id) => id ?? START_POSITION);
+    this.start = deps.newest(deps.signal).then((id) => id ?? deps.rules.startPosition);
     // A position that could not be taken is the first wait's error, not an unhandled rejection.
     this.start.catch(() => {});
   }
@@ -94,7 +106,7 @@ export class EventFeed {
   /** The queued events this wait matches, oldest first, up to its room. */
   private claimQueued(me: Waiting): void {
     for (let i = 0; i < this.queued.length && me.room > 0;) {
-      if (matchesType(this.queued[i]!.type, me.types)) {
+      if (this.deps.rules.matchesType(this.queued[i]!.type, me.types)) {
         me.events.push(...this.queued.splice(i, 1));
         me.room -= 1;
       } else i += 1;
@@ -126,7 +138,7 @@ export class EventFeed {
 
   /** An event from the stream: to the oldest wait that matches it, else queued. */
   private arrived(event: ApiEvent): void {
-    const taker = this.waiting.find((w) => w.room > 0 && matchesType(event.type, w.types));
+    const taker = this.waiting.find((w) => w.room > 0 && this.deps.rules.matchesType(event.type, w.types));
     if (!taker) {
       if (this.queued.length >= MAX_QUEUED) {
         this.queued.shift();
@@ -145,9 +157,10 @@ export class EventFeed {
 
   private onMessage(message: SseMessage): 'continue' {
     if (message.id) this.lastId = message.id;
-    if (isGapFrame(message.event) && !message.id) this.gap = parseGap(message.data);
+    const { rules } = this.deps;
+    if (rules.isGapFrame(message.event) && !message.id) this.gap = rules.parseGap(message.data);
     else {
-      const event = parseEvent(message.data);
+      const event = rules.parseEvent(message.data);
       if (event) this.arrived(event);
     }
     return 'continue';

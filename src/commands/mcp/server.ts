@@ -106,10 +106,9 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   if (mode === 'test' && opts.confirmOver !== undefined)
     throw new UsageError('--confirm-over asks before billed calls of a live session: give --live too, or leave it out (test mode is never billed)');
   const session: Session = { mode, allowWrite: opts.allowWrite, ...(opts.maxSpend !== undefined ? { maxSpend: opts.maxSpend } : {}) };
-  // The prices the billable tools' descriptions state, read once, now.
-  const prices = await readPrices(() => ctx.api());
+  // The prices the billable tools' descriptions state, read once, while the SDK loads.
+  const [prices, { McpServer }, z] = await Promise.all([readPrices(() => ctx.api()), import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
   const tools = toolsOf(tree, session, prices ? { prices } : {});
-  const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
 
   const audit = new AuditLog(configDir(ctx.env));
   const cap = session.maxSpend !== undefined ? new SpendingCap(session.maxSpend) : undefined;
@@ -329,7 +328,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     );
   }
   if (tools.some((t) => t.name === 'events_list')) {
-    registerEventsWait(server, z, {
+    await registerEventsWait(server, z, {
       ctx,
       sessionEnd: sessionEnd.signal,
       audit: (input, result) => auditEventsWait(input, result),
