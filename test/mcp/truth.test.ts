@@ -88,6 +88,14 @@ describe('annotations and required inputs, in each kind of session', () => {
     expect(byName.get('calls_end')?.annotations?.idempotentHint ?? true).toBe(true);
   });
 
+  it("a command's refusal names the tool's inputs, not the command line's flags", async () => {
+    const client = await connect(['--allow-write'], keys().test);
+    const refused = await call(client, 'calls_start', { languages: 'en' });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error.message).toMatch(/^languages needs exactly two language tags/);
+    expect(refused.content[0]!.text).not.toMatch(/--languages/);
+  });
+
   it("billable tools state the service's own prices (GET /v1/prices), in dollars", async () => {
     const prices = (await fetch(`${emulator().url}/v1/prices`, { headers: { authorization: `Bearer ${keys().live}` } }).then((r) => r.json())) as {
       data: Array<{ item: string; unit_amount: number }>;

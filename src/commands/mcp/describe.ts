@@ -3,12 +3,13 @@
 // In an assistant's terms: no flags, stdin or output formats; money in dollars, and a billable
 // tool's price as the service lists it (GET /v1/prices, read when the session starts).
 import type { ZodType } from 'zod';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiClient } from '../../api/client.js';
 import type { ListPage } from '../../api/endpoints.js';
 import { money } from '../../contract/money.js';
 import { PRICE_ITEM, unitWords } from '../dry-run.js';
 import type { Price } from '../account/types.js';
+import { kebab } from '../define.js';
 import type { ToolSpec } from './tools.js';
 
 type Zod = typeof import('zod');
@@ -76,4 +77,31 @@ export async function readPrices(api: () => Promise<ApiClient>): Promise<PriceLi
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A refusal in the tool's terms: the command's messages name its flags (`--to`), which an
+ * assistant never saw; each becomes the input it gave (`to`).
+ */
+export function inToolTerms(tool: ToolSpec, result: CallToolResult): CallToolResult {
+  if (!result.isError) return result;
+  const flags = tool.params.flatMap((p) => (p.from === 'flag' ? [{ flag: `--${kebab(p.key)}`, property: p.property }] : []));
+  if (flags.length === 0) return result;
+  // Longest first, so `--area-code` is not read as `--area`.
+  const pattern = new RegExp(`(${flags.map((f) => f.flag).sort((a, b) => b.length - a.length).join('|')})(?![a-z0-9-])`, 'g');
+  const byFlag = new Map(flags.map((f) => [f.flag, f.property]));
+  const say = (text: string) => text.replace(pattern, (flag) => byFlag.get(flag)!);
+  const error = (result.structuredContent as { error?: { message?: string; hint?: string | null } } | undefined)?.error;
+  return {
+    ...result,
+    content: result.content.map((part) => (part.type === 'text' ? { ...part, text: say(part.text) } : part)),
+    ...(error
+      ? {
+          structuredContent: {
+            ...result.structuredContent,
+            error: { ...error, ...(error.message ? { message: say(error.message) } : {}), ...(error.hint ? { hint: say(error.hint) } : {}) },
+          },
+        }
+      : {}),
+  };
 }

@@ -15,7 +15,7 @@ import { AuditLog, idsIn, loggedArgs, type AuditEntry } from './audit.js';
 import { SpendingCap, dollars, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { inputSchema } from './schema.js';
 import { commandLine, toolsOf, type Session, type ToolSpec } from './tools.js';
-import { annotations, outputSchema, readPrices } from './describe.js';
+import { annotations, inToolTerms, outputSchema, readPrices } from './describe.js';
 import { approvalValidator, approved } from './confirm.js';
 import { registerEventsWait } from './events-wait-tool.js';
 import { pageOf, resultOf, structuredOf } from './paging.js';
@@ -287,6 +287,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     } catch (error) {
       result = toolError('failed', `unexpected failure: ${(error as Error).message}`, null);
     }
+    result = inToolTerms(tool, result);
     const code = (result.structuredContent as Partial<ErrorReport> | undefined)?.error?.code;
     if (result.isError && entry.result === 'ok') entry.result = code ?? 'failed';
     entry.ids = idsIn(input, result.isError ? undefined : result.structuredContent);
