@@ -88,7 +88,13 @@ export function inToolTerms(tool: ToolSpec, result: CallToolResult): CallToolRes
   const flags = tool.params.flatMap((p) => (p.from === 'flag' ? [{ flag: `--${kebab(p.key)}`, property: p.property }] : []));
   if (flags.length === 0) return result;
   // Longest first, so `--area-code` is not read as `--area`.
-  const pattern = new RegExp(`(${flags.map((f) => f.flag).sort((a, b) => b.length - a.length).join('|')})(?![a-z0-9-])`, 'g');
+  const pattern = new RegExp(
+    `(${flags
+      .map((f) => f.flag)
+      .sort((a, b) => b.length - a.length)
+      .join('|')})(?![a-z0-9-])`,
+    'g',
+  );
   const byFlag = new Map(flags.map((f) => [f.flag, f.property]));
   const say = (text: string) => text.replace(pattern, (flag) => byFlag.get(flag)!);
   const error = (result.structuredContent as { error?: { message?: string; hint?: string | null } } | undefined)?.error;
