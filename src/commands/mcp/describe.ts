@@ -111,3 +111,19 @@ export function inToolTerms(tool: ToolSpec, result: CallToolResult): CallToolRes
       : {}),
   };
 }
+
+/**
+ * The tool list as sent, without what says nothing (every tool list costs an assistant context):
+ * the SDK's `$schema` on each schema (MCP's default dialect reads these schemas the same) and
+ * `execution` when it is the protocol's default (no tasks).
+ */
+export function compactToolList<M>(message: M): M {
+  const tools = (message as { result?: { tools?: unknown } }).result?.tools;
+  if (!Array.isArray(tools)) return message;
+  for (const tool of tools as Array<Record<string, { $schema?: unknown; taskSupport?: unknown } | undefined>>) {
+    delete tool.inputSchema?.$schema;
+    delete tool.outputSchema?.$schema;
+    if (tool.execution?.taskSupport === 'forbidden' && Object.keys(tool.execution).length === 1) delete tool.execution;
+  }
+  return message;
+}

@@ -15,7 +15,7 @@ import { AuditLog, idsIn, loggedArgs, type AuditEntry } from './audit.js';
 import { SpendingCap, dollars, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { inputSchema } from './schema.js';
 import { commandLine, toolsOf, type Session, type ToolSpec } from './tools.js';
-import { annotations, inToolTerms, outputSchema, readPrices } from './describe.js';
+import { annotations, compactToolList, inToolTerms, outputSchema, readPrices } from './describe.js';
 import { approvalValidator, approved } from './confirm.js';
 import { registerEventsWait } from './events-wait-tool.js';
 import { pageOf, resultOf, structuredOf } from './paging.js';
@@ -367,6 +367,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   };
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
+    compactToolList(message);
     const id = 'id' in message && !('method' in message) ? message.id : undefined;
     const refused = id === undefined ? undefined : unaudited.get(id);
     if (refused && id !== undefined) {
