@@ -74,7 +74,13 @@ function paramSchema(z: Zod, param: Param, facts: ToolFacts | undefined): ZodTyp
     schema = many ? (param.from === 'arg' ? z.union([one, z.array(one).max(MAX_ITEMS)]) : z.array(one).max(MAX_ITEMS)) : one;
   }
   const hint = spec.kind ? HINT[spec.kind.type] : undefined;
-  const help = [spec.help, hint, param.from === 'flag' && param.spec.default !== undefined ? `default ${param.spec.default}` : undefined];
+  // The help's own example is enough; "(repeatable)" is the command line's way of saying what the array type says.
+  const said = spec.help.replace(/ \(repeatable\)/, '');
+  const help = [
+    said,
+    said.includes('e.g.') ? undefined : hint,
+    param.from === 'flag' && param.spec.default !== undefined ? `default ${param.spec.default}` : undefined,
+  ];
   schema = schema.describe(help.filter(Boolean).join('; '));
   return spec.required === true ? schema : schema.optional();
 }

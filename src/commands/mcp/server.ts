@@ -308,7 +308,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
       jsonSchemaValidator: { getValidator: approvalValidator },
       instructions:
         mode === 'live'
-          ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(session.maxSpend!)} (--max-spend).`
+          ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(session.maxSpend!)}.${opts.confirmOver !== undefined ? ` A call priced over ${dollars(opts.confirmOver)} is put to the person first.` : ''}`
           : 'svc in test mode: nothing is billed; objects are the test-mode ones.',
     },
   );
