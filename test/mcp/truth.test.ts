@@ -108,7 +108,9 @@ describe('annotations and required inputs, in each kind of session', () => {
     expect(described('chats_send')).toContain(`Billed: ${dollars('translation_character')} per translated character.`);
     expect(described('calls_start')).toContain(`Billed: ${dollars('call_minute')} per call minute.`);
     expect(described('calls_dial')).toContain(`Billed: ${dollars('dial_minute')} per dialled minute.`);
-    expect(described('calls_lines_add')).toContain(`Billed: ${dollars('line_month')} per line per month.`);
+    expect(tools.map((t) => t.name)).not.toContain('calls_lines_add');
+    const { tools: testTools } = await (await connect(['--allow-write'], keys().test)).listTools();
+    expect(testTools.find((t) => t.name === 'calls_lines_add')!.description).toContain(`in live mode ${dollars('line_month')} per line per month.`);
   });
 });
 

@@ -10,12 +10,26 @@ import { money } from '../../contract/money.js';
 import { PRICE_ITEM, unitWords } from '../dry-run.js';
 import type { Price } from '../account/types.js';
 import { kebab } from '../define.js';
+import { priceOf } from './budget.js';
 import type { ToolSpec } from './tools.js';
 
 type Zod = typeof import('zod');
 
 /** The service's prices by item (`translation_character`), read once when the session starts; absent when they could not be read. */
 export type PriceList = ReadonlyMap<string, Price>;
+
+/**
+ * Whether svc mcp can keep a live call of this command within its cap: asked of the pricing
+ * itself (budget.ts priceOf), which refuses what is billed for as long as it lasts (a line,
+ * by the month). A tool it would refuse every time is not offered in a live session.
+ */
+export function priceable(tool: { leaf: ToolSpec['leaf'] }): boolean {
+  const bills = tool.leaf.decl.tool?.bills;
+  if (!bills) return true;
+  const price = { item: PRICE_ITEM[bills], unit_amount: 0, currency: 'usd' };
+  const request = { method: 'POST', path: '', body: { text: '' } };
+  return !('refused' in priceOf({ dry_run: true, mode: 'live', billed: true, request, price }));
+}
 
 /** `$0.00002 per translated character`, or undefined when the price is not known. */
 export function priceText(tool: ToolSpec, prices: PriceList | undefined): string | undefined {

@@ -7,7 +7,7 @@
 import type { ArgSpec, CommandDecl, FlagSpec, Leaf, McpUse, Node, RootSpec } from '../define.js';
 import { kebab, nameOf } from '../define.js';
 import { dollars } from './budget.js';
-import { description, type PriceList } from './describe.js';
+import { description, priceable, type PriceList } from './describe.js';
 
 /** What a session allows (svc mcp's flags). */
 export interface Session {
@@ -88,7 +88,10 @@ export function availability(use: McpUse, session: Session): { offered: boolean;
  * that ends what an offered one starts (a live session that may start a call may end it).
  */
 function offeredNames(marked: ReadonlyArray<{ name: string; leaf: Leaf }>, session: Session): Set<string> {
-  const works = (leaf: Leaf) => leaf.decl.tool?.only === undefined || leaf.decl.tool.only === session.mode;
+  const works = (leaf: Leaf) =>
+    (leaf.decl.tool?.only === undefined || leaf.decl.tool.only === session.mode) &&
+    // A live call svc mcp cannot bound (a line, billed by the month) would be refused every time.
+    (session.mode === 'test' || typeof leaf.decl.mcp !== 'object' || priceable({ leaf }));
   const offered = new Set(marked.filter(({ leaf }) => works(leaf) && availability(leaf.decl.mcp!, session).offered).map(({ name }) => name));
   for (const { name, leaf } of marked) {
     const ender = leaf.decl.tool?.endedBy;
