@@ -1,4 +1,4 @@
-// The context an assistant spends on svc's tool list (design.md "Performance budget"): the
+// The context an assistant spends on svc's tool list (docs/design.md, Performance budget): the
 // `tools/list` answer as `svc mcp` sends it (descriptions, input and output schemas,
 // annotations), in tokens counted as characters / 4. Budgets: ≤ 6,000 with every tool (the
 // larger of a live --allow-write session and a test --allow-write one: each offers a tool the
