@@ -64,10 +64,14 @@ export async function approved(asker: Asker, call: PricedCall, overUnits: number
       `not done: ${call.title} costs ${price}, over the ${dollars(overUnits)} above which this session asks the person (--confirm-over), and this client cannot ask (it does not support MCP elicitation)`,
       'ask the person to run it themselves, or to start svc mcp with a higher --confirm-over',
     );
-  const answer = await asker.elicit(
-    { message: `${call.title}: ${price}, billed to your organization (live mode). Approve?`, requestedSchema: APPROVAL_SCHEMA },
-    signal,
-  );
+  let answer: ElicitResult;
+  try {
+    const message = `${call.title}: ${price}, billed to your organization (live mode). Approve?`;
+    answer = await asker.elicit({ message, requestedSchema: APPROVAL_SCHEMA }, signal);
+  } catch (error) {
+    // No answer (the client failed, or the question timed out): not an approval.
+    return refusal('declined', `not done: ${call.title} at ${price} was put to the person and no answer came (${(error as Error).message})`, null);
+  }
   if (answer.action === 'accept' && answer.content?.approve === true) return null;
   return refusal('declined', `not done: the person did not approve ${call.title} at ${price}`, null);
 }
