@@ -26,7 +26,7 @@ afterEach(async () => {
   clients = [];
 });
 
-type Answer = 'yes' | 'no';
+type Answer = 'yes' | 'no' | 'cancel' | 'fail';
 async function connect(args: string[], key: string, opts: { elicit?: Answer; asked?: string[] } = {}): Promise<Client> {
   const [command, prefix] = svcCommand(['mcp', ...args]);
   const env = {
@@ -42,6 +42,8 @@ async function connect(args: string[], key: string, opts: { elicit?: Answer; ask
   if (opts.elicit) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       opts.asked?.push(request.params.message);
+      if (opts.elicit === 'fail') throw new Error('the client could not show the question');
+      if (opts.elicit === 'cancel') return { action: 'cancel' };
       return { action: 'accept', content: { approve: opts.elicit === 'yes' } };
     });
   }
@@ -196,6 +198,16 @@ describe('--confirm-over', () => {
       data: unknown[];
     };
     expect(after.data.length).toBe(before.data.length);
+  });
+
+  it.each(['cancel', 'fail'] as const)('a question %s is no approval either', async (answer) => {
+    const client = await connectLive({ elicit: answer });
+    const refused = await call(client, 'calls_start', { languages: 'en,es' });
+    expect(refused.structuredContent.error.code).toBe('declined');
+    const calls = (await fetch(`${emulator().url}/v1/calls`, { headers: { authorization: `Bearer ${keys().live}` } }).then((r) => r.json())) as {
+      data: unknown[];
+    };
+    expect(calls.data).toHaveLength(0);
   });
 
   it('a client that cannot elicit gets a refusal that says so', async () => {
