@@ -302,9 +302,8 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     { name: 'svc', version: ctx.version },
     {
       // The SDK's default validator (Ajv, built with its formats when the server is made) checks
-      // only answers to elicitation, which svc never asks for: not building it saves start-up time.
-      // The SDK's default validator (Ajv) is built when the server is made; svc's one question
-      // (confirm.ts) has one answer shape, checked by its own few lines.
+      // only answers to elicitation; svc's one question (confirm.ts) has one answer shape, checked
+      // by its own few lines, which saves that start-up time.
       jsonSchemaValidator: { getValidator: approvalValidator },
       instructions:
         mode === 'live'
