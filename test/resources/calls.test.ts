@@ -341,7 +341,7 @@ describe('pagination', () => {
       const page = await h.svc(['calls', 'list', '--limit', '40', '--json', ...(next ? ['--cursor', next] : [])]);
       expect(page.exitCode, page.stderr).toBe(0);
       paged.push(...(JSON.parse(page.stdout) as Array<{ id: string }>).map((c) => c.id));
-      next = /, or --cursor (\S+)\)$/m.exec(page.stderr)?.[1];
+      next = /, or --cursor (\S+) for the next page\)$/m.exec(page.stderr)?.[1];
     } while (next);
     expect(paged).toEqual(ids);
     expect((await h.svc(['calls', 'list', '--all', '--cursor', 'x'])).exitCode).toBe(2);

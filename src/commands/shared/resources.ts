@@ -137,8 +137,8 @@ export interface FetchedList<T> {
  */
 export function noteMore(ctx: Context, list: FetchedList<unknown>): void {
   if (!list.more) return;
-  const next = list.next === undefined ? '' : `, or ${NEXT_PAGE_WORDS}${list.next}`;
-  note(ctx, `note: showing ${list.later ? '' : 'the newest '}${list.items.length}; there are more results (--limit up to 100, --all for every one${next})`);
+  const next = list.next === undefined ? ', or --all for every one' : `, --all for every one, or ${NEXT_PAGE_WORDS}${list.next} for the next page`;
+  note(ctx, `note: showing ${list.later ? '' : 'the newest '}${list.items.length}; there are more results (--limit up to 100${next})`);
 }
 
 /** How the note names the next page's cursor: written and read (svc mcp's list tools) by this module alone. */
@@ -146,11 +146,12 @@ const NEXT_PAGE_WORDS = '--cursor ';
 
 /** The next page's cursor a list command's note gave (on stderr), if any. */
 export function nextCursorNoted(stderr: string): string | undefined {
-  const at = stderr.lastIndexOf(`, or ${NEXT_PAGE_WORDS}`);
+  const words = `, or ${NEXT_PAGE_WORDS}`;
+  const at = stderr.lastIndexOf(words);
   if (at < 0) return undefined;
-  const line = stderr.slice(at + `, or ${NEXT_PAGE_WORDS}`.length).split('\n')[0]!;
-  // The note ends with the cursor and its closing parenthesis.
-  return line.endsWith(')') && line.length > 1 ? line.slice(0, -1) : undefined;
+  const line = stderr.slice(at + words.length).split('\n')[0]!;
+  const end = ' for the next page)';
+  return line.endsWith(end) && line.length > end.length ? line.slice(0, -end.length) : undefined;
 }
 
 /**
