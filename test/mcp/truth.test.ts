@@ -256,4 +256,14 @@ describe('results that page', () => {
     expect(seen[0]).toBe(published.last_id);
     expect(seen.at(-1)).toBe(published.first_id);
   }, 120_000);
+
+  it("a cursor the service never gave, or one that looks like a flag, is the service's refusal and nothing else", async () => {
+    const client = await connect([], keys().test);
+    for (const cursor of ['not-a-cursor', '--base-url=http://127.0.0.1:1', 'x'.repeat(5_000)]) {
+      const refused = await call(client, 'calls_list', { cursor });
+      expect(refused.isError, cursor).toBe(true);
+      expect(refused.structuredContent.error.status).toBe(422);
+    }
+    expect((await call(client, 'calls_list', {})).structuredContent).toMatchObject({ items: [], next_cursor: null });
+  });
 });
