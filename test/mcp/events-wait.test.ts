@@ -128,6 +128,22 @@ describe('the events_wait queue', () => {
     session.abort();
   });
 
+  it('a cancelled wait gives back what it had claimed, in the order of the stream', async () => {
+    const { feed, stream, session } = feedWith('evt_0');
+    const cancel = new AbortController();
+    const cancelled = feed.wait({ types: types('call.*'), maxEvents: 5, waitMs: 60_000, signal: cancel.signal });
+    await settle();
+    stream.event(1, 'chat.started'); // queued: the wait wants calls
+    stream.event(2, 'call.started'); // claimed by the wait
+    stream.event(3, 'chat.closed'); // queued
+    await settle();
+    cancel.abort();
+    await expect(cancelled).rejects.toThrow(/cancelled/);
+    const all = await feed.wait({ types: [], maxEvents: 10, waitMs: 0, signal: new AbortController().signal });
+    expect(all.events.map((e) => e.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+    session.abort();
+  });
+
   it("passes on the service's gap frame: events it no longer kept may be missing", async () => {
     const { feed, stream, session } = feedWith('evt_0');
     const waiting = feed.wait({ types: [], maxEvents: 1, waitMs: 60_000, signal: new AbortController().signal });

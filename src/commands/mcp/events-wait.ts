@@ -76,6 +76,9 @@ export class EventFeed {
   private failure: unknown;
   private gap: WaitResult['gap'];
   private dropped = 0;
+  /** Each event's place in the stream, to put back a cancelled wait's events where they were. */
+  private readonly order = new WeakMap<ApiEvent, number>();
+  private arrivals = 0;
   /** The last position the stream gave: where a stream opened again resumes. */
   private lastId: string | undefined;
 
@@ -95,6 +98,12 @@ export class EventFeed {
     if (me.room > 0) {
       this.stream(this.lastId ?? position);
       await this.until(me, request);
+    }
+    // A cancelled call's answer is never read: what it had claimed goes back, in the stream's order.
+    if (request.signal.aborted) {
+      this.queued.push(...me.events);
+      this.queued.sort((a, b) => this.order.get(a)! - this.order.get(b)!);
+      throw new Error('the wait was cancelled');
     }
     if (this.failure !== undefined && me.events.length === 0) throw this.failure;
     const result: WaitResult = { events: me.events, timed_out: me.room > 0 };
@@ -138,6 +147,7 @@ export class EventFeed {
 
   /** An event from the stream: to the oldest wait that matches it, else queued. */
   private arrived(event: ApiEvent): void {
+    this.order.set(event, (this.arrivals += 1));
     const taker = this.waiting.find((w) => w.room > 0 && this.deps.rules.matchesType(event.type, w.types));
     if (!taker) {
       if (this.queued.length >= MAX_QUEUED) {
