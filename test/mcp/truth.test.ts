@@ -3,7 +3,7 @@
 // kind of session, prices against GET /v1/prices, events_wait's queue (between waits, across a
 // filter change, two waits at once, progress while waiting) and --confirm-over's question.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,7 +26,8 @@ afterEach(async () => {
   clients = [];
 });
 
-type Answer = 'yes' | 'no' | 'cancel' | 'fail';
+/** A fixed answer, or the person's yes or no given when the test says (by the question's text). */
+type Answer = 'yes' | 'no' | 'cancel' | 'fail' | ((message: string) => Promise<boolean>);
 async function connect(args: string[], key: string, opts: { elicit?: Answer; asked?: string[] } = {}): Promise<Client> {
   const [command, prefix] = svcCommand(['mcp', ...args]);
   const env = {
@@ -42,6 +43,7 @@ async function connect(args: string[], key: string, opts: { elicit?: Answer; ask
   if (opts.elicit) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       opts.asked?.push(request.params.message);
+      if (typeof opts.elicit === 'function') return { action: 'accept', content: { approve: await opts.elicit(request.params.message) } };
       if (opts.elicit === 'fail') throw new Error('the client could not show the question');
       if (opts.elicit === 'cancel') return { action: 'cancel' };
       return { action: 'accept', content: { approve: opts.elicit === 'yes' } };
@@ -55,6 +57,23 @@ async function connect(args: string[], key: string, opts: { elicit?: Answer; ask
 type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
 const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<Result>;
 const keys = () => emulator().seed.keys;
+
+/** The audit log's lines so far (svc mcp log's file). */
+function auditLines(): Array<Record<string, any>> {
+  const path = join(configDir, 'mcp-audit.ndjson');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+/** Polls until `found` says yes (the server writes on its own schedule), failing after a few seconds. */
+async function until(what: string, found: () => boolean): Promise<void> {
+  for (const started = Date.now(); !found(); await new Promise((r) => setTimeout(r, 20)))
+    if (Date.now() - started > 5_000) throw new Error(`never happened: ${what}`);
+}
 
 /** What each tool must say, wherever it is offered. */
 const DESTRUCTIVE = ['calls_end', 'chats_close', 'calls_lines_release'];
@@ -150,6 +169,24 @@ describe('events_wait', () => {
     expect(a.structuredContent.events[0].id).not.toBe(b.structuredContent.events[0].id);
   });
 
+  it('writes its intent line before it waits and its result line after, as every tool does; a cancelled wait is audited cancelled', async () => {
+    const client = await connect([], keys().test);
+    const cancel = new AbortController();
+    const waiting = client.callTool({ name: 'events_wait', arguments: { type: ['chat.*'], wait_seconds: 20 } }, CallToolResultSchema, {
+      signal: cancel.signal,
+    });
+    await until('the intent line of events_wait', () => auditLines().some((l) => l.tool === 'events_wait' && l.phase === 'intent'));
+    const [intent, ...rest] = auditLines().filter((l) => l.tool === 'events_wait');
+    expect(intent).toMatchObject({ phase: 'intent', args: { type: ['chat.*'], wait_seconds: 20 } });
+    // Still waiting (20 s of it): no result yet.
+    expect(rest).toEqual([]);
+    cancel.abort();
+    await expect(waiting).rejects.toThrow();
+    await until('the result line of events_wait', () => auditLines().some((l) => l.tool === 'events_wait' && l.phase === 'result'));
+    const result = auditLines().find((l) => l.tool === 'events_wait' && l.phase === 'result')!;
+    expect(result).toMatchObject({ result: 'cancelled', call: intent!.call, session: intent!.session });
+  });
+
   it("a wait longer than the client's request timeout survives on progress notifications", async () => {
     const client = await connect([], keys().test);
     const progress: number[] = [];
@@ -208,6 +245,24 @@ describe('--confirm-over', () => {
       data: unknown[];
     };
     expect(calls.data).toHaveLength(0);
+  });
+
+  it('the person is asked before the price is reserved: a question left open holds none of the cap', async () => {
+    // Two translations of 1,000 characters at 0.002 cents: 2 cents each, under a 3-cent cap, asked over 1 cent.
+    let answerFirst!: (yes: boolean) => void;
+    const firstAnswer = new Promise<boolean>((resolve) => (answerFirst = resolve));
+    const asked: string[] = [];
+    const elicit = async () => (asked.length === 1 ? firstAnswer : true);
+    const client = await connect(['--live', '--max-spend', '0.03', '--confirm-over', '0.01'], keys().live, { elicit, asked });
+    const first = call(client, 'translate', { text: 'a'.repeat(1000), to: 'es' });
+    await until('the first question', () => asked.length === 1);
+    // While the first question is open, a second call is asked and made: nothing of the cap was held for the first.
+    const second = await call(client, 'translate', { text: 'b'.repeat(1000), to: 'es' });
+    expect(second.isError, second.content[0]?.text).toBeFalsy();
+    answerFirst(true);
+    // Approved, then priced against what is left: 2 cents past the 1 the cap still has.
+    expect((await first).structuredContent.error).toMatchObject({ code: 'spend_cap' });
+    expect(asked).toHaveLength(2);
   });
 
   it('a client that cannot elicit gets a refusal that says so', async () => {
