@@ -278,6 +278,15 @@ try {
   overBudget++;
 }
 try {
+  const { runMcpToolsBench, reportMcpToolsBench } = await import('./mcp-tools.mjs');
+  const tools = await runMcpToolsBench();
+  results.mcpTools = tools;
+  overBudget += reportMcpToolsBench(tools, console.log);
+} catch (error) {
+  console.log(`svc mcp tools/list benchmark unavailable: ${error.message}`);
+  overBudget++;
+}
+try {
   const { runRequestBench, reportRequestBench } = await import('./requests.mjs');
   const requests = await runRequestBench({ nodes });
   results.requests = requests;

@@ -132,7 +132,7 @@ $script:SvcCompletionTree = @{
   }
   'calls list' = @{
     subs = @()
-    opts = @('--status', '--limit', '--all', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--status', '--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{ '--status' = @('active', 'ended') }
     files = @()
     args = @()
@@ -180,7 +180,7 @@ $script:SvcCompletionTree = @{
   }
   'calls links list' = @{
     subs = @()
-    opts = @('--limit', '--all', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -204,7 +204,7 @@ $script:SvcCompletionTree = @{
   }
   'calls lines list' = @{
     subs = @()
-    opts = @('--limit', '--all', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -236,7 +236,7 @@ $script:SvcCompletionTree = @{
   }
   'chats list' = @{
     subs = @()
-    opts = @('--status', '--limit', '--all', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--status', '--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{ '--status' = @('open', 'closed') }
     files = @()
     args = @()
@@ -268,7 +268,7 @@ $script:SvcCompletionTree = @{
   }
   'chats messages' = @{
     subs = @()
-    opts = @('--limit', '--all', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -324,7 +324,7 @@ $script:SvcCompletionTree = @{
   }
   'events list' = @{
     subs = @()
-    opts = @('--type', '--limit', '--all', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--type', '--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -364,7 +364,7 @@ $script:SvcCompletionTree = @{
   }
   'mcp' = @{
     subs = @('log')
-    opts = @('--allow-write', '--max-spend', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--allow-write', '--max-spend', '--confirm-over', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -443,7 +443,7 @@ $script:SvcCompletionTree = @{
     fileArg = $false
   }
 }
-$script:SvcValuedOptions = @('--allow-host', '--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--country', '--dead-letter', '--expires-in', '--export', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--import', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--max-spend', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--state', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
+$script:SvcValuedOptions = @('--allow-host', '--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--confirm-over', '--country', '--cursor', '--dead-letter', '--expires-in', '--export', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--import', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--max-spend', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--state', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
 
 Register-ArgumentCompleter -Native -CommandName svc -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)

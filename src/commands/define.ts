@@ -11,6 +11,7 @@
 import type { Context } from '../context.js';
 import type { Scope } from '../contract/constants.js';
 import type { FlagKind } from '../validate/kinds.js';
+import type { PricedEndpoint } from './dry-run.js';
 
 /**
  * What a flag's or argument's value is (src/validate/kinds.ts, where each is read and
@@ -115,6 +116,37 @@ export interface CommandSpec<F extends FlagSpecs = FlagSpecs, A extends readonly
   hidden?: boolean;
   /** A tool of `svc mcp`, and which (absent: never a tool); see McpUse. */
   mcp?: McpUse;
+  /** What `svc mcp` tells an assistant of this command as a tool (required with `mcp`); see ToolFacts. */
+  tool?: ToolFacts;
+}
+
+/**
+ * A command as an assistant reads it (src/commands/mcp/describe.ts): the words of a person,
+ * not of the command line, and what the MCP tool annotations say (readOnlyHint follows McpUse).
+ */
+export interface ToolFacts {
+  /** How a person would name it: "List calls". */
+  title: string;
+  /** What it does, in an assistant's terms: no flags, stdin or output formats. */
+  does: string;
+  /** Ends or removes something for good (a call, a chat, a line): destructiveHint. */
+  destructive?: true;
+  /** A second identical call changes nothing more: idempotentHint. */
+  idempotent?: true;
+  /** Reaches beyond the organization (rings a real phone): openWorldHint. */
+  openWorld?: true;
+  /** The service does it in this mode only: not a tool of a session in the other. */
+  only?: 'test' | 'live';
+  /** The tool that ends what this starts: wherever this is offered, that one is too. */
+  endedBy?: string;
+  /** The billable request it makes: its price (GET /v1/prices) is in the tool's description. */
+  bills?: PricedEndpoint;
+  /** Inputs a tool must be given that the command line may take from stdin (a text). */
+  requires?: readonly string[];
+  /** Inputs whose values are a closed set of the contract: event types, or event types and their families (`call.*`). */
+  closed?: Readonly<Record<string, 'event_type' | 'event_pattern'>>;
+  /** What one result is: an object with an id of this prefix, or a list of them (output schema). */
+  returns: { list?: true; id?: string };
 }
 
 /**

@@ -53,6 +53,11 @@ export function perUnit(price: Price, endpoint: PricedEndpoint): string {
   return `${money(price.unit_amount, price.currency)}${UNIT[PRICE_ITEM[endpoint]].per}`;
 }
 
+/** `per translated character`: what one unit of an operation's price buys. */
+export function unitWords(endpoint: PricedEndpoint): string {
+  return UNIT[PRICE_ITEM[endpoint]].words;
+}
+
 export async function printDryRun(ctx: Context, plan: PlannedRequest): Promise<void> {
   const api = await ctx.api();
   const { method, path } = ENDPOINTS[plan.endpoint];

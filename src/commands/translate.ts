@@ -27,6 +27,7 @@ export interface TranslateOptions {
 export const command = defineCommand({
   name: 'translate',
   mcp: { billable: 'read' },
+  tool: { bills: 'translate', title: 'Translate text', does: 'Translates a text (at most 5,000 characters) into a language.', requires: ['text'], returns: {} },
   summary: 'translate text (arguments, or stdin)',
   args: [{ name: 'text', help: 'the text', variadic: true }],
   flags: {

@@ -46,7 +46,7 @@ describe('tools from the command declarations', () => {
     expect(names({ mode: 'live', allowWrite: false })).not.toContain('translate');
     const translate = toolsOf(ROOT, live).find((t) => t.name === 'translate')!;
     expect(translate.billed).toBe(true);
-    expect(translate.description).toMatch(/priced first and refused past the session's --max-spend/);
+    expect(translate.description).toMatch(/Billed: .*priced first and refused past the session's cap \(\$0\.10\)/);
   });
 
   it('local secrets and local actions are never tools', () => {
@@ -72,9 +72,33 @@ describe('tools from the command declarations', () => {
       expect(every).not.toContain(never);
   });
 
-  it('the description is the command help', () => {
-    const list = toolsOf(ROOT, testRead).find((t) => t.name === 'calls_list')!;
-    expect(list.description).toContain('svc calls list: list calls, newest first.');
+  it("descriptions are in an assistant's words: no command-line words, a billable tool's price in dollars", () => {
+    const prices = new Map([['translation_character', { object: 'price' as const, item: 'translation_character', unit_amount: 0.002, currency: 'usd' }]]);
+    const every = toolsOf(ROOT, { mode: 'live', allowWrite: true, maxSpend: centsToUnits(500) }, { all: true, prices });
+    for (const tool of every) expect(tool.description, tool.name).not.toMatch(/--|stdin|argument|svc |json/i);
+    const translate = every.find((t) => t.name === 'translate')!;
+    expect(translate.description).toContain('Billed: $0.00002 per translated character.');
+    const free = toolsOf(ROOT, testRead, { prices }).find((t) => t.name === 'translate')!;
+    expect(free.description).toContain('Free here (test mode); in live mode $0.00002 per translated character.');
+  });
+
+  it('offers only what works in the session, and the tool that ends what an offered one starts', () => {
+    expect(names(testWrite)).not.toContain('calls_dial');
+    expect(names(testWrite)).toContain('events_trigger');
+    const liveNames = names(live);
+    expect(liveNames).not.toContain('events_trigger');
+    expect(liveNames).toEqual(expect.arrayContaining(['calls_start', 'calls_dial', 'calls_end', 'chats_send']));
+    // A line is billed by the month with no end svc mcp could put to it: the pricing refuses it, so it is not offered live.
+    expect(liveNames).not.toContain('calls_lines_add');
+    expect(liveNames).not.toContain('calls_lines_release');
+    // Without --allow-write the session may start calls (billable, capped) and so may end them; chats it cannot start stay closed to it.
+    expect(liveNames).not.toContain('chats_start');
+    expect(liveNames).not.toContain('calls_links_create');
+  });
+
+  it('a declaration marked mcp without its tool facts fails the generator', () => {
+    const decl = defineCommand({ name: 'bare', summary: 'x', mcp: 'read' });
+    expect(() => toolsOf(rootWith(decl), testRead)).toThrow(/svc bare: marked mcp, but declares no `tool`/);
   });
 
   it('a billable declaration without --dry-run cannot be priced, so it fails the generator', () => {
@@ -94,7 +118,9 @@ describe('input schemas from typed flags', () => {
     const schema = schemaOf('calls_list');
     expect(schema.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(schema.properties.status).toMatchObject({ enum: ['active', 'ended'] });
-    expect(schema.properties.all).toMatchObject({ type: 'boolean' });
+    // One bounded page per call, and a cursor for the next: every page at once is not an input.
+    expect(schema.properties).not.toHaveProperty('all');
+    expect(schema.properties.cursor).toMatchObject({ type: 'string' });
     expect(schema.additionalProperties).toBe(false);
   });
 
@@ -104,8 +130,28 @@ describe('input schemas from typed flags', () => {
     expect(schema.required).toEqual(['id']);
   });
 
+  it("a value of a kind is checked by the kind's own rule, case and all, as on the command line", () => {
+    const links = inputSchema(
+      z,
+      toolsOf(ROOT, testWrite).find((t) => t.name === 'calls_links_create')!,
+    );
+    expect(links.safeParse({ expires_in: '30M' }).success).toBe(true);
+    expect(links.safeParse({ expires_in: '1h30m' }).success).toBe(true);
+    const refused = links.safeParse({ expires_in: 'soon' });
+    expect(refused.success).toBe(false);
+    expect(JSON.stringify(refused.error!.issues)).toMatch(/expires_in/);
+    expect(JSON.stringify(refused.error!.issues)).not.toMatch(/--expires-in/);
+  });
+
+  it("texts the command line may read from stdin are required inputs; event types are the contract's closed set", () => {
+    expect(schemaOf('translate').required).toEqual(expect.arrayContaining(['text', 'to']));
+    expect(schemaOf('chats_send').required).toEqual(expect.arrayContaining(['id', 'text']));
+    expect(schemaOf('events_trigger').properties.type.enum).toContain('call.ended');
+    expect(schemaOf('events_list').properties.type.items.enum).toEqual(expect.arrayContaining(['chat.closed', 'call.*']));
+  });
+
   it('a repeatable flag is an array; --dry-run is never an input (the server prices with it)', () => {
-    expect(schemaOf('events_list').properties.type).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(schemaOf('events_list').properties.type).toMatchObject({ type: 'array' });
     expect(schemaOf('translate').properties).not.toHaveProperty('dry_run');
     expect(schemaOf('translate').properties.to.description).toMatch(/BCP 47/);
   });

@@ -337,5 +337,16 @@ describe('pagination', () => {
     expect(onTerminal.stderr).toContain('showing the newest 3; there are more');
     const piped = await h.svc(['calls', 'list', '--all']);
     expect(tsvRows(piped.stdout)).toHaveLength(ids.length);
+    // The note names the next page's cursor; --cursor gives that page, and so on to the last, each call once.
+    const paged: string[] = [];
+    let next: string | undefined;
+    do {
+      const page = await h.svc(['calls', 'list', '--limit', '40', '--json', ...(next ? ['--cursor', next] : [])]);
+      expect(page.exitCode, page.stderr).toBe(0);
+      paged.push(...(JSON.parse(page.stdout) as Array<{ id: string }>).map((c) => c.id));
+      next = /, or --cursor (\S+) for the next page\)$/m.exec(page.stderr)?.[1];
+    } while (next);
+    expect(paged).toEqual(ids);
+    expect((await h.svc(['calls', 'list', '--all', '--cursor', 'x'])).exitCode).toBe(2);
   });
 });

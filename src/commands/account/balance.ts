@@ -10,6 +10,7 @@ export type AccountBalanceOptions = Record<string, never>;
 export const command = defineCommand({
   name: 'balance',
   mcp: 'read',
+  tool: { title: 'Get the balance', does: "The organization's prepaid balance, in dollars.", returns: {} },
   summary: 'the prepaid balance',
   examples: ['svc account balance', 'svc --live account balance --json'],
   scopes: ['account:read'],

@@ -11,6 +11,7 @@ export type AccountPricesOptions = Record<string, never>;
 export const command = defineCommand({
   name: 'prices',
   mcp: 'read',
+  tool: { title: 'List prices', does: 'The price of each billable operation, in dollars.', idempotent: true, returns: { list: true } },
   summary: 'prices of billable operations',
   examples: ['svc account prices'],
   scopes: ['account:read'],

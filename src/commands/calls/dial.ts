@@ -20,6 +20,15 @@ export interface CallsDialOptions {
 export const command = defineCommand({
   name: 'dial',
   mcp: { billable: 'write' },
+  tool: {
+    bills: 'calls.dial',
+    title: 'Dial a phone into a call',
+    does: 'Rings a real phone number and joins whoever answers to a call, interpreted.',
+    openWorld: true,
+    only: 'live',
+    endedBy: 'calls_end',
+    returns: { id: 'call_' },
+  },
   summary: 'dial a phone into a call (live mode only; billed)',
   args: [{ name: 'id', help: 'call id', required: true, kind: { type: 'id', prefix: 'call_' } }],
   flags: {

@@ -13,6 +13,7 @@ export interface CallsEndOptions {
 export const command = defineCommand({
   name: 'end',
   mcp: 'write',
+  tool: { title: 'End a call', does: 'Ends a running call for everyone in it.', destructive: true, idempotent: true, returns: { id: 'call_' } },
   summary: 'end a call',
   args: [{ name: 'id', help: 'call id', required: true, kind: { type: 'id', prefix: 'call_' } }],
   examples: ['svc calls end call_123'],

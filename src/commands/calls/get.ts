@@ -13,6 +13,7 @@ export interface CallsGetOptions {
 export const command = defineCommand({
   name: 'get',
   mcp: 'read',
+  tool: { title: 'Get a call', does: 'One call by its id: status, languages, participants.', returns: { id: 'call_' } },
   summary: 'show one call',
   args: [{ name: 'id', help: 'call id (call_…)', required: true, kind: { type: 'id', prefix: 'call_' } }],
   examples: ['svc calls get call_123'],

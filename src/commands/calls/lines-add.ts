@@ -18,6 +18,13 @@ export interface LinesAddOptions {
 export const command = defineCommand({
   name: 'add',
   mcp: { billable: 'write' },
+  tool: {
+    bills: 'lines.create',
+    title: 'Rent a phone line',
+    does: 'Rents a phone number in a country (and area code), billed monthly in live mode.',
+    endedBy: 'calls_lines_release',
+    returns: { id: 'line_' },
+  },
   summary: 'rent a phone line (billed in live mode)',
   flags: {
     country: { value: '<cc>', required: true, help: 'ISO country code, e.g. US' },

@@ -11,10 +11,12 @@ export type LinesListOptions = ListFlags;
 export const command = defineCommand({
   name: 'list',
   mcp: 'read',
+  tool: { title: 'List phone lines', does: 'Lists the rented phone lines.', returns: { list: true, id: 'line_' } },
   summary: 'list phone lines',
   flags: {
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N lines' },
     all: { help: 'every line' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc calls lines list'],
   scopes: ['calls:write'],

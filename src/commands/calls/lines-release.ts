@@ -13,6 +13,13 @@ export interface LinesReleaseOptions {
 export const command = defineCommand({
   name: 'release',
   mcp: 'write',
+  tool: {
+    title: 'Release a phone line',
+    does: 'Gives up a rented phone line for good: its number is lost.',
+    destructive: true,
+    idempotent: true,
+    returns: { id: 'line_' },
+  },
   summary: 'release a phone line',
   args: [{ name: 'id', help: 'line id (line_…)', required: true, kind: { type: 'id', prefix: 'line_' } }],
   examples: ['svc calls lines release line_123'],

@@ -15,6 +15,7 @@ export interface LinksCreateOptions {
 export const command = defineCommand({
   name: 'create',
   mcp: 'write',
+  tool: { title: 'Create a join link', does: 'Makes a link a person opens to join a call in their language.', returns: { id: 'link_' } },
   summary: 'create a join link',
   flags: {
     call: { value: '<id>', kind: { type: 'id', prefix: 'call_' }, help: 'the call it joins (call_…)' },

@@ -11,10 +11,12 @@ export type LinksListOptions = ListFlags;
 export const command = defineCommand({
   name: 'list',
   mcp: 'read',
+  tool: { title: 'List join links', does: 'Lists join links, newest first.', returns: { list: true, id: 'link_' } },
   summary: 'list links',
   flags: {
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N links' },
     all: { help: 'every link' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc calls links list'],
   scopes: ['calls:read'],

@@ -14,11 +14,13 @@ export interface CallsListOptions extends ListFlags {
 export const command = defineCommand({
   name: 'list',
   mcp: 'read',
+  tool: { title: 'List calls', does: 'Lists interpreted calls, newest first.', returns: { list: true, id: 'call_' } },
   summary: 'list calls, newest first',
   flags: {
     status: { value: '<status>', choices: ['active', 'ended'], help: 'only active or ended calls' },
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N calls (1–100, default 20)' },
     all: { help: 'every call, following pages' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc calls list', 'svc calls list --status active --json', 'svc calls list --all | cut -f1'],
   scopes: ['calls:read'],

@@ -20,6 +20,13 @@ export interface CallsStartOptions {
 export const command = defineCommand({
   name: 'start',
   mcp: { billable: 'write' },
+  tool: {
+    bills: 'calls.create',
+    title: 'Start a call',
+    does: 'Starts an interpreted call between two languages; it runs, and is billed by the minute in live mode, until ended.',
+    endedBy: 'calls_end',
+    returns: { id: 'call_' },
+  },
   summary: 'start an interpreted call between two languages',
   flags: {
     languages: { value: '<a,b>', required: true, help: 'the two BCP 47 languages, e.g. en,es' },

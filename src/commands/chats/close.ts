@@ -14,6 +14,13 @@ export interface ChatsCloseOptions {
 export const command = defineCommand({
   name: 'close',
   mcp: 'write',
+  tool: {
+    title: 'Close a chat',
+    does: 'Closes a chat for good: no more messages can be sent to it.',
+    destructive: true,
+    idempotent: true,
+    returns: { id: 'chat_' },
+  },
   summary: 'close a chat',
   args: [{ name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   examples: ['svc chats close chat_123'],

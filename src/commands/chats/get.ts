@@ -14,6 +14,7 @@ export interface ChatsGetOptions {
 export const command = defineCommand({
   name: 'get',
   mcp: 'read',
+  tool: { title: 'Get a chat', does: 'One support chat by its id.', returns: { id: 'chat_' } },
   summary: 'show one chat',
   args: [{ name: 'id', help: 'chat id (chat_…)', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   examples: ['svc chats get chat_123'],

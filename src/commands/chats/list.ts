@@ -15,11 +15,13 @@ export interface ChatsListOptions extends ListFlags {
 export const command = defineCommand({
   name: 'list',
   mcp: 'read',
+  tool: { title: 'List chats', does: 'Lists support chats, newest first.', returns: { list: true, id: 'chat_' } },
   summary: 'list chats, newest first',
   flags: {
     status: { value: '<status>', choices: ['open', 'closed'], help: 'only open or closed chats' },
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N chats (1–100, default 20)' },
     all: { help: 'every chat, following pages' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc chats list --status open'],
   scopes: ['sessions:read'],

@@ -15,11 +15,13 @@ export interface ChatsMessagesOptions extends ListFlags {
 export const command = defineCommand({
   name: 'messages',
   mcp: 'read',
+  tool: { title: "List a chat's messages", does: 'The messages of one chat, newest first.', returns: { list: true, id: 'msg_' } },
   summary: "list a chat's messages",
   args: [{ name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   flags: {
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N messages' },
     all: { help: 'every message' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc chats messages chat_123 --all'],
   scopes: ['sessions:read'],

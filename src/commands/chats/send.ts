@@ -22,6 +22,13 @@ export interface ChatsSendOptions {
 export const command = defineCommand({
   name: 'send',
   mcp: { billable: 'write' },
+  tool: {
+    bills: 'chats.messages.create',
+    title: 'Send a chat message',
+    does: "Posts a text message to an open chat, translated to the chat's language when given in another.",
+    requires: ['text'],
+    returns: { id: 'msg_' },
+  },
   summary: 'post a text message (TEXT, or stdin when omitted)',
   args: [
     { name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } },

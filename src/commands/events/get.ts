@@ -19,6 +19,7 @@ export interface EventsGetOptions {
 export const command = defineCommand({
   name: 'get',
   mcp: 'read',
+  tool: { title: 'Get an event', does: 'One retained event by its id.', returns: { id: 'evt_' } },
   summary: 'show one retained event',
   args: [{ name: 'id', help: 'event id (evt_…)', required: true, kind: { type: 'id', prefix: 'evt_' } }],
   examples: ['svc events get evt_123', 'svc events get evt_123 --json'],

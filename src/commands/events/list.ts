@@ -27,11 +27,18 @@ export function parseTypes(value: unknown): TypePattern[] {
 export const command = defineCommand({
   name: 'list',
   mcp: 'read',
+  tool: {
+    title: 'List events',
+    does: 'The retained events (the newest 10,000), newest first.',
+    closed: { type: 'event_pattern' },
+    returns: { list: true, id: 'evt_' },
+  },
   summary: 'the retained events, newest first',
   flags: {
     type: { value: '<type>', repeatable: true, help: 'only this type or family (repeatable), e.g. call.*' },
     limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N events (1–100, default 20)' },
     all: { help: 'every retained event, following pages' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
   },
   examples: ['svc events list', 'svc events list --type chat.* --limit 50', 'svc events list --all --json'],
   scopes: ['events:read'],

@@ -20,6 +20,14 @@ export interface TriggerOptions {
 export const command = defineCommand({
   name: 'trigger',
   mcp: 'write',
+  tool: {
+    title: 'Trigger a test event',
+    does: 'Causes an event of a type by making the real test-mode requests that cause it.',
+    only: 'test',
+    requires: ['type'],
+    closed: { type: 'event_type' },
+    returns: { list: true },
+  },
   summary: 'cause an event of TYPE with real API requests (test mode only)',
   args: [{ name: 'type', help: 'event type, e.g. call.ended' }],
   flags: {

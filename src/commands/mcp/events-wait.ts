@@ -1,74 +1,205 @@
-// `events_wait`: the next events matching a filter, bounded in count and time, resuming where
-// the last call stopped (svc events tail, run from typed input like every tool).
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { EXIT } from '../../errors.js';
-import { failureOf, successOf } from './result.js';
-import { callTool, type SessionState } from './session.js';
+// `events_wait` of `svc mcp`: the session's events as one queue that every wait draws from.
+// The position is taken when the session starts (the newest retained event, or the service's
+// `start` before the first), so nothing that happens after it is missed, however long before
+// the first wait. One stream (GET /v1/events/stream, resumed with Last-Event-ID) feeds the
+// queue in the service's order; each event goes to the oldest waiting call whose types it
+// matches, else it is kept for the next wait that matches it. So no event is skipped (a wait
+// for other types leaves it queued), none is returned twice (not to two waits at once either),
+// and waits are served in the order they came.
+import type { Clock } from '../../shared/runtime.js';
+import { follow, type OpenStream } from '../../api/reconnect.js';
+import { isRetryableFailure } from '../../api/retry.js';
+import type { SseMessage } from '../../api/sse.js';
+import { LIMITS } from '../../contract/constants.js';
+import type { ApiEvent } from '../events/format.js';
+import type { TypePattern } from '../events/filter.js';
 
-type Zod = typeof import('zod');
-interface WaitInput {
-  type?: string[];
-  max_events?: number;
-  wait_seconds?: number;
+/** How often a waiting call says it is still waiting (MCP progress), so a client's request timeout does not end it. */
+export const PROGRESS_EVERY_MS = 1_000;
+/** The service keeps this many events; the queue never holds more unclaimed. */
+const MAX_QUEUED = LIMITS.eventsRetained;
+
+/**
+ * What `svc events tail` knows of events, handed in (events-wait-tool.ts loads it when the
+ * session starts, so no command line loads the events command's modules for svc mcp's sake).
+ */
+export interface EventRules {
+  matchesType(type: string, patterns: readonly TypePattern[]): boolean;
+  parseEvent(data: string): ApiEvent | null;
+  isGapFrame(event: string | undefined): boolean;
+  parseGap(data: string): { last_event_id: string | null; resumed_from: string | null };
+  /** The position before the first event (`Last-Event-ID: start`). */
+  startPosition: string;
 }
 
-export function registerEventsWait(s: SessionState, server: McpServer, z: Zod, refusedBySdk: { answered(id: string | number): void }): void {
-  if (!s.tools.some((t) => t.name === 'events_list')) return;
-  /** Where the tool resumes: the last event it returned. */
-  let lastEventId: string | undefined;
+export interface FeedDeps {
+  rules: EventRules;
+  /** The newest retained event's id, or undefined when there is none yet. */
+  newest(signal: AbortSignal): Promise<string | undefined>;
+  open: OpenStream;
+  clock: Clock;
+  random01: () => number;
+  /** Aborted when the session ends. */
+  signal: AbortSignal;
+}
 
-  async function waitForEvents(input: WaitInput, signal: AbortSignal): Promise<CallToolResult> {
-    // The first call starts after the newest event retained, so what happens from now on is seen.
-    if (lastEventId === undefined) {
-      const newest = await s.own('events list', { limit: '1' }, signal);
-      if (newest.exitCode !== 0) return failureOf(newest);
-      // (`events list --json` prints the events themselves, as the other lists print their rows.)
-      const listed = JSON.parse(newest.stdout) as Array<{ id: string }> | { data: Array<{ id: string }> };
-      lastEventId = (Array.isArray(listed) ? listed : listed.data)[0]?.id;
+export interface WaitRequest {
+  types: TypePattern[];
+  maxEvents: number;
+  waitMs: number;
+  signal: AbortSignal;
+  /** Called while waiting, every PROGRESS_EVERY_MS: milliseconds waited so far. */
+  progress?: (waitedMs: number) => void;
+}
+
+export interface WaitResult {
+  events: ApiEvent[];
+  timed_out: boolean;
+  /** Events the service no longer kept when the stream resumed: some may be missing (its gap frame). */
+  gap?: { last_event_id: string | null; resumed_from: string | null };
+  /** Events no wait claimed, dropped because the queue was full. */
+  dropped?: number;
+}
+
+interface Waiting {
+  types: TypePattern[];
+  room: number;
+  events: ApiEvent[];
+  done: () => void;
+}
+
+export class EventFeed {
+  private readonly start: Promise<string>;
+  private readonly queued: ApiEvent[] = [];
+  private readonly waiting: Waiting[] = [];
+  private streaming = false;
+  private failure: unknown;
+  private gap: WaitResult['gap'];
+  private dropped = 0;
+  /** Each event's place in the stream, to put back a cancelled wait's events where they were. */
+  private readonly order = new WeakMap<ApiEvent, number>();
+  private arrivals = 0;
+  /** The last position the stream gave: where a stream opened again resumes. */
+  private lastId: string | undefined;
+
+  /** Takes the position now: the session's start. */
+  constructor(private readonly deps: FeedDeps) {
+    this.start = deps.newest(deps.signal).then((id) => id ?? deps.rules.startPosition);
+    // A position that could not be taken is the first wait's error, not an unhandled rejection.
+    this.start.catch(() => {});
+  }
+
+  async wait(request: WaitRequest): Promise<WaitResult> {
+    const position = await this.start;
+    // A stream that ended (lost) is opened again, from where it was.
+    if (!this.streaming) this.failure = undefined;
+    const me: Waiting = { types: request.types, room: request.maxEvents, events: [], done: () => {} };
+    this.claimQueued(me);
+    if (me.room > 0) {
+      this.stream(this.lastId ?? position);
+      await this.until(me, request);
     }
-    const named: Record<string, unknown> = { maxEvents: String(input.max_events ?? 10), type: input.type ?? [] };
-    if (lastEventId) named.since = lastEventId;
-    const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(), (input.wait_seconds ?? 20) * 1000);
-    const either = new AbortController();
-    const stop = () => either.abort();
-    signal.addEventListener('abort', stop, { once: true });
-    timer.signal.addEventListener('abort', stop, { once: true });
-    try {
-      const ran = await s.own('events tail', named, either.signal);
-      const stoppedByTimer = timer.signal.aborted && !signal.aborted;
-      if (ran.exitCode !== 0 && !(stoppedByTimer && ran.exitCode === EXIT.interrupted)) return failureOf(ran);
-      const events = ran.stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { id?: string });
-      const resumedAfter = lastEventId ?? null;
-      const last = events.at(-1)?.id;
-      if (last) lastEventId = last;
-      return successOf(JSON.stringify({ events, resumed_after: resumedAfter, next_after: lastEventId ?? null, timed_out: stoppedByTimer }));
-    } finally {
-      clearTimeout(timeout);
-      signal.removeEventListener('abort', stop);
+    // A cancelled call's answer is never read: what it had claimed goes back, in the stream's order.
+    if (request.signal.aborted) {
+      this.queued.push(...me.events);
+      this.queued.sort((a, b) => this.order.get(a)! - this.order.get(b)!);
+      throw new Error('the wait was cancelled');
+    }
+    if (this.failure !== undefined && me.events.length === 0) throw this.failure;
+    const result: WaitResult = { events: me.events, timed_out: me.room > 0 };
+    if (this.gap) [result.gap, this.gap] = [this.gap, undefined];
+    if (this.dropped) [result.dropped, this.dropped] = [this.dropped, 0];
+    return result;
+  }
+
+  /** The queued events this wait matches, oldest first, up to its room. */
+  private claimQueued(me: Waiting): void {
+    for (let i = 0; i < this.queued.length && me.room > 0;) {
+      if (this.deps.rules.matchesType(this.queued[i]!.type, me.types)) {
+        me.events.push(...this.queued.splice(i, 1));
+        me.room -= 1;
+      } else i += 1;
     }
   }
 
-  server.registerTool(
-    'events_wait',
-    {
-      title: 'svc events tail, bounded',
-      description:
-        'Waits for the next events (svc events tail) and returns them: at most max_events, within wait_seconds. Each call resumes after the last event the previous call returned, so none is missed or repeated between calls.',
-      inputSchema: {
-        type: z.array(z.string().max(100)).max(20).optional().describe('only these types or families, e.g. call.* or chat.closed'),
-        max_events: z.number().int().min(1).max(100).optional().describe('return after this many events (default 10)'),
-        wait_seconds: z.number().int().min(1).max(60).optional().describe('return after this long even with fewer events (default 20)'),
-      },
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    },
-    (input, extra) => {
-      refusedBySdk.answered(extra.requestId);
-      return callTool(s, { name: 'events_wait' }, input, extra.signal, async (signal) => (await s.paced(signal)) ?? (await waitForEvents(input, signal)));
-    },
-  );
+  /** Waits in line until full, timed out, cancelled or the session ends; says progress meanwhile. */
+  private async until(me: Waiting, request: WaitRequest): Promise<void> {
+    const stop = new AbortController();
+    const end = () => stop.abort();
+    me.done = end;
+    request.signal.addEventListener('abort', end, { once: true });
+    this.deps.signal.addEventListener('abort', end, { once: true });
+    this.waiting.push(me);
+    const started = this.deps.clock.now();
+    try {
+      for (let waited = 0; waited < request.waitMs && !stop.signal.aborted;) {
+        await this.deps.clock.sleep(Math.min(PROGRESS_EVERY_MS, request.waitMs - waited), stop.signal).catch(() => {});
+        waited = this.deps.clock.now() - started;
+        if (!stop.signal.aborted && waited < request.waitMs) request.progress?.(waited);
+      }
+    } finally {
+      request.signal.removeEventListener('abort', end);
+      this.deps.signal.removeEventListener('abort', end);
+      const at = this.waiting.indexOf(me);
+      if (at >= 0) this.waiting.splice(at, 1);
+    }
+  }
+
+  /** An event from the stream: to the oldest wait that matches it, else queued. */
+  private arrived(event: ApiEvent): void {
+    this.order.set(event, (this.arrivals += 1));
+    const taker = this.waiting.find((w) => w.room > 0 && this.deps.rules.matchesType(event.type, w.types));
+    if (!taker) {
+      if (this.queued.length >= MAX_QUEUED) {
+        this.queued.shift();
+        this.dropped += 1;
+      }
+      this.queued.push(event);
+      return;
+    }
+    taker.events.push(event);
+    taker.room -= 1;
+    if (taker.room === 0) {
+      this.waiting.splice(this.waiting.indexOf(taker), 1);
+      taker.done();
+    }
+  }
+
+  private onMessage(message: SseMessage): 'continue' {
+    if (message.id) this.lastId = message.id;
+    const { rules } = this.deps;
+    if (rules.isGapFrame(message.event) && !message.id) this.gap = rules.parseGap(message.data);
+    else {
+      const event = rules.parseEvent(message.data);
+      if (event) this.arrived(event);
+    }
+    return 'continue';
+  }
+
+  /** The one stream of the session, opened at the first wait and followed until the session ends. */
+  private stream(position: string): void {
+    if (this.streaming) return;
+    this.streaming = true;
+    void follow({
+      open: this.deps.open,
+      onMessage: (message) => this.onMessage(message),
+      onPosition: (id) => void (this.lastId = id),
+      isRetryable: isRetryableFailure,
+      clock: this.deps.clock,
+      random01: this.deps.random01,
+      signal: this.deps.signal,
+      timeoutMs: 5 * 60_000,
+      lastEventId: position,
+    })
+      .then((result) => {
+        if (result.outcome === 'timed-out') this.failure = new Error(`the event stream was lost: ${result.reason}`);
+      })
+      .catch((error: unknown) => {
+        this.failure = error;
+      })
+      .finally(() => {
+        this.streaming = false;
+        for (const w of [...this.waiting]) w.done();
+      });
+  }
 }

@@ -1,11 +1,8 @@
-// A tool call's result as MCP carries it: a command's --json output as structured content, or
-// svc's error report (code, message, hint, exit code) as a tool error.
+// A tool call's result as MCP carries it when it failed: svc's error report (code, message,
+// hint, exit code) as a tool error. A success's result is paging.ts.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EXIT } from '../../errors.js';
 import { redactText } from '../../io/redact.js';
-
-/** A text result longer than this is cut; the whole result is the structured content. */
-const MAX_TEXT = 2_000;
 
 /** What a command run in-process left: its exit code and its two outputs. */
 export interface Ran {
@@ -47,26 +44,4 @@ export function failureOf(ran: Ran): CallToolResult {
     }
   }
   return toolError('failed', ran.stderr.trim().slice(0, 500) || `the command ended with exit code ${ran.exitCode}`, null, null, ran.exitCode);
-}
-
-/** The command's --json output (one document, or NDJSON) as structured content, with a short text. */
-export function successOf(stdout: string): CallToolResult {
-  const text = stdout.trim();
-  let value: unknown;
-  try {
-    value = text === '' ? {} : JSON.parse(text);
-  } catch {
-    value = text.split('\n').map((line) => JSON.parse(line) as unknown);
-  }
-  const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { items: value };
-  const json = JSON.stringify(structured);
-  return {
-    content: [
-      {
-        type: 'text',
-        text: json.length <= MAX_TEXT ? json : `${json.slice(0, MAX_TEXT)}… (${json.length} characters; the whole result is the structured content)`,
-      },
-    ],
-    structuredContent: structured,
-  };
 }

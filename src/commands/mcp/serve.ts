@@ -17,8 +17,19 @@ export const command = defineCommand({
       kind: { type: 'money' },
       help: 'live sessions (--live): the most the tools may spend, e.g. 5; each call is priced first, 0 refuses all',
     },
+    confirmOver: {
+      value: '<dollars>',
+      kind: { type: 'money' },
+      help: 'live sessions: a billed call priced above this is put to you in the assistant (MCP elicitation) first; clients that cannot ask are refused',
+    },
   },
-  examples: ['svc mcp', 'svc mcp --allow-write', 'svc mcp --live --max-spend 5', 'claude mcp add svc -- svc mcp'],
+  examples: [
+    'svc mcp',
+    'svc mcp --allow-write',
+    'svc mcp --live --max-spend 5',
+    'svc mcp --live --max-spend 5 --confirm-over 0.50',
+    'claude mcp add svc -- svc mcp',
+  ],
   notes:
     'Every tool call is a line of the audit log (svc mcp log). Live billed tools appear only with --live --max-spend; keys, profiles, sign-in and the emulator are never tools.',
   scopes: [],
@@ -27,6 +38,7 @@ export const command = defineCommand({
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ServeOptions {
   const opts: ServeOptions = { allowWrite: flags.allowWrite === true };
   if (flags.maxSpend !== undefined) opts.maxSpend = centsToUnits(flags.maxSpend);
+  if (flags.confirmOver !== undefined) opts.confirmOver = centsToUnits(flags.confirmOver);
   return opts;
 }
 

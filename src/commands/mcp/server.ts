@@ -4,30 +4,41 @@
 // session's profile, base URL, credential and mode, fixed when the session started; its
 // --json output is the tool's result, a failure svc's error report (code, message, hint) as an
 // MCP tool error. Around each call: an audit line before it acts and one after (audit.ts), the
-// pace the service's rate limit allows, and the ledger of a live session (budget.ts).
+// pace the service's rate limit allows, the person's approval above --confirm-over (confirm.ts),
+// and the ledger of a live session (budget.ts). What the tools say of themselves (titles,
+// annotations, prices, output schemas) is describe.ts; a list's pages, paging.ts.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Context } from '../../context.js';
 import type { RootSpec, RunInProcess } from '../define.js';
-import { EXIT } from '../../errors.js';
+import { EXIT, UsageError } from '../../errors.js';
 import { loggedArgs } from './audit.js';
 import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { typedInput, type TypedInput } from './invoke.js';
-import { failureOf, reportOf, successOf, toolError } from './result.js';
-import { callTool, sessionState, type ServeOptions, type SessionState, type Settled } from './session.js';
+import { failureOf, reportOf, toolError, type Ran } from './result.js';
+import { callTool, checkSession, sessionState, type ServeOptions, type SessionState, type Settled } from './session.js';
 import { inputSchema } from './schema.js';
 import type { ToolSpec } from './tools.js';
 import { contextTransport } from './transport.js';
-import { registerEventsWait } from './events-wait.js';
+import { annotations, compactToolList, inToolTerms, outputSchema, readPrices } from './describe.js';
+import { approvalValidator, approved, type Asker } from './confirm.js';
+import { registerEventsWait } from './events-wait-tool.js';
+import { pageOf, resultOf, structuredOf } from './paging.js';
 
 export type { ServeOptions };
 
+/** A command's --json output as the tool's result: a list's page with its next cursor (noted on the command's stderr), as whole JSON or a summary (paging.ts). */
+function successOf(ran: Ran, tool: ToolSpec): CallToolResult {
+  return resultOf(pageOf(tool, structuredOf(ran.stdout), ran.stderr));
+}
+
 /**
- * A billed call: priced by the command's own dry run, refused past the cap, its price reserved
- * while it runs and settled with what the service drew. A call sent and never answered keeps
- * its reservation (it may have been drawn); one the service refused draws nothing.
+ * A billed call: priced by the command's own dry run, put to the person when priced above
+ * --confirm-over, refused past the cap, its price reserved while it runs and settled with what
+ * the service drew. A call sent and never answered keeps its reservation (it may have been
+ * drawn); one the service refused draws nothing.
  */
-async function billed(s: SessionState, tool: ToolSpec, input: TypedInput, signal: AbortSignal, settled: Settled): Promise<CallToolResult> {
+async function billed(s: SessionState, tool: ToolSpec, input: TypedInput, signal: AbortSignal, settled: Settled, asker: Asker): Promise<CallToolResult> {
   const ledger = s.ledger!;
   settled.spent = unitsToCents(ledger.spent);
   const path = tool.path.join(' ');
@@ -36,6 +47,10 @@ async function billed(s: SessionState, tool: ToolSpec, input: TypedInput, signal
   const price = priceOf(JSON.parse(priced.stdout) as DryRun);
   if ('refused' in price) return toolError('not_priceable', price.refused, null);
   settled.price_asked = unitsToCents(price.units);
+  // The person is asked before anything is reserved: a question left unanswered holds no share of the cap.
+  const perMinute = price.item === 'call_minute' || price.item === 'dial_minute' ? { perMinute: price.unit } : {};
+  const refusedByPerson = await approved(asker, { title: tool.leaf.decl.tool!.title, units: price.units, ...perMinute }, s.confirmOver, signal);
+  if (refusedByPerson) return refusedByPerson;
   const reserved = ledger.reserve(price.units);
   if (!reserved.ok) return toolError('spend_cap', reserved.message, reserved.hint, null, EXIT.paymentRequired);
   let drawn: number | undefined;
@@ -52,7 +67,7 @@ async function billed(s: SessionState, tool: ToolSpec, input: TypedInput, signal
       if (reportOf(result)?.status !== null || ran.exitCode === EXIT.usage) drawn = 0;
       return result;
     }
-    const result = successOf(ran.stdout);
+    const result = successOf(ran, tool);
     drawn = drawnFor(price, result.structuredContent);
     noteLiveCall(s, result.structuredContent);
     return result;
@@ -69,16 +84,25 @@ function noteLiveCall(s: SessionState, answer: unknown): void {
   if (typeof call === 'string' && call.startsWith('call_')) s.liveCalls.add(call);
 }
 
-/** A tool of the tree, called: its input typed, then run (billed ones through the ledger). */
-function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unknown>, clientSignal: AbortSignal): Promise<CallToolResult> {
+/** A tool of the tree, called: its input typed, then run (billed ones through the ledger); a refusal said in the tool's terms. */
+function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unknown>, clientSignal: AbortSignal, asker: Asker): Promise<CallToolResult> {
   return callTool(s, tool, args, clientSignal, async (signal, settled) => {
-    const input = typedInput(tool, args);
-    if (tool.billed) return billed(s, tool, input, signal, settled);
-    const limited = await s.paced(signal);
-    if (limited) return limited;
-    const ran = await s.run(tool.path.join(' '), input, signal);
-    return ran.exitCode === 0 ? successOf(ran.stdout) : failureOf(ran);
+    const act = async (): Promise<CallToolResult> => {
+      const input = typedInput(tool, args);
+      if (tool.billed) return billed(s, tool, input, signal, settled, asker);
+      const limited = await s.paced(signal);
+      if (limited) return limited;
+      const ran = await s.run(tool.path.join(' '), input, signal);
+      return ran.exitCode === 0 ? successOf(ran, tool) : failureOf(ran);
+    };
+    return inToolTerms(tool, await act().catch((error: unknown) => usageAsResult(error)));
   });
+}
+
+/** Input a declaration refuses (a UsageError from typedInput) as a tool error, so its words can be put in the tool's terms too. */
+function usageAsResult(error: unknown): CallToolResult {
+  if (error instanceof UsageError) return toolError('usage', error.message, null, null, EXIT.usage);
+  throw error;
 }
 
 /** The part of the transport the audit of refused calls wraps. */
@@ -88,9 +112,9 @@ type Wire = Pick<Transport, 'onmessage' | 'send'>;
  * tools/call requests the SDK answers itself (an unknown tool, input its schema refuses), by id:
  * audited (intent and result) when answered, since no tool handler saw them.
  */
-export function auditRefusals(s: SessionState): { answered(id: string | number): void; watch(transport: Wire): void } {
+export function auditRefusals(s: SessionState, hasEventsWait: boolean): { answered(id: string | number): void; watch(transport: Wire): void } {
   const pending = new Map<string | number, { tool: string; args: unknown }>();
-  const known = (name: string) => s.tools.some((t) => t.name === name) || name === 'events_wait';
+  const known = (name: string) => s.tools.some((t) => t.name === name) || (hasEventsWait && name === 'events_wait');
   return {
     answered: (id) => void pending.delete(id),
     watch(transport) {
@@ -114,6 +138,8 @@ export function auditRefusals(s: SessionState): { answered(id: string | number):
         receive?.(message, extra);
       };
       transport.send = async (message, options) => {
+        // tools/list as sent: without what says nothing (describe.ts).
+        compactToolList(message);
         const id = 'id' in message && !('method' in message) ? message.id : undefined;
         const refused = id === undefined || id === null ? undefined : pending.get(id);
         if (refused) {
@@ -128,37 +154,49 @@ export function auditRefusals(s: SessionState): { answered(id: string | number):
 
 /** The MCP server, until stdin ends (the calls in flight answered first) or Ctrl-C. */
 export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunInProcess): Promise<void> {
-  const s = sessionState(opts, ctx, tree, runOther);
-  const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
+  const session = checkSession(opts, ctx);
+  // The prices the billable tools' descriptions state, read once, while the SDK loads.
+  const [prices, { McpServer }, z] = await Promise.all([readPrices(() => ctx.api()), import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
+  const s = sessionState(session, opts, ctx, tree, runOther, prices);
+  const confirmation = opts.confirmOver !== undefined ? ` A call priced over ${dollars(opts.confirmOver)} is put to the person first.` : '';
   const server = new McpServer(
     { name: 'svc', version: ctx.version },
     {
       // The SDK's default validator (Ajv, built with its formats when the server is made) checks
-      // only answers to elicitation, which svc never asks for: not building it saves start-up time.
-      jsonSchemaValidator: { getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'svc mcp asks the client nothing' }) },
+      // only answers to elicitation; svc's one question (confirm.ts) has one answer shape, checked
+      // by its own few lines, which saves that start-up time.
+      jsonSchemaValidator: { getValidator: approvalValidator },
       instructions:
         s.session.mode === 'live'
-          ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(s.session.maxSpend!)} (--max-spend).`
+          ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(s.session.maxSpend!)}.${confirmation}`
           : 'svc in test mode: nothing is billed; objects are the test-mode ones.',
     },
   );
-  const refusedBySdk = auditRefusals(s);
+  const asker: Asker = {
+    canElicit: () => server.server.getClientCapabilities()?.elicitation !== undefined,
+    elicit: (params, abort) => server.server.elicitInput(params, { signal: abort, timeout: 10 * 60_000 }),
+  };
+  const hasEventsWait = s.tools.some((t) => t.name === 'events_list');
+  const refusedBySdk = auditRefusals(s, hasEventsWait);
   for (const tool of s.tools) {
     server.registerTool(
       tool.name,
       {
-        title: `svc ${tool.path.join(' ')}`,
+        title: tool.leaf.decl.tool!.title,
         description: tool.description,
         inputSchema: inputSchema(z, tool),
-        annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
+        outputSchema: outputSchema(z, tool),
+        annotations: annotations(tool),
       },
       (input, extra) => {
         refusedBySdk.answered(extra.requestId);
-        return runTool(s, tool, input ?? {}, extra.signal);
+        return runTool(s, tool, input ?? {}, extra.signal, asker);
       },
     );
   }
-  registerEventsWait(s, server, z, refusedBySdk);
+  /** Aborted when the session ends: events_wait's stream closes with it. */
+  const sessionEnd = new AbortController();
+  if (hasEventsWait) await registerEventsWait(s, server, z, { sessionEnd: sessionEnd.signal, started: (id) => refusedBySdk.answered(id) });
 
   const transport = await contextTransport(ctx.io, ctx.signal);
   const closed = new Promise<void>((resolve) => {
@@ -168,11 +206,12 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   refusedBySdk.watch(transport);
   // The server's own note goes to stderr: stdout is the protocol's alone.
   ctx.io.stderr.write(
-    `svc mcp: ${s.tools.length + 1} tools, ${s.session.mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${s.ledger ? `, spending cap ${dollars(s.ledger.capUnits)}` : ''}; audit log ${s.audit.path}\n`,
+    `svc mcp: ${s.tools.length + (hasEventsWait ? 1 : 0)} tools, ${s.session.mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${s.ledger ? `, spending cap ${dollars(s.ledger.capUnits)}` : ''}; audit log ${s.audit.path}\n`,
   );
   try {
     await closed;
   } finally {
+    sessionEnd.abort();
     // The session's live calls still running end with it.
     const never = new AbortController().signal;
     await Promise.all([...s.liveCalls].map((id) => s.own('calls end', { id }, never)));

@@ -9,6 +9,7 @@ import { EXIT, UsageError } from '../../errors.js';
 import { createPacer } from '../calls/pacer.js';
 import { AuditLog, AuditNewerFormatError, idsIn, loggedArgs, type AuditLine } from './audit.js';
 import { Ledger } from './budget.js';
+import type { PriceList } from './describe.js';
 import { ownInput, type TypedInput } from './invoke.js';
 import { reportOf, toolError, type Ran } from './result.js';
 import { leavesOf, toolsOf, type Session, type ToolSpec } from './tools.js';
@@ -38,6 +39,8 @@ export interface ServeOptions {
   allowWrite: boolean;
   /** Dollars' worth of units (budget.ts); live sessions only. */
   maxSpend?: number;
+  /** Billed calls priced above this (units) are put to the person first (confirm.ts); live sessions only. */
+  confirmOver?: number;
 }
 
 /** The session a tool call runs in: what was fixed when it started, and its running state. */
@@ -49,6 +52,8 @@ export interface SessionState {
   /** A random id every audit line of the session carries. */
   id: string;
   ledger: Ledger | undefined;
+  /** Billed calls priced above this (units) are put to the person before anything is reserved. */
+  confirmOver: number | undefined;
   /** Runs one command of the tree in-process, its output captured. */
   run(path: string, input: TypedInput, signal: AbortSignal, yes?: boolean): Promise<Ran>;
   /** Runs a command svc mcp needs for itself, its input named by the declaration's keys (invoke.ts ownInput). */
@@ -60,7 +65,8 @@ export interface SessionState {
   calls: number;
 }
 
-function checkSession(opts: ServeOptions, ctx: Context): Session {
+/** The session's mode and limits, refused when they contradict each other (before anything is read from the service). */
+export function checkSession(opts: ServeOptions, ctx: Context): Session {
   const mode = ctx.globals.mode === 'live' ? 'live' : 'test';
   if (mode === 'live' && opts.maxSpend === undefined)
     throw new UsageError(
@@ -69,11 +75,20 @@ function checkSession(opts: ServeOptions, ctx: Context): Session {
     );
   if (mode === 'test' && opts.maxSpend !== undefined)
     throw new UsageError('--max-spend caps a live session: give --live too, or leave it out (test mode is never billed)');
+  if (mode === 'test' && opts.confirmOver !== undefined)
+    throw new UsageError('--confirm-over asks before billed calls of a live session: give --live too, or leave it out (test mode is never billed)');
   return { mode, allowWrite: opts.allowWrite, ...(opts.maxSpend !== undefined ? { maxSpend: opts.maxSpend } : {}) };
 }
 
-export function sessionState(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunInProcess): SessionState {
-  const session = checkSession(opts, ctx);
+/** The state of a session checkSession allowed; `prices` (read when it starts) are what its billable tools' descriptions state. */
+export function sessionState(
+  session: Session,
+  opts: ServeOptions,
+  ctx: Context,
+  tree: RootSpec,
+  runOther: RunInProcess,
+  prices: PriceList | undefined,
+): SessionState {
   const leaves = new Map<string, Leaf>(leavesOf(tree).map(({ path, leaf }) => [path.join(' '), leaf]));
   // The service's limit (600 a minute, docs/contract.md) unless the organization has been given another.
   const perMinute = Number(ctx.env.SVC_MCP_REQUESTS_PER_MINUTE ?? '') || undefined;
@@ -82,10 +97,11 @@ export function sessionState(opts: ServeOptions, ctx: Context, tree: RootSpec, r
   return {
     ctx,
     session,
-    tools: toolsOf(tree, session),
+    tools: toolsOf(tree, session, prices ? { prices } : {}),
     audit: new AuditLog(configDir(ctx.env)),
     id: Buffer.from(ctx.random.bytes(6)).toString('hex'),
     ledger: session.maxSpend !== undefined ? new Ledger(session.maxSpend) : undefined,
+    confirmOver: opts.confirmOver,
     liveCalls: new Set(),
     calls: 0,
     async run(path, input, signal, yes = false) {

@@ -91,8 +91,14 @@ export async function fetchList<T>(
   const query: Record<string, QueryValue> = { ...request.query };
   if (!list.all) {
     if (list.limit !== undefined) query.limit = String(list.limit);
+    if (list.cursor !== undefined) query.cursor = list.cursor;
     const page = await api.request<ListPage<T>>({ endpoint, ...request, query });
-    return { items: page.data, more: page.has_more };
+    return {
+      items: page.data,
+      more: page.has_more,
+      ...(page.has_more && page.next_cursor ? { next: page.next_cursor } : {}),
+      ...(list.cursor !== undefined ? { later: true } : {}),
+    };
   }
   // The core spinner has no text update: a fresh one per page keeps the count current.
   let spinner = await ctx.io.spinner('fetching…');
@@ -120,6 +126,10 @@ export interface FetchedList<T> {
   items: T[];
   /** The service has more than this page. */
   more: boolean;
+  /** The cursor of the next page (one page asked for, and more). */
+  next?: string;
+  /** A page after the first (asked for with a cursor). */
+  later?: true;
 }
 
 /**
@@ -127,7 +137,22 @@ export interface FetchedList<T> {
  * it asked for). Called after the list is printed: at a terminal the note follows the table.
  */
 export function noteMore(ctx: Context, list: FetchedList<unknown>): void {
-  if (list.more) note(ctx, `note: showing the newest ${list.items.length}; there are more results (--limit up to 100, or --all for every one)`);
+  if (!list.more) return;
+  const next = list.next === undefined ? ', or --all for every one' : `, --all for every one, or ${NEXT_PAGE_WORDS}${list.next} for the next page`;
+  note(ctx, `note: showing ${list.later ? '' : 'the newest '}${list.items.length}; there are more results (--limit up to 100${next})`);
+}
+
+/** How the note names the next page's cursor: written and read (svc mcp's list tools) by this module alone. */
+const NEXT_PAGE_WORDS = '--cursor ';
+
+/** The next page's cursor a list command's note gave (on stderr), if any. */
+export function nextCursorNoted(stderr: string): string | undefined {
+  const words = `, or ${NEXT_PAGE_WORDS}`;
+  const at = stderr.lastIndexOf(words);
+  if (at < 0) return undefined;
+  const line = stderr.slice(at + words.length).split('\n')[0]!;
+  const end = ' for the next page)';
+  return line.endsWith(end) && line.length > end.length ? line.slice(0, -end.length) : undefined;
 }
 
 /**
