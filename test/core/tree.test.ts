@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/tree.js';
-import { commandPath } from '../../src/cli/tree.js';
+import { commandPath, readHelpWord } from '../../src/cli/tree.js';
 import { nameOf, type Node } from '../../src/commands/define.js';
 import { ROOT } from '../../src/commands/index.js';
 
@@ -36,7 +36,7 @@ describe('the command tree', () => {
   it('finds the command path in argv, skipping flags and the values of global flags', () => {
     expect(commandPath(ROOT, ['--profile', 'calls', 'calls', 'links', 'list', '--all'])).toEqual(['calls', 'links', 'list']);
     expect(commandPath(ROOT, ['--profile=work', '-y', 'account', '--json'])).toEqual(['account']);
-    expect(commandPath(ROOT, ['calls', 'help', 'list'])).toEqual(['calls', 'list']);
+    expect(commandPath(ROOT, readHelpWord(ROOT, ['calls', 'help', 'list']).argv)).toEqual(['calls', 'list']);
     expect(commandPath(ROOT, ['calls', 'bogus', 'list'])).toEqual(['calls']);
     expect(commandPath(ROOT, ['--', 'calls'])).toEqual([]);
     expect(commandPath(ROOT, ['translate', 'calls'])).toEqual(['translate']);
