@@ -115,7 +115,8 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm, exampleLines }) {
     '.SH NAME',
     `${esc(name)} \\- ${esc(summary)}`,
   ];
-  const examples = (list) => (list?.length ? ['.SH EXAMPLES', '.nf', ...list.map((e) => `.RS 4\n${exampleLines(e, EXAMPLE_WIDTH, '', '  ').map(esc).join('\n')}\n.RE`), '.fi'] : []);
+  const examples = (list) =>
+    list?.length ? ['.SH EXAMPLES', '.nf', ...list.map((e) => `.RS 4\n${exampleLines(e, EXAMPLE_WIDTH, '', '  ').map(esc).join('\n')}\n.RE`), '.fi'] : [];
   const seeAlso = (names) => (names.length ? ['.SH SEE ALSO', names.map((n) => `\\fB${commandName(n)}\\fR(1)`).join(', ')] : []);
   const common = () => [
     '.SH ENVIRONMENT',

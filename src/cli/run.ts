@@ -58,7 +58,14 @@ function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<s
 export type Reenter = (argv: readonly string[], runtime: Runtime) => Promise<number>;
 
 /** Runs one leaf; returns its exit code. */
-export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, commands: Commands, runF?: RunF, reenter?: Reenter): Promise<number> {
+export async function runCommand(
+  invocation: Invocation,
+  runtime: Runtime,
+  version: string,
+  commands: Commands,
+  runF?: RunF,
+  reenter?: Reenter,
+): Promise<number> {
   const { globals } = invocation;
   const { debug, json } = globals;
   let disposeContext: (() => Promise<void>) | undefined;

@@ -1,7 +1,8 @@
 // The bundle that ships (dist/, built by the suites' global setup): each of svc's modules is
-// in one file, so a command line loads the core and its command's own file, each once
-// (test/bin/binary.test.ts runs them through bin/svc.js). The bundle keeps svc's function
-// names: a function svc defines once must be defined in one bundle file.
+// in one file (esbuild's split: main.cjs, a file per command module, shared chunks), so a
+// command line loads the core and its command's own file, each once (test/bin/binary.test.ts
+// runs them through bin/svc.js). The bundle keeps svc's function names: a function svc
+// defines once must be defined in one bundle file.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +11,8 @@ import { root } from '../helpers/spawn.js';
 
 const dist = join(root, 'dist');
 
-/** The bundle files of svc's own code: the core and each command's file. */
-const svcFiles = () => readdirSync(dist).filter((file) => /^(main|cmd-.+)\.cjs$/.test(file));
+/** The bundle files of svc's own code: the entry, each command module's file and the chunks they share. */
+const svcFiles = () => readdirSync(dist).filter((file) => /^(main|cmd-.+|chunk-.+)\.cjs$/.test(file));
 
 /** The files that define `function name(`. */
 function definedIn(name: string): string[] {
@@ -32,18 +33,23 @@ function functionsDefinedOnce(): string[] {
 
 describe('the bundle in dist/', () => {
   it("holds each of svc's modules in one file: the core once, each command's code once", () => {
-    expect(definedIn('createContext')).toEqual(['main.cjs']);
-    expect(definedIn('createApiClient')).toEqual(['main.cjs']);
+    const [context] = definedIn('createContext');
+    expect(definedIn('createContext')).toHaveLength(1);
+    expect(definedIn('createApiClient')).toHaveLength(1);
+    // The core a command line runs is no command's file; a command's own code is in its module's file.
+    expect(context).toMatch(/^chunk-/);
     expect(definedIn('runCommand')).toEqual(['main.cjs']);
-    // A command's own code in its file; what several commands use (calls' list flags) in the core.
-    expect(definedIn('parseTail')).toEqual(['cmd-events.cjs']);
-    expect(definedIn('parseListFlags')).toEqual(['main.cjs']);
+    expect(definedIn('parseTail')).toEqual(['cmd-events-tail.cjs']);
+    // What several commands use (calls' list flags) is in a chunk they share.
+    expect(definedIn('parseListFlags')).toEqual([expect.stringMatching(/^chunk-/)]);
     const names = functionsDefinedOnce();
     expect(names.length).toBeGreaterThan(200);
     expect(names.filter((name) => definedIn(name).length > 1)).toEqual([]);
-    // commander is a file of its own (the launcher answers --version, help on a pipe and completion without it).
+    // commander is a file of its own (the launcher answers --version and completion without it).
     expect(definedIn('suggestSimilar')).toEqual([]);
     expect(readFileSync(join(dist, 'lib/commander.cjs'), 'utf8')).toContain('function suggestSimilar(');
+    // The sources' own way to the declarations (src/commands/declared.ts) is not in the bundle.
+    expect(definedIn('commandModulePaths')).toEqual([]);
   });
 });
 

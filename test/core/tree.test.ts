@@ -42,6 +42,15 @@ describe('the command tree', () => {
     expect(commandPath(ROOT, ['translate', 'calls'])).toEqual(['translate']);
   });
 
+  it('reads the word help in one place: first, or after a group, as --help for the words after it', () => {
+    expect(readHelpWord(ROOT, ['help', 'calls', 'list'])).toEqual({ argv: ['calls', 'list', '--help'] });
+    expect(readHelpWord(ROOT, ['--json', 'calls', 'help', 'links', 'list'])).toEqual({ argv: ['--json', 'calls', 'links', 'list', '--help'] });
+    expect(readHelpWord(ROOT, ['--profile', 'help', 'account'])).toEqual({ argv: ['--profile', 'help', 'account'] });
+    expect(readHelpWord(ROOT, ['help', 'calls', 'nope'])).toEqual({ argv: ['calls', 'nope', '--help'], unknown: { path: ['calls'], word: 'nope' } });
+    // After a leaf, `help` is the leaf's argument (svc translate help --to es).
+    expect(readHelpWord(ROOT, ['translate', 'help', '--to', 'es'])).toEqual({ argv: ['translate', 'help', '--to', 'es'] });
+  });
+
   it('built for argv, prints the same help and errors as the whole tree, for every command', async () => {
     const cases = [
       ['--help'],
