@@ -1,10 +1,11 @@
 // The parser: commander, built from the manifest (the commands' declarations as data,
-// src/commands/manifest.ts), parses every command line. Each flag's and argument's value is read by its declaration (choices,
-// kind: src/validate/kinds.ts) as commander meets it, so a bad value is refused once, with
-// the words of the rule that refused it. A run builds only the part argv names: the commands
-// on argv's path and, where the path stops at a group, that group's children (for its help
-// and "did you mean"), so start-up does not pay for ~45 commands and their flags. Tests
-// build it all to compare. The word `help` is read here alone (readHelpWord).
+// src/commands/manifest.ts), parses every command line. Each flag's and argument's value is
+// read by its declaration (choices, kind: src/validate/kinds.ts) as commander meets it, so a
+// bad value is refused once, with the words of the rule that refused it. A run builds only
+// the part argv names: the commands on argv's path and, where the path stops at a group, that
+// group's children (for its help and "did you mean"), so start-up does not pay for ~45
+// commands and their flags. Tests build it all to compare. The word `help` is read here
+// alone (readHelpWord).
 import { Argument, Command, Help, Option } from 'commander';
 import { globalOptions } from '../shared/globals.js';
 import { exampleLines } from './example-lines.js';
