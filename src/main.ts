@@ -2,6 +2,7 @@
 // never process.exit, so pending output drains): the only places that read process.argv/env
 // or touch the real stdin/stdout/stderr. bin/svc.js calls main().
 import { loadCommands } from './cli/commands.js';
+import { runAsProcess } from './cli/process/process.js';
 import type { Runtime } from './cli/context.js';
 import { execute as executeLine } from './cli/execute.js';
 import type { RunF } from './cli/run.js';
@@ -22,6 +23,5 @@ export async function execute(argv: readonly string[], runtime: Runtime, runF?: 
 }
 
 export async function main(): Promise<void> {
-  const { runAsProcess } = await import('./cli/process/process.js');
   await runAsProcess((runtime) => execute(process.argv.slice(2), runtime));
 }
