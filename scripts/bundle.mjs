@@ -1,13 +1,15 @@
 // The svc bundle, as `npm run build` makes it in dist/: esbuild's bundling, and the manifest.
 // - manifest.json: the command tree as data, from the declarations (src/commands/manifest.ts):
 //   what a command line reads to find its command, and help, completions and man pages are made of.
-// - main.cjs (src/main.ts) and cmd-<module>.cjs, one per command module the manifest names
-//   (cmd-calls-list.cjs), with what they share in chunk-<hash>.cjs files: esbuild splits them,
-//   then each file is made CommonJS (a CommonJS start never initialises Node's ESM loader,
-//   which costs a file at a time, and to start at all).
+// - main.cjs: src/main.ts and everything it imports, each command module among them through
+//   the table src/cli/command-modules.ts, which the build writes from the manifest: esbuild
+//   evaluates a module imported so only when it is imported, so a command line runs its
+//   command's module alone. One CommonJS file: Node's ESM loader costs a file at a time, and
+//   to start at all, and every extra file costs a command line (esbuild's split into a file
+//   per command and shared chunks measured slower, and on Node 22 6 MiB heavier).
 // - lib/*: libraries loaded only when needed: commander (the parser), prompts, spinner, tables,
 //   colours, undici, jq, the MCP SDK; and emulator.js.
-import { build, transform } from 'esbuild';
+import { build } from 'esbuild';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,53 +130,31 @@ const lazyChildProcessForCommander = {
   },
 };
 
-/**
- * `file`, an output of the split ES module build, as CommonJS: its imports become require()s,
- * and so do its dynamic imports of svc's own files (`internal`, from the metafile); a library
- * of dist/lib/ that is an ES module is still imported.
- */
-async function asCommonJs(text, internal) {
-  const { code } = await transform(text, {
-    format: 'cjs',
-    platform: 'node',
-    target: common.target,
-    minifySyntax: true,
-    minifyWhitespace: true,
-    // import.meta.url, made only if asked for (the start path never does).
-    define: { 'import.meta.url': '__svcModule.url' },
-    banner: "const __svcModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };",
-    logLevel: 'warning',
-  });
-  let lowered = code;
-  for (const path of internal) lowered = lowered.split(`import(${JSON.stringify(path)})`).join(`Promise.resolve().then(()=>require(${JSON.stringify(path)}))`);
-  return lowered;
-}
+/** The bundle's src/cli/command-modules.ts: each command module the manifest names, imported when asked for. */
+const commandTable = (modules) => ({
+  name: 'command-table',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]command-modules\.ts$/ }, () => ({
+      contents: `export const commandModules = {\n${modules.map((module) => `  ${JSON.stringify(module)}: () => import(${JSON.stringify(`../commands/${module}.js`)}),`).join('\n')}\n};\n`,
+      loader: 'ts',
+    }));
+  },
+});
 
-/** main.cjs, each command module's file and their shared chunks (see the top of this file). */
-async function bundleSvc(outdir, manifest, { bundleFileOf, modulesOf }) {
-  const entryPoints = { main: 'src/main.ts' };
-  for (const module of modulesOf(manifest)) entryPoints[bundleFileOf(module).replace(/\.cjs$/, '')] = `src/commands/${module}.ts`;
-  const result = await build({
+/** main.cjs (see the top of this file). */
+function bundleSvc(outdir, manifest, modulesOf) {
+  return build({
     ...common,
-    format: 'esm',
-    splitting: true,
-    plugins: [onDemandFiles],
-    entryPoints,
+    format: 'cjs',
+    // import.meta.url, made only if asked for (the start path never does).
+    define: { ...common.define, 'import.meta.url': '__svcModule.url' },
+    banner: { js: "const __svcModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
+    plugins: [onDemandFiles, commandTable(modulesOf(manifest))],
+    entryPoints: { main: 'src/main.ts' },
     outdir,
     outExtension: { '.js': '.cjs' },
-    chunkNames: 'chunk-[hash]',
-    write: false,
   });
-  for (const file of result.outputFiles) {
-    const output = result.metafile.outputs[posixRelative(file.path)];
-    const internal = (output?.imports ?? []).filter((i) => i.kind === 'dynamic-import' && !i.external).map((i) => `./${i.path.split('/').pop()}`);
-    writeFileSync(file.path, await asCommonJs(file.text, internal));
-  }
-  return result;
 }
-
-/** An output's key in the metafile: its path from the repository's root. */
-const posixRelative = (path) => path.slice(root.length).split('\\').join('/');
 
 /** Writes the bundle into `outdir` (which should be empty). */
 export async function bundle(outdir) {
@@ -202,9 +182,9 @@ export async function bundle(outdir) {
     outExtension: { '.js': '.cjs' },
   });
 
-  const { manifest, bundleFileOf, modulesOf } = await declaredManifest("export { bundleFileOf, modulesOf } from './src/commands/manifest.ts';");
+  const { manifest, modulesOf } = await declaredManifest("export { modulesOf } from './src/commands/manifest.ts';");
   writeFileSync(join(outdir, 'manifest.json'), JSON.stringify(manifest));
-  const svc = await bundleSvc(outdir, manifest, { bundleFileOf, modulesOf });
+  const svc = await bundleSvc(outdir, manifest, modulesOf);
 
   // What was inlined, with its licences: THIRD_PARTY_NOTICES.txt and an SBOM (scripts/notices.mjs).
   writeNotices(root, outdir, [libraries.metafile, commonJsLibraries.metafile, svc.metafile]);

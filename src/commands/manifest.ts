@@ -47,11 +47,6 @@ function sameData(a: unknown, b: unknown): boolean {
   return keys.length === Object.keys(b).length && keys.every((key) => sameData((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
-/** The bundle's file of a command module: `calls/links-list` → `cmd-calls-links-list.cjs` (scripts/bundle.mjs). */
-export function bundleFileOf(module: string): string {
-  return `cmd-${module.replace(/\//g, '-')}.cjs`;
-}
-
 /** Every module the manifest's leaves name. */
 export function modulesOf(manifest: Manifest): string[] {
   const found: string[] = [];
