@@ -26,6 +26,8 @@ const bare = join(root, 'bench/bare-requests.cjs');
 const peakPreload = join(root, 'bench/peak-rss.cjs');
 
 export const ACCOUNT_RATIO_BUDGET = 1.3;
+/** `account --json` over plain http against the bare node:http script. */
+export const ACCOUNT_HTTP_RATIO_BUDGET = 1.35;
 export const PEAK_EXTRA_MIB_BUDGET = 4;
 /** Round trips measured may exceed the minimum by this much (scheduling noise) and still count as at it. */
 const ROUND_TRIP_TOLERANCE = 0.5;
@@ -283,6 +285,11 @@ export async function runRequestBench({ nodes, runs = Number(process.env.BENCH_R
       const ratio = accountHttps.ms / scriptHttps.ms;
       if (ratio > ACCOUNT_RATIO_BUDGET)
         failures.push(`account --json over https is ${ratio.toFixed(2)}× the bare node:https script (budget ≤ ${ACCOUNT_RATIO_BUDGET}×)`);
+      const accountHttp = rows.find((r) => r.protocol === 'http' && r.command === 'svc account --json');
+      const scriptHttp = rows.find((r) => r.protocol === 'http' && r.command.startsWith('bare node'));
+      const httpRatio = accountHttp.ms / scriptHttp.ms;
+      if (httpRatio > ACCOUNT_HTTP_RATIO_BUDGET)
+        failures.push(`account --json over http is ${httpRatio.toFixed(2)}× the bare node:http script (budget ≤ ${ACCOUNT_HTTP_RATIO_BUDGET}×)`);
       const extraMiB = accountHttps.peakMiB - scriptHttps.peakMiB;
       if (extraMiB > PEAK_EXTRA_MIB_BUDGET)
         failures.push(`account --json over https peaks ${extraMiB.toFixed(1)} MiB above the script (budget ≤ ${PEAK_EXTRA_MIB_BUDGET} MiB)`);
@@ -290,7 +297,7 @@ export async function runRequestBench({ nodes, runs = Number(process.env.BENCH_R
         r.atMinimum = r.roundTrips <= r.minimum + ROUND_TRIP_TOLERANCE;
         if (!r.atMinimum) failures.push(`${r.command} over ${r.protocol}: ${r.roundTrips.toFixed(1)} round trips (minimum ${r.minimum})`);
       }
-      results.push({ version: node.version, rows, accountRatio: ratio, accountExtraMiB: extraMiB, failures });
+      results.push({ version: node.version, rows, accountRatio: ratio, accountHttpRatio: httpRatio, accountExtraMiB: extraMiB, failures });
     }
     return { runs, rttMs, results };
   } finally {
@@ -302,10 +309,10 @@ export async function runRequestBench({ nodes, runs = Number(process.env.BENCH_R
 /** Console lines for one run's results; answers how many budgets were missed. */
 export function reportRequestBench(bench, log) {
   let missed = 0;
-  for (const { version, rows, accountRatio, accountExtraMiB, failures } of bench.results) {
+  for (const { version, rows, accountRatio, accountHttpRatio, accountExtraMiB, failures } of bench.results) {
     log(
       `\nrequests on node v${version}: median of ${bench.runs} runs, straight to the emulator and through a relay adding a ${bench.rttMs} ms round trip; ` +
-        `account --json over https ${accountRatio.toFixed(2)}× the bare node:https script (≤ ${ACCOUNT_RATIO_BUDGET}×), peak ${accountExtraMiB >= 0 ? '+' : ''}${accountExtraMiB.toFixed(1)} MiB (≤ +${PEAK_EXTRA_MIB_BUDGET})`,
+        `account --json over https ${accountRatio.toFixed(2)}× the bare node:https script (≤ ${ACCOUNT_RATIO_BUDGET}×), over http ${accountHttpRatio.toFixed(2)}× the bare node:http script (≤ ${ACCOUNT_HTTP_RATIO_BUDGET}×), peak ${accountExtraMiB >= 0 ? '+' : ''}${accountExtraMiB.toFixed(1)} MiB (≤ +${PEAK_EXTRA_MIB_BUDGET})`,
     );
     console.table(
       rows.map((r) => ({

@@ -1,23 +1,20 @@
-// The svc bundle, as `npm run build` makes it in dist/. One layout, each module in one file:
-// - main.cjs: the core. The launcher's entry (src/main.ts), the command tree's declarations,
-//   the parse from them, the runner, the context and what it serves (config, credentials,
-//   HTTP, output). CommonJS: Node 20's ESM loader costs a file at a time, and to start at all.
-// - cmd-<name>.cjs: one top-level command's own code (src/commands/<name>/ or <name>.ts, but
-//   what other commands use too, which is the core's), loaded when a command line names it.
-// - lib/*: libraries loaded only when needed: commander (help and usage errors), prompts,
-//   spinner, tables, colours, undici, jq; and emulator.js.
-// - help/*.txt: `--help` of each command as printed on a pipe, for bin/svc.js to print
-//   (scripts/static-answers.mjs).
-// A file takes another file's module from that file's `modules` table (the plugin below), so
-// no module is in two files.
-// (Over half of the 449 lines this script had before the one layout, not under it: the
-// declarations-only plugin, which keeps command code out of the core's tree, is a third of it.)
+// The svc bundle, as `npm run build` makes it in dist/: esbuild's bundling, and the manifest.
+// - manifest.json: the command tree as data, from the declarations (src/commands/manifest.ts):
+//   what a command line reads to find its command, and help, completions and man pages are made of.
+// - main.cjs: src/main.ts and everything it imports, each command module among them through
+//   the table src/cli/command-modules.ts, which the build writes from the manifest: esbuild
+//   evaluates a module imported so only when it is imported, so a command line runs its
+//   command's module alone. One CommonJS file: Node's ESM loader costs a file at a time, and
+//   to start at all, and every extra file costs a command line (esbuild's split into a file
+//   per command and shared chunks measured slower, and on Node 22 6 MiB heavier).
+// - lib/*: libraries loaded only when needed: commander (the parser), prompts, spinner, tables,
+//   colours, undici, jq, the MCP SDK; and emulator.js.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNotices } from './notices.mjs';
-import { writeStaticAnswers } from './static-answers.mjs';
+import { declaredManifest } from './generated.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -111,6 +108,8 @@ const onDemandFiles = {
   setup(build) {
     const names = Object.keys(LIBRARIES).map((name) => name.replace(/[/@]/g, '\\$&'));
     build.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({ path: `./lib/${LIBRARIES[args.path]}`, external: true }));
+    // The commands as the sources declare them (src/cli/commands.ts, for tests): in the bundle the manifest is read instead.
+    build.onResolve({ filter: /\/commands\/declared\.js$/ }, () => ({ path: './sources-only.js', external: true }));
     build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './emulator.js', external: true } : undefined));
   },
 };
@@ -131,124 +130,30 @@ const lazyChildProcessForCommander = {
   },
 };
 
-const posix = (path) => path.split('\\').join('/');
-const isCommandIndex = (path) => /[\\/]src[\\/]commands[\\/](.+[\\/])?index\.ts$/.test(path);
-/** src/commands/define.ts: the vocabulary every declaration is written in (the core's, not a command). */
-const isVocabulary = (path) => /[\\/]src[\\/]commands[\\/]define\.ts$/.test(path);
-
-/**
- * The command tree's indexes (src/commands/**\/index.ts) import each command module for its
- * `command` declaration only; the module's code is what `leaf(…, () => import(…))` loads
- * when the command runs. For those static imports the tree gets a copy of the module holding
- * just the declaration and the imports it uses.
- */
-export const declarationsOnly = {
-  name: 'declarations-only',
+/** The bundle's src/cli/command-modules.ts: each command module the manifest names, imported when asked for. */
+const commandTable = (modules) => ({
+  name: 'command-table',
   setup(build) {
-    build.onResolve({ filter: /^\./ }, (args) => {
-      if (args.kind !== 'import-statement' || !isCommandIndex(args.importer)) return undefined;
-      const path = join(dirname(args.importer), args.path.replace(/\.js$/, '.ts'));
-      if (!/[\\/]src[\\/]commands[\\/]/.test(path) || isCommandIndex(path) || isVocabulary(path)) return undefined;
-      return { path: relative(root, path), namespace: 'svc-declaration', pluginData: { file: path }, sideEffects: false };
-    });
-    build.onLoad({ filter: /.*/, namespace: 'svc-declaration' }, async (args) => ({
-      contents: await declarationSource(args.pluginData.file),
+    build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]command-modules\.ts$/ }, () => ({
+      contents: `export const commandModules = {\n${modules.map((module) => `  ${JSON.stringify(module)}: () => import(${JSON.stringify(`../commands/${module}.js`)}),`).join('\n')}\n};\n`,
       loader: 'ts',
-      resolveDir: dirname(args.pluginData.file),
     }));
   },
-};
+});
 
-let typescript;
-
-/** `export const command = …` of a command module, with the imports it uses. */
-async function declarationSource(file) {
-  typescript ??= (await import('typescript')).default;
-  const ts = typescript;
-  const text = readFileSync(file, 'utf8');
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const declaration = source.statements.find(
-    (s) =>
-      ts.isVariableStatement(s) &&
-      s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) &&
-      s.declarationList.declarations.some((d) => d.name.getText(source) === 'command'),
-  );
-  if (!declaration) throw new Error(`${file}: a command module exports \`const command = defineCommand({…})\``);
-  const used = new Set();
-  (function walk(node) {
-    if (ts.isIdentifier(node)) used.add(node.text);
-    ts.forEachChild(node, walk);
-  })(declaration);
-  const imports = [];
-  for (const statement of source.statements) {
-    const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
-    if (!clause || clause.isTypeOnly) continue;
-    const from = statement.moduleSpecifier.getText(source);
-    if (clause.name && used.has(clause.name.text)) imports.push(`import ${clause.name.text} from ${from};`);
-    const bindings = clause.namedBindings;
-    if (bindings && ts.isNamespaceImport(bindings) && used.has(bindings.name.text)) imports.push(`import * as ${bindings.name.text} from ${from};`);
-    if (bindings && ts.isNamedImports(bindings)) {
-      const names = bindings.elements.filter((e) => !e.isTypeOnly && used.has(e.name.text)).map((e) => e.getText(source));
-      if (names.length) imports.push(`import { ${names.join(', ')} } from ${from};`);
-    }
-  }
-  return `${imports.join('\n')}\n${declaration.getText(source)}\n`;
-}
-
-/**
- * The file each module of src/ is built into: a top-level command's own modules
- * (src/commands/calls/…, src/commands/login.ts) in cmd-<name>.cjs, unless another command
- * takes them too; the tree's indexes, what commands share and everything outside
- * src/commands/ in main.cjs. So a command line loads main.cjs and its command's file alone.
- */
-function placement() {
-  const shared = new Set();
-  /** file → the modules of its own other files take from it */
-  const wanted = new Map();
-  const fileOf = (module) => {
-    const command = module.match(/^src\/commands\/([^/]+?)(\.ts)?(\/|$)/);
-    return command && !/(^|\/)index\.ts$/.test(module) && !isVocabulary(module) && !shared.has(module) ? `cmd-${command[1].replace(/^_+/, '')}` : 'main';
-  };
-  return { shared, wanted, fileOf, size: () => shared.size + [...wanted.values()].reduce((sum, set) => sum + set.size, 0) };
-}
-
-/**
- * Each module in one file: an import of a module that belongs to another file is that file's
- * `modules[path]()` (esbuild evaluates a required ES module on first require, so a table entry
- * costs nothing until used).
- */
-function oneFileEach({ shared, wanted, fileOf }) {
-  return {
-    name: 'one-file-each',
-    setup(build) {
-      build.onResolve({ filter: /^\.\/(main|cmd-[\w-]+)\.cjs$/ }, (args) => ({ path: args.path, external: true }));
-      build.onResolve({ filter: /^svc-file:/ }, (args) => ({ path: args.path.slice('svc-file:'.length), namespace: 'svc-file' }));
-      build.onLoad({ filter: /.*/, namespace: 'svc-file' }, (args) => ({
-        contents: `${args.path === 'main' ? "export * from './src/main.ts';\n" : ''}export const modules = {\n${[...(wanted.get(args.path) ?? [])]
-          .filter((module) => fileOf(module) === args.path)
-          .sort()
-          .map((module) => `  ${JSON.stringify(module)}: () => require(${JSON.stringify(`./${module}`)}),`)
-          .join('\n')}\n};\n`,
-        resolveDir: root,
-        loader: 'js',
-      }));
-      build.onResolve({ filter: /^\./ }, (args) => {
-        if (args.namespace !== 'file' && args.namespace !== 'svc-file' && args.namespace !== 'svc-declaration') return undefined;
-        const module = posix(relative(root, join(args.resolveDir, args.path.replace(/\.js$/, '.ts'))));
-        // (A declaration is the tree's: main.cjs's.)
-        const importer = { 'svc-file': args.importer, 'svc-declaration': 'main' }[args.namespace] ?? fileOf(posix(relative(root, args.importer)));
-        if (!module.startsWith('src/') || module.startsWith('src/emulator/') || fileOf(module) === importer) return undefined;
-        // One command's module that another command imports is the core's.
-        if (importer !== 'main' && fileOf(module) !== 'main') shared.add(module);
-        wanted.set(fileOf(module), (wanted.get(fileOf(module)) ?? new Set()).add(module));
-        return { path: module, namespace: 'svc-other-file' };
-      });
-      build.onLoad({ filter: /.*/, namespace: 'svc-other-file' }, (args) => ({
-        contents: `module.exports = require('./${fileOf(args.path)}.cjs').modules[${JSON.stringify(args.path)}]();`,
-        loader: 'js',
-      }));
-    },
-  };
+/** main.cjs (see the top of this file). */
+function bundleSvc(outdir, manifest, modulesOf) {
+  return build({
+    ...common,
+    format: 'cjs',
+    // import.meta.url, made only if asked for (the start path never does).
+    define: { ...common.define, 'import.meta.url': '__svcModule.url' },
+    banner: { js: "const __svcModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
+    plugins: [onDemandFiles, commandTable(modulesOf(manifest))],
+    entryPoints: { main: 'src/main.ts' },
+    outdir,
+    outExtension: { '.js': '.cjs' },
+  });
 }
 
 /** Writes the bundle into `outdir` (which should be empty). */
@@ -277,33 +182,10 @@ export async function bundle(outdir) {
     outExtension: { '.js': '.cjs' },
   });
 
-  // main.cjs and the command files. Which modules each file takes from another is known once
-  // every file is built, so they are built without writing until that stops growing.
-  const files = placement();
-  const buildFiles = (write) =>
-    build({
-      ...common,
-      format: 'cjs',
-      // import.meta.url, made only if asked for (the start path never does).
-      define: { ...common.define, 'import.meta.url': '__svcModule.url' },
-      banner: { js: "const __svcModule = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
-      plugins: [onDemandFiles, declarationsOnly, oneFileEach(files)],
-      entryPoints: Object.fromEntries(
-        ['main', ...files.wanted.keys()]
-          .filter((file) => file === 'main' || [...files.wanted.get(file)].some((m) => files.fileOf(m) === file))
-          .map((file) => [file, `svc-file:${file}`]),
-      ),
-      outdir,
-      outExtension: { '.js': '.cjs' },
-      write,
-    });
-  for (let before = -1; before !== files.size();) {
-    before = files.size();
-    await buildFiles(false);
-  }
-  const svc = await buildFiles(true);
+  const { manifest, modulesOf } = await declaredManifest("export { modulesOf } from './src/commands/manifest.ts';");
+  writeFileSync(join(outdir, 'manifest.json'), JSON.stringify(manifest));
+  const svc = await bundleSvc(outdir, manifest, modulesOf);
 
   // What was inlined, with its licences: THIRD_PARTY_NOTICES.txt and an SBOM (scripts/notices.mjs).
   writeNotices(root, outdir, [libraries.metafile, commonJsLibraries.metafile, svc.metafile]);
-  await writeStaticAnswers(outdir);
 }

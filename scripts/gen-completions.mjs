@@ -1,15 +1,16 @@
-// Writes completions/svc.{bash,zsh,fish,ps1} from the command declarations (src/commands/index.ts).
+// Writes completions/svc.{bash,zsh,fish,ps1} from the manifest (the command declarations as
+// data, src/commands/manifest.ts: what the build writes to dist/manifest.json).
 // test/core/completion.test.ts regenerates them and fails when the files drift.
 //   node scripts/gen-completions.mjs          write the files
 //   node scripts/gen-completions.mjs --check  exit 1 when a file differs
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { importDeclarations, root, writeFiles } from './generated.mjs';
+import { declaredManifest, root, writeFiles } from './generated.mjs';
 
-const { completionScript, SHELLS, COMPLETION_FILES, ROOT } = await importDeclarations(
-  "export { completionScript, SHELLS, COMPLETION_FILES } from './src/commands/completion/scripts/generate.ts'; export { ROOT } from './src/commands/index.ts';",
+const { manifest, completionScript, SHELLS, COMPLETION_FILES } = await declaredManifest(
+  "export { completionScript, SHELLS, COMPLETION_FILES } from './src/commands/completion/scripts/generate.ts';",
 );
 const dir = join(root, 'completions');
 mkdirSync(dir, { recursive: true });
-const files = SHELLS.map((shell) => ({ file: join(dir, COMPLETION_FILES[shell]), text: completionScript(shell, ROOT) }));
+const files = SHELLS.map((shell) => ({ file: join(dir, COMPLETION_FILES[shell]), text: completionScript(shell, manifest) }));
 process.exitCode = writeFiles(files, { check: process.argv.includes('--check'), fix: 'npm run completions' }) ? 1 : 0;

@@ -1,37 +1,55 @@
-// What the generators of files from the command declarations share (scripts/gen-man.mjs,
-// scripts/gen-completions.mjs): the declarations as a module, and writing (or, with --check,
-// checking) the files they make.
+// What the files made from the command declarations share (the build's dist/manifest.json,
+// scripts/gen-man.mjs, scripts/gen-completions.mjs): the manifest, made from the sources, and
+// writing (or, with --check, checking) the files they make.
 import { build } from 'esbuild';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { declarationsOnly } from './bundle.mjs';
 
 export const root = new URL('..', import.meta.url).pathname;
+const commandsDir = join(root, 'src/commands');
+
+/** The modules under src/commands/ that declare a command, by path without extension (as src/commands/declared.ts finds them). */
+function commandModulePaths() {
+  return readdirSync(commandsDir, { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith('.ts') && /^export const command\b/m.test(readFileSync(join(commandsDir, file), 'utf8')))
+    .map((file) => file.replace(/\\/g, '/').replace(/\.ts$/, ''))
+    .sort();
+}
 
 /**
- * Imports `contents` (TypeScript exporting from src/, paths from the repository's root), bundled
- * into one module with of each command module only its declaration, as on svc's start path.
+ * `{ manifest, …exports }`: the manifest of the declarations (src/commands/manifest.ts), and
+ * what `contents` exports (TypeScript, paths from the repository's root), bundled and imported.
  */
-export async function importDeclarations(contents) {
-  const work = mkdtempSync(join(tmpdir(), 'svc-declarations-'));
+export async function declaredManifest(contents = '') {
+  const paths = commandModulePaths();
+  const entry = [
+    "import { ROOT } from './src/commands/index.ts';",
+    "import { manifestOf } from './src/commands/manifest.ts';",
+    ...paths.map((path, i) => `import * as m${i} from './src/commands/${path}.ts';`),
+    `export const manifest = manifestOf(ROOT, { ${paths.map((path, i) => `${JSON.stringify(path)}: m${i}`).join(', ')} });`,
+    contents,
+  ].join('\n');
+  // Inside the repository, where the libraries left out of the bundle resolve.
+  const cache = join(root, 'node_modules/.cache');
+  mkdirSync(cache, { recursive: true });
+  const work = mkdtempSync(join(cache, 'svc-declarations-'));
   try {
-    const entry = join(work, 'entry.mjs');
+    const file = join(work, 'entry.mjs');
     await build({
-      plugins: [declarationsOnly],
-      stdin: { contents, resolveDir: root, loader: 'ts' },
+      stdin: { contents: entry, resolveDir: root, loader: 'ts' },
       bundle: true,
       format: 'esm',
       platform: 'node',
-      outfile: entry,
-      // Should the tree reach it through an import, never called: the native addon stays out.
-      external: ['@napi-rs/keyring'],
+      outfile: file,
+      // Never called while the tree is read: the native addon and the on-demand libraries stay out.
+      external: ['@napi-rs/keyring', 'undici', 'ora', 'chalk', '@inquirer/*', 'jq-wasm', 'zod', '@modelcontextprotocol/*', 'hono', 'hono/*', '@hono/*'],
       // Bundled CommonJS (commander) still calls require() for Node built-ins.
       banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
       logLevel: 'warning',
     });
-    return await import(pathToFileURL(entry).href);
+    return await import(pathToFileURL(file).href);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

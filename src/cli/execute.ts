@@ -1,13 +1,14 @@
-// One invocation: commander, built from the declarations (src/cli/tree.ts), parses the line;
+// One invocation: commander, built from the manifest (src/cli/tree.ts), parses the line;
 // the chosen leaf runs through src/cli/run.ts. A line commander refuses is svc's usage error
 // (exit 2, or one JSON object with --json) in commander's words, with the command's --help to
 // read; a value a declaration refuses is the UsageError its rule raised. Used by main.ts (the
 // process) and runCli (tests).
-import { ROOT } from '../commands/index.js';
 import { UsageError } from '../errors.js';
 import { globalOptions } from '../shared/globals.js';
+import type { Commands } from './commands.js';
 import type { Runtime } from './context.js';
 import { printError, runCommand, type RunF } from './run.js';
+import { buildProgram, commandPath, readHelpWord } from './tree.js';
 
 export type { RunF };
 
@@ -26,28 +27,18 @@ function isCommanderError(error: unknown): error is CommanderErrorLike {
   );
 }
 
-/** `svc help calls list` is `svc calls list --help`, at any depth (commander's help command has one level). */
-function helpToFlag(argv: readonly string[]): readonly string[] {
-  return argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
-}
-
-export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string, runF?: RunF): Promise<number> {
-  const argv = helpToFlag(originalArgv);
-  const { buildProgram, commandPath } = await import('./tree.js');
+export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string, commands: Commands, runF?: RunF): Promise<number> {
+  const { manifest } = commands;
   /** `svc calls list`: the command a usage error names. */
-  const named = (words: readonly string[]) => ['svc', ...commandPath(ROOT, words)].join(' ');
-  if (originalArgv[0] === 'help') {
-    // `svc help nope` is an unknown command, not the root's help (commander would print that).
-    const words = originalArgv.slice(1).filter((word) => !word.startsWith('-'));
-    const path = commandPath(ROOT, words);
-    if (path.length < words.length)
-      return printError(runtime, new UsageError(`unknown command '${words[path.length]}'`, `run \`${named(path)} --help\` for the commands`), false);
-  }
+  const named = (words: readonly string[]) => ['svc', ...commandPath(manifest, words)].join(' ');
+  const { argv, unknown } = readHelpWord(manifest, originalArgv);
+  // `svc help nope` is an unknown command, not the root's help (commander would print that).
+  if (unknown) return printError(runtime, new UsageError(`unknown command '${unknown.word}'`, `run \`${named(unknown.path)} --help\` for the commands`), false);
   let exitCode = 0;
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';
   const program = buildProgram(
-    ROOT,
+    manifest,
     {
       version,
       writeOut: (text) => runtime.stdout.write(text),
@@ -56,7 +47,7 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
       outputError: () => {},
       columns: runtime.stdout.columns,
       async invoke(invocation) {
-        exitCode = await runCommand(invocation, runtime, version, runF);
+        exitCode = await runCommand(invocation, runtime, version, commands, runF);
       },
     },
     argv,
@@ -75,7 +66,7 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
         return 0;
       }
       const { usageFromCommander } = await import('./usage-words.js');
-      return printError(runtime, usageFromCommander(error, ROOT, commandPath(ROOT, argv)), debug, json);
+      return printError(runtime, usageFromCommander(error, manifest, commandPath(manifest, argv)), debug, json);
     }
     return printError(runtime, error, debug, json);
   }

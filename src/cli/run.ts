@@ -7,6 +7,7 @@ import { CliError, EXIT, isAbortError } from '../errors.js';
 import { kebab, type Leaf, type LoadedCommand, type RootSpec, type RunInProcess } from '../commands/define.js';
 import { UsageError } from '../errors.js';
 import { readValue } from '../validate/kinds.js';
+import type { Commands } from './commands.js';
 import type { Runtime } from './context.js';
 import { printError } from './print-error.js';
 
@@ -23,7 +24,7 @@ export interface Invocation {
   flags: Record<string, unknown>;
   /** The global flags (src/shared/globals.ts). */
   globals: GlobalOptions;
-  /** The whole tree the leaf was found in (src/commands/index.ts's ROOT). */
+  /** The whole tree the leaf was found in: the manifest (src/commands/manifest.ts). */
   root: RootSpec;
 }
 
@@ -54,14 +55,17 @@ function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<s
 }
 
 /** Runs one leaf; returns its exit code. */
-export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, runF?: RunF): Promise<number> {
+export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, commands: Commands, runF?: RunF): Promise<number> {
   const { globals } = invocation;
   const { debug, json } = globals;
   let disposeContext: (() => Promise<void>) | undefined;
   try {
+    const { module: path } = invocation.leaf;
+    // (`svc help` has no module: readHelpWord turns it into --help before commander runs.)
+    if (!path) throw new Error(`svc ${invocation.name} has no module to run`);
     let module: LoadedCommand;
     try {
-      module = await invocation.leaf.load();
+      module = await commands.load(path);
     } catch (error) {
       if (isModuleNotFound(error)) throw new CliError(`\`svc ${invocation.name}\` is not available in this build yet (its module is missing)`);
       throw error;
@@ -106,6 +110,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
           http: ctx.http,
         },
         version,
+        commands,
       );
     };
     // A run that returns succeeded; every failure is a typed error, printed below.

@@ -1,13 +1,14 @@
-// The parser: commander, built from the commands' declarations (src/commands/index.ts), parses
-// every command line. Each flag's and argument's value is read by its declaration (choices,
-// kind: src/validate/kinds.ts) as commander meets it, so a bad value is refused once, with
-// the words of the rule that refused it. A run builds only the part argv names: the commands
-// on argv's path and, where the path stops at a group, that group's children (for its help
-// and "did you mean"), so start-up does not pay for ~45 commands and their flags. Tests
-// build it all to compare.
+// The parser: commander, built from the manifest (the commands' declarations as data,
+// src/commands/manifest.ts), parses every command line. Each flag's and argument's value is
+// read by its declaration (choices, kind: src/validate/kinds.ts) as commander meets it, so a
+// bad value is refused once, with the words of the rule that refused it. A run builds only
+// the part argv names: the commands on argv's path and, where the path stops at a group, that
+// group's children (for its help and "did you mean"), so start-up does not pay for ~45
+// commands and their flags. Tests build it all to compare. The word `help` is read here
+// alone (readHelpWord).
 import { Argument, Command, Help, Option } from 'commander';
-import { ROOT } from '../commands/index.js';
 import { globalOptions } from '../shared/globals.js';
+import { exampleLines } from './example-lines.js';
 import { readValue } from '../validate/kinds.js';
 import type { Invocation } from './run.js';
 import { flagTerm, kebab, isHidden, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from '../commands/define.js';
@@ -23,16 +24,20 @@ export interface ProgramOptions {
   columns?: number;
 }
 
+/** The global flags that take a value (`--profile`), whose next word is no command. */
+const valuedGlobals = (root: RootSpec) =>
+  new Set(
+    Object.entries(root.globals)
+      .filter(([, s]) => s.value)
+      .flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]),
+  );
+
 /**
  * The words of argv's command path (`calls links list`), skipping flags and global flags'
  * values: what the tree is built for, and the command a usage error names.
  */
 export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
-  const valued = new Set(
-    Object.entries(root.globals)
-      .filter(([, s]) => s.value)
-      .flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]),
-  );
+  const valued = valuedGlobals(root);
   const path: string[] = [];
   let children: readonly Node[] = root.commands;
   for (let i = 0; i < argv.length; i++) {
@@ -42,8 +47,6 @@ export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
       if (valued.has(word)) i++;
       continue;
     }
-    // `svc calls help list`: commander's help command of a group names the leaf.
-    if (word === 'help' && path.length > 0) continue;
     const next = children.find((c) => nameOf(c) === word);
     if (!next) break;
     path.push(word);
@@ -53,28 +56,51 @@ export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
   return path;
 }
 
+/** A command line asking for help with the word `help`, as the `--help` it means. */
+export interface HelpWord {
+  /** `svc help calls list` and `svc calls help list` as `svc calls list --help`; any other line as given. */
+  argv: readonly string[];
+  /** `svc help calls nope`: the first word no command has, and the path before it. */
+  unknown?: { path: string[]; word: string };
+}
+
+/**
+ * The one reading of the word `help` as a command: first (`svc help calls list`, svc's own
+ * `help` command) or after a group (`svc calls help list`, commander's help command of a
+ * group). Either asks for the help of the words after it, at any depth.
+ */
+export function readHelpWord(root: RootSpec, argv: readonly string[]): HelpWord {
+  const valued = valuedGlobals(root);
+  const path: string[] = [];
+  let children: readonly Node[] = root.commands;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (valued.has(word)) i++;
+      continue;
+    }
+    if (word === 'help') {
+      const rest = argv.slice(i + 1);
+      const asked = [...path, ...rest.filter((w) => !w.startsWith('-'))];
+      const helped = [...argv.slice(0, i), ...rest, '--help'];
+      const found = commandPath(root, helped);
+      return found.length < asked.length ? { argv: helped, unknown: { path: found, word: asked[found.length]! } } : { argv: helped };
+    }
+    const next = children.find((c) => nameOf(c) === word);
+    if (!next || next.kind === 'leaf') break;
+    path.push(word);
+    children = next.commands;
+  }
+  return { argv };
+}
+
 /** The width a help page wraps to: the terminal's, else 80 (a pipe or a file). */
 const helpWidth = (options: Pick<ProgramOptions, 'columns'>) => options.columns ?? 80;
 
-/**
- * An example command line, wrapped to `width` as the shell reads it: each line but the last
- * ends in ` \`, so the example still pastes as one command.
- */
-function wrapExample(line: string, width: number): string {
-  // Words as the shell splits them: a quoted argument is one word, never broken.
-  const [first = '', ...words] = line.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [];
-  const lines = [`  $ ${first}`];
-  for (const word of words) {
-    const current = lines[lines.length - 1]!;
-    if (current.length + 1 + word.length + ' \\'.length <= width) lines[lines.length - 1] = `${current} ${word}`;
-    else lines.push(`      ${word}`);
-  }
-  return lines.join(' \\\n');
-}
-
 /** The text after a command's flags (its examples and notes), wrapped to `width`: made only when help is shown. */
 function examplesText(lines: readonly string[] | undefined, notes: string | undefined, width: number): string {
-  const examples = lines?.length ? `\nExamples:\n${lines.map((line) => wrapExample(line, width)).join('\n')}\n` : '';
+  const examples = lines?.length ? `\nExamples:\n${lines.map((line) => exampleLines(line, width, '  $ ', '      ').join('\n')).join('\n')}\n` : '';
   return examples + (notes ? `\n${new Help().boxWrap(notes, width)}\n` : '');
 }
 
@@ -150,7 +176,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
   addFlags(program, root.globals);
   program.addHelpText('after', () => examplesText(root.examples, root.notes, helpWidth(options)));
 
-  const path = argv ? commandPath(root, argv) : null;
+  const path = argv ? commandPath(root, readHelpWord(root, argv).argv) : null;
 
   const runs = (cmd: Command, name: string, target: Leaf): Command =>
     cmd.action(async (...received: unknown[]) => {
@@ -195,7 +221,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
   return program;
 }
 
-/** The whole tree, with no runner: for the completion generator and tests. */
-export function commandTree(version = '0.0.0'): Command {
-  return buildProgram(ROOT, { version, invoke: async () => {}, writeOut: () => {}, writeErr: () => {} });
+/** The whole tree, with no runner: for tests. */
+export function commandTree(root: RootSpec, version = '0.0.0'): Command {
+  return buildProgram(root, { version, invoke: async () => {}, writeOut: () => {}, writeErr: () => {} });
 }

@@ -4,8 +4,9 @@
 // types come from that declaration (ArgsOf/FlagsOf). A group's index lists its leaves
 // with `leaf(mod.command, () => import('./verb.js'))`, which also checks at compile time
 // that the module's parse accepts what the declaration produces and that run accepts
-// what parse returns. The command tree (src/cli/tree.ts), help and completions are built
-// from these declarations alone; the module behind `load` is imported only to run.
+// what parse returns. The build writes the tree as data, the manifest (src/commands/manifest.ts),
+// from which the parser (src/cli/tree.ts), help, completions and man pages are made; a
+// command's module is loaded only to run it.
 //
 // This file is on every start path: plain data and types only (no commander, no Node).
 import type { Context } from '../context.js';
@@ -215,7 +216,14 @@ type Handler<D, Opts> = {
 export interface Leaf {
   readonly kind: 'leaf';
   decl: CommandDecl;
-  load: () => Promise<LoadedCommand>;
+  /**
+   * Where the command's code is: its module under src/commands/, without the extension
+   * (`calls/list`). The manifest's leaves carry it (src/commands/manifest.ts); absent for a
+   * command with nothing to run (`svc help`).
+   */
+  module?: string;
+  /** Its module, imported: the declarations' tree only (src/commands/index.ts), not the manifest. */
+  load?: () => Promise<LoadedCommand>;
 }
 
 /** A leaf of a group: its declaration and the module that runs it (imported only then). */
@@ -224,16 +232,11 @@ export function leaf<D extends CommandDecl<any, any>, Opts>(decl: D, load: () =>
 }
 
 /**
- * The leaf of a command commander answers before any leaf runs (`svc help`, src/cli/execute.ts):
- * declared for the command list, help and completions, with nothing to load. Reaching its
- * loader is a bug in the runner, not a user's mistake.
+ * The leaf of a command answered before any leaf runs (`svc help`, read by src/cli/tree.ts's
+ * `readHelpWord`): declared for the command list, help and completions, with nothing to load.
  */
 export function declaredLeaf(decl: CommandDecl): Leaf {
-  return {
-    kind: 'leaf',
-    decl,
-    load: () => Promise.reject(new Error(`svc ${decl.name} is answered by commander before any command runs (src/cli/execute.ts)`)),
-  };
+  return { kind: 'leaf', decl };
 }
 
 // ---- groups --------------------------------------------------------------------------

@@ -1,8 +1,7 @@
 // `svc help [COMMAND…]`: a declaration only, so the command appears in the command list,
 // in help and in completions. Its help is commander's own --help, the one place help is
-// made: src/cli/execute.ts reads `svc help calls list` as `svc calls list --help` (at any
-// depth, which commander's help command cannot do), and the build's written answers
-// (scripts/static-answers.mjs, read by bin/svc.js) are that output. Nothing runs here.
+// made: src/cli/tree.ts's readHelpWord reads `svc help calls list` as `svc calls list
+// --help` (at any depth, which commander's help command cannot do). Nothing runs here.
 import { defineCommand } from './define.js';
 
 export const command = defineCommand({

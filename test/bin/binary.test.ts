@@ -76,74 +76,61 @@ describe('bin/svc.js over the bundle', () => {
   }
 
   // (Looks inside bin/svc.js or dist/: skipped for the standalone binary, SVC_BIN.)
-  it.skipIf(standaloneBin)('answers help and completion from the files the build wrote, as the bundle answers them, without loading it', async () => {
-    const lines = [
-      [[], ['--no-color']],
-      [['--help'], ['--no-color', '--help']],
-      [['-h'], ['--no-color', '-h']],
-      [
-        ['calls', '--help'],
-        ['--no-color', 'calls', '--help'],
-      ],
-      [
-        ['help', 'calls', 'links', 'list'],
-        ['--no-color', 'calls', 'links', 'list', '--help'],
-      ],
-      [
-        ['events', 'tail', '-h'],
-        ['--no-color', 'events', 'tail', '-h'],
-      ],
-      [
-        ['completion', 'bash'],
-        ['--no-color', 'completion', 'bash'],
-      ],
-      [
-        ['completion', 'powershell'],
-        ['completion', 'powershell', '--no-color'],
-      ],
-    ];
-    // (A global flag among the words: a line the build wrote no answer for, so the bundle's.)
-    for (const [args, bundleArgs] of lines) {
-      const viaLauncher = await traced(args!);
-      const viaBundle = await traced(bundleArgs!);
-      expect(viaLauncher.code, args!.join(' ')).toBe(0);
-      expect(viaBundle.code, bundleArgs!.join(' ')).toBe(0);
-      expect(viaLauncher.stdout, args!.join(' ')).toBe(viaBundle.stdout);
-      expect(viaLauncher.stderr, args!.join(' ')).toBe('');
-      expect(viaLauncher.loaded, args!.join(' ')).toEqual([]);
-      expect(viaBundle.loaded, bundleArgs!.join(' ')).toContain('main.cjs');
+  it.skipIf(standaloneBin)('answers completion from the file completions/ ships, and help from the manifest', async () => {
+    for (const shell of ['bash', 'powershell']) {
+      const viaLauncher = await traced(['completion', shell]);
+      const viaBundle = await traced(['--no-color', 'completion', shell]);
+      expect(viaLauncher.code).toBe(0);
+      expect(viaLauncher.stdout).toBe(viaBundle.stdout);
+      expect(viaLauncher.loaded).toEqual([]);
+      expect(viaBundle.loaded).toContain('main.cjs');
     }
-    // What has no file (an unknown command's help, a shell svc does not know) is the bundle's, error and all.
+    for (const args of [
+      [],
+      ['--help'],
+      ['-h'],
+      ['calls', '--help'],
+      ['help', 'calls', 'links', 'list'],
+      ['calls', 'help', 'links', 'list'],
+      ['events', 'tail', '-h'],
+    ]) {
+      const help = await traced(args);
+      expect(help.code, args.join(' ')).toBe(0);
+      expect(help.stdout, args.join(' ')).toMatch(/^Usage: svc/);
+      expect(help.loaded.sort(), args.join(' ')).toEqual(['lib/commander.cjs', 'main.cjs', 'manifest.json']);
+    }
+    expect((await traced(['help', 'calls', 'links', 'list'])).stdout).toBe((await traced(['calls', 'links', 'list', '--help'])).stdout);
+    // What no command has (an unknown command's help, a shell svc does not know) is a usage error.
     for (const args of [
       ['help', 'nope'],
       ['completion', 'tcsh'],
     ]) {
-      const viaLauncher = await traced(args);
-      expect(viaLauncher.code, args.join(' ')).toBe(2);
-      expect(viaLauncher.loaded, args.join(' ')).toContain('main.cjs');
+      const refused = await traced(args);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.loaded, args.join(' ')).toContain('main.cjs');
     }
   });
 
   // (Looks inside bin/svc.js or dist/: skipped for the standalone binary, SVC_BIN.)
-  it.skipIf(standaloneBin)("runs a command from the core, the parser (commander) and that command's own file", async () => {
+  it.skipIf(standaloneBin)('runs a command from the bundle, the manifest and the parser (commander), nothing else', async () => {
     const key = { SVC_API_KEY: emulator.seed.keys.test };
+    const bundleFiles = ['lib/commander.cjs', 'main.cjs', 'manifest.json'];
     const account = await traced(['account', '--json'], key);
     expect(account.code, account.stderr).toBe(0);
-    expect(account.loaded).toEqual(['main.cjs', 'lib/commander.cjs', 'cmd-account.cjs']);
+    expect(account.loaded.sort()).toEqual(bundleFiles);
     // Global flags first, one with a value: the same command, the same answer.
     const optionsFirst = await traced(['--profile', 'default', '--json', 'account'], key);
-    expect(optionsFirst.loaded).toEqual(['main.cjs', 'lib/commander.cjs', 'cmd-account.cjs']);
+    expect(optionsFirst.loaded.sort()).toEqual(bundleFiles);
     expect(JSON.parse(optionsFirst.stdout)).toEqual(JSON.parse(account.stdout));
-    // chats shares helpers with calls and events: they are the core's, so chats loads no other command's file.
     const chats = await traced(['chats', 'list', '--json'], key);
     expect(chats.code, chats.stderr).toBe(0);
-    expect(chats.loaded).toEqual(['main.cjs', 'lib/commander.cjs', 'cmd-chats.cjs']);
-    // A usage error and an unknown command: commander's answer, no command's file.
+    expect(chats.loaded.sort()).toEqual(bundleFiles);
+    // A usage error and an unknown command: commander's answer.
     for (const args of [['account', '--nope'], ['cals']]) {
       const refused = await traced(args, key);
       expect(refused.code, args.join(' ')).toBe(2);
       expect(refused.stdout).toBe('');
-      expect(refused.loaded, args.join(' ')).toEqual(['main.cjs', 'lib/commander.cjs']);
+      expect(refused.loaded.sort(), args.join(' ')).toEqual(bundleFiles);
     }
   });
 

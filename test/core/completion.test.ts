@@ -25,7 +25,7 @@ describe('completions', () => {
   }
 
   it('every command of the tree is in every script', () => {
-    const tree = commandTree();
+    const tree = commandTree(ROOT);
     for (const shell of SHELLS) for (const cmd of tree.commands.filter((c) => c.name() !== '__complete')) expect(shipped(shell)).toContain(cmd.name());
   });
 

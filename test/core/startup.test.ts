@@ -1,7 +1,8 @@
-// The bundle that ships (dist/, built by the suites' global setup): each of svc's modules is
-// in one file, so a command line loads the core and its command's own file, each once
-// (test/bin/binary.test.ts runs them through bin/svc.js). The bundle keeps svc's function
-// names: a function svc defines once must be defined in one bundle file.
+// The bundle that ships (dist/, built by the suites' global setup): svc's modules are in one
+// file, main.cjs, each command module among them evaluated only when a line runs it; the
+// libraries loaded on demand are files of their own (test/bin/binary.test.ts runs them
+// through bin/svc.js). The bundle keeps svc's function names: a function svc defines once
+// must be defined once in it.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +11,8 @@ import { root } from '../helpers/spawn.js';
 
 const dist = join(root, 'dist');
 
-/** The bundle files of svc's own code: the core and each command's file. */
-const svcFiles = () => readdirSync(dist).filter((file) => /^(main|cmd-.+)\.cjs$/.test(file));
+/** The bundle files of svc's own code. */
+const svcFiles = () => readdirSync(dist).filter((file) => file.endsWith('.cjs'));
 
 /** The files that define `function name(`. */
 function definedIn(name: string): string[] {
@@ -31,19 +32,20 @@ function functionsDefinedOnce(): string[] {
 }
 
 describe('the bundle in dist/', () => {
-  it("holds each of svc's modules in one file: the core once, each command's code once", () => {
-    expect(definedIn('createContext')).toEqual(['main.cjs']);
-    expect(definedIn('createApiClient')).toEqual(['main.cjs']);
-    expect(definedIn('runCommand')).toEqual(['main.cjs']);
-    // A command's own code in its file; what several commands use (calls' list flags) in the core.
-    expect(definedIn('parseTail')).toEqual(['cmd-events.cjs']);
-    expect(definedIn('parseListFlags')).toEqual(['main.cjs']);
+  it("holds each of svc's modules once, in one file, and each command module behind its own import", () => {
+    expect(svcFiles()).toEqual(['main.cjs']);
+    const bundle = readFileSync(join(dist, 'main.cjs'), 'utf8');
     const names = functionsDefinedOnce();
     expect(names.length).toBeGreaterThan(200);
-    expect(names.filter((name) => definedIn(name).length > 1)).toEqual([]);
-    // commander is a file of its own (the launcher answers --version, help on a pipe and completion without it).
+    expect(names.filter((name) => bundle.split(`function ${name}(`).length > 2)).toEqual([]);
+    expect(definedIn('createContext')).toEqual(['main.cjs']);
+    // The table the build wrote (src/cli/command-modules.ts): each module imported, so evaluated, only when asked for.
+    expect(bundle).toMatch(/"calls\/list":\(\)=>Promise\.resolve\(\)\.then\(\(\)=>\(init_\w+\(\)/);
+    // commander is a file of its own (the launcher answers --version and completion without it).
     expect(definedIn('suggestSimilar')).toEqual([]);
     expect(readFileSync(join(dist, 'lib/commander.cjs'), 'utf8')).toContain('function suggestSimilar(');
+    // The sources' own way to the declarations (src/commands/declared.ts) is not in the bundle.
+    expect(bundle).not.toContain('function commandModulePaths(');
   });
 });
 

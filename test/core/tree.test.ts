@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/tree.js';
-import { commandPath } from '../../src/cli/tree.js';
+import { commandPath, readHelpWord } from '../../src/cli/tree.js';
 import { nameOf, type Node } from '../../src/commands/define.js';
 import { ROOT } from '../../src/commands/index.js';
 
@@ -36,10 +36,19 @@ describe('the command tree', () => {
   it('finds the command path in argv, skipping flags and the values of global flags', () => {
     expect(commandPath(ROOT, ['--profile', 'calls', 'calls', 'links', 'list', '--all'])).toEqual(['calls', 'links', 'list']);
     expect(commandPath(ROOT, ['--profile=work', '-y', 'account', '--json'])).toEqual(['account']);
-    expect(commandPath(ROOT, ['calls', 'help', 'list'])).toEqual(['calls', 'list']);
+    expect(commandPath(ROOT, readHelpWord(ROOT, ['calls', 'help', 'list']).argv)).toEqual(['calls', 'list']);
     expect(commandPath(ROOT, ['calls', 'bogus', 'list'])).toEqual(['calls']);
     expect(commandPath(ROOT, ['--', 'calls'])).toEqual([]);
     expect(commandPath(ROOT, ['translate', 'calls'])).toEqual(['translate']);
+  });
+
+  it('reads the word help in one place: first, or after a group, as --help for the words after it', () => {
+    expect(readHelpWord(ROOT, ['help', 'calls', 'list'])).toEqual({ argv: ['calls', 'list', '--help'] });
+    expect(readHelpWord(ROOT, ['--json', 'calls', 'help', 'links', 'list'])).toEqual({ argv: ['--json', 'calls', 'links', 'list', '--help'] });
+    expect(readHelpWord(ROOT, ['--profile', 'help', 'account'])).toEqual({ argv: ['--profile', 'help', 'account'] });
+    expect(readHelpWord(ROOT, ['help', 'calls', 'nope'])).toEqual({ argv: ['calls', 'nope', '--help'], unknown: { path: ['calls'], word: 'nope' } });
+    // After a leaf, `help` is the leaf's argument (svc translate help --to es).
+    expect(readHelpWord(ROOT, ['translate', 'help', '--to', 'es'])).toEqual({ argv: ['translate', 'help', '--to', 'es'] });
   });
 
   it('built for argv, prints the same help and errors as the whole tree, for every command', async () => {
