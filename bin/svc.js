@@ -56,7 +56,10 @@ function printAnswer() {
   return true;
 }
 
-if (argv.length === 1 && argv[0] === '--version') {
+if (argv.length === 1 && argv[0] === '__keychain-child') {
+  // svc's own keychain process (bin/keychain-child.js), started by svc, never by a person.
+  require('./keychain-child.js');
+} else if (argv.length === 1 && argv[0] === '--version') {
   writeOut(`${require('../package.json').version}\n`);
 } else if (!printAnswer()) {
   // Node's compile cache (22+) keeps V8's compiled code of the bundle between runs, in the OS

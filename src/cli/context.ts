@@ -90,10 +90,12 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   const lockOptions = { onWait: (message: string) => io.stderr.write(`svc: ${message}\n`), signal: runtime.signal };
   const config = runtime.config ?? new FileConfigStore(dir, undefined, lockOptions);
   let secrets = runtime.secrets;
+  let keychain: KeychainBackend | undefined;
   if (!secrets) {
+    keychain = runtime.keychain ?? osKeychain(env);
     const preference = storePreference(env.SVC_CREDENTIAL_STORE);
     secrets = new FallbackSecretStore(
-      new KeychainSecretStore(runtime.keychain ?? osKeychain(), runtime.keychainTimeoutMs),
+      new KeychainSecretStore(keychain, runtime.keychainTimeoutMs),
       new FileSecretStore(dir, (message) => stderr.write(`warning: ${message}\n`), lockOptions),
       preference,
       (message) => stderr.write(`warning: ${message}\n`),
@@ -149,6 +151,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
       return (await session).accessToken(profile, opts);
     },
     async dispose() {
+      keychain?.close?.();
       await ownHttp?.close();
     },
   };

@@ -14,6 +14,8 @@ import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-
 import { ConfigError, KeychainError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { kernelCopiesOf, svcKernelKeys } from './kernel-keyring.js';
+import { KeychainAddonError, KeychainProcess, type KeychainRequest } from './keychain-process.js';
+import type { Env } from '../shared/runtime.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3_000;
@@ -95,6 +97,10 @@ export function secretAccount(profile: string, name: string): string {
 
 /** The keychain itself, as a seam: the real one is @napi-rs/keyring; tests inject failing or hanging ones. */
 export interface KeychainBackend {
+  /** Who a call asks, for the message when it does not answer (the D-Bus address on Linux). */
+  whom?: string;
+  /** Ends what the backend started (the keychain process); absent when there is nothing to end. */
+  close?(): void;
   get(service: string, account: string, signal: AbortSignal): Promise<string | null>;
   set(service: string, account: string, value: string, signal: AbortSignal): Promise<void>;
   delete(service: string, account: string, signal: AbortSignal): Promise<boolean>;
@@ -176,26 +182,71 @@ export function napiKeychain(platform: NodeJS.Platform = process.platform): Keyc
   return backend;
 }
 
-/** The OS keychain svc uses: the addon, pinned (see PINNED_STORE). */
-export function osKeychain(): KeychainBackend {
-  return napiKeychain();
+/**
+ * The OS keychain svc uses: the addon, pinned (see PINNED_STORE), asked from a process of its
+ * own (src/credentials/keychain-process.ts), so a call that never returns is left behind.
+ */
+export function osKeychain(env: Env, platform: NodeJS.Platform = process.platform): KeychainBackend {
+  const keychain = new KeychainProcess(env);
+  const call = (request: KeychainRequest, signal: AbortSignal) => explained(() => keychain.call(request, signal));
+  const backend: KeychainBackend = {
+    whom: askedWhom(env, platform),
+    get: async (service, account, signal) => ((await call({ op: 'get', service, account, store: 'secret-service' }, signal)) as string | null) ?? null,
+    set: async (service, account, value, signal) => void (await call({ op: 'set', service, account, value, store: 'secret-service' }, signal)),
+    delete: async (service, account, signal) => Boolean(await call({ op: 'delete', service, account, store: 'secret-service' }, signal)),
+    close: () => keychain.close(),
+  };
+  if (platform === 'linux') {
+    const kernel = (op: 'get' | 'delete', target: string, service: string, account: string, signal: AbortSignal) =>
+      keychain.call({ op, service, account, target, store: 'keyutils' }, signal);
+    backend.forgetKernelCopy = async (service, account, signal) => {
+      const { descriptions, listed } = kernelCopiesOf(service, account);
+      let found = false;
+      for (const description of descriptions) {
+        if (await kernel('delete', description, service, account, signal)) found = true;
+        // Listed in /proc/keys, yet not found from here: another login session's keyring holds it.
+        else if (listed) throw new Error(`${description} is in a kernel keyring this login session cannot reach`);
+      }
+      return found;
+    };
+    backend.kernelCopies = async (service) => [...new Set(svcKernelKeys(service).map((copy) => copy.account))];
+    backend.readKernelCopy = async (service, account, signal) => {
+      for (const description of kernelCopiesOf(service, account).descriptions) {
+        const value = (await kernel('get', description, service, account, signal)) as string | null;
+        if (value != null) return value;
+      }
+      return null;
+    };
+  }
+  return backend;
+}
+
+/** What a keychain call asks, in words for a message: on Linux, the Secret Service at the session bus's address. */
+function askedWhom(env: Env, platform: NodeJS.Platform): string {
+  if (platform !== 'linux') return keychainName(platform);
+  const bus = env.DBUS_SESSION_BUS_ADDRESS;
+  return bus ? `the Secret Service on the D-Bus session bus ${JSON.stringify(bus)}` : 'the Secret Service (no D-Bus session bus is set)';
 }
 
 /** Runs one keychain call with a time limit (cli/cli#7145: keychain calls that hang forever). */
-async function timeBoxed<T>(what: string, timeoutMs: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function timeBoxed<T>(what: string, timeoutMs: number, whom: string | undefined, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      controller.abort();
-      reject(new KeychainError(`the OS keychain did not answer within ${timeoutMs / 1000} s (${what})`, KEYCHAIN_HINT));
+      // The backend abandons the call on this reason (and says it again to every later call).
+      const error = new KeychainError(
+        `the OS keychain did not answer within ${timeoutMs / 1000} s (${what}${whom ? `; ${whom}` : ''})`,
+        `${whom?.includes('D-Bus') ? 'a stale DBUS_SESSION_BUS_ADDRESS (from an old SSH or tmux session) or a stopped keyring daemon does this: ' : ''}${KEYCHAIN_HINT}`,
+      );
+      controller.abort(error);
+      reject(error);
     }, timeoutMs);
-    timer.unref?.();
   });
   try {
     return await Promise.race([call(controller.signal), timeout]);
   } catch (error) {
-    if (error instanceof KeychainError) throw error;
+    if (error instanceof KeychainError || error instanceof KeychainAddonError) throw error;
     throw new KeychainError(`the OS keychain failed (${what}): ${(error as Error).message}`, KEYCHAIN_HINT);
   } finally {
     clearTimeout(timer);
@@ -208,16 +259,16 @@ export class KeychainSecretStore implements SecretStore {
     private readonly timeoutMs = KEYCHAIN_TIMEOUT_MS,
   ) {}
   get(profile: string, name: string): Promise<string | null> {
-    return timeBoxed('read', this.timeoutMs, (signal) => this.backend.get(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
+    return timeBoxed('read', this.timeoutMs, this.backend.whom, (signal) => this.backend.get(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
   }
   async set(profile: string, name: string, value: string): Promise<SecretStorage> {
-    await timeBoxed('write', this.timeoutMs, (signal) => this.backend.set(KEYCHAIN_SERVICE, secretAccount(profile, name), value, signal));
+    await timeBoxed('write', this.timeoutMs, this.backend.whom, (signal) => this.backend.set(KEYCHAIN_SERVICE, secretAccount(profile, name), value, signal));
     return 'keychain';
   }
   async delete(profile: string, name: string): Promise<SecretLeft | null> {
     const account = secretAccount(profile, name);
     try {
-      await timeBoxed('delete', this.timeoutMs, (signal) => this.backend.delete(KEYCHAIN_SERVICE, account, signal));
+      await timeBoxed('delete', this.timeoutMs, this.backend.whom, (signal) => this.backend.delete(KEYCHAIN_SERVICE, account, signal));
       return null;
     } catch (error) {
       return { service: KEYCHAIN_SERVICE, account, reason: (error as Error).message, remove_with: manualKeychainRemoval(account) };
@@ -231,7 +282,7 @@ export class KeychainSecretStore implements SecretStore {
   async readKernelCopy(profile: string, name: string): Promise<string | null> {
     const read = this.backend.readKernelCopy?.bind(this.backend);
     if (!read) return null;
-    return timeBoxed('read from the kernel keyring', this.timeoutMs, (signal) => read(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
+    return timeBoxed('read from the kernel keyring', this.timeoutMs, undefined, (signal) => read(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
   }
   /** Deletes an earlier svc's copy of this secret from the Linux kernel keyring; what could not be deleted is returned. */
   async forgetKernelCopy(profile: string, name: string): Promise<SecretLeft | null> {
@@ -239,7 +290,7 @@ export class KeychainSecretStore implements SecretStore {
     if (!forget) return null;
     const account = secretAccount(profile, name);
     try {
-      await timeBoxed('delete from the kernel keyring', this.timeoutMs, (signal) => forget(KEYCHAIN_SERVICE, account, signal));
+      await timeBoxed('delete from the kernel keyring', this.timeoutMs, undefined, (signal) => forget(KEYCHAIN_SERVICE, account, signal));
       return null;
     } catch (error) {
       return {
@@ -438,11 +489,22 @@ export class FileSecretStore implements SecretStore {
   }
 }
 
-/** A keychain failure in a few words (the addon's own, D-Bus and X11 included, are for --debug). */
-function keychainTrouble(reason: string): string {
-  const timeout = /did not answer within ([\d.]+ s)/.exec(reason);
-  if (timeout) return `the OS keychain did not answer within ${timeout[1]}`;
-  return /no Secret Service|DBUS_SESSION_BUS_ADDRESS|org\.freedesktop\.secrets|ServiceUnknown/.test(reason) ? 'no OS keychain' : 'the OS keychain failed';
+/**
+ * A keychain failure in a few words, and its cause in a line of its own (issue 44: a cause
+ * shown only with --debug left nothing to act on); the addon's full words are for --debug.
+ */
+export function keychainTrouble(reason: string): { short: string; cause: string } {
+  const timeout = /did not answer within ([\d.]+ s) \([^;)]*(?:; ([^)]*))?\)/.exec(reason);
+  if (timeout) return { short: 'the OS keychain did not answer', cause: `${timeout[2] ?? 'the OS keychain'} did not answer within ${timeout[1]}` };
+  if (/no Secret Service|DBUS_SESSION_BUS_ADDRESS|org\.freedesktop\.secrets|ServiceUnknown/.test(reason))
+    return {
+      short: 'no OS keychain',
+      cause: /DBUS_SESSION_BUS_ADDRESS|autolaunch/.test(reason)
+        ? 'there is no D-Bus session bus'
+        : 'nothing serves the Secret Service on the D-Bus session bus',
+    };
+  const cause = reason.replace(/^the OS keychain failed \([^)]*\): /, '').split('\n')[0]!;
+  return { short: 'the OS keychain failed', cause: cause.length > 160 ? `${cause.slice(0, 159)}…` : cause };
 }
 
 function octal(mode: number): string {
@@ -501,8 +563,9 @@ export class FallbackSecretStore implements SecretStore {
     try {
       const value = await this.keychain.get(profile, name);
       if (value !== null) return value;
-    } catch {
-      // No keychain here: the secret can only be in the file.
+    } catch (error) {
+      // A damaged install stops svc; otherwise no keychain here: the secret can only be in the file.
+      if (error instanceof KeychainAddonError) throw error;
     }
     return this.file.get(profile, name);
   }
@@ -522,6 +585,7 @@ export class FallbackSecretStore implements SecretStore {
     try {
       await this.keychain.set(profile, name, value);
     } catch (error) {
+      if (error instanceof KeychainAddonError) throw error;
       const reason = (error as Error).message;
       if (this.preference === 'keychain')
         throw new KeychainError(
@@ -530,11 +594,13 @@ export class FallbackSecretStore implements SecretStore {
         );
       this.debug?.(`svc: keychain write of ${secretAccount(profile, name)} failed: ${reason}`);
       // Said before the secret touches the disk, so the user can stop here; once per profile
-      // and file (a profile with a secret there was told already), in two short lines.
-      if (!(await this.file.holdsSecretsOf(profile)))
+      // and file (a profile with a secret there was told already), in three short lines.
+      if (!(await this.file.holdsSecretsOf(profile))) {
+        const trouble = keychainTrouble(reason);
         this.warn(
-          `${keychainTrouble(reason)}, so profile "${profile}" keeps its secrets in a file:\n  ${this.file.path} (SVC_CREDENTIAL_STORE=file chooses it on purpose)`,
+          `${trouble.short}, so profile "${profile}" keeps its secrets in a file:\n  ${this.file.path} (SVC_CREDENTIAL_STORE=file chooses it on purpose)\n  why: ${trouble.cause}`,
         );
+      }
       return this.file.set(profile, name, value);
     }
     // Now in the keychain: no copy may stay in the file.

@@ -41,9 +41,9 @@ describe('secret storage', () => {
     const key = emu().seed.keys.test;
     const r = await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: key });
     expect(r.exitCode).toBe(0);
-    // Two short lines naming the file and SVC_CREDENTIAL_STORE=file; the keychain's raw words only with --debug.
+    // Three short lines naming the file, SVC_CREDENTIAL_STORE=file and the cause; the keychain's raw words only with --debug.
     expect(r.stderr).toBe(
-      `warning: no OS keychain, so profile "default" keeps its secrets in a file:\n  ${join(configDir, 'credentials.json')} (SVC_CREDENTIAL_STORE=file chooses it on purpose)\n`,
+      `warning: no OS keychain, so profile "default" keeps its secrets in a file:\n  ${join(configDir, 'credentials.json')} (SVC_CREDENTIAL_STORE=file chooses it on purpose)\n  why: nothing serves the Secret Service on the D-Bus session bus\n`,
     );
     expect(r.stderr.split('\n')[0]!.length).toBeLessThanOrEqual(80);
     // A second secret of the same profile in the same file is not announced again.

@@ -123,7 +123,9 @@ describe.skipIf(problem !== null)('no Secret Service (no session bus)', () => {
       for (const name of ['add', 'login', 'print1', 'print2', 'remove', 'logout']) expect(run.code(name), `${name}: ${run.read(`${name}.err`)}`).toBe(0);
 
       // Each write said, before it, why it went to credentials.json.
-      expect(run.read('add.err')).toMatch(/^warning: no OS keychain, so profile ".*" keeps its secrets in a file:\n {2}.*credentials\.json/m);
+      expect(run.read('add.err')).toMatch(
+        /^warning: no OS keychain, so profile ".*" keeps its secrets in a file:\n {2}.*credentials\.json.*\n {2}why: there is no D-Bus session bus$/m,
+      );
       const secret = run.read('print1.out').trim();
       expect(secret).toMatch(/^svc_whsec_/);
       expect(run.read('print2.out').trim()).toBe(secret);
