@@ -211,7 +211,11 @@ describe('svc mode', () => {
     const set = await runCli(['mode', 'live'], { configDir, secrets });
     expect(set.exitCode).toBe(0);
     expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.default.mode).toBe('live');
-    expect(JSON.parse((await runCli(['mode', '--json'], { configDir, secrets })).stdout)).toMatchObject({ mode: 'live', source: 'profile "default"' });
+    expect(JSON.parse((await runCli(['mode', '--json'], { configDir, secrets })).stdout)).toMatchObject({
+      mode: 'live',
+      source: "the profile's mode (svc mode)",
+      chosen: true,
+    });
     const account = JSON.parse((await runCli(['account', '--json'], { configDir, secrets })).stdout);
     expect(account.livemode).toBe(true);
 
