@@ -33,6 +33,12 @@ const BILLED_ACTION: Partial<Record<EndpointName, string>> = {
   translate: 'Translating',
 };
 
+/** Whether a raw request is one the service bills in live mode (the contract's `billable`). */
+export function billableRequest(method: string, path: string): boolean {
+  const endpoint = endpointFor(method, path);
+  return endpoint !== undefined && 'billable' in ENDPOINTS[endpoint];
+}
+
 /** The endpoint a raw request is when it is one of those, else undefined. */
 export function askedEndpoint(method: string, path: string): AskedEndpoint | undefined {
   const endpoint = endpointFor(method, path);
