@@ -1,5 +1,5 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
-import { sanitizeLine, sanitizeText } from '../io/sanitize.js';
+import { sanitizeOneLine, sanitizeText } from '../io/sanitize.js';
 import { LIMITS } from '../contract/index.js';
 import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
@@ -123,7 +123,7 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
     },
     (translation) => {
       if (ctx.globals.json) printNdjson(ctx, translation);
-      else ctx.io.stdout.write(`${sanitizeLine(translation.text.replace(/\r?\n/g, ' '))}\n`);
+      else ctx.io.stdout.write(`${sanitizeOneLine(translation.text)}\n`);
     },
   );
 }

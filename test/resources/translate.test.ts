@@ -84,6 +84,17 @@ describe('translate', () => {
     expect(objects.every((o) => o.object === 'translation' && o.to === 'en')).toBe(true);
   });
 
+  it('--lines prints the characters whole-text mode prints: a tab stays a tab; what a terminal obeys is inert in both', async () => {
+    const line = 'a\tb \u001b[31mred\u202e';
+    const [lines, whole] = await Promise.all([
+      h.svc(['translate', '--to', 'de', '--lines'], { stdin: `${line}\n` }),
+      h.svc(['translate', '--to', 'de'], { stdin: line }),
+    ]);
+    expect(lines.exitCode, lines.stderr).toBe(0);
+    expect(lines.stdout).toBe('[de] a\tb ^[[31mred<U+202E>\n');
+    expect(lines.stdout).toBe(whole.stdout);
+  });
+
   it('a line over 5,000 characters stops --lines with exit 2 after the lines before it', async () => {
     const result = await h.svc(['translate', '--lines', '--to', 'es'], { stdin: `ok\n${'x'.repeat(5001)}\nnever\n` });
     expect(result.exitCode).toBe(2);
