@@ -89,7 +89,7 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
     const status = await runCli(['auth', 'status', '--profile', profile], real);
     expect(status.stdout).toContain('stored in keychain');
 
-    const removed = await runCli(['keys', 'remove', 'ci', '--profile', profile], real);
+    const removed = await runCli(['keys', 'remove', 'ci', '--profile', profile, '--yes'], real);
     expect(removed.exitCode).toBe(0);
     expect(lookup(`${profile}:ci`).stdout.trim()).toBe('');
   });
