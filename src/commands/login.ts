@@ -101,6 +101,7 @@ export interface RemovedKey {
 }
 
 export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
+  refuseWhatCannotSignIn(opts, ctx);
   const target = await whereToSignIn(ctx);
   const client = clientAuth(opts, ctx);
   const moving = await confirmAddressMove(ctx, target);
@@ -347,6 +348,29 @@ export function authorizeUrl(metadata: AuthServerMetadata, client: ClientAuth, r
   return url.href;
 }
 
+/**
+ * Refused before anything starts (issue 44): --test (a sign-in is always live), and a sign-in
+ * nothing here can complete: no browser to open and no terminal on stdin to paste the
+ * redirect into, which used to wait out the whole --timeout.
+ */
+function refuseWhatCannotSignIn(opts: LoginOptions, ctx: Context): void {
+  if (ctx.globals.mode === 'test')
+    throw new UsageError(
+      'a sign-in is always live (an OAuth connection acts in live mode only): --test does not apply to svc login',
+      'for test mode, store a test key: `svc keys add` (or set SVC_API_KEY to a svc_test_ key)',
+    );
+  const noBrowser = noBrowserReason(opts, ctx.env, process.platform);
+  if (noBrowser !== null && !ctx.io.stdin.isTTY) throw cannotComplete(noBrowser);
+}
+
+/** No browser here and stdin not a terminal: no way to finish a sign-in; the ways that need none. */
+function cannotComplete(noBrowser: string): UsageError {
+  return new UsageError(
+    `svc login cannot complete here: no browser can be opened (${noBrowser}) and stdin is not a terminal to paste the sign-in's redirect into`,
+    'in a script, set SVC_API_KEY to an API key, or store one with `svc keys add --stdin < key.txt`; to sign in, run svc login at a terminal (or set BROWSER)',
+  );
+}
+
 /** Why no browser can be opened here, or null when one can: --no-browser, else src/commands/shared/no-browser.ts. */
 export function noBrowserReason(opts: Pick<LoginOptions, 'browser'>, env: Context['env'], platform: string): string | null {
   return opts.browser ? browserUnreachable(env, platform) : '--no-browser';
@@ -364,6 +388,7 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
         await ctx.browser.open(url);
       } catch (error) {
         reason = `the browser could not be opened (${(error as Error).message})`;
+        if (!ctx.io.stdin.isTTY) throw cannotComplete(reason);
       }
     }
     const waits: Promise<CallbackOutcome>[] = [loopback.outcome, timeout(ctx, opts.timeoutSeconds, stop, reason !== null), interrupted(ctx.signal)];

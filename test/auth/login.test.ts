@@ -23,6 +23,11 @@ async function connections(org: string): Promise<unknown[]> {
   return (await controlPlane(emulator()).connections(org)).data;
 }
 
+/** A clock whose waits never end: a command that waited out its timeout would hang the test. */
+function neverSleeps() {
+  return { now: () => Date.now(), sleep: () => new Promise<void>(() => {}) };
+}
+
 describe('svc login', () => {
   it('runs the whole flow: PKCE and state on the authorize URL, tokens stored as one entry, org named', async () => {
     const secrets = new MemorySecretStore();
@@ -170,6 +175,7 @@ describe('svc login', () => {
     const result = await runWithPaste(['login', '--no-browser'], {
       env: { SVC_BASE_URL: emulator().url },
       secrets,
+      stdinTty: true,
       watch: (stderr, type) => {
         const url = stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
         if (!url || pasted) return;
@@ -228,11 +234,38 @@ describe('svc login', () => {
     const result = await runCli(['login', '--timeout', '1s'], {
       env: { SVC_BASE_URL: emulator().url, DISPLAY: ':0', SSH_CONNECTION: '10.0.0.1 22 10.0.0.2 22' },
       browser: { open: async (url) => void opened.push(url) },
+      tty: true,
     });
     expect(opened).toEqual([]);
     expect(result.stderr).toMatch(/SSH session/);
     expect(result.stderr).toMatch(/\/oauth\/authorize\?/);
     expect(result.exitCode).toBe(3);
+  });
+
+  it('with nothing that can complete it (no browser, stdin not a terminal) fails at once, pointing to a key (issue 44)', async () => {
+    // Nothing listens at this address: a sign-in that started would fail there with exit 9.
+    const nowhere = 'http://127.0.0.1:9';
+    const places: Record<string, string>[] = [{ SVC_BASE_URL: nowhere }, { SVC_BASE_URL: nowhere, DISPLAY: ':0', SSH_CONNECTION: '10.0.0.1 22 10.0.0.2 22' }];
+    for (const env of places) {
+      const result = await runCli(['login'], { env });
+      expect(result.exitCode, result.stderr).toBe(2);
+      expect(result.stderr).toContain('svc login cannot complete here');
+      expect(result.stderr).toContain('SVC_API_KEY');
+      expect(result.stderr).toContain('svc keys add --stdin');
+      expect(result.stderr).not.toMatch(/oauth\/authorize/);
+    }
+    // A browser that cannot be opened, found out only by trying: the same, at once, not after the 5-minute wait.
+    const opener = await runCli(['login'], { env: { SVC_BASE_URL: emulator().url, DISPLAY: ':0' }, clock: neverSleeps() });
+    expect(opener.exitCode, opener.stderr).toBe(2);
+    expect(opener.stderr).toContain('the browser could not be opened');
+    expect(opener.stderr).toContain('SVC_API_KEY');
+  });
+
+  it('login --test is refused: a sign-in is always live', async () => {
+    const result = await runCli(['login', '--test'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9' }, browser: scriptedBrowser(emulator()) });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('always live');
+    expect(result.stderr).toContain('svc keys add');
   });
 
   it('uses a BROWSER set explicitly even without a display; without BROWSER no display means no browser', async () => {
@@ -242,7 +275,11 @@ describe('svc login', () => {
     expect(browser.opened).toHaveLength(1);
 
     const opened: string[] = [];
-    const none = await runCli(['login', '--timeout', '1s'], { env: { SVC_BASE_URL: emulator().url }, browser: { open: async (url) => void opened.push(url) } });
+    const none = await runCli(['login', '--timeout', '1s'], {
+      env: { SVC_BASE_URL: emulator().url },
+      browser: { open: async (url) => void opened.push(url) },
+      tty: true,
+    });
     expect(opened).toEqual([]);
     expect(none.stderr).toMatch(/neither DISPLAY nor WAYLAND_DISPLAY is set/);
     expect(none.exitCode).toBe(3);
