@@ -7,8 +7,8 @@ import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../shared/constants.js';
 import { ENDPOINTS, joinUrl } from '../api/endpoints.js';
 import { chooseBaseUrl } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
-import type { Profile } from '../config/config.js';
-import { describeLeft, type SecretLeft } from '../credentials/store.js';
+import { OAUTH_SECRET_NAME, type Profile, type SecretStorage } from '../config/config.js';
+import { describeLeft, reserveSecret, type SecretLeft } from '../credentials/store.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
 import { recordSignIn } from '../credentials/sign-in.js';
 import { redactedKey } from './keys/shared.js';
@@ -107,18 +107,13 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   const moving = await confirmAddressMove(ctx, target);
   // Where the sign-in will be kept, before the browser opens (a read-only home, another user's folder).
   await checkWritableDir(ctx.config.dir);
-  const { metadata, tokens } = await signIn(ctx, opts, target.baseUrl, client);
-  const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(target.baseUrl, ENDPOINTS['oauth.revoke'].path).href;
-  // A profile is one organization: moving it to another one must be deliberate.
-  const { profileName, existing } = target;
-  if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
-    await confirmOrganizationMove(ctx, profileName, existing, tokens, () => revokeUnused(ctx, revocationEndpoint, client, tokens));
-  }
-  const stored = storedFromTokens(tokens, ctx.clock.now(), { client, token_endpoint: metadata.token_endpoint, revocation_endpoint: revocationEndpoint });
-  const kept = await keepSignIn(ctx, target, stored, tokens, moving);
+  // Under the profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
+  const signedIn = await ctx.withProfileLock(target.profileName, () => signInAndStore(ctx, opts, target, client, moving));
+  const { tokens, stored } = signedIn;
+  const kept = await revokedIfNotKept(ctx, signedIn, () => recordKept(ctx, target, stored, tokens, signedIn.storage, moving));
   reportRemovedKeys(ctx, target, tokens, kept, moving);
   await printSignedIn(ctx, {
-    profile: profileName,
+    profile: target.profileName,
     org_id: tokens.org_id,
     org_name: kept.orgName,
     scopes: tokens.scopes,
@@ -164,18 +159,68 @@ async function signIn(ctx: Context, opts: LoginOptions, baseUrl: string, client:
 }
 
 interface Kept {
-  storage: Awaited<ReturnType<typeof writeStored>>;
+  storage: SecretStorage;
   orgName: string | null;
   removed: RemovedKey[];
   left: SecretLeft[];
 }
 
+/** A sign-in whose tokens are stored; what revokes them when what follows fails. */
+interface SignedIn {
+  tokens: TokenSet;
+  stored: StoredOAuth;
+  storage: SecretStorage;
+  client: ClientAuth;
+  revocationEndpoint: string;
+}
+
+/** Room for the stored sign-in (tokens, endpoints, client): a sign-in's JSON is well under this. */
+const SIGN_IN_BYTES = 8 * 1024;
+
 /**
- * The tokens first: without them the metadata would describe nothing. Each write under the
- * profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
+ * Call holding the profile's lock. The secret's place is made sure before the browser opens
+ * (issue 44: on a full disk the whole sign-in ran, then storing failed), and the tokens are
+ * stored first: without them the metadata would describe nothing.
  */
-async function keepSignIn(ctx: Context, { profileName, existing, baseUrl }: Target, stored: StoredOAuth, tokens: TokenSet, moving: boolean): Promise<Kept> {
-  const storage = await ctx.withProfileLock(profileName, () => writeStored(ctx, profileName, stored));
+async function signInAndStore(ctx: Context, opts: LoginOptions, target: Target, client: ClientAuth, moving: boolean): Promise<SignedIn> {
+  const { profileName, existing } = target;
+  const reservation = await reserveSecret(ctx.secrets, profileName, OAUTH_SECRET_NAME, SIGN_IN_BYTES, existing?.oauth?.storage);
+  try {
+    const { metadata, tokens } = await signIn(ctx, opts, target.baseUrl, client);
+    const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(target.baseUrl, ENDPOINTS['oauth.revoke'].path).href;
+    // A profile is one organization: moving it to another one must be deliberate.
+    if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
+      await confirmOrganizationMove(ctx, profileName, existing, tokens, () => revokeUnused(ctx, revocationEndpoint, client, tokens).then(() => {}));
+    }
+    const stored = storedFromTokens(tokens, ctx.clock.now(), { client, token_endpoint: metadata.token_endpoint, revocation_endpoint: revocationEndpoint });
+    const issued = { tokens, stored, client, revocationEndpoint };
+    const storage = await revokedIfNotKept(ctx, issued, () => reservation.store(JSON.stringify(stored)));
+    return { ...issued, storage };
+  } finally {
+    await reservation.release();
+  }
+}
+
+/** What a sign-in could not keep is revoked at once, so no connection stays open that nothing here holds. */
+async function revokedIfNotKept<T>(ctx: Context, issued: Omit<SignedIn, 'storage'>, keep: () => Promise<T>): Promise<T> {
+  try {
+    return await keep();
+  } catch (error) {
+    if (await revokeUnused(ctx, issued.revocationEndpoint, issued.client, issued.tokens))
+      note(ctx, 'The new sign-in was revoked at the service: nothing of it stays open there.');
+    throw error;
+  }
+}
+
+/** The organization's name, then the profile's metadata (under the profile's lock). */
+async function recordKept(
+  ctx: Context,
+  { profileName, existing, baseUrl }: Target,
+  stored: StoredOAuth,
+  tokens: TokenSet,
+  storage: SecretStorage,
+  moving: boolean,
+): Promise<Kept> {
   const orgName = await organizationName(ctx, profileName, baseUrl, existing, tokens);
   const { removed, left } = await ctx.withProfileLock(profileName, () => recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage, moving));
   return { storage, orgName, removed, left };
@@ -309,15 +354,18 @@ async function confirmMove(ctx: Context, profileName: string, from: string, to: 
  * whole) so the app does not stay connected to an organization nobody signed in to. Best effort:
  * a failure is reported, never thrown over the reason the login stopped.
  */
-async function revokeUnused(ctx: Context, endpoint: string, client: ClientAuth, tokens: TokenSet): Promise<void> {
+/** Revokes a sign-in svc will not keep; false (and said) when that failed. */
+async function revokeUnused(ctx: Context, endpoint: string, client: ClientAuth, tokens: TokenSet): Promise<boolean> {
   try {
     await revokeToken(fetchOf(ctx), endpoint, client, { value: tokens.refresh_token, hint: 'refresh_token' }, ctx.signal);
+    return true;
   } catch (error) {
     warn(
       ctx,
       `the new connection to ${tokens.org_id} could not be revoked (${(error as Error).message}); ` +
         'an admin of that organization can disconnect the app in its connected apps',
     );
+    return false;
   }
 }
 
@@ -508,7 +556,7 @@ async function recordProfile(
   stored: StoredOAuth,
   tokens: TokenSet,
   orgName: string | null,
-  storage: Awaited<ReturnType<typeof writeStored>>,
+  storage: SecretStorage,
   moved: boolean,
 ): Promise<{ removed: RemovedKey[]; left: SecretLeft[] }> {
   const { removed: removedKeys, left } = await recordSignIn(ctx, profileName, {

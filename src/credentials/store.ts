@@ -438,6 +438,7 @@ export class FileSecretStore implements SecretStore {
       throw this.writeFailure(error);
     }
     const write = prepared;
+    let released = false;
     return {
       store: async (value) => {
         data.secrets[secretAccount(profile, name)] = value;
@@ -448,7 +449,10 @@ export class FileSecretStore implements SecretStore {
         }
         return 'file';
       },
+      // Once: a reservation given up early (the keychain took the secret) is released again by its owner.
       release: async () => {
+        if (released) return;
+        released = true;
         await write.abandon();
         await release();
       },
@@ -592,15 +596,7 @@ export class FallbackSecretStore implements SecretStore {
           `${reason}; SVC_CREDENTIAL_STORE=keychain forbids the file fallback`,
           'unlock or start the OS keychain, or unset SVC_CREDENTIAL_STORE',
         );
-      this.debug?.(`svc: keychain write of ${secretAccount(profile, name)} failed: ${reason}`);
-      // Said before the secret touches the disk, so the user can stop here; once per profile
-      // and file (a profile with a secret there was told already), in three short lines.
-      if (!(await this.file.holdsSecretsOf(profile))) {
-        const trouble = keychainTrouble(reason);
-        this.warn(
-          `${trouble.short}, so profile "${profile}" keeps its secrets in a file:\n  ${this.file.path} (SVC_CREDENTIAL_STORE=file chooses it on purpose)\n  why: ${trouble.cause}`,
-        );
-      }
+      await this.warnFallback(profile, name, reason);
       return this.file.set(profile, name, value);
     }
     // Now in the keychain: no copy may stay in the file.
@@ -608,8 +604,49 @@ export class FallbackSecretStore implements SecretStore {
     return 'keychain';
   }
 
+  /** Said before the secret touches the disk, so the user can stop here; once per profile and file (a profile with a secret there was told already), in three short lines. */
+  private async warnFallback(profile: string, name: string, reason: string): Promise<void> {
+    this.debug?.(`svc: keychain write of ${secretAccount(profile, name)} failed: ${reason}`);
+    if (await this.file.holdsSecretsOf(profile)) return;
+    const trouble = keychainTrouble(reason);
+    this.warn(
+      `${trouble.short}, so profile "${profile}" keeps its secrets in a file:\n  ${this.file.path} (SVC_CREDENTIAL_STORE=file chooses it on purpose)\n  why: ${trouble.cause}`,
+    );
+  }
+
+  /**
+   * A secret with no place yet (`where` undefined: a first sign-in) may go to the keychain or,
+   * when that fails, to the file: the file's place is reserved too, and given up once the
+   * keychain took it. A secret the keychain holds is rotated there: its disk is not ours to reserve.
+   */
+  private async reserveEither(profile: string, name: string, bytes: number): Promise<SecretReservation> {
+    const fallback = await this.file.reserve(profile, name, bytes);
+    return {
+      store: async (value) => {
+        try {
+          await this.keychain.set(profile, name, value);
+        } catch (error) {
+          if (error instanceof KeychainAddonError) throw error;
+          await this.warnFallback(profile, name, (error as Error).message);
+          const storage = await fallback.store(value);
+          const left = await this.forgetKernelCopy(profile, name);
+          if (left) this.warn(describeLeft(left));
+          return storage;
+        }
+        // In the keychain now: the file's place goes, and so does any copy left in the file.
+        await fallback.release();
+        await this.file.delete(profile, name).catch(() => {});
+        const left = await this.forgetKernelCopy(profile, name);
+        if (left) this.warn(describeLeft(left));
+        return 'keychain';
+      },
+      release: () => fallback.release(),
+    };
+  }
+
   /** The file's reservation when the secret goes to the file; the keychain's disk is not ours to reserve. */
   async reserve(profile: string, name: string, bytes: number, where?: SecretStorage): Promise<SecretReservation> {
+    if (this.preference === 'auto' && where === undefined) return this.reserveEither(profile, name, bytes);
     if (this.preference === 'file' || (this.preference === 'auto' && where === 'file')) {
       const reservation = await this.file.reserve(profile, name, bytes);
       return {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { startTestEmulator, useTestEmulator } from '../helpers/emulator.js';
-import { MemorySecretStore } from '../../src/credentials/store.js';
+import { DiskFullError, MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { authorizeRedirect, controlPlane, envFor, runWithPaste, scriptedBrowser } from './support.js';
 
@@ -259,6 +259,20 @@ describe('svc login', () => {
     expect(opener.exitCode, opener.stderr).toBe(2);
     expect(opener.stderr).toContain('the browser could not be opened');
     expect(opener.stderr).toContain('SVC_API_KEY');
+  });
+
+  it('storing the sign-in fails after the browser step (a full disk): the tokens just issued are revoked at the service', async () => {
+    const full = new MemorySecretStore();
+    full.set = async () => {
+      throw new DiskFullError('cannot write credentials.json: the disk is full', '/nowhere/credentials.json', 'free space on the disk');
+    };
+    const browser = scriptedBrowser(emulator());
+    const result = await runCli(['login'], { env: envFor(emulator()), browser, secrets: full });
+    expect(browser.opened).toHaveLength(1);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('the disk is full');
+    expect(result.stderr).toContain('The new sign-in was revoked at the service');
+    expect(await connections(emulator().seed.org_id)).toEqual([]);
   });
 
   it('login --test is refused: a sign-in is always live', async () => {
