@@ -493,6 +493,9 @@ export class FileSecretStore implements SecretStore {
   }
 }
 
+/** The entry `svc doctor` writes and deletes to see that the keychain takes a write. */
+const DOCTOR_PROBE = { profile: 'svc-doctor', name: 'probe' } as const;
+
 /**
  * A keychain failure in a few words, and its cause in a line of its own (issue 44: a cause
  * shown only with --debug left nothing to act on); the addon's full words are for --debug.
@@ -506,6 +509,12 @@ export function keychainTrouble(reason: string): { short: string; cause: string 
       cause: /DBUS_SESSION_BUS_ADDRESS|autolaunch/.test(reason)
         ? 'there is no D-Bus session bus'
         : 'nothing serves the Secret Service on the D-Bus session bus',
+    };
+  // gnome-keyring with no keyring yet: reads answer, a write finds no default collection to go in.
+  if (/Secret Service: no result found/.test(reason))
+    return {
+      short: 'the OS keychain failed',
+      cause: 'the Secret Service has no default keyring to write to (create or unlock one, e.g. in Passwords and Keys)',
     };
   const cause = reason.replace(/^the OS keychain failed \([^)]*\): /, '').split('\n')[0]!;
   return { short: 'the OS keychain failed', cause: cause.length > 160 ? `${cause.slice(0, 159)}…` : cause };
@@ -674,16 +683,24 @@ export class FallbackSecretStore implements SecretStore {
     return (await this.keychain.forgetKernelCopy?.(profile, name)) ?? null;
   }
 
-  /** For `svc doctor`: where new secrets go here, and why (the keychain's answer to a read). */
-  async whereSecretsGo(): Promise<{ storage: 'keychain' | 'file'; path: string; reason?: string; forced: boolean }> {
+  /**
+   * For `svc doctor`: where new secrets go here, and why. The check is what a write does: a
+   * probe entry written, then deleted (issue 44: a Secret Service with no default collection
+   * answers reads, while every write fails and falls back to the file). `trouble`: the cause in
+   * the fallback warning's words.
+   */
+  async whereSecretsGo(): Promise<{ storage: 'keychain' | 'file'; path: string; reason?: string; trouble?: string; forced: boolean }> {
     const forced = this.preference !== 'auto';
     if (this.preference === 'file') return { storage: 'file', path: this.file.path, forced };
     try {
-      await this.keychain.get('svc-doctor', 'probe');
-      return { storage: 'keychain', path: this.file.path, forced };
+      await this.keychain.set(DOCTOR_PROBE.profile, DOCTOR_PROBE.name, `svc doctor's probe, deleted at once`);
     } catch (error) {
-      return { storage: 'file', path: this.file.path, reason: (error as Error).message, forced };
+      const reason = (error as Error).message;
+      const trouble = keychainTrouble(reason);
+      return { storage: 'file', path: this.file.path, reason, trouble: `${trouble.short}: ${trouble.cause}`, forced };
     }
+    await this.keychain.delete(DOCTOR_PROBE.profile, DOCTOR_PROBE.name);
+    return { storage: 'keychain', path: this.file.path, forced };
   }
 
   /** For `svc doctor`: the accounts with a copy an earlier svc left in the kernel keyring. */
