@@ -6,7 +6,7 @@
 // the first; a call past its bound kills it, and the rest of the command is told at once
 // that the keychain did not answer rather than waiting again.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Env } from '../shared/runtime.js';
 import { lazyRequire } from '../node-require.js';
@@ -36,8 +36,9 @@ export class KeychainAddonError extends CliError {}
 export function keychainChildCommand(execPath: string = process.execPath): [string, string[]] {
   // The standalone binary is its own launcher (packaging/sea-main.cjs runs bin/svc.js).
   if ((globalThis as { __SVC_INSTALL__?: unknown }).__SVC_INSTALL__) return [execPath, [KEYCHAIN_CHILD_ARGUMENT]];
-  // The bundle is dist/main.cjs; the TypeScript source (tests) is src/credentials/.
-  const root = typeof __dirname === 'string' ? join(__dirname, '..') : fileURLToPath(new URL('../..', import.meta.url));
+  // This module is in dist/main.cjs (the bundle), or src/credentials/ (the TypeScript source, in tests).
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const root = basename(here) === 'dist' ? join(here, '..') : join(here, '..', '..');
   return [execPath, [join(root, 'bin', 'svc.js'), KEYCHAIN_CHILD_ARGUMENT]];
 }
 
@@ -90,9 +91,10 @@ export class KeychainProcess {
     for (const call of [...this.pending.values()]) call.reject(this.stuck);
   }
 
-  /** Lets the process end (it ends with its stdin). */
+  /** Lets the process end (it ends with its stdin); a later call starts another. */
   close(): void {
     this.child?.stdin.end();
+    this.child = undefined;
   }
 
   private start(): ChildProcessWithoutNullStreams {
