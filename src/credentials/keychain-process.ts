@@ -91,9 +91,13 @@ export class KeychainProcess {
     for (const call of [...this.pending.values()]) call.reject(this.stuck);
   }
 
-  /** Lets the process end (it ends with its stdin); a later call starts another. */
+  /**
+   * Lets the process end (it ends with its stdin); a later call starts another. One still in a
+   * call (the command was stopped, Ctrl-C) is killed: it may never read its stdin again.
+   */
   close(): void {
-    this.child?.stdin.end();
+    if (this.pending.size) this.child?.kill('SIGKILL');
+    else this.child?.stdin.end();
     this.child = undefined;
   }
 

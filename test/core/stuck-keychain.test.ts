@@ -10,6 +10,45 @@ import { join } from 'node:path';
 import { tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { spawnCollect, svcCommand, svcPath } from '../helpers/spawn.js';
+import { KeychainProcess } from '../../src/credentials/keychain-process.js';
+
+/** A keychain process speaking bin/keychain-child.js's protocol: answers each get with its pid, or never answers. */
+function fakeChild(answers: boolean): [string, string[]] {
+  const script = `process.stdin.setEncoding('utf8');
+let buffered = '';
+process.stdin.on('data', (chunk) => {
+  buffered += chunk;
+  for (let i = buffered.indexOf('\\n'); i >= 0; i = buffered.indexOf('\\n')) {
+    const request = JSON.parse(buffered.slice(0, i));
+    buffered = buffered.slice(i + 1);
+    if (${answers}) process.stdout.write(JSON.stringify({ id: request.id, value: String(process.pid) }) + '\\n');
+  }
+});`;
+  return [process.execPath, ['-e', script]];
+}
+
+describe('the keychain process', () => {
+  it('one process serves every call of a command', async () => {
+    const keychain = new KeychainProcess({}, fakeChild(true));
+    const request = { op: 'get', service: 'svc', account: 'p:n', store: 'secret-service' } as const;
+    const pids = [];
+    for (let i = 0; i < 3; i++) pids.push(await keychain.call(request, new AbortController().signal));
+    expect(new Set(pids).size).toBe(1);
+    keychain.close();
+  });
+
+  it('a call abandoned at its bound kills the process; every later call of the command fails at once with the same cause', async () => {
+    const keychain = new KeychainProcess({}, fakeChild(false));
+    const request = { op: 'get', service: 'svc', account: 'p:n', store: 'secret-service' } as const;
+    const bound = new AbortController();
+    const first = keychain.call(request, bound.signal);
+    bound.abort(new Error('the OS keychain did not answer within 3 s (read)'));
+    await expect(first).rejects.toThrow('did not answer within 3 s');
+    const started = Date.now();
+    await expect(keychain.call(request, new AbortController().signal)).rejects.toThrow('did not answer within 3 s');
+    expect(Date.now() - started).toBeLessThan(100);
+  });
+});
 
 /** A socket that takes every connection and never says a word. */
 function silentSocket(path: string): Promise<{ server: Server; connections: Socket[] }> {
@@ -73,6 +112,7 @@ describe.skipIf(process.platform !== 'linux')('a D-Bus session bus that accepts 
     const error = JSON.parse(account.stderr).error;
     expect(error.code).toBe('keychain_failed');
     expect(error.message).toMatch(/did not answer within 3 s \(read; the Secret Service on the D-Bus session bus/);
+    // (Doctor asks the keychain several times: only the first waits out the bound, the rest fail at once.)
     expect(doctor.ms).toBeLessThan(BOUND_MS + SLACK_MS);
     expect(doctor.stderr + doctor.stdout).toMatch(/did not answer within 3 s/);
     expect(existsSync(configPath)).toBe(true);
