@@ -112,6 +112,9 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   const { tokens, stored } = signedIn;
   const kept = await revokedIfNotKept(ctx, signedIn, () => recordKept(ctx, target, stored, tokens, signedIn.storage, moving));
   reportRemovedKeys(ctx, target, tokens, kept, moving);
+  // A sign-in never switches the profile's mode (src/credentials/mode.ts): said when it stays in test mode.
+  if ((await ctx.config.read()).profiles[target.profileName]?.mode === 'test')
+    note(ctx, `Profile "${target.profileName}" stays in test mode: use --live for one command, or \`svc mode live\` to switch.`);
   await printSignedIn(ctx, {
     profile: target.profileName,
     org_id: tokens.org_id,

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { useTestEmulator } from '../helpers/emulator.js';
+import { envFor, scriptedBrowser } from '../auth/support.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 
 const emu = useTestEmulator({ resetEach: true });
@@ -44,6 +45,17 @@ describe('the mode rule', () => {
     expect(started.stderr).toContain('has no test credential');
     expect(started.stderr).toContain('or use --live (`svc mode live` for good)');
     expect(await liveCallCount()).toBe(0);
+  });
+
+  it('a sign-in added to a profile in test mode leaves it there, and says so', async () => {
+    const configDir = tempConfigDir();
+    const secrets = new MemorySecretStore();
+    await runCli(['keys', 'add'], { configDir, secrets, env: { SVC_BASE_URL: emu().url }, stdin: emu().seed.keys.test });
+    const login = await runCli(['login'], { configDir, secrets, env: envFor(emu().emulator), browser: scriptedBrowser(emu().emulator) });
+    expect(login.exitCode, login.stderr).toBe(0);
+    expect(login.stderr).toContain('Profile "default" stays in test mode: use --live for one command, or `svc mode live` to switch.');
+    expect(storedProfile(configDir).mode).toBe('test');
+    expect(JSON.parse((await runCli(['account', '--json'], { configDir, secrets })).stdout).livemode).toBe(false);
   });
 
   it('a config.json from before the rule (no stored mode) keeps the mode it ran in through a removal', async () => {
