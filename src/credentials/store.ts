@@ -510,6 +510,12 @@ export function keychainTrouble(reason: string): { short: string; cause: string 
         ? 'there is no D-Bus session bus'
         : 'nothing serves the Secret Service on the D-Bus session bus',
     };
+  // D-Bus's own reply timeout (a stopped daemon, or one waiting on a prompt nobody sees).
+  if (/Did not receive a reply/.test(reason))
+    return {
+      short: 'the OS keychain did not answer',
+      cause: 'the Secret Service did not reply on the D-Bus session bus (a stopped or hung keyring daemon, or a prompt nobody sees)',
+    };
   // gnome-keyring with no keyring yet: reads answer, a write finds no default collection to go in.
   if (/Secret Service: no result found/.test(reason))
     return {
