@@ -399,25 +399,23 @@ export function authorizeUrl(metadata: AuthServerMetadata, client: ClientAuth, r
   return url.href;
 }
 
-/**
- * Refused before anything starts (issue 44): --test (a sign-in is always live), and a sign-in
- * nothing here can complete: no browser to open and no terminal on stdin to paste the
- * redirect into, which used to wait out the whole --timeout.
- */
-function refuseWhatCannotSignIn(opts: LoginOptions, ctx: Context): void {
+/** --test is refused before anything starts (issue 44): a sign-in is always live. */
+function refuseWhatCannotSignIn(_opts: LoginOptions, ctx: Context): void {
   if (ctx.globals.mode === 'test')
     throw new UsageError(
       'a sign-in is always live (an OAuth connection acts in live mode only): --test does not apply to svc login',
       'for test mode, store a test key: `svc keys add` (or set SVC_API_KEY to a svc_test_ key)',
     );
-  const noBrowser = noBrowserReason(opts, ctx.env, process.platform);
-  if (noBrowser !== null && !ctx.io.stdin.isTTY) throw cannotComplete(noBrowser);
 }
 
-/** No browser here and stdin not a terminal: no way to finish a sign-in; the ways that need none. */
+/**
+ * No browser here and stdin ended without the redirect (a script's /dev/null, CI): nothing
+ * can finish the sign-in, which used to wait out the whole --timeout (issue 44). The ways that
+ * need no sign-in. (A pipe still open may yet carry the redirect: that is waited for.)
+ */
 function cannotComplete(noBrowser: string): UsageError {
   return new UsageError(
-    `svc login cannot complete here: no browser can be opened (${noBrowser}) and stdin is not a terminal to paste the sign-in's redirect into`,
+    `svc login cannot complete here: no browser can be opened (${noBrowser}) and stdin ended without the sign-in's redirect`,
     'in a script, set SVC_API_KEY to an API key, or store one with `svc keys add --stdin < key.txt`; to sign in, run svc login at a terminal (or set BROWSER)',
   );
 }
@@ -439,7 +437,6 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
         await ctx.browser.open(url);
       } catch (error) {
         reason = `the browser could not be opened (${(error as Error).message})`;
-        if (!ctx.io.stdin.isTTY) throw cannotComplete(reason);
       }
     }
     const waits: Promise<CallbackOutcome>[] = [loopback.outcome, timeout(ctx, opts.timeoutSeconds, stop, reason !== null), interrupted(ctx.signal)];
@@ -450,7 +447,9 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
           `After you approve, the browser goes to ${loopback.redirectUri}?…; if that page does not load ` +
           '(the browser is on another machine), copy the whole address from its address bar and paste it here.',
       );
-      waits.push(pastedRedirect(ctx, state, stop));
+      // Without a browser, stdin is the only way left: its end without the redirect ends the wait.
+      const noBrowser = reason;
+      waits.push(pastedRedirect(ctx, state, stop, () => cannotComplete(noBrowser)));
     } else if (ctx.io.stdin.isTTY) {
       // The opener may "succeed" while no browser ever comes (xdg-open failing later, a browser
       // on another display): on a terminal, a pasted redirect is accepted too, whichever comes first.
@@ -485,8 +484,8 @@ function interrupted(signal: AbortSignal): Promise<never> {
   });
 }
 
-/** Lines pasted on stdin until one is this login's redirect; at end of input, keeps waiting for the loopback. */
-async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal): Promise<CallbackOutcome> {
+/** Lines pasted on stdin until one is this login's redirect; at end of input, keeps waiting for the loopback, or fails with `atEnd`. */
+async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal, atEnd?: () => Error): Promise<CallbackOutcome> {
   // Ended through `stop`, not return(): return() would wait for the pending read, i.e. the next
   // Enter, and the open read keeps the process alive after the login has already ended.
   const lines = ctx.io.stdin.lines(stop)[Symbol.asyncIterator]();
@@ -495,7 +494,12 @@ async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal): P
       if (stop.aborted) return { done: true as const, value: undefined };
       throw error;
     });
-    if (next.done || stop.aborted) return new Promise<never>(() => {});
+    if (stop.aborted) return new Promise<never>(() => {});
+    if (next.done) {
+      // At a terminal, the end of input (Ctrl-D) leaves the loopback to wait on; elsewhere, `atEnd` says what is left.
+      if (atEnd && !ctx.io.stdin.isTTY) throw atEnd();
+      return new Promise<never>(() => {});
+    }
     const line = next.value.trim();
     if (line === '') continue;
     const outcome = parsePastedRedirect(line, state);
