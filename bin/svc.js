@@ -23,7 +23,10 @@ function writeOut(text) {
   }
 }
 
-if (argv.length === 1 && argv[0] === '--version') {
+if (argv.length === 1 && argv[0] === '__keychain-child') {
+  // svc's own keychain process (bin/keychain-child.js), started by svc, never by a person.
+  require('./keychain-child.js');
+} else if (argv.length === 1 && argv[0] === '--version') {
   writeOut(`${require('../package.json').version}\n`);
 } else if (argv.length === 2 && argv[0] === 'completion' && Object.hasOwn(COMPLETION_FILES, argv[1])) {
   writeOut(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'completions', COMPLETION_FILES[argv[1]])));

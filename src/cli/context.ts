@@ -76,10 +76,16 @@ function ioOf(runtime: Runtime, color: boolean): Io {
 }
 
 /** The keychain, with credentials.json as its fallback (SVC_CREDENTIAL_STORE forces one), warning on stderr. */
-function secretStoreOf(runtime: Runtime, dir: string, debug: boolean, lockOptions: ConstructorParameters<typeof FileSecretStore>[2]): SecretStore {
+function secretStoreOf(
+  runtime: Runtime,
+  dir: string,
+  debug: boolean,
+  lockOptions: ConstructorParameters<typeof FileSecretStore>[2],
+  keychain: KeychainBackend,
+): SecretStore {
   const warn = (message: string) => runtime.stderr.write(`warning: ${message}\n`);
   return new FallbackSecretStore(
-    new KeychainSecretStore(runtime.keychain ?? osKeychain(), runtime.keychainTimeoutMs),
+    new KeychainSecretStore(keychain, runtime.keychainTimeoutMs),
     new FileSecretStore(dir, warn, lockOptions),
     storePreference(runtime.env.SVC_CREDENTIAL_STORE),
     warn,
@@ -106,7 +112,12 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   // to look like); Ctrl-C stops the wait.
   const lockOptions = { onWait: (message: string) => io.stderr.write(`svc: ${message}\n`), signal: runtime.signal };
   const config = runtime.config ?? new FileConfigStore(dir, undefined, lockOptions);
-  const secrets = runtime.secrets ?? secretStoreOf(runtime, dir, globals.debug, lockOptions);
+  let secrets = runtime.secrets;
+  let keychain: KeychainBackend | undefined;
+  if (!secrets) {
+    keychain = runtime.keychain ?? osKeychain(env);
+    secrets = secretStoreOf(runtime, dir, globals.debug, lockOptions, keychain);
+  }
   // The proxy choice is this pool's own, from this context's env (never another invocation's).
   const ownHttp = runtime.http
     ? undefined
@@ -155,6 +166,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
       return (await session).accessToken(profile, opts);
     },
     async dispose() {
+      keychain?.close?.();
       await ownHttp?.close();
     },
   };

@@ -7,8 +7,8 @@ import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../contract/constants.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { chooseBaseUrl, chooseProfileName } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
-import type { Profile } from '../config/config.js';
-import { describeLeft, type SecretLeft } from '../credentials/store.js';
+import { OAUTH_SECRET_NAME, type Profile, type SecretStorage } from '../config/config.js';
+import { describeLeft, reserveSecret, type SecretLeft } from '../credentials/store.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
 import { recordSignIn } from '../credentials/sign-in.js';
 import { redactedKey } from './keys/shared.js';
@@ -101,24 +101,23 @@ export interface RemovedKey {
 }
 
 export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
+  refuseWhatCannotSignIn(opts, ctx);
   const target = await whereToSignIn(ctx);
   const client = clientAuth(opts, ctx);
   const moving = await confirmAddressMove(ctx, target);
   // Where the sign-in will be kept, before the browser opens (a read-only home, another user's folder).
   await checkWritableDir(ctx.config.dir);
   await ctx.secrets.checkStorage?.();
-  const { metadata, tokens } = await signIn(ctx, opts, target.baseUrl, client);
-  const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(target.baseUrl, ENDPOINTS['oauth.revoke'].path).href;
-  // A profile is one organization: moving it to another one must be deliberate.
-  const { profileName, existing } = target;
-  if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
-    await confirmOrganizationMove(ctx, profileName, existing, tokens, () => revokeUnused(ctx, revocationEndpoint, client, tokens));
-  }
-  const stored = storedFromTokens(tokens, ctx.clock.now(), { client, token_endpoint: metadata.token_endpoint, revocation_endpoint: revocationEndpoint });
-  const kept = await keepSignIn(ctx, target, stored, tokens, moving);
+  // Under the profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
+  const signedIn = await ctx.withProfileLock(target.profileName, () => signInAndStore(ctx, opts, target, client, moving));
+  const { tokens, stored } = signedIn;
+  const kept = await revokedIfNotKept(ctx, signedIn, () => recordKept(ctx, target, stored, tokens, signedIn.storage, moving));
   reportRemovedKeys(ctx, target, tokens, kept, moving);
+  // A sign-in never switches the profile's mode (src/credentials/mode.ts): said when it stays in test mode.
+  if ((await ctx.config.read()).profiles[target.profileName]?.mode === 'test')
+    note(ctx, `Profile "${target.profileName}" stays in test mode: use --live for one command, or \`svc mode live\` to switch.`);
   await printSignedIn(ctx, {
-    profile: profileName,
+    profile: target.profileName,
     org_id: tokens.org_id,
     org_name: kept.orgName,
     scopes: tokens.scopes,
@@ -165,18 +164,68 @@ async function signIn(ctx: Context, opts: LoginOptions, baseUrl: string, client:
 }
 
 interface Kept {
-  storage: Awaited<ReturnType<typeof writeStored>>;
+  storage: SecretStorage;
   orgName: string | null;
   removed: RemovedKey[];
   left: SecretLeft[];
 }
 
+/** A sign-in whose tokens are stored; what revokes them when what follows fails. */
+interface SignedIn {
+  tokens: TokenSet;
+  stored: StoredOAuth;
+  storage: SecretStorage;
+  client: ClientAuth;
+  revocationEndpoint: string;
+}
+
+/** Room for the stored sign-in (tokens, endpoints, client): a sign-in's JSON is well under this. */
+const SIGN_IN_BYTES = 8 * 1024;
+
 /**
- * The tokens first: without them the metadata would describe nothing. Each write under the
- * profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
+ * Call holding the profile's lock. The secret's place is made sure before the browser opens
+ * (issue 44: on a full disk the whole sign-in ran, then storing failed), and the tokens are
+ * stored first: without them the metadata would describe nothing.
  */
-async function keepSignIn(ctx: Context, { profileName, existing, baseUrl }: Target, stored: StoredOAuth, tokens: TokenSet, moving: boolean): Promise<Kept> {
-  const storage = await ctx.withProfileLock(profileName, () => writeStored(ctx, profileName, stored));
+async function signInAndStore(ctx: Context, opts: LoginOptions, target: Target, client: ClientAuth, moving: boolean): Promise<SignedIn> {
+  const { profileName, existing } = target;
+  const reservation = await reserveSecret(ctx.secrets, profileName, OAUTH_SECRET_NAME, SIGN_IN_BYTES, existing?.oauth?.storage);
+  try {
+    const { metadata, tokens } = await signIn(ctx, opts, target.baseUrl, client);
+    const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(target.baseUrl, ENDPOINTS['oauth.revoke'].path).href;
+    // A profile is one organization: moving it to another one must be deliberate.
+    if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
+      await confirmOrganizationMove(ctx, profileName, existing, tokens, () => revokeUnused(ctx, revocationEndpoint, client, tokens).then(() => {}));
+    }
+    const stored = storedFromTokens(tokens, ctx.clock.now(), { client, token_endpoint: metadata.token_endpoint, revocation_endpoint: revocationEndpoint });
+    const issued = { tokens, stored, client, revocationEndpoint };
+    const storage = await revokedIfNotKept(ctx, issued, () => reservation.store(JSON.stringify(stored)));
+    return { ...issued, storage };
+  } finally {
+    await reservation.release();
+  }
+}
+
+/** What a sign-in could not keep is revoked at once, so no connection stays open that nothing here holds. */
+async function revokedIfNotKept<T>(ctx: Context, issued: Omit<SignedIn, 'storage'>, keep: () => Promise<T>): Promise<T> {
+  try {
+    return await keep();
+  } catch (error) {
+    if (await revokeUnused(ctx, issued.revocationEndpoint, issued.client, issued.tokens))
+      note(ctx, 'The new sign-in was revoked at the service: nothing of it stays open there.');
+    throw error;
+  }
+}
+
+/** The organization's name, then the profile's metadata (under the profile's lock). */
+async function recordKept(
+  ctx: Context,
+  { profileName, existing, baseUrl }: Target,
+  stored: StoredOAuth,
+  tokens: TokenSet,
+  storage: SecretStorage,
+  moving: boolean,
+): Promise<Kept> {
   const orgName = await organizationName(ctx, profileName, baseUrl, existing, tokens);
   const { removed, left } = await ctx.withProfileLock(profileName, () => recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage, moving));
   return { storage, orgName, removed, left };
@@ -310,15 +359,18 @@ async function confirmMove(ctx: Context, profileName: string, from: string, to: 
  * whole) so the app does not stay connected to an organization nobody signed in to. Best effort:
  * a failure is reported, never thrown over the reason the login stopped.
  */
-async function revokeUnused(ctx: Context, endpoint: string, client: ClientAuth, tokens: TokenSet): Promise<void> {
+/** Revokes a sign-in svc will not keep; false (and said) when that failed. */
+async function revokeUnused(ctx: Context, endpoint: string, client: ClientAuth, tokens: TokenSet): Promise<boolean> {
   try {
     await revokeToken(fetchOf(ctx), endpoint, client, { value: tokens.refresh_token, hint: 'refresh_token' }, ctx.signal);
+    return true;
   } catch (error) {
     warn(
       ctx,
       `the new connection to ${tokens.org_id} could not be revoked (${(error as Error).message}); ` +
         'an admin of that organization can disconnect the app in its connected apps',
     );
+    return false;
   }
 }
 
@@ -347,6 +399,27 @@ export function authorizeUrl(metadata: AuthServerMetadata, client: ClientAuth, r
   url.searchParams.set('code_challenge', pkce.challenge);
   url.searchParams.set('code_challenge_method', pkce.method);
   return url.href;
+}
+
+/** --test is refused before anything starts (issue 44): a sign-in is always live. */
+function refuseWhatCannotSignIn(_opts: LoginOptions, ctx: Context): void {
+  if (ctx.globals.mode === 'test')
+    throw new UsageError(
+      'a sign-in is always live (an OAuth connection acts in live mode only): --test does not apply to svc login',
+      'for test mode, store a test key: `svc keys add` (or set SVC_API_KEY to a svc_test_ key)',
+    );
+}
+
+/**
+ * No browser here and stdin ended without the redirect (a script's /dev/null, CI): nothing
+ * can finish the sign-in, which used to wait out the whole --timeout (issue 44). The ways that
+ * need no sign-in. (A pipe still open may yet carry the redirect: that is waited for.)
+ */
+function cannotComplete(noBrowser: string): UsageError {
+  return new UsageError(
+    `svc login cannot complete here: no browser can be opened (${noBrowser}) and stdin ended without the sign-in's redirect`,
+    'in a script, set SVC_API_KEY to an API key, or store one with `svc keys add --stdin < key.txt`; to sign in, run svc login at a terminal (or set BROWSER)',
+  );
 }
 
 /** Why no browser can be opened here, or null when one can: --no-browser, else src/commands/shared/no-browser.ts. */
@@ -380,7 +453,9 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
           `After you approve, the browser goes to ${loopback.redirectUri}?…; if that page does not load ` +
           '(the browser is on another machine), copy the whole address from its address bar and paste it here.',
       );
-      waits.push(pastedRedirect(ctx, state, stop));
+      // Without a browser, stdin is the only way left: its end without the redirect ends the wait.
+      const noBrowser = reason;
+      waits.push(pastedRedirect(ctx, state, stop, () => cannotComplete(noBrowser)));
     } else if (ctx.io.stdin.isTTY) {
       // The opener may "succeed" while no browser ever comes (xdg-open failing later, a browser
       // on another display): on a terminal, a pasted redirect is accepted too, whichever comes first.
@@ -415,8 +490,8 @@ function interrupted(signal: AbortSignal): Promise<never> {
   });
 }
 
-/** Lines pasted on stdin until one is this login's redirect; at end of input, keeps waiting for the loopback. */
-async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal): Promise<CallbackOutcome> {
+/** Lines pasted on stdin until one is this login's redirect; at end of input, keeps waiting for the loopback, or fails with `atEnd`. */
+async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal, atEnd?: () => Error): Promise<CallbackOutcome> {
   // Ended through `stop`, not return(): return() would wait for the pending read, i.e. the next
   // Enter, and the open read keeps the process alive after the login has already ended.
   const lines = ctx.io.stdin.lines(stop)[Symbol.asyncIterator]();
@@ -425,7 +500,12 @@ async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal): P
       if (stop.aborted) return { done: true as const, value: undefined };
       throw error;
     });
-    if (next.done || stop.aborted) return new Promise<never>(() => {});
+    if (stop.aborted) return new Promise<never>(() => {});
+    if (next.done) {
+      // At a terminal, the end of input (Ctrl-D) leaves the loopback to wait on; elsewhere, `atEnd` says what is left.
+      if (atEnd && !ctx.io.stdin.isTTY) throw atEnd();
+      return new Promise<never>(() => {});
+    }
     const line = next.value.trim();
     if (line === '') continue;
     const outcome = parsePastedRedirect(line, state);
@@ -489,7 +569,7 @@ async function recordProfile(
   stored: StoredOAuth,
   tokens: TokenSet,
   orgName: string | null,
-  storage: Awaited<ReturnType<typeof writeStored>>,
+  storage: SecretStorage,
   moved: boolean,
 ): Promise<{ removed: RemovedKey[]; left: SecretLeft[] }> {
   const { removed: removedKeys, left } = await recordSignIn(ctx, profileName, {

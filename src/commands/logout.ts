@@ -2,6 +2,7 @@
 // then delete the local secret. A revoke that fails keeps the sign-in (forgetting it would
 // leave a connection open that svc can no longer close) and exits with the failure's code;
 // `--local` forgets it without revoking, saying that the connection stays open.
+import { keepModeThroughChange } from '../credentials/mode.js';
 import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
@@ -112,6 +113,7 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
     const entryLeft = await ctx.secrets.delete(profile, OAUTH_SECRET_NAME, meta?.oauth?.storage);
     await ctx.config.update((data) => {
       const entry = data.profiles[profile];
+      if (entry) keepModeThroughChange(entry);
       if (entry) delete entry.oauth;
     });
     return entryLeft;

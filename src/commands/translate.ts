@@ -1,13 +1,14 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
-import { sanitizeLine, sanitizeText } from '../io/sanitize.js';
-import { LIMITS } from '../contract/index.js';
+import { sanitizeOneLine, sanitizeText } from '../io/sanitize.js';
+import { checkText, LIMITS } from '../contract/index.js';
 import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { parseText } from '../validate/index.js';
 import { printJson, printNdjson } from '../io/output.js';
 import { mapInOrder } from './calls/ordered.js';
-import { createPacer } from './calls/pacer.js';
+import { createPacer, pacedDuration } from './calls/pacer.js';
+import { formatAway } from '../api/resume.js';
 
 import { call, readStdinText } from './shared/resources.js';
 
@@ -48,7 +49,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   }
   const opts: TranslateOptions = { to: flags.to, lines };
   if (flags.from !== undefined) opts.from = flags.from;
-  if (words.length > 0) opts.text = parseText(words.join(' '), 'the text', MAX_TRANSLATE_CHARS);
+  if (words.length > 0) opts.text = checkWholeText(words.join(' '), flags.to);
   if (flags.dryRun === true) {
     if (lines) throw new UsageError('--dry-run shows one request: give the text as arguments or on stdin, without --lines');
     opts.dryRun = true;
@@ -75,7 +76,7 @@ export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
   if (opts.lines) return translateLines(opts, ctx);
   const text =
     opts.text ?? (await readStdinText(ctx, 'text to translate', 'svc translate "Good morning" --to es, or echo "Good morning" | svc translate --to es'));
-  parseText(text, 'the text', MAX_TRANSLATE_CHARS);
+  checkWholeText(text, opts.to);
   if (opts.dryRun) {
     const body: Record<string, unknown> = { text, to: opts.to };
     if (opts.from !== undefined) body.from = opts.from;
@@ -85,6 +86,32 @@ export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
   const translation = await translateOne(ctx, text, opts);
   if (ctx.globals.json) printJson(ctx, translation);
   else ctx.io.stdout.write(`${sanitizeText(translation.text)}\n`);
+}
+
+/** The text, within the limit; a longer one is refused with the way forward (issue 44). */
+function checkWholeText(text: string, to: string): string {
+  try {
+    return parseText(text, 'the text', MAX_TRANSLATE_CHARS);
+  } catch (error) {
+    if (!(error instanceof UsageError) || checkText(text, MAX_TRANSLATE_CHARS).ok) throw error;
+    const linesFit = text.split('\n').every((line) => checkText(line, MAX_TRANSLATE_CHARS, 0).ok);
+    throw new UsageError(
+      error.message,
+      linesFit
+        ? `its lines are each within the limit: \`svc translate --lines --to ${to}\` translates them one by one`
+        : `split it into parts of at most ${MAX_TRANSLATE_CHARS.toLocaleString('en-US')} characters (at paragraph or sentence ends) and translate each`,
+    );
+  }
+}
+
+/** One line of --lines, within the limit; a longer one is refused saying to split it. */
+function checkLine(text: string, number: number): void {
+  try {
+    parseText(text, `line ${number}`, MAX_TRANSLATE_CHARS);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError(error.message, `split line ${number} into lines of at most ${MAX_TRANSLATE_CHARS.toLocaleString('en-US')} characters`);
+  }
 }
 
 function translateOne(ctx: Context, text: string, opts: TranslateOptions): Promise<Translation> {
@@ -105,7 +132,9 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
   }
   const { credential } = await ctx.api();
   const pacer = createPacer(ctx.clock);
-  const lineNumbers = numbered(ctx.io.stdin.lines());
+  // At a terminal, the lines are read ahead so the total, and how long it takes, can be said.
+  const progress = ctx.io.stderr.isTTY ? new LinesProgress(ctx) : undefined;
+  const lineNumbers = numbered(progress ? progress.readAhead((signal) => ctx.io.stdin.lines(signal)) : ctx.io.stdin.lines());
   await mapInOrder(
     lineNumbers,
     LINES_CONCURRENCY,
@@ -113,7 +142,8 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
       if (text.trim() === '') {
         return { object: 'translation', text: '', to: opts.to, from: opts.from ?? null, characters: 0, livemode: credential.mode === 'live' };
       }
-      parseText(text, `line ${number}`, MAX_TRANSLATE_CHARS);
+      checkLine(text, number);
+      progress?.starting();
       try {
         await pacer.take(ctx.signal);
       } catch (error) {
@@ -124,9 +154,82 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
     },
     (translation) => {
       if (ctx.globals.json) printNdjson(ctx, translation);
-      else ctx.io.stdout.write(`${sanitizeLine(translation.text.replace(/\r?\n/g, ' '))}\n`);
+      else ctx.io.stdout.write(`${sanitizeOneLine(translation.text)}\n`);
+      progress?.printed();
     },
   );
+}
+
+/** How often, in clock time, --lines says how far it is. */
+const PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * `translate --lines` at a terminal (issue 44: 2,000 lines took minutes without a word): once
+ * the input is read, how many lines and about how long at the service's pace; then, every
+ * little while, how many are done and how long is left. On stderr, as progress.
+ */
+class LinesProgress {
+  private read = 0;
+  private requests = 0;
+  private started = 0;
+  private done = 0;
+  private total: number | undefined;
+  private lastSaid: number;
+  constructor(private readonly ctx: Context) {
+    this.lastSaid = ctx.clock.now();
+  }
+
+  /** The lines, read ahead of the requests (so their number is known early); reading stops when they are no longer wanted. */
+  async *readAhead(open: (signal: AbortSignal) => AsyncIterable<string>): AsyncGenerator<string> {
+    const queue: string[] = [];
+    let ended = false;
+    let failure: unknown;
+    let wake: (() => void) | undefined;
+    const stop = new AbortController();
+    const pump = (async () => {
+      for await (const line of open(stop.signal)) {
+        queue.push(line);
+        this.read += 1;
+        if (line.trim() !== '') this.requests += 1;
+        wake?.();
+      }
+    })().then(
+      () => void ((ended = true), this.inputEnded(), wake?.()),
+      (error: unknown) => void ((ended = true), (failure = error), wake?.()),
+    );
+    try {
+      for (;;) {
+        if (queue.length) yield queue.shift()!;
+        else if (ended) break;
+        else await new Promise<void>((resolve) => (wake = resolve));
+      }
+      await pump;
+      if (failure !== undefined) throw failure;
+    } finally {
+      stop.abort();
+    }
+  }
+
+  starting(): void {
+    this.started += 1;
+  }
+
+  printed(): void {
+    this.done += 1;
+    const now = this.ctx.clock.now();
+    if (this.total === undefined || this.done === this.total || now - this.lastSaid < PROGRESS_EVERY_MS) return;
+    this.lastSaid = now;
+    const left = pacedDuration(this.requests - this.started);
+    this.ctx.io.progress(`translated ${this.done} of ${this.total} lines, ${left < 1000 ? 'under a second' : `about ${formatAway(left)}`} left`);
+  }
+
+  private inputEnded(): void {
+    this.total = this.read;
+    const estimate = pacedDuration(this.requests - this.started);
+    // A wait worth saying: half the progress interval or more.
+    if (estimate >= PROGRESS_EVERY_MS / 2)
+      this.ctx.io.progress(`${this.total} lines to translate: about ${formatAway(estimate)} (the service takes ${LIMITS.requestsPerMinute} requests a minute)`);
+  }
 }
 
 async function* numbered(lines: AsyncIterable<string>): AsyncGenerator<{ text: string; number: number }> {

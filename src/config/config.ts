@@ -56,8 +56,13 @@ export interface Profile {
   base_url?: string;
   org_id?: string;
   org_name?: string;
-  /** The default mode when neither --test/--live nor SVC_MODE says. */
+  /** The default mode when neither --test/--live nor SVC_MODE says (src/credentials/mode.ts). */
   mode?: Mode;
+  /**
+   * The mode was stored with the profile's first credential, not chosen with `svc mode`:
+   * without a terminal, billable commands do not run in such a live mode (README, "Test and live mode").
+   */
+  mode_implied?: boolean;
   /** API keys by name (at most one per mode is used: the one resolution finds first). */
   keys?: Record<string, KeyMeta>;
   oauth?: OAuthMeta;
@@ -137,7 +142,7 @@ export function parseConfig(text: string, path: string): ConfigData {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad(field, 'is not an object');
     return value as Record<string, unknown>;
   };
-  const optional = (record: Record<string, unknown>, key: string, field: string, type: 'string' | 'number') => {
+  const optional = (record: Record<string, unknown>, key: string, field: string, type: 'string' | 'number' | 'boolean') => {
     if (record[key] !== undefined && typeof record[key] !== type) bad(`${field}.${key}`, `is not a ${type}`);
   };
   const required = (record: Record<string, unknown>, key: string, field: string, type: 'string' | 'number') => {
@@ -181,6 +186,7 @@ export function parseConfig(text: string, path: string): ConfigData {
     const profile = object(value, field);
     for (const key of ['base_url', 'org_id', 'org_name']) optional(profile, key, field, 'string');
     if (profile.mode !== undefined) mode(profile.mode, `${field}.mode`);
+    optional(profile, 'mode_implied', field, 'boolean');
     if (profile.keys !== undefined) {
       profile.keys = noPrototype(object(profile.keys, `${field}.keys`));
       for (const [keyName, meta] of Object.entries(profile.keys as Record<string, unknown>)) keyMeta(meta, `${field}.keys.${keyName}`);

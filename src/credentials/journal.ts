@@ -4,6 +4,7 @@
 // two leaves an entry that the next command settles: an add whose secret was stored is
 // completed (roll forward), anything else is undone (the orphan secret is deleted). Only the
 // entries of a writer that no longer runs are settled: a live one is still at work.
+import { keepModeThroughChange } from './mode.js';
 import { lazyRequire } from '../node-require.js';
 import type { ConfigData, ConfigStore, KeyMeta, SecretInFlight, SecretStorage } from '../config/config.js';
 import { processRuns } from '../config/atomic.js';
@@ -54,6 +55,7 @@ export function commitKey(config: ConfigData, profileName: string, key: KeyMeta,
     profile.base_url ??= org.base_url;
   }
   config.default_profile ??= profileName;
+  keepModeThroughChange(profile, key.mode);
   const keys = (profile.keys ??= {});
   const replaced = Object.values(keys).filter((k) => k.mode === key.mode && k.name !== key.name);
   for (const old of replaced) {

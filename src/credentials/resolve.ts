@@ -16,12 +16,15 @@ import type { SecretStore } from './store.js';
 import type { ApiCredential } from '../api/credential.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import { settleSecretsInFlight } from './journal.js';
+import { hasCredentialFor, impliedMode } from './mode.js';
 import { addressMismatch, canonicalBaseUrl, originOf, profileAddress, profileBaseUrl, profilesAt, sameOrigin } from './origin.js';
 
 /** A credential resolved for a request: what the API client sends, and the profile it came from. */
 export interface ResolvedCredential extends ApiCredential {
   /** The profile's stored metadata (undefined for SVC_API_KEY with no such profile). */
   profile: Profile | undefined;
+  /** The mode was chosen (a flag, SVC_MODE, `svc mode`, or SVC_API_KEY's own), not implied by the profile's credentials. */
+  modeChosen?: boolean;
 }
 
 /** What choosing a profile, mode and address reads: the global flags and the environment. */
@@ -147,13 +150,27 @@ export function keyForMode(profile: Profile | undefined, mode: Mode): KeyMeta | 
   return keys.sort((a, b) => b.added_at.localeCompare(a.added_at))[0];
 }
 
-/** The mode used when no flag or env says: the profile's, else the one it has a credential for (test first). */
+/** The mode a command uses, why, and whether the user chose it (a live mode only implied does not bill without a terminal). */
+export interface ModeChoice {
+  mode: Mode;
+  /** In words, for `svc mode` and messages. */
+  why: string;
+  /** --test/--live, SVC_MODE, or the profile's mode set with `svc mode`. */
+  chosen: boolean;
+}
+
+/** --test/--live, SVC_MODE, else the profile's stored mode (src/credentials/mode.ts), else the one its credentials imply. */
+export function chooseModeOf(ctx: Choosing, profile: Profile | undefined): ModeChoice {
+  if (ctx.globals.mode) return { mode: ctx.globals.mode, why: `--${ctx.globals.mode}`, chosen: true };
+  if (ctx.env.SVC_MODE) return { mode: parseModeValue(ctx.env.SVC_MODE, 'SVC_MODE'), why: 'SVC_MODE', chosen: true };
+  if (profile?.mode && !profile.mode_implied) return { mode: profile.mode, why: "the profile's mode (svc mode)", chosen: true };
+  if (profile?.mode) return { mode: profile.mode, why: "the profile's mode, from its first credential", chosen: false };
+  return { mode: impliedMode(profile), why: 'implied by the credentials the profile has', chosen: false };
+}
+
+/** The mode used: chooseModeOf's. */
 export function chooseMode(ctx: Choosing, profile: Profile | undefined): Mode {
-  if (ctx.globals.mode) return ctx.globals.mode;
-  if (ctx.env.SVC_MODE) return parseModeValue(ctx.env.SVC_MODE, 'SVC_MODE');
-  if (profile?.mode) return profile.mode;
-  if (!keyForMode(profile, 'test') && (profile?.oauth || keyForMode(profile, 'live'))) return 'live';
-  return 'test';
+  return chooseModeOf(ctx, profile).mode;
 }
 
 export async function resolveCredential(ctx: Choosing & { config: ConfigStore; secrets: SecretStore; clock: Pick<Clock, 'now'> }): Promise<ResolvedCredential> {
@@ -183,30 +200,32 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
     const wanted = ctx.globals.mode;
     if (wanted && wanted !== mode)
       throw new UsageError(`SVC_API_KEY is a ${mode} key but --${wanted} asks for ${wanted} mode`, `unset SVC_API_KEY or drop --${wanted}`);
-    return { kind: 'api_key', source: 'env', mode, profileName, profile, baseUrl: baseUrlOf(profile), apiKey: envKey };
+    return { kind: 'api_key', source: 'env', mode, modeChosen: true, profileName, profile, baseUrl: baseUrlOf(profile), apiKey: envKey };
   }
 
   if (!profile) {
     if (chosen.named) requireProfile(config, profileName);
     throw new AuthError('not signed in: no credential is configured', 'run `svc login` (live, OAuth) or `svc keys add` (an API key), or set SVC_API_KEY');
   }
-  const mode = chooseMode(ctx, profile);
+  const { mode, chosen: modeChosen } = chooseModeOf(ctx, profile);
   const baseUrl = baseUrlOf(profile);
   // Before any secret is read: a stored credential never goes to another origin.
   if (chosen.address() !== undefined) checkAddress(ctx, config, profileName, profile, baseUrl);
   const where = `profile "${profileName}"${profile.org_name ? ` (${profile.org_name})` : ''}`;
 
   if (mode === 'live' && profile.oauth) {
-    return { kind: 'oauth', source: 'profile', mode, profileName, profile, baseUrl };
+    return { kind: 'oauth', source: 'profile', mode, modeChosen, profileName, profile, baseUrl };
   }
   const key = keyForMode(profile, mode);
   if (!key) {
+    // Said and stopped: never another mode than the one chosen or stored (issue 44).
+    const other = mode === 'test' ? 'live' : 'test';
+    const switchTo = hasCredentialFor(profile, other) ? `, or use --${other} (\`svc mode ${other}\` for good)` : '';
     throw new AuthError(
-      `${where} has no ${mode} credential`,
-      mode === 'test'
-        ? `run \`svc keys add --profile ${profileName}\` with a svc_test_ key` + (profile.oauth || keyForMode(profile, 'live') ? ', or use --live' : '')
-        : `run \`svc login --profile ${profileName}\`, or \`svc keys add --profile ${profileName}\` with a svc_live_ key` +
-            (keyForMode(profile, 'test') ? ', or use --test' : ''),
+      `${where} is in ${mode} mode (${chooseModeOf(ctx, profile).why}) and has no ${mode} credential`,
+      (mode === 'test'
+        ? `run \`svc keys add --profile ${profileName}\` with a svc_test_ key`
+        : `run \`svc login --profile ${profileName}\`, or \`svc keys add --profile ${profileName}\` with a svc_live_ key`) + switchTo,
     );
   }
   const apiKey = await ctx.secrets.get(profileName, key.name, key.storage);
@@ -223,5 +242,5 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
       `run \`svc keys add --profile ${profileName} --name ${key.name}\` again`,
     );
   }
-  return { kind: 'api_key', source: 'profile', mode, profileName, profile, baseUrl, apiKey, keyName: key.name };
+  return { kind: 'api_key', source: 'profile', mode, modeChosen, profileName, profile, baseUrl, apiKey, keyName: key.name };
 }

@@ -1,6 +1,7 @@
 // Recording a new OAuth sign-in in config.json (`svc login`): the profile takes the
 // organization and address the sign-in was made for. Keys of another organization or
 // address would act for it under the profile's name, so they go, secrets included.
+import { keepModeThroughChange } from './mode.js';
 import type { ConfigData, ConfigStore, KeyMeta, OAuthMeta, Profile, SecretStorage } from '../config/config.js';
 import { DEFAULT_PROFILE } from '../config/config.js';
 import type { SecretLeft, SecretStore } from './store.js';
@@ -31,8 +32,10 @@ export async function recordSignIn(
       removedKeys = Object.values(profile.keys ?? {});
       delete profile.keys;
       delete profile.mode;
+      delete profile.mode_implied;
       delete profile.org_name;
     }
+    keepModeThroughChange(profile, 'live');
     profile.base_url = signIn.baseUrl;
     profile.org_id = signIn.orgId;
     if (signIn.orgName !== null) profile.org_name = signIn.orgName;

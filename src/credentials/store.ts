@@ -15,6 +15,8 @@ import { ConfigError, KeychainError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { kernelCopiesOf, svcKernelKeys } from './kernel-keyring.js';
 import { formatVersion, newerFormatMessage } from '../shared/format-version.js';
+import { KeychainAddonError, KeychainProcess, type KeychainRequest } from './keychain-process.js';
+import type { Env } from '../shared/runtime.js';
 
 export const KEYCHAIN_SERVICE = 'svc';
 export const KEYCHAIN_TIMEOUT_MS = 3_000;
@@ -101,6 +103,10 @@ export function secretAccount(profile: string, name: string): string {
 
 /** The keychain itself, as a seam: the real one is @napi-rs/keyring; tests inject failing or hanging ones. */
 export interface KeychainBackend {
+  /** Who a call asks, for the message when it does not answer (the D-Bus address on Linux). */
+  whom?: string;
+  /** Ends what the backend started (the keychain process); absent when there is nothing to end. */
+  close?(): void;
   get(service: string, account: string, signal: AbortSignal): Promise<string | null>;
   set(service: string, account: string, value: string, signal: AbortSignal): Promise<void>;
   delete(service: string, account: string, signal: AbortSignal): Promise<boolean>;
@@ -182,26 +188,71 @@ export function napiKeychain(platform: NodeJS.Platform = process.platform): Keyc
   return backend;
 }
 
-/** The OS keychain svc uses: the addon, pinned (see PINNED_STORE). */
-export function osKeychain(): KeychainBackend {
-  return napiKeychain();
+/**
+ * The OS keychain svc uses: the addon, pinned (see PINNED_STORE), asked from a process of its
+ * own (src/credentials/keychain-process.ts), so a call that never returns is left behind.
+ */
+export function osKeychain(env: Env, platform: NodeJS.Platform = process.platform): KeychainBackend {
+  const keychain = new KeychainProcess(env);
+  const call = (request: KeychainRequest, signal: AbortSignal) => explained(() => keychain.call(request, signal));
+  const backend: KeychainBackend = {
+    whom: askedWhom(env, platform),
+    get: async (service, account, signal) => ((await call({ op: 'get', service, account, store: 'secret-service' }, signal)) as string | null) ?? null,
+    set: async (service, account, value, signal) => void (await call({ op: 'set', service, account, value, store: 'secret-service' }, signal)),
+    delete: async (service, account, signal) => Boolean(await call({ op: 'delete', service, account, store: 'secret-service' }, signal)),
+    close: () => keychain.close(),
+  };
+  if (platform === 'linux') {
+    const kernel = (op: 'get' | 'delete', target: string, service: string, account: string, signal: AbortSignal) =>
+      keychain.call({ op, service, account, target, store: 'keyutils' }, signal);
+    backend.forgetKernelCopy = async (service, account, signal) => {
+      const { descriptions, listed } = kernelCopiesOf(service, account);
+      let found = false;
+      for (const description of descriptions) {
+        if (await kernel('delete', description, service, account, signal)) found = true;
+        // Listed in /proc/keys, yet not found from here: another login session's keyring holds it.
+        else if (listed) throw new Error(`${description} is in a kernel keyring this login session cannot reach`);
+      }
+      return found;
+    };
+    backend.kernelCopies = async (service) => [...new Set(svcKernelKeys(service).map((copy) => copy.account))];
+    backend.readKernelCopy = async (service, account, signal) => {
+      for (const description of kernelCopiesOf(service, account).descriptions) {
+        const value = (await kernel('get', description, service, account, signal)) as string | null;
+        if (value != null) return value;
+      }
+      return null;
+    };
+  }
+  return backend;
+}
+
+/** What a keychain call asks, in words for a message: on Linux, the Secret Service at the session bus's address. */
+function askedWhom(env: Env, platform: NodeJS.Platform): string {
+  if (platform !== 'linux') return keychainName(platform);
+  const bus = env.DBUS_SESSION_BUS_ADDRESS;
+  return bus ? `the Secret Service on the D-Bus session bus ${JSON.stringify(bus)}` : 'the Secret Service (no D-Bus session bus is set)';
 }
 
 /** Runs one keychain call with a time limit (cli/cli#7145: keychain calls that hang forever). */
-async function timeBoxed<T>(what: string, timeoutMs: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function timeBoxed<T>(what: string, timeoutMs: number, whom: string | undefined, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      controller.abort();
-      reject(new KeychainError(`the OS keychain did not answer within ${timeoutMs / 1000} s (${what})`, KEYCHAIN_HINT));
+      // The backend abandons the call on this reason (and says it again to every later call).
+      const error = new KeychainError(
+        `the OS keychain did not answer within ${timeoutMs / 1000} s (${what}${whom ? `; ${whom}` : ''})`,
+        `${whom?.includes('D-Bus') ? 'a stale DBUS_SESSION_BUS_ADDRESS (from an old SSH or tmux session) or a stopped keyring daemon does this: ' : ''}${KEYCHAIN_HINT}`,
+      );
+      controller.abort(error);
+      reject(error);
     }, timeoutMs);
-    timer.unref?.();
   });
   try {
     return await Promise.race([call(controller.signal), timeout]);
   } catch (error) {
-    if (error instanceof KeychainError) throw error;
+    if (error instanceof KeychainError || error instanceof KeychainAddonError) throw error;
     throw new KeychainError(`the OS keychain failed (${what}): ${(error as Error).message}`, KEYCHAIN_HINT);
   } finally {
     clearTimeout(timer);
@@ -214,16 +265,16 @@ export class KeychainSecretStore implements SecretStore {
     private readonly timeoutMs = KEYCHAIN_TIMEOUT_MS,
   ) {}
   get(profile: string, name: string): Promise<string | null> {
-    return timeBoxed('read', this.timeoutMs, (signal) => this.backend.get(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
+    return timeBoxed('read', this.timeoutMs, this.backend.whom, (signal) => this.backend.get(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
   }
   async set(profile: string, name: string, value: string): Promise<SecretStorage> {
-    await timeBoxed('write', this.timeoutMs, (signal) => this.backend.set(KEYCHAIN_SERVICE, secretAccount(profile, name), value, signal));
+    await timeBoxed('write', this.timeoutMs, this.backend.whom, (signal) => this.backend.set(KEYCHAIN_SERVICE, secretAccount(profile, name), value, signal));
     return 'keychain';
   }
   async delete(profile: string, name: string): Promise<SecretLeft | null> {
     const account = secretAccount(profile, name);
     try {
-      await timeBoxed('delete', this.timeoutMs, (signal) => this.backend.delete(KEYCHAIN_SERVICE, account, signal));
+      await timeBoxed('delete', this.timeoutMs, this.backend.whom, (signal) => this.backend.delete(KEYCHAIN_SERVICE, account, signal));
       return null;
     } catch (error) {
       return { service: KEYCHAIN_SERVICE, account, reason: (error as Error).message, remove_with: manualKeychainRemoval(account) };
@@ -237,7 +288,7 @@ export class KeychainSecretStore implements SecretStore {
   async readKernelCopy(profile: string, name: string): Promise<string | null> {
     const read = this.backend.readKernelCopy?.bind(this.backend);
     if (!read) return null;
-    return timeBoxed('read from the kernel keyring', this.timeoutMs, (signal) => read(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
+    return timeBoxed('read from the kernel keyring', this.timeoutMs, undefined, (signal) => read(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
   }
   /** Deletes an earlier svc's copy of this secret from the Linux kernel keyring; what could not be deleted is returned. */
   async forgetKernelCopy(profile: string, name: string): Promise<SecretLeft | null> {
@@ -245,7 +296,7 @@ export class KeychainSecretStore implements SecretStore {
     if (!forget) return null;
     const account = secretAccount(profile, name);
     try {
-      await timeBoxed('delete from the kernel keyring', this.timeoutMs, (signal) => forget(KEYCHAIN_SERVICE, account, signal));
+      await timeBoxed('delete from the kernel keyring', this.timeoutMs, undefined, (signal) => forget(KEYCHAIN_SERVICE, account, signal));
       return null;
     } catch (error) {
       return {
@@ -423,6 +474,7 @@ export class FileSecretStore implements SecretStore {
       throw this.writeFailure(error);
     }
     const write = prepared;
+    let released = false;
     return {
       store: async (value) => {
         data.secrets[secretAccount(profile, name)] = value;
@@ -433,7 +485,10 @@ export class FileSecretStore implements SecretStore {
         }
         return 'file';
       },
+      // Once: a reservation given up early (the keychain took the secret) is released again by its owner.
       release: async () => {
+        if (released) return;
+        released = true;
         await write.abandon();
         await release();
       },
@@ -477,11 +532,37 @@ export class FileSecretStore implements SecretStore {
   }
 }
 
-/** A keychain failure in a few words (the addon's own, D-Bus and X11 included, are for --debug). */
-function keychainTrouble(reason: string): string {
-  const timeout = /did not answer within ([\d.]+ s)/.exec(reason);
-  if (timeout) return `the OS keychain did not answer within ${timeout[1]}`;
-  return /no Secret Service|DBUS_SESSION_BUS_ADDRESS|org\.freedesktop\.secrets|ServiceUnknown/.test(reason) ? 'no OS keychain' : 'the OS keychain failed';
+/** The entry `svc doctor` writes and deletes to see that the keychain takes a write. */
+const DOCTOR_PROBE = { profile: 'svc-doctor', name: 'probe' } as const;
+
+/**
+ * A keychain failure in a few words, and its cause in a line of its own (issue 44: a cause
+ * shown only with --debug left nothing to act on); the addon's full words are for --debug.
+ */
+export function keychainTrouble(reason: string): { short: string; cause: string } {
+  const timeout = /did not answer within ([\d.]+ s) \([^;)]*(?:; ([^)]*))?\)/.exec(reason);
+  if (timeout) return { short: 'the OS keychain did not answer', cause: `${timeout[2] ?? 'the OS keychain'} did not answer within ${timeout[1]}` };
+  if (/no Secret Service|DBUS_SESSION_BUS_ADDRESS|org\.freedesktop\.secrets|ServiceUnknown/.test(reason))
+    return {
+      short: 'no OS keychain',
+      cause: /DBUS_SESSION_BUS_ADDRESS|autolaunch/.test(reason)
+        ? 'there is no D-Bus session bus'
+        : 'nothing serves the Secret Service on the D-Bus session bus',
+    };
+  // D-Bus's own reply timeout (a stopped daemon, or one waiting on a prompt nobody sees).
+  if (/Did not receive a reply/.test(reason))
+    return {
+      short: 'the OS keychain did not answer',
+      cause: 'the Secret Service did not reply on the D-Bus session bus (a stopped or hung keyring daemon, or a prompt nobody sees)',
+    };
+  // gnome-keyring with no keyring yet: reads answer, a write finds no default collection to go in.
+  if (/Secret Service: no result found/.test(reason))
+    return {
+      short: 'the OS keychain failed',
+      cause: 'the Secret Service has no default keyring to write to (create or unlock one, e.g. in Passwords and Keys)',
+    };
+  const cause = reason.replace(/^the OS keychain failed \([^)]*\): /, '').split('\n')[0]!;
+  return { short: 'the OS keychain failed', cause: cause.length > 160 ? `${cause.slice(0, 159)}…` : cause };
 }
 
 function octal(mode: number): string {
@@ -540,8 +621,9 @@ export class FallbackSecretStore implements SecretStore {
     try {
       const value = await this.keychain.get(profile, name);
       if (value !== null) return value;
-    } catch {
-      // No keychain here: the secret can only be in the file.
+    } catch (error) {
+      // A damaged install stops svc; otherwise no keychain here: the secret can only be in the file.
+      if (error instanceof KeychainAddonError) throw error;
     }
     return this.file.get(profile, name);
   }
@@ -561,19 +643,14 @@ export class FallbackSecretStore implements SecretStore {
     try {
       await this.keychain.set(profile, name, value);
     } catch (error) {
+      if (error instanceof KeychainAddonError) throw error;
       const reason = (error as Error).message;
       if (this.preference === 'keychain')
         throw new KeychainError(
           `${reason}; SVC_CREDENTIAL_STORE=keychain forbids the file fallback`,
           'unlock or start the OS keychain, or unset SVC_CREDENTIAL_STORE',
         );
-      this.debug?.(`svc: keychain write of ${secretAccount(profile, name)} failed: ${reason}`);
-      // Said before the secret touches the disk, so the user can stop here; once per profile
-      // and file (a profile with a secret there was told already), in two short lines.
-      if (!(await this.file.holdsSecretsOf(profile)))
-        this.warn(
-          `${keychainTrouble(reason)}, so profile "${profile}" keeps its secrets in a file:\n  ${this.file.path} (SVC_CREDENTIAL_STORE=file chooses it on purpose)`,
-        );
+      await this.warnFallback(profile, name, reason);
       return this.file.set(profile, name, value);
     }
     // Now in the keychain: no copy may stay in the file.
@@ -586,8 +663,49 @@ export class FallbackSecretStore implements SecretStore {
     return this.file.checkStorage();
   }
 
+  /** Said before the secret touches the disk, so the user can stop here; once per profile and file (a profile with a secret there was told already), in three short lines. */
+  private async warnFallback(profile: string, name: string, reason: string): Promise<void> {
+    this.debug?.(`svc: keychain write of ${secretAccount(profile, name)} failed: ${reason}`);
+    if (await this.file.holdsSecretsOf(profile)) return;
+    const trouble = keychainTrouble(reason);
+    this.warn(
+      `${trouble.short}, so profile "${profile}" keeps its secrets in a file:\n  ${this.file.path} (SVC_CREDENTIAL_STORE=file chooses it on purpose)\n  why: ${trouble.cause}`,
+    );
+  }
+
+  /**
+   * A secret with no place yet (`where` undefined: a first sign-in) may go to the keychain or,
+   * when that fails, to the file: the file's place is reserved too, and given up once the
+   * keychain took it. A secret the keychain holds is rotated there: its disk is not ours to reserve.
+   */
+  private async reserveEither(profile: string, name: string, bytes: number): Promise<SecretReservation> {
+    const fallback = await this.file.reserve(profile, name, bytes);
+    return {
+      store: async (value) => {
+        try {
+          await this.keychain.set(profile, name, value);
+        } catch (error) {
+          if (error instanceof KeychainAddonError) throw error;
+          await this.warnFallback(profile, name, (error as Error).message);
+          const storage = await fallback.store(value);
+          const left = await this.forgetKernelCopy(profile, name);
+          if (left) this.warn(describeLeft(left));
+          return storage;
+        }
+        // In the keychain now: the file's place goes, and so does any copy left in the file.
+        await fallback.release();
+        await this.file.delete(profile, name).catch(() => {});
+        const left = await this.forgetKernelCopy(profile, name);
+        if (left) this.warn(describeLeft(left));
+        return 'keychain';
+      },
+      release: () => fallback.release(),
+    };
+  }
+
   /** The file's reservation when the secret goes to the file; the keychain's disk is not ours to reserve. */
   async reserve(profile: string, name: string, bytes: number, where?: SecretStorage): Promise<SecretReservation> {
+    if (this.preference === 'auto' && where === undefined) return this.reserveEither(profile, name, bytes);
     if (this.preference === 'file' || (this.preference === 'auto' && where === 'file')) {
       const reservation = await this.file.reserve(profile, name, bytes);
       return {
@@ -615,16 +733,24 @@ export class FallbackSecretStore implements SecretStore {
     return (await this.keychain.forgetKernelCopy?.(profile, name)) ?? null;
   }
 
-  /** For `svc doctor`: where new secrets go here, and why (the keychain's answer to a read). */
-  async whereSecretsGo(): Promise<{ storage: 'keychain' | 'file'; path: string; reason?: string; forced: boolean }> {
+  /**
+   * For `svc doctor`: where new secrets go here, and why. The check is what a write does: a
+   * probe entry written, then deleted (issue 44: a Secret Service with no default collection
+   * answers reads, while every write fails and falls back to the file). `trouble`: the cause in
+   * the fallback warning's words.
+   */
+  async whereSecretsGo(): Promise<{ storage: 'keychain' | 'file'; path: string; reason?: string; trouble?: string; forced: boolean }> {
     const forced = this.preference !== 'auto';
     if (this.preference === 'file') return { storage: 'file', path: this.file.path, forced };
     try {
-      await this.keychain.get('svc-doctor', 'probe');
-      return { storage: 'keychain', path: this.file.path, forced };
+      await this.keychain.set(DOCTOR_PROBE.profile, DOCTOR_PROBE.name, `svc doctor's probe, deleted at once`);
     } catch (error) {
-      return { storage: 'file', path: this.file.path, reason: (error as Error).message, forced };
+      const reason = (error as Error).message;
+      const trouble = keychainTrouble(reason);
+      return { storage: 'file', path: this.file.path, reason, trouble: `${trouble.short}: ${trouble.cause}`, forced };
     }
+    await this.keychain.delete(DOCTOR_PROBE.profile, DOCTOR_PROBE.name);
+    return { storage: 'keychain', path: this.file.path, forced };
   }
 
   /** For `svc doctor`: the accounts with a copy an earlier svc left in the kernel keyring. */

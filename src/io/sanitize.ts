@@ -26,6 +26,16 @@ export function sanitizeText(text: string): string {
   return ANY_CONTROL.test(text) ? text.replace(CONTROL_KEEPING_LINES, caret) : text;
 }
 
+/**
+ * For a text printed as one line of a line-for-line output (`translate --lines`): the same
+ * escaping as sanitizeText, so both modes print the same characters; only a line break, which
+ * would break the one-line-per-input rule, becomes a space. A tab breaks neither the line nor
+ * the terminal, so it stays.
+ */
+export function sanitizeOneLine(text: string): string {
+  return sanitizeText(text.replace(/\r?\n/g, ' '));
+}
+
 /** For one-line fields (table cells, event lines): every control character as ^X, tab and newline included. */
 export function sanitizeLine(text: string): string {
   return ANY_CONTROL.test(text) ? text.replace(CONTROL_ALL, caret) : text;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { startTestEmulator, useTestEmulator } from '../helpers/emulator.js';
-import { MemorySecretStore } from '../../src/credentials/store.js';
+import { DiskFullError, MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { authorizeRedirect, controlPlane, envFor, runWithPaste, scriptedBrowser } from './support.js';
 
@@ -21,6 +21,11 @@ function storedOAuth(secrets: MemorySecretStore, profile = 'default') {
 /** The apps connected to an organization, as its admin would see them. */
 async function connections(org: string): Promise<unknown[]> {
   return (await controlPlane(emulator()).connections(org)).data;
+}
+
+/** A clock whose waits never end: a command that waited out its timeout would hang the test. */
+function neverSleeps() {
+  return { now: () => Date.now(), sleep: () => new Promise<void>(() => {}) };
 }
 
 describe('svc login', () => {
@@ -170,6 +175,7 @@ describe('svc login', () => {
     const result = await runWithPaste(['login', '--no-browser'], {
       env: { SVC_BASE_URL: emulator().url },
       secrets,
+      stdinTty: true,
       watch: (stderr, type) => {
         const url = stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
         if (!url || pasted) return;
@@ -228,11 +234,52 @@ describe('svc login', () => {
     const result = await runCli(['login', '--timeout', '1s'], {
       env: { SVC_BASE_URL: emulator().url, DISPLAY: ':0', SSH_CONNECTION: '10.0.0.1 22 10.0.0.2 22' },
       browser: { open: async (url) => void opened.push(url) },
+      tty: true,
     });
     expect(opened).toEqual([]);
     expect(result.stderr).toMatch(/SSH session/);
     expect(result.stderr).toMatch(/\/oauth\/authorize\?/);
     expect(result.exitCode).toBe(3);
+  });
+
+  it('with nothing that can complete it (no browser, stdin ended) fails at once, pointing to a key (issue 44)', async () => {
+    // A clock whose waits never end: waiting out the 5-minute timeout would hang the test.
+    const places: Record<string, string>[] = [
+      { SVC_BASE_URL: emulator().url },
+      { SVC_BASE_URL: emulator().url, DISPLAY: ':0', SSH_CONNECTION: '10.0.0.1 22 10.0.0.2 22' },
+      // A browser that cannot be opened, found out only by trying.
+      { SVC_BASE_URL: emulator().url, DISPLAY: ':0' },
+    ];
+    for (const env of places) {
+      const result = await runCli(['login'], { env, clock: neverSleeps() });
+      expect(result.exitCode, result.stderr).toBe(2);
+      expect(result.stderr).toContain('svc login cannot complete here');
+      expect(result.stderr).toContain('stdin ended without');
+      expect(result.stderr).toContain('SVC_API_KEY');
+      expect(result.stderr).toContain('svc keys add --stdin');
+    }
+    expect(await connections(emulator().seed.org_id)).toEqual([]);
+  });
+
+  it('storing the sign-in fails after the browser step (a full disk): the tokens just issued are revoked at the service', async () => {
+    const full = new MemorySecretStore();
+    full.set = async () => {
+      throw new DiskFullError('cannot write credentials.json: the disk is full', '/nowhere/credentials.json', 'free space on the disk');
+    };
+    const browser = scriptedBrowser(emulator());
+    const result = await runCli(['login'], { env: envFor(emulator()), browser, secrets: full });
+    expect(browser.opened).toHaveLength(1);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('the disk is full');
+    expect(result.stderr).toContain('The new sign-in was revoked at the service');
+    expect(await connections(emulator().seed.org_id)).toEqual([]);
+  });
+
+  it('login --test is refused: a sign-in is always live', async () => {
+    const result = await runCli(['login', '--test'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9' }, browser: scriptedBrowser(emulator()) });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('always live');
+    expect(result.stderr).toContain('svc keys add');
   });
 
   it('uses a BROWSER set explicitly even without a display; without BROWSER no display means no browser', async () => {
@@ -242,7 +289,11 @@ describe('svc login', () => {
     expect(browser.opened).toHaveLength(1);
 
     const opened: string[] = [];
-    const none = await runCli(['login', '--timeout', '1s'], { env: { SVC_BASE_URL: emulator().url }, browser: { open: async (url) => void opened.push(url) } });
+    const none = await runCli(['login', '--timeout', '1s'], {
+      env: { SVC_BASE_URL: emulator().url },
+      browser: { open: async (url) => void opened.push(url) },
+      tty: true,
+    });
     expect(opened).toEqual([]);
     expect(none.stderr).toMatch(/neither DISPLAY nor WAYLAND_DISPLAY is set/);
     expect(none.exitCode).toBe(3);

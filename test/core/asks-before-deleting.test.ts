@@ -1,6 +1,7 @@
 // What the user owns is not deleted unasked (issue 32): `svc keys add` replacing the
 // profile's key of the same mode, `svc keys remove`, `svc profiles remove`. At a terminal
-// they ask (--yes answers); without one, keys add refuses unless --replace, the removals run.
+// they ask (--yes answers); without one, keys add refuses unless --replace, the removals unless
+// --yes (issue 44, as gh).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
@@ -99,14 +100,18 @@ describe('svc keys remove and svc profiles remove', () => {
     expect(secrets.secrets.has('default:test')).toBe(false);
   });
 
-  it('keys remove without a terminal is not asked', async () => {
-    const { configDir, secrets } = await profileWithTestKey();
-    const removed = await runCli(['keys', 'remove', 'test'], { configDir, secrets });
+  it('keys remove without a terminal needs --yes (as gh): refused with exit 2, the key kept', async () => {
+    const { configDir, secrets, old } = await profileWithTestKey();
+    const refused = await runCli(['keys', 'remove', 'test'], { configDir, secrets });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('--yes');
+    expect(secrets.secrets.get('default:test')).toBe(old);
+    const removed = await runCli(['keys', 'remove', 'test', '--yes'], { configDir, secrets });
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect(secrets.secrets.has('default:test')).toBe(false);
   });
 
-  it('profiles remove at a terminal asks, naming what is deleted; "no" keeps everything; without a terminal it is not asked', async () => {
+  it('profiles remove at a terminal asks, naming what is deleted; "no" keeps everything; without a terminal it needs --yes', async () => {
     const { configDir, secrets, old } = await profileWithTestKey();
     const no = person(false);
     const kept = await runCli(['profiles', 'remove', 'default'], { configDir, secrets, tty: true, prompter: no.prompter });
@@ -122,7 +127,11 @@ describe('svc keys remove and svc profiles remove', () => {
     expect(secrets.secrets.has('default:test')).toBe(false);
 
     const script = await profileWithTestKey();
-    const quiet = await runCli(['profiles', 'remove', 'default'], { configDir: script.configDir, secrets: script.secrets });
+    const refused = await runCli(['profiles', 'remove', 'default'], { configDir: script.configDir, secrets: script.secrets });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('--yes');
+    expect(script.secrets.secrets.has('default:test')).toBe(true);
+    const quiet = await runCli(['profiles', 'remove', 'default', '--yes'], { configDir: script.configDir, secrets: script.secrets });
     expect(quiet.exitCode, quiet.stderr).toBe(0);
     expect(script.secrets.secrets.has('default:test')).toBe(false);
   });

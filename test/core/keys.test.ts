@@ -174,11 +174,11 @@ describe('svc keys list / remove', () => {
     expect(json.map((k: { name: string }) => k.name)).toEqual(['ci', 'test']);
     expect(JSON.stringify(json)).not.toContain(limited);
 
-    const removed = await runCli(['keys', 'remove', 'ci'], { configDir, secrets });
+    const removed = await runCli(['keys', 'remove', 'ci', '--yes'], { configDir, secrets });
     expect(removed.exitCode).toBe(0);
     expect(secrets.secrets.has('default:ci')).toBe(false);
     expect((await runCli(['keys', 'list'], { configDir, secrets })).stdout).not.toContain('ci\t');
-    const again = await runCli(['keys', 'remove', 'ci'], { configDir, secrets });
+    const again = await runCli(['keys', 'remove', 'ci', '--yes'], { configDir, secrets });
     expect(again.exitCode).toBe(2);
     expect(again.stderr).toContain('no key named "ci"');
   });
@@ -211,7 +211,11 @@ describe('svc mode', () => {
     const set = await runCli(['mode', 'live'], { configDir, secrets });
     expect(set.exitCode).toBe(0);
     expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.default.mode).toBe('live');
-    expect(JSON.parse((await runCli(['mode', '--json'], { configDir, secrets })).stdout)).toMatchObject({ mode: 'live', source: 'profile "default"' });
+    expect(JSON.parse((await runCli(['mode', '--json'], { configDir, secrets })).stdout)).toMatchObject({
+      mode: 'live',
+      source: "the profile's mode (svc mode)",
+      chosen: true,
+    });
     const account = JSON.parse((await runCli(['account', '--json'], { configDir, secrets })).stdout);
     expect(account.livemode).toBe(true);
 
@@ -238,7 +242,7 @@ describe('svc mode', () => {
     expect(r.stderr).toContain('or use --test');
     const bare = tempConfigDir();
     await runCli(['keys', 'add', '--base-url', emu().url], { configDir: bare, stdin: emu().seed.keys.live });
-    await runCli(['keys', 'remove', 'live'], { configDir: bare });
+    await runCli(['keys', 'remove', 'live', '--yes'], { configDir: bare });
     const nothing = await runCli(['account', '--test'], { configDir: bare });
     expect(nothing.exitCode).toBe(3);
     expect(nothing.stderr).toContain('svc keys add --profile default');

@@ -121,7 +121,7 @@ describe('profiles list / remove', () => {
     expect((await run(['keys', 'add', '--base-url', emu().url, '--profile', 'ci'], { stdin: emu().seed.keys.test })).exitCode).toBe(0);
     // A profile left with nothing (its key removed): it used to stay listed forever.
     await run(['keys', 'add', '--base-url', emu().url, '--profile', 'old'], { stdin: emu().seed.keys.live });
-    await run(['keys', 'remove', 'live', '--profile', 'old']);
+    await run(['keys', 'remove', 'live', '--profile', 'old', '--yes']);
 
     const listed = JSON.parse((await run(['profiles', 'list', '--json'])).stdout) as Array<{ name: string; keys: unknown[]; mode: string }>;
     expect(listed.map((p) => p.name)).toEqual(['ci', 'old']);
@@ -129,12 +129,12 @@ describe('profiles list / remove', () => {
     const tsv = (await run(['profiles', 'list'])).stdout;
     expect(tsv.split('\n')[0]!.split('\t')[0]).toBe('ci');
 
-    expect((await run(['profiles', 'remove', 'old'])).exitCode).toBe(0);
+    expect((await run(['profiles', 'remove', 'old', '--yes'])).exitCode).toBe(0);
     expect([...secrets.secrets.keys()]).toEqual(['ci:test']);
-    expect((await run(['profiles', 'remove', 'ci'])).exitCode).toBe(0);
+    expect((await run(['profiles', 'remove', 'ci', '--yes'])).exitCode).toBe(0);
     expect(secrets.secrets.size).toBe(0);
     expect(JSON.parse((await run(['profiles', 'list', '--json'])).stdout)).toEqual([]);
-    expect((await run(['profiles', 'remove', 'ci'])).exitCode).toBe(2);
+    expect((await run(['profiles', 'remove', 'ci', '--yes'])).exitCode).toBe(2);
   });
 
   it('--revoke revokes the OAuth connection at the service before deleting', async () => {
@@ -144,7 +144,7 @@ describe('profiles list / remove', () => {
     const login = await runCli(['login'], { env, configDir, secrets, browser: scriptedBrowser(emu().emulator) });
     expect(login.exitCode, login.stderr).toBe(0);
     const token = (await runCli(['auth', 'token'], { env, configDir, secrets })).stdout.trim();
-    const removed = await runCli(['profiles', 'remove', 'default', '--revoke'], { env, configDir, secrets });
+    const removed = await runCli(['profiles', 'remove', 'default', '--revoke', '--yes'], { env, configDir, secrets });
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect(removed.stdout).toContain('revoked');
     expect(secrets.secrets.size).toBe(0);

@@ -42,7 +42,7 @@ describe('svc doctor: where secrets are', () => {
     const file = join(configDir, 'credentials.json');
     expect(keychainChecks[0]).toMatchObject({
       status: 'warning',
-      message: expect.stringMatching(/^no OS keychain here \(.*org\.freedesktop\.secrets.*\): new secrets go to /),
+      message: expect.stringMatching(/^no OS keychain: nothing serves the Secret Service on the D-Bus session bus: new secrets go to /),
     });
     expect(keychainChecks[0]!.message).toContain(file);
     expect(keychainChecks).toContainEqual({ check: 'keychain', status: 'ok', message: `profile "default": the test key "test" is in ${file}` });
@@ -55,12 +55,31 @@ describe('svc doctor: where secrets are', () => {
     const keychain = workingKeychain();
     expect((await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test })).exitCode).toBe(0);
     const { exitCode, keychainChecks } = await doctor(configDir, keychain);
-    expect(keychainChecks[0]).toMatchObject({ status: 'ok', message: expect.stringMatching(/^new secrets go to .*, which answers$/) });
+    expect(keychainChecks[0]).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/^new secrets go to .*, which took a test entry \(written and deleted\)$/),
+    });
+    expect(keychain.calls).toContain('set svc svc-doctor:probe');
+    expect(keychain.calls).toContain('delete svc svc-doctor:probe');
+    expect(keychain.entries.has('svc/svc-doctor:probe')).toBe(false);
     expect(keychainChecks.find((c) => c.message.includes('the test key'))).toMatchObject({
       status: 'ok',
       message: expect.not.stringContaining('credentials.json'),
     });
     expect(exitCode).toBe(0);
+  });
+
+  it('a keychain that answers reads but refuses writes (a Secret Service with no default collection) is not "ok" (issue 44)', async () => {
+    const configDir = tempConfigDir();
+    const readsOnly = workingKeychain();
+    readsOnly.set = async () => {
+      throw new Error("Couldn't access platform storage: Secret Service: no result found");
+    };
+    const { keychainChecks } = await doctor(configDir, readsOnly);
+    expect(keychainChecks[0]).toMatchObject({
+      status: 'warning',
+      message: expect.stringMatching(/^the OS keychain failed: the Secret Service has no default keyring to write to \(.*\): new secrets go to /),
+    });
   });
 
   it('fails when a secret recorded in the keychain cannot be read there, and when SVC_CREDENTIAL_STORE=keychain has no keychain', async () => {

@@ -31,7 +31,7 @@ describe('secret storage', () => {
     expect(readFileSync(join(configDir, 'config.json'), 'utf8')).not.toContain(key);
 
     expect((await runCli(['account'], { configDir, keychain })).exitCode).toBe(0);
-    expect((await runCli(['keys', 'remove', 'dev'], { configDir, keychain })).exitCode).toBe(0);
+    expect((await runCli(['keys', 'remove', 'dev', '--yes'], { configDir, keychain })).exitCode).toBe(0);
     expect(keychain.entries.size).toBe(0);
   });
 
@@ -41,16 +41,17 @@ describe('secret storage', () => {
     const key = emu().seed.keys.test;
     const r = await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: key });
     expect(r.exitCode).toBe(0);
-    // Two short lines naming the file and SVC_CREDENTIAL_STORE=file; the keychain's raw words only with --debug.
+    // Three short lines naming the file, SVC_CREDENTIAL_STORE=file and the cause; the keychain's raw words only with --debug.
     expect(r.stderr).toBe(
-      `warning: no OS keychain, so profile "default" keeps its secrets in a file:\n  ${join(configDir, 'credentials.json')} (SVC_CREDENTIAL_STORE=file chooses it on purpose)\n`,
+      `warning: no OS keychain, so profile "default" keeps its secrets in a file:\n  ${join(configDir, 'credentials.json')} (SVC_CREDENTIAL_STORE=file chooses it on purpose)\n  why: nothing serves the Secret Service on the D-Bus session bus\n`,
     );
     expect(r.stderr.split('\n')[0]!.length).toBeLessThanOrEqual(80);
     // A second secret of the same profile in the same file is not announced again.
     const { key: live } = await emu().makeKey('live');
     const second = await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: live });
     expect(second.exitCode, second.stderr).toBe(0);
-    expect(second.stderr).toBe('');
+    // (Only the mode rule's note: a live key added leaves the profile in test mode.)
+    expect(second.stderr).toBe('note: profile "default" stays in test mode: use --live for one command, or `svc mode live` to switch\n');
     const { key: other } = await emu().makeKey('test');
     const debug = await runCli(['keys', 'add', '--profile', 'other', '--debug'], { configDir, keychain, stdin: other, env: { SVC_BASE_URL: emu().url } });
     expect(debug.stderr).toMatch(/^svc: keychain write of other:test failed: .*org\.freedesktop\.secrets/m);
@@ -160,7 +161,7 @@ describe('secret storage', () => {
       const configDir = tempConfigDir();
       expect((await runCli(['keys', 'add', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test })).exitCode).toBe(0);
       expect((await runCli(['events', 'tail', '--print-secret'], { configDir, keychain })).exitCode).toBe(0);
-      const removed = await runCli(['profiles', 'remove', 'default'], { configDir, keychain });
+      const removed = await runCli(['profiles', 'remove', 'default', '--yes'], { configDir, keychain });
       expect(removed.exitCode, removed.stderr).toBe(0);
       expect(removed.stderr).not.toContain('could not be deleted');
       if (existsSync(join(configDir, 'credentials.json'))) expect(JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).secrets).toEqual({});
@@ -174,7 +175,7 @@ describe('secret storage', () => {
     keychain.delete = failingKeychain('The name org.freedesktop.secrets was not provided').delete;
     const env = envFor(emu().emulator);
     expect((await runCli(['keys', 'add', '--name', 'ci', '--base-url', emu().url], { configDir, keychain, stdin: emu().seed.keys.test })).exitCode).toBe(0);
-    const removed = await runCli(['keys', 'remove', 'ci', '--json'], { configDir, keychain });
+    const removed = await runCli(['keys', 'remove', 'ci', '--json', '--yes'], { configDir, keychain });
     expect(removed.exitCode).toBe(0);
     expect(removed.stderr).toContain('the keychain entry default:ci (service svc) could not be deleted');
     expect(removed.stderr).toContain("secret-tool clear service svc username 'default:ci'");

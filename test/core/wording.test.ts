@@ -91,12 +91,13 @@ describe('hints fit the situation', () => {
 
   it('login timing out after --no-browser, or with no display, does not suggest --no-browser; no display is one clause', async () => {
     const passes: Clock = { now: () => Date.now(), sleep: async () => {} }; // the wait passes at once
-    const noBrowser = await runCli(['login', '--no-browser', '--timeout', '5m'], { env: { SVC_BASE_URL: emu().url }, clock: passes });
+    // (At a terminal, where a pasted redirect could finish it; without one it fails at once.)
+    const noBrowser = await runCli(['login', '--no-browser', '--timeout', '5m'], { env: { SVC_BASE_URL: emu().url }, clock: passes, tty: true });
     expect(noBrowser.exitCode).toBe(3);
     expect(noBrowser.stderr).toContain('no sign-in arrived within 5 min');
     expect(hintOf(noBrowser.stderr)).not.toContain('--no-browser');
 
-    const noDisplay = await runCli(['login', '--timeout', '5m'], { env: { SVC_BASE_URL: emu().url }, clock: passes });
+    const noDisplay = await runCli(['login', '--timeout', '5m'], { env: { SVC_BASE_URL: emu().url }, clock: passes, tty: true });
     expect(noDisplay.exitCode).toBe(3);
     expect(noDisplay.stderr).toContain('No browser here (neither DISPLAY nor WAYLAND_DISPLAY is set).');
     expect(hintOf(noDisplay.stderr)).not.toContain('--no-browser');

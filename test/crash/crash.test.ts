@@ -263,7 +263,7 @@ describe('SIGKILL at random moments', () => {
     const addTail = addRun.ms - afterCheck;
     const removeDir = await prepared(service);
     const changed = firstChange(removeDir);
-    const remove = svc(['keys', 'remove', 'test'], envOf(removeDir, service.url));
+    const remove = svc(['keys', 'remove', 'test', '--yes'], envOf(removeDir, service.url));
     const t1 = performance.now();
     const afterWrite = await changed.then(() => performance.now() - t1);
     const removeRun = await remove.done;
@@ -287,7 +287,7 @@ describe('SIGKILL at random moments', () => {
           window = anchored ? addTail : addRun.ms;
         } else {
           anchor = anchored ? firstChange(configDir) : Promise.resolve();
-          ran = svc(['keys', 'remove', 'test'], envOf(configDir, service.url));
+          ran = svc(['keys', 'remove', 'test', '--yes'], envOf(configDir, service.url));
           window = anchored ? removeTail : removeRun.ms;
         }
         if (await killAfter(ran, anchor, uniform(window * 1.2))) killed++;

@@ -59,7 +59,8 @@ export interface Pane {
 const POLL_MS = 25;
 
 /**
- * The parent of svc in the pane: runs argv[2] with argv[3..] with the terminal, writes
+ * The parent of svc in the pane: runs argv[2] with argv[3..] with the terminal (stdin from the
+ * file PTY_STDIN names, when set: \`svc … < file\` at a terminal), writes
  * {code, signal} to argv[1] when it ends, then stays until the test's tmux server is killed
  * (at most 10 minutes), so the pane lives until the test has read it.
  */
@@ -68,7 +69,8 @@ const { spawn } = require('node:child_process');
 const { renameSync, writeFileSync } = require('node:fs');
 const [file, command, ...argv] = process.argv.slice(1);
 process.on('SIGINT', () => {});
-const child = spawn(command, argv, { stdio: 'inherit' });
+const stdin = process.env.PTY_STDIN ? require('node:fs').openSync(process.env.PTY_STDIN, 'r') : 'inherit';
+const child = spawn(command, argv, { stdio: [stdin, 'inherit', 'inherit'] });
 child.on('exit', (code, signal) => {
   writeFileSync(file + '.tmp', JSON.stringify({ code, signal }));
   renameSync(file + '.tmp', file);

@@ -77,6 +77,41 @@ describe.skipIf(mount === null)('a refresh on a nearly full disk (real tmpfs)', 
   });
 });
 
+describe.skipIf(mount === null)('svc login on a nearly full disk (real tmpfs)', () => {
+  let emulator: RunningEmulator;
+  let disk: string;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0 });
+    disk = mountTmpfs()!;
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    if (disk) {
+      execFileSync('umount', [disk]);
+      rmSync(disk, { recursive: true, force: true });
+    }
+  });
+
+  it('says the disk is full before the browser opens (issue 44), and signs in once there is space', async () => {
+    const dir = join(disk, 'config');
+    const browser = scriptedBrowser(emulator);
+    const run = () => runCli(['login'], { env: envFor(emulator, { SVC_CREDENTIAL_STORE: 'file' }), configDir: dir, keychain: noKeychain, browser });
+    const filler = join(disk, 'filler');
+    const { bavail, bsize } = statfsSync(disk);
+    writeFileSync(filler, Buffer.alloc(bavail * bsize - 4096));
+    const full = await run();
+    expect(full.exitCode).not.toBe(0);
+    expect(full.stderr).toContain('the disk is full');
+    expect(browser.opened).toEqual([]);
+    expect((await stats(emulator)).tokens_issued).toBe(0);
+
+    rmSync(filler);
+    const again = await run();
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(browser.opened).toHaveLength(1);
+  });
+});
+
 const readOnly = mount === null ? null : mountTmpfs('ro,size=64k,mode=0755');
 
 describe.skipIf(readOnly === null)('a read-only home (real read-only tmpfs)', () => {

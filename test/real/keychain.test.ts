@@ -61,7 +61,7 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
     const configDir = tempConfigDir();
     const key = emu.seed.keys.test;
     // (what the process builds: the addon, pinned to the Secret Service)
-    const real = { configDir, keychain: osKeychain(), env: { SVC_CREDENTIAL_STORE: 'keychain' } };
+    const real = { configDir, keychain: osKeychain(process.env), env: { SVC_CREDENTIAL_STORE: 'keychain' } };
     const added = await runCli(['keys', 'add', '--profile', profile, '--name', 'ci', '--base-url', emu.url], { ...real, stdin: key });
     expect(added.stderr).toBe('');
     expect(added.exitCode).toBe(0);
@@ -89,14 +89,14 @@ describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
     const status = await runCli(['auth', 'status', '--profile', profile], real);
     expect(status.stdout).toContain('stored in keychain');
 
-    const removed = await runCli(['keys', 'remove', 'ci', '--profile', profile], real);
+    const removed = await runCli(['keys', 'remove', 'ci', '--profile', profile, '--yes'], real);
     expect(removed.exitCode).toBe(0);
     expect(lookup(`${profile}:ci`).stdout.trim()).toBe('');
   });
 
   it('login stores the OAuth connection as one entry secret-tool finds, in no file; logout deletes it', async () => {
     const configDir = tempConfigDir();
-    const real = { configDir, keychain: osKeychain(), env: { SVC_CREDENTIAL_STORE: 'keychain', SVC_BASE_URL: emu.url } };
+    const real = { configDir, keychain: osKeychain(process.env), env: { SVC_CREDENTIAL_STORE: 'keychain', SVC_BASE_URL: emu.url } };
     const login = await runCli(['login', '--profile', profile, '--json'], {
       ...real,
       env: envFor(emu.emulator, real.env),

@@ -113,7 +113,7 @@ describe.skipIf(problem !== null)('no Secret Service (no session bus)', () => {
           step('print1', 'events tail --print-secret'),
           step('print2', 'events tail --print-secret'),
           snapshot('written'),
-          step('remove', 'keys remove t1'),
+          step('remove', 'keys remove t1 --yes'),
           step('logout', 'logout'),
           snapshot('removed'),
         ],
@@ -123,7 +123,9 @@ describe.skipIf(problem !== null)('no Secret Service (no session bus)', () => {
       for (const name of ['add', 'login', 'print1', 'print2', 'remove', 'logout']) expect(run.code(name), `${name}: ${run.read(`${name}.err`)}`).toBe(0);
 
       // Each write said, before it, why it went to credentials.json.
-      expect(run.read('add.err')).toMatch(/^warning: no OS keychain, so profile ".*" keeps its secrets in a file:\n {2}.*credentials\.json/m);
+      expect(run.read('add.err')).toMatch(
+        /^warning: no OS keychain, so profile ".*" keeps its secrets in a file:\n {2}.*credentials\.json.*\n {2}why: there is no D-Bus session bus$/m,
+      );
       const secret = run.read('print1.out').trim();
       expect(secret).toMatch(/^svc_whsec_/);
       expect(run.read('print2.out').trim()).toBe(secret);
@@ -154,7 +156,7 @@ describe.skipIf(problem !== null)('no Secret Service (no session bus)', () => {
         step('print', 'events tail --print-secret'),
         snapshot('written'),
         plant(`keyring:${profile}:t1@svc`),
-        step('remove', 'keys remove t1'),
+        step('remove', 'keys remove t1 --yes'),
         snapshot('removed'),
       ],
       { session: true, profile },

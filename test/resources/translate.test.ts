@@ -84,6 +84,47 @@ describe('translate', () => {
     expect(objects.every((o) => o.object === 'translation' && o.to === 'en')).toBe(true);
   });
 
+  it('--lines prints the characters whole-text mode prints: a tab stays a tab; what a terminal obeys is inert in both', async () => {
+    const line = 'a\tb \u001b[31mred\u202e';
+    const [lines, whole] = await Promise.all([
+      h.svc(['translate', '--to', 'de', '--lines'], { stdin: `${line}\n` }),
+      h.svc(['translate', '--to', 'de'], { stdin: line }),
+    ]);
+    expect(lines.exitCode, lines.stderr).toBe(0);
+    expect(lines.stdout).toBe('[de] a\tb ^[[31mred<U+202E>\n');
+    expect(lines.stdout).toBe(whole.stdout);
+  });
+
+  it('a text over the limit says the way forward: --lines when its lines fit, else split it (issue 44)', async () => {
+    const paragraphs = Array.from({ length: 5 }, (_, i) => `${'word '.repeat(599)}end${i}`).join('\n');
+    expect(paragraphs.length).toBeGreaterThan(14_000);
+    const fits = await h.svc(['translate', '--to', 'de'], { stdin: paragraphs });
+    expect(fits.exitCode).toBe(2);
+    expect(fits.stderr).toContain('the limit is 5,000');
+    expect(fits.stderr).toContain('svc translate --lines --to de');
+    const oneLine = await h.svc(['translate', '--to', 'de'], { stdin: 'x'.repeat(15_000) });
+    expect(oneLine.exitCode).toBe(2);
+    expect(oneLine.stderr).toMatch(/split it into parts of at most 5,000 characters/);
+  });
+
+  it('--lines at a terminal says how long it will take and how far it is, on stderr; in a script it says nothing', async () => {
+    const virtualClock = () => {
+      let now = Date.now();
+      return { now: () => now, sleep: async (ms: number) => void (now += ms) };
+    };
+    // (Few lines, as the emulator's own limit counts these requests in real time: 130 in all.)
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+    const atTerminal = await h.svc(['translate', '--lines', '--to', 'it'], { stdin: lines(110), tty: true, extra: { clock: virtualClock() } });
+    expect(atTerminal.exitCode, atTerminal.stderr).toBe(0);
+    expect(atTerminal.stdout.split('\n')).toHaveLength(111);
+    expect(atTerminal.stderr).toMatch(/^110 lines to translate: about \d\.\d s \(the service takes 600 requests a minute\)$/m);
+    expect(atTerminal.stderr).toMatch(/^translated \d+ of 110 lines, (about .* s|under a second) left$/m);
+
+    const script = await h.svc(['translate', '--lines', '--to', 'it'], { stdin: lines(20), extra: { clock: virtualClock() } });
+    expect(script.exitCode, script.stderr).toBe(0);
+    expect(script.stderr).toBe('');
+  });
+
   it('a line over 5,000 characters stops --lines with exit 2 after the lines before it', async () => {
     const result = await h.svc(['translate', '--lines', '--to', 'es'], { stdin: `ok\n${'x'.repeat(5001)}\nnever\n` });
     expect(result.exitCode).toBe(2);

@@ -11,7 +11,7 @@ import { CliError, UsageError } from '../../errors.js';
 import { redactText } from '../../io/redact.js';
 import { escapeJsonControls, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
 import { buildBody, fileOf, parseField, queryOf, typedValue } from './fields.js';
-import { ASKS_BEFORE_BILLING, askedEndpoint, confirmBilled } from '../shared/resources.js';
+import { ASKS_BEFORE_BILLING, askedEndpoint, billableRequest, confirmBilled, refuseImpliedLive } from '../shared/resources.js';
 import type { FieldSpec } from './fields.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -187,6 +187,7 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<void> 
   // What the dedicated commands ask before billing (calls start, calls dial, calls lines add), this asks too.
   const billed = askedEndpoint(opts.method, path);
   if (billed) await confirmBilled(ctx, billed, `${ASKS_BEFORE_BILLING[billed]} (${opts.method} ${path})`, { testModeRefuses: billed === 'calls.dial' });
+  else if (billableRequest(opts.method, path)) refuseImpliedLive(ctx, api.credential, `${opts.method} ${path}`);
   for (const [key, value] of new URLSearchParams(search ?? '')) (query[key] ??= []).push(value);
   const headers = { ...(rawBody !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers };
   const { applyJq } = opts.jq !== undefined ? await import('./jq.js') : { applyJq: undefined };

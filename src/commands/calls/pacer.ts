@@ -18,15 +18,23 @@ export interface Pacer {
   take(signal?: AbortSignal): Promise<void>;
 }
 
+/** About how long `count` more starts take at this pace from a full bucket: an estimate for the user (translate --lines). */
+export function pacedDuration(count: number, options: PacerOptions = {}): number {
+  const { limit, windowMs, burst } = pacerShape(options);
+  return (Math.max(0, count - burst) * windowMs) / (limit - burst);
+}
+
+function pacerShape(options: PacerOptions): Required<PacerOptions> {
+  return { limit: options.limit ?? LIMITS.requestsPerMinute, windowMs: options.windowMs ?? 60_000, burst: options.burst ?? 10 };
+}
+
 /**
  * The bucket holds `burst` tokens and refills at (limit - burst) per window, so any
  * window of `windowMs` sees at most burst + (limit - burst) = limit starts: a sliding
  * guarantee, which also holds for the service's fixed windows.
  */
 export function createPacer(clock: Pick<Clock, 'now' | 'sleep'>, options: PacerOptions = {}): Pacer {
-  const limit = options.limit ?? LIMITS.requestsPerMinute;
-  const windowMs = options.windowMs ?? 60_000;
-  const burst = options.burst ?? 10;
+  const { limit, windowMs, burst } = pacerShape(options);
   if (!(burst >= 1 && burst < limit)) throw new RangeError('burst must be at least 1 and below the limit');
   const perMs = (limit - burst) / windowMs;
   let tokens = burst;

@@ -59,7 +59,8 @@ export async function secretChecks(ctx: Context, data: ConfigData, fix = false):
     const where = await store.whereSecretsGo();
     credentialsPath = where.path;
     goTo = where.storage;
-    if (where.storage === 'keychain') checks.push({ check: 'keychain', status: 'ok', message: `new secrets go to ${keychainName()}, which answers` });
+    if (where.storage === 'keychain')
+      checks.push({ check: 'keychain', status: 'ok', message: `new secrets go to ${keychainName()}, which took a test entry (written and deleted)` });
     else if (where.forced && !where.reason)
       checks.push({ check: 'keychain', status: 'ok', message: `SVC_CREDENTIAL_STORE=file: new secrets go to ${where.path} (mode 0600), not the keychain` });
     else
@@ -68,7 +69,7 @@ export async function secretChecks(ctx: Context, data: ConfigData, fix = false):
         status: where.forced ? 'failed' : 'warning',
         message: where.forced
           ? `SVC_CREDENTIAL_STORE=keychain, but ${where.reason}`
-          : `no OS keychain here (${where.reason}): new secrets go to ${where.path} (mode 0600, readable only by you)`,
+          : `${where.trouble ?? where.reason}: new secrets go to ${where.path} (mode 0600, readable only by you)`,
         fix: where.forced
           ? `start and unlock ${keychainName()}, or unset SVC_CREDENTIAL_STORE`
           : `start and unlock ${keychainName()}, or set SVC_CREDENTIAL_STORE=file to keep secrets in ${where.path} on purpose (no warning then)`,

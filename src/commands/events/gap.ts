@@ -43,6 +43,20 @@ export function gapWarning(gap: Gap, lastDelivered: string | undefined, what = '
   return `warning: the service no longer retains the ${what} ${after}: later ${what} may be missing${from}`;
 }
 
+/**
+ * `--since ID` and the service has no such event (issue 44: a typo replayed up to 10,000 events,
+ * and forwarded them again): nothing is replayed; `--since start` asks for every retained one.
+ */
+export class UnknownSinceError extends CliError {
+  constructor(since: string) {
+    super(
+      `--since ${safe(since)}: the service does not know this event (no event it retains for this organization and mode has that id, so it is mistyped, of another organization or mode, or older than the last 10,000); nothing was replayed`,
+      EXIT.notFound,
+      'check the id (svc events list); to replay every event the service retains, use --since start; to follow new events only, leave --since out',
+    );
+  }
+}
+
 export class GapError extends CliError {
   constructor(message: string) {
     super(message.replace(/^warning: /, ''), EXIT.failure, 'without --fail-on-gap the stream goes on after this warning');

@@ -10,7 +10,8 @@ import { START_POSITION, type HandledTracker } from './checkpoint.js';
 import type { Deliveries } from './deliveries.js';
 import { matchesType, type TypePattern } from './filter.js';
 import { parseEvent, type ApiEvent } from './format.js';
-import { GapError, gapWarning, isGapFrame, parseGap } from './gap.js';
+import { GapError, gapWarning, isGapFrame, parseGap, UnknownSinceError } from './gap.js';
+import type { CliError } from '../../errors.js';
 import type { EventRecorder } from './record.js';
 
 /** Where the lines go: a stream's write (stdout), which may throw EPIPE once its reader is gone. */
@@ -89,6 +90,11 @@ export interface TailPipelineOptions {
   maxEvents?: number;
   /** A gap stops the pipeline (gapFailure) instead of a warning. */
   failOnGap: boolean;
+  /**
+   * The --since id the stream was asked to resume after: a gap naming it, before anything was
+   * handed on, stops the pipeline with nothing replayed (the id is unknown to the service).
+   */
+  since?: string;
   out: LineWriter;
   /** One line of stderr (a warning), without its newline. */
   warn: (line: string) => void;
@@ -105,7 +111,7 @@ export class TailPipeline {
   /** Events printed (matching the filter). */
   printed = 0;
   /** Set when a gap stopped the pipeline (--fail-on-gap). */
-  gapFailure: GapError | undefined;
+  gapFailure: CliError | undefined;
   private readonly seen = new SeenIds();
   /** Only what this run handed on: a --since or checkpoint id is named by the gap frame itself. */
   private lastHandedOn: string | undefined;
@@ -178,7 +184,12 @@ export class TailPipeline {
   };
 
   private gap(data: string): MessageVerdict {
-    const warning = gapWarning(parseGap(data), this.lastHandedOn);
+    const gap = parseGap(data);
+    if (this.opts.since !== undefined && this.lastHandedOn === undefined && gap.last_event_id === this.opts.since) {
+      this.gapFailure = new UnknownSinceError(this.opts.since);
+      return 'stop';
+    }
+    const warning = gapWarning(gap, this.lastHandedOn);
     if (this.opts.failOnGap) {
       this.gapFailure = new GapError(warning);
       return 'stop';

@@ -19,6 +19,8 @@ import { sanitizeText } from '../../io/sanitize.js';
 import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
 import { forwardingSecret } from './secret.js';
 import { isBrokenPipe, LineWriter, resumingFrom, TailPipeline } from './pipeline.js';
+import { parseIdWithPrefix } from '../../validate/id.js';
+import { ID_PREFIX } from '../../contract/constants.js';
 
 export interface TailOptions {
   types: TypePattern[];
@@ -57,7 +59,7 @@ export const command = defineCommand({
   summary: 'follow events live, resuming after drops',
   flags: {
     type: { value: '<type>', repeatable: true, help: 'only this type or prefix (repeatable), e.g. call. or chat.closed' },
-    since: { value: '<evt_id>', kind: { type: 'id', prefix: 'evt_' }, help: 'start after this event' },
+    since: { value: '<evt_id>', help: 'start after this event (an unknown one stops the tail); `start`: every event the service retains' },
     maxEvents: { value: '<n>', kind: { type: 'integer', min: 1 }, help: 'stop after N events' },
     forwardTo: { value: '<url>', repeatable: true, help: 'POST each event, signed, to URL; TYPE=URL for some types only, e.g. call.*=URL (repeatable)' },
     forwardHeader: { value: '<header>', repeatable: true, help: "add 'Name: value' to each delivery (repeatable)" },
@@ -102,7 +104,8 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
     failOnGap: flags.failOnGap === true,
   };
 
-  if (flags.since !== undefined) opts.since = flags.since;
+  if (flags.since !== undefined)
+    opts.since = flags.since.trim() === START_POSITION ? START_POSITION : parseIdWithPrefix(flags.since, ID_PREFIX.event, '--since');
   if (flags.maxEvents !== undefined) opts.maxEvents = flags.maxEvents;
 
   for (const raw of repeated(flags.forwardHeader)) {
@@ -168,6 +171,8 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
     types: opts.types,
     ...(opts.maxEvents !== undefined ? { maxEvents: opts.maxEvents } : {}),
     failOnGap: opts.failOnGap,
+    // A --since id the service does not know stops the tail; a checkpoint's goes on behind a gap warning.
+    ...(checkpointed === undefined && opts.since !== undefined && opts.since !== START_POSITION ? { since: opts.since } : {}),
     warn: (line) => ctx.io.stderr.write(`${line}\n`),
     formatLine: await eventLineFormat(ctx),
     ...sinks,

@@ -130,6 +130,12 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   await confirmReplacement(ctx, opts, (await ctx.config.read()).profiles[target.profileName]?.keys, meta, target.profileName);
   const stored = await storeKey(ctx, key, meta, account, target);
   report(ctx, meta, account, unverified, target, stored);
+  // A key added never switches the profile's mode (src/credentials/mode.ts): said when it is not the key's.
+  const profileMode = (await ctx.config.read()).profiles[target.profileName]?.mode;
+  if (profileMode && profileMode !== mode)
+    ctx.io.stderr.write(
+      `note: profile "${target.profileName}" stays in ${profileMode} mode: use --${mode} for one command, or \`svc mode ${mode}\` to switch\n`,
+    );
 }
 
 /** The key's mode, from its shape; a --test/--live that names the other mode is refused. */

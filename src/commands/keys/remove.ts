@@ -9,6 +9,7 @@ import { describeLeft } from '../../credentials/store.js';
 import { addEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { parseKeyName, redactedKey } from './shared.js';
 import { askBeforeDeleting } from '../shared/ask-first.js';
+import { hasCredentialFor, keepModeThroughChange } from '../../credentials/mode.js';
 
 export interface KeysRemoveOptions {
   name: string;
@@ -43,7 +44,9 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
   const left = await ctx.withProfileLock(profileName, async () => {
     const entry = inFlight(profileName, opts.name, ctx.clock.now());
     await ctx.config.update((cfg) => {
-      delete cfg.profiles[profileName]?.keys?.[opts.name];
+      const stored = cfg.profiles[profileName];
+      if (stored) keepModeThroughChange(stored);
+      delete stored?.keys?.[opts.name];
       addEntry(cfg, entry);
     });
     return (await finishDeletes(ctx, [{ entry, storage: meta.storage }]))[0] ?? null;
@@ -54,4 +57,18 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
     `Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"${left ? ' (its keychain entry remains, see the warning)' : ''}.\n`,
   );
   ctx.io.stderr.write("The key itself still works at the service until it is revoked in the organization's API settings.\n");
+  await sayModeLeftBare(ctx, profileName);
+}
+
+/** The profile's mode stays what it was (src/credentials/mode.ts): said when nothing is left to use in it. */
+async function sayModeLeftBare(ctx: Context, profileName: string): Promise<void> {
+  const profile = (await ctx.config.read()).profiles[profileName];
+  const mode = profile?.mode;
+  if (!mode || hasCredentialFor(profile, mode)) return;
+  const other = mode === 'test' ? 'live' : 'test';
+  ctx.io.stderr.write(
+    `note: profile "${profileName}" stays in ${mode} mode, which now has no credential: commands stop until you add one (svc keys add)` +
+      (hasCredentialFor(profile, other) ? ` or switch with \`svc mode ${other}\`` : '') +
+      '.\n',
+  );
 }

@@ -2,7 +2,7 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { Mode } from '../../contract/constants.js';
-import { chooseMode, chooseProfileName, keyForMode, namedProfile, parseModeValue, requireProfile } from '../../credentials/resolve.js';
+import { chooseModeOf, chooseProfileName, keyForMode, namedProfile, parseModeValue, requireProfile } from '../../credentials/resolve.js';
 import { modeOfKey } from '../../contract/constants.js';
 import { printJson, printObject } from '../../io/output.js';
 
@@ -31,7 +31,10 @@ export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
     const mode = opts.set;
     if (explicit || Object.keys(config.profiles).length > 0) requireProfile(config, profileName);
     await ctx.config.update((cfg) => {
-      (cfg.profiles[profileName] ??= {}).mode = mode;
+      const profile = (cfg.profiles[profileName] ??= {});
+      profile.mode = mode;
+      // Now a choice: a live mode set here lets billable commands run without a terminal.
+      delete profile.mode_implied;
       cfg.default_profile ??= profileName;
     });
     const profile = config.profiles[profileName];
@@ -50,15 +53,10 @@ export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
 
   if (explicit) requireProfile(config, profileName);
   const profile = config.profiles[profileName];
-  let mode: Mode;
-  let source: string;
   const envKeyMode = ctx.env.SVC_API_KEY ? modeOfKey(ctx.env.SVC_API_KEY) : null;
-  if (envKeyMode) [mode, source] = [envKeyMode, 'SVC_API_KEY'];
-  else if (ctx.globals.mode) [mode, source] = [ctx.globals.mode, `--${ctx.globals.mode}`];
-  else if (ctx.env.SVC_MODE) [mode, source] = [chooseMode(ctx, profile), 'SVC_MODE'];
-  else if (profile?.mode) [mode, source] = [profile.mode, `profile "${profileName}"`];
-  else [mode, source] = [chooseMode(ctx, profile), 'the credentials the profile has'];
-  if (ctx.globals.json) return printJson(ctx, { profile: profileName, mode, source, profile_mode: profile?.mode ?? null });
+  const choice = envKeyMode ? { mode: envKeyMode, why: 'SVC_API_KEY', chosen: true } : chooseModeOf(ctx, profile);
+  const { mode, why: source } = choice;
+  if (ctx.globals.json) return printJson(ctx, { profile: profileName, mode, source, chosen: choice.chosen, profile_mode: profile?.mode ?? null });
   if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(`${mode}\n`);
   await printObject(
     ctx,

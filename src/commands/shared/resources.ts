@@ -25,6 +25,20 @@ export const ASKS_BEFORE_BILLING = {
 } as const satisfies Partial<Record<EndpointName, string>>;
 export type AskedEndpoint = keyof typeof ASKS_BEFORE_BILLING;
 
+/** How a refused billable request is named (refuseImpliedLive). */
+const BILLED_ACTION: Partial<Record<EndpointName, string>> = {
+  ...ASKS_BEFORE_BILLING,
+  'chats.messages.create': 'Sending a chat message',
+  'chats.voice': 'Sending a voice message',
+  translate: 'Translating',
+};
+
+/** Whether a raw request is one the service bills in live mode (the contract's `billable`). */
+export function billableRequest(method: string, path: string): boolean {
+  const endpoint = endpointFor(method, path);
+  return endpoint !== undefined && 'billable' in ENDPOINTS[endpoint];
+}
+
 /** The endpoint a raw request is when it is one of those, else undefined. */
 export function askedEndpoint(method: string, path: string): AskedEndpoint | undefined {
   const endpoint = endpointFor(method, path);
@@ -48,6 +62,7 @@ function storedScopes(credential: ResolvedCredential): readonly string[] | undef
 export async function confirmBilled(ctx: Context, endpoint: AskedEndpoint, action: string, opts: { testModeRefuses?: boolean } = {}): Promise<void> {
   const { credential } = await ctx.api();
   if (credential.mode !== 'live') return;
+  refuseImpliedLive(ctx, credential, action);
   const scope = ENDPOINTS[endpoint].scope;
   const scopes = storedScopes(credential);
   if (scopes && !scopes.includes(scope)) {
@@ -71,9 +86,24 @@ export async function confirmBilled(ctx: Context, endpoint: AskedEndpoint, actio
   if (!(await confirm(ctx, `${action}, ${billed}: continue?`))) throw new CliError('cancelled: nothing was done', EXIT.failure);
 }
 
+/**
+ * Without a terminal, money is spent only in a live mode someone chose (README, "Test and live
+ * mode"): --live, SVC_MODE=live, `svc mode live`, or a live SVC_API_KEY. A profile that is live
+ * only because its first credential was live (a sign-in) does not bill a script that never said
+ * so; at a terminal the billing note (and, for a call, the question) says it first.
+ */
+export function refuseImpliedLive(ctx: Context, credential: ResolvedCredential, action: string): void {
+  if (credential.mode !== 'live' || credential.modeChosen || ctx.io.canPrompt()) return;
+  throw new UsageError(
+    `${action} would be billed to ${orgLabel(credential)}, and live mode was not chosen: profile "${credential.profileName}" is live only because of its credentials; nothing was done`,
+    'choose live for this command with --live (or SVC_MODE=live), or for the profile with `svc mode live`; or use --test to try it free of charge',
+  );
+}
+
 /** A single request through the endpoint table; the core client maps errors to exit codes. */
 export async function call<T>(ctx: Context, endpoint: EndpointName, request: Omit<ApiRequest, 'endpoint'> = {}): Promise<T> {
   const api = await ctx.api();
+  if ('billable' in ENDPOINTS[endpoint]) refuseImpliedLive(ctx, api.credential, BILLED_ACTION[endpoint] ?? 'This request');
   return api.request<T>({ endpoint, ...request });
 }
 

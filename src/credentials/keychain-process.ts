@@ -1,0 +1,158 @@
+// The OS keychain asked from a process of its own (bin/keychain-child.js), so that its time
+// bound is real: @napi-rs/keyring connects to the Secret Service synchronously, and a D-Bus
+// socket that accepts and never answers blocks the calling thread for good. Promise.race
+// cannot leave such a call behind, nor can a worker thread (Node waits for it at exit); a
+// process can be killed. One process serves every keychain call of a command, started at
+// the first; a call past its bound kills it, and the rest of the command is told at once
+// that the keychain did not answer rather than waiting again.
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Env } from '../shared/runtime.js';
+import { lazyRequire } from '../node-require.js';
+import { CliError } from '../errors.js';
+
+/** The word bin/svc.js answers by serving keychain calls on stdin. */
+export const KEYCHAIN_CHILD_ARGUMENT = '__keychain-child';
+
+/** One request to the keychain process (bin/keychain-child.js's protocol). */
+export interface KeychainRequest {
+  op: 'get' | 'set' | 'delete';
+  service: string;
+  account: string;
+  value?: string;
+  /** The addon's store on Linux: the Secret Service, or the kernel keyring for an earlier svc's copies. */
+  store: 'secret-service' | 'keyutils';
+  target?: string;
+}
+
+/** The keychain process stopped answering (or never could): every later call fails at once with this. */
+export class KeychainStuckError extends Error {}
+
+/** The standalone svc's addon is missing or damaged: a damaged install, never a reason to use the file. */
+export class KeychainAddonError extends CliError {}
+
+/** The program and arguments that start the keychain process: the launcher svc runs from. */
+export function keychainChildCommand(execPath: string = process.execPath): [string, string[]] {
+  // The standalone binary is its own launcher (packaging/sea-main.cjs runs bin/svc.js).
+  if ((globalThis as { __SVC_INSTALL__?: unknown }).__SVC_INSTALL__) return [execPath, [KEYCHAIN_CHILD_ARGUMENT]];
+  // This module is in dist/main.cjs (the bundle), or src/credentials/ (the TypeScript source, in tests).
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const root = basename(here) === 'dist' ? join(here, '..') : join(here, '..', '..');
+  return [execPath, [join(root, 'bin', 'svc.js'), KEYCHAIN_CHILD_ARGUMENT]];
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/** The process and its calls in flight; created on the first call. */
+export class KeychainProcess {
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private stuck: Error | undefined;
+  private stderr = '';
+
+  constructor(
+    private readonly env: Env,
+    private readonly command: [string, string[]] = keychainChildCommand(),
+  ) {}
+
+  /** The answer to one request; `signal` abandons it (and the process with it: its call may never return). */
+  call(request: KeychainRequest, signal: AbortSignal): Promise<unknown> {
+    if (this.stuck) return Promise.reject(this.stuck);
+    const child = this.child ?? this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = () =>
+        this.abandon(signal.reason instanceof Error ? signal.reason : new KeychainStuckError(String(signal.reason ?? 'the OS keychain did not answer')));
+      const settle = () => {
+        signal.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+        if (this.pending.size === 0) this.idle(true);
+      };
+      this.pending.set(id, {
+        resolve: (value) => (settle(), resolve(value)),
+        reject: (error) => (settle(), reject(error)),
+      });
+      if (this.pending.size === 1) this.idle(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+      child.stdin.write(`${JSON.stringify({ id, ...request })}\n`);
+    });
+  }
+
+  /** Kills the process and fails what it was asked; later calls fail with `error` at once. */
+  abandon(error: Error): void {
+    this.stuck ??= error;
+    this.child?.kill('SIGKILL');
+    this.child = undefined;
+    for (const call of [...this.pending.values()]) call.reject(this.stuck);
+  }
+
+  /**
+   * Lets the process end (it ends with its stdin); a later call starts another. One still in a
+   * call (the command was stopped, Ctrl-C) is killed: it may never read its stdin again.
+   */
+  close(): void {
+    if (this.pending.size) this.child?.kill('SIGKILL');
+    else this.child?.stdin.end();
+    this.child = undefined;
+  }
+
+  private start(): ChildProcessWithoutNullStreams {
+    const [program, args] = this.command;
+    const child = lazyRequire('node:child_process').spawn(program, args, { env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = child;
+    let buffered = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+        this.answer(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+      }
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => void (this.stderr = (this.stderr + chunk).slice(-2000)));
+    child.on('error', (error) => this.ended(child, `the keychain process could not start (${error.message})`));
+    child.on('exit', (code, signal) => this.ended(child, `the keychain process ended (${signal ?? `exit ${code}`})`));
+    child.stdin.on('error', () => {}); // its end is reported by 'exit'
+    this.idle(true);
+    return child;
+  }
+
+  private answer(line: string): void {
+    let message: { id?: number; value?: unknown; error?: string };
+    try {
+      message = JSON.parse(line) as typeof message;
+    } catch {
+      return;
+    }
+    const call = this.pending.get(message.id ?? -1);
+    if (!call) return;
+    if (typeof message.error === 'string') call.reject(new Error(message.error));
+    else call.resolve(message.value ?? null);
+  }
+
+  private ended(child: ChildProcessWithoutNullStreams, why: string): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    const said = this.stderr.trim();
+    // The standalone binary's loader stops on an addon that is missing or damaged (packaging/keyring-loader.cjs).
+    const error = /keychain addon .* is (missing|damaged)/.test(said)
+      ? new KeychainAddonError(said.replace(/^svc: /, ''))
+      : new KeychainStuckError(said ? `${why}: ${said.split('\n')[0]}` : why);
+    this.stuck ??= error;
+    for (const call of [...this.pending.values()]) call.reject(error);
+  }
+
+  /** While nothing is asked, the process and its pipes do not keep svc running. */
+  private idle(idle: boolean): void {
+    const child = this.child;
+    if (!child) return;
+    const handles = [child, child.stdout, child.stderr, child.stdin] as { ref?: () => void; unref?: () => void }[];
+    for (const handle of handles) (idle ? handle.unref : handle.ref)?.call(handle);
+  }
+}
