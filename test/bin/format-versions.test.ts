@@ -182,7 +182,7 @@ describe('a file from a newer svc', () => {
     const read = await svc(['account', '--json'], env);
     expect(read.code).toBe(1);
     expect(read.stderr).toMatch(newer('the credentials file'));
-    const write = await svc(['keys', 'remove', 'ci'], env);
+    const write = await svc(['keys', 'remove', 'ci', '--yes'], env);
     expect(write.code).not.toBe(0);
     expect(write.stderr).toMatch(newer('the credentials file'));
     expect(readFileSync(path, 'utf8')).toBe(bytes);

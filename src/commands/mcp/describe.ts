@@ -11,7 +11,7 @@ import { PRICE_ITEM, unitWords } from '../dry-run.js';
 import type { Price } from '../account/types.js';
 import { kebab } from '../define.js';
 import { priceOf } from './budget.js';
-import type { ToolSpec } from './tools.js';
+import type { ToolSpec } from './tool-spec.js';
 
 type Zod = typeof import('zod');
 

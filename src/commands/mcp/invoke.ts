@@ -6,7 +6,7 @@
 import { UsageError } from '../../errors.js';
 import { readValue } from '../../validate/kinds.js';
 import { kebab, type CommandDecl } from '../define.js';
-import type { Param } from './tools.js';
+import type { Param } from './tool-spec.js';
 
 /** What the command's parse() receives: positional values in order (variadic ones flattened), flags by their camelCase key. */
 export interface TypedInput {

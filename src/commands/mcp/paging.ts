@@ -5,7 +5,7 @@
 // summary of it, never JSON cut in the middle.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { nextCursorNoted } from '../shared/resources.js';
-import type { ToolSpec } from './tools.js';
+import type { ToolSpec } from './tool-spec.js';
 
 /** Text content up to this many characters is the whole JSON. */
 export const MAX_TEXT = 8_000;

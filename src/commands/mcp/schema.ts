@@ -8,7 +8,7 @@ import { EVENT_TYPES } from '../../contract/constants.js';
 import { UsageError } from '../../errors.js';
 import { readValue, type ValueRule } from '../../validate/kinds.js';
 import type { ToolFacts } from '../define.js';
-import type { Param, ToolSpec } from './tools.js';
+import type { Param, ToolSpec } from './tool-spec.js';
 
 type Zod = typeof import('zod');
 

@@ -18,7 +18,7 @@ import { typedInput, type TypedInput } from './invoke.js';
 import { failureOf, reportOf, toolError, type Ran } from './result.js';
 import { callTool, checkSession, sessionState, type ServeOptions, type SessionState, type Settled } from './session.js';
 import { inputSchema } from './schema.js';
-import type { ToolSpec } from './tools.js';
+import type { ToolSpec } from './tool-spec.js';
 import { contextTransport } from './transport.js';
 import { annotations, compactToolList, inToolTerms, outputSchema, readPrices } from './describe.js';
 import { approvalValidator, approved, type Asker } from './confirm.js';

@@ -12,7 +12,8 @@ import { Ledger } from './budget.js';
 import type { PriceList } from './describe.js';
 import { ownInput, type TypedInput } from './invoke.js';
 import { reportOf, toolError, type Ran } from './result.js';
-import { leavesOf, toolsOf, type Session, type ToolSpec } from './tools.js';
+import { leavesOf, toolsOf } from './tools.js';
+import type { Session, ToolSpec } from './tool-spec.js';
 
 /** Calls waiting for the pace of the rate limit beyond this many are refused at once (about 5 s of waiting). */
 export const MAX_WAITING = 50;

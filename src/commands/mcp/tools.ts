@@ -4,35 +4,11 @@
 // properties. Nothing here is a second list of commands: a new command or flag becomes a tool
 // or a property with no code here. What a declaration says that a tool cannot carry is a
 // ToolDeclarationError (test/mcp/tools.test.ts runs the generator over the whole tree).
-import type { ArgSpec, CommandDecl, FlagSpec, Leaf, McpUse, Node, RootSpec } from '../define.js';
+import type { CommandDecl, FlagSpec, Leaf, McpUse, Node, RootSpec } from '../define.js';
+import type { Param, Session, ToolSpec } from './tool-spec.js';
 import { kebab, nameOf } from '../define.js';
 import { dollars } from './budget.js';
 import { description, priceable, type PriceList } from './describe.js';
-
-/** What a session allows (svc mcp's flags). */
-export interface Session {
-  mode: 'test' | 'live';
-  allowWrite: boolean;
-  /** Live sessions only: the cap, in units of 1/10,000 cent; 0 refuses everything billable. */
-  maxSpend?: number;
-}
-
-/** One property of a tool's input: a flag or a positional argument of the command. */
-export type Param = { property: string; from: 'flag'; key: string; spec: FlagSpec } | { property: string; from: 'arg'; index: number; spec: ArgSpec };
-
-export interface ToolSpec {
-  name: string;
-  /** The command's words: `['calls', 'lines', 'list']`. */
-  path: string[];
-  leaf: Leaf;
-  use: McpUse;
-  /** Billed in this session's mode (a live session's billable command). */
-  billed: boolean;
-  /** Changes nothing in this session (its annotations' readOnlyHint). */
-  readOnly: boolean;
-  description: string;
-  params: Param[];
-}
 
 /** A declaration the tool generator cannot express; names the command and the reason. */
 export class ToolDeclarationError extends Error {
