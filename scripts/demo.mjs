@@ -31,7 +31,7 @@ const bold = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m
 const say = (text) => process.stdout.write(`\n${bold(`# ${text}`)}\n`);
 
 /** Runs `svc args…`, echoing the command and its output; resolves with its stdout. */
-function svc(args, { input, onStderr, quiet = false, env: runEnv = env, expectExit = 0 } = {}) {
+function svc(args, { input, stdinOpen = false, onStderr, quiet = false, env: runEnv = env, expectExit = 0 } = {}) {
   process.stdout.write(`${bold('$')} svc ${args.map((a) => (/[\s,]/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [svcBin, ...args], { env: runEnv, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -44,7 +44,9 @@ function svc(args, { input, onStderr, quiet = false, env: runEnv = env, expectEx
       process.stderr.write(chunk);
       onStderr?.(chunk.toString());
     });
-    child.stdin.end(input ?? '');
+    // A sign-in waits on an open stdin (where a redirect may be pasted); ended, it fails at once.
+    if (stdinOpen) child.on('exit', () => child.stdin.end());
+    else child.stdin.end(input ?? '');
     child.on('exit', (code) => (code === expectExit ? resolve(stdout) : reject(new Error(`svc ${args.join(' ')} exited ${code}`))));
   });
 }
@@ -80,6 +82,7 @@ try {
   let approving;
   let stderrSoFar = '';
   await svc(['login', '--no-browser'], {
+    stdinOpen: true,
     onStderr: (text) => {
       stderrSoFar += text;
       const url = stderrSoFar.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];

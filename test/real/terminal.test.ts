@@ -5,7 +5,7 @@
 // on an overloaded machine, see exitBoundMs; a process waiting for input never ends).
 // Needs the bundle (npm run build) and tmux; skips with the reason without tmux, and
 // SVC_REQUIRE_REAL=1 (CI) turns that skip into a failure.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { exitBoundMs, root, svcBin, terminalServer, tmuxProblem, type Exit, type Pane, type TerminalServer } from '../helpers/pty.js';
 import { acquireFileLock, currentHolder } from '../../src/config/lock.js';
+import { isHidden, nameOf, type Node, type RootSpec } from '../../src/commands/define.js';
 
 const problem = tmuxProblem() ?? (existsSync(join(svcBin, '../../dist/main.cjs')) ? null : 'the bundle is missing: run npm run build');
 const required = process.env.SVC_REQUIRE_REAL === '1';
@@ -105,19 +106,30 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
   }
 
   describe('help', () => {
-    it('is wrapped to the terminal, not to the 80 columns of the help the build writes for pipes', async () => {
+    /** `svc … --help` on a pipe, as a script reads it (80 columns). */
+    const pipedHelp = (path: string[]) =>
+      execFileSync(process.execPath, [svcBin, ...path, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: tempConfigDir() } });
+
+    it('is wrapped to the terminal, not to the 80 columns of the help on a pipe', async () => {
       const pane = await svc(['calls', '--help']);
       await expectExit(pane, 0);
       // 250 columns: each flag's help on one line (on a pipe this one wraps after "the default").
-      expect(readFileSync(join(root, 'dist', 'help', 'svc.calls.txt'), 'utf8')).toMatch(/default: the default\n +profile\)/);
+      expect(pipedHelp(['calls'])).toMatch(/default: the default\n +profile\)/);
       expect(pane.screen()).toMatch(/--profile <name> +profile to use \(env SVC_PROFILE; default: the default profile\)/);
     });
 
-    /** Every help page's command path (the root's is []), as the build wrote a page for each. */
-    const helpPages = () =>
-      readdirSync(join(root, 'dist', 'help'))
-        .filter((file) => /^svc(\..+)?\.txt$/.test(file))
-        .map((file) => file.split('.').slice(1, -1));
+    /** Every help page's command path (the root's is []): each visible command of the manifest the build wrote. */
+    const helpPages = () => {
+      const paths: string[][] = [[]];
+      const walk = (nodes: readonly Node[], prefix: string[]) => {
+        for (const node of nodes.filter((n) => !isHidden(n))) {
+          paths.push([...prefix, nameOf(node)]);
+          if (node.kind === 'group') walk(node.commands, [...prefix, nameOf(node)]);
+        }
+      };
+      walk((JSON.parse(readFileSync(join(root, 'dist', 'manifest.json'), 'utf8')) as RootSpec).commands, []);
+      return paths;
+    };
 
     /** Each page's `--help` in a pane of `columns`, a few at a time; the screens (terminal-wrapped lines joined). */
     async function helpScreens(columns: number): Promise<{ path: string[]; screen: string }[]> {
@@ -137,7 +149,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
       return screens;
     }
 
-    it('at 80 columns: every page fits, no word broken by the terminal, and reads as the page the build wrote for a pipe', async () => {
+    it('at 80 columns: every page fits, no word broken by the terminal, and reads as the page on a pipe', async () => {
       const screens = await helpScreens(80);
       expect(screens.length).toBeGreaterThan(40);
       for (const { path, screen } of screens) {
@@ -146,7 +158,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
           screen.split('\n').filter((line) => [...line].length > 80),
           `svc ${path.join(' ')} --help`,
         ).toEqual([]);
-        const page = readFileSync(join(root, 'dist', 'help', `${['svc', ...path].join('.')}.txt`), 'utf8');
+        const page = pipedHelp(path);
         expect(screen.trimEnd(), `svc ${path.join(' ')} --help`).toBe(page.replace(/ +$/gm, '').trimEnd());
       }
     }, 180_000);
