@@ -117,6 +117,18 @@ function startEmulator(svc: string, port: number, state: string, env: Record<str
   return spawnEmulator(svc, ['emulator', '--port', String(port), '--state', state, '--json'], env);
 }
 
+/** The environment of the installed svc (and of the npm one beside it): a HOME of its own, the file store, the emulator at `port`. */
+function installedEnv(home: string, port: number): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    SVC_CONFIG_DIR: join(home, 'config'),
+    SVC_CREDENTIAL_STORE: 'file',
+    NO_COLOR: '1',
+    SVC_BASE_URL: `http://127.0.0.1:${port}`,
+  };
+}
+
 describe.skipIf(problem !== null && !required)(`the apt repository, as an admin uses it${problem && !required ? ` (skipped: ${problem})` : ''}`, () => {
   let key: { GNUPGHOME: string; SVC_SIGNING_KEY: string };
   beforeAll(() => {
@@ -241,14 +253,7 @@ describe.skipIf(problem !== null && !required)(`the apt repository, as an admin 
     expect(machine.apt('install', '-y', 'svc').status).toBe(0);
     const home = mkdtempSync(join(scratch, 'home-'));
     const port = await freePort();
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      SVC_CONFIG_DIR: join(home, 'config'),
-      SVC_CREDENTIAL_STORE: 'file',
-      NO_COLOR: '1',
-      SVC_BASE_URL: `http://127.0.0.1:${port}`,
-    };
+    const env = installedEnv(home, port);
     const fromDeb = (args: string[], stdin?: string) => spawnCollect(machine.svc, args, { env, ...(stdin === undefined ? {} : { stdin }) });
     const fromNpm = (args: string[], stdin?: string) =>
       spawnCollect(process.execPath, [join(root, 'bin/svc.js'), ...args], { env, ...(stdin === undefined ? {} : { stdin }) });
@@ -283,14 +288,7 @@ describe.skipIf(problem !== null && !required)(`the apt repository, as an admin 
 
     const home = mkdtempSync(join(scratch, 'home-'));
     const port = await freePort();
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      SVC_CONFIG_DIR: join(home, 'config'),
-      SVC_CREDENTIAL_STORE: 'file',
-      NO_COLOR: '1',
-      SVC_BASE_URL: `http://127.0.0.1:${port}`,
-    };
+    const env = installedEnv(home, port);
     const state = join(home, 'emulator-state.jsonl');
     const svc = (...args: string[]) => spawnCollect(machine.svc, args, { env });
     let emulator = await startEmulator(machine.svc, port, state, env);
