@@ -32,27 +32,43 @@ const valuedGlobals = (root: RootSpec) =>
       .flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]),
   );
 
+/** A word of argv that names a command, or would: its place in argv and what it names. */
+interface CommandWord {
+  index: number;
+  word: string;
+  /** The command of that name under the words before it, if there is one. */
+  node: Node | undefined;
+}
+
+/**
+ * argv's command words in turn, skipping flags and global flags' values, down the tree:
+ * stops after a word that names no command or a leaf, and at `--`. The one reading of which
+ * words of a command line are its command path.
+ */
+function* commandWords(root: RootSpec, argv: readonly string[]): Generator<CommandWord> {
+  const valued = valuedGlobals(root);
+  let children: readonly Node[] = root.commands;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return;
+    if (word.startsWith('-')) {
+      if (valued.has(word)) i++;
+      continue;
+    }
+    const node = children.find((c) => nameOf(c) === word);
+    yield { index: i, word, node };
+    if (!node || node.kind === 'leaf') return;
+    children = node.commands;
+  }
+}
+
 /**
  * The words of argv's command path (`calls links list`), skipping flags and global flags'
  * values: what the tree is built for, and the command a usage error names.
  */
 export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
-  const valued = valuedGlobals(root);
   const path: string[] = [];
-  let children: readonly Node[] = root.commands;
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--') break;
-    if (word.startsWith('-')) {
-      if (valued.has(word)) i++;
-      continue;
-    }
-    const next = children.find((c) => nameOf(c) === word);
-    if (!next) break;
-    path.push(word);
-    if (next.kind === 'leaf') break;
-    children = next.commands;
-  }
+  for (const { word, node } of commandWords(root, argv)) if (node) path.push(word);
   return path;
 }
 
@@ -70,27 +86,17 @@ export interface HelpWord {
  * group). Either asks for the help of the words after it, at any depth.
  */
 export function readHelpWord(root: RootSpec, argv: readonly string[]): HelpWord {
-  const valued = valuedGlobals(root);
   const path: string[] = [];
-  let children: readonly Node[] = root.commands;
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--') break;
-    if (word.startsWith('-')) {
-      if (valued.has(word)) i++;
-      continue;
-    }
+  for (const { index, word, node } of commandWords(root, argv)) {
     if (word === 'help') {
-      const rest = argv.slice(i + 1);
+      const rest = argv.slice(index + 1);
       const asked = [...path, ...rest.filter((w) => !w.startsWith('-'))];
-      const helped = [...argv.slice(0, i), ...rest, '--help'];
+      const helped = [...argv.slice(0, index), ...rest, '--help'];
       const found = commandPath(root, helped);
       return found.length < asked.length ? { argv: helped, unknown: { path: found, word: asked[found.length]! } } : { argv: helped };
     }
-    const next = children.find((c) => nameOf(c) === word);
-    if (!next || next.kind === 'leaf') break;
+    if (!node || node.kind === 'leaf') break;
     path.push(word);
-    children = next.commands;
   }
   return { argv };
 }

@@ -7,11 +7,13 @@
 // ends, keeping the pane alive: tmux discards what a pane's process wrote but tmux had not
 // yet read when that process ends (tmux/tmux#506), which under load emptied a help page.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { svcCommand, svcPath } from './spawn.js';
+import { testEmulator, type TestEmulator } from './emulator.js';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const svcBin = join(root, 'bin/svc.js');
@@ -25,6 +27,11 @@ export function tmuxProblem(): string | null {
   if (!version || Number(version[1]) < 3 || (Number(version[1]) === 3 && Number(version[2]) < 2))
     return `tmux 3.2 or later is needed, found "${probe.stdout.trim()}"`;
   return null;
+}
+
+/** Why the terminal suites cannot run here: no usable tmux, or no bundle for bin/svc.js to run. */
+export function terminalProblem(): string | null {
+  return tmuxProblem() ?? (existsSync(join(root, 'dist/main.cjs')) ? null : 'the bundle is missing: run npm run build');
 }
 
 export interface Exit {
@@ -197,5 +204,36 @@ export function terminalServer(): TerminalServer {
       spawnSync('tmux', ['-S', socket, 'kill-server'], { env: serverEnv });
       rmSync(socketDir, { recursive: true, force: true });
     },
+  };
+}
+
+export interface TerminalTests {
+  /** The emulator and the tmux server of the file's tests; each fails if used before they started. */
+  emu(): TestEmulator;
+  term(): TerminalServer;
+  /** svc's environment in a pane: only what a test gives, its config dir as HOME, the emulator, the file store. */
+  envFor(configDir: string, extra?: Record<string, string>): Record<string, string>;
+}
+
+/** An emulator and a tmux server for the terminal tests of the describe block it is called in (beforeAll/afterAll). */
+export function useTerminal(): TerminalTests {
+  let emu: TestEmulator | undefined;
+  let term: TerminalServer | undefined;
+  beforeAll(async () => {
+    emu = await testEmulator();
+    term = terminalServer();
+  });
+  afterAll(async () => {
+    term?.close();
+    await emu?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the terminal tests have not started yet (use it inside tests or hooks)');
+    return value;
+  };
+  return {
+    emu: () => started(emu),
+    term: () => started(term),
+    envFor: (configDir, extra = {}) => ({ HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: started(emu).url, ...extra }),
   };
 }

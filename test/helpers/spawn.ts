@@ -57,3 +57,41 @@ export function svcShellWords(): string {
 
 /** The launcher users run (over dist/, which the suites' global setup builds). */
 export const svcBin = join(root, 'bin/svc.js');
+
+/** What an emulator started with `--json` says on its first line: where it is, and its seed. */
+export interface SpawnedEmulator {
+  url: string;
+  org_id: string;
+  keys: { test: string; live: string };
+  admin: { email: string; password: string };
+  /** Ends it as Ctrl-C does (SIGINT) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * An emulator in a process of its own: `command args…`, where args run `svc emulator … --json`.
+ * Resolves once its first line says it is up; rejects, with its stderr, if it exits first.
+ */
+export function spawnEmulator(command: string, args: readonly string[], env: Record<string, string>): Promise<SpawnedEmulator> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`the emulator exited (${code}): ${err}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (!out.includes('\n')) return;
+      const started = JSON.parse(out.split('\n')[0]!) as Omit<SpawnedEmulator, 'stop'>;
+      resolve({
+        ...started,
+        stop: () =>
+          new Promise<void>((done) => {
+            child.removeAllListeners('exit');
+            child.once('exit', () => done());
+            child.kill('SIGINT');
+          }),
+      });
+    });
+  });
+}

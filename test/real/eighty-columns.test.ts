@@ -3,40 +3,24 @@
 // lines are read with the terminal's own wraps joined, so a line the terminal had to break
 // shows as longer than 80), a thing is said once, and a terminal whose locale is not UTF-8
 // gets ASCII. Needs the bundle and tmux; skips with the reason without tmux (SVC_REQUIRE_REAL=1 fails instead).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
-import { exitBoundMs, svcBin, terminalServer, tmuxProblem, type Pane, type TerminalServer } from '../helpers/pty.js';
+import { prerequisites } from '../helpers/prerequisites.js';
+import { exitBoundMs, terminalProblem, useTerminal, type Pane } from '../helpers/pty.js';
 
-const problem = tmuxProblem() ?? (existsSync(join(svcBin, '../../dist/main.cjs')) ? null : 'the bundle is missing: run npm run build');
-const required = process.env.SVC_REQUIRE_REAL === '1';
-
-describe('80-column terminal suite', () => {
-  it.skipIf(problem !== null && !required)(problem && !required ? `is usable (skipped: ${problem})` : 'is usable', () => {
-    expect(problem, `80-column suite cannot run: ${problem}`).toBeNull();
-  });
-});
+const problem = terminalProblem();
+prerequisites('80-column terminal', problem, { describe: '80-column terminal suite', it: 'is usable' });
 
 const EIGHTY = { columns: 80, rows: 60 };
 const AUTHORIZE_URL = /http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+/g;
 
 describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
-  let emu: TestEmulator;
-  let term: TerminalServer;
-  beforeAll(async () => {
-    emu = await testEmulator();
-    term = terminalServer();
-  });
-  afterAll(async () => {
-    term?.close();
-    await emu?.close();
-  });
+  const { emu, term, envFor: paneEnv } = useTerminal();
 
-  function envFor(configDir: string, extra: Record<string, string> = {}): Record<string, string> {
-    return { HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_CREDENTIAL_STORE: 'file', SVC_BASE_URL: emu.url, LANG: 'C.UTF-8', ...extra };
-  }
+  /** A UTF-8 terminal unless a test says otherwise. */
+  const envFor = (configDir: string, extra: Record<string, string> = {}) => paneEnv(configDir, { LANG: 'C.UTF-8', ...extra });
 
   async function expectExit(pane: Pane, code: number): Promise<void> {
     const exit = await pane.exited(exitBoundMs());
@@ -50,7 +34,7 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
 
   /** `svc keys add` at the terminal: the key typed at its hidden prompt. */
   async function addKeyTyped(key: string, configDir: string, extra: Record<string, string> = {}): Promise<Pane> {
-    const pane = await term.start(['keys', 'add'], envFor(configDir, extra), EIGHTY);
+    const pane = await term().start(['keys', 'add'], envFor(configDir, extra), EIGHTY);
     await pane.waitFor('API key');
     pane.type(key);
     pane.press('Enter');
@@ -60,8 +44,8 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
   }
 
   it("keys add's confirmation wraps at words within 80 columns", async () => {
-    const org = await emu.plane.createOrg('Acme Interpretation Services International Holdings');
-    const { key } = await emu.makeKey('test', undefined, org.org_id);
+    const org = await emu().plane.createOrg('Acme Interpretation Services International Holdings');
+    const { key } = await emu().makeKey('test', undefined, org.org_id);
     const pane = await addKeyTyped(key, tempConfigDir());
     const screen = pane.screen();
     fitsEighty(screen);
@@ -70,12 +54,12 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
 
   it('under LANG=C the terminal gets ASCII: no …, ✔ or → (the redacted key reads svc_test_...)', async () => {
     const configDir = tempConfigDir();
-    const pane = await addKeyTyped(emu.seed.keys.test, configDir, { LANG: 'C' });
+    const pane = await addKeyTyped(emu().seed.keys.test, configDir, { LANG: 'C' });
     const screen = pane.screen();
     expect(screen).toMatch(/svc_test_\.\.\.[\w-]{4}/);
     expect(screen).not.toMatch(/[…✔→]/);
     // A table's cut cells end in "..." and the table still fits the 80 columns.
-    const list = await term.start(['keys', 'list'], envFor(configDir, { LANG: 'C' }), EIGHTY);
+    const list = await term().start(['keys', 'list'], envFor(configDir, { LANG: 'C' }), EIGHTY);
     await expectExit(list, 0);
     await list.waitFor(/NAME/);
     expect(list.screen()).toContain('...');
@@ -88,9 +72,9 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
     const opener = join(configDir, 'opener.sh');
     mkdirSync(configDir, { recursive: true });
     writeFileSync(opener, `#!/bin/sh\nexit 0\n`, { mode: 0o755 });
-    const pane = await term.start(['login'], envFor(configDir, { BROWSER: opener }), EIGHTY);
+    const pane = await term().start(['login'], envFor(configDir, { BROWSER: opener }), EIGHTY);
     const [url] = await pane.waitFor(new RegExp(AUTHORIZE_URL.source));
-    await emu.plane.approve({ email: emu.seed.admin.email, org_id: emu.seed.org_id });
+    await emu().plane.approve({ email: emu().seed.admin.email, org_id: emu().seed.org_id });
     const answer = await fetch(url, { redirect: 'manual' });
     await fetch(new URL(answer.headers.get('location')!, url));
     await pane.waitFor(/stored_in/);
@@ -103,7 +87,7 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
   });
 
   it('a browser that fails to open: the sign-in address is printed once', async () => {
-    const pane = await term.start(['login', '--timeout', '2s'], envFor(tempConfigDir(), { BROWSER: '/nonexistent/browser' }), EIGHTY);
+    const pane = await term().start(['login', '--timeout', '2s'], envFor(tempConfigDir(), { BROWSER: '/nonexistent/browser' }), EIGHTY);
     await pane.waitFor('No browser here');
     await expectExit(pane, 3);
     const screen = pane.screen();
@@ -112,7 +96,7 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
   });
 
   it('a live calls start at the terminal says once that it is billed', async () => {
-    const pane = await term.start(['calls', 'start', '--languages', 'en,es'], envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.live }), EIGHTY);
+    const pane = await term().start(['calls', 'start', '--languages', 'en,es'], envFor(tempConfigDir(), { SVC_API_KEY: emu().seed.keys.live }), EIGHTY);
     await pane.waitFor('(y/N)');
     pane.press('n', 'Enter');
     await expectExit(pane, 1);
@@ -122,7 +106,7 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
   });
 
   it('svc --help: descriptions start within the first quarter of the line, every line within 80 columns', async () => {
-    const pane = await term.start(['--help'], envFor(tempConfigDir()), EIGHTY);
+    const pane = await term().start(['--help'], envFor(tempConfigDir()), EIGHTY);
     await expectExit(pane, 0);
     await pane.waitFor(/^Usage: svc/m);
     const screen = pane.screen();
@@ -133,7 +117,7 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
 
   it('svc emulator --https: the CA line and its note fit 80 columns', async () => {
     const configDir = tempConfigDir();
-    const pane = await term.start(['emulator', '--https', '--port', '0'], envFor(configDir), EIGHTY);
+    const pane = await term().start(['emulator', '--https', '--port', '0'], envFor(configDir), EIGHTY);
     try {
       await pane.waitFor(/try: /);
       const screen = pane.screen();
@@ -157,7 +141,7 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
       ids: [id('call_', n), id('evt_', n)],
     }));
     writeFileSync(join(configDir, 'mcp-audit.ndjson'), entries.map((e) => JSON.stringify(e)).join('\n') + '\n', { mode: 0o600 });
-    const pane = await term.start(['mcp', 'log'], envFor(configDir), EIGHTY);
+    const pane = await term().start(['mcp', 'log'], envFor(configDir), EIGHTY);
     await expectExit(pane, 0);
     await pane.waitFor(/TOOL/);
     fitsEighty(pane.screen());

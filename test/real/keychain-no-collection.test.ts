@@ -5,56 +5,28 @@
 // the fallback warning names the cause without --debug. Spawned bin/svc.js inside
 // dbus-run-session, a HOME that does not exist yet.
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempConfigDir } from '../helpers/cli.js';
 import { testEmulator } from '../helpers/emulator.js';
-import { root, spawnCollect } from '../helpers/spawn.js';
+import { gnomeKeyringProblem, inOwnSession } from '../helpers/gnome-keyring.js';
+import { prerequisites } from '../helpers/prerequisites.js';
 
-function problem(): string | null {
-  if (process.platform !== 'linux') return 'not Linux';
-  for (const program of ['dbus-run-session', 'gnome-keyring-daemon'])
-    if (spawnSync('sh', ['-c', `command -v ${program}`]).status !== 0) return `${program} is not installed`;
-  return null;
-}
-const missing = problem();
-const required = process.env.SVC_REQUIRE_REAL === '1';
-if (missing) process.stderr.write(`keychain-no-collection suite: ${required ? 'FAILING' : 'skipping'}: ${missing}\n`);
-
-describe('a Secret Service with no default collection: prerequisites', () => {
-  it.skipIf(missing !== null && !required)(missing && !required ? `are here (skipped: ${missing})` : 'are here', () => {
-    expect(missing).toBeNull();
-  });
-});
+const missing = gnomeKeyringProblem();
+prerequisites('keychain-no-collection', missing, { describe: 'a Secret Service with no default collection: prerequisites', it: 'are here' });
 
 describe.skipIf(missing !== null)('a Secret Service with no default collection (gnome-keyring, no keyring yet)', () => {
   it('doctor does not call it ok, and keys add falls back to the file naming the cause, without --debug', async () => {
     const emu = await testEmulator();
     try {
-      const home = join(tempConfigDir(), 'home');
-      const keyrings = join(tempConfigDir(), 'keyrings');
-      mkdirSync(keyrings);
-      // The daemon's data in a folder of its own: it never sees the user's keyrings.
-      const script = [
-        'XDG_DATA_HOME="$KEYRINGS" gnome-keyring-daemon --start --components=secrets >/dev/null 2>&1',
-        '"$NODE" "$SVC" doctor > "$OUT/doctor.out" 2>&1; echo $? > "$OUT/doctor.code"',
-        'printf "%s\\n" "$KEY" | "$NODE" "$SVC" keys add --stdin > "$OUT/add.out" 2> "$OUT/add.err"; echo $? > "$OUT/add.code"',
-      ].join('\n');
-      const out = tempConfigDir();
-      const env = {
-        PATH: process.env.PATH ?? '',
-        HOME: home,
-        NO_COLOR: '1',
-        SVC_BASE_URL: emu.url,
-        NODE: process.execPath,
-        SVC: join(root, 'bin', 'svc.js'),
-        KEYRINGS: keyrings,
-        KEY: emu.seed.keys.test,
-        OUT: out,
-      };
-      const run = await spawnCollect('dbus-run-session', ['--', 'sh', '-c', script], { env });
-      const read = (name: string) => readFileSync(join(out, name), 'utf8');
+      const run = await inOwnSession(
+        [
+          'XDG_DATA_HOME="$KEYRINGS" gnome-keyring-daemon --start --components=secrets >/dev/null 2>&1',
+          '"$NODE" "$SVC" doctor > "$OUT/doctor.out" 2>&1; echo $? > "$OUT/doctor.code"',
+          'printf "%s\\n" "$KEY" | "$NODE" "$SVC" keys add --stdin > "$OUT/add.out" 2> "$OUT/add.err"; echo $? > "$OUT/add.code"',
+        ],
+        emu,
+      );
+      const { read } = run;
       expect(run.code, run.stderr).toBe(0);
 
       const doctor = read('doctor.out');
@@ -66,7 +38,7 @@ describe.skipIf(missing !== null)('a Secret Service with no default collection (
       expect(read('add.err')).toMatch(
         /^warning: the OS keychain (failed|did not answer), so profile "default" keeps its secrets in a file:\n {2}.*credentials\.json.*\n {2}why: .+/m,
       );
-      expect(readFileSync(join(home, '.config', 'svc', 'credentials.json'), 'utf8')).toContain(emu.seed.keys.test);
+      expect(readFileSync(join(run.home, '.config', 'svc', 'credentials.json'), 'utf8')).toContain(emu.seed.keys.test);
     } finally {
       await emu.close();
     }

@@ -16,6 +16,7 @@ import { napiKeychain, osKeychain } from '../../src/credentials/store.js';
 import { listKernelKeys } from '../../src/credentials/kernel-keyring.js';
 import { root, spawnCollect } from '../helpers/spawn.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
+import { prerequisites } from '../helpers/prerequisites.js';
 
 async function secretServiceProblem(): Promise<string | null> {
   if (spawnSync('secret-tool', ['--version']).error) return 'secret-tool (libsecret-tools) is not installed';
@@ -33,16 +34,7 @@ async function secretServiceProblem(): Promise<string | null> {
 }
 
 const problem = await secretServiceProblem();
-const required = process.env.SVC_REQUIRE_REAL === '1';
-if (problem) process.stderr.write(`keychain suite: ${required ? 'FAILING' : 'skipping'}: ${problem}\n`);
-
-describe('real Secret Service', () => {
-  // Outside CI a missing prerequisite shows as a skipped test named with the reason, never as a pass;
-  // with SVC_REQUIRE_REAL=1 this test runs and fails instead.
-  it.skipIf(problem !== null && !required)(problem && !required ? `is usable (skipped: ${problem})` : 'is usable', () => {
-    expect(problem, `keychain suite cannot run: ${problem}`).toBeNull();
-  });
-});
+prerequisites('keychain', problem, { describe: 'real Secret Service', it: 'is usable' });
 
 describe.skipIf(problem !== null)('keys in the real OS keychain', () => {
   let emu: TestEmulator;

@@ -19,6 +19,7 @@ import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { root, spawnCollect } from '../helpers/spawn.js';
 import { scriptedBrowser } from '../auth/support.js';
 import { listKernelKeys } from '../../src/credentials/kernel-keyring.js';
+import { prerequisites } from '../helpers/prerequisites.js';
 
 function keyctlProblem(): string | null {
   if (process.platform !== 'linux') return 'not Linux';
@@ -29,14 +30,7 @@ function keyctlProblem(): string | null {
   return null;
 }
 const problem = keyctlProblem();
-const required = process.env.SVC_REQUIRE_REAL === '1';
-if (problem) process.stderr.write(`no-secret-service suite: ${required ? 'FAILING' : 'skipping'}: ${problem}\n`);
-
-describe('no Secret Service: prerequisites', () => {
-  it.skipIf(problem !== null && !required)(problem && !required ? `are here (skipped: ${problem})` : 'are here', () => {
-    expect(problem, `no-secret-service suite cannot run: ${problem}`).toBeNull();
-  });
-});
+prerequisites('no-secret-service', problem, { describe: 'no Secret Service: prerequisites', it: 'are here' });
 
 /** One svc step of a session script: its output and exit code land in files named after it. */
 const step = (name: string, command: string) => `"$NODE" "$SVC" ${command} >"$OUT/${name}.out" 2>"$OUT/${name}.err"; echo $? >"$OUT/${name}.code"`;

@@ -8,54 +8,24 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
-import { exitBoundMs, root, svcBin, terminalServer, tmuxProblem, type Exit, type Pane, type TerminalServer } from '../helpers/pty.js';
+import { prerequisites } from '../helpers/prerequisites.js';
+import { exitBoundMs, root, terminalProblem, useTerminal, type Exit, type Pane } from '../helpers/pty.js';
 import { acquireFileLock, currentHolder } from '../../src/config/lock.js';
 import { isHidden, nameOf, type Node, type RootSpec } from '../../src/commands/define.js';
 
-const problem = tmuxProblem() ?? (existsSync(join(svcBin, '../../dist/main.cjs')) ? null : 'the bundle is missing: run npm run build');
-const required = process.env.SVC_REQUIRE_REAL === '1';
-if (problem) process.stderr.write(`terminal suite: ${required ? 'FAILING' : 'skipping'}: ${problem}\n`);
-
-describe('real terminal', () => {
-  // Outside CI a missing prerequisite shows as a skipped test named with the reason, never as a pass;
-  // with SVC_REQUIRE_REAL=1 this test runs and fails instead.
-  it.skipIf(problem !== null && !required)(problem && !required ? `is usable (skipped: ${problem})` : 'is usable', () => {
-    expect(problem, `terminal suite cannot run: ${problem}`).toBeNull();
-  });
-});
+const problem = terminalProblem();
+prerequisites('terminal', problem, { describe: 'real terminal', it: 'is usable' });
 
 const AUTHORIZE_URL = /http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+/;
 const UNEXPECTED = 'unexpected failure';
 
 describe.skipIf(problem !== null)('svc in a terminal', () => {
-  let emu: TestEmulator;
-  let term: TerminalServer;
-
-  beforeAll(async () => {
-    emu = await testEmulator();
-    term = terminalServer();
-  });
-  afterAll(async () => {
-    term?.close();
-    await emu?.close();
-  });
-
-  /** svc's environment: only what a test gives, a fresh config dir, the emulator, the file store. */
-  function envFor(configDir: string, extra: Record<string, string> = {}): Record<string, string> {
-    return {
-      HOME: configDir,
-      SVC_CONFIG_DIR: configDir,
-      SVC_CREDENTIAL_STORE: 'file',
-      SVC_BASE_URL: emu.url,
-      ...extra,
-    };
-  }
+  const { emu, term, envFor } = useTerminal();
 
   async function svc(args: string[], extra: Record<string, string> = {}, configDir = tempConfigDir(), size?: { columns: number; rows: number }): Promise<Pane> {
-    return term.start(args, envFor(configDir, extra), size);
+    return term().start(args, envFor(configDir, extra), size);
   }
 
   /** The process ended by itself, within 2 s of its last output (more on an overloaded machine: exitBoundMs), with this code. */
@@ -71,9 +41,9 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
   async function adminAnswers(
     authorizeUrl: string,
     decision: 'approve' | 'deny',
-    who = { email: emu.seed.admin.email, org_id: emu.seed.org_id },
+    who = { email: emu().seed.admin.email, org_id: emu().seed.org_id },
   ): Promise<URL> {
-    await emu.plane.approve({ ...who, decision });
+    await emu().plane.approve({ ...who, decision });
     const response = await fetch(authorizeUrl, { redirect: 'manual' });
     const location = response.headers.get('location');
     if (!location) throw new Error(`the authorize page answered ${response.status} without a redirect`);
@@ -175,13 +145,13 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
   describe('tables at 80 columns', () => {
     it('calls list fits the terminal: no line wraps, the id whole, the long title cut with …', async () => {
       const title = 'Quarterly intake with the interpreting team about the new onboarding flow and its questions';
-      const response = await fetch(`${emu.url}/v1/calls`, {
+      const response = await fetch(`${emu().url}/v1/calls`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${emu.seed.keys.test}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${emu().seed.keys.test}`, 'content-type': 'application/json' },
         body: JSON.stringify({ languages: ['en', 'es'], title }),
       });
       const id = ((await response.json()) as { id: string }).id;
-      const pane = await term.start(['calls', 'list'], envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.test }), { columns: 80, rows: 50 });
+      const pane = await term().start(['calls', 'list'], envFor(tempConfigDir(), { SVC_API_KEY: emu().seed.keys.test }), { columns: 80, rows: 50 });
       await expectExit(pane, 0);
       // screen() joins wrapped lines: a line that wrapped would be longer than 80.
       const lines = pane.screen().split('\n');
@@ -198,16 +168,16 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     }
 
     it('an error and its hint wrap at words, continuation lines indented', async () => {
-      const start = await fetch(`${emu.url}/v1/calls`, {
+      const start = await fetch(`${emu().url}/v1/calls`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${emu.seed.keys.test}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${emu().seed.keys.test}`, 'content-type': 'application/json' },
         body: JSON.stringify({ languages: ['en', 'es'] }),
       });
       const call = ((await start.json()) as { id: string }).id;
-      await fetch(`${emu.url}/v1/calls/${call}/end`, { method: 'POST', headers: { authorization: `Bearer ${emu.seed.keys.test}` } });
-      const pane = await term.start(
+      await fetch(`${emu().url}/v1/calls/${call}/end`, { method: 'POST', headers: { authorization: `Bearer ${emu().seed.keys.test}` } });
+      const pane = await term().start(
         ['calls', 'links', 'create', '--call', call, '--language', 'es', '--expires-in', '2h'],
-        envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.test }),
+        envFor(tempConfigDir(), { SVC_API_KEY: emu().seed.keys.test }),
         { columns: 40, rows: 30 },
       );
       await expectExit(pane, 6);
@@ -218,9 +188,9 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     });
 
     it("events tail's header and its Ctrl-C summary fit", async () => {
-      const pane = await term.start(
+      const pane = await term().start(
         ['events', 'tail', '--type', 'call.*', '--type', 'chat.*', '--type', 'translation.*'],
-        envFor(tempConfigDir(), { SVC_API_KEY: emu.seed.keys.test }),
+        envFor(tempConfigDir(), { SVC_API_KEY: emu().seed.keys.test }),
         {
           columns: 80,
           rows: 30,
@@ -233,7 +203,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     });
 
     it('a usage error with a long hint fits, its words whole', async () => {
-      const pane = await term.start(['calls', 'links', 'list', '--lmit', '5'], envFor(tempConfigDir()), { columns: 60, rows: 30 });
+      const pane = await term().start(['calls', 'links', 'list', '--lmit', '5'], envFor(tempConfigDir()), { columns: 60, rows: 30 });
       await expectExit(pane, 2);
       const screen = pane.screen();
       for (const line of screen.split('\n')) expect([...line].length, screen).toBeLessThanOrEqual(60);
@@ -246,7 +216,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
   describe('login', () => {
     it('through the browser: ends by itself once signed in; the opener gets no SVC_* variable', async () => {
       const opener = fakeOpener();
-      const key = emu.seed.keys.test;
+      const key = emu().seed.keys.test;
       const pane = await svc(['login'], { ...opener.env, SVC_API_KEY: key, SVC_FORWARD_SECRET: 'whsec_do-not-leak' });
       const url = await opener.opened();
       await fetch(await adminAnswers(url, 'approve'));
@@ -307,10 +277,14 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         mkdirSync(configDir, { recursive: true });
         writeFileSync(
           join(configDir, 'config.json'),
-          JSON.stringify({ version: 1, default_profile: 'default', profiles: { default: { base_url: emu.url, org_id: emu.seed.org_id, org_name: 'Acme' } } }),
+          JSON.stringify({
+            version: 1,
+            default_profile: 'default',
+            profiles: { default: { base_url: emu().url, org_id: emu().seed.org_id, org_name: 'Acme' } },
+          }),
         );
-        const other = await emu.plane.createOrg(`Globex ${Date.now()}`);
-        const pane = await term.start(['login', '--no-browser'], envFor(configDir), { columns: columns ?? 250, rows: 50 });
+        const other = await emu().plane.createOrg(`Globex ${Date.now()}`);
+        const pane = await term().start(['login', '--no-browser'], envFor(configDir), { columns: columns ?? 250, rows: 50 });
         const [url] = await pane.waitFor(AUTHORIZE_URL);
         await fetch(await adminAnswers(url, 'approve', { email: other.admin.email, org_id: other.org_id }));
         await pane.waitFor('Move the profile to it');
@@ -323,7 +297,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         pane.press('y', 'Enter');
         await pane.waitFor('Signed in to Globex');
         await expectExit(pane, 0);
-        expect(orgOf(configDir)).not.toBe(emu.seed.org_id);
+        expect(orgOf(configDir)).not.toBe(emu().seed.org_id);
       });
 
       it('N: nothing is stored, exit 1', async () => {
@@ -331,7 +305,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         pane.press('N', 'Enter');
         await pane.waitFor('nothing was stored');
         await expectExit(pane, 1);
-        expect(orgOf(configDir)).toBe(emu.seed.org_id);
+        expect(orgOf(configDir)).toBe(emu().seed.org_id);
       });
 
       it('at 80 columns the question keeps (y/N) on its line, the sentence before it above', async () => {
@@ -351,7 +325,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
         pane.press('C-c');
         await expectExit(pane, 130);
         expect(pane.screen()).not.toContain(UNEXPECTED);
-        expect(orgOf(configDir)).toBe(emu.seed.org_id);
+        expect(orgOf(configDir)).toBe(emu().seed.org_id);
       });
     });
   });
@@ -359,7 +333,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
   describe('keys add: the hidden prompt', () => {
     it('the key typed never appears on the screen, and is stored', async () => {
       const configDir = tempConfigDir();
-      const key = emu.seed.keys.test;
+      const key = emu().seed.keys.test;
       const pane = await svc(['keys', 'add', '--name', 'ci'], {}, configDir);
       await pane.waitFor('API key');
       pane.type(key);
@@ -378,10 +352,10 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
       await pane.waitFor('nothing was entered');
       expect(pane.screen()).not.toContain('✔');
       expect(existsSync(join(configDir, 'credentials.json'))).toBe(false);
-      pane.type(emu.seed.keys.test);
+      pane.type(emu().seed.keys.test);
       pane.press('Enter');
       await expectExit(pane, 0);
-      expect(readFileSync(join(configDir, 'credentials.json'), 'utf8')).toContain(emu.seed.keys.test);
+      expect(readFileSync(join(configDir, 'credentials.json'), 'utf8')).toContain(emu().seed.keys.test);
     });
 
     it('Ctrl-C at the prompt: exit 130, quietly', async () => {
@@ -397,9 +371,9 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
 
   describe('billed live actions ask first', () => {
     async function liveCall(): Promise<string> {
-      const response = await fetch(`${emu.url}/v1/calls`, {
+      const response = await fetch(`${emu().url}/v1/calls`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${emu.seed.keys.live}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${emu().seed.keys.live}`, 'content-type': 'application/json' },
         body: JSON.stringify({ languages: ['en', 'es'] }),
       });
       return ((await response.json()) as { id: string }).id;
@@ -411,7 +385,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     ];
     for (const [name, argv] of actions) {
       describe(name, () => {
-        const live = () => ({ SVC_API_KEY: emu.seed.keys.live });
+        const live = () => ({ SVC_API_KEY: emu().seed.keys.live });
         it('y: done, exit 0', async () => {
           const pane = await svc(await argv(), live());
           await pane.waitFor('continue?');
@@ -439,7 +413,7 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
 
   describe('streams stop with Ctrl-C', () => {
     it('events tail: exit 130', async () => {
-      const pane = await svc(['events', 'tail'], { SVC_API_KEY: emu.seed.keys.test });
+      const pane = await svc(['events', 'tail'], { SVC_API_KEY: emu().seed.keys.test });
       await pane.waitFor('Ctrl-C to stop');
       pane.press('C-c');
       await expectExit(pane, 130);
@@ -447,13 +421,13 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
     });
 
     it('chats stream: exit 130', async () => {
-      const response = await fetch(`${emu.url}/v1/chats`, {
+      const response = await fetch(`${emu().url}/v1/chats`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${emu.seed.keys.test}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${emu().seed.keys.test}`, 'content-type': 'application/json' },
         body: JSON.stringify({ language: 'en' }),
       });
       const chat = ((await response.json()) as { id: string }).id;
-      const pane = await svc(['chats', 'stream', chat], { SVC_API_KEY: emu.seed.keys.test });
+      const pane = await svc(['chats', 'stream', chat], { SVC_API_KEY: emu().seed.keys.test });
       await pane.waitFor('Ctrl-C to stop');
       pane.press('C-c');
       await expectExit(pane, 130);

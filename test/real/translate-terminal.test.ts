@@ -1,42 +1,26 @@
 // `svc translate --lines --to de < lines.txt` at a real 80-column terminal (issue 44): stderr
 // says how many lines and about how long at the service's pace, then how far it is, and the
 // output keeps a tab a tab. A tmux pane (test/helpers/pty.ts) against the emulator.
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
-import { exitBoundMs, svcBin, terminalServer, tmuxProblem, type TerminalServer } from '../helpers/pty.js';
+import { prerequisites } from '../helpers/prerequisites.js';
+import { exitBoundMs, terminalProblem, useTerminal } from '../helpers/pty.js';
 
-const problem = tmuxProblem() ?? (existsSync(join(svcBin, '../../dist/main.cjs')) ? null : 'the bundle is missing: run npm run build');
-const required = process.env.SVC_REQUIRE_REAL === '1';
-if (problem) process.stderr.write(`translate-terminal suite: ${required ? 'FAILING' : 'skipping'}: ${problem}\n`);
-
-describe('translate at a terminal: prerequisites', () => {
-  it.skipIf(problem !== null && !required)(problem && !required ? `are here (skipped: ${problem})` : 'are here', () => {
-    expect(problem).toBeNull();
-  });
-});
+const problem = terminalProblem();
+prerequisites('translate-terminal', problem, { describe: 'translate at a terminal: prerequisites', it: 'are here' });
 
 describe.skipIf(problem !== null)('translate --lines at an 80-column terminal', () => {
-  let emu: TestEmulator;
-  let term: TerminalServer;
-  beforeAll(async () => {
-    emu = await testEmulator();
-    term = terminalServer();
-  });
-  afterAll(async () => {
-    term?.close();
-    await emu?.close();
-  });
+  const { emu, term, envFor } = useTerminal();
 
   it('says how many lines and about how long, then how far it is; a tab stays a tab', async () => {
     const configDir = tempConfigDir();
     const input = join(configDir, 'lines.txt');
     // 80 lines: past the burst of 10, about 7 s at 600 requests a minute.
     writeFileSync(input, ['a\tb', ...Array.from({ length: 79 }, (_, i) => `line ${i + 2}`)].join('\n') + '\n');
-    const env = { HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emu.url, SVC_API_KEY: emu.seed.keys.test, PTY_STDIN: input };
-    const pane = await term.start(['translate', '--lines', '--to', 'de'], env, { columns: 80, rows: 200 });
+    const env = envFor(configDir, { SVC_API_KEY: emu().seed.keys.test, PTY_STDIN: input });
+    const pane = await term().start(['translate', '--lines', '--to', 'de'], env, { columns: 80, rows: 200 });
     await pane.waitFor(/^80 lines to translate: about \d+\.\d s \(the service takes 600\s+requests a minute\)$/m);
     const exit = await pane.exited(exitBoundMs());
     const screen = pane.screen();

@@ -4,7 +4,7 @@
 // Dir::State, Dir::Cache, the dpkg status a copy of this machine's so svc's Depends are met),
 // and dpkg installing into that root (--root): the machine's own apt and dpkg are not touched.
 // The only edits to the published files: URIs a file: address, Signed-By the root's keyring.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aptMachine, aptProblem, standInDeb, type AptMachine } from '../helpers/apt.js';
-import { root, spawnCollect } from '../helpers/spawn.js';
+import { root, spawnCollect, spawnEmulator, type SpawnedEmulator } from '../helpers/spawn.js';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 const release = join(root, 'release');
@@ -113,33 +113,20 @@ function freePort(): Promise<number> {
 }
 
 /** `svc emulator --port PORT --state FILE --json` of an installed svc; its first line says it is up. */
-function startEmulator(
-  svc: string,
-  port: number,
-  state: string,
-  env: Record<string, string>,
-): Promise<{ keys: { test: string; live: string }; org_id: string; stop(): Promise<void> }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(svc, ['emulator', '--port', String(port), '--state', state, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`the emulator exited (${code}): ${err}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!out.includes('\n')) return;
-      const started = JSON.parse(out.split('\n')[0]!) as { keys: { test: string; live: string }; org_id: string };
-      resolve({
-        ...started,
-        stop: () =>
-          new Promise<void>((done) => {
-            child.removeAllListeners('exit');
-            child.once('exit', () => done());
-            child.kill('SIGINT');
-          }),
-      });
-    });
-  });
+function startEmulator(svc: string, port: number, state: string, env: Record<string, string>): Promise<SpawnedEmulator> {
+  return spawnEmulator(svc, ['emulator', '--port', String(port), '--state', state, '--json'], env);
+}
+
+/** The environment of the installed svc (and of the npm one beside it): a HOME of its own, the file store, the emulator at `port`. */
+function installedEnv(home: string, port: number): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    SVC_CONFIG_DIR: join(home, 'config'),
+    SVC_CREDENTIAL_STORE: 'file',
+    NO_COLOR: '1',
+    SVC_BASE_URL: `http://127.0.0.1:${port}`,
+  };
 }
 
 describe.skipIf(problem !== null && !required)(`the apt repository, as an admin uses it${problem && !required ? ` (skipped: ${problem})` : ''}`, () => {
@@ -266,14 +253,7 @@ describe.skipIf(problem !== null && !required)(`the apt repository, as an admin 
     expect(machine.apt('install', '-y', 'svc').status).toBe(0);
     const home = mkdtempSync(join(scratch, 'home-'));
     const port = await freePort();
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      SVC_CONFIG_DIR: join(home, 'config'),
-      SVC_CREDENTIAL_STORE: 'file',
-      NO_COLOR: '1',
-      SVC_BASE_URL: `http://127.0.0.1:${port}`,
-    };
+    const env = installedEnv(home, port);
     const fromDeb = (args: string[], stdin?: string) => spawnCollect(machine.svc, args, { env, ...(stdin === undefined ? {} : { stdin }) });
     const fromNpm = (args: string[], stdin?: string) =>
       spawnCollect(process.execPath, [join(root, 'bin/svc.js'), ...args], { env, ...(stdin === undefined ? {} : { stdin }) });
@@ -308,14 +288,7 @@ describe.skipIf(problem !== null && !required)(`the apt repository, as an admin 
 
     const home = mkdtempSync(join(scratch, 'home-'));
     const port = await freePort();
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      SVC_CONFIG_DIR: join(home, 'config'),
-      SVC_CREDENTIAL_STORE: 'file',
-      NO_COLOR: '1',
-      SVC_BASE_URL: `http://127.0.0.1:${port}`,
-    };
+    const env = installedEnv(home, port);
     const state = join(home, 'emulator-state.jsonl');
     const svc = (...args: string[]) => spawnCollect(machine.svc, args, { env });
     let emulator = await startEmulator(machine.svc, port, state, env);

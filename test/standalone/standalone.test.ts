@@ -23,7 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { root, spawnCollect, type Spawned } from '../helpers/spawn.js';
+import { root, spawnCollect, spawnEmulator, type Spawned, type SpawnedEmulator } from '../helpers/spawn.js';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 const release = join(root, 'release');
@@ -86,37 +86,11 @@ function run(binary: string, args: string[], env: Record<string, string>, stdin?
   return spawnCollect(binary, args, { env, ...(stdin === undefined ? {} : { stdin }) });
 }
 
-interface Emulator {
-  url: string;
-  org_id: string;
-  keys: { test: string; live: string };
-  admin: { email: string; password: string };
-  stop(): Promise<void>;
-}
+type Emulator = SpawnedEmulator;
 
 /** `svc emulator --port 0 --json` of the binary itself (under `launcher`, qemu for arm64): its first line says where. */
 function startEmulator(command: string, args: string[], env: Record<string, string>): Promise<Emulator> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, [...args, 'emulator', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`the emulator exited (${code}): ${err}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!out.includes('\n')) return;
-      const started = JSON.parse(out.split('\n')[0]!) as Omit<Emulator, 'stop'>;
-      resolve({
-        ...started,
-        stop: () =>
-          new Promise<void>((done) => {
-            child.removeAllListeners('exit');
-            child.once('exit', () => done());
-            child.kill('SIGINT');
-          }),
-      });
-    });
-  });
+  return spawnEmulator(command, [...args, 'emulator', '--port', '0', '--json'], env);
 }
 
 beforeAll(() => {

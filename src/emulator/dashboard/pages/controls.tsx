@@ -5,6 +5,7 @@ import type { Html, View } from '../layout.js';
 import { FieldError, invalidAttrs, kept } from '../forms.js';
 import { streamNumber } from '../parts.js';
 import type { Subscriber } from '../../state.js';
+import type { Child } from 'hono/jsx';
 
 const CLOCK = '/_dashboard/clock';
 const FAULTS = '/_dashboard/faults';
@@ -54,41 +55,74 @@ function ListeningStreams({ v }: { v: View }) {
   );
 }
 
+/** A card of the page: a section named by its heading (`{id}-title`). */
+function Card({ id, title, children }: { id: string; title: string; children?: Child }) {
+  return (
+    <section class="card" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+interface KeptInputProps {
+  v: View;
+  /** The form's action: where the value sent and the error of a failed post are found. */
+  action: string;
+  id: string;
+  name: string;
+  label: string;
+  initial: string;
+  /** A whole number from `min` (to `max`), rather than text. */
+  min?: string;
+  max?: string;
+  /** The id of a datalist of suggestions. */
+  list?: string;
+}
+
+/** A required field of a form, with the value sent when the form failed and its error under it. */
+function KeptInput({ v, action, id, name, label, initial, min, max, list }: KeptInputProps) {
+  const whole = min !== undefined;
+  return (
+    <div>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        name={name}
+        type={whole ? 'number' : undefined}
+        min={min}
+        max={max}
+        step={whole ? '1' : undefined}
+        required
+        value={kept(v, action, name, initial)}
+        list={list}
+        {...invalidAttrs(v, action, name)}
+      />
+      <FieldError v={v} action={action} field={name} />
+    </div>
+  );
+}
+
 /** The emulator's clock, and a form that moves it forward. */
 function ClockCard({ v }: { v: View }) {
   return (
-    <section class="card" aria-labelledby="clock-title">
-      <h2 id="clock-title">Clock</h2>
+    <Card id="clock" title="Clock">
       <p id="clock" data-live="">
         Now: <When at={v.state.clock.now()} />
       </p>
       <form method="post" action={CLOCK} class="row">
         <CsrfFields v={v} />
-        <div>
-          <label for="advance">Advance by (seconds)</label>
-          <input
-            id="advance"
-            name="advance_seconds"
-            type="number"
-            min="0"
-            step="1"
-            required
-            value={kept(v, CLOCK, 'advance_seconds', '3600')}
-            {...invalidAttrs(v, CLOCK, 'advance_seconds')}
-          />
-          <FieldError v={v} action={CLOCK} field="advance_seconds" />
-        </div>
+        <KeptInput v={v} action={CLOCK} id="advance" name="advance_seconds" label="Advance by (seconds)" initial="3600" min="0" />
         <button type="submit">Advance clock</button>
       </form>
-    </section>
+    </Card>
   );
 }
 
 /** A form that makes the next matching requests fail (429 or 502). */
 function FaultCard({ v }: { v: View }) {
   return (
-    <section class="card" aria-labelledby="fault-title">
-      <h2 id="fault-title">Inject a fault</h2>
+    <Card id="fault" title="Inject a fault">
       <form method="post" action={FAULTS} class="row">
         <CsrfFields v={v} />
         <div>
@@ -98,41 +132,23 @@ function FaultCard({ v }: { v: View }) {
             <option selected={kept(v, FAULTS, 'status', '429') === '502'}>502</option>
           </select>
         </div>
-        <div>
-          <label for="fault-path">Path prefix</label>
-          <input id="fault-path" name="path_prefix" required value={kept(v, FAULTS, 'path_prefix', '/v1/')} {...invalidAttrs(v, FAULTS, 'path_prefix')} />
-          <FieldError v={v} action={FAULTS} field="path_prefix" />
-        </div>
-        <div>
-          <label for="fault-count">Count</label>
-          <input
-            id="fault-count"
-            name="count"
-            type="number"
-            min="1"
-            step="1"
-            required
-            value={kept(v, FAULTS, 'count', '1')}
-            {...invalidAttrs(v, FAULTS, 'count')}
-          />
-          <FieldError v={v} action={FAULTS} field="count" />
-        </div>
+        <KeptInput v={v} action={FAULTS} id="fault-path" name="path_prefix" label="Path prefix" initial="/v1/" />
+        <KeptInput v={v} action={FAULTS} id="fault-count" name="count" label="Count" initial="1" min="1" />
         <button type="submit">Inject fault</button>
       </form>
       <p class="muted">The next matching requests fail with that status; the dashboard and /_emulator never do.</p>
-    </section>
+    </Card>
   );
 }
 
 /** The open streams, each with a button that drops it. */
 function ListeningCard({ v }: { v: View }) {
   return (
-    <section class="card" aria-labelledby="listening-title">
-      <h2 id="listening-title">Who is listening</h2>
+    <Card id="listening" title="Who is listening">
       <div id="listening" data-live="">
         <ListeningStreams v={v} />
       </div>
-    </section>
+    </Card>
   );
 }
 
@@ -140,8 +156,7 @@ function ListeningCard({ v }: { v: View }) {
 function PublishCard({ v }: { v: View }) {
   const orgs = [...v.state.orgs.values()];
   return (
-    <section class="card" aria-labelledby="publish-title">
-      <h2 id="publish-title">Publish load events</h2>
+    <Card id="publish" title="Publish load events">
       <p class="muted">
         Each carries a placeholder object (<code>{'{"object": "synthetic"}'}</code>), for load and stream tests; the Events page marks them.{' '}
         <code>svc events trigger TYPE</code> makes realistic objects instead.
@@ -158,41 +173,16 @@ function PublishCard({ v }: { v: View }) {
             ))}
           </select>
         </div>
-        <div>
-          <label for="publish-type">Type</label>
-          <input
-            id="publish-type"
-            name="type"
-            required
-            value={kept(v, PUBLISH, 'type', 'call.started')}
-            list="publish-types"
-            {...invalidAttrs(v, PUBLISH, 'type')}
-          />
-          <FieldError v={v} action={PUBLISH} field="type" />
-        </div>
+        <KeptInput v={v} action={PUBLISH} id="publish-type" name="type" label="Type" initial="call.started" list="publish-types" />
         <datalist id="publish-types">
           {EVENT_TYPES.map((t) => (
             <option value={t}></option>
           ))}
         </datalist>
-        <div>
-          <label for="publish-count">Count</label>
-          <input
-            id="publish-count"
-            name="count"
-            type="number"
-            min="1"
-            max="1000000"
-            step="1"
-            required
-            value={kept(v, PUBLISH, 'count', '1')}
-            {...invalidAttrs(v, PUBLISH, 'count')}
-          />
-          <FieldError v={v} action={PUBLISH} field="count" />
-        </div>
+        <KeptInput v={v} action={PUBLISH} id="publish-count" name="count" label="Count" initial="1" min="1" max="1000000" />
         <button type="submit">Publish {v.mode} events</button>
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -200,8 +190,7 @@ function PublishCard({ v }: { v: View }) {
 function ClearCard({ v }: { v: View }) {
   const orgs = [...v.state.orgs.values()];
   return (
-    <section class="card" aria-labelledby="clear-title">
-      <h2 id="clear-title">Clear test data</h2>
+    <Card id="clear" title="Clear test data">
       <p class="muted">
         Deletes an organization's test calls, chats, links, lines, their events and requests. The organization, its keys and apps (and so every saved profile)
         and its live data stay.
@@ -225,15 +214,14 @@ function ClearCard({ v }: { v: View }) {
           Clear test data
         </button>
       </form>
-    </section>
+    </Card>
   );
 }
 
 /** Export, import and reset. */
 function StateCard({ v }: { v: View }) {
   return (
-    <section class="card" aria-labelledby="state-title">
-      <h2 id="state-title">State</h2>
+    <Card id="state" title="State">
       <p>
         <a href="/_dashboard/export" download="svc-emulator-state.json">
           Export the state as a document
@@ -256,7 +244,7 @@ function StateCard({ v }: { v: View }) {
           </button>
         </p>
       </form>
-    </section>
+    </Card>
   );
 }
 
