@@ -6,12 +6,12 @@
 // Needs the bundle (npm run build) and tmux; skips with the reason without tmux, and
 // SVC_REQUIRE_REAL=1 (CI) turns that skip into a failure.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
 import { prerequisites } from '../helpers/prerequisites.js';
-import { exitBoundMs, root, terminalProblem, useTerminal, type Exit, type Pane } from '../helpers/pty.js';
+import { exitBoundMs, root, svcBin, terminalProblem, useTerminal, type Exit, type Pane } from '../helpers/pty.js';
 import { acquireFileLock, currentHolder } from '../../src/config/lock.js';
 import { isHidden, nameOf, type Node, type RootSpec } from '../../src/commands/define.js';
 
