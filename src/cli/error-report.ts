@@ -1,7 +1,7 @@
 // Errors a script can read. Every failure has a stable code (as oauth4webapi gives each
 // of its errors one); with --json it is printed on stderr as one JSON object:
 //   {"error":{"code","status","message","hint","exit_code"}}
-// The list below is documented in README ("Scripts and CI") and only ever grows.
+// The list below is documented in README ("Exit codes") and only ever grows.
 import { ApiError, CliError, ConfigError, EXIT, KeychainError, NetworkError, exitCodeOf } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { statusCode } from '../api/errors.js';
