@@ -5,6 +5,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { RootSpec, RunInProcess } from '../define.js';
 import { centsToUnits } from './budget.js';
+import { keepNurseryAtItsStartingSize } from './nursery.js';
 import type { ServeOptions } from './server.js';
 
 export const command = defineCommand({
@@ -44,6 +45,7 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
 
 export async function run(opts: ServeOptions, ctx: Context, tree: RootSpec, runInProcess: RunInProcess): Promise<void> {
   const { serve } = await import('./server.js');
+  keepNurseryAtItsStartingSize();
   await serve(opts, ctx, tree, runInProcess);
 }
 
