@@ -34,6 +34,8 @@ if (argv.length === 1 && argv[0] === '__keychain-child') {
   // Node's compile cache (22+) keeps V8's compiled code of the bundle between runs, in the OS
   // temp dir's node-compile-cache/ (NODE_COMPILE_CACHE moves it, NODE_DISABLE_COMPILE_CACHE=1
   // turns it off). Node 20 has none, and there node:module is not loaded at all.
-  if (Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.();
+  // The standalone binary (packaging/sea-main.cjs) writes nothing of the program to disk, so
+  // it keeps no compile cache.
+  if (Number(process.versions.node.split('.')[0]) >= 22 && !globalThis.__SVC_INSTALL__) require('node:module').enableCompileCache?.();
   require('../dist/main.cjs').main();
 }

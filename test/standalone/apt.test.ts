@@ -269,7 +269,7 @@ describe.skipIf(problem !== null && !required)(`the apt repository, as an admin 
       // Both at once, each many times: every run reads the other's files.
       const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? fromDeb : fromNpm)(['account', '--json'])));
       expect(runs.filter((ran) => ran.code !== 0).map((ran) => ran.stderr)).toEqual([]);
-      expect((await fromNpm(['keys', 'remove', 'ci'])).code).toBe(0);
+      expect((await fromNpm(['keys', 'remove', 'ci', '--yes'])).code).toBe(0);
       expect(await listed(fromDeb)).toEqual(['prod']);
       expect(JSON.parse(readFileSync(join(home, 'config/credentials.json'), 'utf8'))).toMatchObject({ version: 1, secrets: { 'default:prod': live } });
     } finally {

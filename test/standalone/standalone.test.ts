@@ -151,7 +151,7 @@ function buildOtherVersion(): { binary: string; version: string } {
   mkdirSync(join(other, 'scripts'), { recursive: true });
   for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'packaging', 'man', 'node_modules', 'package-lock.json', 'LICENSE'])
     symlinkSync(join(root, entry), join(other, entry));
-  for (const script of ['dist.mjs', 'nodes.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
+  for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   const otherVersion = `${pkg.version}-other`;
   writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: otherVersion }));
@@ -273,7 +273,7 @@ describe('the linux-x64 binary, on a PATH with no node', () => {
     const env = envFor(home, { SVC_BASE_URL: emulator.url, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS });
     const added = await run(damaged, ['keys', 'add', '--name', 'ci'], env, emulator.keys.test);
     expect(added.code).toBe(1);
-    expect(added.stderr).toMatch(/svc: the keychain addon \S+keyring-[0-9a-f]{16}\.node is damaged \(its SHA-256 is not the build's\): download svc again/);
+    expect(added.stderr).toMatch(/error: the keychain addon \S+keyring-[0-9a-f]{16}\.node is damaged \(its SHA-256 is not the build's\): download svc again/);
     expect(existsSync(join(home, 'config', 'credentials.json'))).toBe(false);
   });
 
@@ -529,7 +529,7 @@ describe.skipIf(dpkgProblem !== null && !required)(`the .deb, installed${dpkgPro
       const added = await run('/usr/bin/svc', ['keys', 'add', '--name', 'ci'], env, emulator.keys.test);
       expect(added.code).toBe(1);
       expect(added.stderr).toContain(
-        `svc: the keychain addon ${addon} is damaged (its SHA-256 is not the build's): reinstall it (sudo apt install --reinstall svc)`,
+        `error: the keychain addon ${addon} is damaged (its SHA-256 is not the build's): reinstall it (sudo apt install --reinstall svc)`,
       );
       expect(existsSync(join(home, 'config', 'credentials.json'))).toBe(false);
       expect(dpkg('-V', 'svc').stdout).toContain(addon);
