@@ -24,6 +24,7 @@ import { annotations, compactToolList, inToolTerms, outputSchema, readPrices } f
 import { approvalValidator, approved, type Asker } from './confirm.js';
 import { registerEventsWait } from './events-wait-tool.js';
 import { pageOf, resultOf, structuredOf } from './paging.js';
+import { toolsOf } from './tools.js';
 
 export type { ServeOptions };
 
@@ -155,9 +156,10 @@ export function auditRefusals(s: SessionState, hasEventsWait: boolean): { answer
 /** The MCP server, until stdin ends (the calls in flight answered first) or Ctrl-C. */
 export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunInProcess): Promise<void> {
   const session = checkSession(opts, ctx);
-  // The prices the billable tools' descriptions state, read once, while the SDK loads.
-  const [prices, { McpServer }, z] = await Promise.all([readPrices(() => ctx.api()), import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
-  const s = sessionState(session, opts, ctx, tree, runOther, prices);
+  // The prices the billable tools' descriptions state, read once; initialize is answered before they arrive (the transport holds the rest).
+  const pricesRead = readPrices(() => ctx.api());
+  const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
+  const s = sessionState(session, opts, ctx, tree, runOther, undefined);
   const confirmation = opts.confirmOver !== undefined ? ` A call priced over ${dollars(opts.confirmOver)} is put to the person first.` : '';
   const server = new McpServer(
     { name: 'svc', version: ctx.version },
@@ -178,8 +180,9 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   };
   const hasEventsWait = s.tools.some((t) => t.name === 'events_list');
   const refusedBySdk = auditRefusals(s, hasEventsWait);
+  const registered = new Map<string, { description?: string }>();
   for (const tool of s.tools) {
-    server.registerTool(
+    const handle = server.registerTool(
       tool.name,
       {
         title: tool.leaf.decl.tool!.title,
@@ -193,12 +196,22 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
         return runTool(s, tool, input ?? {}, extra.signal, asker);
       },
     );
+    registered.set(tool.name, handle);
   }
+  // Set in place, not by update(): that would tell the client its list changed, which it never saw.
+  const ready = pricesRead.then((prices) => {
+    if (!prices) return;
+    for (const priced of toolsOf(tree, session, { prices })) {
+      const tool = s.tools.find((t) => t.name === priced.name);
+      const handle = registered.get(priced.name);
+      if (tool && handle) handle.description = tool.description = priced.description;
+    }
+  });
   /** Aborted when the session ends: events_wait's stream closes with it. */
   const sessionEnd = new AbortController();
   if (hasEventsWait) await registerEventsWait(s, server, z, { sessionEnd: sessionEnd.signal, started: (id) => refusedBySdk.answered(id) });
 
-  const transport = await contextTransport(ctx.io, ctx.signal);
+  const transport = await contextTransport(ctx.io, ctx.signal, ready);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });

@@ -160,7 +160,11 @@ async function readMessage(line: string, answer: Answer): Promise<JSONRPCMessage
   return value as unknown as JSONRPCMessage;
 }
 
-export async function contextTransport(io: Pick<Io, 'stdin' | 'stdout'>, signal: AbortSignal): Promise<Transport> {
+/**
+ * `ready` holds every message after `initialize` until the session is ready (its prices read):
+ * initialize is answered at once, what follows is delivered in order once it resolves.
+ */
+export async function contextTransport(io: Pick<Io, 'stdin' | 'stdout'>, signal: AbortSignal, ready: Promise<void> = Promise.resolve()): Promise<Transport> {
   const { serializeMessage } = await import('@modelcontextprotocol/sdk/shared/stdio.js');
   const reading = new AbortController();
   const stop = () => void transport.close();
@@ -191,6 +195,7 @@ export async function contextTransport(io: Pick<Io, 'stdin' | 'stdout'>, signal:
               // A cancelled request is not answered (the SDK drops its result): nothing to wait for.
               inFlight.delete((message.params as { requestId?: string | number } | undefined)?.requestId ?? '');
             }
+            if (!('method' in message && message.method === 'initialize')) await ready;
             transport.onmessage?.(message);
           }
         } catch (error) {
