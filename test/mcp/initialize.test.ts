@@ -1,6 +1,7 @@
-// `svc mcp` answers `initialize` before the service's prices arrive (they are only for the
-// tools' descriptions): what the client sends after it waits for them, in order, and a
-// tools/list sent at once still states the prices.
+// `svc mcp` answers `initialize` before it reads anything from the service: the prices (for the
+// tools' descriptions) and events_wait's position are read once initialize is answered, and
+// what the client sends after it waits for both, in order. A tools/list sent at once still
+// states the prices; events_wait resumes from the position read then.
 import { afterEach, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type ServerResponse } from 'node:http';
@@ -23,11 +24,17 @@ const PRICES = JSON.stringify({
   data: [{ object: 'price', item: 'translation_character', unit_amount: 0.002, currency: 'usd' }],
 });
 
-it('answers initialize while GET /v1/prices is unanswered, and a tools/list sent at once gets the priced list', async () => {
-  const held: ServerResponse[] = [];
+it('answers initialize while GET /v1/prices and the events position are unanswered; what follows waits for both', async () => {
+  const held = new Map<string, ServerResponse>();
+  const streamedFrom: Array<string | undefined> = [];
   service = createServer((req, res) => {
-    if (req.url?.startsWith('/v1/prices')) held.push(res);
-    else res.writeHead(404).end();
+    if (req.url?.startsWith('/v1/prices')) held.set('prices', res);
+    else if (req.url === '/v1/events?limit=1') held.set('position', res);
+    else if (req.url?.startsWith('/v1/events/stream')) {
+      streamedFrom.push(req.headers['last-event-id'] as string | undefined);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`id: evt_next\nevent: chat.started\ndata: ${JSON.stringify({ id: 'evt_next', object: 'event', type: 'chat.started', data: {} })}\n\n`);
+    } else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => service!.listen(0, '127.0.0.1', resolve));
   const { port } = service.address() as { port: number };
@@ -45,12 +52,14 @@ it('answers initialize while GET /v1/prices is unanswered, and a tools/list sent
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const answers = new Map<number, (value: any) => void>();
+  const order: number[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     buffered += chunk.toString();
     for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
       const message = JSON.parse(buffered.slice(0, nl));
       buffered = buffered.slice(nl + 1);
+      if (typeof message.id === 'number') order.push(message.id);
       answers.get(message.id)?.(message);
     }
   });
@@ -61,14 +70,25 @@ it('answers initialize while GET /v1/prices is unanswered, and a tools/list sent
   send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
   const init = await initialized;
   expect(init.result.serverInfo.name).toBe('svc');
-  // The prices were asked for and are still unanswered.
-  await expect.poll(() => held.length).toBe(1);
+  // Both reads were asked for after the answer, and are still unanswered.
+  await expect.poll(() => [...held.keys()].sort()).toEqual(['position', 'prices']);
 
   const listed = answerTo(2);
+  const waited = answerTo(3);
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
-  held[0]!.writeHead(200, { 'content-type': 'application/json' }).end(PRICES);
+  send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'events_wait', arguments: { max_events: 1, wait_seconds: 5 } } });
+  held.get('prices')!.writeHead(200, { 'content-type': 'application/json' }).end(PRICES);
+  held
+    .get('position')!
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ object: 'list', has_more: false, data: [{ id: 'evt_at_start', object: 'event', type: 'chat.started', data: {} }] }));
   const list = await listed;
   const translate = list.result.tools.find((t: { name: string }) => t.name === 'translate');
   expect(translate.description).toContain('Free here (test mode); in live mode $0.00002 per translated character.');
+  // events_wait read on from the position taken then: the event after it, nothing before it.
+  const wait = await waited;
+  expect(wait.result.structuredContent.events.map((e: { id: string }) => e.id)).toEqual(['evt_next']);
+  expect(streamedFrom).toEqual(['evt_at_start']);
+  expect(order).toEqual([1, 2, 3]);
 });

@@ -48,9 +48,19 @@ function feedOf({ ctx }: SessionState, { sessionEnd }: EventsWaitDeps, rules: Ev
   });
 }
 
-export async function registerEventsWait(s: SessionState, server: McpServer, z: Zod, deps: EventsWaitDeps): Promise<void> {
-  const rules = await eventRules();
-  const feed = feedOf(s, deps, rules);
+/** events_wait, registered; its feed starts (the position taken) when the session is ready (server.ts), or at the first wait. */
+export interface EventsWait {
+  start(): Promise<void>;
+}
+
+export function registerEventsWait(s: SessionState, server: McpServer, z: Zod, deps: EventsWaitDeps): EventsWait {
+  let started: Promise<{ rules: Awaited<ReturnType<typeof eventRules>>; feed: EventFeed }> | undefined;
+  const feedStarted = () =>
+    (started ??= eventRules().then(async (rules) => {
+      const feed = feedOf(s, deps, rules);
+      await feed.positioned;
+      return { rules, feed };
+    }));
   server.registerTool(
     'events_wait',
     {
@@ -83,6 +93,7 @@ export async function registerEventsWait(s: SessionState, server: McpServer, z: 
       return callTool(s, { name: 'events_wait' }, input, extra.signal, async (signal) => {
         const limited = await s.paced(signal);
         if (limited) return limited;
+        const { rules, feed } = await feedStarted();
         try {
           const waited = await feed.wait({
             types: (input.type ?? []).map((t) => rules.parseTypePattern(t) as TypePattern),
@@ -98,4 +109,5 @@ export async function registerEventsWait(s: SessionState, server: McpServer, z: 
       });
     },
   );
+  return { start: async () => void (await feedStarted()) };
 }

@@ -1,7 +1,8 @@
 // `events_wait` of `svc mcp`: the session's events as one queue that every wait draws from.
 // The position is taken when the session starts (the newest retained event, or the service's
-// `start` before the first), so nothing that happens after it is missed, however long before
-// the first wait. One stream (GET /v1/events/stream, resumed with Last-Event-ID) feeds the
+// `start` before the first; svc mcp takes it once initialize is answered, before any request
+// after it is handled), so nothing that happens after it is missed, however long before the
+// first wait. One stream (GET /v1/events/stream, resumed with Last-Event-ID) feeds the
 // queue in the service's order; each event goes to the oldest waiting call whose types it
 // matches, else it is kept for the next wait that matches it. So no event is skipped (a wait
 // for other types leaves it queued), none is returned twice (not to two waits at once either),
@@ -70,6 +71,8 @@ interface Waiting {
 
 export class EventFeed {
   private readonly start: Promise<string>;
+  /** Settles once the position is taken, or could not be (then the first wait's error). */
+  readonly positioned: Promise<void>;
   private readonly queued: ApiEvent[] = [];
   private readonly waiting: Waiting[] = [];
   private streaming = false;
@@ -86,7 +89,10 @@ export class EventFeed {
   constructor(private readonly deps: FeedDeps) {
     this.start = deps.newest(deps.signal).then((id) => id ?? deps.rules.startPosition);
     // A position that could not be taken is the first wait's error, not an unhandled rejection.
-    this.start.catch(() => {});
+    this.positioned = this.start.then(
+      () => {},
+      () => {},
+    );
   }
 
   async wait(request: WaitRequest): Promise<WaitResult> {

@@ -156,8 +156,6 @@ export function auditRefusals(s: SessionState, hasEventsWait: boolean): { answer
 /** The MCP server, until stdin ends (the calls in flight answered first) or Ctrl-C. */
 export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunInProcess): Promise<void> {
   const session = checkSession(opts, ctx);
-  // The prices the billable tools' descriptions state, read once; initialize is answered before they arrive (the transport holds the rest).
-  const pricesRead = readPrices(() => ctx.api());
   const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
   const s = sessionState(session, opts, ctx, tree, runOther, undefined);
   const confirmation = opts.confirmOver !== undefined ? ` A call priced over ${dollars(opts.confirmOver)} is put to the person first.` : '';
@@ -198,20 +196,28 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     );
     registered.set(tool.name, handle);
   }
-  // Set in place, not by update(): that would tell the client its list changed, which it never saw.
-  const ready = pricesRead.then((prices) => {
+  // The prices the billable tools' descriptions state, read once. Set in place, not by
+  // update(): that would tell the client its list changed, which it never saw.
+  const describePrices = async () => {
+    const prices = await readPrices(() => ctx.api());
     if (!prices) return;
     for (const priced of toolsOf(tree, session, { prices })) {
       const tool = s.tools.find((t) => t.name === priced.name);
       const handle = registered.get(priced.name);
       if (tool && handle) handle.description = tool.description = priced.description;
     }
-  });
+  };
   /** Aborted when the session ends: events_wait's stream closes with it. */
   const sessionEnd = new AbortController();
-  if (hasEventsWait) await registerEventsWait(s, server, z, { sessionEnd: sessionEnd.signal, started: (id) => refusedBySdk.answered(id) });
+  const eventsWait = hasEventsWait
+    ? registerEventsWait(s, server, z, { sessionEnd: sessionEnd.signal, started: (id) => refusedBySdk.answered(id) })
+    : undefined;
+  // What the session reads from the service (prices, events_wait's position), read once
+  // initialize is answered: the handshake never waits for the network; the transport holds
+  // every request after initialize until it is done.
+  const prepare = async () => void (await Promise.all([describePrices(), eventsWait?.start()]));
 
-  const transport = await contextTransport(ctx.io, ctx.signal, ready);
+  const transport = await contextTransport(ctx.io, ctx.signal, prepare);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });

@@ -161,11 +161,19 @@ async function readMessage(line: string, answer: Answer): Promise<JSONRPCMessage
 }
 
 /**
- * `ready` holds every message after `initialize` until the session is ready (its prices read):
- * initialize is answered at once, what follows is delivered in order once it resolves.
+ * `prepare` readies the session (its prices read, its tools described) once `initialize` has
+ * been answered, so the handshake never waits for it; every message after initialize is held
+ * until it is done and then delivered in order.
  */
-export async function contextTransport(io: Pick<Io, 'stdin' | 'stdout'>, signal: AbortSignal, ready: Promise<void> = Promise.resolve()): Promise<Transport> {
+export async function contextTransport(
+  io: Pick<Io, 'stdin' | 'stdout'>,
+  signal: AbortSignal,
+  prepare: () => Promise<void> = async () => {},
+): Promise<Transport> {
   const { serializeMessage } = await import('@modelcontextprotocol/sdk/shared/stdio.js');
+  let prepared: Promise<void> | undefined;
+  const sessionReady = () => (prepared ??= prepare());
+  let initializeId: Id | undefined;
   const reading = new AbortController();
   const stop = () => void transport.close();
   signal.addEventListener('abort', stop, { once: true });
@@ -195,7 +203,8 @@ export async function contextTransport(io: Pick<Io, 'stdin' | 'stdout'>, signal:
               // A cancelled request is not answered (the SDK drops its result): nothing to wait for.
               inFlight.delete((message.params as { requestId?: string | number } | undefined)?.requestId ?? '');
             }
-            if (!('method' in message && message.method === 'initialize')) await ready;
+            if ('method' in message && message.method === 'initialize' && 'id' in message) initializeId = message.id;
+            else await sessionReady();
             transport.onmessage?.(message);
           }
         } catch (error) {
@@ -212,6 +221,8 @@ export async function contextTransport(io: Pick<Io, 'stdin' | 'stdout'>, signal:
       if (id !== undefined && id !== null) {
         inFlight.delete(id);
         closeWhenDone();
+        // Initialize answered: the session gets ready while the client reads the answer.
+        if (id === initializeId) void sessionReady();
       }
     },
     async close() {
