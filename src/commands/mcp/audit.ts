@@ -8,9 +8,9 @@
 //
 // Each line names its format version (AUDIT_FORMAT): a log holding a line of a newer format is
 // neither read, appended to nor rotated by this svc (docs/design.md, Distribution).
-import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, readSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { lazyRequire } from '../../node-require.js';
 import { withFileLock } from '../../config/lock.js';
 import { openOwnFile, readOwnFile, tightenOwnFile } from '../../config/own-file.js';
 import { ConfigError } from '../../errors.js';
@@ -156,7 +156,8 @@ export function idsIn(...values: unknown[]): string[] {
 const HASH_CHARS = 64;
 
 export function hashOf(line: string): string {
-  return createHash('sha256').update(line).digest('hex');
+  // node:crypto at the first line, not at start-up: svc mcp answers initialize before it writes any.
+  return lazyRequire('node:crypto').createHash('sha256').update(line).digest('hex');
 }
 
 /** A file of the log, whole; null when there is none. */

@@ -51,7 +51,7 @@ export interface SessionState {
   tools: ToolSpec[];
   audit: AuditLog;
   /** A random id every audit line of the session carries. */
-  id: string;
+  readonly id: string;
   ledger: Ledger | undefined;
   /** Billed calls priced above this (units) are put to the person before anything is reserved. */
   confirmOver: number | undefined;
@@ -95,12 +95,16 @@ export function sessionState(
   const perMinute = Number(ctx.env.SVC_MCP_REQUESTS_PER_MINUTE ?? '') || undefined;
   const pacer = createPacer(ctx.clock, perMinute && perMinute > 10 ? { limit: perMinute } : {});
   let waiting = 0;
+  let id: string | undefined;
   return {
     ctx,
     session,
     tools: toolsOf(tree, session, prices ? { prices } : {}),
     audit: new AuditLog(configDir(ctx.env)),
-    id: Buffer.from(ctx.random.bytes(6)).toString('hex'),
+    // Drawn at the first audit line, not at start-up (randomness loads node:crypto).
+    get id() {
+      return (id ??= Buffer.from(ctx.random.bytes(6)).toString('hex'));
+    },
     ledger: session.maxSpend !== undefined ? new Ledger(session.maxSpend) : undefined,
     confirmOver: opts.confirmOver,
     liveCalls: new Set(),
