@@ -84,9 +84,9 @@ export function outputSchema(z: Zod, tool: ToolSpec): ZodType {
 }
 
 /** The service's prices (GET /v1/prices), read when the session starts; undefined when they cannot be read (a key without account:read). */
-export async function readPrices(api: () => Promise<ApiClient>): Promise<PriceList | undefined> {
+export async function readPrices(api: () => Promise<ApiClient>, signal: AbortSignal): Promise<PriceList | undefined> {
   try {
-    const page = await (await api()).request<ListPage<Price>>({ endpoint: 'prices.list' });
+    const page = await (await api()).request<ListPage<Price>>({ endpoint: 'prices.list', signal });
     return new Map(page.data.map((price) => [price.item, price]));
   } catch {
     return undefined;

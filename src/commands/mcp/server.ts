@@ -196,10 +196,12 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     );
     registered.set(tool.name, handle);
   }
+  /** Aborted when the session ends: what it still reads from the service (events_wait's stream, the prices) stops with it. */
+  const sessionEnd = new AbortController();
   // The prices the billable tools' descriptions state, read once. Set in place, not by
   // update(): that would tell the client its list changed, which it never saw.
   const describePrices = async () => {
-    const prices = await readPrices(() => ctx.api());
+    const prices = await readPrices(() => ctx.api(), sessionEnd.signal);
     if (!prices) return;
     for (const priced of toolsOf(tree, session, { prices })) {
       const tool = s.tools.find((t) => t.name === priced.name);
@@ -207,8 +209,6 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
       if (tool && handle) handle.description = tool.description = priced.description;
     }
   };
-  /** Aborted when the session ends: events_wait's stream closes with it. */
-  const sessionEnd = new AbortController();
   const eventsWait = hasEventsWait
     ? registerEventsWait(s, server, z, { sessionEnd: sessionEnd.signal, started: (id) => refusedBySdk.answered(id) })
     : undefined;
