@@ -1,8 +1,8 @@
 // `npm run bench`: start-up of svc under each tested Node (scripts/nodes.mjs; or each
 // `--node PATH` given), as a ratio to `node -e 0` of the same binary measured in the same
 // run, with peak memory; `gh` (a native CLI) for comparison when installed; then the emulator
-// and events throughput benchmarks, the dashboard in Chromium (bench/dashboard.mjs) and the
-// package size.
+// and events throughput benchmarks, svc mcp (bench/mcp.mjs), the dashboard in Chromium
+// (bench/dashboard.mjs) and the package size.
 //   npm run bench [-- --node PATH ...] [--startup-only] [--write-readme]     BENCH_RUNS=30 runs a case
 // The start-up rows alone, with `--help` at a terminal, gh and the package's size:
 //   npm run bench:startup [-- --node PATH ...]   (bench/startup.mjs)
@@ -285,6 +285,11 @@ try {
 } catch (error) {
   console.log(`svc mcp tools/list benchmark unavailable: ${error.message}`);
   overBudget++;
+}
+// svc mcp's initialize, tool call and memory budgets: its own script, which prints its rows.
+{
+  const mcp = spawnSync(process.execPath, [join(root, 'bench/mcp.mjs')], { stdio: 'inherit', env: { ...process.env, BENCH_RUNS: '15' } });
+  if (mcp.status !== 0) overBudget++;
 }
 try {
   const { runRequestBench, reportRequestBench } = await import('./requests.mjs');
