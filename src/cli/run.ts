@@ -85,8 +85,8 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
         leaf: typed.leaf,
         args: typed.args,
         flags: typed.flags,
-        // This run's profile and base URL; the mode and confirmation its caller fixed.
-        globals: { ...globals, json: true, yes: typed.yes, mode: typed.mode },
+        // This run's base URL; the profile, mode and confirmation its caller fixed.
+        globals: { ...globals, json: true, yes: typed.yes, mode: typed.mode, ...(typed.profile !== undefined ? { profile: typed.profile } : {}) },
         root: invocation.root,
       };
       return runCommand(

@@ -187,6 +187,8 @@ export interface InProcessRun {
   flags: Record<string, unknown>;
   mode: 'test' | 'live';
   yes: boolean;
+  /** The profile to run with (`svc mcp` fixes its session's when it starts); else this run's own choice. */
+  profile?: string;
 }
 export type RunInProcess = (
   run: InProcessRun,

@@ -4,7 +4,7 @@
 // profile, no live money from a test session, no money past the cap; every call audited first.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +89,32 @@ describe("a caller's text is text", () => {
     expect(result.structuredContent).toMatchObject({ text: '[es] x --profile=other', livemode: false });
   });
 
+  it("a default profile switched during the session (svc auth switch) is not the tools' profile: it is fixed when the session starts", async () => {
+    const listener = await recordingServer(
+      (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"balance","available":1,"currency":"usd","livemode":false}'),
+      (c) => closers.push(c),
+    );
+    const config = join(home, 'config');
+    mkdirSync(config, { recursive: true, mode: 0o700 });
+    const keyMeta = (name: string) => ({ name, mode: 'test', last4: 'xxxx', scopes: ['account:read'], storage: 'file', added_at: '2026-11-28T00:00:00.000Z' });
+    const profiles = {
+      acme: { org_id: emulator().seed.org_id, org_name: 'Acme', base_url: emulator().url, keys: { ci: keyMeta('ci') } },
+      other: { org_id: 'org_otherOtherOther0', org_name: 'Other', base_url: listener.origin, keys: { ci: keyMeta('ci') } },
+    };
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ version: 1, profiles, default_profile: 'acme' }), { mode: 0o600 });
+    const secrets = { 'acme:ci': emulator().seed.keys.test, 'other:ci': `svc_test_${'o'.repeat(32)}` };
+    writeFileSync(join(config, 'credentials.json'), JSON.stringify({ version: 1, secrets }), { mode: 0o600 });
+    const env = { PATH: process.env.PATH ?? '', HOME: home, SVC_CONFIG_DIR: config, SVC_CREDENTIAL_STORE: 'file', NO_COLOR: '1' };
+    const client = await connect([], env);
+    expect((await call(client, 'account_balance', {})).isError).toBeFalsy();
+    const [command, prefix] = svcCommand(['auth', 'switch', 'other']);
+    expect((await spawnCollect(command, prefix, { env })).code).toBe(0);
+    const after = await call(client, 'account_balance', {});
+    expect(after.isError, after.content[0]?.text).toBeFalsy();
+    expect(after.structuredContent.available).not.toBe(1);
+    expect(listener.requests).toEqual([]);
+  });
+
   it('"--" in a test, read-only session with a live key in SVC_API_KEY: the live balance does not move', async () => {
     const before = await balance();
     const client = await connect([], envFor(emulator().seed.keys.live));
@@ -149,7 +175,12 @@ describe('the audit log on the first run', () => {
  * A proxy to the emulator that holds the answer to each POST /v1/translate whose text is `held`
  * characters long, or with `drop`, cuts its connection instead: the emulator has drawn either way.
  */
-async function lateProxy(held: number, drop = false): Promise<{ origin: string; reached: Promise<void> }> {
+/**
+ * A proxy to the emulator that, for a translation of `held` characters, lets the emulator draw
+ * and then never answers ('hold'), drops the connection ('drop'), or answers 504 as a gateway
+ * that gave up ('gateway').
+ */
+async function lateProxy(held: number, behaviour: 'hold' | 'drop' | 'gateway' = 'hold'): Promise<{ origin: string; reached: Promise<void> }> {
   let reached!: () => void;
   const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
   const upstream = new URL(emulator().url);
@@ -161,8 +192,9 @@ async function lateProxy(held: number, drop = false): Promise<{ origin: string; 
       const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
         const text = body.length ? (JSON.parse(body.toString()) as { text?: string }).text : undefined;
         if (req.url === '/v1/translate' && text?.length === held) {
-          reached(); // drawn by the emulator; the answer never comes
-          if (drop) req.socket.destroy();
+          reached(); // drawn by the emulator; its answer is not passed on
+          if (behaviour === 'drop') req.socket.destroy();
+          if (behaviour === 'gateway') res.writeHead(504, { 'content-type': 'application/json' }).end('{"error":{"message":"gateway timeout"}}');
           return;
         }
         res.writeHead(answer.statusCode!, answer.headers);
@@ -217,7 +249,7 @@ describe("the ledger: the session's own charges", () => {
 
   it('a call whose connection drops after it was sent keeps its reservation: it was drawn', async () => {
     const start = await balance();
-    const proxy = await lateProxy(400, true);
+    const proxy = await lateProxy(400, 'drop');
     const client = await connect(['--live', '--max-spend', '0.01'], envFor(emulator().seed.keys.live, { SVC_BASE_URL: proxy.origin }));
     const dropped = await call(client, 'translate', { text: 'a'.repeat(400), to: 'es' });
     expect(dropped.isError).toBe(true);
@@ -226,6 +258,18 @@ describe("the ledger: the session's own charges", () => {
     const entries = (await auditLog()).filter((e) => e.tool === 'translate');
     expect(entries.map((e) => e.price_asked)).toEqual([0.8, 0.5]);
     expect(entries.map((e) => e.spent)).toEqual([0.8, 0.8]);
+    expect(Math.round((start - (await balance())) * 10_000)).toBe(8_000);
+  });
+
+  it('a 5xx from a gateway after the service drew keeps the reservation: the cap holds', async () => {
+    const start = await balance();
+    const proxy = await lateProxy(400, 'gateway');
+    const client = await connect(['--live', '--max-spend', '0.01'], envFor(emulator().seed.keys.live, { SVC_BASE_URL: proxy.origin }));
+    const failed = await call(client, 'translate', { text: 'a'.repeat(400), to: 'es' });
+    expect(failed.structuredContent?.error).toMatchObject({ status: 504 });
+    // 0.8 cents were drawn behind the 504: 0.5 more would pass the 1-cent cap.
+    expect((await call(client, 'translate', { text: 'c'.repeat(250), to: 'es' })).structuredContent?.error).toMatchObject({ code: 'spend_cap' });
+    await client.close();
     expect(Math.round((start - (await balance())) * 10_000)).toBe(8_000);
   });
 
@@ -274,6 +318,45 @@ describe('the audit log under load and attack', () => {
     expect((await auditLog()).map((e) => e.tool)).toEqual(['calls_list', 'translate', 'account_balance']);
   });
 
+  it('one call with arguments nested 20 x 20 x 20 neither rotates the log nor hides the calls before it', async () => {
+    const client = await connect([]);
+    await call(client, 'account_balance', {});
+    const leaf = 'v'.repeat(100);
+    const level = (inner: () => unknown) => Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, inner()]));
+    const nested = level(() => level(() => level(() => leaf)));
+    // An unknown tool: refused by the protocol (-32602), and audited with its arguments.
+    await expect(call(client, 'nope', nested)).rejects.toThrow(/unknown tool/);
+    await client.close();
+    expect(existsSync(join(svcDir(), 'mcp-audit.ndjson.1'))).toBe(false);
+    expect(statSync(join(svcDir(), 'mcp-audit.ndjson')).size).toBeLessThan(12_000);
+    expect((await auditLog()).map((e) => [e.tool, e.result])).toEqual([
+      ['account_balance', 'ok'],
+      ['nope', 'unknown_tool'],
+    ]);
+    const logged = (await auditLog())[1].args;
+    expect(logged['…']).toMatch(/^the arguments were \d+ characters as logged; the rest is not kept$/);
+    expect((await svc(['mcp', 'log', '--verify'])).code).toBe(0);
+  });
+
+  it('--verify says so when the rotated file was removed', async () => {
+    const client = await connect([]);
+    await call(client, 'account_balance', {});
+    await call(client, 'account_balance', {});
+    await client.close();
+    // As rotation leaves it: the older lines in .1, the newer ones in the current file.
+    const path = join(svcDir(), 'mcp-audit.ndjson');
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    writeFileSync(`${path}.1`, `${lines.slice(0, 2).join('\n')}\n`, { mode: 0o600 });
+    writeFileSync(path, `${lines.slice(2).join('\n')}\n`);
+    const rotated = await svc(['mcp', 'log', '--verify']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.stdout).toMatch(/intact: 4 lines/);
+    rmSync(`${path}.1`);
+    const removed = await svc(['mcp', 'log', '--verify']);
+    expect(removed.code).toBe(1);
+    expect(removed.stdout).toMatch(/mcp-audit\.ndjson\.1\) was removed, or lines were removed from the start/);
+  });
+
   it('a 1.5 MB line does not stop svc mcp log from reading the rest; --verify says the log was altered, and that it was cut', async () => {
     const client = await connect([]);
     await call(client, 'account_balance', {});
@@ -296,9 +379,9 @@ describe('the audit log under load and attack', () => {
 });
 
 /** `svc mcp` spawned raw: lines in, JSON-RPC answers out. */
-function rawSession() {
+function rawSession(extraEnv: Record<string, string> = {}) {
   const [command, args] = svcCommand(['mcp']);
-  const child = spawn(command, args, { env: envFor(emulator().seed.keys.test), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { env: envFor(emulator().seed.keys.test, extraEnv), stdio: ['pipe', 'pipe', 'pipe'] });
   const answers: any[] = [];
   let buffer = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -334,6 +417,18 @@ describe('JSON-RPC as the spec says', () => {
     expect(byId.get(4)).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/reads at most/) } });
     expect(byId.get('middle')).toMatchObject({ error: { code: -32600 } });
     expect(byId.get(5).result.tools.length).toBeGreaterThan(0);
+  }, 20_000);
+
+  it('past 128 unanswered requests, one more is refused at once (-32000), and the session goes on', async () => {
+    const { child, answers, send, exited } = rawSession({ SVC_MCP_REQUESTS_PER_MINUTE: '100000' });
+    for (let id = 1; id <= 134; id++) send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'events_wait', arguments: { wait_seconds: 2 } } });
+    child.stdin.end();
+    await exited;
+    const byId = new Map(answers.map((a) => [a.id, a]));
+    const refused = [...byId.values()].filter((a) => a.error?.code === -32000);
+    expect(refused.map((a) => a.id)).toEqual([129, 130, 131, 132, 133, 134]);
+    expect(refused[0].error.message).toMatch(/busy: 128 requests are unanswered/);
+    expect(byId.get(128)).toMatchObject({ result: { structuredContent: { timed_out: true } } });
   }, 20_000);
 
   it('when stdin closes, the answer to a call in flight is still written before exit', async () => {

@@ -91,6 +91,33 @@ describe('the events_wait queue', () => {
     some.session.abort();
   });
 
+  it('a position that could not be taken at the start is taken at the next wait, which says events before it may be missing', async () => {
+    const clock = manualClock();
+    const stream = fakeStream();
+    const session = new AbortController();
+    const answers: Array<() => Promise<string | undefined>> = [
+      async () => {
+        throw new Error('cannot reach the service');
+      },
+      async () => 'evt_7',
+    ];
+    const feed = new EventFeed({ rules, newest: () => answers.shift()!(), open: stream.open, clock, random01: () => 0.5, signal: session.signal });
+    const wait = () => feed.wait({ types: [], maxEvents: 1, waitMs: 5_000, signal: new AbortController().signal });
+    await expect(wait()).rejects.toThrow(/cannot reach the service/);
+    const second = wait();
+    await settle();
+    expect(stream.opened).toEqual(['evt_7']);
+    stream.event(8, 'call.started');
+    const result = await second;
+    expect(result.events.map((e) => e.id)).toEqual(['evt_8']);
+    expect(result.gap).toEqual({ last_event_id: null, resumed_from: 'evt_7' });
+    // Said once.
+    const third = wait();
+    stream.event(9, 'call.started');
+    expect((await third).gap).toBeUndefined();
+    session.abort();
+  });
+
   it('an event goes to the oldest wait that matches it; others stay queued for a wait that wants them', async () => {
     const { feed, stream, session } = feedWith('evt_0');
     const signal = new AbortController().signal;

@@ -92,3 +92,39 @@ it('answers initialize while GET /v1/prices and the events position are unanswer
   expect(streamedFrom).toEqual(['evt_at_start']);
   expect(order).toEqual([1, 2, 3]);
 });
+
+it('a service that never answers holds nothing past READY_WITHIN_MS: tools/list comes without the prices', async () => {
+  const held: ServerResponse[] = [];
+  service = createServer((req, res) => void held.push(res));
+  await new Promise<void>((resolve) => service!.listen(0, '127.0.0.1', resolve));
+  const { port } = service.address() as { port: number };
+  const home = mkdtempSync(join(tmpdir(), 'svc-mcp-init-'));
+  const [command, args] = svcCommand(['mcp']);
+  child = spawn(command, args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: join(home, 'home'),
+      SVC_CONFIG_DIR: join(home, 'config'),
+      SVC_API_KEY: `svc_test_${'b'.repeat(32)}`,
+      SVC_BASE_URL: `http://127.0.0.1:${port}`,
+      NO_COLOR: '1',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let buffered = '';
+  const listed = new Promise<any>((resolve) =>
+    child!.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      for (const line of buffered.split('\n').slice(0, -1)) if (JSON.parse(line).id === 2) resolve(JSON.parse(line));
+    }),
+  );
+  const send = (message: object) => child!.stdin!.write(`${JSON.stringify(message)}\n`);
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+  const list = await listed;
+  expect(held.length).toBeGreaterThanOrEqual(2);
+  const translate = list.result.tools.find((t: { name: string }) => t.name === 'translate');
+  expect(translate.description).toContain('Free here (test mode)');
+  expect(translate.description).not.toContain('$');
+}, 20_000);

@@ -37,6 +37,11 @@ export const HEAD_FILE = 'mcp-audit.head';
 export const MAX_BYTES = 512 * 1024;
 /** An argument's text longer than this is cut in the log, with its size said. */
 const MAX_LOGGED_STRING = 200;
+/**
+ * A call's logged arguments are no longer than this as JSON, so no line comes near MAX_BYTES
+ * and no call can rotate the log's history away on its own.
+ */
+const MAX_LOGGED_ARGS = 4096;
 /** A logged value nests no deeper, and a list or object keeps no more members. */
 const MAX_DEPTH = 4;
 const MAX_MEMBERS = 20;
@@ -91,6 +96,8 @@ export class AuditNewerFormatError extends ConfigError {
 export interface ReadLine {
   text: string;
   value: unknown;
+  /** Read from the rotated file (`.1`). */
+  rotated: boolean;
 }
 
 /** The lines of one file's text, each parsed; throws AuditNewerFormatError at a line of a newer format. */
@@ -108,7 +115,7 @@ function parsedLines(text: string, path: string): ReadLine[] {
       const format = formatVersion((value as { version?: unknown }).version, AUDIT_FORMAT, 1);
       if (format.kind === 'newer') throw new AuditNewerFormatError(path, format.version);
     }
-    lines.push({ text: line, value });
+    lines.push({ text: line, value, rotated: path.endsWith('.1') });
   }
   return lines;
 }
@@ -137,8 +144,25 @@ export function loggedValue(value: unknown, depth = 0): unknown {
 }
 
 export function loggedArgs(args: unknown): Record<string, unknown> {
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args === undefined ? {} : { value: loggedValue(args) };
-  return loggedValue(args) as Record<string, unknown>;
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args === undefined ? {} : withinSize({ value: loggedValue(args) });
+  return withinSize(loggedValue(args) as Record<string, unknown>);
+}
+
+/** The first properties that fit in MAX_LOGGED_ARGS, and the size of the whole. */
+function withinSize(logged: Record<string, unknown>): Record<string, unknown> {
+  const size = JSON.stringify(logged).length;
+  if (size <= MAX_LOGGED_ARGS) return logged;
+  const note = `the arguments were ${size} characters as logged; the rest is not kept`;
+  const kept: Record<string, unknown> = {};
+  let used = JSON.stringify({ '…': note }).length;
+  for (const [key, value] of Object.entries(logged)) {
+    const entry = JSON.stringify({ [key]: value }).length - 1;
+    if (used + entry > MAX_LOGGED_ARGS) break;
+    kept[key] = value;
+    used += entry;
+  }
+  kept['…'] = note;
+  return kept;
 }
 
 /** Ids in a command's JSON output or its arguments: `call_…`, `chat_…`, `evt_…`, … */
@@ -319,7 +343,10 @@ export function verifyAudit(dir: string): { lines: number; unchained: number; pr
       unchained += 1;
       return;
     }
-    // The first line kept follows one rotated away: its link cannot be checked.
+    // The rotated file's first line follows one rotated away: its link cannot be checked. A
+    // first line outside it links to nothing, or the rotated file was there.
+    if (index === 0 && !lines[0]!.rotated && line?.prev !== '')
+      problems.push(`line 1 follows a line that is not kept: the rotated file (${AUDIT_FILE}.1) was removed, or lines were removed from the start`);
     if (index > 0 && line?.prev !== hashOf(lines[index - 1]!.text))
       problems.push(`line ${index + 1} does not follow line ${index} (a line was changed, removed or added)`);
   });

@@ -56,7 +56,10 @@ export interface WaitRequest {
 export interface WaitResult {
   events: ApiEvent[];
   timed_out: boolean;
-  /** Events the service no longer kept when the stream resumed: some may be missing (its gap frame). */
+  /**
+   * Events the service no longer kept when the stream resumed: some may be missing (its gap
+   * frame); or the position was taken late, at `resumed_from`, and events before it may be.
+   */
   gap?: { last_event_id: string | null; resumed_from: string | null };
   /** Events no wait claimed, dropped because the queue was full. */
   dropped?: number;
@@ -70,9 +73,11 @@ interface Waiting {
 }
 
 export class EventFeed {
-  private readonly start: Promise<string>;
+  private start: Promise<string>;
   /** Settles once the position is taken, or could not be (then the first wait's error). */
   readonly positioned: Promise<void>;
+  /** The position could not be taken when the session started: the wait that takes it says events before it may be missing. */
+  private takenLate = false;
   private readonly queued: ApiEvent[] = [];
   private readonly waiting: Waiting[] = [];
   private streaming = false;
@@ -87,7 +92,7 @@ export class EventFeed {
 
   /** Takes the position now: the session's start. */
   constructor(private readonly deps: FeedDeps) {
-    this.start = deps.newest(deps.signal).then((id) => id ?? deps.rules.startPosition);
+    this.start = this.takePosition();
     // A position that could not be taken is the first wait's error, not an unhandled rejection.
     this.positioned = this.start.then(
       () => {},
@@ -95,8 +100,28 @@ export class EventFeed {
     );
   }
 
+  private takePosition(): Promise<string> {
+    return this.deps.newest(this.deps.signal).then((id) => id ?? this.deps.rules.startPosition);
+  }
+
   async wait(request: WaitRequest): Promise<WaitResult> {
-    const position = await this.start;
+    const start = this.start;
+    let position: string;
+    try {
+      position = await start;
+    } catch (error) {
+      // Taken again for the next wait (a service that was down at the start may be up by then).
+      if (this.start === start) {
+        this.start = this.takePosition();
+        this.start.catch(() => {});
+        this.takenLate = true;
+      }
+      throw error;
+    }
+    if (this.takenLate) {
+      this.takenLate = false;
+      this.gap = { last_event_id: null, resumed_from: position };
+    }
     // A stream that ended (lost) is opened again, from where it was.
     if (!this.streaming) this.failure = undefined;
     const me: Waiting = { types: request.types, room: request.maxEvents, events: [], done: () => {} };

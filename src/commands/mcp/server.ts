@@ -16,7 +16,7 @@ import { loggedArgs } from './audit.js';
 import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { typedInput, type TypedInput } from './invoke.js';
 import { failureOf, reportOf, toolError, type Ran } from './result.js';
-import { callTool, checkSession, sessionState, type ServeOptions, type SessionState, type Settled } from './session.js';
+import { callTool, checkSession, sessionProfile, sessionState, type ServeOptions, type SessionState, type Settled } from './session.js';
 import { inputSchema } from './schema.js';
 import type { ToolSpec } from './tool-spec.js';
 import { contextTransport } from './transport.js';
@@ -27,6 +27,9 @@ import { pageOf, resultOf, structuredOf } from './paging.js';
 import { toolsOf } from './tools.js';
 
 export type { ServeOptions };
+
+/** How long what the client sends after initialize waits for the session's first reads from the service. */
+export const READY_WITHIN_MS = 5_000;
 
 /** A command's --json output as the tool's result: a list's page with its next cursor (noted on the command's stderr), as whole JSON or a summary (paging.ts). */
 function successOf(ran: Ran, tool: ToolSpec): CallToolResult {
@@ -64,8 +67,11 @@ async function billed(s: SessionState, tool: ToolSpec, input: TypedInput, signal
     const ran = await s.run(path, input, signal, true);
     if (ran.exitCode !== 0) {
       const result = failureOf(ran);
-      // The service answered (or nothing was sent): nothing was drawn. Otherwise it may have been.
-      if (reportOf(result)?.status !== null || ran.exitCode === EXIT.usage) drawn = 0;
+      // Nothing was drawn when nothing was sent (a usage error) or the service refused the call
+      // (4xx, 429). A 5xx may come from a gateway after the service made the call, and a failure
+      // with no answer may have reached it: those keep their reservation.
+      const status = reportOf(result)?.status;
+      if (ran.exitCode === EXIT.usage || (typeof status === 'number' && status < 500)) drawn = 0;
       return result;
     }
     const result = successOf(ran, tool);
@@ -157,7 +163,7 @@ export function auditRefusals(s: SessionState, hasEventsWait: boolean): { answer
 export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, runOther: RunInProcess): Promise<void> {
   const session = checkSession(opts, ctx);
   const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
-  const s = sessionState(session, opts, ctx, tree, runOther, undefined);
+  const s = sessionState(session, opts, ctx, tree, runOther, await sessionProfile(ctx));
   const confirmation = opts.confirmOver !== undefined ? ` A call priced over ${dollars(opts.confirmOver)} is put to the person first.` : '';
   const server = new McpServer(
     { name: 'svc', version: ctx.version },
@@ -215,7 +221,13 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   // What the session reads from the service (prices, events_wait's position), read once
   // initialize is answered: the handshake never waits for the network; the transport holds
   // every request after initialize until it is done.
-  const prepare = async () => void (await Promise.all([describePrices(), eventsWait?.start()]));
+  // A service that does not answer holds nothing past READY_WITHIN_MS: the tools are then
+  // listed without their prices, and events_wait's first wait waits for its position.
+  const prepare = async () => {
+    const waited = new AbortController();
+    await Promise.race([Promise.all([describePrices(), eventsWait?.start()]), ctx.clock.sleep(READY_WITHIN_MS, waited.signal).catch(() => {})]);
+    waited.abort();
+  };
 
   const transport = await contextTransport(ctx.io, ctx.signal, prepare);
   const closed = new Promise<void>((resolve) => {

@@ -5,11 +5,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../../context.js';
 import type { Leaf, RootSpec, RunInProcess } from '../define.js';
 import { configDir } from '../../config/paths.js';
+import { chooseProfileName } from '../../credentials/resolve.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { createPacer } from '../calls/pacer.js';
 import { AuditLog, AuditNewerFormatError, idsIn, loggedArgs, type AuditLine } from './audit.js';
 import { Ledger } from './budget.js';
-import type { PriceList } from './describe.js';
 import { ownInput, type TypedInput } from './invoke.js';
 import { reportOf, toolError, type Ran } from './result.js';
 import { leavesOf, toolsOf } from './tools.js';
@@ -81,14 +81,30 @@ export function checkSession(opts: ServeOptions, ctx: Context): Session {
   return { mode, allowWrite: opts.allowWrite, ...(opts.maxSpend !== undefined ? { maxSpend: opts.maxSpend } : {}) };
 }
 
-/** The state of a session checkSession allowed; `prices` (read when it starts) are what its billable tools' descriptions state. */
+/**
+ * The profile the session's tools run with, chosen once when it starts (--profile, SVC_PROFILE,
+ * else the default profile then): switching the default later (svc auth switch) does not move
+ * them to another organization. None when the chosen profile does not exist yet (each tool
+ * then says what is missing) or config.json cannot be read (each tool says why).
+ */
+export async function sessionProfile(ctx: Context): Promise<string | undefined> {
+  try {
+    const config = await ctx.config.read();
+    const name = chooseProfileName(ctx, config);
+    return Object.hasOwn(config.profiles, name) ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The state of a session checkSession allowed, its tools run with `profile` (sessionProfile). */
 export function sessionState(
   session: Session,
   opts: ServeOptions,
   ctx: Context,
   tree: RootSpec,
   runOther: RunInProcess,
-  prices: PriceList | undefined,
+  profile: string | undefined,
 ): SessionState {
   const leaves = new Map<string, Leaf>(leavesOf(tree).map(({ path, leaf }) => [path.join(' '), leaf]));
   // The service's limit (600 a minute, docs/contract.md) unless the organization has been given another.
@@ -99,7 +115,7 @@ export function sessionState(
   return {
     ctx,
     session,
-    tools: toolsOf(tree, session, prices ? { prices } : {}),
+    tools: toolsOf(tree, session, {}),
     audit: new AuditLog(configDir(ctx.env)),
     // Drawn at the first audit line, not at start-up (randomness loads node:crypto).
     get id() {
@@ -114,7 +130,7 @@ export function sessionState(
       let stderr = '';
       const leaf = leaves.get(path)!;
       const exitCode = await runOther(
-        { leaf, name: path, args: input.args, flags: input.flags, mode: session.mode, yes },
+        { leaf, name: path, args: input.args, flags: input.flags, mode: session.mode, yes, ...(profile !== undefined ? { profile } : {}) },
         { stdout: (chunk) => void (stdout += chunk), stderr: (chunk) => void (stderr += chunk) },
         signal,
       );

@@ -4,7 +4,7 @@
 // says a server answers is answered here: a line that is not JSON (-32700), a batch or an
 // object that is no message (-32600), a known request's malformed params (-32602, in a line,
 // not a schema dump), a line past MAX_MESSAGE_CHARS (-32600, with its id wherever it is; the
-// line is never held whole). When stdin ends, the requests in flight are answered before the
+// line is never held whole), a request past MAX_IN_FLIGHT unanswered ones (-32000). When stdin ends, the requests in flight are answered before the
 // transport closes.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -12,6 +12,12 @@ import type { Io } from '../../io/io.js';
 
 /** A message longer than this is refused unread (an assistant's largest honest call is a 5,000-character text). */
 export const MAX_MESSAGE_CHARS = 1024 * 1024;
+/**
+ * Requests past this many unanswered are refused at once (-32000), so a flood holds no more
+ * memory or audit lines than they do; lines are still read, so answers to svc's own questions
+ * (elicitation) and cancellations get through.
+ */
+export const MAX_IN_FLIGHT = 128;
 
 /** A line too long to read: its length, and the top-level id found as it went past. */
 interface Oversized {
@@ -198,7 +204,13 @@ export async function contextTransport(
             if (line.trim() === '') continue;
             const message = await readMessage(line, answer);
             if (!message) continue;
-            if ('method' in message && 'id' in message) inFlight.add(message.id);
+            if ('method' in message && 'id' in message) {
+              if (inFlight.size >= MAX_IN_FLIGHT) {
+                await answer(message.id, -32000, `svc mcp is busy: ${MAX_IN_FLIGHT} requests are unanswered; send it again once one is answered`);
+                continue;
+              }
+              inFlight.add(message.id);
+            }
             if ('method' in message && message.method === 'notifications/cancelled') {
               // A cancelled request is not answered (the SDK drops its result): nothing to wait for.
               inFlight.delete((message.params as { requestId?: string | number } | undefined)?.requestId ?? '');
