@@ -18,8 +18,11 @@ async function outcome(argv: string[], partial: boolean) {
   };
   let code = 'ok';
   try {
-    if (partial) await parseLine(ROOT, options, argv);
-    else await buildProgram(ROOT, options).parseAsync(argv, { from: 'user' });
+    // The part built for argv parses it alone: a line that reached a command built for help
+    // only (parseLine's retry with the whole tree) is an outcome of its own here.
+    // (The word help is read first, as a run does.)
+    const line = readHelpWord(ROOT, argv).argv;
+    await buildProgram(ROOT, options, partial ? line : undefined).parseAsync([...line], { from: 'user' });
   } catch (error) {
     code = (error as { code?: string }).code ?? String(error);
   }
@@ -112,6 +115,14 @@ describe('the command tree', () => {
       ['chats', 'list', '--limit', '5'],
     ];
     for (const argv of cases) expect(await outcome(argv, true), argv.join(' ')).toEqual(await outcome(argv, false));
+  });
+
+  it('built for argv, runs what the whole tree runs for every short line of words that are easy to misread', async () => {
+    const words = ['mcp', 'log', '--max-spend', '5', '--', '-h', '--profile', 'account', 'balance'];
+    const lines: string[][] = [[]];
+    for (let length = 1; length <= 3; length++)
+      for (const line of lines.filter((l) => l.length === length - 1)) for (const word of words) lines.push([...line, word]);
+    for (const argv of lines) expect(await outcome(argv, true), argv.join(' ')).toEqual(await outcome(argv, false));
   });
 
   it("a group's own flags are its own: in its help, not in its children's Global Options", async () => {
