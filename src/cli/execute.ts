@@ -8,7 +8,7 @@ import { globalOptions } from '../shared/globals.js';
 import type { Commands } from './commands.js';
 import type { Runtime } from './context.js';
 import { printError, runCommand, type RunF } from './run.js';
-import { buildProgram, commandPath, readHelpWord } from './tree.js';
+import { buildProgram, commandPath, parseLine, readHelpWord, type ProgramOptions } from './tree.js';
 
 export type { RunF };
 
@@ -37,25 +37,23 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
   let exitCode = 0;
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';
-  const program = buildProgram(
-    manifest,
-    {
-      version,
-      writeOut: (text) => runtime.stdout.write(text),
-      writeErr: (text) => void (commanderErr += text),
-      // Commander's refusals are printed as svc's errors (below), which follow --json.
-      outputError: () => {},
-      columns: runtime.stdout.columns,
-      async invoke(invocation) {
-        exitCode = await runCommand(invocation, runtime, version, commands, runF);
-      },
+  const programOptions: ProgramOptions = {
+    version,
+    writeOut: (text) => runtime.stdout.write(text),
+    writeErr: (text) => void (commanderErr += text),
+    // Commander's refusals are printed as svc's errors (below), which follow --json.
+    outputError: () => {},
+    columns: runtime.stdout.columns,
+    async invoke(invocation) {
+      exitCode = await runCommand(invocation, runtime, version, commands, runF);
     },
-    argv,
-  );
+  };
+  const program = buildProgram(manifest, programOptions, argv);
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await parseLine(manifest, programOptions, argv, program);
   } catch (error) {
-    // The global flags commander had read when it stopped (--json, --debug: how to report it).
+    // The global flags commander had read when it stopped (--json, --debug: how to report it;
+    // the root reads them alike whichever tree parseLine used).
     const { debug, json } = globalOptions(program.opts());
     if (isCommanderError(error)) {
       // --help and --version end through exitOverride too: those are successes.

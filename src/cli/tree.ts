@@ -11,6 +11,7 @@ import { globalOptions } from '../shared/globals.js';
 import { exampleLines } from './example-lines.js';
 import { readValue } from '../validate/kinds.js';
 import type { Invocation } from './run.js';
+import { UsageError } from '../errors.js';
 import { flagTerm, kebab, isHidden, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from '../commands/define.js';
 
 export interface ProgramOptions {
@@ -24,13 +25,68 @@ export interface ProgramOptions {
   columns?: number;
 }
 
-/** The global flags that take a value (`--profile`), whose next word is no command. */
-const valuedGlobals = (root: RootSpec) =>
-  new Set(
-    Object.entries(root.globals)
-      .filter(([, s]) => s.value)
-      .flatMap(([key, s]) => [`--${kebab(key)}`, ...(s.short ? [s.short] : [])]),
-  );
+/** The flags one command reads itself (commander's `_findOption` looks at its own only): with a value, and switches. */
+interface OwnFlags {
+  valued: ReadonlySet<string>;
+  switches: ReadonlySet<string>;
+}
+
+function ownFlags(flags: FlagSpecs | undefined, switches: readonly string[] = []): OwnFlags {
+  const own = { valued: new Set<string>(), switches: new Set<string>(switches) };
+  for (const [key, spec] of Object.entries(flags ?? {}))
+    for (const term of [spec.negate ? `--no-${kebab(key)}` : `--${kebab(key)}`, ...(spec.short ? [spec.short] : [])])
+      (spec.value ? own.valued : own.switches).add(term);
+  return own;
+}
+
+/** A word of argv (index -1: the rest of a group of short switches, `-yj` → `-j`). */
+interface Word {
+  word: string;
+  index: number;
+}
+
+const looksLikeFlag = (word: string) => word.length > 1 && word.startsWith('-');
+
+/**
+ * One command's reading of its words, as commander 14's `parseOptions` does it for svc's kinds
+ * of flag (a value always required, none variadic): its own flags and their values are taken
+ * out; words before the first flag it does not know are operands, that flag and everything
+ * after are left to the next command; after `--` every word is an operand (or, once a flag was
+ * left over, left over too, with the `--`).
+ */
+function readOwnFlags(words: readonly Word[], own: OwnFlags): { operands: Word[]; unknown: Word[] } {
+  const operands: Word[] = [];
+  const unknown: Word[] = [];
+  let dest = operands;
+  let group: Word | null = null;
+  for (let i = 0; i < words.length || group;) {
+    const arg: Word = group ?? words[i++]!;
+    group = null;
+    const { word } = arg;
+    if (word === '--') {
+      if (dest === unknown) dest.push(arg);
+      dest.push(...words.slice(i));
+      break;
+    }
+    if (looksLikeFlag(word) && own.valued.has(word)) {
+      i++;
+      continue;
+    }
+    if (looksLikeFlag(word) && own.switches.has(word)) continue;
+    if (word.length > 2 && word[0] === '-' && word[1] !== '-') {
+      const short = word.slice(0, 2);
+      if (own.valued.has(short)) continue;
+      if (own.switches.has(short)) {
+        group = { word: `-${word.slice(2)}`, index: -1 };
+        continue;
+      }
+    }
+    if (/^--[^=]+=/.test(word) && own.valued.has(word.slice(0, word.indexOf('=')))) continue;
+    if (dest === operands && looksLikeFlag(word)) dest = unknown;
+    dest.push(arg);
+  }
+  return { operands, unknown };
+}
 
 /** A word of argv that names a command, or would: its place in argv and what it names. */
 interface CommandWord {
@@ -41,30 +97,34 @@ interface CommandWord {
 }
 
 /**
- * argv's command words in turn, skipping flags and global flags' values, down the tree:
- * stops after a word that names no command or a leaf, and at `--`. The one reading of which
- * words of a command line are its command path.
+ * argv's command words in turn, down the tree, read as commander reads them (each command
+ * reads its own flags, then hands its first operand to the subcommand of that name): stops
+ * after a word that names no command or a leaf. The one reading of which words of a command
+ * line are its command path, so the part of the tree built for a line is the part commander
+ * walks.
  */
 function* commandWords(root: RootSpec, argv: readonly string[]): Generator<CommandWord> {
-  const valued = valuedGlobals(root);
   let children: readonly Node[] = root.commands;
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--') return;
-    if (word.startsWith('-')) {
-      if (valued.has(word)) i++;
-      continue;
-    }
-    const node = children.find((c) => nameOf(c) === word);
-    yield { index: i, word, node };
+  let own = ownFlags(root.globals, ['--version']);
+  let operands: Word[] = [];
+  let rest: Word[] = argv.map((word, index) => ({ word, index }));
+  for (;;) {
+    const read = readOwnFlags(rest, own);
+    operands = [...operands, ...read.operands];
+    rest = read.unknown;
+    const first = operands.shift();
+    if (!first) return;
+    const node = children.find((c) => nameOf(c) === first.word);
+    yield { index: first.index, word: first.word, node };
     if (!node || node.kind === 'leaf') return;
     children = node.commands;
+    own = ownFlags(node.self?.decl.flags);
   }
 }
 
 /**
- * The words of argv's command path (`calls links list`), skipping flags and global flags'
- * values: what the tree is built for, and the command a usage error names.
+ * The words of argv's command path (`calls links list`), as commander finds them: what the
+ * tree is built for, and the command a usage error names.
  */
 export function commandPath(root: RootSpec, argv: readonly string[]): string[] {
   const path: string[] = [];
@@ -86,17 +146,15 @@ export interface HelpWord {
  * group). Either asks for the help of the words after it, at any depth.
  */
 export function readHelpWord(root: RootSpec, argv: readonly string[]): HelpWord {
-  const path: string[] = [];
   for (const { index, word, node } of commandWords(root, argv)) {
     if (word === 'help') {
-      const rest = argv.slice(index + 1);
-      const asked = [...path, ...rest.filter((w) => !w.startsWith('-'))];
-      const helped = [...argv.slice(0, index), ...rest, '--help'];
-      const found = commandPath(root, helped);
-      return found.length < asked.length ? { argv: helped, unknown: { path: found, word: asked[found.length]! } } : { argv: helped };
+      const helped = [...argv.slice(0, index), ...argv.slice(index + 1), '--help'];
+      // The commands asked about are read as the line is, flags' values skipped.
+      const asked = [...commandWords(root, helped)];
+      const missing = asked.find((w) => !w.node);
+      return missing ? { argv: helped, unknown: { path: asked.filter((w) => w.node).map((w) => w.word), word: missing.word } } : { argv: helped };
     }
     if (!node || node.kind === 'leaf') break;
-    path.push(word);
   }
   return { argv };
 }
@@ -176,7 +234,9 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     // A command's line in its parent's help is its name alone, as gh lists them: its arguments
     // and flags are its own help's, and `api [options] <method-or-path> [path]` made the
     // column half the width of an 80-column terminal.
-    .configureHelp({ showGlobalOptions: true, minWidthToWrap: 24, formatItem, subcommandTerm: (cmd) => cmd.name() })
+    // "Global Options" are the root's alone: a group's own flags (`svc mcp --max-spend`) are
+    // not its children's (refuseGroupFlags).
+    .configureHelp({ showGlobalOptions: true, minWidthToWrap: 24, formatItem, subcommandTerm: (cmd) => cmd.name(), visibleGlobalOptions })
     .showSuggestionAfterError(true)
     .addHelpCommand(false);
   addFlags(program, root.globals);
@@ -188,6 +248,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     cmd.action(async (...received: unknown[]) => {
       const self = received[received.length - 1] as Command;
       const args = (self.processedArgs as unknown[]).flat().filter((a) => a !== undefined);
+      refuseGroupFlags(self, name);
       await options.invoke({ name, leaf: target, args, flags: self.opts(), globals: globalOptions(self.optsWithGlobals()), root });
     });
 
@@ -198,13 +259,24 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     const cmd = parent.command(name, { hidden: isHidden(node) });
     const spec = node.kind === 'leaf' ? node.decl : node.self?.decl;
     cmd.description(node.kind === 'leaf' ? node.decl.summary : node.summary);
+    if (!full) {
+      // Off argv's path a command is a line of its parent's help (its name and summary) and a
+      // name "did you mean" picks from. Should commander run it all the same (argv read
+      // otherwise than commander reads it), it takes any words and says so, and parseLine
+      // parses the line again with the whole tree: it never ends a line having run nothing.
+      cmd
+        .helpOption(false)
+        .allowUnknownOption()
+        .allowExcessArguments()
+        .action(() => {
+          throw new BuiltForHelpOnly(`svc built \`svc ${qualified}\` for help only, yet the line runs it`);
+        });
+      return;
+    }
     if (spec) {
       addArgs(cmd, spec.args);
-      // Off argv's path a command shows only as a line of its parent's help, where any flag
-      // at all makes the "[options]" of its usage: one is enough (the rest cost start-up).
-      addFlags(cmd, full ? spec.flags : Object.fromEntries(Object.entries(spec.flags ?? {}).slice(0, 1)));
+      addFlags(cmd, spec.flags);
     }
-    if (!full) return;
     cmd.addHelpText('after', () => examplesText(node.kind === 'leaf' ? node.decl.examples : node.examples, spec?.notes, helpWidth(options)));
     if (node.kind === 'leaf') {
       runs(cmd, qualified, node);
@@ -225,6 +297,62 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
 
   addChildren(program, root, '', path);
   return program;
+}
+
+/** What a command built for help only throws when commander runs it: parseLine then uses the whole tree. */
+export class BuiltForHelpOnly extends Error {}
+
+/**
+ * Parses a command line with `program`, the tree built for it. Should commander run a command
+ * built for help only, the line is parsed again with the whole tree. Resolves to the program
+ * that parsed it.
+ */
+export async function parseLine(
+  root: RootSpec,
+  options: ProgramOptions,
+  argv: readonly string[],
+  program = buildProgram(root, options, argv),
+): Promise<Command> {
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return program;
+  } catch (error) {
+    if (!(error instanceof BuiltForHelpOnly)) throw error;
+  }
+  const whole = buildProgram(root, options);
+  await whole.parseAsync([...argv], { from: 'user' });
+  return whole;
+}
+
+/** `svc mcp log`: a command's words, without `svc`. */
+function wordsOf(cmd: Command): string {
+  const words: string[] = [];
+  for (let at: Command | null = cmd; at?.parent; at = at.parent) words.unshift(at.name());
+  return words.join(' ');
+}
+
+/**
+ * A group's own flags (its `self` command's: `svc mcp --max-spend`) on a line that runs one
+ * of its children: commander reads them into the group wherever they stand, and the child
+ * would run without them. Refused, never ignored.
+ */
+function refuseGroupFlags(cmd: Command, name: string): void {
+  for (let group = cmd.parent; group?.parent; group = group.parent) {
+    const reader: Command = group;
+    const given = reader.options.filter((option) => reader.getOptionValueSource(option.attributeName()) === 'cli').map((option) => option.long ?? option.flags);
+    if (given.length)
+      throw new UsageError(
+        `${given.join(' and ')} ${given.length === 1 ? 'is a flag' : 'are flags'} of \`svc ${wordsOf(reader)}\` itself, not of \`svc ${name}\``,
+        `run \`svc ${name} --help\` for its flags`,
+      );
+  }
+}
+
+/** The root's flags, in every command's help under "Global Options" (the program's own help lists them as its options). */
+function visibleGlobalOptions(cmd: Command): Option[] {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  return root === cmd ? [] : root.options.filter((option) => !option.hidden);
 }
 
 /** The whole tree, with no runner: for tests. */

@@ -188,6 +188,22 @@ describe('a file from a newer svc', () => {
     expect(readFileSync(path, 'utf8')).toBe(bytes);
   });
 
+  it('credentials.json: keys remove of a key kept there refuses before config.json changes, so later commands still work', async () => {
+    const { dir, env, path, bytes } = withNewer('config/credentials.json', (text) => text.replace('"version": 1', '"version": 7'));
+    const configPath = join(dir, 'config/config.json');
+    const configBytes = readFileSync(configPath, 'utf8');
+    const removed = await svc(['keys', 'remove', 'ci', '--yes'], env);
+    expect(removed.code, removed.stderr).toBe(1);
+    expect(removed.stderr).toMatch(newer('the credentials file'));
+    expect(removed.stdout).toBe('');
+    // Neither the key's metadata nor an announced delete was written.
+    expect(readFileSync(configPath, 'utf8')).toBe(configBytes);
+    expect(readFileSync(path, 'utf8')).toBe(bytes);
+    const listed = await svc(['keys', 'list', '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(listed.stdout))).toContain('"ci"');
+  });
+
   it('a --checkpoint file: refused by name before any request, and left as it was', async () => {
     const { env, path, bytes } = withNewer('checkpoint.json', (text) => text.replace('{', '{"version":7,'));
     const ran = await svc(['events', 'tail', '--checkpoint', path, '--max-events', '1'], env);

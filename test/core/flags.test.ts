@@ -279,6 +279,39 @@ describe('profiles / doctor / version / help', () => {
     expect(await refused('mcp', '--max-spend', 'lots')).toContain('--max-spend "lots" is not an amount of dollars');
     expect(await ok('mcp', 'log', '--limit', '5')).toEqual({ limit: 5 });
     expect(await refused('mcp', 'log', '--limit', '0')).toContain('--limit "0" must be a whole number of at least 1');
+    // mcp's own flags before `log` are read by mcp (commander's way), so log runs, with its own flags.
+    expect(await ok('mcp', 'log', '--verify')).toEqual({ verify: true });
+    // ...but a flag of the server is no flag of its log: refused, not ignored.
+    for (const line of [
+      ['mcp', '--max-spend', '5', 'log', '--verify'],
+      ['mcp', 'log', '--max-spend', '5', '--allow-write', '--verify'],
+      ['mcp', '--allow-write', 'log'],
+      ['mcp', 'log', '--confirm-over=1'],
+    ])
+      expect(await refused(...line), line.join(' ')).toMatch(
+        /--(max-spend|allow-write|confirm-over)( and --[a-z-]+)* (is a flag|are flags) of `svc mcp` itself, not of `svc mcp log`/,
+      );
+    expect(await refused('mcp', 'log', '--max-spend', '5', '--allow-write')).toMatch(
+      /--allow-write and --max-spend are flags of `svc mcp` itself|--max-spend and --allow-write are flags of `svc mcp` itself/,
+    );
+  });
+
+  it('`--` before the command: commander reads the words after it as the command, and that command runs', async () => {
+    const r = await parseCli(['--', 'version']);
+    expect(r).toMatchObject({ exitCode: 0, command: 'version', opts: {} });
+    expect(await parseCli(['--json', '--', 'calls', 'list'])).toMatchObject({ exitCode: 0, command: 'calls list' });
+    expect(await parseCli(['calls', '--', 'list'])).toMatchObject({ exitCode: 0, command: 'calls list' });
+  });
+
+  it('`help` before flags with values: the values are no command words', async () => {
+    // (The help is printed on stdout, which parseCli's runtime refuses: the error is that, not an unknown command.)
+    for (const line of [
+      ['help', '--profile', 'work', 'calls'],
+      ['calls', 'help', '--base-url', 'http://x', 'list'],
+      ['help', '--profile=work', 'calls', 'list'],
+    ])
+      expect((await parseCli(line)).stderr, line.join(' ')).not.toMatch(/unknown command/);
+    expect(await refused('help', '--profile', 'work', 'calls', 'nope')).toContain("unknown command 'nope'");
   });
 
   it('doctor / version', async () => {

@@ -42,6 +42,9 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
   // Kill-safe order (src/credentials/journal.ts): the metadata goes with an announced delete,
   // then the secret, then the announcement; a kill in between leaves an entry the next command settles.
   const left = await ctx.withProfileLock(profileName, async () => {
+    // The secret's delete reads credentials.json whatever the key's storage: one from a newer
+    // svc is refused here, before config.json loses the key (as profiles remove refuses).
+    await ctx.secrets.checkStorage?.();
     const entry = inFlight(profileName, opts.name, ctx.clock.now());
     await ctx.config.update((cfg) => {
       const stored = cfg.profiles[profileName];
