@@ -29,7 +29,7 @@ afterAll(async () => {
  * (status 137, a failure here) should it never end.
  */
 async function piped(feed: string, args: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const ran = await spawnCollect('bash', ['-c', `${feed} | timeout -s KILL 20 ${svcShellWords()} ${args}; echo "svc-exit=\${PIPESTATUS[1]}" >&2`], {
+  const ran = await spawnCollect('bash', ['-c', `${feed} | timeout -s KILL 20 ${svcShellWords()} ${args}; echo "svc-exit=\${PIPESTATUS[-1]}" >&2`], {
     env: {
       PATH: svcPath(),
       HOME: configDir,
@@ -43,7 +43,8 @@ async function piped(feed: string, args: string): Promise<{ code: number; stdout
   return { code: Number(code), stdout: ran.stdout, stderr };
 }
 
-describe('translate reading an untrusted stdin', () => {
+// (Each case's bound is past `timeout`'s, so a svc that never ends fails on its status.)
+describe('translate reading an untrusted stdin', { timeout: 30_000 }, () => {
   it('an endless stdin is refused as over the limit, with the way forward, and svc ends', async () => {
     const ran = await piped(`yes 'hello there'`, 'translate --to de');
     expect(ran.code, ran.stderr).toBe(2);
