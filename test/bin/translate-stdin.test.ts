@@ -60,6 +60,12 @@ describe('translate reading an untrusted stdin', { timeout: 30_000 }, () => {
     expect(ran.stderr).toMatch(/split it into parts of at most 5,000 characters/);
   });
 
+  it('chats send, which reads its text as translate does, refuses an endless stdin the same way, sending nothing', async () => {
+    const ran = await piped(`yes 'hello there'`, 'chats send chat_Q3vX8kTz1mLp9RbW2cYd');
+    expect(ran.code, ran.stderr).toBe(2);
+    expect(ran.stderr).toContain('the message text is more than 5,000 characters long; the limit is 5,000');
+  });
+
   it('a text just within the limit, in four-byte characters and a CRLF, is still translated whole', async () => {
     const ran = await piped(`node -e "process.stdout.write('\\u{1F600}'.repeat(5000) + '\\r\\n')"`, 'translate --to de --json');
     expect(ran.code, ran.stderr).toBe(0);
