@@ -73,7 +73,12 @@ export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<
     stderr: { write: (chunk) => void ((stderr += chunk), (screen += chunk)), isTTY: tty, columns: opts.columns ?? 100 },
     stdin: {
       isTTY: tty && opts.stdin === undefined && opts.stdinChunks === undefined,
-      readAll: async (maxBytes) => (maxBytes === undefined ? stdinText : Buffer.from(stdinText).subarray(0, maxBytes + 1).toString('utf8')),
+      readAll: async (maxBytes) =>
+        maxBytes === undefined
+          ? stdinText
+          : Buffer.from(stdinText)
+              .subarray(0, maxBytes + 1)
+              .toString('utf8'),
       async *lines() {
         const lines = stdinText.split('\n');
         if (lines[lines.length - 1] === '') lines.pop();
