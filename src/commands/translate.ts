@@ -9,6 +9,7 @@ import { printJson, printNdjson } from '../io/output.js';
 import { mapInOrder } from './calls/ordered.js';
 import { createPacer, pacedDuration } from './calls/pacer.js';
 import { formatAway } from '../api/resume.js';
+import { linesWithin, type LongLine } from '../io/lines.js';
 
 import { call, readStdinText } from './shared/resources.js';
 
@@ -75,7 +76,12 @@ export interface Translation {
 export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
   if (opts.lines) return translateLines(opts, ctx);
   const text =
-    opts.text ?? (await readStdinText(ctx, 'text to translate', 'svc translate "Good morning" --to es, or echo "Good morning" | svc translate --to es'));
+    opts.text ??
+    (await readStdinText(ctx, 'text to translate', 'svc translate "Good morning" --to es, or echo "Good morning" | svc translate --to es', {
+      maxChars: MAX_TRANSLATE_CHARS,
+      name: 'the text',
+      hint: (start) => wayForward(start, opts.to),
+    }));
   checkWholeText(text, opts.to);
   if (opts.dryRun) {
     const body: Record<string, unknown> = { text, to: opts.to };
@@ -94,23 +100,28 @@ function checkWholeText(text: string, to: string): string {
     return parseText(text, 'the text', MAX_TRANSLATE_CHARS);
   } catch (error) {
     if (!(error instanceof UsageError) || checkText(text, MAX_TRANSLATE_CHARS).ok) throw error;
-    const linesFit = text.split('\n').every((line) => checkText(line, MAX_TRANSLATE_CHARS, 0).ok);
-    throw new UsageError(
-      error.message,
-      linesFit
-        ? `its lines are each within the limit: \`svc translate --lines --to ${to}\` translates them one by one`
-        : `split it into parts of at most ${MAX_TRANSLATE_CHARS.toLocaleString('en-US')} characters (at paragraph or sentence ends) and translate each`,
-    );
+    throw new UsageError(error.message, wayForward(text, to));
   }
 }
 
-/** One line of --lines, within the limit; a longer one is refused saying to split it. */
-function checkLine(text: string, number: number): void {
+/** For a text over the limit (or its start, all that was read of it): --lines when its lines fit, else split it. */
+function wayForward(text: string, to: string): string {
+  const linesFit = text.split('\n').every((line) => checkText(line, MAX_TRANSLATE_CHARS, 0).ok);
+  return linesFit
+    ? `its lines are each within the limit: \`svc translate --lines --to ${to}\` translates them one by one`
+    : `split it into parts of at most ${MAX_TRANSLATE_CHARS.toLocaleString('en-US')} characters (at paragraph or sentence ends) and translate each`;
+}
+
+/** One line of --lines, within the limit; a longer one (`long`: one not even read whole) is refused saying to split it. */
+function checkLine(text: string, number: number, long: boolean): void {
+  const max = MAX_TRANSLATE_CHARS.toLocaleString('en-US');
+  const hint = `split line ${number} into lines of at most ${max} characters`;
+  if (long) throw new UsageError(`line ${number} is more than ${max} characters long; the limit is ${max}`, hint);
   try {
     parseText(text, `line ${number}`, MAX_TRANSLATE_CHARS);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    throw new UsageError(error.message, `split line ${number} into lines of at most ${MAX_TRANSLATE_CHARS.toLocaleString('en-US')} characters`);
+    throw new UsageError(error.message, hint);
   }
 }
 
@@ -134,15 +145,15 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
   const pacer = createPacer(ctx.clock);
   // At a terminal, the lines are read ahead so the total, and how long it takes, can be said.
   const progress = ctx.io.stderr.isTTY ? new LinesProgress(ctx) : undefined;
-  const lineNumbers = numbered(progress ? progress.readAhead((signal) => ctx.io.stdin.lines(signal)) : ctx.io.stdin.lines());
+  const lineNumbers = numbered(progress ? progress.readAhead((signal) => stdinLines(ctx, signal)) : stdinLines(ctx));
   await mapInOrder(
     lineNumbers,
     LINES_CONCURRENCY,
-    async ({ text, number }): Promise<Translation> => {
-      if (text.trim() === '') {
+    async ({ text, number, long }): Promise<Translation> => {
+      if (!long && text.trim() === '') {
         return { object: 'translation', text: '', to: opts.to, from: opts.from ?? null, characters: 0, livemode: credential.mode === 'live' };
       }
-      checkLine(text, number);
+      checkLine(text, number, long);
       progress?.starting();
       try {
         await pacer.take(ctx.signal);
@@ -164,9 +175,19 @@ async function translateLines(opts: TranslateOptions, ctx: Context): Promise<voi
 const PROGRESS_EVERY_MS = 10_000;
 
 /**
+ * How far --lines reads ahead of its requests at a terminal, in lines and in characters:
+ * an input that ends within both is counted before the first request; a longer one is
+ * read as the requests go, its memory held to this.
+ */
+export const READ_AHEAD = { lines: 10_000, characters: 1 << 20 };
+
+type StdinLine = string | LongLine;
+
+/**
  * `translate --lines` at a terminal (issue 44: 2,000 lines took minutes without a word): once
  * the input is read, how many lines and about how long at the service's pace; then, every
- * little while, how many are done and how long is left. On stderr, as progress.
+ * little while, how many are done and how long is left. An input longer than the read-ahead
+ * gets its total once its end is reached; until then, how many are done. On stderr, as progress.
  */
 class LinesProgress {
   private read = 0;
@@ -174,24 +195,38 @@ class LinesProgress {
   private started = 0;
   private done = 0;
   private total: number | undefined;
+  /** The read-ahead filled before the input ended: no total before the first request. */
+  private filled = false;
   private lastSaid: number;
   constructor(private readonly ctx: Context) {
     this.lastSaid = ctx.clock.now();
   }
 
-  /** The lines, read ahead of the requests (so their number is known early); reading stops when they are no longer wanted. */
-  async *readAhead(open: (signal: AbortSignal) => AsyncIterable<string>): AsyncGenerator<string> {
-    const queue: string[] = [];
+  /**
+   * The lines, read ahead of the requests (so their number is known early) up to READ_AHEAD;
+   * reading waits while that much is queued, and stops when the lines are no longer wanted.
+   */
+  async *readAhead(open: (signal: AbortSignal) => AsyncIterable<StdinLine>): AsyncGenerator<StdinLine> {
+    const queue: StdinLine[] = [];
+    let queuedChars = 0;
     let ended = false;
     let failure: unknown;
     let wake: (() => void) | undefined;
+    let room: (() => void) | undefined;
     const stop = new AbortController();
+    const full = () => queue.length >= READ_AHEAD.lines || queuedChars >= READ_AHEAD.characters;
     const pump = (async () => {
       for await (const line of open(stop.signal)) {
         queue.push(line);
+        queuedChars += typeof line === 'string' ? line.length : 0;
         this.read += 1;
-        if (line.trim() !== '') this.requests += 1;
+        if (typeof line !== 'string' || line.trim() !== '') this.requests += 1;
         wake?.();
+        while (full() && !stop.signal.aborted) {
+          this.filled = true;
+          await new Promise<void>((resolve) => (room = resolve));
+        }
+        if (stop.signal.aborted) return;
       }
     })().then(
       () => void ((ended = true), this.inputEnded(), wake?.()),
@@ -199,14 +234,19 @@ class LinesProgress {
     );
     try {
       for (;;) {
-        if (queue.length) yield queue.shift()!;
-        else if (ended) break;
+        if (queue.length) {
+          const line = queue.shift()!;
+          queuedChars -= typeof line === 'string' ? line.length : 0;
+          room?.();
+          yield line;
+        } else if (ended) break;
         else await new Promise<void>((resolve) => (wake = resolve));
       }
       await pump;
       if (failure !== undefined) throw failure;
     } finally {
       stop.abort();
+      room?.();
     }
   }
 
@@ -217,14 +257,16 @@ class LinesProgress {
   printed(): void {
     this.done += 1;
     const now = this.ctx.clock.now();
-    if (this.total === undefined || this.done === this.total || now - this.lastSaid < PROGRESS_EVERY_MS) return;
+    if (this.done === this.total || now - this.lastSaid < PROGRESS_EVERY_MS) return;
     this.lastSaid = now;
+    if (this.total === undefined) return this.ctx.io.progress(`translated ${this.done} lines so far`);
     const left = pacedDuration(this.requests - this.started);
     this.ctx.io.progress(`translated ${this.done} of ${this.total} lines, ${left < 1000 ? 'under a second' : `about ${formatAway(left)}`} left`);
   }
 
   private inputEnded(): void {
     this.total = this.read;
+    if (this.filled) return;
     const estimate = pacedDuration(this.requests - this.started);
     // A wait worth saying: half the progress interval or more.
     if (estimate >= PROGRESS_EVERY_MS / 2)
@@ -232,10 +274,20 @@ class LinesProgress {
   }
 }
 
-async function* numbered(lines: AsyncIterable<string>): AsyncGenerator<{ text: string; number: number }> {
+/**
+ * The lines of stdin for --lines, split at "\n" alone so the output matches the input line
+ * for line (a lone "\r" is inside a line), none held past what a line within the limit
+ * can be: its characters as UTF-16, and a CR.
+ */
+function stdinLines(ctx: Context, signal?: AbortSignal): AsyncIterable<string | LongLine> {
+  return ctx.io.stdin.chunks ? linesWithin(ctx.io.stdin.chunks(signal), MAX_TRANSLATE_CHARS * 2 + 1) : ctx.io.stdin.lines(signal);
+}
+
+/** Each line numbered, less the "\r" of a CRLF line; a line too long to read whole is `long`. */
+async function* numbered(lines: AsyncIterable<string | LongLine>): AsyncGenerator<{ text: string; number: number; long: boolean }> {
   let number = 0;
   for await (const line of lines) {
     number += 1;
-    yield { text: line.replace(/\r$/, ''), number };
+    yield typeof line === 'string' ? { text: line.replace(/\r$/, ''), number, long: false } : { text: '', number, long: true };
   }
 }

@@ -12,8 +12,12 @@ export interface Output {
 
 export interface Input {
   readonly isTTY: boolean;
-  /** The whole of stdin as text (for `--stdin`, `--input -`, pasted redirects). */
-  readAll(): Promise<string>;
+  /**
+   * The whole of stdin as text (for `--stdin`, `--input -`, pasted redirects). With `maxBytes`,
+   * reading stops once more than that has come: the text is then the first `maxBytes + 1`
+   * bytes, so its UTF-8 size says it was over (an endless stdin is never held whole).
+   */
+  readAll(maxBytes?: number): Promise<string>;
   /** stdin line by line, as they arrive; ends when `signal` aborts, releasing stdin so the process can exit. */
   lines(signal?: AbortSignal): AsyncIterable<string>;
   /** stdin's text as it arrives, in chunks, holding none of it (for a reader that bounds its lines); ends with stdin or `signal`. */

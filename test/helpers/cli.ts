@@ -16,6 +16,8 @@ export interface RunCliOptions {
   env?: Record<string, string>;
   tty?: boolean;
   stdin?: string;
+  /** stdin as chunks that arrive (an endless one, say), instead of `stdin`'s text. */
+  stdinChunks?: (signal?: AbortSignal) => AsyncIterable<string>;
   /** The config dir (SVC_CONFIG_DIR); a fresh temp dir when absent. */
   configDir?: string;
   /** The secret store; a fresh MemorySecretStore when neither this nor `keychain` is given. */
@@ -70,13 +72,19 @@ export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<
     stdout: { write: (chunk) => void ((stdout += chunk), (screen += chunk)), isTTY: tty, columns: opts.columns ?? 100 },
     stderr: { write: (chunk) => void ((stderr += chunk), (screen += chunk)), isTTY: tty, columns: opts.columns ?? 100 },
     stdin: {
-      isTTY: tty && opts.stdin === undefined,
-      readAll: async () => stdinText,
+      isTTY: tty && opts.stdin === undefined && opts.stdinChunks === undefined,
+      readAll: async (maxBytes) =>
+        maxBytes === undefined
+          ? stdinText
+          : Buffer.from(stdinText)
+              .subarray(0, maxBytes + 1)
+              .toString('utf8'),
       async *lines() {
         const lines = stdinText.split('\n');
         if (lines[lines.length - 1] === '') lines.pop();
         yield* lines;
       },
+      ...(opts.stdinChunks ? { chunks: opts.stdinChunks } : {}),
     },
     clock: opts.clock ?? {
       now: () => Date.now(),

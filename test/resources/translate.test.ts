@@ -2,6 +2,7 @@
 // text for pipes, JSON with --json, and --lines keeping input order while several
 // requests are in flight and some are refused with 429 (waited out via Retry-After).
 import { describe, expect, it } from 'vitest';
+import { READ_AHEAD } from '../../src/commands/translate.js';
 import { useEmulator } from './harness.js';
 
 const h = useEmulator();
@@ -123,6 +124,35 @@ describe('translate', () => {
     const script = await h.svc(['translate', '--lines', '--to', 'it'], { stdin: lines(20), extra: { clock: virtualClock() } });
     expect(script.exitCode, script.stderr).toBe(0);
     expect(script.stderr).toBe('');
+  });
+
+  it('--lines at a terminal, fed an endless stdin, reads ahead no further than READ_AHEAD and says no total', async () => {
+    const chunkLines = 1_000;
+    let pulled = 0;
+    async function* endless(signal?: AbortSignal): AsyncGenerator<string> {
+      while (!signal?.aborted) {
+        pulled += chunkLines;
+        yield 'hello there\n'.repeat(chunkLines);
+        await new Promise((resolve) => setImmediate(resolve)); // a pipe's pace: the rest of the process runs between chunks
+      }
+    }
+    // The pacer's first wait (past the burst of 10) is the moment to look: the reader has had
+    // every chance to read on by then, and is given more; then the run is stopped, as by Ctrl-C.
+    const stop = new AbortController();
+    let now = Date.now();
+    const clock = {
+      now: () => now,
+      sleep: async (ms: number) => {
+        for (let turn = 0; turn < 200 && pulled < 3 * READ_AHEAD.lines; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+        now += ms;
+        stop.abort();
+      },
+    };
+    const result = await h.svc(['translate', '--lines', '--to', 'de'], { tty: true, extra: { clock, signal: stop.signal, stdinChunks: endless } });
+    expect(result.exitCode, result.stderr).toBe(130);
+    expect(pulled).toBeLessThanOrEqual(READ_AHEAD.lines + 2 * chunkLines);
+    expect(result.stdout.split('\n').slice(0, 10)).toEqual(Array.from({ length: 10 }, () => '[de] hello there'));
+    expect(result.stderr).not.toContain('lines to translate');
   });
 
   it('a line over 5,000 characters stops --lines with exit 2 after the lines before it', async () => {

@@ -79,16 +79,26 @@ function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
   };
 }
 
+/** The most text `chunks()` holds that its reader has not taken yet. */
+const STDIN_QUEUE_CHARS = 1 << 20;
+
 function stdinInput(): Input {
   const terminal = terminalAnswer(0);
   return {
     get isTTY() {
       return terminal();
     },
-    async readAll() {
+    async readAll(maxBytes) {
       const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      let size = 0;
+      for await (const chunk of process.stdin) {
+        chunks.push(chunk as Buffer);
+        size += (chunk as Buffer).length;
+        // Leaving the loop destroys stdin: the writer gets EPIPE, and nothing more is read.
+        if (maxBytes !== undefined && size > maxBytes) break;
+      }
+      const all = Buffer.concat(chunks);
+      return (maxBytes !== undefined ? all.subarray(0, maxBytes + 1) : all).toString('utf8');
     },
     async readAllBytes() {
       const chunks: Buffer[] = [];
@@ -99,10 +109,15 @@ function stdinInput(): Input {
       const stdin = process.stdin;
       stdin.setEncoding('utf8');
       const queue: string[] = [];
+      let queued = 0;
       let ended = false;
       let wake: (() => void) | null = null;
+      // A reader slower than its writer (translate --lines, paced by the service) holds at most
+      // this much: stdin is paused until it has taken some.
       const onData = (chunk: string) => {
         queue.push(chunk);
+        queued += chunk.length;
+        if (queued >= STDIN_QUEUE_CHARS) stdin.pause();
         wake?.();
       };
       const onEnd = () => {
@@ -115,8 +130,12 @@ function stdinInput(): Input {
       signal?.addEventListener('abort', onEnd, { once: true });
       try {
         for (;;) {
-          if (queue.length > 0) yield queue.shift()!;
-          else if (ended) return;
+          if (queue.length > 0) {
+            const chunk = queue.shift()!;
+            queued -= chunk.length;
+            if (!ended && stdin.isPaused() && queued < STDIN_QUEUE_CHARS) stdin.resume();
+            yield chunk;
+          } else if (ended) return;
           else await new Promise<void>((resolve) => (wake = resolve));
         }
       } finally {

@@ -63,7 +63,10 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
 export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   const text =
     opts.text ??
-    (await readStdinText(ctx, 'message', 'svc chats send chat_Q3vX8kTz1mLp9RbW2cYd "Hello", or echo "Hello" | svc chats send chat_Q3vX8kTz1mLp9RbW2cYd'));
+    (await readStdinText(ctx, 'message', 'svc chats send chat_Q3vX8kTz1mLp9RbW2cYd "Hello", or echo "Hello" | svc chats send chat_Q3vX8kTz1mLp9RbW2cYd', {
+      maxChars: MAX_MESSAGE_CHARS,
+      name: 'the message text',
+    }));
   parseText(text, 'the message text', MAX_MESSAGE_CHARS);
   const body: Record<string, unknown> = { text };
   if (opts.language !== undefined) body.language = opts.language;

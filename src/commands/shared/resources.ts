@@ -185,14 +185,31 @@ export function nextCursorNoted(stderr: string): string | undefined {
   return line.endsWith(end) && line.length > end.length ? line.slice(0, -end.length) : undefined;
 }
 
+/** The limit a text read from stdin is held to, as its command names and refuses it. */
+export interface StdinTextLimit {
+  maxChars: number;
+  /** The text as the limit's message names it ("the text"). */
+  name: string;
+  /** The way forward for a text over the limit, judged from its start (all that was read). */
+  hint?: (start: string) => string;
+}
+
 /**
  * Text given on stdin (for `chats send`, `translate`): all of it, less one trailing
  * newline. A terminal on stdin would wait forever for input nobody means to type, so it
- * is a usage error naming the way to give the text.
+ * is a usage error naming the way to give the text. With a limit, no more is read than a
+ * text within it can take, so an endless stdin is refused as over it.
  */
-export async function readStdinText(ctx: Context, what: string, example: string): Promise<string> {
+export async function readStdinText(ctx: Context, what: string, example: string, limit?: StdinTextLimit): Promise<string> {
   if (ctx.io.stdin.isTTY) throw new UsageError(`no ${what} given: pass it as an argument or pipe it on stdin, e.g. ${example}`);
-  const text = (await ctx.io.stdin.readAll()).replace(/\r?\n$/, '');
+  // The most UTF-8 a text within the limit takes: four bytes a character, and a CRLF after it.
+  const maxBytes = limit ? limit.maxChars * 4 + 2 : undefined;
+  const read = await ctx.io.stdin.readAll(maxBytes);
+  if (limit && Buffer.byteLength(read) > maxBytes!) {
+    const max = limit.maxChars.toLocaleString('en-US');
+    throw new UsageError(`${limit.name} is more than ${max} characters long; the limit is ${max}`, limit.hint?.(read));
+  }
+  const text = read.replace(/\r?\n$/, '');
   if (text.trim() === '') throw new UsageError(`${what} on stdin is empty: e.g. ${example}`);
   return text;
 }
