@@ -187,7 +187,9 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
         // The header comes before the first event (describeTarget never fails).
         const printed = header;
         header = undefined;
-        return (await Promise.all([opening, printed]))[0];
+        const [stream] = await Promise.all([opening, printed]);
+        pipeline.onAnswered();
+        return stream;
       },
       onMessage: pipeline.onMessage,
       onPosition: pipeline.onPosition,
