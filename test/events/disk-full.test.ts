@@ -91,6 +91,16 @@ describe.skipIf(process.platform !== 'linux')('events tail on a full disk', () =
     expect(readdirSync(folder)).toEqual(['tail.ckpt']);
   });
 
+  it('--checkpoint, new: the first write (the position the stream opens with) fails the same way, at once, not retried as a lost connection', async () => {
+    const folder = fullFolder();
+    const file = join(folder, 'tail.ckpt');
+    const { exitCode, stderr } = await runCli(['events', 'tail', '--json', '--checkpoint', file], { env: env() });
+    expect(exitCode).toBe(1);
+    expectDiskFullWords(stderr, file, folder);
+    expect(stderr).not.toMatch(/connection lost|retrying|reconnect/);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
   it('--dead-letter: the letter not written is said in the same words, and the end does not claim it was written', async () => {
     const folder = fullFolder();
     const file = join(folder, 'dead.ndjson');
