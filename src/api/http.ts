@@ -355,13 +355,35 @@ function wrapResponse(
   };
 }
 
-function redactHeader(name: string, value: string): string {
+/**
+ * Request headers --debug shows whole: the ones svc sends itself, none of them a secret. Any
+ * other was given by the user (`svc api -H`, `--forward-header`) and may be a token for a
+ * proxy or a handler, so only its last four characters and its length are shown.
+ */
+const SHOWN_REQUEST_HEADERS = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'content-encoding',
+  'content-length',
+  'content-type',
+  'last-event-id',
+  'svc-event-id',
+  'svc-event-type',
+  // A MAC of one body at one second, which the handler's developer compares: not the secret.
+  'svc-signature',
+  'user-agent',
+]);
+
+function redactHeader(name: string, value: string, sent: boolean): string {
   const lower = name.toLowerCase();
   if (lower === 'authorization') {
     const [scheme, ...rest] = value.split(' ');
     return rest.length ? `${scheme} ${redact(rest.join(' '))}` : redact(value);
   }
   if (lower === 'x-api-key' || lower === 'cookie' || lower === 'set-cookie') return redact(value);
+  if (sent && !SHOWN_REQUEST_HEADERS.has(lower)) return `${redact(value)} (${value.length} characters)`;
   return redactText(value);
 }
 
@@ -451,7 +473,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       const started = now();
       if (debug) {
         debug(`> ${method} ${redactText(String(url))}`);
-        for (const [name, value] of Object.entries(headers)) debug(`> ${name}: ${redactHeader(name, value)}`);
+        for (const [name, value] of Object.entries(headers)) debug(`> ${name}: ${redactHeader(name, value, true)}`);
         const body = debugBody(init.body, headers['content-type']);
         if (body !== undefined) debug(`> ${body}`);
       }
@@ -492,7 +514,7 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
       }
       if (debug) {
         debug(`< ${response.status} ${response.statusText} (${now() - started} ms)`);
-        response.headers.forEach((value, name) => debug(`< ${name}: ${redactHeader(name, value)}`));
+        response.headers.forEach((value, name) => debug(`< ${name}: ${redactHeader(name, value, false)}`));
         const type = response.headers.get('content-type') ?? '';
         if (type.includes('json')) {
           const text = await response.text(); // kept: the caller's text() answers it again

@@ -174,6 +174,15 @@ async function watch(opts: FollowOptions, heartbeatMs: number, s: Session, a: At
   }
 }
 
+/** Runs a handler of ours: what it throws (a file that cannot be written) is never retried as connection trouble. */
+function handlerStep(step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    throw new HandlerFailure(error);
+  }
+}
+
 /** Hands a message on; a handler's promise holds the stream (backpressure), a sync verdict does not wait. */
 function handOn(opts: FollowOptions, a: Attempt, message: SseMessage): MessageVerdict | Promise<MessageVerdict> {
   let result: MessageVerdict | Promise<MessageVerdict>;
@@ -201,12 +210,14 @@ async function readConnection(opts: FollowOptions, s: Session, a: Attempt): Prom
   for await (const message of readSse(stream.body, { onBytes: () => bytesArrived(opts, s, a) })) {
     // Stopped (Ctrl-C), perhaps while a handler held the stream: what was already buffered is not handed on.
     if (opts.signal.aborted) break;
-    if (message.id) {
-      if (isResumableId(message.id)) s.lastEventId = message.id;
-      else opts.onUnusableId?.(message.id, s.lastEventId);
+    const { id } = message;
+    if (id) {
+      const resumesAfter = s.lastEventId;
+      if (isResumableId(id)) s.lastEventId = id;
+      else handlerStep(() => opts.onUnusableId?.(id, resumesAfter));
     }
     if (message.position) {
-      if (message.id) opts.onPosition?.(message.id);
+      if (id) handlerStep(() => opts.onPosition?.(id));
       continue;
     }
     const verdict = handOn(opts, a, message);

@@ -68,6 +68,16 @@ describe('svc api fields', () => {
 });
 
 describe('svc api headers and paths', () => {
+  it("--debug shows a -H header by name, never its value; svc's own headers as they are", async () => {
+    const token = 'proxy-token-abc123-wxyz';
+    const run = await h.svc(['--debug', 'api', 'GET', '/v1/account', '-H', `X-Proxy-Token: ${token}`, '-H', 'Last-Event-ID: evt_1']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain(token);
+    expect(run.stderr).toContain(`> x-proxy-token: …wxyz (${token.length} characters)`);
+    expect(run.stderr).toContain('> last-event-id: evt_1');
+    expect(run.stderr).toMatch(/> user-agent: svc\//);
+  });
+
   it('refuses an Authorization header (svc sends the credential) and absolute URLs', async () => {
     const sent = await h.requestsDuring(async () => {
       const auth = await h.svc(['api', 'GET', '/v1/account', '-H', 'Authorization: Bearer svc_test_other']);

@@ -192,6 +192,24 @@ describe('follow', () => {
     expect(s.seenLastIds).toHaveLength(1);
   });
 
+  it('nor a failure of the position handler (a checkpoint that cannot be written is no lost connection)', async () => {
+    let connections = 0;
+    const open: OpenStream = async (_lastEventId, signal) => {
+      connections++;
+      async function* body(): AsyncGenerator<Uint8Array> {
+        yield encoder.encode('id: evt_0\n\n');
+        await stalled(signal);
+      }
+      return { body: body() };
+    };
+    const { opts } = options(open, { isRetryable: () => true });
+    opts.onPosition = () => {
+      throw new Error('disk full');
+    };
+    await expect(follow(opts)).rejects.toThrow('disk full');
+    expect(connections).toBe(1);
+  });
+
   it('stops when aborted (Ctrl-C), mid-stream', async () => {
     const s = server(3, [{ send: 99, then: 'stall' }]);
     const controller = new AbortController();

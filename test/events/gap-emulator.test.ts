@@ -54,6 +54,30 @@ describe('events tail --since an id the service does not have (issue 44: a typo 
     ).toBe(published.last_id);
   });
 
+  it('a known one is not "unknown" later: a reconnect whose gap names it (it left retention meanwhile) is the warning, and the tail goes on', async () => {
+    await emu().reset();
+    const plane = emu().plane;
+    const publish = (type: string, count: number) => plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type, count });
+    const since = (await publish('call.started', 1)).first_id;
+    // The filter lets none of the burst through, so nothing is handed on before the drop, and
+    // the reconnect asks again for --since, which the burst has pushed out of retention.
+    const run = runCli(['events', 'tail', '--since', since, '--type', 'chat.closed', '--max-events', '1', '--json'], { env: env() });
+    await plane.streamsOpen();
+    await publish('call.started', 10_005);
+    await plane.dropStreams();
+    await plane.streamsClosed();
+    // Back (or, with the bug, ended with exit 5): whichever comes first.
+    const ended = await Promise.race([run, plane.streamsOpen().then(() => undefined)]);
+    expect(ended?.stderr ?? '').not.toContain('does not know this event');
+    const closed = await publish('chat.closed', 1);
+    const { exitCode, stdout, stderr } = await run;
+    expect(exitCode, stderr).toBe(0);
+    expect((JSON.parse(stdout) as { id: string }).id).toBe(closed.first_id);
+    expect(stderr).toMatch(
+      new RegExp(`warning: the service no longer retains the events after ${since} \\(where this stream was asked to resume\\)[^\\n]*may be missing`),
+    );
+  });
+
   it('a malformed one is refused before anything is sent (exit 2)', async () => {
     for (const since of ['evt_', 'evt_a/b', 'evt_ a', 'call_8f2a1c', 'nonexistent']) {
       const run = await runCli(['events', 'tail', '--since', since], { env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: 'http://127.0.0.1:9' } });

@@ -77,6 +77,27 @@ describe('the events tail pipeline', () => {
     expect(strict.pipeline.gapFailure?.message).toMatch(/no longer retains/);
   });
 
+  it('a gap naming --since stops as "unknown" on the first connection only; on a later one it is the warning', () => {
+    const gap: SseMessage = { event: 'gap', data: '{"last_event_id":"evt_1","resumed_from":"evt_9"}' };
+    const first = pipelineOf({ since: 'evt_1' });
+    first.pipeline.onAnswered();
+    expect(first.feed(gap)).toEqual(['stop']);
+    expect(first.pipeline.gapFailure?.message).toMatch(/^--since evt_1: the service does not know this event/);
+    expect(first.lines()).toEqual([]);
+
+    // The first connection was answered without a gap (the id was known), then dropped with
+    // nothing handed on (a --type filter); by the reconnect the id left retention.
+    const later = pipelineOf({ since: 'evt_1' }, ['chat.closed']);
+    later.pipeline.onAnswered();
+    later.pipeline.onAnswered();
+    expect(later.feed(gap, event(9, 'chat.closed'))).toEqual(['continue', 'continue']);
+    expect(later.pipeline.gapFailure).toBeUndefined();
+    expect(later.stderr).toEqual([
+      expect.stringMatching(/^warning: the service no longer retains the events after evt_1 \(where this stream was asked to resume\)/),
+    ]);
+    expect(later.lines().map((l) => JSON.parse(l).id)).toEqual(['evt_9']);
+  });
+
   it('stops after --max-events', () => {
     const p = pipelineOf({ maxEvents: 2 });
     expect(p.feed(event(1), event(2))).toEqual(['continue', 'stop']);

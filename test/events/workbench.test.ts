@@ -269,6 +269,20 @@ describe('signed forwarding', () => {
     expect(tail.stdout() + tail.stderr()).not.toContain(secret);
   });
 
+  it("--debug shows a --forward-header by name, never its value (it may be the handler's token)", async () => {
+    const hook = await receiver();
+    const token = 'hook-token-s3cr3t-9f2e';
+    const tail = startCli(['events', 'tail', '--debug', '--max-events', '1', '--forward-to', hook.url, '--forward-header', `X-Hook-Token: ${token}`]);
+    await streamsOpen();
+    await publish('call.started', 1);
+    expect(await tail.done, tail.stderr()).toBe(0);
+    expect(hook.received[0]!.headers['x-hook-token']).toBe(token);
+    expect(tail.stderr()).not.toContain(token);
+    expect(tail.stderr()).toContain(`> x-hook-token: …9f2e (${token.length} characters)`);
+    // svc's own headers stay readable: what a handler's developer compares against.
+    expect(tail.stderr()).toMatch(/> svc-event-type: call\.started/);
+  });
+
   it('SVC_FORWARD_SECRET sets the secret instead', async () => {
     const hook = await receiver();
     const secret = 'my-own-forwarding-secret-123';
@@ -356,6 +370,7 @@ describe('signed forwarding', () => {
     await publish('call.started', 1);
     expect(await tail.done).toBe(1);
     expect(tail.stderr()).toMatch(/the dead letter of evt_\w+ was not written: --dead-letter .* is a symbolic link/);
+    expect(tail.stderr()).toMatch(/1 delivery was given up after retries; not written to \S*dead\.ndjson/);
     expect(readFileSync(target, 'utf8')).toBe('untouched\n');
   });
 });

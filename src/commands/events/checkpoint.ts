@@ -13,7 +13,7 @@ import { closeSync, constants, fsyncSync, openSync, renameSync, unlinkSync, writ
 import { dirname } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { openOwnFile, OwnFileRefusedError, readOwnFile } from '../../config/own-file.js';
-import { unusableFile } from './record.js';
+import { unusableFile, writeFailure } from './record.js';
 import { isResumableId } from '../../api/reconnect.js';
 import { formatVersion, newerFormatMessage } from '../../shared/format-version.js';
 
@@ -114,9 +114,17 @@ export class CheckpointWriter {
     const fd = this.openTemp();
     try {
       writeSync(fd, JSON.stringify(body) + '\n');
-    } finally {
+    } catch (error) {
+      // The checkpoint keeps its last id; no half-written temporary file is left beside it.
       closeSync(fd);
+      try {
+        unlinkSync(this.temp);
+      } catch {
+        // Already gone: nothing is left behind either way.
+      }
+      throw writeFailure(this.path, error);
     }
+    closeSync(fd);
     renameSync(this.temp, this.path);
     this.written = id;
     this.unsynced = true;

@@ -8,7 +8,7 @@ import { openOwnFile } from '../../config/own-file.js';
 import { UsageError } from '../../errors.js';
 import { formatVersion, newerFormatMessage } from '../../shared/format-version.js';
 import type { DeliveryReport } from './delivery.js';
-import { checkAppendFile, openAppendFile } from './record.js';
+import { checkAppendFile, openAppendFile, writeFailure } from './record.js';
 
 /**
  * The format of a letter: 1, the fields below. svc 0.1.0's letters, the same fields without
@@ -47,9 +47,19 @@ export function appendDeadLetter(path: string, letter: DeadLetter): void {
   const fd = openAppendFile('--dead-letter', path);
   try {
     writeSync(fd, JSON.stringify(letter) + '\n');
+  } catch (error) {
+    throw writeFailure(path, error);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Where the letters of `gaveUp` deliveries went: the file, but for the `lost` ones a write failure kept out. */
+export function lettersWhere(path: string | undefined, gaveUp: number, lost: number): string {
+  if (!path) return 'not kept';
+  if (lost === 0) return `written to ${path}`;
+  if (lost >= gaveUp) return `not written to ${path} (the warnings above say why)`;
+  return `written to ${path}, but for ${lost} (the warnings above say why)`;
 }
 
 /**

@@ -4,6 +4,7 @@
 // and stderr, so it is tested alone (test/events/deliveries.test.ts); openDeliveries wires
 // it to the context.
 import type { Context } from '../../context.js';
+import { CliError } from '../../errors.js';
 import { random01From } from '../../api/retry.js';
 import type { Clock } from '../../shared/runtime.js';
 import { sanitizeText } from '../../io/sanitize.js';
@@ -42,6 +43,8 @@ export class Deliveries {
   private readonly forwarders: Array<{ route: ForwardRoute; forwarder: Forwarder }>;
   /** Deliveries given up after their attempts. */
   gaveUp = 0;
+  /** Of those, the ones whose dead letter could not be written. */
+  lettersLost = 0;
 
   constructor(private readonly opts: DeliveriesOptions) {
     this.forwarders = opts.routes.map((route) => ({
@@ -80,7 +83,9 @@ export class Deliveries {
     try {
       appendDeadLetter(path, deadLetterOf(d, route.url, this.opts.clock.now()));
     } catch (error) {
-      this.opts.progress(`warning: the dead letter of ${sanitizeText(d.eventId)} was not written: ${sanitizeText((error as Error).message)}`);
+      this.lettersLost++;
+      const hint = error instanceof CliError && error.hint ? ` (${error.hint})` : '';
+      this.opts.progress(`warning: the dead letter of ${sanitizeText(d.eventId)} was not written: ${sanitizeText((error as Error).message)}${hint}`);
     }
   }
 

@@ -91,8 +91,9 @@ export interface TailPipelineOptions {
   /** A gap stops the pipeline (gapFailure) instead of a warning. */
   failOnGap: boolean;
   /**
-   * The --since id the stream was asked to resume after: a gap naming it, before anything was
-   * handed on, stops the pipeline with nothing replayed (the id is unknown to the service).
+   * The --since id the stream was asked to resume after: a gap naming it on the first connection
+   * stops the pipeline with nothing replayed (the id is unknown to the service). On a later one it
+   * is the ordinary warning: the service knew the id, and it has since left retention.
    */
   since?: string;
   out: LineWriter;
@@ -116,6 +117,12 @@ export class TailPipeline {
   /** Only what this run handed on: a --since or checkpoint id is named by the gap frame itself. */
   private lastHandedOn: string | undefined;
   private unusableIdReported = false;
+  /**
+   * Connections the service answered. The first answer to a --since resume opens with its gap
+   * frame when the id is unknown, so once a connection was answered without stopping, the id was
+   * known, even if (a --type filter letting nothing through) no event followed.
+   */
+  private connectionsAnswered = 0;
 
   constructor(private readonly opts: TailPipelineOptions) {}
 
@@ -172,6 +179,11 @@ export class TailPipeline {
     if (tracker) out.mark(tracker.add(id, 0));
   };
 
+  /** A connection was answered (its headers): the stream's messages on it come next. */
+  readonly onAnswered = (): void => {
+    this.connectionsAnswered++;
+  };
+
   /** An id that cannot be sent back to resume: said once, so a server sending only such ids cannot flood stderr. */
   readonly onUnusableId = (id: string, resumesAfter: string | undefined): void => {
     if (this.unusableIdReported) return;
@@ -185,7 +197,7 @@ export class TailPipeline {
 
   private gap(data: string): MessageVerdict {
     const gap = parseGap(data);
-    if (this.opts.since !== undefined && this.lastHandedOn === undefined && gap.last_event_id === this.opts.since) {
+    if (this.opts.since !== undefined && this.connectionsAnswered <= 1 && gap.last_event_id === this.opts.since) {
       this.gapFailure = new UnknownSinceError(this.opts.since);
       return 'stop';
     }

@@ -7,7 +7,9 @@
 // (exit 2, naming it) rather than after events were consumed. Whatever is at such a path must
 // be a regular file (src/config/own-file.ts): a FIFO, device or link is refused unread.
 import { closeSync, constants, writeSync } from 'node:fs';
-import { UsageError } from '../../errors.js';
+import { dirname, resolve } from 'node:path';
+import { CliError, EXIT, UsageError } from '../../errors.js';
+import { diskFullWords, isDiskFull } from '../../config/atomic.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../../config/own-file.js';
 
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
@@ -29,6 +31,16 @@ export function unusableFile(flag: string, path: string, error: unknown): UsageE
               ? 'the file system is read-only'
               : (error as Error).message;
   return new UsageError(`${flag} ${path}: cannot write it (${why})`, 'give a path in a folder you can write to');
+}
+
+/**
+ * A write to one of the tail's files failed: a full disk in the wording every file of svc's
+ * uses (the file, and where to free space); any other error as it was.
+ */
+export function writeFailure(path: string, error: unknown): unknown {
+  if (!isDiskFull(error)) return error;
+  const { message, hint } = diskFullWords(path, dirname(resolve(path)));
+  return new CliError(message, EXIT.failure, hint);
 }
 
 /**
@@ -68,7 +80,11 @@ export class EventRecorder {
   /** One event's JSON (a single line). A synchronous write: in the file before the next event is read. */
   append(line: string): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, line + '\n');
+    try {
+      writeSync(this.fd, line + '\n');
+    } catch (error) {
+      throw writeFailure(this.path, error);
+    }
   }
 
   close(): void {

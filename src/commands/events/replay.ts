@@ -11,7 +11,7 @@ import { matchesType, type TypePattern } from './filter.js';
 import { formatEventLine, type ApiEvent } from './format.js';
 import { parseTypes } from './list.js';
 import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
-import { checkDeadLetterFile, newerDeadLetterError, newerLetterVersion } from './dead-letter.js';
+import { checkDeadLetterFile, lettersWhere, newerDeadLetterError, newerLetterVersion } from './dead-letter.js';
 
 export interface ReplayOptions {
   file: string;
@@ -153,7 +153,7 @@ export async function run(opts: ReplayOptions, ctx: Context): Promise<void> {
   await deliveries.drain();
   if (ctx.signal.aborted) return;
   if (deliveries.gaveUp > 0) {
-    const where = opts.deadLetter ? ` (written to ${opts.deadLetter})` : '';
+    const where = opts.deadLetter ? ` (${lettersWhere(opts.deadLetter, deliveries.gaveUp, deliveries.lettersLost)})` : '';
     throw new CliError(`${deliveries.gaveUp} of ${events.length} deliveries given up after retries${where}`);
   }
 }

@@ -11,7 +11,7 @@ import { follow, isResumableId, type FollowOptions, type FollowResult } from '..
 import { FAMILY_COLOURS, formatEventLine, type ApiEvent } from './format.js';
 import { CheckpointWriter, HandledTracker, readCheckpoint, START_POSITION } from './checkpoint.js';
 import { openDeliveries, type Deliveries } from './deliveries.js';
-import { checkDeadLetterFile } from './dead-letter.js';
+import { checkDeadLetterFile, lettersWhere } from './dead-letter.js';
 import { checkAppendFile, EventRecorder } from './record.js';
 import { formatAway, random01From } from '../../api/resume.js';
 import { isRetryableFailure } from '../../api/retry.js';
@@ -187,7 +187,9 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
         // The header comes before the first event (describeTarget never fails).
         const printed = header;
         header = undefined;
-        return (await Promise.all([opening, printed]))[0];
+        const [stream] = await Promise.all([opening, printed]);
+        pipeline.onAnswered();
+        return stream;
       },
       onMessage: pipeline.onMessage,
       onPosition: pipeline.onPosition,
@@ -301,7 +303,7 @@ async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sin
     }
     checkpoint?.sync();
     if (pipeline.gapFailure) throw pipeline.gapFailure;
-    if (deliveries && deliveries.gaveUp > 0) throw new DeliveriesGivenUpError(deliveries.gaveUp, opts.deadLetter);
+    if (deliveries && deliveries.gaveUp > 0) throw new DeliveriesGivenUpError(deliveries.gaveUp, deliveries.lettersLost, opts.deadLetter);
     return;
   }
   checkpoint?.sync();
@@ -328,11 +330,15 @@ async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sin
 
 /** Exit 1 when any delivery was given up (a supervisor or CI sees it). */
 class DeliveriesGivenUpError extends CliError {
-  constructor(count: number, deadLetter: string | undefined) {
+  constructor(count: number, lettersLost: number, deadLetter: string | undefined) {
     super(
-      `${count} deliver${count === 1 ? 'y was' : 'ies were'} given up after retries; ${deadLetter ? `written to ${deadLetter}` : 'not kept'}`,
+      `${count} deliver${count === 1 ? 'y was' : 'ies were'} given up after retries; ${lettersWhere(deadLetter, count, lettersLost)}`,
       EXIT.failure,
-      deadLetter ? `svc events replay ${deadLetter} --forward-to URL sends them again` : 'add --dead-letter FILE to keep them',
+      !deadLetter
+        ? 'add --dead-letter FILE to keep them'
+        : lettersLost < count
+          ? `svc events replay ${deadLetter} --forward-to URL sends them again`
+          : undefined,
     );
   }
 }
