@@ -1,0 +1,150 @@
+// `svc emulator --state FILE` on a disk that fills up. A request whose change cannot be put on
+// disk is answered 507 and its change is undone (no call made, no balance drawn), so retrying
+// it is safe; the failed writes leave no half line in the file, so the next start (or a copy
+// of the file taken meanwhile, as a crash would leave it) loads everything answered 2xx.
+// The full disk is injected through the journal's writes (no real small file system needed).
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { JournalWrites, RunningEmulator } from '../../src/emulator/index.js';
+import { call } from './helpers.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-emu-full-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function diskFull(operation: string): Error {
+  return Object.assign(new Error(`ENOSPC: no space left on device, ${operation}`), { code: 'ENOSPC' });
+}
+
+/** A disk with `room` bytes left: a write takes what fits (as write(2) does), the next one fails with ENOSPC. */
+function fillingDisk() {
+  let room = Number.POSITIVE_INFINITY;
+  let syncFails: Error | null = null;
+  const writes: JournalWrites = {
+    writeSync(fd, buffer, offset) {
+      if (room <= 0) throw diskFull('write');
+      const written = writeSync(fd, buffer, offset, Math.min(room, buffer.length - offset));
+      room -= written;
+      return written;
+    },
+    fdatasyncSync() {
+      if (syncFails) throw syncFails;
+    },
+  };
+  return {
+    writes,
+    leave: (bytes: number) => (room = bytes),
+    free: () => (room = Number.POSITIVE_INFINITY),
+    failSyncWith: (error: Error | null) => (syncFails = error),
+  };
+}
+
+async function liveCalls(emu: RunningEmulator, key: string): Promise<string[]> {
+  return (await call(emu, 'GET', '/v1/calls?limit=100', { key })).body.data.map((c: { id: string }) => c.id);
+}
+
+async function available(emu: RunningEmulator, key: string): Promise<number> {
+  return (await call(emu, 'GET', '/v1/balance', { key })).body.available;
+}
+
+/** Every line of the file is a whole JSON record ending in a newline: nothing half-written. */
+function expectWholeLines(path: string): void {
+  const text = readFileSync(path, 'utf8');
+  expect(text.endsWith('\n')).toBe(true);
+  for (const line of text.slice(0, -1).split('\n')) expect(() => JSON.parse(line), line.slice(0, 80)).not.toThrow();
+}
+
+describe('--state FILE on a full disk', () => {
+  it('a call that cannot be saved is answered 507 naming the file, is not made and draws nothing; the file stays whole and loads', async () => {
+    const path = join(dir, 'state.jsonl');
+    const disk = fillingDisk();
+    const emu = await startEmulator({ port: 0, statePath: path, stateWrites: disk.writes });
+    const key = emu.seed.keys.live;
+    try {
+      const first = await call(emu, 'POST', '/v1/calls', { key, json: { languages: ['en', 'es'] } });
+      expect(first.status).toBe(201);
+      const balanceAfterOne = await available(emu, key);
+
+      // Room for part of a line: each write is cut short, then refused.
+      disk.leave(40);
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const refused = await call(emu, 'POST', '/v1/calls', { key, json: { languages: ['en', 'es'], title: `retry ${attempt}` } });
+        expect(refused.status).toBe(507);
+        expect(refused.body.detail).toContain(path);
+        expect(refused.body.detail).toMatch(/disk is full/);
+        expect(refused.body.detail).toMatch(/nothing of this request was kept/);
+        disk.leave(40);
+      }
+      expect(await liveCalls(emu, key)).toEqual([first.body.id]);
+      expect(await available(emu, key)).toBe(balanceAfterOne);
+      expectWholeLines(path);
+
+      // The file as a crash now would leave it loads, with what was answered 2xx.
+      const saved = join(dir, 'as-left.jsonl');
+      copyFileSync(path, saved);
+      const meanwhile = await startEmulator({ port: 0, statePath: saved });
+      try {
+        expect(meanwhile.loaded!.notices).toEqual([]);
+        expect(await liveCalls(meanwhile, key)).toEqual([first.body.id]);
+        expect(await available(meanwhile, key)).toBe(balanceAfterOne);
+      } finally {
+        await meanwhile.close();
+      }
+
+      // Space again: the retry is made once, and what was refused never reappears.
+      disk.free();
+      const retried = await call(emu, 'POST', '/v1/calls', { key, json: { languages: ['en', 'es'], title: 'after' } });
+      expect(retried.status).toBe(201);
+      expect((await liveCalls(emu, key)).sort()).toEqual([first.body.id, retried.body.id].sort());
+    } finally {
+      await emu.close();
+    }
+    expectWholeLines(path);
+
+    const restarted = await startEmulator({ port: 0, statePath: path });
+    try {
+      expect(restarted.loaded!.notices).toEqual([]);
+      const calls = await liveCalls(restarted, key);
+      expect(calls).toHaveLength(2);
+      const titles = await Promise.all(calls.map(async (id) => (await call(restarted, 'GET', `/v1/calls/${id}`, { key })).body.title));
+      expect(titles.sort()).toEqual(['after', null].sort());
+      expect(await available(restarted, key)).toBe(10_000 - 2 * 2);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('a sync that fails undoes the change too; what was answered before is kept', async () => {
+    const path = join(dir, 'state.jsonl');
+    const disk = fillingDisk();
+    const emu = await startEmulator({ port: 0, statePath: path, stateWrites: disk.writes });
+    const key = emu.seed.keys.test;
+    let kept: Awaited<ReturnType<typeof call>>;
+    try {
+      kept = await call(emu, 'POST', '/v1/chats', { key, json: { language: 'en' } });
+      expect(kept.status).toBe(201);
+      disk.failSyncWith(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      const refused = await call(emu, 'POST', '/v1/chats', { key, json: { language: 'es' } });
+      expect(refused.status).toBe(500);
+      expect(refused.body.detail).toContain(path);
+      expect(refused.body.detail).toMatch(/EIO/);
+      expect(refused.body.detail).toMatch(/nothing of this request was kept/);
+      disk.failSyncWith(null);
+      const chats = (await call(emu, 'GET', '/v1/chats', { key })).body.data.map((c: { id: string }) => c.id);
+      expect(chats).toEqual([kept.body.id]);
+    } finally {
+      await emu.close();
+    }
+    const restarted = await startEmulator({ port: 0, statePath: path });
+    try {
+      expect((await call(restarted, 'GET', '/v1/chats', { key })).body.data.map((c: { id: string }) => c.id)).toEqual([kept.body.id]);
+    } finally {
+      await restarted.close();
+    }
+  });
+});
