@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
+import { advancingClock } from '../../src/emulator/clock.js';
+import { FileJournal } from '../../src/emulator/persistence/journal.js';
+import { createState, reset } from '../../src/emulator/state.js';
 import type { JournalWrites, RunningEmulator } from '../../src/emulator/index.js';
 import { call } from './helpers.js';
 
@@ -25,8 +28,15 @@ function diskFull(operation: string): Error {
 function fillingDisk() {
   let room = Number.POSITIVE_INFINITY;
   let syncFails: Error | null = null;
+  /** Writes to let through whole before one is cut short and refused once (space freed again at once). */
+  let wholeWritesBeforeHiccup: number | null = null;
   const writes: JournalWrites = {
     writeSync(fd, buffer, offset) {
+      if (wholeWritesBeforeHiccup !== null && wholeWritesBeforeHiccup-- === 0) {
+        wholeWritesBeforeHiccup = null;
+        writeSync(fd, buffer, offset, Math.min(100, buffer.length - offset));
+        throw diskFull('write');
+      }
       if (room <= 0) throw diskFull('write');
       const written = writeSync(fd, buffer, offset, Math.min(room, buffer.length - offset));
       room -= written;
@@ -41,6 +51,7 @@ function fillingDisk() {
     leave: (bytes: number) => (room = bytes),
     free: () => (room = Number.POSITIVE_INFINITY),
     failSyncWith: (error: Error | null) => (syncFails = error),
+    hiccupAfter: (wholeWrites: number) => (wholeWritesBeforeHiccup = wholeWrites),
   };
 }
 
@@ -146,5 +157,71 @@ describe('--state FILE on a full disk', () => {
     } finally {
       await restarted.close();
     }
+  });
+
+  it('a burst whose early write is refused for a moment loses nothing: the commit writes it whole, and a restart has every event', async () => {
+    const path = join(dir, 'state.jsonl');
+    const disk = fillingDisk();
+    const emu = await startEmulator({ port: 0, statePath: path, stateWrites: disk.writes });
+    const orgId = emu.seed.org_id;
+    try {
+      // The burst writes out every few thousand lines; its second write is cut short and refused.
+      disk.hiccupAfter(1);
+      const burst = await call(emu, 'POST', '/_emulator/events', { json: { org_id: orgId, mode: 'test', type: 'call.started', count: 10_000 } });
+      expect(burst.status).toBe(201);
+    } finally {
+      await emu.close();
+    }
+    expectWholeLines(path);
+    const restarted = await startEmulator({ port: 0, statePath: path });
+    try {
+      expect(restarted.loaded!.events).toBe(10_000);
+    } finally {
+      await restarted.close();
+    }
+  });
+});
+
+describe('requests running when a commit fails', () => {
+  it('one whose change the failure undid is answered 507 too; one that changes the world only afterwards is kept and answered', async () => {
+    const path = join(dir, 'state.jsonl');
+    const disk = fillingDisk();
+    const journal = new FileJournal(path, disk.writes);
+    const state = createState(advancingClock(), 15_000, { journal, seed: false });
+    journal.open(state, () => reset(state));
+    const orgId = state.seed!.org_id;
+    const balance = () => state.orgs.get(orgId)!.balance_subcents;
+    const before = balance();
+    try {
+      let releaseEarly!: () => void;
+      let releaseLate!: () => void;
+      const early = journal.request(true, async () => {
+        state.orgs.get(orgId)!.balance_subcents -= 1;
+        await new Promise<void>((resolve) => (releaseEarly = resolve));
+      });
+      const late = journal.request(true, async () => {
+        await new Promise<void>((resolve) => (releaseLate = resolve));
+        state.orgs.get(orgId)!.balance_subcents -= 100;
+      });
+      disk.leave(0);
+      const failing = journal.request(true, async () => {
+        state.orgs.get(orgId)!.name = 'never kept';
+      });
+      await expect(failing).rejects.toMatchObject({ status: 507 });
+      expect(balance()).toBe(before);
+      expect(state.orgs.get(orgId)!.name).toBe('Acme');
+
+      disk.free();
+      releaseEarly();
+      await expect(early).rejects.toMatchObject({ status: 507, detail: expect.stringContaining(path) });
+      releaseLate();
+      await expect(late).resolves.toBeUndefined();
+      expect(balance()).toBe(before - 100);
+    } finally {
+      journal.close();
+    }
+    const reread = createState(advancingClock(), 15_000, { seed: false });
+    new FileJournal(path).read(reread);
+    expect(reread.orgs.get(orgId)).toMatchObject({ name: 'Acme', balance_subcents: before - 100 });
   });
 });

@@ -220,8 +220,9 @@ export class FileJournal implements StateJournal {
     try {
       while (offset < buffer.length) offset += this.writes.writeSync(this.#fd, buffer, offset);
     } catch (error) {
-      // Never a half line in the file: cut back to where this write began; the lines stay buffered.
-      if (offset > 0) this.#cutBackTo = this.#appendedBytes;
+      // Never a half line in the file: cut back to where this write began (a call that failed may
+      // have written some too); the lines stay buffered.
+      this.#cutBackTo = this.#appendedBytes;
       this.#tryCutBack();
       throw error;
     }
