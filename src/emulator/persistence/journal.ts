@@ -12,6 +12,10 @@
 // as a single snapshot (temp file, fsync, rename), and again whenever the appended changes
 // outgrow the snapshot, so the file stays bounded like the state itself.
 //
+// A write the disk refuses (ENOSPC) is cut back (ftruncate) to where it began, so no half line
+// is ever followed by more. A commit that fails puts the world back to the file's synced part,
+// which holds every change answered 2xx: the request is answered 507 (500 for another error),
+// nothing of it is kept, so a retry is safe; a running request whose change that undid fails too.
 // A crash can only leave the last line incomplete (that request was never answered): it is
 // dropped, reported, and the file as it was is kept beside it as FILE.torn. Anything else that
 // does not parse is reported with the path and line, and the file is never written.
