@@ -3,11 +3,11 @@
 // it is safe; the failed writes leave no half line in the file, so the next start (or a copy
 // of the file taken meanwhile, as a crash would leave it) loads everything answered 2xx.
 // The full disk is injected through the journal's writes (no real small file system needed).
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startEmulator, StateFileError } from '../../src/emulator/index.js';
 import { advancingClock } from '../../src/emulator/clock.js';
 import { FileJournal } from '../../src/emulator/persistence/journal.js';
 import { createState, reset } from '../../src/emulator/state.js';
@@ -178,6 +178,49 @@ describe('--state FILE on a full disk', () => {
       expect(restarted.loaded!.events).toBe(10_000);
     } finally {
       await restarted.close();
+    }
+  });
+});
+
+describe('--state FILE: other writes on a full disk', () => {
+  it('a reset that cannot be saved is undone: the old keys still work and are still the ones shown', async () => {
+    const path = join(dir, 'state.jsonl');
+    const disk = fillingDisk();
+    const emu = await startEmulator({ port: 0, statePath: path, stateWrites: disk.writes });
+    const before = emu.seed;
+    try {
+      disk.leave(0);
+      const refused = await call(emu, 'POST', '/_emulator/reset');
+      expect(refused.status).toBe(507);
+      disk.free();
+      expect(emu.seed.keys.test).toBe(before.keys.test);
+      expect((await call(emu, 'GET', '/v1/account', { key: before.keys.test })).body).toMatchObject({ id: before.org_id });
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('a start on a disk too full for its first snapshot says so, names the file and leaves it as it is', async () => {
+    const path = join(dir, 'state.jsonl');
+    const first = await startEmulator({ port: 0, statePath: path });
+    const key = first.seed.keys.test;
+    await first.close();
+    const text = readFileSync(path, 'utf8');
+    const disk = fillingDisk();
+    disk.leave(0);
+    const error = await startEmulator({ port: 0, statePath: path, stateWrites: disk.writes }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toBe(
+      `cannot write the state file ${path}: the disk is full; it was left as it is: free space on the disk that holds ${dir}`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    expect(readdirSync(dir)).toEqual(['state.jsonl']);
+    disk.free();
+    const second = await startEmulator({ port: 0, statePath: path, stateWrites: disk.writes });
+    try {
+      expect((await call(second, 'GET', '/v1/account', { key })).status).toBe(200);
+    } finally {
+      await second.close();
     }
   });
 });

@@ -105,6 +105,8 @@ export class FileJournal implements StateJournal {
   #burstWriteFailed = false;
   /** Why the last commit failed: what a request whose change it undid is told. */
   #lastFailure: unknown = null;
+  /** The seed as of the last sync: an undone reset must not leave its keys shown. */
+  #syncedSeed: State['seed'] = null;
   /** The world could not be read back after a failed write: every request is refused until a restart. */
   #broken: string | null = null;
   #requests = new AsyncLocalStorage<RequestMarks>();
@@ -212,6 +214,7 @@ export class FileJournal implements StateJournal {
     }
     this.#unsynced = false;
     this.#syncedBytes = this.#appendedBytes;
+    this.#syncedSeed = state.seed;
     this.#burstWriteFailed = false;
     if (this.#appendedBytes > Math.max(COMPACT_AFTER_BYTES, 2 * this.#snapshotBytes)) this.#compactIfRoom();
   }
@@ -280,7 +283,8 @@ export class FileJournal implements StateJournal {
     const text = readFileSync(this.path)
       .subarray(0, this.#snapshotBytes + this.#syncedBytes)
       .toString('utf8');
-    const { subscribers, seed, approvals, faults, rateWindows, sessions, authorizeRequests, stats, seq } = state;
+    const { subscribers, approvals, faults, rateWindows, sessions, authorizeRequests, stats, seq } = state;
+    const seed = this.#syncedSeed;
     state.subscribers = new Set();
     // Detached meanwhile, so that emptying and replaying record nothing.
     this.#state = null;
@@ -300,9 +304,8 @@ export class FileJournal implements StateJournal {
 
   /** The answer to a request whose change could not be put on disk (and was undone). */
   #notKept(error: unknown): HttpError {
-    const code = (error as NodeJS.ErrnoException | null)?.code;
-    const full = code === 'ENOSPC' || code === 'EDQUOT';
-    const cause = full ? `the disk is full (${code})` : (error as Error | null)?.message;
+    const full = isDiskFull(error);
+    const cause = full ? `the disk is full (${(error as NodeJS.ErrnoException).code})` : (error as Error | null)?.message;
     return new HttpError(
       full ? 507 : 500,
       `could not save the change to the state file ${this.path}: ${cause}; nothing of this request was kept: ${full ? 'free space on its disk, then ' : ''}send it again`,
@@ -356,6 +359,19 @@ export class FileJournal implements StateJournal {
    * `create` makes and writes it), and starts journaling. Throws StateFileError with the path.
    */
   open(state: State, create: () => void): LoadSummary {
+    try {
+      return this.#open(state, create);
+    } catch (error) {
+      // A disk too full for the lock or the first snapshot: said as such; the file is left as it is.
+      if (!isDiskFull(error)) throw error;
+      throw new StateFileError(
+        this.path,
+        `cannot write the state file ${this.path}: the disk is full; it was left as it is: free space on the disk that holds ${dirname(this.path)}`,
+      );
+    }
+  }
+
+  #open(state: State, create: () => void): LoadSummary {
     this.#lock.acquire();
     try {
       const notices: string[] = [];
@@ -365,7 +381,7 @@ export class FileJournal implements StateJournal {
         empty(state);
         const torn = replay(this.path, text, state);
         if (torn) {
-          copyFileSync(this.path, `${this.path}.torn`);
+          copyTorn(this.path);
           notices.push(`${this.path}: dropped an incomplete last record (a write cut short, never answered); the file as it was is kept in ${this.path}.torn`);
         }
       } else {
@@ -375,8 +391,10 @@ export class FileJournal implements StateJournal {
       this.#state = state;
       // Journal from here on: a clean snapshot first, so the file starts compact.
       this.compact();
+      this.#syncedSeed = state.seed;
       return { path: this.path, loaded, ...summarize(state), notices };
     } catch (error) {
+      this.#state = null;
       this.#lock.release();
       throw error;
     }
@@ -410,6 +428,22 @@ export class FileJournal implements StateJournal {
       }
     }
     this.#lock.release();
+  }
+}
+
+/** The disk (or the user's quota) is full. */
+function isDiskFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** Keeps the file as it was beside it (FILE.torn); a copy the disk cut short is removed. */
+function copyTorn(path: string): void {
+  try {
+    copyFileSync(path, `${path}.torn`);
+  } catch (error) {
+    rmSync(`${path}.torn`, { force: true });
+    throw error;
   }
 }
 
@@ -534,8 +568,15 @@ export class StateLock {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(this.lockPath, 'wx', 0o600);
-        writeSync(fd, `${process.pid}\n`);
-        closeSync(fd);
+        try {
+          writeSync(fd, `${process.pid}\n`);
+        } catch (error) {
+          // No empty lock left behind (a full disk): the next start would have to take it over.
+          unlinkSync(this.lockPath);
+          throw error;
+        } finally {
+          closeSync(fd);
+        }
         this.#held = true;
         return;
       } catch (error) {
