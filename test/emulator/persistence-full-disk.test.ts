@@ -200,6 +200,32 @@ describe('--state FILE: other writes on a full disk', () => {
     }
   });
 
+  it('a refused write after a snapshot with non-ASCII names is cut back to the right byte', async () => {
+    const path = join(dir, 'state.jsonl');
+    const first = await startEmulator({ port: 0, statePath: path });
+    const key = first.seed.keys.test;
+    await call(first, 'POST', '/_emulator/orgs', { json: { name: 'Société Générale Ünïcödé 東京', balance: 5 } });
+    await first.close();
+    const disk = fillingDisk();
+    const second = await startEmulator({ port: 0, statePath: path, stateWrites: disk.writes });
+    try {
+      disk.leave(30);
+      expect((await call(second, 'POST', '/v1/chats', { key, json: { language: 'en' } })).status).toBe(507);
+      disk.free();
+      expect((await call(second, 'POST', '/v1/chats', { key, json: { language: 'fr' } })).status).toBe(201);
+    } finally {
+      await second.close();
+    }
+    expectWholeLines(path);
+    const third = await startEmulator({ port: 0, statePath: path });
+    try {
+      const chats = (await call(third, 'GET', '/v1/chats', { key })).body.data;
+      expect(chats.map((c: { language: string }) => c.language)).toEqual(['fr']);
+    } finally {
+      await third.close();
+    }
+  });
+
   it('a start on a disk too full for its first snapshot says so, names the file and leaves it as it is', async () => {
     const path = join(dir, 'state.jsonl');
     const first = await startEmulator({ port: 0, statePath: path });
