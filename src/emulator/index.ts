@@ -28,7 +28,7 @@ import type { AdvancingClock, EmulatorClock } from './clock.js';
 import { boundHostnames } from './guards.js';
 import { exportDocument, importDocument } from './persistence/document.js';
 import { FileJournal, StateFileError, writeDocumentFile } from './persistence/journal.js';
-import type { LoadSummary } from './persistence/journal.js';
+import type { JournalWrites, LoadSummary } from './persistence/journal.js';
 import { RequestLog } from './dashboard/requests.js';
 import { createApp } from './server.js';
 import { createState, reset } from './state.js';
@@ -37,7 +37,7 @@ import type { Limits, Seed, State } from './state.js';
 
 export type { EmulatorClock, AdvancingClock } from './clock.js';
 export type { Limits, Seed, State } from './state.js';
-export type { LoadSummary } from './persistence/journal.js';
+export type { JournalWrites, LoadSummary } from './persistence/journal.js';
 export type { RequestLog, RequestEntry } from './dashboard/requests.js';
 export { StateFileError } from './persistence/journal.js';
 export { InvalidDocumentError, exportDocument } from './persistence/document.js';
@@ -54,6 +54,8 @@ export interface EmulatorOptions {
   keepaliveMs?: number;
   /** Keep the world in this file across restarts (persistence/journal.ts). */
   statePath?: string;
+  /** How the state file is appended to and synced (node:fs; tests give a disk that fills up). */
+  stateWrites?: JournalWrites;
   /** Start from this document (--import) instead of the seed; with statePath, that file must not exist yet. */
   importDocument?: unknown;
   /** More Host names to answer besides the bound address's own (--allow-host). */
@@ -89,7 +91,7 @@ export interface RunningEmulator {
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const { createAdaptorServer } = await import('@hono/node-server');
   const clock = advancingClock(opts.clock);
-  const journal = opts.statePath ? new FileJournal(opts.statePath) : null;
+  const journal = opts.statePath ? new FileJournal(opts.statePath, opts.stateWrites) : null;
   const state = createState(clock, opts.keepaliveMs ?? 15_000, {
     limits: opts.limits,
     journal,
