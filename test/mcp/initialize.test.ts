@@ -24,6 +24,25 @@ const PRICES = JSON.stringify({
   data: [{ object: 'price', item: 'translation_character', unit_amount: 0.002, currency: 'usd' }],
 });
 
+/** `svc mcp` from a HOME and config folder that do not exist yet, against `server` (listening once this resolves). */
+async function startSvcMcp(server: Server): Promise<ChildProcess> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const home = mkdtempSync(join(tmpdir(), 'svc-mcp-init-'));
+  const [command, args] = svcCommand(['mcp']);
+  return spawn(command, args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: join(home, 'home'),
+      SVC_CONFIG_DIR: join(home, 'config'),
+      SVC_API_KEY: `svc_test_${'b'.repeat(32)}`,
+      SVC_BASE_URL: `http://127.0.0.1:${port}`,
+      NO_COLOR: '1',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
 it('answers initialize while GET /v1/prices and the events position are unanswered; what follows waits for both', async () => {
   const held = new Map<string, ServerResponse>();
   const streamedFrom: Array<string | undefined> = [];
@@ -36,21 +55,7 @@ it('answers initialize while GET /v1/prices and the events position are unanswer
       res.write(`id: evt_next\nevent: chat.started\ndata: ${JSON.stringify({ id: 'evt_next', object: 'event', type: 'chat.started', data: {} })}\n\n`);
     } else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => service!.listen(0, '127.0.0.1', resolve));
-  const { port } = service.address() as { port: number };
-  const home = mkdtempSync(join(tmpdir(), 'svc-mcp-init-'));
-  const [command, args] = svcCommand(['mcp']);
-  child = spawn(command, args, {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: join(home, 'home'),
-      SVC_CONFIG_DIR: join(home, 'config'),
-      SVC_API_KEY: `svc_test_${'b'.repeat(32)}`,
-      SVC_BASE_URL: `http://127.0.0.1:${port}`,
-      NO_COLOR: '1',
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  child = await startSvcMcp(service);
   const answers = new Map<number, (value: any) => void>();
   const order: number[] = [];
   let buffered = '';
@@ -96,21 +101,7 @@ it('answers initialize while GET /v1/prices and the events position are unanswer
 it('a service that never answers holds nothing past READY_WITHIN_MS: tools/list comes without the prices', async () => {
   const held: ServerResponse[] = [];
   service = createServer((req, res) => void held.push(res));
-  await new Promise<void>((resolve) => service!.listen(0, '127.0.0.1', resolve));
-  const { port } = service.address() as { port: number };
-  const home = mkdtempSync(join(tmpdir(), 'svc-mcp-init-'));
-  const [command, args] = svcCommand(['mcp']);
-  child = spawn(command, args, {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: join(home, 'home'),
-      SVC_CONFIG_DIR: join(home, 'config'),
-      SVC_API_KEY: `svc_test_${'b'.repeat(32)}`,
-      SVC_BASE_URL: `http://127.0.0.1:${port}`,
-      NO_COLOR: '1',
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  child = await startSvcMcp(service);
   let buffered = '';
   const listed = new Promise<any>((resolve) =>
     child!.stdout!.on('data', (chunk: Buffer) => {
