@@ -105,7 +105,11 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
     if (failure) {
       // Kept: forgetting it would leave open a connection svc could no longer close.
       result.revoke_error = failure.message;
-      const error = new CliError(`could not revoke the OAuth connection of ${where}: ${failure.message}; the sign-in is kept`, failure.exitCode, forgetHint(profile));
+      const error = new CliError(
+        `could not revoke the OAuth connection of ${where}: ${failure.message}; the sign-in is kept`,
+        failure.exitCode,
+        forgetHint(profile),
+      );
       return { result, error };
     }
     result.revoked = true;
