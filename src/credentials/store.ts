@@ -66,13 +66,27 @@ export async function reserveSecret(store: SecretStore, profile: string, name: s
 /** Storing a secret failed because the disk is full: names the file, so the user knows where to free space. */
 export class DiskFullError extends ConfigError {}
 
-/** A keychain entry that is still there after a delete. */
+/** A keychain entry, or an entry of credentials.json (`file`), that is still there after a delete. */
 export interface SecretLeft {
   service: string;
   account: string;
   reason: string;
   /** How to remove it by hand on this platform. */
   remove_with: string;
+  /** The credentials file that still holds it; absent: the keychain does. */
+  file?: string;
+}
+
+/**
+ * A delete that threw (credentials.json's lock held past the wait, a write that failed): the
+ * secret is still there. `retried`: a delete announced in config.json, which a later command does again.
+ */
+export function leftByError(profile: string, name: string, error: unknown, retried = false): SecretLeft {
+  const account = secretAccount(profile, name);
+  const reason = (error as Error).message ?? String(error);
+  if (!(error instanceof ConfigError)) return { service: KEYCHAIN_SERVICE, account, reason, remove_with: manualKeychainRemoval(account) };
+  const byHand = `delete the "${account}" entry of ${error.path}`;
+  return { service: KEYCHAIN_SERVICE, account, reason, file: error.path, remove_with: retried ? `svc tries again at its next command, or ${byHand}` : byHand };
 }
 
 export function manualKeychainRemoval(account: string, platform: string = process.platform): string {
@@ -83,6 +97,7 @@ export function manualKeychainRemoval(account: string, platform: string = proces
 
 /** The warning for a SecretLeft: the entry, why, and the command that removes it. */
 export function describeLeft(left: SecretLeft): string {
+  if (left.file) return `the secret ${left.account} in ${left.file} could not be deleted (${left.reason}); it is still there: ${left.remove_with}`;
   return `the keychain entry ${left.account} (service ${left.service}) could not be deleted (${left.reason}); it still holds the secret. Remove it by hand: ${left.remove_with}`;
 }
 
@@ -653,9 +668,18 @@ export class FallbackSecretStore implements SecretStore {
       await this.warnFallback(profile, name, reason);
       return this.file.set(profile, name, value);
     }
-    // Now in the keychain: no copy may stay in the file.
-    await this.file.delete(profile, name).catch(() => {});
+    // Now in the keychain: no copy may stay in the file, and one that does is said.
+    await this.deleteFileCopy(profile, name);
     return 'keychain';
+  }
+
+  /** Deletes the file's copy of a secret the keychain now holds; one that stays is warned of, by name. */
+  private async deleteFileCopy(profile: string, name: string): Promise<void> {
+    const left = await this.file.delete(profile, name).then(
+      () => null,
+      (error: unknown) => leftByError(profile, name, error),
+    );
+    if (left) this.warn(describeLeft(left));
   }
 
   /** The file is read whatever the keychain does (a fallback writes it; a keychain write deletes from it). */
@@ -694,7 +718,7 @@ export class FallbackSecretStore implements SecretStore {
         }
         // In the keychain now: the file's place goes, and so does any copy left in the file.
         await fallback.release();
-        await this.file.delete(profile, name).catch(() => {});
+        await this.deleteFileCopy(profile, name);
         const left = await this.forgetKernelCopy(profile, name);
         if (left) this.warn(describeLeft(left));
         return 'keychain';
