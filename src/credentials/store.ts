@@ -11,7 +11,7 @@ import { diskFullWords, isDiskFull, prepareAtomicWrite, writeFileAtomic } from '
 import { acquireFileLock, withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
-import { ConfigError, KeychainError, UsageError } from '../errors.js';
+import { ConfigError, InterruptedError, KeychainError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { kernelCopiesOf, svcKernelKeys } from './kernel-keyring.js';
 import { formatVersion, newerFormatMessage } from '../shared/format-version.js';
@@ -207,8 +207,8 @@ export function napiKeychain(platform: NodeJS.Platform = process.platform): Keyc
  * The OS keychain svc uses: the addon, pinned (see PINNED_STORE), asked from a process of its
  * own (src/credentials/keychain-process.ts), so a call that never returns is left behind.
  */
-export function osKeychain(env: Env, platform: NodeJS.Platform = process.platform): KeychainBackend {
-  const keychain = new KeychainProcess(env);
+export function osKeychain(env: Env, platform: NodeJS.Platform = process.platform, stop?: AbortSignal): KeychainBackend {
+  const keychain = new KeychainProcess(env, undefined, stop);
   const call = (request: KeychainRequest, signal: AbortSignal) => explained(() => keychain.call(request, signal));
   const backend: KeychainBackend = {
     whom: askedWhom(env, platform),
@@ -628,7 +628,14 @@ export class FallbackSecretStore implements SecretStore {
     private readonly warn: (message: string) => void,
     /** --debug: the keychain's own words (D-Bus, X11) when it fails; absent, they are not shown. */
     private readonly debug?: (line: string) => void,
+    /** The command's Ctrl-C: a keychain write it cut short is the interruption, never a reason to use the file. */
+    private readonly stop?: AbortSignal,
   ) {}
+
+  /** A keychain call that failed because the command was interrupted stops it (exit 130). */
+  private throwIfInterrupted(): void {
+    if (this.stop?.aborted) throw new InterruptedError();
+  }
 
   async get(profile: string, name: string, where?: SecretStorage): Promise<string | null> {
     if (this.preference === 'file' || where === 'file') return this.file.get(profile, name);
@@ -659,6 +666,7 @@ export class FallbackSecretStore implements SecretStore {
       await this.keychain.set(profile, name, value);
     } catch (error) {
       if (error instanceof KeychainAddonError) throw error;
+      this.throwIfInterrupted();
       const reason = (error as Error).message;
       if (this.preference === 'keychain')
         throw new KeychainError(
@@ -710,6 +718,7 @@ export class FallbackSecretStore implements SecretStore {
           await this.keychain.set(profile, name, value);
         } catch (error) {
           if (error instanceof KeychainAddonError) throw error;
+          this.throwIfInterrupted();
           await this.warnFallback(profile, name, (error as Error).message);
           const storage = await fallback.store(value);
           const left = await this.forgetKernelCopy(profile, name);
