@@ -148,6 +148,9 @@ const KERNEL_KEYRING = { linux: { store: 'keyutils' } } as const;
 /** The addon's errors where there is no Secret Service at all: no session bus, or nothing serving the secrets API on it. */
 const NO_SECRET_SERVICE = /DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freedesktop\.secrets|ServiceUnknown/;
 
+/** A keychain failure that means there is no keychain here at all (explained()'s words, or the addon's). */
+const NO_SECRET_SERVICE_HERE = /there is no Secret Service|DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freedesktop\.secrets|ServiceUnknown/;
+
 /** Says "no Secret Service" in words before the addon's own message, which speaks of D-Bus and X11. */
 async function explained<T>(call: () => Promise<T>): Promise<T> {
   try {
@@ -640,14 +643,22 @@ export class FallbackSecretStore implements SecretStore {
   async get(profile: string, name: string, where?: SecretStorage): Promise<string | null> {
     if (this.preference === 'file' || where === 'file') return this.file.get(profile, name);
     if (this.preference === 'keychain' || where === 'keychain') return this.keychain.get(profile, name);
+    let failed: unknown;
     try {
       const value = await this.keychain.get(profile, name);
       if (value !== null) return value;
     } catch (error) {
-      // A damaged install stops svc; otherwise no keychain here: the secret can only be in the file.
+      // A damaged install stops svc, and so does Ctrl-C.
       if (error instanceof KeychainAddonError) throw error;
+      this.throwIfInterrupted();
+      failed = error;
     }
-    return this.file.get(profile, name);
+    const fromFile = await this.file.get(profile, name);
+    // No Secret Service at all: the file is the one place the secret can be. A keychain that
+    // did not answer (or failed otherwise) may hold it: "none" would be a guess, and a caller
+    // would make a second one (a forwarding secret) that then alternates with the keychain's.
+    if (fromFile === null && failed !== undefined && !NO_SECRET_SERVICE_HERE.test((failed as Error).message ?? '')) throw failed;
+    return fromFile;
   }
 
   async set(profile: string, name: string, value: string, where?: SecretStorage): Promise<SecretStorage> {
