@@ -550,8 +550,12 @@ export class FileSecretStore implements SecretStore {
   }
 }
 
-/** The entry `svc doctor` writes and deletes to see that the keychain takes a write. */
-const DOCTOR_PROBE = { profile: 'svc-doctor', name: 'probe' } as const;
+/**
+ * The entry `svc doctor` writes and deletes to see that the keychain takes a write. Its name
+ * is one no key can have (a key's name starts with a letter or digit: keys add refuses "_"),
+ * so the probe never overwrites, then deletes, a user's key.
+ */
+const DOCTOR_PROBE = { profile: 'svc-doctor', name: '_probe' } as const;
 
 /**
  * A keychain failure in a few words, and its cause in a line of its own (issue 44: a cause
@@ -783,7 +787,7 @@ export class FallbackSecretStore implements SecretStore {
    * answers reads, while every write fails and falls back to the file). `trouble`: the cause in
    * the fallback warning's words.
    */
-  async whereSecretsGo(): Promise<{ storage: 'keychain' | 'file'; path: string; reason?: string; trouble?: string; forced: boolean }> {
+  async whereSecretsGo(): Promise<{ storage: 'keychain' | 'file'; path: string; reason?: string; trouble?: string; forced: boolean; probeLeft?: SecretLeft }> {
     const forced = this.preference !== 'auto';
     if (this.preference === 'file') return { storage: 'file', path: this.file.path, forced };
     try {
@@ -793,8 +797,8 @@ export class FallbackSecretStore implements SecretStore {
       const trouble = keychainTrouble(reason);
       return { storage: 'file', path: this.file.path, reason, trouble: `${trouble.short}: ${trouble.cause}`, forced };
     }
-    await this.keychain.delete(DOCTOR_PROBE.profile, DOCTOR_PROBE.name);
-    return { storage: 'keychain', path: this.file.path, forced };
+    const probeLeft = await this.keychain.delete(DOCTOR_PROBE.profile, DOCTOR_PROBE.name);
+    return { storage: 'keychain', path: this.file.path, forced, ...(probeLeft ? { probeLeft } : {}) };
   }
 
   /** For `svc doctor`: the accounts with a copy an earlier svc left in the kernel keyring. */
