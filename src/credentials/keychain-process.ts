@@ -117,7 +117,12 @@ export class KeychainProcess {
     this.unwatchParent();
   }
 
+  /**
+   * While a call is under way (the addon may then block the process's thread, so that it
+   * cannot see its stdin end), svc's own end ends it.
+   */
   private watchParent(): void {
+    this.unwatchParent();
     process.on('exit', this.onParentExit);
     process.on('SIGTERM', this.onParentSignal);
     process.on('SIGHUP', this.onParentSignal);
@@ -134,9 +139,10 @@ export class KeychainProcess {
     // A process group of its own: Ctrl-C at the terminal reaches svc's group, and a keychain
     // process killed by it would read as a keychain failure (and the secret would go to the
     // file). svc acts on the interruption and kills it (stop, close, exit, SIGTERM, SIGHUP).
-    const child = lazyRequire('node:child_process').spawn(program, args, { env: this.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    // (Not on Windows: there a detached process gets a console window of its own.)
+    const detached = process.platform !== 'win32';
+    const child = lazyRequire('node:child_process').spawn(program, args, { env: this.env, stdio: ['pipe', 'pipe', 'pipe'], detached });
     this.child = child;
-    this.watchParent();
     let buffered = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
@@ -187,5 +193,7 @@ export class KeychainProcess {
     if (!child) return;
     const handles = [child, child.stdout, child.stderr, child.stdin] as { ref?: () => void; unref?: () => void }[];
     for (const handle of handles) (idle ? handle.unref : handle.ref)?.call(handle);
+    if (idle) this.unwatchParent();
+    else this.watchParent();
   }
 }
