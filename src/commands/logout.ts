@@ -90,8 +90,9 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
     stored = await readStored(ctx, profile, storageOf(config, profile));
   } catch (error) {
     // A keychain that did not answer is not "nothing stored": forgetting the sign-in now
-    // would leave its connection open with nothing here to close it. --local forgets anyway.
-    if (!local) return { result: { profile, signed_in: true, revoked: false, forgotten: false }, error: unreadable(profile, where, error) };
+    // would leave its connection open with nothing here to close it. --local forgets anyway;
+    // a profile config.json records no sign-in for has none to keep.
+    if (!local && meta?.oauth) return { result: { profile, signed_in: true, revoked: false, forgotten: false }, error: unreadable(profile, where, error) };
     stored = null;
   }
   const result: LogoutResult = { profile, signed_in: stored !== null || meta?.oauth !== undefined, revoked: false, forgotten: false };

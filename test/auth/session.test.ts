@@ -236,6 +236,17 @@ describe('svc logout', () => {
     expect(JSON.parse(readFileSync(join(session.configDir, 'config.json'), 'utf8')).profiles.default.oauth).toBeDefined();
     expect((await connections()).data).toHaveLength(1);
 
+    // A profile config.json records no sign-in for (a key only): nothing to keep, nothing to log out.
+    const keyOnly = await runCli(['keys', 'add', '--profile', 'other', '--base-url', emulator().url], {
+      secrets: stuck,
+      configDir: session.configDir,
+      stdin: emulator().seed.keys.test,
+    });
+    expect(keyOnly.exitCode, keyOnly.stderr).toBe(0);
+    const none = await runCli(['logout', '--profile', 'other'], { env: { SVC_BASE_URL: emulator().url }, secrets: stuck, configDir: session.configDir });
+    expect(none.exitCode, none.stderr).toBe(0);
+    expect(none.stderr).toContain('is not signed in with OAuth');
+
     const local = await runCli(['logout', '--local'], { env: { SVC_BASE_URL: emulator().url }, secrets: stuck, configDir: session.configDir });
     expect(local.exitCode, local.stderr).toBe(0);
     expect(local.stderr).toContain('the connection stays open at the service');
