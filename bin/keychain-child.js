@@ -6,7 +6,9 @@
 // can be killed. So svc asks the keychain here and, past its bound, kills this process.
 // Protocol: one JSON request a line on stdin ({ id, op, service, account, value?, store,
 // target? }), one JSON answer a line on stdout ({ id, value } or { id, error }), in order.
-// It ends when stdin ends.
+// It ends when stdin ends: svc ends it so when nothing is asked, and a stdin that ends with a
+// call still under way means svc itself has gone, so the call is dropped with it. (A call that
+// blocks this thread keeps even that from running: svc kills this process on its way out.)
 'use strict';
 
 let keyring = null;
@@ -32,6 +34,11 @@ function reply(message) {
 
 let queue = Promise.resolve();
 let buffered = '';
+let asked = 0;
+process.stdin.on('end', () => {
+  // (SIGKILL, not exit: a call blocked in the addon's thread would hold an ordinary exit.)
+  if (asked > 0) process.kill(process.pid, 'SIGKILL');
+});
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => {
   buffered += chunk;
@@ -46,6 +53,7 @@ process.stdin.on('data', (chunk) => {
       continue;
     }
     // One call at a time, in order: the addon's connection is made in the call's own thread.
+    asked++;
     queue = queue.then(async () => {
       try {
         const value = await answer(request);
@@ -53,6 +61,7 @@ process.stdin.on('data', (chunk) => {
       } catch (error) {
         reply({ id: request.id, error: String((error && error.message) || error) });
       }
+      asked--;
     });
   }
 });

@@ -90,6 +90,7 @@ function secretStoreOf(
     storePreference(runtime.env.SVC_CREDENTIAL_STORE),
     warn,
     debug ? (line) => runtime.stderr.write(`${redactText(line)}\n`) : undefined,
+    runtime.signal,
   );
 }
 
@@ -115,7 +116,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   let secrets = runtime.secrets;
   let keychain: KeychainBackend | undefined;
   if (!secrets) {
-    keychain = runtime.keychain ?? osKeychain(env);
+    keychain = runtime.keychain ?? osKeychain(env, undefined, runtime.signal);
     secrets = secretStoreOf(runtime, dir, globals.debug, lockOptions, keychain);
   }
   // The proxy choice is this pool's own, from this context's env (never another invocation's).

@@ -9,7 +9,7 @@ import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';
 import { checkAddress, chooseProfileName, explicitBaseUrl, requireProfile } from '../credentials/resolve.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
-import { AuthError, CliError, EXIT, InterruptedError, NetworkError, UsageError } from '../errors.js';
+import { AuthError, CliError, EXIT, InterruptedError, KeychainError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
 import { note, printJson, warn } from '../io/output.js';
 import { fetchOf, clientOf, readStored, storageOf, type StoredOAuth } from '../auth/stored.js';
@@ -85,7 +85,16 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
   const config = await ctx.config.read();
   const meta = config.profiles[profile];
   const where = `profile "${profile}"${meta?.org_name ? ` (${meta.org_name})` : ''}`;
-  const stored = await readStored(ctx, profile, storageOf(config, profile)).catch(() => null);
+  let stored: StoredOAuth | null;
+  try {
+    stored = await readStored(ctx, profile, storageOf(config, profile));
+  } catch (error) {
+    // A keychain that did not answer is not "nothing stored": forgetting the sign-in now
+    // would leave its connection open with nothing here to close it. --local forgets anyway;
+    // a profile config.json records no sign-in for has none to keep.
+    if (!local && meta?.oauth) return { result: { profile, signed_in: true, revoked: false, forgotten: false }, error: unreadable(profile, where, error) };
+    stored = null;
+  }
   const result: LogoutResult = { profile, signed_in: stored !== null || meta?.oauth !== undefined, revoked: false, forgotten: false };
   if (!result.signed_in) {
     note(ctx, `${where} is not signed in with OAuth; nothing to log out.`);
@@ -100,7 +109,7 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
       const error = new CliError(
         `could not revoke the OAuth connection of ${where}: ${failure.message}; the sign-in is kept`,
         failure.exitCode,
-        `run it again, or \`svc logout${profile === 'default' ? '' : ` --profile ${profile}`} --local\` to forget it here without revoking (the connection then stays open at the service)`,
+        forgetHint(profile),
       );
       return { result, error };
     }
@@ -133,6 +142,20 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
       `the sign-in of ${where} had no stored tokens to revoke; it was deleted here, but the connection may still be open at the service: ${disconnect}`,
     );
   return { result };
+}
+
+/** What a kept sign-in suggests: run it again, or forget it here without revoking. */
+function forgetHint(profile: string): string {
+  return `run it again, or \`svc logout${profile === 'default' ? '' : ` --profile ${profile}`} --local\` to forget it here without revoking (the connection then stays open at the service)`;
+}
+
+/** The stored sign-in could not be read (a keychain that did not answer, a damaged entry): it is kept, with the read's exit code. */
+function unreadable(profile: string, where: string, error: unknown): CliError {
+  const cause = error instanceof CliError ? error : new CliError((error as Error).message);
+  const hint = cause.hint ? `${cause.hint}; or ${forgetHint(profile).replace(/^run it again, or /, '')}` : forgetHint(profile);
+  const message = `could not read the OAuth sign-in of ${where} to revoke it: ${cause.message}; the sign-in is kept`;
+  // Still keychain_failed in --json when the keychain is the cause.
+  return cause instanceof KeychainError ? new KeychainError(message, hint) : new CliError(message, cause.exitCode, hint);
 }
 
 /** Revokes the stored pair at the profile's own origin (RFC 7009); the failure, as a typed error, or null. */

@@ -10,7 +10,7 @@ import type { ConfigData, ConfigStore, KeyMeta, SecretInFlight, SecretStorage } 
 import { processRuns } from '../config/atomic.js';
 import { lastFour } from '../io/redact.js';
 import { modeOfKey } from '../contract/constants.js';
-import { NewerCredentialsFileError, type SecretLeft, type SecretStore } from './store.js';
+import { leftByError, NewerCredentialsFileError, type SecretLeft, type SecretStore } from './store.js';
 
 /** An entry of another machine (a shared config dir) is settled once this old. */
 const FOREIGN_ENTRY_MS = 10 * 60_000;
@@ -66,21 +66,30 @@ export function commitKey(config: ConfigData, profileName: string, key: KeyMeta,
   return replaced;
 }
 
-/** Deletes the secrets of delete entries (ours), then drops the entries. Returns keychain entries that stayed. */
+/**
+ * Deletes the secrets of delete entries (ours), then drops the entries of those deleted.
+ * Returns the secrets that stayed. One whose delete failed (credentials.json's lock held by
+ * another process) keeps its entry, so a later command, once this one has ended, tries again.
+ */
 export async function finishDeletes(ctx: Ctx, entries: Array<{ entry: SecretInFlight; storage?: SecretStorage }>): Promise<SecretLeft[]> {
   const left: SecretLeft[] = [];
+  const done: SecretInFlight[] = [];
   for (const { entry, storage } of entries) {
     // A credentials file from a newer svc is said, not skipped: the announced delete stays in
     // config.json for that svc to finish.
-    const stayed = await ctx.secrets.delete(entry.profile, entry.name, storage).catch((error: unknown) => {
+    let stayed: SecretLeft | null;
+    try {
+      stayed = await ctx.secrets.delete(entry.profile, entry.name, storage);
+      done.push(entry);
+    } catch (error) {
       if (error instanceof NewerCredentialsFileError) throw error;
-      return null;
-    });
+      stayed = leftByError(entry.profile, entry.name, error, true);
+    }
     if (stayed) left.push(stayed);
   }
-  if (entries.length)
+  if (done.length)
     await ctx.config.update((config) => {
-      for (const { entry } of entries) dropEntry(config, entry);
+      for (const entry of done) dropEntry(config, entry);
     });
   return left;
 }

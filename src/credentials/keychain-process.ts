@@ -55,13 +55,27 @@ export class KeychainProcess {
   private stuck: Error | undefined;
   private stderr = '';
 
+  /** Ends the process when svc itself ends (it is in a process group of its own: nothing else would). */
+  private readonly onParentExit = () => this.child?.kill('SIGKILL');
+  /** SIGTERM, SIGHUP: the process goes first, then the signal's own default (svc ends as it would have). */
+  private readonly onParentSignal = (signal: NodeJS.Signals) => {
+    this.child?.kill('SIGKILL');
+    this.unwatchParent();
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+
   constructor(
     private readonly env: Env,
     private readonly command: [string, string[]] = keychainChildCommand(),
-  ) {}
+    /** The command's Ctrl-C: the process is killed and its calls fail (the store then says "interrupted", exit 130). */
+    private readonly stop?: AbortSignal,
+  ) {
+    stop?.addEventListener('abort', () => this.abandon(new KeychainStuckError('svc was interrupted (Ctrl-C)')), { once: true });
+  }
 
   /** The answer to one request; `signal` abandons it (and the process with it: its call may never return). */
   call(request: KeychainRequest, signal: AbortSignal): Promise<unknown> {
+    if (this.stop?.aborted) this.abandon(new KeychainStuckError('svc was interrupted (Ctrl-C)'));
     if (this.stuck) return Promise.reject(this.stuck);
     const child = this.child ?? this.start();
     const id = this.nextId++;
@@ -88,6 +102,7 @@ export class KeychainProcess {
     this.stuck ??= error;
     this.child?.kill('SIGKILL');
     this.child = undefined;
+    this.unwatchParent();
     for (const call of [...this.pending.values()]) call.reject(this.stuck);
   }
 
@@ -99,11 +114,34 @@ export class KeychainProcess {
     if (this.pending.size) this.child?.kill('SIGKILL');
     else this.child?.stdin.end();
     this.child = undefined;
+    this.unwatchParent();
+  }
+
+  /**
+   * While a call is under way (the addon may then block the process's thread, so that it
+   * cannot see its stdin end), svc's own end ends it.
+   */
+  private watchParent(): void {
+    this.unwatchParent();
+    process.on('exit', this.onParentExit);
+    process.on('SIGTERM', this.onParentSignal);
+    process.on('SIGHUP', this.onParentSignal);
+  }
+
+  private unwatchParent(): void {
+    process.off('exit', this.onParentExit);
+    process.off('SIGTERM', this.onParentSignal);
+    process.off('SIGHUP', this.onParentSignal);
   }
 
   private start(): ChildProcessWithoutNullStreams {
     const [program, args] = this.command;
-    const child = lazyRequire('node:child_process').spawn(program, args, { env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A process group of its own: Ctrl-C at the terminal reaches svc's group, and a keychain
+    // process killed by it would read as a keychain failure (and the secret would go to the
+    // file). svc acts on the interruption and kills it (stop, close, exit, SIGTERM, SIGHUP).
+    // (Not on Windows: there a detached process gets a console window of its own.)
+    const detached = process.platform !== 'win32';
+    const child = lazyRequire('node:child_process').spawn(program, args, { env: this.env, stdio: ['pipe', 'pipe', 'pipe'], detached });
     this.child = child;
     let buffered = '';
     child.stdout.setEncoding('utf8');
@@ -139,6 +177,7 @@ export class KeychainProcess {
   private ended(child: ChildProcessWithoutNullStreams, why: string): void {
     if (this.child !== child) return;
     this.child = undefined;
+    this.unwatchParent();
     const said = this.stderr.trim();
     // The standalone binary's loader stops on an addon that is missing or damaged (packaging/keyring-loader.cjs).
     const error = /keychain addon .* is (missing|damaged)/.test(said)
@@ -154,5 +193,7 @@ export class KeychainProcess {
     if (!child) return;
     const handles = [child, child.stdout, child.stderr, child.stdin] as { ref?: () => void; unref?: () => void }[];
     for (const handle of handles) (idle ? handle.unref : handle.ref)?.call(handle);
+    if (idle) this.unwatchParent();
+    else this.watchParent();
   }
 }

@@ -29,10 +29,10 @@ export async function recordSignIn(
     let removedKeys: KeyMeta[] = [];
     if (signIn.moved || (profile.org_id && profile.org_id !== signIn.orgId)) {
       // Keys of the old organization (or service) would act for it under this profile's new name.
+      // Its mode stays (src/credentials/mode.ts): a sign-in never switches it, nor does a key removed.
+      keepModeThroughChange(profile);
       removedKeys = Object.values(profile.keys ?? {});
       delete profile.keys;
-      delete profile.mode;
-      delete profile.mode_implied;
       delete profile.org_name;
     }
     keepModeThroughChange(profile, 'live');

@@ -11,7 +11,7 @@ import { diskFullWords, isDiskFull, prepareAtomicWrite, writeFileAtomic } from '
 import { acquireFileLock, withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
-import { ConfigError, KeychainError, UsageError } from '../errors.js';
+import { ConfigError, InterruptedError, KeychainError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { kernelCopiesOf, svcKernelKeys } from './kernel-keyring.js';
 import { formatVersion, newerFormatMessage } from '../shared/format-version.js';
@@ -66,13 +66,27 @@ export async function reserveSecret(store: SecretStore, profile: string, name: s
 /** Storing a secret failed because the disk is full: names the file, so the user knows where to free space. */
 export class DiskFullError extends ConfigError {}
 
-/** A keychain entry that is still there after a delete. */
+/** A keychain entry, or an entry of credentials.json (`file`), that is still there after a delete. */
 export interface SecretLeft {
   service: string;
   account: string;
   reason: string;
   /** How to remove it by hand on this platform. */
   remove_with: string;
+  /** The credentials file that still holds it; absent: the keychain does. */
+  file?: string;
+}
+
+/**
+ * A delete that threw (credentials.json's lock held past the wait, a write that failed): the
+ * secret is still there. `retried`: a delete announced in config.json, which a later command does again.
+ */
+export function leftByError(profile: string, name: string, error: unknown, retried = false): SecretLeft {
+  const account = secretAccount(profile, name);
+  const reason = (error as Error).message ?? String(error);
+  if (!(error instanceof ConfigError)) return { service: KEYCHAIN_SERVICE, account, reason, remove_with: manualKeychainRemoval(account) };
+  const byHand = `delete the "${account}" entry of ${error.path}`;
+  return { service: KEYCHAIN_SERVICE, account, reason, file: error.path, remove_with: retried ? `svc tries again at its next command, or ${byHand}` : byHand };
 }
 
 export function manualKeychainRemoval(account: string, platform: string = process.platform): string {
@@ -83,6 +97,7 @@ export function manualKeychainRemoval(account: string, platform: string = proces
 
 /** The warning for a SecretLeft: the entry, why, and the command that removes it. */
 export function describeLeft(left: SecretLeft): string {
+  if (left.file) return `the secret ${left.account} in ${left.file} could not be deleted (${left.reason}); it is still there: ${left.remove_with}`;
   return `the keychain entry ${left.account} (service ${left.service}) could not be deleted (${left.reason}); it still holds the secret. Remove it by hand: ${left.remove_with}`;
 }
 
@@ -132,6 +147,9 @@ const KERNEL_KEYRING = { linux: { store: 'keyutils' } } as const;
 
 /** The addon's errors where there is no Secret Service at all: no session bus, or nothing serving the secrets API on it. */
 const NO_SECRET_SERVICE = /DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freedesktop\.secrets|ServiceUnknown/;
+
+/** A keychain failure that means there is no keychain here at all (explained()'s words, or the addon's). */
+const NO_SECRET_SERVICE_HERE = /there is no Secret Service|DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freedesktop\.secrets|ServiceUnknown/;
 
 /** Says "no Secret Service" in words before the addon's own message, which speaks of D-Bus and X11. */
 async function explained<T>(call: () => Promise<T>): Promise<T> {
@@ -192,8 +210,8 @@ export function napiKeychain(platform: NodeJS.Platform = process.platform): Keyc
  * The OS keychain svc uses: the addon, pinned (see PINNED_STORE), asked from a process of its
  * own (src/credentials/keychain-process.ts), so a call that never returns is left behind.
  */
-export function osKeychain(env: Env, platform: NodeJS.Platform = process.platform): KeychainBackend {
-  const keychain = new KeychainProcess(env);
+export function osKeychain(env: Env, platform: NodeJS.Platform = process.platform, stop?: AbortSignal): KeychainBackend {
+  const keychain = new KeychainProcess(env, undefined, stop);
   const call = (request: KeychainRequest, signal: AbortSignal) => explained(() => keychain.call(request, signal));
   const backend: KeychainBackend = {
     whom: askedWhom(env, platform),
@@ -532,8 +550,12 @@ export class FileSecretStore implements SecretStore {
   }
 }
 
-/** The entry `svc doctor` writes and deletes to see that the keychain takes a write. */
-const DOCTOR_PROBE = { profile: 'svc-doctor', name: 'probe' } as const;
+/**
+ * The entry `svc doctor` writes and deletes to see that the keychain takes a write. Its name
+ * is one no key can have (a key's name starts with a letter or digit: keys add refuses "_"),
+ * so the probe never overwrites, then deletes, a user's key.
+ */
+const DOCTOR_PROBE = { profile: 'svc-doctor', name: '_probe' } as const;
 
 /**
  * A keychain failure in a few words, and its cause in a line of its own (issue 44: a cause
@@ -613,19 +635,34 @@ export class FallbackSecretStore implements SecretStore {
     private readonly warn: (message: string) => void,
     /** --debug: the keychain's own words (D-Bus, X11) when it fails; absent, they are not shown. */
     private readonly debug?: (line: string) => void,
+    /** The command's Ctrl-C: a keychain write it cut short is the interruption, never a reason to use the file. */
+    private readonly stop?: AbortSignal,
   ) {}
+
+  /** A keychain call that failed because the command was interrupted stops it (exit 130). */
+  private throwIfInterrupted(): void {
+    if (this.stop?.aborted) throw new InterruptedError();
+  }
 
   async get(profile: string, name: string, where?: SecretStorage): Promise<string | null> {
     if (this.preference === 'file' || where === 'file') return this.file.get(profile, name);
     if (this.preference === 'keychain' || where === 'keychain') return this.keychain.get(profile, name);
+    let failed: unknown;
     try {
       const value = await this.keychain.get(profile, name);
       if (value !== null) return value;
     } catch (error) {
-      // A damaged install stops svc; otherwise no keychain here: the secret can only be in the file.
+      // A damaged install stops svc, and so does Ctrl-C.
       if (error instanceof KeychainAddonError) throw error;
+      this.throwIfInterrupted();
+      failed = error;
     }
-    return this.file.get(profile, name);
+    const fromFile = await this.file.get(profile, name);
+    // No Secret Service at all: the file is the one place the secret can be. A keychain that
+    // did not answer (or failed otherwise) may hold it: "none" would be a guess, and a caller
+    // would make a second one (a forwarding secret) that then alternates with the keychain's.
+    if (fromFile === null && failed !== undefined && !NO_SECRET_SERVICE_HERE.test((failed as Error).message ?? '')) throw failed;
+    return fromFile;
   }
 
   async set(profile: string, name: string, value: string, where?: SecretStorage): Promise<SecretStorage> {
@@ -644,6 +681,7 @@ export class FallbackSecretStore implements SecretStore {
       await this.keychain.set(profile, name, value);
     } catch (error) {
       if (error instanceof KeychainAddonError) throw error;
+      this.throwIfInterrupted();
       const reason = (error as Error).message;
       if (this.preference === 'keychain')
         throw new KeychainError(
@@ -653,9 +691,18 @@ export class FallbackSecretStore implements SecretStore {
       await this.warnFallback(profile, name, reason);
       return this.file.set(profile, name, value);
     }
-    // Now in the keychain: no copy may stay in the file.
-    await this.file.delete(profile, name).catch(() => {});
+    // Now in the keychain: no copy may stay in the file, and one that does is said.
+    await this.deleteFileCopy(profile, name);
     return 'keychain';
+  }
+
+  /** Deletes the file's copy of a secret the keychain now holds; one that stays is warned of, by name. */
+  private async deleteFileCopy(profile: string, name: string): Promise<void> {
+    const left = await this.file.delete(profile, name).then(
+      () => null,
+      (error: unknown) => leftByError(profile, name, error),
+    );
+    if (left) this.warn(describeLeft(left));
   }
 
   /** The file is read whatever the keychain does (a fallback writes it; a keychain write deletes from it). */
@@ -686,6 +733,7 @@ export class FallbackSecretStore implements SecretStore {
           await this.keychain.set(profile, name, value);
         } catch (error) {
           if (error instanceof KeychainAddonError) throw error;
+          this.throwIfInterrupted();
           await this.warnFallback(profile, name, (error as Error).message);
           const storage = await fallback.store(value);
           const left = await this.forgetKernelCopy(profile, name);
@@ -694,7 +742,7 @@ export class FallbackSecretStore implements SecretStore {
         }
         // In the keychain now: the file's place goes, and so does any copy left in the file.
         await fallback.release();
-        await this.file.delete(profile, name).catch(() => {});
+        await this.deleteFileCopy(profile, name);
         const left = await this.forgetKernelCopy(profile, name);
         if (left) this.warn(describeLeft(left));
         return 'keychain';
@@ -739,7 +787,7 @@ export class FallbackSecretStore implements SecretStore {
    * answers reads, while every write fails and falls back to the file). `trouble`: the cause in
    * the fallback warning's words.
    */
-  async whereSecretsGo(): Promise<{ storage: 'keychain' | 'file'; path: string; reason?: string; trouble?: string; forced: boolean }> {
+  async whereSecretsGo(): Promise<{ storage: 'keychain' | 'file'; path: string; reason?: string; trouble?: string; forced: boolean; probeLeft?: SecretLeft }> {
     const forced = this.preference !== 'auto';
     if (this.preference === 'file') return { storage: 'file', path: this.file.path, forced };
     try {
@@ -749,8 +797,8 @@ export class FallbackSecretStore implements SecretStore {
       const trouble = keychainTrouble(reason);
       return { storage: 'file', path: this.file.path, reason, trouble: `${trouble.short}: ${trouble.cause}`, forced };
     }
-    await this.keychain.delete(DOCTOR_PROBE.profile, DOCTOR_PROBE.name);
-    return { storage: 'keychain', path: this.file.path, forced };
+    const probeLeft = await this.keychain.delete(DOCTOR_PROBE.profile, DOCTOR_PROBE.name);
+    return { storage: 'keychain', path: this.file.path, forced, ...(probeLeft ? { probeLeft } : {}) };
   }
 
   /** For `svc doctor`: the accounts with a copy an earlier svc left in the kernel keyring. */

@@ -332,6 +332,25 @@ describe('svc login', () => {
     expect(JSON.parse(plainLogin.stdout).removed_keys).toEqual([]);
   });
 
+  it('a move to another organization keeps the mode the profile was set to (a sign-in never switches it)', async () => {
+    const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
+    expect((await runCli(['keys', 'add', '--name', 'ci'], { env: envFor(emulator()), secrets, configDir, stdin: emulator().seed.keys.test })).exitCode).toBe(0);
+    expect((await runCli(['mode', 'test'], { env: envFor(emulator()), secrets, configDir })).exitCode).toBe(0);
+    const other = await controlPlane(emulator()).createOrg('Globex');
+    const choice = { email: other.admin.email, org_id: other.id };
+    const moved = await runCli(['login', '--yes'], { env: envFor(emulator()), browser: scriptedBrowser(emulator(), choice), secrets, configDir });
+    expect(moved.exitCode, moved.stderr).toBe(0);
+    const profile = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.default;
+    expect(profile.org_id).toBe(other.id);
+    expect(profile.mode).toBe('test');
+    expect(profile.mode_implied).toBeUndefined();
+    // Test mode with no test key left: it says so and stops, rather than running live.
+    const account = await runCli(['account'], { env: { SVC_BASE_URL: emulator().url }, secrets, configDir });
+    expect(account.exitCode).toBe(3);
+    expect(account.stderr).toContain('--live');
+  });
+
   it('on a terminal, asks before moving the profile; declining stores nothing', async () => {
     const secrets = new MemorySecretStore();
     const configDir = tempConfigDir();

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import { startTestEmulator, useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
+import { KeychainError } from '../../src/errors.js';
 import type { Clock } from '../../src/context.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { controlPlane, envFor, scriptedBrowser, stats } from './support.js';
@@ -211,6 +212,45 @@ describe('svc logout', () => {
     expect(local.exitCode, local.stderr).toBe(0);
     expect(local.stderr).toContain('the connection stays open at the service');
     expect(secrets.secrets.has('default:oauth')).toBe(false);
+  });
+
+  it('a keychain that does not answer the read: the sign-in is kept, not revoked, exit 1 naming the cause; --local forgets it', async () => {
+    const session = await loggedIn();
+    const connections = () => controlPlane(emulator()).connections(emulator().seed.org_id);
+    // The same entries, behind a keychain whose reads time out (a stuck D-Bus).
+    const stuck = new MemorySecretStore();
+    for (const [account, value] of session.secrets.secrets) stuck.secrets.set(account, value);
+    stuck.get = async () => {
+      throw new KeychainError('the OS keychain did not answer within 3 s (read)');
+    };
+    const result = await runCli(['logout'], { env: { SVC_BASE_URL: emulator().url }, secrets: stuck, configDir: session.configDir });
+    expect(result.exitCode).toBe(1);
+    const json = await runCli(['logout', '--json'], { env: { SVC_BASE_URL: emulator().url }, secrets: stuck, configDir: session.configDir });
+    expect(JSON.parse(json.stderr).error.code).toBe('keychain_failed');
+    expect(result.stderr).toContain('could not read the OAuth sign-in of profile "default"');
+    expect(result.stderr).toContain('did not answer within 3 s');
+    expect(result.stderr).toContain('the sign-in is kept');
+    expect(result.stderr).toContain('svc logout --local');
+    expect(result.stderr).not.toContain('no stored tokens');
+    expect(stuck.secrets.has('default:oauth')).toBe(true);
+    expect(JSON.parse(readFileSync(join(session.configDir, 'config.json'), 'utf8')).profiles.default.oauth).toBeDefined();
+    expect((await connections()).data).toHaveLength(1);
+
+    // A profile config.json records no sign-in for (a key only): nothing to keep, nothing to log out.
+    const keyOnly = await runCli(['keys', 'add', '--profile', 'other', '--base-url', emulator().url], {
+      secrets: stuck,
+      configDir: session.configDir,
+      stdin: emulator().seed.keys.test,
+    });
+    expect(keyOnly.exitCode, keyOnly.stderr).toBe(0);
+    const none = await runCli(['logout', '--profile', 'other'], { env: { SVC_BASE_URL: emulator().url }, secrets: stuck, configDir: session.configDir });
+    expect(none.exitCode, none.stderr).toBe(0);
+    expect(none.stderr).toContain('is not signed in with OAuth');
+
+    const local = await runCli(['logout', '--local'], { env: { SVC_BASE_URL: emulator().url }, secrets: stuck, configDir: session.configDir });
+    expect(local.exitCode, local.stderr).toBe(0);
+    expect(local.stderr).toContain('the connection stays open at the service');
+    expect(stuck.secrets.has('default:oauth')).toBe(false);
   });
 
   it('--all logs out of every signed-in profile', async () => {

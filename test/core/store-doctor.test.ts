@@ -59,14 +59,46 @@ describe('svc doctor: where secrets are', () => {
       status: 'ok',
       message: expect.stringMatching(/^new secrets go to .*, which took a test entry \(written and deleted\)$/),
     });
-    expect(keychain.calls).toContain('set svc svc-doctor:probe');
-    expect(keychain.calls).toContain('delete svc svc-doctor:probe');
-    expect(keychain.entries.has('svc/svc-doctor:probe')).toBe(false);
+    expect(keychain.calls).toContain('set svc svc-doctor:_probe');
+    expect(keychain.calls).toContain('delete svc svc-doctor:_probe');
+    expect(keychain.entries.has('svc/svc-doctor:_probe')).toBe(false);
     expect(keychainChecks.find((c) => c.message.includes('the test key'))).toMatchObject({
       status: 'ok',
       message: expect.not.stringContaining('credentials.json'),
     });
     expect(exitCode).toBe(0);
+  });
+
+  it('the probe entry is no key\'s: a key "probe" of a profile "svc-doctor" is left as it was', async () => {
+    const configDir = tempConfigDir();
+    const keychain = workingKeychain();
+    const added = await runCli(['keys', 'add', '--profile', 'svc-doctor', '--name', 'probe', '--base-url', emu().url], {
+      configDir,
+      keychain,
+      stdin: emu().seed.keys.test,
+    });
+    expect(added.exitCode, added.stderr).toBe(0);
+    const { exitCode, keychainChecks } = await doctor(configDir, keychain, { SVC_PROFILE: 'svc-doctor' });
+    expect(keychain.entries.get('svc/svc-doctor:probe')).toBe(emu().seed.keys.test);
+    expect(keychainChecks.find((c) => c.message.includes('the test key "probe"'))).toMatchObject({ status: 'ok' });
+    expect(exitCode).toBe(0);
+  });
+
+  it('a probe entry that could not be deleted is reported, with how to remove it', async () => {
+    const configDir = tempConfigDir();
+    const keychain = workingKeychain();
+    keychain.delete = async () => {
+      throw new Error('Platform secure storage failure: the item is locked');
+    };
+    const { keychainChecks } = await doctor(configDir, keychain);
+    expect(keychain.entries.has('svc/svc-doctor:_probe')).toBe(true);
+    expect(keychainChecks).toContainEqual(
+      expect.objectContaining({
+        status: 'warning',
+        message: expect.stringContaining('the keychain entry svc-doctor:_probe (service svc) could not be deleted'),
+        fix: "secret-tool clear service svc username 'svc-doctor:_probe'",
+      }),
+    );
   });
 
   it('a keychain that answers reads but refuses writes (a Secret Service with no default collection) is not "ok" (issue 44)', async () => {

@@ -59,7 +59,14 @@ export async function secretChecks(ctx: Context, data: ConfigData, fix = false):
     const where = await store.whereSecretsGo();
     credentialsPath = where.path;
     goTo = where.storage;
-    if (where.storage === 'keychain')
+    if (where.storage === 'keychain' && where.probeLeft)
+      checks.push({
+        check: 'keychain',
+        status: 'warning',
+        message: `new secrets go to ${keychainName()}, which took a test entry, but ${describeLeft(where.probeLeft)}`,
+        fix: where.probeLeft.remove_with,
+      });
+    else if (where.storage === 'keychain')
       checks.push({ check: 'keychain', status: 'ok', message: `new secrets go to ${keychainName()}, which took a test entry (written and deleted)` });
     else if (where.forced && !where.reason)
       checks.push({ check: 'keychain', status: 'ok', message: `SVC_CREDENTIAL_STORE=file: new secrets go to ${where.path} (mode 0600), not the keychain` });

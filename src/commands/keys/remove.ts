@@ -57,7 +57,7 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
   if (left) warn(ctx, describeLeft(left));
   if (ctx.globals.json) return printJson(ctx, { profile: profileName, removed: { ...meta, redacted: redactedKey(meta) }, secret_left: left });
   ctx.io.stdout.write(
-    `Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"${left ? ' (its keychain entry remains, see the warning)' : ''}.\n`,
+    `Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"${left ? ' (its secret remains, see the warning)' : ''}.\n`,
   );
   ctx.io.stderr.write("The key itself still works at the service until it is revoked in the organization's API settings.\n");
   await sayModeLeftBare(ctx, profileName);
