@@ -67,7 +67,8 @@ describe('translate reading an untrusted stdin', { timeout: 30_000 }, () => {
   });
 
   it('a text just within the limit, in four-byte characters and a CRLF, is still translated whole', async () => {
-    const ran = await piped(`node -e "process.stdout.write('\\u{1F600}'.repeat(5000) + '\\r\\n')"`, 'translate --to de --json');
+    // This test's own Node writes the text: the standalone suite's PATH has no node.
+    const ran = await piped(`'${process.execPath}' -e "process.stdout.write('\\u{1F600}'.repeat(5000) + '\\r\\n')"`, 'translate --to de --json');
     expect(ran.code, ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout).characters).toBe(5000);
   });
