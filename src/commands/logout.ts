@@ -146,13 +146,17 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
 
 /** What a kept sign-in suggests: run it again, or forget it here without revoking. */
 function forgetHint(profile: string): string {
-  return `run it again, or \`svc logout${profile === 'default' ? '' : ` --profile ${profile}`} --local\` to forget it here without revoking (the connection then stays open at the service)`;
+  return `run it again, or ${forgetLocally(profile)}`;
+}
+
+function forgetLocally(profile: string): string {
+  return `\`svc logout${profile === 'default' ? '' : ` --profile ${profile}`} --local\` to forget it here without revoking (the connection then stays open at the service)`;
 }
 
 /** The stored sign-in could not be read (a keychain that did not answer, a damaged entry): it is kept, with the read's exit code. */
 function unreadable(profile: string, where: string, error: unknown): CliError {
   const cause = error instanceof CliError ? error : new CliError((error as Error).message);
-  const hint = cause.hint ? `${cause.hint}; or ${forgetHint(profile).replace(/^run it again, or /, '')}` : forgetHint(profile);
+  const hint = cause.hint ? `${cause.hint}; or ${forgetLocally(profile)}` : forgetHint(profile);
   const message = `could not read the OAuth sign-in of ${where} to revoke it: ${cause.message}; the sign-in is kept`;
   // Still keychain_failed in --json when the keychain is the cause.
   return cause instanceof KeychainError ? new KeychainError(message, hint) : new CliError(message, cause.exitCode, hint);

@@ -149,7 +149,7 @@ const KERNEL_KEYRING = { linux: { store: 'keyutils' } } as const;
 const NO_SECRET_SERVICE = /DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freedesktop\.secrets|ServiceUnknown/;
 
 /** A keychain failure that means there is no keychain here at all (explained()'s words, or the addon's). */
-const NO_SECRET_SERVICE_HERE = /there is no Secret Service|DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freedesktop\.secrets|ServiceUnknown/;
+const NO_SECRET_SERVICE_HERE = new RegExp(`there is no Secret Service|${NO_SECRET_SERVICE.source}`);
 
 /** Says "no Secret Service" in words before the addon's own message, which speaks of D-Bus and X11. */
 async function explained<T>(call: () => Promise<T>): Promise<T> {
