@@ -35,7 +35,6 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { isDiskFull } from '../../config/atomic.js';
 import { eventFromJson, eventLogByKey, retain, seqOfEventId } from '../events.js';
 import { HttpError } from '../errors.js';
 import { empty, endUnauthorizedStreams } from '../state.js';
@@ -430,6 +429,12 @@ export class FileJournal implements StateJournal {
     }
     this.#lock.release();
   }
+}
+
+/** The disk (or the user's quota) is full. */
+function isDiskFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /** Keeps the file as it was beside it (FILE.torn); a copy the disk cut short is removed. */
