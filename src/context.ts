@@ -12,6 +12,7 @@ import type { Prompter } from './io/interactive.js';
 import type { Io } from './io/io.js';
 import type { Browser, Clock, Env, GlobalOptions, Random } from './shared/runtime.js';
 import type { AccessTokenOptions } from './auth/session.js';
+import type { TransactionSteps } from './credentials/transaction.js';
 
 export type { Input, Io, Output, Spinner } from './io/io.js';
 export type { Browser, Clock, GlobalOptions, Random } from './shared/runtime.js';
@@ -41,6 +42,8 @@ export interface Context extends BaseContext {
   http: HttpTransport;
   /** Runs fn holding the per-profile lock file (OAuth refresh; stale locks are taken over). */
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
+  /** Test seam: pauses a profile's credential transaction at each step (src/credentials/transaction.ts). */
+  transactionSteps?: TransactionSteps;
   /** The credential a request uses (docs/design.md "Credentials"); AuthError (exit 3) when there is none. */
   resolveCredential(): Promise<ResolvedCredential>;
   /** An API client for the resolved credential, made on first call. */

@@ -8,6 +8,7 @@ import { FileConfigStore } from '../config/config.js';
 import type { ConfigStore } from '../config/config.js';
 import { configDir } from '../config/paths.js';
 import { withProfileLockIn } from '../config/lock.js';
+import type { TransactionSteps } from '../credentials/transaction.js';
 import type { KeychainBackend, SecretStore } from '../credentials/store.js';
 import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, osKeychain, storePreference } from '../credentials/store.js';
 import { resolveCredential } from '../credentials/resolve.js';
@@ -43,6 +44,8 @@ export interface Runtime {
   /** A transport the runtime owns (not closed by dispose); otherwise the context opens its own. */
   http?: HttpTransport;
   config?: ConfigStore;
+  /** Pauses each profile's credential transaction at its steps (src/credentials/transaction.ts). */
+  transactionSteps?: TransactionSteps;
 }
 
 const noSpinner: Spinner = { stop() {} };
@@ -141,6 +144,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     prompter: runtime.prompter ?? noPrompter,
     http,
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
+    ...(runtime.transactionSteps ? { transactionSteps: runtime.transactionSteps } : {}),
     resolveCredential: () => (credential ??= resolveCredential(ctx)),
     api: () =>
       (client ??= (async () => {

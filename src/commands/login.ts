@@ -8,7 +8,8 @@ import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { chooseBaseUrl, chooseProfileName } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
 import { OAUTH_SECRET_NAME, type Profile, type SecretStorage } from '../config/config.js';
-import { describeLeft, reserveSecret, type SecretLeft } from '../credentials/store.js';
+import { describeLeft, leftByError, type SecretLeft } from '../credentials/store.js';
+import { withCredentialTransaction, type ProfileTransaction } from '../credentials/transaction.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
 import { recordSignIn } from '../credentials/sign-in.js';
 import { redactedKey } from './keys/shared.js';
@@ -108,11 +109,13 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   // Where the sign-in will be kept, before the browser opens (a read-only home, another user's folder).
   await checkWritableDir(ctx.config.dir);
   await ctx.secrets.checkStorage?.();
-  // Under the profile's lock, like a refresh, so a refresh in flight elsewhere cannot write its pair over ours.
-  const signedIn = await ctx.withProfileLock(target.profileName, () => signInAndStore(ctx, opts, target, client, moving));
+  // One credential transaction: the secret and config.json change together under the profile's
+  // lock, so a logout or a refresh elsewhere finds the whole sign-in or none of it.
+  const { signedIn, kept, signedInTarget } = await withCredentialTransaction(ctx, target.profileName, (tx) =>
+    signInAndKeep(ctx, tx, opts, target, client, moving),
+  );
   const { tokens, stored } = signedIn;
-  const kept = await revokedIfNotKept(ctx, signedIn, () => recordKept(ctx, target, stored, tokens, signedIn.storage, moving));
-  reportRemovedKeys(ctx, target, tokens, kept, moving);
+  reportRemovedKeys(ctx, signedInTarget, tokens, kept, moving);
   // A sign-in never switches the profile's mode (src/credentials/mode.ts): said when it stays in test mode.
   if ((await ctx.config.read()).profiles[target.profileName]?.mode === 'test')
     note(ctx, `Profile "${target.profileName}" stays in test mode: use --live for one command, or \`svc mode live\` to switch.`);
@@ -183,51 +186,87 @@ interface SignedIn {
 const SIGN_IN_BYTES = 8 * 1024;
 
 /**
- * Call holding the profile's lock. The secret's place is made sure before the browser opens
- * (issue 44: on a full disk the whole sign-in ran, then storing failed), and the tokens are
- * stored first: without them the metadata would describe nothing.
+ * The login's credential transaction. The profile is read again under the lock (a logout may
+ * have ended its sign-in meanwhile). The secret's place is made sure before the browser opens
+ * (issue 44: on a full disk the whole sign-in ran, then storing failed); then the tokens are
+ * stored, the organization's name read and config.json written, all before the lock goes.
  */
-async function signInAndStore(ctx: Context, opts: LoginOptions, target: Target, client: ClientAuth, moving: boolean): Promise<SignedIn> {
-  const { profileName, existing } = target;
-  const reservation = await reserveSecret(ctx.secrets, profileName, OAUTH_SECRET_NAME, SIGN_IN_BYTES, existing?.oauth?.storage);
+async function signInAndKeep(
+  ctx: Context,
+  tx: ProfileTransaction,
+  opts: LoginOptions,
+  before: Target,
+  client: ClientAuth,
+  moving: boolean,
+): Promise<{ signedIn: SignedIn; kept: Kept; signedInTarget: Target }> {
+  const config = await tx.config();
+  const target = { ...before, existing: Object.hasOwn(config.profiles, tx.profile) ? config.profiles[tx.profile] : undefined };
+  const reservation = await tx.reserveSecret(OAUTH_SECRET_NAME, SIGN_IN_BYTES, target.existing?.oauth?.storage);
   try {
-    const { metadata, tokens } = await signIn(ctx, opts, target.baseUrl, client);
-    const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(target.baseUrl, ENDPOINTS['oauth.revoke'].path).href;
-    // A profile is one organization: moving it to another one must be deliberate.
-    if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
-      await confirmOrganizationMove(ctx, profileName, existing, tokens, () => revokeUnused(ctx, revocationEndpoint, client, tokens).then(() => {}));
-    }
-    const stored = storedFromTokens(tokens, ctx.clock.now(), { client, token_endpoint: metadata.token_endpoint, revocation_endpoint: revocationEndpoint });
-    const issued = { tokens, stored, client, revocationEndpoint };
-    const storage = await revokedIfNotKept(ctx, issued, () => reservation.store(JSON.stringify(stored)));
-    return { ...issued, storage };
+    const issued = await issue(ctx, opts, target, client, moving);
+    await tx.step('signed-in');
+    return await revokedIfNotKept(ctx, tx, issued, async (stored) => {
+      const storage = await reservation.store(JSON.stringify(issued.stored));
+      stored();
+      // credentials.json's lock goes before config.json is written (a moved profile's keys are deleted there).
+      await reservation.release();
+      const kept = await recordKept(ctx, tx, target, issued, storage, moving);
+      return { signedIn: { ...issued, storage }, kept, signedInTarget: target };
+    });
   } finally {
     await reservation.release();
   }
 }
 
-/** What a sign-in could not keep is revoked at once, so no connection stays open that nothing here holds. */
-async function revokedIfNotKept<T>(ctx: Context, issued: Omit<SignedIn, 'storage'>, keep: () => Promise<T>): Promise<T> {
+/** The browser's sign-in, its tokens, and (for another organization) the user's consent to move. */
+async function issue(ctx: Context, opts: LoginOptions, target: Target, client: ClientAuth, moving: boolean): Promise<Omit<SignedIn, 'storage'>> {
+  const { profileName, existing } = target;
+  const { metadata, tokens } = await signIn(ctx, opts, target.baseUrl, client);
+  const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(target.baseUrl, ENDPOINTS['oauth.revoke'].path).href;
+  // A profile is one organization: moving it to another one must be deliberate.
+  if (!moving && existing?.org_id && existing.org_id !== tokens.org_id) {
+    await confirmOrganizationMove(ctx, profileName, existing, tokens, () => revokeUnused(ctx, revocationEndpoint, client, tokens).then(() => {}));
+  }
+  const stored = storedFromTokens(tokens, ctx.clock.now(), { client, token_endpoint: metadata.token_endpoint, revocation_endpoint: revocationEndpoint });
+  return { tokens, stored, client, revocationEndpoint };
+}
+
+/**
+ * What a sign-in could not keep is revoked at once, so no connection stays open that nothing
+ * here holds, and its secret, once stored, is deleted again: the transaction leaves nothing half.
+ */
+async function revokedIfNotKept<T>(
+  ctx: Context,
+  tx: ProfileTransaction,
+  issued: Omit<SignedIn, 'storage'>,
+  keep: (stored: () => void) => Promise<T>,
+): Promise<T> {
+  let secretStored = false;
   try {
-    return await keep();
+    return await keep(() => (secretStored = true));
   } catch (error) {
     if (await revokeUnused(ctx, issued.revocationEndpoint, issued.client, issued.tokens))
       note(ctx, 'The new sign-in was revoked at the service: nothing of it stays open there.');
+    if (secretStored) {
+      const left = await tx.deleteSecret(OAUTH_SECRET_NAME).catch((failure: unknown) => leftByError(tx.profile, OAUTH_SECRET_NAME, failure));
+      if (left) warn(ctx, describeLeft(left));
+    }
     throw error;
   }
 }
 
-/** The organization's name, then the profile's metadata (under the profile's lock). */
+/** The organization's name, then the profile's metadata. */
 async function recordKept(
   ctx: Context,
-  { profileName, existing, baseUrl }: Target,
-  stored: StoredOAuth,
-  tokens: TokenSet,
+  tx: ProfileTransaction,
+  target: Target,
+  issued: Omit<SignedIn, 'storage'>,
   storage: SecretStorage,
   moving: boolean,
 ): Promise<Kept> {
-  const orgName = await organizationName(ctx, profileName, baseUrl, existing, tokens);
-  const { removed, left } = await ctx.withProfileLock(profileName, () => recordProfile(ctx, profileName, baseUrl, stored, tokens, orgName, storage, moving));
+  const { stored, tokens } = issued;
+  const orgName = await organizationName(ctx, target, tokens);
+  const { removed, left } = await recordProfile(tx, target.baseUrl, stored, tokens, orgName, storage, moving);
   return { storage, orgName, removed, left };
 }
 
@@ -541,15 +580,19 @@ async function step<T>(fn: () => Promise<T>, ctx: Context): Promise<T> {
   }
 }
 
-/** GET /v1/account with the new token, for the organization's name (needs account:read). */
-async function organizationName(ctx: Context, profileName: string, baseUrl: string, existing: Profile | undefined, tokens: TokenSet): Promise<string | null> {
+/**
+ * GET /v1/account with the new token, for the organization's name (needs account:read). The
+ * token is the one just issued, handed to the client as is: config.json does not name the
+ * sign-in yet, and the transaction holds the lock a refresh would wait for.
+ */
+async function organizationName(ctx: Context, { profileName, baseUrl, existing }: Target, tokens: TokenSet): Promise<string | null> {
   const known = existing?.org_id === tokens.org_id ? (existing.org_name ?? null) : null;
   // Without account:read the service would answer 403: keep what we know instead of asking.
   if (!tokens.scopes.includes('account:read')) return known;
   try {
     const { createApiClient } = await import('../api/client.js');
     const api = createApiClient(
-      ctx,
+      { http: ctx.http, clock: ctx.clock, random: ctx.random, env: ctx.env, signal: ctx.signal, io: ctx.io, accessToken: async () => tokens.access_token },
       { kind: 'oauth', source: 'profile', mode: 'live', profileName, baseUrl },
       confirmedOrg({ source: 'profile', profile: existing }),
     );
@@ -563,8 +606,7 @@ async function organizationName(ctx: Context, profileName: string, baseUrl: stri
 }
 
 async function recordProfile(
-  ctx: Context,
-  profileName: string,
+  tx: ProfileTransaction,
   baseUrl: string,
   stored: StoredOAuth,
   tokens: TokenSet,
@@ -572,7 +614,7 @@ async function recordProfile(
   storage: SecretStorage,
   moved: boolean,
 ): Promise<{ removed: RemovedKey[]; left: SecretLeft[] }> {
-  const { removed: removedKeys, left } = await recordSignIn(ctx, profileName, {
+  const { removed: removedKeys, left } = await recordSignIn(tx, {
     baseUrl,
     orgId: tokens.org_id,
     orgName,

@@ -12,7 +12,8 @@ import { describeLeft, type SecretLeft } from '../credentials/store.js';
 import { AuthError, CliError, EXIT, InterruptedError, KeychainError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
 import { note, printJson, warn } from '../io/output.js';
-import { fetchOf, clientOf, readStored, storageOf, type StoredOAuth } from '../auth/stored.js';
+import { fetchOf, clientOf, parseStored, storageOf, type StoredOAuth } from '../auth/stored.js';
+import { withCredentialTransaction, type ProfileTransaction } from '../credentials/transaction.js';
 import { OAuthStepError } from '../auth/http.js';
 import { revokeToken } from '../auth/tokens.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
@@ -81,13 +82,23 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
   if (failure) throw failure;
 }
 
-async function logoutProfile(ctx: Context, profile: string, local: boolean): Promise<{ result: LogoutResult; error?: CliError }> {
-  const config = await ctx.config.read();
+/**
+ * One credential transaction: read, revoke, delete and forget under the profile's lock, so a
+ * login in flight finishes first (and is then logged out) or starts after (and is kept).
+ */
+function logoutProfile(ctx: Context, profile: string, local: boolean): Promise<{ result: LogoutResult; error?: CliError }> {
+  return withCredentialTransaction(ctx, profile, (tx) => logoutUnderLock(ctx, tx, local));
+}
+
+async function logoutUnderLock(ctx: Context, tx: ProfileTransaction, local: boolean): Promise<{ result: LogoutResult; error?: CliError }> {
+  const { profile } = tx;
+  const config = await tx.config();
   const meta = config.profiles[profile];
   const where = `profile "${profile}"${meta?.org_name ? ` (${meta.org_name})` : ''}`;
   let stored: StoredOAuth | null;
   try {
-    stored = await readStored(ctx, profile, storageOf(config, profile));
+    const text = await tx.getSecret(OAUTH_SECRET_NAME, storageOf(config, profile));
+    stored = text === null ? null : parseStored(text, profile);
   } catch (error) {
     // A keychain that did not answer is not "nothing stored": forgetting the sign-in now
     // would leave its connection open with nothing here to close it. --local forgets anyway;
@@ -114,18 +125,14 @@ async function logoutProfile(ctx: Context, profile: string, local: boolean): Pro
       return { result, error };
     }
     result.revoked = true;
+    await tx.step('revoked');
   }
 
-  // Under the profile's lock, which a refresh holds while it writes a new pair: a refresh in
-  // flight finishes first (and is deleted here), or starts after and finds nothing stored.
-  const left = await ctx.withProfileLock(profile, async () => {
-    const entryLeft = await ctx.secrets.delete(profile, OAUTH_SECRET_NAME, meta?.oauth?.storage);
-    await ctx.config.update((data) => {
-      const entry = data.profiles[profile];
-      if (entry) keepModeThroughChange(entry);
-      if (entry) delete entry.oauth;
-    });
-    return entryLeft;
+  const left = await tx.deleteSecret(OAUTH_SECRET_NAME, meta?.oauth?.storage);
+  await tx.updateConfig((data) => {
+    const entry = data.profiles[profile];
+    if (entry) keepModeThroughChange(entry);
+    if (entry) delete entry.oauth;
   });
   result.forgotten = true;
   if (left) {

@@ -2,9 +2,10 @@
 // organization and address the sign-in was made for. Keys of another organization or
 // address would act for it under the profile's name, so they go, secrets included.
 import { keepModeThroughChange } from './mode.js';
-import type { ConfigData, ConfigStore, KeyMeta, OAuthMeta, Profile, SecretStorage } from '../config/config.js';
+import type { ConfigData, KeyMeta, OAuthMeta, Profile, SecretStorage } from '../config/config.js';
 import { DEFAULT_PROFILE } from '../config/config.js';
-import type { SecretLeft, SecretStore } from './store.js';
+import type { SecretLeft } from './store.js';
+import type { ProfileTransaction } from './transaction.js';
 
 export interface SignIn {
   baseUrl: string;
@@ -18,13 +19,10 @@ export interface SignIn {
   moved: boolean;
 }
 
-/** Call holding the profile's lock. Returns the keys removed and any secret that could not be deleted. */
-export async function recordSignIn(
-  deps: { config: ConfigStore; secrets: SecretStore },
-  profileName: string,
-  signIn: SignIn,
-): Promise<{ removed: KeyMeta[]; left: SecretLeft[] }> {
-  const removed = await deps.config.update((config: ConfigData) => {
+/** Part of the login's transaction. Returns the keys removed and any secret that could not be deleted. */
+export async function recordSignIn(tx: ProfileTransaction, signIn: SignIn): Promise<{ removed: KeyMeta[]; left: SecretLeft[] }> {
+  const profileName = tx.profile;
+  const removed = await tx.updateConfig((config: ConfigData) => {
     const profile: Profile = config.profiles[profileName] ?? {};
     let removedKeys: KeyMeta[] = [];
     if (signIn.moved || (profile.org_id && profile.org_id !== signIn.orgId)) {
@@ -49,7 +47,7 @@ export async function recordSignIn(
   });
   const left: SecretLeft[] = [];
   for (const key of removed) {
-    const entry = await deps.secrets.delete(profileName, key.name, key.storage);
+    const entry = await tx.deleteSecret(key.name, key.storage);
     if (entry) left.push(entry);
   }
   return { removed, left };
