@@ -11,6 +11,7 @@ import { MemorySecretStore } from '../../src/credentials/store.js';
 import type { KeychainBackend, SecretStore } from '../../src/credentials/store.js';
 import type { Prompter } from '../../src/io/interactive.js';
 import type { Browser, Clock } from '../../src/context.js';
+import type { TransactionSteps } from '../../src/credentials/transaction.js';
 
 export interface RunCliOptions {
   env?: Record<string, string>;
@@ -30,6 +31,8 @@ export interface RunCliOptions {
   clock?: Clock;
   signal?: AbortSignal;
   columns?: number;
+  /** Pauses each profile's credential transaction at its steps (src/credentials/transaction.ts). */
+  transactionSteps?: TransactionSteps;
 }
 
 export interface RunCliResult {
@@ -109,6 +112,7 @@ export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<
     },
     signal: opts.signal ?? new AbortController().signal,
     prompter: opts.prompter ?? refusingPrompter,
+    ...(opts.transactionSteps ? { transactionSteps: opts.transactionSteps } : {}),
   };
   if (opts.keychain) {
     runtime.keychain = opts.keychain;
