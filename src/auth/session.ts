@@ -2,15 +2,16 @@
 // "Credentials"). Refresh tokens are single use (docs/contract.md "Authentication" 9), so two processes
 // refreshing at once would make the second present a used token and lose the connection.
 // Hence: refresh only under the per-profile lock, and re-read the stored pair inside it.
-import type { ConfigStore, SecretStorage } from '../config/config.js';
-import { DiskFullError, reserveSecret, type SecretReservation, type SecretStore } from '../credentials/store.js';
+import type { ConfigData, SecretStorage } from '../config/config.js';
+import { DiskFullError, type SecretReservation } from '../credentials/store.js';
+import { withCredentialTransaction, type ProfileTransaction, type TransactionDeps } from '../credentials/transaction.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { HttpTransport } from '../api/http.js';
 import type { Clock, Random } from '../shared/runtime.js';
 import { AuthError, InterruptedError, NetworkError } from '../errors.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 import { OAuthStepError, type FetchLike } from './http.js';
-import { clientOf, readStored, REFRESH_AHEAD_MS, storageOf, type StoredOAuth } from './stored.js';
+import { clientOf, parseStored, readStored, REFRESH_AHEAD_MS, storageOf, type StoredOAuth } from './stored.js';
 import { refreshTokens } from './tokens.js';
 import { withRefreshRetries } from './refresh-retry.js';
 
@@ -21,16 +22,12 @@ export interface AccessTokenOptions {
   failedToken?: string;
 }
 
-/** What a session uses (the context has all of it). */
-export interface SessionDeps {
-  config: ConfigStore;
-  secrets: SecretStore;
+/** What a session uses (the context has all of it): the profile's credential transaction, and the network. */
+export interface SessionDeps extends TransactionDeps {
   http: HttpTransport;
   clock: Clock;
   random: Random;
   signal: AbortSignal;
-  /** Runs fn holding the per-profile lock file. */
-  withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
   /** A line for the user (stderr): the refreshed sign-in could not be stored, the command goes on. */
   warn?(message: string): void;
 }
@@ -64,24 +61,40 @@ async function getOAuthAccessToken(ctx: SessionDeps, handedOut: Map<string, stri
   if (!opts.forceRefresh && !nearExpiry(stored, ctx.clock.now())) return handOut(stored.access_token);
 
   const failedToken = opts.forceRefresh ? (opts.failedToken ?? handedOut.get(profile) ?? stored.access_token) : stored.access_token;
-  const token = await ctx.withProfileLock(profile, async () => {
-    // Inside the lock: another process may have rotated the pair while we waited.
-    const current = (await readStored(ctx, profile, storage)) ?? stored;
+  const token = await withCredentialTransaction(ctx, profile, async (tx) => {
+    // Inside the transaction: another process may have rotated the pair (or logged out) while we waited.
+    const now = await tx.config();
+    const where = storageOf(now, profile);
+    const current = await readIn(tx, where);
+    if (current === null) throw new AuthError(`profile "${profile}" has no OAuth sign-in stored`, `run \`svc login --profile ${profile}\``);
     const rotatedMeanwhile = current.access_token !== failedToken;
     if (!nearExpiry(current, ctx.clock.now()) && (!opts.forceRefresh || rotatedMeanwhile)) return current.access_token;
-    const orgName = config.profiles[profile]?.org_name ?? current.org_id;
-    return refreshUnderLock(ctx, profile, current, orgName, storage);
+    return refreshUnderLock(ctx, tx, now, current, where);
   });
   return handOut(token);
+}
+
+/** The stored pair, read in the transaction. */
+async function readIn(tx: ProfileTransaction, where: SecretStorage | undefined): Promise<StoredOAuth | null> {
+  const text = await tx.getSecret(OAUTH_SECRET_NAME, where);
+  return text === null ? null : parseStored(text, tx.profile);
 }
 
 function nearExpiry(stored: StoredOAuth, now: number): boolean {
   return stored.expires_at - REFRESH_AHEAD_MS <= now;
 }
 
-/** RFC 6749 §6, then the new pair is stored before anything else can fail. Caller holds the lock. */
-async function refreshUnderLock(ctx: SessionDeps, profile: string, current: StoredOAuth, orgName: string, where: SecretStorage | undefined): Promise<string> {
-  const meta = (await ctx.config.read()).profiles[profile];
+/** RFC 6749 §6, then the new pair is stored before anything else can fail. Part of the profile's transaction. */
+async function refreshUnderLock(
+  ctx: SessionDeps,
+  tx: ProfileTransaction,
+  config: ConfigData,
+  current: StoredOAuth,
+  where: SecretStorage | undefined,
+): Promise<string> {
+  const { profile } = tx;
+  const meta = config.profiles[profile];
+  const orgName = meta?.org_name ?? current.org_id;
   // The refresh token goes only to the token endpoint of the profile's own origin (docs/design.md "Credentials").
   const address = profileAddress(meta);
   if (!sameOrigin(current.token_endpoint, address)) {
@@ -92,9 +105,9 @@ async function refreshUnderLock(ctx: SessionDeps, profile: string, current: Stor
   }
   // The new pair's place first (credentials.json's lock, its temp file at full size): a full
   // disk fails here, before the single-use refresh token is spent.
-  const reservation = await reserveSecret(ctx.secrets, profile, OAUTH_SECRET_NAME, newPairBytes(current), where);
+  const reservation = await tx.reserveSecret(OAUTH_SECRET_NAME, newPairBytes(current), where);
   try {
-    return await refreshInto(ctx, profile, current, orgName, where, meta?.oauth?.refresh_started_at !== undefined, reservation);
+    return await refreshInto(ctx, tx, current, orgName, where, meta?.oauth?.refresh_started_at !== undefined, reservation);
   } finally {
     await reservation.release();
   }
@@ -107,15 +120,16 @@ function newPairBytes(current: StoredOAuth): number {
 
 async function refreshInto(
   ctx: SessionDeps,
-  profile: string,
+  tx: ProfileTransaction,
   current: StoredOAuth,
   orgName: string,
   where: SecretStorage | undefined,
   earlierInterrupted: boolean,
   reservation: SecretReservation,
 ): Promise<string> {
+  const { profile } = tx;
   // (earlierInterrupted: a mark still there from an earlier refresh, which never stored its new pair.)
-  await markRefreshInFlight(ctx, profile, new Date(ctx.clock.now()).toISOString());
+  await markRefreshInFlight(tx, new Date(ctx.clock.now()).toISOString());
   let tokens;
   try {
     // 429/5xx/network: retried, then exit 7/9 (src/auth/refresh-retry.ts); refusals come through as before.
@@ -127,9 +141,9 @@ async function refreshInto(
     if (error instanceof OAuthStepError && error.kind === 'oauth' && error.details.oauthError === 'invalid_grant') {
       // Another process may have rotated the pair while this one was stopped (its lock then taken
       // over as stale): the refusal is of our old token, not of the connection.
-      const now = await readStored(ctx, profile, where).catch(() => null);
+      const now = await readIn(tx, where).catch(() => null);
       if (now && now.refresh_token !== current.refresh_token) {
-        await markRefreshInFlight(ctx, profile, undefined);
+        await markRefreshInFlight(tx, undefined);
         return now.access_token;
       }
       if (earlierInterrupted) {
@@ -138,14 +152,14 @@ async function refreshInto(
           `svc login --profile ${profile}`,
           'refresh_interrupted',
         );
-        await recordEnded(ctx, profile, current, failure.oauthError);
+        await recordEnded(ctx, tx, current, failure.oauthError);
         throw failure;
       }
     }
     const failure = refreshFailure(ctx, error, profile, orgName);
-    if (failure instanceof ConnectionEndedError) await recordEnded(ctx, profile, current, failure.oauthError);
+    if (failure instanceof ConnectionEndedError) await recordEnded(ctx, tx, current, failure.oauthError);
     // The service answered: this refresh is over (a network failure may have spent the token: the mark stays).
-    else if (error instanceof OAuthStepError && error.kind !== 'network') await markRefreshInFlight(ctx, profile, undefined);
+    else if (error instanceof OAuthStepError && error.kind !== 'network') await markRefreshInFlight(tx, undefined);
     throw failure;
   }
   if (tokens.org_id !== current.org_id) {
@@ -171,8 +185,8 @@ async function refreshInto(
     ctx.warn?.(unsavedSignIn(error, profile));
     return next.access_token;
   }
-  await ctx.config
-    .update((config) => {
+  await tx
+    .updateConfig((config) => {
       const meta = config.profiles[profile]?.oauth;
       if (meta) {
         Object.assign(meta, { expires_at: next.expires_at, scopes: tokens.scopes, storage });
@@ -195,10 +209,10 @@ function unsavedSignIn(error: unknown, profile: string): string {
 }
 
 /** Records (an ISO time) or clears (undefined) the in-flight mark of the profile's refresh. Best effort: it only words a later error. */
-async function markRefreshInFlight(ctx: SessionDeps, profile: string, startedAt: string | undefined): Promise<void> {
-  await ctx.config
-    .update((config) => {
-      const meta = config.profiles[profile]?.oauth;
+async function markRefreshInFlight(tx: ProfileTransaction, startedAt: string | undefined): Promise<void> {
+  await tx
+    .updateConfig((config) => {
+      const meta = config.profiles[tx.profile]?.oauth;
       if (!meta) return;
       if (startedAt === undefined) delete meta.refresh_started_at;
       else meta.refresh_started_at = startedAt;
@@ -222,12 +236,12 @@ class ConnectionEndedError extends AuthError {
  * instead of a live-looking sign-in. Nothing is deleted (`svc login` replaces it). Only
  * when the stored pair is still the refused one: a login in another process meanwhile wins.
  */
-async function recordEnded(ctx: SessionDeps, profile: string, refused: StoredOAuth, oauthError: string): Promise<void> {
-  const still = await readStored(ctx, profile, storageOf(await ctx.config.read(), profile)).catch(() => null);
+async function recordEnded(ctx: SessionDeps, tx: ProfileTransaction, refused: StoredOAuth, oauthError: string): Promise<void> {
+  const still = await readIn(tx, storageOf(await tx.config(), tx.profile)).catch(() => null);
   if (still && still.refresh_token !== refused.refresh_token) return;
-  await ctx.config
-    .update((config) => {
-      const meta = config.profiles[profile]?.oauth;
+  await tx
+    .updateConfig((config) => {
+      const meta = config.profiles[tx.profile]?.oauth;
       if (!meta) return;
       Object.assign(meta, { ended_at: new Date(ctx.clock.now()).toISOString(), ended_reason: oauthError });
       delete meta.refresh_started_at;
