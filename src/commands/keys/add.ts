@@ -12,6 +12,7 @@ import { printJson, printText, warn } from '../../io/output.js';
 import { describeLeft, type SecretLeft } from '../../credentials/store.js';
 import { confirmedOrg } from '../../credentials/confirmed.js';
 import { addEntry, commitKey, dropEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
+import { withCredentialTransaction, type ProfileTransaction } from '../../credentials/transaction.js';
 import { lastFour, redact } from '../../io/redact.js';
 import { parseKeyName, redactedKey } from './shared.js';
 
@@ -128,7 +129,8 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   checkOrganization(opts, account, target);
   const meta = await keyMeta(ctx, key, name, mode, account, unverified, target);
   await confirmReplacement(ctx, opts, (await ctx.config.read()).profiles[target.profileName]?.keys, meta, target.profileName);
-  const stored = await storeKey(ctx, key, meta, account, target);
+  // One credential transaction: a login, logout or refresh of the profile elsewhere waits for it.
+  const stored = await withCredentialTransaction(ctx, target.profileName, (tx) => storeKey(ctx, tx, key, meta, account, target));
   report(ctx, meta, account, unverified, target, stored);
   // A key added never switches the profile's mode (src/credentials/mode.ts): said when it is not the key's.
   const profileMode = (await ctx.config.read()).profiles[target.profileName]?.mode;
@@ -265,27 +267,27 @@ interface Stored {
  * Kill-safe order (src/credentials/journal.ts): announce the secret, write it, then commit its
  * metadata. A kill anywhere leaves the old key, or the new one, never a secret nobody describes.
  */
-async function storeKey(ctx: Context, key: string, meta: KeyMeta, account: Account, { profileName, baseUrl }: Target): Promise<Stored> {
+async function storeKey(ctx: Context, tx: ProfileTransaction, key: string, meta: KeyMeta, account: Account, { profileName, baseUrl }: Target): Promise<Stored> {
   const { name, mode } = meta;
   const org = { id: account.id, name: account.name, base_url: baseUrl };
   const entry = inFlight(profileName, name, ctx.clock.now(), meta, org);
-  const hadConfig = await ctx.config.read().then((cfg) => Object.keys(cfg.profiles).length > 0 || cfg.default_profile !== undefined);
-  await ctx.config.update((cfg) => {
+  const hadConfig = await tx.config().then((cfg) => Object.keys(cfg.profiles).length > 0 || cfg.default_profile !== undefined);
+  await tx.updateConfig((cfg) => {
     checkNameFree(cfg.profiles[profileName]?.keys?.[name], name, mode, profileName);
     addEntry(cfg, entry);
   });
   let storage: KeyMeta['storage'];
   try {
-    storage = await ctx.secrets.set(profileName, name, key);
+    storage = await tx.setSecret(name, key);
   } catch (error) {
     // Nothing was stored: withdraw the announcement (best effort; the next command would settle it).
-    await ctx.config.update((cfg) => dropEntry(cfg, entry)).catch(() => {});
+    await tx.updateConfig((cfg) => dropEntry(cfg, entry)).catch(() => {});
     // A first add that stored nothing leaves no config.json behind either.
     if (!hadConfig) await ctx.config.removeIfEmpty?.().catch(() => {});
     throw error;
   }
   meta.storage = storage;
-  const replaced = await ctx.config.update((cfg) => {
+  const replaced = await tx.updateConfig((cfg) => {
     dropEntry(cfg, entry);
     return commitKey(cfg, profileName, meta, ctx.clock.now(), org);
   });

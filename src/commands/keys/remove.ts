@@ -10,6 +10,7 @@ import { addEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../
 import { parseKeyName, redactedKey } from './shared.js';
 import { askBeforeDeleting } from '../shared/ask-first.js';
 import { hasCredentialFor, keepModeThroughChange } from '../../credentials/mode.js';
+import { withCredentialTransaction } from '../../credentials/transaction.js';
 
 export interface KeysRemoveOptions {
   name: string;
@@ -41,12 +42,12 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
   await askBeforeDeleting(ctx, `Remove the ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"? Its stored secret is deleted`);
   // Kill-safe order (src/credentials/journal.ts): the metadata goes with an announced delete,
   // then the secret, then the announcement; a kill in between leaves an entry the next command settles.
-  const left = await ctx.withProfileLock(profileName, async () => {
+  const left = await withCredentialTransaction(ctx, profileName, async (tx) => {
     // The secret's delete reads credentials.json whatever the key's storage: one from a newer
     // svc is refused here, before config.json loses the key (as profiles remove refuses).
     await ctx.secrets.checkStorage?.();
     const entry = inFlight(profileName, opts.name, ctx.clock.now());
-    await ctx.config.update((cfg) => {
+    await tx.updateConfig((cfg) => {
       const stored = cfg.profiles[profileName];
       if (stored) keepModeThroughChange(stored);
       delete stored?.keys?.[opts.name];
