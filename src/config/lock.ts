@@ -7,7 +7,7 @@
 // still goes stale after STALE_MS.
 // node:fs's `promises` is read where used: fs/promises then loads only when a file is
 // written or waited on, not at every start.
-import { promises } from 'node:fs';
+import { promises, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
@@ -77,9 +77,34 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether the holder is this host's process, stopped (SIGSTOP, Ctrl-Z) rather than gone: it
+ * cannot refresh its lock, yet it still holds what it read, and resumed it writes it (a refresh
+ * of single-use tokens would store the pair it was given). Its lock is waited for, never taken
+ * over. Linux only (/proc); the start time tells it from another process with a reused pid.
+ */
+function stoppedHolder(holder: LockHolder): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const stat = readFileSync(`/proc/${holder.pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces and parentheses): state first, start time 20th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] !== 'T' && fields[0] !== 't') return false;
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    // Clock ticks since boot; USER_HZ is 100 on every Linux Node runs on.
+    const startedMs = (bootSeconds + Number(fields[19]) / 100) * 1000;
+    return Math.abs(startedMs - Date.parse(holder.started_at)) < STARTED_AT_SLACK_MS;
+  } catch {
+    return false;
+  }
+}
+
+/** How far a holder's recorded start may be from its process's own (the record rounds process.uptime()). */
+const STARTED_AT_SLACK_MS = 2_000;
+
 type Inspection =
   | { kind: 'gone' }
-  | { kind: 'live'; holder: LockHolder | null }
+  | { kind: 'live'; holder: LockHolder | null; stopped?: boolean }
   /** Left behind: the holder is dead, or the lock stopped being refreshed. `ino` names the file judged. */
   | { kind: 'abandoned'; ino: number; why: string };
 
@@ -102,6 +127,7 @@ async function inspect(lockPath: string, now: number): Promise<Inspection> {
   if (holder && holder.host === hostname() && !pidAlive(holder.pid)) {
     return { kind: 'abandoned', ino: stat.ino, why: `its holder, process ${holder.pid}, is gone` };
   }
+  if (aged && holder && holder.host === hostname() && stoppedHolder(holder)) return { kind: 'live', holder, stopped: true };
   if (aged) return { kind: 'abandoned', ino: stat.ino, why: `it was not refreshed for ${Math.round((now - stat.mtimeMs) / 1000)} s` };
   return { kind: 'live', holder };
 }
@@ -173,10 +199,10 @@ async function takeOver(lockPath: string, judgedIno: number): Promise<void> {
   await promises.rm(aside, { recursive: true, force: true });
 }
 
-function describeHolder(holder: LockHolder | null, lockPath: string): string {
+function describeHolder(holder: LockHolder | null, lockPath: string, stopped = false): string {
   if (!holder) return `another svc process holds ${lockPath}`;
   const where = holder.host === hostname() ? '' : ` on ${holder.host}`;
-  return `another svc process (pid ${holder.pid}${where}, holding it since ${holder.acquired_at}) holds ${lockPath}`;
+  return `another svc process (pid ${holder.pid}${where}, ${stopped ? 'stopped, ' : ''}holding it since ${holder.acquired_at}) holds ${lockPath}`;
 }
 
 /** Takes the lock on `target`; resolves to the release function. */
@@ -201,14 +227,16 @@ export async function acquireFileLock(target: string, options: LockOptions = {})
     const waited = now() - started;
     if (waited >= MAX_WAIT_MS) {
       throw new ConfigError(
-        `could not lock ${target}: ${describeHolder(found.holder, lockPath)} and has not let go for ${MAX_WAIT_MS / 1000} s`,
+        `could not lock ${target}: ${describeHolder(found.holder, lockPath, found.stopped)} and has not let go for ${MAX_WAIT_MS / 1000} s`,
         target,
-        'try again when that process has finished, or end it',
+        found.stopped && found.holder
+          ? `resume process ${found.holder.pid} (kill -CONT ${found.holder.pid}, or fg in its terminal) and try again, or end it`
+          : 'try again when that process has finished, or end it',
       );
     }
     if (!noticed && waited >= NOTICE_AFTER_MS) {
       noticed = true;
-      options.onWait?.(`waiting: ${describeHolder(found.holder, lockPath)}`);
+      options.onWait?.(`waiting: ${describeHolder(found.holder, lockPath, found.stopped)}`);
     }
     if (signal?.aborted) throw new InterruptedError();
     await sleep(delay);
