@@ -3,6 +3,7 @@
 // in /proc/keys (the keys this process may view) by their description, `<account>@<service>`
 // with or without the addon's `keyring:` target prefix, and deleted through the addon.
 import { readFileSync } from 'node:fs';
+import type { KeychainBackend } from './keychain-backend.js';
 
 /** One user key of /proc/keys: its description, and whether it is already invalidated (on its way out). */
 export interface KernelKey {
@@ -50,4 +51,31 @@ export function svcKernelKeys(service: string, keys: KernelKey[] | null = listKe
   return (keys ?? [])
     .filter((key) => !key.invalidated && key.description.endsWith(suffix))
     .map((key) => ({ description: key.description, account: key.description.slice(0, -suffix.length).replace(/^keyring:/, '') }));
+}
+
+/** One kernel-keyring call of a backend: read or delete the copy with this description (the addon's `target`). */
+export type KernelCall = (op: 'get' | 'delete', description: string, service: string, account: string, signal: AbortSignal) => Promise<unknown>;
+
+/** A backend's dealings with the kernel-keyring copies, whichever way it reaches the addon (in-process or its own process). */
+export function kernelCopyMethods(kernel: KernelCall): Required<Pick<KeychainBackend, 'forgetKernelCopy' | 'kernelCopies' | 'readKernelCopy'>> {
+  return {
+    async forgetKernelCopy(service, account, signal) {
+      const { descriptions, listed } = kernelCopiesOf(service, account);
+      let found = false;
+      for (const description of descriptions) {
+        if (await kernel('delete', description, service, account, signal)) found = true;
+        // Listed in /proc/keys, yet not found from here: another login session's keyring holds it.
+        else if (listed) throw new Error(`${description} is in a kernel keyring this login session cannot reach`);
+      }
+      return found;
+    },
+    kernelCopies: async (service) => [...new Set(svcKernelKeys(service).map((copy) => copy.account))],
+    async readKernelCopy(service, account, signal) {
+      for (const description of kernelCopiesOf(service, account).descriptions) {
+        const value = (await kernel('get', description, service, account, signal)) as string | null;
+        if (value != null) return value;
+      }
+      return null;
+    },
+  };
 }

@@ -2,7 +2,7 @@
 // asked from a process of its own (keychain-process.ts), and the kernel-keyring copies an
 // earlier svc left behind.
 import { lazyRequire } from '../node-require.js';
-import { kernelCopiesOf, svcKernelKeys } from './kernel-keyring.js';
+import { kernelCopyMethods } from './kernel-keyring.js';
 import { KeychainProcess, type KeychainRequest } from './keychain-process.js';
 import { keychainName, NO_SECRET_SERVICE } from './store-errors.js';
 import type { Env } from '../shared/runtime.js';
@@ -69,24 +69,12 @@ export function napiKeychain(platform: NodeJS.Platform = process.platform): Keyc
     // A copy is addressed by its exact description (in the keyutils store, the target names it).
     const kernelEntry = (description: string, service: string, account: string) =>
       lazyRequire('@napi-rs/keyring').AsyncEntry.withTarget(description, service, account, KERNEL_KEYRING);
-    backend.forgetKernelCopy = async (service, account, signal) => {
-      const { descriptions, listed } = kernelCopiesOf(service, account);
-      let found = false;
-      for (const description of descriptions) {
-        if (await kernelEntry(description, service, account).deletePassword(signal)) found = true;
-        // Listed in /proc/keys, yet not found from here: another login session's keyring holds it.
-        else if (listed) throw new Error(`${description} is in a kernel keyring this login session cannot reach`);
-      }
-      return found;
-    };
-    backend.kernelCopies = async (service) => [...new Set(svcKernelKeys(service).map((copy) => copy.account))];
-    backend.readKernelCopy = async (service, account, signal) => {
-      for (const description of kernelCopiesOf(service, account).descriptions) {
-        const value = await kernelEntry(description, service, account).getPassword(signal);
-        if (value != null) return value;
-      }
-      return null;
-    };
+    Object.assign(
+      backend,
+      kernelCopyMethods((op, description, service, account, signal) =>
+        op === 'get' ? kernelEntry(description, service, account).getPassword(signal) : kernelEntry(description, service, account).deletePassword(signal),
+      ),
+    );
   }
   return backend;
 }
@@ -105,28 +93,11 @@ export function osKeychain(env: Env, platform: NodeJS.Platform = process.platfor
     delete: async (service, account, signal) => Boolean(await call({ op: 'delete', service, account, store: 'secret-service' }, signal)),
     close: () => keychain.close(),
   };
-  if (platform === 'linux') {
-    const kernel = (op: 'get' | 'delete', target: string, service: string, account: string, signal: AbortSignal) =>
-      keychain.call({ op, service, account, target, store: 'keyutils' }, signal);
-    backend.forgetKernelCopy = async (service, account, signal) => {
-      const { descriptions, listed } = kernelCopiesOf(service, account);
-      let found = false;
-      for (const description of descriptions) {
-        if (await kernel('delete', description, service, account, signal)) found = true;
-        // Listed in /proc/keys, yet not found from here: another login session's keyring holds it.
-        else if (listed) throw new Error(`${description} is in a kernel keyring this login session cannot reach`);
-      }
-      return found;
-    };
-    backend.kernelCopies = async (service) => [...new Set(svcKernelKeys(service).map((copy) => copy.account))];
-    backend.readKernelCopy = async (service, account, signal) => {
-      for (const description of kernelCopiesOf(service, account).descriptions) {
-        const value = (await kernel('get', description, service, account, signal)) as string | null;
-        if (value != null) return value;
-      }
-      return null;
-    };
-  }
+  if (platform === 'linux')
+    Object.assign(
+      backend,
+      kernelCopyMethods((op, target, service, account, signal) => keychain.call({ op, service, account, target, store: 'keyutils' }, signal)),
+    );
   return backend;
 }
 
