@@ -4,6 +4,8 @@
 // step of its credential transaction (src/credentials/transaction.ts) while the other runs;
 // then 100 rounds of the two started at staggered moments. Against the emulator, over HTTP,
 // with the file store each command opens as a process of its own would.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTestEmulator } from '../helpers/emulator.js';
 import { FileSecretStore } from '../../src/credentials/store.js';
@@ -90,4 +92,18 @@ describe('login racing logout: 100 rounds', () => {
   it('ends consistent in every round, the two started at staggered moments', async () => {
     expect(await staggeredRounds(setup, 100)).toEqual([]);
   }, 300_000);
+});
+
+describe('a login that cannot finish its transaction', () => {
+  it('revokes what it was issued and deletes the secret it stored: nothing half stays', async () => {
+    const configDir = await profileDir(setup, true);
+    // Once the secret is stored, config.json turns unreadable: the login cannot record the sign-in.
+    const login = await runSide(setup, 'login', configDir, async (step) => {
+      if (step === 'secret-written') writeFileSync(join(configDir, 'config.json'), '{ not json');
+    });
+    expect(login.exitCode).not.toBe(0);
+    expect(login.stderr).toContain('config.json');
+    expect(login.stderr).toContain('revoked at the service');
+    expect(await outcome(setup, configDir)).toEqual({ configSignIn: false, secret: false, connected: false });
+  });
 });
