@@ -11,10 +11,10 @@ import { diskFullWords, isDiskFull, prepareAtomicWrite, writeFileAtomic } from '
 import { acquireFileLock, withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
-import { ConfigError, InterruptedError, KeychainError, UsageError } from '../errors.js';
+import { ConfigError, InterruptedError, KeychainError, NewerFormatFileError, UsageError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { kernelCopiesOf, svcKernelKeys } from './kernel-keyring.js';
-import { formatVersion, newerFormatMessage } from '../shared/format-version.js';
+import { formatVersion } from '../shared/format-version.js';
 import { KeychainAddonError, KeychainProcess, type KeychainRequest } from './keychain-process.js';
 import type { Env } from '../shared/runtime.js';
 
@@ -331,7 +331,7 @@ export class KeychainSecretStore implements SecretStore {
 export const CREDENTIALS_FORMAT = 1;
 
 /** credentials.json from a newer svc: refused by name, never rewritten. */
-export class NewerCredentialsFileError extends ConfigError {}
+export class NewerCredentialsFileError extends NewerFormatFileError {}
 
 interface CredentialsFile {
   version: 1;
@@ -414,8 +414,7 @@ export class FileSecretStore implements SecretStore {
       const data: unknown = JSON.parse(text);
       const format = formatVersion(isPlainObject(data) ? data.version : undefined, CREDENTIALS_FORMAT, CREDENTIALS_FORMAT);
       if (format.kind === 'newer') {
-        const { message, hint } = newerFormatMessage('the credentials file', this.path, format.version, CREDENTIALS_FORMAT);
-        throw new NewerCredentialsFileError(message, this.path, hint);
+        throw new NewerCredentialsFileError('the credentials file', this.path, format.version, CREDENTIALS_FORMAT);
       }
       return parseCredentialsFile(text);
     } catch (error) {
