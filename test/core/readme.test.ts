@@ -4,13 +4,15 @@
 // own emulator (its address in SVC_BASE_URL), the sign-in is answered by a scripted admin,
 // and `svc keys add` is given the seeded test key the emulator prints. Every line exits 0.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aptMachine, aptProblem, standInDeb } from '../helpers/apt.js';
+import { blockLines } from '../helpers/doc-blocks.js';
+import { signRelease } from '../helpers/release.js';
 import { root, spawnCollect } from '../helpers/spawn.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
@@ -71,14 +73,8 @@ describe('the README runs as written', () => {
   });
 });
 
-/** The lines of the README's block marked ```sh NAME```. */
-export function blockLines(markdown: string, name: string): string[] {
-  const block = new RegExp(`^\`\`\`sh ${name}\n([\\s\\S]*?)^\`\`\`$`, 'm').exec(markdown)?.[1] ?? '';
-  return block.split('\n').filter((line) => line.trim() !== '');
-}
-
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-const releasedDeb = join(root, 'release', `svc_${version}_amd64.deb`);
+const releasedDeb = join(root, 'release', version, `svc_${version}_amd64.deb`);
 const problem = aptProblem(['apt-get', 'gpg', 'dpkg-deb', 'wget']);
 const required = process.env.SVC_REQUIRE_REAL === '1';
 const which = existsSync(releasedDeb) ? `npm run dist's .deb` : 'a stand-in .deb (no npm run dist yet)';
@@ -152,3 +148,60 @@ describe.skipIf(problem !== null && !required)(`the README's apt lines${problem 
     expect(await runAptBlock(['sudo mkdir -p /etc/apt/keyrings', ...before])).toMatch(/NO_PUBKEY|not signed/);
   }, 120_000);
 });
+
+describe.skipIf(spawnSync('gpg', ['--version']).error !== undefined || spawnSync('wget', ['--version']).error !== undefined)(
+  "the README's lines that verify a download",
+  () => {
+    it('check SHA256SUMS.asc against the repository keyring, then the files against SHA256SUMS; a changed file, changed sums or another key fail', async () => {
+      const lines = blockLines(README, 'verify-sums');
+      expect(lines.join('\n')).toMatch(/gpg [^\n]*--verify SHA256SUMS\.asc SHA256SUMS\n[^]*sha256sum -c/);
+      const scratch = mkdtempSync(join(tmpdir(), 'svc-readme-sums-'));
+      const site = join(scratch, 'site');
+      const served = await fileServer(site);
+      try {
+        /** A download folder signed by a throwaway key of its own; its keyring is what the site publishes. */
+        const release = (name: string) => {
+          const folder = join(scratch, name);
+          mkdirSync(folder);
+          for (const file of [`svc-${version}-linux-x64`, `svc-${version}-linux-x64.tar.gz`]) writeFileSync(join(folder, file), `the bytes of ${file}\n`);
+          const signed = signRelease(folder, { ...process.env, SVC_SIGNING_KEY: '' });
+          expect(signed.status, signed.stderr).toBe(0);
+          return folder;
+        };
+        const user: NodeJS.ProcessEnv = { ...process.env, HOME: mkdtempSync(join(scratch, 'home-')) };
+        delete user.GNUPGHOME;
+        const run = async (folder: string) => {
+          rmSync(join(folder, 'svc-archive-keyring.gpg'), { force: true });
+          for (const line of lines) {
+            const ran = await spawnCollect('sh', ['-c', line.replaceAll('https://svc-cli.dev/apt', served.url)], { env: user, cwd: folder });
+            if (ran.code !== 0) return `${line}\n${ran.stdout}${ran.stderr}`;
+          }
+          return null;
+        };
+        const good = release('good');
+        mkdirSync(site);
+        cpSync(join(good, 'svc-archive-keyring.gpg'), join(site, 'svc-archive-keyring.gpg'));
+        expect(await run(good)).toBeNull();
+
+        const changedFile = join(scratch, 'changed-file');
+        cpSync(good, changedFile, { recursive: true });
+        writeFileSync(join(changedFile, `svc-${version}-linux-x64`), 'not the bytes that were signed\n');
+        expect(await run(changedFile)).toMatch(/^sha256sum -c[^]*FAILED/);
+
+        const changedSums = join(scratch, 'changed-sums');
+        cpSync(good, changedSums, { recursive: true });
+        writeFileSync(
+          join(changedSums, 'SHA256SUMS'),
+          readFileSync(join(good, 'SHA256SUMS'), 'utf8').replace(/^[0-9a-f]/, (c) => (c === '0' ? '1' : '0')),
+        );
+        expect(await run(changedSums)).toMatch(/^gpg [^]*BAD signature/);
+
+        const otherKey = release('other-key');
+        expect(await run(otherKey)).toMatch(/^gpg [^]*(No public key|public key not found)/);
+      } finally {
+        served.close();
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }, 120_000);
+  },
+);
