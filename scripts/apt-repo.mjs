@@ -1,4 +1,4 @@
-// The signed apt repository `npm run dist` writes (release/apt/ by default):
+// The signed apt repository `npm run dist` writes (release/<version>/apt/):
 //   dists/stable/Release, InRelease (clearsigned), Release.gpg (detached)
 //   dists/stable/main/binary-<arch>/Packages and Packages.gz
 //   pool/main/s/svc/svc_<version>_<arch>.deb
@@ -8,12 +8,16 @@
 // that already holds older versions keeps them (apt picks the newest).
 // Signing: SVC_SIGNING_KEY names the key(s) by fingerprint in the current GNUPGHOME (several,
 // space-separated, sign together during a key rotation: each is in the keyring). Without it a
-// throwaway Ed25519 key is made in a temp GNUPGHOME, and stderr says so.
+// throwaway Ed25519 key is made in a temp GNUPGHOME, and stderr says so. A key with a
+// passphrase: SVC_SIGNING_PASSPHRASE_FILE names a file holding it (gpg's loopback pinentry),
+// or, in a terminal, GPG_TTY=$(tty) lets gpg-agent ask; else gpg is never left waiting for a
+// prompt nobody can answer: checkSigningKeys() says so at once, naming both fixes.
 // Reproducible: Date: is the release's epoch, files and fields are sorted, gzip carries no
 // name or time, and the signatures are made at a fixed time (gpg --faked-system-time
 // "<epoch>!") with Ed25519, whose signatures are deterministic (RFC 8032): the same .debs and
 // key give the same bytes.
 //   node scripts/apt-repo.mjs [--repo DIR] [--url URL] [--keyring-path PATH] DEB...
+//   node scripts/apt-repo.mjs --help
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +25,8 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { releaseEpoch } from './dist.mjs';
+import { releaseDir, releaseEpoch } from './dist.mjs';
+import { answerHelp, ReleaseError, runMain } from './help.mjs';
 
 export const SUITE = 'stable';
 export const COMPONENT = 'main';
@@ -31,9 +36,17 @@ export const KEYRING_PATH = `/etc/apt/keyrings/${KEYRING}`;
 /** Where the repository is published; SVC_APT_URL (or --url) names another. */
 export const DEFAULT_URL = 'https://svc-cli.dev/apt';
 
+/** The last line a tool wrote on stderr: what it says went wrong, on one line. */
+const lastLine = (text) =>
+  String(text ?? '')
+    .trim()
+    .split('\n')
+    .at(-1) ?? '';
+
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 26, ...options });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}: ${result.stderr}`})`);
+  if (result.status !== 0)
+    throw new ReleaseError(`${command} ${args[args.length - 1]} failed (${result.error?.message ?? `exit ${result.status}: ${lastLine(result.stderr)}`})`);
   return result.stdout;
 }
 
@@ -114,7 +127,7 @@ function throwawayKey(epoch) {
     'never',
   ]);
   const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg(home, ['--with-colons', '--list-secret-keys']))?.[1];
-  return { home, fingerprints: [fingerprint], cleanup: () => rmSync(home, { recursive: true, force: true }) };
+  return { home, fingerprints: [fingerprint], passphrase: [], cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
 
 /** The signing keys: SVC_SIGNING_KEY's in GNUPGHOME, else a throwaway one (said on stderr). */
@@ -123,15 +136,74 @@ export function signingKeys(env, epoch) {
   if (!named.length) {
     const key = throwawayKey(epoch);
     process.stderr.write(
-      `apt repository: SVC_SIGNING_KEY is not set, so it is signed with a throwaway key made for this build (${key.fingerprints[0]}); ` +
+      `SVC_SIGNING_KEY is not set, so the apt repository and SHA256SUMS are signed with a throwaway key made for this build (${key.fingerprints[0]}); ` +
         "machines that trust the published key will refuse it. Set SVC_SIGNING_KEY to the release key's fingerprint to sign a release.\n",
     );
     return key;
   }
   const home = env.GNUPGHOME ?? join(env.HOME ?? '', '.gnupg');
   for (const fingerprint of named)
-    if (!/^[0-9A-Fa-f]{40}$/.test(fingerprint)) throw new Error(`SVC_SIGNING_KEY holds ${JSON.stringify(fingerprint)}, not a 40-digit key fingerprint`);
-  return { home, fingerprints: named.map((f) => f.toUpperCase()), cleanup: () => {} };
+    if (!/^[0-9A-Fa-f]{40}$/.test(fingerprint)) throw new ReleaseError(`SVC_SIGNING_KEY holds ${JSON.stringify(fingerprint)}, not a 40-digit key fingerprint`);
+  return { home, fingerprints: named.map((f) => f.toUpperCase()), passphrase: passphraseMode(env), cleanup: () => {} };
+}
+
+/**
+ * How gpg gets a key's passphrase: from SVC_SIGNING_PASSPHRASE_FILE (loopback pinentry), from
+ * gpg-agent's prompt on GPG_TTY when that is this terminal, else never asked ("error": a key
+ * that needs one fails at once instead of waiting for a pinentry that cannot show).
+ */
+function passphraseMode(env) {
+  if (env.SVC_SIGNING_PASSPHRASE_FILE) return ['--pinentry-mode', 'loopback', '--passphrase-file', env.SVC_SIGNING_PASSPHRASE_FILE];
+  if (env.GPG_TTY && process.stdin.isTTY) return [];
+  return ['--pinentry-mode', 'error'];
+}
+
+/**
+ * Before anything is built: the keys SVC_SIGNING_KEY names exist in GNUPGHOME with their secret
+ * part and sign without a prompt nobody can answer (a test signature, which also leaves a
+ * passphrase given on GPG_TTY in gpg-agent's cache for the signing at the end). Throws a
+ * ReleaseError naming the fix.
+ */
+export function checkSigningKeys(env = process.env) {
+  const keys = signingKeysNamed(env);
+  if (!keys) return;
+  const passphraseFile = env.SVC_SIGNING_PASSPHRASE_FILE;
+  if (passphraseFile && !existsSync(passphraseFile)) throw new ReleaseError(`SVC_SIGNING_PASSPHRASE_FILE names ${passphraseFile}, which does not exist`);
+  for (const fingerprint of keys.fingerprints) {
+    const listed = spawnSync('gpg', ['--batch', '--no-tty', '--with-colons', '--list-secret-keys', fingerprint], {
+      env: { ...process.env, GNUPGHOME: keys.home },
+      encoding: 'utf8',
+    });
+    if (listed.error) throw new ReleaseError('gpg is missing (Debian package gnupg): the release cannot be signed without it');
+    if (listed.status !== 0)
+      throw new ReleaseError(
+        `SVC_SIGNING_KEY names ${fingerprint}, which is not a secret key in GNUPGHOME=${keys.home}: set GNUPGHOME to the folder holding the release key, or import it there`,
+      );
+    // The signature goes to stdout, dropped: gpg --output replaces the file it names, even /dev/null.
+    const signed = spawnSync('gpg', ['--batch', '--no-tty', ...keys.passphrase, '--local-user', `${fingerprint}!`, '--detach-sign'], {
+      env: { ...process.env, GNUPGHOME: keys.home },
+      input: 'svc release: can this key sign?\n',
+      encoding: 'utf8',
+    });
+    if (signed.status === 0) continue;
+    const said = lastLine(signed.stderr);
+    if (passphraseFile)
+      throw new ReleaseError(
+        `the signing key ${fingerprint} did not sign with the passphrase in SVC_SIGNING_PASSPHRASE_FILE=${passphraseFile} (${said}): put the key's passphrase in that file`,
+      );
+    if (/pinentry|passphrase|Inappropriate ioctl|cancel/i.test(said))
+      throw new ReleaseError(
+        `the signing key ${fingerprint} needs its passphrase and nothing here can ask for it (${said}): set SVC_SIGNING_PASSPHRASE_FILE to a file holding it (gpg's loopback pinentry), or run in a terminal with GPG_TTY=$(tty) exported`,
+      );
+    throw new ReleaseError(
+      `the signing key ${fingerprint} cannot sign (${said}): check it with gpg --list-secret-keys ${fingerprint} (expired? no signing subkey?)`,
+    );
+  }
+}
+
+/** SVC_SIGNING_KEY's keys, or null when it names none (a throwaway key signs then). */
+function signingKeysNamed(env) {
+  return (env.SVC_SIGNING_KEY ?? '').trim() === '' ? null : signingKeys(env, 0);
 }
 
 /** The latest creation time of the keys (and subkeys): gpg will not sign at a time before it. */
@@ -140,15 +212,30 @@ function newestKeyTime(home, fingerprints) {
   return Math.max(...[...listing.matchAll(/^(?:sec|ssb):(?:[^:]*:){4}(\d+):/gm)].map((m) => Number(m[1])));
 }
 
-/** Release.gpg and InRelease, each signed by every key, at the fixed time. */
-function sign(dists, keys, epoch) {
+/** gpg's options that sign with every key at the fixed time (the release's, or the newest key's if later). */
+function signerArgs(keys, epoch) {
   const at = Math.max(epoch, newestKeyTime(keys.home, keys.fingerprints));
-  const common = ['--faked-system-time', `${at}!`, '--digest-algo', 'SHA512', ...keys.fingerprints.flatMap((f) => ['--local-user', `${f}!`])];
+  return ['--faked-system-time', `${at}!`, '--digest-algo', 'SHA512', ...keys.passphrase, ...keys.fingerprints.flatMap((f) => ['--local-user', `${f}!`])];
+}
+
+/** Release.gpg and InRelease, each signed by every key, at the fixed time; returns the public keyring. */
+function sign(dists, keys, epoch) {
+  const common = signerArgs(keys, epoch);
   const release = join(dists, 'Release');
   for (const file of ['Release.gpg', 'InRelease']) rmSync(join(dists, file), { force: true });
   gpg(keys.home, [...common, '--armor', '--detach-sign', '--output', join(dists, 'Release.gpg'), release]);
   gpg(keys.home, [...common, '--clearsign', '--output', join(dists, 'InRelease'), release]);
-  return gpg(keys.home, ['--export', ...keys.fingerprints], { encoding: 'buffer' });
+  return publicKeyring(keys);
+}
+
+/** The keys' public parts, binary: what /etc/apt/keyrings/ holds and `gpg --verify` checks against. */
+export const publicKeyring = (keys) => gpg(keys.home, ['--export', ...keys.fingerprints], { encoding: 'buffer' });
+
+/** `file`.asc: an armoured detached signature by every key, at the fixed time (SHA256SUMS.asc). */
+export function detachSign(file, keys, epoch) {
+  rmSync(`${file}.asc`, { force: true });
+  gpg(keys.home, [...signerArgs(keys, epoch), '--armor', '--detach-sign', '--output', `${file}.asc`, file]);
+  return `${file}.asc`;
 }
 
 /** The .sources file an admin puts in /etc/apt/sources.list.d/. */
@@ -160,7 +247,7 @@ export function sourcesText(url, keyringPath = KEYRING_PATH) {
  * Adds `debs` to the repository at `repo` and writes its indexes, signatures, keyring and
  * .sources. Returns the paths written.
  */
-export function publish({ repo, debs, epoch, url = DEFAULT_URL, keyringPath = KEYRING_PATH, env = process.env }) {
+export function publish({ repo, debs, epoch, url = DEFAULT_URL, keyringPath = KEYRING_PATH, env = process.env, keys: given }) {
   for (const deb of debs) {
     const { pkg } = controlOf(deb);
     const target = join(repo, poolPath(pkg, basename(deb)));
@@ -182,11 +269,11 @@ export function publish({ repo, debs, epoch, url = DEFAULT_URL, keyringPath = KE
     indexes.push({ path: `${dir}/Packages`, bytes: text }, { path: `${dir}/Packages.gz`, bytes: gz });
   }
   writeFileSync(join(dists, 'Release'), releaseText(indexes, [...byArch.keys()], epoch));
-  const keys = signingKeys(env, epoch);
+  const keys = given ?? signingKeys(env, epoch);
   try {
     writeFileSync(join(repo, KEYRING), sign(dists, keys, epoch));
   } finally {
-    keys.cleanup();
+    if (!given) keys.cleanup();
   }
   writeFileSync(join(repo, 'svc.sources'), sourcesText(url, keyringPath));
   return ['Release', 'InRelease', 'Release.gpg'].map((f) => join(dists, f)).concat(join(repo, KEYRING), join(repo, 'svc.sources'));
@@ -194,13 +281,18 @@ export function publish({ repo, debs, epoch, url = DEFAULT_URL, keyringPath = KE
 
 function main() {
   const args = process.argv.slice(2);
+  const unknown = args.find((arg) => arg.startsWith('-') && !['--repo', '--url', '--keyring-path'].includes(arg));
+  if (unknown) throw new ReleaseError(`unknown option ${unknown} (node scripts/apt-repo.mjs --help)`);
   const option = (name) => (args.includes(name) ? args.splice(args.indexOf(name), 2)[1] : undefined);
-  const repo = resolve(option('--repo') ?? join(fileURLToPath(new URL('..', import.meta.url)), 'release', 'apt'));
+  const repo = resolve(option('--repo') ?? join(releaseDir, 'apt'));
   const url = option('--url') ?? process.env.SVC_APT_URL ?? DEFAULT_URL;
   // Where the keyring is on the machines (a test's throwaway root); /etc/apt/keyrings/ by default.
   const keyringPath = option('--keyring-path') ?? KEYRING_PATH;
+  if (!args.length) throw new ReleaseError('no .deb given (node scripts/apt-repo.mjs --help)');
+  checkSigningKeys();
   const epoch = releaseEpoch();
   for (const file of publish({ repo, debs: args.map((d) => resolve(d)), epoch, url, keyringPath })) process.stdout.write(`${file}\n`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) main();
+answerHelp(import.meta.url);
+if (process.argv[1] === fileURLToPath(import.meta.url)) runMain('apt-repo', main);

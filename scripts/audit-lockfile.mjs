@@ -9,6 +9,9 @@
 // high or critical advisories fail; an unreachable audit endpoint is said, not hidden.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 /**
  * Packages that declare install scripts: esbuild's and unrs-resolver's (the lint's import

@@ -3,6 +3,9 @@
 // that both load it. A suite skips with a visible reason where Chromium is not installed,
 // unless SVC_REQUIRE_REAL=1 (CI), where launching fails instead.
 import { existsSync } from 'node:fs';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** CI: every real part must be there; nothing is skipped. */

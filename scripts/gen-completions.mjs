@@ -6,6 +6,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { declaredManifest, root, writeFiles } from './generated.mjs';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 const { manifest, completionScript, SHELLS, COMPLETION_FILES } = await declaredManifest(
   "export { completionScript, SHELLS, COMPLETION_FILES } from './src/commands/completion/scripts/generate.ts';",

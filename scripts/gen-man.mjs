@@ -10,6 +10,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { changelogTop } from './dist.mjs';
 import { declaredManifest, root, writeFiles } from './generated.mjs';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 /**
  * What every page says about the exit status: the README's "Exit codes" table, the one users

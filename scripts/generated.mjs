@@ -5,6 +5,9 @@ import { build } from 'esbuild';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 export const root = new URL('..', import.meta.url).pathname;
 const commandsDir = join(root, 'src/commands');

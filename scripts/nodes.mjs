@@ -9,6 +9,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 /**
  * `suites`: `all` runs every suite; `spawned` runs those that exercise the process itself

@@ -7,6 +7,9 @@
 //   the one runtime dependency that stays a real npm dependency (@napi-rs/keyring).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 /** The package root (the folder holding its package.json) of a node_modules input path. */
 function packageRootOf(root, input) {

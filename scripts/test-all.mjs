@@ -12,6 +12,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { testedNodes } from './nodes.mjs';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 const reportDir = '.tmp/test-reports';
 rmSync(reportDir, { recursive: true, force: true });

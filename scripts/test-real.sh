@@ -7,6 +7,11 @@
 # Without those programs the suites still run and skip with a visible reason (a failure when
 # SVC_REQUIRE_REAL=1).
 set -euo pipefail
+case "${1:-}" in -h | --help)
+  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+  exit 0
+  ;;
+esac
 cd "$(dirname "$0")/.."
 if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
   keyrings=$(mktemp -d "${TMPDIR:-/tmp}/svc-test-keyrings.XXXXXX")

@@ -13,6 +13,11 @@
 # user's login keyring, which the run's password could not unlock ("unlock prompt was dismissed").
 # Extra arguments go to every vitest run (e.g. --reporter=json --outputFile.json=…: see scripts/test.mjs).
 set -euo pipefail
+case "${1:-}" in -h | --help)
+  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+  exit 0
+  ;;
+esac
 cd "$(dirname "$0")/.."
 if [ -z "${SVC_IN_DBUS:-}" ] && command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
   keyrings=$(mktemp -d "${TMPDIR:-/tmp}/svc-test-keyrings.XXXXXX")
@@ -48,7 +53,7 @@ report() { if [ -n "${SVC_REPORT_PREFIX:-}" ]; then echo "--reporter=default --r
 # shellcheck disable=SC2046
 npx vitest run --config vitest.standalone.config.ts $(report standalone) "$@" || status=1
 # shellcheck disable=SC2046
-SVC_BIN="$PWD/release/svc-$version-linux-x64" npx vitest run $(report standalone-bin) test/bin/ "$@" || status=1
+SVC_BIN="$PWD/release/$version/svc-$version-linux-x64" npx vitest run $(report standalone-bin) test/bin/ "$@" || status=1
 # shellcheck disable=SC2046
-SVC_BIN="$PWD/release/svc-$version-linux-x64" npx vitest run --config vitest.real.config.ts $(report standalone-terminal) test/real/terminal.test.ts "$@" || status=1
+SVC_BIN="$PWD/release/$version/svc-$version-linux-x64" npx vitest run --config vitest.real.config.ts $(report standalone-terminal) test/real/terminal.test.ts "$@" || status=1
 exit "$status"

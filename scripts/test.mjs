@@ -4,6 +4,9 @@
 // standalone binaries and .debs) is `npm run test:all` (scripts/test-all.mjs), which .ci/run runs.
 //   npm test [-- vitest arguments]
 import { spawnSync } from 'node:child_process';
+import { answerHelp } from './help.mjs';
+
+answerHelp(import.meta.url);
 
 function step(label, command, args) {
   process.stderr.write(`\n== ${label}\n`);

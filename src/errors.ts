@@ -1,5 +1,6 @@
 // Typed errors. Anything below main.ts throws one of these; main.ts maps it to the
 // exit code of docs/design.md "Output and errors" and prints its message (and hint) on stderr.
+import { newerFormatMessage } from './shared/format-version.js';
 
 /** docs/design.md exit code table. */
 export const EXIT = {
@@ -49,6 +50,19 @@ export class ConfigError extends CliError {
   constructor(message: string, path: string, hint?: string) {
     super(message, EXIT.failure, hint);
     this.path = path;
+  }
+}
+
+/**
+ * A file written by a newer svc (config.json, credentials.json, a --checkpoint or --dead-letter
+ * file, the MCP audit log, the emulator's state file or an --import document): one exit code
+ * and one stable code whichever file it is, so a script tells it from a broken file.
+ */
+export class NewerFormatFileError extends ConfigError {
+  readonly errorCode = 'format_newer';
+  constructor(what: string, path: string, found: number, newest: number) {
+    const { message, hint } = newerFormatMessage(what, path, found, newest);
+    super(message, path, hint);
   }
 }
 

@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   network_failed: 'the service could not be reached (connection, proxy, timeout; exit 9)',
   bad_request: 'the service cannot carry the request out as it is (400; exit 1)',
   config_invalid: 'config.json or credentials.json is unreadable or invalid (exit 1)',
+  format_newer: 'a file svc reads was written by a newer svc; it was left untouched (exit 1)',
   keychain_failed: 'the OS keychain failed or timed out (exit 1)',
   checks_failed: 'svc doctor found a failed check; its report lists each with its fix (exit 1)',
   failed: 'any other failure (exit 1)',

@@ -6,11 +6,11 @@ import { promises } from 'node:fs';
 import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 import { join } from 'node:path';
 import type { Mode, Scope } from '../contract/constants.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, NewerFormatFileError } from '../errors.js';
 import { diskFullWords, isDiskFull, writeFileAtomic } from './atomic.js';
 import { withFileLock, type LockOptions } from './lock.js';
 import { CONFIG_FILE } from './paths.js';
-import { formatVersion, newerFormatMessage } from '../shared/format-version.js';
+import { formatVersion } from '../shared/format-version.js';
 
 /** The format config.json is written in (its "version"); a file without one is this format too. */
 export const CONFIG_FORMAT = 1;
@@ -173,10 +173,7 @@ export function parseConfig(text: string, path: string): ConfigData {
   const config = object(data, 'the file');
   // Before any other field: a newer format may have moved them.
   const format = formatVersion(config.version, CONFIG_FORMAT, CONFIG_FORMAT);
-  if (format.kind === 'newer') {
-    const { message, hint } = newerFormatMessage('the config file', path, format.version, CONFIG_FORMAT);
-    throw new ConfigError(message, path, hint);
-  }
+  if (format.kind === 'newer') throw new NewerFormatFileError('the config file', path, format.version, CONFIG_FORMAT);
   if (format.kind === 'invalid') bad('"version"', `is ${JSON.stringify(config.version)}, not a format version`);
   if (config.profiles === undefined) config.profiles = {};
   const profiles = noPrototype(object(config.profiles, '"profiles"'));

@@ -8,8 +8,8 @@ import { diskFullWords, isDiskFull, prepareAtomicWrite, writeFileAtomic } from '
 import { acquireFileLock, withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
-import { ConfigError } from '../errors.js';
-import { formatVersion, newerFormatMessage } from '../shared/format-version.js';
+import { ConfigError, NewerFormatFileError } from '../errors.js';
+import { formatVersion } from '../shared/format-version.js';
 import type { SecretReservation, SecretStore } from './store.js';
 import { DiskFullError, permissionHint, secretAccount, type SecretLeft } from './store-errors.js';
 
@@ -17,7 +17,7 @@ import { DiskFullError, permissionHint, secretAccount, type SecretLeft } from '.
 export const CREDENTIALS_FORMAT = 1;
 
 /** credentials.json from a newer svc: refused by name, never rewritten. */
-export class NewerCredentialsFileError extends ConfigError {}
+export class NewerCredentialsFileError extends NewerFormatFileError {}
 
 interface CredentialsFile {
   version: 1;
@@ -100,8 +100,7 @@ export class FileSecretStore implements SecretStore {
       const data: unknown = JSON.parse(text);
       const format = formatVersion(isPlainObject(data) ? data.version : undefined, CREDENTIALS_FORMAT, CREDENTIALS_FORMAT);
       if (format.kind === 'newer') {
-        const { message, hint } = newerFormatMessage('the credentials file', this.path, format.version, CREDENTIALS_FORMAT);
-        throw new NewerCredentialsFileError(message, this.path, hint);
+        throw new NewerCredentialsFileError('the credentials file', this.path, format.version, CREDENTIALS_FORMAT);
       }
       return parseCredentialsFile(text);
     } catch (error) {

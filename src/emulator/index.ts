@@ -40,7 +40,7 @@ export type { Limits, Seed, State } from './state.js';
 export type { JournalWrites, LoadSummary } from './persistence/journal.js';
 export type { RequestLog, RequestEntry } from './dashboard/requests.js';
 export { StateFileError } from './persistence/journal.js';
-export { InvalidDocumentError, exportDocument } from './persistence/document.js';
+export { InvalidDocumentError, NewerFormatError, exportDocument } from './persistence/document.js';
 export { LocalCaError, issueServerCertificate, openLocalCa } from './tls.js';
 
 export interface EmulatorOptions {

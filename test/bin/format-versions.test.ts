@@ -150,6 +150,16 @@ describe.each(SHIPPED)('the files svc $release wrote', ({ release, chat, checkpo
   }, 60_000);
 });
 
+/** README's exit-code table: a file from a newer svc is exit 1, code format_newer, whichever file. */
+const NEWER_EXIT = 1;
+
+/** `args` again with --json: the one error object on stderr names format_newer and exit 1. */
+async function expectFormatNewerJson(args: string[], env: Record<string, string>): Promise<void> {
+  const ran = await svc([...args, '--json'], env);
+  expect(ran.code, ran.stderr).toBe(NEWER_EXIT);
+  expect(JSON.parse(ran.stderr.trim().split('\n').at(-1)!)).toMatchObject({ error: { code: 'format_newer', exit_code: NEWER_EXIT } });
+}
+
 describe('a file from a newer svc', () => {
   const newer = (what: string, newest = 1) =>
     new RegExp(
@@ -171,17 +181,19 @@ describe('a file from a newer svc', () => {
       ['profiles', 'remove', 'default', '--yes'],
     ]) {
       const ran = await svc(args, env);
-      expect(ran.code, ran.stderr).toBe(1);
+      expect(ran.code, ran.stderr).toBe(NEWER_EXIT);
       expect(ran.stderr).toMatch(newer('the config file'));
     }
+    await expectFormatNewerJson(['account'], env);
     expect(readFileSync(path, 'utf8')).toBe(bytes);
   });
 
   it('credentials.json: refused by name, for a read and for a write, and left as it was', async () => {
     const { env, path, bytes } = withNewer('config/credentials.json', (text) => text.replace('"version": 1', '"version": 7'));
     const read = await svc(['account', '--json'], env);
-    expect(read.code).toBe(1);
+    expect(read.code).toBe(NEWER_EXIT);
     expect(read.stderr).toMatch(newer('the credentials file'));
+    await expectFormatNewerJson(['account'], env);
     const write = await svc(['keys', 'remove', 'ci', '--yes'], env);
     expect(write.code).not.toBe(0);
     expect(write.stderr).toMatch(newer('the credentials file'));
@@ -193,7 +205,7 @@ describe('a file from a newer svc', () => {
     const configPath = join(dir, 'config/config.json');
     const configBytes = readFileSync(configPath, 'utf8');
     const removed = await svc(['keys', 'remove', 'ci', '--yes'], env);
-    expect(removed.code, removed.stderr).toBe(1);
+    expect(removed.code, removed.stderr).toBe(NEWER_EXIT);
     expect(removed.stderr).toMatch(newer('the credentials file'));
     expect(removed.stdout).toBe('');
     // Neither the key's metadata nor an announced delete was written.
@@ -207,8 +219,9 @@ describe('a file from a newer svc', () => {
   it('a --checkpoint file: refused by name before any request, and left as it was', async () => {
     const { env, path, bytes } = withNewer('checkpoint.json', (text) => text.replace('{', '{"version":7,'));
     const ran = await svc(['events', 'tail', '--checkpoint', path, '--max-events', '1'], env);
-    expect(ran.code).toBe(2);
+    expect(ran.code, ran.stderr).toBe(NEWER_EXIT);
     expect(ran.stderr).toMatch(newer('the --checkpoint file'));
+    await expectFormatNewerJson(['events', 'tail', '--checkpoint', path, '--max-events', '1'], env);
     expect(readFileSync(path, 'utf8')).toBe(bytes);
   });
 
@@ -219,8 +232,9 @@ describe('a file from a newer svc', () => {
     const { env, path, bytes } = withNewer('emulator-state.jsonl', change);
     expect(bytes).toContain('7,');
     const ran = await svc(['emulator', '--port', '0', '--state', path], env);
-    expect(ran.code).toBe(2);
+    expect(ran.code, ran.stderr).toBe(NEWER_EXIT);
     expect(ran.stderr).toMatch(newer('the emulator state file'));
+    await expectFormatNewerJson(['emulator', '--port', '0', '--state', path], env);
     expect(readFileSync(path, 'utf8')).toBe(bytes);
   });
 
@@ -230,8 +244,9 @@ describe('a file from a newer svc', () => {
     const path = join(dir, 'export.json');
     writeFileSync(path, JSON.stringify({ ...snapshot, version: 7 }));
     const ran = await svc(['emulator', '--port', '0', '--import', path], env);
-    expect(ran.code).toBe(2);
-    expect(ran.stderr).toMatch(/format version 7, written by a newer svc; this svc reads format versions up to 1/);
+    expect(ran.code, ran.stderr).toBe(NEWER_EXIT);
+    expect(ran.stderr).toMatch(newer('the --import document'));
+    await expectFormatNewerJson(['emulator', '--port', '0', '--import', path], env);
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ version: 7 });
   });
 
@@ -255,10 +270,11 @@ describe('a file from a newer svc', () => {
         ['mcp', 'log', '--json'],
       ]) {
         const ran = await svc(args, env);
-        expect(ran.code, args.join(' ')).toBe(1);
+        expect(ran.code, args.join(' ')).toBe(NEWER_EXIT);
         expect(ran.stdout).toBe('');
         expect(ran.stderr).toMatch(newer('the MCP audit log', 2));
       }
+      await expectFormatNewerJson(['mcp', 'log'], env);
       const answer = await mcpCall('account', {}, env);
       expect(answer.error).toMatchObject({ code: 'audit_unwritable', message: expect.stringMatching(/^nothing was done/) });
       expect(answer.error!.message).toMatch(/format version 7, written by a newer svc/);
@@ -283,8 +299,9 @@ describe('a file from a newer svc', () => {
       ['events', 'tail', ...forward],
     ]) {
       const ran = await svc(args, env);
-      expect(ran.code, args.join(' ')).toBe(2);
+      expect(ran.code, args.join(' ')).toBe(NEWER_EXIT);
       expect(ran.stderr).toMatch(newer('the dead-letter file'));
+      await expectFormatNewerJson(args, env);
     }
     expect(readFileSync(path, 'utf8')).toBe(bytes);
   });

@@ -4,7 +4,7 @@
 // into that folder (--root). The machine's own apt and dpkg are not touched.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface AptMachine {
   /** The root: its etc/apt/ is the machine's /etc/apt/. */
@@ -25,12 +25,36 @@ export function aptProblem(tools: string[] = ['apt-get', 'gpg', 'dpkg-deb']): st
   return null;
 }
 
-export function aptMachine(parent: string): AptMachine {
+export interface AptMachineOptions {
+  /**
+   * apt's downloads and signature checks as the `_apt` user, as on a real machine (apt's
+   * default), rather than as root: a keyring `_apt` cannot read then fails as it does there.
+   * The root's folders are made 0755 whatever the umask, as a real system's are.
+   */
+  sandboxed?: boolean;
+  /** Whether etc/apt/keyrings/ exists (Debian 11 and Ubuntu 20.04 have none). */
+  keyrings?: boolean;
+}
+
+export function aptMachine(parent: string, { sandboxed = false, keyrings = true }: AptMachineOptions = {}): AptMachine {
   const dir = mkdtempSync(join(parent, 'root-'));
-  for (const sub of ['etc/apt/sources.list.d', 'etc/apt/keyrings', 'etc/apt/apt.conf.d', 'etc/apt/preferences.d', 'etc/apt/trusted.gpg.d'])
+  const folders = [
+    'etc/apt/sources.list.d',
+    ...(keyrings ? ['etc/apt/keyrings'] : []),
+    'etc/apt/apt.conf.d',
+    'etc/apt/preferences.d',
+    'etc/apt/trusted.gpg.d',
+    'var/lib/apt/lists/partial',
+    'var/cache/apt/archives/partial',
+    'var/lib/dpkg/info',
+    'var/lib/dpkg/updates',
+    'var/log/apt',
+  ];
+  for (const sub of folders) {
     mkdirSync(join(dir, sub), { recursive: true });
-  for (const sub of ['var/lib/apt/lists/partial', 'var/cache/apt/archives/partial', 'var/lib/dpkg/info', 'var/lib/dpkg/updates', 'var/log/apt'])
-    mkdirSync(join(dir, sub), { recursive: true });
+    if (sandboxed) for (let path = sub; path !== '.'; path = dirname(path)) chmodSync(join(dir, path), 0o755);
+  }
+  if (sandboxed) chmodSync(dir, 0o755);
   copyFileSync('/var/lib/dpkg/status', join(dir, 'var/lib/dpkg/status'));
   writeFileSync(join(dir, 'var/lib/dpkg/available'), '');
   const conf = join(dir, 'apt.conf');
@@ -42,7 +66,7 @@ export function aptMachine(parent: string): AptMachine {
       `Dir::State::status "${dir}/var/lib/dpkg/status";`,
       `Dir::Cache "${dir}/var/cache/apt";`,
       `Dir::Log "${dir}/var/log/apt";`,
-      'APT::Sandbox::User "root";',
+      ...(sandboxed ? [] : ['APT::Sandbox::User "root";']),
       'APT::Architecture "amd64";',
       'APT::Architectures { "amd64"; };',
       `DPkg::Options { "--root=${dir}"; "--log=${dir}/var/log/dpkg.log"; };`,

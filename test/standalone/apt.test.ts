@@ -1,4 +1,4 @@
-// The signed apt repository (`npm run dist` writes release/apt/, scripts/apt-repo.mjs), used the
+// The signed apt repository (`npm run dist` writes release/<version>/apt/, scripts/apt-repo.mjs), used the
 // way an admin uses it: apt-get pointed at it through the published svc.sources and keyring,
 // with apt's whole configuration and state in a throwaway root (APT_CONFIG: Dir::Etc,
 // Dir::State, Dir::Cache, the dpkg status a copy of this machine's so svc's Depends are met),
@@ -15,7 +15,7 @@ import { aptMachine, aptProblem, standInDeb, type AptMachine } from '../helpers/
 import { root, spawnCollect, spawnEmulator, type SpawnedEmulator } from '../helpers/spawn.js';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-const release = join(root, 'release');
+const release = join(root, 'release', version);
 const deb = join(release, `svc_${version}_amd64.deb`);
 const published = join(release, 'apt');
 const required = process.env.SVC_REQUIRE_REAL === '1';
@@ -89,7 +89,7 @@ function buildNextVersion(): string {
   for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'man', 'node_modules', 'package-lock.json', 'LICENSE'])
     symlinkSync(join(root, entry), join(other, entry));
   cpSync(join(root, 'packaging'), join(other, 'packaging'), { recursive: true });
-  for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
+  for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs', 'help.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
   writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: nextVersion }));
   const changelog = join(other, 'packaging/debian/changelog');
@@ -100,7 +100,7 @@ function buildNextVersion(): string {
   );
   const made = spawnSync(process.execPath, [join(other, 'scripts/dist.mjs'), '--arch', 'x64'], { cwd: other, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`building ${nextVersion} failed: ${made.stderr}`);
-  return join(other, 'release', `svc_${nextVersion}_amd64.deb`);
+  return join(other, 'release', nextVersion, `svc_${nextVersion}_amd64.deb`);
 }
 
 function freePort(): Promise<number> {

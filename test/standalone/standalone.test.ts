@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root, spawnCollect, spawnEmulator, type Spawned, type SpawnedEmulator } from '../helpers/spawn.js';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-const release = join(root, 'release');
+const release = join(root, 'release', version);
 const x64 = join(release, `svc-${version}-linux-x64`);
 const arm64 = join(release, `svc-${version}-linux-arm64`);
 const deb = join(release, `svc_${version}_amd64.deb`);
@@ -151,13 +151,13 @@ function buildOtherVersion(): { binary: string; version: string } {
   mkdirSync(join(other, 'scripts'), { recursive: true });
   for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'packaging', 'man', 'node_modules', 'package-lock.json', 'LICENSE'])
     symlinkSync(join(root, entry), join(other, entry));
-  for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
+  for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs', 'help.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   const otherVersion = `${pkg.version}-other`;
   writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: otherVersion }));
   const made = spawnSync(process.execPath, [join(other, 'scripts/dist.mjs'), '--arch', 'x64', '--no-deb'], { cwd: other, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`building ${otherVersion} failed: ${made.stderr}`);
-  return { binary: join(other, 'release', `svc-${otherVersion}-linux-x64`), version: otherVersion };
+  return { binary: join(other, 'release', otherVersion, `svc-${otherVersion}-linux-x64`), version: otherVersion };
 }
 
 describe('the linux-x64 binary, on a PATH with no node', () => {
@@ -550,11 +550,25 @@ describe.skipIf(dpkgProblem !== null && !required)(`the .deb, installed${dpkgPro
 });
 
 describe('the release folder', () => {
-  it('has SHA-256 sums that match every artefact', () => {
+  it("has SHA-256 sums of exactly this build's artefacts, signed by the repository's key", () => {
     const sums = readFileSync(join(release, 'SHA256SUMS'), 'utf8');
-    for (const file of [x64, arm64, deb, tarball, `${arm64}.tar.gz`]) expect(sums).toContain(`  ${basename(file)}\n`);
+    const listed = sums
+      .trim()
+      .split('\n')
+      .map((line) => line.split('  ')[1]);
+    const arm64Deb = join(release, `svc_${version}_arm64.deb`);
+    expect(listed).toEqual([x64, arm64, deb, tarball, `${arm64}.tar.gz`, arm64Deb].map((file) => basename(file)).sort());
     const checked = spawnSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: release, encoding: 'utf8' });
     expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+    const home = mkdtempSync(join(scratch, 'verify-'));
+    const verified = spawnSync('gpg', ['--no-default-keyring', '--keyring', './svc-archive-keyring.gpg', '--verify', 'SHA256SUMS.asc', 'SHA256SUMS'], {
+      cwd: release,
+      env: { PATH: process.env.PATH, HOME: home },
+      encoding: 'utf8',
+    });
+    expect(verified.status, verified.stderr).toBe(0);
+    // The same keyring as the apt repository's.
+    expect(readFileSync(join(release, 'svc-archive-keyring.gpg')).equals(readFileSync(join(release, 'apt/svc-archive-keyring.gpg')))).toBe(true);
   });
 
   it('has a tarball of each binary with its man pages, completions and licences, the binary the same bytes', () => {

@@ -15,7 +15,7 @@ export const command = defineCommand({
   args: [{ name: 'shell', help: 'bash, zsh, fish or powershell', required: true, choices: ['bash', 'zsh', 'fish', 'powershell'] }],
   examples: [
     'svc completion bash > ~/.local/share/bash-completion/completions/svc',
-    'svc completion zsh > "${fpath[1]}/_svc"',
+    'svc completion zsh > ~/.zfunc/_svc',
     'svc completion fish > ~/.config/fish/completions/svc.fish',
     'svc completion powershell >> $PROFILE',
   ],

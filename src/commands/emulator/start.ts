@@ -2,7 +2,7 @@
 import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../../contract/constants.js';
-import { UsageError } from '../../errors.js';
+import { NewerFormatFileError, UsageError } from '../../errors.js';
 import { browserUnreachable } from '../shared/no-browser.js';
 import { configDir } from '../../config/paths.js';
 import { dirname, join, resolve } from 'node:path';
@@ -92,8 +92,15 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
   };
 }
 
-/** A state file or fixture problem names the file and is the user's to fix: exit 2, file untouched. */
+/**
+ * A state file or fixture problem names the file and is the user's to fix: exit 2, file
+ * untouched; one written by a newer svc is reported as every such file is.
+ */
 function asUsageError(error: unknown, emulator: typeof import('../../emulator/index.js'), file?: string): unknown {
+  if (error instanceof emulator.StateFileError && error.newer)
+    return new NewerFormatFileError('the emulator state file', error.path, error.newer.found, error.newer.newest);
+  if (error instanceof emulator.NewerFormatError && file !== undefined)
+    return new NewerFormatFileError('the --import document', file, error.found, error.newest);
   if (error instanceof emulator.StateFileError) return new UsageError(error.message);
   if (error instanceof emulator.LocalCaError) return new UsageError(error.message);
   if (error instanceof emulator.InvalidDocumentError)

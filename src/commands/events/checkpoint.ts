@@ -11,11 +11,11 @@
 // which are then delivered again — repeats a handler drops by Svc-Event-Id, never losses.
 import { closeSync, constants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { NewerFormatFileError, UsageError } from '../../errors.js';
 import { openOwnFile, OwnFileRefusedError, readOwnFile } from '../../config/own-file.js';
 import { unusableFile, writeFailure } from './record.js';
 import { isResumableId } from '../../api/reconnect.js';
-import { formatVersion, newerFormatMessage } from '../../shared/format-version.js';
+import { formatVersion } from '../../shared/format-version.js';
 
 /** The position before the first event of all (docs/contract.md "Events", Position frame). */
 export const START_POSITION = 'start';
@@ -43,14 +43,11 @@ export function readCheckpoint(path: string): string | undefined {
   if (text.trim() === '') {
     throw new UsageError(`--checkpoint ${path} is empty`, 'delete it to start from the live events, or start after a known event with --since evt_…');
   }
-  let newer: UsageError | undefined;
+  let newer: NewerFormatFileError | undefined;
   try {
     const parsed = JSON.parse(text) as Partial<CheckpointFile>;
     const format = formatVersion(parsed.version, CHECKPOINT_FORMAT, 1);
-    if (format.kind === 'newer') {
-      const { message, hint } = newerFormatMessage('the --checkpoint file', path, format.version, CHECKPOINT_FORMAT);
-      newer = new UsageError(message, hint);
-    }
+    if (format.kind === 'newer') newer = new NewerFormatFileError('the --checkpoint file', path, format.version, CHECKPOINT_FORMAT);
     const id = format.kind === 'readable' ? parsed.last_event_id : undefined;
     // Any id the tail stores (an event id, a position such as `start`): one a header can carry.
     if (typeof id === 'string' && isResumableId(id)) return id;

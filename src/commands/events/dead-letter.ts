@@ -5,8 +5,8 @@
 import { closeSync, constants, readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { openOwnFile } from '../../config/own-file.js';
-import { UsageError } from '../../errors.js';
-import { formatVersion, newerFormatMessage } from '../../shared/format-version.js';
+import { NewerFormatFileError } from '../../errors.js';
+import { formatVersion } from '../../shared/format-version.js';
 import type { DeliveryReport } from './delivery.js';
 import { checkAppendFile, openAppendFile, writeFailure } from './record.js';
 
@@ -72,10 +72,9 @@ export function newerLetterVersion(value: unknown): number | undefined {
   return format.kind === 'newer' ? format.version : undefined;
 }
 
-/** A file holding a newer svc's letter: exit 2, both versions and what to do. */
-export function newerDeadLetterError(path: string, found: number): UsageError {
-  const { message, hint } = newerFormatMessage('the dead-letter file', path, found, DEAD_LETTER_FORMAT);
-  return new UsageError(message, hint);
+/** A file holding a newer svc's letter: both versions and what to do. */
+export function newerDeadLetterError(path: string, found: number): NewerFormatFileError {
+  return new NewerFormatFileError('the dead-letter file', path, found, DEAD_LETTER_FORMAT);
 }
 
 /**

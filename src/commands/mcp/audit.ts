@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { lazyRequire } from '../../node-require.js';
 import { withFileLock } from '../../config/lock.js';
 import { openOwnFile, readOwnFile, tightenOwnFile } from '../../config/own-file.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError, NewerFormatFileError } from '../../errors.js';
 import { redactText } from '../../io/redact.js';
-import { formatVersion, newerFormatMessage } from '../../shared/format-version.js';
+import { formatVersion } from '../../shared/format-version.js';
 import { ID_PREFIX } from '../../contract/constants.js';
 
 /** An object id of the API (docs/contract.md "Conventions"), anywhere in a text. */
@@ -85,10 +85,9 @@ export interface AuditEntry {
 }
 
 /** A file of the log holding a line of a newer format: nothing of the log is read or written. */
-export class AuditNewerFormatError extends ConfigError {
+export class AuditNewerFormatError extends NewerFormatFileError {
   constructor(path: string, found: number) {
-    const { message, hint } = newerFormatMessage('the MCP audit log', path, found, AUDIT_FORMAT);
-    super(message, path, hint);
+    super('the MCP audit log', path, found, AUDIT_FORMAT);
   }
 }
 

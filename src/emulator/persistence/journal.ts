@@ -55,6 +55,8 @@ export class StateFileError extends Error {
   constructor(
     readonly path: string,
     message: string,
+    /** Set when the file was written by a newer svc: the CLI reports that one way for every file. */
+    readonly newer?: { found: number; newest: number },
   ) {
     super(message);
   }
@@ -524,7 +526,7 @@ function replay(path: string, text: string, state: State): boolean {
   } catch (error) {
     if (error instanceof NewerFormatError) {
       const { message, hint } = newerFormatMessage('the emulator state file', path, error.found, error.newest);
-      throw new StateFileError(path, `${message}: ${hint}`);
+      throw new StateFileError(path, `${message}: ${hint}`, { found: error.found, newest: error.newest });
     }
     const reason = error instanceof SyntaxError ? 'not JSON' : (error as Error).message;
     throw new StateFileError(path, `the state file ${path} is corrupt at line ${lineNumber} (${reason}); it was left as it is: fix it or move it away`);

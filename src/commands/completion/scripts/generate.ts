@@ -176,7 +176,8 @@ complete -F _svc svc
 export function zshScript(tree: Tree): string {
   return `#compdef svc
 # zsh completion for svc: ${HEADER}.
-# Install: svc completion zsh > "\${fpath[1]}/_svc" (then restart zsh)
+# Install: mkdir -p ~/.zfunc && svc completion zsh > ~/.zfunc/_svc, with fpath=(~/.zfunc $fpath)
+# in ~/.zshrc before compinit (then restart zsh)
 
 ${shFunctions(tree)}
 _svc() {

@@ -1,0 +1,21 @@
+// A small release signed the way `npm run dist` signs one: scripts/dist.mjs's own writeSums (the
+// step the build ends with) over a folder of stand-in files, so the signing and its checks are
+// tested without the build's minutes.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { root } from './spawn.js';
+
+/** SHA256SUMS, its signature and the keyring for the files in `folder`, by dist.mjs's own writeSums (the step npm run dist ends with). */
+export function signRelease(folder: string, env: NodeJS.ProcessEnv): { status: number | null; stderr: string } {
+  const code = `
+    import { readdirSync } from 'node:fs';
+    import { join } from 'node:path';
+    import { writeSums } from ${JSON.stringify(join(root, 'scripts/dist.mjs'))};
+    import { signingKeys } from ${JSON.stringify(join(root, 'scripts/apt-repo.mjs'))};
+    const folder = process.argv[1];
+    const keys = signingKeys(process.env, 1700000000);
+    try { writeSums(folder, readdirSync(folder).map((f) => join(folder, f)), keys, 1700000000); } finally { keys.cleanup(); }
+  `;
+  const ran = spawnSync(process.execPath, ['--input-type=module', '-e', code, folder], { env, encoding: 'utf8' });
+  return { status: ran.status, stderr: ran.stderr };
+}
