@@ -163,6 +163,8 @@ export function sessionState(
 export interface Settled {
   price_asked: number | null;
   spent?: number;
+  /** Writes the price reserved for a billed call before it is made, so an unfinished call shows what it may have cost. */
+  priced?(cents: number): Promise<void>;
 }
 
 /** The result line's outcome: the tool's own, or why it stopped. */
@@ -204,7 +206,10 @@ export async function callTool(
       error instanceof AuditNewerFormatError ? (error.hint ?? null) : `make ${s.audit.dir} writable by this user`,
     );
   }
-  const settled: Settled = { price_asked: null };
+  const settled: Settled = {
+    price_asked: null,
+    priced: (cents) => s.audit.append({ ...line('priced'), price_asked: cents }),
+  };
   return whileEither(clientSignal, s.ctx.signal, async (signal) => {
     let result: CallToolResult;
     try {
