@@ -308,12 +308,11 @@ function checkChain(lines: ReadLine[], head: Head | null): ChainCheck {
   });
   const first = lines[0];
   if (first && head?.first && hashOf(first.text) !== head.first) {
-    const rotatedGone = !first.rotated && head.first !== head.current;
     found.push({
       at: -1,
-      text: rotatedGone
-        ? `line 1 is not the first line svc kept: the rotated file (${AUDIT_FILE}.1) was removed, or lines were removed from the start`
-        : `line 1 is not the first line svc kept: lines were removed from the start of ${first.rotated ? `${AUDIT_FILE}.1` : AUDIT_FILE}`,
+      text: first.rotated
+        ? `line 1 is not the first line svc kept: lines were removed from the start of ${AUDIT_FILE}.1`
+        : `line 1 is not the first line svc kept: the rotated file (${AUDIT_FILE}.1) was removed, or lines were removed from the start`,
     });
   } else if (first && !head?.first && unchained === 0 && !first.rotated && (first.value as Partial<AuditLine> | null)?.prev !== '') {
     // A head of format 2 names no first line: a first line outside the rotated file links to nothing, or that file was there.
