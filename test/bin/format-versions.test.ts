@@ -257,7 +257,7 @@ describe('a file from a newer svc', () => {
         const ran = await svc(args, env);
         expect(ran.code, args.join(' ')).toBe(1);
         expect(ran.stdout).toBe('');
-        expect(ran.stderr).toMatch(newer('the MCP audit log', 2));
+        expect(ran.stderr).toMatch(newer('the MCP audit log', 3));
       }
       const answer = await mcpCall('account', {}, env);
       expect(answer.error).toMatchObject({ code: 'audit_unwritable', message: expect.stringMatching(/^nothing was done/) });
