@@ -5,6 +5,7 @@
 // cut log as if whole; the text content is the result's JSON; the approval question names the action.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -187,6 +188,45 @@ describe('--verify covers every retained line', () => {
     cpSync(original, dir, { recursive: true });
     await new AuditLog(dir).append({ session: 's2', call: 1, phase: 'intent', time: new Date().toISOString(), tool: 'account', mode: 'test' });
     expect(verifyAudit(dir).problems).toEqual([]);
+  });
+});
+
+describe("a log svc 0.2 wrote (format 2, its head the last line's hash alone)", () => {
+  const hash = (text: string) => createHash('sha256').update(text).digest('hex');
+  function formatTwo(): { dir: string; texts: string[] } {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-audit-v2-'));
+    const texts: string[] = [];
+    for (let call = 1; call <= 4; call++)
+      texts.push(
+        JSON.stringify({
+          version: 2,
+          prev: texts.length ? hash(texts.at(-1)!) : '',
+          session: 'old',
+          call,
+          phase: 'intent',
+          time: '2026-11-01T00:00:00.000Z',
+          tool: 'account',
+          mode: 'test',
+        }),
+      );
+    writeFileSync(join(dir, AUDIT_FILE), `${texts.join('\n')}\n`);
+    writeFileSync(join(dir, HEAD_FILE), `${hash(texts.at(-1)!)}\n`);
+    return { dir, texts };
+  }
+
+  it('is intact, and the next session goes on from it, pinning its first line', async () => {
+    const { dir, texts } = formatTwo();
+    expect(verifyAudit(dir).problems).toEqual([]);
+    await new AuditLog(dir).append({ session: 'new', call: 1, phase: 'intent', time: new Date().toISOString(), tool: 'account', mode: 'test' });
+    expect(verifyAudit(dir).problems).toEqual([]);
+    expect(JSON.parse(readFileSync(join(dir, HEAD_FILE), 'utf8'))).toMatchObject({ first: hash(texts[0]!) });
+  });
+
+  it('cut at its start, the next session does not take it as whole', async () => {
+    const { dir, texts } = formatTwo();
+    keep(join(dir, AUDIT_FILE), texts.slice(2));
+    await new AuditLog(dir).append({ session: 'new', call: 1, phase: 'intent', time: new Date().toISOString(), tool: 'account', mode: 'test' });
+    expect(verifyAudit(dir).problems.join('\n')).toMatch(/a session found the log did not match its head/);
   });
 });
 
