@@ -118,6 +118,61 @@ describe('a record the caller cannot erase', () => {
   }, 90_000);
 });
 
+describe('calls that ran but did nothing cannot push out a call that acted either', () => {
+  it('a billed call, then read-only calls and refused-by-the-command calls through three rotations: the billed call is still shown, the chain whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-audit-carry-'));
+    const log = new AuditLog(dir);
+    const time = (n: number) => new Date(Date.UTC(2026, 11, 1) + n * 1000).toISOString();
+    const at = { session: 'spender', mode: 'live' as const, tool: 'translate' };
+    await log.append({ ...at, call: 1, phase: 'intent', time: time(0), args: { text: 'keep me', to: 'es' }, writes: true });
+    await log.append({ ...at, call: 1, phase: 'priced', time: time(0), price_asked: 0.014 });
+    await log.append({ ...at, call: 1, phase: 'result', time: time(0), result: 'ok', price_asked: 0.014, ids: [], spent: 0.014 });
+    // An unfinished write (the server killed): it may have acted, so it is carried too.
+    await log.append({
+      session: 'killed',
+      mode: 'test',
+      tool: 'calls_end',
+      call: 1,
+      phase: 'intent',
+      time: time(1),
+      args: { id: 'call_abcdefgh' },
+      writes: true,
+    });
+    const pad = 'p'.repeat(3000);
+    let rotations = 0;
+    for (let call = 1; rotations < 3; call++) {
+      const before = existsSync(join(dir, `${AUDIT_FILE}.1`)) ? readFileSync(join(dir, `${AUDIT_FILE}.1`), 'utf8').slice(0, 200) : '';
+      const flood = { session: 'flood', mode: 'live' as const, call, time: time(10 + call) };
+      await log.append({
+        ...flood,
+        tool: call % 2 ? 'calls_list' : 'translate',
+        phase: 'intent',
+        args: { pad },
+        ...(call % 2 ? {} : { writes: true as const }),
+      });
+      await log.append({
+        ...flood,
+        tool: call % 2 ? 'calls_list' : 'translate',
+        phase: 'result',
+        result: call % 2 ? 'ok' : 'usage',
+        price_asked: null,
+        ids: [],
+      });
+      if (existsSync(join(dir, `${AUDIT_FILE}.1`)) && readFileSync(join(dir, `${AUDIT_FILE}.1`), 'utf8').slice(0, 200) !== before) rotations += 1;
+    }
+    const { readAudit } = await import('../../src/commands/mcp/audit.js');
+    const kept = readAudit(dir);
+    expect(kept.slice(0, 2).map((e) => [e.session, e.tool, e.result, e.price_asked])).toEqual([
+      ['spender', 'translate', 'ok', 0.014],
+      ['killed', 'calls_end', 'unfinished', null],
+    ]);
+    expect(kept[0]!.args).toEqual({ text: 'keep me', to: 'es' });
+    // No call that did nothing was carried.
+    expect(kept.filter((e) => e.session === 'flood' && e.result === 'usage').length).toBeLessThan(400);
+    expect(verifyAudit(dir).problems).toEqual([]);
+  }, 60_000);
+});
+
 /** A log of `lines` lines with a rotation in it, written as sessions write it. */
 async function rotatedLog(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-audit-cuts-'));

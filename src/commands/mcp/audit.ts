@@ -45,6 +45,20 @@ export const REFUSED_FILE = 'mcp-refused.ndjson';
 export const MAX_BYTES = 512 * 1024;
 /** The refused calls' file, past which it becomes `.1`: at most twice this is kept. */
 export const MAX_REFUSED_BYTES = 128 * 1024;
+/** A carried line keeps the newest calls that acted within this many bytes: older ones give way to newer ones that acted, never to calls that did not. */
+export const MAX_CARRIED_BYTES = 128 * 1024;
+/** Results that say nothing was done: a call with one did not act. */
+const DID_NOTHING = new Set([
+  'usage',
+  'spend_cap',
+  'declined',
+  'confirmation_unavailable',
+  'not_priceable',
+  'rate_limited',
+  'audit_unwritable',
+  'invalid_input',
+  'not_found',
+]);
 /** A session's refusals closer together than this after its last refused line are one line, with their count. */
 export const REFUSED_WINDOW_MS = 1_000;
 /** An argument's text longer than this is cut in the log, with its size said. */
@@ -75,6 +89,8 @@ export interface AuditLine {
   tool: string;
   mode: 'test' | 'live';
   args?: Record<string, unknown>;
+  /** On the intent line of a tool that may change or charge: the call is carried past rotations when it acted. */
+  writes?: true;
   result?: Outcome;
   /** What the call was priced at before it was made, in cents; null when not billed. */
   price_asked?: number | null;
@@ -95,6 +111,18 @@ export interface BreakLine {
   session?: string;
   time: string;
   problems: string[];
+}
+
+/**
+ * The calls that acted (or may have: unfinished) in a file a rotation drops, written as the first
+ * line of the new file, so no flood of calls that did nothing pushes them out of the log.
+ */
+export interface CarriedLine {
+  version: typeof AUDIT_FORMAT;
+  prev: string;
+  phase: 'carried';
+  time: string;
+  calls: Array<AuditEntry & { call: number }>;
 }
 
 /** One call as `svc mcp log` shows it: its intent joined with its result (`unfinished` when none was written). */
@@ -495,13 +523,17 @@ export class AuditLog {
     const { head } = writing;
     let first = head.first || hash;
     if (writing.size > 0 && writing.size + bytes.length > MAX_BYTES) {
+      // The file the rotation drops: its calls that acted go on, in the new file's first line.
+      const carried = carriedCalls(parsedLines(readLogFile(`${this.path}.1`) ?? '', `${this.path}.1`));
       closeSync(writing.fd);
       writing.fd = -1;
       renameSync(this.path, `${this.path}.1`);
       writing.fd = this.openForAppend();
       writing.size = 0;
       // The oldest retained line is now the one the rotated file starts with.
-      first = head.current || hash;
+      writing.head = { ...head, first: head.current || hash, current: '' };
+      if (carried.length) this.writeLine(writing, { phase: 'carried', time: (line as { time?: string }).time ?? '', calls: carried });
+      return this.writeLine(writing, line);
     }
     writeSync(writing.fd, bytes);
     writing.head = { first, current: writing.size === 0 ? hash : head.current || hash, last: hash };
@@ -623,6 +655,10 @@ export function readRefused(dir: string): RefusedLine[] {
 export function readAudit(dir: string): AuditEntry[] {
   const calls = new Map<string, AuditEntry>();
   for (const { value } of readAuditLines(dir)) {
+    if (isCarried(value)) {
+      for (const { call, ...entry } of value.calls) if (!calls.has(`${entry.session}#${call}`)) calls.set(`${entry.session}#${call}`, entry);
+      continue;
+    }
     const line = value as AuditLine | null | undefined;
     if (line === undefined || isBreak(line)) continue; // A line cut by a crash mid-write: the others still count.
     if (typeof line?.session !== 'string' || !['intent', 'priced', 'result'].includes(line.phase)) {
@@ -653,7 +689,60 @@ export function readAudit(dir: string): AuditEntry[] {
     }
     calls.set(key, entry);
   }
-  return [...calls.values()];
+  // Calls carried past a rotation come before the lines of the files kept: in the order they were made.
+  return [...calls.values()].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+}
+
+function isCarried(value: unknown): value is CarriedLine {
+  return (value as Partial<CarriedLine> | null | undefined)?.phase === 'carried' && Array.isArray((value as CarriedLine).calls);
+}
+
+/** The calls of a file that acted, or may have (unfinished), with those it carried itself: the newest within MAX_CARRIED_BYTES. */
+function carriedCalls(lines: ReadLine[]): Array<AuditEntry & { call: number }> {
+  const calls = new Map<string, AuditEntry & { call: number; writes: boolean }>();
+  for (const { value } of lines) {
+    if (isCarried(value)) {
+      for (const entry of value.calls) calls.set(`${entry.session}#${entry.call}`, { ...entry, writes: true });
+      continue;
+    }
+    const line = value as AuditLine | undefined;
+    if (typeof line?.session !== 'string' || typeof line.call !== 'number' || !['intent', 'priced', 'result'].includes(line.phase)) continue;
+    const key = `${line.session}#${line.call}`;
+    const entry = calls.get(key) ?? {
+      time: line.time,
+      session: line.session,
+      call: line.call,
+      tool: line.tool,
+      mode: line.mode,
+      args: {},
+      price_asked: null,
+      result: 'unfinished',
+      ids: [],
+      writes: false,
+    };
+    if (line.phase === 'intent') {
+      entry.args = line.args ?? {};
+      entry.writes = line.writes === true;
+    } else if (line.phase === 'priced') entry.price_asked = line.price_asked ?? null;
+    else {
+      entry.result = line.result ?? 'unfinished';
+      entry.price_asked = line.price_asked ?? entry.price_asked;
+      entry.ids = line.ids ?? [];
+      if (line.spent !== undefined) entry.spent = line.spent;
+    }
+    calls.set(key, entry);
+  }
+  const acted = [...calls.values()]
+    .filter((e) => (e.writes || e.price_asked !== null) && !DID_NOTHING.has(e.result))
+    .map(({ writes: _writes, ...entry }) => entry);
+  const kept: typeof acted = [];
+  let size = 0;
+  for (const entry of acted.reverse()) {
+    size += JSON.stringify(entry).length + 1;
+    if (size > MAX_CARRIED_BYTES) break;
+    kept.unshift(entry);
+  }
+  return kept;
 }
 
 /**

@@ -197,7 +197,9 @@ export async function callTool(
     mode: s.session.mode,
   });
   try {
-    await s.audit.append({ ...line('intent'), args: loggedArgs(args) });
+    // A tool that may change or charge: its call is carried past rotations (audit.ts), whatever floods the log after it.
+    const writes = s.tools.some((t) => t.name === tool.name && !t.readOnly);
+    await s.audit.append({ ...line('intent'), args: loggedArgs(args), ...(writes ? { writes: true as const } : {}) });
   } catch (error) {
     return toolError(
       'audit_unwritable',
