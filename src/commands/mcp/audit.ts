@@ -669,28 +669,33 @@ export function readAudit(dir: string): AuditEntry[] {
       continue;
     }
     const key = `${line.session}#${line.call}`;
-    const entry = calls.get(key) ?? {
-      time: line.time,
-      session: line.session,
-      tool: line.tool,
-      mode: line.mode,
-      args: {},
-      price_asked: null,
-      result: 'unfinished',
-      ids: [],
-    };
-    if (line.phase === 'intent') entry.args = line.args ?? {};
-    else if (line.phase === 'priced') entry.price_asked = line.price_asked ?? null;
-    else {
-      entry.result = line.result ?? 'unfinished';
-      entry.price_asked = line.price_asked ?? entry.price_asked;
-      entry.ids = line.ids ?? [];
-      if (line.spent !== undefined) entry.spent = line.spent;
-    }
-    calls.set(key, entry);
+    calls.set(key, joined(calls.get(key), line));
   }
   // Calls carried past a rotation come before the lines of the files kept: in the order they were made.
   return [...calls.values()].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+}
+
+/** A call's entry with one more of its lines (intent, price, result) joined in. */
+function joined(before: AuditEntry | undefined, line: AuditLine): AuditEntry {
+  const entry: AuditEntry = before ?? {
+    time: line.time,
+    session: line.session,
+    tool: line.tool,
+    mode: line.mode,
+    args: {},
+    price_asked: null,
+    result: 'unfinished',
+    ids: [],
+  };
+  if (line.phase === 'intent') entry.args = line.args ?? {};
+  else if (line.phase === 'priced') entry.price_asked = line.price_asked ?? null;
+  else {
+    entry.result = line.result ?? 'unfinished';
+    entry.price_asked = line.price_asked ?? entry.price_asked;
+    entry.ids = line.ids ?? [];
+    if (line.spent !== undefined) entry.spent = line.spent;
+  }
+  return entry;
 }
 
 function isCarried(value: unknown): value is CarriedLine {
@@ -708,29 +713,9 @@ function carriedCalls(lines: ReadLine[]): Array<AuditEntry & { call: number }> {
     const line = value as AuditLine | undefined;
     if (typeof line?.session !== 'string' || typeof line.call !== 'number' || !['intent', 'priced', 'result'].includes(line.phase)) continue;
     const key = `${line.session}#${line.call}`;
-    const entry = calls.get(key) ?? {
-      time: line.time,
-      session: line.session,
-      call: line.call,
-      tool: line.tool,
-      mode: line.mode,
-      args: {},
-      price_asked: null,
-      result: 'unfinished',
-      ids: [],
-      writes: false,
-    };
-    if (line.phase === 'intent') {
-      entry.args = line.args ?? {};
-      entry.writes = line.writes === true;
-    } else if (line.phase === 'priced') entry.price_asked = line.price_asked ?? null;
-    else {
-      entry.result = line.result ?? 'unfinished';
-      entry.price_asked = line.price_asked ?? entry.price_asked;
-      entry.ids = line.ids ?? [];
-      if (line.spent !== undefined) entry.spent = line.spent;
-    }
-    calls.set(key, entry);
+    const before = calls.get(key);
+    const writes = line.phase === 'intent' ? line.writes === true : (before?.writes ?? false);
+    calls.set(key, { ...joined(before, line), call: line.call, writes });
   }
   const acted = [...calls.values()]
     .filter((e) => (e.writes || e.price_asked !== null) && !DID_NOTHING.has(e.result))
