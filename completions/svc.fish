@@ -211,6 +211,8 @@ complete -c svc -n '__svc_at \'mcp\'' -l max-spend -x -d 'live sessions (--live)
 complete -c svc -n '__svc_at \'mcp\'' -l confirm-over -x -d 'live sessions: a billed call priced above this is put to you in the assistant (MCP elicitation) first; clients that cannot ask are refused'
 complete -c svc -n '__svc_at \'mcp log\'' -l limit -x -d 'only the last N calls'
 complete -c svc -n '__svc_at \'mcp log\'' -l verify -d 'check that the log is as svc wrote it: exit 1 if a line was changed, removed or cut'
+complete -c svc -n '__svc_at \'mcp log\'' -l accept-break -d 'with --verify: accept the log as it is now (after reading what --verify found); later checks start from here'
+complete -c svc -n '__svc_at \'mcp log\'' -l refused -d 'the calls refused before they ran (an unknown tool, input a schema refuses): their count, size and digest'
 complete -c svc -n '__svc_at \'completion\'' -a 'bash zsh fish powershell'
 complete -c svc -n '__svc_at \'profiles\'' -a list -d 'every profile: organization, address, mode, credentials (the default marked *)'
 complete -c svc -n '__svc_at \'profiles\'' -a remove -d 'delete a profile: its local secrets and its config'

@@ -272,7 +272,7 @@ describe('a file from a newer svc', () => {
         const ran = await svc(args, env);
         expect(ran.code, args.join(' ')).toBe(NEWER_EXIT);
         expect(ran.stdout).toBe('');
-        expect(ran.stderr).toMatch(newer('the MCP audit log', 2));
+        expect(ran.stderr).toMatch(newer('the MCP audit log', 3));
       }
       await expectFormatNewerJson(['mcp', 'log'], env);
       const answer = await mcpCall('account', {}, env);

@@ -303,19 +303,24 @@ describe('the audit log under load and attack', () => {
     expect(verified.stdout).toMatch(/intact: 100 lines/);
   }, 30_000);
 
-  it('nested secrets are redacted at every depth, and a 600 KB argument is kept cut, with its size', async () => {
+  it('secrets are redacted in the arguments kept, and refused calls keep no arguments at all: a 600 KB one is its size and digest', async () => {
     const client = await connect([]);
     const key = `svc_live_${'k'.repeat(32)}`;
     const jwt = `eyJhbGciOiJIUzI1NiJ9.${'e'.repeat(40)}.${'s'.repeat(43)}`;
     const bearer = `Bearer ${'t'.repeat(40)}`;
+    // Refused by the schema (an undeclared property, a text past its bound): kept apart, without their arguments.
     await call(client, 'calls_list', { nested: { deeper: [{ key, auth: bearer, token: jwt }] } });
     await call(client, 'translate', { text: 'x'.repeat(600_000), to: 'es' });
+    await call(client, 'translate', { text: `${key} ${bearer} ${jwt}`, to: 'es' });
     await call(client, 'account_balance', {});
-    const file = readFileSync(join(svcDir(), 'mcp-audit.ndjson'), 'utf8');
-    for (const secret of [key, jwt, 't'.repeat(40)]) expect(file).not.toContain(secret);
-    expect(file.length).toBeLessThan(10_000);
-    expect(file).toContain('(600000 characters)');
-    expect((await auditLog()).map((e) => e.tool)).toEqual(['calls_list', 'translate', 'account_balance']);
+    await client.close();
+    const files = ['mcp-audit.ndjson', 'mcp-refused.ndjson'].map((f) => readFileSync(join(svcDir(), f), 'utf8')).join('\n');
+    for (const secret of [key, jwt, 't'.repeat(40)]) expect(files).not.toContain(secret);
+    expect(files.length).toBeLessThan(10_000);
+    expect((await auditLog()).map((e) => e.tool)).toEqual(['translate', 'account_balance']);
+    const refused = JSON.parse((await svc(['mcp', 'log', '--refused', '--json'])).stdout);
+    expect(refused.flatMap((r: { tools: string[] }) => r.tools)).toEqual(['calls_list', 'translate']);
+    expect(refused.reduce((n: number, r: { args_chars: number }) => n + r.args_chars, 0)).toBeGreaterThan(600_000);
   });
 
   it('one call with arguments nested 20 x 20 x 20 neither rotates the log nor hides the calls before it', async () => {
@@ -324,17 +329,15 @@ describe('the audit log under load and attack', () => {
     const leaf = 'v'.repeat(100);
     const level = (inner: () => unknown) => Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, inner()]));
     const nested = level(() => level(() => level(() => leaf)));
-    // An unknown tool: refused by the protocol (-32602), and audited with its arguments.
+    // An unknown tool: refused by the protocol (-32602), and kept with the refusals by its size.
     await expect(call(client, 'nope', nested)).rejects.toThrow(/unknown tool/);
     await client.close();
     expect(existsSync(join(svcDir(), 'mcp-audit.ndjson.1'))).toBe(false);
     expect(statSync(join(svcDir(), 'mcp-audit.ndjson')).size).toBeLessThan(12_000);
-    expect((await auditLog()).map((e) => [e.tool, e.result])).toEqual([
-      ['account_balance', 'ok'],
-      ['nope', 'unknown_tool'],
-    ]);
-    const logged = (await auditLog())[1].args;
-    expect(logged['…']).toMatch(/^the arguments were \d+ characters as logged; the rest is not kept$/);
+    expect(statSync(join(svcDir(), 'mcp-refused.ndjson')).size).toBeLessThan(1_000);
+    expect((await auditLog()).map((e) => [e.tool, e.result])).toEqual([['account_balance', 'ok']]);
+    const refused = JSON.parse((await svc(['mcp', 'log', '--refused', '--json'])).stdout);
+    expect(refused).toEqual([expect.objectContaining({ tools: ['nope'], reasons: ['unknown_tool'], count: 1, args_chars: JSON.stringify(nested).length })]);
     expect((await svc(['mcp', 'log', '--verify'])).code).toBe(0);
   });
 

@@ -44,8 +44,8 @@ async function connect(args: string[], key = emulator().seed.keys.test): Promise
 type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
 const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<Result>;
 
-async function auditLog(): Promise<any[]> {
-  const [command, args] = svcCommand(['mcp', 'log', '--json']);
+async function auditLog(which: 'calls' | 'refused' = 'calls'): Promise<any[]> {
+  const [command, args] = svcCommand(['mcp', 'log', '--json', ...(which === 'refused' ? ['--refused'] : [])]);
   const ran = await spawnCollect(command, args, { env: envFor(emulator().seed.keys.test) });
   expect(ran.code).toBe(0);
   return JSON.parse(ran.stdout);
@@ -141,11 +141,18 @@ describe('bad input from a model', () => {
     const tooLongForTheService = await call(client, 'translate', { text: 'x'.repeat(6_000), to: 'es' });
     expect(tooLongForTheService.structuredContent.error).toMatchObject({ code: 'usage' });
     expect((await call(client, 'account_balance')).isError).toBeFalsy();
-    // Each is a line of the audit log all the same.
+    // The refusals are kept apart from the calls that ran, by their size and digest (svc mcp log --refused).
     const results = (await auditLog()).map((e) => [e.tool, e.result]);
-    expect(results).toContainEqual(['calls_list', 'usage']);
-    expect(results).toContainEqual(['keys_remove', 'unknown_tool']);
+    expect(results).toContainEqual(['translate', 'usage']);
     expect(results.at(-1)).toEqual(['account_balance', 'ok']);
+    expect(results.map(([tool]) => tool)).not.toContain('keys_remove');
+    // Refusals within a second of the last one written are one line, written by the next or at the session's end.
+    await client.close();
+    const refused = await auditLog('refused');
+    expect(refused.flatMap((r) => r.tools)).toEqual(expect.arrayContaining(['calls_list', 'keys_remove']));
+    expect(refused.flatMap((r) => r.reasons)).toEqual(expect.arrayContaining(['invalid_input', 'unknown_tool']));
+    expect(refused.reduce((n, r) => n + r.count, 0)).toBe(5);
+    expect(JSON.stringify(refused)).not.toContain('x'.repeat(1000));
   });
 
   it("an id of the other mode is svc's not_found, with the hint a person would get", async () => {

@@ -245,7 +245,7 @@ describe('the audit log', () => {
     expect(verifyAudit(dir).problems).toEqual([expect.stringMatching(/line 3 does not follow line 2/)]);
   });
 
-  it('names format 2 on each line, and appends nothing once a newer svc has written a line, to either file of the log', async () => {
+  it('names format 3 on each line, and appends nothing once a newer svc has written a line, to either file of the log', async () => {
     const { appendFileSync, mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
@@ -258,24 +258,24 @@ describe('the audit log', () => {
       tool: 'account',
       mode: 'test' as const,
     });
-    const newer = `${JSON.stringify({ version: 3, prev: '', session: 'n', call: 1 })}\n`;
+    const newer = `${JSON.stringify({ version: 4, prev: '', session: 'n', call: 1 })}\n`;
     const files = (dir: string) => [AUDIT_FILE, HEAD_FILE].map((f) => readFileSync(join(dir, f), 'utf8'));
 
     // A session that has written, then a newer svc appends beside it: the session's next line is refused.
     const dir = mkdtempSync(join(tmpdir(), 'svc-audit-'));
     const log = new AuditLog(dir);
     await log.append(intent(1));
-    expect(JSON.parse(readFileSync(join(dir, AUDIT_FILE), 'utf8'))).toMatchObject({ version: 2, prev: '', session: 's' });
+    expect(JSON.parse(readFileSync(join(dir, AUDIT_FILE), 'utf8'))).toMatchObject({ version: 3, prev: '', session: 's' });
     appendFileSync(join(dir, AUDIT_FILE), newer);
     const before = files(dir);
     await expect(log.append(intent(2))).rejects.toThrow(AuditNewerFormatError);
-    await expect(log.append(intent(2))).rejects.toThrow(/format version 3, written by a newer svc; .* up to 2/);
+    await expect(log.append(intent(2))).rejects.toThrow(/format version 4, written by a newer svc; .* up to 3/);
     expect(files(dir)).toEqual(before);
 
     // A newer svc's line in the rotated file: a rotation would replace it, so nothing is written.
     const rotated = mkdtempSync(join(tmpdir(), 'svc-audit-'));
     writeFileSync(join(rotated, `${AUDIT_FILE}.1`), newer);
-    await expect(new AuditLog(rotated).append(intent(1))).rejects.toThrow(/mcp-audit\.ndjson\.1 is in format version 3/);
+    await expect(new AuditLog(rotated).append(intent(1))).rejects.toThrow(/mcp-audit\.ndjson\.1 is in format version 4/);
     expect(readFileSync(join(rotated, `${AUDIT_FILE}.1`), 'utf8')).toBe(newer);
   });
 

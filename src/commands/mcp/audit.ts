@@ -1,10 +1,18 @@
 // The audit log of `svc mcp`, in svc's config folder (made 0700 on first use), each file 0600.
 // A tool call is two lines: its intent, written BEFORE the tool acts (a call whose intent
 // cannot be written is not made), then its result (`ok`, `refused`, `failed`, `cancelled`,
-// `disconnected`, or svc's error code). Every line names its session and carries the hash of
-// the line written before it, and `mcp-audit.head` the hash of the last one, so `svc mcp log
-// --verify` can tell a log that was altered or cut. One writer at a time across sessions (a
-// file lock around append and rotation); past MAX_BYTES the file becomes `.1`.
+// `disconnected`, or svc's error code); a billed call has a third between them, its price as
+// reserved, so a call that never finished still shows what it may have cost. Every line names
+// its session and carries the hash of the line written before it, and `mcp-audit.head` the
+// hashes of the first and last lines retained, so `svc mcp log --verify` can tell a log that was
+// altered or cut anywhere, the oldest file's first lines too. A session that finds the log not
+// matching its head writes a break line saying so before its own, which --verify reports until
+// the person accepts it (`--accept-break`). One writer at a time across sessions (a file lock
+// around append and rotation); past MAX_BYTES the file becomes `.1`.
+//
+// Calls refused before they reached a command (an unknown tool, input a schema refuses) are
+// kept apart, in `mcp-refused.ndjson`, bounded on their own and without their arguments: no
+// number of them can push a call that ran out of the log.
 //
 // Each line names its format version (AUDIT_FORMAT): a log holding a line of a newer format is
 // neither read, appended to nor rotated by this svc (docs/design.md, Distribution).
@@ -18,8 +26,6 @@ import { redactText } from '../../io/redact.js';
 import { formatVersion } from '../../shared/format-version.js';
 import { ID_PREFIX } from '../../contract/constants.js';
 
-/** An object id of the API (docs/contract.md "Conventions"), anywhere in a text. */
-const ID = new RegExp(`\\b(?:${Object.values(ID_PREFIX).join('|')})[A-Za-z0-9]{4,}\\b`, 'g');
 /** Bearer tokens and JWT-shaped strings: secrets whatever issued them. */
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
@@ -27,14 +33,34 @@ const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 /**
  * The format of the log's lines. 1: svc 0.1.0's, one line per call (its result), with no
  * version, session or link; a line without a version is read by its shape. 2: a call's intent
- * and result lines, each with `version`, its session and the hash of the line before (`prev`).
- * The head file holds the hash of the last line and has no format of its own.
+ * and result lines, each with `version`, its session and the hash of the line before (`prev`),
+ * the head file the hash of the last line. 3: a billed call's `priced` line, `break` lines,
+ * and a head naming the first retained line too (JSON: `first`, `current`, `last`).
  */
-export const AUDIT_FORMAT = 2;
+export const AUDIT_FORMAT = 3;
 
 export const AUDIT_FILE = 'mcp-audit.ndjson';
 export const HEAD_FILE = 'mcp-audit.head';
+export const REFUSED_FILE = 'mcp-refused.ndjson';
 export const MAX_BYTES = 512 * 1024;
+/** The refused calls' file, past which it becomes `.1`: at most twice this is kept. */
+export const MAX_REFUSED_BYTES = 128 * 1024;
+/** A carried line keeps the newest calls that acted within this many bytes: older ones give way to newer ones that acted, never to calls that did not. */
+export const MAX_CARRIED_BYTES = 128 * 1024;
+/** Results that say nothing was done: a call with one did not act. */
+const DID_NOTHING = new Set([
+  'usage',
+  'spend_cap',
+  'declined',
+  'confirmation_unavailable',
+  'not_priceable',
+  'rate_limited',
+  'audit_unwritable',
+  'invalid_input',
+  'not_found',
+]);
+/** A session's refusals closer together than this after its last refused line are one line, with their count. */
+export const REFUSED_WINDOW_MS = 1_000;
 /** An argument's text longer than this is cut in the log, with its size said. */
 const MAX_LOGGED_STRING = 200;
 /**
@@ -58,17 +84,45 @@ export interface AuditLine {
   session: string;
   /** The call's number in its session: its intent and result lines share it. */
   call: number;
-  phase: 'intent' | 'result';
+  phase: 'intent' | 'priced' | 'result';
   time: string;
   tool: string;
   mode: 'test' | 'live';
   args?: Record<string, unknown>;
+  /** On the intent line of a tool that may change or charge: the call is carried past rotations when it acted. */
+  writes?: true;
   result?: Outcome;
   /** What the call was priced at before it was made, in cents; null when not billed. */
   price_asked?: number | null;
   ids?: string[];
   /** Live sessions: the session's own charges after the call, in cents. */
   spent?: number;
+}
+
+/**
+ * A line saying the log did not match its head when a session opened it (`by: 'session'`), or
+ * that the person accepted the log as it is (`by: 'person'`, `svc mcp log --verify --accept-break`).
+ */
+export interface BreakLine {
+  version: typeof AUDIT_FORMAT;
+  prev: string;
+  phase: 'break';
+  by: 'session' | 'person';
+  session?: string;
+  time: string;
+  problems: string[];
+}
+
+/**
+ * The calls that acted (or may have: unfinished) in a file a rotation drops, written as the first
+ * line of the new file, so no flood of calls that did nothing pushes them out of the log.
+ */
+export interface CarriedLine {
+  version: typeof AUDIT_FORMAT;
+  prev: string;
+  phase: 'carried';
+  time: string;
+  calls: Array<AuditEntry & { call: number }>;
 }
 
 /** One call as `svc mcp log` shows it: its intent joined with its result (`unfinished` when none was written). */
@@ -164,13 +218,38 @@ function withinSize(logged: Record<string, unknown>): Record<string, unknown> {
   return kept;
 }
 
-/** Ids in a command's JSON output or its arguments: `call_…`, `chat_…`, `evt_…`, … */
+/** A whole value that is an object id of the API (docs/contract.md "Conventions"). */
+const WHOLE_ID = new RegExp(`^(?:${Object.values(ID_PREFIX).join('|')})[A-Za-z0-9]{4,}$`);
+/** No call keeps more ids than this; nor is a value searched past this many fields. */
+const MAX_IDS = 50;
+const MAX_FIELDS_SEARCHED = 10_000;
+
+/** Whether a field names ids: `id`, `call_id`, `ids`, `participant_ids`. */
+const idField = (key: string) => key === 'id' || key === 'ids' || key.endsWith('_id') || key.endsWith('_ids');
+
+/**
+ * The ids a call touched: the values of id fields (`id`, `…_id`, `ids`, `…_ids`) in its
+ * arguments and its result, the outermost first (an object's own id before its children's),
+ * never ids written inside a text (a translation, a message), which anyone could have written.
+ */
 export function idsIn(...values: unknown[]): string[] {
   const ids = new Set<string>();
-  const text = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v ?? null))).join(' ');
-  for (const [id] of text.matchAll(ID)) {
-    if (ids.size >= 50) break;
-    ids.add(id);
+  const queue: unknown[] = [...values];
+  let searched = 0;
+  const take = (value: unknown) => {
+    if (typeof value === 'string' && WHOLE_ID.test(value) && ids.size < MAX_IDS) ids.add(value);
+  };
+  for (let at = 0; at < queue.length && searched < MAX_FIELDS_SEARCHED && ids.size < MAX_IDS; at++) {
+    const value = queue[at];
+    if (value === null || typeof value !== 'object') continue;
+    for (const [key, field] of Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value)) {
+      searched += 1;
+      if (idField(key)) {
+        if (Array.isArray(field)) field.forEach(take);
+        else take(field);
+      }
+      if (field !== null && typeof field === 'object') queue.push(field);
+    }
   }
   return [...ids];
 }
@@ -188,15 +267,174 @@ function readLogFile(path: string): string | null {
   return readOwnFile(path, { what: 'the MCP audit log', maxBytes: MAX_READ_BYTES });
 }
 
+/**
+ * What the retained chain must start and end with (hashes; '' when not known): its first
+ * line (the oldest file's first, moved on at rotation), the current file's first (which
+ * becomes the oldest at the next rotation), and the last line written. A head of format 2
+ * held the last line's hash alone (`legacy`).
+ */
+export interface Head {
+  first: string;
+  current: string;
+  last: string;
+  legacy?: true;
+}
+
+/** The head file is written in place at this size (its JSON padded), never truncated. */
+const HEAD_BYTES = 256;
+const HASH = /^[0-9a-f]{64}$/;
+
+/** The head file; null when there is none, every hash '' when it is not svc's. */
+function readHead(path: string): Head | null {
+  const text = readOwnFile(path, { what: 'the MCP audit log head', maxBytes: 4096 })?.trim();
+  if (text === undefined) return null;
+  if (HASH.test(text)) return { first: '', current: '', last: text, legacy: true };
+  try {
+    const { first, current, last } = JSON.parse(text) as Partial<Head>;
+    const hash = (value: unknown) => (typeof value === 'string' && HASH.test(value) ? value : '');
+    return { first: hash(first), current: hash(current), last: hash(last) };
+  } catch {
+    return { first: '', current: '', last: '' };
+  }
+}
+
+/** A problem found in the log, at a line (its index) or of the whole (-1). */
+interface Found {
+  at: number;
+  text: string;
+}
+
+/** The retained lines checked against each other and the head. */
+interface ChainCheck {
+  unchained: number;
+  found: Found[];
+  /** The last break line of any kind, and the last the person wrote (-1: none). */
+  lastBreak: number;
+  lastAccepted: number;
+}
+
+function isBreak(value: unknown): value is BreakLine {
+  return (value as Partial<BreakLine> | null | undefined)?.phase === 'break';
+}
+
+function checkChain(lines: ReadLine[], head: Head | null): ChainCheck {
+  const found: Found[] = [];
+  let unchained = 0;
+  let lastBreak = -1;
+  let lastAccepted = -1;
+  lines.forEach(({ value }, index) => {
+    const line = value as Partial<AuditLine> | Partial<BreakLine> | null | undefined;
+    if (line === undefined) return void found.push({ at: index, text: `line ${index + 1} is not a line svc wrote (it does not parse)` });
+    if (unchained === index && line !== null && typeof line === 'object' && !('prev' in line)) return void (unchained += 1);
+    if (isBreak(line)) {
+      lastBreak = index;
+      if (line.by === 'person') lastAccepted = index;
+    }
+    if (index > 0 && line?.prev !== hashOf(lines[index - 1]!.text))
+      found.push({ at: index, text: `line ${index + 1} does not follow line ${index} (a line was changed, removed or added)` });
+  });
+  const first = lines[0];
+  if (first && head?.first && hashOf(first.text) !== head.first) {
+    found.push({
+      at: -1,
+      text: first.rotated
+        ? `line 1 is not the first line svc kept: lines were removed from the start of ${AUDIT_FILE}.1`
+        : `line 1 is not the first line svc kept: the rotated file (${AUDIT_FILE}.1) was removed, or lines were removed from the start`,
+    });
+  } else if (first && !head?.first && unchained === 0 && !first.rotated && (first.value as Partial<AuditLine> | null)?.prev !== '') {
+    // A head of format 2 names no first line: a first line outside the rotated file links to nothing, or that file was there.
+    found.push({
+      at: -1,
+      text: `line 1 follows a line that is not kept: the rotated file (${AUDIT_FILE}.1) was removed, or lines were removed from the start`,
+    });
+  }
+  const last = lines.at(-1)?.text;
+  // A log of svc 0.1.0's lines alone was never linked, and has no head file.
+  if (last !== undefined && head?.last !== hashOf(last) && (head || unchained < lines.length))
+    found.push({
+      at: -1,
+      text: head ? 'the log ends before the last line svc wrote (it was cut) or its last line was changed' : 'the head file (mcp-audit.head) is missing',
+    });
+  if (last === undefined && head?.last) found.push({ at: -1, text: 'the log is empty, but svc wrote lines to it (it was removed or cut)' });
+  return { unchained, found, lastBreak, lastAccepted };
+}
+
+/** The head the retained lines as they are now would have. */
+function headOf(lines: ReadLine[]): Head {
+  const current = lines.find((l) => !l.rotated);
+  return { first: lines[0] ? hashOf(lines[0].text) : '', current: current ? hashOf(current.text) : '', last: lines.length ? hashOf(lines.at(-1)!.text) : '' };
+}
+
+/** What `--verify` reports: the problems since the person last accepted the log, and the breaks sessions found since. */
+function reported(lines: ReadLine[], check: ChainCheck): string[] {
+  const problems = check.found.filter((f) => f.at < 0 || f.at > check.lastAccepted).map((f) => f.text);
+  lines.forEach(({ value }, index) => {
+    if (index <= check.lastAccepted || !isBreak(value) || value.by !== 'session') return;
+    problems.push(
+      `line ${index + 1}: on ${value.time}, a session found the log did not match its head and went on from there: ${(value.problems ?? []).join('; ')}`,
+    );
+  });
+  return problems;
+}
+
+/** The part of the log an append writes with: the open file, its size, the head. */
+interface Writing {
+  fd: number;
+  size: number;
+  head: Head;
+}
+
+/** A refusal, as the refused calls' file keeps it: the size and digest of its arguments, never the arguments. */
+export interface Refusal {
+  session: string;
+  /** The clock's time, in ms. */
+  now: number;
+  tool: string;
+  reason: string;
+  args: unknown;
+}
+
+/** A session's refusals within REFUSED_WINDOW_MS of the last line written: one line, with their count. */
+interface RefusedBatch {
+  time: string;
+  session: string;
+  count: number;
+  tools: Set<string>;
+  reasons: Set<string>;
+  args_chars: number;
+  args_sha256: string;
+}
+
+export interface RefusedLine {
+  version: typeof AUDIT_FORMAT;
+  time: string;
+  session: string;
+  count: number;
+  tools: string[];
+  reasons: string[];
+  /** Every refused call's arguments together, in characters of JSON. */
+  args_chars: number;
+  /** The first 16 hex digits of the sha256 of the last call's arguments as JSON. */
+  args_sha256: string;
+}
+
+/** A batch's tools and reasons keep no more names than this. */
+const MAX_NAMES = 5;
+
 export class AuditLog {
   readonly path: string;
+  readonly refusedPath: string;
   private readonly headPath: string;
   /** This session's appends, in order: the file lock orders them against other sessions. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** When this session last wrote a refusal line, and the refusals since. */
+  private refusedAt = -Infinity;
+  private batch: RefusedBatch | undefined;
 
   constructor(readonly dir: string) {
     this.path = join(dir, AUDIT_FILE);
     this.headPath = join(dir, HEAD_FILE);
+    this.refusedPath = join(dir, REFUSED_FILE);
   }
 
   /**
@@ -207,34 +445,98 @@ export class AuditLog {
 
   /**
    * Appends `line` (its version and `prev` filled in); rejects, writing nothing, when the log
-   * cannot be written or holds a line of a newer format (AuditNewerFormatError).
+   * cannot be written or holds a line of a newer format (AuditNewerFormatError). The first
+   * append of a session, and one after the file was replaced or its head removed, checks the
+   * whole log against its head first: a log that does not match gets a break line before
+   * `line`, which `--verify` reports until the person accepts it.
    */
   append(line: Omit<AuditLine, 'prev' | 'version'>): Promise<void> {
     const next = this.queue.then(() => withFileLock(this.path, async () => this.appendLocked(line)));
+    this.queue = next.catch(() => {});
+    if (this.batch && Date.parse(line.time) - this.refusedAt >= REFUSED_WINDOW_MS) void this.flushRefused().catch(() => {});
+    return next;
+  }
+
+  /**
+   * The person's word that the log as it is now is the one to check from (`svc mcp log
+   * --verify --accept-break`): a break line naming what was found, the head pinned to the
+   * lines as they are. The problems accepted; none (and nothing written) when the log is intact.
+   */
+  acceptBreak(time: string): Promise<string[]> {
+    const next = this.queue.then(() =>
+      withFileLock(this.path, async () => {
+        const lines = readAuditLines(this.dir);
+        const problems = reported(lines, checkChain(lines, readHead(this.headPath)));
+        if (problems.length === 0) return problems;
+        this.write({ phase: 'break', by: 'person', time, problems }, headOf(lines));
+        return problems;
+      }),
+    );
     this.queue = next.catch(() => {});
     return next;
   }
 
   private appendLocked(line: Omit<AuditLine, 'prev' | 'version'>): void {
-    let fd = this.openForAppend();
+    this.write(line, undefined);
+  }
+
+  /** Writes `line` chained to the head (read, and the log checked against it, when `pinned` is not given). */
+  private write(line: Omit<AuditLine, 'prev' | 'version'> | Omit<BreakLine, 'prev' | 'version'>, pinned: Head | undefined): void {
+    const writing: Writing = { fd: this.openForAppend(), size: 0, head: pinned ?? { first: '', current: '', last: '' } };
     try {
-      const size = this.refuseNewer(fd);
-      // Read after the check: a newer svc's head file is not this svc's to read.
-      const text = JSON.stringify({ version: AUDIT_FORMAT, prev: this.headHash(), ...line });
-      const bytes = Buffer.from(`${text}\n`);
-      if (size > 0 && size + bytes.length > MAX_BYTES) {
-        closeSync(fd);
-        fd = -1;
-        renameSync(this.path, `${this.path}.1`);
-        fd = this.openForAppend();
+      const { size, known } = this.refuseNewer(writing.fd);
+      writing.size = size;
+      if (!pinned) {
+        // Read after the newer-format check: a newer svc's head file is not this svc's to read.
+        const head = readHead(this.headPath);
+        writing.head = head ?? writing.head;
+        if (!known || head === null || head.legacy) this.opening(writing, head, line);
       }
-      writeSync(fd, bytes);
-      const { ino, size: written } = fstatSync(fd);
+      this.writeLine(writing, line);
+      const { ino, size: written } = fstatSync(writing.fd);
       this.checked = { ino, size: written };
-      this.writeHead(text);
+      this.writeHead(writing.head);
     } finally {
-      if (fd >= 0) closeSync(fd);
+      if (writing.fd >= 0) closeSync(writing.fd);
     }
+  }
+
+  /**
+   * The log checked whole against its head: when they do not match (since the last break),
+   * a break line naming what was found, and the chain goes on from the lines as they are.
+   * Never a head rebuilt silently from whatever line is last.
+   */
+  private opening(writing: Writing, head: Head | null, line: { session?: string | undefined; time: string }): void {
+    const lines = readAuditLines(this.dir);
+    const check = checkChain(lines, head);
+    const problems = check.found.filter((f) => f.at < 0 || f.at > check.lastBreak).map((f) => f.text);
+    writing.head = headOf(lines);
+    if (problems.length) this.writeLine(writing, { phase: 'break', by: 'session', session: line.session, time: line.time, problems });
+  }
+
+  /** One line appended, linked to the head's last; past MAX_BYTES the file becomes `.1` first. */
+  private writeLine(writing: Writing, line: object): void {
+    const text = JSON.stringify({ version: AUDIT_FORMAT, prev: writing.head.last, ...line });
+    const bytes = Buffer.from(`${text}\n`);
+    const hash = hashOf(text);
+    const { head } = writing;
+    let first = head.first || hash;
+    if (writing.size > 0 && writing.size + bytes.length > MAX_BYTES) {
+      // The file the rotation drops: its calls that acted go on, in the new file's first line.
+      const carried = carriedCalls(parsedLines(readLogFile(`${this.path}.1`) ?? '', `${this.path}.1`));
+      closeSync(writing.fd);
+      writing.fd = -1;
+      renameSync(this.path, `${this.path}.1`);
+      writing.fd = this.openForAppend();
+      writing.size = 0;
+      // The oldest retained line is now the one the rotated file starts with.
+      writing.head = { ...head, first: head.current || hash, current: '' };
+      if (carried.length) this.writeLine(writing, { phase: 'carried', time: (line as { time?: string }).time ?? '', calls: carried });
+      return this.writeLine(writing, line);
+    }
+    writeSync(writing.fd, bytes);
+    writing.head = { first, current: writing.size === 0 ? hash : head.current || hash, last: hash };
+    writing.size += bytes.length;
   }
 
   /** The current file, opened to append and to read what other sessions appended. */
@@ -247,9 +549,9 @@ export class AuditLog {
   /**
    * Throws AuditNewerFormatError when the log holds a line of a newer format, reading only what
    * this session has not read yet (all of it, and the rotated file, when the file is not the one
-   * it read); returns the current file's size.
+   * it read); the current file's size, and whether it is the one this session read.
    */
-  private refuseNewer(fd: number): number {
+  private refuseNewer(fd: number): { size: number; known: boolean } {
     const { ino, size } = fstatSync(fd);
     const known = this.checked !== undefined && this.checked.ino === ino && this.checked.size <= size;
     const from = known ? this.checked!.size : 0;
@@ -258,26 +560,75 @@ export class AuditLog {
     const added = Buffer.alloc(size - from);
     const read = readSync(fd, added, 0, added.length, from);
     parsedLines(added.subarray(0, read).toString('utf8'), this.path);
-    return size;
+    return { size, known };
   }
 
-  private writeHead(text: string): void {
-    // A hash is always the same length: written over the last one in place (truncating a file is slow on some file systems).
-    const head = openOwnFile(this.headPath, constants.O_WRONLY | constants.O_CREAT, { what: 'the MCP audit log head' });
+  private writeHead(head: Head): void {
+    // Always the same length: written over the last one in place (truncating a file is slow on some file systems).
+    const file = openOwnFile(this.headPath, constants.O_WRONLY | constants.O_CREAT, { what: 'the MCP audit log head' });
     try {
-      tightenOwnFile(head);
-      writeSync(head, `${hashOf(text)}\n`, 0);
+      tightenOwnFile(file);
+      const { first, current, last } = head;
+      writeSync(file, `${JSON.stringify({ first, current, last }).padEnd(HEAD_BYTES - 1)}\n`, 0);
     } finally {
-      closeSync(head);
+      closeSync(file);
     }
   }
 
-  /** The hash of the last line written, from the head file, else the log's own last line. */
-  private headHash(): string {
-    const head = readOwnFile(this.headPath, { what: 'the MCP audit log head', maxBytes: 1024 })?.slice(0, HASH_CHARS);
-    if (head) return head;
-    const last = (readLogFile(this.path) ?? '').trimEnd().split('\n').at(-1);
-    return last ? hashOf(last) : '';
+  /**
+   * A call refused before it reached a command (an unknown tool, input its schema or its
+   * declaration refuses), kept apart from the calls that ran, so no number of refusals pushes
+   * them out: its size and a digest, never its arguments, and a session's refusals within
+   * REFUSED_WINDOW_MS of its last line are one line, with their count.
+   */
+  refused(refusal: Refusal): Promise<void> {
+    const json = JSON.stringify(refusal.args ?? null) ?? '';
+    const batch = this.batch ?? {
+      time: new Date(refusal.now).toISOString(),
+      session: refusal.session,
+      count: 0,
+      tools: new Set<string>(),
+      reasons: new Set<string>(),
+      args_chars: 0,
+      args_sha256: '',
+    };
+    batch.count += 1;
+    if (batch.tools.size < MAX_NAMES) batch.tools.add(String(loggedValue(refusal.tool.slice(0, 100))));
+    if (batch.reasons.size < MAX_NAMES) batch.reasons.add(refusal.reason);
+    batch.args_chars += json.length;
+    batch.args_sha256 = hashOf(json).slice(0, 16);
+    this.batch = batch;
+    if (refusal.now - this.refusedAt < REFUSED_WINDOW_MS) return Promise.resolve();
+    this.refusedAt = refusal.now;
+    return this.flushRefused();
+  }
+
+  /** The refusals not written yet, as one line (at the end of a session, or when the next line comes). */
+  flushRefused(): Promise<void> {
+    const batch = this.batch;
+    if (!batch) return Promise.resolve();
+    this.batch = undefined;
+    const line: RefusedLine = { version: AUDIT_FORMAT, ...batch, tools: [...batch.tools], reasons: [...batch.reasons] };
+    return withFileLock(this.refusedPath, async () => {
+      const bytes = Buffer.from(`${JSON.stringify(line)}\n`);
+      let fd = openOwnFile(this.refusedPath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, {
+        what: 'the MCP refused calls',
+        maxBytes: MAX_READ_BYTES,
+      });
+      try {
+        tightenOwnFile(fd);
+        if (fstatSync(fd).size + bytes.length > MAX_REFUSED_BYTES) {
+          closeSync(fd);
+          fd = -1;
+          renameSync(this.refusedPath, `${this.refusedPath}.1`);
+          fd = openOwnFile(this.refusedPath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP refused calls' });
+          tightenOwnFile(fd);
+        }
+        writeSync(fd, bytes);
+      } finally {
+        if (fd >= 0) closeSync(fd);
+      }
+    });
   }
 }
 
@@ -290,13 +641,26 @@ export function readAuditLines(dir: string): ReadLine[] {
   return [`${path}.1`, path].flatMap((file) => parsedLines(readLogFile(file) ?? '', file));
 }
 
+/** The refused calls kept, oldest first; lines that do not parse are skipped. */
+export function readRefused(dir: string): RefusedLine[] {
+  const path = join(dir, REFUSED_FILE);
+  return [`${path}.1`, path]
+    .flatMap((file) => parsedLines(readLogFile(file) ?? '', file))
+    .map(({ value }) => value as RefusedLine)
+    .filter((line) => typeof line?.count === 'number' && Array.isArray(line.tools));
+}
+
 /** Every call kept, oldest first: intent and result joined; lines that do not parse are skipped. */
 export function readAudit(dir: string): AuditEntry[] {
   const calls = new Map<string, AuditEntry>();
   for (const { value } of readAuditLines(dir)) {
+    if (isCarried(value)) {
+      for (const { call, ...entry } of value.calls) if (!calls.has(`${entry.session}#${call}`)) calls.set(`${entry.session}#${call}`, entry);
+      continue;
+    }
     const line = value as AuditLine | null | undefined;
-    if (line === undefined) continue; // A line cut by a crash mid-write: the others still count.
-    if (typeof line?.session !== 'string' || (line.phase !== 'intent' && line.phase !== 'result')) {
+    if (line === undefined || isBreak(line)) continue; // A line cut by a crash mid-write: the others still count.
+    if (typeof line?.session !== 'string' || !['intent', 'priced', 'result'].includes(line.phase)) {
       // An earlier svc wrote each call as one line, with no session: kept as it is.
       const earlier = line as unknown as Partial<AuditEntry> | null;
       if (typeof earlier?.tool === 'string' && typeof earlier.result === 'string')
@@ -304,56 +668,74 @@ export function readAudit(dir: string): AuditEntry[] {
       continue;
     }
     const key = `${line.session}#${line.call}`;
-    const entry = calls.get(key) ?? {
-      time: line.time,
-      session: line.session,
-      tool: line.tool,
-      mode: line.mode,
-      args: {},
-      price_asked: null,
-      result: 'unfinished',
-      ids: [],
-    };
-    if (line.phase === 'intent') entry.args = line.args ?? {};
-    else {
-      entry.result = line.result ?? 'unfinished';
-      entry.price_asked = line.price_asked ?? null;
-      entry.ids = line.ids ?? [];
-      if (line.spent !== undefined) entry.spent = line.spent;
-    }
-    calls.set(key, entry);
+    calls.set(key, joined(calls.get(key), line));
   }
-  return [...calls.values()];
+  // Calls carried past a rotation come before the lines of the files kept: in the order they were made.
+  return [...calls.values()].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
 }
 
-/** Whether each line's `prev` is the hash of the one before, and the last line is the head: the problems found, none when intact. */
+/** A call's entry with one more of its lines (intent, price, result) joined in. */
+function joined(before: AuditEntry | undefined, line: AuditLine): AuditEntry {
+  const entry: AuditEntry = before ?? {
+    time: line.time,
+    session: line.session,
+    tool: line.tool,
+    mode: line.mode,
+    args: {},
+    price_asked: null,
+    result: 'unfinished',
+    ids: [],
+  };
+  if (line.phase === 'intent') entry.args = line.args ?? {};
+  else if (line.phase === 'priced') entry.price_asked = line.price_asked ?? null;
+  else {
+    entry.result = line.result ?? 'unfinished';
+    entry.price_asked = line.price_asked ?? entry.price_asked;
+    entry.ids = line.ids ?? [];
+    if (line.spent !== undefined) entry.spent = line.spent;
+  }
+  return entry;
+}
+
+function isCarried(value: unknown): value is CarriedLine {
+  return (value as Partial<CarriedLine> | null | undefined)?.phase === 'carried' && Array.isArray((value as CarriedLine).calls);
+}
+
+/** The calls of a file that acted, or may have (unfinished), with those it carried itself: the newest within MAX_CARRIED_BYTES. */
+function carriedCalls(lines: ReadLine[]): Array<AuditEntry & { call: number }> {
+  const calls = new Map<string, AuditEntry & { call: number; writes: boolean }>();
+  for (const { value } of lines) {
+    if (isCarried(value)) {
+      for (const entry of value.calls) calls.set(`${entry.session}#${entry.call}`, { ...entry, writes: true });
+      continue;
+    }
+    const line = value as AuditLine | undefined;
+    if (typeof line?.session !== 'string' || typeof line.call !== 'number' || !['intent', 'priced', 'result'].includes(line.phase)) continue;
+    const key = `${line.session}#${line.call}`;
+    const before = calls.get(key);
+    const writes = line.phase === 'intent' ? line.writes === true : (before?.writes ?? false);
+    calls.set(key, { ...joined(before, line), call: line.call, writes });
+  }
+  const acted = [...calls.values()]
+    .filter((e) => (e.writes || e.price_asked !== null) && !DID_NOTHING.has(e.result))
+    .map(({ writes: _writes, ...entry }) => entry);
+  const kept: typeof acted = [];
+  let size = 0;
+  for (const entry of acted.reverse()) {
+    size += JSON.stringify(entry).length + 1;
+    if (size > MAX_CARRIED_BYTES) break;
+    kept.unshift(entry);
+  }
+  return kept;
+}
+
+/**
+ * Whether the log is as svc wrote it: each line's `prev` the hash of the one before, the first
+ * and last lines the head's, and no break a session found since the person last accepted the
+ * log (`--accept-break`). The problems found, none when intact.
+ */
 export function verifyAudit(dir: string): { lines: number; unchained: number; problems: string[] } {
   const lines = readAuditLines(dir);
-  const problems: string[] = [];
-  /** Lines an earlier svc wrote before it chained them: only at the start of the log. */
-  let unchained = 0;
-  lines.forEach(({ value }, index) => {
-    const line = value as Partial<AuditLine> | null | undefined;
-    if (line === undefined) {
-      problems.push(`line ${index + 1} is not a line svc wrote (it does not parse)`);
-      return;
-    }
-    if (unchained === index && line !== null && typeof line === 'object' && !('prev' in line)) {
-      unchained += 1;
-      return;
-    }
-    // The rotated file's first line follows one rotated away: its link cannot be checked. A
-    // first line outside it links to nothing, or the rotated file was there.
-    if (index === 0 && !lines[0]!.rotated && line?.prev !== '')
-      problems.push(`line 1 follows a line that is not kept: the rotated file (${AUDIT_FILE}.1) was removed, or lines were removed from the start`);
-    if (index > 0 && line?.prev !== hashOf(lines[index - 1]!.text))
-      problems.push(`line ${index + 1} does not follow line ${index} (a line was changed, removed or added)`);
-  });
-  const head = readOwnFile(join(dir, HEAD_FILE), { what: 'the MCP audit log head', maxBytes: 1024 })?.trimEnd();
-  const last = lines.at(-1)?.text;
-  // A log of svc 0.1.0's lines alone was never linked, and has no head file.
-  if (last !== undefined && head !== hashOf(last) && (head || unchained < lines.length))
-    problems.push(head ? 'the log ends before the last line svc wrote (it was cut) or its last line was changed' : 'the head file (mcp-audit.head) is missing');
-  if (last === undefined && head) problems.push('the log is empty, but svc wrote lines to it (it was removed or cut)');
-  return { lines: lines.length, unchained, problems };
+  const check = checkChain(lines, readHead(join(dir, HEAD_FILE)));
+  return { lines: lines.length, unchained: check.unchained, problems: reported(lines, check) };
 }

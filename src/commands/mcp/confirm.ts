@@ -33,6 +33,11 @@ export interface Asker {
 export interface PricedCall {
   /** The tool's title: "Start a call". */
   title: string;
+  /** The arguments as the assistant gave them, by name: what a person checks before approving. */
+  args?: Record<string, unknown>;
+  /** The session's charges (reserved included) if this call is made, and its cap; units. */
+  totalAfter?: number;
+  cap?: number;
   /** What the price is for, in units of 1/10,000 cent (budget.ts). */
   units: number;
   /** A call billed by the minute: each further minute's price. */
@@ -44,6 +49,28 @@ export function whatItBuys(call: PricedCall): string {
   return call.perMinute !== undefined
     ? `${dollars(call.units)} for its first minute, then ${dollars(call.perMinute)} a minute until it is ended`
     : dollars(call.units);
+}
+
+/** No argument is shown longer than this: a longer text shows its first words and its length. */
+const SHOWN_CHARS = 60;
+/** Controls, and the marks that reorder text (a name that reads as another): shown as escapes. */
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+
+/** A value as the question shows it: quoted, escaped, a long text cut at a word with its length. */
+export function shownValue(value: unknown): string {
+  const text = Array.isArray(value) ? value.map(String).join(' ') : typeof value === 'string' ? value : JSON.stringify(value);
+  const escape = (t: string) => t.replace(UNSHOWABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (typeof value !== 'string' && !Array.isArray(value)) return escape(text);
+  if (text.length <= SHOWN_CHARS) return `"${escape(text)}"`;
+  const start = text.slice(0, SHOWN_CHARS);
+  const words = start.slice(0, Math.max(start.lastIndexOf(' '), SHOWN_CHARS / 2));
+  return `"${escape(words)}…" (${text.length.toLocaleString('en-US')} characters)`;
+}
+
+/** `Dial a phone into a call: id "call_…", to "+14155550100"`. */
+export function actionOf(call: PricedCall): string {
+  const args = Object.entries(call.args ?? {}).filter(([, v]) => v !== undefined && v !== null);
+  return args.length ? `${call.title}: ${args.map(([name, v]) => `${name} ${shownValue(v)}`).join(', ')}` : call.title;
 }
 
 function refusal(code: string, message: string, hint: string | null): CallToolResult {
@@ -66,7 +93,11 @@ export async function approved(asker: Asker, call: PricedCall, overUnits: number
     );
   let answer: ElicitResult;
   try {
-    const message = `${call.title}: ${price}, billed to your organization (live mode). Approve?`;
+    const total =
+      call.totalAfter !== undefined
+        ? `; the session's total after it: ${dollars(call.totalAfter)}${call.cap !== undefined ? ` of its ${dollars(call.cap)} cap` : ''}`
+        : '';
+    const message = `${actionOf(call)}.\nPrice: ${price}, billed to your organization (live mode)${total}.\nApprove?`;
     answer = await asker.elicit({ message, requestedSchema: APPROVAL_SCHEMA }, signal);
   } catch (error) {
     // No answer (the client failed, or the question timed out): not an approval.

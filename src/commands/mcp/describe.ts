@@ -93,36 +93,46 @@ export async function readPrices(api: () => Promise<ApiClient>, signal: AbortSig
   }
 }
 
+/** The command line's words an assistant has no use for, in a tool's terms. */
+const COMMAND_LINE_WORDS: Array<[RegExp, string]> = [
+  [/check the arguments and flags against the command's --help/g, "check the tool's arguments against its input schema"],
+  [/,? ?(?:pass it as an argument or )?(?:pipe it |give it )?on stdin/g, ''],
+  [/\barguments and flags\b/g, 'arguments'],
+];
+
+/** A hint that is a command line to run (`svc …`, a --help to read): the person's way forward, not the assistant's. */
+const COMMAND_LINE_HINT = /`svc |--help\b|\bstdin\b/;
+
 /**
  * A refusal in the tool's terms: the command's messages name its flags (`--to`), which an
- * assistant never saw; each becomes the input it gave (`to`).
+ * assistant never saw; each becomes the input it gave (`to`). Words about the command line
+ * (stdin, --help, "flags") become the tool's, and a hint that is a command line to run is left out.
  */
 export function inToolTerms(tool: ToolSpec, result: CallToolResult): CallToolResult {
   if (!result.isError) return result;
   const flags = tool.params.flatMap((p) => (p.from === 'flag' ? [{ flag: `--${kebab(p.key)}`, property: p.property }] : []));
-  if (flags.length === 0) return result;
   // Longest first, so `--area-code` is not read as `--area`.
-  const pattern = new RegExp(
-    `(${flags
-      .map((f) => f.flag)
-      .sort((a, b) => b.length - a.length)
-      .join('|')})(?![a-z0-9-])`,
-    'g',
-  );
+  const pattern = flags.length
+    ? new RegExp(
+        `(${flags
+          .map((f) => f.flag)
+          .sort((a, b) => b.length - a.length)
+          .join('|')})(?![a-z0-9-])`,
+        'g',
+      )
+    : undefined;
   const byFlag = new Map(flags.map((f) => [f.flag, f.property]));
-  const say = (text: string) => text.replace(pattern, (flag) => byFlag.get(flag)!);
+  const say = (text: string) =>
+    COMMAND_LINE_WORDS.reduce((said, [words, instead]) => said.replace(words, instead), pattern ? text.replace(pattern, (flag) => byFlag.get(flag)!) : text);
   const error = (result.structuredContent as { error?: { message?: string; hint?: string | null } } | undefined)?.error;
+  if (!error) return { ...result, content: result.content.map((part) => (part.type === 'text' ? { ...part, text: say(part.text) } : part)) };
+  const message = say(error.message ?? '');
+  const hint = error.hint && !COMMAND_LINE_HINT.test(say(error.hint)) ? say(error.hint) : null;
+  const code = (result.structuredContent as { error: { code?: string } }).error.code ?? 'failed';
   return {
     ...result,
-    content: result.content.map((part) => (part.type === 'text' ? { ...part, text: say(part.text) } : part)),
-    ...(error
-      ? {
-          structuredContent: {
-            ...result.structuredContent,
-            error: { ...error, ...(error.message ? { message: say(error.message) } : {}), ...(error.hint ? { hint: say(error.hint) } : {}) },
-          },
-        }
-      : {}),
+    content: [{ type: 'text', text: `error (${code}): ${message}${hint ? `\n${hint}` : ''}` }],
+    structuredContent: { ...result.structuredContent, error: { ...error, message, hint } },
   };
 }
 

@@ -1,13 +1,16 @@
 // `svc mcp log`: the audit log of `svc mcp`'s tool calls (audit.ts), oldest first; with
-// --verify, whether the log is as svc wrote it (each line links to the one before, the last
-// to the head file): exit 1 when it was altered or cut. A log holding a line of a newer
-// format (a newer svc's) is neither shown nor checked: exit 1 naming both versions.
+// --verify, whether the log is as svc wrote it (each line links to the one before, the first
+// and last to the head file, and no session found it altered since it was last accepted):
+// exit 1 when it was altered or cut. --accept-break, after --verify has been read, is the
+// person's word that the log as it is now is the one to check from. --refused: the calls
+// refused before they ran (an unknown tool, input a schema refuses), kept apart. A log holding
+// a line of a newer format (a newer svc's) is neither shown nor checked: exit 1 naming both versions.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
 import { localTime, printJson, printList, printText, type Column } from '../../io/output.js';
-import { readAudit, verifyAudit, type AuditEntry } from './audit.js';
-import { CliError } from '../../errors.js';
+import { AuditLog, readAudit, readRefused, verifyAudit, type AuditEntry, type RefusedLine } from './audit.js';
+import { CliError, UsageError } from '../../errors.js';
 import { money } from '../../contract/money.js';
 
 export const command = defineCommand({
@@ -16,19 +19,43 @@ export const command = defineCommand({
   flags: {
     limit: { value: '<n>', kind: { type: 'integer', min: 1 }, help: 'only the last N calls' },
     verify: { help: 'check that the log is as svc wrote it: exit 1 if a line was changed, removed or cut' },
+    acceptBreak: {
+      help: 'with --verify: accept the log as it is now (after reading what --verify found); later checks start from here',
+    },
+    refused: { help: 'the calls refused before they ran (an unknown tool, input a schema refuses): their count, size and digest' },
   },
-  examples: ['svc mcp log', 'svc mcp log --limit 20', 'svc mcp log --json', 'svc mcp log --verify'],
+  examples: [
+    'svc mcp log',
+    'svc mcp log --limit 20',
+    'svc mcp log --json',
+    'svc mcp log --verify',
+    'svc mcp log --verify --accept-break',
+    'svc mcp log --refused',
+  ],
   scopes: [],
 });
 
 export interface LogOptions {
   limit?: number;
   verify?: true;
+  acceptBreak?: true;
+  refused?: true;
 }
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LogOptions {
-  return { ...(flags.verify === true ? { verify: true as const } : {}), ...(flags.limit !== undefined ? { limit: flags.limit } : {}) };
+  if (flags.acceptBreak === true && flags.verify !== true)
+    throw new UsageError('--accept-break goes with --verify: run `svc mcp log --verify` first, read what it found, then `svc mcp log --verify --accept-break`');
+  if (flags.refused === true && flags.verify === true) throw new UsageError('--refused lists the refused calls; --verify checks the calls: give one');
+  return {
+    ...(flags.verify === true ? { verify: true as const } : {}),
+    ...(flags.acceptBreak === true ? { acceptBreak: true as const } : {}),
+    ...(flags.refused === true ? { refused: true as const } : {}),
+    ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+  };
 }
+
+/** A call's result as the table says it: an unfinished billed call with what it may have cost. */
+const resultCell = (e: AuditEntry) => (e.result === 'unfinished' && e.price_asked !== null ? `unfinished, up to ${money(e.price_asked)}` : e.result);
 
 // At a terminal narrower than the table: the local time, then the result and ids cut (the ids in
 // the middle, where their ends stay copyable); piped, every cell whole.
@@ -37,18 +64,41 @@ const columns: Column<AuditEntry>[] = [
   { header: 'TOOL', value: (e) => e.tool },
   { header: 'MODE', value: (e) => e.mode },
   { header: 'PRICE', value: (e) => (e.price_asked === null ? '' : money(e.price_asked)) },
-  { header: 'RESULT', value: (e) => e.result, shrink: 10 },
+  { header: 'RESULT', value: resultCell, shrink: 10 },
   { header: 'IDS', value: (e) => e.ids.join(','), shrink: 12, shorten: 'middle' },
 ];
 
+const refusedColumns: Column<RefusedLine>[] = [
+  { header: 'TIME', value: (r) => r.time, narrow: (r) => localTime(r.time) },
+  { header: 'COUNT', value: (r) => String(r.count) },
+  { header: 'TOOLS', value: (r) => r.tools.join(','), shrink: 12 },
+  { header: 'REASONS', value: (r) => r.reasons.join(',') },
+  { header: 'ARGS CHARS', value: (r) => String(r.args_chars) },
+  { header: 'LAST ARGS SHA256', value: (r) => r.args_sha256 },
+];
+
+async function verify(opts: LogOptions, ctx: Context, dir: string): Promise<void> {
+  const accepted = opts.acceptBreak ? await new AuditLog(dir).acceptBreak(new Date(ctx.clock.now()).toISOString()) : undefined;
+  if (accepted && !ctx.globals.json) printText(ctx, accepted.length ? `accepted, as a line of the log:\n${accepted.join('\n')}` : 'nothing to accept.');
+  const { lines, unchained, problems } = verifyAudit(dir);
+  const earlier = unchained ? ` (the first ${unchained}, written by an earlier svc before it linked its lines, are not checked)` : '';
+  if (ctx.globals.json) printJson(ctx, { intact: problems.length === 0, lines, unchained, problems, ...(accepted ? { accepted } : {}) });
+  else
+    printText(
+      ctx,
+      problems.length === 0
+        ? `the audit log is intact: ${lines} lines, each linked to the one before${earlier}`
+        : `${problems.join('\n')}\nonce you have looked, \`svc mcp log --verify --accept-break\` accepts the log as it is now`,
+    );
+  if (problems.length) throw new CliError(`the audit log was altered or cut (${problems.length} problem${problems.length === 1 ? '' : 's'})`);
+}
+
 export async function run(opts: LogOptions, ctx: Context): Promise<void> {
   const dir = configDir(ctx.env);
-  if (opts.verify) {
-    const { lines, unchained, problems } = verifyAudit(dir);
-    const earlier = unchained ? ` (the first ${unchained}, written by an earlier svc before it linked its lines, are not checked)` : '';
-    if (ctx.globals.json) printJson(ctx, { intact: problems.length === 0, lines, unchained, problems });
-    else printText(ctx, problems.length === 0 ? `the audit log is intact: ${lines} lines, each linked to the one before${earlier}` : problems.join('\n'));
-    if (problems.length) throw new CliError(`the audit log was altered or cut (${problems.length} problem${problems.length === 1 ? '' : 's'})`);
+  if (opts.verify) return verify(opts, ctx, dir);
+  if (opts.refused) {
+    const lines = readRefused(dir);
+    await printList(ctx, opts.limit === undefined ? lines : lines.slice(-opts.limit), refusedColumns);
     return;
   }
   const entries = readAudit(dir);

@@ -1,14 +1,19 @@
-// A tool's result as an assistant receives it. The structured content is the whole result (a
-// list tool's is one page: at most 100 rows, never every page at once, with `next_cursor` for
-// the next, which the tool's `cursor` input takes); the text content,
-// which some clients forward alone, is that same JSON whole when it is short, else a short
-// summary of it, never JSON cut in the middle.
+// A tool's result as an assistant receives it. The structured content is the whole result; the
+// text content is that same JSON, serialized (the MCP spec: a tool returning structured content
+// should return it as text too, and some clients, Claude Code among them, read only the text).
+// A list tool's result is one page whose JSON stays within MAX_PAGE_CHARS, with `next_cursor`
+// for the next, which the tool's `cursor` input takes: a page asked for that would be larger is
+// asked for again, smaller, so the service's cursor points just past what was returned.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { nextCursorNoted } from '../shared/resources.js';
+import type { TypedInput } from './invoke.js';
+import type { Ran } from './result.js';
 import type { ToolSpec } from './tool-spec.js';
 
-/** Text content up to this many characters is the whole JSON. */
-export const MAX_TEXT = 8_000;
+/** A list page's JSON, and so its text content, stays within this many characters (about 5,000 tokens) unless one item alone is larger. */
+export const MAX_PAGE_CHARS = 20_000;
+/** A page found too large is asked for again at most this many times, each smaller. */
+const REFITS = 3;
 
 /** `{ items }` for a list (or NDJSON), the object itself otherwise. */
 export function structuredOf(stdout: string): Record<string, unknown> {
@@ -22,24 +27,38 @@ export function structuredOf(stdout: string): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { items: value };
 }
 
+/** Whether a tool's results are pages (it takes a cursor). */
+const paged = (tool: Pick<ToolSpec, 'params'>) => tool.params.some((p) => p.property === 'cursor');
+
 /** A list tool's page with the cursor of the next one (null: the last page), which its `cursor` input takes. */
-export function pageOf(tool: ToolSpec, structured: Record<string, unknown>, stderr: string): Record<string, unknown> {
-  if (!tool.params.some((p) => p.property === 'cursor') || !Array.isArray(structured.items)) return structured;
+export function pageOf(tool: Pick<ToolSpec, 'params'>, structured: Record<string, unknown>, stderr: string): Record<string, unknown> {
+  if (!paged(tool) || !Array.isArray(structured.items)) return structured;
   return { ...structured, next_cursor: nextCursorNoted(stderr) ?? null };
 }
 
-/** A few words about a result too long to send whole as text. */
-export function summary(structured: Record<string, unknown>, length: number): string {
-  const items = structured.items ?? structured.events;
-  const ids = Array.isArray(items) ? items.map((item) => (item as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string') : [];
-  const what = Array.isArray(items)
-    ? `${items.length} ${structured.items ? 'items' : 'events'}${ids.length ? ` (${ids[0]} … ${ids.at(-1)})` : ''}`
-    : `an object with ${Object.keys(structured).join(', ')}`;
-  return `${what}: ${length} characters of JSON, in the structured content (too long to repeat here).`;
+/**
+ * A command's run with its result: for a list tool, asked again with a smaller `limit` while
+ * its page's JSON passes MAX_PAGE_CHARS (each time sized by the items' average length).
+ */
+export async function fittedRun(
+  tool: Pick<ToolSpec, 'params'>,
+  input: TypedInput,
+  run: (input: TypedInput) => Promise<Ran>,
+): Promise<{ ran: Ran; result?: CallToolResult }> {
+  let ran = await run(input);
+  for (let refit = 0; ; refit++) {
+    if (ran.exitCode !== 0) return { ran };
+    const structured = pageOf(tool, structuredOf(ran.stdout), ran.stderr);
+    const result = resultOf(structured);
+    const chars = (result.content[0] as { text: string }).text.length;
+    const items = structured.items;
+    if (!paged(tool) || !Array.isArray(items) || chars <= MAX_PAGE_CHARS || items.length <= 1 || refit >= REFITS) return { ran, result };
+    const limit = Math.max(1, Math.min(items.length - 1, Math.floor((items.length * MAX_PAGE_CHARS * 0.9) / chars)));
+    ran = await run({ ...input, flags: { ...input.flags, limit } });
+  }
 }
 
-/** The tool result of a structured value. */
+/** The tool result of a structured value: the text content is its JSON, whole. */
 export function resultOf(structured: Record<string, unknown>): CallToolResult {
-  const json = JSON.stringify(structured);
-  return { content: [{ type: 'text', text: json.length <= MAX_TEXT ? json : summary(structured, json.length) }], structuredContent: structured };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }

@@ -14,6 +14,11 @@ type Zod = typeof import('zod');
 
 /** No string an assistant sends is longer: svc's longest input (a translation) is 5,000 characters. */
 export const MAX_STRING = 20_000;
+/**
+ * Nor a cursor: it travels in the URL, and the service's are short; a longer one is refused as
+ * invalid input, never sent to fail as a URL too long.
+ */
+export const MAX_CURSOR = 1_000;
 /** Nor a list longer. */
 export const MAX_ITEMS = 100;
 
@@ -66,6 +71,7 @@ function paramSchema(z: Zod, param: Param, facts: ToolFacts | undefined): ZodTyp
   const { spec } = param;
   let schema: ZodType;
   if (param.from === 'flag' && !param.spec.value) schema = z.boolean();
+  else if (param.property === 'cursor') schema = z.string().min(1).max(MAX_CURSOR);
   else {
     const closed = facts?.closed?.[param.property];
     const one = valueSchema(z, spec, param.property, closed ? closedSet(closed) : undefined);

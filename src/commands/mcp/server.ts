@@ -12,7 +12,6 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Context } from '../../context.js';
 import type { RootSpec, RunInProcess } from '../define.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { loggedArgs } from './audit.js';
 import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { typedInput, type TypedInput } from './invoke.js';
 import { failureOf, reportOf, toolError, type Ran } from './result.js';
@@ -23,7 +22,7 @@ import { contextTransport } from './transport.js';
 import { annotations, compactToolList, inToolTerms, outputSchema, readPrices } from './describe.js';
 import { approvalValidator, approved, type Asker } from './confirm.js';
 import { registerEventsWait } from './events-wait-tool.js';
-import { pageOf, resultOf, structuredOf } from './paging.js';
+import { fittedRun, pageOf, resultOf, structuredOf } from './paging.js';
 import { toolsOf } from './tools.js';
 
 export type { ServeOptions };
@@ -31,7 +30,7 @@ export type { ServeOptions };
 /** How long what the client sends after initialize waits for the session's first reads from the service. */
 export const READY_WITHIN_MS = 5_000;
 
-/** A command's --json output as the tool's result: a list's page with its next cursor (noted on the command's stderr), as whole JSON or a summary (paging.ts). */
+/** A command's --json output as the tool's result: a list's page with its next cursor (noted on the command's stderr), its JSON as the text too (paging.ts). */
 function successOf(ran: Ran, tool: ToolSpec): CallToolResult {
   return resultOf(pageOf(tool, structuredOf(ran.stdout), ran.stderr));
 }
@@ -42,7 +41,15 @@ function successOf(ran: Ran, tool: ToolSpec): CallToolResult {
  * the service drew. A call sent and never answered keeps its reservation (it may have been
  * drawn); one the service refused draws nothing.
  */
-async function billed(s: SessionState, tool: ToolSpec, input: TypedInput, signal: AbortSignal, settled: Settled, asker: Asker): Promise<CallToolResult> {
+async function billed(
+  s: SessionState,
+  tool: ToolSpec,
+  call: { input: TypedInput; args: Record<string, unknown> },
+  signal: AbortSignal,
+  settled: Settled,
+  asker: Asker,
+): Promise<CallToolResult> {
+  const { input, args } = call;
   const ledger = s.ledger!;
   settled.spent = unitsToCents(ledger.spent);
   const path = tool.path.join(' ');
@@ -53,12 +60,22 @@ async function billed(s: SessionState, tool: ToolSpec, input: TypedInput, signal
   settled.price_asked = unitsToCents(price.units);
   // The person is asked before anything is reserved: a question left unanswered holds no share of the cap.
   const perMinute = price.item === 'call_minute' || price.item === 'dial_minute' ? { perMinute: price.unit } : {};
-  const refusedByPerson = await approved(asker, { title: tool.leaf.decl.tool!.title, units: price.units, ...perMinute }, s.confirmOver, signal);
+  const asked = { title: tool.leaf.decl.tool!.title, args, units: price.units, totalAfter: ledger.spent + price.units, cap: ledger.capUnits, ...perMinute };
+  const refusedByPerson = await approved(asker, asked, s.confirmOver, signal);
   if (refusedByPerson) return refusedByPerson;
   const reserved = ledger.reserve(price.units);
   if (!reserved.ok) return toolError('spend_cap', reserved.message, reserved.hint, null, EXIT.paymentRequired);
   let drawn: number | undefined;
   try {
+    // The price reserved, written before the call is made: a call that never finishes still shows what it may have cost.
+    const unwritable = await settled.priced?.(settled.price_asked).then(
+      () => null,
+      (error: Error) => toolError('audit_unwritable', `nothing was done: svc mcp could not write the call's price to its audit log (${error.message})`, null),
+    );
+    if (unwritable) {
+      drawn = 0;
+      return unwritable;
+    }
     const limited = await s.paced(signal);
     if (limited) {
       drawn = 0;
@@ -92,19 +109,31 @@ function noteLiveCall(s: SessionState, answer: unknown): void {
 }
 
 /** A tool of the tree, called: its input typed, then run (billed ones through the ledger); a refusal said in the tool's terms. */
-function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unknown>, clientSignal: AbortSignal, asker: Asker): Promise<CallToolResult> {
+async function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unknown>, clientSignal: AbortSignal, asker: Asker): Promise<CallToolResult> {
+  let input: TypedInput;
+  try {
+    input = typedInput(tool, args);
+  } catch (error) {
+    // Refused by the declaration before any command ran: kept with the other refusals (audit.ts), not among the calls.
+    const result = inToolTerms(tool, usageAsResult(error));
+    await s.audit.refused({ session: s.id, now: s.ctx.clock.now(), tool: tool.name, reason: 'usage', args }).catch(auditFailed(s));
+    return result;
+  }
   return callTool(s, tool, args, clientSignal, async (signal, settled) => {
     const act = async (): Promise<CallToolResult> => {
-      const input = typedInput(tool, args);
-      if (tool.billed) return billed(s, tool, input, signal, settled, asker);
+      if (tool.billed) return billed(s, tool, { input, args }, signal, settled, asker);
       const limited = await s.paced(signal);
       if (limited) return limited;
-      const ran = await s.run(tool.path.join(' '), input, signal);
-      return ran.exitCode === 0 ? successOf(ran, tool) : failureOf(ran);
+      const { ran, result } = await fittedRun(tool, input, (asked) => s.run(tool.path.join(' '), asked, signal));
+      return result ?? failureOf(ran);
     };
     return inToolTerms(tool, await act().catch((error: unknown) => usageAsResult(error)));
   });
 }
+
+/** A refusal that could not be written: said on stderr (the refusal itself is answered either way). */
+const auditFailed = (s: SessionState) => (error: Error) =>
+  void s.ctx.io.stderr.write(`svc mcp: a refused call could not be written to ${s.audit.refusedPath}: ${error.message}\n`);
 
 /** Input a declaration refuses (a UsageError from typedInput) as a tool error, so its words can be put in the tool's terms too. */
 function usageAsResult(error: unknown): CallToolResult {
@@ -117,7 +146,8 @@ type Wire = Pick<Transport, 'onmessage' | 'send'>;
 
 /**
  * tools/call requests the SDK answers itself (an unknown tool, input its schema refuses), by id:
- * audited (intent and result) when answered, since no tool handler saw them.
+ * kept with the refused calls (audit.ts: their size and digest, apart from the calls that ran)
+ * when answered, since no tool handler saw them.
  */
 export function auditRefusals(s: SessionState, hasEventsWait: boolean): { answered(id: string | number): void; watch(transport: Wire): void } {
   const pending = new Map<string | number, { tool: string; args: unknown }>();
@@ -134,10 +164,21 @@ export function auditRefusals(s: SessionState, hasEventsWait: boolean): { answer
           // An unknown tool is a protocol error (MCP's tools, "Error Handling"): -32602, audited.
           if (!known(tool)) {
             const refuse = () => send({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `unknown tool: ${tool}` } });
-            void callTool(s, { name: tool }, params.arguments, new AbortController().signal, async () => toolError('unknown_tool', 'refused', null)).then(
-              refuse,
-              refuse,
-            );
+            void s.audit
+              .refused({ session: s.id, now: s.ctx.clock.now(), tool, reason: 'unknown_tool', args: params.arguments })
+              .catch(auditFailed(s))
+              .then(refuse, refuse);
+            return;
+          }
+          if (params.arguments !== null && typeof params.arguments === 'object' && Object.hasOwn(params.arguments, '__proto__')) {
+            // JSON.parse keeps a `__proto__` key, but the SDK's copy of the arguments drops it before
+            // the schema sees it: refused here in the words the schema refuses any other undeclared key with.
+            const text = `MCP error -32602: Input validation error: Invalid arguments for tool ${tool}: Unrecognized key: "__proto__"`;
+            const answer = () => send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }], isError: true } });
+            void s.audit
+              .refused({ session: s.id, now: s.ctx.clock.now(), tool, reason: 'invalid_input', args: params.arguments })
+              .catch(auditFailed(s))
+              .then(answer, answer);
             return;
           }
           pending.set(message.id, { tool, args: params.arguments });
@@ -151,7 +192,9 @@ export function auditRefusals(s: SessionState, hasEventsWait: boolean): { answer
         const refused = id === undefined || id === null ? undefined : pending.get(id);
         if (refused) {
           pending.delete(id!);
-          await callTool(s, { name: refused.tool }, refused.args, new AbortController().signal, async () => toolError('usage', 'refused', null));
+          await s.audit
+            .refused({ session: s.id, now: s.ctx.clock.now(), tool: refused.tool, reason: 'invalid_input', args: refused.args })
+            .catch(auditFailed(s));
         }
         return send(message, options);
       };
@@ -247,5 +290,6 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     const never = new AbortController().signal;
     await Promise.all([...s.liveCalls].map((id) => s.own('calls end', { id }, never)));
     await server.close().catch(() => {});
+    await s.audit.flushRefused().catch(auditFailed(s));
   }
 }

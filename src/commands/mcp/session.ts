@@ -163,6 +163,8 @@ export function sessionState(
 export interface Settled {
   price_asked: number | null;
   spent?: number;
+  /** Writes the price reserved for a billed call before it is made, so an unfinished call shows what it may have cost. */
+  priced?(cents: number): Promise<void>;
 }
 
 /** The result line's outcome: the tool's own, or why it stopped. */
@@ -195,7 +197,9 @@ export async function callTool(
     mode: s.session.mode,
   });
   try {
-    await s.audit.append({ ...line('intent'), args: loggedArgs(args) });
+    // A tool that may change or charge: its call is carried past rotations (audit.ts), whatever floods the log after it.
+    const writes = s.tools.some((t) => t.name === tool.name && !t.readOnly);
+    await s.audit.append({ ...line('intent'), args: loggedArgs(args), ...(writes ? { writes: true as const } : {}) });
   } catch (error) {
     return toolError(
       'audit_unwritable',
@@ -204,7 +208,10 @@ export async function callTool(
       error instanceof AuditNewerFormatError ? (error.hint ?? null) : `make ${s.audit.dir} writable by this user`,
     );
   }
-  const settled: Settled = { price_asked: null };
+  const settled: Settled = {
+    price_asked: null,
+    priced: (cents) => s.audit.append({ ...line('priced'), price_asked: cents }),
+  };
   return whileEither(clientSignal, s.ctx.signal, async (signal) => {
     let result: CallToolResult;
     try {
