@@ -11,6 +11,7 @@
 // without one in this session, the bench restarts itself under dbus-run-session with an
 // unlocked gnome-keyring (as scripts/test-real.sh does), or skips that case with a note.
 import { spawnSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,12 +83,26 @@ function timeOnce(c, env) {
  * clock moves a minute before each round, outside the timing.
  */
 async function nextRateWindow() {
-  const response = await fetch(`${emulator.url}/_emulator/clock`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ advance_seconds: 60 }),
+  await control('POST', '/clock', { advance_seconds: 60 });
+}
+
+/**
+ * A control-plane call, on a connection of its own: the timed runs block this process for
+ * longer than the emulator keeps an idle connection, and a reused one it closed meanwhile fails.
+ */
+function control(method, path, body) {
+  return new Promise((resolve, reject) => {
+    const headers = body ? { 'content-type': 'application/json' } : {};
+    const req = httpRequest(new URL(`/_emulator${path}`, emulator.url), { method, agent: false, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () =>
+        res.statusCode < 300 ? resolve(text ? JSON.parse(text) : undefined) : reject(new Error(`${path} answered ${res.statusCode}: ${text}`)),
+      );
+    });
+    req.on('error', reject);
+    req.end(body ? JSON.stringify(body) : undefined);
   });
-  if (!response.ok) throw new Error(`moving the emulator clock answered ${response.status}`);
 }
 
 async function measureAll(cases) {
@@ -154,13 +169,7 @@ const stores = {
   keychain: { label: 'key in the keychain', ...storedProfile('keychain') },
 };
 /** Events for `events tail` to start from: its time is to its first event (`--max-events 1`). */
-const firstEvent = await (
-  await fetch(`${emulator.url}/_emulator/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ org_id: emulator.org_id, mode: 'test', type: 'call.started', count: 2 }),
-  })
-).json();
+const firstEvent = await control('POST', '/events', { org_id: emulator.org_id, mode: 'test', type: 'call.started', count: 2 });
 /** The request commands, on each store: `account --json` has the budgets (below), the others are shown. */
 const requestCommands = [
   { name: 'account --json', args: ['account', '--json'] },
@@ -289,7 +298,7 @@ for (const node of nodes) {
 }
 {
   // A 429 would have made svc wait (and a reference fail): the times would not be start-up.
-  const stats = await (await fetch(`${emulator.url}/_emulator/stats`)).json();
+  const stats = await control('GET', '/stats');
   if (stats.rate_limited > 0) {
     console.log(`warning: the emulator answered ${stats.rate_limited} request(s) with 429 during the start-up cases; those times include waiting`);
     overBudget++;

@@ -4,7 +4,8 @@
 // the key the same way, bench/bare-requests.cjs; `node -e 0`), against `svc emulator --https`,
 // with a preload that marks each phase from inside the process (bench/phase-marks.cjs, which
 // adds a little time of its own to every row; svc says its own phases, src/cli/phase.ts).
-// Each phase is the time from the mark before it to its own, marks in the order they came.
+// Each phase is the time from the mark before it to its own, marks in the order they came,
+// from the process's start.
 // Medians of BENCH_RUNS (default 15) runs, the cases taking turns. The keychain rows need a
 // Secret Service: the script restarts itself under dbus-run-session with an unlocked
 // gnome-keyring of its own (as bench/run.mjs does), or leaves them out with a note.
@@ -45,10 +46,11 @@ if (!process.env.SVC_BENCH_SESSION && ['dbus-run-session', 'gnome-keyring-daemon
 
 /** Each mark (bench/phase-marks.cjs), named as the phase that ends at it. */
 const PHASES = {
-  core: 'loading the bundle (dist/main.cjs)',
+  script: "Node's own start, to the main script",
+  commanderAsked: 'the bundle (dist/main.cjs), to its require of commander',
+  commander: 'loading commander (dist/lib/commander.cjs)',
+  core: 'the rest of the bundle',
   manifest: 'reading the manifest',
-  commanderAsked: 'to asking for commander',
-  commander: 'loading commander',
   parsed: 'building the tree, parsing the line',
   module: "the command's module",
   context: 'making the context',
@@ -81,12 +83,12 @@ function phasesOf(marks) {
     .filter((name) => typeof marks[name] === 'number')
     .sort((a, b) => marks[a] - marks[b]);
   const times = {};
-  let previous = marks.script;
+  let previous = 0; // the process's start (performance.now()'s origin)
   for (const name of order) {
     times[name] = marks[name] - previous;
     previous = marks[name];
   }
-  times.total = marks.exit - marks.script;
+  times.total = marks.exit;
   return times;
 }
 
@@ -134,9 +136,9 @@ try {
       }
     }
     const version = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
-    console.log(`\nnode ${version}: median ms of each phase over ${runs} runs (a phase a case does not pass through: -), main script to exit in the last row`);
+    console.log(`\nnode ${version}: median ms of each phase over ${runs} runs (a phase a case does not pass through: -), start to exit in the last row`);
     const table = {};
-    for (const [phase, label] of [...Object.entries(PHASES), ['total', 'main script to exit']]) {
+    for (const [phase, label] of [...Object.entries(PHASES), ['total', 'start to exit']]) {
       table[label] = Object.fromEntries(
         Object.entries(seen).map(([name, runsSeen]) => {
           const values = runsSeen.map((times) => times[phase]).filter((value) => value !== undefined);
