@@ -67,7 +67,8 @@ export class KeychainProcess {
 
   constructor(
     private readonly env: Env,
-    private readonly command: [string, string[]] = keychainChildCommand(),
+    /** The program and arguments of the process; absent: the launcher's (worked out when first started). */
+    private readonly command?: [string, string[]],
     /** The command's Ctrl-C: the process is killed and its calls fail (the store then says "interrupted", exit 130). */
     private readonly stop?: AbortSignal,
     /** Reads go to the Secret Service from this process (Linux); false: every call goes to the process. */
@@ -164,7 +165,7 @@ export class KeychainProcess {
   }
 
   private start(): ChildProcessWithoutNullStreams {
-    const [program, args] = this.command;
+    const [program, args] = this.command ?? keychainChildCommand();
     // A process group of its own: Ctrl-C at the terminal reaches svc's group, and a keychain
     // process killed by it would read as a keychain failure (and the secret would go to the
     // file). svc acts on the interruption and kills it (stop, close, exit, SIGTERM, SIGHUP).
