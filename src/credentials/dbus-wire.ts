@@ -254,19 +254,27 @@ export function encodeCall(call: MethodCall, serial: number): Buffer {
   return encodeMessage(METHOD_CALL, fields, serial, call.signature, call.body);
 }
 
-/** A reply (or error) to one of this connection's calls; other messages are skipped. */
-export interface Reply {
-  replySerial: number;
+/** One message as read: a reply or error names the call it answers (replySerial); a call names its member. */
+export interface Message {
+  type: number;
+  serial: number;
+  replySerial?: number;
   errorName?: string;
+  path?: string;
+  member?: string;
   body: DbusValue[];
 }
 
+/** The longest message the specification allows (128 MiB): a length past it is a broken or hostile bus. */
+const MAX_MESSAGE_BYTES = 1 << 27;
+
 /**
- * Takes whole messages off the front of `buffer`: the replies among them, and how many bytes
- * they used (a message not yet all there is left for the next chunk).
+ * Takes whole messages off the front of `buffer`: those of the kinds in `types` (replies and
+ * errors unless told), and how many bytes they used (a message not yet all there is left for
+ * the next chunk).
  */
-export function decodeMessages(buffer: Buffer): { replies: Reply[]; used: number } {
-  const replies: Reply[] = [];
+export function decodeMessages(buffer: Buffer, types: readonly number[] = [METHOD_RETURN, ERROR]): { messages: Message[]; used: number } {
+  const messages: Message[] = [];
   let used = 0;
   while (buffer.length - used >= 16) {
     const start = used;
@@ -277,19 +285,27 @@ export function decodeMessages(buffer: Buffer): { replies: Reply[]; used: number
     const fieldsLength = u32(12);
     const headerEnd = 16 + fieldsLength + ((8 - (fieldsLength % 8)) % 8);
     const total = headerEnd + bodyLength;
+    if (total > MAX_MESSAGE_BYTES) throw new Error('D-Bus message longer than the specification allows');
     if (buffer.length - start < total) break;
     used = start + total;
-    const type = buffer[start + 1];
-    if (type !== METHOD_RETURN && type !== ERROR) continue;
-    const message = buffer.subarray(start, used);
-    const reader = new Reader(message, littleEndian);
+    const type = buffer[start + 1]!;
+    if (!types.includes(type)) continue;
+    const reader = new Reader(buffer.subarray(start, used), littleEndian);
     reader.offset = 12;
     const fields = new Map((reader.read('a(yv)') as [number, [string, DbusValue]][]).map(([code, [, value]]) => [code, value]));
     reader.offset = headerEnd;
     const body = splitSignature((fields.get(FIELD.signature) as string | undefined) ?? '').map((bodyType) => reader.read(bodyType));
-    replies.push({ replySerial: fields.get(FIELD.replySerial) as number, errorName: fields.get(FIELD.errorName) as string | undefined, body });
+    messages.push({
+      type,
+      serial: u32(8),
+      replySerial: fields.get(FIELD.replySerial) as number | undefined,
+      errorName: fields.get(FIELD.errorName) as string | undefined,
+      path: fields.get(FIELD.path) as string | undefined,
+      member: fields.get(FIELD.member) as string | undefined,
+      body,
+    });
   }
-  return { replies, used };
+  return { messages, used };
 }
 
 /** The unix socket of a D-Bus address (`unix:path=…` or `unix:abstract=…`); undefined for any other kind. */
@@ -383,12 +399,12 @@ export class DbusConnection {
         this.authenticated = true;
         this.socket.write(Buffer.concat([Buffer.from('BEGIN\r\n'), ...this.queued.splice(0)]));
       }
-      const { replies, used } = decodeMessages(this.received);
+      const { messages, used } = decodeMessages(this.received);
       this.received = this.received.subarray(used);
-      for (const reply of replies) {
-        const waiting = this.pending.get(reply.replySerial);
+      for (const reply of messages) {
+        const waiting = this.pending.get(reply.replySerial ?? -1);
         if (!waiting) continue;
-        this.pending.delete(reply.replySerial);
+        this.pending.delete(reply.replySerial!);
         if (reply.errorName) waiting.reject(new DbusError(reply.errorName, typeof reply.body[0] === 'string' ? reply.body[0] : ''));
         else waiting.resolve(reply.body);
       }

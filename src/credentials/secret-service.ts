@@ -37,6 +37,7 @@ export async function readSecretService(env: Env, service: string, account: stri
     ]);
     session.catch(() => {});
     const [unlocked, locked] = (await search) as [string[], string[]];
+    if (!Array.isArray(unlocked) || !Array.isArray(locked)) return 'ask-addon';
     if (unlocked.length + locked.length === 0) return { value: null };
     if (locked.length > 0 || unlocked.length > 1) return 'ask-addon';
     const [, sessionPath] = (await session) as [unknown, string];
@@ -48,6 +49,8 @@ export async function readSecretService(env: Env, service: string, account: stri
       signature: 'o',
       body: [sessionPath],
     })) as [[string, Buffer, Buffer, string]];
+    // A reply of another shape than (oayays) is no secret, whatever it holds.
+    if (!Array.isArray(secret) || !Buffer.isBuffer(secret[2])) return 'ask-addon';
     return { value: new TextDecoder('utf-8', { fatal: true }).decode(secret[2]) };
   } catch (error) {
     if (abortedBy(signal, error)) throw error;

@@ -56,9 +56,9 @@ describe('a method call', () => {
 describe('replies', () => {
   it('a secret struct is read back whole', () => {
     const reply = replyTo(3, '(oayays)', [['/s/1', Buffer.alloc(0), Buffer.from('sk_live_é'), 'text/plain']]);
-    const { replies, used } = decodeMessages(reply);
+    const { messages: replies, used } = decodeMessages(reply);
     expect(used).toBe(reply.length);
-    expect(replies).toEqual([{ replySerial: 3, errorName: undefined, body: [['/s/1', Buffer.alloc(0), Buffer.from('sk_live_é'), 'text/plain']] }]);
+    expect(replies).toMatchObject([{ type: METHOD_RETURN, replySerial: 3, body: [['/s/1', Buffer.alloc(0), Buffer.from('sk_live_é'), 'text/plain']] }]);
   });
 
   it('a message not all there yet is left for the next chunk', () => {
@@ -68,7 +68,7 @@ describe('replies', () => {
 
   it('an error reply carries its name', () => {
     const reply = replyTo(4, 's', ['no such thing'], 'org.freedesktop.DBus.Error.ServiceUnknown');
-    expect(decodeMessages(reply).replies[0]).toMatchObject({ replySerial: 4, errorName: 'org.freedesktop.DBus.Error.ServiceUnknown' });
+    expect(decodeMessages(reply).messages[0]).toMatchObject({ replySerial: 4, errorName: 'org.freedesktop.DBus.Error.ServiceUnknown' });
   });
 
   it('hostile: an unknown byte order, or lengths that run past the message, are errors', () => {
