@@ -2,8 +2,9 @@
 // bench/start-phases.mjs): what any Node CLI pays for the same requests. A script of a few
 // lines with node:http or node:https (by the address; an emulator's CA trusted through
 // NODE_EXTRA_CA_CERTS, as svc's is), one keep-alive agent, the requests sent at once as svc
-// sends them, each answer printed. The bearer is SVC_API_KEY, or with BENCH_KEYCHAIN_ACCOUNT
-// the key read from the OS keychain with @napi-rs/keyring, as svc reads a stored key.
+// sends them, each answer printed. The bearer is SVC_API_KEY; with BENCH_KEYCHAIN_ACCOUNT the
+// key read from the OS keychain with @napi-rs/keyring; with BENCH_CREDENTIALS_FILE (and
+// BENCH_CREDENTIALS_ACCOUNT) the key read from svc's credentials.json: as svc reads a stored key.
 //   node bench/bare-requests.cjs /v1/account /v1/balance     (SVC_BASE_URL, SVC_API_KEY)
 'use strict';
 const base = new URL(process.env.SVC_BASE_URL);
@@ -12,6 +13,11 @@ const agent = new client.Agent({ keepAlive: true });
 const paths = process.argv.slice(2);
 
 async function bearer() {
+  if (process.env.BENCH_CREDENTIALS_FILE) {
+    // svc's file store: credentials.json, { "<profile>:<name>": secret } (src/credentials/store.ts).
+    const stored = JSON.parse(require('node:fs').readFileSync(process.env.BENCH_CREDENTIALS_FILE, 'utf8'));
+    return stored[process.env.BENCH_CREDENTIALS_ACCOUNT] ?? stored.secrets?.[process.env.BENCH_CREDENTIALS_ACCOUNT];
+  }
   if (!process.env.BENCH_KEYCHAIN_ACCOUNT) return process.env.SVC_API_KEY;
   const { AsyncEntry } = require('@napi-rs/keyring');
   return new AsyncEntry('svc', process.env.BENCH_KEYCHAIN_ACCOUNT).getPassword();

@@ -11,6 +11,7 @@
 // without one in this session, the bench restarts itself under dbus-run-session with an
 // unlocked gnome-keyring (as scripts/test-real.sh does), or skips that case with a note.
 import { spawnSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,12 +83,26 @@ function timeOnce(c, env) {
  * clock moves a minute before each round, outside the timing.
  */
 async function nextRateWindow() {
-  const response = await fetch(`${emulator.url}/_emulator/clock`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ advance_seconds: 60 }),
+  await control('POST', '/clock', { advance_seconds: 60 });
+}
+
+/**
+ * A control-plane call, on a connection of its own: the timed runs block this process for
+ * longer than the emulator keeps an idle connection, and a reused one it closed meanwhile fails.
+ */
+function control(method, path, body) {
+  return new Promise((resolve, reject) => {
+    const headers = body ? { 'content-type': 'application/json' } : {};
+    const req = httpRequest(new URL(`/_emulator${path}`, emulator.url), { method, agent: false, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () =>
+        res.statusCode < 300 ? resolve(text ? JSON.parse(text) : undefined) : reject(new Error(`${path} answered ${res.statusCode}: ${text}`)),
+      );
+    });
+    req.on('error', reject);
+    req.end(body ? JSON.stringify(body) : undefined);
   });
-  if (!response.ok) throw new Error(`moving the emulator clock answered ${response.status}`);
 }
 
 async function measureAll(cases) {
@@ -130,47 +145,71 @@ async function measureAll(cases) {
 const emulator = await spawnEmulator();
 const apiEnv = { SVC_API_KEY: emulator.keys.test, SVC_BASE_URL: emulator.url };
 
-/** A profile whose test key is in the real keychain (`svc keys add`), or why there is none. */
-function keychainProfile() {
-  if (!process.env.SVC_BENCH_SESSION) return { skip: 'no Secret Service (dbus-run-session and gnome-keyring-daemon are not installed)' };
-  const dir = join(scratch, 'config-keychain');
+/** A profile whose test key is stored by `svc keys add` (`store`: keychain or file), or why there is none. */
+function storedProfile(store) {
+  if (store === 'keychain' && !process.env.SVC_BENCH_SESSION)
+    return { skip: 'no Secret Service (dbus-run-session and gnome-keyring-daemon are not installed)' };
+  const dir = join(scratch, `config-${store}`);
   const added = spawnSync(process.execPath, [svc, 'keys', 'add', '--stdin', '--name', 'bench'], {
     input: emulator.keys.test,
-    env: { ...process.env, SVC_CONFIG_DIR: dir, SVC_BASE_URL: emulator.url, SVC_CREDENTIAL_STORE: 'keychain', NO_COLOR: '1' },
+    env: { ...process.env, SVC_CONFIG_DIR: dir, SVC_BASE_URL: emulator.url, SVC_CREDENTIAL_STORE: store, NO_COLOR: '1' },
     encoding: 'utf8',
   });
-  if (added.status !== 0) return { skip: `the Secret Service refused the key: ${added.stderr.trim().split('\n')[0]}` };
-  return { env: { SVC_CONFIG_DIR: dir }, floorEnv: { SVC_BASE_URL: emulator.url, BENCH_KEYCHAIN_ACCOUNT: 'default:bench' } };
+  if (added.status !== 0) return { skip: `svc keys add refused the key: ${added.stderr.trim().split('\n')[0]}` };
+  const floorEnv =
+    store === 'keychain'
+      ? { SVC_BASE_URL: emulator.url, BENCH_KEYCHAIN_ACCOUNT: 'default:bench' }
+      : { SVC_BASE_URL: emulator.url, BENCH_CREDENTIALS_FILE: join(dir, 'credentials.json'), BENCH_CREDENTIALS_ACCOUNT: 'default:bench' };
+  return { env: { SVC_CONFIG_DIR: dir }, floorEnv };
 }
-const keychain = keychainProfile();
+/** Where the key is: the three ways users keep it, each with the bare script reading it the same way. */
+const stores = {
+  env: { label: 'SVC_API_KEY', env: apiEnv, floorEnv: apiEnv },
+  file: { label: 'key in the file store', ...storedProfile('file') },
+  keychain: { label: 'key in the keychain', ...storedProfile('keychain') },
+};
+/** Events for `events tail` to start from: its time is to its first event (`--max-events 1`). */
+const firstEvent = await control('POST', '/events', { org_id: emulator.org_id, mode: 'test', type: 'call.started', count: 2 });
+/** The request commands, on each store: `account --json` has the budgets (below), the others are shown. */
+const requestCommands = [
+  { name: 'account --json', args: ['account', '--json'] },
+  { name: 'calls list --json', args: ['calls', 'list', '--json'] },
+  { name: 'events tail, to its first event', args: ['events', 'tail', '--json', '--max-events', '1', '--since', firstEvent.first_id] },
+];
+/** `account --json` with the key in the keychain against the env key (the same command), and in the file. */
+export const STORE_RATIO_BUDGETS = { keychain: 1.1, file: 1.05 };
+/** `account --json` with the key in the keychain against the bare script reading it from the keychain. */
+export const KEYCHAIN_FLOOR_RATIO_BUDGET = 1.35;
 
 /**
  * The measured commands. Budgets (docs/design.md "Performance budget") are ratios to `node -e 0`
- * on every tested Node: the answers the launcher gives from files. The others are shown
- * beside the bare-script reference; their budget is the https one (bench/requests.mjs).
+ * on every tested Node: the answers the launcher gives from files. The request commands are
+ * shown for each store beside the bare-script reference reading the key the same way; their
+ * budgets are ratios between rows (STORE_RATIO_BUDGETS, KEYCHAIN_FLOOR_RATIO_BUDGET) and the
+ * https one (bench/requests.mjs).
  */
 const cases = [
   { name: 'svc --version', args: ['--version'], budget: 1.15 },
-  { name: 'svc --help', args: ['--help'], budget: 1.15 },
-  { name: 'svc calls --help', args: ['calls', '--help'], budget: 1.15 },
+  { name: 'svc --help', args: ['--help'], budget: 1.5 },
+  { name: 'svc calls --help', args: ['calls', '--help'], budget: 1.5 },
   { name: 'svc completion bash', args: ['completion', 'bash'], budget: 1.15 },
   { name: 'svc nosuchcommand (unknown: exit 2)', args: ['nosuchcommand'], exitCode: 2 },
   { name: 'svc auth status (nothing stored: exit 3)', args: ['auth', 'status'], exitCode: 3 },
-  { name: 'svc account --json (SVC_API_KEY)', args: ['account', '--json'], env: apiEnv },
-  { name: 'svc calls list --json (SVC_API_KEY)', args: ['calls', 'list', '--json'], env: apiEnv },
-  { name: 'svc account --json (key in the keychain)', args: ['account', '--json'], env: keychain.env, skip: keychain.skip },
+  ...Object.entries(stores).flatMap(([store, s]) =>
+    requestCommands.map((c) => ({ name: `svc ${c.name} (${s.label})`, args: c.args, env: s.env, skip: s.skip, store, command: c.name })),
+  ),
 ];
 /**
  * What any Node CLI pays for `account --json`: a script of a few lines that makes the same
  * two requests at once with node:http (one keep-alive agent) and prints the answers
- * (bench/bare-requests.cjs). Shown beside svc, without a budget, so the table says how much
- * of svc's time is its own. (Over https and on a slow link: bench/requests.mjs.)
+ * (bench/bare-requests.cjs), with the key read as svc reads it: from the environment, from
+ * credentials.json, or from the keychain with @napi-rs/keyring. (Over https and on a slow
+ * link: bench/requests.mjs.)
  */
 const bareRequests = [join(root, 'bench/bare-requests.cjs'), '/v1/account', '/v1/balance'];
-const floors = [
-  { name: 'bare node:http: the same two GETs (reference)', args: bareRequests, env: apiEnv },
-  ...(keychain.floorEnv ? [{ name: 'bare node:http + keyring read: the same (reference)', args: bareRequests, env: keychain.floorEnv }] : []),
-];
+const floors = Object.entries(stores)
+  .filter(([, s]) => !s.skip)
+  .map(([store, s]) => ({ name: `bare node:http, the same two GETs (${s.label}; reference)`, args: bareRequests, env: s.floorEnv, store }));
 const gh = spawnSync('gh', ['--version']).status === 0;
 const peers = gh
   ? [
@@ -228,15 +267,38 @@ for (const node of nodes) {
     const m = rest[run.length + floors.length + i];
     rows.push({ command: p.name, ms: m.ms.toFixed(1), ratio: `${(m.ms / baseline.ms).toFixed(2)}×`, budget: '(native peer)', peakMiB: '-', ok: '' });
   }
-  perNode.push({ version: node.version, baselineMs: baseline.ms, baselinePeakMiB: baseline.peakMiB, rows });
+  // The stores' budgets: ratios between rows of this run.
+  const accountMs = (store) => rest[run.findIndex((c) => c.store === store && c.command === 'account --json')]?.ms;
+  const floorMs = (store) => rest[run.length + floors.findIndex((f) => f.store === store)]?.ms;
+  const storeChecks = [
+    ...Object.entries(STORE_RATIO_BUDGETS).map(([store, budget]) => ({
+      what: `account --json, ${stores[store].label}, against SVC_API_KEY`,
+      ratio: accountMs(store) / accountMs('env'),
+      budget,
+    })),
+    {
+      what: 'account --json, key in the keychain, against the bare script reading the keychain',
+      ratio: accountMs('keychain') / floorMs('keychain'),
+      budget: KEYCHAIN_FLOOR_RATIO_BUDGET,
+    },
+    { what: 'account --json, SVC_API_KEY, against the bare node:http script', ratio: accountMs('env') / floorMs('env'), budget: 1.35 },
+  ].filter((check) => Number.isFinite(check.ratio));
+  for (const check of storeChecks) {
+    check.ok = check.ratio <= check.budget;
+    if (!check.ok) overBudget++;
+  }
+  perNode.push({ version: node.version, baselineMs: baseline.ms, baselinePeakMiB: baseline.peakMiB, rows, storeChecks });
   console.log(
     `\nnode v${node.version}: ${runs} runs each (cases in turn), median wall time; node -e 0 = ${baseline.ms.toFixed(1)} ms, peak ${baseline.peakMiB.toFixed(1)} MiB`,
   );
   console.table(rows);
+  console.table(
+    storeChecks.map((check) => ({ ratio: check.what, value: `${check.ratio.toFixed(2)}×`, budget: `≤ ${check.budget}×`, ok: check.ok ? 'yes' : 'NO' })),
+  );
 }
 {
   // A 429 would have made svc wait (and a reference fail): the times would not be start-up.
-  const stats = await (await fetch(`${emulator.url}/_emulator/stats`)).json();
+  const stats = await control('GET', '/stats');
   if (stats.rate_limited > 0) {
     console.log(`warning: the emulator answered ${stats.rate_limited} request(s) with 429 during the start-up cases; those times include waiting`);
     overBudget++;
@@ -355,13 +417,17 @@ if (process.argv.includes('--write-readme')) {
   ];
   const table = [
     `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs, load average ${loadavg()[0].toFixed(1)} at the end of the run; median of ${runs} runs, the cases taking turns; each ratio is to \`node -e 0\` of the same Node in the same run. Budgets hold on every tested Node; a request command's budget is the https one below.`,
-    ...perNode.flatMap(({ version, baselineMs, rows }) => [
+    ...perNode.flatMap(({ version, baselineMs, rows, storeChecks }) => [
       '',
       `**Node ${version}** (\`node -e 0\` = ${baselineMs.toFixed(1)} ms)`,
       '',
       '| command | time | ratio to `node -e 0` | budget | peak memory |',
       '| --- | --- | --- | --- | --- |',
       ...rows.map((r) => `| \`${r.command}\` | ${r.ms} ms | ${r.ratio} | ${r.budget} | ${r.peakMiB === '-' ? '-' : `${r.peakMiB} MiB`} |`),
+      '',
+      '| where the key is | ratio | budget |',
+      '| --- | --- | --- |',
+      ...storeChecks.map((check) => `| ${check.what} | ${check.ratio.toFixed(2)}× | ≤ ${check.budget}× |`),
     ]),
     ...(results.requests ? requestBenchMarkdown(results.requests) : []),
     '',

@@ -1,7 +1,14 @@
-// Where `svc account --json` spends the time the bare node:https script does not (the README's
-// "Missed" paragraph under the bench): both run against `svc emulator --https` with a
-// preload that marks each phase from inside the process (bench/phase-marks.cjs, which adds a
-// little time of its own to both). Medians of BENCH_RUNS (default 25) runs, taking turns.
+// Where svc's start-up spends the time the bare script does not (the README's "Missed"
+// paragraph under the bench): `svc account --json` with the key in SVC_API_KEY and in the
+// keychain, and `svc --help`, each beside its reference (the bare node:https script reading
+// the key the same way, bench/bare-requests.cjs; `node -e 0`), against `svc emulator --https`,
+// with a preload that marks each phase from inside the process (bench/phase-marks.cjs, which
+// adds a little time of its own to every row; svc says its own phases, src/cli/phase.ts).
+// Each phase is the time from the mark before it to its own, marks in the order they came,
+// from the process's start.
+// Medians of BENCH_RUNS (default 15) runs, the cases taking turns. The keychain rows need a
+// Secret Service: the script restarts itself under dbus-run-session with an unlocked
+// gnome-keyring of its own (as bench/run.mjs does), or leaves them out with a note.
 //   node bench/start-phases.mjs [--node PATH ...]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,10 +20,45 @@ import { spawnEmulator } from './spawned-emulator.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const preload = join(root, 'bench/phase-marks.cjs');
-const runs = Number(process.env.BENCH_RUNS ?? 25);
+const svc = join(root, 'bin/svc.js');
+const runs = Number(process.env.BENCH_RUNS ?? 15);
 const args = process.argv.slice(2);
 const given = args.flatMap((arg, i) => (arg === '--node' && args[i + 1] ? [args[i + 1]] : []));
 const nodes = given.length ? given : [process.execPath];
+
+if (!process.env.SVC_BENCH_SESSION && ['dbus-run-session', 'gnome-keyring-daemon'].every((p) => spawnSync('sh', ['-c', `command -v ${p}`]).status === 0)) {
+  const keyringHome = mkdtempSync(join(tmpdir(), 'svc-bench-keyring-'));
+  const inSession = spawnSync(
+    'dbus-run-session',
+    [
+      '--',
+      'sh',
+      '-c',
+      'echo -n svc-bench | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; sleep 0.5; exec "$0" "$@"',
+      process.execPath,
+      ...process.argv.slice(1),
+    ],
+    { stdio: 'inherit', env: { ...process.env, SVC_BENCH_SESSION: '1', XDG_DATA_HOME: keyringHome } },
+  );
+  rmSync(keyringHome, { recursive: true, force: true });
+  process.exit(inSession.status ?? 1);
+}
+
+/** Each mark (bench/phase-marks.cjs), named as the phase that ends at it. */
+const PHASES = {
+  script: "Node's own start, to the main script",
+  commanderAsked: 'the bundle (dist/main.cjs), to its require of commander',
+  commander: 'loading commander (dist/lib/commander.cjs)',
+  core: 'the rest of the bundle',
+  manifest: 'reading the manifest',
+  parsed: 'building the tree, parsing the line',
+  module: "the command's module",
+  context: 'making the context',
+  http: 'to node:http(s) (bare: its start)',
+  socket: 'to the first socket (the key read, the connection)',
+  answered: 'to the last answer',
+  exit: 'to exit',
+};
 
 /** Moves the emulator's clock a minute (a connection of its own, trusting its CA for this call only). */
 function advanceClock() {
@@ -35,6 +77,21 @@ function advanceClock() {
   });
 }
 
+/** Each phase's time in one run: from the mark before it to its own, in the order the marks came. */
+function phasesOf(marks) {
+  const order = Object.keys(PHASES)
+    .filter((name) => typeof marks[name] === 'number')
+    .sort((a, b) => marks[a] - marks[b]);
+  const times = {};
+  let previous = 0; // the process's start (performance.now()'s origin)
+  for (const name of order) {
+    times[name] = marks[name] - previous;
+    previous = marks[name];
+  }
+  times.total = marks.exit;
+  return times;
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const scratch = mkdtempSync(join(tmpdir(), 'svc-bench-phases-'));
 const emulator = await spawnEmulator({ args: ['--https'], env: { ...process.env, SVC_CONFIG_DIR: join(scratch, 'emulator') } });
@@ -43,56 +100,53 @@ try {
     PATH: process.env.PATH ?? '',
     HOME: scratch,
     NO_COLOR: '1',
-    SVC_CREDENTIAL_STORE: 'file',
     SVC_CONFIG_DIR: join(scratch, 'config'),
     NODE_EXTRA_CA_CERTS: emulator.ca_file,
+    NODE_COMPILE_CACHE: join(scratch, 'compile-cache'),
     SVC_BASE_URL: emulator.url,
-    SVC_API_KEY: emulator.keys.test,
+    ...(process.env.DBUS_SESSION_BUS_ADDRESS ? { DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS } : {}),
   };
+  const bare = [join(root, 'bench/bare-requests.cjs'), '/v1/account', '/v1/balance'];
   const cases = {
-    svc: [join(root, 'bin/svc.js'), 'account', '--json'],
-    bare: [join(root, 'bench/bare-requests.cjs'), '/v1/account', '/v1/balance'],
+    'svc account --json (SVC_API_KEY)': { script: [svc, 'account', '--json'], env: { SVC_API_KEY: emulator.keys.test } },
+    'bare node:https (SVC_API_KEY)': { script: bare, env: { SVC_API_KEY: emulator.keys.test } },
+    'svc --help': { script: [svc, '--help'], env: {} },
+    'node -e 0': { script: ['-e', '0'], env: {} },
   };
+  if (process.env.SVC_BENCH_SESSION) {
+    const keychainDir = join(scratch, 'config-keychain');
+    const added = spawnSync(process.execPath, [svc, 'keys', 'add', '--stdin', '--name', 'bench'], {
+      input: emulator.keys.test,
+      env: { ...env, SVC_CONFIG_DIR: keychainDir, SVC_CREDENTIAL_STORE: 'keychain' },
+      encoding: 'utf8',
+    });
+    if (added.status !== 0) throw new Error(`svc keys add (keychain): ${added.stderr}`);
+    cases['svc account --json (key in the keychain)'] = { script: [svc, 'account', '--json'], env: { SVC_CONFIG_DIR: keychainDir } };
+    cases['bare node:https (key in the keychain)'] = { script: bare, env: { BENCH_KEYCHAIN_ACCOUNT: 'default:bench' } };
+  } else console.log('note: no Secret Service here (dbus-run-session, gnome-keyring-daemon): the keychain rows are left out');
   for (const node of nodes) {
-    const seen = { svc: [], bare: [] };
+    const seen = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
     for (let i = 0; i < runs + 2; i++) {
       // The emulator allows 600 requests a minute per key: its clock moves a minute every 10 rounds.
       if (i % 10 === 0) await advanceClock();
-      for (const [name, script] of Object.entries(cases)) {
-        const ran = spawnSync(node, ['--require', preload, ...script], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      for (const [name, c] of Object.entries(cases)) {
+        const ran = spawnSync(node, ['--require', preload, ...c.script], { env: { ...env, ...c.env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
         if (ran.status !== 0) throw new Error(`${name} exited ${ran.status}: ${ran.stderr}`);
-        if (i >= 2) seen[name].push(JSON.parse(ran.stderr.match(/^PHASES (.*)$/m)[1]));
+        if (i >= 2) seen[name].push(phasesOf(JSON.parse(ran.stderr.match(/^PHASES (.*)$/m)[1])));
       }
     }
-    const ms = (name, phase) => median(seen[name].map(phase)).toFixed(1);
     const version = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
-    console.log(
-      `\nnode ${version}: main script to exit, svc account --json ${ms('svc', (m) => m.exit - m.script)} ms, bare script ${ms('bare', (m) => m.exit - m.script)} ms`,
-    );
-    console.table({
-      svc: {
-        'loading the core': ms('svc', (m) => m.core - m.script),
-        'to commander': ms('svc', (m) => m.commanderAsked - m.core),
-        'loading commander': ms('svc', (m) => m.commander - m.commanderAsked),
-        'parsing the line': ms('svc', (m) => m.parsed - m.commander),
-        'the command, to node:http(s)': ms('svc', (m) => m.http - m.parsed),
-        'to the first socket': ms('svc', (m) => m.socket - m.http),
-        'to the last answer': ms('svc', (m) => m.answered - m.socket),
-        'to exit': ms('svc', (m) => m.exit - m.answered),
-        'GCs (ms)': `${ms('svc', (m) => m.collections)} (${ms('svc', (m) => m.collectionMs)})`,
-      },
-      bare: {
-        'loading the core': '-',
-        'to commander': '-',
-        'loading commander': '-',
-        'parsing the line': '-',
-        'the command, to node:http(s)': ms('bare', (m) => m.http - m.script),
-        'to the first socket': ms('bare', (m) => m.socket - m.http),
-        'to the last answer': ms('bare', (m) => m.answered - m.socket),
-        'to exit': ms('bare', (m) => m.exit - m.answered),
-        'GCs (ms)': `${ms('bare', (m) => m.collections)} (${ms('bare', (m) => m.collectionMs)})`,
-      },
-    });
+    console.log(`\nnode ${version}: median ms of each phase over ${runs} runs (a phase a case does not pass through: -), start to exit in the last row`);
+    const table = {};
+    for (const [phase, label] of [...Object.entries(PHASES), ['total', 'start to exit']]) {
+      table[label] = Object.fromEntries(
+        Object.entries(seen).map(([name, runsSeen]) => {
+          const values = runsSeen.map((times) => times[phase]).filter((value) => value !== undefined);
+          return [name, values.length ? median(values).toFixed(1) : '-'];
+        }),
+      );
+    }
+    console.table(table);
   }
 } finally {
   emulator.stop();

@@ -7,6 +7,7 @@ import type { Runtime } from './cli/context.js';
 import { execute as executeLine } from './cli/execute.js';
 import type { RunF } from './cli/run.js';
 import { svcVersion } from './shared/version.js';
+import { phase } from './cli/phase.js';
 
 export type { Runtime, RunF };
 
@@ -16,6 +17,7 @@ export type { Runtime, RunF };
  */
 export async function execute(argv: readonly string[], runtime: Runtime, runF?: RunF): Promise<number> {
   const commands = await loadCommands();
+  phase('manifest');
   // At a terminal every line on stderr, whoever writes it, fits it (src/io/fit-output.ts).
   // Piped or redirected, stderr stays whole, and the fitter and its width tables are not loaded.
   let { stdout, stderr } = runtime;

@@ -10,6 +10,7 @@ import { readValue } from '../validate/kinds.js';
 import type { Commands } from './commands.js';
 import type { Runtime } from './context.js';
 import { printError } from './print-error.js';
+import { phase } from './phase.js';
 
 export { printError };
 
@@ -63,6 +64,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     const { module: path } = invocation.leaf;
     // (`svc help` has no module: readHelpWord turns it into --help before commander runs.)
     if (!path) throw new Error(`svc ${invocation.name} has no module to run`);
+    phase('parsed');
     let module: LoadedCommand;
     try {
       module = await commands.load(path);
@@ -70,6 +72,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       if (isModuleNotFound(error)) throw new CliError(`\`svc ${invocation.name}\` is not available in this build yet (its module is missing)`);
       throw error;
     }
+    phase('module');
     const opts = module.parse(invocation.args, withEnvFallbacks(invocation, runtime.env));
     if (runF) {
       runF(invocation.name, opts);
@@ -79,6 +82,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     const { createContext } = await import('./context.js');
     const ctx = createContext(runtime, globals, version);
     disposeContext = () => ctx.dispose();
+    phase('context');
     const runInProcess: RunInProcess = (typed, output, signal) => {
       const nested: Invocation = {
         name: typed.name,

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Env } from '../shared/runtime.js';
 import { lazyRequire } from '../node-require.js';
 import { CliError } from '../errors.js';
+import { readSecretService } from './secret-service.js';
 
 /** The word bin/svc.js answers by serving keychain calls on stdin. */
 export const KEYCHAIN_CHILD_ARGUMENT = '__keychain-child';
@@ -66,16 +67,45 @@ export class KeychainProcess {
 
   constructor(
     private readonly env: Env,
-    private readonly command: [string, string[]] = keychainChildCommand(),
+    /** The program and arguments of the process; absent: the launcher's (worked out when first started). */
+    private readonly command?: [string, string[]],
     /** The command's Ctrl-C: the process is killed and its calls fail (the store then says "interrupted", exit 130). */
     private readonly stop?: AbortSignal,
+    /** Reads go to the Secret Service from this process (Linux); false: every call goes to the process. */
+    private readonly readsInProcess: boolean = process.platform === 'linux',
   ) {
     stop?.addEventListener('abort', () => this.abandon(new KeychainStuckError('svc was interrupted (Ctrl-C)')), { once: true });
   }
 
-  /** The answer to one request; `signal` abandons it (and the process with it: its call may never return). */
+  /**
+   * The answer to one request; `signal` abandons it (and the process with it: its call may never
+   * return). A read on Linux asks the Secret Service from this process first (secret-service.ts):
+   * the process is started only for what that read leaves to the addon, and for writes.
+   */
   call(request: KeychainRequest, signal: AbortSignal): Promise<unknown> {
+    const inProcess = request.op === 'get' && request.store === 'secret-service' && !request.target && this.readsInProcess && !this.stuck;
+    return inProcess ? this.readInProcess(request, signal) : this.callProcess(request, signal);
+  }
+
+  private async readInProcess(request: KeychainRequest, signal: AbortSignal): Promise<unknown> {
+    if (!this.stop?.aborted && !signal.aborted) {
+      const bound = this.stop ? AbortSignal.any([signal, this.stop]) : signal;
+      try {
+        const read = await readSecretService(this.env, request.service, request.account, bound);
+        if (read !== 'ask-addon') return read.value;
+      } catch (error) {
+        // Past its bound (or Ctrl-C) the keychain did not answer: later calls are told so at once, as from the process.
+        if (this.stop?.aborted) this.abandon(new KeychainStuckError('svc was interrupted (Ctrl-C)'));
+        else if (signal.aborted) this.abandon(signal.reason instanceof Error ? signal.reason : new KeychainStuckError(String(signal.reason)));
+        throw this.stuck ?? error;
+      }
+    }
+    return this.callProcess(request, signal);
+  }
+
+  private callProcess(request: KeychainRequest, signal: AbortSignal): Promise<unknown> {
     if (this.stop?.aborted) this.abandon(new KeychainStuckError('svc was interrupted (Ctrl-C)'));
+    else if (signal.aborted) this.abandon(signal.reason instanceof Error ? signal.reason : new KeychainStuckError(String(signal.reason)));
     if (this.stuck) return Promise.reject(this.stuck);
     const child = this.child ?? this.start();
     const id = this.nextId++;
@@ -135,7 +165,7 @@ export class KeychainProcess {
   }
 
   private start(): ChildProcessWithoutNullStreams {
-    const [program, args] = this.command;
+    const [program, args] = this.command ?? keychainChildCommand();
     // A process group of its own: Ctrl-C at the terminal reaches svc's group, and a keychain
     // process killed by it would read as a keychain failure (and the secret would go to the
     // file). svc acts on the interruption and kills it (stop, close, exit, SIGTERM, SIGHUP).

@@ -47,4 +47,36 @@ describe.skipIf(missing !== null)('a frozen gnome-keyring (SIGSTOP)', () => {
       await emu.close();
     }
   }, 60_000);
+
+  it('a read of a key in the keychain (svc asks the Secret Service itself) ends within the bound with keychain_failed', async () => {
+    const emu = await testEmulator();
+    try {
+      const run = await inOwnSession(
+        [
+          'printf svc-test | HOME="$KEYRINGS" XDG_DATA_HOME="$KEYRINGS" gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null 2>&1 &',
+          'daemon=$!',
+          'sleep 1',
+          'printf "%s\\n" "$KEY" | "$NODE" "$SVC" keys add --stdin > "$OUT/add.out" 2> "$OUT/add.err"; echo $? > "$OUT/add.code"',
+          'kill -STOP "$daemon"',
+          'started=$(date +%s%N)',
+          '"$NODE" "$SVC" account --json > "$OUT/account.out" 2> "$OUT/account.err"; echo $? > "$OUT/account.code"',
+          'echo $(( ($(date +%s%N) - started) / 1000000 )) > "$OUT/account.ms"',
+          'kill -CONT "$daemon"; kill "$daemon"',
+        ],
+        emu,
+      );
+      const { read } = run;
+      expect(run.code, run.stderr).toBe(0);
+      expect(read('add.code').trim(), read('add.err')).toBe('0');
+      expect(read('add.err')).not.toContain('warning');
+      expect(read('account.code').trim(), read('account.err')).toBe('1');
+      expect(Number(read('account.ms'))).toBeLessThan(3_000 + 4_000);
+      const error = JSON.parse(read('account.err')).error;
+      expect(error.code).toBe('keychain_failed');
+      expect(error.message).toMatch(/did not answer within 3 s \(read; the Secret Service on the D-Bus session bus/);
+      expect(read('account.out')).toBe('');
+    } finally {
+      await emu.close();
+    }
+  }, 60_000);
 });
