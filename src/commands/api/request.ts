@@ -13,8 +13,17 @@ import { escapeJsonControls, sanitizeLine, sanitizeText } from '../../io/sanitiz
 import { buildBody, fileOf, parseField, queryOf, typedValue } from './fields.js';
 import { ASKS_BEFORE_BILLING, askedEndpoint, billableRequest, confirmBilled, refuseImpliedLive } from '../shared/resources.js';
 import type { FieldSpec } from './fields.js';
+import { ENDPOINTS } from '../../contract/endpoints.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The API's paths with their methods, from the contract's table: what `svc api --help` lists (and a 404 of an unknown path points to). */
+function pathsNote(): string {
+  const methods = new Map<string, string[]>();
+  for (const { method, path } of Object.values(ENDPOINTS)) if (path.startsWith('/v1/')) methods.set(path, [...(methods.get(path) ?? []), method]);
+  const width = Math.max(...[...methods.keys()].map((path) => path.length));
+  return ['Paths:', ...[...methods].map(([path, verbs]) => `  ${path.padEnd(width)}  ${verbs.join(' ')}`)].join('\n');
+}
 type Method = (typeof METHODS)[number];
 
 /** Headers that would carry a credential: svc sends the profile's, and only to its own address. */
@@ -85,6 +94,7 @@ export const command = defineCommand({
     "svc api GET /v1/events/stream -H 'Last-Event-ID: evt_123'",
     'svc api POST /v1/translate --input body.json',
   ],
+  notes: pathsNote(),
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ApiRequestOptions {
