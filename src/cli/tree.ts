@@ -201,7 +201,8 @@ function addFlags(cmd: Command, flags: FlagSpecs | undefined): void {
 function requireFlags(cmd: Command, flags: FlagSpecs | undefined): void {
   for (const [key, spec] of Object.entries(flags ?? {})) {
     const option = cmd.options.find((o) => o.attributeName() === key);
-    if (spec.required && option && cmd.getOptionValue(key) === undefined) cmd.missingMandatoryOptionValue(option);
+    if (spec.required && option && cmd.getOptionValue(key) === undefined)
+      cmd.error(`error: required option '${option.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
   }
 }
 

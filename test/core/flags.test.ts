@@ -244,7 +244,6 @@ describe('chats / translate / events / api / completion / emulator', () => {
       headers: { 'last-event-id': 'evt_1' },
       include: false,
       paginate: true,
-      jq: '.[].id',
     });
     expect(await ok('api', '/v1/calls/call_1', '-X', 'delete')).toMatchObject({ method: 'DELETE', path: '/v1/calls/call_1' });
     expect(await refused('api', 'GET', 'https://elsewhere.example/v1')).toContain('PATH must be a path such as /v1/calls');
