@@ -59,6 +59,8 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
   const { globals } = invocation;
   const { debug, json } = globals;
   let disposeContext: (() => Promise<void>) | undefined;
+  // --jq: jq starts loading now, its WebAssembly compiling while the command's module loads.
+  const jqLoading = globals.jq === undefined ? undefined : import('../io/jq.js').then((jq) => (jq.jqEngine().catch(() => {}), jq));
   try {
     const { module: path } = invocation.leaf;
     // (`svc help` has no module: readHelpWord turns it into --help before commander runs.)
@@ -76,7 +78,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       return EXIT.ok;
     }
     // --jq: the filter is checked before anything is sent, and filters what the command prints.
-    const jq = globals.jq === undefined ? undefined : await import('../io/jq.js');
+    const jq = await jqLoading;
     if (jq && globals.jq !== undefined) await jq.checkJq(globals.jq);
     const filtered = jq && globals.jq !== undefined ? jq.filteredOutput(runtime.stdout, globals.jq) : undefined;
     // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.

@@ -11,8 +11,8 @@ interface JqModule {
 
 let engine: Promise<JqModule> | undefined;
 
-/** jq-wasm, once per process. */
-function jqEngine(): Promise<JqModule> {
+/** jq-wasm, once per process; called early (src/cli/run.ts), its WebAssembly compiles while the command loads. */
+export function jqEngine(): Promise<JqModule> {
   engine ??= (async () => {
     // V8's baseline WebAssembly code only: a filter runs once over a small answer, and the
     // optimizing tier, compiled beside it, is time a one-shot command never wins back (bench/).
@@ -60,9 +60,14 @@ export async function checkJq(filter: string): Promise<void> {
   try {
     await jq.raw('null', `def svc_checked:\n${filter}\n;\nempty | svc_checked`, ['-r']);
   } catch (error) {
-    const message = messageOf(error);
-    // (Its lines counted as the user wrote them: the function's first line is not theirs.)
-    if (/compile error/.test(message)) throw notCompiled(firstLine(message).replace(/\bline (\d+)/, (_, n: string) => `line ${Math.max(1, Number(n) - 1)}`));
+    if (!/compile error/.test(messageOf(error))) return;
+    // Refused: jq's own words are those for the filter alone (the function's lines are not the
+    // user's), and a filter that does not compile runs nothing.
+    const alone = await jq.raw('null', filter, ['-r']).then(
+      () => messageOf(error),
+      (refused: unknown) => messageOf(refused),
+    );
+    if (/compile error/.test(alone)) throw notCompiled(firstLine(alone));
   }
 }
 
