@@ -4,7 +4,7 @@
 $script:SvcCompletionTree = @{
   '' = @{
     subs = @('login', 'logout', 'auth', 'keys', 'mode', 'account', 'calls', 'chats', 'translate', 'events', 'api', 'mcp', 'completion', 'profiles', 'doctor', 'version', 'help', 'emulator')
-    opts = @('--version', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--version', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -12,7 +12,7 @@ $script:SvcCompletionTree = @{
   }
   'login' = @{
     subs = @()
-    opts = @('--scopes', '--no-browser', '--port', '--timeout', '--client-id', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--scopes', '--no-browser', '--port', '--timeout', '--client-id', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -20,7 +20,7 @@ $script:SvcCompletionTree = @{
   }
   'logout' = @{
     subs = @()
-    opts = @('--all', '--local', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--all', '--local', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -28,7 +28,7 @@ $script:SvcCompletionTree = @{
   }
   'auth' = @{
     subs = @('status', 'token', 'switch')
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -36,7 +36,7 @@ $script:SvcCompletionTree = @{
   }
   'auth status' = @{
     subs = @()
-    opts = @('--offline', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--offline', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -44,7 +44,7 @@ $script:SvcCompletionTree = @{
   }
   'auth token' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -52,7 +52,7 @@ $script:SvcCompletionTree = @{
   }
   'auth switch' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -60,7 +60,7 @@ $script:SvcCompletionTree = @{
   }
   'keys' = @{
     subs = @('add', 'list', 'remove')
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -68,7 +68,7 @@ $script:SvcCompletionTree = @{
   }
   'keys add' = @{
     subs = @()
-    opts = @('--name', '--stdin', '--org', '--replace', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--name', '--stdin', '--org', '--replace', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -76,7 +76,7 @@ $script:SvcCompletionTree = @{
   }
   'keys list' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -84,7 +84,7 @@ $script:SvcCompletionTree = @{
   }
   'keys remove' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -92,7 +92,7 @@ $script:SvcCompletionTree = @{
   }
   'mode' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @('test', 'live')
@@ -100,7 +100,7 @@ $script:SvcCompletionTree = @{
   }
   'account' = @{
     subs = @('balance', 'prices')
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -108,7 +108,7 @@ $script:SvcCompletionTree = @{
   }
   'account balance' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -116,7 +116,7 @@ $script:SvcCompletionTree = @{
   }
   'account prices' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -124,7 +124,7 @@ $script:SvcCompletionTree = @{
   }
   'calls' = @{
     subs = @('list', 'get', 'start', 'end', 'dial', 'links', 'lines')
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -132,7 +132,7 @@ $script:SvcCompletionTree = @{
   }
   'calls list' = @{
     subs = @()
-    opts = @('--status', '--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--status', '--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{ '--status' = @('active', 'ended') }
     files = @()
     args = @()
@@ -140,7 +140,7 @@ $script:SvcCompletionTree = @{
   }
   'calls get' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -148,7 +148,7 @@ $script:SvcCompletionTree = @{
   }
   'calls start' = @{
     subs = @()
-    opts = @('--languages', '--title', '--dry-run', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--languages', '--title', '--dry-run', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -156,7 +156,7 @@ $script:SvcCompletionTree = @{
   }
   'calls end' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -164,7 +164,7 @@ $script:SvcCompletionTree = @{
   }
   'calls dial' = @{
     subs = @()
-    opts = @('--to', '--line', '--language', '--dry-run', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--to', '--line', '--language', '--dry-run', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -172,7 +172,7 @@ $script:SvcCompletionTree = @{
   }
   'calls links' = @{
     subs = @('list', 'create')
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -180,7 +180,7 @@ $script:SvcCompletionTree = @{
   }
   'calls links list' = @{
     subs = @()
-    opts = @('--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -188,7 +188,7 @@ $script:SvcCompletionTree = @{
   }
   'calls links create' = @{
     subs = @()
-    opts = @('--call', '--language', '--expires-in', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--call', '--language', '--expires-in', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -196,7 +196,7 @@ $script:SvcCompletionTree = @{
   }
   'calls lines' = @{
     subs = @('list', 'add', 'release')
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -204,7 +204,7 @@ $script:SvcCompletionTree = @{
   }
   'calls lines list' = @{
     subs = @()
-    opts = @('--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -212,7 +212,7 @@ $script:SvcCompletionTree = @{
   }
   'calls lines add' = @{
     subs = @()
-    opts = @('--country', '--area-code', '--dry-run', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--country', '--area-code', '--dry-run', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -220,7 +220,7 @@ $script:SvcCompletionTree = @{
   }
   'calls lines release' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -228,7 +228,7 @@ $script:SvcCompletionTree = @{
   }
   'chats' = @{
     subs = @('list', 'get', 'start', 'close', 'messages', 'send', 'voice', 'stream')
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -236,7 +236,7 @@ $script:SvcCompletionTree = @{
   }
   'chats list' = @{
     subs = @()
-    opts = @('--status', '--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--status', '--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{ '--status' = @('open', 'closed') }
     files = @()
     args = @()
@@ -244,7 +244,7 @@ $script:SvcCompletionTree = @{
   }
   'chats get' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -252,7 +252,7 @@ $script:SvcCompletionTree = @{
   }
   'chats start' = @{
     subs = @()
-    opts = @('--language', '--subject', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--language', '--subject', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -260,7 +260,7 @@ $script:SvcCompletionTree = @{
   }
   'chats close' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -268,7 +268,7 @@ $script:SvcCompletionTree = @{
   }
   'chats messages' = @{
     subs = @()
-    opts = @('--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -276,7 +276,7 @@ $script:SvcCompletionTree = @{
   }
   'chats send' = @{
     subs = @()
-    opts = @('--language', '--dry-run', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--language', '--dry-run', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -284,7 +284,7 @@ $script:SvcCompletionTree = @{
   }
   'chats voice' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -292,7 +292,7 @@ $script:SvcCompletionTree = @{
   }
   'chats stream' = @{
     subs = @()
-    opts = @('--fail-on-gap', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--fail-on-gap', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -300,7 +300,7 @@ $script:SvcCompletionTree = @{
   }
   'translate' = @{
     subs = @()
-    opts = @('--to', '--from', '--lines', '--dry-run', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--to', '--from', '--lines', '--dry-run', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -308,7 +308,7 @@ $script:SvcCompletionTree = @{
   }
   'events' = @{
     subs = @('tail', 'list', 'get', 'trigger', 'replay')
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -316,7 +316,7 @@ $script:SvcCompletionTree = @{
   }
   'events tail' = @{
     subs = @()
-    opts = @('--type', '--since', '--max-events', '--forward-to', '--forward-header', '--dead-letter', '--record', '--checkpoint', '--print-secret', '--fail-on-gap', '--timeout', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--type', '--since', '--max-events', '--forward-to', '--forward-header', '--dead-letter', '--record', '--checkpoint', '--print-secret', '--fail-on-gap', '--timeout', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @('--dead-letter', '--record', '--checkpoint')
     args = @()
@@ -324,7 +324,7 @@ $script:SvcCompletionTree = @{
   }
   'events list' = @{
     subs = @()
-    opts = @('--type', '--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--type', '--limit', '--all', '--cursor', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -332,7 +332,7 @@ $script:SvcCompletionTree = @{
   }
   'events get' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -340,7 +340,7 @@ $script:SvcCompletionTree = @{
   }
   'events trigger' = @{
     subs = @()
-    opts = @('--override', '--fixture', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--override', '--fixture', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @('--fixture')
     args = @()
@@ -348,7 +348,7 @@ $script:SvcCompletionTree = @{
   }
   'events replay' = @{
     subs = @()
-    opts = @('--forward-to', '--forward-header', '--dead-letter', '--type', '--speed', '--no-wait', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--forward-to', '--forward-header', '--dead-letter', '--type', '--speed', '--no-wait', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @('--dead-letter')
     args = @()
@@ -356,7 +356,7 @@ $script:SvcCompletionTree = @{
   }
   'api' = @{
     subs = @()
-    opts = @('--method', '-X', '--raw-field', '-f', '--field', '-F', '--header', '-H', '--input', '--paginate', '--jq', '--include', '-i', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--method', '-X', '--raw-field', '-f', '--field', '-F', '--header', '-H', '--input', '--paginate', '--include', '-i', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @('--input')
     args = @()
@@ -364,7 +364,7 @@ $script:SvcCompletionTree = @{
   }
   'mcp' = @{
     subs = @('log')
-    opts = @('--allow-write', '--max-spend', '--confirm-over', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--allow-write', '--max-spend', '--confirm-over', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -372,7 +372,7 @@ $script:SvcCompletionTree = @{
   }
   'mcp log' = @{
     subs = @()
-    opts = @('--limit', '--verify', '--accept-break', '--refused', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--limit', '--verify', '--accept-break', '--refused', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -380,7 +380,7 @@ $script:SvcCompletionTree = @{
   }
   'completion' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @('bash', 'zsh', 'fish', 'powershell')
@@ -388,7 +388,7 @@ $script:SvcCompletionTree = @{
   }
   'profiles' = @{
     subs = @('list', 'remove')
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -396,7 +396,7 @@ $script:SvcCompletionTree = @{
   }
   'profiles list' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -404,7 +404,7 @@ $script:SvcCompletionTree = @{
   }
   'profiles remove' = @{
     subs = @()
-    opts = @('--revoke', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--revoke', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -412,7 +412,7 @@ $script:SvcCompletionTree = @{
   }
   'doctor' = @{
     subs = @()
-    opts = @('--fix', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--fix', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -420,7 +420,7 @@ $script:SvcCompletionTree = @{
   }
   'version' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -428,7 +428,7 @@ $script:SvcCompletionTree = @{
   }
   'help' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -436,7 +436,7 @@ $script:SvcCompletionTree = @{
   }
   'emulator' = @{
     subs = @()
-    opts = @('--port', '--host', '--state', '--import', '--export', '--allow-host', '--open', '--https', '--profile', '--test', '--live', '--json', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--port', '--host', '--state', '--import', '--export', '--allow-host', '--open', '--https', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @('--state', '--import', '--export')
     args = @()

@@ -10,7 +10,7 @@
 // - lib/*: libraries loaded only when needed: commander (the parser), prompts, spinner, tables,
 //   colours, undici, jq, the MCP SDK; and emulator.js.
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNotices } from './notices.mjs';
@@ -133,6 +133,55 @@ const lazyChildProcessForCommander = {
   },
 };
 
+/**
+ * jq-wasm's Emscripten build, made lighter to start and to feed (`--jq`, src/io/jq.ts): its
+ * WebAssembly, inline as base64 (1.2 MB of JavaScript to parse and decode on every start), is
+ * dist/lib/jq.wasm, read as bytes; its stdin, taken a byte at a time by copying the rest, is
+ * read by an index; its output, grown by a copy per byte, is gathered in an array. Both copies
+ * made a large answer quadratic. A pattern that no longer matches (a new jq-wasm) fails the build.
+ */
+const JQ_PATCHES = [
+  [
+    /function findWasmBinary\(\) \{ var f = "data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)"; return f; \}/,
+    () => 'function findWasmBinary() { return require("node:path").join(__dirname, "jq.wasm"); }',
+  ],
+  [
+    /\(\) => \{ if \(stdinBuffer\.length > 0\) \{\s*const byte = stdinBuffer\[0\];\s*stdinBuffer = stdinBuffer\.slice\(1\);\s*return byte;\s*\} return null; \}/,
+    () => '() => (stdinAt < stdinBuffer.length ? stdinBuffer[stdinAt++] : null)',
+  ],
+  [
+    /stdinBuffer = toByteArray\(stdinString\); stdoutBuffer = new Uint8Array\(0\);/,
+    () => 'stdinBuffer = toByteArray(stdinString); stdinAt = 0; stdoutBuffer = [];',
+  ],
+  [/let stdinBuffer = new Uint8Array\(0\);/, () => 'let stdinBuffer = new Uint8Array(0); let stdinAt = 0;'],
+  [
+    /charCode => \{ if \(charCode !== null && charCode !== undefined\) \{\s*const tmp = new Uint8Array\(stdoutBuffer\.length \+ 1\);\s*tmp\.set\(stdoutBuffer, 0\);\s*tmp\[tmp\.length - 1\] = charCode;\s*stdoutBuffer = tmp;\s*\} \}/,
+    () => 'charCode => { if (charCode !== null && charCode !== undefined) stdoutBuffer.push(charCode); }',
+  ],
+  [
+    /function fromByteArray\(data\) \{ return new TextDecoder\("utf-8"\)\.decode\(data\); \}/,
+    () => 'function fromByteArray(data) { return new TextDecoder("utf-8").decode(Uint8Array.from(data)); }',
+  ],
+];
+const leanJq = (outdir) => ({
+  name: 'lean-jq',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]jq-wasm[\\/]dist[\\/]build[\\/]jq\.js$/ }, (args) => {
+      let source = readFileSync(args.path, 'utf8');
+      for (const [pattern, replacement] of JQ_PATCHES) {
+        const match = pattern.exec(source);
+        if (!match) throw new Error(`jq-wasm changed: ${pattern} no longer matches ${args.path}`);
+        if (match[1]) {
+          mkdirSync(join(outdir, 'lib'), { recursive: true });
+          writeFileSync(join(outdir, 'lib/jq.wasm'), Buffer.from(match[1], 'base64'));
+        }
+        source = source.replace(pattern, replacement);
+      }
+      return { contents: source, loader: 'js' };
+    });
+  },
+});
+
 /** The bundle's src/cli/command-modules.ts: each command module the manifest names, imported when asked for. */
 const commandTable = (modules) => ({
   name: 'command-table',
@@ -179,7 +228,7 @@ export async function bundle(outdir) {
   const commonJsLibraries = await build({
     ...common,
     format: 'cjs',
-    plugins: [lazyChildProcessForCommander],
+    plugins: [lazyChildProcessForCommander, leanJq(outdir)],
     entryPoints: libraryEntries('.cjs'),
     outdir,
     outExtension: { '.js': '.cjs' },

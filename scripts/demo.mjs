@@ -31,21 +31,83 @@ delete env.SVC_PROFILE;
 delete env.SVC_MODE;
 
 const bold = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${text}\x1b[0m` : text);
-const say = (text) => process.stdout.write(`\n${bold(`# ${text}`)}\n`);
+
+/**
+ * At a terminal, a line wider than it wraps at its spaces, continuing under its text
+ * (`# `, a field's column, or two columns in); a word wider than the room (an address to
+ * copy) stays whole on a line of its own. svc wraps what it prints at a terminal, but here
+ * its output comes through a pipe, so the demo fits it as svc would.
+ */
+function fit(text) {
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  if (!columns) return text;
+  return text
+    .split('\n')
+    .map((raw) => {
+      // svc's tab-separated lines (piped here), shown as columns two spaces apart.
+      const line = raw.replace(/\t/g, '  ');
+      if (line.length <= columns || line.includes('\x1b')) return line;
+      const lead = /^(# |\s*\[events tail\] |\S+ {2,}|\s*)/.exec(line)[0];
+      const hang = ' '.repeat(Math.min(lead.length || 2, 16));
+      const lines = [];
+      let current = '';
+      // A list too long for a line (scopes) breaks after its commas.
+      // (A piece of a broken list is marked \0: it joins the one before it without a space.)
+      const words = line
+        .split(' ')
+        .flatMap((word) => (word.length > columns - hang.length ? word.split(/(?<=,)/).map((piece, i) => (i ? `\0${piece}` : piece)) : [word]));
+      for (const marked of words) {
+        const word = marked.replace(/^\0/, '');
+        const next = current ? `${current}${marked.startsWith('\0') ? '' : ' '}${word}` : word;
+        if (current && next.length > columns) {
+          lines.push(current);
+          current = word.length + hang.length > columns ? word : hang + word;
+        } else current = next;
+      }
+      lines.push(current);
+      return lines.join('\n');
+    })
+    .join('\n');
+}
+
+const say = (text) => process.stdout.write(`\n${bold(fit(`# ${text}`))}\n`);
+
+/** What a child writes, fitted line by line (a line is held until its end arrives). */
+function fitted(write) {
+  let partial = '';
+  return {
+    write(chunk) {
+      const text = partial + chunk;
+      const end = text.lastIndexOf('\n');
+      partial = text.slice(end + 1);
+      if (end >= 0) write(fit(text.slice(0, end + 1)));
+    },
+    end() {
+      if (partial) write(fit(partial));
+      partial = '';
+    },
+  };
+}
 
 /** Runs `svc args…`, echoing the command and its output; resolves with its stdout. */
 function svc(args, { input, stdinOpen = false, onStderr, quiet = false, env: runEnv = env, expectExit = 0 } = {}) {
-  process.stdout.write(`${bold('$')} svc ${args.map((a) => (/[\s,]/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
+  process.stdout.write(fit(`${bold('$')} svc ${args.map((a) => (/[\s,]/.test(a) ? JSON.stringify(a) : a)).join(' ')}`) + '\n');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [svcBin, ...args], { env: runEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
+    const out = fitted((text) => process.stdout.write(text));
+    const err = fitted((text) => process.stderr.write(text));
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
-      if (!quiet) process.stdout.write(chunk);
+      if (!quiet) out.write(chunk.toString());
     });
     child.stderr.on('data', (chunk) => {
-      process.stderr.write(chunk);
+      err.write(chunk.toString());
       onStderr?.(chunk.toString());
+    });
+    child.on('exit', () => {
+      out.end();
+      err.end();
     });
     // A sign-in waits on an open stdin (where a redirect may be pasted); ended, it fails at once.
     if (stdinOpen) child.on('exit', () => child.stdin.end());
@@ -106,8 +168,10 @@ try {
   const tail = spawn(process.execPath, [svcBin, 'events', 'tail', '--max-events', '5'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const tailDone = new Promise((resolve) => tail.on('exit', resolve));
   const prefixLines = (chunk) => chunk.toString().replace(/^(?=.)/gm, '  [events tail] ');
-  tail.stdout.on('data', (chunk) => process.stdout.write(prefixLines(chunk)));
-  tail.stderr.on('data', (chunk) => process.stderr.write(prefixLines(chunk)));
+  const tailOut = fitted((text) => process.stdout.write(text));
+  const tailErr = fitted((text) => process.stderr.write(text));
+  tail.stdout.on('data', (chunk) => tailOut.write(prefixLines(chunk)));
+  tail.stderr.on('data', (chunk) => tailErr.write(prefixLines(chunk)));
   await streamOpen(); // so the events below are seen live, not replayed
 
   say('Start an interpreted call between English and Spanish, then end it.');

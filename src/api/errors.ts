@@ -101,7 +101,7 @@ export function lacksScope(scope: string, subject: Pick<ErrorSubject, 'credentia
 /** A 404 of an object's path may be another organization's or mode's object; a path the API does not have is just that. */
 function notFoundHint(subject: ErrorSubject): string | undefined {
   const endpoint = endpointFor(subject.method, subject.path.split('?')[0]!);
-  if (endpoint === undefined) return 'the API has no such path: check it against the paths `svc api` takes, e.g. /v1/calls or /v1/calls/{id}';
+  if (endpoint === undefined) return 'the API has no such path: `svc api --help` lists the paths it has, e.g. /v1/calls or /v1/calls/{id}';
   const c = subject.credential;
   return c && ENDPOINTS[endpoint].path.includes('{')
     ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)`

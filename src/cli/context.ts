@@ -21,6 +21,7 @@ import type { HttpTransport } from '../api/http.js';
 import type { Prompter } from '../io/interactive.js';
 import { UsageError } from '../errors.js';
 import { redactText } from '../io/redact.js';
+import { watchRequest } from '../io/waiting.js';
 import { userAgent } from '../shared/version.js';
 
 /** What the process (main.ts) or a test (runCli) provides. */
@@ -131,7 +132,14 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
         debug: globals.debug ? (line) => stderr.write(`${redactText(line)}\n`) : undefined,
         now: () => runtime.clock.now(),
       });
-  const http = runtime.http ?? ownHttp!;
+  const transport = runtime.http ?? ownHttp!;
+  // Each request watched (src/io/waiting.ts): a spinner when it goes unanswered at a terminal, and what Ctrl-C stopped.
+  const watch = { io, clock: runtime.clock, signal: runtime.signal, json: globals.json };
+  const http: HttpTransport = {
+    fetch: (url, init) => watchRequest(watch, init?.method ?? 'GET', new URL(url), transport.fetch(url, init)),
+    ...(transport.deadline ? { deadline: (bytes: number) => transport.deadline!(bytes) } : {}),
+    ...(transport.prepare ? { prepare: () => transport.prepare!() } : {}),
+  };
 
   let credential: Promise<ResolvedCredential> | undefined;
   let client: Promise<ApiClient<ResolvedCredential>> | undefined;

@@ -60,6 +60,8 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
   const { globals } = invocation;
   const { debug, json } = globals;
   let disposeContext: (() => Promise<void>) | undefined;
+  // --jq: jq starts loading now, its WebAssembly compiling while the command's module loads.
+  const jqLoading = globals.jq === undefined ? undefined : import('../io/jq.js').then((jq) => (jq.jqEngine().catch(() => {}), jq));
   try {
     const { module: path } = invocation.leaf;
     // (`svc help` has no module: readHelpWord turns it into --help before commander runs.)
@@ -78,9 +80,13 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       runF(invocation.name, opts);
       return EXIT.ok;
     }
+    // --jq: the filter is checked before anything is sent, and filters what the command prints.
+    const jq = await jqLoading;
+    if (jq && globals.jq !== undefined) await jq.checkJq(globals.jq);
+    const filtered = jq && globals.jq !== undefined ? jq.filteredOutput(runtime.stdout, globals.jq) : undefined;
     // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.
     const { createContext } = await import('./context.js');
-    const ctx = createContext(runtime, globals, version);
+    const ctx = createContext(filtered ? { ...runtime, stdout: filtered } : runtime, globals, version);
     disposeContext = () => ctx.dispose();
     phase('context');
     const runInProcess: RunInProcess = (typed, output, signal) => {
@@ -90,7 +96,15 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
         args: typed.args,
         flags: typed.flags,
         // This run's base URL; the profile, mode and confirmation its caller fixed.
-        globals: { ...globals, json: true, yes: typed.yes, mode: typed.mode, ...(typed.profile !== undefined ? { profile: typed.profile } : {}) },
+        // (The caller's --jq filters the caller's output, not a nested command's.)
+        globals: {
+          ...globals,
+          jq: undefined,
+          json: true,
+          yes: typed.yes,
+          mode: typed.mode,
+          ...(typed.profile !== undefined ? { profile: typed.profile } : {}),
+        },
         root: invocation.root,
       };
       return runCommand(
@@ -118,7 +132,15 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       );
     };
     // A run that returns succeeded; every failure is a typed error, printed below.
-    await module.run(opts, ctx, invocation.root, runInProcess);
+    const ran = await module.run(opts, ctx, invocation.root, runInProcess).then(
+      () => ({ failed: false as const }),
+      (error: unknown) => ({ failed: true as const, error }),
+    );
+    // What the command printed is filtered and written before it ends; its own failure comes first.
+    await filtered?.settled().catch((error: unknown) => {
+      if (!ran.failed && !runtime.signal.aborted) throw error;
+    });
+    if (ran.failed) throw ran.error;
     // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
     // an interrupted run from a finished one; a reader closing stdout is no interruption.
     return interruptedBy(runtime.signal) && !module.stopsOnInterrupt ? EXIT.interrupted : EXIT.ok;

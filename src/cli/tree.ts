@@ -190,9 +190,19 @@ function addFlags(cmd: Command, flags: FlagSpecs | undefined): void {
     }
     // Help shows the default as declared (`5m`); the command gets it read, as a given value is.
     if (spec.default !== undefined) option.default(readValue(spec, spec.default, term), spec.default);
-    if (spec.required) option.makeOptionMandatory();
+    // A required flag is checked when the command runs (requireFlags), after commander has
+    // refused any unknown flag: `--langauges` is a typo with its "did you mean", not a missing --languages.
     if (spec.conflicts) option.conflicts(spec.conflicts);
     cmd.addOption(option);
+  }
+}
+
+/** Commander's own refusal of a required flag the line left out (its words, its error code). */
+function requireFlags(cmd: Command, flags: FlagSpecs | undefined): void {
+  for (const [key, spec] of Object.entries(flags ?? {})) {
+    const option = cmd.options.find((o) => o.attributeName() === key);
+    if (spec.required && option && cmd.getOptionValue(key) === undefined)
+      cmd.error(`error: required option '${option.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
   }
 }
 
@@ -247,6 +257,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
   const runs = (cmd: Command, name: string, target: Leaf): Command =>
     cmd.action(async (...received: unknown[]) => {
       const self = received[received.length - 1] as Command;
+      requireFlags(self, target.decl.flags);
       const args = (self.processedArgs as unknown[]).flat().filter((a) => a !== undefined);
       refuseGroupFlags(self, name);
       await options.invoke({ name, leaf: target, args, flags: self.opts(), globals: globalOptions(self.optsWithGlobals()), root });

@@ -5,8 +5,10 @@
 // node:fs's `promises` is read where used: fs/promises then loads only when a file is
 // written or waited on, not at every start.
 import { promises } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname, basename, join, resolve } from 'node:path';
 import { lazyRequire } from '../node-require.js';
+import { ConfigError } from '../errors.js';
 
 export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
   await (await prepareAtomicWrite(path, 0, mode)).commit(content);
@@ -30,12 +32,17 @@ export interface PreparedWrite {
 export async function prepareAtomicWrite(path: string, reserveBytes: number, mode = 0o600): Promise<PreparedWrite> {
   const target = await followLinks(path);
   const dir = dirname(target);
-  await promises.mkdir(dir, { recursive: true, mode: 0o700 });
-  await removeAbandonedTemps(dir);
   // node:crypto loads here, not at start-up: most commands read the config and never write it.
   const { randomBytes } = lazyRequire('node:crypto');
   const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await promises.open(temp, 'wx', mode);
+  let handle: FileHandle;
+  try {
+    await promises.mkdir(dir, { recursive: true, mode: 0o700 });
+    await removeAbandonedTemps(dir);
+    handle = await promises.open(temp, 'wx', mode);
+  } catch (error) {
+    throw unwritableOr(dir, error);
+  }
   let closed = false;
   const finish = async (): Promise<void> => {
     if (closed) return;
@@ -67,7 +74,7 @@ export async function prepareAtomicWrite(path: string, reserveBytes: number, mod
       } catch (error) {
         await finish();
         await promises.rm(temp, { force: true }).catch(() => {});
-        throw error;
+        throw unwritableOr(dir, error);
       }
     },
     abandon: finish,
@@ -83,6 +90,36 @@ export function isDiskFull(error: unknown): boolean {
 /** A full disk, in the one wording every file of svc's uses: the file, and where to free space. */
 export function diskFullWords(path: string, dir: string = dirname(path)): { message: string; hint: string } {
   return { message: `cannot write ${path}: the disk is full`, hint: `free space on the disk that holds ${dir}` };
+}
+
+/** A write refused by the file system itself (read-only, or not ours to write), as opposed to a full disk or a bug. */
+export function isUnwritable(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'EROFS' || code === 'EACCES' || code === 'EPERM';
+}
+
+/**
+ * svc's one wording for a config folder it cannot write (a read-only home, a folder of another
+ * user, a full disk, a file in its place), with the fix: every write of a config or credentials
+ * file meets it here, through the atomic write and the lock (src/config/lock.ts).
+ */
+export function unwritable(dir: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const next = 'make it writable, or point SVC_CONFIG_DIR at a folder you can write (e.g. SVC_CONFIG_DIR=/tmp/svc for a read-only home)';
+  if (code === 'EROFS') return new ConfigError(`cannot write the config folder ${dir}: it is on a read-only file system`, dir, next);
+  if (code === 'EACCES' || code === 'EPERM') return new ConfigError(`cannot write the config folder ${dir}: permission denied`, dir, next);
+  if (isDiskFull(error)) {
+    const { hint } = diskFullWords(dir, dir);
+    return new ConfigError(`cannot write the config folder ${dir}: the disk is full`, dir, hint);
+  }
+  if (code === 'ENOTDIR' || code === 'EEXIST')
+    return new ConfigError(`cannot write the config folder ${dir}: something that is not a folder is in its place`, dir, next);
+  return new ConfigError(`cannot write the config folder ${dir}: ${(error as Error).message}`, dir, next);
+}
+
+/** A read-only or refused write in `dir` as svc's wording; any other error (a full disk keeps its code for its callers) as it is. */
+export function unwritableOr(dir: string, error: unknown): unknown {
+  return isUnwritable(error) ? unwritable(dir, error) : error;
 }
 
 /** The file a path finally names (a dangling link names its would-be target). */

@@ -7,7 +7,7 @@ import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 import { join } from 'node:path';
 import type { Mode, Scope } from '../contract/constants.js';
 import { ConfigError, NewerFormatFileError } from '../errors.js';
-import { diskFullWords, isDiskFull, writeFileAtomic } from './atomic.js';
+import { diskFullWords, isDiskFull, isUnwritable, unwritable, writeFileAtomic } from './atomic.js';
 import { withFileLock, type LockOptions } from './lock.js';
 import { CONFIG_FILE } from './paths.js';
 import { formatVersion } from '../shared/format-version.js';
@@ -288,10 +288,12 @@ export class FileConfigStore implements ConfigStore {
         try {
           await this.fs.writeFileAtomic(this.path, JSON.stringify(config, null, 2) + '\n');
         } catch (error) {
+          if (error instanceof ConfigError) throw error;
           if (isDiskFull(error)) {
             const { message, hint } = diskFullWords(this.path, this.dir);
             throw new ConfigError(message, this.path, hint);
           }
+          if (isUnwritable(error)) throw unwritable(this.dir, error);
           throw new ConfigError(
             `cannot write the config file ${this.path}: ${(error as Error).message}`,
             this.path,

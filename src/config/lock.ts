@@ -12,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { ConfigError, InterruptedError } from '../errors.js';
 import { lazyRequire } from '../node-require.js';
 import { LOCKS_DIR } from './paths.js';
-import { diskFullWords, isDiskFull } from './atomic.js';
+import { diskFullWords, isDiskFull, isUnwritable, unwritableOr } from './atomic.js';
 import { makeDir, unwritable } from './writable.js';
 import { OwnFileRefusedError, readOwnFile } from './own-file.js';
 
@@ -217,7 +217,8 @@ export async function acquireFileLock(target: string, options: LockOptions = {})
   let noticed = false;
   let delay = 10;
   for (;;) {
-    if (await tryCreate(lockPath, record)) break;
+    // A read-only or refused folder in svc's one wording (src/config/atomic.ts), for every caller.
+    if (await tryCreate(lockPath, record).catch((error: unknown) => Promise.reject(unwritableOr(configFolderOf(lockPath), error)))) break;
     const found = await inspect(lockPath, now());
     if (found.kind === 'gone') continue;
     if (found.kind === 'abandoned') {
@@ -271,7 +272,7 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
   try {
     await makeDir(dirname(target));
   } catch (error) {
-    throw unwritable(dirname(target), error);
+    throw unwritable(configFolderOf(target), error);
   }
   let release: () => Promise<void>;
   try {
@@ -291,13 +292,19 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
   }
 }
 
+/** The config folder a file or lock is in: a profile's lock in locks/ is the config folder's. */
+function configFolderOf(path: string): string {
+  const dir = dirname(path);
+  return basename(dir) === LOCKS_DIR ? dirname(dir) : dir;
+}
+
 /** The per-profile lock (OAuth refresh and other read-modify-write of one profile's secrets). */
 export async function withProfileLockIn<T>(dir: string, profile: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const locks = join(dir, LOCKS_DIR);
   try {
-    await promises.mkdir(locks, { recursive: true, mode: 0o700 });
+    await makeDir(locks);
   } catch (error) {
-    throw new ConfigError(`cannot create ${locks}: ${(error as Error).message}`, locks, 'check that the config directory is writable');
+    throw unwritable(isUnwritable(error) ? dir : locks, error);
   }
   return withFileLock(join(locks, `${encodeURIComponent(profile)}`), fn, options);
 }

@@ -3,8 +3,7 @@
 // found then, said as such, instead of as an ENOENT after the sign-in.
 import { promises } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ConfigError } from '../errors.js';
-import { diskFullWords, isDiskFull } from './atomic.js';
+import { unwritable } from './atomic.js';
 
 /** Makes the folder if needed and writes and removes a probe file in it; ConfigError naming why not. */
 export async function checkWritableDir(dir: string): Promise<void> {
@@ -40,16 +39,5 @@ export async function makeDir(dir: string): Promise<void> {
   }
 }
 
-export function unwritable(dir: string, error: unknown): ConfigError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const next = 'make it writable, or point SVC_CONFIG_DIR at a folder you can write (e.g. SVC_CONFIG_DIR=/tmp/svc for a read-only home)';
-  if (code === 'EROFS') return new ConfigError(`cannot write the config folder ${dir}: it is on a read-only file system`, dir, next);
-  if (code === 'EACCES' || code === 'EPERM') return new ConfigError(`cannot write the config folder ${dir}: permission denied`, dir, next);
-  if (isDiskFull(error)) {
-    const { hint } = diskFullWords(dir, dir);
-    return new ConfigError(`cannot write the config folder ${dir}: the disk is full`, dir, hint);
-  }
-  if (code === 'ENOTDIR' || code === 'EEXIST')
-    return new ConfigError(`cannot write the config folder ${dir}: something that is not a folder is in its place`, dir, next);
-  return new ConfigError(`cannot write the config folder ${dir}: ${(error as Error).message}`, dir, next);
-}
+/** (svc's one wording is src/config/atomic.ts's, where every write meets it.) */
+export { unwritable };

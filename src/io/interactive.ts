@@ -12,7 +12,16 @@ export function oraSpinners(stream: NodeJS.WritableStream, ascii = false): Spinn
   return async (text, color) => {
     const { default: ora } = await import('ora');
     // A terminal of an ASCII locale (src/io/charset.ts) turns a line, not braille dots, and ends on "v".
-    const spinner = ora({ text, stream, color: color ? 'cyan' : false, ...(ascii ? { spinner: 'line' as const } : {}) }).start();
+    // The cursor stays and stdin is left alone: ora's cursor hiding re-raises a Ctrl-C once
+    // svc's own handler has run (signal-exit), killing svc before it says what was stopped.
+    const spinner = ora({
+      text,
+      stream,
+      color: color ? 'cyan' : false,
+      hideCursor: false,
+      discardStdin: false,
+      ...(ascii ? { spinner: 'line' as const } : {}),
+    }).start();
     return {
       stop(finalText) {
         if (finalText) spinner.stopAndPersist({ symbol: ascii ? 'v' : '✔', text: finalText });

@@ -127,6 +127,16 @@ export function wrapProse(line: string, width: number): string[] {
   for (const word of words) {
     if (word === '') continue;
     const w = displayWidth(word);
+    // A word too wide for the room beside the label, but not for the terminal (a path): on a
+    // line of its own from the first column, so the terminal does not fold it mid-word.
+    if (w > width - hang.length && w <= width && currentWidth + (fresh ? 0 : 1) + w > width) {
+      if (!fresh || current.trim() !== '') lines.push(current.trimEnd());
+      lines.push(word);
+      current = hang;
+      currentWidth = hang.length;
+      fresh = true;
+      continue;
+    }
     if (!fresh && currentWidth + 1 + w > width) {
       lines.push(current);
       current = hang + word;
@@ -137,7 +147,7 @@ export function wrapProse(line: string, width: number): string[] {
     }
     fresh = false;
   }
-  lines.push(current);
+  if (current.trim() !== '') lines.push(current);
   return lines;
 }
 

@@ -9,6 +9,7 @@ export const GLOBAL_FLAGS = {
   test: { help: 'use test mode (the test key; free of charge)', conflicts: 'live' },
   live: { help: 'use live mode (OAuth sign-in, else the live key; billed)', conflicts: 'test' },
   json: { help: "print the API's JSON (NDJSON for streams)" },
+  jq: { value: '<expr>', help: "filter the JSON with jq (implies --json; each event of a stream), e.g. --jq '.data[].id'" },
   baseUrl: { value: '<url>', help: 'service address (env SVC_BASE_URL; default http://127.0.0.1:4010)' },
   debug: { help: 'print each request and response on stderr, credentials redacted' },
   color: { negate: true, help: 'no colour (also env NO_COLOR)' },
@@ -42,6 +43,8 @@ export function globalOptions(parsed: Readonly<Record<string, unknown>>): Global
     if (!('value' in spec)) options[key] = given === undefined ? 'negate' in spec : Boolean(given);
     else if (typeof given === 'string') options[key] = given;
   }
+  // --jq filters the JSON a command prints: it implies --json.
+  if (typeof options.jq === 'string') options.json = true;
   const mode = parsed.test ? 'test' : parsed.live ? 'live' : undefined;
   return { ...options, ...(mode ? { mode } : {}) } as GlobalOptions;
 }

@@ -112,6 +112,10 @@ describe('account / calls', () => {
   it('calls start', async () => {
     expect(await ok('calls', 'start', '--languages', 'en,ES-mx', '--title', 'Intake')).toEqual({ languages: ['en', 'es-MX'], title: 'Intake' });
     expect(await refused('calls', 'start')).toContain("required option '--languages <a,b>' not specified");
+    // A misspelled required flag is the typo it is, with its suggestion, not a missing flag.
+    const typo = await refused('calls', 'start', '--langauges', 'en,es');
+    expect(typo).toContain("unknown option '--langauges' (Did you mean --languages?)");
+    expect(typo).not.toContain('required option');
     expect(await ok('calls', 'start', '--languages', 'en,es', '--dry-run')).toMatchObject({ dryRun: true });
     expect(await refused('calls', 'start', '--languages', 'en')).toContain('exactly two');
     expect(await refused('calls', 'start', '--languages', 'en,es', '--title', ' ')).toContain('--title is empty');
@@ -240,7 +244,6 @@ describe('chats / translate / events / api / completion / emulator', () => {
       headers: { 'last-event-id': 'evt_1' },
       include: false,
       paginate: true,
-      jq: '.[].id',
     });
     expect(await ok('api', '/v1/calls/call_1', '-X', 'delete')).toMatchObject({ method: 'DELETE', path: '/v1/calls/call_1' });
     expect(await refused('api', 'GET', 'https://elsewhere.example/v1')).toContain('PATH must be a path such as /v1/calls');

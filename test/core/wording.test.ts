@@ -25,6 +25,8 @@ describe('wording', () => {
     const r = await runCli(['api', 'GET', '/v1/bogus'], { env: env() });
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toContain('the API has no such path');
+    // Where the paths are listed, so a new user finds /v1/translate without --debug.
+    expect(r.stderr).toContain('`svc api --help` lists the paths');
     expect(r.stderr).not.toContain('another organization');
 
     const object = await runCli(['calls', 'get', 'call_00000000000000000000'], { env: env() });

@@ -13,8 +13,17 @@ import { escapeJsonControls, sanitizeLine, sanitizeText } from '../../io/sanitiz
 import { buildBody, fileOf, parseField, queryOf, typedValue } from './fields.js';
 import { ASKS_BEFORE_BILLING, askedEndpoint, billableRequest, confirmBilled, refuseImpliedLive } from '../shared/resources.js';
 import type { FieldSpec } from './fields.js';
+import { ENDPOINTS, endpointFor, type Endpoint } from '../../contract/endpoints.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The API's paths with their methods, from the contract's table: what `svc api --help` lists (and a 404 of an unknown path points to). */
+function pathsNote(): string {
+  const methods = new Map<string, string[]>();
+  for (const { method, path } of Object.values(ENDPOINTS)) if (path.startsWith('/v1/')) methods.set(path, [...(methods.get(path) ?? []), method]);
+  const width = Math.max(...[...methods.keys()].map((path) => path.length));
+  return ['Paths:', ...[...methods].map(([path, verbs]) => `  ${path.padEnd(width)}  ${verbs.join(' ')}`)].join('\n');
+}
 type Method = (typeof METHODS)[number];
 
 /** Headers that would carry a credential: svc sends the profile's, and only to its own address. */
@@ -31,7 +40,6 @@ export interface ApiRequestOptions {
   input?: string;
   include: boolean;
   paginate: boolean;
-  jq?: string;
 }
 
 /** `-F n=3` sends a number, `true`/`false`/`null` their JSON values, anything else a string. */
@@ -74,7 +82,6 @@ export const command = defineCommand({
     header: { short: '-H', value: '<name:value>', repeatable: true, help: 'an extra request header (not Authorization: svc sends the credential); repeatable' },
     input: { value: '<file>', kind: { type: 'file' }, help: 'the request body from a file, or - for stdin' },
     paginate: { help: 'follow next_cursor to the last page (with --json: one array of every item)' },
-    jq: { value: '<expr>', help: "filter the JSON answer with jq, e.g. --jq '.data[].id'" },
     include: { short: '-i', help: 'print the status line and headers too' },
   },
   examples: [
@@ -85,6 +92,7 @@ export const command = defineCommand({
     "svc api GET /v1/events/stream -H 'Last-Event-ID: evt_123'",
     'svc api POST /v1/translate --input body.json',
   ],
+  notes: pathsNote(),
 });
 
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ApiRequestOptions {
@@ -116,12 +124,10 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   }
   const paginate = flags.paginate === true;
   if (paginate && method !== 'GET') throw new UsageError('--paginate follows next_cursor of GET lists; it does not apply to ' + method);
-  if (typeof flags.jq === 'string' && !flags.jq.trim()) throw new UsageError('--jq needs a filter, e.g. --jq .data[].id');
   const stdinUsers = fields.filter((f) => fileOf(f) === '-').length + (input === '-' ? 1 : 0);
   if (stdinUsers > 1) throw new UsageError('stdin can be read once: use @- in one field, or --input -, not both');
   const opts: ApiRequestOptions = { method, path, fields, headers, include: flags.include === true, paginate };
   if (input !== undefined) opts.input = input;
-  if (typeof flags.jq === 'string') opts.jq = flags.jq;
   return opts;
 }
 
@@ -177,7 +183,17 @@ async function pipeStream(ctx: Context, response: HttpResponse): Promise<void> {
   if (rest) write(rest);
 }
 
+/** `--jq` (the global flag, src/io/jq.ts) filters JSON texts: headers and an event stream are not. */
+function refuseJqWith(opts: ApiRequestOptions, jq: string | undefined): void {
+  if (jq === undefined) return;
+  if (opts.include) throw new UsageError('--jq filters the JSON answer; with --include the headers are printed too', 'leave out --include or --jq');
+  const endpoint = endpointFor(opts.method, opts.path.split('?')[0]!);
+  if (endpoint !== undefined && (ENDPOINTS[endpoint] as Endpoint).stream)
+    throw new UsageError('--jq does not apply to an event stream here', '`svc events tail --jq` and `svc chats stream --jq` filter each event');
+}
+
 export async function run(opts: ApiRequestOptions, ctx: Context): Promise<void> {
+  refuseJqWith(opts, ctx.globals.jq);
   const inQuery = opts.method === 'GET' || opts.method === 'DELETE' || opts.input !== undefined;
   const fields = await resolveFields(ctx, opts.fields);
   const query: Record<string, string[]> = inQuery ? queryOf(fields) : {};
@@ -190,7 +206,6 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<void> 
   else if (billableRequest(opts.method, path)) refuseImpliedLive(ctx, api.credential, `${opts.method} ${path}`);
   for (const [key, value] of new URLSearchParams(search ?? '')) (query[key] ??= []).push(value);
   const headers = { ...(rawBody !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers };
-  const { applyJq } = opts.jq !== undefined ? await import('./jq.js') : { applyJq: undefined };
 
   // JSON re-indented with DEL/C1 escaped (the same value); other text as sent when piped, and
   // with its control characters made inert on a terminal.
@@ -213,7 +228,6 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<void> 
     if (opts.include) ctx.io.stdout.write(headText(response));
 
     if (response.ok && isEventStream(response)) {
-      if (opts.jq !== undefined) ctx.io.stderr.write('note: --jq does not apply to an event stream; it is printed as it arrives\n');
       await pipeStream(ctx, response);
       return;
     }
@@ -246,10 +260,9 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<void> 
     if (opts.paginate && ctx.globals.json && isList(parsed)) {
       items.push(...parsed.data);
       slurped = true;
-    } else if (applyJq && opts.jq !== undefined) {
-      if (!isJson) throw new CliError(`--jq needs a JSON answer; ${opts.method} ${path} answered ${response.headers.get('content-type') ?? 'no content type'}`);
-      ctx.io.stdout.write(await applyJq(text, opts.jq));
     } else if (isJson) printJson(parsed);
+    else if (ctx.globals.jq !== undefined)
+      throw new CliError(`--jq needs a JSON answer; ${opts.method} ${path} answered ${response.headers.get('content-type') ?? 'no content type'}`);
     else if (text) printText(text);
 
     if (next === undefined || next === cursor) break;
@@ -257,6 +270,6 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<void> 
   }
   if (slurped) {
     const all = escapeJsonControls(JSON.stringify(items, null, 2));
-    ctx.io.stdout.write(applyJq && opts.jq !== undefined ? await applyJq(all, opts.jq) : all + '\n');
+    ctx.io.stdout.write(all + '\n');
   }
 }

@@ -411,8 +411,10 @@ function report(ctx: Context, checks: Check[]): void {
   const warnings = checks.filter((c) => c.status === 'warning').length;
   if (ctx.globals.json) printJson(ctx, { ok: failed === 0, failed, warnings, checks });
   else {
-    const width = 7;
-    const lines = checks.map((c) => `${c.status.padEnd(width)} ${c.message}${c.fix ? `\n${' '.repeat(width + 1)}fix: ${c.fix}` : ''}`);
+    // One column for the status and the fix, two spaces after it: every continuation line of a
+    // wrapped message or fix starts under the text (src/io/width.ts reads the column as a label).
+    const column = (label: string, text: string) => `${label.padEnd(7)}  ${text}`;
+    const lines = checks.map((c) => column(c.status, c.message) + (c.fix ? `\n${column('fix', c.fix)}` : ''));
     // Organization names and the service's answers are its text: inert before they reach the terminal.
     printText(ctx, lines.join('\n'));
     if (!failed) ctx.io.stderr.write(`No problems found${warnings ? ` (${warnings} warning(s))` : ''}.\n`);

@@ -3,6 +3,7 @@ import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../../contract/constants.js';
 import { NewerFormatFileError, UsageError } from '../../errors.js';
+import { printText } from '../../io/output.js';
 import { browserUnreachable } from '../shared/no-browser.js';
 import { configDir } from '../../config/paths.js';
 import { dirname, join, resolve } from 'node:path';
@@ -210,7 +211,9 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
     if (opts.json || ctx.globals.json) {
       stdout.write(`${JSON.stringify({ url: emulator.url, dashboard_url: emulator.dashboardUrl, ...caJson(emulator.ca), state: summary })}\n`);
     } else {
-      stdout.write(
+      // At a terminal each line wraps at its words, under its value (printText), never mid-word.
+      printText(
+        ctx,
         [
           `svc emulator listening on ${emulator.url}`,
           `dashboard     ${emulator.dashboardUrl}`,
@@ -218,7 +221,6 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
           `state         ${loaded.imported ? `imported from ${opts.importFrom}` : `loaded from ${loaded.path}`}: ${describeCounts(loaded)}`,
           ...loaded.orgs.map((org) => `organization  ${org.name} (${org.id})`),
           `keys          ${loaded.keys} loaded; the stored keys keep working (keys are shown only when made)`,
-          '',
         ].join('\n'),
       );
       stderr.write(`${trustHint(emulator.ca)}try: SVC_BASE_URL=${emulator.url} svc account   (Ctrl-C stops the emulator)\n`);
@@ -235,7 +237,8 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
       `${JSON.stringify({ url: emulator.url, dashboard_url: emulator.dashboardUrl, ...caJson(emulator.ca), org_id: seed.org_id, org_name: seed.org_name, admin: seed.admin, keys: seed.keys, cli_client_id: seed.cli_client_id, ...created })}\n`,
     );
   } else {
-    stdout.write(
+    printText(
+      ctx,
       [
         `svc emulator listening on ${emulator.url}`,
         `dashboard     ${emulator.dashboardUrl}`,
@@ -246,7 +249,6 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseCont
         `live key      ${seed.keys.live}`,
         `cli app       ${seed.cli_client_id}`,
         ...(loaded?.path ? [`state         ${loaded.path} (new; a restart with --state keeps all of this, keys included)`] : []),
-        '',
       ].join('\n'),
     );
     stderr.write(`${trustHint(emulator.ca)}try: SVC_BASE_URL=${emulator.url} svc login   (Ctrl-C stops the emulator)\n`);

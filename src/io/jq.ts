@@ -1,0 +1,100 @@
+// `--jq EXPR` on every command that prints JSON (src/shared/globals.ts): the real jq
+// (jq-wasm: jq compiled to WebAssembly, nothing downloaded), loaded only when the flag is
+// given. The filter runs over each JSON text the command writes on stdout (a document, or a
+// stream's lines as they come); strings print raw, as `gh --jq` and `jq -r` print them.
+import { CliError, UsageError } from '../errors.js';
+import type { Output } from './io.js';
+
+interface JqModule {
+  raw(data: string | object, filter: string, flags?: string[]): Promise<string>;
+}
+
+let engine: Promise<JqModule> | undefined;
+
+/** jq-wasm, once per process; called early (src/cli/run.ts), its WebAssembly compiles while the command loads. */
+export function jqEngine(): Promise<JqModule> {
+  engine ??= (async () => {
+    // V8's baseline WebAssembly code only: a filter runs once over a small answer, and the
+    // optimizing tier, compiled beside it, is time a one-shot command never wins back (bench/).
+    (await import('node:v8')).setFlagsFromString('--liftoff-only');
+    const loaded = (await import('jq-wasm')) as unknown as { default?: JqModule } & Partial<JqModule>;
+    return loaded.default?.raw ? loaded.default : (loaded as JqModule);
+  })();
+  return engine;
+}
+
+const messageOf = (error: unknown) => (error as Error).message.replace(/^Failed to execute raw query: /, '').trim();
+const firstLine = (message: string) => message.split('\n')[0]!;
+
+/** Runs `filter` over the JSON text (one or more JSON values); one line per result. */
+export async function applyJq(json: string, filter: string): Promise<string> {
+  const jq = await jqEngine();
+  let output: string;
+  try {
+    output = await jq.raw(json, filter, ['-r']);
+  } catch (error) {
+    const message = messageOf(error);
+    // A filter that does not compile is the user's input; one that fails on this answer is a failure of the run.
+    if (/compile error/.test(message)) throw notCompiled(firstLine(message));
+    throw new CliError(`--jq: ${firstLine(message)}`);
+  }
+  return output === '' ? '' : output.endsWith('\n') ? output : output + '\n';
+}
+
+function notCompiled(message: string): UsageError {
+  return new UsageError(
+    `--jq: the filter does not compile: ${message.replace(/^jq: error: /, '').replace(/:$/, '')}`,
+    "see the jq manual for its syntax, e.g. --jq '.data[].id'",
+  );
+}
+
+/**
+ * The filter, checked before anything is sent: a filter that does not compile is a usage
+ * error. It is compiled as the body of a function never called, so nothing of it runs (an
+ * `input`, a `halt`, an endless `repeat`), and a body cannot close what encloses it as a
+ * parenthesis could; the newlines keep a trailing `# comment` to itself.
+ */
+export async function checkJq(filter: string): Promise<void> {
+  if (!filter.trim()) throw new UsageError('--jq needs a filter', "e.g. --jq '.data[].id'");
+  const jq = await jqEngine();
+  try {
+    await jq.raw('null', `def svc_checked:\n${filter}\n;\nempty | svc_checked`, ['-r']);
+  } catch (error) {
+    if (!/compile error/.test(messageOf(error))) return;
+    // Refused: jq's own words are those for the filter alone (the function's lines are not the
+    // user's), and a filter that does not compile runs nothing.
+    const alone = await jq.raw('null', filter, ['-r']).then(
+      () => messageOf(error),
+      (refused: unknown) => messageOf(refused),
+    );
+    if (/compile error/.test(alone)) throw notCompiled(firstLine(alone));
+  }
+}
+
+/** stdout with `--jq`: each JSON text written is filtered, in order; `settled()` waits for the last and reports the first failure. */
+export interface FilteredOutput extends Output {
+  settled(): Promise<void>;
+}
+
+export function filteredOutput(out: Output, filter: string): FilteredOutput {
+  let queue = Promise.resolve();
+  let failure: unknown;
+  return {
+    // The filter's output is for scripts: never a table, whatever stdout is.
+    isTTY: false,
+    write(chunk: string) {
+      queue = queue.then(async () => {
+        try {
+          const text = await applyJq(chunk, filter);
+          if (text) out.write(text);
+        } catch (error) {
+          failure ??= error;
+        }
+      });
+    },
+    async settled() {
+      await queue;
+      if (failure !== undefined) throw failure;
+    },
+  };
+}
