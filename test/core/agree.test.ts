@@ -2,6 +2,8 @@
 // account` asks, through the same resolution and pipe, so over every setup here the three
 // succeed together or fail together, with account's own error as the cause.
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -36,6 +38,15 @@ async function forbiddenBy(body: (res: import('node:http').ServerResponse) => vo
   return { ...profileAt(server.url, emu().seed.keys.test), server };
 }
 
+/** A port nothing listens on (one just closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 const CASES: { name: string; arrange: () => Promise<Setup> | Setup; ok: boolean }[] = [
   { name: 'a working key', arrange: () => profileAt(emu().url, emu().seed.keys.test), ok: true },
   { name: 'a live key stored as the test key (damaged: never sent)', arrange: () => profileAt(emu().url, emu().seed.keys.live), ok: false },
@@ -43,6 +54,18 @@ const CASES: { name: string; arrange: () => Promise<Setup> | Setup; ok: boolean 
     name: "a proxy's HTML 403 (says nothing of the key)",
     arrange: () => forbiddenBy((res) => res.writeHead(403, { 'content-type': 'text/html' }).end('<html><body>Forbidden by proxy</body></html>')),
     ok: false,
+  },
+  { name: 'a bad proxy variable (HTTP_PROXY="not a url")', arrange: () => profileAt(emu().url, emu().seed.keys.test, { HTTP_PROXY: 'not a url' }), ok: false },
+  {
+    name: "NO_PROXY naming the service's host on another port: the request goes through the (absent) proxy",
+    arrange: async () => profileAt(emu().url, emu().seed.keys.test, { HTTP_PROXY: `http://127.0.0.1:${await closedPort()}`, NO_PROXY: '127.0.0.1:1' }),
+    ok: false,
+  },
+  {
+    name: "NO_PROXY naming the service's host and port: the proxy is bypassed",
+    arrange: async () =>
+      profileAt(emu().url, emu().seed.keys.test, { HTTP_PROXY: `http://127.0.0.1:${await closedPort()}`, NO_PROXY: new URL(emu().url).host }),
+    ok: true,
   },
 ];
 
@@ -68,8 +91,11 @@ describe('auth status, doctor and account agree', () => {
       // The same cause: account's error is auth status's error, with its exit code, and doctor's request check.
       expect(JSON.parse(status.stderr).error.message).toBe(error.message);
       expect(status.exitCode).toBe(account.exitCode);
-      const request = (JSON.parse(doctor.stdout) as { checks: Check[] }).checks.find((c) => c.check === 'request');
+      const checks = (JSON.parse(doctor.stdout) as { checks: Check[] }).checks;
+      const request = checks.find((c) => c.check === 'request');
       expect(request?.message).toBe(`svc account fails (exit ${account.exitCode}): ${error.message}`);
+      // Doctor's proxy check says the request's truth: no "bypasses the proxy" for a request sent through it.
+      if (env.HTTP_PROXY) expect(checks.find((c) => c.check === 'proxy')?.message).not.toContain('bypasses');
     } finally {
       await server?.close();
     }

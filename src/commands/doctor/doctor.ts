@@ -24,7 +24,7 @@ import { secretChecks } from './secrets.js';
 import type { Mode } from '../../contract/constants.js';
 import { ChecksFailedError, CliError, EXIT, RefreshWithheldError } from '../../errors.js';
 import { readAccount } from '../shared/account.js';
-import { maskProxy, proxyFor } from '../../api/proxy.js';
+import { proxyFor, proxyVariableError } from '../../api/proxy.js';
 import { connectionError } from '../../api/network.js';
 import { unwritable } from '../../config/writable.js';
 import { printJson, printText } from '../../io/output.js';
@@ -202,19 +202,8 @@ function credentialsFileCheck(path: string, mode: number): Check {
 
 /** Which proxy applies to the address (src/api/proxy.ts decides as the HTTP layer does). */
 export function proxyCheck(env: Context['env'], url: URL): Check {
-  const raw = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
-  if (raw) {
-    try {
-      new URL(raw);
-    } catch {
-      return {
-        check: 'proxy',
-        status: 'failed',
-        message: `the proxy variable is not a URL (${maskProxy(raw).slice(0, 60)})`,
-        fix: 'set HTTPS_PROXY/HTTP_PROXY to http://host:port',
-      };
-    }
-  }
+  const invalid = proxyVariableError(env);
+  if (invalid) return { check: 'proxy', status: 'failed', message: invalid.message, fix: invalid.hint ?? '', exit_code: invalid.exitCode };
   const choice = proxyFor(env, url);
   if (choice.proxy) return { check: 'proxy', status: 'ok', message: `requests to ${url.host} go through the proxy ${choice.proxy}` };
   if (choice.bypassedBy) return { check: 'proxy', status: 'ok', message: `${url.host} bypasses the proxy (NO_PROXY=${choice.bypassedBy})` };
