@@ -149,7 +149,8 @@ export function statusCode(status: number): StatusCode | undefined {
   return Object.hasOwn(STATUS_MEANING, status) ? STATUS_MEANING[status as keyof typeof STATUS_MEANING].code : undefined;
 }
 
-function exitOf(status: number): number {
+/** The exit code of a status the service answered: the one table (a revoke's failure, say, is mapped by it too). */
+export function exitOf(status: number): number {
   return Object.hasOwn(STATUS_MEANING, status) ? STATUS_MEANING[status as keyof typeof STATUS_MEANING].exit : EXIT.failure;
 }
 
