@@ -14,7 +14,8 @@ const sourceResolver = {
   resolve(source, file) {
     if (!source.startsWith('.')) return { found: true, path: null };
     const target = resolve(dirname(file), source);
-    for (const candidate of [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), target, `${target}.ts`]) if (existsSync(candidate)) return { found: true, path: candidate };
+    for (const candidate of [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), target, `${target}.ts`])
+      if (existsSync(candidate)) return { found: true, path: candidate };
     return { found: false };
   },
 };
@@ -41,10 +42,12 @@ const ZONES = [
   // The commands (and their vocabulary, src/commands/define.ts) sit below the runner: cli → commands, never back.
   zone('commands', 'cli', 'a command imports nothing of src/cli/ (the runner, the parser, the process edge): it gets what it needs through the context'),
   // The API client sits below the credentials: it gets a credential's shape (src/api/credential.ts) and its organization as values.
-  ...['credentials', 'auth', 'config'].map((up) => zone('api', up, 'src/api imports nothing of the credentials, auth or config: the caller passes what it needs as values')),
-  ...['shared', 'contract'].flatMap((base) =>
-    [...SERVICES, 'commands', 'cli', 'emulator'].map((up) => zone(base, up, 'shared and contract modules import nothing else of svc')),
+  ...['credentials', 'auth', 'config'].map((up) =>
+    zone('api', up, 'src/api imports nothing of the credentials, auth or config: the caller passes what it needs as values'),
   ),
+  // Nothing else of svc at all, the files at src/'s top (node-require.ts, errors.ts) included; shared may read contract's types.
+  zone('shared', '', 'shared modules import nothing else of svc (but src/contract)', ['./shared', './contract']),
+  zone('contract', '', 'contract modules import nothing else of svc', ['./contract']),
   // The emulator is its own world: nothing from the CLI side but the contract (and shared constants).
   zone('emulator', '', 'the emulator imports nothing from the CLI but src/contract and src/shared', ['./emulator', './contract', './shared']),
 ];

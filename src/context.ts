@@ -13,6 +13,7 @@ import type { Io } from './io/io.js';
 import type { Browser, Clock, Env, GlobalOptions, Random } from './shared/runtime.js';
 import type { AccessTokenOptions } from './auth/session.js';
 import type { TransactionSteps } from './credentials/transaction.js';
+import type { Mode } from './contract/constants.js';
 
 export type { Input, Io, Output, Spinner } from './io/io.js';
 export type { Browser, Clock, GlobalOptions, Random } from './shared/runtime.js';
@@ -48,6 +49,13 @@ export interface Context extends BaseContext {
   resolveCredential(): Promise<ResolvedCredential>;
   /** An API client for the resolved credential, made on first call. */
   api(): Promise<ApiClient<ResolvedCredential>>;
+  /**
+   * An API client for what `svc <command> --profile P --<mode>` would use (SVC_API_KEY and any
+   * address override aside): the same resolution, its guards, and the same pipe as api().
+   * Not cached: `svc auth status` asks each profile and mode once. `refresh: false` (doctor, which
+   * changes nothing it checks): an OAuth token that would need a refresh is RefreshWithheldError.
+   */
+  apiFor(choice: { profile: string; mode: Mode; refresh?: false }): Promise<ApiClient<ResolvedCredential>>;
   /** The access token of a profile's OAuth connection, refreshed under its lock when needed (src/auth/session.ts). */
   accessToken(profile: string, opts: AccessTokenOptions): Promise<string>;
   /** Closes what the context opened (the HTTP pool's idle sockets), so the process can exit at once. */

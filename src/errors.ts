@@ -104,6 +104,13 @@ export class ChecksFailedError extends CliError {
 }
 
 /** Ctrl-C: exit 130, nothing more to say. */
+/** An OAuth access token that only a refresh would make usable, where nothing may be changed (`svc doctor`'s checks): not refreshed. */
+export class RefreshWithheldError extends CliError {
+  constructor(readonly profile: string) {
+    super(`the access token of profile "${profile}" has expired, and refreshing it would rotate the sign-in`, EXIT.failure);
+  }
+}
+
 export class InterruptedError extends CliError {
   constructor() {
     super('interrupted', EXIT.interrupted);

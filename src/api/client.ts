@@ -6,6 +6,7 @@ import type { Clock, Env, Random } from '../shared/runtime.js';
 import type { HttpResponse, HttpTransport } from './http.js';
 import { ENDPOINTS, fillPath, joinUrl } from '../contract/endpoints.js';
 import type { EndpointName, HttpMethod } from '../contract/endpoints.js';
+import { answerProblem, isAnswered } from '../contract/answers.js';
 import { apiErrorFrom } from './errors.js';
 import { withRetries, type Outcome, type RetryFacts, type Tried } from './retry.js';
 import { CliError, isAbortError, InterruptedError, UsageError } from '../errors.js';
@@ -101,6 +102,19 @@ function notJson(response: HttpResponse, text: string): UnexpectedAnswerError {
   const where = response.url ? new URL(response.url).origin : 'the service';
   const looks = type.includes('json') ? 'JSON that does not parse (cut short?)' : type;
   return new UnexpectedAnswerError(`${where} answered ${response.status} with ${looks} instead of the service's JSON: "${snippet(text)}"`);
+}
+
+/** An answer of the wrong shape is one error naming the endpoint and what was wrong, never a crash further on or an `undefined` printed. */
+function checkShape(req: ApiRequest, response: HttpResponse, answer: unknown): void {
+  if (!req.endpoint || !isAnswered(req.endpoint)) return;
+  const problem = answerProblem(req.endpoint, answer);
+  if (!problem) return;
+  const { method, path } = ENDPOINTS[req.endpoint];
+  const where = response.url ? new URL(response.url).origin : 'the service';
+  throw new UnexpectedAnswerError(
+    `${where} answered ${method} ${path} (${req.endpoint}) with ${response.status} and JSON svc cannot use: ${problem}`,
+    'check that the address (--base-url / SVC_BASE_URL) is the service; if it is, the service and this svc disagree on docs/contract.md (`svc version`, and update svc)',
+  );
 }
 
 /** A credential goes in a header: a pasted line break or a non-ASCII character would fail there, as a usage error. */
@@ -289,7 +303,10 @@ export function createApiClient<C extends ApiCredential>(ctx: ApiClientDeps, cre
     send: async (req) => (await exchange(req)).response,
     stream: (req) => checked(req, true),
     async request<T>(req: ApiRequest): Promise<T> {
-      return (await readBody(await checked(req))) as T;
+      const response = await checked(req);
+      const answer = await readBody(response);
+      checkShape(req, response, answer);
+      return answer as T;
     },
   };
 }

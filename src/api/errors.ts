@@ -63,6 +63,22 @@ export function missingScope(detail: string | undefined): string | undefined {
   return detail ? /lacks the (\S+) scope/.exec(detail)?.[1] : undefined;
 }
 
+/**
+ * The scope the service itself said a credential lacks: a 403 with the spec's JSON
+ * `{"detail":"… lacks the <scope> scope"}` (docs/contract.md "Conventions"). A 403 of another
+ * kind (a proxy's HTML page, a firewall) says nothing of the credential.
+ */
+export function refusedScope(status: number, body: unknown): string | undefined {
+  if (status !== 403 || !isServiceError(body)) return undefined;
+  const detail = (body as { detail: unknown }).detail;
+  return typeof detail === 'string' ? missingScope(detail) : undefined;
+}
+
+/** The scope a failed request lacked, when the service's own 403 said so; undefined for any other failure. */
+export function lackedScope(error: unknown): string | undefined {
+  return error instanceof ApiError ? refusedScope(error.status, error.body) : undefined;
+}
+
 function subjectLabel(subject: Pick<ErrorSubject, 'credential' | 'org'>): string {
   const c = subject.credential;
   if (!c) return '';
@@ -133,7 +149,8 @@ export function statusCode(status: number): StatusCode | undefined {
   return Object.hasOwn(STATUS_MEANING, status) ? STATUS_MEANING[status as keyof typeof STATUS_MEANING].code : undefined;
 }
 
-function exitOf(status: number): number {
+/** The exit code of a status the service answered: the one table (a revoke's failure, say, is mapped by it too). */
+export function exitOf(status: number): number {
   return Object.hasOwn(STATUS_MEANING, status) ? STATUS_MEANING[status as keyof typeof STATUS_MEANING].exit : EXIT.failure;
 }
 
@@ -178,7 +195,7 @@ export function apiErrorFrom(status: number, body: unknown, subject: ErrorSubjec
         `top up the prepaid balance (see \`svc account balance\`)${subject.path.endsWith('/dial') ? '' : `, or ${tryFree(c)}`}`,
       );
     case 403: {
-      const scope = missingScope(detail);
+      const scope = refusedScope(status, body);
       if (scope) {
         const { message, hint } = lacksScope(scope, subject);
         return new ApiError(message, status, exitOf(status), body, hint);

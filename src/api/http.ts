@@ -23,7 +23,7 @@ import {
   ResponseTooLargeError,
   UPLOAD_ALLOWANCE_BYTES_PER_S,
 } from './limits.js';
-import { proxyFor } from './proxy.js';
+import { anyProxy, proxyFor, proxySettings, proxyVariableError } from './proxy.js';
 import { ConnectionError, connectionError } from './network.js';
 import { IDEMPOTENT } from './retry.js';
 
@@ -105,8 +105,6 @@ export const HEADERS_TIMEOUT_MS = 30_000;
 /** Between body chunks; event streams send a keepalive every 15 s, so this never cuts a live one. */
 export const BODY_TIMEOUT_MS = 60_000;
 
-const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
-
 /** How far one exchange got, which decides whether it may be repeated and what its error says. */
 interface Exchange {
   /** The connection (and over https its TLS handshake) was made: the request may have reached the service. */
@@ -135,7 +133,7 @@ interface Transport {
 
 /** The transport the proxy variables call for; each createHttp owns one, opened on its first request. */
 function openTransport(options: HttpOptions): Promise<Transport> {
-  return PROXY_VARS.some((name) => options.env[name]) ? proxiedTransport(options.env) : nodeTransport(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS);
+  return anyProxy(options.env) ? proxiedTransport(options.env) : nodeTransport(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS);
 }
 
 function abortErrorOf(signal: AbortSignal): Error {
@@ -219,6 +217,10 @@ async function nodeTransport(headersTimeoutMs: number): Promise<Transport> {
 }
 
 async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
+  // A variable that is no proxy's address is the user's to fix (exit 2), not a network failure.
+  const invalid = proxyVariableError(env);
+  if (invalid) throw invalid;
+  const { httpProxy, httpsProxy, noProxy } = proxySettings(env);
   // undici is CommonJS: bundled by esbuild its namespace has only `default`, while Node's
   // own loader (vitest runs the source) also offers named exports. `default` is in both.
   const loaded = await import('undici');
@@ -228,10 +230,9 @@ async function proxiedTransport(env: HttpOptions['env']): Promise<Transport> {
     connectTimeout: CONNECT_TIMEOUT_MS,
     headersTimeout: HEADERS_TIMEOUT_MS,
     bodyTimeout: BODY_TIMEOUT_MS,
-    httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-    httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
-    // '' rather than undefined: the context's env is the whole truth (undici would read process.env).
-    noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+    httpProxy,
+    httpsProxy,
+    noProxy,
   });
   return {
     async send(target, method, headers, body, signals, stream, exchange) {
@@ -446,7 +447,8 @@ export function createHttp(options: HttpOptions): OwnedHttpTransport {
     async close() {
       const current = pool;
       pool = undefined;
-      if (current) await (await current).close().catch(() => {});
+      // A transport that never opened (a bad proxy variable) has nothing to close: its failure was the request's to report.
+      if (current) await current.then((transport) => transport.close()).catch(() => {});
     },
     async fetch(url, init = {}) {
       const target = new URL(url);

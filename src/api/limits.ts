@@ -3,6 +3,7 @@
 // all (a captive portal, a wrong --base-url) ends a command with a clear error and a
 // documented exit code instead of memory growing or a hang.
 import { CliError, EXIT, NetworkError, UsageError } from '../errors.js';
+import { parseDurationMs } from '../validate/duration.js';
 
 const MiB = 1024 * 1024;
 
@@ -144,21 +145,21 @@ export class UnexpectedAnswerError extends CliError {
   }
 }
 
-/** SVC_HTTP_TIMEOUT: whole seconds or a decimal ("0.5"), or a duration ("90s", "2m"); unset means 60 s. */
+/** SVC_HTTP_TIMEOUT, in svc's one duration grammar (src/validate/duration.ts: 90s, 1m30s; a bare 120 or 0.5 is seconds), up to a day; unset means 60 s. */
 export function deadlineFromEnv(env: Readonly<Record<string, string | undefined>>): number {
   const raw = env[DEADLINE_ENV]?.trim();
   if (!raw) return DEFAULT_DEADLINE_MS;
-  let seconds = Number.NaN;
-  if (/^\d+(\.\d+)?$/.test(raw)) seconds = Number(raw);
-  else {
-    const match = /^(\d+)(ms|s|m)$/.exec(raw);
-    if (match) seconds = Number(match[1]) * (match[2] === 'ms' ? 0.001 : match[2] === 'm' ? 60 : 1);
-  }
-  if (!(seconds > 0) || !Number.isFinite(seconds) || seconds > 86_400) {
-    throw new UsageError(
+  const refused = () =>
+    new UsageError(
       `${DEADLINE_ENV}="${raw}" is not a time limit`,
-      `give seconds (e.g. ${DEADLINE_ENV}=120) or a duration such as 90s or 2m, up to a day`,
+      `give seconds (e.g. ${DEADLINE_ENV}=120) or a duration such as 90s, 2m or 1m30s, up to a day`,
     );
+  let ms: number;
+  try {
+    ms = parseDurationMs(raw, DEADLINE_ENV, { bareSeconds: true });
+  } catch {
+    throw refused();
   }
-  return Math.round(seconds * 1000);
+  if (ms > 86_400_000) throw refused();
+  return ms;
 }

@@ -73,13 +73,14 @@ export function isRetryable(method: string, outcome: Outcome): boolean {
 /**
  * Whether a request that failed after its own tries is worth another go later: what a
  * stream's reconnect (follow()) and a chat's stream ask. The network (not a scheme or a
- * certificate that will not change), 429 and 5xx, and a body cut mid-way (not svc's own error).
+ * certificate that will not change), the transient statuses a request retries too (429, 502,
+ * 503, 504: a 500 is final everywhere), and a body cut mid-way (not svc's own error).
  */
 export function isRetryableFailure(error: unknown): boolean {
   if (error instanceof ConnectionError) return error.retryable;
   if (error instanceof CertificateRefusedError) return false;
   if (error instanceof NetworkError) return true;
-  if (error instanceof ApiError) return error.status === 429 || error.status >= 500;
+  if (error instanceof ApiError) return isTransientStatus(error.status);
   return !(error instanceof CliError);
 }
 

@@ -15,11 +15,11 @@ import { resolveCredential } from '../credentials/resolve.js';
 import type { ResolvedCredential } from '../credentials/resolve.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
 import type { ApiClient } from '../api/client.js';
-import type { OAuthSession } from '../auth/session.js';
+import type { AccessTokenOptions, OAuthSession } from '../auth/session.js';
 import { createHttp } from '../api/http.js';
 import type { HttpTransport } from '../api/http.js';
 import type { Prompter } from '../io/interactive.js';
-import { UsageError } from '../errors.js';
+import { AuthError, RefreshWithheldError, UsageError } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { watchRequest } from '../io/waiting.js';
 import { userAgent } from '../shared/version.js';
@@ -144,6 +144,31 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   let credential: Promise<ResolvedCredential> | undefined;
   let client: Promise<ApiClient<ResolvedCredential>> | undefined;
   let session: Promise<OAuthSession> | undefined;
+  /** The one pipe every request goes out through: the resolved credential's client on this context's HTTP pool. */
+  const clientFor = async (resolving: Promise<ResolvedCredential>, refresh = true): Promise<ApiClient<ResolvedCredential>> => {
+    // The HTTP stack loads while the credential is read: a keychain read is a round trip to
+    // the Secret Service (D-Bus), during which this thread would otherwise sit idle. An
+    // immediate runs once the read is under way (after the microtasks that start it).
+    if (http.prepare) {
+      const prepare = http.prepare.bind(http);
+      setImmediate(prepare);
+    }
+    const resolved = await resolving;
+    if (globals.debug)
+      stderr.write(
+        `svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`,
+      );
+    const { createApiClient } = await import('../api/client.js');
+    return createApiClient(refresh ? ctx : { ...ctx, accessToken: currentAccessToken }, resolved, confirmedOrg(resolved));
+  };
+  /** The stored access token as it is: one that needs a refresh is not refreshed (a check must not rotate what it checks). */
+  const currentAccessToken = async (profile: string, opts: AccessTokenOptions): Promise<string> => {
+    const { readStored, storageOf, REFRESH_AHEAD_MS } = await import('../auth/stored.js');
+    const stored = await readStored(ctx, profile, storageOf(await ctx.config.read(), profile));
+    if (stored === null) throw new AuthError(`profile "${profile}" has no OAuth sign-in stored`, `run \`svc login --profile ${profile}\``);
+    if (opts.forceRefresh || stored.expires_at - REFRESH_AHEAD_MS <= runtime.clock.now()) throw new RefreshWithheldError(profile);
+    return stored.access_token;
+  };
   const ctx: Context = {
     ...base,
     version,
@@ -154,24 +179,12 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
     ...(runtime.transactionSteps ? { transactionSteps: runtime.transactionSteps } : {}),
     resolveCredential: () => (credential ??= resolveCredential(ctx)),
-    api: () =>
-      (client ??= (async () => {
-        const resolving = ctx.resolveCredential();
-        // The HTTP stack loads while the credential is read: a keychain read is a round trip to
-        // the Secret Service (D-Bus), during which this thread would otherwise sit idle. An
-        // immediate runs once the read is under way (after the microtasks that start it).
-        if (http.prepare) {
-          const prepare = http.prepare.bind(http);
-          setImmediate(prepare);
-        }
-        const resolved = await resolving;
-        if (globals.debug)
-          stderr.write(
-            `svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`,
-          );
-        const { createApiClient } = await import('../api/client.js');
-        return createApiClient(ctx, resolved, confirmedOrg(resolved));
-      })()),
+    api: () => (client ??= clientFor(ctx.resolveCredential())),
+    apiFor: ({ profile, mode, refresh }) => {
+      // The choice is the caller's: SVC_API_KEY, SVC_PROFILE, SVC_MODE and an address override are set aside.
+      const env = { ...ctx.env, SVC_API_KEY: undefined, SVC_PROFILE: undefined, SVC_MODE: undefined, SVC_BASE_URL: undefined };
+      return clientFor(resolveCredential({ ...ctx, env, globals: { ...ctx.globals, profile, mode, baseUrl: undefined } }), refresh !== false);
+    },
     async accessToken(profile, opts) {
       session ??= import('../auth/session.js').then(({ createOAuthSession }) =>
         createOAuthSession({ ...ctx, warn: (message) => stderr.write(`warning: ${message}\n`) }),

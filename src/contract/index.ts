@@ -4,3 +4,4 @@ export * from './constants.js';
 export * from './endpoints.js';
 export * from './rules.js';
 export * from './bodies.js';
+export * from './answers.js';

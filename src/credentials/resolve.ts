@@ -150,6 +150,11 @@ export function keyForMode(profile: Profile | undefined, mode: Mode): KeyMeta | 
   return keys.sort((a, b) => b.added_at.localeCompare(a.added_at))[0];
 }
 
+/** The stored credential a mode uses: live → the OAuth connection, else the live key; test → the test key. */
+export function storedFor(profile: Profile | undefined, mode: Mode): 'oauth' | KeyMeta | undefined {
+  return mode === 'live' && profile?.oauth ? 'oauth' : keyForMode(profile, mode);
+}
+
 /** The mode a command uses, why, and whether the user chose it (a live mode only implied does not bill without a terminal). */
 export interface ModeChoice {
   mode: Mode;
@@ -213,10 +218,11 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   if (chosen.address() !== undefined) checkAddress(ctx, config, profileName, profile, baseUrl);
   const where = `profile "${profileName}"${profile.org_name ? ` (${profile.org_name})` : ''}`;
 
-  if (mode === 'live' && profile.oauth) {
+  const stored = storedFor(profile, mode);
+  if (stored === 'oauth') {
     return { kind: 'oauth', source: 'profile', mode, modeChosen, profileName, profile, baseUrl };
   }
-  const key = keyForMode(profile, mode);
+  const key = stored;
   if (!key) {
     // Said and stopped: never another mode than the one chosen or stored (issue 44).
     const other = mode === 'test' ? 'live' : 'test';

@@ -1,12 +1,12 @@
 // The version: a constant in the esbuild bundle; read from package.json when the
-// sources run directly (vitest), which never happens in the installed CLI.
-// The sources get their require from src/node-require.ts, which in the bundle is the module's own.
-import { requireNode } from '../node-require.js';
+// sources run directly (vitest), which never happens in the installed CLI. shared/ imports
+// nothing of svc's, so the sources make their own require here (node:module, only then).
 
 export function svcVersion(): string {
   if (typeof __SVC_VERSION__ === 'string') return __SVC_VERSION__;
+  const { createRequire } = process.getBuiltinModule('node:module') as typeof import('node:module');
   // (require keeps package.json parsed for the next call)
-  return (requireNode('../package.json') as { version: string }).version; // relative to src/node-require.ts
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version; // relative to src/shared/version.ts
 }
 
 export function userAgent(version: string): string {

@@ -153,13 +153,17 @@ describe('behind a proxy (undici)', () => {
 });
 
 describe('isRetryableFailure: a stream reconnects for what another try can change', () => {
-  it('the network and 429/5xx yes; a scheme, a certificate, a 404, svc refusing no', async () => {
+  it('the network and the transient statuses (429, 502–504) yes; a scheme, a certificate, a 404, a 500, svc refusing no', async () => {
     const { isRetryableFailure } = await import('../../src/api/retry.js');
     const { ApiError, UsageError } = await import('../../src/errors.js');
     expect(isRetryableFailure(new ConnectionError({ failure: 'dropped', origin: http.origin, reached: true }))).toBe(true);
     expect(isRetryableFailure(new ConnectionError({ failure: 'speaks-https', origin: http.origin, reached: false }))).toBe(false);
     expect(isRetryableFailure(new CertificateRefusedError(https.origin, 'DEPTH_ZERO_SELF_SIGNED_CERT'))).toBe(false);
     expect(isRetryableFailure(new ApiError('x', 503, 9, undefined))).toBe(true);
+    expect(isRetryableFailure(new ApiError('x', 429, 7, undefined))).toBe(true);
+    // The one set of transient statuses (issue 52): a 500 is final for a request, so for a stream's reconnect too.
+    expect(isRetryableFailure(new ApiError('x', 500, 1, undefined))).toBe(false);
+    expect(isRetryableFailure(new ApiError('x', 501, 1, undefined))).toBe(false);
     expect(isRetryableFailure(new ApiError('x', 404, 5, undefined))).toBe(false);
     expect(isRetryableFailure(new UsageError('x'))).toBe(false);
   });

@@ -190,7 +190,10 @@ describe('chats stream honours a position frame', () => {
       if (url.startsWith('/v1/chats/chat_1/messages')) return res.end('{"object":"list","data":[],"has_more":false,"next_cursor":null}');
       // Closed once the second stream has been served: the command then ends by itself.
       const status = asked.length >= 2 ? 'closed' : 'open';
-      if (url.startsWith('/v1/chats/chat_1')) return res.end(`{"object":"chat","id":"chat_1","status":"${status}","language":"en"}`);
+      if (url.startsWith('/v1/chats/chat_1'))
+        return res.end(
+          `{"object":"chat","id":"chat_1","status":"${status}","language":"en","subject":null,"livemode":false,"created_at":"2026-01-01T00:00:00Z"}`,
+        );
       res.statusCode = 404;
       res.end('{"detail":"not found"}');
     });

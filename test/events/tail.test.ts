@@ -695,7 +695,9 @@ describe('starting with SVC_API_KEY', () => {
         void Promise.race([streamArrived.then(() => true), held]).then((arrived) => {
           streamBeforeAccountAnswer = arrived;
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ object: 'account', id: 'org_race', name: 'Race', livemode: false }));
+          res.end(
+            JSON.stringify({ object: 'account', id: 'org_race', name: 'Race', livemode: false, credential: { type: 'api_key', scopes: ['events:read'] } }),
+          );
         });
         return;
       }

@@ -515,7 +515,8 @@ async function gapServer(frames: (lastEventId: string | undefined) => string) {
     }
     res.setHeader('content-type', 'application/json');
     if (/^\/v1\/chats\/chat_\w+\/messages/.test(url)) return res.end('{"object":"list","data":[],"has_more":false,"next_cursor":null}');
-    if (/^\/v1\/chats\/chat_\w+$/.test(url)) return res.end('{"object":"chat","id":"chat_1","status":"open","language":"en"}');
+    if (/^\/v1\/chats\/chat_\w+$/.test(url))
+      return res.end('{"object":"chat","id":"chat_1","status":"open","language":"en","subject":null,"livemode":false,"created_at":"2026-01-01T00:00:00Z"}');
     if (url.startsWith('/v1/account')) return res.end('{"object":"account","id":"org_1","name":"Gap Inc"}');
     res.statusCode = 404;
     res.end('{"detail":"not found"}');

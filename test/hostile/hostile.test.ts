@@ -361,7 +361,15 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
       };
       let gets = 0;
       server.on('/v1/chats/chat_abcdef123456', (_req, res) =>
-        json(res, 200, { object: 'chat', id: 'chat_abcdef123456', status: gets++ === 0 ? 'open' : 'closed', language: 'en' }),
+        json(res, 200, {
+          object: 'chat',
+          id: 'chat_abcdef123456',
+          status: gets++ === 0 ? 'open' : 'closed',
+          language: 'en',
+          subject: null,
+          livemode: false,
+          created_at: '2026-01-01T00:00:00Z',
+        }),
       );
       server.on('/v1/chats/chat_abcdef123456/messages', (_req, res) => json(res, 200, { object: 'list', data: [], has_more: false, next_cursor: null }));
       server.on('/v1/chats/chat_abcdef123456/stream', (_req, res) => {

@@ -6,6 +6,7 @@ import { DEFAULT_DEADLINE_MS, deadlineFromEnv } from '../../src/api/limits.js';
 import { readSse } from '../../src/api/sse.js';
 import { createHttp } from '../../src/api/http.js';
 import { UsageError } from '../../src/errors.js';
+import { parseCli } from '../helpers/parse.js';
 
 describe('sanitizeText / sanitizeLine', () => {
   it('turns C0, DEL and C1 into caret notation; keeps tab and newline in messages only', () => {
@@ -51,10 +52,19 @@ describe('SVC_HTTP_TIMEOUT', () => {
     expect(deadlineFromEnv({ SVC_HTTP_TIMEOUT: '90s' })).toBe(90_000);
     expect(deadlineFromEnv({ SVC_HTTP_TIMEOUT: '2m' })).toBe(120_000);
     expect(deadlineFromEnv({ SVC_HTTP_TIMEOUT: '250ms' })).toBe(250);
+    // The flags' grammar (issue 52: 1m30s was refused here).
+    expect(deadlineFromEnv({ SVC_HTTP_TIMEOUT: '1m30s' })).toBe(90_000);
+    expect(deadlineFromEnv({ SVC_HTTP_TIMEOUT: '1h' })).toBe(3_600_000);
+  });
+
+  it('flags read durations by the same grammar (a bare number aside, ambiguous there): --timeout 1m30s and 1h30m', async () => {
+    expect((await parseCli(['login', '--timeout', '1m30s'])).opts).toMatchObject({ timeoutSeconds: 90 });
+    expect((await parseCli(['login', '--timeout', '250ms'])).opts).toMatchObject({ timeoutSeconds: 0.25 });
+    expect((await parseCli(['login', '--timeout', '1h30m'])).opts).toMatchObject({ timeoutSeconds: 5400 });
   });
 
   it('refuses zero, negatives, words and more than a day', () => {
-    for (const bad of ['0', '-1', 'soon', '1h', '100000']) expect(() => deadlineFromEnv({ SVC_HTTP_TIMEOUT: bad })).toThrow(UsageError);
+    for (const bad of ['0', '-1', 'soon', '2d', '100000', '1m1m']) expect(() => deadlineFromEnv({ SVC_HTTP_TIMEOUT: bad })).toThrow(UsageError);
   });
 });
 

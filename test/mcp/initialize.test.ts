@@ -21,6 +21,7 @@ afterEach(() => {
 const PRICES = JSON.stringify({
   object: 'list',
   has_more: false,
+  next_cursor: null,
   data: [{ object: 'price', item: 'translation_character', unit_amount: 0.002, currency: 'usd' }],
 });
 
@@ -87,7 +88,14 @@ it('answers initialize while GET /v1/prices and the events position are unanswer
   held
     .get('position')!
     .writeHead(200, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ object: 'list', has_more: false, data: [{ id: 'evt_at_start', object: 'event', type: 'chat.started', data: {} }] }));
+    .end(
+      JSON.stringify({
+        object: 'list',
+        has_more: false,
+        next_cursor: null,
+        data: [{ id: 'evt_at_start', object: 'event', type: 'chat.started', livemode: false, created_at: '2026-01-01T00:00:00Z', data: {} }],
+      }),
+    );
   const list = await listed;
   const translate = list.result.tools.find((t: { name: string }) => t.name === 'translate');
   expect(translate.description).toContain('Free here (test mode); in live mode $0.00002 per translated character.');

@@ -1,7 +1,9 @@
 // `svc auth status`: every profile with its organization, mode, credentials, scopes and
 // where each secret is stored (keychain or file), so it is never unclear which account a
 // command acts on (stripe-cli#1135) or that a secret fell back to a file (cli/cli#8954).
-// Local only: no request is made. Exit 3 when the chosen profile has no usable credential.
+// Unless --offline, each credential is asked what `svc account` asks, through the same
+// resolution and pipe (src/credentials/check.ts), and the run fails as `svc account` would when
+// the credential commands use does: exit 3 with no usable credential, the same error otherwise.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { ConfigData, Profile } from '../../config/config.js';
@@ -13,9 +15,8 @@ import { printJson, printText, relativeTime, scopeList } from '../../io/output.j
 import { sanitizeText } from '../../io/sanitize.js';
 import { redact } from '../../io/redact.js';
 import { redactedKey } from '../keys/shared.js';
-import { checkCredential, storedCredentials } from '../../credentials/check.js';
-import { profileBaseUrl } from '../../credentials/origin.js';
-import type { CredentialCheck } from '../../credentials/check.js';
+import { checkProfile } from '../../credentials/check.js';
+import { askAccount, type Asked, type CredentialCheck } from '../../credentials/check.js';
 
 export interface AuthStatusOptions {
   /** Skip asking the service whether each credential still works. */
@@ -38,7 +39,7 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
 }
 
 /** A credential's online verdict as a suffix of its line. */
-function verdictText(check: CredentialCheck | undefined): string {
+function verdictText(check: Pick<CredentialCheck, 'verdict' | 'detail'> | undefined): string {
   if (!check) return '';
   return check.verdict === 'valid' ? ' — valid' : check.verdict === 'refused' ? ` — REFUSED: ${check.detail}` : ` — not checked: ${check.detail}`;
 }
@@ -99,13 +100,19 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<void> 
   const shown = Object.keys(config.profiles)
     .filter((name) => !explicit || name === chosen)
     .sort();
-  const { online, refused } = opts.offline ? { online: new Map<string, Map<string, CredentialCheck>>(), refused: 0 } : await checkOnline(ctx, config, shown);
+  const { online, refused } = opts.offline ? { online: new Map() as Status['online'], refused: 0 } : await checkOnline(ctx, config, shown);
   const { active, problem, trouble } = await activeCredential(ctx);
-  const status: Status = { config, chosen, shown, online, active, problem, trouble };
+  // SVC_API_KEY is asked as `svc account` asks it; a stored credential was asked above.
+  const envCheck = active?.source === 'env' && !opts.offline ? await askAccount(ctx.signal, () => ctx.api()) : undefined;
+  const status: Status = { config, chosen, shown, online, active, problem, trouble, envCheck };
   if (ctx.globals.json) printStatusJson(ctx, opts, status);
   else printStatusText(ctx, status);
   // The status is printed; what is wrong with it is the run's error (its exit code, and --json's form, the runner's).
   if (problem) throw problem;
+  // The credential commands use failed to answer: the error `svc account` would have ended with.
+  const usedCheck =
+    active?.source === 'env' ? envCheck : active && online.get(active.profileName)?.get(active.kind === 'oauth' ? OAUTH_SECRET_NAME : active.keyName!);
+  if (usedCheck?.failure) throw usedCheck.failure;
   // A credential the service refused is "not authenticated" (exit 3), whichever profile holds it:
   // `auth status` and `auth status --profile NAME` say one thing of one ended sign-in.
   if (refused) throw new AuthError(`${refused} stored credential(s) were refused by the service`, 'run `svc doctor` for the fix of each');
@@ -116,8 +123,10 @@ interface Status {
   config: ConfigData;
   chosen: string;
   shown: string[];
-  online: Map<string, Map<string, CredentialCheck>>;
+  online: Map<string, Map<string, CredentialCheck & Pick<Asked, 'failure'>>>;
   active: ResolvedCredential | undefined;
+  /** SVC_API_KEY's answer, when it is the credential used. */
+  envCheck: Asked | undefined;
   problem: CliError | undefined;
   trouble: OAuthTrouble | undefined;
 }
@@ -127,17 +136,9 @@ async function checkOnline(ctx: Context, config: ConfigData, shown: string[]): P
   const online: Status['online'] = new Map();
   let refused = 0;
   for (const name of shown) {
-    const checks = new Map<string, CredentialCheck>();
+    const checks = new Map<string, CredentialCheck & Pick<Asked, 'failure'>>();
     online.set(name, checks);
-    const profile = config.profiles[name]!;
-    let base: string;
-    try {
-      base = profileBaseUrl(profile);
-    } catch {
-      continue;
-    }
-    for (const credential of storedCredentials(name, profile, base)) {
-      const check = await checkCredential(ctx, credential);
+    for (const check of await checkProfile(ctx, name, config.profiles[name]!)) {
       if (check.verdict === 'refused') refused++;
       checks.set(check.credential, check);
     }
@@ -186,7 +187,7 @@ async function activeCredential(ctx: Context): Promise<Pick<Status, 'active' | '
   return { active, problem, trouble };
 }
 
-function printStatusJson(ctx: Context, opts: AuthStatusOptions, { config, chosen, shown, online, active, problem, trouble }: Status): void {
+function printStatusJson(ctx: Context, opts: AuthStatusOptions, { config, chosen, shown, online, active, problem, trouble, envCheck }: Status): void {
   /** The mode `svc mode` shows for the profile: flags and SVC_MODE first, then the profile's. */
   const modeOf = (profile: Profile) => chooseMode(ctx, profile);
   printJson(ctx, {
@@ -198,6 +199,7 @@ function printStatusJson(ctx: Context, opts: AuthStatusOptions, { config, chosen
           mode: active.mode,
           type: active.kind,
           key_name: active.keyName ?? null,
+          ...(envCheck ? { online: { verdict: envCheck.verdict, detail: envCheck.detail } } : {}),
         }
       : { profile: chosen, error: problem?.message ?? null, ...(trouble ? { oauth: trouble === 'ended' ? 'ended' : 'secret_missing' } : {}) },
     env_api_key: ctx.env.SVC_API_KEY ? redact(ctx.env.SVC_API_KEY) : null,
@@ -214,12 +216,12 @@ function printStatusJson(ctx: Context, opts: AuthStatusOptions, { config, chosen
         effective_mode: modeOf(p),
         oauth: p.oauth ?? null,
         keys: Object.values(p.keys ?? {}).map((k) => ({ ...k, redacted: redactedKey(k) })),
-        online: opts.offline ? null : [...(online.get(name)?.values() ?? [])],
+        online: opts.offline ? null : [...(online.get(name)?.values() ?? [])].map(({ failure: _failure, ...check }) => check),
       })),
   });
 }
 
-function printStatusText(ctx: Context, { config, chosen, shown, online, active, trouble }: Status): void {
+function printStatusText(ctx: Context, { config, chosen, shown, online, active, trouble, envCheck }: Status): void {
   const now = ctx.clock.now();
   const modeOf = (profile: Profile) => chooseMode(ctx, profile);
   const out: string[] = [];
@@ -236,7 +238,7 @@ function printStatusText(ctx: Context, { config, chosen, shown, online, active, 
         name === chosen ? trouble : undefined,
       ),
     );
-  if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile.`);
+  if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile${verdictText(envCheck)}.`);
   if (active) out.push(`Commands use: ${describeActive(active)}.`);
   // Organization names and ids came from the service: inert before they reach the terminal.
   printText(ctx, out.join('\n'));

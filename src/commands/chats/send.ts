@@ -2,13 +2,14 @@
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { parseText } from '../../validate/index.js';
+import { LIMITS } from '../../contract/constants.js';
 import { call, readStdinText } from '../shared/resources.js';
 import { printObject } from '../../io/output.js';
 import { timeFormat } from '../calls/views.js';
 import { type Message, messageFields } from './views.js';
 
-/** docs/contract.md (and the emulator): a message's text is at most 5,000 characters. */
-export const MAX_MESSAGE_CHARS = 5000;
+/** A message's text, at most (the contract's, as the emulator's 422 checks it). */
+const MAX_MESSAGE_CHARS = LIMITS.textCharacters;
 
 export interface ChatsSendOptions {
   id: string;

@@ -22,9 +22,9 @@ import {
 import { confirmedOrg } from '../../credentials/confirmed.js';
 import { secretChecks } from './secrets.js';
 import type { Mode } from '../../contract/constants.js';
-import { ChecksFailedError, CliError, EXIT } from '../../errors.js';
+import { ChecksFailedError, CliError, EXIT, RefreshWithheldError } from '../../errors.js';
 import { readAccount } from '../shared/account.js';
-import { maskProxy, proxyFor } from '../../api/proxy.js';
+import { proxyFor, proxyVariableError } from '../../api/proxy.js';
 import { connectionError } from '../../api/network.js';
 import { unwritable } from '../../config/writable.js';
 import { printJson, printText } from '../../io/output.js';
@@ -202,19 +202,8 @@ function credentialsFileCheck(path: string, mode: number): Check {
 
 /** Which proxy applies to the address (src/api/proxy.ts decides as the HTTP layer does). */
 export function proxyCheck(env: Context['env'], url: URL): Check {
-  const raw = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
-  if (raw) {
-    try {
-      new URL(raw);
-    } catch {
-      return {
-        check: 'proxy',
-        status: 'failed',
-        message: `the proxy variable is not a URL (${maskProxy(raw).slice(0, 60)})`,
-        fix: 'set HTTPS_PROXY/HTTP_PROXY to http://host:port',
-      };
-    }
-  }
+  const invalid = proxyVariableError(env);
+  if (invalid) return { check: 'proxy', status: 'failed', message: invalid.message, fix: invalid.hint ?? '', exit_code: invalid.exitCode };
   const choice = proxyFor(env, url);
   if (choice.proxy) return { check: 'proxy', status: 'ok', message: `requests to ${url.host} go through the proxy ${choice.proxy}` };
   if (choice.bypassedBy) return { check: 'proxy', status: 'ok', message: `${url.host} bypasses the proxy (NO_PROXY=${choice.bypassedBy})` };
@@ -374,19 +363,23 @@ function failedRequest(ctx: Context, what: string, error: unknown, check: string
  */
 async function storedCredentialChecks(ctx: Context, data: ConfigData, used: UsedCredential | undefined): Promise<Check[]> {
   const checks: Check[] = [];
-  const env = withoutChoices(ctx.env);
   for (const [profileName, profile] of Object.entries(data.profiles)) {
     for (const mode of modesWithCredentials(profile)) {
       if (used && used.profileName === profileName && used.mode === mode) continue;
-      const as = { ...ctx, env, globals: { ...ctx.globals, profile: profileName, mode, baseUrl: undefined } };
       const what = `svc --profile ${profileName} --${mode} account`;
       try {
-        const credential = await resolveCredential(as);
-        const { createApiClient } = await import('../../api/client.js');
-        const { account } = await readAccount(createApiClient(as, credential, confirmedOrg(credential)));
-        checks.push({ check: 'credential', status: 'ok', message: `${what} works: ${credentialLabel(credential)}, ${account.name}` });
+        // Never refreshed here: a sign-in the commands of this setup do not use is not rotated by looking at it.
+        const api = await ctx.apiFor({ profile: profileName, mode, refresh: false });
+        const { account } = await readAccount(api);
+        checks.push({ check: 'credential', status: 'ok', message: `${what} works: ${credentialLabel(api.credential)}, ${account.name}` });
       } catch (error) {
-        checks.push(failedRequest(ctx, what, error, 'credential', 'warning'));
+        if (error instanceof RefreshWithheldError)
+          checks.push({
+            check: 'credential',
+            status: 'ok',
+            message: `${what}: not asked, since ${error.message} (doctor changes nothing); the next command that uses it refreshes it`,
+          });
+        else checks.push(failedRequest(ctx, what, error, 'credential', 'warning'));
       }
     }
   }
@@ -397,12 +390,6 @@ async function storedCredentialChecks(ctx: Context, data: ConfigData, used: Used
 function modesWithCredentials(profile: Profile): Mode[] {
   const keys = Object.values(profile.keys ?? {});
   return (['test', 'live'] as const).filter((mode) => keys.some((k) => k.mode === mode) || (mode === 'live' && profile.oauth !== undefined));
-}
-
-/** The environment without what chooses a credential, profile, mode or address for this run. */
-function withoutChoices(env: Context['env']): Context['env'] {
-  const { SVC_API_KEY: _key, SVC_PROFILE: _profile, SVC_MODE: _mode, SVC_BASE_URL: _address, ...rest } = env;
-  return rest;
 }
 
 /** Prints the checks (or their JSON); a failed one makes the run's error (the runner prints it, as every error, and exits 1). */

@@ -7,6 +7,7 @@ import { modeOfKey } from '../../contract/constants.js';
 import type { Mode } from '../../contract/constants.js';
 import { checkAddress, chooseBaseUrl, chooseProfileName } from '../../credentials/resolve.js';
 import { ApiError, CliError, EXIT, UsageError } from '../../errors.js';
+import { lackedScope } from '../../api/errors.js';
 import { confirm, promptSecret } from '../../io/interactive.js';
 import { printJson, printText, warn } from '../../io/output.js';
 import { describeLeft, type SecretLeft } from '../../credentials/store.js';
@@ -202,7 +203,9 @@ async function askOrganization(
     return { account: await client.request<Account>({ endpoint: 'account.get' }), unverified: false };
   } catch (error) {
     const knownOrg = opts.org ?? existing?.org_id;
-    if (error instanceof ApiError && error.status === 403 && knownOrg) {
+    // Only the service's own scope refusal says the key was accepted; a proxy's HTML 403 says nothing of it.
+    const lacksAccountRead = lackedScope(error) === 'account:read';
+    if (lacksAccountRead && knownOrg) {
       const name = existing?.org_id === knownOrg ? (existing.org_name ?? knownOrg) : knownOrg;
       return { account: { id: knownOrg, name, livemode: mode === 'live', credential: { type: 'api_key', scopes: [] } }, unverified: true };
     }
@@ -214,7 +217,7 @@ async function askOrganization(
         error.body,
         'check that you copied the whole key, and that --base-url / SVC_BASE_URL points at the right service',
       );
-    if (error instanceof ApiError && error.status === 403)
+    if (lacksAccountRead && error instanceof ApiError)
       throw new ApiError(
         `the key ${redact(key)} lacks the account:read scope, which svc needs to learn its organization`,
         403,
