@@ -15,6 +15,7 @@ import { note, printJson, warn } from '../io/output.js';
 import { fetchOf, clientOf, parseStored, storageOf, type StoredOAuth } from '../auth/stored.js';
 import { withCredentialTransaction, type ProfileTransaction } from '../credentials/transaction.js';
 import { OAuthStepError } from '../auth/http.js';
+import { exitOf } from '../api/errors.js';
 import { revokeToken } from '../auth/tokens.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
@@ -187,14 +188,13 @@ async function revoke(ctx: Context, stored: StoredOAuth, address: string): Promi
   }
 }
 
-/** A failed revoke's exit code, as any request's: no answer or 5xx → 9, 429 → 7, a refusal → 3. */
+/** A failed revoke's exit code, as any request's (exitOf, the one table): no answer → 9, a status by its meaning, a refusal → 3. */
 function revokeFailure(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (!(error instanceof OAuthStepError)) return new CliError((error as Error).message);
   const status = error.details.status;
   if (error.kind === 'network') return new NetworkError(error.message);
-  if (status === 429) return new CliError(error.message, EXIT.rateLimited);
-  if (status !== undefined && status >= 500) return new CliError(error.message, EXIT.upstream);
+  if (status !== undefined && (status === 429 || status >= 500)) return new CliError(error.message, exitOf(status));
   if (error.kind === 'oauth') return new AuthError(error.message);
   return new CliError(error.message);
 }
