@@ -76,6 +76,9 @@ function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
     get columns() {
       return terminal() ? nodeStream().columns : undefined;
     },
+    // Node's stream for the descriptor puts a pipe in non-blocking mode: a full pipe is then
+    // EAGAIN, and the rest goes through the stream's queue (above).
+    queueWhenFull: () => void nodeStream(),
   };
 }
 
@@ -222,6 +225,7 @@ export async function runAsProcess(work: (runtime: Runtime) => Promise<number>):
   // Registered `once`, so a second Ctrl-C gets Node's default: the process ends.
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
+  const ending = endingSignals(controller);
   try {
     const code = await whileAwaited(work(runtime), () => {
       runtime.stderr.write('error: svc stopped before the command finished: nothing was left to wait for (a bug in svc; please report it)\n');
@@ -232,5 +236,39 @@ export async function runAsProcess(work: (runtime: Runtime) => Promise<number>):
     process.exitCode = readerClosedStdout ? 0 : code;
   } finally {
     process.off('SIGINT', onSigint);
+    ending.done();
   }
+}
+
+/** How long a command told to end (SIGTERM, SIGHUP) has to wind down before the signal ends the process anyway. */
+export const WIND_DOWN_MS = 10_000;
+
+/**
+ * SIGTERM and SIGHUP (a closed terminal) stop the command as Ctrl-C does, through ctx.signal
+ * (its reason's code names the signal), so what it started ends with it (svc mcp's live calls, a
+ * keychain process); then the signal's own default ends the process, as it would have at once.
+ * A command that has not wound down within WIND_DOWN_MS is ended by the signal all the same.
+ */
+function endingSignals(controller: AbortController): { done(): void } {
+  let received: NodeJS.Signals | undefined;
+  let bound: NodeJS.Timeout | undefined;
+  const signals = ['SIGTERM', 'SIGHUP'] as const;
+  const end = (signal: NodeJS.Signals) => {
+    for (const name of signals) process.off(name, onSignal);
+    clearTimeout(bound);
+    process.kill(process.pid, signal);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received) return end(signal);
+    received = signal;
+    controller.abort(Object.assign(new Error(`svc was told to end (${signal})`), { code: signal }));
+    bound = setTimeout(() => end(signal), WIND_DOWN_MS);
+  };
+  for (const name of signals) process.on(name, onSignal);
+  return {
+    done() {
+      if (received) end(received);
+      else for (const name of signals) process.off(name, onSignal);
+    },
+  };
 }

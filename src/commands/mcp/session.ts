@@ -9,7 +9,8 @@ import { chooseProfileName } from '../../credentials/resolve.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { createPacer } from '../calls/pacer.js';
 import { AuditLog, AuditNewerFormatError, idsIn, loggedArgs, type AuditLine } from './audit.js';
-import { Ledger } from './budget.js';
+import { centsToUnits, dollars, Ledger, unitsToCents } from './budget.js';
+import type { MinuteMeter } from './minutes.js';
 import { ownInput, type TypedInput } from './invoke.js';
 import { reportOf, toolError, type Ran } from './result.js';
 import { leavesOf, toolsOf } from './tools.js';
@@ -64,6 +65,15 @@ export interface SessionState {
   /** Live calls this session started, ended when it ends. */
   liveCalls: Set<string>;
   calls: number;
+  /**
+   * Aborted when the session stops its tool calls (its end: stdin closed and the grace for
+   * answers past, a signal, stdout gone); ctx.signal aborts it too.
+   */
+  halt: AbortController;
+  /** Tool calls under way, settled once their result line is written. */
+  running: Set<Promise<unknown>>;
+  /** The minutes of the live calls of a live session (minutes.ts), once the server is up. */
+  minutes?: MinuteMeter | undefined;
 }
 
 /** The session's mode and limits, refused when they contradict each other (before anything is read from the service). */
@@ -125,6 +135,8 @@ export function sessionState(
     confirmOver: opts.confirmOver,
     liveCalls: new Set(),
     calls: 0,
+    halt: haltedWith(ctx.signal),
+    running: new Set(),
     async run(path, input, signal, yes = false) {
       let stdout = '';
       let stderr = '';
@@ -163,6 +175,16 @@ export function sessionState(
 export interface Settled {
   price_asked: number | null;
   spent?: number;
+  /** Writes the record of `units` reserved for the call, before it is sent. */
+  reserved(units: number): Promise<void>;
+}
+
+/** A controller aborted with `signal` (the process's end), or before it by the session itself. */
+function haltedWith(signal: AbortSignal): AbortController {
+  const halt = new AbortController();
+  if (signal.aborted) halt.abort(signal.reason);
+  else signal.addEventListener('abort', () => halt.abort(signal.reason), { once: true });
+  return halt;
 }
 
 /** The result line's outcome: the tool's own, or why it stopped. */
@@ -176,13 +198,40 @@ function outcomeOf(result: CallToolResult, sessionSignal: AbortSignal, signal: A
 /**
  * The tool-call path: the intent line written (or nothing done, and the tool says why), the
  * input read by the declarations, the command run (`act`, priced and reserved when billed),
- * then the result line.
+ * then the result line. The call stops when its client cancels it or the session halts.
  */
-export async function callTool(
+export function callTool(
   s: SessionState,
   tool: { name: string },
   args: unknown,
   clientSignal: AbortSignal,
+  act: (signal: AbortSignal, settled: Settled) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const call = whileEither(clientSignal, s.halt.signal, (signal) => audited(s, tool, args, signal, act));
+  s.running.add(call);
+  void call.finally(() => s.running.delete(call)).catch(() => {});
+  return call;
+}
+
+/**
+ * One call of svc mcp's own (a live call it ends), audited as a tool call is: its intent line
+ * first, then its result. `signal` alone stops it, so it still runs while the session ends.
+ */
+export function ownCall(
+  s: SessionState,
+  tool: { name: string },
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  act: (signal: AbortSignal, settled: Settled) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  return audited(s, tool, args, signal, act);
+}
+
+async function audited(
+  s: SessionState,
+  tool: { name: string },
+  args: unknown,
+  signal: AbortSignal,
   act: (signal: AbortSignal, settled: Settled) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   const call = ++s.calls;
@@ -204,31 +253,80 @@ export async function callTool(
       error instanceof AuditNewerFormatError ? (error.hint ?? null) : `make ${s.audit.dir} writable by this user`,
     );
   }
-  const settled: Settled = { price_asked: null };
-  return whileEither(clientSignal, s.ctx.signal, async (signal) => {
-    let result: CallToolResult;
-    try {
-      result = await act(signal, settled);
-    } catch (error) {
-      const usage = error instanceof UsageError;
-      result = toolError(
-        usage ? 'usage' : 'failed',
-        usage ? error.message : `unexpected failure: ${(error as Error).message}`,
-        null,
-        null,
-        usage ? EXIT.usage : EXIT.failure,
-      );
+  const settled: Settled = {
+    price_asked: null,
+    // The price reserved, written before the billed request is sent: a session killed then (kill -9)
+    // leaves the record of what may have been drawn (session.ts openBefore reads it).
+    reserved: (units) =>
+      s.audit.append({ ...line('intent'), args: loggedArgs(args), price_asked: unitsToCents(units), spent: unitsToCents(s.ledger?.spent ?? 0) }),
+  };
+  let result: CallToolResult;
+  try {
+    result = await act(signal, settled);
+  } catch (error) {
+    const usage = error instanceof UsageError;
+    result = toolError(
+      usage ? 'usage' : 'failed',
+      usage ? error.message : `unexpected failure: ${(error as Error).message}`,
+      null,
+      null,
+      usage ? EXIT.usage : EXIT.failure,
+    );
+  }
+  const ids = idsIn(args, result.isError ? undefined : result.structuredContent);
+  await s.audit
+    .append({
+      ...line('result'),
+      result: outcomeOf(result, s.halt.signal, signal),
+      price_asked: settled.price_asked,
+      ids,
+      ...(settled.spent !== undefined ? { spent: settled.spent } : {}),
+    })
+    .catch((error: Error) => s.ctx.io.stderr.write(`svc mcp: the audit log's result line for call ${call} could not be written: ${error.message}\n`));
+  return result;
+}
+
+/** What earlier sessions left behind, from the audit log: calls still open, and billed calls that never finished. */
+export interface LeftOpen {
+  /** Live calls an earlier session started and no session recorded ending. */
+  calls: string[];
+  /** Billed calls sent (their reservation written) with no result: `translate (session …, $0.04)`. */
+  unfinished: string[];
+}
+
+/**
+ * Reads the audit log for what sessions before this one left open: a session killed (kill -9)
+ * ends nothing, so its calls are named to the next one. Lines of the log that do not parse,
+ * and an unreadable log, leave nothing to name.
+ */
+export function leftOpen(lines: ReadonlyArray<{ value: unknown }>): LeftOpen {
+  const started = new Set<string>();
+  const reserved = new Map<string, string>();
+  for (const { value } of lines) {
+    const line = value as Partial<AuditLine> | null | undefined;
+    if (!line || typeof line.session !== 'string') continue;
+    const key = `${line.session}#${line.call}`;
+    if (line.phase === 'intent' && typeof line.price_asked === 'number')
+      reserved.set(key, `${line.tool} (session ${line.session}, ${dollars(centsToUnits(line.price_asked))})`);
+    if (line.phase !== 'result') continue;
+    reserved.delete(key);
+    const ended = line.result === 'ok' || line.result === 'conflict';
+    if (line.tool === 'calls_end' && ended) {
+      const id = (line.ids ?? []).find((i) => i.startsWith('call_'));
+      if (id) started.delete(id);
+    } else if ((line.tool === 'calls_start' || line.tool === 'calls_dial') && line.result === 'ok') {
+      const id = (line.ids ?? []).find((i) => i.startsWith('call_'));
+      if (id) started.add(id);
     }
-    const ids = idsIn(args, result.isError ? undefined : result.structuredContent);
-    await s.audit
-      .append({
-        ...line('result'),
-        result: outcomeOf(result, s.ctx.signal, signal),
-        price_asked: settled.price_asked,
-        ids,
-        ...(settled.spent !== undefined ? { spent: settled.spent } : {}),
-      })
-      .catch((error: Error) => s.ctx.io.stderr.write(`svc mcp: the audit log's result line for call ${call} could not be written: ${error.message}\n`));
-    return result;
-  });
+  }
+  return { calls: [...started], unfinished: [...reserved.values()] };
+}
+
+/** What the person and the assistant are told of it when the session starts; '' when nothing was left. */
+export function leftOpenNote({ calls, unfinished }: LeftOpen): string {
+  const parts: string[] = [];
+  if (calls.length)
+    parts.push(`an earlier svc mcp session ended without ending ${calls.length === 1 ? 'this call' : 'these calls'} (it was killed): ${calls.join(', ')}; each may still be running, and billed in live mode, until ended (calls_end, or svc calls end ID)`);
+  if (unfinished.length) parts.push(`billed calls an earlier session sent and never saw answered (their price may have been drawn): ${unfinished.join(', ')}`);
+  return parts.join('. ');
 }
