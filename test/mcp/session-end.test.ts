@@ -116,18 +116,21 @@ describe('the live calls end with the session', () => {
     expect(log.find((e) => e.tool === 'events_wait')).toMatchObject({ result: 'disconnected' });
   });
 
-  it.each(['SIGTERM', 'SIGHUP', 'SIGINT'] as const)('%s: the live call ends, the process ends within a few seconds, the end is in the audit log', async (signal) => {
-    const { client, transport } = await connect(LIVE);
-    const id = await startCall(client);
-    const child = (transport as unknown as { _process: ChildProcess })._process;
-    process.kill(transport.pid!, signal);
-    const exit = await exitOf(child, 5_000);
-    expect(exit.signal ?? exit.code).toBe(signal === 'SIGINT' ? 0 : signal);
-    expect(await statusOf(id)).toBe('ended');
-    const [end] = await endsRecorded();
-    expect(end).toMatchObject({ result: 'ok', args: { id } });
-    expect(end.args.why).toContain(signal === 'SIGINT' ? 'Ctrl-C' : signal);
-  });
+  it.each(['SIGTERM', 'SIGHUP', 'SIGINT'] as const)(
+    '%s: the live call ends, the process ends within a few seconds, the end is in the audit log',
+    async (signal) => {
+      const { client, transport } = await connect(LIVE);
+      const id = await startCall(client);
+      const child = (transport as unknown as { _process: ChildProcess })._process;
+      process.kill(transport.pid!, signal);
+      const exit = await exitOf(child, 5_000);
+      expect(exit.signal ?? exit.code).toBe(signal === 'SIGINT' ? 0 : signal);
+      expect(await statusOf(id)).toBe('ended');
+      const [end] = await endsRecorded();
+      expect(end).toMatchObject({ result: 'ok', args: { id } });
+      expect(end.args.why).toContain(signal === 'SIGINT' ? 'Ctrl-C' : signal);
+    },
+  );
 });
 
 /** svc mcp spawned by hand, spoken to line by line: for what the SDK's client never does. */

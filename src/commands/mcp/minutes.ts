@@ -60,10 +60,11 @@ export class MinuteMeter {
 
   private async run(callId: string, unit: number, startedAt: number, held: Reservation | null, signal: AbortSignal): Promise<void> {
     const { ledger, clock } = this.deps;
-    const until = (at: number) => clock.sleep(Math.max(0, at - clock.now()), signal).then(
-      () => true,
-      () => false,
-    );
+    const until = (at: number) =>
+      clock.sleep(Math.max(0, at - clock.now()), signal).then(
+        () => true,
+        () => false,
+      );
     for (let minute = 1; ; minute++) {
       const boundary = startedAt + minute * MINUTE_MS;
       if (!held) {

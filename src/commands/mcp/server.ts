@@ -17,7 +17,18 @@ import { loggedArgs, readAuditLines } from './audit.js';
 import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { typedInput, type TypedInput } from './invoke.js';
 import { failureOf, reportOf, toolError, type Ran } from './result.js';
-import { callTool, checkSession, leftOpen, leftOpenNote, ownCall, sessionProfile, sessionState, type ServeOptions, type SessionState, type Settled } from './session.js';
+import {
+  callTool,
+  checkSession,
+  leftOpen,
+  leftOpenNote,
+  ownCall,
+  sessionProfile,
+  sessionState,
+  type ServeOptions,
+  type SessionState,
+  type Settled,
+} from './session.js';
 import { MinuteMeter } from './minutes.js';
 import { inputSchema } from './schema.js';
 import type { ToolSpec } from './tool-spec.js';
@@ -373,6 +384,10 @@ async function endCallForCap(s: SessionState, server: Pick<McpServerType, 'sendL
   const result = await endLiveCall(s, id, why, s.halt.signal);
   const outcome = result.isError ? `could not be ended (${reportOf(result)?.message ?? 'failed'})` : 'was ended';
   await server
-    .sendLoggingMessage({ level: 'warning', logger: 'svc', data: `svc mcp: the call ${id} ${outcome}: ${why} (${dollars(s.ledger!.spent)} of ${dollars(s.ledger!.capUnits)} spent).` })
+    .sendLoggingMessage({
+      level: 'warning',
+      logger: 'svc',
+      data: `svc mcp: the call ${id} ${outcome}: ${why} (${dollars(s.ledger!.spent)} of ${dollars(s.ledger!.capUnits)} spent).`,
+    })
     .catch(() => {});
 }

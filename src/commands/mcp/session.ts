@@ -326,7 +326,9 @@ export function leftOpen(lines: ReadonlyArray<{ value: unknown }>): LeftOpen {
 export function leftOpenNote({ calls, unfinished }: LeftOpen): string {
   const parts: string[] = [];
   if (calls.length)
-    parts.push(`an earlier svc mcp session ended without ending ${calls.length === 1 ? 'this call' : 'these calls'} (it was killed): ${calls.join(', ')}; each may still be running, and billed in live mode, until ended (calls_end, or svc calls end ID)`);
+    parts.push(
+      `an earlier svc mcp session ended without ending ${calls.length === 1 ? 'this call' : 'these calls'} (it was killed): ${calls.join(', ')}; each may still be running, and billed in live mode, until ended (calls_end, or svc calls end ID)`,
+    );
   if (unfinished.length) parts.push(`billed calls an earlier session sent and never saw answered (their price may have been drawn): ${unfinished.join(', ')}`);
   return parts.join('. ');
 }
