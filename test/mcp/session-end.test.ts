@@ -6,11 +6,14 @@
 // few seconds, and says so in the audit log. kill -9 cannot: the next session names the calls.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, request as httpRequest, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { useTestEmulator } from '../helpers/emulator.js';
 import { spawnCollect, svcCommand } from '../helpers/spawn.js';
 
@@ -40,6 +43,8 @@ interface Connected {
   client: Client;
   transport: StdioClientTransport;
   stderr: () => string;
+  /** The log messages svc sent. */
+  logged: string[];
 }
 
 async function connect(args: string[], key = liveKey()): Promise<Connected> {
@@ -48,9 +53,11 @@ async function connect(args: string[], key = liveKey()): Promise<Connected> {
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'svc-session-end', version: '1.0.0' });
+  const logged: string[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void logged.push(String(note.params.data)));
   await client.connect(transport);
   clients.push(client);
-  return { client, transport, stderr: () => stderr };
+  return { client, transport, stderr: () => stderr, logged };
 }
 
 type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
@@ -72,6 +79,11 @@ async function auditLog(): Promise<any[]> {
   const ran = await spawnCollect(command, args, { env: envFor(emulator().seed.keys.test) });
   expect(ran.code, ran.stderr).toBe(0);
   return JSON.parse(ran.stdout);
+}
+
+/** Waits (bounded) until `ok`. */
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
 /** Resolves with how the process ended, or fails the test past `ms`. */
@@ -134,9 +146,9 @@ describe('the live calls end with the session', () => {
 });
 
 /** svc mcp spawned by hand, spoken to line by line: for what the SDK's client never does. */
-function rawSession(args: string[]): { child: ChildProcess; send(message: object): void; answer(id: number): Promise<any> } {
+function rawSession(args: string[], env: Record<string, string> = {}): { child: ChildProcess; send(message: object): void; answer(id: number): Promise<any> } {
   const [command, prefix] = svcCommand(['mcp', ...args]);
-  const child = spawn(command, prefix, { env: envFor(liveKey()), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(command, prefix, { env: { ...envFor(liveKey()), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   let buffered = '';
   const answers = new Map<number, any>();
@@ -160,12 +172,15 @@ function rawSession(args: string[]): { child: ChildProcess; send(message: object
   };
 }
 
-async function rawStart(session: ReturnType<typeof rawSession>): Promise<string> {
+function rawStartSent(session: ReturnType<typeof rawSession>): Promise<any> {
   session.send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-  await session.answer(0);
   session.send({ method: 'notifications/initialized' });
   session.send({ id: 1, method: 'tools/call', params: { name: 'calls_start', arguments: { languages: 'en,es' } } });
-  const started = await session.answer(1);
+  return session.answer(1);
+}
+
+async function rawStart(session: ReturnType<typeof rawSession>): Promise<string> {
+  const started = await rawStartSent(session);
   expect(started.result?.isError, JSON.stringify(started)).toBeFalsy();
   return started.result.structuredContent.id as string;
 }
@@ -195,14 +210,46 @@ describe('a client that goes away without a word', () => {
     expect(await statusOf(id)).toBe('ended');
   });
 
-  it('kill -9 leaves the call running; the next session names it, on stderr and to the assistant', async () => {
+  it('kill -9 leaves the call running; the next session names it, on stderr and to the assistant (a log message)', async () => {
     const session = rawSession(LIVE);
     const id = await rawStart(session);
     session.child.kill('SIGKILL');
     await exitOf(session.child, 5_000);
     expect(await statusOf(id)).toBe('active');
     const next = await connect(LIVE);
-    expect(next.stderr()).toContain(id);
-    expect(next.client.getInstructions()).toContain(id);
+    await until(() => next.logged.length > 0 && next.stderr().includes('earlier'));
+    expect(next.stderr()).toContain(`an earlier svc mcp session ended without ending this call (it was killed): ${id}`);
+    expect(next.logged.join('\n')).toContain(id);
+  });
+
+  it('kill -9 while a billed call is sent: the next session names it, with the price reserved for it (it may have been drawn)', async () => {
+    // In front of the emulator, a service that takes the start of a call and never answers it.
+    const held: ServerResponse[] = [];
+    const front = createServer((req, res) => {
+      if (req.method === 'POST' && req.url === '/v1/calls') return void held.push(res);
+      const upstream = httpRequest(`${emulator().url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const session = rawSession(LIVE, { SVC_BASE_URL: `http://127.0.0.1:${(front.address() as AddressInfo).port}` });
+      void rawStartSent(session);
+      for (let i = 0; i < 500 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(held).toHaveLength(1);
+      session.child.kill('SIGKILL');
+      await exitOf(session.child, 5_000);
+    } finally {
+      front.closeAllConnections();
+      front.close();
+    }
+    const next = await connect(LIVE);
+    await until(() => next.logged.length > 0 && next.stderr().includes('earlier'));
+    expect(next.stderr()).toMatch(
+      /billed calls an earlier session sent and never saw answered \(their price may have been drawn\): calls_start \(session [0-9a-f]+, \$0\.02\)/,
+    );
+    expect(next.logged.join('\n')).toContain('calls_start (session ');
   });
 });

@@ -13,7 +13,7 @@ import type { McpServer as McpServerType } from '@modelcontextprotocol/sdk/serve
 import type { Context } from '../../context.js';
 import type { RootSpec, RunInProcess } from '../define.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { loggedArgs, readAuditLines } from './audit.js';
+import { loggedArgs } from './audit.js';
 import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { typedInput, type TypedInput } from './invoke.js';
 import { failureOf, reportOf, toolError, type Ran } from './result.js';
@@ -209,7 +209,6 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   const [{ McpServer }, z] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('zod')]);
   const s = sessionState(session, opts, ctx, tree, runOther, await sessionProfile(ctx));
   const confirmation = opts.confirmOver !== undefined ? ` A call priced over ${dollars(opts.confirmOver)} is put to the person first.` : '';
-  const leftBehind = leftOpenNote(leftOpen(auditLinesOrNone(s.audit.dir)));
   const server = new McpServer(
     { name: 'svc', version: ctx.version },
     {
@@ -220,9 +219,9 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
       // Log messages: what svc does on its own in the session (a live call it ends at the cap).
       capabilities: { logging: {} },
       instructions:
-        (s.session.mode === 'live'
+        s.session.mode === 'live'
           ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(s.session.maxSpend!)}; a live call's every minute counts, and svc ends a call before a minute the cap cannot cover.${confirmation}`
-          : 'svc in test mode: nothing is billed; objects are the test-mode ones.') + (leftBehind ? ` Note: ${leftBehind}.` : ''),
+          : 'svc in test mode: nothing is billed; objects are the test-mode ones.',
     },
   );
   const asker: Asker = {
@@ -271,6 +270,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   // A service that does not answer holds nothing past READY_WITHIN_MS: the tools are then
   // listed without their prices, and events_wait's first wait waits for its position.
   const prepare = async () => {
+    tellLeftOpen(s, server);
     const waited = new AbortController();
     await Promise.race([Promise.all([describePrices(), eventsWait?.start()]), ctx.clock.sleep(READY_WITHIN_MS, waited.signal).catch(() => {})]);
     waited.abort();
@@ -289,28 +289,29 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   ctx.io.stderr.write(
     `svc mcp: ${s.tools.length + (hasEventsWait ? 1 : 0)} tools, ${s.session.mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${s.ledger ? `, spending cap ${dollars(s.ledger.capUnits)}` : ''}; audit log ${s.audit.path}\n`,
   );
-  if (leftBehind) ctx.io.stderr.write(`svc mcp: ${leftBehind}\n`);
   let why = 'the session ended';
   try {
     why = await ended;
   } finally {
-    await endSession(s, why);
+    await endSession(s, why, () => transport.allAnswered());
     sessionEnd.abort();
     await server.close().catch(() => {});
   }
 }
 
-/** The audit log's lines, or none when it cannot be read (each call then says why it cannot be audited). */
-function auditLinesOrNone(dir: string): ReturnType<typeof readAuditLines> {
-  try {
-    return readAuditLines(dir);
-  } catch {
-    return [];
-  }
+/**
+ * What earlier sessions left open (session.ts leftOpen), said on stderr and to the assistant (a
+ * log message) once initialize is answered: reading the audit log is no part of the handshake.
+ */
+function tellLeftOpen(s: SessionState, server: Pick<McpServerType, 'sendLoggingMessage'>): void {
+  const note = leftOpenNote(leftOpen(s.audit.dir));
+  if (!note) return;
+  s.ctx.io.stderr.write(`svc mcp: ${note}\n`);
+  void server.sendLoggingMessage({ level: 'warning', logger: 'svc', data: `svc mcp: ${note}.` }).catch(() => {});
 }
 
 /** How long answers still in flight when stdin closes may take (once the live calls are ended) before they are abandoned. */
-export const ANSWERS_WITHIN_MS = 1_000;
+export const ANSWERS_WITHIN_MS = 5_000;
 /** How long svc waits for the live calls' ends, each time it ends them. */
 export const ENDS_WITHIN_MS = 2_000;
 
@@ -329,19 +330,19 @@ function endedBy(signal: AbortSignal): string {
  * ANSWERS_WITHIN_MS or abandoned (at once after a signal), then the calls those answers
  * started. Bounded: each step waits a few seconds at most.
  */
-async function endSession(s: SessionState, why: string): Promise<void> {
+async function endSession(s: SessionState, why: string, allAnswered: () => Promise<void>): Promise<void> {
   s.minutes?.stopAll();
   await endLiveCalls(s, why);
-  await settledWithin(s, s.running, ANSWERS_WITHIN_MS, s.halt.signal);
+  await settledWithin(s, [allAnswered()], ANSWERS_WITHIN_MS, s.halt.signal);
   s.halt.abort(new Error(why));
-  await settledWithin(s, s.running, ANSWERS_WITHIN_MS);
+  await settledWithin(s, [...s.running], ANSWERS_WITHIN_MS);
   s.minutes?.stopAll();
   await endLiveCalls(s, why);
 }
 
 /** Resolves once every promise has settled, `ms` has passed, or `cut` aborts. */
-async function settledWithin(s: SessionState, running: Set<Promise<unknown>>, ms: number, cut?: AbortSignal): Promise<void> {
-  if (running.size === 0 || cut?.aborted) return;
+async function settledWithin(s: SessionState, running: Array<Promise<unknown>>, ms: number, cut?: AbortSignal): Promise<void> {
+  if (running.length === 0 || cut?.aborted) return;
   const waited = new AbortController();
   const stop = () => waited.abort();
   cut?.addEventListener('abort', stop, { once: true });

@@ -8,7 +8,9 @@ import { configDir } from '../../config/paths.js';
 import { chooseProfileName } from '../../credentials/resolve.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { createPacer } from '../calls/pacer.js';
-import { AuditLog, AuditNewerFormatError, idsIn, loggedArgs, type AuditLine } from './audit.js';
+import { AUDIT_FILE, AuditLog, AuditNewerFormatError, idsIn, loggedArgs, type AuditLine } from './audit.js';
+import { join } from 'node:path';
+import { readOwnFile } from '../../config/own-file.js';
 import { centsToUnits, dollars, Ledger, unitsToCents } from './budget.js';
 import type { MinuteMeter } from './minutes.js';
 import { ownInput, type TypedInput } from './invoke.js';
@@ -294,15 +296,39 @@ export interface LeftOpen {
   unfinished: string[];
 }
 
+/** A line of the log that can start, end or reserve for a call: the others are not parsed (a full log is 1 MiB of them). */
+const MAY_MATTER = /"tool":"calls_(?:start|dial|end)"|"price_asked":\d/;
+
+/** The audit log's lines that may say what a session left open, parsed; none when it cannot be read. */
+function linesThatMayMatter(dir: string): unknown[] {
+  const values: unknown[] = [];
+  for (const file of [`${AUDIT_FILE}.1`, AUDIT_FILE]) {
+    let text: string | null;
+    try {
+      text = readOwnFile(join(dir, file), { what: 'the MCP audit log', maxBytes: 64 * 1024 * 1024 });
+    } catch {
+      return [];
+    }
+    for (const line of (text ?? '').split('\n')) {
+      if (!MAY_MATTER.test(line)) continue;
+      try {
+        values.push(JSON.parse(line));
+      } catch {
+        // A line cut by a crash mid-write: the others still count.
+      }
+    }
+  }
+  return values;
+}
+
 /**
- * Reads the audit log for what sessions before this one left open: a session killed (kill -9)
- * ends nothing, so its calls are named to the next one. Lines of the log that do not parse,
- * and an unreadable log, leave nothing to name.
+ * Reads the audit log in `dir` for what sessions before this one left open: a session killed
+ * (kill -9) ends nothing, so its calls are named to the next one.
  */
-export function leftOpen(lines: ReadonlyArray<{ value: unknown }>): LeftOpen {
+export function leftOpen(dir: string): LeftOpen {
   const started = new Set<string>();
   const reserved = new Map<string, string>();
-  for (const { value } of lines) {
+  for (const value of linesThatMayMatter(dir)) {
     const line = value as Partial<AuditLine> | null | undefined;
     if (!line || typeof line.session !== 'string') continue;
     const key = `${line.session}#${line.call}`;

@@ -172,7 +172,11 @@ async function readMessage(line: string, answer: Answer): Promise<JSONRPCMessage
  * until it is done and then delivered in order.
  */
 /** The transport, and its one event beyond the SDK's: stdin ended (the requests in flight are still answered). */
-export type ContextTransport = Transport & { oninputend?: () => void };
+export type ContextTransport = Transport & {
+  oninputend?: () => void;
+  /** Resolves once every request received has been answered (or cancelled by its client). */
+  allAnswered(): Promise<void>;
+};
 
 export async function contextTransport(
   io: Pick<Io, 'stdin' | 'stdout'>,
@@ -191,11 +195,17 @@ export async function contextTransport(
   /** Requests received and not yet answered: stdin's end waits for them. */
   const inFlight = new Set<string | number>();
   const answer: Answer = (id, code, message) => transport.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
+  let onAnswered: Array<() => void> = [];
   const closeWhenDone = () => {
+    if (inFlight.size === 0) {
+      for (const resolve of onAnswered) resolve();
+      onAnswered = [];
+    }
     if (inputEnded && inFlight.size === 0) void transport.close();
   };
   const lines = io.stdin.chunks ? boundedLines(io.stdin.chunks(reading.signal), MAX_MESSAGE_CHARS) : io.stdin.lines(reading.signal);
   const transport: ContextTransport = {
+    allAnswered: () => (inFlight.size === 0 || closed ? Promise.resolve() : new Promise<void>((resolve) => onAnswered.push(resolve))),
     async start() {
       void (async () => {
         try {
@@ -248,6 +258,8 @@ export async function contextTransport(
     async close() {
       if (closed) return;
       closed = true;
+      for (const resolve of onAnswered) resolve();
+      onAnswered = [];
       signal.removeEventListener('abort', stop);
       reading.abort();
       transport.onclose?.();
