@@ -312,6 +312,8 @@ function tellLeftOpen(s: SessionState, server: Pick<McpServerType, 'sendLoggingM
 
 /** How long answers still in flight when stdin closes may take (once the live calls are ended) before they are abandoned. */
 export const ANSWERS_WITHIN_MS = 5_000;
+/** How long calls told to stop (abandoned) may take to write their result lines. */
+export const ABANDONED_WITHIN_MS = 1_000;
 /** How long svc waits for the live calls' ends, each time it ends them. */
 export const ENDS_WITHIN_MS = 2_000;
 
@@ -335,7 +337,7 @@ async function endSession(s: SessionState, why: string, allAnswered: () => Promi
   await endLiveCalls(s, why);
   await settledWithin(s, [allAnswered()], ANSWERS_WITHIN_MS, s.halt.signal);
   s.halt.abort(new Error(why));
-  await settledWithin(s, [...s.running], ANSWERS_WITHIN_MS);
+  await settledWithin(s, [...s.running], ABANDONED_WITHIN_MS);
   s.minutes?.stopAll();
   await endLiveCalls(s, why);
 }
