@@ -33,7 +33,7 @@ function terminalAnswer(fd: number): () => boolean {
  * modules, and on Linux a write to a pipe, file or
  * terminal is synchronous anyway. Only when the descriptor would block (a non-blocking
  * pipe that is full: EAGAIN) does the rest go through the Node stream, which queues it,
- * and from then on everything does, so the order holds. A reader that closed the pipe
+ * and so does everything written while it still holds some, so the order holds. A reader that closed the pipe
  * (EPIPE: `svc calls list | head -1`) silences the output and calls onBrokenPipe.
  */
 function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
@@ -53,7 +53,8 @@ function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
   return {
     write(chunk) {
       if (broken) return;
-      if (stream) {
+      // Behind what the stream still queues, in order; otherwise straight to the descriptor.
+      if (stream && stream.writableLength > 0) {
         stream.write(chunk);
         return;
       }
