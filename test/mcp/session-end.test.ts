@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -252,4 +252,46 @@ describe('a client that goes away without a word', () => {
     );
     expect(next.logged.join('\n')).toContain('calls_start (session ');
   });
+});
+
+describe('what a killed session left open is read as svc mcp log reads the log', () => {
+  it('a call started by a killed session is still named after rotations carried it; a call svc ended itself is not, and its end is carried too', async () => {
+    const killed = rawSession(LIVE);
+    const open = await rawStart(killed);
+    killed.child.kill('SIGKILL');
+    await exitOf(killed.child, 5_000);
+    const polite = await connect(LIVE);
+    const ended = await startCall(polite.client);
+    await polite.client.close();
+    for (let i = 0; i < 300 && (await statusOf(ended)) !== 'ended'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await statusOf(ended)).toBe('ended');
+    // Two rotations of calls that acted on nothing: both sessions' lines survive only as carried calls.
+    const { AuditLog, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const dir = join(home, '.config', 'svc');
+    const log = new AuditLog(dir);
+    const firstLine = () => readFileSync(join(dir, AUDIT_FILE), 'utf8').slice(0, 300);
+    const pad = 'p'.repeat(3000);
+    let rotations = 0;
+    for (let n = 1; rotations < 2; n++) {
+      const before = firstLine();
+      const flood = { session: 'flood', mode: 'live' as const, tool: 'calls_list', call: n, time: new Date().toISOString() };
+      await log.append({ ...flood, phase: 'intent', args: { pad } });
+      await log.append({ ...flood, phase: 'result', result: 'ok', price_asked: null, ids: [] });
+      if (firstLine() !== before && firstLine().includes('"carried"')) rotations += 1;
+    }
+    const lines = [`${AUDIT_FILE}.1`, AUDIT_FILE].flatMap((file) =>
+      readFileSync(join(dir, file), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { phase: string; tool?: string }),
+    );
+    expect(lines.filter((line) => line.phase !== 'carried' && line.tool !== 'calls_list')).toEqual([]);
+    expect(lines.filter((line) => line.phase !== 'carried' && line.tool === 'calls_list').length).toBeGreaterThan(100);
+    const ends = await endsRecorded();
+    expect(ends.map((e) => [e.args.id, e.result])).toEqual([[ended, 'ok']]);
+    const next = await connect(LIVE);
+    await until(() => next.logged.length > 0 && next.stderr().includes('earlier'));
+    expect(next.stderr()).toContain(`an earlier svc mcp session ended without ending this call (it was killed): ${open}`);
+    expect(next.stderr()).not.toContain(ended);
+  }, 60_000);
 });
