@@ -11,7 +11,8 @@
 // - A JSON body with another Content-Type is 415; malformed JSON is 422 (`json_invalid`);
 //   JSON bodies are capped at 1 MiB and voice bodies at 10 MiB (413).
 // - Prices: /v1/prices. Live mode checks the balance before a billable operation and refuses
-//   (402) one it cannot cover in full; the balance never goes negative.
+//   (402) one it cannot cover in full; the balance never goes negative. A live call draws each
+//   later minute as it begins, and ends when the balance cannot cover one (calls.ts).
 // - Translation is always the stand-in `[<to>] <text>`, and voice transcripts a placeholder,
 //   in both modes (the emulator has no interpreter).
 // - Rate limit: fixed 60 s windows of the emulator clock per API key / per (app, org).

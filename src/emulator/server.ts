@@ -3,6 +3,7 @@
 import { Hono } from 'hono';
 import { authenticate, presentedSecret } from './auth.js';
 import { HttpError, OAuthError } from './errors.js';
+import { drawMinutes } from './calls.js';
 import { takeFault } from './faults.js';
 import { hostGuard, sameSiteGuard } from './guards.js';
 import type { EmulatorEnv } from './http.js';
@@ -42,6 +43,11 @@ export function createApp(state: State, requests = new RequestLog()): Hono<Emula
   app.use('*', async (c, next) => {
     if (!state.journal) return next();
     await state.journal.request(c.req.method !== 'GET' && c.req.method !== 'HEAD', next);
+  });
+  // A live call's minutes begun since the last request are drawn before this one is answered (calls.ts).
+  app.use('*', async (_c, next) => {
+    drawMinutes(state);
+    await next();
   });
   app.use('*', async (c, next) => {
     // The control plane and the dashboard never fail on purpose: tests must always be able to arrange.

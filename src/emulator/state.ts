@@ -102,6 +102,8 @@ export interface CallObject extends ObjectBase {
   languages: string[];
   title: string | null;
   ended_at: string | null;
+  /** Why it ended (src/emulator/calls.ts ENDED_REASON); null while active. Absent on calls kept before it was recorded. */
+  ended_reason?: string | null;
 }
 
 export interface ParticipantObject extends ObjectBase {

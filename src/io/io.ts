@@ -8,6 +8,12 @@ export interface Output {
   readonly columns?: number;
   /** A terminal of a locale that is not UTF-8 (src/io/charset.ts): a cut cell ends in "...", not "…". */
   readonly ascii?: boolean;
+  /**
+   * From now on a write the reader is not ready for is queued in memory instead of waiting for
+   * it (a pipe's writes otherwise block the whole process): for a server whose reader may stop
+   * reading while the process still has to act and end (svc mcp). Absent where writes never block.
+   */
+  queueWhenFull?(): void;
 }
 
 export interface Input {

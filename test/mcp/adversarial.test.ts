@@ -282,10 +282,13 @@ describe("the ledger: the session's own charges", () => {
     expect(dialled.isError, dialled.content[0]?.text).toBeFalsy();
     await client.close();
     const entries = await auditLog();
+    // Each drawn minute, and each one's next minute held (minutes.ts): 2 + 2, then 3 + 3 more.
     expect(entries.map((e) => [e.tool, e.price_asked, e.spent])).toEqual([
-      ['calls_start', 2, 2],
-      ['calls_dial', 3, 5],
+      ['calls_start', 2, 4],
+      ['calls_dial', 3, 10],
+      ['calls_end', null, undefined],
     ]);
+    expect(entries[2]).toMatchObject({ result: 'ok', args: { id: started.structuredContent.id, by: 'svc mcp' } });
     expect(start - (await balance())).toBe(5);
   });
 });
@@ -424,7 +427,8 @@ describe('JSON-RPC as the spec says', () => {
 
   it('past 128 unanswered requests, one more is refused at once (-32000), and the session goes on', async () => {
     const { child, answers, send, exited } = rawSession({ SVC_MCP_REQUESTS_PER_MINUTE: '100000' });
-    for (let id = 1; id <= 134; id++) send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'events_wait', arguments: { wait_seconds: 2 } } });
+    // Waits of 1 s: once stdin closes, answers in flight have 5 s (server.ts ANSWERS_WITHIN_MS).
+    for (let id = 1; id <= 134; id++) send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'events_wait', arguments: { wait_seconds: 1 } } });
     child.stdin.end();
     await exited;
     const byId = new Map(answers.map((a) => [a.id, a]));

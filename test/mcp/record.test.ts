@@ -359,7 +359,8 @@ describe('the approval question names the action', () => {
     expect((await call(client, 'translate', { text, to: 'es' })).isError).toBeFalsy();
     await call(client, 'calls_end', { id });
     expect(asked[1]).toMatch(new RegExp(`^Dial a phone into a call: id "${id}", to "\\+14155550100"\\.\\nPrice: \\$0\\.03 `));
-    expect(asked[1]).toMatch(/the session's total after it: \$0\.05 of its \$1(\.00)? cap\.\nApprove\?$/);
+    // The call's first minute drawn and its next one held (minutes.ts), then the dial's first: $0.02 + $0.02 + $0.03.
+    expect(asked[1]).toMatch(/the session's total after it: \$0\.07 of its \$1(\.00)? cap\.\nApprove\?$/);
     expect(asked[2]).toMatch(/^Translate text: text "Transfer all funds\\u202e\\u0007 now please[^"]*…" \(\d[\d,]* characters\), to "es"\./);
     expect(asked[2]).not.toMatch(/[\u202e\u0007]/);
   }, 30_000);

@@ -231,7 +231,8 @@ describe('a live session', () => {
     expect(started.isError, started.content[0]?.text).toBeFalsy();
     expect(start - (await balanceOf())).toBe(2);
     const entry = (await auditLog()).filter((e) => e.tool === 'calls_start').at(-1);
-    expect(entry).toMatchObject({ price_asked: 2, result: 'ok', spent: 2, ids: [started.structuredContent.id] });
+    // Its first minute drawn, and its next held in the session's ledger (minutes.ts).
+    expect(entry).toMatchObject({ price_asked: 2, result: 'ok', spent: 4, ids: [started.structuredContent.id] });
     await client.close();
     const after = (await fetch(`${emulator().url}/v1/calls/${started.structuredContent.id}`, { headers: live }).then((r) => r.json())) as { status: string };
     expect(after.status).toBe('ended');

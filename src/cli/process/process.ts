@@ -33,7 +33,7 @@ function terminalAnswer(fd: number): () => boolean {
  * modules, and on Linux a write to a pipe, file or
  * terminal is synchronous anyway. Only when the descriptor would block (a non-blocking
  * pipe that is full: EAGAIN) does the rest go through the Node stream, which queues it,
- * and from then on everything does, so the order holds. A reader that closed the pipe
+ * and so does everything written while it still holds some, so the order holds. A reader that closed the pipe
  * (EPIPE: `svc calls list | head -1`) silences the output and calls onBrokenPipe.
  */
 function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
@@ -53,7 +53,8 @@ function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
   return {
     write(chunk) {
       if (broken) return;
-      if (stream) {
+      // Behind what the stream still queues, in order; otherwise straight to the descriptor.
+      if (stream && stream.writableLength > 0) {
         stream.write(chunk);
         return;
       }
@@ -76,6 +77,9 @@ function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
     get columns() {
       return terminal() ? nodeStream().columns : undefined;
     },
+    // Node's stream for the descriptor puts a pipe in non-blocking mode: a full pipe is then
+    // EAGAIN, and the rest goes through the stream's queue (above).
+    queueWhenFull: () => void nodeStream(),
   };
 }
 
@@ -222,6 +226,7 @@ export async function runAsProcess(work: (runtime: Runtime) => Promise<number>):
   // Registered `once`, so a second Ctrl-C gets Node's default: the process ends.
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
+  const ending = endingSignals(controller);
   try {
     const code = await whileAwaited(work(runtime), () => {
       runtime.stderr.write('error: svc stopped before the command finished: nothing was left to wait for (a bug in svc; please report it)\n');
@@ -232,5 +237,39 @@ export async function runAsProcess(work: (runtime: Runtime) => Promise<number>):
     process.exitCode = readerClosedStdout ? 0 : code;
   } finally {
     process.off('SIGINT', onSigint);
+    ending.done();
   }
+}
+
+/** How long a command told to end (SIGTERM, SIGHUP) has to wind down before the signal ends the process anyway. */
+export const WIND_DOWN_MS = 10_000;
+
+/**
+ * SIGTERM and SIGHUP (a closed terminal) stop the command as Ctrl-C does, through ctx.signal
+ * (its reason's code names the signal), so what it started ends with it (svc mcp's live calls, a
+ * keychain process); then the signal's own default ends the process, as it would have at once.
+ * A command that has not wound down within WIND_DOWN_MS is ended by the signal all the same.
+ */
+function endingSignals(controller: AbortController): { done(): void } {
+  let received: NodeJS.Signals | undefined;
+  let bound: NodeJS.Timeout | undefined;
+  const signals = ['SIGTERM', 'SIGHUP'] as const;
+  const end = (signal: NodeJS.Signals) => {
+    for (const name of signals) process.off(name, onSignal);
+    clearTimeout(bound);
+    process.kill(process.pid, signal);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received) return end(signal);
+    received = signal;
+    controller.abort(Object.assign(new Error(`svc was told to end (${signal})`), { code: signal }));
+    bound = setTimeout(() => end(signal), WIND_DOWN_MS);
+  };
+  for (const name of signals) process.on(name, onSignal);
+  return {
+    done() {
+      if (received) end(received);
+      else for (const name of signals) process.off(name, onSignal);
+    },
+  };
 }

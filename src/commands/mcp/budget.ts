@@ -1,7 +1,8 @@
 // The ledger of a live `svc mcp` session: its own charges, never the organization's balance
 // (another app may spend from it at the same time). Each billable operation draws its exact
-// price once (docs/contract.md, Billing): before a call its dry-run price is reserved, after it
-// the reservation is settled with what the service drew for that call. Amounts are integers of
+// price (docs/contract.md, Billing): before a call its dry-run price is reserved, after it
+// the reservation is settled with what the service drew for that call; a live call's later
+// minutes are reserved one ahead and settled as each begins (minutes.ts). Amounts are integers of
 // 1/10,000 of a cent, the unit the service bills exactly in.
 import { characterCount } from '../../contract/rules.js';
 import { money, SUBCENTS_PER_CENT } from '../../contract/money.js';
@@ -26,7 +27,8 @@ export function dollars(units: number): string {
 /**
  * What a priced request will draw, from the --dry-run's answer (the request it would send and
  * the unit price): a translation's characters, a started call's or a dialled participant's
- * first minute, drawn when it is made. A line, billed by the month, has no end svc mcp could put to it.
+ * first minute, drawn when it is made (its later minutes are held and drawn by minutes.ts). A
+ * line, billed by the month, has no end svc mcp could put to it.
  */
 export function priceOf(plan: DryRun): Price | { refused: string } {
   if (!plan.price) return { refused: 'the service did not say what this costs, so svc mcp cannot keep to --max-spend' };

@@ -9,13 +9,26 @@
 // annotations, prices, output schemas) is describe.ts; a list's pages, paging.ts.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpServer as McpServerType } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Context } from '../../context.js';
 import type { RootSpec, RunInProcess } from '../define.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { typedInput, type TypedInput } from './invoke.js';
 import { failureOf, reportOf, toolError, type Ran } from './result.js';
-import { callTool, checkSession, sessionProfile, sessionState, type ServeOptions, type SessionState, type Settled } from './session.js';
+import {
+  callTool,
+  checkSession,
+  leftOpen,
+  leftOpenNote,
+  ownCall,
+  sessionProfile,
+  sessionState,
+  type ServeOptions,
+  type SessionState,
+  type Settled,
+} from './session.js';
+import { MinuteMeter } from './minutes.js';
 import { inputSchema } from './schema.js';
 import type { ToolSpec } from './tool-spec.js';
 import { contextTransport } from './transport.js';
@@ -37,9 +50,10 @@ function successOf(ran: Ran, tool: ToolSpec): CallToolResult {
 
 /**
  * A billed call: priced by the command's own dry run, put to the person when priced above
- * --confirm-over, refused past the cap, its price reserved while it runs and settled with what
- * the service drew. A call sent and never answered keeps its reservation (it may have been
- * drawn); one the service refused draws nothing.
+ * --confirm-over, refused past the cap, its price reserved (and the reservation written to the
+ * audit log) while it runs and settled with what the service drew. A call sent and never
+ * answered keeps its reservation (it may have been drawn); one the service refused draws
+ * nothing. A live call's later minutes are the meter's (minutes.ts).
  */
 async function billed(
   s: SessionState,
@@ -68,7 +82,7 @@ async function billed(
   let drawn: number | undefined;
   try {
     // The price reserved, written before the call is made: a call that never finishes still shows what it may have cost.
-    const unwritable = await settled.priced?.(settled.price_asked).then(
+    const unwritable = await settled.priced(settled.price_asked).then(
       () => null,
       (error: Error) => toolError('audit_unwritable', `nothing was done: svc mcp could not write the call's price to its audit log (${error.message})`, null),
     );
@@ -81,6 +95,7 @@ async function billed(
       drawn = 0;
       return limited;
     }
+    const startedAt = s.ctx.clock.now();
     const ran = await s.run(path, input, signal, true);
     if (ran.exitCode !== 0) {
       const result = failureOf(ran);
@@ -93,19 +108,38 @@ async function billed(
     }
     const result = successOf(ran, tool);
     drawn = drawnFor(price, result.structuredContent);
-    noteLiveCall(s, result.structuredContent);
-    return result;
+    const call = noteLiveCall(s, result.structuredContent);
+    return call && 'perMinute' in perMinute ? withMinutesNoted(s, result, call, price.unit, startedAt) : result;
   } finally {
     if (drawn !== undefined) ledger.settle(reserved.reservation, drawn);
     settled.spent = unitsToCents(ledger.spent);
   }
 }
 
-/** A call started or dialled into: ended with the session, which no cap would count past. */
-function noteLiveCall(s: SessionState, answer: unknown): void {
+/** A live call or dialled phone: its next minute reserved, or the assistant told when svc will end the call. */
+function withMinutesNoted(s: SessionState, result: CallToolResult, call: string, unit: number, startedAt: number): CallToolResult {
+  const metered = s.minutes?.track(call, unit, startedAt);
+  if (!metered || metered.nextReserved) return result;
+  const at = new Date(metered.endsAt!).toISOString();
+  const note = `note: the session's cap (${dollars(s.ledger!.capUnits)}, --max-spend) has no room for this call's next minute: svc mcp will end ${call} at ${at}, before that minute begins.`;
+  return { ...result, content: [...result.content, { type: 'text', text: note }] };
+}
+
+/** A call started or dialled into: ended with the session, which no cap would count past; its id. */
+function noteLiveCall(s: SessionState, answer: unknown): string | undefined {
   const { id, call_id: callId } = (answer ?? {}) as { id?: unknown; call_id?: unknown };
   const call = typeof callId === 'string' ? callId : id;
-  if (typeof call === 'string' && call.startsWith('call_')) s.liveCalls.add(call);
+  if (typeof call !== 'string' || !call.startsWith('call_')) return undefined;
+  s.liveCalls.add(call);
+  return call;
+}
+
+/** A call the assistant ended (or found ended) is no longer the session's to end or to bill. */
+function noteEndedCall(s: SessionState, tool: ToolSpec, args: Record<string, unknown>, result: CallToolResult): void {
+  if (tool.name !== 'calls_end' || typeof args.id !== 'string') return;
+  if (result.isError && reportOf(result)?.status !== 409) return;
+  s.liveCalls.delete(args.id);
+  s.minutes?.stop(args.id);
 }
 
 /** A tool of the tree, called: its input typed, then run (billed ones through the ledger); a refusal said in the tool's terms. */
@@ -124,8 +158,12 @@ async function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unk
       if (tool.billed) return billed(s, tool, { input, args }, signal, settled, asker);
       const limited = await s.paced(signal);
       if (limited) return limited;
-      const { ran, result } = await fittedRun(tool, input, (asked) => s.run(tool.path.join(' '), asked, signal));
-      return result ?? failureOf(ran);
+      const fitted = await fittedRun(tool, input, (asked) => s.run(tool.path.join(' '), asked, signal));
+      const result = fitted.result ?? failureOf(fitted.ran);
+      // A test call runs until ended too (free): it ends with the session all the same.
+      if (!result.isError && tool.leaf.decl.tool?.endedBy) noteLiveCall(s, result.structuredContent);
+      noteEndedCall(s, tool, args, result);
+      return result;
     };
     return inToolTerms(tool, await act().catch((error: unknown) => usageAsResult(error)));
   });
@@ -215,9 +253,11 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
       // only answers to elicitation; svc's one question (confirm.ts) has one answer shape, checked
       // by its own few lines, which saves that start-up time.
       jsonSchemaValidator: { getValidator: approvalValidator },
+      // Log messages: what svc does on its own in the session (a live call it ends at the cap).
+      capabilities: { logging: {} },
       instructions:
         s.session.mode === 'live'
-          ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(s.session.maxSpend!)}.${confirmation}`
+          ? `svc in LIVE mode: billed tools are priced before each call and refused once the session would pass ${dollars(s.session.maxSpend!)}; a live call's every minute counts, and svc ends a call before a minute the cap cannot cover.${confirmation}`
           : 'svc in test mode: nothing is billed; objects are the test-mode ones.',
     },
   );
@@ -267,29 +307,128 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   // A service that does not answer holds nothing past READY_WITHIN_MS: the tools are then
   // listed without their prices, and events_wait's first wait waits for its position.
   const prepare = async () => {
+    tellLeftOpen(s, server);
     const waited = new AbortController();
     await Promise.race([Promise.all([describePrices(), eventsWait?.start()]), ctx.clock.sleep(READY_WITHIN_MS, waited.signal).catch(() => {})]);
     waited.abort();
   };
 
   const transport = await contextTransport(ctx.io, ctx.signal, prepare);
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
+  const ended = new Promise<string>((resolve) => {
+    // stdin closed: the session's end begins at once, with answers still in flight (endSession).
+    transport.oninputend = () => resolve('stdin was closed');
+    transport.onclose = () => resolve(endedBy(ctx.signal));
   });
   await server.connect(transport);
   refusedBySdk.watch(transport);
+  s.minutes = s.ledger ? new MinuteMeter({ ledger: s.ledger, clock: ctx.clock, end: (id, why) => endCallForCap(s, server, id, why) }) : undefined;
   // The server's own note goes to stderr: stdout is the protocol's alone.
   ctx.io.stderr.write(
     `svc mcp: ${s.tools.length + (hasEventsWait ? 1 : 0)} tools, ${s.session.mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${s.ledger ? `, spending cap ${dollars(s.ledger.capUnits)}` : ''}; audit log ${s.audit.path}\n`,
   );
+  let why = 'the session ended';
   try {
-    await closed;
+    why = await ended;
   } finally {
+    await endSession(s, why, () => transport.allAnswered());
     sessionEnd.abort();
-    // The session's live calls still running end with it.
-    const never = new AbortController().signal;
-    await Promise.all([...s.liveCalls].map((id) => s.own('calls end', { id }, never)));
     await server.close().catch(() => {});
     await s.audit.flushRefused().catch(auditFailed(s));
   }
+}
+
+/**
+ * What earlier sessions left open (session.ts leftOpen), said on stderr and to the assistant (a
+ * log message) once initialize is answered: reading the audit log is no part of the handshake.
+ */
+function tellLeftOpen(s: SessionState, server: Pick<McpServerType, 'sendLoggingMessage'>): void {
+  const note = leftOpenNote(leftOpen(s.audit.dir, s.id));
+  if (!note) return;
+  s.ctx.io.stderr.write(`svc mcp: ${note}\n`);
+  void server.sendLoggingMessage({ level: 'warning', logger: 'svc', data: `svc mcp: ${note}.` }).catch(() => {});
+}
+
+/** How long answers still in flight when stdin closes may take (once the live calls are ended) before they are abandoned. */
+export const ANSWERS_WITHIN_MS = 5_000;
+/** How long calls told to stop (abandoned) may take to write their result lines. */
+export const ABANDONED_WITHIN_MS = 1_000;
+/** How long svc waits for the live calls' ends, each time it ends them. */
+export const ENDS_WITHIN_MS = 2_000;
+
+/** Why the session's transport closed: a signal, stdout gone, Ctrl-C, or stdin's end with nothing in flight. */
+function endedBy(signal: AbortSignal): string {
+  if (!signal.aborted) return 'stdin was closed';
+  const code = (signal.reason as { code?: unknown } | undefined)?.code;
+  if (code === 'EPIPE') return 'stdout was closed by its reader';
+  if (typeof code === 'string' && code.startsWith('SIG')) return `svc was told to end (${code})`;
+  return 'svc was interrupted (Ctrl-C)';
+}
+
+/**
+ * The session's end, however it came: its money first (the live calls it started are ended,
+ * each written to the audit log), then the answers still in flight, finished within
+ * ANSWERS_WITHIN_MS or abandoned (at once after a signal), then the calls those answers
+ * started. Bounded: each step waits a few seconds at most.
+ */
+async function endSession(s: SessionState, why: string, allAnswered: () => Promise<void>): Promise<void> {
+  s.minutes?.stopAll();
+  await endLiveCalls(s, why);
+  await settledWithin(s, [allAnswered()], ANSWERS_WITHIN_MS, s.halt.signal);
+  s.halt.abort(new Error(why));
+  await settledWithin(s, [...s.running], ABANDONED_WITHIN_MS);
+  s.minutes?.stopAll();
+  await endLiveCalls(s, why);
+}
+
+/** Resolves once every promise has settled, `ms` has passed, or `cut` aborts. */
+async function settledWithin(s: SessionState, running: Array<Promise<unknown>>, ms: number, cut?: AbortSignal): Promise<void> {
+  if (running.length === 0 || cut?.aborted) return;
+  const waited = new AbortController();
+  const stop = () => waited.abort();
+  cut?.addEventListener('abort', stop, { once: true });
+  await Promise.race([Promise.allSettled([...running]), s.ctx.clock.sleep(ms, waited.signal).catch(() => {})]);
+  cut?.removeEventListener('abort', stop);
+  waited.abort();
+}
+
+/** Ends every live call the session started and has not seen end, together, within ENDS_WITHIN_MS. */
+async function endLiveCalls(s: SessionState, why: string): Promise<void> {
+  if (s.liveCalls.size === 0) return;
+  const bound = new AbortController();
+  const timer = s.ctx.clock.sleep(ENDS_WITHIN_MS, bound.signal).then(
+    () => bound.abort(new Error(`the service did not answer within ${ENDS_WITHIN_MS / 1000} s`)),
+    () => {},
+  );
+  await Promise.all([...s.liveCalls].map((id) => endLiveCall(s, id, `the session ended: ${why}`, bound.signal)));
+  bound.abort();
+  await timer;
+}
+
+/**
+ * svc's own end of a live call, audited as a `calls_end` of the session (its arguments say
+ * why); the call is forgotten once ended or found ended already.
+ */
+async function endLiveCall(s: SessionState, id: string, why: string, signal: AbortSignal): Promise<CallToolResult> {
+  const result = await ownCall(s, { name: 'calls_end' }, { id, by: 'svc mcp', why }, signal, async (callSignal) => {
+    const ran = await s.own('calls end', { id }, callSignal);
+    return ran.exitCode === 0 ? resultOf(structuredOf(ran.stdout)) : failureOf(ran);
+  });
+  if (!result.isError || reportOf(result)?.status === 409) {
+    s.liveCalls.delete(id);
+    s.minutes?.stop(id);
+  }
+  return result;
+}
+
+/** A live call the cap has no room for: ended, and the assistant told (a log message) as well as the audit log. */
+async function endCallForCap(s: SessionState, server: Pick<McpServerType, 'sendLoggingMessage'>, id: string, why: string): Promise<void> {
+  const result = await endLiveCall(s, id, why, s.halt.signal);
+  const outcome = result.isError ? `could not be ended (${reportOf(result)?.message ?? 'failed'})` : 'was ended';
+  await server
+    .sendLoggingMessage({
+      level: 'warning',
+      logger: 'svc',
+      data: `svc mcp: the call ${id} ${outcome}: ${why} (${dollars(s.ledger!.spent)} of ${dollars(s.ledger!.capUnits)} spent).`,
+    })
+    .catch(() => {});
 }

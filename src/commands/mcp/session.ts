@@ -8,8 +8,9 @@ import { configDir } from '../../config/paths.js';
 import { chooseProfileName } from '../../credentials/resolve.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { createPacer } from '../calls/pacer.js';
-import { AuditLog, AuditNewerFormatError, idsIn, loggedArgs, type AuditLine } from './audit.js';
-import { Ledger } from './budget.js';
+import { AuditLog, AuditNewerFormatError, idsIn, loggedArgs, readAudit, type AuditEntry, type AuditLine } from './audit.js';
+import { centsToUnits, dollars, Ledger } from './budget.js';
+import type { MinuteMeter } from './minutes.js';
 import { ownInput, type TypedInput } from './invoke.js';
 import { reportOf, toolError, type Ran } from './result.js';
 import { leavesOf, toolsOf } from './tools.js';
@@ -64,6 +65,15 @@ export interface SessionState {
   /** Live calls this session started, ended when it ends. */
   liveCalls: Set<string>;
   calls: number;
+  /**
+   * Aborted when the session stops its tool calls (its end: stdin closed and the grace for
+   * answers past, a signal, stdout gone); ctx.signal aborts it too.
+   */
+  halt: AbortController;
+  /** Tool calls under way, settled once their result line is written. */
+  running: Set<Promise<unknown>>;
+  /** The minutes of the live calls of a live session (minutes.ts), once the server is up. */
+  minutes?: MinuteMeter | undefined;
 }
 
 /** The session's mode and limits, refused when they contradict each other (before anything is read from the service). */
@@ -125,6 +135,8 @@ export function sessionState(
     confirmOver: opts.confirmOver,
     liveCalls: new Set(),
     calls: 0,
+    halt: haltedWith(ctx.signal),
+    running: new Set(),
     async run(path, input, signal, yes = false) {
       let stdout = '';
       let stderr = '';
@@ -163,8 +175,20 @@ export function sessionState(
 export interface Settled {
   price_asked: number | null;
   spent?: number;
-  /** Writes the price reserved for a billed call before it is made, so an unfinished call shows what it may have cost. */
-  priced?(cents: number): Promise<void>;
+  /**
+   * Writes the call's `priced` line (the price reserved, in cents) before a billed request is
+   * sent: a call that never finishes, its session killed (kill -9), still shows what it may have
+   * cost (`svc mcp log`, and the next session's leftOpen).
+   */
+  priced(cents: number): Promise<void>;
+}
+
+/** A controller aborted with `signal` (the process's end), or before it by the session itself. */
+function haltedWith(signal: AbortSignal): AbortController {
+  const halt = new AbortController();
+  if (signal.aborted) halt.abort(signal.reason);
+  else signal.addEventListener('abort', () => halt.abort(signal.reason), { once: true });
+  return halt;
 }
 
 /** The result line's outcome: the tool's own, or why it stopped. */
@@ -178,13 +202,43 @@ function outcomeOf(result: CallToolResult, sessionSignal: AbortSignal, signal: A
 /**
  * The tool-call path: the intent line written (or nothing done, and the tool says why), the
  * input read by the declarations, the command run (`act`, priced and reserved when billed),
- * then the result line.
+ * then the result line. The call stops when its client cancels it or the session halts.
  */
-export async function callTool(
+export function callTool(
   s: SessionState,
   tool: { name: string },
   args: unknown,
   clientSignal: AbortSignal,
+  act: (signal: AbortSignal, settled: Settled) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  // A tool that may change or charge: its call is carried past rotations (audit.ts), whatever floods the log after it.
+  const writes = s.tools.some((t) => t.name === tool.name && !t.readOnly);
+  const call = whileEither(clientSignal, s.halt.signal, (signal) => audited(s, { ...tool, writes }, args, signal, act));
+  s.running.add(call);
+  void call.finally(() => s.running.delete(call)).catch(() => {});
+  return call;
+}
+
+/**
+ * One call of svc mcp's own (a live call it ends), audited as a tool call is: its intent line
+ * first, then its result, and carried past rotations as every call that acted is. `signal`
+ * alone stops it, so it still runs while the session ends.
+ */
+export function ownCall(
+  s: SessionState,
+  tool: { name: string },
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  act: (signal: AbortSignal, settled: Settled) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  return audited(s, { ...tool, writes: true }, args, signal, act);
+}
+
+async function audited(
+  s: SessionState,
+  tool: { name: string; writes: boolean },
+  args: unknown,
+  signal: AbortSignal,
   act: (signal: AbortSignal, settled: Settled) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   const call = ++s.calls;
@@ -197,9 +251,7 @@ export async function callTool(
     mode: s.session.mode,
   });
   try {
-    // A tool that may change or charge: its call is carried past rotations (audit.ts), whatever floods the log after it.
-    const writes = s.tools.some((t) => t.name === tool.name && !t.readOnly);
-    await s.audit.append({ ...line('intent'), args: loggedArgs(args), ...(writes ? { writes: true as const } : {}) });
+    await s.audit.append({ ...line('intent'), args: loggedArgs(args), ...(tool.writes ? { writes: true as const } : {}) });
   } catch (error) {
     return toolError(
       'audit_unwritable',
@@ -212,30 +264,75 @@ export async function callTool(
     price_asked: null,
     priced: (cents) => s.audit.append({ ...line('priced'), price_asked: cents }),
   };
-  return whileEither(clientSignal, s.ctx.signal, async (signal) => {
-    let result: CallToolResult;
-    try {
-      result = await act(signal, settled);
-    } catch (error) {
-      const usage = error instanceof UsageError;
-      result = toolError(
-        usage ? 'usage' : 'failed',
-        usage ? error.message : `unexpected failure: ${(error as Error).message}`,
-        null,
-        null,
-        usage ? EXIT.usage : EXIT.failure,
-      );
-    }
-    const ids = idsIn(args, result.isError ? undefined : result.structuredContent);
-    await s.audit
-      .append({
-        ...line('result'),
-        result: outcomeOf(result, s.ctx.signal, signal),
-        price_asked: settled.price_asked,
-        ids,
-        ...(settled.spent !== undefined ? { spent: settled.spent } : {}),
-      })
-      .catch((error: Error) => s.ctx.io.stderr.write(`svc mcp: the audit log's result line for call ${call} could not be written: ${error.message}\n`));
-    return result;
-  });
+  let result: CallToolResult;
+  try {
+    result = await act(signal, settled);
+  } catch (error) {
+    const usage = error instanceof UsageError;
+    result = toolError(
+      usage ? 'usage' : 'failed',
+      usage ? error.message : `unexpected failure: ${(error as Error).message}`,
+      null,
+      null,
+      usage ? EXIT.usage : EXIT.failure,
+    );
+  }
+  const ids = idsIn(args, result.isError ? undefined : result.structuredContent);
+  await s.audit
+    .append({
+      ...line('result'),
+      result: outcomeOf(result, s.halt.signal, signal),
+      price_asked: settled.price_asked,
+      ids,
+      ...(settled.spent !== undefined ? { spent: settled.spent } : {}),
+    })
+    .catch((error: Error) => s.ctx.io.stderr.write(`svc mcp: the audit log's result line for call ${call} could not be written: ${error.message}\n`));
+  return result;
+}
+
+/** What earlier sessions left behind, from the audit log: calls still open, and billed calls that never finished. */
+export interface LeftOpen {
+  /** Live calls an earlier session started and no session recorded ending. */
+  calls: string[];
+  /** Billed calls sent (their reservation written) with no result: `translate (session …, $0.04)`. */
+  unfinished: string[];
+}
+
+/**
+ * Reads the audit log in `dir` for what sessions other than `own` left open: a session killed
+ * (kill -9) ends nothing, so its calls are named to the next one. The calls as `svc mcp log`
+ * shows them (audit.ts readAudit: lines joined, calls carried past rotations included): a call
+ * started with no end recorded, by the call ids its lines recorded (id fields only), and a
+ * billed call priced (its `priced` line) with no result. Nothing when the log cannot be read.
+ */
+export function leftOpen(dir: string, own: string): LeftOpen {
+  let entries: AuditEntry[];
+  try {
+    entries = readAudit(dir);
+  } catch {
+    return { calls: [], unfinished: [] };
+  }
+  const started = new Set<string>();
+  const unfinished: string[] = [];
+  for (const entry of entries) {
+    if (!entry.session || entry.session === own) continue;
+    if (entry.result === 'unfinished' && entry.price_asked !== null)
+      unfinished.push(`${entry.tool} (session ${entry.session}, ${dollars(centsToUnits(entry.price_asked))})`);
+    const id = entry.ids.find((i) => i.startsWith('call_'));
+    if (!id) continue;
+    if (entry.tool === 'calls_end' && (entry.result === 'ok' || entry.result === 'conflict')) started.delete(id);
+    else if ((entry.tool === 'calls_start' || entry.tool === 'calls_dial') && entry.result === 'ok') started.add(id);
+  }
+  return { calls: [...started], unfinished };
+}
+
+/** What the person and the assistant are told of it when the session starts; '' when nothing was left. */
+export function leftOpenNote({ calls, unfinished }: LeftOpen): string {
+  const parts: string[] = [];
+  if (calls.length)
+    parts.push(
+      `an earlier svc mcp session ended without ending ${calls.length === 1 ? 'this call' : 'these calls'} (it was killed): ${calls.join(', ')}; each may still be running, and billed in live mode, until ended (calls_end, or svc calls end ID)`,
+    );
+  if (unfinished.length) parts.push(`billed calls an earlier session sent and never saw answered (their price may have been drawn): ${unfinished.join(', ')}`);
+  return parts.join('. ');
 }

@@ -4,8 +4,8 @@
 // says a server answers is answered here: a line that is not JSON (-32700), a batch or an
 // object that is no message (-32600), a known request's malformed params (-32602, in a line,
 // not a schema dump), a line past MAX_MESSAGE_CHARS (-32600, with its id wherever it is; the
-// line is never held whole), a request past MAX_IN_FLIGHT unanswered ones (-32000). When stdin ends, the requests in flight are answered before the
-// transport closes.
+// line is never held whole), a request past MAX_IN_FLIGHT unanswered ones (-32000). When stdin ends, the server is told at
+// once (oninputend: it ends its live calls first), and the requests in flight are answered before the transport closes.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Io } from '../../io/io.js';
@@ -171,11 +171,18 @@ async function readMessage(line: string, answer: Answer): Promise<JSONRPCMessage
  * been answered, so the handshake never waits for it; every message after initialize is held
  * until it is done and then delivered in order.
  */
+/** The transport, and its one event beyond the SDK's: stdin ended (the requests in flight are still answered). */
+export type ContextTransport = Transport & {
+  oninputend?: () => void;
+  /** Resolves once every request received has been answered (or cancelled by its client). */
+  allAnswered(): Promise<void>;
+};
+
 export async function contextTransport(
   io: Pick<Io, 'stdin' | 'stdout'>,
   signal: AbortSignal,
   prepare: () => Promise<void> = async () => {},
-): Promise<Transport> {
+): Promise<ContextTransport> {
   const { serializeMessage } = await import('@modelcontextprotocol/sdk/shared/stdio.js');
   let prepared: Promise<void> | undefined;
   const sessionReady = () => (prepared ??= prepare());
@@ -188,11 +195,17 @@ export async function contextTransport(
   /** Requests received and not yet answered: stdin's end waits for them. */
   const inFlight = new Set<string | number>();
   const answer: Answer = (id, code, message) => transport.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
+  let onAnswered: Array<() => void> = [];
   const closeWhenDone = () => {
+    if (inFlight.size === 0) {
+      for (const resolve of onAnswered) resolve();
+      onAnswered = [];
+    }
     if (inputEnded && inFlight.size === 0) void transport.close();
   };
   const lines = io.stdin.chunks ? boundedLines(io.stdin.chunks(reading.signal), MAX_MESSAGE_CHARS) : io.stdin.lines(reading.signal);
-  const transport: Transport = {
+  const transport: ContextTransport = {
+    allAnswered: () => (inFlight.size === 0 || closed ? Promise.resolve() : new Promise<void>((resolve) => onAnswered.push(resolve))),
     async start() {
       void (async () => {
         try {
@@ -223,6 +236,7 @@ export async function contextTransport(
           if (!reading.signal.aborted) transport.onerror?.(error as Error);
         }
         inputEnded = true;
+        transport.oninputend?.();
         closeWhenDone();
       })();
     },
@@ -233,13 +247,19 @@ export async function contextTransport(
       if (id !== undefined && id !== null) {
         inFlight.delete(id);
         closeWhenDone();
-        // Initialize answered: the session gets ready while the client reads the answer.
-        if (id === initializeId) void sessionReady();
+        // Initialize answered: the session gets ready while the client reads the answer, and
+        // from now on a client that stops reading cannot block svc in a write (it must still end).
+        if (id === initializeId) {
+          io.stdout.queueWhenFull?.();
+          void sessionReady();
+        }
       }
     },
     async close() {
       if (closed) return;
       closed = true;
+      for (const resolve of onAnswered) resolve();
+      onAnswered = [];
       signal.removeEventListener('abort', stop);
       reading.abort();
       transport.onclose?.();

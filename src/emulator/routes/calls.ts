@@ -8,8 +8,11 @@ import { publish } from '../events.js';
 import { owned, store, visibleTo } from '../http.js';
 import type { EmulatorEnv } from '../http.js';
 import { rfc3339 } from '../ids.js';
-import type { CallObject, State, Stored } from '../state.js';
+import type { State } from '../state.js';
+import { endCall, meterMinutes } from '../calls.js';
 import { route } from './wire.js';
+
+export { endCall };
 import { contractBody, listQuery, noBody, noQuery, page, parseQuery } from '../validate.js';
 
 export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
@@ -34,9 +37,11 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
       languages: body.languages,
       title: body.title ?? null,
       ended_at: null,
+      ended_reason: null,
     });
     publish(state, credential.org_id, credential.mode, 'call.started', call);
     charge(state, credential, cost);
+    if (credential.mode === 'live') meterMinutes(state, 'call', call.id);
     return c.json(call, 201);
   });
 
@@ -67,6 +72,7 @@ export function callRoutes(app: Hono<EmulatorEnv>, state: State): void {
     });
     publish(state, credential.org_id, credential.mode, 'call.participant.dialed', participant);
     charge(state, credential, cost);
+    meterMinutes(state, 'phone', participant.id);
     return c.json(participant, 201);
   });
   linkRoutes(app, state);
@@ -129,16 +135,6 @@ function lineRoutes(app: Hono<EmulatorEnv>, state: State): void {
     publish(state, credential.org_id, credential.mode, 'line.released', line);
     return c.json(line);
   });
-}
-
-/** Ends an active call (the API's end, and the dashboard's End call). */
-export function endCall(state: State, stored: Stored<CallObject>): CallObject {
-  const call = stored.obj;
-  if (call.status === 'ended') throw conflict('the call has already ended');
-  call.status = 'ended';
-  call.ended_at = rfc3339(state.clock.now());
-  publish(state, stored.org_id, call.livemode ? 'live' : 'test', 'call.ended', call);
-  return call;
 }
 
 /**
