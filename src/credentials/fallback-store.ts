@@ -5,7 +5,7 @@ import { InterruptedError, KeychainError, UsageError } from '../errors.js';
 import type { FileSecretStore } from './file-store.js';
 import { KeychainAddonError } from './keychain-process.js';
 import type { KeychainSecretStore } from './keychain-store.js';
-import type { SecretReservation, SecretStore } from './store.js';
+import type { SecretReservation, SecretStore } from './secret-store.js';
 import { describeLeft, keychainTrouble, leftByError, NO_SECRET_SERVICE_HERE, secretAccount, type SecretLeft } from './store-errors.js';
 
 /**

@@ -10,7 +10,7 @@ import { CREDENTIALS_FILE } from '../config/paths.js';
 import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
 import { ConfigError, NewerFormatFileError } from '../errors.js';
 import { formatVersion } from '../shared/format-version.js';
-import type { SecretReservation, SecretStore } from './store.js';
+import type { SecretReservation, SecretStore } from './secret-store.js';
 import { DiskFullError, permissionHint, secretAccount, type SecretLeft } from './store-errors.js';
 
 /** The format credentials.json is written in (its "version"). */

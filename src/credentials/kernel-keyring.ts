@@ -3,7 +3,6 @@
 // in /proc/keys (the keys this process may view) by their description, `<account>@<service>`
 // with or without the addon's `keyring:` target prefix, and deleted through the addon.
 import { readFileSync } from 'node:fs';
-import type { KeychainBackend } from './keychain-backend.js';
 
 /** One user key of /proc/keys: its description, and whether it is already invalidated (on its way out). */
 export interface KernelKey {
@@ -53,11 +52,24 @@ export function svcKernelKeys(service: string, keys: KernelKey[] | null = listKe
     .map((key) => ({ description: key.description, account: key.description.slice(0, -suffix.length).replace(/^keyring:/, '') }));
 }
 
+/** What a keychain backend does with the kernel-keyring copies (keychain-backend.ts's KeychainBackend has them where there is such a place). */
+export interface KernelCopyMethods {
+  /**
+   * Removes a copy an earlier svc left in the Linux kernel keyring (its addon fell back there
+   * unpinned); true when there was one. Absent where there is no such place.
+   */
+  forgetKernelCopy(service: string, account: string, signal: AbortSignal): Promise<boolean>;
+  /** The accounts of `service` with a copy in the kernel keyring (for `svc doctor`). */
+  kernelCopies(service: string): Promise<string[]>;
+  /** Reads such a copy (`svc doctor --fix` moves a secret svc has nowhere else); null when there is none. */
+  readKernelCopy(service: string, account: string, signal: AbortSignal): Promise<string | null>;
+}
+
 /** One kernel-keyring call of a backend: read or delete the copy with this description (the addon's `target`). */
 export type KernelCall = (op: 'get' | 'delete', description: string, service: string, account: string, signal: AbortSignal) => Promise<unknown>;
 
 /** A backend's dealings with the kernel-keyring copies, whichever way it reaches the addon (in-process or its own process). */
-export function kernelCopyMethods(kernel: KernelCall): Required<Pick<KeychainBackend, 'forgetKernelCopy' | 'kernelCopies' | 'readKernelCopy'>> {
+export function kernelCopyMethods(kernel: KernelCall): KernelCopyMethods {
   return {
     async forgetKernelCopy(service, account, signal) {
       const { descriptions, listed } = kernelCopiesOf(service, account);

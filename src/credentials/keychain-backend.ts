@@ -2,13 +2,13 @@
 // asked from a process of its own (keychain-process.ts), and the kernel-keyring copies an
 // earlier svc left behind.
 import { lazyRequire } from '../node-require.js';
-import { kernelCopyMethods } from './kernel-keyring.js';
+import { kernelCopyMethods, type KernelCopyMethods } from './kernel-keyring.js';
 import { KeychainProcess, type KeychainRequest } from './keychain-process.js';
 import { keychainName, NO_SECRET_SERVICE } from './store-errors.js';
 import type { Env } from '../shared/runtime.js';
 
 /** The keychain itself, as a seam: the real one is @napi-rs/keyring; tests inject failing or hanging ones. */
-export interface KeychainBackend {
+export interface KeychainBackend extends Partial<KernelCopyMethods> {
   /** Who a call asks, for the message when it does not answer (the D-Bus address on Linux). */
   whom?: string;
   /** Ends what the backend started (the keychain process); absent when there is nothing to end. */
@@ -16,15 +16,6 @@ export interface KeychainBackend {
   get(service: string, account: string, signal: AbortSignal): Promise<string | null>;
   set(service: string, account: string, value: string, signal: AbortSignal): Promise<void>;
   delete(service: string, account: string, signal: AbortSignal): Promise<boolean>;
-  /**
-   * Removes a copy an earlier svc left in the Linux kernel keyring (its addon fell back there
-   * unpinned); true when there was one. Absent where there is no such place.
-   */
-  forgetKernelCopy?(service: string, account: string, signal: AbortSignal): Promise<boolean>;
-  /** The accounts of `service` with a copy in the kernel keyring (for `svc doctor`). */
-  kernelCopies?(service: string): Promise<string[]>;
-  /** Reads such a copy (`svc doctor --fix` moves a secret svc has nowhere else); null when there is none. */
-  readKernelCopy?(service: string, account: string, signal: AbortSignal): Promise<string | null>;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { SecretStorage } from '../config/config.js';
 import { KeychainError } from '../errors.js';
 import { KeychainAddonError } from './keychain-process.js';
 import type { KeychainBackend } from './keychain-backend.js';
-import type { SecretStore } from './store.js';
+import type { SecretStore } from './secret-store.js';
 import { KEYCHAIN_HINT, KEYCHAIN_SERVICE, manualKeychainRemoval, secretAccount, type SecretLeft } from './store-errors.js';
 
 export const KEYCHAIN_TIMEOUT_MS = 3_000;

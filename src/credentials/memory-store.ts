@@ -1,5 +1,5 @@
 import type { SecretStorage } from '../config/config.js';
-import type { SecretStore } from './store.js';
+import type { SecretStore } from './secret-store.js';
 import { secretAccount, type SecretLeft } from './store-errors.js';
 
 /** In memory: tests, and nothing else. */

@@ -60,6 +60,7 @@ describe('lockfile audit (scripts/audit-lockfile.mjs)', () => {
     writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(lock));
     writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg));
     cpSync(join(root, 'scripts', 'audit-lockfile.mjs'), join(dir, 'audit.mjs'));
+    cpSync(join(root, 'scripts', 'help.mjs'), join(dir, 'help.mjs'));
     const r = spawnSync(process.execPath, ['audit.mjs'], { cwd: dir, encoding: 'utf8', env: { ...process.env, SVC_AUDIT_OFFLINE: '1' } });
     rmSync(dir, { recursive: true, force: true });
     return r;
