@@ -23,6 +23,7 @@ import { AuthError, RefreshWithheldError, UsageError } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { watchRequest } from '../io/waiting.js';
 import { userAgent } from '../shared/version.js';
+import { setMaxListeners } from 'node:events';
 
 /** What the process (main.ts) or a test (runCli) provides. */
 export interface Runtime {
@@ -103,6 +104,9 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   const dir = configDir(env);
   const stderr = runtime.stderr;
   const io = ioOf(runtime, decideColor(env, runtime.stdout, globals.color));
+  // Each request in flight listens to the command's signal (its transport and its waiting line),
+  // and a command may have many in flight (translate --lines): not a leak, so no warning for it.
+  setMaxListeners(0, runtime.signal);
   const base: BaseContext = {
     env,
     io,
