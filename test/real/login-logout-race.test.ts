@@ -32,7 +32,9 @@ describe.skipIf(problem !== null)('login racing logout with the real keychain', 
     await emu?.close();
   });
 
-  it('ends consistent in each of 100 rounds', async () => {
+  // 100 rounds (issue 52); scripts/test-all.mjs asks for fewer on the Nodes between the oldest and the newest.
+  const rounds = Number(process.env.SVC_RACE_ROUNDS ?? 100);
+  it(`ends consistent in each of ${rounds} rounds`, async () => {
     const setup: RaceSetup = {
       emulator: () => emu.emulator,
       reset: () => emu.reset(),
@@ -41,6 +43,6 @@ describe.skipIf(problem !== null)('login racing logout with the real keychain', 
       store: () => ({ keychain: osKeychain(process.env) }),
       secretStored: async () => spawnSync('secret-tool', ['lookup', 'service', 'svc', 'username', account], { encoding: 'utf8' }).stdout.trim() !== '',
     };
-    expect(await staggeredRounds(setup, 100)).toEqual([]);
+    expect(await staggeredRounds(setup, rounds)).toEqual([]);
   }, 600_000);
 });
