@@ -3,7 +3,7 @@
 // machine's (so an installed package's Depends are met as they are here), and dpkg installing
 // into that folder (--root). The machine's own apt and dpkg are not touched.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export interface AptMachine {
@@ -55,7 +55,13 @@ export function aptMachine(parent: string, { sandboxed = false, keyrings = true 
     if (sandboxed) for (let path = sub; path !== '.'; path = dirname(path)) chmodSync(join(dir, path), 0o755);
   }
   if (sandboxed) chmodSync(dir, 0o755);
-  copyFileSync('/var/lib/dpkg/status', join(dir, 'var/lib/dpkg/status'));
+  // The machine's packages but svc: an svc the admin installed here must not make the root's
+  // apt answer "already the newest version" and install nothing.
+  const status = readFileSync('/var/lib/dpkg/status', 'utf8')
+    .split(/\n\n+/)
+    .filter((stanza) => !/^Package: svc$/m.test(stanza))
+    .join('\n\n');
+  writeFileSync(join(dir, 'var/lib/dpkg/status'), status);
   writeFileSync(join(dir, 'var/lib/dpkg/available'), '');
   const conf = join(dir, 'apt.conf');
   writeFileSync(
