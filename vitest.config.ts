@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { testCaFile } from './test/helpers/test-ca.js';
 
@@ -12,6 +13,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // The files mostly wait on the processes and servers they start, so one worker more than
+    // the cores keeps them busy (vitest's default is one fewer: a single worker on two cores).
+    maxWorkers: availableParallelism() + 1,
     globalSetup: ['test/helpers/build.ts'],
   },
 });

@@ -1,4 +1,4 @@
-// `npm run test:all` (the matrix, .ci/run; `npm test` is the inner loop, scripts/test.mjs): build, type-check, then the suites on every tested Node (scripts/nodes.mjs):
+// `npm run test:all` (the matrix, .ci/run; `npm test` is the inner loop, scripts/test.mjs): build, type-check and lint, then the suites on every tested Node (scripts/nodes.mjs):
 // all of them on the oldest (the machine's own, 20) and the newest; on the versions between,
 // the suites that exercise the process itself (spawned binary, parallel processes, and
 // test/real/: keychain, terminal, browser, package, shells). Each Node runs vitest itself
@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { testedNodes } from './nodes.mjs';
 import { answerHelp } from './help.mjs';
+import { CHECKS, reportChecks, startChecks } from './test.mjs';
 
 answerHelp(import.meta.url);
 
@@ -53,9 +54,10 @@ const sum = (list) =>
 
 const extra = process.argv.slice(2);
 let status = step('build', 'node', ['scripts/build.mjs']);
-if (status === 0) status = step('type-check', 'npx', ['tsc', '--noEmit']);
-// docs/design.md's rules (layers, no cycles, no `as never`, no heavy static import) and the format.
-if (status === 0) status = step('lint', 'npm', ['run', '--silent', 'lint']);
+if (status !== 0) process.exit(status);
+// The type-check, docs/design.md's rules (layers, no cycles, no `as never`, no heavy static import) and the format, side by side.
+process.stderr.write(`\n== ${CHECKS.map(([label]) => label).join(', ')}\n`);
+status = reportChecks(await startChecks());
 if (status !== 0) process.exit(status);
 // (Built: the suites' global setup does not build again.)
 process.env.SVC_BUILT = '1';
