@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTestEmulator } from '../helpers/emulator.js';
 import { runCli, type RunCliScreen } from '../helpers/cli.js';
-import { profileDir, type RaceSetup } from '../helpers/login-race.js';
+import { gateAt, profileDir, type RaceSetup } from '../helpers/login-race.js';
 import { envFor, scriptedBrowser } from './support.js';
 import { FileSecretStore } from '../../src/credentials/store.js';
 import type { TransactionStep, TransactionSteps } from '../../src/credentials/transaction.js';
@@ -58,22 +58,6 @@ async function agreement(configDir: string): Promise<{ named: string[]; stored: 
 }
 
 const STEPS: TransactionStep[] = ['waiting', 'locked', 'signed-in', 'secret-written', 'secret-deleted', 'config-written', 'unlocking'];
-
-/** A gate at one step: `reached` resolves when the command gets there; it waits there until open(). */
-function gateAt(step: TransactionStep) {
-  let reach!: () => void;
-  let open!: () => void;
-  const reached = new Promise<void>((resolve) => (reach = resolve));
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  let passed = false;
-  const steps: TransactionSteps = async (at) => {
-    if (at !== step || passed) return;
-    passed = true;
-    reach();
-    await opened;
-  };
-  return { steps, reached, open };
-}
 
 const cases = (['login', 'keys add'] as const).flatMap((other) =>
   ([other, 'remove'] as const).flatMap((first) =>
