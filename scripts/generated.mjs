@@ -1,8 +1,8 @@
 // What the files made from the command declarations share (the build's dist/manifest.json,
 // scripts/gen-man.mjs, scripts/gen-completions.mjs): the manifest, made from the sources, and
 // writing (or, with --check, checking) the files they make.
-import { build } from 'esbuild';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { build, transform } from 'esbuild';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { answerHelp } from './help.mjs';
@@ -12,13 +12,15 @@ answerHelp(import.meta.url);
 export const root = new URL('..', import.meta.url).pathname;
 const commandsDir = join(root, 'src/commands');
 
-/** The modules under src/commands/ that declare a command, by path without extension (as src/commands/declared.ts finds them). */
-function commandModulePaths() {
-  return readdirSync(commandsDir, { recursive: true })
-    .map(String)
-    .filter((file) => file.endsWith('.ts') && /^export const command\b/m.test(readFileSync(join(commandsDir, file), 'utf8')))
-    .map((file) => file.replace(/\\/g, '/').replace(/\.ts$/, ''))
-    .sort();
+/**
+ * The modules under src/commands/ that declare a command: src/commands/command-files.ts, the one
+ * rule, made JavaScript by esbuild (this script runs before anything is built).
+ */
+async function commandModulePaths() {
+  const source = readFileSync(join(commandsDir, 'command-files.ts'), 'utf8');
+  const { code } = await transform(source, { loader: 'ts', format: 'esm' });
+  const rule = await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+  return rule.commandModulePaths(commandsDir);
 }
 
 /**
@@ -26,7 +28,7 @@ function commandModulePaths() {
  * what `contents` exports (TypeScript, paths from the repository's root), bundled and imported.
  */
 export async function declaredManifest(contents = '') {
-  const paths = commandModulePaths();
+  const paths = await commandModulePaths();
   const entry = [
     "import { ROOT } from './src/commands/index.ts';",
     "import { manifestOf } from './src/commands/manifest.ts';",

@@ -1,7 +1,8 @@
 // Every status of docs/contract.md "Errors" becomes a message naming the cause and the next
 // step, with docs/design.md's exit code. The message names profile, organization and mode,
 // so it is never unclear which account a failure concerns (stripe-cli#1135).
-import { ApiError, EXIT } from '../errors.js';
+import { ApiError } from '../errors.js';
+import { exitOf } from '../error-codes.js';
 import type { ApiCredential } from './credential.js';
 import { ENDPOINTS, endpointFor } from '../contract/endpoints.js';
 import { redactText } from '../io/redact.js';
@@ -122,36 +123,6 @@ function notFoundHint(subject: ErrorSubject): string | undefined {
   return c && ENDPOINTS[endpoint].path.includes('{')
     ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)`
     : undefined;
-}
-
-/**
- * What each status of the service means to svc, decided here once: the stable code scripts read
- * (src/cli/error-report.ts) and the exit code (docs/design.md "Output and errors"). Any other
- * status is a plain failure.
- */
-const STATUS_MEANING = {
-  400: { code: 'bad_request', exit: EXIT.failure },
-  401: { code: 'not_authenticated', exit: EXIT.unauthenticated },
-  402: { code: 'balance_empty', exit: EXIT.paymentRequired },
-  403: { code: 'scope_missing', exit: EXIT.forbidden },
-  404: { code: 'not_found', exit: EXIT.notFound },
-  409: { code: 'conflict', exit: EXIT.conflict },
-  422: { code: 'invalid_input', exit: EXIT.usage },
-  429: { code: 'rate_limited', exit: EXIT.rateLimited },
-  502: { code: 'upstream_failed', exit: EXIT.upstream },
-  503: { code: 'upstream_failed', exit: EXIT.upstream },
-  504: { code: 'upstream_failed', exit: EXIT.upstream },
-} as const;
-export type StatusCode = (typeof STATUS_MEANING)[keyof typeof STATUS_MEANING]['code'];
-
-/** The stable code of a status the service answered, when it has one of its own. */
-export function statusCode(status: number): StatusCode | undefined {
-  return Object.hasOwn(STATUS_MEANING, status) ? STATUS_MEANING[status as keyof typeof STATUS_MEANING].code : undefined;
-}
-
-/** The exit code of a status the service answered: the one table (a revoke's failure, say, is mapped by it too). */
-export function exitOf(status: number): number {
-  return Object.hasOwn(STATUS_MEANING, status) ? STATUS_MEANING[status as keyof typeof STATUS_MEANING].exit : EXIT.failure;
 }
 
 /** What to do about a credential the service refused (401). */

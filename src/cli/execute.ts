@@ -3,6 +3,7 @@
 // (exit 2, or one JSON object with --json) in commander's words, with the command's --help to
 // read; a value a declaration refuses is the UsageError its rule raised. Used by main.ts (the
 // process) and runCli (tests).
+import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { globalOptions } from '../shared/globals.js';
 import type { Commands } from './commands.js';
@@ -25,6 +26,13 @@ function isCommanderError(error: unknown): error is CommanderErrorLike {
     typeof (error as { code?: unknown }).code === 'string' &&
     (error as { code: string }).code.startsWith('commander.')
   );
+}
+
+/** The deepest command of `program` on `path` (command words): the one that refused the line. */
+function commandAt(program: Command, path: readonly string[]): Command {
+  let command = program;
+  for (const word of path) command = command.commands.find((child) => child.name() === word) ?? command;
+  return command;
 }
 
 export async function execute(originalArgv: readonly string[], runtime: Runtime, version: string, commands: Commands, runF?: RunF): Promise<number> {
@@ -64,7 +72,8 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
         return 0;
       }
       const { usageFromCommander } = await import('./usage-words.js');
-      return printError(runtime, usageFromCommander(error, manifest, commandPath(manifest, argv)), debug, json);
+      const path = commandPath(manifest, argv);
+      return printError(runtime, usageFromCommander(error, { operands: commandAt(program, path).args }, manifest, path), debug, json);
     }
     return printError(runtime, error, debug, json);
   }

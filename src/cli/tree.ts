@@ -12,7 +12,19 @@ import { exampleLines } from './example-lines.js';
 import { readValue } from '../validate/kinds.js';
 import type { Invocation } from './run.js';
 import { UsageError } from '../errors.js';
-import { flagTerm, kebab, isHidden, nameOf, type ArgSpec, type FlagSpecs, type Group, type Leaf, type Node, type RootSpec } from '../commands/define.js';
+import {
+  flagTerm,
+  kebab,
+  isHidden,
+  nameOf,
+  readRepeated,
+  type ArgSpec,
+  type FlagSpecs,
+  type Group,
+  type Leaf,
+  type Node,
+  type RootSpec,
+} from '../commands/define.js';
 
 export interface ProgramOptions {
   version: string;
@@ -186,7 +198,7 @@ function addFlags(cmd: Command, flags: FlagSpecs | undefined): void {
     if (spec.choices) option.choices(spec.choices);
     if (spec.value) {
       const read = (word: string) => readValue(spec, word, term);
-      option.argParser<unknown>(spec.repeatable ? (word, previous) => [...((previous as unknown[] | undefined) ?? []), read(word)] : read);
+      option.argParser<unknown>(spec.repeatable ? (word, sofar) => readRepeated(word, read, sofar) : read);
     }
     // Help shows the default as declared (`5m`); the command gets it read, as a given value is.
     if (spec.default !== undefined) option.default(readValue(spec, spec.default, term), spec.default);
@@ -213,7 +225,7 @@ function addArgs(cmd: Command, args: readonly ArgSpec[] | undefined): void {
     if (spec.choices) argument.choices(spec.choices);
     if (spec.choices || spec.kind) {
       const read = (word: string) => readValue(spec, word, spec.name.toUpperCase());
-      argument.argParser<unknown>(spec.variadic ? (word, previous) => [...((previous as unknown[] | undefined) ?? []), read(word)] : read);
+      argument.argParser<unknown>(spec.variadic ? (word, sofar) => readRepeated(word, read, sofar) : read);
     }
     cmd.addArgument(argument);
   }

@@ -11,6 +11,19 @@ export interface CommanderRefusal {
   message: string;
 }
 
+/**
+ * What commander had read of the line when it refused it: the refusing command's words that
+ * are no flag it knows (commander's `args`), so nothing is read back out of its English.
+ */
+export interface RefusedLine {
+  operands: readonly string[];
+}
+
+/** The flag commander did not know: the first word of the rest that is a flag (not a negative number). */
+function unknownFlag(operands: readonly string[]): string | undefined {
+  return operands.find((word) => word.startsWith('-') && word !== '-' && Number.isNaN(Number(word)));
+}
+
 /** The node at the end of `path` (command words), if any. */
 function nodeAt(root: RootSpec, path: readonly string[]): Node | undefined {
   let children: readonly Node[] = root.commands;
@@ -37,37 +50,37 @@ function leavesNamed(root: RootSpec, word: string): string[] {
   return found;
 }
 
-function tooManyArguments(root: RootSpec, path: readonly string[], command: string, message: string): UsageError {
+function tooManyArguments(root: RootSpec, path: readonly string[], command: string, got: number): UsageError {
   const node = nodeAt(root, path);
   const args = node?.kind === 'leaf' ? (node.decl.args ?? []) : [];
-  const got = /but got (\d+)/.exec(message)?.[1];
   const takes =
     args.length === 0
       ? 'takes no arguments'
       : `takes ${args.length === 1 ? 'one argument' : `${args.length} arguments`} (${args.map((a) => `<${a.name}>`).join(' ')})`;
   return new UsageError(
-    `too many arguments: ${command} ${takes}${got ? `, not ${got}` : ''}`,
+    `too many arguments: ${command} ${takes}, not ${got}`,
     `${args.length ? 'quote a value that holds spaces; ' : ''}run \`${command} --help\` for its arguments and flags`,
   );
 }
 
 /** Commander's refusal of a line under `path` (its command words) as svc's usage error. */
-export function usageFromCommander(error: CommanderRefusal, root: RootSpec, path: readonly string[]): UsageError {
+export function usageFromCommander(error: CommanderRefusal, line: RefusedLine, root: RootSpec, path: readonly string[]): UsageError {
   const command = ['svc', ...path].join(' ');
   let words = error.message
     .replace(/^error: /, '')
     .replace(/\s*\n\s*/g, ' ')
     .trim();
   const help = `run \`${command} --help\` for its arguments and flags`;
-  if (error.code === 'commander.excessArguments') return tooManyArguments(root, path, command, words);
+  if (error.code === 'commander.excessArguments') return tooManyArguments(root, path, command, line.operands.length);
   if (error.code === 'commander.unknownCommand') {
-    const unknown = /unknown command '([^']*)'/.exec(words)?.[1];
-    const elsewhere = unknown ? leavesNamed(root, unknown).filter((line) => line !== `${command} ${unknown}`) : [];
+    const unknown = line.operands[0];
+    const elsewhere = unknown ? leavesNamed(root, unknown).filter((found) => found !== `${command} ${unknown}`) : [];
     if (elsewhere.length) return new UsageError(`${command} has no command '${unknown}'`, `did you mean \`${elsewhere.join('` or `')}\`?`);
   }
   if (error.code === 'commander.unknownOption') {
     // A typo keeps its first letter: a suggestion that does not is another flag altogether.
-    const typed = /unknown option '-*([^']*)'/.exec(words)?.[1];
+    // (The suggestion is commander's alone, said only in its words: the one thing read from them.)
+    const typed = unknownFlag(line.operands)?.replace(/^-+/, '');
     const suggested = /\(Did you mean -*([^?]*)\?\)/.exec(words)?.[1];
     if (typed && suggested && typed[0] !== suggested[0]) words = words.replace(/\s*\(Did you mean [^)]*\)/, '');
   }

@@ -1,28 +1,19 @@
 // The commands as the sources declare them, for a command line run from the sources (tests):
 // the manifest made in memory as the build makes it, each module found by its declaration.
 // The bundle never holds this module (src/cli/commands.ts reads the build's manifest there).
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { commandModulePaths } from './command-files.js';
 import type { LoadedCommand } from './define.js';
 import { ROOT } from './index.js';
 import { manifestOf, type Manifest } from './manifest.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-/** The modules under src/commands/ that declare a command, by their path without extension. */
-export function commandModulePaths(): string[] {
-  return readdirSync(here, { recursive: true })
-    .map(String)
-    .filter((file) => file.endsWith('.ts') && /^export const command\b/m.test(readFileSync(`${here}${file}`, 'utf8')))
-    .map((file) => file.replace(/\\/g, '/').replace(/\.ts$/, ''))
-    .sort();
-}
-
 /** A module by its path under src/commands/ (a file URL: the path is not one the bundler can see). */
 const importModule = (path: string): Promise<unknown> => import(pathToFileURL(`${here}${path}.ts`).href);
 
 /** Read once: the files do not change under a run. */
-const paths = commandModulePaths();
+const paths = commandModulePaths(here);
 
 export async function declaredCommands(): Promise<{ manifest: Manifest; load(module: string): Promise<LoadedCommand> }> {
   const modules = Object.fromEntries(await Promise.all(paths.map(async (path) => [path, (await importModule(path)) as { command?: unknown }] as const)));

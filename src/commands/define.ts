@@ -288,6 +288,16 @@ export function repeated(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map(String);
 }
 
+/**
+ * A repeatable flag's (or variadic argument's) values as one list, each read: the one rule for
+ * both ways in. Commander's argParser hands one word and the list so far; svc mcp's input a
+ * list or one value.
+ */
+export function readRepeated<T>(given: unknown, read: (word: string) => T, sofar?: unknown): T[] {
+  // Not a list so far: nothing given yet (a declared default is replaced by the first value given).
+  return [...(Array.isArray(sofar) ? (sofar as T[]) : []), ...repeated(given).map(read)];
+}
+
 /** `areaCode` → `area-code`. */
 export function kebab(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);

@@ -15,7 +15,7 @@ import { note, printJson, warn } from '../io/output.js';
 import { fetchOf, clientOf, parseStored, storageOf, type StoredOAuth } from '../auth/stored.js';
 import { withCredentialTransaction, type ProfileTransaction } from '../credentials/transaction.js';
 import { OAuthStepError } from '../auth/http.js';
-import { exitOf } from '../api/errors.js';
+import { exitOf } from '../error-codes.js';
 import { revokeToken } from '../auth/tokens.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';

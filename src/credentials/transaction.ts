@@ -1,6 +1,6 @@
 // A profile's credential transaction: the profile's lock, its secrets and its config.json
-// entry, changed as one unit. Login, logout, keys add/remove and an OAuth refresh each run as
-// one: what one reads stays true until it has written, so a logout meeting a login in flight
+// entry, changed as one unit. Login, logout, keys add/remove, profiles remove and an OAuth
+// refresh each run as one: what one reads stays true until it has written, so a logout meeting a login in flight
 // waits for it (and then revokes and deletes what it stored), and neither ever leaves
 // config.json naming a sign-in whose secret is gone, or a secret config.json does not name.
 import type { ConfigData, ConfigStore, SecretStorage } from '../config/config.js';

@@ -11,7 +11,7 @@ import { useTestEmulator } from '../helpers/emulator.js';
 import { FileSecretStore } from '../../src/credentials/store.js';
 import type { TransactionStep, TransactionSteps } from '../../src/credentials/transaction.js';
 import type { RunCliScreen } from '../helpers/cli.js';
-import { consistent, outcome, profileDir, runSide, staggeredRounds, type RaceSetup, type Side } from '../helpers/login-race.js';
+import { consistent, gateAt, outcome, profileDir, runSide, staggeredRounds, type RaceSetup, type Side } from '../helpers/login-race.js';
 
 const emu = useTestEmulator({ resetEach: true });
 
@@ -28,22 +28,6 @@ const STEPS: Record<Side, TransactionStep[]> = {
   login: ['waiting', 'locked', 'signed-in', 'secret-written', 'config-written', 'unlocking'],
   logout: ['waiting', 'locked', 'revoked', 'secret-deleted', 'config-written', 'unlocking'],
 };
-
-/** A gate at one step: `reached` resolves when the command gets there; it waits there until open(). */
-function gateAt(step: TransactionStep) {
-  let reach!: () => void;
-  let open!: () => void;
-  const reached = new Promise<void>((resolve) => (reach = resolve));
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  let passed = false;
-  const steps: TransactionSteps = async (at) => {
-    if (at !== step || passed) return;
-    passed = true;
-    reach();
-    await opened;
-  };
-  return { steps, reached, open };
-}
 
 /** A hook that resolves `reached` when the command gets to `step`, without stopping it. */
 function watchFor(step: TransactionStep) {

@@ -2,22 +2,13 @@
 // profile's key of the same mode, `svc keys remove`, `svc profiles remove`. At a terminal
 // they ask (--yes answers); without one, keys add refuses unless --replace, the removals unless
 // --yes (issue 44, as gh).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { testEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import type { Prompter } from '../../src/io/interactive.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await testEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(async () => {
-  await emu.reset();
-});
+const emulator = useTestEmulator({ resetEach: true });
 
 /** A person at the terminal who types `key` at the hidden prompt and answers `answer` to any question, noting it. */
 function person(answer: boolean, key = '') {
@@ -35,10 +26,10 @@ function person(answer: boolean, key = '') {
 async function profileWithTestKey() {
   const configDir = tempConfigDir();
   const secrets = new MemorySecretStore();
-  const first = await runCli(['keys', 'add', '--base-url', emu.url], { configDir, secrets, stdin: emu.seed.keys.test });
+  const first = await runCli(['keys', 'add', '--base-url', emulator().url], { configDir, secrets, stdin: emulator().seed.keys.test });
   expect(first.exitCode, first.stderr).toBe(0);
-  const { key: second } = await emu.makeKey('test');
-  return { configDir, secrets, old: emu.seed.keys.test, second };
+  const { key: second } = await emulator().makeKey('test');
+  return { configDir, secrets, old: emulator().seed.keys.test, second };
 }
 
 describe('svc keys add over the profile key of the same mode', () => {

@@ -41,6 +41,9 @@ describe("usage errors in svc's words", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('error: too many arguments: svc calls get takes one argument (<id>), not 2');
     expect(r.stderr).not.toContain('Expected 1 argument');
+    // Counted from what commander read, not its words: a flag's value is no argument, a negative number is.
+    const counted = await svc(['calls', 'get', 'call_a', '--json', 'call_b', '-5']);
+    expect(counted.stderr).toContain('"message":"too many arguments: svc calls get takes one argument (<id>), not 3"');
   });
 
   it('a malformed id is refused with an example shaped like a real id', async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
-import { ERROR_CODES } from '../../src/cli/error-report.js';
+import { ERROR_CODES } from '../../src/error-codes.js';
 import { clockCheck, nodeCheck, proxyCheck } from '../../src/commands/doctor/doctor.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 import { clockTime, scopeList } from '../../src/io/output.js';
@@ -64,10 +64,14 @@ describe('--json errors', () => {
     expect(errorOf(none.stderr)).toMatchObject({ code: 'not_authenticated', status: null, exit_code: 3 });
   });
 
-  it('every code is documented in the README', async () => {
+  it("every code is documented in the README's row of its exit code, with the statuses that mean it", async () => {
     const { readFileSync } = await import('node:fs');
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const code of Object.keys(ERROR_CODES)) expect(readme).toContain(`\`${code}\``);
+    for (const [code, { exit, statuses }] of Object.entries(ERROR_CODES)) {
+      const row = readme.split('\n').find((line) => line.startsWith(`| ${exit} `));
+      expect(row, `exit ${exit}`).toContain(`\`${code}\``);
+      for (const status of statuses) expect(row, `${code}'s ${status}`).toContain(String(status));
+    }
   });
 });
 

@@ -2,14 +2,10 @@
 // first when it starts, then one at each minute boundary after its created_at, on the emulator's
 // clock (moved here by POST /_emulator/clock); a dialled phone the same way; a call whose next
 // minute the balance cannot cover is ended at that boundary with ended_reason "balance_exhausted".
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestEmulator } from '../helpers/emulator.js';
 
-const emulator = useTestEmulator();
-
-beforeEach(async () => {
-  await emulator().reset();
-});
+const emulator = useTestEmulator({ resetEach: true });
 
 async function api(method: string, path: string, mode: 'live' | 'test' = 'live', body?: unknown): Promise<any> {
   const answer = await fetch(`${emulator().url}${path}`, {

@@ -10,25 +10,19 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
+import { afterAll, expect, it } from 'vitest';
+import { useTestEmulator } from '../helpers/emulator.js';
 import { svcBin as launcher } from '../helpers/spawn.js';
 
-let emu: RunningEmulator;
+const emulator = useTestEmulator({ resetEach: true, startTimeoutMs: 120_000 });
 const children: ChildProcess[] = [];
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-}, 120_000);
-
-afterAll(async () => {
+afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await emu?.close();
 });
 
 /** The emulator's control plane (test/helpers/emulator.ts). */
-const plane = () => controlPlane(emu);
+const plane = () => emulator().plane;
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -40,7 +34,6 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 }
 
 it('a tail killed with SIGKILL and restarted with --checkpoint misses nothing and repeats at most the event in flight', async () => {
-  await plane().reset();
   // The receiver: each delivery answered after a short pause, so that a kill lands mid-stream.
   const deliveries: Array<{ id: string; bodyId: string }> = [];
   const server = createServer((req, res) => {
@@ -62,8 +55,8 @@ it('a tail killed with SIGKILL and restarted with --checkpoint misses nothing an
     HOME: dir,
     SVC_CONFIG_DIR: dir,
     SVC_CREDENTIAL_STORE: 'file',
-    SVC_API_KEY: emu.seed.keys.test,
-    SVC_BASE_URL: emu.url,
+    SVC_API_KEY: emulator().seed.keys.test,
+    SVC_BASE_URL: emulator().url,
     SVC_FORWARD_SECRET: 'a-forwarding-secret-for-the-test',
   };
   const startTail = () => {
@@ -77,7 +70,7 @@ it('a tail killed with SIGKILL and restarted with --checkpoint misses nothing an
     return { child, stderr: () => stderr };
   };
   const openStreams = async () => (await plane().stats()).open_streams;
-  const publish = (count: number) => plane().publishEvents({ org_id: emu.seed.org_id, mode: 'test', type: 'call.started', count });
+  const publish = (count: number) => plane().publishEvents({ org_id: emulator().seed.org_id, mode: 'test', type: 'call.started', count });
 
   const first = startTail();
   await until(async () => (await openStreams()) >= 1, 'the first tail connected');
@@ -101,7 +94,9 @@ it('a tail killed with SIGKILL and restarted with --checkpoint misses nothing an
   let cursor: string | null = null;
   do {
     const page = (await (
-      await fetch(`${emu.url}/v1/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${emu.seed.keys.test}` } })
+      await fetch(`${emulator().url}/v1/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+        headers: { authorization: `Bearer ${emulator().seed.keys.test}` },
+      })
     ).json()) as { data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null };
     published.push(...page.data.map((e) => e.id));
     cursor = page.has_more ? page.next_cursor : null;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { useTestEmulator } from '../helpers/emulator.js';
 
-const emu = useTestEmulator();
+const emu = useTestEmulator({ resetEach: true });
 const env = () => ({ SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url });
 
 /** A checkpoint file (as the tail writes it) that resumes after `id`. */
@@ -22,7 +22,6 @@ function checkpointAt(id: string): string {
 
 describe('events tail --since an id the service does not have (issue 44: a typo replayed the history)', () => {
   it('is "unknown": exit 5, nothing replayed, printed or forwarded; --since start is how to ask for every retained event', async () => {
-    await emu().reset();
     const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 3 });
     const deliveries: string[] = [];
     const handler = createServer((req, res) => {
@@ -55,7 +54,6 @@ describe('events tail --since an id the service does not have (issue 44: a typo 
   });
 
   it('a known one is not "unknown" later: a reconnect whose gap names it (it left retention meanwhile) is the warning, and the tail goes on', async () => {
-    await emu().reset();
     const plane = emu().plane;
     const publish = (type: string, count: number) => plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type, count });
     const since = (await publish('call.started', 1)).first_id;
@@ -89,7 +87,6 @@ describe('events tail --since an id the service does not have (issue 44: a typo 
 
 describe('events tail resuming from a checkpoint the service no longer retains', () => {
   it('warns that later events may be missing, names the id, and prints the retained events', async () => {
-    await emu().reset();
     const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 3 });
     const run = await runCli(['events', 'tail', '--checkpoint', checkpointAt('evt_forgottenlongago'), '--max-events', '3', '--json'], { env: env() });
     expect(run.exitCode, run.stderr).toBe(0);
@@ -103,7 +100,6 @@ describe('events tail resuming from a checkpoint the service no longer retains',
   });
 
   it('--fail-on-gap exits 1 instead, before printing anything', async () => {
-    await emu().reset();
     await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 2 });
     const run = await runCli(['events', 'tail', '--checkpoint', checkpointAt('evt_forgottenlongago'), '--fail-on-gap', '--json'], { env: env() });
     expect(run.exitCode).toBe(1);
@@ -117,7 +113,6 @@ describe('events tail resuming just past retention (a burst the tail fell behind
   const after = (id: string, offset: number) => `evt_${(parseInt(id.slice(4), 36) + offset).toString(36).padStart(10, '0')}`;
 
   it('resuming after the newest event no longer retained reports no gap: nothing is missing', async () => {
-    await emu().reset();
     // 10,001 events: the first is no longer retained, the second is the oldest retained.
     const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 10_001 });
     const run = await runCli(['events', 'tail', '--since', published.first_id, '--max-events', '1', '--json'], { env: env() });
@@ -127,7 +122,6 @@ describe('events tail resuming just past retention (a burst the tail fell behind
   });
 
   it('one event older than that is really missing: the gap is reported (a checkpoint; a --since would stop, unknown)', async () => {
-    await emu().reset();
     const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 10_002 });
     const run = await runCli(['events', 'tail', '--checkpoint', checkpointAt(published.first_id), '--max-events', '1', '--json'], { env: env() });
     expect(run.exitCode, run.stderr).toBe(0);
@@ -136,7 +130,6 @@ describe('events tail resuming just past retention (a burst the tail fell behind
   });
 
   it('and right after a batch trim (11,001 published: 1,001 trimmed at once) the newest trimmed event is still known', async () => {
-    await emu().reset();
     const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 11_001 });
     const newestDropped = after(published.first_id, 1_000);
     const run = await runCli(['events', 'tail', '--since', newestDropped, '--max-events', '1', '--json'], { env: env() });

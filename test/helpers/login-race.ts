@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import type { TransactionSteps } from '../../src/credentials/transaction.js';
+import type { TransactionStep, TransactionSteps } from '../../src/credentials/transaction.js';
 import { runCli, tempConfigDir, type RunCliOptions, type RunCliScreen } from './cli.js';
 import { controlPlane } from './emulator.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
@@ -92,4 +92,20 @@ export async function staggeredRounds(setup: RaceSetup, rounds: number): Promise
     await setup.reset();
   }
   return inconsistent;
+}
+
+/** A gate at one step: `reached` resolves when the command gets there; it waits there until open(). */
+export function gateAt(step: TransactionStep) {
+  let reach!: () => void;
+  let open!: () => void;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  let passed = false;
+  const steps: TransactionSteps = async (at) => {
+    if (at !== step || passed) return;
+    passed = true;
+    reach();
+    await opened;
+  };
+  return { steps, reached, open };
 }

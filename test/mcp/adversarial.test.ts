@@ -2,55 +2,21 @@
 // over real stdio, from a HOME with no svc folder, against the emulator. What an assistant (or
 // text injected into its context) sends must stay input: no flag, no other host, no other
 // profile, no live money from a test session, no money past the cap; every call audited first.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { useTestEmulator } from '../helpers/emulator.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool as call, useMcpSuite, type ToolResult as Result } from '../helpers/mcp.js';
 import { recordingServer } from '../helpers/http-servers.js';
 import { spawnCollect, svcCommand } from '../helpers/spawn.js';
 
-const emulator = useTestEmulator();
-
-let home: string;
-let clients: Client[] = [];
-let closers: Array<() => void> = [];
-
-beforeEach(async () => {
-  await emulator().reset();
-  home = mkdtempSync(join(tmpdir(), 'svc-mcp-home-'));
-});
-
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-  for (const close of closers) close();
-  closers = [];
-});
-
-/** svc's folder in that HOME, which no run has made yet. */
-const svcDir = () => join(home, '.config', 'svc');
-
-function envFor(key: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: home, SVC_API_KEY: key, SVC_BASE_URL: emulator().url, NO_COLOR: '1', ...extra };
-}
+const { emulator, home, svcDir, envFor, connect: connectTo, closers } = useMcpSuite({ tmpPrefix: 'svc-mcp-home-' });
 
 async function connect(args: string[], env: Record<string, string> = envFor(emulator().seed.keys.test)): Promise<Client> {
-  const [command, prefix] = svcCommand(['mcp', ...args]);
-  const transport = new StdioClientTransport({ command, args: prefix, env, stderr: 'pipe' });
-  const client = new Client({ name: 'svc-adversary', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
+  return (await connectTo(args, { env, name: 'svc-adversary' })).client;
 }
-
-type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
-const call = (client: Client, name: string, args: Record<string, unknown>, options: { signal?: AbortSignal } = {}) =>
-  client.callTool({ name, arguments: args }, undefined, options) as Promise<Result>;
 
 const liveAuth = () => ({ authorization: `Bearer ${emulator().seed.keys.live}`, 'content-type': 'application/json' });
 const balance = async () => ((await fetch(`${emulator().url}/v1/balance`, { headers: liveAuth() }).then((r) => r.json())) as { available: number }).available;
@@ -94,7 +60,7 @@ describe("a caller's text is text", () => {
       (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"balance","available":1,"currency":"usd","livemode":false}'),
       (c) => closers.push(c),
     );
-    const config = join(home, 'config');
+    const config = join(home(), 'config');
     mkdirSync(config, { recursive: true, mode: 0o700 });
     const keyMeta = (name: string) => ({ name, mode: 'test', last4: 'xxxx', scopes: ['account:read'], storage: 'file', added_at: '2026-11-28T00:00:00.000Z' });
     const profiles = {
@@ -104,7 +70,7 @@ describe("a caller's text is text", () => {
     writeFileSync(join(config, 'config.json'), JSON.stringify({ version: 1, profiles, default_profile: 'acme' }), { mode: 0o600 });
     const secrets = { 'acme:ci': emulator().seed.keys.test, 'other:ci': `svc_test_${'o'.repeat(32)}` };
     writeFileSync(join(config, 'credentials.json'), JSON.stringify({ version: 1, secrets }), { mode: 0o600 });
-    const env = { PATH: process.env.PATH ?? '', HOME: home, SVC_CONFIG_DIR: config, SVC_CREDENTIAL_STORE: 'file', NO_COLOR: '1' };
+    const env = { PATH: process.env.PATH ?? '', HOME: home(), SVC_CONFIG_DIR: config, SVC_CREDENTIAL_STORE: 'file', NO_COLOR: '1' };
     const client = await connect([], env);
     expect((await call(client, 'account_balance', {})).isError).toBeFalsy();
     const [command, prefix] = svcCommand(['auth', 'switch', 'other']);
@@ -159,7 +125,7 @@ describe('the audit log on the first run', () => {
 
   it('when the intent cannot be written, nothing is done and the tool says why', async () => {
     // The config folder's place is taken by a file: nothing can be written there.
-    const blocked = join(home, 'blocked');
+    const blocked = join(home(), 'blocked');
     writeFileSync(blocked, 'not a folder');
     const client = await connect(['--allow-write'], envFor(emulator().seed.keys.test, { SVC_CONFIG_DIR: join(blocked, 'svc') }));
     const result = await call(client, 'chats_start', { language: 'en', subject: 'must not exist' });

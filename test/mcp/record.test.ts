@@ -3,62 +3,30 @@
 // real stdio, from a HOME with no svc folder, against the emulator. Refused calls cannot push a
 // call that ran out of the log; --verify sees every kind of cut, and a session never continues a
 // cut log as if whole; the text content is the result's JSON; the approval question names the action.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { useTestEmulator } from '../helpers/emulator.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool as call, useMcpSuite } from '../helpers/mcp.js';
 import { spawnCollect, svcCommand } from '../helpers/spawn.js';
 import { AuditLog, AUDIT_FILE, HEAD_FILE, MAX_REFUSED_BYTES, REFUSED_FILE, verifyAudit } from '../../src/commands/mcp/audit.js';
 import { MAX_PAGE_CHARS } from '../../src/commands/mcp/paging.js';
 
-const emulator = useTestEmulator();
-
-let home: string;
-let clients: Client[] = [];
-let closers: Array<() => void> = [];
-
-beforeEach(async () => {
-  await emulator().reset();
-  home = mkdtempSync(join(tmpdir(), 'svc-mcp-record-'));
-});
-
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-  for (const close of closers) close();
-  closers = [];
-});
-
-const svcDir = () => join(home, '.config', 'svc');
+const { emulator, svcDir, envFor, connect: connectTo, closers } = useMcpSuite({ tmpPrefix: 'svc-mcp-record-' });
 const keys = () => emulator().seed.keys;
 
-function envFor(key: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: home, SVC_API_KEY: key, SVC_BASE_URL: emulator().url, NO_COLOR: '1', ...extra };
-}
-
+/** A session; with `asked`, one whose client answers yes to each question, noting it. */
 async function connect(args: string[], env: Record<string, string> = envFor(keys().test), asked?: string[]): Promise<Client> {
-  const [command, prefix] = svcCommand(['mcp', ...args]);
-  const transport = new StdioClientTransport({ command, args: prefix, env, stderr: 'pipe' });
-  const client = new Client({ name: 'svc-record', version: '1.0.0' }, asked ? { capabilities: { elicitation: { form: {} } } } : {});
-  if (asked)
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.message);
-      return { action: 'accept', content: { approve: true } };
-    });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
+  const approve = (message: string) => {
+    asked?.push(message);
+    return { action: 'accept' as const, content: { approve: true } };
+  };
+  return (await connectTo(args, { env, name: 'svc-record', ...(asked ? { elicit: approve } : {}) })).client;
 }
-
-type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
-const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<Result>;
 
 async function svc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const [command, prefix] = svcCommand(args);

@@ -1,48 +1,19 @@
 // `svc mcp` as assistants run it: the built bin/svc.js spawned by the MCP SDK's own client over
 // real stdio, against the emulator. Every tool is called; the cap, the audit log, bad input and
 // a flood of calls are what a model would do to it.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { useTestEmulator } from '../helpers/emulator.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool as call, useMcpSuite } from '../helpers/mcp.js';
 import { root, spawnCollect, svcCommand } from '../helpers/spawn.js';
 
-const emulator = useTestEmulator();
-
-let configDir: string;
-let clients: Client[] = [];
-
-beforeEach(async () => {
-  await emulator().reset();
-  configDir = mkdtempSync(join(tmpdir(), 'svc-mcp-'));
-});
-
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
-
-function envFor(key: string): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_API_KEY: key, SVC_BASE_URL: emulator().url, NO_COLOR: '1' };
-}
+const { emulator, svcDir: configDir, envFor, connect: connectTo } = useMcpSuite({ tmpPrefix: 'svc-mcp-', configDir: true });
 
 async function connect(args: string[], key = emulator().seed.keys.test): Promise<{ client: Client; stderr: () => string }> {
-  const [command, prefix] = svcCommand(['mcp', ...args]);
-  const transport = new StdioClientTransport({ command, args: prefix, env: envFor(key), stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'svc-test', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return { client, stderr: () => stderr };
+  return connectTo(args, { env: envFor(key) });
 }
-
-type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
-const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<Result>;
 
 async function auditLog(which: 'calls' | 'refused' = 'calls'): Promise<any[]> {
   const [command, args] = svcCommand(['mcp', 'log', '--json', ...(which === 'refused' ? ['--refused'] : [])]);
@@ -300,7 +271,7 @@ describe('the protocol and the log', () => {
     ]);
     expect(JSON.stringify(entries)).not.toContain(secret);
     expect(entries[1].ids).toEqual(['call_nothere123']);
-    expect(statSync(join(configDir, 'mcp-audit.ndjson')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(configDir(), 'mcp-audit.ndjson')).mode & 0o777).toBe(0o600);
     const [command, args] = svcCommand(['mcp', 'log']);
     const table = await spawnCollect(command, args, { env: envFor(emulator().seed.keys.test) });
     expect(table.stdout.split('\n')[0]).toMatch(/\ttranslate\ttest\t\tok\t/);

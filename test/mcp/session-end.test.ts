@@ -4,64 +4,30 @@
 // call waits (stdin ended, 2 s, SIGTERM), SIGTERM, SIGHUP, SIGINT, a stdout whose reader went
 // away, a reader that stops reading: each ends the live calls the session started, within a
 // few seconds, and says so in the audit log. kill -9 cannot: the next session names the calls.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { useTestEmulator } from '../helpers/emulator.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool as call, useMcpSuite, type McpConnection } from '../helpers/mcp.js';
 import { spawnCollect, svcCommand } from '../helpers/spawn.js';
 
-const emulator = useTestEmulator();
-
-let home: string;
-let clients: Client[] = [];
+const { emulator, svcDir, envFor, connect: connectTo } = useMcpSuite({ tmpPrefix: 'svc-mcp-end-' });
 let children: ChildProcess[] = [];
 
-beforeEach(async () => {
-  await emulator().reset();
-  home = mkdtempSync(join(tmpdir(), 'svc-mcp-end-'));
-});
-
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
+afterEach(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   children = [];
 });
 
 const liveKey = () => emulator().seed.keys.live;
-const envFor = (key: string) => ({ PATH: process.env.PATH ?? '', HOME: home, SVC_API_KEY: key, SVC_BASE_URL: emulator().url, NO_COLOR: '1' });
 const LIVE = ['--live', '--allow-write', '--max-spend', '1'];
 
-interface Connected {
-  client: Client;
-  transport: StdioClientTransport;
-  stderr: () => string;
-  /** The log messages svc sent. */
-  logged: string[];
+async function connect(args: string[], key = liveKey()): Promise<McpConnection> {
+  return connectTo(args, { env: envFor(key), name: 'svc-session-end' });
 }
-
-async function connect(args: string[], key = liveKey()): Promise<Connected> {
-  const [command, prefix] = svcCommand(['mcp', ...args]);
-  const transport = new StdioClientTransport({ command, args: prefix, env: envFor(key), stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'svc-session-end', version: '1.0.0' });
-  const logged: string[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void logged.push(String(note.params.data)));
-  await client.connect(transport);
-  clients.push(client);
-  return { client, transport, stderr: () => stderr, logged };
-}
-
-type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
-const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<Result>;
 
 async function startCall(client: Client): Promise<string> {
   const started = await call(client, 'calls_start', { languages: 'en,es' });
@@ -267,7 +233,7 @@ describe('what a killed session left open is read as svc mcp log reads the log',
     expect(await statusOf(ended)).toBe('ended');
     // Two rotations of calls that acted on nothing: both sessions' lines survive only as carried calls.
     const { AuditLog, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
-    const dir = join(home, '.config', 'svc');
+    const dir = svcDir();
     const log = new AuditLog(dir);
     const firstLine = () => readFileSync(join(dir, AUDIT_FILE), 'utf8').slice(0, 300);
     const pad = 'p'.repeat(3000);

@@ -167,6 +167,12 @@ describe('input schemas from typed flags', () => {
     expect(typedInput(list, { limit: 5 }).flags.limit).toBe(5);
     expect(() => typedInput(list, { limit: 0 })).toThrow(/--limit/);
   });
+
+  it('a repeatable flag is a list whether given one value or several, each read as the command line reads it', () => {
+    const events = toolsOf(ROOT, testRead).find((t) => t.name === 'events_list')!;
+    expect(typedInput(events, { type: 'call.ended' }).flags.type).toEqual(['call.ended']);
+    expect(typedInput(events, { type: ['call.ended', 'chat.*'] }).flags.type).toEqual(['call.ended', 'chat.*']);
+  });
 });
 
 describe('the spending cap', () => {

@@ -2,65 +2,35 @@
 // over real stdio against the emulator. Annotations and required inputs of every tool in each
 // kind of session, prices against GET /v1/prices, events_wait's queue (between waits, across a
 // filter change, two waits at once, progress while waiting) and --confirm-over's question.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { useTestEmulator } from '../helpers/emulator.js';
-import { svcCommand } from '../helpers/spawn.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { callTool as call, useMcpSuite, type ToolResult as Result } from '../helpers/mcp.js';
 import { money } from '../../src/contract/money.js';
 
-const emulator = useTestEmulator();
-let configDir: string;
-let clients: Client[] = [];
-
-beforeEach(async () => {
-  await emulator().reset();
-  configDir = mkdtempSync(join(tmpdir(), 'svc-mcp-truth-'));
-});
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+const { emulator, svcDir: configDir, envFor, connect: connectTo } = useMcpSuite({ tmpPrefix: 'svc-mcp-truth-', configDir: true });
 
 /** A fixed answer, or the person's yes or no given when the test says (by the question's text). */
 type Answer = 'yes' | 'no' | 'cancel' | 'fail' | ((message: string) => Promise<boolean>);
 async function connect(args: string[], key: string, opts: { elicit?: Answer; asked?: string[] } = {}): Promise<Client> {
-  const [command, prefix] = svcCommand(['mcp', ...args]);
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: join(configDir, 'home'),
-    SVC_CONFIG_DIR: configDir,
-    SVC_API_KEY: key,
-    SVC_BASE_URL: emulator().url,
-    NO_COLOR: '1',
+  const { elicit } = opts;
+  const answer = async (message: string): Promise<ElicitResult> => {
+    opts.asked?.push(message);
+    if (typeof elicit === 'function') return { action: 'accept', content: { approve: await elicit(message) } };
+    if (elicit === 'fail') throw new Error('the client could not show the question');
+    if (elicit === 'cancel') return { action: 'cancel' };
+    return { action: 'accept', content: { approve: elicit === 'yes' } };
   };
-  const transport = new StdioClientTransport({ command, args: prefix, env, stderr: 'pipe' });
-  const client = new Client({ name: 'svc-truth', version: '1.0.0' }, opts.elicit ? { capabilities: { elicitation: { form: {} } } } : {});
-  if (opts.elicit) {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      opts.asked?.push(request.params.message);
-      if (typeof opts.elicit === 'function') return { action: 'accept', content: { approve: await opts.elicit(request.params.message) } };
-      if (opts.elicit === 'fail') throw new Error('the client could not show the question');
-      if (opts.elicit === 'cancel') return { action: 'cancel' };
-      return { action: 'accept', content: { approve: opts.elicit === 'yes' } };
-    });
-  }
-  await client.connect(transport);
-  clients.push(client);
-  return client;
+  return (await connectTo(args, { env: envFor(key), name: 'svc-truth', ...(elicit ? { elicit: answer } : {}) })).client;
 }
 
-type Result = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
-const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<Result>;
 const keys = () => emulator().seed.keys;
 
 /** The audit log's lines so far (svc mcp log's file). */
 function auditLines(): Array<Record<string, any>> {
-  const path = join(configDir, 'mcp-audit.ndjson');
+  const path = join(configDir(), 'mcp-audit.ndjson');
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8')
     .trim()
@@ -277,19 +247,9 @@ describe('--confirm-over', () => {
 describe('results that page', () => {
   it('10,000 events page whole through events_list: bounded pages, each event once, the text the same JSON', async () => {
     const published = await emulator().plane.publishEvents({ org_id: emulator().seed.org_id, mode: 'test', type: 'call.ended', count: 10_000 });
-    const [command, prefix] = svcCommand(['mcp']);
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: join(configDir, 'home'),
-      SVC_CONFIG_DIR: configDir,
-      SVC_API_KEY: keys().test,
-      SVC_BASE_URL: emulator().url,
-      // The pace of the service's limit (600 a minute) would make this a minute of waiting by design.
-      SVC_MCP_REQUESTS_PER_MINUTE: '100000',
-    };
-    const client = new Client({ name: 'svc-truth', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command, args: prefix, env, stderr: 'pipe' }));
-    clients.push(client);
+    // The pace of the service's limit (600 a minute) would make this a minute of waiting by design.
+    const env = envFor(keys().test, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' });
+    const { client } = await connectTo([], { env, name: 'svc-truth' });
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;

@@ -5,7 +5,7 @@
 // profile, base URL, credential and mode are not properties of any tool.
 import { UsageError } from '../../errors.js';
 import { readValue } from '../../validate/kinds.js';
-import { kebab, type CommandDecl } from '../define.js';
+import { kebab, readRepeated, type CommandDecl } from '../define.js';
 import type { Param } from './tool-spec.js';
 
 /** What the command's parse() receives: positional values in order (variadic ones flattened), flags by their camelCase key. */
@@ -25,7 +25,7 @@ export function typedInput(tool: { params: readonly Param[] }, input: Record<str
     const read = (value: unknown) => readValue(param.spec, String(value), term);
     if (param.from === 'arg') {
       if (!present) continue;
-      args[param.index] = Array.isArray(given) ? given.map(read) : param.spec.variadic ? [read(given)] : read(given);
+      args[param.index] = Array.isArray(given) || param.spec.variadic ? readRepeated(given, read) : read(given);
       continue;
     }
     const { spec, key } = param;
@@ -35,7 +35,7 @@ export function typedInput(tool: { params: readonly Param[] }, input: Record<str
       else if (given === true) flags[key] = true;
       continue;
     }
-    if (present) flags[key] = spec.repeatable ? (Array.isArray(given) ? given : [given]).map(read) : read(given);
+    if (present) flags[key] = spec.repeatable ? readRepeated(given, read) : read(given);
     else if (spec.default !== undefined) flags[key] = readValue(spec, spec.default, term);
   }
   for (const param of tool.params) {
