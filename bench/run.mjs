@@ -4,6 +4,8 @@
 // and events throughput benchmarks, svc mcp (bench/mcp.mjs), the dashboard in Chromium
 // (bench/dashboard.mjs) and the package size.
 //   npm run bench [-- --node PATH ...] [--startup-only] [--write-readme]     BENCH_RUNS=30 runs a case
+// Some start-up rows alone (those whose name has TEXT, with the rows they are measured against):
+//   npm run bench -- --only TEXT [--node PATH ...]      e.g. --only jq: the --jq rows and their --json rows
 // The start-up rows alone, with `--help` at a terminal, gh and the package's size:
 //   npm run bench:startup [-- --node PATH ...]   (bench/startup.mjs)
 // Budgets (docs/design.md "Performance budget"): see `cases`; request commands' over https in
@@ -25,6 +27,12 @@ const peakPreload = join(root, 'bench/peak-rss.cjs');
 const runs = Number(process.env.BENCH_RUNS ?? 30);
 
 const args = process.argv.slice(2);
+/** `--only TEXT`: the start-up rows whose name has TEXT, nothing else. */
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+if (only !== undefined && !only) {
+  console.error('bench: --only needs a part of a row name, e.g. --only jq');
+  process.exit(2);
+}
 const givenNodes = args.flatMap((arg, i) => (arg === '--node' && args[i + 1] ? [args[i + 1]] : []));
 for (const binary of givenNodes) {
   if (!existsSync(binary)) {
@@ -238,15 +246,19 @@ const skippedNodes = givenNodes.length
       .filter((node) => !node.binary)
       .map((node) => node.version);
 
+/** With --only: the rows named, and those they are measured against. */
+const chosen = (c) => only === undefined || c.name.includes(only) || cases.some((other) => other.name.includes(only) && other.against === c.name);
+const measuredFloors = only === undefined ? floors : [];
+const measuredPeers = only === undefined ? peers : [];
 let overBudget = 0;
 const perNode = [];
 for (const node of nodes) {
-  const run = cases.filter((c) => !c.skip);
+  const run = cases.filter((c) => !c.skip && chosen(c));
   const measured = await measureAll([
     { name: 'node -e 0', program: node.binary, node: true, args: ['-e', '0'] },
     ...run.map((c) => ({ ...c, program: node.binary, node: true, args: [svc, ...c.args] })),
-    ...floors.map((f) => ({ ...f, program: node.binary, node: true })),
-    ...peers,
+    ...measuredFloors.map((f) => ({ ...f, program: node.binary, node: true })),
+    ...measuredPeers,
   ]);
   const [baseline, ...rest] = measured;
   const rows = run.map((c, i) => {
@@ -266,7 +278,7 @@ for (const node of nodes) {
       ok: budget === undefined ? '' : ok ? 'yes' : 'NO',
     };
   });
-  for (const [i, f] of floors.entries()) {
+  for (const [i, f] of measuredFloors.entries()) {
     const m = rest[run.length + i];
     rows.push({
       command: f.name,
@@ -277,13 +289,16 @@ for (const node of nodes) {
       ok: '',
     });
   }
-  for (const [i, p] of peers.entries()) {
-    const m = rest[run.length + floors.length + i];
+  for (const [i, p] of measuredPeers.entries()) {
+    const m = rest[run.length + measuredFloors.length + i];
     rows.push({ command: p.name, ms: m.ms.toFixed(1), ratio: `${(m.ms / baseline.ms).toFixed(2)}×`, budget: '(native peer)', peakMiB: '-', ok: '' });
   }
   // The stores' budgets: ratios between rows of this run.
   const accountMs = (store) => rest[run.findIndex((c) => c.store === store && c.command === 'account --json')]?.ms;
-  const floorMs = (store) => rest[run.length + floors.findIndex((f) => f.store === store)]?.ms;
+  const floorMs = (store) => {
+    const at = measuredFloors.findIndex((f) => f.store === store);
+    return at < 0 ? undefined : rest[run.length + at].ms;
+  };
   const storeChecks = [
     ...Object.entries(STORE_RATIO_BUDGETS).map(([store, budget]) => ({
       what: `account --json, ${stores[store].label}, against SVC_API_KEY`,
@@ -306,9 +321,10 @@ for (const node of nodes) {
     `\nnode v${node.version}: ${runs} runs each (cases in turn), median wall time; node -e 0 = ${baseline.ms.toFixed(1)} ms, peak ${baseline.peakMiB.toFixed(1)} MiB`,
   );
   console.table(rows);
-  console.table(
-    storeChecks.map((check) => ({ ratio: check.what, value: `${check.ratio.toFixed(2)}×`, budget: `≤ ${check.budget}×`, ok: check.ok ? 'yes' : 'NO' })),
-  );
+  if (storeChecks.length)
+    console.table(
+      storeChecks.map((check) => ({ ratio: check.what, value: `${check.ratio.toFixed(2)}×`, budget: `≤ ${check.budget}×`, ok: check.ok ? 'yes' : 'NO' })),
+    );
 }
 {
   // A 429 would have made svc wait (and a reference fail): the times would not be start-up.
@@ -323,7 +339,7 @@ if (!gh) console.log('note: gh is not installed, so there is no native CLI to co
 for (const version of skippedNodes) console.log(`note: node ${version} is not installed (node scripts/nodes.mjs install), not measured`);
 
 const results = { startup: perNode };
-if (process.argv.includes('--startup-only')) {
+if (process.argv.includes('--startup-only') || only !== undefined) {
   emulator.stop();
   rmSync(scratch, { recursive: true, force: true });
   console.log(overBudget ? `${overBudget} result(s) outside the budget` : 'all within budget');

@@ -60,8 +60,12 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
   const { globals } = invocation;
   const { debug, json } = globals;
   let disposeContext: (() => Promise<void>) | undefined;
-  // --jq: jq starts loading now, its WebAssembly compiling while the command's module loads.
-  const jqLoading = globals.jq === undefined ? undefined : import('../io/jq.js').then((jq) => (jq.jqEngine().catch(() => {}), jq));
+  // --jq: jq starts now: it loads, compiles its WebAssembly and checks the filter while the
+  // command's module loads. The check is awaited below, before anything is sent, so a usage
+  // error in the command's own flags is still said first.
+  const { jq: jqFilter } = globals;
+  const jqChecked = jqFilter === undefined ? undefined : import('../io/jq.js').then(async (jq) => (await jq.checkJq(jqFilter), jq));
+  jqChecked?.catch(() => {});
   try {
     const { module: path } = invocation.leaf;
     // (`svc help` has no module: readHelpWord turns it into --help before commander runs.)
@@ -80,10 +84,9 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       runF(invocation.name, opts);
       return EXIT.ok;
     }
-    // --jq: the filter is checked before anything is sent, and filters what the command prints.
-    const jq = await jqLoading;
-    if (jq && globals.jq !== undefined) await jq.checkJq(globals.jq);
-    const filtered = jq && globals.jq !== undefined ? jq.filteredOutput(runtime.stdout, globals.jq) : undefined;
+    // --jq: the filter, checked before anything is sent, filters what the command prints.
+    const jq = await jqChecked;
+    const filtered = jq && jqFilter !== undefined ? jq.filteredOutput(runtime.stdout, jqFilter) : undefined;
     // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.
     const { createContext } = await import('./context.js');
     const ctx = createContext(filtered ? { ...runtime, stdout: filtered } : runtime, globals, version);

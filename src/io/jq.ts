@@ -1,7 +1,12 @@
 // `--jq EXPR` on every command that prints JSON (src/shared/globals.ts): the real jq
 // (jq-wasm: jq compiled to WebAssembly, nothing downloaded), loaded only when the flag is
-// given. The filter runs over each JSON text the command writes on stdout (a document, or a
-// stream's lines as they come); strings print raw, as `gh --jq` and `jq -r` print them.
+// given (src/cli/run.ts imports this module then). The filter runs over each JSON text the
+// command writes on stdout (a document, or a stream's lines as they come); strings print raw,
+// as `gh --jq` and `jq -r` print them.
+// Both imports are static: in the CommonJS bundle they are `require`s, where an `await
+// import()` would start Node's ESM loader, a cost of its own on every run with --jq.
+import * as jqWasm from 'jq-wasm';
+import { setFlagsFromString } from 'node:v8';
 import { CliError, UsageError } from '../errors.js';
 import type { Output } from './io.js';
 
@@ -9,17 +14,18 @@ interface JqModule {
   raw(data: string | object, filter: string, flags?: string[]): Promise<string>;
 }
 
-let engine: Promise<JqModule> | undefined;
+let engine: JqModule | undefined;
 
-/** jq-wasm, once per process; called early (src/cli/run.ts), its WebAssembly compiles while the command loads. */
-export function jqEngine(): Promise<JqModule> {
-  engine ??= (async () => {
-    // V8's baseline WebAssembly code only: a filter runs once over a small answer, and the
-    // optimizing tier, compiled beside it, is time a one-shot command never wins back (bench/).
-    (await import('node:v8')).setFlagsFromString('--liftoff-only');
-    const loaded = (await import('jq-wasm')) as unknown as { default?: JqModule } & Partial<JqModule>;
-    return loaded.default?.raw ? loaded.default : (loaded as JqModule);
-  })();
+/** jq-wasm, once per process: its WebAssembly is compiled by the first filter (checkJq, which src/cli/run.ts starts). */
+function jqEngine(): JqModule {
+  if (engine) return engine;
+  // V8's baseline WebAssembly code only: a filter runs once over a small answer, and the
+  // optimizing tier, compiled beside it, is time a one-shot command never wins back (bench/).
+  // It is asked for as a tiering budget no run spends: --liftoff-only, set after Node has
+  // started, makes Node 24 and later slower than their default.
+  setFlagsFromString('--wasm-tiering-budget=2000000000');
+  const loaded = jqWasm as unknown as { default?: JqModule } & Partial<JqModule>;
+  engine = loaded.default?.raw ? loaded.default : (loaded as JqModule);
   return engine;
 }
 
@@ -28,7 +34,7 @@ const firstLine = (message: string) => message.split('\n')[0]!;
 
 /** Runs `filter` over the JSON text (one or more JSON values); one line per result. */
 export async function applyJq(json: string, filter: string): Promise<string> {
-  const jq = await jqEngine();
+  const jq = jqEngine();
   let output: string;
   try {
     output = await jq.raw(json, filter, ['-r']);
@@ -56,7 +62,7 @@ function notCompiled(message: string): UsageError {
  */
 export async function checkJq(filter: string): Promise<void> {
   if (!filter.trim()) throw new UsageError('--jq needs a filter', "e.g. --jq '.data[].id'");
-  const jq = await jqEngine();
+  const jq = jqEngine();
   try {
     await jq.raw('null', `def svc_checked:\n${filter}\n;\nempty | svc_checked`, ['-r']);
   } catch (error) {

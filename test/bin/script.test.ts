@@ -1,13 +1,17 @@
 // The built binary for what only the bundle can get wrong in the scripting features:
-// jq-wasm loaded from dist/lib on demand, JSON errors on stderr with the exit code,
-// bare `svc` printing help with exit 0.
-import { mkdtempSync, rmSync } from 'node:fs';
+// jq-wasm loaded from dist/lib on demand (its WebAssembly compiled beside the command's
+// module loading, a bad filter refused before anything is sent), JSON errors on stderr with
+// the exit code, bare `svc` printing help with exit 0.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
-import { spawnCollect, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
+import { spawnCollect, standaloneBin, svcBin, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
 
 let emulator: RunningEmulator;
 let configDir: string;
@@ -34,6 +38,79 @@ describe('scripting through the bundle', () => {
     expect(ran.stderr).toBe('');
     expect(ran.code).toBe(0);
     expect(ran.stdout).toMatch(/^calls:read,.*account:read\n$/);
+  });
+
+  // (Preloads a recorder into bin/svc.js: skipped for the standalone binary, SVC_BIN.)
+  it.skipIf(standaloneBin)('--jq compiles jq once, starting before the command module has loaded, and starts no ESM loader --json does not', async () => {
+    // A preload records, in order, svc's start-up phases (src/cli/phase.ts) and each WebAssembly
+    // compile, and at exit the parts of Node's ESM loader that were loaded.
+    const preload = join(configDir, 'record-jq-start.cjs');
+    writeFileSync(
+      preload,
+      [
+        'const seen = [];',
+        'const before = new Set(process.moduleLoadList);',
+        "process.on('svc:phase', (name) => seen.push(name));",
+        "for (const name of ['compile', 'compileStreaming', 'instantiate', 'instantiateStreaming']) {",
+        '  const original = WebAssembly[name];',
+        "  WebAssembly[name] = function (...args) { seen.push('wasm'); return original.apply(this, args); };",
+        '}',
+        "process.on('exit', () => require('fs').writeFileSync(process.env.SVC_TEST_RECORD, JSON.stringify({ seen, esm: process.moduleLoadList.filter((m) => !before.has(m) && /modules\\/esm/.test(m)) })));",
+      ].join('\n'),
+    );
+    const record = join(configDir, 'record.json');
+    const recorded = async (args: string[]) => {
+      const ran = await new Promise<Spawned>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--require', preload, svcBin, ...args], {
+          env: {
+            PATH: svcPath(),
+            HOME: configDir,
+            SVC_CONFIG_DIR: configDir,
+            SVC_BASE_URL: emulator.url,
+            SVC_API_KEY: emulator.seed.keys.test,
+            SVC_TEST_RECORD: record,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+      });
+      return { ran, ...(JSON.parse(readFileSync(record, 'utf8')) as { seen: string[]; esm: string[] }) };
+    };
+    const filtered = await recorded(['account', '--jq', '.id']);
+    expect(filtered.ran.stderr).toBe('');
+    expect(filtered.ran.stdout).toBe(`${emulator.seed.org_id}\n`);
+    expect(filtered.seen.filter((mark) => mark === 'wasm')).toHaveLength(1);
+    expect(filtered.seen.indexOf('wasm'), filtered.seen.join(' ')).toBeLessThan(filtered.seen.indexOf('module'));
+    const plain = await recorded(['account', '--json']);
+    expect(plain.ran.code).toBe(0);
+    expect(plain.seen).not.toContain('wasm');
+    expect(filtered.esm).toEqual(plain.esm);
+  });
+
+  it('a filter that does not compile is exit 2 through the bundle, with nothing sent to the service', async () => {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests += 1;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const counted = { SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+      for (const filter of ['.data |||', 'nosuchfunction']) {
+        const ran = await svc(['calls', 'start', '--languages', 'en,es', '--jq', filter], counted);
+        expect(ran.code, filter).toBe(2);
+        expect(ran.stdout).toBe('');
+        expect(JSON.parse(ran.stderr)).toMatchObject({ error: { code: 'usage', exit_code: 2 } });
+      }
+    } finally {
+      server.close();
+    }
+    expect(requests).toBe(0);
   });
 
   it('--json failures are one JSON object on stderr, stdout empty, the exit code in both', async () => {
