@@ -64,7 +64,7 @@ describe('the requests the transport holds', () => {
     const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
     transport.onmessage = (message) => {
       received.push(message);
-      if ('id' in message) void transport.send({ jsonrpc: '2.0', id: message.id, result: {} });
+      if ('id' in message && message.id !== undefined) void transport.send({ jsonrpc: '2.0', id: message.id, result: {} });
     };
     await transport.start();
     await closed;
