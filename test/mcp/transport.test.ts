@@ -1,7 +1,7 @@
 // svc mcp's line reader (src/commands/mcp/transport.ts): no line is held past its bound, and an
 // oversized one still yields its top-level id, wherever it is and whatever strings surround it.
 import { describe, expect, it } from 'vitest';
-import { boundedLines } from '../../src/commands/mcp/transport.js';
+import { boundedLines, contextTransport, MAX_IN_FLIGHT } from '../../src/commands/mcp/transport.js';
 
 async function read(chunks: string[], max: number): Promise<unknown[]> {
   async function* source() {
@@ -30,5 +30,46 @@ describe('the bounded line reader', () => {
   it('an oversized line with no id, or an id JSON-RPC does not allow, answers with id null', async () => {
     expect(await read([`{"params":"${'y'.repeat(200)}"}\n`], 100)).toEqual([{ oversized: 213, id: null }]);
     expect(await read([`{"id":{"x":1},"p":"${'y'.repeat(200)}"}\n`], 100)).toMatchObject([{ id: null }]);
+  });
+});
+
+describe('the requests the transport holds', () => {
+  it('lets go of each request once answered: many more calls than MAX_IN_FLIGHT, one after another, are never refused as busy', async () => {
+    const calls = MAX_IN_FLIGHT * 8;
+    const written: string[] = [];
+    const lines = [
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+      ...Array.from({ length: calls }, (_, i) =>
+        JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'account_balance', arguments: {} } }),
+      ),
+    ];
+    const io = {
+      stdin: {
+        isTTY: false,
+        readAll: async () => '',
+        lines: async function* () {},
+        chunks: async function* () {
+          yield lines.map((l) => `${l}\n`).join('');
+        },
+      },
+      stdout: { isTTY: false, write: (chunk: string) => void written.push(chunk) },
+    };
+    const transport = await contextTransport(io, new AbortController().signal);
+    const received: unknown[] = [];
+    const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+    transport.onmessage = (message) => {
+      received.push(message);
+      if ('id' in message && message.id !== undefined) void transport.send({ jsonrpc: '2.0', id: message.id, result: {} });
+    };
+    await transport.start();
+    await closed;
+    expect(received).toHaveLength(calls + 1);
+    expect(written.filter((line) => line.includes('-32000'))).toEqual([]);
+    await transport.allAnswered();
   });
 });

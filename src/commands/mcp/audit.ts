@@ -19,7 +19,7 @@
 import { closeSync, constants, fstatSync, readSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { lazyRequire } from '../../node-require.js';
-import { withFileLock } from '../../config/lock.js';
+import { withFileLock, withFileLockSync } from '../../config/lock.js';
 import { openOwnFile, readOwnFile, tightenOwnFile } from '../../config/own-file.js';
 import { ConfigError, NewerFormatFileError } from '../../errors.js';
 import { redactText } from '../../io/redact.js';
@@ -451,7 +451,7 @@ export class AuditLog {
    * `line`, which `--verify` reports until the person accepts it.
    */
   append(line: Omit<AuditLine, 'prev' | 'version'>): Promise<void> {
-    const next = this.queue.then(() => withFileLock(this.path, async () => this.appendLocked(line)));
+    const next = this.queue.then(() => withFileLockSync(this.path, () => this.appendLocked(line)));
     this.queue = next.catch(() => {});
     if (this.batch && Date.parse(line.time) - this.refusedAt >= REFUSED_WINDOW_MS) void this.flushRefused().catch(() => {});
     return next;
@@ -609,7 +609,7 @@ export class AuditLog {
     if (!batch) return Promise.resolve();
     this.batch = undefined;
     const line: RefusedLine = { version: AUDIT_FORMAT, ...batch, tools: [...batch.tools], reasons: [...batch.reasons] };
-    return withFileLock(this.refusedPath, async () => {
+    return withFileLockSync(this.refusedPath, () => {
       const bytes = Buffer.from(`${JSON.stringify(line)}\n`);
       let fd = openOwnFile(this.refusedPath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, {
         what: 'the MCP refused calls',
