@@ -7,7 +7,7 @@ import type { Leaf, RootSpec, RunInProcess } from '../define.js';
 import { configDir } from '../../config/paths.js';
 import { chooseProfileName } from '../../credentials/resolve.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { createPacer } from '../calls/pacer.js';
+import { createPacer, pacedDuration } from '../calls/pacer.js';
 import { AuditLog, AuditNewerFormatError, idsIn, loggedArgs, readAudit, type AuditEntry, type AuditLine } from './audit.js';
 import { centsToUnits, dollars, Ledger } from './budget.js';
 import type { MinuteMeter } from './minutes.js';
@@ -16,8 +16,11 @@ import { reportOf, toolError, type Ran } from './result.js';
 import { leavesOf, toolsOf } from './tools.js';
 import type { Session, ToolSpec } from './tool-spec.js';
 
-/** Calls waiting for the pace of the rate limit beyond this many are refused at once (about 5 s of waiting). */
-export const MAX_WAITING = 50;
+/**
+ * A call that would wait longer than this for the pace of the rate limit is refused at once
+ * instead. A time, not a count: a burst that the limit clears at once is never refused.
+ */
+export const MAX_PACED_WAIT_MS = 5_000;
 
 /**
  * Runs `work` with a signal that aborts when either does, and lets go of both after: a signal
@@ -119,7 +122,8 @@ export function sessionState(
   const leaves = new Map<string, Leaf>(leavesOf(tree).map(({ path, leaf }) => [path.join(' '), leaf]));
   // The service's limit (600 a minute, docs/contract.md) unless the organization has been given another.
   const perMinute = Number(ctx.env.SVC_MCP_REQUESTS_PER_MINUTE ?? '') || undefined;
-  const pacer = createPacer(ctx.clock, perMinute && perMinute > 10 ? { limit: perMinute } : {});
+  const pace = perMinute && perMinute > 10 ? { limit: perMinute } : {};
+  const pacer = createPacer(ctx.clock, pace);
   let waiting = 0;
   let id: string | undefined;
   return {
@@ -152,7 +156,7 @@ export function sessionState(
       return this.run(path, ownInput(leaves.get(path)!.decl, named), signal);
     },
     async paced(signal) {
-      if (waiting >= MAX_WAITING)
+      if (pacedDuration(waiting + 1, pace) > MAX_PACED_WAIT_MS)
         return toolError(
           'rate_limited',
           `${waiting} tool calls are already waiting for the service's rate limit (${perMinute ?? 600} requests a minute)`,
