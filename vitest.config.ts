@@ -6,10 +6,12 @@ import { testCaFile } from './test/helpers/test-ca.js';
 // NODE_EXTRA_CA_CERTS, read when each process starts (test/helpers/test-ca.ts).
 process.env.NODE_EXTRA_CA_CERTS = testCaFile();
 
+/** The files that replace a module of Node's (vi.mock): each runs in a process of its own. */
+const REPLACES_MODULES = ['test/events/disk-full.test.ts', 'test/core/lock-leftovers.test.ts'];
+const NOT_HERE = ['test/real/**', 'test/standalone/**'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/real/**', 'test/standalone/**'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
@@ -17,5 +19,12 @@ export default defineConfig({
     // the cores keeps them busy (vitest's default is one fewer: a single worker on two cores).
     maxWorkers: availableParallelism() + 1,
     globalSetup: ['test/helpers/build.ts'],
+    projects: [
+      // A worker runs file after file in one process: no test changes process.env, a global
+      // or a timer, and every file starts its own servers, HOME and config folder, so what
+      // stays loaded is only svc's modules (loading them again for each file was half the run).
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...NOT_HERE, ...REPLACES_MODULES], isolate: false } },
+      { extends: true, test: { name: 'isolated', include: REPLACES_MODULES } },
+    ],
   },
 });
