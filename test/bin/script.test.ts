@@ -2,15 +2,13 @@
 // jq-wasm loaded from dist/lib on demand (its WebAssembly compiled beside the command's
 // module loading, a bad filter refused before anything is sent), JSON errors on stderr with
 // the exit code, bare `svc` printing help with exit 0.
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
+import { recordingServer } from '../helpers/http-servers.js';
 import { spawnCollect, standaloneBin, svcBin, svcCommand, svcPath, type Spawned } from '../helpers/spawn.js';
 
 let emulator: RunningEmulator;
@@ -60,24 +58,15 @@ describe('scripting through the bundle', () => {
     );
     const record = join(configDir, 'record.json');
     const recorded = async (args: string[]) => {
-      const ran = await new Promise<Spawned>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--require', preload, svcBin, ...args], {
-          env: {
-            PATH: svcPath(),
-            HOME: configDir,
-            SVC_CONFIG_DIR: configDir,
-            SVC_BASE_URL: emulator.url,
-            SVC_API_KEY: emulator.seed.keys.test,
-            SVC_TEST_RECORD: record,
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+      const ran = await spawnCollect(process.execPath, ['--require', preload, svcBin, ...args], {
+        env: {
+          PATH: svcPath(),
+          HOME: configDir,
+          SVC_CONFIG_DIR: configDir,
+          SVC_BASE_URL: emulator.url,
+          SVC_API_KEY: emulator.seed.keys.test,
+          SVC_TEST_RECORD: record,
+        },
       });
       return { ran, ...(JSON.parse(readFileSync(record, 'utf8')) as { seen: string[]; esm: string[] }) };
     };
@@ -93,14 +82,14 @@ describe('scripting through the bundle', () => {
   });
 
   it('a filter that does not compile is exit 2 through the bundle, with nothing sent to the service', async () => {
-    let requests = 0;
-    const server = createServer((_req, res) => {
-      requests += 1;
-      res.end('{}');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // A server that records what reaches it.
+    let close = () => {};
+    const counting = await recordingServer(
+      (res) => res.end('{}'),
+      (closer) => (close = closer),
+    );
     try {
-      const counted = { SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+      const counted = { SVC_API_KEY: emulator.seed.keys.test, SVC_BASE_URL: counting.origin };
       for (const filter of ['.data |||', 'nosuchfunction']) {
         const ran = await svc(['calls', 'start', '--languages', 'en,es', '--jq', filter], counted);
         expect(ran.code, filter).toBe(2);
@@ -108,9 +97,9 @@ describe('scripting through the bundle', () => {
         expect(JSON.parse(ran.stderr)).toMatchObject({ error: { code: 'usage', exit_code: 2 } });
       }
     } finally {
-      server.close();
+      close();
     }
-    expect(requests).toBe(0);
+    expect(counting.requests).toEqual([]);
   });
 
   it('--json failures are one JSON object on stderr, stdout empty, the exit code in both', async () => {

@@ -2,11 +2,10 @@
 // with --json, and its output goes through jq (jq-wasm, the package itself, as the reference);
 // the same command with --jq must print just that. Reads run twice over the same state and
 // compare whole documents; writes make a new object each run, so their filter reads its shape.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { useTestEmulator } from '../helpers/emulator.js';
+import { recordingServer } from '../helpers/http-servers.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 
 const emu = useTestEmulator();
@@ -97,15 +96,14 @@ describe('--jq on every command that prints JSON', () => {
   });
 
   it('a filter that does not compile is a usage error before any request; --jq implies --json', async () => {
-    // A server that counts what reaches it.
-    let requests = 0;
-    const server = createServer((_req, res) => {
-      requests += 1;
-      res.end('{}');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // A server that records what reaches it.
+    let close = () => {};
+    const counting = await recordingServer(
+      (res) => res.end('{}'),
+      (closer) => (close = closer),
+    );
     try {
-      const counted = { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+      const counted = { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: counting.origin };
       for (const filter of ['.data |||', '.a) | (.b', 'nosuchfunction', '']) {
         const r = await runCli(['calls', 'start', '--languages', 'en,es', '--jq', filter], { env: counted });
         expect(r.exitCode, filter).toBe(2);
@@ -113,9 +111,9 @@ describe('--jq on every command that prints JSON', () => {
         expect(JSON.parse(r.stderr).error.code).toBe('usage');
       }
     } finally {
-      server.close();
+      close();
     }
-    expect(requests).toBe(0);
+    expect(counting.requests).toEqual([]);
     const env = { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url };
     // Nothing of the filter runs while it is checked: an endless one still compiles, and runs only over the answer.
     const endless = await runCli(['account', '--jq', 'if .id then .id else repeat(1) end'], { env });
