@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 600_000,
     pool: 'forks',
-    fileParallelism: false,
+    // Two files at a time: each works in a folder of its own (an apt root, a throwaway user, a
+    // copy of the tree for the second build), and the longest, standalone.test.ts, mostly waits
+    // on the builds and the programs it starts. scripts/test-standalone.sh builds release/ first.
+    maxWorkers: 2,
   },
 });

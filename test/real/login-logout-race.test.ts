@@ -32,7 +32,7 @@ describe.skipIf(problem !== null)('login racing logout with the real keychain', 
     await emu?.close();
   });
 
-  // 100 rounds (issue 52); scripts/test-all.mjs asks for fewer on the Nodes between the oldest and the newest.
+  // 100 rounds (issue 52); scripts/test-all.mjs asks for 20 on every Node but the newest.
   const rounds = Number(process.env.SVC_RACE_ROUNDS ?? 100);
   it(`ends consistent in each of ${rounds} rounds`, async () => {
     const setup: RaceSetup = {
