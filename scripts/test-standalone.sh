@@ -23,7 +23,7 @@ if [ -z "${SVC_IN_DBUS:-}" ] && command -v dbus-run-session >/dev/null && comman
   keyrings=$(mktemp -d "${TMPDIR:-/tmp}/svc-test-keyrings.XXXXXX")
   trap 'rm -rf "$keyrings"' EXIT
   status=0
-  dbus-run-session -- sh -c 'keyrings=$1; shift; echo -n svc-test | XDG_DATA_HOME="$keyrings" gnome-keyring-daemon --unlock --components=secrets >/dev/null; sleep 0.5; SVC_IN_DBUS=1 exec bash scripts/test-standalone.sh "$@"' sh "$keyrings" "$@" || status=$?
+  dbus-run-session -- sh -c 'keyrings=$1; shift; bash scripts/keyring-up.sh "$keyrings"; SVC_IN_DBUS=1 exec bash scripts/test-standalone.sh "$@"' sh "$keyrings" "$@" || status=$?
   exit "$status"
 fi
 
