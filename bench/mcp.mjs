@@ -4,7 +4,8 @@
 // - resident memory after 10,000 tool calls at most 128 MiB, and flat: its highest reading over
 //   the last quarter of the calls less than 5 % above its highest over the second quarter;
 // - a tool call adds at most 3 ms to the command's own request time (issue 48's budget).
-//   node scripts/build.mjs && node bench/mcp.mjs [--node PATH]    BENCH_RUNS=15, BENCH_CALLS=10000
+//   node scripts/build.mjs && node bench/mcp.mjs [--node PATH]    BENCH_RUNS=15, BENCH_CALLS=10000,
+//   BENCH_RSS_TRACE=1 (prints the resident memory read at every 1,000th call)
 // `npm run bench` runs it too, on Node 26 (exit code 1 when a budget is missed).
 // The tool is `account_balance` against a small local service answering GET /v1/balance at
 // once, so the figures are svc's own: the command's request time is a bare keep-alive

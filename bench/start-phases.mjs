@@ -34,7 +34,8 @@ if (!process.env.SVC_BENCH_SESSION && ['dbus-run-session', 'gnome-keyring-daemon
       '--',
       'sh',
       '-c',
-      'echo -n svc-bench | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; sleep 0.5; exec "$0" "$@"',
+      // The tests' start of the keyring (scripts/keyring-up.sh): unlocked, and waited for.
+      `bash '${join(root, 'scripts/keyring-up.sh')}' "$XDG_DATA_HOME"; exec "$0" "$@"`,
       process.execPath,
       ...process.argv.slice(1),
     ],
