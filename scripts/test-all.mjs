@@ -9,8 +9,8 @@
 // vitest's JSON reports of every run. A tested Node that is not installed is a visible note
 // (`node scripts/nodes.mjs install` fetches it) and, when SVC_REQUIRE_REAL=1 (CI), a failure.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { testedNodes } from './nodes.mjs';
 import { answerHelp } from './help.mjs';
 import { CHECKS, reportChecks, startChecks } from './test.mjs';
@@ -48,6 +48,28 @@ function counts(file) {
     return { passed: 0, failed: 1, skipped: 0 }; // no report: the run itself broke
   }
 }
+
+/** Each failing case of a vitest JSON report: its file, its name and the first line of why. */
+function failuresIn(file) {
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    return (report.testResults ?? []).flatMap((result) => {
+      const where = relative(process.cwd(), result.name);
+      const cases = (result.assertionResults ?? []).filter((test) => test.status === 'failed');
+      if (cases.length === 0) return result.status === 'failed' ? [`${where}: ${firstLine(result.message)}`] : [];
+      return cases.map((test) => `${where} > ${test.fullName ?? test.title}: ${firstLine(test.failureMessages?.[0])}`);
+    });
+  } catch {
+    return [];
+  }
+}
+
+const firstLine = (text) =>
+  String(text ?? '')
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .trim()
+    .split('\n')[0]
+    .slice(0, 300);
 
 const sum = (list) =>
   list.reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped }), { passed: 0, failed: 0, skipped: 0 });
@@ -110,6 +132,10 @@ for (const node of nodes) {
 }
 
 process.stdout.write('\n');
+// The failing cases by name, next to the totals: the end of a long CI log is what is read.
+for (const file of readdirSync(reportDir).filter((name) => name.endsWith('.json'))) {
+  for (const failed of failuresIn(join(reportDir, file))) process.stdout.write(`failed (${file.replace(/\.json$/, '')}): ${failed}\n`);
+}
 for (const { label, note, totals } of sections) {
   process.stdout.write(`${label}: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped — ${note}\n`);
 }
