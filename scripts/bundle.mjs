@@ -162,6 +162,16 @@ const JQ_PATCHES = [
     /function fromByteArray\(data\) \{ return new TextDecoder\("utf-8"\)\.decode\(data\); \}/,
     () => 'function fromByteArray(data) { return new TextDecoder("utf-8").decode(Uint8Array.from(data)); }',
   ],
+  // jq's main ends by exit(), which Emscripten throws through the WebAssembly frames: the stack
+  // pointer is never put back, and each run left its frames and arguments on the stack. After
+  // about 300 runs in one process (as many events of `svc events tail --jq`) jq ran into its own
+  // data and aborted. The build exports no stack restore, only the stack allocation, which moves
+  // the pointer by the size it is given: each run now gives back what it took.
+  [
+    /Module\.callMain\(\[\.\.\.flags, query, "\/dev\/stdin"\]\)/,
+    () =>
+      '(() => { const stackBefore = stackAlloc(0); try { return Module.callMain([...flags, query, "/dev/stdin"]); } finally { stackAlloc(stackAlloc(0) - stackBefore); } })()',
+  ],
 ];
 const leanJq = (outdir) => ({
   name: 'lean-jq',

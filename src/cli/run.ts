@@ -84,12 +84,18 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       runF(invocation.name, opts);
       return EXIT.ok;
     }
-    // --jq: the filter, checked before anything is sent, filters what the command prints.
+    // --jq: the filter, checked before anything is sent, filters what the command prints. A
+    // filter that fails stops the command (a stream would go on printing nothing).
     const jq = await jqChecked;
-    const filtered = jq && jqFilter !== undefined ? jq.filteredOutput(runtime.stdout, jqFilter) : undefined;
+    const filterFailed = new AbortController();
+    const filtered = jq && jqFilter !== undefined ? jq.filteredOutput(runtime.stdout, jqFilter, (error) => filterFailed.abort(error)) : undefined;
     // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.
     const { createContext } = await import('./context.js');
-    const ctx = createContext(filtered ? { ...runtime, stdout: filtered } : runtime, globals, version);
+    const ctx = createContext(
+      filtered ? { ...runtime, stdout: filtered, signal: AbortSignal.any([runtime.signal, filterFailed.signal]) } : runtime,
+      globals,
+      version,
+    );
     disposeContext = () => ctx.dispose();
     phase('context');
     const runInProcess: RunInProcess = (typed, output, signal) => {
@@ -139,9 +145,10 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
       () => ({ failed: false as const }),
       (error: unknown) => ({ failed: true as const, error }),
     );
-    // What the command printed is filtered and written before it ends; its own failure comes first.
+    // What the command printed is filtered and written before it ends; its own failure comes
+    // first, unless it failed because the filter stopped it.
     await filtered?.settled().catch((error: unknown) => {
-      if (!ran.failed && !runtime.signal.aborted) throw error;
+      if ((!ran.failed || filterFailed.signal.aborted) && !runtime.signal.aborted) throw error;
     });
     if (ran.failed) throw ran.error;
     // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell

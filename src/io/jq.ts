@@ -82,7 +82,8 @@ export interface FilteredOutput extends Output {
   settled(): Promise<void>;
 }
 
-export function filteredOutput(out: Output, filter: string): FilteredOutput {
+/** `onFailure`: told of the first failure when it happens, so that a stream stops there. */
+export function filteredOutput(out: Output, filter: string, onFailure: (error: unknown) => void = () => {}): FilteredOutput {
   let queue = Promise.resolve();
   let failure: unknown;
   return {
@@ -90,11 +91,14 @@ export function filteredOutput(out: Output, filter: string): FilteredOutput {
     isTTY: false,
     write(chunk: string) {
       queue = queue.then(async () => {
+        // After a failure nothing more is printed: what follows would read as the whole answer.
+        if (failure !== undefined) return;
         try {
           const text = await applyJq(chunk, filter);
           if (text) out.write(text);
         } catch (error) {
-          failure ??= error;
+          failure = error;
+          onFailure(error);
         }
       });
     },

@@ -2,9 +2,11 @@
 // jq-wasm loaded from dist/lib on demand (its WebAssembly compiled beside the command's
 // module loading, a bad filter refused before anything is sent), JSON errors on stderr with
 // the exit code, bare `svc` printing help with exit 0.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
@@ -79,6 +81,44 @@ describe('scripting through the bundle', () => {
     expect(plain.ran.code).toBe(0);
     expect(plain.seen).not.toContain('wasm');
     expect(filtered.esm).toEqual(plain.esm);
+  });
+
+  it('events tail --jq filters event after event in one process: the bundled jq keeps running (it failed at the 314th run)', async () => {
+    // Each event is published once the one before it is printed, so each reaches jq on its own, as in a live session.
+    const plane = controlPlane(emulator);
+    const count = 400;
+    const [command, args] = svcCommand(['events', 'tail', '--max-events', String(count), '--jq', '.id']);
+    const tail = spawn(command, args, {
+      env: { PATH: svcPath(), HOME: configDir, SVC_CONFIG_DIR: configDir, SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.seed.keys.test },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    tail.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const ended = new Promise<number | null>((resolve) => tail.on('close', resolve));
+    await plane.streamsOpen(1);
+    const publish = async () => (await plane.publishEvents({ org_id: emulator.seed.org_id, mode: 'test', type: 'call.started', count: 1 })).first_id;
+    const published = [await publish()];
+    const printed: string[] = [];
+    for await (const line of createInterface({ input: tail.stdout })) {
+      printed.push(line);
+      if (published.length < count) published.push(await publish());
+    }
+    expect(stderr).not.toMatch(/--jq|abort|memory/i);
+    expect(await ended).toBe(0);
+    expect(printed).toEqual(published);
+  });
+
+  it("events tail --jq: a filter that fails on an event stops the tail there, with jq's words (it went on printing nothing)", async () => {
+    const plane = controlPlane(emulator);
+    const tail = svc(['events', 'tail', '--jq', '.type | .x'], { SVC_API_KEY: emulator.seed.keys.test });
+    await plane.streamsOpen(1);
+    await plane.publishEvents({ org_id: emulator.seed.org_id, mode: 'test', type: 'call.started', count: 1 });
+    const ran = await tail;
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toBe('');
+    // (--jq implies --json: the failure is svc's JSON error, its last line on stderr.)
+    const error = JSON.parse(ran.stderr.trim().split('\n').at(-1)!) as { error: { message: string; exit_code: number } };
+    expect(error.error).toMatchObject({ exit_code: 1, message: expect.stringMatching(/^--jq: .*Cannot index string with string "x"$/) });
   });
 
   it('a filter that does not compile is exit 2 through the bundle, with nothing sent to the service', async () => {
