@@ -11,6 +11,10 @@ const REPLACES_MODULES = ['test/events/disk-full.test.ts', 'test/core/lock-lefto
 const NOT_HERE = ['test/real/**', 'test/standalone/**'];
 
 export default defineConfig({
+  // The in-process suites run the jq users run: the bundle's (scripts/bundle.mjs patches jq-wasm),
+  // built by the global setup. (The package as published fails after about 300 filters in one
+  // process, and a worker runs many files in one process.)
+  resolve: { alias: { 'jq-wasm': new URL('./dist/lib/jq-wasm.cjs', import.meta.url).pathname } },
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,

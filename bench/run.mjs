@@ -218,6 +218,15 @@ const cases = [
     fromNode: 22,
   },
   { name: 'svc account --jq .id', args: ['account', '--jq', '.id'], env: apiEnv, budget: 1.3, against: 'svc account --json (SVC_API_KEY)', fromNode: 22 },
+  // (A plain path to a string, as above, is answered without starting jq: src/io/jq-filter.ts. This filter needs jq.)
+  {
+    name: "svc account --jq '.id | ascii_downcase'",
+    args: ['account', '--jq', '.id | ascii_downcase'],
+    env: apiEnv,
+    budget: 1.3,
+    against: 'svc account --json (SVC_API_KEY)',
+    fromNode: 22,
+  },
 ];
 /**
  * What any Node CLI pays for `account --json`: a script of a few lines that makes the same

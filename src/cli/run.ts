@@ -60,17 +60,26 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
   const { globals } = invocation;
   const { debug, json } = globals;
   let disposeContext: (() => Promise<void>) | undefined;
-  // --jq: jq starts now: it loads, compiles its WebAssembly and checks the filter while the
-  // command's module loads. The check is awaited below, before anything is sent, so a usage
-  // error in the command's own flags is still said first.
+  // --jq: the filter is checked now, while the command's module loads (for a filter that is not
+  // a plain path, jq loads and compiles its WebAssembly). The check is awaited below, before
+  // anything is sent, so a usage error in the command's own flags is still said first.
   const { jq: jqFilter } = globals;
-  const jqChecked = jqFilter === undefined ? undefined : import('../io/jq.js').then(async (jq) => (await jq.checkJq(jqFilter), jq));
-  jqChecked?.catch(() => {});
+  const jqStarted =
+    jqFilter === undefined
+      ? undefined
+      : import('../io/jq-filter.js').then((jq) => {
+          const checked = jq.checkFilter(jqFilter);
+          checked.catch(() => {});
+          return { checked };
+        });
+  jqStarted?.catch(() => {});
   try {
     const { module: path } = invocation.leaf;
     // (`svc help` has no module: readHelpWord turns it into --help before commander runs.)
     if (!path) throw new Error(`svc ${invocation.name} has no module to run`);
     phase('parsed');
+    // (jq's start is under way before the command's module is evaluated.)
+    const jqCheck = await jqStarted;
     let module: LoadedCommand;
     try {
       module = await commands.load(path);
@@ -86,9 +95,9 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     }
     // --jq: the filter, checked before anything is sent, filters what the command prints. A
     // filter that fails stops the command (a stream would go on printing nothing).
-    const jq = await jqChecked;
+    const jq = await jqCheck?.checked;
     const filterFailed = new AbortController();
-    const filtered = jq && jqFilter !== undefined ? jq.filteredOutput(runtime.stdout, jqFilter, (error) => filterFailed.abort(error)) : undefined;
+    const filtered = jq?.output(runtime.stdout, (error) => filterFailed.abort(error));
     // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.
     const { createContext } = await import('./context.js');
     const ctx = createContext(

@@ -1,6 +1,6 @@
 // `--jq EXPR` on every command that prints JSON (src/shared/globals.ts): the real jq
-// (jq-wasm: jq compiled to WebAssembly, nothing downloaded), loaded only when the flag is
-// given (src/cli/run.ts imports this module then). The filter runs over each JSON text the
+// (jq-wasm: jq compiled to WebAssembly, nothing downloaded), loaded only when a filter needs it
+// (src/io/jq-filter.ts imports this module then). The filter runs over each JSON text the
 // command writes on stdout (a document, or a stream's lines as they come); strings print raw,
 // as `gh --jq` and `jq -r` print them.
 // Both imports are static: in the CommonJS bundle they are `require`s, where an `await
@@ -8,7 +8,6 @@
 import * as jqWasm from 'jq-wasm';
 import { setFlagsFromString } from 'node:v8';
 import { CliError, UsageError } from '../errors.js';
-import type { Output } from './io.js';
 
 interface JqModule {
   raw(data: string | object, filter: string, flags?: string[]): Promise<string>;
@@ -75,36 +74,4 @@ export async function checkJq(filter: string): Promise<void> {
     );
     if (/compile error/.test(alone)) throw notCompiled(firstLine(alone));
   }
-}
-
-/** stdout with `--jq`: each JSON text written is filtered, in order; `settled()` waits for the last and reports the first failure. */
-export interface FilteredOutput extends Output {
-  settled(): Promise<void>;
-}
-
-/** `onFailure`: told of the first failure when it happens, so that a stream stops there. */
-export function filteredOutput(out: Output, filter: string, onFailure: (error: unknown) => void = () => {}): FilteredOutput {
-  let queue = Promise.resolve();
-  let failure: unknown;
-  return {
-    // The filter's output is for scripts: never a table, whatever stdout is.
-    isTTY: false,
-    write(chunk: string) {
-      queue = queue.then(async () => {
-        // After a failure nothing more is printed: what follows would read as the whole answer.
-        if (failure !== undefined) return;
-        try {
-          const text = await applyJq(chunk, filter);
-          if (text) out.write(text);
-        } catch (error) {
-          failure = error;
-          onFailure(error);
-        }
-      });
-    },
-    async settled() {
-      await queue;
-      if (failure !== undefined) throw failure;
-    },
-  };
 }

@@ -41,7 +41,7 @@ describe('scripting through the bundle', () => {
   });
 
   // (Preloads a recorder into bin/svc.js: skipped for the standalone binary, SVC_BIN.)
-  it.skipIf(standaloneBin)('--jq compiles jq once, starting before the command module has loaded, and starts no ESM loader --json does not', async () => {
+  it.skipIf(standaloneBin)('--jq compiles jq once, before the command module loads, with no ESM loader; a plain path compiles none', async () => {
     // A preload records, in order, svc's start-up phases (src/cli/phase.ts) and each WebAssembly
     // compile, and at exit the parts of Node's ESM loader that were loaded.
     const preload = join(configDir, 'record-jq-start.cjs');
@@ -72,7 +72,7 @@ describe('scripting through the bundle', () => {
       });
       return { ran, ...(JSON.parse(readFileSync(record, 'utf8')) as { seen: string[]; esm: string[] }) };
     };
-    const filtered = await recorded(['account', '--jq', '.id']);
+    const filtered = await recorded(['account', '--jq', '.id | tostring']);
     expect(filtered.ran.stderr).toBe('');
     expect(filtered.ran.stdout).toBe(`${emulator.seed.org_id}\n`);
     expect(filtered.seen.filter((mark) => mark === 'wasm')).toHaveLength(1);
@@ -81,6 +81,16 @@ describe('scripting through the bundle', () => {
     expect(plain.ran.code).toBe(0);
     expect(plain.seen).not.toContain('wasm');
     expect(filtered.esm).toEqual(plain.esm);
+    // A plain path to a string is answered without jq (src/io/jq-filter.ts): nothing compiled.
+    const path = await recorded(['account', '--jq', '.id']);
+    expect(path.ran.stderr).toBe('');
+    expect(path.ran.stdout).toBe(`${emulator.seed.org_id}\n`);
+    expect(path.seen).not.toContain('wasm');
+    // Where the answer at the path is not a string, jq answers, as jq prints numbers.
+    const number = await recorded(['account', '--jq', '.balance.available']);
+    expect(number.ran.stderr).toBe('');
+    expect(number.ran.stdout).toMatch(/^\d/);
+    expect(number.seen.filter((mark) => mark === 'wasm')).toHaveLength(1);
   });
 
   it('events tail --jq filters event after event in one process: the bundled jq keeps running (it failed at the 314th run)', async () => {

@@ -1,0 +1,141 @@
+// `--jq EXPR` (src/shared/globals.ts), as src/cli/run.ts starts it: the filter is checked before
+// anything is sent, then filters each JSON text the command writes on stdout.
+// A filter that is a plain path to strings (`.id`, `.data[0].name`, `.data[].id`: the most
+// common in scripts) is answered here when the answer allows it, without starting jq, whose
+// WebAssembly start is most of the cost of --jq (bench/). Whenever the answer holds anything
+// else (a number, whose digits jq keeps as written, an object, an error, a parse jq would refuse),
+// jq (src/io/jq.ts) answers instead, so the output is always jq's: test/core/jq-path.test.ts
+// compares the two.
+import type { Output } from './io.js';
+
+type Step = { key: string } | { index: number } | 'each';
+
+const STEP = /\.([A-Za-z_][A-Za-z0-9_]*)|\[(0|[1-9][0-9]{0,8})\]|\[\]/y;
+
+/** The steps of a filter that is a plain path (`.a.b`, `.a[0]`, `.a[]`, `.[].b`); undefined for any other filter. */
+export function plainPath(filter: string): Step[] | undefined {
+  if (!filter.startsWith('.')) return undefined;
+  const steps: Step[] = [];
+  // A leading `.` before `[` is the path's start (`.[0]`), not a key.
+  let at = filter.startsWith('.[') ? 1 : 0;
+  while (at < filter.length) {
+    STEP.lastIndex = at;
+    const match = STEP.exec(filter);
+    if (!match) return undefined;
+    steps.push(match[1] !== undefined ? { key: match[1] } : match[2] !== undefined ? { index: Number(match[2]) } : 'each');
+    at = STEP.lastIndex;
+  }
+  return steps.length > 0 ? steps : undefined;
+}
+
+/** Deeper than this, jq's parser may refuse the text (its limit counts an object twice): jq is asked. */
+const NESTING_ANSWERED_HERE = 64;
+/** A \u escape of a UTF-16 surrogate, or an unpaired one: jq refuses it, JSON.parse does not; jq is asked. */
+const SURROGATE = /\\u[dD][89a-fA-F]|\p{Cs}/u;
+
+function nestingWithin(json: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return false;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return true;
+}
+
+/** Undefined where jq's answer could differ or jq would fail (jq then answers). */
+function follow(value: unknown, steps: readonly Step[], from: number, out: string[]): boolean {
+  if (from === steps.length) {
+    if (typeof value === 'string') out.push(value);
+    else if (value === null || value === true || value === false) out.push(String(value));
+    else return false;
+    return true;
+  }
+  const step = steps[from]!;
+  if (step === 'each') {
+    // (An object's values come in its keys' order, which JSON.parse does not keep for numeric keys.)
+    if (!Array.isArray(value)) return false;
+    return value.every((item) => follow(item, steps, from + 1, out));
+  }
+  if (value === null) return follow(null, steps, from + 1, out);
+  if ('key' in step) {
+    if (typeof value !== 'object' || Array.isArray(value)) return false;
+    return follow(Object.hasOwn(value, step.key) ? (value as Record<string, unknown>)[step.key] : null, steps, from + 1, out);
+  }
+  if (!Array.isArray(value)) return false;
+  return follow(step.index < value.length ? value[step.index] : null, steps, from + 1, out);
+}
+
+/** What jq prints for `steps` over one JSON text (as src/io/jq.ts prints it), or undefined when jq must answer. */
+export function followPath(json: string, steps: readonly Step[]): string | undefined {
+  if (SURROGATE.test(json) || !nestingWithin(json, NESTING_ANSWERED_HERE)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const results: string[] = [];
+  if (!follow(value, steps, 0, results)) return undefined;
+  return finishedOutput(results.length === 0 ? '' : results.join('\n'));
+}
+
+/** jq's output as src/io/jq.ts prints it: jq-wasm trims it; svc ends it with one newline. */
+export function finishedOutput(output: string): string {
+  const trimmed = output.trim();
+  return trimmed === '' ? '' : `${trimmed}\n`;
+}
+
+/** stdout with `--jq`: each JSON text written is filtered, in order; `settled()` waits for the last and reports the first failure. */
+export interface FilteredOutput extends Output {
+  settled(): Promise<void>;
+}
+
+/** A checked filter: `output()` wraps stdout with it. */
+export interface CheckedFilter {
+  output(out: Output, onFailure?: (error: unknown) => void): FilteredOutput;
+}
+
+/** Checks `filter` (a usage error if it does not compile); jq starts now only for a filter that is not a plain path. */
+export async function checkFilter(filter: string): Promise<CheckedFilter> {
+  const path = plainPath(filter);
+  if (!path) {
+    const jq = await import('./jq.js');
+    await jq.checkJq(filter);
+  }
+  return { output: (out, onFailure) => filteredOutput(out, filter, path, onFailure) };
+}
+
+/** `onFailure`: told of the first failure when it happens, so that a stream stops there. */
+function filteredOutput(out: Output, filter: string, path: Step[] | undefined, onFailure: (error: unknown) => void = () => {}): FilteredOutput {
+  let queue = Promise.resolve();
+  let failure: unknown;
+  const apply = async (chunk: string) => (path && followPath(chunk, path)) ?? (await import('./jq.js')).applyJq(chunk, filter);
+  return {
+    // The filter's output is for scripts: never a table, whatever stdout is.
+    isTTY: false,
+    write(chunk: string) {
+      queue = queue.then(async () => {
+        // After a failure nothing more is printed: what follows would read as the whole answer.
+        if (failure !== undefined) return;
+        try {
+          const text = await apply(chunk);
+          if (text) out.write(text);
+        } catch (error) {
+          failure = error;
+          onFailure(error);
+        }
+      });
+    },
+    async settled() {
+      await queue;
+      if (failure !== undefined) throw failure;
+    },
+  };
+}
