@@ -49,7 +49,7 @@ function nestingWithin(json: string, limit: number): boolean {
   return true;
 }
 
-/** Undefined where jq's answer could differ or jq would fail (jq then answers). */
+/** Pushes what jq prints for each result; false where jq's answer could differ or jq would fail (jq then answers). */
 function follow(value: unknown, steps: readonly Step[], from: number, out: string[]): boolean {
   if (from === steps.length) {
     if (typeof value === 'string') out.push(value);
@@ -86,7 +86,7 @@ export function followPath(json: string, steps: readonly Step[]): string | undef
   return finishedOutput(results.length === 0 ? '' : results.join('\n'));
 }
 
-/** jq's output as src/io/jq.ts prints it: jq-wasm trims it; svc ends it with one newline. */
+/** jq's output as svc prints it, whoever answered: trimmed (as jq-wasm gives it) and ended with one newline. */
 export function finishedOutput(output: string): string {
   const trimmed = output.trim();
   return trimmed === '' ? '' : `${trimmed}\n`;
@@ -116,7 +116,7 @@ export async function checkFilter(filter: string): Promise<CheckedFilter> {
 function filteredOutput(out: Output, filter: string, path: Step[] | undefined, onFailure: (error: unknown) => void = () => {}): FilteredOutput {
   let queue = Promise.resolve();
   let failure: unknown;
-  const apply = async (chunk: string) => (path && followPath(chunk, path)) ?? (await import('./jq.js')).applyJq(chunk, filter);
+  const apply = async (chunk: string) => (path && followPath(chunk, path)) ?? finishedOutput(await (await import('./jq.js')).applyJq(chunk, filter));
   return {
     // The filter's output is for scripts: never a table, whatever stdout is.
     isTTY: false,

@@ -31,19 +31,17 @@ function jqEngine(): JqModule {
 const messageOf = (error: unknown) => (error as Error).message.replace(/^Failed to execute raw query: /, '').trim();
 const firstLine = (message: string) => message.split('\n')[0]!;
 
-/** Runs `filter` over the JSON text (one or more JSON values); one line per result. */
+/** Runs `filter` over the JSON text (one or more JSON values): jq's output as jq-wasm gives it (src/io/jq-filter.ts ends it). */
 export async function applyJq(json: string, filter: string): Promise<string> {
   const jq = jqEngine();
-  let output: string;
   try {
-    output = await jq.raw(json, filter, ['-r']);
+    return await jq.raw(json, filter, ['-r']);
   } catch (error) {
     const message = messageOf(error);
     // A filter that does not compile is the user's input; one that fails on this answer is a failure of the run.
     if (/compile error/.test(message)) throw notCompiled(firstLine(message));
     throw new CliError(`--jq: ${firstLine(message)}`);
   }
-  return output === '' ? '' : output.endsWith('\n') ? output : output + '\n';
 }
 
 function notCompiled(message: string): UsageError {
