@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { plainPath } from './jq-path.js';
 
+// Node's WebAssembly global (tsconfig leaves out the DOM lib, where its value is declared).
+const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } };
+
 let compiled: Promise<WebAssembly.Module> | undefined;
 
 /** The compiled module, the compile begun on the first call. */
@@ -18,26 +21,27 @@ export function compiledJq(): Promise<WebAssembly.Module> {
   // It is asked for as a tiering budget no run spends: --liftoff-only, set after Node has
   // started, makes Node 24 and later slower than their default.
   setFlagsFromString('--wasm-tiering-budget=2000000000');
-  // Every function compiled now, on V8's threads, rather than each on the main thread when jq
-  // first calls it: jq's first run calls most of its start.
-  if (process.env.JQ_EAGER) setFlagsFromString('--no-wasm-lazy-compilation');
+  // Every function compiled now, on V8's threads while the bundle loads, rather than each on
+  // the main thread when jq's first run calls it; V8's default (lazy) is put back at once.
+  setFlagsFromString('--no-wasm-lazy-compilation');
   // (dist/lib/, where this file is built.)
-  compiled = WebAssembly.compile(readFileSync(join(__dirname, 'jq.wasm')));
+  const compiling = wasm.compile(readFileSync(join(__dirname, 'jq.wasm')));
   setFlagsFromString('--wasm-lazy-compilation');
   // A compile on V8's threads holds the event loop open for nothing: a process waiting for it
   // alone would end as if nothing were left to do.
   const holdOpen = setInterval(() => {}, 2 ** 30);
-  compiled.then(
+  compiling.then(
     () => clearInterval(holdOpen),
     () => clearInterval(holdOpen),
   );
-  return compiled;
+  compiled = compiling;
+  return compiling;
 }
 
 /** bin/svc.js: begins the compile if the command line has a --jq filter that jq must run. */
 export function compileJqFor(argv: readonly string[]): void {
   const at = argv.findIndex((word) => word === '--jq' || word.startsWith('--jq='));
   const filter = at < 0 ? undefined : argv[at]!.startsWith('--jq=') ? argv[at]!.slice('--jq='.length) : argv[at + 1];
-  // (A compile that fails is said by jq's start, which asks again.)
+  // (A compile that fails is said where jq starts, which gets the same answer.)
   if (filter !== undefined && !plainPath(filter)) compiledJq().catch(() => {});
 }
