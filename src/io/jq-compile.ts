@@ -27,7 +27,7 @@ export function compiledJq(): Promise<WebAssembly.Module> {
   // (dist/lib/, where this file is built.)
   const compiling = wasm.compile(readFileSync(join(__dirname, 'jq.wasm')));
   setFlagsFromString('--wasm-lazy-compilation');
-  // A compile on V8's threads holds the event loop open for nothing: a process waiting for it
+  // A compile on V8's threads keeps nothing of Node's event loop open: a process waiting for it
   // alone would end as if nothing were left to do.
   const holdOpen = setInterval(() => {}, 2 ** 30);
   compiling.then(
