@@ -37,7 +37,5 @@ if (argv.length === 1 && argv[0] === '__keychain-child') {
   // The standalone binary (packaging/sea-main.cjs) writes nothing of the program to disk, so
   // it keeps no compile cache.
   if (Number(process.versions.node.split('.')[0]) >= 22 && !globalThis.__SVC_INSTALL__) require('node:module').enableCompileCache?.();
-  // A --jq filter that jq must run: jq's WebAssembly compiles on V8's threads while the bundle loads (src/io/jq-compile.ts).
-  if (argv.some((word) => word === '--jq' || word.startsWith('--jq='))) require('../dist/lib/jq-compile.cjs').compileJqFor(argv);
   require('../dist/main.cjs').main();
 }

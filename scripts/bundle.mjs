@@ -136,7 +136,7 @@ const lazyChildProcessForCommander = {
 /**
  * jq-wasm's Emscripten build, made lighter to start and to feed (`--jq`, src/io/jq.ts): its
  * WebAssembly, inline as base64 (1.2 MB of JavaScript to parse and decode on every start), is
- * dist/lib/jq.wasm, compiled by src/io/jq-compile.ts (begun by the launcher); its stdin, taken a byte at a time by copying the rest, is
+ * dist/lib/jq.wasm, read as bytes; its stdin, taken a byte at a time by copying the rest, is
  * read by an index; its output, grown by a copy per byte, is gathered in an array. Both copies
  * made a large answer quadratic. A pattern that no longer matches (a new jq-wasm) fails the build.
  */
@@ -154,11 +154,6 @@ const JQ_PATCHES = [
     () => 'stdinBuffer = toByteArray(stdinString); stdinAt = 0; stdoutBuffer = [];',
   ],
   [/let stdinBuffer = new Uint8Array\(0\);/, () => 'let stdinBuffer = new Uint8Array(0); let stdinAt = 0;'],
-  // The module compiled by src/io/jq-compile.ts, which the launcher may have begun already.
-  [
-    /wasmBinaryFile !== null && wasmBinaryFile !== void 0 \? wasmBinaryFile : \(wasmBinaryFile = findWasmBinary\(\)\); try \{\s*var result = await instantiateAsync\(wasmBinary, wasmBinaryFile, info\);/,
-    () => 'try { var result = { instance: await WebAssembly.instantiate(await require("./jq-compile.cjs").compiledJq(), info) };',
-  ],
   [
     /charCode => \{ if \(charCode !== null && charCode !== undefined\) \{\s*const tmp = new Uint8Array\(stdoutBuffer\.length \+ 1\);\s*tmp\.set\(stdoutBuffer, 0\);\s*tmp\[tmp\.length - 1\] = charCode;\s*stdoutBuffer = tmp;\s*\} \}/,
     () => 'charCode => { if (charCode !== null && charCode !== undefined) stdoutBuffer.push(charCode); }',
@@ -244,8 +239,7 @@ export async function bundle(outdir) {
     ...common,
     format: 'cjs',
     plugins: [lazyChildProcessForCommander, leanJq(outdir)],
-    // jq's compile (src/io/jq-compile.ts), which the launcher and jq-wasm both require.
-    entryPoints: { ...libraryEntries('.cjs'), 'lib/jq-compile': 'src/io/jq-compile.ts' },
+    entryPoints: libraryEntries('.cjs'),
     outdir,
     outExtension: { '.js': '.cjs' },
   });

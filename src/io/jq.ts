@@ -6,6 +6,7 @@
 // Both imports are static: in the CommonJS bundle they are `require`s, where an `await
 // import()` would start Node's ESM loader, a cost of its own on every run with --jq.
 import * as jqWasm from 'jq-wasm';
+import { setFlagsFromString } from 'node:v8';
 import { CliError, UsageError } from '../errors.js';
 
 interface JqModule {
@@ -14,9 +15,14 @@ interface JqModule {
 
 let engine: JqModule | undefined;
 
-/** jq-wasm, once per process: its WebAssembly compiled by src/io/jq-compile.ts, begun by bin/svc.js or by jq-wasm's start. */
+/** jq-wasm, once per process: its WebAssembly is compiled by the first filter (checkJq, which src/cli/run.ts starts). */
 function jqEngine(): JqModule {
   if (engine) return engine;
+  // V8's baseline WebAssembly code only: a filter runs once over a small answer, and the
+  // optimizing tier, compiled beside it, is time a one-shot command never wins back (bench/).
+  // It is asked for as a tiering budget no run spends: --liftoff-only, set after Node has
+  // started, makes Node 24 and later slower than their default.
+  setFlagsFromString('--wasm-tiering-budget=2000000000');
   const loaded = jqWasm as unknown as { default?: JqModule } & Partial<JqModule>;
   engine = loaded.default?.raw ? loaded.default : (loaded as JqModule);
   return engine;

@@ -7,7 +7,6 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { useTestEmulator } from '../helpers/emulator.js';
 import { recordingServer } from '../helpers/http-servers.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
-import { createRequire } from 'node:module';
 
 const emu = useTestEmulator();
 
@@ -126,24 +125,5 @@ describe('--jq on every command that prints JSON', () => {
     const r = await runCli(['account', '--jq', '.id | tonumber'], { env });
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(r.stderr).error.message).toContain('--jq');
-  });
-});
-
-describe("jq's compile (dist/lib/jq-compile.cjs, which the launcher begins)", () => {
-  it('holds the process open while V8 compiles on its own threads, and lets go once it is done', async () => {
-    // A fresh instance of the built file: the one jq-wasm uses in this process may be done already.
-    const require = createRequire(import.meta.url);
-    const file = require.resolve('../../dist/lib/jq-compile.cjs');
-    delete require.cache[file];
-    const { compiledJq } = require(file) as { compiledJq(): Promise<object> };
-    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
-    const before = timers();
-    const compiling = compiledJq();
-    // Without a handle of its own, a process waiting for the compile alone would end ("nothing was left to wait for").
-    expect(timers()).toBe(before + 1);
-    expect(compiledJq()).toBe(compiling);
-    expect(Object.prototype.toString.call(await compiling)).toBe('[object WebAssembly.Module]');
-    expect(timers()).toBe(before);
-    delete require.cache[file];
   });
 });
