@@ -293,6 +293,17 @@ describe.skipIf(gpgProblem !== null || !linuxX64)(`npm run dist checks before it
   });
 });
 
+/**
+ * A folder for PATH holding a `gpg` that gives `passphrase` through the loopback pinentry: the
+ * maintainer typing it at gpg's prompt, which a test has no terminal for.
+ */
+function typingPassphrase(passphrase: string): string {
+  const typing = mkdtempSync(join(scratch, 'typing-'));
+  const realGpg = spawnSync('sh', ['-c', 'command -v gpg'], { encoding: 'utf8' }).stdout.trim();
+  writeFileSync(join(typing, 'gpg'), `#!/bin/sh\nexec ${realGpg} --batch --pinentry-mode loopback --passphrase '${passphrase}' "$@"\n`, { mode: 0o755 });
+  return typing;
+}
+
 const dpkgProblem = spawnSync('dpkg-deb', ['--version']).error ? 'dpkg-deb is not installed (Debian package dpkg)' : null;
 
 /** Runs RELEASING.md's block `name` in `dir` as typed (one shell, so its exports carry), `npm run dist` as `substitute` says. */
@@ -308,10 +319,7 @@ describe.skipIf(gpgProblem !== null || !linuxX64)(`RELEASING.md, word for word${
     const home = mkdtempSync(join(scratch, 'home-'));
     const gnupg = join(home, '.svc-release-gnupg');
     homes.push(gnupg);
-    // The maintainer typing the passphrase at gpg's prompt: a gpg on PATH that gives it through the loopback pinentry.
-    const typing = mkdtempSync(join(scratch, 'typing-'));
-    const realGpg = spawnSync('sh', ['-c', 'command -v gpg'], { encoding: 'utf8' }).stdout.trim();
-    writeFileSync(join(typing, 'gpg'), `#!/bin/sh\nexec ${realGpg} --batch --pinentry-mode loopback --passphrase 'correct horse' "$@"\n`, { mode: 0o755 });
+    const typing = typingPassphrase('correct horse');
     const made = runBlock('release-key', home, { ...shellEnv(home), PATH: `${typing}:${process.env.PATH ?? ''}` });
     expect(made.status, made.stderr).toBe(0);
     expect(statSync(gnupg).mode & 0o777).toBe(0o700);
@@ -374,6 +382,63 @@ describe.skipIf(gpgProblem !== null || !linuxX64)(`RELEASING.md, word for word${
     });
     expect(verified.status, verified.stderr).toBe(0);
     expect(verified.stderr).toContain(`using EDDSA key ${fingerprint}`);
+  }, 120_000);
+
+  it('renews a key as written: refused 30 days before it expires, renewed by the renew-key block, then published into the same repository with the new date, its keyring signed so the old one checks it', () => {
+    expect(dpkgProblem).toBeNull();
+    const { home, gnupg, fingerprint } = maintainerHome('correct horse');
+    const passphrase = join(home, '.svc-release-passphrase');
+    writeFileSync(passphrase, 'correct horse\n', { mode: 0o600 });
+    const typing = typingPassphrase('correct horse');
+    const gpg = (...args: string[]) => spawnSync(join(typing, 'gpg'), args, { env: { ...process.env, GNUPGHOME: gnupg }, encoding: 'utf8' });
+    const dir = clone(pkg.version, { fingerprint });
+    const repo = join(dir, 'published-apt');
+    const keyEnv = shellEnv(home, { GNUPGHOME: gnupg, SVC_SIGNING_KEY: fingerprint, SVC_SIGNING_PASSPHRASE_FILE: passphrase });
+    const publish = (version: string) =>
+      spawnSync(process.execPath, [join(dir, 'scripts/apt-repo.mjs'), '--repo', repo, standInDeb(mkdtempSync(join(scratch, 'deb-')), version)], {
+        cwd: dir,
+        env: keyEnv,
+        encoding: 'utf8',
+      });
+    expect(publish('0.0.1').status).toBe(0);
+    const expiry = (keyring: string) =>
+      Number(
+        /^pub:(?:[^:]*:){5}(\d+):/m.exec(
+          spawnSync('gpg', ['--batch', '--with-colons', '--show-keys', keyring], {
+            env: { ...process.env, GNUPGHOME: mkdtempSync(join(scratch, 'gnupg-')) },
+            encoding: 'utf8',
+          }).stdout,
+        )?.[1],
+      );
+    // Time passes: 30 days are left (the key's date brought forward stands in for the years).
+    expect(gpg('--quick-set-expire', fingerprint, '30d').status).toBe(0);
+    const refused = publish('0.0.2');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^apt-repo: the signing key ${fingerprint} expires on [0-9-]+, in 30 days \\(under 90\\): renew it first with gpg --quick-set-expire ${fingerprint} 2y`,
+      ),
+    );
+    const machineKeyring = join(scratch, `machine-${fingerprint}.gpg`);
+    writeFileSync(machineKeyring, spawnSync('gpg', ['--batch', '--export', fingerprint], { env: { ...process.env, GNUPGHOME: gnupg } }).stdout);
+
+    const renewed = runBlock('renew-key', home, { ...shellEnv(home), PATH: `${typing}:${process.env.PATH ?? ''}` }, (line) =>
+      line.replace('<fingerprint>', fingerprint),
+    );
+    expect(renewed.status, renewed.stderr).toBe(0);
+    spawnSync('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: gnupg } });
+    const republished = publish('0.0.2');
+    expect(republished.status, republished.stderr).toBe(0);
+    const keyring = join(repo, 'svc-archive-keyring.gpg');
+    const inTwoYears = Date.now() / 1000 + 2 * 365 * 86_400;
+    expect(Math.abs(expiry(keyring) - inTwoYears)).toBeLessThan(3 * 86_400);
+    expect(expiry(machineKeyring)).toBeLessThan(Date.now() / 1000 + 31 * 86_400);
+    // The keyring a machine holds checks the renewed one's signature (what README's refresh line asks of it).
+    const checked = spawnSync('gpgv', ['--status-fd', '1', '--keyring', machineKeyring, `${keyring}.asc`, keyring], {
+      env: { ...process.env, GNUPGHOME: mkdtempSync(join(scratch, 'gnupg-')) },
+      encoding: 'utf8',
+    });
+    expect(checked.stdout).toMatch(new RegExp(`^\\[GNUPG:\\] VALIDSIG .* ${fingerprint}$`, 'm'));
   }, 120_000);
 
   it('the release-check block verifies a release signed as npm run dist signs one, and fails a changed file', () => {
