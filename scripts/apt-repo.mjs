@@ -342,6 +342,11 @@ export function checkPublishedKeyring(repo, keys) {
  * .sources. Returns the paths written.
  */
 export function publish({ repo, debs, epoch, url = DEFAULT_URL, keyringPath = KEYRING_PATH, env = process.env, keys: given }) {
+  // A throwaway key is never one the published keyring holds: refused before one is made.
+  if (!given && (env.SVC_SIGNING_KEY ?? '').trim() === '' && existsSync(join(repo, KEYRING)))
+    throw new ReleaseError(
+      `SVC_SIGNING_KEY is not set, and ${join(repo, KEYRING)} is the key installed machines trust, never a throwaway one: export GNUPGHOME=~/.svc-release-gnupg and SVC_SIGNING_KEY=<the release key's fingerprint> (RELEASING.md's publish block)`,
+    );
   const keys = given ?? signingKeys(env, epoch);
   try {
     checkPublishedKeyring(repo, keys);
