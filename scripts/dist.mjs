@@ -533,6 +533,15 @@ export function checkReadmeFingerprint(env = process.env) {
     );
 }
 
+/**
+ * The line for the release notes naming the key(s) that signed: the second source, beside
+ * README.md, that the download check's fingerprint is compared with. Empty for a test build.
+ */
+export function releaseNotesLine(env = process.env) {
+  const signers = (env.SVC_SIGNING_KEY ?? '').split(/[\s,]+/).filter(Boolean);
+  return signers.length ? `For the release notes: svc ${pkg.version} is signed by the release key ${signers.map((f) => f.toUpperCase()).join(' and ')}\n` : '';
+}
+
 /** The command line: `{ archs, withDeb, out, preflightOnly }`; a ReleaseError for anything else. */
 export function parseArgs(args) {
   const options = { archs: Object.keys(TARGETS), withDeb: true, out: undefined, preflightOnly: false };
@@ -631,9 +640,8 @@ function main() {
     keys.cleanup();
   }
   for (const file of made) process.stdout.write(`${relative(root, file)}\t${(statSync(file).size / 2 ** 20).toFixed(1)} MiB\n`);
-  // The release notes name the key too: the second source README.md's download check asks for.
-  const signers = (process.env.SVC_SIGNING_KEY ?? '').split(/[\s,]+/).filter(Boolean);
-  if (signers.length) process.stdout.write(`For the release notes: signed by the release key ${signers.map((f) => f.toUpperCase()).join(' and ')}\n`);
+  const notes = releaseNotesLine();
+  if (notes) process.stdout.write(notes);
 }
 
 answerHelp(import.meta.url);

@@ -333,6 +333,17 @@ describe.skipIf(gpgProblem !== null || !linuxX64)(`RELEASING.md, word for word${
     expect(checked.stderr).toBe('');
     expect(checked.status).toBe(0);
     expect(blockLines(RELEASING, 'release')).toContain('npm run dist');
+    // The line npm run dist ends with, for the release notes: the fingerprint README.md prints, from a second source.
+    const notes = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { releaseNotesLine } from ${JSON.stringify(join(dir, 'scripts/dist.mjs'))}; process.stdout.write(releaseNotesLine());`,
+      ],
+      { env: { ...shellEnv(home), SVC_SIGNING_KEY: fingerprint }, encoding: 'utf8' },
+    );
+    expect(notes.stdout).toBe(`For the release notes: svc ${pkg.version} is signed by the release key ${fingerprint}\n`);
 
     // What the build would have made, and the repository as the previous release published it, signed by this key.
     const folder = join(dir, 'release', pkg.version);
