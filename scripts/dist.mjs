@@ -31,7 +31,21 @@
 // Downloads (npm pack only) are kept in scripts/nodes.mjs's cache dir and re-used.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -485,6 +499,7 @@ function checkChangelog() {
 function checkManPages() {
   const top = changelogTop();
   const expected = `"${new Date(top.epoch * 1000).toISOString().slice(0, 10)}" "svc ${pkg.version}"`;
+  if (!existsSync(join(root, 'man'))) throw new ReleaseError('man/ is missing: run npm run man and commit the pages');
   const stale = readdirSync(join(root, 'man'))
     .filter((f) => f.endsWith('.1'))
     .sort()
@@ -504,11 +519,18 @@ export const QEMU = { tool: 'qemu-aarch64-static', debian: 'qemu-user-static', l
  */
 export function checkBinary(arch, binary, version = pkg.version) {
   const [command, args] = arch === 'arm64' ? [QEMU.tool, [binary, '--version']] : [binary, ['--version']];
-  const ran = spawnSync(command, args, {
-    encoding: 'utf8',
-    timeout: 120_000,
-    env: { PATH: process.env.PATH ?? '', QEMU_LD_PREFIX: QEMU.libraries, HOME: '/nonexistent', NO_COLOR: '1' },
-  });
+  // A home of its own: the maintainer's config is not the binary's business.
+  const home = mkdtempSync(join(tmpdir(), 'svc-dist-run-'));
+  let ran;
+  try {
+    ran = spawnSync(command, args, {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { PATH: process.env.PATH ?? '', QEMU_LD_PREFIX: QEMU.libraries, HOME: home, NO_COLOR: '1' },
+    });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
   if (ran.status !== 0 || ran.stdout !== `${version}\n`)
     throw new ReleaseError(
       `the built ${binary} ${arch === 'arm64' ? `(under ${QEMU.tool}) ` : ''}answered --version with ${JSON.stringify(ran.stdout ?? '')} (${ran.error?.message ?? `exit ${ran.status}`}), not ${version}: nothing signed`,
