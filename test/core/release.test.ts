@@ -454,6 +454,61 @@ describe.skipIf(gpgProblem !== null || !linuxX64)(`RELEASING.md, word for word${
     expect(checked.stdout).toMatch(new RegExp(`^\\[GNUPG:\\] VALIDSIG .* ${fingerprint}$`, 'm'));
   }, 120_000);
 
+  it('rotates a key as written: the rotate-key block certifies the new key with the old, and the repository the old key published takes both', () => {
+    expect(dpkgProblem).toBeNull();
+    const { home, gnupg, fingerprint: old } = maintainerHome('correct horse');
+    const passphrase = join(home, '.svc-release-passphrase');
+    writeFileSync(passphrase, 'correct horse\n', { mode: 0o600 });
+    const dir = clone(pkg.version, { fingerprint: old });
+    const repo = join(dir, 'published-apt');
+    const deb = standInDeb(mkdtempSync(join(scratch, 'deb-')), '0.0.1');
+    const first = spawnSync(process.execPath, [join(dir, 'scripts/apt-repo.mjs'), '--repo', repo, deb], {
+      cwd: dir,
+      env: shellEnv(home, { GNUPGHOME: gnupg, SVC_SIGNING_KEY: old, SVC_SIGNING_PASSPHRASE_FILE: passphrase }),
+      encoding: 'utf8',
+    });
+    expect(first.status, first.stderr).toBe(0);
+    // The block, then (in the same shell, as it says) the publish step's line with the SVC_SIGNING_KEY it set.
+    const lines = [
+      ...blockLines(RELEASING, 'rotate-key'),
+      `export PATH='${process.env.PATH ?? ''}'`, // no one typing from here: the passphrase comes from the file
+      'gpgconf --kill gpg-agent',
+      'export SVC_SIGNING_PASSPHRASE_FILE=~/.svc-release-passphrase',
+      `node scripts/apt-repo.mjs --repo ./published-apt ${deb}`,
+      'echo "$SVC_SIGNING_KEY"',
+    ];
+    const typing = typingPassphrase('correct horse');
+    spawnSync('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: gnupg } });
+    const rotated = spawnSync('sh', ['-c', `set -e\n${lines.join('\n')}`], {
+      cwd: dir,
+      env: { ...shellEnv(home), PATH: `${typing}:${process.env.PATH ?? ''}` },
+      encoding: 'utf8',
+    });
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const [first_, next] = rotated.stdout.trim().split('\n').at(-1)!.split(' ');
+    expect(first_).toBe(old);
+    expect(next).toMatch(/^[0-9A-F]{40}$/);
+    expect(next).not.toBe(old);
+    const listed = spawnSync('gpg', ['--batch', '--with-colons', '--show-keys', join(repo, 'svc-archive-keyring.gpg')], {
+      env: { ...process.env, GNUPGHOME: mkdtempSync(join(scratch, 'gnupg-')) },
+      encoding: 'utf8',
+    }).stdout;
+    expect(listed).toContain(old);
+    expect(listed).toContain(next);
+    // Machines holding the old key alone check the new keyring (README's refresh line) and the repository.
+    const oldKeyring = join(scratch, `old-${old}.gpg`);
+    writeFileSync(oldKeyring, spawnSync('gpg', ['--batch', '--export', old], { env: { ...process.env, GNUPGHOME: gnupg } }).stdout);
+    const gpgv = (...files: string[]) =>
+      spawnSync('gpgv', ['--status-fd', '1', '--keyring', oldKeyring, ...files], {
+        env: { ...process.env, GNUPGHOME: mkdtempSync(join(scratch, 'gnupg-')) },
+        encoding: 'utf8',
+      }).stdout;
+    expect(gpgv(join(repo, 'svc-archive-keyring.gpg.asc'), join(repo, 'svc-archive-keyring.gpg'))).toMatch(
+      new RegExp(`^\\[GNUPG:\\] VALIDSIG .* ${old}$`, 'm'),
+    );
+    expect(gpgv(join(repo, 'dists/stable/InRelease'))).toMatch(new RegExp(`^\\[GNUPG:\\] VALIDSIG .* ${old}$`, 'm'));
+  }, 120_000);
+
   it('the release-check block verifies a release signed as npm run dist signs one, and fails a changed file', () => {
     const { home, gnupg, fingerprint } = maintainerHome('correct horse');
     const passphrase = join(home, '.svc-release-passphrase');
