@@ -153,9 +153,18 @@ describe.skipIf(problem !== null && !required)(`the README's apt lines${problem 
 const gpgIn = (home: string, ...args: string[]) =>
   spawnSync('gpg', ['--batch', '--no-tty', '--quiet', ...args], { env: { ...process.env, GNUPGHOME: home }, encoding: 'utf8' });
 
+/** The GNUPGHOMEs made here: their gpg-agents are stopped before a test removes its folder. */
+const gnupgHomes: string[] = [];
+function removeWithAgents(scratch: string): void {
+  for (const home of gnupgHomes.filter((h) => h.startsWith(scratch)))
+    spawnSync('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: home } });
+  rmSync(scratch, { recursive: true, force: true });
+}
+
 /** A passphrase-less Ed25519 key made at `at` (seconds) in a GNUPGHOME of its own: its home and fingerprint. */
 function keyAt(parent: string, at: number, expires = 'never'): { home: string; fingerprint: string } {
   const home = mkdtempSync(join(parent, 'gnupg-'));
+  gnupgHomes.push(home);
   const made = gpgIn(
     home,
     '--faked-system-time',
@@ -231,7 +240,7 @@ describe.skipIf(problem !== null && !required)(`the README's update and keyring 
       expect(loud.out).toContain('EXPKEYSIG');
       expect(spawnSync(machine.svc, { encoding: 'utf8' }).stdout).toBe('0.0.1\n');
     } finally {
-      rmSync(scratch, { recursive: true, force: true });
+      removeWithAgents(scratch);
     }
   }, 120_000);
 
@@ -309,7 +318,7 @@ describe.skipIf(problem !== null && !required)(`the README's update and keyring 
       expect(updated.out).not.toMatch(/^[WE]:/m);
     } finally {
       served.close();
-      rmSync(scratch, { recursive: true, force: true });
+      removeWithAgents(scratch);
     }
   }, 120_000);
 });
