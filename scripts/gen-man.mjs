@@ -30,7 +30,7 @@ function exitMeanings() {
 function versionDate(version) {
   const top = changelogTop();
   if (top.version !== version) throw new Error(`packaging/debian/changelog's top entry is ${top.version}, package.json says ${version}: add an entry`);
-  return new Date(Date.parse(top.date)).toISOString().slice(0, 10);
+  return new Date(top.epoch * 1000).toISOString().slice(0, 10);
 }
 
 /** The files svc reads and writes (src/config/paths.ts, the standalone loader). */

@@ -28,7 +28,8 @@ if [ -z "${SVC_IN_DBUS:-}" ] && command -v dbus-run-session >/dev/null && comman
 fi
 
 node scripts/build.mjs
-node scripts/dist.mjs
+# A test build: signed by a throwaway key (a release is RELEASING.md's, with the release key).
+SVC_THROWAWAY_KEY=1 node scripts/dist.mjs
 
 # A PATH with every program of this machine's but Node's.
 no_node="$(mktemp -d)"

@@ -2,6 +2,7 @@
 // step the build ends with) over a folder of stand-in files, so the signing and its checks are
 // tested without the build's minutes.
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from './spawn.js';
 
@@ -18,4 +19,20 @@ export function signRelease(folder: string, env: NodeJS.ProcessEnv): { status: n
   `;
   const ran = spawnSync(process.execPath, ['--input-type=module', '-e', code, folder], { env, encoding: 'utf8' });
   return { status: ran.status, stderr: ran.stderr };
+}
+
+/**
+ * `dir`/man: man/'s pages as `npm run man` writes them for `version` dated `date` (YYYY-MM-DD;
+ * the changelog's top entry's): what a release of another version than package.json's ships.
+ */
+export function manPagesFor(dir: string, version: string, date?: string): void {
+  const man = join(dir, 'man');
+  mkdirSync(man, { recursive: true });
+  for (const page of readdirSync(join(root, 'man')).filter((f) => f.endsWith('.1'))) {
+    const text = readFileSync(join(root, 'man', page), 'utf8').replace(
+      /^(\.TH "[^"]*" "1" )"([^"]*)" "svc [^"]*"/m,
+      (_, head: string, was: string) => `${head}"${date ?? was}" "svc ${version}"`,
+    );
+    writeFileSync(join(man, page), text);
+  }
 }

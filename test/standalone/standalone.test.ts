@@ -23,7 +23,11 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manPagesFor } from '../helpers/release.js';
 import { root, spawnCollect, spawnEmulator, type Spawned, type SpawnedEmulator } from '../helpers/spawn.js';
+
+/** The builds here are tests': signed by a throwaway key, which dist refuses unless told. */
+const testBuildEnv: NodeJS.ProcessEnv = { ...process.env, SVC_THROWAWAY_KEY: '1' };
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 const release = join(root, 'release', version);
@@ -53,7 +57,7 @@ function ensureReleased(): void {
   const sums = join(release, 'SHA256SUMS');
   const fresh = [x64, arm64, deb, tarball, sums].every(existsSync) && statSync(sums).mtimeMs > newestSource();
   if (fresh) return;
-  const made = spawnSync(process.execPath, ['scripts/dist.mjs'], { cwd: root, encoding: 'utf8' });
+  const made = spawnSync(process.execPath, ['scripts/dist.mjs'], { cwd: root, encoding: 'utf8', env: testBuildEnv });
   if (made.status !== 0) throw new Error(`npm run dist failed: ${made.stderr}`);
 }
 
@@ -149,13 +153,14 @@ function openFolder(mode: number): string {
 function buildOtherVersion(): { binary: string; version: string } {
   const other = join(scratch, 'other');
   mkdirSync(join(other, 'scripts'), { recursive: true });
-  for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'packaging', 'man', 'node_modules', 'package-lock.json', 'LICENSE'])
+  for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'packaging', 'node_modules', 'package-lock.json', 'LICENSE', 'README.md'])
     symlinkSync(join(root, entry), join(other, entry));
   for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs', 'help.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   const otherVersion = `${pkg.version}-other`;
   writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: otherVersion }));
-  const made = spawnSync(process.execPath, [join(other, 'scripts/dist.mjs'), '--arch', 'x64', '--no-deb'], { cwd: other, encoding: 'utf8' });
+  manPagesFor(other, otherVersion);
+  const made = spawnSync(process.execPath, [join(other, 'scripts/dist.mjs'), '--arch', 'x64', '--no-deb'], { cwd: other, encoding: 'utf8', env: testBuildEnv });
   if (made.status !== 0) throw new Error(`building ${otherVersion} failed: ${made.stderr}`);
   return { binary: join(other, 'release', otherVersion, `svc-${otherVersion}-linux-x64`), version: otherVersion };
 }
@@ -594,7 +599,7 @@ describe('the release folder', () => {
 
   it('is reproducible: built again from the same files, the binary and the .deb are the same bytes, and hold no build path', () => {
     const again = join(scratch, 'again');
-    const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64', '--out', again], { cwd: root, encoding: 'utf8' });
+    const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64', '--out', again], { cwd: root, encoding: 'utf8', env: testBuildEnv });
     expect(made.status, made.stderr).toBe(0);
     for (const file of [x64, deb, tarball]) expect(readFileSync(join(again, basename(file))).equals(readFileSync(file)), basename(file)).toBe(true);
     expect(readFileSync(x64).includes(Buffer.from(root.replace(/\/$/, '')))).toBe(false);
@@ -612,7 +617,7 @@ describe('the release folder', () => {
     const made = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'arm64', '--no-deb', '--out', out], {
       cwd: root,
       encoding: 'utf8',
-      env: { ...process.env, PATH: path },
+      env: { ...testBuildEnv, PATH: path },
     });
     expect(made.status).not.toBe(0);
     expect(made.stderr).toContain('aarch64-linux-gnu-strip is missing (Debian package binutils-aarch64-linux-gnu)');
