@@ -4,6 +4,7 @@ import { validateMetadata, metadataUrl } from '../../src/auth/discovery.js';
 import { OAuthStepError } from '../../src/auth/http.js';
 import { refreshTokens, revokeToken, validateTokenResponse } from '../../src/auth/tokens.js';
 import type { FetchInit, FetchLike } from '../../src/auth/http.js';
+import { redactText } from '../../src/io/redact.js';
 
 const good = {
   access_token: 'svc_oat_abc',
@@ -26,10 +27,33 @@ describe('validateTokenResponse (docs/contract.md "Credentials and scopes")', ()
     });
   });
 
+  it('takes tokens of any shape as given: an opaque string of another service, a JWT access token', () => {
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+    const tokens = validateTokenResponse({ ...good, access_token: jwt, refresh_token: 'Zm9vYmFyYmF6-_~.+/=', token_type: 'bearer' });
+    expect(tokens.access_token).toBe(jwt);
+    expect(tokens.refresh_token).toBe('Zm9vYmFyYmF6-_~.+/=');
+  });
+
+  it('takes the requested scopes when the answer leaves scope out (RFC 6749 §5.1), and only then', () => {
+    const { scope: _, ...without } = good;
+    expect(validateTokenResponse(without, ['calls:read']).scopes).toEqual(['calls:read']);
+    expect(() => validateTokenResponse(without)).toThrow(/"scope"/);
+  });
+
+  it('keeps no token out of --debug, errors or logs once it has arrived, whatever its shape', () => {
+    const secret = 'opaque-token-from-elsewhere-1234';
+    validateTokenResponse({ ...good, refresh_token: secret });
+    expect(redactText(`refused ${secret}.`)).toBe('refused …1234.');
+    expect(redactText('{"access_token": "never-seen-before-9876", "scope": "x"}')).toBe('{"access_token": "…9876", "scope": "x"}');
+  });
+
   it.each([
-    ['access_token', 'abc'],
+    ['access_token', ''],
+    ['access_token', 'has space'],
+    ['access_token', 'x'.repeat(4097)],
+    ['access_token', 'line\nbreak'],
     ['access_token', undefined],
-    ['refresh_token', 'svc_oat_xyz'],
+    ['refresh_token', 42],
     ['token_type', 'mac'],
     ['expires_in', '3600'],
     ['expires_in', 0],
@@ -38,6 +62,7 @@ describe('validateTokenResponse (docs/contract.md "Credentials and scopes")', ()
     ['scope', ['calls:read']],
     ['org_id', ''],
     ['org_id', 42],
+    ['org_id', 'org 1'],
   ])('refuses %s = %j, naming the field', (field, value) => {
     const body: Record<string, unknown> = { ...good, [field]: value };
     if (value === undefined) delete body[field];
