@@ -1,6 +1,6 @@
 import { ConnectionError } from '../../src/api/network.js';
 import { describe, expect, it } from 'vitest';
-import { validateMetadata, metadataUrl } from '../../src/auth/discovery.js';
+import { discover, validateMetadata, metadataUrl } from '../../src/auth/discovery.js';
 import { OAuthStepError } from '../../src/auth/http.js';
 import { refreshTokens, revokeToken, validateTokenResponse } from '../../src/auth/tokens.js';
 import type { FetchInit, FetchLike } from '../../src/auth/http.js';
@@ -132,5 +132,40 @@ describe('discovery (RFC 8414)', () => {
     expect(() => validateMetadata({ ...metadata, issuer: 'https://evil.example' }, 'http://127.0.0.1:4010')).toThrow(/issuer/);
     expect(() => validateMetadata({ ...metadata, code_challenge_methods_supported: ['plain'] }, 'http://127.0.0.1:4010')).toThrow(/S256/);
     expect(() => validateMetadata({ ...metadata, token_endpoint: 42 }, 'http://127.0.0.1:4010')).toThrow(/token_endpoint/);
+  });
+
+  it('an issuer with a path: RFC 8414 §3.1 first, the appended form only after a 404; one request without a path', async () => {
+    const asked: string[] = [];
+    const answering =
+      (at: string): FetchLike =>
+      async (url) => {
+        asked.push(url);
+        const body = JSON.stringify({ ...metadata, issuer: 'http://127.0.0.1:4010/tenant' });
+        return { status: url === at ? 200 : 404, headers: new Headers(), text: async () => (url === at ? body : 'not found') };
+      };
+    await discover(answering('http://127.0.0.1:4010/.well-known/oauth-authorization-server/tenant'), 'http://127.0.0.1:4010/tenant');
+    expect(asked).toEqual(['http://127.0.0.1:4010/.well-known/oauth-authorization-server/tenant']);
+    asked.length = 0;
+    await discover(answering('http://127.0.0.1:4010/tenant/.well-known/oauth-authorization-server'), 'http://127.0.0.1:4010/tenant');
+    expect(asked).toEqual([
+      'http://127.0.0.1:4010/.well-known/oauth-authorization-server/tenant',
+      'http://127.0.0.1:4010/tenant/.well-known/oauth-authorization-server',
+    ]);
+    asked.length = 0;
+    const error = await discover(answering('nowhere'), 'http://127.0.0.1:4010/tenant').catch((e: unknown) => e);
+    expect((error as Error).message).toContain('answered HTTP 404 (also tried http://127.0.0.1:4010/.well-known/oauth-authorization-server/tenant: 404)');
+    asked.length = 0;
+    await discover(answering('http://127.0.0.1:4010/.well-known/oauth-authorization-server'), 'http://127.0.0.1:4010').catch(() => {});
+    expect(asked).toHaveLength(1);
+  });
+
+  it('RFC 9700 §4.4: a sign-in page on another origin is taken only from a server that names itself in its answers (RFC 9207)', () => {
+    const elsewhere = { ...metadata, authorization_endpoint: 'https://genuine.example/authorize' };
+    expect(() => validateMetadata(elsewhere, 'http://127.0.0.1:4010')).toThrow(
+      /sends the sign-in to https:\/\/genuine\.example, another origin than the issuer/,
+    );
+    const named = validateMetadata({ ...elsewhere, authorization_response_iss_parameter_supported: true }, 'http://127.0.0.1:4010');
+    expect(named).toMatchObject({ authorization_endpoint: 'https://genuine.example/authorize', authorization_response_iss_parameter_supported: true });
+    expect(() => validateMetadata({ ...metadata, authorization_response_iss_parameter_supported: 'yes' }, 'http://127.0.0.1:4010')).toThrow(/iss_parameter/);
   });
 });
