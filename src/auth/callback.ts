@@ -5,7 +5,8 @@ export type CallbackOutcome =
   | { kind: 'code'; code: string }
   /** RFC 6749 §4.1.2.1 `access_denied`: the admin refused. */
   | { kind: 'denied' }
-  | { kind: 'error'; error: string; description?: string }
+  /** `scope`: the scope an invalid_scope names, where the server says which. */
+  | { kind: 'error'; error: string; description?: string; scope?: string }
   /** RFC 9207 §2.4: the answer names another issuer, or none where one is required: never used. */
   | { kind: 'wrong_issuer'; expected: string; got: string | null };
 
@@ -37,7 +38,8 @@ export function interpretCallback(params: URLSearchParams, expectedState: string
   if (error !== null) {
     if (error === 'access_denied') return { kind: 'denied' };
     const description = params.get('error_description');
-    return description === null ? { kind: 'error', error } : { kind: 'error', error, description };
+    const scope = params.get('scope');
+    return { kind: 'error', error, ...(description !== null ? { description } : {}), ...(scope !== null && error === 'invalid_scope' ? { scope } : {}) };
   }
   const code = params.get('code');
   if (code === null || code === '') return { kind: 'foreign', reason: 'it carries neither a code nor an error' };

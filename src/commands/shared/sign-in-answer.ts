@@ -32,7 +32,7 @@ export function callbackFailure(
       return wrongIssuer(outcome.expected, outcome.got);
     case 'error': {
       const said = `${outcome.error}${outcome.description ? `: ${outcome.description}` : ''}`;
-      if (outcome.error === 'invalid_scope') return scopeRefusal(asked, metadata, said);
+      if (outcome.error === 'invalid_scope') return scopeRefusal(asked, metadata, said, outcome.scope);
       if (outcome.error === 'unauthorized_client' || outcome.error === 'invalid_client')
         return new AuthError(
           `the service does not let the app ${clientId} sign in (${said})`,
@@ -59,10 +59,12 @@ function wrongIssuer(expected: string, got: string | null): CliError {
 }
 
 /** invalid_scope, naming the scope: asking again the same way would fail the same way. */
-function scopeRefusal(asked: readonly string[], metadata: AuthServerMetadata, said: string): AuthError {
+function scopeRefusal(asked: readonly string[], metadata: AuthServerMetadata, said: string, refused?: string): AuthError {
   const offered = metadata.scopes_supported;
   const notOffered = offered ? asked.filter((scope) => !offered.includes(scope)) : [];
-  const named = notOffered.length ? notOffered : asked.filter((scope) => said.includes(scope));
+  // The server's own word first (a `scope` on the error), then what its metadata does not offer, then its description.
+  const byServer = refused ? asked.filter((scope) => refused.split(' ').includes(scope)) : [];
+  const named = byServer.length ? byServer : notOffered.length ? notOffered : asked.filter((scope) => said.includes(scope));
   const rest = asked.filter((scope) => !named.includes(scope));
   if (named.length && rest.length)
     return new AuthError(
