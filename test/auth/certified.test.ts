@@ -275,6 +275,25 @@ describe('errors against a certified server, each with a fix that works', () => 
     expect(await server.grantActive(server.grants[0]!)).toBe(false);
   });
 
+  it('Ctrl-C after the server issued the pair, before svc kept it: revoked before svc exits, and said', async () => {
+    const server = await certified();
+    const interrupt = new AbortController();
+    const secrets = new MemorySecretStore();
+    const r = await runCli(['login'], {
+      env: { SVC_BASE_URL: server.issuer, DISPLAY: ':0' },
+      browser: personBrowser(),
+      secrets,
+      signal: interrupt.signal,
+      transactionSteps: async (step) => {
+        if (step === 'signed-in') interrupt.abort();
+      },
+    });
+    expect(r.exitCode).toBe(130);
+    expect(r.stderr).toContain('The new sign-in was revoked at the service: nothing of it stays open there.');
+    expect(secrets.secrets.has('default:oauth')).toBe(false);
+    expect(await server.grantActive(server.grants[0]!)).toBe(false);
+  });
+
   it('a code exchange whose answer is lost: the code sent once more, which the server refuses and so ends what it issued', async () => {
     const server = await certified();
     server.faults.dropNextTokenAnswer = true;
