@@ -34,6 +34,8 @@ export async function withRefreshRetries<T>(
       const status = error.details.status;
       if (status !== undefined && isTransientStatus(status))
         return { value: { failed: error }, outcome: { status, retryAfter: error.details.retryAfter ?? null } };
+      // A pair issued but refused: the caller revokes it (src/auth/session.ts).
+      if (error.details.issued) throw error;
       // Not the protocol at all (an HTML page, a 500): say what answered; the sign-in is kept.
       if (error.kind === 'invalid_response') throw new UnexpectedAnswerError(`refreshing the sign-in of profile "${profile}" failed: ${error.message}`);
       throw error;

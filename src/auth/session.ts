@@ -12,7 +12,7 @@ import { AuthError, InterruptedError, NetworkError } from '../errors.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 import { OAuthStepError, type FetchLike } from './http.js';
 import { clientOf, parseStored, readStored, REFRESH_AHEAD_MS, storageOf, type StoredOAuth } from './stored.js';
-import { refreshTokens } from './tokens.js';
+import { refreshTokens, revokeToken } from './tokens.js';
 import { withRefreshRetries } from './refresh-retry.js';
 
 export interface AccessTokenOptions {
@@ -140,6 +140,17 @@ async function refreshInto(
       refreshTokens(fetch, current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal, current.scope ? current.scope.split(' ') : []),
     );
   } catch (error) {
+    if (error instanceof OAuthStepError && error.details.issued) {
+      // The service rotated the pair and answered one svc refuses: the old token is spent and the
+      // new one unusable, so the sign-in is over; what was issued is ended at the service.
+      const failure = new ConnectionEndedError(
+        `refreshing the sign-in of profile "${profile}" failed: ${error.message}; ${await revokeRefused(ctx, current, error.details.issued)}`,
+        `svc login --profile ${profile}`,
+        'invalid_response',
+      );
+      await recordEnded(ctx, tx, current, failure.oauthError);
+      throw failure;
+    }
     if (error instanceof OAuthStepError && error.kind === 'oauth' && error.details.oauthError === 'invalid_grant') {
       // Another process may have rotated the pair while this one was stopped (its lock then taken
       // over as stale): the refusal is of our old token, not of the connection.
@@ -220,6 +231,22 @@ async function markRefreshInFlight(tx: ProfileTransaction, startedAt: string | u
       else meta.refresh_started_at = startedAt;
     })
     .catch(() => {});
+}
+
+/** Revokes a refreshed pair svc refused (RFC 7009; the refresh token ends the grant); what happened, as a clause. */
+async function revokeRefused(ctx: SessionDeps, current: StoredOAuth, issued: { refresh_token?: string; access_token?: string }): Promise<string> {
+  const value = issued.refresh_token ?? issued.access_token;
+  const endpoint = current.revocation_endpoint;
+  const byHand = "an admin of the organization can end it by disconnecting the app in the organization's connected apps";
+  if (value === undefined || endpoint === undefined || !sameOrigin(endpoint, current.token_endpoint))
+    return `the sign-in the service issued stays open until it expires, or ${byHand}`;
+  try {
+    const fetch: FetchLike = (url, init) => ctx.http.fetch(url, init);
+    await revokeToken(fetch, endpoint, clientOf(current), { value, hint: issued.refresh_token ? 'refresh_token' : 'access_token' }, ctx.signal);
+    return 'what it issued was revoked at the service, nothing of it stays open';
+  } catch (failure) {
+    return `revoking what it issued failed (${(failure as Error).message}): it stays open until it expires, or ${byHand}`;
+  }
 }
 
 /** The service refused the refresh token for good: the connection is over. */

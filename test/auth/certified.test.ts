@@ -201,6 +201,33 @@ describe('refresh, reuse and logout against a certified server', () => {
     expect(next.stderr).toContain('the last refresh of profile "default" was interrupted before its new tokens were stored');
   });
 
+  it('a refreshed pair svc refuses (no org_id): revoked at the server, the sign-in recorded as ended', async () => {
+    const server = await certified();
+    const session = await signedIn(server);
+    server.faults.noOrgId = true;
+    const r = await session.run(['auth', 'token'], hourAhead);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain('the token endpoint answered an invalid "org_id"');
+    expect(r.stderr).toContain('what it issued was revoked at the service, nothing of it stays open');
+    expect(await server.grantActive(server.grants[0]!)).toBe(false);
+    const status = await session.run(['auth', 'status']);
+    expect(status.exitCode).toBe(3);
+    expect(status.stdout).toContain('ended');
+  });
+
+  it('refreshes a JWT access token like any other: one request, a new JWT stored', async () => {
+    const server = await certified({ jwtAccessTokens: true });
+    const session = await signedIn(server);
+    const before = session.stored();
+    const r = await session.run(['auth', 'token'], hourAhead);
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+    const after = session.stored();
+    expect(after.access_token.split('.')).toHaveLength(3);
+    expect(after.access_token).not.toBe(before.access_token);
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+  });
+
   it('logout revokes at the server (RFC 7009): the grant is gone there', async () => {
     const server = await certified();
     const session = await signedIn(server);
