@@ -295,7 +295,7 @@ function refreshFailure(ctx: { signal: AbortSignal }, error: unknown, profile: s
           ? `the service no longer knows the app ${clientOfProfile} (invalid_client)`
           : `the service refused its refresh token (${error.message.replace(/^the token endpoint refused: /, '')}): the app was disconnected, or the token had been used already; if no other svc here refreshed it, a copy of it may have been used elsewhere`;
       return new ConnectionEndedError(
-        `the connection to ${orgName} has ended; run svc login. ${why}`,
+        `the connection to ${orgName} has ended; run svc login — ${why}`,
         code === 'invalid_client'
           ? `svc login --profile ${profile}`
           : `svc login --profile ${profile}; if a copy may have leaked, ask an admin of ${orgName} to check its connected apps`,

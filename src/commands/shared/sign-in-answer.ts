@@ -146,7 +146,7 @@ export async function exchangeForKeeps(
     if (again instanceof OAuthStepError && again.details.oauthError === 'invalid_grant')
       throw new NetworkError(
         `${lost}; sent once more, the code was refused as used, which makes the service end whatever the first exchange issued (RFC 6749 §4.1.2); nothing was stored`,
-        `run \`svc login\` again; if the app still shows in the organization's connected apps, ${END_BY_HAND}`,
+        "run `svc login` again; if the app still shows in the organization's connected apps, an admin can disconnect it there",
       );
     throw new NetworkError(
       `${lost}, and sending the code once more failed too (${(again as Error).message}); the service may have issued a sign-in that svc never received: it stays open until it expires, or ${END_BY_HAND}`,
