@@ -169,6 +169,33 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
       expect(r.stderr).not.toMatch(/[\u001b\u0007\u009b]/);
     });
 
+    it('a pair svc refuses whose revocation fails too: says what stays open and how to end it', async () => {
+      speakOAuth();
+      server.on('/oauth2/token', (_req, res) =>
+        json(res, 200, { access_token: 'a'.repeat(20), token_type: 'Bearer', expires_in: 3600, refresh_token: 'r'.repeat(20), scope: 'account:read' }),
+      );
+      server.on('/oauth2/revoke', (_req, res) => json(res, 500, { detail: 'down' }));
+      const r = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser() });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain('the token endpoint answered an invalid "org_id"');
+      expect(r.stderr).toContain('revoking the sign-in it issued failed');
+      expect(r.stderr).toContain(
+        "it stays open until it expires, or an admin of the organization can end it by disconnecting the app in the organization's connected apps",
+      );
+      // The refresh token is what was sent to be revoked (it ends the grant), and it never shows.
+      expect(server.seen.find((s) => s.path === '/oauth2/revoke')?.body).toContain('token_type_hint=refresh_token');
+      expect(r.stderr).not.toContain('r'.repeat(20));
+    });
+
+    it('a code exchange lost twice: says the service may have issued a sign-in svc never received, and how to end it', async () => {
+      speakOAuth();
+      server.on('/oauth2/token', (_req, res) => json(res, 502, { detail: 'upstream' }));
+      const r = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser() });
+      expect(r.exitCode).toBe(9);
+      expect(r.stderr).toContain('the service may have issued a sign-in that svc never received: it stays open until it expires, or an admin');
+      expect(server.seen.filter((s) => s.path === '/oauth2/token')).toHaveLength(2);
+    });
+
     it('an error_description from the token endpoint: inert too', async () => {
       speakOAuth();
       server.on('/oauth2/token', (_req, res) => json(res, 400, { error: 'invalid_request', error_description: 'no\u001b[8m hidden' }));
