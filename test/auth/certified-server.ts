@@ -33,6 +33,8 @@ export interface Faults {
   dropNextTokenAnswer: boolean;
   /** Issue the next token response, then answer 502 in its place (a gateway losing it). */
   badGatewayNextTokenAnswer: boolean;
+  /** Issue the next token response, call `held`, and answer only once `release` settles (a slow token endpoint). */
+  holdNextTokenAnswer?: { held: () => void; release: Promise<void> };
 }
 
 export interface SeenRequest {
@@ -162,6 +164,12 @@ export async function startCertifiedServer(options: CertifiedOptions = {}): Prom
       if (!faults.noOrgId) (ctx.body as Record<string, unknown>).org_id = ORG_ID;
       const grantId = (ctx.oidc.entities as { Grant?: { jti: string } }).Grant?.jti;
       if (grantId && !grants.includes(grantId)) grants.push(grantId);
+      const hold = faults.holdNextTokenAnswer;
+      if (hold) {
+        delete faults.holdNextTokenAnswer;
+        hold.held();
+        await hold.release;
+      }
       if (faults.dropNextTokenAnswer) {
         faults.dropNextTokenAnswer = false;
         ctx.respond = false;

@@ -321,6 +321,21 @@ describe('errors against a certified server, each with a fix that works', () => 
     expect(await server.grantActive(server.grants[0]!)).toBe(false);
   });
 
+  it('Ctrl-C while a slow token endpoint answers: the code sent once more, the server ends what it issued, and svc says so', async () => {
+    const server = await certified();
+    const interrupt = new AbortController();
+    let release!: () => void;
+    server.faults.holdNextTokenAnswer = { held: () => interrupt.abort(), release: new Promise<void>((resolve) => (release = resolve)) };
+    const secrets = new MemorySecretStore();
+    const r = await runCli(['login'], { env: { SVC_BASE_URL: server.issuer, DISPLAY: ':0' }, browser: personBrowser(), secrets, signal: interrupt.signal });
+    release();
+    expect(r.exitCode).toBe(130);
+    expect(r.stderr).toContain('its code, sent once more, was refused as used, which makes the service end what it issued');
+    expect(secrets.secrets.has('default:oauth')).toBe(false);
+    expect(server.grants).toHaveLength(1);
+    expect(await server.grantActive(server.grants[0]!)).toBe(false);
+  });
+
   it('a code exchange whose answer is lost: the code sent once more, which the server refuses and so ends what it issued', async () => {
     const server = await certified();
     server.faults.dropNextTokenAnswer = true;

@@ -129,7 +129,7 @@ export async function exchangeForKeeps(
     first = error;
   }
   if (ctx.signal.aborted) {
-    warn(ctx, `the sign-in was interrupted during the code exchange: if the service issued it, it stays open until it expires, or ${END_BY_HAND}`);
+    await endInterruptedExchange(ctx, metadata, client, grant, revocationEndpoint);
     throw new InterruptedError();
   }
   if (first instanceof OAuthStepError && first.details.issued) {
@@ -152,6 +152,36 @@ export async function exchangeForKeeps(
       `${lost}, and sending the code once more failed too (${(again as Error).message}); the service may have issued a sign-in that svc never received: it stays open until it expires, or ${END_BY_HAND}`,
       'check the network and the base URL, then run `svc login` again',
     );
+  }
+}
+
+/** How long svc still works after Ctrl-C to end what the interrupted exchange may have issued. */
+const AFTER_INTERRUPT_MS = 5_000;
+
+/**
+ * Ctrl-C during the code exchange: the service may have issued tokens whose answer svc no longer
+ * reads. The code is sent once more, briefly: refused as used, the service ends what the first
+ * use issued (RFC 6749 §4.1.2); answered, the new pair is revoked at once. Said either way.
+ */
+async function endInterruptedExchange(
+  ctx: Context,
+  metadata: AuthServerMetadata,
+  client: ClientAuth,
+  grant: { code: string; redirectUri: string; codeVerifier: string; scopes: readonly string[] },
+  revocationEndpoint: string,
+): Promise<void> {
+  const signal = AbortSignal.timeout(AFTER_INTERRUPT_MS);
+  try {
+    const tokens = await exchangeCode(fetchOf(ctx), metadata.token_endpoint, client, grant, signal);
+    await revokeToken(fetchOf(ctx), revocationEndpoint, client, { value: tokens.refresh_token, hint: 'refresh_token' }, signal);
+    warn(ctx, 'the sign-in was interrupted during the code exchange; what the service issued was revoked there, nothing of it stays open');
+  } catch (error) {
+    if (error instanceof OAuthStepError && error.details.oauthError === 'invalid_grant')
+      warn(
+        ctx,
+        'the sign-in was interrupted during the code exchange; its code, sent once more, was refused as used, which makes the service end what it issued',
+      );
+    else warn(ctx, `the sign-in was interrupted during the code exchange: if the service issued it, it stays open until it expires, or ${END_BY_HAND}`);
   }
 }
 
