@@ -31,13 +31,17 @@ export function appendedMetadataUrl(baseUrl: string): string {
  */
 export async function discover(fetchLike: FetchLike, baseUrl: string, signal?: AbortSignal): Promise<AuthServerMetadata> {
   const urls = [...new Set([metadataUrl(baseUrl), appendedMetadataUrl(baseUrl)])];
+  const notFound: string[] = [];
   for (const [index, url] of urls.entries()) {
     const what = `the authorization server metadata (${url})`;
     const { status, body, headers } = await send(fetchLike, url, { method: 'GET', headers: { accept: 'application/json' }, signal });
-    if (status === 404 && index < urls.length - 1) continue;
+    if (status === 404 && index < urls.length - 1) {
+      notFound.push(url);
+      continue;
+    }
     // RFC 8414 §3.2: a successful response uses 200.
     if (status !== 200) {
-      const tried = urls.length > 1 ? ` (also tried ${urls.filter((u) => u !== url).join(', ')}: 404)` : '';
+      const tried = notFound.length ? ` (also tried ${notFound.join(', ')}: 404)` : '';
       throw new OAuthStepError('invalid_response', `${what} answered HTTP ${status}${tried}`, { status });
     }
     return validateMetadata(parseJsonObject(body, what, { status, headers }), baseUrl);
