@@ -33,7 +33,14 @@ export class OAuthStepError extends Error {
   constructor(
     readonly kind: OAuthFailureKind,
     message: string,
-    readonly details: { status?: number; oauthError?: string; cause?: unknown; retryAfter?: string | null } = {},
+    readonly details: {
+      status?: number;
+      oauthError?: string;
+      cause?: unknown;
+      retryAfter?: string | null;
+      /** Tokens of a 200 answer svc refused: issued at the server, to be revoked. */
+      issued?: { refresh_token?: string; access_token?: string };
+    } = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
   }

@@ -4,10 +4,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { CLI_REDIRECT_PATH } from '../contract/constants.js';
-import { interpretCallback, type CallbackOutcome } from './callback.js';
+import { interpretCallback, type CallbackOutcome, type ExpectedIssuer } from './callback.js';
 
 export interface LoopbackOptions {
   expectedState: string;
+  /** RFC 9207: the issuer whose answer this login waits for. */
+  expectedIssuer?: ExpectedIssuer;
   /** 0 (default) lets the OS choose a free port. */
   port?: number;
   host?: string;
@@ -44,7 +46,7 @@ export async function startLoopbackServer(options: LoopbackOptions): Promise<Loo
   let closing: Promise<void> | undefined;
 
   const server = createServer((request, response) => {
-    const result = handle(request, path, options.expectedState);
+    const result = handle(request, path, options.expectedState, options.expectedIssuer);
     // Always end the response before the server may close, so the browser shows the page.
     respond(response, result.status, result.page, () => {
       if (result.outcome && !settled) {
@@ -95,12 +97,12 @@ interface Handled {
   outcome?: CallbackOutcome;
 }
 
-function handle(request: IncomingMessage, path: string, expectedState: string): Handled {
+function handle(request: IncomingMessage, path: string, expectedState: string, expectedIssuer?: ExpectedIssuer): Handled {
   const url = new URL(request.url ?? '/', 'http://loopback.invalid');
   if (request.method !== 'GET' || url.pathname !== path) {
     return { status: 400, page: page('Not the sign-in callback', 'This address only answers the sign-in callback of svc login.') };
   }
-  const outcome = interpretCallback(url.searchParams, expectedState);
+  const outcome = interpretCallback(url.searchParams, expectedState, expectedIssuer);
   switch (outcome.kind) {
     case 'foreign':
       return { status: 400, page: page('Not this sign-in', `This request was ignored: ${outcome.reason}. svc login is still waiting.`) };
@@ -108,6 +110,16 @@ function handle(request: IncomingMessage, path: string, expectedState: string): 
       return { status: 200, page: page('Signed in', 'svc received the authorization. You can close this tab and return to the terminal.'), outcome };
     case 'denied':
       return { status: 200, page: page('Sign-in refused', 'The admin refused the request. You can close this tab.'), outcome };
+    case 'wrong_issuer':
+      return {
+        status: 400,
+        page: page(
+          'Sign-in not used',
+          `This answer came from ${outcome.got ?? 'a server that did not name itself'}, not from ${outcome.expected}, where svc login started. ` +
+            'svc did not use it. You can close this tab; the terminal says more.',
+        ),
+        outcome,
+      };
     case 'error':
       return {
         status: 200,

@@ -12,7 +12,7 @@ import { AuthError, InterruptedError, NetworkError } from '../errors.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
 import { OAuthStepError, type FetchLike } from './http.js';
 import { clientOf, parseStored, readStored, REFRESH_AHEAD_MS, storageOf, type StoredOAuth } from './stored.js';
-import { refreshTokens } from './tokens.js';
+import { refreshTokens, revokeToken } from './tokens.js';
 import { withRefreshRetries } from './refresh-retry.js';
 
 export interface AccessTokenOptions {
@@ -136,8 +136,21 @@ async function refreshInto(
     // One deadline for the refresh and its retries, as for any request (src/api/client.ts).
     const deadline = ctx.http.deadline?.(0);
     const fetch: FetchLike = (url, init) => ctx.http.fetch(url, deadline ? { ...init, deadline } : init);
-    tokens = await withRefreshRetries(ctx, profile, () => refreshTokens(fetch, current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal));
+    tokens = await withRefreshRetries(ctx, profile, () =>
+      refreshTokens(fetch, current.token_endpoint, clientOf(current), current.refresh_token, ctx.signal, current.scope ? current.scope.split(' ') : []),
+    );
   } catch (error) {
+    if (error instanceof OAuthStepError && error.details.issued) {
+      // The service rotated the pair and answered one svc refuses: the old token is spent and the
+      // new one unusable, so the sign-in is over; what was issued is ended at the service.
+      const failure = new ConnectionEndedError(
+        `refreshing the sign-in of profile "${profile}" failed: ${error.message}; ${await revokeRefused(ctx, current, error.details.issued)}`,
+        `svc login --profile ${profile}`,
+        'invalid_response',
+      );
+      await recordEnded(ctx, tx, current, failure.oauthError);
+      throw failure;
+    }
     if (error instanceof OAuthStepError && error.kind === 'oauth' && error.details.oauthError === 'invalid_grant') {
       // Another process may have rotated the pair while this one was stopped (its lock then taken
       // over as stale): the refusal is of our old token, not of the connection.
@@ -156,7 +169,7 @@ async function refreshInto(
         throw failure;
       }
     }
-    const failure = refreshFailure(ctx, error, profile, orgName);
+    const failure = refreshFailure(ctx, error, profile, orgName, current.client_id);
     if (failure instanceof ConnectionEndedError) await recordEnded(ctx, tx, current, failure.oauthError);
     // The service answered: this refresh is over (a network failure may have spent the token: the mark stays).
     else if (error instanceof OAuthStepError && error.kind !== 'network') await markRefreshInFlight(tx, undefined);
@@ -220,6 +233,22 @@ async function markRefreshInFlight(tx: ProfileTransaction, startedAt: string | u
     .catch(() => {});
 }
 
+/** Revokes a refreshed pair svc refused (RFC 7009; the refresh token ends the grant); what happened, as a clause. */
+async function revokeRefused(ctx: SessionDeps, current: StoredOAuth, issued: { refresh_token?: string; access_token?: string }): Promise<string> {
+  const value = issued.refresh_token ?? issued.access_token;
+  const endpoint = current.revocation_endpoint;
+  const byHand = "an admin of the organization can end it by disconnecting the app in the organization's connected apps";
+  if (value === undefined || endpoint === undefined || !sameOrigin(endpoint, current.token_endpoint))
+    return `the sign-in the service issued stays open until it expires, or ${byHand}`;
+  try {
+    const fetch: FetchLike = (url, init) => ctx.http.fetch(url, init);
+    await revokeToken(fetch, endpoint, clientOf(current), { value, hint: issued.refresh_token ? 'refresh_token' : 'access_token' }, ctx.signal);
+    return 'what it issued was revoked at the service, nothing of it stays open';
+  } catch (failure) {
+    return `revoking what it issued failed (${(failure as Error).message}): it stays open until it expires, or ${byHand}`;
+  }
+}
+
 /** The service refused the refresh token for good: the connection is over. */
 class ConnectionEndedError extends AuthError {
   constructor(
@@ -251,14 +280,27 @@ async function recordEnded(ctx: SessionDeps, tx: ProfileTransaction, refused: St
     });
 }
 
-function refreshFailure(ctx: { signal: AbortSignal }, error: unknown, profile: string, orgName: string): Error {
+function refreshFailure(ctx: { signal: AbortSignal }, error: unknown, profile: string, orgName: string, clientOfProfile: string): Error {
   if (ctx.signal.aborted) return new InterruptedError();
   if (error instanceof OAuthStepError) {
     if (error.kind === 'network') return new NetworkError(error.message, 'check the network and the base URL, then try again');
     // invalid_grant: revoked, disconnected by the org, or used; invalid_client: the app was deleted.
     // Nothing stored is deleted: `svc auth status` still shows the profile, `svc login` replaces it.
     if (error.kind === 'oauth' && (error.details.oauthError === 'invalid_grant' || error.details.oauthError === 'invalid_client')) {
-      return new ConnectionEndedError(`the connection to ${orgName} has ended; run svc login`, `svc login --profile ${profile}`, error.details.oauthError);
+      const code = error.details.oauthError;
+      // A server with reuse detection answers a used refresh token with invalid_grant and ends the
+      // whole grant: what the user must hear is that someone else may hold a copy.
+      const why =
+        code === 'invalid_client'
+          ? `the service no longer knows the app ${clientOfProfile} (invalid_client)`
+          : `the service refused its refresh token (${error.message.replace(/^the token endpoint refused: /, '')}): the app was disconnected, or the token had been used already; if no other svc here refreshed it, a copy of it may have been used elsewhere`;
+      return new ConnectionEndedError(
+        `the connection to ${orgName} has ended; run svc login — ${why}`,
+        code === 'invalid_client'
+          ? `svc login --profile ${profile}`
+          : `svc login --profile ${profile}; if a copy may have leaked, ask an admin of ${orgName} to check its connected apps`,
+        code,
+      );
     }
     return new AuthError(`refreshing the sign-in of profile "${profile}" failed: ${error.message}`, `run \`svc login --profile ${profile}\``);
   }

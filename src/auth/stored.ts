@@ -5,6 +5,7 @@ import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { SecretStore } from '../credentials/store.js';
 import type { HttpTransport } from '../api/http.js';
 import { AuthError } from '../errors.js';
+import { rememberSecret } from '../io/redact.js';
 import type { FetchLike } from './http.js';
 import type { ClientAuth, TokenSet } from './tokens.js';
 
@@ -61,6 +62,10 @@ export function parseStored(text: string, profile: string): StoredOAuth {
   if (typeof value !== 'object' || value === null || strings.some((f) => typeof value[f] !== 'string') || typeof value.expires_at !== 'number') {
     throw damaged(profile);
   }
+  // Opaque tokens are scrubbed from every text by value (src/io/redact.ts).
+  rememberSecret(value.access_token!);
+  rememberSecret(value.refresh_token!);
+  if (typeof value.client_secret === 'string') rememberSecret(value.client_secret);
   return value as StoredOAuth;
 }
 

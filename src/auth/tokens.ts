@@ -1,6 +1,6 @@
 // Token endpoint (docs/contract.md "Token endpoint", RFC 6749 §4.1.3 and §6) and revocation
 // endpoint (§4.3, RFC 7009) requests, each paired with the validation of its answer.
-import { PREFIX } from '../contract/constants.js';
+import { rememberSecret } from '../io/redact.js';
 import { OAuthStepError, parseJsonObject, send, type FetchLike } from './http.js';
 
 /** Who the app is at the token endpoint. A public client (the CLI's own) has no secret. */
@@ -25,7 +25,7 @@ export function exchangeCode(
   fetchLike: FetchLike,
   tokenEndpoint: string,
   client: ClientAuth,
-  grant: { code: string; redirectUri: string; codeVerifier: string },
+  grant: { code: string; redirectUri: string; codeVerifier: string; scopes?: readonly string[] },
   signal?: AbortSignal,
 ): Promise<TokenSet> {
   return tokenRequest(
@@ -39,12 +39,20 @@ export function exchangeCode(
       code_verifier: grant.codeVerifier,
     },
     signal,
+    grant.scopes,
   );
 }
 
-/** RFC 6749 §6: trade the (single-use) refresh token for a new pair. */
-export function refreshTokens(fetchLike: FetchLike, tokenEndpoint: string, client: ClientAuth, refreshToken: string, signal?: AbortSignal): Promise<TokenSet> {
-  return tokenRequest(fetchLike, tokenEndpoint, client, { grant_type: 'refresh_token', refresh_token: refreshToken }, signal);
+/** RFC 6749 §6: trade the (single-use) refresh token for a new pair; `scopes`: the granted ones, which §5.1 lets the answer leave out. */
+export function refreshTokens(
+  fetchLike: FetchLike,
+  tokenEndpoint: string,
+  client: ClientAuth,
+  refreshToken: string,
+  signal?: AbortSignal,
+  scopes?: readonly string[],
+): Promise<TokenSet> {
+  return tokenRequest(fetchLike, tokenEndpoint, client, { grant_type: 'refresh_token', refresh_token: refreshToken }, signal, scopes);
 }
 
 /**
@@ -73,6 +81,7 @@ async function tokenRequest(
   client: ClientAuth,
   params: Record<string, string>,
   signal?: AbortSignal,
+  requested?: readonly string[],
 ): Promise<TokenSet> {
   const { status, body, headers } = await send(fetchLike, tokenEndpoint, {
     method: 'POST',
@@ -84,7 +93,23 @@ async function tokenRequest(
   // (Retry-After: a 429 or 503 says when a retry may come; src/auth/refresh-retry.ts honours it.)
   if (status !== 200) throw oauthError(status, body, 'the token endpoint', headers.get('retry-after'));
   // Cache-Control: no-store is the server's duty; nothing for the client to check.
-  return validateTokenResponse(parseJsonObject(body, 'the token endpoint', { status, headers }));
+  const json = parseJsonObject(body, 'the token endpoint', { status, headers });
+  try {
+    return validateTokenResponse(json, requested);
+  } catch (error) {
+    // The server issued something svc will not keep: the caller revokes what it can name.
+    if (error instanceof OAuthStepError) error.details.issued = issuedTokens(json);
+    throw error;
+  }
+}
+
+/** The tokens of an answer svc refused, as far as they can be sent back to be revoked. */
+function issuedTokens(json: Record<string, unknown>): { refresh_token?: string; access_token?: string } {
+  const usable = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 64 * 1024;
+  const issued: { refresh_token?: string; access_token?: string } = {};
+  if (usable(json.refresh_token)) issued.refresh_token = rememberSecret(json.refresh_token);
+  if (usable(json.access_token)) issued.access_token = rememberSecret(json.access_token);
+  return issued;
 }
 
 /**
@@ -128,33 +153,49 @@ function oauthError(status: number, body: string, endpoint: string, retryAfter?:
   return new OAuthStepError('oauth', `${endpoint} refused: ${text}`, { status, oauthError: code, retryAfter });
 }
 
-/** docs/contract.md "Credentials and scopes" "Token response" and RFC 6749 §5.1, checked one field at a time. */
-export function validateTokenResponse(json: Record<string, unknown>): TokenSet {
+/** The longest token kept: a JWT access token with its claims fits well under it; anything longer is not a token. */
+export const MAX_TOKEN_LENGTH = 4096;
+
+/** RFC 6749 Appendix A.12/A.17 (VSCHAR without the space): what goes into a Bearer header and the store unchanged. */
+const PRINTABLE = /^[\x21-\x7e]+$/;
+
+/**
+ * RFC 6749 §5.1 and docs/contract.md "Token response", checked one field at a time for what
+ * svc relies on. The tokens are opaque (RFC 6749 §1.4): their shape is the server's business,
+ * so only a bounded printable string is asked of them. `requested`: the scopes asked for,
+ * which §5.1 lets the server leave out of its answer when it granted exactly those.
+ */
+export function validateTokenResponse(json: Record<string, unknown>, requested?: readonly string[]): TokenSet {
   const bad = (field: string, rule: string): never => {
     throw new OAuthStepError('invalid_response', `the token endpoint answered an invalid "${field}": ${rule}`);
   };
-  const prefixed = (field: string, prefix: string): string => {
+  const opaque = (field: string): string => {
     const value = json[field];
-    if (typeof value !== 'string' || !value.startsWith(prefix) || value.length === prefix.length) {
-      return bad(field, `expected a string starting with ${prefix}`);
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TOKEN_LENGTH || !PRINTABLE.test(value)) {
+      return bad(field, `expected a token of 1 to ${MAX_TOKEN_LENGTH} printable characters`);
     }
     return value;
   };
 
-  const access_token = prefixed('access_token', PREFIX.accessToken);
-  const refresh_token = prefixed('refresh_token', PREFIX.refreshToken);
+  const access_token = opaque('access_token');
+  const refresh_token = opaque('refresh_token');
+  // Known as soon as they arrive, so no text svc prints can carry them (src/io/redact.ts).
+  rememberSecret(access_token);
+  rememberSecret(refresh_token);
   // RFC 6749 §7.1: the type is case-insensitive; the service uses Bearer.
   if (typeof json.token_type !== 'string' || json.token_type.toLowerCase() !== 'bearer') bad('token_type', 'expected Bearer');
   const expires_in = json.expires_in;
   if (typeof expires_in !== 'number' || !Number.isInteger(expires_in) || expires_in <= 0) {
     bad('expires_in', 'expected a positive whole number of seconds');
   }
-  const org_id = prefixed('org_id', 'org_');
+  // An organization id: kept in config.json, shown, and compared; never a path or a prefix svc builds on.
+  const org_id = json.org_id;
+  if (typeof org_id !== 'string' || !/^[A-Za-z0-9_.:-]{1,128}$/.test(org_id)) bad('org_id', "expected the organization's id");
   // docs/contract.md "Credentials and scopes": granted scopes separated by single spaces. Scopes this version
   // does not know are kept (the service may add some), but the shape must hold.
-  const scope = json.scope;
+  const scope = json.scope === undefined && requested ? requested.join(' ') : json.scope;
   if (typeof scope !== 'string') return bad('scope', 'expected the granted scopes separated by spaces');
   const scopes = scope === '' ? [] : scope.split(' ');
-  if (scopes.some((item) => item === '' || /\s/.test(item))) bad('scope', 'expected scopes separated by single spaces');
-  return { access_token, token_type: 'Bearer', expires_in: expires_in as number, refresh_token, scopes, org_id };
+  if (scopes.some((item) => item === '' || !PRINTABLE.test(item))) bad('scope', 'expected scopes separated by single spaces');
+  return { access_token, token_type: 'Bearer', expires_in: expires_in as number, refresh_token, scopes, org_id: org_id as string };
 }

@@ -18,16 +18,17 @@ import { confirm } from '../io/interactive.js';
 import { checkWritableDir } from '../config/writable.js';
 import { note, printObject, scopeList, warn } from '../io/output.js';
 import { browserUnreachable } from './shared/no-browser.js';
-import { parsePastedRedirect, type CallbackOutcome } from '../auth/callback.js';
+import { parsePastedRedirect, type CallbackOutcome, type ExpectedIssuer } from '../auth/callback.js';
 import { discover, type AuthServerMetadata } from '../auth/discovery.js';
 import { OAuthStepError } from '../auth/http.js';
 import { PortInUseError, startLoopbackServer, type LoopbackServer } from '../auth/loopback.js';
 import { createPkce, createState, type Pkce } from '../auth/pkce.js';
 import { fetchOf, storedFromTokens, writeStored, type StoredOAuth } from '../auth/stored.js';
-import { exchangeCode, revokeToken, type ClientAuth, type TokenSet } from '../auth/tokens.js';
+import { revokeToken, type ClientAuth, type TokenSet } from '../auth/tokens.js';
+import { BROWSER_ERROR_NOTE, callbackFailure, exchangeForKeeps } from './shared/sign-in-answer.js';
 
 export interface LoginOptions {
-  /** Scopes to ask for; undefined asks for all (docs/contract.md "Authorize": scope omitted). */
+  /** Scopes to ask for; undefined asks for every scope of the contract, named (a standard server grants none when the request names none). */
   scopes?: string[];
   /** false: never try to open a browser (--no-browser). */
   browser: boolean;
@@ -159,10 +160,12 @@ async function confirmAddressMove(ctx: Context, { profileName, existing, baseUrl
 
 /** The service's metadata, the user's consent in the browser, and the code exchanged for tokens. */
 async function signIn(ctx: Context, opts: LoginOptions, baseUrl: string, client: ClientAuth): Promise<{ metadata: AuthServerMetadata; tokens: TokenSet }> {
-  const metadata = await step(() => discover(fetchOf(ctx), baseUrl, ctx.signal, joinUrl(baseUrl, ENDPOINTS['oauth.metadata'].path).href), ctx);
-  const grant = await authorize(ctx, opts, metadata, client);
+  const metadata = await step(() => discover(fetchOf(ctx), baseUrl, ctx.signal), ctx);
+  const scopes = opts.scopes ?? [...SCOPES];
+  const grant = await authorize(ctx, opts, metadata, client, scopes);
   // RFC 6749 §4.1.3 with RFC 7636 §4.5: the same redirect_uri, and the verifier.
-  const tokens = await step(() => exchangeCode(fetchOf(ctx), metadata.token_endpoint, client, grant, ctx.signal), ctx);
+  const revocationEndpoint = metadata.revocation_endpoint ?? joinUrl(baseUrl, ENDPOINTS['oauth.revoke'].path).href;
+  const tokens = await step(() => exchangeForKeeps(ctx, metadata, client, { ...grant, scopes }, revocationEndpoint), ctx);
   return { metadata, tokens };
 }
 
@@ -297,12 +300,15 @@ async function authorize(
   opts: LoginOptions,
   metadata: AuthServerMetadata,
   client: ClientAuth,
+  scopes: readonly string[],
 ): Promise<{ code: string; redirectUri: string; codeVerifier: string }> {
   const pkce = createPkce(ctx.random);
   const state = createState(ctx.random);
+  // RFC 9207: the answer must name the issuer discovered, on the loopback and pasted alike.
+  const issuer: ExpectedIssuer = { issuer: metadata.issuer, required: metadata.authorization_response_iss_parameter_supported === true };
   let loopback: LoopbackServer;
   try {
-    loopback = await startLoopbackServer({ expectedState: state, ...(opts.port !== undefined ? { port: opts.port } : {}) });
+    loopback = await startLoopbackServer({ expectedState: state, expectedIssuer: issuer, ...(opts.port !== undefined ? { port: opts.port } : {}) });
   } catch (error) {
     if (error instanceof PortInUseError) {
       throw new UsageError(error.message, 'choose another --port, or leave --port out to use a free one');
@@ -312,17 +318,13 @@ async function authorize(
 
   let outcome: CallbackOutcome;
   try {
-    const url = authorizeUrl(metadata, client, loopback.redirectUri, pkce, state, opts.scopes);
-    outcome = await waitForCallback(ctx, opts, url, loopback, state);
+    const url = authorizeUrl(metadata, client, loopback.redirectUri, pkce, state, [...scopes]);
+    outcome = await waitForCallback(ctx, opts, url, loopback, state, issuer);
   } finally {
     await loopback.close();
   }
 
-  if (outcome.kind === 'denied')
-    throw new AuthError('the admin refused the sign-in (access_denied)', 'run `svc login` again and approve, or ask an admin of the organization');
-  if (outcome.kind === 'error') {
-    throw new AuthError(`the sign-in failed: ${outcome.error}${outcome.description ? ` (${outcome.description})` : ''}`, 'run `svc login` again');
-  }
+  if (outcome.kind !== 'code') throw callbackFailure(outcome, scopes, metadata, client.clientId);
   return { code: outcome.code, redirectUri: loopback.redirectUri, codeVerifier: pkce.verifier };
 }
 
@@ -401,7 +403,9 @@ async function confirmMove(ctx: Context, profileName: string, from: string, to: 
 /** Revokes a sign-in svc will not keep; false (and said) when that failed. */
 async function revokeUnused(ctx: Context, endpoint: string, client: ClientAuth, tokens: TokenSet): Promise<boolean> {
   try {
-    await revokeToken(fetchOf(ctx), endpoint, client, { value: tokens.refresh_token, hint: 'refresh_token' }, ctx.signal);
+    // After Ctrl-C too: a few seconds to end what would otherwise stay open.
+    const signal = ctx.signal.aborted ? AbortSignal.timeout(REVOKE_AFTER_INTERRUPT_MS) : ctx.signal;
+    await revokeToken(fetchOf(ctx), endpoint, client, { value: tokens.refresh_token, hint: 'refresh_token' }, signal);
     return true;
   } catch (error) {
     warn(
@@ -412,6 +416,9 @@ async function revokeUnused(ctx: Context, endpoint: string, client: ClientAuth, 
     return false;
   }
 }
+
+/** How long a revocation may take once the login was interrupted. */
+const REVOKE_AFTER_INTERRUPT_MS = 5_000;
 
 /** --client-id / SVC_CLIENT_ID, else the CLI's own public app; SVC_CLIENT_SECRET for a confidential one. */
 function clientAuth(opts: LoginOptions, ctx: Context): ClientAuth {
@@ -467,7 +474,14 @@ export function noBrowserReason(opts: Pick<LoginOptions, 'browser'>, env: Contex
 }
 
 /** The first of: the loopback callback, a pasted redirect (no browser), the timeout, Ctrl-C. */
-async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, loopback: LoopbackServer, state: string): Promise<CallbackOutcome> {
+async function waitForCallback(
+  ctx: Context,
+  opts: LoginOptions,
+  url: string,
+  loopback: LoopbackServer,
+  state: string,
+  issuer: ExpectedIssuer,
+): Promise<CallbackOutcome> {
   const done = new AbortController();
   const stop = AbortSignal.any([done.signal, ctx.signal]);
   try {
@@ -475,7 +489,7 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
     // Printed once: a browser that failed to open points back to the address above.
     const urlShown = reason === null;
     if (reason === null) {
-      note(ctx, `Opening your browser to sign in. If it does not open, visit:\n  ${url}`);
+      note(ctx, `Opening your browser to sign in. If it does not open, visit:\n  ${url}\n${BROWSER_ERROR_NOTE}`);
       try {
         await ctx.browser.open(url);
       } catch (error) {
@@ -490,16 +504,16 @@ async function waitForCallback(ctx: Context, opts: LoginOptions, url: string, lo
           ? `No browser here (${reason}). Open the address above in a browser to sign in.\n`
           : `No browser here (${reason}). Open this address in a browser to sign in:\n  ${url}\n`) +
           `After you approve, the browser goes to ${loopback.redirectUri}?…; if that page does not load ` +
-          '(the browser is on another machine), copy the whole address from its address bar and paste it here.',
+          `(the browser is on another machine), copy the whole address from its address bar and paste it here. ${BROWSER_ERROR_NOTE}`,
       );
       // Without a browser, stdin is the only way left: its end without the redirect ends the wait.
       const noBrowser = reason;
-      waits.push(pastedRedirect(ctx, state, stop, () => cannotComplete(noBrowser)));
+      waits.push(pastedRedirect(ctx, state, issuer, stop, () => cannotComplete(noBrowser)));
     } else if (ctx.io.stdin.isTTY) {
       // The opener may "succeed" while no browser ever comes (xdg-open failing later, a browser
       // on another display): on a terminal, a pasted redirect is accepted too, whichever comes first.
       note(ctx, `If no browser appears, open the address above elsewhere and paste the address it ends on (${loopback.redirectUri}?…) here.`);
-      waits.push(pastedRedirect(ctx, state, stop));
+      waits.push(pastedRedirect(ctx, state, issuer, stop));
     }
     return await Promise.race(waits);
   } finally {
@@ -530,7 +544,7 @@ function interrupted(signal: AbortSignal): Promise<never> {
 }
 
 /** Lines pasted on stdin until one is this login's redirect; at end of input, keeps waiting for the loopback, or fails with `atEnd`. */
-async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal, atEnd?: () => Error): Promise<CallbackOutcome> {
+async function pastedRedirect(ctx: Context, state: string, issuer: ExpectedIssuer, stop: AbortSignal, atEnd?: () => Error): Promise<CallbackOutcome> {
   // Ended through `stop`, not return(): return() would wait for the pending read, i.e. the next
   // Enter, and the open read keeps the process alive after the login has already ended.
   const lines = ctx.io.stdin.lines(stop)[Symbol.asyncIterator]();
@@ -547,7 +561,7 @@ async function pastedRedirect(ctx: Context, state: string, stop: AbortSignal, at
     }
     const line = next.value.trim();
     if (line === '') continue;
-    const outcome = parsePastedRedirect(line, state);
+    const outcome = parsePastedRedirect(line, state, issuer);
     if (outcome.kind !== 'foreign') return outcome;
     warn(ctx, `that is not the redirect of this sign-in (${outcome.reason}); paste the whole address from the browser's address bar`);
   }
@@ -569,13 +583,7 @@ async function step<T>(fn: () => Promise<T>, ctx: Context): Promise<T> {
     if (ctx.signal.aborted) throw new InterruptedError();
     if (!(error instanceof OAuthStepError)) throw error;
     if (error.kind === 'network') throw new NetworkError(error.message, 'check the network and the base URL (--base-url / SVC_BASE_URL)');
-    if (error.kind === 'oauth') {
-      const expired = error.details.oauthError === 'invalid_grant';
-      throw new AuthError(
-        expired ? `the service refused the authorization code (${error.message}); it is valid for 10 minutes and only once` : error.message,
-        'run `svc login` again',
-      );
-    }
+    if (error.kind === 'oauth') throw new AuthError(error.message, 'run `svc login` again');
     throw new CliError(error.message);
   }
 }

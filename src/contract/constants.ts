@@ -14,6 +14,7 @@ export const PREFIX = {
   testKey: 'svc_test_',
   clientId: 'svc_app_',
   clientSecret: 'svc_cs_',
+  /** The tokens the emulator issues; the CLI takes any token as opaque (src/auth/tokens.ts). */
   accessToken: 'svc_oat_',
   refreshToken: 'svc_ort_',
 } as const;

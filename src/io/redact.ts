@@ -1,6 +1,8 @@
 // Secrets never reach stdout, stderr, --debug output or files other than their store.
-// Every credential the service issues has a recognisable prefix (docs/contract.md "Credentials and scopes"),
-// so a text can be scrubbed without knowing which secrets it holds.
+// Keys and client secrets carry a recognisable prefix (docs/contract.md "Credentials and scopes");
+// OAuth tokens are opaque (RFC 6749 §1.4), so they are scrubbed by value: every token svc
+// receives or reads from its store is remembered here, and by the name of the field that
+// carries it in a form or a JSON body.
 
 /** `svc_test_abcdef…wxyz` → `svc_test_…wxyz`; anything else keeps only its last four. */
 export function redact(secret: string): string {
@@ -12,9 +14,27 @@ export function redact(secret: string): string {
 
 const SECRET_PATTERN = /svc_(?:live|test|oat|ort|cs)_[A-Za-z0-9_-]+/g;
 
-/** Replaces every svc secret inside a text (headers, bodies, error messages). */
+/** Shorter values could be ordinary words of a text; no token is this short. */
+const MIN_REMEMBERED = 8;
+
+/** The secret values this process holds (tokens received or read from the store). */
+const known = new Set<string>();
+
+/** Remembers a secret's value, so that redactText scrubs it wherever it appears; returns it. */
+export function rememberSecret(value: string): string {
+  if (value.length >= MIN_REMEMBERED) known.add(value);
+  return value;
+}
+
+/** `"access_token": "…"` and the like in a JSON text (a token response under --debug, before svc knows its values). */
+const SECRET_JSON_FIELD = /("(?:access_token|refresh_token|id_token|token|client_secret|code|code_verifier)"\s*:\s*")((?:[^"\\]|\\.)*)"/g;
+
+/** Replaces every secret inside a text (headers, bodies, error messages): known values, secret JSON fields, svc's prefixed secrets. */
 export function redactText(text: string): string {
-  return text.replace(SECRET_PATTERN, (secret) => redact(secret));
+  let out = text;
+  for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(redact(secret));
+  out = out.replace(SECRET_JSON_FIELD, (_, head: string, value: string) => `${head}${redact(value)}"`);
+  return out.replace(SECRET_PATTERN, (secret) => redact(secret));
 }
 
 /** Form/query parameters whose values are secrets even without an svc prefix. */

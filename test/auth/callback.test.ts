@@ -40,3 +40,35 @@ describe('parsePastedRedirect', () => {
     });
   });
 });
+
+describe('RFC 9207 "iss" on the answer', () => {
+  const issuer = { issuer: 'https://auth.example', required: true };
+
+  it('uses an answer only when its iss is the issuer discovered, compared as a string', () => {
+    expect(interpretCallback(new URLSearchParams({ code: 'c1', state, iss: 'https://auth.example' }), state, issuer)).toEqual({ kind: 'code', code: 'c1' });
+    expect(interpretCallback(new URLSearchParams({ code: 'c1', state, iss: 'https://auth.example/' }), state, issuer)).toEqual({
+      kind: 'wrong_issuer',
+      expected: 'https://auth.example',
+      got: 'https://auth.example/',
+    });
+  });
+
+  it('refuses an answer of another server even when it is an error or a refusal, and one without iss where it is required', () => {
+    const other = { state, iss: 'https://genuine.example' };
+    expect(interpretCallback(new URLSearchParams({ ...other, error: 'access_denied' }), state, issuer).kind).toBe('wrong_issuer');
+    expect(interpretCallback(new URLSearchParams({ code: 'c1', state }), state, issuer)).toEqual({ kind: 'wrong_issuer', expected: issuer.issuer, got: null });
+    // Not advertised: an answer without iss is taken, one with the wrong iss still is not.
+    const optional = { ...issuer, required: false };
+    expect(interpretCallback(new URLSearchParams({ code: 'c1', state }), state, optional).kind).toBe('code');
+    expect(interpretCallback(new URLSearchParams({ ...other, code: 'c1' }), state, optional).kind).toBe('wrong_issuer');
+  });
+
+  it('checks a pasted redirect the same way', () => {
+    const pasted = `http://127.0.0.1:5000/callback?code=c1&state=${state}&iss=${encodeURIComponent('https://genuine.example')}`;
+    expect(parsePastedRedirect(pasted, state, issuer)).toEqual({ kind: 'wrong_issuer', expected: issuer.issuer, got: 'https://genuine.example' });
+  });
+
+  it('a forged answer without our state cannot end the login, whatever its iss', () => {
+    expect(interpretCallback(new URLSearchParams({ code: 'c1', state: 'forged', iss: 'https://x' }), state, issuer).kind).toBe('foreign');
+  });
+});

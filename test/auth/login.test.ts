@@ -34,8 +34,10 @@ describe('svc login', () => {
     const configDir = tempConfigDir();
     const browser = scriptedBrowser(emulator());
     const result = await runCli(['login', '--scopes', 'calls:read,account:read'], { env: envFor(emulator()), browser, secrets, configDir });
-    expect(result.stderr).not.toMatch(/error/);
+    expect(result.stderr).not.toMatch(/^error/m);
     expect(result.exitCode).toBe(0);
+    // Told up front: an error page in the browser never reaches svc.
+    expect(result.stderr).toContain('If the browser shows an error instead of the sign-in page, press Ctrl-C');
 
     const authorize = new URL(browser.opened[0]!);
     expect(authorize.pathname).toBe('/oauth/authorize');
@@ -116,7 +118,7 @@ describe('svc login', () => {
     expect(result.exitCode).toBe(0);
   });
 
-  it('exits 3 when the code is exchanged after its 10 minutes', async () => {
+  it("exits 3 when the code is exchanged after it expired, saying the service's code expired without claiming how long it lasts", async () => {
     const secrets = new MemorySecretStore();
     const browser = scriptedBrowser(emulator(), {
       beforeCallback: () => controlPlane(emulator()).advanceClock(601),
@@ -124,7 +126,8 @@ describe('svc login', () => {
     const result = await runCli(['login'], { env: envFor(emulator()), browser, secrets });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toMatch(/invalid_grant/);
-    expect(result.stderr).toMatch(/10 minutes/);
+    expect(result.stderr).toContain("the service's code expired before svc exchanged it");
+    expect(result.stderr).not.toMatch(/10 minutes/);
     expect(storedOAuth(secrets)).toBeUndefined();
   });
 

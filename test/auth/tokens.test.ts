@@ -1,9 +1,10 @@
 import { ConnectionError } from '../../src/api/network.js';
 import { describe, expect, it } from 'vitest';
-import { validateMetadata, metadataUrl } from '../../src/auth/discovery.js';
+import { discover, validateMetadata, metadataUrl } from '../../src/auth/discovery.js';
 import { OAuthStepError } from '../../src/auth/http.js';
 import { refreshTokens, revokeToken, validateTokenResponse } from '../../src/auth/tokens.js';
 import type { FetchInit, FetchLike } from '../../src/auth/http.js';
+import { redactText } from '../../src/io/redact.js';
 
 const good = {
   access_token: 'svc_oat_abc',
@@ -26,10 +27,33 @@ describe('validateTokenResponse (docs/contract.md "Credentials and scopes")', ()
     });
   });
 
+  it('takes tokens of any shape as given: an opaque string of another service, a JWT access token', () => {
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+    const tokens = validateTokenResponse({ ...good, access_token: jwt, refresh_token: 'Zm9vYmFyYmF6-_~.+/=', token_type: 'bearer' });
+    expect(tokens.access_token).toBe(jwt);
+    expect(tokens.refresh_token).toBe('Zm9vYmFyYmF6-_~.+/=');
+  });
+
+  it('takes the requested scopes when the answer leaves scope out (RFC 6749 §5.1), and only then', () => {
+    const { scope: _, ...without } = good;
+    expect(validateTokenResponse(without, ['calls:read']).scopes).toEqual(['calls:read']);
+    expect(() => validateTokenResponse(without)).toThrow(/"scope"/);
+  });
+
+  it('keeps no token out of --debug, errors or logs once it has arrived, whatever its shape', () => {
+    const secret = 'opaque-token-from-elsewhere-1234';
+    validateTokenResponse({ ...good, refresh_token: secret });
+    expect(redactText(`refused ${secret}.`)).toBe('refused …1234.');
+    expect(redactText('{"access_token": "never-seen-before-9876", "scope": "x"}')).toBe('{"access_token": "…9876", "scope": "x"}');
+  });
+
   it.each([
-    ['access_token', 'abc'],
+    ['access_token', ''],
+    ['access_token', 'has space'],
+    ['access_token', 'x'.repeat(4097)],
+    ['access_token', 'line\nbreak'],
     ['access_token', undefined],
-    ['refresh_token', 'svc_oat_xyz'],
+    ['refresh_token', 42],
     ['token_type', 'mac'],
     ['expires_in', '3600'],
     ['expires_in', 0],
@@ -38,6 +62,7 @@ describe('validateTokenResponse (docs/contract.md "Credentials and scopes")', ()
     ['scope', ['calls:read']],
     ['org_id', ''],
     ['org_id', 42],
+    ['org_id', 'org 1'],
   ])('refuses %s = %j, naming the field', (field, value) => {
     const body: Record<string, unknown> = { ...good, [field]: value };
     if (value === undefined) delete body[field];
@@ -107,5 +132,40 @@ describe('discovery (RFC 8414)', () => {
     expect(() => validateMetadata({ ...metadata, issuer: 'https://evil.example' }, 'http://127.0.0.1:4010')).toThrow(/issuer/);
     expect(() => validateMetadata({ ...metadata, code_challenge_methods_supported: ['plain'] }, 'http://127.0.0.1:4010')).toThrow(/S256/);
     expect(() => validateMetadata({ ...metadata, token_endpoint: 42 }, 'http://127.0.0.1:4010')).toThrow(/token_endpoint/);
+  });
+
+  it('an issuer with a path: RFC 8414 §3.1 first, the appended form only after a 404; one request without a path', async () => {
+    const asked: string[] = [];
+    const answering =
+      (at: string): FetchLike =>
+      async (url) => {
+        asked.push(url);
+        const body = JSON.stringify({ ...metadata, issuer: 'http://127.0.0.1:4010/tenant' });
+        return { status: url === at ? 200 : 404, headers: new Headers(), text: async () => (url === at ? body : 'not found') };
+      };
+    await discover(answering('http://127.0.0.1:4010/.well-known/oauth-authorization-server/tenant'), 'http://127.0.0.1:4010/tenant');
+    expect(asked).toEqual(['http://127.0.0.1:4010/.well-known/oauth-authorization-server/tenant']);
+    asked.length = 0;
+    await discover(answering('http://127.0.0.1:4010/tenant/.well-known/oauth-authorization-server'), 'http://127.0.0.1:4010/tenant');
+    expect(asked).toEqual([
+      'http://127.0.0.1:4010/.well-known/oauth-authorization-server/tenant',
+      'http://127.0.0.1:4010/tenant/.well-known/oauth-authorization-server',
+    ]);
+    asked.length = 0;
+    const error = await discover(answering('nowhere'), 'http://127.0.0.1:4010/tenant').catch((e: unknown) => e);
+    expect((error as Error).message).toContain('answered HTTP 404 (also tried http://127.0.0.1:4010/.well-known/oauth-authorization-server/tenant: 404)');
+    asked.length = 0;
+    await discover(answering('http://127.0.0.1:4010/.well-known/oauth-authorization-server'), 'http://127.0.0.1:4010').catch(() => {});
+    expect(asked).toHaveLength(1);
+  });
+
+  it('RFC 9700 §4.4: a sign-in page on another origin is taken only from a server that names itself in its answers (RFC 9207)', () => {
+    const elsewhere = { ...metadata, authorization_endpoint: 'https://genuine.example/authorize' };
+    expect(() => validateMetadata(elsewhere, 'http://127.0.0.1:4010')).toThrow(
+      /sends the sign-in to https:\/\/genuine\.example, another origin than the issuer/,
+    );
+    const named = validateMetadata({ ...elsewhere, authorization_response_iss_parameter_supported: true }, 'http://127.0.0.1:4010');
+    expect(named).toMatchObject({ authorization_endpoint: 'https://genuine.example/authorize', authorization_response_iss_parameter_supported: true });
+    expect(() => validateMetadata({ ...metadata, authorization_response_iss_parameter_supported: 'yes' }, 'http://127.0.0.1:4010')).toThrow(/iss_parameter/);
   });
 });

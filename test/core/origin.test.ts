@@ -176,6 +176,8 @@ describe("a stored credential goes only to its profile's origin", () => {
       authorization_endpoint: 'http://auth.example/oauth/authorize',
       token_endpoint: 'http://127.0.0.1:4010/oauth2/token',
       revocation_endpoint: 'http://127.0.0.1:4010/oauth2/revoke',
+      // A sign-in page on another origin needs RFC 9207's iss (test/auth/tokens.test.ts): not what this test is about.
+      authorization_response_iss_parameter_supported: true,
     };
     expect(validateMetadata(base, 'http://127.0.0.1:4010').token_endpoint).toBe(base.token_endpoint);
     expect(() => validateMetadata({ ...base, token_endpoint: 'http://127.0.0.1:9/oauth2/token' }, 'http://127.0.0.1:4010')).toThrow(

@@ -67,6 +67,12 @@ async function proxy(): Promise<Proxy> {
           if (req.url?.startsWith('/.well-known/')) body = Buffer.from(body.toString().replaceAll(emulator.url, self));
           const headers = { ...answer.headers, 'content-length': String(body.length) };
           delete headers['transfer-encoding'];
+          // The sign-in's answer names its issuer (RFC 9207): the proxy, which presents itself as the service.
+          if (headers.location?.includes('iss=')) {
+            const location = new URL(headers.location);
+            if (location.searchParams.get('iss') === emulator.url) location.searchParams.set('iss', self);
+            headers.location = location.href;
+          }
           res.writeHead(answer.statusCode ?? 502, headers);
           res.end(body, () => {
             const key = `${req.method} ${new URL(req.url ?? '/', self).pathname}`;

@@ -30,6 +30,7 @@ describe('OAuth authorization server', () => {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+      authorization_response_iss_parameter_supported: true,
     });
   });
 
@@ -38,6 +39,8 @@ describe('OAuth authorization server', () => {
     const auth = await authorizeViaApproval(emu, { scope: 'calls:read account:read' });
     expect(auth.location.origin + auth.location.pathname).toBe(auth.redirectUri);
     expect(auth.location.searchParams.get('state')).toBe(auth.state);
+    // RFC 9207: the answer names its issuer, exactly as the metadata does.
+    expect(auth.location.searchParams.get('iss')).toBe(emu.url);
     const answer = await exchange(emu, auth.location.searchParams.get('code')!, auth.verifier, auth.redirectUri);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('cache-control')).toBe('no-store');

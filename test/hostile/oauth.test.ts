@@ -1,7 +1,7 @@
 // The hostile-server suite, OAuth side: a server that speaks enough of RFC 8414 and
 // RFC 6749 to sign in, then misbehaves at the token endpoint or on the callback. A refresh
-// that meets 429/502 or a dropped connection is retried and, when it keeps failing, exits
-// 7/9 with the sign-in intact; HTML where JSON belongs is exit 1 saying what answered; a
+// that meets a 429 is retried; one that may have been processed (a 502, a connection dropped
+// after sending) is not sent again, and exits 9 saying its answer may be lost, the sign-in kept; HTML where JSON belongs is exit 1 saying what answered; a
 // redirect at the token endpoint is not followed; an error_description cannot act on the
 // terminal.
 import { describe, expect, it } from 'vitest';
@@ -88,29 +88,27 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
   const refreshes = () => server.seen.filter((s) => s.path === '/oauth2/token' && s.body.includes('grant_type=refresh_token')).length;
 
   describe('a refresh meeting a transient failure', () => {
-    it('a 502 then an answer: retried, exit 0, the new pair stored', async () => {
-      const session = await signedIn();
-      const before = session.stored().refresh_token;
-      let calls = 0;
-      server.on('/oauth2/token', (_req, res) => (calls++ === 0 ? json(res, 502, { detail: 'upstream' }) : tokens(res)));
-      const r = await session.run(['auth', 'token']);
-      expect(r.stderr).toBe('');
-      expect(r.exitCode).toBe(0);
-      expect(refreshes()).toBe(2);
-      expect(session.stored().refresh_token).not.toBe(before);
-    });
-
-    it('502 every time: exit 9 after 3 attempts, not "run svc login", the sign-in kept', async () => {
+    it('a 502: the refresh token is not sent again (it may be spent), exit 9 saying the answer may be lost, the sign-in kept', async () => {
       const session = await signedIn();
       const before = session.stored().refresh_token;
       server.on('/oauth2/token', (_req, res) => json(res, 502, { detail: 'upstream' }));
       const r = await session.run(['auth', 'token']);
       expect(r.exitCode).toBe(9);
-      expect(r.stderr).toContain('the token endpoint failed (502)');
-      expect(r.stderr).toContain('3 attempts');
-      expect(r.stderr).not.toContain('svc login');
-      expect(refreshes()).toBe(3);
+      expect(r.stderr).toContain('the token endpoint answered 502');
+      expect(r.stderr).toContain('only its answer was lost, so svc did not send the refresh token again');
+      expect(refreshes()).toBe(1);
       expect(session.stored().refresh_token).toBe(before);
+    });
+
+    it('a 502 that was only the gateway: the next command refreshes with the kept pair', async () => {
+      const session = await signedIn();
+      let calls = 0;
+      server.on('/oauth2/token', (_req, res) => (calls++ === 0 ? json(res, 502, { detail: 'upstream' }) : tokens(res)));
+      expect((await session.run(['auth', 'token'])).exitCode).toBe(9);
+      const r = await session.run(['auth', 'token']);
+      expect(r.stderr).toBe('');
+      expect(r.exitCode).toBe(0);
+      expect(refreshes()).toBe(2);
     });
 
     it('429 with Retry-After: waits what it says, then exit 7 when it keeps refusing', async () => {
@@ -122,13 +120,13 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
       expect(session.slept).toEqual([2000, 2000]);
     });
 
-    it('a dropped connection: retried, then exit 9', async () => {
+    it('a connection dropped after sending: not repeated, exit 9 saying the answer may be lost', async () => {
       const session = await signedIn();
       server.on('/oauth2/token', (_req, res) => void res.socket?.destroy());
       const r = await session.run(['auth', 'token']);
       expect(r.exitCode).toBe(9);
-      expect(refreshes()).toBe(3);
-      expect(r.stderr).not.toContain('svc login');
+      expect(refreshes()).toBe(1);
+      expect(r.stderr).toContain('did not send the refresh token again');
     });
 
     it('an HTML 200 from the token endpoint: exit 1 saying what answered, not a refusal', async () => {
@@ -169,6 +167,33 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
       expect(r.exitCode).toBe(3);
       expect(r.stderr).toContain('^[]0;owned^G^[[2Jboom^[1m');
       expect(r.stderr).not.toMatch(/[\u001b\u0007\u009b]/);
+    });
+
+    it('a pair svc refuses whose revocation fails too: says what stays open and how to end it', async () => {
+      speakOAuth();
+      server.on('/oauth2/token', (_req, res) =>
+        json(res, 200, { access_token: 'a'.repeat(20), token_type: 'Bearer', expires_in: 3600, refresh_token: 'r'.repeat(20), scope: 'account:read' }),
+      );
+      server.on('/oauth2/revoke', (_req, res) => json(res, 500, { detail: 'down' }));
+      const r = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser() });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain('the token endpoint answered an invalid "org_id"');
+      expect(r.stderr).toContain('revoking the sign-in it issued failed');
+      expect(r.stderr).toContain(
+        "it stays open until it expires, or an admin of the organization can end it by disconnecting the app in the organization's connected apps",
+      );
+      // The refresh token is what was sent to be revoked (it ends the grant), and it never shows.
+      expect(server.seen.find((s) => s.path === '/oauth2/revoke')?.body).toContain('token_type_hint=refresh_token');
+      expect(r.stderr).not.toContain('r'.repeat(20));
+    });
+
+    it('a code exchange lost twice: says the service may have issued a sign-in svc never received, and how to end it', async () => {
+      speakOAuth();
+      server.on('/oauth2/token', (_req, res) => json(res, 502, { detail: 'upstream' }));
+      const r = await runCli(['login'], { env: { SVC_BASE_URL: server.url, DISPLAY: ':0' }, browser: browser() });
+      expect(r.exitCode).toBe(9);
+      expect(r.stderr).toContain('the service may have issued a sign-in that svc never received: it stays open until it expires, or an admin');
+      expect(server.seen.filter((s) => s.path === '/oauth2/token')).toHaveLength(2);
     });
 
     it('an error_description from the token endpoint: inert too', async () => {

@@ -11,6 +11,7 @@ import { passwordMatches, randomToken, sameSecret } from '../ids.js';
 import { issueCode } from '../oauth.js';
 import { consentPage, errorPage, signInPage } from '../pages/authorize.js';
 import { redirectMatches } from '../redirects.js';
+import { issuerOf } from './oauth.js';
 import type { AuthorizeRequest, Session, State } from '../state.js';
 import { readBody } from '../validate.js';
 
@@ -71,10 +72,10 @@ function session(c: Ctx, state: State): Session {
 /** The admin's decision, as the redirect back to the app: a code, or access_denied. */
 function decide(c: Ctx, state: State, request: AuthorizeRequest, decision: 'approve' | 'deny', orgId: string, status: 302 | 303) {
   if (decision === 'deny') {
-    return c.redirect(redirectTo(request.redirect_uri, { error: 'access_denied', state: request.state }), status);
+    return c.redirect(redirectTo(request.redirect_uri, { error: 'access_denied', state: request.state, iss: issuerOf(state, c.req.url) }), status);
   }
   const code = issueCode(state, request, orgId);
-  return c.redirect(redirectTo(request.redirect_uri, { code, state: request.state }), status);
+  return c.redirect(redirectTo(request.redirect_uri, { code, state: request.state, iss: issuerOf(state, c.req.url) }), status);
 }
 
 /** The consent page: the app, the scopes asked, and the organizations the admin may choose. */
@@ -130,7 +131,8 @@ function startAuthorize(c: Ctx, state: State) {
     return page(c, errorPage('Invalid redirect URI', `${redirectUri ?? '(none)'} is not registered for ${client.name}.`), 400);
   }
   const appState = q('state');
-  const fail = (error: string, description: string) => c.redirect(redirectTo(redirectUri, { error, error_description: description, state: appState }), 302);
+  const fail = (error: string, description: string) =>
+    c.redirect(redirectTo(redirectUri, { error, error_description: description, state: appState, iss: issuerOf(state, c.req.url) }), 302);
 
   const responseType = q('response_type');
   if (responseType !== null && responseType !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');

@@ -26,10 +26,14 @@ async function formParams(c: Context<EmulatorEnv>): Promise<(name: string) => st
   };
 }
 
+/** The issuer: the emulator's own address, never the request's Host (a forged Host must not name it). */
+export function issuerOf(state: State, requestUrl: string): string {
+  return state.address?.url ?? new URL(requestUrl).origin;
+}
+
 export function oauthRoutes(app: Hono<EmulatorEnv>, state: State): void {
   oauthRoute(app, 'oauth.metadata', (c) => {
-    // Built from the emulator's own address, never from the request's Host (issue 13).
-    const origin = state.address?.url ?? new URL(c.req.url).origin;
+    const origin = issuerOf(state, c.req.url);
     return c.json({
       issuer: origin,
       authorization_endpoint: `${origin}/oauth/authorize`,
@@ -41,6 +45,8 @@ export function oauthRoutes(app: Hono<EmulatorEnv>, state: State): void {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+      // RFC 9207: every authorization response names its issuer, the app's mix-up defence.
+      authorization_response_iss_parameter_supported: true,
     });
   });
 
