@@ -15,6 +15,11 @@ import { describeLeft, keychainTrouble, leftByError, NO_SECRET_SERVICE_HERE, sec
  */
 const DOCTOR_PROBE = { profile: 'svc-doctor', name: '_probe' } as const;
 
+/** A damaged install and Ctrl-C stop svc; any other keychain failure leaves the write to the file. */
+function rethrowStops(error: unknown): void {
+  if (error instanceof KeychainAddonError || error instanceof InterruptedError) throw error;
+}
+
 export type StorePreference = 'auto' | 'keychain' | 'file';
 
 export function storePreference(value: string | undefined): StorePreference {
@@ -29,7 +34,7 @@ export function storePreference(value: string | undefined): StorePreference {
  */
 export class FallbackSecretStore implements SecretStore {
   constructor(
-    private readonly keychain: SecretStore & Partial<Pick<KeychainSecretStore, 'forgetKernelCopy'>>,
+    private readonly keychain: SecretStore & Partial<Pick<KeychainSecretStore, 'forgetKernelCopy' | 'prepare'>>,
     private readonly file: FileSecretStore,
     private readonly preference: StorePreference,
     private readonly warn: (message: string) => void,
@@ -127,6 +132,8 @@ export class FallbackSecretStore implements SecretStore {
    */
   private async reserveEither(profile: string, name: string, bytes: number): Promise<SecretReservation> {
     const fallback = await this.file.reserve(profile, name, bytes);
+    // A keychain that cannot start now fails the write at once later, which then goes to the file reserved here.
+    await this.prepareKeychain().catch(rethrowStops);
     return {
       store: async (value) => {
         try {
@@ -166,7 +173,24 @@ export class FallbackSecretStore implements SecretStore {
         release: () => reservation.release(),
       };
     }
+    // The keychain process ready before the caller spends what a write must keep: forced, a
+    // keychain that cannot start stops it here; otherwise the write falls back to the file as ever.
+    if (this.preference === 'keychain') await this.prepareKeychain();
+    else await this.prepareKeychain().catch(rethrowStops);
     return { store: (value) => this.set(profile, name, value, where), release: async () => {} };
+  }
+
+  private async prepareKeychain(): Promise<void> {
+    try {
+      await this.keychain.prepare?.();
+    } catch (error) {
+      if (error instanceof KeychainAddonError) throw error;
+      this.throwIfInterrupted();
+      throw new KeychainError(
+        `${(error as Error).message}; SVC_CREDENTIAL_STORE=keychain forbids the file fallback`,
+        'unlock or start the OS keychain, or unset SVC_CREDENTIAL_STORE',
+      );
+    }
   }
 
   async delete(profile: string, name: string, where?: SecretStorage): Promise<SecretLeft | null> {
