@@ -308,18 +308,18 @@ function interruptionShield(stderr: Output): Shield {
 }
 
 /**
- * SVC_TEST_SIGNAL_AT=<step>:<signal> (the kill tests): svc sends itself the signal when a
- * credential transaction reaches the step, and goes on once the signal was acted on, so a kill
- * lands at exactly that step, never at a moment a machine's speed chooses.
+ * SVC_TEST_SIGNAL_AT=<step>[@<n>]:<signal> (the kill tests): svc sends itself the signal when a
+ * credential transaction reaches the step (its n-th time), and goes on once the signal was acted
+ * on, so a kill lands at exactly that step, never at a moment a machine's speed chooses.
  */
 function signalAtStep(spec: string | undefined, stopped: AbortSignal, shield: Shield): TransactionSteps | undefined {
-  const match = /^([a-z-]+):(SIG[A-Z]+)$/.exec(spec ?? '');
+  const match = /^([a-z-]+)(?:@(\d+))?:(SIG[A-Z]+)$/.exec(spec ?? '');
   if (!match) return undefined;
-  const [, step, signal] = match as unknown as [string, TransactionStep, NodeJS.Signals];
-  let sent = false;
+  const step = match[1] as TransactionStep;
+  const signal = match[3] as NodeJS.Signals;
+  let left = Number(match[2] ?? 1);
   return async (at) => {
-    if (at !== step || sent) return;
-    sent = true;
+    if (at !== step || --left !== 0) return;
     process.kill(process.pid, signal);
     // The signal's handler runs from the event loop: wait for its effect (a stop, or one held back).
     for (let turn = 0; turn < 1000 && !stopped.aborted && !shield.held(); turn++) await new Promise((resolve) => setTimeout(resolve, 1));
