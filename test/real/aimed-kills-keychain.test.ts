@@ -58,7 +58,10 @@ describe.skipIf(missing !== null)('aimed kills with gnome-keyring as the store',
   it.each(['signed-in', 'secret-written'])('a first login, SIGINT at %s: waits for the keychain write, exits 130 signed in', async (step) => {
     const emu = await testEmulator();
     try {
-      const s = await inOwnSession(session(helpers(emu), [run('login', 'login', `SVC_TEST_SIGNAL_AT=${step}:SIGINT`), 'state after', run('next', 'account balance --json')]), emu);
+      const s = await inOwnSession(
+        session(helpers(emu), [run('login', 'login', `SVC_TEST_SIGNAL_AT=${step}:SIGINT`), 'state after', run('next', 'account balance --json')]),
+        emu,
+      );
       expect(s.code, s.stderr).toBe(0);
       expect(s.read('login.code').trim(), s.read('login.err')).toBe('130');
       expect(s.read('login.err')).toContain('svc: stopping once the new sign-in is stored');
@@ -73,7 +76,12 @@ describe.skipIf(missing !== null)('aimed kills with gnome-keyring as the store',
     const emu = await testEmulator();
     try {
       const s = await inOwnSession(
-        session(helpers(emu), [run('login', 'login', 'SVC_TEST_SIGNAL_AT=secret-written:SIGKILL'), 'state killed', run('next', 'account balance'), 'state after']),
+        session(helpers(emu), [
+          run('login', 'login', 'SVC_TEST_SIGNAL_AT=secret-written:SIGKILL'),
+          'state killed',
+          run('next', 'account balance'),
+          'state after',
+        ]),
         emu,
       );
       expect(s.code, s.stderr).toBe(0);
