@@ -21,8 +21,16 @@ function entryFor(request) {
 }
 
 async function answer(request) {
-  // Ready: the addon loaded, so a write asked next starts at once (svc asks this before it spends a refresh token).
-  if (request.op === 'ready') return void (keyring ??= require('@napi-rs/keyring'));
+  // Ready (svc asks this before it spends a refresh token): the addon loaded and its first call
+  // to the Secret Service made (a read of an entry that never exists), so the write asked next
+  // finds its runtime started. A failure here is the write's to report.
+  if (request.op === 'ready') {
+    keyring ??= require('@napi-rs/keyring');
+    await entryFor({ ...request, service: 'svc', account: '_ready' })
+      .getPassword()
+      .catch(() => {});
+    return;
+  }
   const entry = entryFor(request);
   if (request.op === 'get') return (await entry.getPassword()) ?? null;
   if (request.op === 'set') return void (await entry.setPassword(request.value));

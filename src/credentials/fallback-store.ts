@@ -134,6 +134,7 @@ export class FallbackSecretStore implements SecretStore {
     const fallback = await this.file.reserve(profile, name, bytes);
     // A keychain that cannot start now fails the write at once later, which then goes to the file reserved here.
     await this.prepareKeychain().catch(rethrowStops);
+    const tidy = this.tidyOnRelease(profile, name, () => fallback.release());
     return {
       store: async (value) => {
         try {
@@ -143,18 +144,35 @@ export class FallbackSecretStore implements SecretStore {
           this.throwIfInterrupted();
           await this.warnFallback(profile, name, (error as Error).message);
           const storage = await fallback.store(value);
-          const left = await this.forgetKernelCopy(profile, name);
-          if (left) this.warn(describeLeft(left));
+          tidy.after(false);
           return storage;
         }
-        // In the keychain now: the file's place goes, and so does any copy left in the file.
-        await fallback.release();
-        await this.deleteFileCopy(profile, name);
-        const left = await this.forgetKernelCopy(profile, name);
-        if (left) this.warn(describeLeft(left));
+        // In the keychain now: the file's place goes (release), and so does any copy left in the file.
+        tidy.after(true);
         return 'keychain';
       },
-      release: () => fallback.release(),
+      release: tidy.release,
+    };
+  }
+
+  /**
+   * What follows a write but does not make it durable (a copy left in the file, an earlier svc's
+   * kernel-keyring copy) is done at release, after the caller has recorded the secret: never
+   * inside the time a new token pair is only in memory.
+   */
+  private tidyOnRelease(profile: string, name: string, releasePlace: () => Promise<void>): { after(fileCopy: boolean): void; release(): Promise<void> } {
+    let pending: { fileCopy: boolean } | undefined;
+    return {
+      after: (fileCopy) => void (pending = { fileCopy }),
+      release: async () => {
+        await releasePlace();
+        const todo = pending;
+        pending = undefined;
+        if (!todo) return;
+        if (todo.fileCopy) await this.deleteFileCopy(profile, name);
+        const left = await this.forgetKernelCopy(profile, name);
+        if (left) this.warn(describeLeft(left));
+      },
     };
   }
 
@@ -163,21 +181,29 @@ export class FallbackSecretStore implements SecretStore {
     if (this.preference === 'auto' && where === undefined) return this.reserveEither(profile, name, bytes);
     if (this.preference === 'file' || (this.preference === 'auto' && where === 'file')) {
       const reservation = await this.file.reserve(profile, name, bytes);
+      const tidy = this.tidyOnRelease(profile, name, () => reservation.release());
       return {
         store: async (value) => {
           const storage = await reservation.store(value);
-          const left = await this.forgetKernelCopy(profile, name);
-          if (left) this.warn(describeLeft(left));
+          tidy.after(false);
           return storage;
         },
-        release: () => reservation.release(),
+        release: tidy.release,
       };
     }
     // The keychain process ready before the caller spends what a write must keep: forced, a
     // keychain that cannot start stops it here; otherwise the write falls back to the file as ever.
     if (this.preference === 'keychain') await this.prepareKeychain();
     else await this.prepareKeychain().catch(rethrowStops);
-    return { store: (value) => this.set(profile, name, value, where), release: async () => {} };
+    const tidy = this.tidyOnRelease(profile, name, async () => {});
+    return {
+      store: async (value) => {
+        const storage = await this.store(profile, name, value, where);
+        tidy.after(false);
+        return storage;
+      },
+      release: tidy.release,
+    };
   }
 
   private async prepareKeychain(): Promise<void> {

@@ -227,7 +227,12 @@ export async function runAsProcess(work: (runtime: Runtime) => Promise<number>):
   const shield = interruptionShield(runtime.stderr);
   runtime.uninterruptible = shield.uninterruptible;
   const stopAt = signalAtStep(process.env.SVC_TEST_SIGNAL_AT, controller.signal, shield);
-  if (stopAt) runtime.transactionSteps = stopAt;
+  const logged = stepLog(process.env.SVC_TEST_STEP_LOG);
+  if (stopAt || logged)
+    runtime.transactionSteps = async (at, profile) => {
+      logged?.(at);
+      await stopAt?.(at, profile);
+    };
   // First Ctrl-C: the command stops through ctx.signal (execute() makes that exit 130), once
   // a new token pair being stored is. Registered `once`, so a second Ctrl-C gets Node's
   // default: the process ends (unless a pair is being stored: then it waits too).
@@ -248,6 +253,16 @@ export async function runAsProcess(work: (runtime: Runtime) => Promise<number>):
     process.off('SIGINT', onSigint);
     ending.done();
   }
+}
+
+/**
+ * SVC_TEST_STEP_LOG=<file> (bench/credential-window.mjs): each credential transaction step is
+ * appended with the time it was reached (ms, high resolution), to measure the windows between them.
+ */
+function stepLog(path: string | undefined): ((step: TransactionStep) => void) | undefined {
+  if (!path) return undefined;
+  const { appendFileSync } = lazyRequire('node:fs');
+  return (step) => appendFileSync(path, `${step} ${performance.now().toFixed(3)}\n`);
 }
 
 /** How long Ctrl-C, SIGTERM or SIGHUP waits for a new token pair being stored (a keychain write is bounded at 3 s). */
