@@ -154,6 +154,16 @@ describe('a refresh killed at each step after the token endpoint answered', () =
     },
   );
 
+  it('SIGTERM at answered: the new pair is stored first, said, then the signal ends svc; the next command works', async () => {
+    const h = await signedInExpired();
+    const run = await svc(h, ['account', 'balance', '--json'], { SVC_TEST_SIGNAL_AT: 'answered:SIGTERM' });
+    expect(run.signal, run.stderr).toBe('SIGTERM');
+    expect(run.stderr).toContain('svc: stopping once the new sign-in is stored (at most 5 s)');
+    expect(await stateOf(h)).toEqual(SIGNED_IN);
+    const next = await svc(h, ['account', 'balance', '--json']);
+    expect(next.code, next.stderr).toBe(0);
+  });
+
   it.each(['secret-written', 'config-written@2'])('SIGKILL at %s (the new pair stored): the next command works with it', async (step) => {
     const h = await signedInExpired();
     const run = await svc(h, ['account', 'balance', '--json'], { SVC_TEST_SIGNAL_AT: `${step}:SIGKILL` });
