@@ -129,6 +129,25 @@ describe('a first login killed at each step after the code exchange', () => {
     expect(await stateOf(h)).toEqual(SIGNED_OUT);
   });
 
+  it('a second login of a signed-in profile, SIGKILL at secret-written: the next command keeps the new tokens (they replaced the same sign-in), and says so', async () => {
+    const h = newHome();
+    expect((await svc(h, ['login'])).code).toBe(0);
+    const before = JSON.parse(readFileSync(join(h.dir, 'credentials.json'), 'utf8')).secrets['default:oauth'];
+    const again = await svc(h, ['login'], { SVC_TEST_SIGNAL_AT: 'secret-written:SIGKILL' });
+    expect(again.signal).toBe('SIGKILL');
+    const next = await svc(h, ['account', 'balance', '--json']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(
+      /a sign-in of profile "default" started at \S+ was cut short after it stored its tokens: they are kept, and the profile uses them/,
+    );
+    expect(await stateOf(h)).toEqual(SIGNED_IN);
+    const after = JSON.parse(readFileSync(join(h.dir, 'credentials.json'), 'utf8')).secrets['default:oauth'];
+    expect(after).not.toBe(before);
+    const config = JSON.parse(readFileSync(join(h.dir, 'config.json'), 'utf8'));
+    expect(config.sign_ins_in_flight).toBeUndefined();
+    expect(config.profiles.default.oauth.expires_at).toBe(JSON.parse(after).expires_at);
+  });
+
   it('SIGKILL at config-written (recorded): signed in whole, and the next command uses it', async () => {
     const h = newHome();
     const login = await svc(h, ['login'], { SVC_TEST_SIGNAL_AT: 'config-written:SIGKILL' });
