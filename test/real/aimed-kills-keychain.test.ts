@@ -123,4 +123,28 @@ describe.skipIf(missing !== null)('aimed kills with gnome-keyring as the store',
       await emu.close();
     }
   });
+
+  it.each(['revoked', 'secret-deleted'])('a logout, SIGKILL at %s: the next command says it was cut short, and the next logout finishes it', async (step) => {
+    const emu = await testEmulator();
+    try {
+      const s = await inOwnSession(
+        session(helpers(emu), [
+          run('login', 'login'),
+          run('logout', 'logout --yes', `SVC_TEST_SIGNAL_AT=${step}:SIGKILL`),
+          run('next', 'account balance'),
+          run('again', 'logout --yes'),
+          'state after',
+        ]),
+        emu,
+      );
+      expect(s.code, s.stderr).toBe(0);
+      expect(s.read('logout.code').trim()).toBe('137');
+      expect(s.read('next.code').trim(), s.read('next.err')).toBe('3');
+      expect(s.read('next.err')).toMatch(/the logout of profile "default" .*was cut short/);
+      expect(s.read('again.code').trim(), s.read('again.err')).toBe('0');
+      expect(s.read('after')).toBe('none not connected 0 ');
+    } finally {
+      await emu.close();
+    }
+  });
 });
