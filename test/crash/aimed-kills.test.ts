@@ -13,6 +13,8 @@ import { spawnCollect, svcCommand, svcPath, type Spawned } from '../helpers/spaw
 import { spawn } from 'node:child_process';
 
 const emu = useTestEmulator({ resetEach: true });
+/** Each case spawns svc up to five times: on a busy machine each start can take seconds. */
+const SPAWNS = { timeout: 90_000 };
 
 interface Home {
   home: string;
@@ -92,7 +94,7 @@ async function signedInExpired(): Promise<Home> {
   return h;
 }
 
-describe('a first login killed at each step after the code exchange', () => {
+describe('a first login killed at each step after the code exchange', SPAWNS, () => {
   it.each(['signed-in', 'secret-written', 'config-written'])(
     'SIGINT at %s: waits for the sign-in, says so, exits 130 signed in; the next command uses it',
     async (step) => {
@@ -158,7 +160,7 @@ describe('a first login killed at each step after the code exchange', () => {
   });
 });
 
-describe('a refresh killed at each step after the token endpoint answered', () => {
+describe('a refresh killed at each step after the token endpoint answered', SPAWNS, () => {
   // (A refresh writes config.json first to mark itself under way: its second write is after the answer.)
   it.each(['answered', 'secret-written', 'config-written@2'])(
     'SIGINT at %s: waits for the new pair, says so, exits 130; the next command works',
@@ -202,7 +204,7 @@ describe('a refresh killed at each step after the token endpoint answered', () =
   });
 });
 
-describe('a logout killed at each step', () => {
+describe('a logout killed at each step', SPAWNS, () => {
   it.each(['locked', 'revoked', 'secret-deleted'])(
     'SIGKILL at %s: the next command says the logout was cut short, and the next logout finishes it',
     async (step) => {
@@ -239,14 +241,15 @@ describe('a logout killed at each step', () => {
   });
 });
 
-describe('logout against a first login in progress', () => {
+describe('logout against a first login in progress', SPAWNS, () => {
   it('waits for the login (which then completes), then logs it out: exit 0 both, signed out whole', async () => {
     const h = newHome();
     // A browser that only records the address: the test plays the admin once the logout waits.
     const opened = join(h.home, '..', 'opened');
     writeFileSync(h.browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
     const login = svc(h, ['login']);
-    for (let i = 0; i < 400 && !existsSync(opened); i++) await new Promise((r) => setTimeout(r, 25));
+    // (Until the login opened its browser: the test's own timeout bounds it, not a count of tries.)
+    while (!existsSync(opened)) await new Promise((r) => setTimeout(r, 25));
     const [command, argv] = svcCommand(['logout', '--yes']);
     const logout = spawn(command, argv, { env: envOf(h, {}), stdio: ['ignore', 'pipe', 'pipe'] });
     let said = '';
