@@ -55,7 +55,7 @@ const run = (name: string, command: string, env = '') =>
   `${env} "$NODE" "$SVC" ${command} > "$OUT/${name}.out" 2> "$OUT/${name}.err"; echo $? > "$OUT/${name}.code"`;
 
 describe.skipIf(missing !== null)('aimed kills with gnome-keyring as the store', () => {
-  it.each(['signed-in', 'secret-written'])('a first login, SIGINT at %s: waits for the keychain write, exits 130 signed in', async (step) => {
+  it.each(['signed-in', 'secret-written', 'config-written'])('a first login, SIGINT at %s: waits for the keychain write, exits 130 signed in', async (step) => {
     const emu = await testEmulator();
     try {
       const s = await inOwnSession(
@@ -66,6 +66,38 @@ describe.skipIf(missing !== null)('aimed kills with gnome-keyring as the store',
       expect(s.read('login.code').trim(), s.read('login.err')).toBe('130');
       expect(s.read('login.err')).toContain('svc: stopping once the new sign-in is stored');
       expect(s.read('after')).toBe('stored connected 1 ');
+      expect(s.read('next.code').trim(), s.read('next.err')).toBe('0');
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('a first login, SIGKILL at signed-in (the pair only in memory): nothing stored, and the next command says a sign-in was cut short', async () => {
+    const emu = await testEmulator();
+    try {
+      const s = await inOwnSession(
+        session(helpers(emu), [run('login', 'login', 'SVC_TEST_SIGNAL_AT=signed-in:SIGKILL'), 'state killed', run('next', 'account balance')]),
+        emu,
+      );
+      expect(s.code, s.stderr).toBe(0);
+      expect(s.read('login.code').trim()).toBe('137');
+      expect(s.read('killed')).toMatch(/^none (not )?connected 0 $/);
+      expect(s.read('next.err')).toMatch(/a sign-in of profile "default" started at \S+ was cut short before it stored anything/);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('a first login, SIGKILL at config-written (recorded): signed in whole, and the next command uses it', async () => {
+    const emu = await testEmulator();
+    try {
+      const s = await inOwnSession(
+        session(helpers(emu), [run('login', 'login', 'SVC_TEST_SIGNAL_AT=config-written:SIGKILL'), 'state killed', run('next', 'account balance --json')]),
+        emu,
+      );
+      expect(s.code, s.stderr).toBe(0);
+      expect(s.read('login.code').trim()).toBe('137');
+      expect(s.read('killed')).toBe('stored connected 1 ');
       expect(s.read('next.code').trim(), s.read('next.err')).toBe('0');
     } finally {
       await emu.close();
@@ -94,10 +126,13 @@ describe.skipIf(missing !== null)('aimed kills with gnome-keyring as the store',
     }
   });
 
+  // (A refresh writes config.json first to mark itself under way: its second write is after the answer.)
   it.each([
     ['answered', 'SIGINT'],
     ['secret-written', 'SIGINT'],
+    ['config-written@2', 'SIGINT'],
     ['secret-written', 'SIGKILL'],
+    ['config-written@2', 'SIGKILL'],
   ])('a refresh, at %s %s: the new pair is in the keychain, and the next command uses it', async (step, signal) => {
     const emu = await testEmulator();
     try {
@@ -119,6 +154,28 @@ describe.skipIf(missing !== null)('aimed kills with gnome-keyring as the store',
       if (signal === 'SIGINT') expect(s.read('refresh.err')).toContain('svc: stopping once the new sign-in is stored');
       expect(s.read('next.code').trim(), s.read('next.err')).toBe('0');
       expect(s.read('after')).toBe('stored connected 1 ');
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('a refresh, SIGKILL at answered (the pair only in memory, the old one spent): the next command says the refresh was interrupted, exit 3', async () => {
+    const emu = await testEmulator();
+    try {
+      const h = helpers(emu);
+      const s = await inOwnSession(
+        session(h, [
+          run('login', 'login'),
+          `"$NODE" ${JSON.stringify(h.probe)} advance`,
+          run('refresh', 'account balance --json', 'SVC_TEST_SIGNAL_AT=answered:SIGKILL'),
+          run('next', 'account balance'),
+        ]),
+        emu,
+      );
+      expect(s.code, s.stderr).toBe(0);
+      expect(s.read('refresh.code').trim()).toBe('137');
+      expect(s.read('next.code').trim(), s.read('next.err')).toBe('3');
+      expect(s.read('next.err')).toContain('the last refresh of profile "default" was interrupted before its new tokens were stored');
     } finally {
       await emu.close();
     }
