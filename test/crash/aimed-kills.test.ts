@@ -150,6 +150,22 @@ describe('a first login killed at each step after the code exchange', SPAWNS, ()
     expect(config.profiles.default.oauth.expires_at).toBe(JSON.parse(after).expires_at);
   });
 
+  it('a login moving the profile to another organization, SIGKILL at secret-written: the next command revokes the new tokens and forgets the sign-in they replaced', async () => {
+    const h = newHome();
+    expect((await svc(h, ['login'])).code).toBe(0);
+    const other = await emu().plane.createOrg('Globex');
+    const moved = await svc(h, ['login', '--yes'], { SVC_TEST_SIGNAL_AT: 'secret-written:SIGKILL', TEST_ADMIN: other.admin.email, TEST_ORG: other.id });
+    expect(moved.signal, moved.stderr).toBe('SIGKILL');
+    const next = await svc(h, ['account', 'balance']);
+    expect(next.stderr).toMatch(/its tokens were revoked at the service and deleted here \(with them, the sign-in they had replaced\)/);
+    expect(next.code).toBe(3);
+    const config = JSON.parse(readFileSync(join(h.dir, 'config.json'), 'utf8'));
+    expect(config.profiles.default.oauth).toBeUndefined();
+    expect(config.sign_ins_in_flight).toBeUndefined();
+    expect((await stateOf(h)).secret).toBe(false);
+    expect((await emu().plane.connections(other.id)).data).toEqual([]);
+  });
+
   it('SIGKILL at config-written (recorded): signed in whole, and the next command uses it', async () => {
     const h = newHome();
     const login = await svc(h, ['login'], { SVC_TEST_SIGNAL_AT: 'config-written:SIGKILL' });
