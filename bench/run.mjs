@@ -2,7 +2,7 @@
 // `--node PATH` given), as a ratio to `node -e 0` of the same binary measured in the same
 // run, with peak memory; `gh` (a native CLI) for comparison when installed; then the emulator
 // and events throughput benchmarks, svc mcp (bench/mcp.mjs), the dashboard in Chromium
-// (bench/dashboard.mjs) and the package size.
+// (bench/dashboard.mjs), the credential window per store (bench/credential-window.mjs) and the package size.
 //   npm run bench [-- --node PATH ...] [--startup-only] [--write-readme]     BENCH_RUNS=30 runs a case
 // Some start-up rows alone (those whose name has TEXT, with the rows they are measured against):
 //   npm run bench -- --only TEXT [--node PATH ...]      e.g. --only jq: the --jq rows and their --json rows
@@ -418,6 +418,15 @@ try {
   overBudget += reportDashboardBench(dashboard, console.log);
 } catch (error) {
   console.log(`dashboard benchmark unavailable: ${error.message}`);
+  overBudget++;
+}
+try {
+  const { runCredentialWindowBench, reportCredentialWindowBench } = await import('./credential-window.mjs');
+  const window = await runCredentialWindowBench();
+  results.credentialWindow = window;
+  overBudget += reportCredentialWindowBench(window);
+} catch (error) {
+  console.log(`credential window benchmark unavailable: ${error.message}`);
   overBudget++;
 }
 

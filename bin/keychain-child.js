@@ -5,7 +5,7 @@
 // A worker thread so blocked cannot be terminated, and Node waits for it at exit; a process
 // can be killed. So svc asks the keychain here and, past its bound, kills this process.
 // Protocol: one JSON request a line on stdin ({ id, op, service, account, value?, store,
-// target? }), one JSON answer a line on stdout ({ id, value } or { id, error }), in order.
+// target? }; op `ready` only loads the addon), one JSON answer a line on stdout ({ id, value } or { id, error }), in order.
 // It ends when stdin ends: svc ends it so when nothing is asked, and a stdin that ends with a
 // call still under way means svc itself has gone, so the call is dropped with it. (A call that
 // blocks this thread keeps even that from running: svc kills this process on its way out.)
@@ -21,6 +21,16 @@ function entryFor(request) {
 }
 
 async function answer(request) {
+  // Ready (svc asks this before it spends a refresh token): the addon loaded and its first call
+  // to the Secret Service made (a read of an entry that never exists), so the write asked next
+  // finds its runtime started. A failure here is the write's to report.
+  if (request.op === 'ready') {
+    keyring ??= require('@napi-rs/keyring');
+    await entryFor({ ...request, service: 'svc', account: '_ready' })
+      .getPassword()
+      .catch(() => {});
+    return;
+  }
   const entry = entryFor(request);
   if (request.op === 'get') return (await entry.getPassword()) ?? null;
   if (request.op === 'set') return void (await entry.setPassword(request.value));

@@ -3,14 +3,14 @@
 // src/cli/process/process.ts) touches `process`. The CLI core fills in the services (config, credentials, api).
 // It owns what lives for one invocation (the HTTP pool, the handed-out tokens) and
 // disposes of it; services below take only the narrow pieces they use, never Context.
-import type { ConfigStore } from './config/config.js';
+import type { ConfigData, ConfigStore } from './config/config.js';
 import type { SecretStore } from './credentials/store.js';
 import type { ResolvedCredential } from './credentials/resolve.js';
 import type { ApiClient } from './api/client.js';
 import type { HttpTransport } from './api/http.js';
 import type { Prompter } from './io/interactive.js';
 import type { Io } from './io/io.js';
-import type { Browser, Clock, Env, GlobalOptions, Random } from './shared/runtime.js';
+import type { Browser, Clock, Env, GlobalOptions, Random, Uninterruptible } from './shared/runtime.js';
 import type { AccessTokenOptions } from './auth/session.js';
 import type { TransactionSteps } from './credentials/transaction.js';
 import type { Mode } from './contract/constants.js';
@@ -45,6 +45,13 @@ export interface Context extends BaseContext {
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
   /** Test seam: pauses a profile's credential transaction at each step (src/credentials/transaction.ts). */
   transactionSteps?: TransactionSteps;
+  /** Holds Ctrl-C back while a new token pair is stored (src/cli/process/process.ts); absent in tests that run in process. */
+  uninterruptible?: Uninterruptible;
+  /**
+   * Settles what logins killed before recording their tokens left (src/auth/interrupted.ts),
+   * saying what was done on stderr. Cheap when config.json names none.
+   */
+  settleSignIns(config?: ConfigData): Promise<void>;
   /** The credential a request uses (docs/design.md "Credentials"); AuthError (exit 3) when there is none. */
   resolveCredential(): Promise<ResolvedCredential>;
   /** An API client for the resolved credential, made on first call. */

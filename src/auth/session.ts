@@ -188,30 +188,34 @@ async function refreshInto(
     expires_at: ctx.clock.now() + tokens.expires_in * 1000,
     scope: tokens.scopes.join(' '),
   };
-  // The old refresh token is spent now. If the new pair cannot be stored after all, this
-  // command still finishes with it, and says the sign-in is lost for the next one (the
-  // in-flight mark stays, so that one says the refresh was interrupted, not "ended").
-  let storage: SecretStorage;
-  try {
-    storage = await reservation.store(JSON.stringify(next));
-  } catch (error) {
-    ctx.warn?.(unsavedSignIn(error, profile));
+  // The old refresh token is spent now: the new pair is stored with Ctrl-C held back (said, and
+  // bounded). If it cannot be stored after all, this command still finishes with it, and says
+  // the sign-in is lost for the next one (the in-flight mark stays, so that one says the refresh
+  // was interrupted, not "ended").
+  return tx.keep(async () => {
+    await tx.step('answered');
+    let storage: SecretStorage;
+    try {
+      storage = await reservation.store(JSON.stringify(next));
+    } catch (error) {
+      ctx.warn?.(unsavedSignIn(error, profile));
+      return next.access_token;
+    }
+    await tx
+      .updateConfig((config) => {
+        const meta = config.profiles[profile]?.oauth;
+        if (meta) {
+          Object.assign(meta, { expires_at: next.expires_at, scopes: tokens.scopes, storage });
+          delete meta.ended_at;
+          delete meta.ended_reason;
+          delete meta.refresh_started_at;
+        }
+      })
+      .catch(() => {
+        // Metadata only (shown by auth status); the tokens themselves are safe.
+      });
     return next.access_token;
-  }
-  await tx
-    .updateConfig((config) => {
-      const meta = config.profiles[profile]?.oauth;
-      if (meta) {
-        Object.assign(meta, { expires_at: next.expires_at, scopes: tokens.scopes, storage });
-        delete meta.ended_at;
-        delete meta.ended_reason;
-        delete meta.refresh_started_at;
-      }
-    })
-    .catch(() => {
-      // Metadata only (shown by auth status); the tokens themselves are safe.
-    });
-  return next.access_token;
+  });
 }
 
 /** What the user reads when a refreshed pair could not be stored: where, why, and what to do. */

@@ -5,10 +5,11 @@
 import type { BaseContext, Context, GlobalOptions, Input, Output, Clock, Random, Browser } from '../context.js';
 import type { Io, Spinner, SpinnerFactory } from '../io/io.js';
 import { FileConfigStore } from '../config/config.js';
-import type { ConfigStore } from '../config/config.js';
+import type { ConfigData, ConfigStore } from '../config/config.js';
 import { configDir } from '../config/paths.js';
 import { withProfileLockIn } from '../config/lock.js';
 import type { TransactionSteps } from '../credentials/transaction.js';
+import type { Uninterruptible } from '../shared/runtime.js';
 import type { KeychainBackend, SecretStore } from '../credentials/store.js';
 import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, osKeychain, storePreference } from '../credentials/store.js';
 import { resolveCredential } from '../credentials/resolve.js';
@@ -48,9 +49,19 @@ export interface Runtime {
   config?: ConfigStore;
   /** Pauses each profile's credential transaction at its steps (src/credentials/transaction.ts). */
   transactionSteps?: TransactionSteps;
+  /** Holds Ctrl-C back while a new token pair is stored (src/cli/process/process.ts). */
+  uninterruptible?: Uninterruptible;
 }
 
 const noSpinner: Spinner = { stop() {} };
+
+/** Settles what killed logins left (src/auth/interrupted.ts), each thing done said on stderr. */
+async function settleSignInsSaying(ctx: Context, stderr: Output, known?: ConfigData): Promise<void> {
+  const config = known ?? (await ctx.config.read());
+  if (!config.sign_ins_in_flight) return;
+  const { settleSignIns } = await import('../auth/interrupted.js');
+  for (const line of await settleSignIns(ctx, config)) stderr.write(`warning: ${redactText(line)}\n`);
+}
 
 const noPrompter: Prompter = {
   password: async () => {
@@ -182,6 +193,8 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     http,
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
     ...(runtime.transactionSteps ? { transactionSteps: runtime.transactionSteps } : {}),
+    ...(runtime.uninterruptible ? { uninterruptible: runtime.uninterruptible } : {}),
+    settleSignIns: (known) => settleSignInsSaying(ctx, stderr, known),
     resolveCredential: () => (credential ??= resolveCredential(ctx)),
     api: () => (client ??= clientFor(ctx.resolveCredential())),
     apiFor: ({ profile, mode, refresh }) => {

@@ -7,7 +7,8 @@ import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../contract/constants.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { chooseBaseUrl, chooseProfileName } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
-import { OAUTH_SECRET_NAME, type Profile, type SecretStorage } from '../config/config.js';
+import { OAUTH_SECRET_NAME, type Profile, type SecretStorage, type SignInInFlight } from '../config/config.js';
+import { addSignIn, dropSignIn, signInEntry } from '../auth/interrupted.js';
 import { describeLeft, leftByError, type SecretLeft } from '../credentials/store.js';
 import { withCredentialTransaction, type ProfileTransaction } from '../credentials/transaction.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
@@ -23,7 +24,7 @@ import { discover, type AuthServerMetadata } from '../auth/discovery.js';
 import { OAuthStepError } from '../auth/http.js';
 import { PortInUseError, startLoopbackServer, type LoopbackServer } from '../auth/loopback.js';
 import { createPkce, createState, type Pkce } from '../auth/pkce.js';
-import { fetchOf, storedFromTokens, writeStored, type StoredOAuth } from '../auth/stored.js';
+import { fetchOf, storedFromTokens, type StoredOAuth } from '../auth/stored.js';
 import { revokeToken, type ClientAuth, type TokenSet } from '../auth/tokens.js';
 import { BROWSER_ERROR_NOTE, callbackFailure, exchangeForKeeps } from './shared/sign-in-answer.js';
 
@@ -104,6 +105,8 @@ export interface RemovedKey {
 
 export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   refuseWhatCannotSignIn(opts, ctx);
+  // A login killed before recording its tokens: settled (revoked, or kept) before this one starts.
+  await ctx.settleSignIns();
   const target = await whereToSignIn(ctx);
   const client = clientAuth(opts, ctx);
   const moving = await confirmAddressMove(ctx, target);
@@ -205,20 +208,38 @@ async function signInAndKeep(
   const config = await tx.config();
   const target = { ...before, existing: Object.hasOwn(config.profiles, tx.profile) ? config.profiles[tx.profile] : undefined };
   const reservation = await tx.reserveSecret(OAUTH_SECRET_NAME, SIGN_IN_BYTES, target.existing?.oauth?.storage);
+  // On disk before the code is exchanged (src/auth/interrupted.ts): a kill from here on leaves
+  // a name for whatever it stored, which the next command finds. Dropped with the record.
+  const inFlight = signInEntry(tx.profile, target.baseUrl, client.clientId, ctx.clock.now());
+  await ctx.config.update((data) => addSignIn(data, inFlight));
   try {
     const issued = await issue(ctx, opts, target, client, moving);
-    await tx.step('signed-in');
-    return await revokedIfNotKept(ctx, tx, issued, async (stored) => {
-      const storage = await reservation.store(JSON.stringify(issued.stored));
-      stored();
-      // credentials.json's lock goes before config.json is written (a moved profile's keys are deleted there).
-      await reservation.release();
-      const kept = await recordKept(ctx, tx, target, issued, storage, moving);
-      return { signedIn: { ...issued, storage }, kept, signedInTarget: target };
+    // The code is spent: the tokens are stored and recorded with Ctrl-C held back (bounded, said).
+    const kept = await tx.keep(async () => {
+      await tx.step('signed-in');
+      return revokedIfNotKept(ctx, tx, issued, async (stored) => {
+        const storage = await reservation.store(JSON.stringify(issued.stored));
+        stored();
+        // credentials.json's lock goes before config.json is written (a moved profile's keys are deleted there).
+        await reservation.release();
+        return recordKept(tx, target, issued, storage, moving, inFlight);
+      });
     });
+    // The organization's name, once the sign-in is kept: a request, never inside the window above.
+    kept.orgName = await organizationNameKept(ctx, tx, target, issued.tokens, kept.orgName);
+    return { signedIn: { ...issued, storage: kept.storage }, kept, signedInTarget: target };
   } finally {
     await reservation.release();
+    await dropInFlight(ctx, inFlight);
   }
+}
+
+/** The login's entry, if the record did not take it (a login that failed); a config.json it alone made goes. */
+async function dropInFlight(ctx: Context, inFlight: SignInInFlight): Promise<void> {
+  const left = (await ctx.config.read().catch(() => null))?.sign_ins_in_flight?.some((e) => e.pid === inFlight.pid && e.started_at === inFlight.started_at);
+  if (!left) return;
+  await ctx.config.update((data) => dropSignIn(data, inFlight)).catch(() => {});
+  await ctx.config.removeIfEmpty?.().catch(() => {});
 }
 
 /** The browser's sign-in, its tokens, and (for another organization) the user's consent to move. */
@@ -258,19 +279,30 @@ async function revokedIfNotKept<T>(
   }
 }
 
-/** The organization's name, then the profile's metadata. */
+/** The profile's metadata, with the organization's name known so far (read after: organizationNameKept). */
 async function recordKept(
-  ctx: Context,
   tx: ProfileTransaction,
   target: Target,
   issued: Omit<SignedIn, 'storage'>,
   storage: SecretStorage,
   moving: boolean,
+  inFlight: SignInInFlight,
 ): Promise<Kept> {
   const { stored, tokens } = issued;
-  const orgName = await organizationName(ctx, target, tokens);
-  const { removed, left } = await recordProfile(tx, target.baseUrl, stored, tokens, orgName, storage, moving);
+  const orgName = target.existing?.org_id === tokens.org_id ? (target.existing.org_name ?? null) : null;
+  const { removed, left } = await recordProfile(tx, target.baseUrl, stored, tokens, orgName, storage, moving, inFlight);
   return { storage, orgName, removed, left };
+}
+
+/** The organization's name read with the new token, recorded when it is new. */
+async function organizationNameKept(ctx: Context, tx: ProfileTransaction, target: Target, tokens: TokenSet, known: string | null): Promise<string | null> {
+  const orgName = await organizationName(ctx, target, tokens);
+  if (orgName !== null && orgName !== known)
+    await tx.updateConfig((data) => {
+      const profile = data.profiles[tx.profile];
+      if (profile) profile.org_name = orgName;
+    });
+  return orgName;
 }
 
 /** The keys a move removed, and the secrets that could not be deleted, as warnings. */
@@ -590,8 +622,8 @@ async function step<T>(fn: () => Promise<T>, ctx: Context): Promise<T> {
 
 /**
  * GET /v1/account with the new token, for the organization's name (needs account:read). The
- * token is the one just issued, handed to the client as is: config.json does not name the
- * sign-in yet, and the transaction holds the lock a refresh would wait for.
+ * token is the one just issued, handed to the client as is: the transaction holds the lock a
+ * refresh would wait for.
  */
 async function organizationName(ctx: Context, { profileName, baseUrl, existing }: Target, tokens: TokenSet): Promise<string | null> {
   const known = existing?.org_id === tokens.org_id ? (existing.org_name ?? null) : null;
@@ -621,8 +653,10 @@ async function recordProfile(
   orgName: string | null,
   storage: SecretStorage,
   moved: boolean,
+  inFlight: SignInInFlight,
 ): Promise<{ removed: RemovedKey[]; left: SecretLeft[] }> {
   const { removed: removedKeys, left } = await recordSignIn(tx, {
+    inFlight,
     baseUrl,
     orgId: tokens.org_id,
     orgName,

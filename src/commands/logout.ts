@@ -14,6 +14,7 @@ import { confirm } from '../io/interactive.js';
 import { note, printJson, warn } from '../io/output.js';
 import { fetchOf, clientOf, parseStored, storageOf, type StoredOAuth } from '../auth/stored.js';
 import { withCredentialTransaction, type ProfileTransaction } from '../credentials/transaction.js';
+import { signInRunning } from '../auth/interrupted.js';
 import { OAuthStepError } from '../auth/http.js';
 import { exitOf } from '../error-codes.js';
 import { revokeToken } from '../auth/tokens.js';
@@ -55,16 +56,23 @@ export interface LogoutResult {
 }
 
 export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
+  // What a login killed before recording its tokens left is settled (revoked) first.
+  await ctx.settleSignIns();
   const config = await ctx.config.read();
   let names: string[];
   if (opts.all) {
     names = Object.keys(config.profiles).filter((name) => config.profiles[name]?.oauth);
   } else {
     const name = chooseProfileName(ctx, config);
-    const profile = requireProfile(config, name);
-    // The revoke goes to the profile's own address; another one named here is a mistake to report.
-    const address = explicitBaseUrl(ctx);
-    if (address !== undefined) checkAddress(ctx, config, name, profile, address);
+    // A first login of this profile under way: the transaction below waits for it, then logs it out.
+    if (!Object.hasOwn(config.profiles, name) && signInRunning(config, name, ctx.clock.now())) {
+      note(ctx, `Waiting for the sign-in of profile "${name}" under way to finish…`);
+    } else {
+      const profile = requireProfile(config, name);
+      // The revoke goes to the profile's own address; another one named here is a mistake to report.
+      const address = explicitBaseUrl(ctx);
+      if (address !== undefined) checkAddress(ctx, config, name, profile, address);
+    }
     names = [name];
   }
   // Only a revoke ends the other profiles' sign-ins; forgetting one here leaves them be.
@@ -113,11 +121,22 @@ async function logoutUnderLock(ctx: Context, tx: ProfileTransaction, local: bool
     return { result };
   }
 
+  // Marked before the revoke, cleared with the sign-in: a logout cut short between them is
+  // found by the next command, and the next logout finishes it (src/credentials/resolve.ts).
+  const cutShort = meta?.oauth?.logout_started_at;
+  if (meta?.oauth && cutShort === undefined) {
+    const startedAt = new Date(ctx.clock.now()).toISOString();
+    await ctx.config.update((data) => {
+      const oauth = data.profiles[profile]?.oauth;
+      if (oauth) oauth.logout_started_at = startedAt;
+    });
+  }
   if (stored && !local) {
     const failure = await revoke(ctx, stored, profileAddress(meta));
     if (failure) {
       // Kept: forgetting it would leave open a connection svc could no longer close.
       result.revoke_error = failure.message;
+      if (cutShort === undefined) await clearLogoutMark(ctx, profile);
       const error = new CliError(
         `could not revoke the OAuth connection of ${where}: ${failure.message}; the sign-in is kept`,
         failure.exitCode,
@@ -142,7 +161,11 @@ async function logoutUnderLock(ctx: Context, tx: ProfileTransaction, local: bool
   }
 
   const disconnect = "an admin can disconnect the app in the organization's connected apps";
-  if (result.revoked) note(ctx, `Logged out of ${where}: the connection was revoked at the service${left ? '' : ' and deleted here'}.`);
+  if (cutShort !== undefined && !result.revoked && !local) {
+    // The logout cut short had revoked it before its secret went: only the record was left.
+    result.revoked = true;
+    note(ctx, `Finished the logout of ${where} cut short at ${cutShort}: the connection had been revoked at the service, and is deleted here.`);
+  } else if (result.revoked) note(ctx, `Logged out of ${where}: the connection was revoked at the service${left ? '' : ' and deleted here'}.`);
   else if (local) note(ctx, `Forgot the sign-in of ${where} here without revoking it: the connection stays open at the service; ${disconnect}.`);
   else
     warn(
@@ -150,6 +173,16 @@ async function logoutUnderLock(ctx: Context, tx: ProfileTransaction, local: bool
       `the sign-in of ${where} had no stored tokens to revoke; it was deleted here, but the connection may still be open at the service: ${disconnect}`,
     );
   return { result };
+}
+
+/** A logout that keeps the sign-in (its revoke failed) takes its mark back: the sign-in stays usable. */
+async function clearLogoutMark(ctx: Context, profile: string): Promise<void> {
+  await ctx.config
+    .update((data) => {
+      const oauth = data.profiles[profile]?.oauth;
+      if (oauth) delete oauth.logout_started_at;
+    })
+    .catch(() => {});
 }
 
 /** What a kept sign-in suggests: run it again, or forget it here without revoking. */

@@ -50,6 +50,11 @@ export interface OAuthMeta {
    * stored: still set later means that refresh was cut short, its refresh token possibly spent.
    */
   refresh_started_at?: string;
+  /**
+   * Set (ISO time) before a logout revokes the sign-in, cleared with the sign-in: still set
+   * later means that logout was cut short (possibly revoked), and the next logout finishes it.
+   */
+  logout_started_at?: string;
 }
 
 export interface Profile {
@@ -77,6 +82,22 @@ export interface ConfigData {
    * what a command killed half-way leaves behind, settled by the next command.
    */
   secrets_in_flight?: SecretInFlight[];
+  /**
+   * `svc login`s under way (src/auth/interrupted.ts): written before the code is exchanged, so
+   * the tokens of a login killed before it recorded them are found, and revoked, by the next command.
+   */
+  sign_ins_in_flight?: SignInInFlight[];
+}
+
+/** A login under way: no secret, only what names what it may store. */
+export interface SignInInFlight {
+  profile: string;
+  base_url: string;
+  client_id: string;
+  /** The login, so that only a dead one's entry is settled. */
+  pid: number;
+  host: string;
+  started_at: string;
 }
 
 /** A secret entry a command is about to write (with the key metadata that will describe it) or delete. */
@@ -194,7 +215,7 @@ export function parseConfig(text: string, path: string): ConfigData {
       strings(oauth, 'scopes', `${field}.oauth`);
       required(oauth, 'expires_at', `${field}.oauth`, 'number');
       storage(oauth, `${field}.oauth`);
-      for (const key of ['ended_at', 'ended_reason', 'refresh_started_at']) optional(oauth, key, `${field}.oauth`, 'string');
+      for (const key of ['ended_at', 'ended_reason', 'refresh_started_at', 'logout_started_at']) optional(oauth, key, `${field}.oauth`, 'string');
     }
   }
   optional(config, 'default_profile', 'the file', 'string');
@@ -206,6 +227,15 @@ export function parseConfig(text: string, path: string): ConfigData {
       for (const key of ['profile', 'name', 'host', 'started_at']) required(entry, key, field, 'string');
       required(entry, 'pid', field, 'number');
       if (entry.key !== undefined) keyMeta(entry.key, `${field}.key`);
+    });
+  }
+  if (config.sign_ins_in_flight !== undefined) {
+    if (!Array.isArray(config.sign_ins_in_flight)) bad('"sign_ins_in_flight"', 'is not a list');
+    (config.sign_ins_in_flight as unknown[]).forEach((value, index) => {
+      const field = `sign_ins_in_flight[${index}]`;
+      const entry = object(value, field);
+      for (const key of ['profile', 'base_url', 'client_id', 'host', 'started_at']) required(entry, key, field, 'string');
+      required(entry, 'pid', field, 'number');
     });
   }
   config.version = CONFIG_FORMAT;
@@ -274,7 +304,8 @@ export class FileConfigStore implements ConfigStore {
   async removeIfEmpty(): Promise<void> {
     await withFileLock(this.path, async () => {
       const config = await this.read();
-      if (Object.keys(config.profiles).length || config.default_profile !== undefined || config.secrets_in_flight?.length) return;
+      if (Object.keys(config.profiles).length || config.default_profile !== undefined || config.secrets_in_flight?.length || config.sign_ins_in_flight?.length)
+        return;
       await promises.rm(this.path, { force: true });
     });
   }

@@ -15,6 +15,11 @@ import { describeLeft, keychainTrouble, leftByError, NO_SECRET_SERVICE_HERE, sec
  */
 const DOCTOR_PROBE = { profile: 'svc-doctor', name: '_probe' } as const;
 
+/** A damaged install and Ctrl-C stop svc; any other keychain failure leaves the write to the file. */
+function rethrowStops(error: unknown): void {
+  if (error instanceof KeychainAddonError || error instanceof InterruptedError) throw error;
+}
+
 export type StorePreference = 'auto' | 'keychain' | 'file';
 
 export function storePreference(value: string | undefined): StorePreference {
@@ -29,7 +34,7 @@ export function storePreference(value: string | undefined): StorePreference {
  */
 export class FallbackSecretStore implements SecretStore {
   constructor(
-    private readonly keychain: SecretStore & Partial<Pick<KeychainSecretStore, 'forgetKernelCopy'>>,
+    private readonly keychain: SecretStore & Partial<Pick<KeychainSecretStore, 'forgetKernelCopy' | 'prepare'>>,
     private readonly file: FileSecretStore,
     private readonly preference: StorePreference,
     private readonly warn: (message: string) => void,
@@ -127,6 +132,9 @@ export class FallbackSecretStore implements SecretStore {
    */
   private async reserveEither(profile: string, name: string, bytes: number): Promise<SecretReservation> {
     const fallback = await this.file.reserve(profile, name, bytes);
+    // A keychain that cannot start now fails the write at once later, which then goes to the file reserved here.
+    await this.prepareKeychain().catch(rethrowStops);
+    const tidy = this.tidyOnRelease(profile, name, () => fallback.release());
     return {
       store: async (value) => {
         try {
@@ -136,18 +144,35 @@ export class FallbackSecretStore implements SecretStore {
           this.throwIfInterrupted();
           await this.warnFallback(profile, name, (error as Error).message);
           const storage = await fallback.store(value);
-          const left = await this.forgetKernelCopy(profile, name);
-          if (left) this.warn(describeLeft(left));
+          tidy.after(false);
           return storage;
         }
-        // In the keychain now: the file's place goes, and so does any copy left in the file.
-        await fallback.release();
-        await this.deleteFileCopy(profile, name);
-        const left = await this.forgetKernelCopy(profile, name);
-        if (left) this.warn(describeLeft(left));
+        // In the keychain now: the file's place goes (release), and so does any copy left in the file.
+        tidy.after(true);
         return 'keychain';
       },
-      release: () => fallback.release(),
+      release: tidy.release,
+    };
+  }
+
+  /**
+   * What follows a write but does not make it durable (a copy left in the file, an earlier svc's
+   * kernel-keyring copy) is done at release, after the caller has recorded the secret: never
+   * inside the time a new token pair is only in memory.
+   */
+  private tidyOnRelease(profile: string, name: string, releasePlace: () => Promise<void>): { after(fileCopy: boolean): void; release(): Promise<void> } {
+    let pending: { fileCopy: boolean } | undefined;
+    return {
+      after: (fileCopy) => void (pending = { fileCopy }),
+      release: async () => {
+        await releasePlace();
+        const todo = pending;
+        pending = undefined;
+        if (!todo) return;
+        if (todo.fileCopy) await this.deleteFileCopy(profile, name);
+        const left = await this.forgetKernelCopy(profile, name);
+        if (left) this.warn(describeLeft(left));
+      },
     };
   }
 
@@ -156,17 +181,42 @@ export class FallbackSecretStore implements SecretStore {
     if (this.preference === 'auto' && where === undefined) return this.reserveEither(profile, name, bytes);
     if (this.preference === 'file' || (this.preference === 'auto' && where === 'file')) {
       const reservation = await this.file.reserve(profile, name, bytes);
+      const tidy = this.tidyOnRelease(profile, name, () => reservation.release());
       return {
         store: async (value) => {
           const storage = await reservation.store(value);
-          const left = await this.forgetKernelCopy(profile, name);
-          if (left) this.warn(describeLeft(left));
+          tidy.after(false);
           return storage;
         },
-        release: () => reservation.release(),
+        release: tidy.release,
       };
     }
-    return { store: (value) => this.set(profile, name, value, where), release: async () => {} };
+    // The keychain process ready before the caller spends what a write must keep: forced, a
+    // keychain that cannot start stops it here; otherwise the write falls back to the file as ever.
+    if (this.preference === 'keychain') await this.prepareKeychain();
+    else await this.prepareKeychain().catch(rethrowStops);
+    const tidy = this.tidyOnRelease(profile, name, async () => {});
+    return {
+      store: async (value) => {
+        const storage = await this.store(profile, name, value, where);
+        tidy.after(false);
+        return storage;
+      },
+      release: tidy.release,
+    };
+  }
+
+  private async prepareKeychain(): Promise<void> {
+    try {
+      await this.keychain.prepare?.();
+    } catch (error) {
+      if (error instanceof KeychainAddonError) throw error;
+      this.throwIfInterrupted();
+      throw new KeychainError(
+        `${(error as Error).message}; SVC_CREDENTIAL_STORE=keychain forbids the file fallback`,
+        'unlock or start the OS keychain, or unset SVC_CREDENTIAL_STORE',
+      );
+    }
   }
 
   async delete(profile: string, name: string, where?: SecretStorage): Promise<SecretLeft | null> {

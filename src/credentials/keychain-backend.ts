@@ -13,6 +13,8 @@ export interface KeychainBackend extends Partial<KernelCopyMethods> {
   whom?: string;
   /** Ends what the backend started (the keychain process); absent when there is nothing to end. */
   close?(): void;
+  /** Makes ready what a write needs (the keychain process started), before a write that must not fail late. */
+  prepare?(signal: AbortSignal): Promise<void>;
   get(service: string, account: string, signal: AbortSignal): Promise<string | null>;
   set(service: string, account: string, value: string, signal: AbortSignal): Promise<void>;
   delete(service: string, account: string, signal: AbortSignal): Promise<boolean>;
@@ -83,6 +85,7 @@ export function osKeychain(env: Env, platform: NodeJS.Platform = process.platfor
     set: async (service, account, value, signal) => void (await call({ op: 'set', service, account, value, store: 'secret-service' }, signal)),
     delete: async (service, account, signal) => Boolean(await call({ op: 'delete', service, account, store: 'secret-service' }, signal)),
     close: () => keychain.close(),
+    prepare: (signal) => explained(() => keychain.prepare(signal)),
   };
   if (platform === 'linux')
     Object.assign(

@@ -18,7 +18,8 @@ export const KEYCHAIN_CHILD_ARGUMENT = '__keychain-child';
 
 /** One request to the keychain process (bin/keychain-child.js's protocol). */
 export interface KeychainRequest {
-  op: 'get' | 'set' | 'delete';
+  /** `ready`: the process started and its addon loaded, nothing asked of the keychain. */
+  op: 'get' | 'set' | 'delete' | 'ready';
   service: string;
   account: string;
   value?: string;
@@ -60,6 +61,9 @@ export class KeychainProcess {
   private readonly onParentExit = () => this.child?.kill('SIGKILL');
   /** SIGTERM, SIGHUP: the process goes first, then the signal's own default (svc ends as it would have). */
   private readonly onParentSignal = (signal: NodeJS.Signals) => {
+    // svc handles it itself (src/cli/process/process.ts): it stops the command, and this process
+    // with it, once a new token pair being stored is (the stop signal then abandons this process).
+    if (process.listenerCount(signal) > 1) return;
     this.child?.kill('SIGKILL');
     this.unwatchParent();
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
@@ -85,6 +89,15 @@ export class KeychainProcess {
   call(request: KeychainRequest, signal: AbortSignal): Promise<unknown> {
     const inProcess = request.op === 'get' && request.store === 'secret-service' && !request.target && this.readsInProcess && !this.stuck;
     return inProcess ? this.readInProcess(request, signal) : this.callProcess(request, signal);
+  }
+
+  /**
+   * The process started and ready to write, before the caller spends what a failed write
+   * would lose (a refresh token, an authorization code): its start-up is then outside the
+   * time a new token pair is only in memory.
+   */
+  async prepare(signal: AbortSignal): Promise<void> {
+    await this.callProcess({ op: 'ready', service: '', account: '', store: 'secret-service' }, signal);
   }
 
   private async readInProcess(request: KeychainRequest, signal: AbortSignal): Promise<unknown> {

@@ -39,6 +39,11 @@ export class KeychainSecretStore implements SecretStore {
     private readonly backend: KeychainBackend,
     private readonly timeoutMs = KEYCHAIN_TIMEOUT_MS,
   ) {}
+  /** The keychain process started and ready to write: see KeychainProcess.prepare. */
+  async prepare(): Promise<void> {
+    const prepare = this.backend.prepare?.bind(this.backend);
+    if (prepare) await timeBoxed('start', this.timeoutMs, this.backend.whom, prepare);
+  }
   get(profile: string, name: string): Promise<string | null> {
     return timeBoxed('read', this.timeoutMs, this.backend.whom, (signal) => this.backend.get(KEYCHAIN_SERVICE, secretAccount(profile, name), signal));
   }

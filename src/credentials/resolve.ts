@@ -178,7 +178,15 @@ export function chooseMode(ctx: Choosing, profile: Profile | undefined): Mode {
   return chooseModeOf(ctx, profile).mode;
 }
 
-export async function resolveCredential(ctx: Choosing & { config: ConfigStore; secrets: SecretStore; clock: Pick<Clock, 'now'> }): Promise<ResolvedCredential> {
+export async function resolveCredential(
+  ctx: Choosing & {
+    config: ConfigStore;
+    secrets: SecretStore;
+    clock: Pick<Clock, 'now'>;
+    /** Settles the entries of logins killed before they recorded their tokens (src/auth/interrupted.ts). */
+    settleSignIns?(config: ConfigData): Promise<void>;
+  },
+): Promise<ResolvedCredential> {
   const envKey = ctx.env.SVC_API_KEY;
   let config: ConfigData;
   try {
@@ -191,6 +199,10 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   if (config.secrets_in_flight && !envKey) {
     // A key write killed half-way: settle it before choosing a key (src/credentials/journal.ts).
     await settleSecretsInFlight(ctx, config, ctx.clock.now());
+    config = await ctx.config.read();
+  }
+  if (config.sign_ins_in_flight && !envKey && ctx.settleSignIns) {
+    await ctx.settleSignIns(config);
     config = await ctx.config.read();
   }
   // The profile, and the address asked for, looked up once for everything below.
@@ -220,6 +232,12 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
 
   const stored = storedFor(profile, mode);
   if (stored === 'oauth') {
+    const cut = profile.oauth?.logout_started_at;
+    if (cut !== undefined)
+      throw new AuthError(
+        `the logout of ${where} started at ${cut} was cut short (its connection may already be revoked)`,
+        `run \`svc logout${profileName === DEFAULT_PROFILE ? '' : ` --profile ${profileName}`}\` to finish it, then \`svc login\` to sign in again`,
+      );
     return { kind: 'oauth', source: 'profile', mode, modeChosen, profileName, profile, baseUrl };
   }
   const key = stored;

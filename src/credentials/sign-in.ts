@@ -2,7 +2,7 @@
 // organization and address the sign-in was made for. Keys of another organization or
 // address would act for it under the profile's name, so they go, secrets included.
 import { keepModeThroughChange } from './mode.js';
-import type { ConfigData, KeyMeta, OAuthMeta, Profile, SecretStorage } from '../config/config.js';
+import type { ConfigData, KeyMeta, OAuthMeta, Profile, SecretStorage, SignInInFlight } from '../config/config.js';
 import { DEFAULT_PROFILE } from '../config/config.js';
 import type { SecretLeft } from './store.js';
 import type { ProfileTransaction } from './transaction.js';
@@ -17,6 +17,8 @@ export interface SignIn {
   storage: SecretStorage;
   /** The profile moves from another address (confirmed by the user). */
   moved: boolean;
+  /** The login's entry in config.json (src/auth/interrupted.ts): dropped in the same write that records the sign-in. */
+  inFlight?: SignInInFlight;
 }
 
 /** Part of the login's transaction. Returns the keys removed and any secret that could not be deleted. */
@@ -39,6 +41,13 @@ export async function recordSignIn(tx: ProfileTransaction, signIn: SignIn): Prom
     if (signIn.orgName !== null) profile.org_name = signIn.orgName;
     profile.oauth = { ...signIn.oauth, storage: signIn.storage };
     config.profiles[profileName] = profile;
+    const entry = signIn.inFlight;
+    if (entry) {
+      config.sign_ins_in_flight = config.sign_ins_in_flight?.filter(
+        (e) => !(e.pid === entry.pid && e.started_at === entry.started_at && e.profile === entry.profile),
+      );
+      if (!config.sign_ins_in_flight?.length) delete config.sign_ins_in_flight;
+    }
     // The first profile becomes the default, so plain `svc …` finds it.
     if (config.default_profile === undefined && (profileName === DEFAULT_PROFILE || Object.keys(config.profiles).length === 1)) {
       config.default_profile = profileName;

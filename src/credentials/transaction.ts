@@ -6,12 +6,15 @@
 import type { ConfigData, ConfigStore, SecretStorage } from '../config/config.js';
 import { reserveSecret, type SecretReservation, type SecretStore } from './store.js';
 import type { SecretLeft } from './store-errors.js';
+import type { Uninterruptible } from '../shared/runtime.js';
 
 /**
  * Where a transaction is: test seams pause it there (never a sleep), so every interleaving
- * of two commands can be played. `waiting` is before the lock; the others hold it.
+ * of two commands can be played (and a kill aimed at each). `waiting` is before the lock; the
+ * others hold it. `answered`: a refresh's new pair is in hand, its old refresh token spent.
  */
-export type TransactionStep = 'waiting' | 'locked' | 'signed-in' | 'secret-written' | 'secret-deleted' | 'revoked' | 'config-written' | 'unlocking';
+export type TransactionStep =
+  'waiting' | 'locked' | 'answered' | 'signed-in' | 'secret-written' | 'secret-deleted' | 'revoked' | 'config-written' | 'unlocking';
 
 /** Called at each step with the profile; resolves when the transaction may go on. */
 export type TransactionSteps = (step: TransactionStep, profile: string) => Promise<void>;
@@ -24,6 +27,8 @@ export interface TransactionDeps {
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
   /** Test seam: pauses at each step. */
   transactionSteps?: TransactionSteps;
+  /** Holds Ctrl-C back while a new token pair is stored (the process's; absent: nothing to hold). */
+  uninterruptible?: Uninterruptible;
 }
 
 /** One profile's secrets and config entry, under its lock. */
@@ -39,6 +44,8 @@ export interface ProfileTransaction {
   updateConfig<T>(change: (config: ConfigData) => T | Promise<T>): Promise<T>;
   /** A step of the caller's own (signed in, revoked), for the test seams. */
   step(step: TransactionStep): Promise<void>;
+  /** Runs `keep` with Ctrl-C held back until it ends (bounded): storing what was issued and cannot be asked again. */
+  keep<T>(keep: () => Promise<T>): Promise<T>;
 }
 
 /** Runs `fn` as the profile's credential transaction: nothing else changes the profile's credentials meanwhile. */
@@ -91,5 +98,6 @@ function transactionOf(deps: TransactionDeps, profile: string, step: (at: Transa
       return result;
     },
     step,
+    keep: (keep) => (deps.uninterruptible ? deps.uninterruptible(keep) : keep()),
   };
 }

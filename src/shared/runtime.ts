@@ -20,3 +20,9 @@ export interface Browser {
 
 /** The global flags as a command's context holds them (declared and read in src/shared/globals.ts). */
 export type { GlobalOptions } from './globals.js';
+
+/**
+ * Runs `keep` with Ctrl-C, SIGTERM and SIGHUP held back until it ends (for a bounded time,
+ * said on stderr): what it stores would otherwise be lost (a new token pair, its old one spent).
+ */
+export type Uninterruptible = <T>(keep: () => Promise<T>) => Promise<T>;

@@ -47,13 +47,28 @@ function fullFolder(): string {
 /** Retry waits divided by 100: a dead URL is given up on at once. */
 const fastClock = { now: () => Date.now(), sleep: (ms: number, signal?: AbortSignal) => delay(ms / 100, undefined, signal ? { signal } : {}) };
 
+/**
+ * Until the tail's stream is open at the emulator, however long a busy machine takes to get
+ * there (the test's timeout bounds it, not a wait of its own); a tail that ended first fails here with its words.
+ */
+async function streamOpenedBy(run: Promise<{ exitCode: number; stderr: string }>): Promise<void> {
+  let ended = false;
+  const endedFirst = run.then((r) => {
+    ended = true;
+    throw new Error(`events tail ended (exit ${r.exitCode}) before its stream opened: ${r.stderr}`);
+  });
+  endedFirst.catch(() => {});
+  await Promise.race([plane().streamsOpen(1, Number.POSITIVE_INFINITY), endedFirst]);
+  if (ended) await endedFirst;
+}
+
 function expectDiskFullWords(stderr: string, file: string, folder: string): void {
   expect(stderr).toContain(`cannot write ${file}: the disk is full`);
   expect(stderr).toContain(`free space on the disk that holds ${folder}`);
   expect(stderr).not.toMatch(/unexpected|ENOSPC/);
 }
 
-describe.skipIf(process.platform !== 'linux')('events tail on a full disk', () => {
+describe.skipIf(process.platform !== 'linux')('events tail on a full disk', { timeout: 90_000 }, () => {
   it('the injected full disk is real to node:fs (the test can fail)', () => {
     const folder = fullFolder();
     const fd = openSync(join(folder, 'x'), 'w');
@@ -68,7 +83,7 @@ describe.skipIf(process.platform !== 'linux')('events tail on a full disk', () =
     const folder = fullFolder();
     const file = join(folder, 'events.ndjson');
     const run = runCli(['events', 'tail', '--json', '--max-events', '2', '--record', file], { env: env() });
-    await plane().streamsOpen();
+    await streamOpenedBy(run);
     await publish(2);
     const { exitCode, stderr } = await run;
     expect(exitCode).toBe(1);
@@ -82,7 +97,7 @@ describe.skipIf(process.platform !== 'linux')('events tail on a full disk', () =
     writeFileSync(file, before);
     fullFolders.add(folder);
     const run = runCli(['events', 'tail', '--json', '--max-events', '2', '--checkpoint', file], { env: env() });
-    await plane().streamsOpen();
+    await streamOpenedBy(run);
     await publish(2);
     const { exitCode, stderr } = await run;
     expect(exitCode).toBe(1);
@@ -112,7 +127,7 @@ describe.skipIf(process.platform !== 'linux')('events tail on a full disk', () =
     const hook = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/hook`;
     try {
       const run = runCli(['events', 'tail', '--json', '--max-events', '1', '--forward-to', hook, '--dead-letter', file], { env: env(), clock: fastClock });
-      await plane().streamsOpen();
+      await streamOpenedBy(run);
       await publish(1);
       const { exitCode, stderr } = await run;
       expect(exitCode).toBe(1);

@@ -12,6 +12,8 @@ import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { heldClock } from './held-clock.js';
+import { countingTransport, virtualClock } from '../helpers/clock.js';
+import { createHttp } from '../../src/api/http.js';
 
 const { emu, plane } = useStreamEmulator();
 
@@ -491,7 +493,8 @@ describe('events tail against a server that repeats itself', () => {
 });
 
 describe('events tail against a server that goes silent', () => {
-  it('reconnects with Last-Event-ID when no byte arrives for 45 s (on a clock running 1,000 times faster)', async () => {
+  // On a virtual clock that moves only while no request awaits its answer's head, never with the machine's speed.
+  it('reconnects with Last-Event-ID when no byte arrives for 45 s', async () => {
     const frame = (n: number) => `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","data":{}}\n\n`;
     const lastEventIds: Array<string | undefined> = [];
     const server = createServer((req, res) => {
@@ -505,16 +508,14 @@ describe('events tail against a server that goes silent', () => {
       res.write(frame(lastEventIds.length));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const origin = Date.now();
-    const fast = {
-      now: () => origin + (Date.now() - origin) * 1000,
-      sleep: (ms: number, signal?: AbortSignal) => delay(ms / 1000, undefined, { signal }),
-    };
+    const http = countingTransport(createHttp({ env: {}, userAgent: 'svc/test', now: () => clock.now() }));
+    const clock = virtualClock(Date.now(), () => http.waiting() === 0);
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--max-events', '2'], {
         env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url },
-        clock: fast,
+        clock,
+        http,
       });
       expect(exitCode, stderr).toBe(0);
       expect(ndjson(stdout).map((e) => e.id)).toEqual(['evt_1', 'evt_2']);
@@ -522,6 +523,7 @@ describe('events tail against a server that goes silent', () => {
       expect(stderr).toMatch(/connection lost \(no data for 45 s\)/);
       expect(stderr).toMatch(/reconnected after .* away, resuming after evt_1/);
     } finally {
+      await http.close();
       server.closeAllConnections();
       server.close();
     }
@@ -537,8 +539,11 @@ describe('events tail against a server that sends nothing (on a clock running 1,
     };
   };
 
+  // On a virtual clock that moves only while no request awaits its answer's head, never with the machine's speed.
   it('headers and then silence: --timeout fires, and no "reconnected" is said though connections were answered', async () => {
     let streams = 0;
+    const http = countingTransport(createHttp({ env: {}, userAgent: 'svc/test', now: () => clock.now() }));
+    const clock = virtualClock(Date.now(), () => http.waiting() === 0);
     const server = createServer((req, res) => {
       if (!req.url?.startsWith('/v1/events/stream')) {
         res.statusCode = 404;
@@ -553,20 +558,21 @@ describe('events tail against a server that sends nothing (on a clock running 1,
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '100s'], {
         env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url },
-        clock: fastClock(),
+        clock,
+        http,
       });
       expect(exitCode, stderr).toBe(9);
       expect(stdout).toBe('');
       // Cut after the 45 s heartbeat, tried again, given up at --timeout.
       expect(streams).toBeGreaterThanOrEqual(2);
       expect(stderr).toMatch(/the stream opened but nothing arrived in [\d.]+ s; retrying…/);
-      // Given up once the 100 s had passed: later by as much as the event loop was held up, which
-      // on this clock (1 ms a second) is whatever a busy machine adds.
+      // Given up once the 100 s had passed.
       const silence = /nothing from the event stream for (?:(\d+) min)? ?(?:([\d.]+) s)? \(--timeout/.exec(stderr);
       expect(silence, stderr).not.toBeNull();
       expect(Number(silence![1] ?? 0) * 60 + Number(silence![2] ?? 0)).toBeGreaterThanOrEqual(100);
       expect(stderr).not.toMatch(/reconnected|connected after/);
     } finally {
+      await http.close();
       server.closeAllConnections();
       server.close();
     }

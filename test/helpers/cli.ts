@@ -12,6 +12,7 @@ import type { KeychainBackend, SecretStore } from '../../src/credentials/store.j
 import type { Prompter } from '../../src/io/interactive.js';
 import type { Browser, Clock } from '../../src/context.js';
 import type { TransactionSteps } from '../../src/credentials/transaction.js';
+import type { HttpTransport } from '../../src/api/http.js';
 
 export interface RunCliOptions {
   env?: Record<string, string>;
@@ -33,6 +34,8 @@ export interface RunCliOptions {
   columns?: number;
   /** Pauses each profile's credential transaction at its steps (src/credentials/transaction.ts). */
   transactionSteps?: TransactionSteps;
+  /** The HTTP transport (the runtime's, not closed by the command); otherwise the command opens its own. */
+  http?: HttpTransport;
 }
 
 export interface RunCliResult {
@@ -113,6 +116,7 @@ export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<
     signal: opts.signal ?? new AbortController().signal,
     prompter: opts.prompter ?? refusingPrompter,
     ...(opts.transactionSteps ? { transactionSteps: opts.transactionSteps } : {}),
+    ...(opts.http ? { http: opts.http } : {}),
   };
   if (opts.keychain) {
     runtime.keychain = opts.keychain;

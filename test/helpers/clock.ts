@@ -10,7 +10,12 @@ export interface VirtualClock extends Clock {
   elapsed(): number;
 }
 
-export function virtualClock(start = Date.UTC(2030, 0, 1)): VirtualClock {
+/**
+ * `ready` (for code that does real I/O): time moves only while it holds, e.g. while no request
+ * awaits its answer (countingTransport); otherwise it is asked again shortly. How long the I/O
+ * takes then never shows as time passed, however busy the machine.
+ */
+export function virtualClock(start = Date.UTC(2030, 0, 1), ready: () => boolean = () => true): VirtualClock {
   let now = start;
   let sequence = 0;
   const timers: Array<{ at: number; seq: number; fire: () => void }> = [];
@@ -21,6 +26,11 @@ export function virtualClock(start = Date.UTC(2030, 0, 1)): VirtualClock {
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
+      if (!ready()) {
+        scheduled = true;
+        setTimeout(() => ((scheduled = false), schedule()), 1);
+        return;
+      }
       timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
       const next = timers.shift();
       if (!next) return;
@@ -54,4 +64,20 @@ export function virtualClock(start = Date.UTC(2030, 0, 1)): VirtualClock {
       });
     },
   };
+}
+
+/** A transport that counts the requests awaiting their answer's head: virtualClock's `ready` while none does. */
+export function countingTransport<T extends { fetch(url: string | URL, init?: never): Promise<unknown> }>(real: T): T & { waiting(): number } {
+  let waiting = 0;
+  const counted = Object.create(real) as T & { waiting(): number };
+  counted.fetch = (async (url: string | URL, init?: never) => {
+    waiting++;
+    try {
+      return await real.fetch(url, init);
+    } finally {
+      waiting--;
+    }
+  }) as T['fetch'];
+  counted.waiting = () => waiting;
+  return counted;
 }

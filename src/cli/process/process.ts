@@ -4,6 +4,8 @@ import type { Runtime } from '../context.js';
 import { fstatSync, writeSync } from 'node:fs';
 import { lazyRequire } from '../../node-require.js';
 import type { Prompter } from '../../io/interactive.js';
+import type { TransactionStep, TransactionSteps } from '../../credentials/transaction.js';
+import type { Uninterruptible } from '../../shared/runtime.js';
 import { whileAwaited } from './stranded.js';
 
 // node:crypto (with webcrypto), readline and timers/promises load on first use: `--help`
@@ -222,11 +224,23 @@ export function createProcessRuntime(controller: AbortController): Runtime {
 export async function runAsProcess(work: (runtime: Runtime) => Promise<number>): Promise<void> {
   const controller = new AbortController();
   const runtime = createProcessRuntime(controller);
-  // First Ctrl-C: the command stops through ctx.signal (execute() makes that exit 130).
-  // Registered `once`, so a second Ctrl-C gets Node's default: the process ends.
-  const onSigint = () => controller.abort();
+  const shield = interruptionShield(runtime.stderr);
+  runtime.uninterruptible = shield.uninterruptible;
+  const stopAt = signalAtStep(process.env.SVC_TEST_SIGNAL_AT, controller.signal, shield);
+  const logged = stepLog(process.env.SVC_TEST_STEP_LOG);
+  if (stopAt || logged)
+    runtime.transactionSteps = async (at, profile) => {
+      logged?.(at);
+      await stopAt?.(at, profile);
+    };
+  // First Ctrl-C: the command stops through ctx.signal (execute() makes that exit 130), once
+  // a new token pair being stored is. Registered `once`, so a second Ctrl-C gets Node's
+  // default: the process ends (unless a pair is being stored: then it waits too).
+  const onSigint = () => {
+    if (!shield.hold(() => controller.abort())) controller.abort();
+  };
   process.once('SIGINT', onSigint);
-  const ending = endingSignals(controller);
+  const ending = endingSignals(controller, shield);
   try {
     const code = await whileAwaited(work(runtime), () => {
       runtime.stderr.write('error: svc stopped before the command finished: nothing was left to wait for (a bug in svc; please report it)\n');
@@ -241,6 +255,92 @@ export async function runAsProcess(work: (runtime: Runtime) => Promise<number>):
   }
 }
 
+/**
+ * SVC_TEST_STEP_LOG=<file> (bench/credential-window.mjs): each credential transaction step is
+ * appended with the time it was reached (ms, high resolution), to measure the windows between them.
+ */
+function stepLog(path: string | undefined): ((step: TransactionStep) => void) | undefined {
+  if (!path) return undefined;
+  const { appendFileSync } = lazyRequire('node:fs');
+  return (step) => appendFileSync(path, `${step} ${performance.now().toFixed(3)}\n`);
+}
+
+/** How long Ctrl-C, SIGTERM or SIGHUP waits for a new token pair being stored (a keychain write is bounded at 3 s). */
+export const KEEP_BOUND_MS = 5_000;
+
+interface Shield {
+  uninterruptible: Uninterruptible;
+  /** Whether a keep is under way. */
+  keeping(): boolean;
+  /** Holds `stop` back until the keep under way ends (or KEEP_BOUND_MS); false when none is. */
+  hold(stop: () => void): boolean;
+  /** A stop is held back. */
+  held(): boolean;
+}
+
+/**
+ * A new token pair stored while its old refresh token (or the code) is already spent is the
+ * sign-in itself: Ctrl-C, SIGTERM and SIGHUP then wait for it (said, and bounded), and only
+ * SIGKILL can cut it short.
+ */
+function interruptionShield(stderr: Output): Shield {
+  let keeping = 0;
+  let held: (() => void) | undefined;
+  let bound: NodeJS.Timeout | undefined;
+  const again = () => {}; // a second Ctrl-C meanwhile waits as the first
+  const release = () => {
+    const stop = held;
+    held = undefined;
+    clearTimeout(bound);
+    process.off('SIGINT', again);
+    stop?.();
+  };
+  return {
+    async uninterruptible<T>(keep: () => Promise<T>): Promise<T> {
+      keeping++;
+      try {
+        return await keep();
+      } finally {
+        if (--keeping === 0) release();
+      }
+    },
+    keeping: () => keeping > 0,
+    held: () => held !== undefined,
+    hold(stop) {
+      if (keeping === 0) return false;
+      if (held) {
+        const first = held;
+        held = () => (first(), stop());
+        return true;
+      }
+      stderr.write(`svc: stopping once the new sign-in is stored (at most ${KEEP_BOUND_MS / 1000} s)\n`);
+      held = stop;
+      process.on('SIGINT', again);
+      bound = setTimeout(release, KEEP_BOUND_MS);
+      return true;
+    },
+  };
+}
+
+/**
+ * SVC_TEST_SIGNAL_AT=<step>[@<n>]:<signal> (the kill tests): svc sends itself the signal when a
+ * credential transaction reaches the step (its n-th time), and goes on once the signal was acted
+ * on, so a kill lands at exactly that step, never at a moment a machine's speed chooses.
+ */
+function signalAtStep(spec: string | undefined, stopped: AbortSignal, shield: Shield): TransactionSteps | undefined {
+  const match = /^([a-z-]+)(?:@(\d+))?:(SIG[A-Z]+)$/.exec(spec ?? '');
+  if (!match) return undefined;
+  const step = match[1] as TransactionStep;
+  const signal = match[3] as NodeJS.Signals;
+  let left = Number(match[2] ?? 1);
+  return async (at) => {
+    if (at !== step || --left !== 0) return;
+    process.kill(process.pid, signal);
+    // The signal's handler runs from the event loop: wait for its effect (a stop, or one held back).
+    for (let turn = 0; turn < 1000 && !stopped.aborted && !shield.held(); turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+  };
+}
+
 /** How long a command told to end (SIGTERM, SIGHUP) has to wind down before the signal ends the process anyway. */
 export const WIND_DOWN_MS = 10_000;
 
@@ -250,7 +350,7 @@ export const WIND_DOWN_MS = 10_000;
  * keychain process); then the signal's own default ends the process, as it would have at once.
  * A command that has not wound down within WIND_DOWN_MS is ended by the signal all the same.
  */
-function endingSignals(controller: AbortController): { done(): void } {
+function endingSignals(controller: AbortController, shield: Shield): { done(): void } {
   let received: NodeJS.Signals | undefined;
   let bound: NodeJS.Timeout | undefined;
   const signals = ['SIGTERM', 'SIGHUP'] as const;
@@ -260,9 +360,10 @@ function endingSignals(controller: AbortController): { done(): void } {
     process.kill(process.pid, signal);
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (received) return end(signal);
+    if (received) return shield.keeping() ? undefined : end(signal);
     received = signal;
-    controller.abort(Object.assign(new Error(`svc was told to end (${signal})`), { code: signal }));
+    const stop = () => controller.abort(Object.assign(new Error(`svc was told to end (${signal})`), { code: signal }));
+    if (!shield.hold(stop)) stop();
     bound = setTimeout(() => end(signal), WIND_DOWN_MS);
   };
   for (const name of signals) process.on(name, onSignal);
