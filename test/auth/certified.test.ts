@@ -302,11 +302,13 @@ describe('errors against a certified server, each with a fix that works', () => 
     expect(await server.grantActive(server.grants[0]!)).toBe(false);
   });
 
-  it('Ctrl-C after the server issued the pair, before svc kept it: revoked before svc exits, and said', async () => {
+  it('Ctrl-C after the server issued the pair, before svc kept it: the pair is kept before svc exits 130, so nothing is open that nothing holds', async () => {
     const server = await certified();
     const interrupt = new AbortController();
     const secrets = new MemorySecretStore();
+    const configDir = tempConfigDir();
     const r = await runCli(['login'], {
+      configDir,
       env: { SVC_BASE_URL: server.issuer, DISPLAY: ':0' },
       browser: personBrowser(),
       secrets,
@@ -316,8 +318,10 @@ describe('errors against a certified server, each with a fix that works', () => 
       },
     });
     expect(r.exitCode).toBe(130);
-    expect(r.stderr).toContain('The new sign-in was revoked at the service: nothing of it stays open there.');
-    expect(secrets.secrets.has('default:oauth')).toBe(false);
+    expect(secrets.secrets.has('default:oauth')).toBe(true);
+    expect(await server.grantActive(server.grants[0]!)).toBe(true);
+    const next = await runCli(['logout', '--yes'], { env: { SVC_BASE_URL: server.issuer }, secrets, configDir });
+    expect(next.exitCode, next.stderr).toBe(0);
     expect(await server.grantActive(server.grants[0]!)).toBe(false);
   });
 
