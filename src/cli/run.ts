@@ -68,7 +68,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     jqFilter === undefined
       ? undefined
       : import('../io/jq-filter.js').then((jq) => {
-          const checked = jq.checkFilter(jqFilter);
+          const checked = jq.checkFilter(jqFilter, runtime.env);
           checked.catch(() => {});
           return { checked };
         });
@@ -97,7 +97,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     // filter that fails stops the command (a stream would go on printing nothing).
     const jq = await jqCheck?.checked;
     const filterFailed = new AbortController();
-    const filtered = jq?.output(runtime.stdout, (error) => filterFailed.abort(error));
+    const filtered = jq?.output(runtime.stdout, runtime.stderr, (error) => filterFailed.abort(error));
     // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.
     const { createContext } = await import('./context.js');
     const ctx = createContext(
