@@ -14,6 +14,12 @@ export interface Output {
    * reading while the process still has to act and end (svc mcp). Absent where writes never block.
    */
   queueWhenFull?(): void;
+  /**
+   * `--jq` (src/io/jq-filter.ts): filters one JSON text, as write() does, and resolves once it
+   * is filtered, to whether the filter printed anything (a stream counts the events that did;
+   * after a failure, false). Absent without --jq.
+   */
+  writeFiltered?(json: string): Promise<boolean>;
 }
 
 export interface Input {

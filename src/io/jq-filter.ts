@@ -133,24 +133,32 @@ function filteredOutput(
     if (answered !== undefined) return { status: 0, stdout: answered, stderr: '' };
     return (await import('./jq.js')).runJq(chunk, filter, env);
   };
+  const filterOne = (chunk: string): Promise<boolean> => {
+    const done = queue.then(async () => {
+      // After a failure nothing more is printed: what follows would read as the whole answer.
+      if (failure !== undefined) return false;
+      try {
+        const ran = await apply(chunk);
+        if (ran.stdout) out.write(ran.stdout);
+        if (ran.stderr) err.write(ran.stderr);
+        if (ran.status !== 0) throw new JqFailedError(ran.status);
+        return ran.stdout !== '';
+      } catch (error) {
+        failure = error;
+        onFailure(error);
+        return false;
+      }
+    });
+    queue = done.then(() => {});
+    return done;
+  };
   return {
     // The filter's output is for scripts: never a table, whatever stdout is.
     isTTY: false,
     write(chunk: string) {
-      queue = queue.then(async () => {
-        // After a failure nothing more is printed: what follows would read as the whole answer.
-        if (failure !== undefined) return;
-        try {
-          const ran = await apply(chunk);
-          if (ran.stdout) out.write(ran.stdout);
-          if (ran.stderr) err.write(ran.stderr);
-          if (ran.status !== 0) throw new JqFailedError(ran.status);
-        } catch (error) {
-          failure = error;
-          onFailure(error);
-        }
-      });
+      void filterOne(chunk);
     },
+    writeFiltered: filterOne,
     async settled() {
       await queue;
       if (failure !== undefined) throw failure;

@@ -457,7 +457,8 @@ describe('events tail --forward-to: output and a bounded queue', () => {
 
 describe('events tail against a server that repeats itself', () => {
   it('prints each event once even when a resumed stream replays events already sent', async () => {
-    const frame = (n: number) => `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","data":{}}\n\n`;
+    const frame = (n: number) =>
+      `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","created_at":"2026-01-01T00:00:00Z","livemode":false,"data":{}}\n\n`;
     const lastEventIds: Array<string | undefined> = [];
     const server = createServer((req, res) => {
       if (!req.url?.startsWith('/v1/events/stream')) {
@@ -492,7 +493,8 @@ describe('events tail against a server that repeats itself', () => {
 
 describe('events tail against a server that goes silent', () => {
   it('reconnects with Last-Event-ID when no byte arrives for 45 s (on a clock running 1,000 times faster)', async () => {
-    const frame = (n: number) => `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","data":{}}\n\n`;
+    const frame = (n: number) =>
+      `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","created_at":"2026-01-01T00:00:00Z","livemode":false,"data":{}}\n\n`;
     const lastEventIds: Array<string | undefined> = [];
     const server = createServer((req, res) => {
       if (!req.url?.startsWith('/v1/events/stream')) {
@@ -708,7 +710,7 @@ describe('starting with SVC_API_KEY', () => {
       streamAsked();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(
-        `id: evt_000000000001\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id: 'evt_000000000001', type: 'call.started', created_at: '2026-01-01T00:00:00Z', data: {} })}\n\n`,
+        `id: evt_000000000001\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id: 'evt_000000000001', type: 'call.started', created_at: '2026-01-01T00:00:00Z', livemode: false, data: {} })}\n\n`,
       );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -175,6 +175,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
     ...(checkpointed === undefined && opts.since !== undefined && opts.since !== START_POSITION ? { since: opts.since } : {}),
     warn: (line) => ctx.io.stderr.write(`${line}\n`),
     formatLine: await eventLineFormat(ctx),
+    ...(ctx.io.stdout.writeFiltered ? { filter: ctx.io.stdout.writeFiltered } : {}),
     ...sinks,
   });
   const query = { type: serverTypeParams(opts.types) };
