@@ -266,17 +266,17 @@ describe('events tail', () => {
     expect(warned).toEqual(holes);
   }, 60_000);
 
-  it('exits 9 after --timeout without a connection when the service is gone', async () => {
+  it('exits 9 after --idle-timeout without a connection when the service is gone', async () => {
     const gone = await startTestEmulator();
     const url = gone.url;
     await gone.close();
     const started = Date.now();
-    const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '2s'], {
+    const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--idle-timeout', '2s'], {
       env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: url },
     });
     expect(exitCode).toBe(9);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/nothing from the event stream for 2\.\d s \(--timeout; last: cannot reach .*nothing answered/);
+    expect(stderr).toMatch(/nothing from the event stream for 2\.\d s \(--idle-timeout; last: cannot reach .*nothing answered/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
     // One line per outage, not one per failed retry.
     expect(stderr.match(/retrying…/g)?.length ?? 0).toBeLessThanOrEqual(1);
@@ -539,7 +539,7 @@ describe('events tail against a server that sends nothing (on a clock running 1,
     };
   };
 
-  it('headers and then silence: --timeout fires, and no "reconnected" is said though connections were answered', async () => {
+  it('headers and then silence: --idle-timeout fires, and no "reconnected" is said though connections were answered', async () => {
     let streams = 0;
     const server = createServer((req, res) => {
       if (!req.url?.startsWith('/v1/events/stream')) {
@@ -553,18 +553,18 @@ describe('events tail against a server that sends nothing (on a clock running 1,
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '100s'], {
+      const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--idle-timeout', '100s'], {
         env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url },
         clock: fastClock(),
       });
       expect(exitCode, stderr).toBe(9);
       expect(stdout).toBe('');
-      // Cut after the 45 s heartbeat, tried again, given up at --timeout.
+      // Cut after the 45 s heartbeat, tried again, given up at --idle-timeout.
       expect(streams).toBeGreaterThanOrEqual(2);
       expect(stderr).toMatch(/the stream opened but nothing arrived in [\d.]+ s; retrying…/);
       // Given up once the 100 s had passed: later by as much as the event loop was held up, which
       // on this clock (1 ms a second) is whatever a busy machine adds.
-      const silence = /nothing from the event stream for (?:(\d+) min)? ?(?:([\d.]+) s)? \(--timeout/.exec(stderr);
+      const silence = /nothing from the event stream for (?:(\d+) min)? ?(?:([\d.]+) s)? \(--idle-timeout/.exec(stderr);
       expect(silence, stderr).not.toBeNull();
       expect(Number(silence![1] ?? 0) * 60 + Number(silence![2] ?? 0)).toBeGreaterThanOrEqual(100);
       expect(stderr).not.toMatch(/reconnected|connected after/);
@@ -586,7 +586,7 @@ describe('events tail against a server that sends nothing (on a clock running 1,
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const { exitCode, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '100s'], {
+      const { exitCode, stderr } = await runCli(['events', 'tail', '--json', '--idle-timeout', '100s'], {
         env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url },
         clock: fastClock(),
       });
