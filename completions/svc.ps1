@@ -380,7 +380,7 @@ $script:SvcCompletionTree = @{
   }
   'completion' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @('bash', 'zsh', 'fish', 'powershell')

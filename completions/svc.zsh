@@ -68,7 +68,7 @@ _svc_options() {
     'api') echo '--method -X --raw-field -f --field -F --header -H --input --paginate --include -i --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'mcp') echo '--allow-write --max-spend --confirm-over --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'mcp log') echo '--limit --verify --accept-break --refused --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
-    'completion') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
+    'completion') echo '--profile --test --live --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles list') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles remove') echo '--revoke --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;

@@ -88,6 +88,22 @@ export function followPath(json: string, steps: readonly Step[]): string | undef
   return results.map((result) => `${result}\n`).join('');
 }
 
+/** A surrogate that is not half of a pair (in the `u` mode a pair is one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATE_ALL = /\p{Cs}/gu;
+/** A `\uD8xx` escape of a high surrogate with no low one after it (after an even run of backslashes: not itself escaped). */
+const LONE_HIGH_ESCAPE = /(?<!\\)((?:\\\\)*)\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})/g;
+
+/**
+ * The JSON text as jq can read it: a lone surrogate (one message's broken emoji, say) becomes
+ * U+FFFD, as jq itself makes a lone low one or a byte that is not UTF-8; jq refuses a lone high
+ * one's escape, and with it the whole answer.
+ */
+function surrogatesReplaced(json: string): string {
+  const text = LONE_SURROGATE.test(json) ? json.replace(LONE_SURROGATE_ALL, '\ufffd') : json;
+  return text.includes('\\u') ? text.replace(LONE_HIGH_ESCAPE, '$1\\ufffd') : text;
+}
+
 /** stdout with `--jq`: each JSON text written is filtered, in order; `settled()` waits for the last and reports the first failure. */
 export interface FilteredOutput extends Output {
   settled(): Promise<void>;
@@ -128,7 +144,8 @@ function filteredOutput(
 ): FilteredOutput {
   let queue = Promise.resolve();
   let failure: unknown;
-  const apply = async (chunk: string) => {
+  const apply = async (text: string) => {
+    const chunk = surrogatesReplaced(text);
     const answered = path && followPath(chunk, path);
     if (answered !== undefined) return { status: 0, stdout: answered, stderr: '' };
     return (await import('./jq.js')).runJq(chunk, filter, env);
