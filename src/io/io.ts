@@ -20,6 +20,11 @@ export interface Output {
    * after a failure, false). Absent without --jq.
    */
   writeFiltered?(json: string): Promise<boolean>;
+  /**
+   * Calls `gone` once the reader of this output (a pipe) is known to have gone, without waiting
+   * for a write to fail: a quiet stream ends then. Absent where that cannot be known.
+   */
+  onReaderGone?(gone: () => void, signal: AbortSignal): void;
 }
 
 export interface Input {

@@ -176,6 +176,7 @@ function filteredOutput(
       void filterOne(chunk);
     },
     writeFiltered: filterOne,
+    ...(out.onReaderGone ? { onReaderGone: (gone: () => void, signal: AbortSignal) => out.onReaderGone!(gone, signal) } : {}),
     async settled() {
       await queue;
       if (failure !== undefined) throw failure;

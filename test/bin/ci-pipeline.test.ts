@@ -141,3 +141,20 @@ describe('a CI pipeline', () => {
     expect(r.stdout).toBe('');
   });
 });
+
+describe('a closed stdout', () => {
+  it('ends a quiet tail within a second: `events tail | head -1` ends after its one line', async () => {
+    const { controlPlane } = await import('../helpers/emulator.js');
+    const plane = controlPlane(emulator);
+    const before = (await plane.stats()).open_streams;
+    const running = pipeline('svc events tail --json | head -1');
+    await plane.streamsOpen(before + 1);
+    await plane.publishEvents({ org_id: emulator.seed.org_id, mode: 'test', type: 'call.started', count: 1 });
+    const published = Date.now();
+    const r = await running;
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).type).toBe('call.started');
+    // Nothing more was published: the tail learnt of head's going without a write.
+    expect(Date.now() - published).toBeLessThan(3_000);
+  });
+});

@@ -184,6 +184,14 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
       },
       () => {},
     );
+  // A reader that closed the pipe ends a quiet tail too, not only at the next event's write.
+  ctx.io.stdout.onReaderGone?.(
+    () => {
+      sinks.out.closed = true;
+      stop.abort();
+    },
+    AbortSignal.any([signal, ended.signal]),
+  );
   // Asked while the stream opens; printed once it is answered, so an event published after
   // the header is never missed.
   let header: Promise<string[]> | undefined = headerLines(ctx, api.credential, opts, checkpointed);
