@@ -354,6 +354,8 @@ async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sin
           : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
     );
   }
+  // Stopped by the --jq filter's failure: jq's words are the last on stderr (the runner ends with its status).
+  if (ctx.signal.reason instanceof CliError) return;
   // Ctrl-C: a summary; the runner (src/cli/run.ts) makes the exit code EXIT.interrupted.
   const forwarded = deliveries
     ? `, ${deliveries.delivered} forwarded, ${deliveries.failed} not delivered, ${deliveries.unsent} still queued (not forwarded)`
