@@ -19,7 +19,17 @@ function writeOut(text) {
   } catch (error) {
     if (error.code === 'EAGAIN')
       process.stdout.write(bytes.subarray(offset)); // a full non-blocking pipe: queued
-    else if (error.code !== 'EPIPE') throw error; // EPIPE: the reader has gone (`svc completion bash | head -1`)
+    else if (error.code !== 'EPIPE') {
+      // EPIPE: the reader has gone (`svc completion bash | head -1`). Anything else (a full
+      // disk: ENOSPC) is said in a line, as the bundle says it, never as a stack trace.
+      const reason = error.code === 'ENOSPC' ? 'the disk is full' : String(error.message || error.code);
+      try {
+        writeSync(2, `error: cannot write the output: ${reason}\n`);
+      } catch {
+        // stderr is gone too: the exit code says it
+      }
+      process.exitCode = 1;
+    }
   }
 }
 

@@ -55,10 +55,10 @@ _svc_options() {
     'chats messages') echo '--limit --all --cursor --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'chats send') echo '--language --dry-run --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'chats voice') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
-    'chats stream') echo '--fail-on-gap --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
+    'chats stream') echo '--fail-on-gap --timeout --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'translate') echo '--to --from --lines --dry-run --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'events') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
-    'events tail') echo '--type --since --max-events --forward-to --forward-header --dead-letter --record --checkpoint --print-secret --fail-on-gap --timeout --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
+    'events tail') echo '--type --since --max-events --forward-to --forward-header --dead-letter --record --checkpoint --print-secret --fail-on-gap --timeout --idle-timeout --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'events list') echo '--type --limit --all --cursor --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'events get') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'events trigger') echo '--override --fixture --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
@@ -66,7 +66,7 @@ _svc_options() {
     'api') echo '--method -X --raw-field -f --field -F --header -H --input --paginate --include -i --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'mcp') echo '--allow-write --max-spend --confirm-over --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'mcp log') echo '--limit --verify --accept-break --refused --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
-    'completion') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
+    'completion') echo '--profile --test --live --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles list') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles remove') echo '--revoke --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
@@ -102,7 +102,7 @@ _svc_cmdpath() {
     if (( skip )); then skip=0; continue; fi
     case "$word" in
       -*=*) ;;
-      --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--confirm-over|--country|--cursor|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--max-spend|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
+      --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--confirm-over|--country|--cursor|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--idle-timeout|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--max-spend|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f) skip=1 ;;
       -*) ;;
       *)
         subs=" $(_svc_subcommands "$cmdpath") "
@@ -123,7 +123,7 @@ _svc() {
       COMPREPLY=($(compgen -W "$(svc __complete profiles 2>/dev/null)" -- "$cur"))
       return 0
       ;;
-    --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--confirm-over|--country|--cursor|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--max-spend|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
+    --allow-host|--area-code|--base-url|--call|--checkpoint|--client-id|--confirm-over|--country|--cursor|--dead-letter|--expires-in|--export|--field|--fixture|--forward-header|--forward-to|--from|--header|--host|--idle-timeout|--import|--input|--jq|--language|--languages|--limit|--line|--max-events|--max-spend|--method|--name|--org|--override|--port|--profile|--raw-field|--record|--scopes|--since|--speed|--state|--status|--subject|--timeout|--title|--to|--type|-F|-H|-X|-f)
       choices="$(_svc_choices "$cmdpath" "$prev")"
       if [[ -n "$choices" ]]; then COMPREPLY=($(compgen -W "$choices" -- "$cur"))
       elif _svc_wants_file "$cmdpath" "$prev"; then COMPREPLY=($(compgen -f -- "$cur"))

@@ -41,7 +41,7 @@ function __svc_cmdpath
         end
         switch $word
             case '-*=*'
-            case '--allow-host' '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--confirm-over' '--country' '--cursor' '--dead-letter' '--expires-in' '--export' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--header' '--host' '--import' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--max-spend' '--method' '--name' '--org' '--override' '--port' '--profile' '--raw-field' '--record' '--scopes' '--since' '--speed' '--state' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
+            case '--allow-host' '--area-code' '--base-url' '--call' '--checkpoint' '--client-id' '--confirm-over' '--country' '--cursor' '--dead-letter' '--expires-in' '--export' '--field' '--fixture' '--forward-header' '--forward-to' '--from' '--header' '--host' '--idle-timeout' '--import' '--input' '--jq' '--language' '--languages' '--limit' '--line' '--max-events' '--max-spend' '--method' '--name' '--org' '--override' '--port' '--profile' '--raw-field' '--record' '--scopes' '--since' '--speed' '--state' '--status' '--subject' '--timeout' '--title' '--to' '--type' '-F' '-H' '-X' '-f'
                 set skip 1
             case '-*'
             case '*'
@@ -165,6 +165,7 @@ complete -c svc -n '__svc_at \'chats send\'' -l language -x -d 'the language the
 complete -c svc -n '__svc_at \'chats send\'' -l dry-run -d 'print the request and the price it would draw; send nothing'
 complete -c svc -n '__svc_at \'chats voice\'' -F
 complete -c svc -n '__svc_at \'chats stream\'' -l fail-on-gap -d 'exit 1 when the service cannot resume without missing messages'
+complete -c svc -n '__svc_at \'chats stream\'' -l timeout -x -d 'give up (exit 9) once this long has passed, whatever came meanwhile (default: never)'
 complete -c svc -n '__svc_at \'translate\'' -l to -x -d 'target language (BCP 47)'
 complete -c svc -n '__svc_at \'translate\'' -l from -x -d 'source language (default: detected)'
 complete -c svc -n '__svc_at \'translate\'' -l lines -d 'translate stdin line by line'
@@ -184,7 +185,8 @@ complete -c svc -n '__svc_at \'events tail\'' -l record -r -F -d 'append every e
 complete -c svc -n '__svc_at \'events tail\'' -l checkpoint -r -F -d 'keep the last handled event id in FILE and resume after it'
 complete -c svc -n '__svc_at \'events tail\'' -l print-secret -d 'print the forwarding secret (for your handler) and exit'
 complete -c svc -n '__svc_at \'events tail\'' -l fail-on-gap -d 'exit 1 when the service cannot resume without missing events'
-complete -c svc -n '__svc_at \'events tail\'' -l timeout -x -d 'give up after this long with nothing from the service (default 5m; 0: never)'
+complete -c svc -n '__svc_at \'events tail\'' -l timeout -x -d 'give up (exit 9) once this long has passed, whatever came meanwhile (default: never)'
+complete -c svc -n '__svc_at \'events tail\'' -l idle-timeout -x -d 'give up after this long with nothing from the service (default 5m; 0: never)'
 complete -c svc -n '__svc_at \'events list\'' -l type -x -d 'only this type or family (repeatable), e.g. call.*'
 complete -c svc -n '__svc_at \'events list\'' -l limit -x -d 'at most N events (1–100, default 20)'
 complete -c svc -n '__svc_at \'events list\'' -l all -d 'every retained event, following pages'

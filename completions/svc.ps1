@@ -292,7 +292,7 @@ $script:SvcCompletionTree = @{
   }
   'chats stream' = @{
     subs = @()
-    opts = @('--fail-on-gap', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--fail-on-gap', '--timeout', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()
@@ -316,7 +316,7 @@ $script:SvcCompletionTree = @{
   }
   'events tail' = @{
     subs = @()
-    opts = @('--type', '--since', '--max-events', '--forward-to', '--forward-header', '--dead-letter', '--record', '--checkpoint', '--print-secret', '--fail-on-gap', '--timeout', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--type', '--since', '--max-events', '--forward-to', '--forward-header', '--dead-letter', '--record', '--checkpoint', '--print-secret', '--fail-on-gap', '--timeout', '--idle-timeout', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @('--dead-letter', '--record', '--checkpoint')
     args = @()
@@ -380,7 +380,7 @@ $script:SvcCompletionTree = @{
   }
   'completion' = @{
     subs = @()
-    opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--profile', '--test', '--live', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @('bash', 'zsh', 'fish', 'powershell')
@@ -443,7 +443,7 @@ $script:SvcCompletionTree = @{
     fileArg = $false
   }
 }
-$script:SvcValuedOptions = @('--allow-host', '--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--confirm-over', '--country', '--cursor', '--dead-letter', '--expires-in', '--export', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--import', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--max-spend', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--state', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
+$script:SvcValuedOptions = @('--allow-host', '--area-code', '--base-url', '--call', '--checkpoint', '--client-id', '--confirm-over', '--country', '--cursor', '--dead-letter', '--expires-in', '--export', '--field', '--fixture', '--forward-header', '--forward-to', '--from', '--header', '--host', '--idle-timeout', '--import', '--input', '--jq', '--language', '--languages', '--limit', '--line', '--max-events', '--max-spend', '--method', '--name', '--org', '--override', '--port', '--profile', '--raw-field', '--record', '--scopes', '--since', '--speed', '--state', '--status', '--subject', '--timeout', '--title', '--to', '--type', '-F', '-H', '-X', '-f')
 
 Register-ArgumentCompleter -Native -CommandName svc -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)

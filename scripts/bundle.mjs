@@ -159,6 +159,10 @@ const JQ_PATCHES = [
     () => 'charCode => { if (charCode !== null && charCode !== undefined) stdoutBuffer.push(charCode); }',
   ],
   [
+    /charCode => \{ if \(charCode !== null && charCode !== undefined\) \{\s*const tmp = new Uint8Array\(stderrBuffer\.length \+ 1\);\s*tmp\.set\(stderrBuffer, 0\);\s*tmp\[tmp\.length - 1\] = charCode;\s*stderrBuffer = tmp;\s*\} \}/,
+    () => 'charCode => { if (charCode !== null && charCode !== undefined) stderrBuffer.push(charCode); }',
+  ],
+  [
     /function fromByteArray\(data\) \{ return new TextDecoder\("utf-8"\)\.decode\(data\); \}/,
     () => 'function fromByteArray(data) { return new TextDecoder("utf-8").decode(Uint8Array.from(data)); }',
   ],
@@ -172,13 +176,45 @@ const JQ_PATCHES = [
     () =>
       '(() => { const stackBefore = stackAlloc(0); try { return Module.callMain([...flags, query, "/dev/stdin"]); } finally { stackAlloc(stackAlloc(0) - stackBefore); } })()',
   ],
+  // run(): jq as its command line is, for svc's --jq: its stdout and stderr as it wrote them
+  // (raw() trims the one and drops the other whenever the first holds anything) and its exit
+  // status (raw() never reads it), over the answer given as jq's input. The input is read
+  // through a file named `<stdin>`, a link to the stdin device: jq opens it afresh each run
+  // (C's stdin keeps its end-of-file from a run that halted, and the next run would read
+  // nothing), and its errors name it as jq names its stdin (`jq: error (at <stdin>:0): …`).
+  // A run that halts leaves the file open: its descriptor is closed here.
+  [
+    /function rawImpl\(/,
+    () =>
+      'function runImpl(input, args) { if (!FS.analyzePath("/<stdin>").exists) FS.symlink("/dev/stdin", "/<stdin>"); stdinBuffer = toByteArray(input); stdinAt = 0; stdoutBuffer = []; stderrBuffer = []; const stackBefore = stackAlloc(0); let status; try { status = Module.callMain(["-M", ...args, "<stdin>"]); } finally { stackAlloc(stackAlloc(0) - stackBefore); for (const stream of FS.streams) if (stream && stream.fd > 2) FS.close(stream); } return { status, stdout: fromByteArray(stdoutBuffer), stderr: fromByteArray(stderrBuffer) }; } function rawImpl(',
+  ],
+  [
+    /raw\(jsonString, query, flags = \[\]\) \{/,
+    () => 'run(input, args) { return runtimeInitPromise.then(() => runImpl(input, args)); }, raw(jsonString, query, flags = []) {',
+  ],
+  // $ENV and env: the environment svc was given, not Emscripten's stand-in (HOME=/home/web_user):
+  // each of the stand-in's own variables is dropped unless the real environment has it.
+  [
+    /var ENV = \{\};/,
+    () => 'var ENV = {}; for (const name of ["USER", "LOGNAME", "PATH", "PWD", "HOME", "LANG", "_"]) ENV[name] = undefined; Object.assign(ENV, Module.svcEnv);',
+  ],
+  // A run's exit status is returned by callMain: it is not Node's process exit code.
+  [/quit_ = \(status, toThrow\) => \{ process\.exitCode = status; throw toThrow; \};/, () => 'quit_ = (status, toThrow) => { throw toThrow; };'],
+];
+/** jq-wasm's wrapper: start(env) makes the one instance with the environment svc runs in. */
+const JQ_INDEX_PATCHES = [
+  [
+    /exports\.json = json;/,
+    () =>
+      'exports.json = json; exports.start = (env) => { if (!instancePromise) instancePromise = (0, jq_js_1.default)({ svcEnv: env }); return instancePromise; };',
+  ],
 ];
 const leanJq = (outdir) => ({
   name: 'lean-jq',
   setup(build) {
-    build.onLoad({ filter: /[\\/]jq-wasm[\\/]dist[\\/]build[\\/]jq\.js$/ }, (args) => {
+    build.onLoad({ filter: /[\\/]jq-wasm[\\/]dist[\\/](build[\\/]jq|index)\.js$/ }, (args) => {
       let source = readFileSync(args.path, 'utf8');
-      for (const [pattern, replacement] of JQ_PATCHES) {
+      for (const [pattern, replacement] of args.path.endsWith('index.js') ? JQ_INDEX_PATCHES : JQ_PATCHES) {
         const match = pattern.exec(source);
         if (!match) throw new Error(`jq-wasm changed: ${pattern} no longer matches ${args.path}`);
         if (match[1]) {

@@ -103,6 +103,16 @@ export class ChecksFailedError extends CliError {
   }
 }
 
+/**
+ * `--jq`: jq failed on the answer (an `error`, a `halt_error`): svc ends as jq ends, with jq's
+ * exit status, and jq's own words, already on stderr, are the whole message.
+ */
+export class JqFailedError extends CliError {
+  constructor(readonly status: number) {
+    super(`the --jq filter failed (jq exited ${status})`, status);
+  }
+}
+
 /** Ctrl-C: exit 130, nothing more to say. */
 /** An OAuth access token that only a refresh would make usable, where nothing may be changed (`svc doctor`'s checks): not refreshed. */
 export class RefreshWithheldError extends CliError {

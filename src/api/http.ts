@@ -191,7 +191,10 @@ async function nodeTransport(headersTimeoutMs: number): Promise<Transport> {
       });
       request.on('error', (error) => {
         clearTimeout(headersTimer);
+        // A request cut by the pool's close (the command is over) is asked nothing more: a
+        // probe of the server would hold the finished process for its time.
         if (error.name === 'AbortError') reject(error);
+        else if (closed) reject(Object.assign(new Error('the request was ended with the command'), { name: 'AbortError', code: 'ABORT_ERR', cause: error }));
         else void connectionError(error, { url: target, reached: exchange.reached }).then(reject);
       });
       request.on('response', (answer: IncomingMessage) => {
@@ -208,9 +211,11 @@ async function nodeTransport(headersTimeoutMs: number): Promise<Transport> {
       request.end(body);
     });
   };
+  let closed = false;
   return {
     send,
     async close() {
+      closed = true;
       for (const client of clients.values()) client.agent.destroy();
     },
   };

@@ -50,6 +50,8 @@ export type DeadlineReach = 'not-sent' | 'sent' | 'may-be-processed';
  * repeated (a POST), that it may have been processed.
  */
 export class DeadlineError extends CliError {
+  /** A timeout is the network's failure, as README's table says (not an upstream's 5xx). */
+  readonly errorCode = 'network_failed';
   constructor(
     origin: string,
     deadlineMs: number,

@@ -1,6 +1,6 @@
 // Printing an error: svc's message and hint on stderr (one JSON object with --json) and
 // the exit code of docs/design.md.
-import { CliError, EXIT, exitCodeOf } from '../errors.js';
+import { CliError, EXIT, JqFailedError, exitCodeOf } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { escapeJsonControls, sanitizeText } from '../io/sanitize.js';
 import { errorReport } from './error-report.js';
@@ -9,6 +9,8 @@ import type { Runtime } from './context.js';
 export function printError(runtime: Pick<Runtime, 'stderr'>, error: unknown, debug: boolean, json = false): number {
   const code = exitCodeOf(error);
   if (code === EXIT.interrupted) return code;
+  // jq's own words are on stderr already, as jq printed them: svc adds none (a script reads jq's).
+  if (error instanceof JqFailedError) return code;
   const known = error instanceof CliError;
   const message = known ? error.message : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
   const hint = known ? error.hint : debug ? undefined : 'run it again with --debug for details';

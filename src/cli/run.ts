@@ -64,11 +64,12 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
   // a plain path, jq loads and compiles its WebAssembly). The check is awaited below, before
   // anything is sent, so a usage error in the command's own flags is still said first.
   const { jq: jqFilter } = globals;
+  const printsNoJson = invocation.leaf.decl.printsNoJson === true;
   const jqStarted =
-    jqFilter === undefined
+    jqFilter === undefined || printsNoJson
       ? undefined
       : import('../io/jq-filter.js').then((jq) => {
-          const checked = jq.checkFilter(jqFilter);
+          const checked = jq.checkFilter(jqFilter, runtime.env);
           checked.catch(() => {});
           return { checked };
         });
@@ -77,6 +78,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     const { module: path } = invocation.leaf;
     // (`svc help` has no module: readHelpWord turns it into --help before commander runs.)
     if (!path) throw new Error(`svc ${invocation.name} has no module to run`);
+    if (printsNoJson && jqFilter !== undefined) throw new UsageError(`svc ${invocation.name} prints no JSON: --jq does not apply to it`);
     phase('parsed');
     // (jq's start is under way before the command's module is evaluated.)
     const jqCheck = await jqStarted;
@@ -97,7 +99,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     // filter that fails stops the command (a stream would go on printing nothing).
     const jq = await jqCheck?.checked;
     const filterFailed = new AbortController();
-    const filtered = jq?.output(runtime.stdout, (error) => filterFailed.abort(error));
+    const filtered = jq?.output(runtime.stdout, runtime.stderr, (error) => filterFailed.abort(error));
     // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.
     const { createContext } = await import('./context.js');
     const ctx = createContext(

@@ -115,6 +115,8 @@ export interface CommandSpec<F extends FlagSpecs = FlagSpecs, A extends readonly
   scopes?: readonly Scope[];
   /** Left out of help and completions. */
   hidden?: boolean;
+  /** Prints no JSON (a shell script): `--jq` is refused, and neither it nor `--json` is offered in completions. */
+  printsNoJson?: true;
   /** A tool of `svc mcp`, and which (absent: never a tool); see McpUse. */
   mcp?: McpUse;
   /** What `svc mcp` tells an assistant of this command as a tool (required with `mcp`); see ToolFacts. */

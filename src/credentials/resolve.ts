@@ -164,10 +164,22 @@ export interface ModeChoice {
   chosen: boolean;
 }
 
+/**
+ * The mode the command line or the environment asks for (--test/--live, else SVC_MODE), with how
+ * to take the request back. An SVC_MODE that is neither is refused even where a flag overrides it.
+ */
+function askedMode(ctx: Choosing): { mode: Mode; why: string; by: string; undo: string } | undefined {
+  const fromEnv = ctx.env.SVC_MODE ? parseModeValue(ctx.env.SVC_MODE, 'SVC_MODE') : undefined;
+  const flag = ctx.globals.mode;
+  if (flag) return { mode: flag, why: `--${flag}`, by: `--${flag}`, undo: `drop --${flag}` };
+  if (fromEnv) return { mode: fromEnv, why: 'SVC_MODE', by: `SVC_MODE=${fromEnv}`, undo: 'unset SVC_MODE' };
+  return undefined;
+}
+
 /** --test/--live, SVC_MODE, else the profile's stored mode (src/credentials/mode.ts), else the one its credentials imply. */
 export function chooseModeOf(ctx: Choosing, profile: Profile | undefined): ModeChoice {
-  if (ctx.globals.mode) return { mode: ctx.globals.mode, why: `--${ctx.globals.mode}`, chosen: true };
-  if (ctx.env.SVC_MODE) return { mode: parseModeValue(ctx.env.SVC_MODE, 'SVC_MODE'), why: 'SVC_MODE', chosen: true };
+  const asked = askedMode(ctx);
+  if (asked) return { mode: asked.mode, why: asked.why, chosen: true };
   if (profile?.mode && !profile.mode_implied) return { mode: profile.mode, why: "the profile's mode (svc mode)", chosen: true };
   if (profile?.mode) return { mode: profile.mode, why: "the profile's mode, from its first credential", chosen: false };
   return { mode: impliedMode(profile), why: 'implied by the credentials the profile has', chosen: false };
@@ -187,6 +199,8 @@ export async function resolveCredential(
     settleSignIns?(config: ConfigData): Promise<void>;
   },
 ): Promise<ResolvedCredential> {
+  // A mistyped SVC_MODE is said first, whatever else is set: a script meant a mode.
+  askedMode(ctx);
   const envKey = ctx.env.SVC_API_KEY;
   let config: ConfigData;
   try {
@@ -214,9 +228,10 @@ export async function resolveCredential(
   if (envKey) {
     const mode = modeOfKey(envKey);
     if (!mode) throw new UsageError('SVC_API_KEY is not an svc key (it must start with svc_live_ or svc_test_)');
-    const wanted = ctx.globals.mode;
-    if (wanted && wanted !== mode)
-      throw new UsageError(`SVC_API_KEY is a ${mode} key but --${wanted} asks for ${wanted} mode`, `unset SVC_API_KEY or drop --${wanted}`);
+    // The mode asked for holds whichever way it is asked (--test or SVC_MODE=test): a live key is never used in its place.
+    const wanted = askedMode(ctx);
+    if (wanted && wanted.mode !== mode)
+      throw new UsageError(`SVC_API_KEY is a ${mode} key but ${wanted.by} asks for ${wanted.mode} mode`, `unset SVC_API_KEY or ${wanted.undo}`);
     return { kind: 'api_key', source: 'env', mode, modeChosen: true, profileName, profile, baseUrl: baseUrlOf(profile), apiKey: envKey };
   }
 

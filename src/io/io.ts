@@ -14,6 +14,17 @@ export interface Output {
    * reading while the process still has to act and end (svc mcp). Absent where writes never block.
    */
   queueWhenFull?(): void;
+  /**
+   * `--jq` (src/io/jq-filter.ts): filters one JSON text, as write() does, and resolves once it
+   * is filtered, to whether the filter printed anything (a stream counts the events that did;
+   * after a failure, false). Absent without --jq.
+   */
+  writeFiltered?(json: string): Promise<boolean>;
+  /**
+   * Calls `gone` once the reader of this output (a pipe) is known to have gone, without waiting
+   * for a write to fail: a quiet stream ends then. Absent where that cannot be known.
+   */
+  onReaderGone?(gone: () => void, signal: AbortSignal): void;
 }
 
 export interface Input {

@@ -6,6 +6,7 @@
 // else (a number, whose digits jq keeps as written, an object, an error, a parse jq would refuse),
 // jq (src/io/jq.ts) answers instead, so the output is always jq's: test/core/jq-path.test.ts
 // compares the two.
+import { JqFailedError } from '../errors.js';
 import type { Output } from './io.js';
 
 type Step = { key: string } | { index: number } | 'each';
@@ -72,7 +73,7 @@ function follow(value: unknown, steps: readonly Step[], from: number, out: strin
   return follow(step.index < value.length ? value[step.index] : null, steps, from + 1, out);
 }
 
-/** What jq prints for `steps` over one JSON text (as src/io/jq.ts prints it), or undefined when jq must answer. */
+/** What `jq -r` prints for `steps` over one JSON text, or undefined when jq must answer. */
 export function followPath(json: string, steps: readonly Step[]): string | undefined {
   if (SURROGATE.test(json) || !nestingWithin(json, NESTING_ANSWERED_HERE)) return undefined;
   let value: unknown;
@@ -83,13 +84,24 @@ export function followPath(json: string, steps: readonly Step[]): string | undef
   }
   const results: string[] = [];
   if (!follow(value, steps, 0, results)) return undefined;
-  return finishedOutput(results.length === 0 ? '' : results.join('\n'));
+  // As `jq -r` prints: each result as it is, then a newline (an empty string is an empty line).
+  return results.map((result) => `${result}\n`).join('');
 }
 
-/** jq's output as svc prints it, whoever answered: trimmed (as jq-wasm gives it) and ended with one newline. */
-export function finishedOutput(output: string): string {
-  const trimmed = output.trim();
-  return trimmed === '' ? '' : `${trimmed}\n`;
+/** A surrogate that is not half of a pair (in the `u` mode a pair is one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATE_ALL = /\p{Cs}/gu;
+/** A `\uD8xx` escape of a high surrogate with no low one after it (after an even run of backslashes: not itself escaped). */
+const LONE_HIGH_ESCAPE = /(?<!\\)((?:\\\\)*)\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})/g;
+
+/**
+ * The JSON text as jq can read it: a lone surrogate (one message's broken emoji, say) becomes
+ * U+FFFD, as jq itself makes a lone low one or a byte that is not UTF-8; jq refuses a lone high
+ * one's escape, and with it the whole answer.
+ */
+function surrogatesReplaced(json: string): string {
+  const text = LONE_SURROGATE.test(json) ? json.replace(LONE_SURROGATE_ALL, '\ufffd') : json;
+  return text.includes('\\u') ? text.replace(LONE_HIGH_ESCAPE, '$1\\ufffd') : text;
 }
 
 /** stdout with `--jq`: each JSON text written is filtered, in order; `settled()` waits for the last and reports the first failure. */
@@ -97,42 +109,74 @@ export interface FilteredOutput extends Output {
   settled(): Promise<void>;
 }
 
-/** A checked filter: `output()` wraps stdout with it. */
+/** A checked filter: `output()` wraps stdout with it (jq's own words go to `stderr`). */
 export interface CheckedFilter {
-  output(out: Output, onFailure?: (error: unknown) => void): FilteredOutput;
+  output(out: Output, err: Output, onFailure?: (error: unknown) => void): FilteredOutput;
 }
 
-/** Checks `filter` (a usage error if it does not compile); jq starts now only for a filter that is not a plain path. */
-export async function checkFilter(filter: string): Promise<CheckedFilter> {
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Checks `filter` (a usage error if it does not compile); jq starts now only for a filter that
+ * is not a plain path, with `env` as its environment (`$ENV`, `env`).
+ */
+export async function checkFilter(filter: string, env: Env): Promise<CheckedFilter> {
   const path = plainPath(filter);
   if (!path) {
     const jq = await import('./jq.js');
-    await jq.checkJq(filter);
+    await jq.checkJq(filter, env);
   }
-  return { output: (out, onFailure) => filteredOutput(out, filter, path, onFailure) };
+  return { output: (out, err, onFailure) => filteredOutput(out, err, filter, env, path, onFailure) };
 }
 
-/** `onFailure`: told of the first failure when it happens, so that a stream stops there. */
-function filteredOutput(out: Output, filter: string, path: Step[] | undefined, onFailure: (error: unknown) => void = () => {}): FilteredOutput {
+/**
+ * `onFailure`: told of the first failure when it happens, so that a stream stops there. A run
+ * of jq that fails prints what jq printed before failing, then jq's words on stderr, and fails
+ * with jq's exit status; a run that succeeds passes on what jq wrote on stderr (`debug`).
+ */
+function filteredOutput(
+  out: Output,
+  err: Output,
+  filter: string,
+  env: Env,
+  path: Step[] | undefined,
+  onFailure: (error: unknown) => void = () => {},
+): FilteredOutput {
   let queue = Promise.resolve();
   let failure: unknown;
-  const apply = async (chunk: string) => (path && followPath(chunk, path)) ?? finishedOutput(await (await import('./jq.js')).applyJq(chunk, filter));
+  const apply = async (text: string) => {
+    const chunk = surrogatesReplaced(text);
+    const answered = path && followPath(chunk, path);
+    if (answered !== undefined) return { status: 0, stdout: answered, stderr: '' };
+    return (await import('./jq.js')).runJq(chunk, filter, env);
+  };
+  const filterOne = (chunk: string): Promise<boolean> => {
+    const done = queue.then(async () => {
+      // After a failure nothing more is printed: what follows would read as the whole answer.
+      if (failure !== undefined) return false;
+      try {
+        const ran = await apply(chunk);
+        if (ran.stdout) out.write(ran.stdout);
+        if (ran.stderr) err.write(ran.stderr);
+        if (ran.status !== 0) throw new JqFailedError(ran.status);
+        return ran.stdout !== '';
+      } catch (error) {
+        failure = error;
+        onFailure(error);
+        return false;
+      }
+    });
+    queue = done.then(() => {});
+    return done;
+  };
   return {
     // The filter's output is for scripts: never a table, whatever stdout is.
     isTTY: false,
     write(chunk: string) {
-      queue = queue.then(async () => {
-        // After a failure nothing more is printed: what follows would read as the whole answer.
-        if (failure !== undefined) return;
-        try {
-          const text = await apply(chunk);
-          if (text) out.write(text);
-        } catch (error) {
-          failure = error;
-          onFailure(error);
-        }
-      });
+      void filterOne(chunk);
     },
+    writeFiltered: filterOne,
+    ...(out.onReaderGone ? { onReaderGone: (gone: () => void, signal: AbortSignal) => out.onReaderGone!(gone, signal) } : {}),
     async settled() {
       await queue;
       if (failure !== undefined) throw failure;

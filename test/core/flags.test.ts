@@ -185,7 +185,7 @@ describe('chats / translate / events / api / completion / emulator', () => {
       '--timeout',
       '30s',
     )) as Record<string, unknown>;
-    expect(opts).toMatchObject({ since: 'evt_1', maxEvents: 10, routes: [{ url: 'http://localhost:3000/h' }], timeoutMs: 30_000 });
+    expect(opts).toMatchObject({ since: 'evt_1', maxEvents: 10, routes: [{ url: 'http://localhost:3000/h' }], deadlineMs: 30_000 });
     expect(opts.types).toHaveLength(2);
     expect(await refused('events', 'tail', '--max-events', '0')).toContain('--max-events');
     expect(await refused('events', 'tail', '--forward-to', 'ftp://x')).toContain('http or https');
@@ -364,7 +364,8 @@ describe('the declarations', () => {
     expectTypeOf<FlagsOf<typeof tail.command>['maxEvents']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<FlagsOf<typeof tail.command>['since']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<FlagsOf<typeof login.command>['timeout']>().toEqualTypeOf<number>();
-    expect(await ok('events', 'tail', '--max-events', '3', '--timeout', '2m')).toMatchObject({ maxEvents: 3, timeoutMs: 120_000 });
+    expect(await ok('events', 'tail', '--max-events', '3', '--timeout', '2m')).toMatchObject({ maxEvents: 3, deadlineMs: 120_000 });
+    expect(await ok('events', 'tail', '--idle-timeout', '2m')).toMatchObject({ idleTimeoutMs: 120_000 });
     expect(await ok('login', '--timeout', '90s')).toMatchObject({ timeoutSeconds: 90 });
   });
 });

@@ -3,17 +3,18 @@
 // too (the bundle's jq-wasm, as users run it): where svc answers, its output must be jq's, byte
 // for byte; where jq's would differ or jq fails, svc must leave the answer to jq.
 import { describe, expect, it } from 'vitest';
-import { finishedOutput, followPath, plainPath } from '../../src/io/jq-filter.js';
+import { followPath, plainPath } from '../../src/io/jq-filter.js';
 
-const jq = (await import('jq-wasm')) as unknown as { raw(data: string, filter: string, flags: string[]): Promise<string> };
-
-/** What svc prints through jq, or jq's failure. */
-async function throughJq(json: string, filter: string): Promise<string> {
-  try {
-    return finishedOutput(await jq.raw(json, filter, ['-r']));
-  } catch (error) {
-    return `jq failed: ${(error as Error).message}`;
+const jq = await (
+  (await import('jq-wasm')) as unknown as {
+    start(env: object): Promise<{ run(input: string, args: string[]): Promise<{ status: number; stdout: string; stderr: string }> }>;
   }
+).start({});
+
+/** What `jq -r` prints, or jq's failure. */
+async function throughJq(json: string, filter: string): Promise<string> {
+  const ran = await jq.run(json, ['-r', filter]);
+  return ran.status === 0 ? ran.stdout : `jq failed (${ran.status}): ${ran.stderr}`;
 }
 
 const KEYWORDS = [
@@ -162,6 +163,9 @@ describe('--jq with a plain path, answered without jq', () => {
     expect(answer('.data[].id', '{"data":[{"id":"c_1"},{"id":"c_2"}]}')).toBe('c_1\nc_2\n');
     expect(answer('.missing', '{"id":"x"}')).toBe('null\n');
     expect(answer('.a[]', '{"a":[]}')).toBe('');
+    // Nothing trimmed: an empty string is an empty line, spaces are kept.
+    expect(answer('.id', '{"id":"  padded  "}')).toBe('  padded  \n');
+    expect(answer('.a[]', '{"a":["", "", " y"]}')).toBe('\n\n y\n');
     for (const [filter, json] of [
       ['.id', '{"id":1.0}'],
       ['.id', '{"id":{"b":"c"}}'],

@@ -1,5 +1,5 @@
 // `--jq EXPR` on every command that prints JSON (issue 49): each command of the table runs
-// with --json, and its output goes through jq (jq-wasm, the package itself, as the reference);
+// with --json, and its output goes through jq (the bundled jq-wasm's own run, as the reference);
 // the same command with --jq must print just that. Reads run twice over the same state and
 // compare whole documents; writes make a new object each run, so their filter reads its shape.
 import { describe, expect, it } from 'vitest';
@@ -10,11 +10,14 @@ import { MemorySecretStore } from '../../src/credentials/store.js';
 
 const emu = useTestEmulator();
 
-/** The reference: jq -r over the --json output, as jq-wasm prints it. */
+/** The reference: jq -r over the --json output, as the bundled jq prints it. */
 async function referenceJq(json: string, filter: string): Promise<string> {
-  const jq = (await import('jq-wasm')) as unknown as { raw(data: string, filter: string, flags: string[]): Promise<string> };
-  const out = await jq.raw(json, filter, ['-r']);
-  return out === '' ? '' : `${out.replace(/\n$/, '')}\n`;
+  const jq = (await import('jq-wasm')) as unknown as {
+    start(env: object): Promise<{ run(input: string, args: string[]): Promise<{ status: number; stdout: string }> }>;
+  };
+  const ran = await (await jq.start({})).run(json, ['-r', filter]);
+  expect(ran.status, filter).toBe(0);
+  return ran.stdout;
 }
 
 /** Every document, whole (compact), or the first item of a list. */
@@ -120,10 +123,19 @@ describe('--jq on every command that prints JSON', () => {
     expect(endless.stdout).toBe(`${emu().seed.org_id}\n`);
   });
 
-  it('a filter that fails on the answer is a failure of the run (exit 1), after what it printed', async () => {
+  it("a filter that fails on the answer ends svc as jq ends: what it printed, jq's words, jq's exit status", async () => {
     const env = { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url };
     const r = await runCli(['account', '--jq', '.id | tonumber'], { env });
-    expect(r.exitCode).toBe(1);
-    expect(JSON.parse(r.stderr).error.message).toContain('--jq');
+    expect(r.exitCode).toBe(5);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^jq: error \(at <stdin>:\d+\): [^\n]*\(while parsing 'org_\w+'\)\n$/);
+    const printed = await runCli(['account', '--jq', '.id, error("stop"), .id'], { env });
+    expect([printed.exitCode, printed.stdout, printed.stderr]).toEqual([
+      5,
+      `${emu().seed.org_id}\n`,
+      expect.stringMatching(/^jq: error \(at <stdin>:\d+\): stop\n$/),
+    ]);
+    const halted = await runCli(['account', '--jq', '"bye\\n" | halt_error(3)'], { env });
+    expect([halted.exitCode, halted.stdout, halted.stderr]).toEqual([3, '', 'bye\n']);
   });
 });

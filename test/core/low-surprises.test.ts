@@ -76,13 +76,14 @@ describe('durations in the user’s units', () => {
     expect((await emu().plane.stats()).requests - before).toBeLessThanOrEqual(1);
   });
 
-  it('`login --timeout 0` says what is allowed; `events tail --timeout 0` turns the silence limit off', async () => {
+  it('`login --timeout 0` says what is allowed; `events tail --idle-timeout 0` turns the silence limit off', async () => {
     const login = await svc(['login', '--timeout', '0']);
     expect(login.code).toBe(2);
     expect(login.stderr).toContain('--timeout "0" must be longer than zero: give a duration such as 90s or 5m');
     expect(login.stderr).not.toContain('not a duration');
-    const tail = await parseCli(['events', 'tail', '--timeout', '0']);
-    expect(tail.opts).toMatchObject({ timeoutMs: Infinity });
+    const tail = await parseCli(['events', 'tail', '--idle-timeout', '0']);
+    expect(tail.opts).toMatchObject({ idleTimeoutMs: Infinity });
+    expect((await parseCli(['events', 'tail', '--timeout', '0'])).opts).not.toHaveProperty('deadlineMs');
   });
 });
 

@@ -216,7 +216,8 @@ describe('chats stream honours a position frame', () => {
 describe('events tail and an event id a header cannot carry', () => {
   it('an id with a control character is reported and the tail goes on, resuming after the last usable id (not exit 2)', async () => {
     const asked: Array<string | undefined> = [];
-    const frame = (id: string) => `id: ${id}\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id, type: 'call.started', data: {} })}\n\n`;
+    const frame = (id: string) =>
+      `id: ${id}\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id, type: 'call.started', created_at: '2026-01-01T00:00:00Z', livemode: false, data: {} })}\n\n`;
     const bell = 'evt_0000000002\u0007';
     const server = createServer((req, res) => {
       const url = req.url ?? '';

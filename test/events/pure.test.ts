@@ -95,6 +95,17 @@ describe('event lines', () => {
     expect(parseEvent(JSON.stringify(call))).toEqual(call);
     expect(parseEvent('{"id":1}')).toBeNull();
     expect(parseEvent('not json')).toBeNull();
+    // The contract's event shape, field by field, as `events list` answers are checked.
+    for (const frame of ['{}', '[]', 'null', '"evt_1"', '{"object":"event",', '', '1']) expect(parseEvent(frame), frame).toBeNull();
+    for (const field of ['object', 'id', 'type', 'created_at', 'livemode', 'data'] as const) {
+      const missing: Record<string, unknown> = { ...call };
+      delete missing[field];
+      expect(parseEvent(JSON.stringify(missing)), `without ${field}`).toBeNull();
+      expect(parseEvent(JSON.stringify({ ...call, [field]: field === 'livemode' ? 'false' : 7 })), `${field} mistyped`).toBeNull();
+    }
+    expect(parseEvent(JSON.stringify({ ...call, object: 'list' }))).toBeNull();
+    expect(parseEvent(JSON.stringify({ ...call, data: null }))).toBeNull();
+    expect(parseEvent(JSON.stringify({ ...call, data: [] }))).toBeNull();
   });
 
   it('summarizes each family by what matters', () => {

@@ -268,17 +268,17 @@ describe('events tail', () => {
     expect(warned).toEqual(holes);
   }, 60_000);
 
-  it('exits 9 after --timeout without a connection when the service is gone', async () => {
+  it('exits 9 after --idle-timeout without a connection when the service is gone', async () => {
     const gone = await startTestEmulator();
     const url = gone.url;
     await gone.close();
     const started = Date.now();
-    const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '2s'], {
+    const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--idle-timeout', '2s'], {
       env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: url },
     });
     expect(exitCode).toBe(9);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/nothing from the event stream for 2\.\d s \(--timeout; last: cannot reach .*nothing answered/);
+    expect(stderr).toMatch(/nothing from the event stream for 2\.\d s \(--idle-timeout; last: cannot reach .*nothing answered/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
     // One line per outage, not one per failed retry.
     expect(stderr.match(/retrying…/g)?.length ?? 0).toBeLessThanOrEqual(1);
@@ -459,7 +459,8 @@ describe('events tail --forward-to: output and a bounded queue', () => {
 
 describe('events tail against a server that repeats itself', () => {
   it('prints each event once even when a resumed stream replays events already sent', async () => {
-    const frame = (n: number) => `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","data":{}}\n\n`;
+    const frame = (n: number) =>
+      `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","created_at":"2026-01-01T00:00:00Z","livemode":false,"data":{}}\n\n`;
     const lastEventIds: Array<string | undefined> = [];
     const server = createServer((req, res) => {
       if (!req.url?.startsWith('/v1/events/stream')) {
@@ -495,7 +496,8 @@ describe('events tail against a server that repeats itself', () => {
 describe('events tail against a server that goes silent', () => {
   // On a virtual clock that moves only while no request awaits its answer's head, never with the machine's speed.
   it('reconnects with Last-Event-ID when no byte arrives for 45 s', async () => {
-    const frame = (n: number) => `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","data":{}}\n\n`;
+    const frame = (n: number) =>
+      `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","created_at":"2026-01-01T00:00:00Z","livemode":false,"data":{}}\n\n`;
     const lastEventIds: Array<string | undefined> = [];
     const server = createServer((req, res) => {
       if (!req.url?.startsWith('/v1/events/stream')) {
@@ -540,7 +542,7 @@ describe('events tail against a server that sends nothing (on a clock running 1,
   };
 
   // On a virtual clock that moves only while no request awaits its answer's head, never with the machine's speed.
-  it('headers and then silence: --timeout fires, and no "reconnected" is said though connections were answered', async () => {
+  it('headers and then silence: --idle-timeout fires, and no "reconnected" is said though connections were answered', async () => {
     let streams = 0;
     const http = countingTransport(createHttp({ env: {}, userAgent: 'svc/test', now: () => clock.now() }));
     const clock = virtualClock(Date.now(), () => http.waiting() === 0);
@@ -556,18 +558,18 @@ describe('events tail against a server that sends nothing (on a clock running 1,
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '100s'], {
+      const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--idle-timeout', '100s'], {
         env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url },
         clock,
         http,
       });
       expect(exitCode, stderr).toBe(9);
       expect(stdout).toBe('');
-      // Cut after the 45 s heartbeat, tried again, given up at --timeout.
+      // Cut after the 45 s heartbeat, tried again, given up at --idle-timeout.
       expect(streams).toBeGreaterThanOrEqual(2);
       expect(stderr).toMatch(/the stream opened but nothing arrived in [\d.]+ s; retrying…/);
       // Given up once the 100 s had passed.
-      const silence = /nothing from the event stream for (?:(\d+) min)? ?(?:([\d.]+) s)? \(--timeout/.exec(stderr);
+      const silence = /nothing from the event stream for (?:(\d+) min)? ?(?:([\d.]+) s)? \(--idle-timeout/.exec(stderr);
       expect(silence, stderr).not.toBeNull();
       expect(Number(silence![1] ?? 0) * 60 + Number(silence![2] ?? 0)).toBeGreaterThanOrEqual(100);
       expect(stderr).not.toMatch(/reconnected|connected after/);
@@ -590,7 +592,7 @@ describe('events tail against a server that sends nothing (on a clock running 1,
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const { exitCode, stderr } = await runCli(['events', 'tail', '--json', '--timeout', '100s'], {
+      const { exitCode, stderr } = await runCli(['events', 'tail', '--json', '--idle-timeout', '100s'], {
         env: { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: url },
         clock: fastClock(),
       });
@@ -714,7 +716,7 @@ describe('starting with SVC_API_KEY', () => {
       streamAsked();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(
-        `id: evt_000000000001\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id: 'evt_000000000001', type: 'call.started', created_at: '2026-01-01T00:00:00Z', data: {} })}\n\n`,
+        `id: evt_000000000001\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id: 'evt_000000000001', type: 'call.started', created_at: '2026-01-01T00:00:00Z', livemode: false, data: {} })}\n\n`,
       );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

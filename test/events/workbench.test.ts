@@ -531,7 +531,8 @@ async function gapServer(frames: (lastEventId: string | undefined) => string) {
 
 const gapFrame = (asked: string | undefined, from: string | null) =>
   `event: gap\ndata: ${JSON.stringify({ last_event_id: asked ?? null, resumed_from: from })}\n\n`;
-const eventFrame = (id: string) => `id: ${id}\nevent: call.started\ndata: {"object":"event","id":"${id}","type":"call.started","data":{}}\n\n`;
+const eventFrame = (id: string) =>
+  `id: ${id}\nevent: call.started\ndata: {"object":"event","id":"${id}","type":"call.started","created_at":"2026-01-01T00:00:00Z","livemode":false,"data":{}}\n\n`;
 
 describe('gaps (a resume the service cannot honour)', () => {
   it('events tail --since an id the service answers with a gap for: unknown, exit 5, none of the events after the gap printed', async () => {

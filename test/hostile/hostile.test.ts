@@ -124,7 +124,14 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
     });
 
     it('an event stream is not cut by the deadline (its heartbeat rule applies instead)', async () => {
-      const event = { object: 'event', id: 'evt_000000000001', type: 'call.started', livemode: false, data: { id: 'call_1' } };
+      const event = {
+        object: 'event',
+        id: 'evt_000000000001',
+        type: 'call.started',
+        created_at: '2026-01-01T00:00:00Z',
+        livemode: false,
+        data: { id: 'call_1' },
+      };
       server.on('/v1/account', (_req, res) => json(res, 200, account));
       server.on('/v1/events/stream', (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -280,7 +287,14 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
     });
 
     it('event fields, human lines and --json', async () => {
-      const event = { object: 'event', id: 'evt_000000000001', type: `call.started`, livemode: false, data: { id: 'call_1', title: nasty } };
+      const event = {
+        object: 'event',
+        id: 'evt_000000000001',
+        type: `call.started`,
+        created_at: '2026-01-01T00:00:00Z',
+        livemode: false,
+        data: { id: 'call_1', title: nasty },
+      };
       server.on('/v1/account', (_req, res) => json(res, 200, account));
       server.on('/v1/events/stream', (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -326,7 +340,7 @@ describe.each(['http', 'https'] as const)('over %s', (protocol) => {
       server.on('/v1/events/stream', (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.end(
-          `id: evt_000000000001\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id: 'evt_000000000001', type: 'call.started', data: {} })}\n\n`,
+          `id: evt_000000000001\nevent: call.started\ndata: ${JSON.stringify({ object: 'event', id: 'evt_000000000001', type: 'call.started', created_at: '2026-01-01T00:00:00Z', livemode: false, data: {} })}\n\n`,
         );
       });
       const configDir = tempConfigDir();

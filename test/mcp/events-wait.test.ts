@@ -58,7 +58,8 @@ function fakeStream() {
     }
     return { body: body() };
   };
-  const event = (n: number, type: string) => push(`id: evt_${n}\ndata: ${JSON.stringify({ id: `evt_${n}`, type })}\n\n`);
+  const event = (n: number, type: string) =>
+    push(`id: evt_${n}\ndata: ${JSON.stringify({ object: 'event', id: `evt_${n}`, type, created_at: '2026-01-01T00:00:00Z', livemode: false, data: {} })}\n\n`);
   return { open, opened, event, frame: (text: string) => push(text) };
 }
 

@@ -53,7 +53,9 @@ it('answers initialize while GET /v1/prices and the events position are unanswer
     else if (req.url?.startsWith('/v1/events/stream')) {
       streamedFrom.push(req.headers['last-event-id'] as string | undefined);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`id: evt_next\nevent: chat.started\ndata: ${JSON.stringify({ id: 'evt_next', object: 'event', type: 'chat.started', data: {} })}\n\n`);
+      res.write(
+        `id: evt_next\nevent: chat.started\ndata: ${JSON.stringify({ id: 'evt_next', object: 'event', type: 'chat.started', created_at: '2026-01-01T00:00:00Z', livemode: false, data: {} })}\n\n`,
+      );
     } else res.writeHead(404).end();
   });
   child = await startSvcMcp(service);

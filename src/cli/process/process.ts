@@ -6,6 +6,7 @@ import { lazyRequire } from '../../node-require.js';
 import type { Prompter } from '../../io/interactive.js';
 import type { TransactionStep, TransactionSteps } from '../../credentials/transaction.js';
 import type { Uninterruptible } from '../../shared/runtime.js';
+import { pipeReaderCheck } from './pipe-reader.js';
 import { whileAwaited } from './stranded.js';
 
 // node:crypto (with webcrypto), readline and timers/promises load on first use: `--help`
@@ -82,8 +83,29 @@ function descriptorOutput(fd: 1 | 2, onBrokenPipe: () => void): Output {
     // Node's stream for the descriptor puts a pipe in non-blocking mode: a full pipe is then
     // EAGAIN, and the rest goes through the stream's queue (above).
     queueWhenFull: () => void nodeStream(),
+    // Asked twice a second while a stream waits: its reader's going ends it as a failed write would.
+    ...(fd === 1
+      ? {
+          onReaderGone(gone: () => void, signal: AbortSignal) {
+            const check = pipeReaderCheck(fd);
+            if (!check) return;
+            const timer = setInterval(() => {
+              if (broken || !check()) return;
+              clearInterval(timer);
+              broken = true;
+              onBrokenPipe();
+              gone();
+            }, READER_CHECK_MS);
+            timer.unref();
+            signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+          },
+        }
+      : {}),
   };
 }
+
+/** How often a waiting stream asks whether its pipe still has a reader. */
+const READER_CHECK_MS = 500;
 
 /** The most text `chunks()` holds that its reader has not taken yet. */
 const STDIN_QUEUE_CHARS = 1 << 20;

@@ -245,7 +245,11 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<void> 
     }
     if (!response.ok) {
       // The body is the answer (on stdout, for scripts); the meaning and exit code as everywhere.
-      if (isJson) printJson(parsed);
+      // A --jq filter is for the answer asked for: an error's body is not run through it (the
+      // error on stderr carries what it says).
+      if (ctx.globals.jq !== undefined) {
+        // nothing on stdout
+      } else if (isJson) printJson(parsed);
       else if (text) printText(text);
       throw apiErrorFrom(response.status, parsed, {
         method: opts.method,

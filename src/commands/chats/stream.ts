@@ -11,6 +11,7 @@ import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, printText, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
 import { isRetryableFailure, random01From } from '../../api/retry.js';
+import { formatAway } from '../../api/resume.js';
 import { call } from '../shared/resources.js';
 import { timeFormat } from '../calls/views.js';
 import { type Chat, type Message, messageColumns, messageText, translationText } from './views.js';
@@ -19,6 +20,8 @@ export interface ChatsStreamOptions {
   id: string;
   /** Exit 1 instead of warning when the service says messages may be missing (a `gap` frame). */
   failOnGap?: boolean;
+  /** `--timeout`: exit 9 once this long has passed since the start, whatever came meanwhile. */
+  deadlineMs?: number;
 }
 
 /** Give up (exit 9) after this long with nothing from the service, so a supervisor can restart us. */
@@ -35,6 +38,11 @@ export const command = defineCommand({
   args: [{ name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   flags: {
     failOnGap: { help: 'exit 1 when the service cannot resume without missing messages' },
+    timeout: {
+      value: '<duration>',
+      kind: { type: 'duration', zero: 'none' },
+      help: 'give up (exit 9) once this long has passed, whatever came meanwhile (default: never)',
+    },
   },
   examples: ['svc chats stream chat_123', 'svc chats stream chat_123 --json'],
   scopes: ['sessions:read'],
@@ -43,6 +51,7 @@ export const command = defineCommand({
 export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): ChatsStreamOptions {
   const opts: ChatsStreamOptions = { id: args[0] };
   if (flags.failOnGap === true) opts.failOnGap = true;
+  if (flags.timeout !== undefined && flags.timeout !== 0) opts.deadlineMs = flags.timeout;
   return opts;
 }
 
@@ -68,7 +77,18 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<void>
   const newestFirst = async (limit: number, signal: AbortSignal): Promise<Message[]> =>
     (await call<{ data: Message[] }>(ctx, 'chats.messages.list', { params: { id: opts.id }, query: { limit }, signal })).data;
 
-  if (ctx.io.stderr.isTTY) note(ctx, `waiting for new messages in ${opts.id} (Ctrl-C to stop)`);
+  // --timeout: a deadline for the whole command, which nothing the service sends moves.
+  const ended = new AbortController();
+  const stop = new AbortController();
+  let deadlineReached = false;
+  if (opts.deadlineMs !== undefined)
+    ctx.clock.sleep(opts.deadlineMs, AbortSignal.any([ctx.signal, ended.signal])).then(
+      () => {
+        deadlineReached = true;
+        stop.abort();
+      },
+      () => {},
+    );
   try {
     const result = await follow({
       async open(lastEventId, signal) {
@@ -78,6 +98,8 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<void>
         if (chat.status === 'closed') throw new ChatClosed();
         if (reconnecting) note(ctx, 'the message stream was cut; reconnecting…');
         const stream = await openSse(api, { endpoint: 'chats.stream', params: { id: opts.id }, signal }, lastEventId);
+        // Said once the stream is open: a message posted after it is never missed.
+        if (!reconnecting && ctx.io.stderr.isTTY) note(ctx, `waiting for new messages in ${opts.id} (Ctrl-C to stop)`);
         // Read the list only once the stream is open, so that nothing falls between the two.
         if (!reconnecting) marker = (await newestFirst(1, signal))[0]?.id ?? null;
         else {
@@ -111,9 +133,14 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<void>
       isRetryable,
       clock: ctx.clock,
       random01: () => random01From(ctx.random.bytes(3)),
-      signal: ctx.signal,
+      signal: AbortSignal.any([ctx.signal, stop.signal]),
       timeoutMs: STREAM_TIMEOUT_MS,
     });
+    if (deadlineReached && result.outcome !== 'timed-out')
+      throw new NetworkError(
+        `--timeout ${formatAway(opts.deadlineMs!)} passed before the chat ${opts.id} closed; giving up`,
+        '`svc chats messages` lists what was posted',
+      );
     if (result.outcome === 'timed-out') {
       throw new CliError(
         `nothing from the message stream of ${opts.id} for ${Math.round(result.awayMs / 1000)} s (last: ${sanitizeLine(result.reason)})`,
@@ -129,6 +156,8 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<void>
     }
     if (ctx.signal.aborted) return; // (EXIT.interrupted, the runner's)
     throw error;
+  } finally {
+    ended.abort();
   }
 }
 

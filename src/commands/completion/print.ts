@@ -20,6 +20,7 @@ export const command = defineCommand({
     'svc completion powershell >> $PROFILE',
   ],
   scopes: [],
+  printsNoJson: true,
 });
 
 export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): CompletionOptions {

@@ -1,4 +1,5 @@
 // One human line per event: local time, type, id, and a short summary of the object.
+import { EVENT, shapeProblem } from '../../contract/answers.js';
 import { money } from '../../io/money.js';
 import { clockTime } from '../../io/output.js';
 import { sanitizeLine } from '../../io/sanitize.js';
@@ -14,17 +15,18 @@ export interface ApiEvent {
   data?: Record<string, unknown>;
 }
 
-/** Reads an SSE data field as an event; null when it is not one (so the caller can report it). */
+/**
+ * Reads an SSE data field as an event: JSON of the contract's event shape (src/contract/answers.ts,
+ * as `events list` answers are checked); null when it is not one (so the caller can report it).
+ */
 export function parseEvent(data: string): ApiEvent | null {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(data);
-    if (value && typeof value === 'object' && typeof (value as ApiEvent).id === 'string' && typeof (value as ApiEvent).type === 'string') {
-      return value as ApiEvent;
-    }
+    value = JSON.parse(data);
   } catch {
-    // fall through: not JSON
+    return null;
   }
-  return null;
+  return shapeProblem(EVENT, value) === undefined ? (value as ApiEvent) : null;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);

@@ -101,6 +101,11 @@ export interface TailPipelineOptions {
   warn: (line: string) => void;
   /** A human line for an event (not with json). */
   formatLine: (event: ApiEvent) => string;
+  /**
+   * `--jq`: filters one event's line (src/io/jq-filter.ts), resolving to whether the filter
+   * printed anything; the lines then bypass `out`.
+   */
+  filter?: (json: string) => Promise<boolean>;
   recorder?: EventRecorder;
   /** The checkpoint's view of what is handled (printed, and settled by every route). */
   tracker?: HandledTracker;
@@ -109,7 +114,7 @@ export interface TailPipelineOptions {
 
 /** The tail's per-message steps, as follow()'s handlers (onMessage, onPosition, onUnusableId). */
 export class TailPipeline {
-  /** Events printed (matching the filter). */
+  /** Events printed (matching the --type filter and, with --jq, for which the filter printed something). */
   printed = 0;
   /** Set when a gap stopped the pipeline (--fail-on-gap). */
   gapFailure: CliError | undefined;
@@ -129,25 +134,17 @@ export class TailPipeline {
   readonly onMessage = (message: SseMessage): MessageVerdict | Promise<MessageVerdict> => {
     const { opts } = this;
     if (isGapFrame(message.event) && !message.id) return this.gap(message.data);
-    // The SSE fields carry the id and type, so NDJSON needs no parse of the payload.
-    let event: ApiEvent | null = null;
-    let id = message.id;
-    let type = message.event;
-    if (!id || !type || !opts.json) {
-      event = parseEvent(message.data);
-      if (!event) return this.skip(message.data);
-      id = event.id;
-      type = event.type;
-    }
+    // Every frame is checked against the contract's event shape: one that is not an event is
+    // never printed, recorded, forwarded or counted.
+    const event = parseEvent(message.data);
+    if (!event) return this.skip(message.data);
+    const id = message.id || event.id;
+    const type = message.event || event.type;
     if (!this.seen.add(id)) return 'continue';
-    // Passed through unparsed for speed, unless it spans lines or holds a raw control
+    // Passed on as the service wrote it, unless it spans lines or holds a raw control
     // character (DEL, C1, or C0, which JSON forbids raw): then re-serialised, inert.
     let line = message.data;
-    if (line.includes('\n') || hasControl(line)) {
-      const reparsed = parseEvent(line);
-      if (!reparsed) return this.skip(line);
-      line = escapeJsonControls(JSON.stringify(reparsed));
-    }
+    if (line.includes('\n') || hasControl(line)) line = escapeJsonControls(JSON.stringify(event));
     this.lastHandedOn = id;
     opts.recorder?.append(line);
     const { tracker, deliveries } = opts;
@@ -158,17 +155,30 @@ export class TailPipeline {
     }
     const routes = deliveries ? deliveries.routesFor(type) : 0;
     const seq = tracker?.add(id, routes);
-    opts.out.push(opts.json ? line : opts.formatLine(event!), seq);
     // Forwarding: handled once every route settled it; printing does not hold it back.
     if (tracker && seq !== undefined && deliveries) tracker.printedThrough(seq);
     if (routes) deliveries!.enqueue(id, type, line);
-    this.printed++;
+    if (opts.filter) {
+      // --jq: each event filtered alone, before the next is read; it counts if the filter printed.
+      return opts.filter(`${line}\n`).then((printed) => {
+        if (tracker && seq !== undefined && !deliveries) tracker.printedThrough(seq);
+        return this.counted(printed);
+      });
+    }
+    opts.out.push(opts.json ? line : opts.formatLine(event), seq);
+    return this.counted(true);
+  };
+
+  /** After an event was handed on: counted if it printed anything; stop at --max-events. */
+  private counted(printed: boolean): MessageVerdict | Promise<MessageVerdict> {
+    const { opts } = this;
+    if (printed) this.printed++;
     if (opts.out.closed) return 'stop';
     const verdict: MessageVerdict = opts.maxEvents !== undefined && this.printed >= opts.maxEvents ? 'stop' : 'continue';
     // Backpressure: with a forward queue full, read the next event only once there is room.
-    if (verdict === 'continue' && deliveries?.full) return deliveries.room().then(() => verdict);
+    if (verdict === 'continue' && opts.deliveries?.full) return opts.deliveries.room().then(() => verdict);
     return verdict;
-  };
+  }
 
   /**
    * A position (the frame a stream opens with before any event): the checkpoint keeps it, so a
@@ -212,7 +222,9 @@ export class TailPipeline {
   }
 
   private skip(data: string): MessageVerdict {
-    this.opts.warn(`warning: skipped a stream message that is not an event: ${sanitizeLine(data.slice(0, 120))}`);
+    this.opts.out.flush();
+    const start = data === '' ? '(empty)' : `${sanitizeLine(data.slice(0, 120))}${data.length > 120 ? '…' : ''}`;
+    this.opts.warn(`warning: skipped a stream message that is not an event: ${start}`);
     return 'continue';
   }
 }

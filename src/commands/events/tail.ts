@@ -43,7 +43,9 @@ export interface TailOptions {
   /** Exit 1 instead of warning when the service cannot resume without a gap. */
   failOnGap: boolean;
   /** Exit 9 after this long without a byte from the service (keep-alive comments count). */
-  timeoutMs: number;
+  idleTimeoutMs: number;
+  /** `--timeout`: exit 9 once this long has passed since the start, whatever came meanwhile. */
+  deadlineMs?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
@@ -69,6 +71,11 @@ export const command = defineCommand({
     printSecret: { help: 'print the forwarding secret (for your handler) and exit' },
     failOnGap: { help: 'exit 1 when the service cannot resume without missing events' },
     timeout: {
+      value: '<duration>',
+      kind: { type: 'duration', zero: 'none' },
+      help: 'give up (exit 9) once this long has passed, whatever came meanwhile (default: never)',
+    },
+    idleTimeout: {
       value: '<duration>',
       kind: { type: 'duration', zero: 'none' },
       help: 'give up after this long with nothing from the service (default 5m; 0: never)',
@@ -97,7 +104,7 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
 
   const opts: TailOptions = {
     types,
-    timeoutMs: DEFAULT_TIMEOUT_MS,
+    idleTimeoutMs: DEFAULT_TIMEOUT_MS,
     routes: repeated(flags.forwardTo).map((raw) => parseForwardRoute(raw)),
     forwardHeaders: {},
     printSecret: flags.printSecret === true,
@@ -124,7 +131,8 @@ export function parseTail(args: ArgsOf<typeof command>, flags: FlagsOf<typeof co
   if (flags.checkpoint !== undefined) opts.checkpoint = fileFlag(flags.checkpoint, '--checkpoint');
 
   // 0 turns the silence limit off: a supervisor that restarts nothing keeps the tail open.
-  if (flags.timeout !== undefined) opts.timeoutMs = flags.timeout === 0 ? Infinity : flags.timeout;
+  if (flags.idleTimeout !== undefined) opts.idleTimeoutMs = flags.idleTimeout === 0 ? Infinity : flags.idleTimeout;
+  if (flags.timeout !== undefined && flags.timeout !== 0) opts.deadlineMs = flags.timeout;
 
   return opts;
 }
@@ -165,7 +173,28 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
   const sinks = await openSinks(opts, ctx, signal, () => stop.abort());
   const api = await ctx.api();
-  let header: Promise<void> | undefined = printHeader(ctx, api.credential, opts, checkpointed);
+  // --timeout: a deadline for the whole command, which nothing the service sends moves.
+  const ended = new AbortController();
+  let deadlineReached = false;
+  if (opts.deadlineMs !== undefined)
+    ctx.clock.sleep(opts.deadlineMs, AbortSignal.any([signal, ended.signal])).then(
+      () => {
+        deadlineReached = true;
+        stop.abort();
+      },
+      () => {},
+    );
+  // A reader that closed the pipe ends a quiet tail too, not only at the next event's write.
+  ctx.io.stdout.onReaderGone?.(
+    () => {
+      sinks.out.closed = true;
+      stop.abort();
+    },
+    AbortSignal.any([signal, ended.signal]),
+  );
+  // Asked while the stream opens; printed once it is answered, so an event published after
+  // the header is never missed.
+  let header: Promise<string[]> | undefined = headerLines(ctx, api.credential, opts, checkpointed);
   const pipeline = new TailPipeline({
     json: ctx.globals.json,
     types: opts.types,
@@ -175,6 +204,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
     ...(checkpointed === undefined && opts.since !== undefined && opts.since !== START_POSITION ? { since: opts.since } : {}),
     warn: (line) => ctx.io.stderr.write(`${line}\n`),
     formatLine: await eventLineFormat(ctx),
+    ...(ctx.io.stdout.writeFiltered ? { filter: ctx.io.stdout.writeFiltered } : {}),
     ...sinks,
   });
   const query = { type: serverTypeParams(opts.types) };
@@ -183,11 +213,11 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
     result = await follow({
       open: async (lastEventId, attemptSignal) => {
         const { openSse } = await import('../../api/sse.js');
-        const opening = openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
-        // The header comes before the first event (describeTarget never fails).
-        const printed = header;
+        const stream = await openSse(api, { endpoint: 'events.stream', query, signal: attemptSignal }, lastEventId);
+        // The header comes before the first event, once the stream is answered (describeTarget never fails).
+        const lines = header;
         header = undefined;
-        const [stream] = await Promise.all([opening, printed]);
+        if (lines) for (const line of await lines) ctx.io.stderr.write(line);
         pipeline.onAnswered();
         return stream;
       },
@@ -198,14 +228,15 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
       clock: ctx.clock,
       random01: () => random01From(ctx.random.bytes(3)),
       signal,
-      timeoutMs: opts.timeoutMs,
+      timeoutMs: opts.idleTimeoutMs,
       ...(resumeAfter ? { lastEventId: resumeAfter } : {}),
       ...connectionReports(ctx, signal),
     });
   } finally {
+    ended.abort();
     sinks.recorder?.close();
   }
-  return finish(result, opts, ctx, sinks, pipeline);
+  return finish(result, opts, ctx, sinks, pipeline, deadlineReached);
 }
 
 interface Sinks {
@@ -242,12 +273,12 @@ async function openSinks(opts: TailOptions, ctx: Context, signal: AbortSignal, o
  * The header may need to ask the service who the organization is (SVC_API_KEY): asked
  * while the stream opens, not before it, so the tail starts in one round trip.
  */
-function printHeader(ctx: Context, credential: ResolvedCredential, opts: TailOptions, checkpointed: string | undefined): Promise<void> {
+function headerLines(ctx: Context, credential: ResolvedCredential, opts: TailOptions, checkpointed: string | undefined): Promise<string[]> {
   const what = opts.types.length ? ` [${serverTypeParams(opts.types).join(', ') || '*'}]` : '';
-  return describeTarget(ctx, credential, ctx.signal).then((header) => {
-    ctx.io.stderr.write(`${sanitizeText(header)}${what}. Ctrl-C to stop.\n`);
-    if (checkpointed) ctx.io.stderr.write(`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`);
-  });
+  return describeTarget(ctx, credential, ctx.signal).then((header) => [
+    `${sanitizeText(header)}${what}. Ctrl-C to stop.\n`,
+    ...(checkpointed ? [`${resumingFrom(checkpointed)} (--checkpoint ${opts.checkpoint})\n`] : []),
+  ]);
 }
 
 /** A human line per event, its type coloured by family when colour is on. */
@@ -286,7 +317,7 @@ function connectionReports(ctx: Context, signal: AbortSignal): Pick<FollowOption
 }
 
 /** How the tail ends: the exit policy once the stream stopped, timed out or was interrupted. */
-async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sinks: Sinks, pipeline: TailPipeline): Promise<void> {
+async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sinks: Sinks, pipeline: TailPipeline, deadlineReached: boolean): Promise<void> {
   const { out, deliveries, checkpoint } = sinks;
   out.flush();
   if (out.failure) throw out.failure;
@@ -307,9 +338,15 @@ async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sin
     return;
   }
   checkpoint?.sync();
+  if (deadlineReached && result.outcome !== 'timed-out') {
+    throw new NetworkError(
+      `--timeout ${formatAway(opts.deadlineMs!)} passed before the tail ended (${pipeline.printed} event${pipeline.printed === 1 ? '' : 's'} printed); giving up`,
+      result.lastEventId && result.lastEventId !== START_POSITION ? `restart with --since ${result.lastEventId} to miss nothing` : undefined,
+    );
+  }
   if (result.outcome === 'timed-out') {
     throw new NetworkError(
-      `nothing from the event stream for ${formatAway(result.awayMs)} (--timeout; last: ${sanitizeText(result.reason)}); giving up`,
+      `nothing from the event stream for ${formatAway(result.awayMs)} (--idle-timeout; last: ${sanitizeText(result.reason)}); giving up`,
       opts.checkpoint
         ? `check the service and the network; restarting with the same --checkpoint misses nothing the service still retains`
         : result.lastEventId && result.lastEventId !== START_POSITION
@@ -317,6 +354,8 @@ async function finish(result: FollowResult, opts: TailOptions, ctx: Context, sin
           : 'check the service, the base URL (--base-url / SVC_BASE_URL) and the network',
     );
   }
+  // Stopped by the --jq filter's failure: jq's words are the last on stderr (the runner ends with its status).
+  if (ctx.signal.reason instanceof CliError) return;
   // Ctrl-C: a summary; the runner (src/cli/run.ts) makes the exit code EXIT.interrupted.
   const forwarded = deliveries
     ? `, ${deliveries.delivered} forwarded, ${deliveries.failed} not delivered, ${deliveries.unsent} still queued (not forwarded)`

@@ -10,6 +10,7 @@ import { CliError, EXIT, UsageError } from '../../errors.js';
 import { confirmedOrg, orgLabel } from '../../credentials/confirmed.js';
 import { confirm } from '../../io/interactive.js';
 import { note } from '../../io/output.js';
+import { sanitizeLine } from '../../io/sanitize.js';
 import type { ListFlags } from './list-flags.js';
 
 /**
@@ -135,12 +136,23 @@ export async function fetchList<T>(
   const items: T[] = [];
   try {
     let cursor: string | null = null;
+    // A cursor the service gave before would read those pages again, for ever: stopped there.
+    const cursors = new Set<string>();
     do {
       const pageQuery: Record<string, QueryValue> = { ...query, limit: String(LIST_LIMIT_MAX) };
       if (cursor !== null) pageQuery.cursor = cursor;
       const page: ListPage<T> = await api.request<ListPage<T>>({ endpoint, ...request, query: pageQuery });
       items.push(...page.data);
       cursor = page.has_more ? page.next_cursor : null;
+      if (cursor !== null) {
+        if (cursors.has(cursor))
+          throw new CliError(
+            `the service gave the page cursor ${JSON.stringify(sanitizeLine(cursor.slice(0, 80)))} twice while listing (${items.length} items read): --all stopped rather than read the same pages for ever`,
+            EXIT.failure,
+            'list page by page with --limit and --cursor, or report it to the service',
+          );
+        cursors.add(cursor);
+      }
       if (cursor !== null) {
         spinner.stop();
         spinner = await ctx.io.spinner(`fetching… ${items.length} so far`);

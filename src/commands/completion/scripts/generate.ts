@@ -36,7 +36,9 @@ export function describeTree(root: RootSpec): Tree {
     const node: Node = {
       path,
       subcommands: subs.map((c) => ({ name: nameOf(c), description: c.kind === 'leaf' ? c.decl.summary : c.summary })),
-      options: path ? [...optionSpecs(spec?.flags), ...globals, help] : [version, ...globals, help],
+      options: path
+        ? [...optionSpecs(spec?.flags), ...(spec?.printsNoJson ? globals.filter((g) => g.long !== '--jq' && g.long !== '--json') : globals), help]
+        : [version, ...globals, help],
       fileArg: (spec?.args ?? []).some((a) => a.name === 'file'),
     };
     const choices = spec?.args?.find((a) => a.choices)?.choices;
