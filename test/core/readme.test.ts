@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aptMachine, aptProblem, standInDeb } from '../helpers/apt.js';
-import { blockLines } from '../helpers/doc-blocks.js';
+import { blockLines, runnableLines, words } from '../helpers/doc-blocks.js';
 import { signRelease } from '../helpers/release.js';
 import { root, spawnCollect } from '../helpers/spawn.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -20,22 +20,6 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-
-/** The command lines of the runnable blocks, comments dropped, in README order. */
-export function runnableLines(markdown: string): string[] {
-  const blocks = [...markdown.matchAll(/^```sh runnable\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-  return blocks.flatMap((block) =>
-    block
-      .split('\n')
-      .map((line) => line.replace(/\s+#.*$/, '').trim())
-      .filter((line) => line !== ''),
-  );
-}
-
-/** Shell words: spaces split, single or double quotes group (all the README's lines use). */
-function words(line: string): string[] {
-  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
-}
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
