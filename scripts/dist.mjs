@@ -416,9 +416,9 @@ function buildDeb(arch, binary, addon, stage, out, epoch) {
   put('usr/share/zsh/vendor-completions/_svc', { from: join(root, 'completions/svc.zsh') });
   put('usr/share/fish/vendor_completions.d/svc.fish', { from: join(root, 'completions/svc.fish') });
   for (const page of readdirSync(join(root, 'man'))
-    .filter((f) => f.endsWith('.1'))
+    .filter((f) => /\.[17]$/.test(f))
     .sort())
-    put(`usr/share/man/man1/${page}.gz`, gz(join(root, 'man', page)));
+    put(`usr/share/man/man${page.slice(-1)}/${page}.gz`, gz(join(root, 'man', page)));
   const doc = 'usr/share/doc/svc';
   put(`${doc}/copyright`, debCopyright(arch, addon));
   // A native package (no Debian revision): its changelog is changelog.gz (lintian).
@@ -467,7 +467,7 @@ function buildTarball(arch, binary, addon, stage, out, epoch) {
     chmodSync(join(tree, path), mode);
   };
   put('bin/svc', binary, 0o755);
-  for (const page of readdirSync(join(root, 'man')).filter((f) => f.endsWith('.1'))) put(`share/man/man1/${page}`, join(root, 'man', page));
+  for (const page of readdirSync(join(root, 'man')).filter((f) => /\.[17]$/.test(f))) put(`share/man/man${page.slice(-1)}/${page}`, join(root, 'man', page));
   for (const script of readdirSync(join(root, 'completions'))) put(`share/completions/${script}`, join(root, 'completions', script));
   put('LICENSE', join(root, 'LICENSE'));
   put('THIRD_PARTY_NOTICES.txt', join(root, 'dist/THIRD_PARTY_NOTICES.txt'));
