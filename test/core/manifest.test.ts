@@ -10,6 +10,7 @@ import type { Runtime } from '../../src/cli/context.js';
 import { declaredCommands } from '../../src/commands/declared.js';
 import { defineCommand, isHidden, nameOf, type Leaf, type Node } from '../../src/commands/define.js';
 import { manifestOf, modulesOf, type Manifest } from '../../src/commands/manifest.js';
+import { commandModulePaths } from '../../src/commands/command-files.js';
 import { completionScript, SHELLS } from '../../src/commands/completion/scripts/generate.js';
 import { toolsOf } from '../../src/commands/mcp/tools.js';
 import { ROOT } from '../../src/commands/index.js';
@@ -84,6 +85,19 @@ describe('the manifest', () => {
     const decl = { ...defineCommand({ name: 'odd', summary: 's' }), examples: [() => 'x'] as unknown as string[] };
     const odd = { ...ROOT, commands: [{ kind: 'leaf', decl, load: async () => ({}) } as unknown as Leaf] };
     expect(() => manifestOf(odd, { odd: { command: decl } })).toThrow(/svc odd: its declaration holds something JSON cannot/);
+  });
+
+  it('refuses a command file no tree reaches (a registration line forgotten), naming the file and the fix', async () => {
+    const paths = commandModulePaths(join(root, 'src/commands'));
+    const modules = Object.fromEntries(
+      await Promise.all(paths.map(async (path) => [path, (await import(join(root, 'src/commands', `${path}.ts`))) as { command?: unknown }] as const)),
+    );
+    // Every file that declares a command today is reached: a runnable leaf's module, or help (a declaration only).
+    expect([...modulesOf(manifestOf(ROOT, modules)), 'help'].sort()).toEqual(paths);
+    const orphan = { command: defineCommand({ name: 'export', summary: 'export a chat' }) };
+    expect(() => manifestOf(ROOT, { ...modules, 'chats/export': orphan })).toThrow(
+      "src/commands/chats/export.ts declares `export`, but no command tree reaches it: add it to its group's index.ts (or src/commands/index.ts)",
+    );
   });
 
   it('is where help comes from: a command the manifest has is listed, its words are the help', async () => {
