@@ -219,8 +219,10 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
   const where = `profile "${profileName}"${profile.org_name ? ` (${profile.org_name})` : ''}`;
 
   const stored = storedFor(profile, mode);
+  const otherMode: Mode = mode === 'test' ? 'live' : 'test';
+  const other = hasCredentialFor(profile, otherMode) ? { otherMode } : {};
   if (stored === 'oauth') {
-    return { kind: 'oauth', source: 'profile', mode, modeChosen, profileName, profile, baseUrl };
+    return { kind: 'oauth', source: 'profile', mode, modeChosen, profileName, profile, baseUrl, ...other };
   }
   const key = stored;
   if (!key) {
@@ -248,5 +250,5 @@ export async function resolveCredential(ctx: Choosing & { config: ConfigStore; s
       `run \`svc keys add --profile ${profileName} --name ${key.name}\` again`,
     );
   }
-  return { kind: 'api_key', source: 'profile', mode, modeChosen, profileName, profile, baseUrl, apiKey, keyName: key.name };
+  return { kind: 'api_key', source: 'profile', mode, modeChosen, profileName, profile, baseUrl, apiKey, keyName: key.name, ...other };
 }
