@@ -1,7 +1,7 @@
 // `npm run dist`: svc without Node. Checks first, in seconds, everything that can fail (see
 // preflight(): the platform, the tools, the changelog's top entry in Debian's format exactly
 // and naming package.json's version, the man pages naming that version and date, the signing
-// key usable without a prompt nobody can answer and not expiring within 90 days, README.md's
+// key usable without a prompt nobody can answer and not expiring within 90 days, docs/install.md's
 // download check naming that key, the output folder), and fails with one line naming the fix;
 // each binary built is run (`--version`; arm64 under qemu-user) before anything is signed; then, after `npm run build`, writes into release/<version>/
 // (emptied first; or --out DIR, which must be empty), so no file of another version or an
@@ -538,7 +538,7 @@ export function checkBinary(arch, binary, version = pkg.version) {
 }
 
 /**
- * The release key's fingerprint as README.md's download check names it (the "second source"
+ * The release key's fingerprint as docs/install.md's download check names it (the "second source"
  * beside the release notes): a build signed by another key would fail every user's check.
  */
 export function checkReadmeFingerprint(env = process.env) {
@@ -547,17 +547,17 @@ export function checkReadmeFingerprint(env = process.env) {
     .filter(Boolean)
     .map((f) => f.toUpperCase());
   if (!named.length) return; // a test build (SVC_THROWAWAY_KEY=1): checkSigningKeys refuses anything else
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'docs/install.md'), 'utf8');
   const printed = /VALIDSIG \.\* ([0-9A-Z-]+)\$/.exec(readme)?.[1];
   if (!printed || !named.includes(printed))
     throw new ReleaseError(
-      `README.md's download check names the release key ${printed ?? '(none)'}, not ${named.join(' or ')}: put the release key's fingerprint there (RELEASING.md, "Once: the release key")`,
+      `docs/install.md's download check names the release key ${printed ?? '(none)'}, not ${named.join(' or ')}: put the release key's fingerprint there (RELEASING.md, "Once: the release key")`,
     );
 }
 
 /**
  * The line for the release notes naming the key(s) that signed: the second source, beside
- * README.md, that the download check's fingerprint is compared with. Empty for a test build.
+ * docs/install.md, that the download check's fingerprint is compared with. Empty for a test build.
  */
 export function releaseNotesLine(env = process.env) {
   const signers = (env.SVC_SIGNING_KEY ?? '').split(/[\s,]+/).filter(Boolean);
