@@ -35,7 +35,7 @@ describe('the README runs as written', () => {
   const lines = runnableLines(README);
 
   it('finds the runnable blocks (the "Try it" steps among them)', () => {
-    expect(lines.slice(0, 4)).toEqual(['svc emulator', 'svc login', 'svc keys add', 'svc calls start --languages en,es --test']);
+    expect(lines.slice(0, 4)).toEqual(['svc emulator', 'svc login', 'svc keys add', 'svc mode test']);
   });
 
   it('every line of them succeeds against the emulator', async () => {

@@ -6,7 +6,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flagTerm, nameOf, type FlagSpecs, type Node } from '../../src/commands/define.js';
 import { ROOT } from '../../src/commands/index.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -16,7 +15,7 @@ import { KEYCHAIN_TIMEOUT_MS } from '../../src/credentials/store.js';
 import { TOPICS } from '../../src/help-topics/topics.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { runnableLines, shellLines, words } from '../helpers/doc-blocks.js';
+import { runnableLines, shellLines, svcLineProblems, words } from '../helpers/doc-blocks.js';
 import { root } from '../helpers/spawn.js';
 
 const dir = join(root, 'docs/topics');
@@ -111,49 +110,6 @@ describe('what the topics state', () => {
   });
 });
 
-/** The command a line's words name, and the flags it and the root accept (`--x`, `--no-x`, `-x`). */
-function commandOf(argv: string[]): { path: string[]; flags: Set<string>; rest: string[] } | string {
-  const flagsOf = (specs: FlagSpecs | undefined) =>
-    Object.entries(specs ?? {}).flatMap(([key, spec]) =>
-      flagTerm(key, spec)
-        .split(/,? /)
-        .filter((w) => w.startsWith('-')),
-    );
-  const valued = (specs: FlagSpecs | undefined) =>
-    Object.entries(specs ?? {}).flatMap(([key, spec]) =>
-      spec.value
-        ? flagTerm(key, spec)
-            .split(/,? /)
-            .filter((w) => w.startsWith('-'))
-        : [],
-    );
-  const flags = new Set(['--help', '-h', '--version', ...flagsOf(ROOT.globals)]);
-  const takesValue = new Set(valued(ROOT.globals));
-  let nodes: readonly Node[] = ROOT.commands;
-  const path: string[] = [];
-  let i = 0;
-  for (; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word.startsWith('-')) {
-      if (takesValue.has(word)) i++;
-      continue;
-    }
-    const node = nodes.find((n) => nameOf(n) === word);
-    if (!node) break;
-    path.push(word);
-    const spec = node.kind === 'leaf' ? node.decl : node.self?.decl;
-    for (const flag of flagsOf(spec?.flags)) flags.add(flag);
-    for (const flag of valued(spec?.flags)) takesValue.add(flag);
-    if (node.kind === 'leaf') {
-      i++;
-      break;
-    }
-    nodes = node.commands;
-  }
-  if (!path.length) return `no command \`${argv[i]}\``;
-  return { path, flags, rest: argv.slice(i) };
-}
-
 describe('the topics run as written', () => {
   let emulator: RunningEmulator;
   beforeAll(async () => {
@@ -164,17 +120,7 @@ describe('the topics run as written', () => {
   });
 
   it('every `svc …` line of their shell blocks names a command and flags svc has', () => {
-    const wrong: string[] = [];
-    for (const name of names)
-      for (const line of shellLines(topic(name))) {
-        const command = /^(?:[A-Z_]+=\S+ )*svc (.*)$/.exec(line.replace(/\s+#.*$/, '').trim())?.[1];
-        if (command === undefined || command.includes('…')) continue;
-        const argv = words(command.split(/ (?:\||<|>|&&|;) /)[0]!);
-        const found = commandOf(argv);
-        if (typeof found === 'string') wrong.push(`${name}: ${line}: ${found}`);
-        else for (const word of found.rest) if (/^--?[a-z]/i.test(word) && !found.flags.has(word.split('=')[0]!)) wrong.push(`${name}: ${line}: ${word}`);
-      }
-    expect(wrong).toEqual([]);
+    expect(names.flatMap((name) => svcLineProblems(topic(name)).map((problem) => `${name}: ${problem}`))).toEqual([]);
   });
 
   it.each(names.filter((name) => runnableLines(topic(name)).length))('%s: every runnable line succeeds against the emulator', async (name) => {
