@@ -188,7 +188,7 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm, exampleLines }) {
       );
   };
 
-  return (exitCodes, version) => {
+  return (exitCodes, version, topics) => {
     EXIT = exitCodes;
     VERSION = version;
     DATE = versionDate(version);
@@ -208,6 +208,9 @@ function manPages(ROOT, { isHidden, nameOf, flagTerm, exampleLines }) {
       esc('Each command has a page of its own: svc-<command>(1), e.g. svc-calls-start(1). `svc <command> --help` prints the same summary.'),
       '.SH COMMANDS',
       ...top.flatMap((c) => ['.TP', `\\fB${commandName(`svc-${nameOf(c)}`)}\\fR(1)`, esc(c.kind === 'leaf' ? c.decl.summary : c.summary)]),
+      // The topics `svc help <topic>` prints, each a page of section 7.
+      '.SH HELP TOPICS',
+      ...topics.flatMap((t) => ['.TP', `\\fB${commandName(`svc-${t.name}`)}\\fR(7)`, esc(t.summary)]),
       ...optionsSection('GLOBAL OPTIONS', ROOT.globals, flagTerm),
       ...examples(ROOT.examples),
       ...common(),
@@ -277,7 +280,7 @@ const undocumented = Object.values(EXIT).filter((code) => !exits.some(([listed])
 if (undocumented.length) throw new Error(`docs/topics/exit-codes.md's table lacks ${undocumented.join(', ')} (src/errors.ts's EXIT)`);
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
 const pages = [
-  ...manPages(manifest, { isHidden, nameOf, flagTerm, exampleLines })(exits, version).map((page) => ({ ...page, file: `${page.name}.1` })),
+  ...manPages(manifest, { isHidden, nameOf, flagTerm, exampleLines })(exits, version, topics).map((page) => ({ ...page, file: `${page.name}.1` })),
   ...topics.map((topic) => topicPage(topic, version, plainText)).map((page) => ({ ...page, file: `${page.name}.7` })),
 ];
 const check = process.argv.includes('--check');
