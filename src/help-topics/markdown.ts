@@ -101,12 +101,19 @@ export function topicText(topic: ParsedTopic, width: number): string {
     else if (block.kind === 'item') out.push(...wrapText(plainText(block.text), width, '  - ', '    '));
     else if (block.kind === 'code') out.push(...block.lines.map((line) => (line ? `    ${line}` : '')));
     else {
-      const [head, ...rows] = block.rows;
+      const rows = block.rows.slice(1);
+      const term = (cells: string[]) => plainText(cells[0] ?? '');
       const label = (cells: string[]) => plainText(cells.slice(1).join('; '));
-      for (const cells of rows) {
-        out.push(...wrapText(plainText(cells[0] ?? ''), width, '  ', '  '));
-        out.push(...wrapText(head && head.length > 2 ? label(cells) : plainText(cells[1] ?? ''), width, '      ', '      '));
-      }
+      // Short terms sit beside their descriptions, as help's flags do; long ones above them.
+      const termWidth = Math.max(0, ...rows.map((cells) => term(cells).length));
+      for (const cells of rows)
+        if (termWidth <= 22) {
+          const indent = ' '.repeat(termWidth + 4);
+          out.push(...wrapText(label(cells), width, `  ${term(cells).padEnd(termWidth)}  `, indent));
+        } else {
+          out.push(...wrapText(term(cells), width, '  ', '  '));
+          out.push(...wrapText(label(cells), width, '      ', '      '));
+        }
     }
   }
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n')}\n`;
