@@ -501,11 +501,11 @@ function checkManPages() {
   const expected = `"${new Date(top.epoch * 1000).toISOString().slice(0, 10)}" "svc ${pkg.version}"`;
   if (!existsSync(join(root, 'man'))) throw new ReleaseError('man/ is missing: run npm run man and commit the pages');
   const stale = readdirSync(join(root, 'man'))
-    .filter((f) => f.endsWith('.1'))
+    .filter((f) => /\.[17]$/.test(f))
     .sort()
-    .filter((page) => !readFileSync(join(root, 'man', page), 'utf8').includes(`"1" ${expected} `));
+    .filter((page) => !readFileSync(join(root, 'man', page), 'utf8').includes(`"${page.slice(-1)}" ${expected} `));
   if (stale.length) {
-    const said = /^\.TH "[^"]*" "1" ("[^"]*" "[^"]*")/m.exec(readFileSync(join(root, 'man', stale[0]), 'utf8'))?.[1] ?? 'no .TH line';
+    const said = /^\.TH "[^"]*" "[17]" ("[^"]*" "[^"]*")/m.exec(readFileSync(join(root, 'man', stale[0]), 'utf8'))?.[1] ?? 'no .TH line';
     throw new ReleaseError(`man/${stale[0]} says ${said}, not ${expected} (${stale.length} of man/'s pages): run npm run man and commit the pages`);
   }
 }
