@@ -44,7 +44,11 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
   if (topic) return printTopic(topic, runtime);
   const { argv, unknown } = readHelpWord(manifest, originalArgv);
   // `svc help nope` is an unknown command, not the root's help (commander would print that).
-  if (unknown) return printError(runtime, new UsageError(`unknown command '${unknown.word}'`, `run \`${named(unknown.path)} --help\` for the commands`), false);
+  if (unknown) {
+    // `svc help nope`: neither a command nor a topic, and the root's help lists both.
+    const what = unknown.path.length ? 'the commands' : 'the commands and the help topics';
+    return printError(runtime, new UsageError(`unknown command '${unknown.word}'`, `run \`${named(unknown.path)} --help\` for ${what}`), false);
+  }
   let exitCode = 0;
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';

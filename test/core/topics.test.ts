@@ -50,6 +50,9 @@ describe('svc help <topic>', () => {
     expect((await runCli(['help', 'mcp'])).stdout).toMatch(/^svc help mcp: /);
     expect((await runCli(['mcp', '--help'])).stdout).toMatch(/^Usage: svc mcp/);
     expect((await runCli(['help', 'calls', 'list'])).stdout).toMatch(/^Usage: svc calls list/);
+    const unknown = await runCli(['help', 'enviroment']);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain('run `svc --help` for the commands and the help topics');
   });
 });
 
