@@ -454,9 +454,9 @@ console.log(
   `package: ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${packed.entryCount} files; production dependencies: ${productionDeps.length} (${productionDeps.join(', ')}, ${(depBytes / 1024 / 1024).toFixed(1)} MiB installed with its platform binary)`,
 );
 
-// `npm run bench -- --write-readme` puts these figures into the README's Performance section.
+// `npm run bench -- --write-readme` puts these figures into bench/README.md ("The latest figures").
 if (process.argv.includes('--write-readme')) {
-  const readmePath = join(root, 'README.md');
+  const readmePath = join(root, 'bench/README.md');
   const readme = readFileSync(readmePath, 'utf8');
   const { requestBenchMarkdown } = await import('./requests.mjs');
   const { dashboardBenchMarkdown } = await import('./dashboard.mjs');
@@ -502,7 +502,7 @@ if (process.argv.includes('--write-readme')) {
   ].join('\n');
   const updated = readme.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${table}\n<!-- bench:end -->`);
   writeFileSync(readmePath, updated);
-  console.log('README.md Performance section updated');
+  console.log('bench/README.md updated');
 }
 
 emulator.stop();

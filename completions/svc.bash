@@ -84,6 +84,7 @@ _svc_choices() {
     'calls list|--status') echo 'active ended' ;;
     'chats list|--status') echo 'open closed' ;;
     'completion|#arg') echo 'bash zsh fish powershell' ;;
+    'help|#arg') echo 'commands credentials emulator environment exit-codes formatting mcp modes proxies scripts secrets troubleshooting webhooks' ;;
   esac
 }
 

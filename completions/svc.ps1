@@ -431,7 +431,7 @@ $script:SvcCompletionTree = @{
     opts = @('--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
-    args = @()
+    args = @('commands', 'credentials', 'emulator', 'environment', 'exit-codes', 'formatting', 'mcp', 'modes', 'proxies', 'scripts', 'secrets', 'troubleshooting', 'webhooks')
     fileArg = $false
   }
   'emulator' = @{

@@ -113,6 +113,8 @@ const onDemandFiles = {
     build.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({ path: `./lib/${LIBRARIES[args.path]}`, external: true }));
     // The commands as the sources declare them (src/cli/commands.ts, for tests): in the bundle the manifest is read instead.
     build.onResolve({ filter: /\/commands\/declared\.js$/ }, () => ({ path: './sources-only.js', external: true }));
+    // The help topics' text (`svc help <topic>`): a file of its own, so no other command line reads it.
+    build.onResolve({ filter: /\/help-topics\/sources\.js$/ }, () => ({ path: './lib/help-topics.cjs', external: true }));
     build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './emulator.js', external: true } : undefined));
   },
 };
@@ -275,7 +277,7 @@ export async function bundle(outdir) {
     ...common,
     format: 'cjs',
     plugins: [lazyChildProcessForCommander, leanJq(outdir)],
-    entryPoints: libraryEntries('.cjs'),
+    entryPoints: { ...libraryEntries('.cjs'), 'lib/help-topics': 'src/help-topics/sources.ts' },
     outdir,
     outExtension: { '.js': '.cjs' },
   });

@@ -1,7 +1,7 @@
 // `npm run dist`: svc without Node. Checks first, in seconds, everything that can fail (see
 // preflight(): the platform, the tools, the changelog's top entry in Debian's format exactly
 // and naming package.json's version, the man pages naming that version and date, the signing
-// key usable without a prompt nobody can answer and not expiring within 90 days, README.md's
+// key usable without a prompt nobody can answer and not expiring within 90 days, docs/install.md's
 // download check naming that key, the output folder), and fails with one line naming the fix;
 // each binary built is run (`--version`; arm64 under qemu-user) before anything is signed; then, after `npm run build`, writes into release/<version>/
 // (emptied first; or --out DIR, which must be empty), so no file of another version or an
@@ -416,9 +416,9 @@ function buildDeb(arch, binary, addon, stage, out, epoch) {
   put('usr/share/zsh/vendor-completions/_svc', { from: join(root, 'completions/svc.zsh') });
   put('usr/share/fish/vendor_completions.d/svc.fish', { from: join(root, 'completions/svc.fish') });
   for (const page of readdirSync(join(root, 'man'))
-    .filter((f) => f.endsWith('.1'))
+    .filter((f) => /\.[17]$/.test(f))
     .sort())
-    put(`usr/share/man/man1/${page}.gz`, gz(join(root, 'man', page)));
+    put(`usr/share/man/man${page.slice(-1)}/${page}.gz`, gz(join(root, 'man', page)));
   const doc = 'usr/share/doc/svc';
   put(`${doc}/copyright`, debCopyright(arch, addon));
   // A native package (no Debian revision): its changelog is changelog.gz (lintian).
@@ -467,7 +467,7 @@ function buildTarball(arch, binary, addon, stage, out, epoch) {
     chmodSync(join(tree, path), mode);
   };
   put('bin/svc', binary, 0o755);
-  for (const page of readdirSync(join(root, 'man')).filter((f) => f.endsWith('.1'))) put(`share/man/man1/${page}`, join(root, 'man', page));
+  for (const page of readdirSync(join(root, 'man')).filter((f) => /\.[17]$/.test(f))) put(`share/man/man${page.slice(-1)}/${page}`, join(root, 'man', page));
   for (const script of readdirSync(join(root, 'completions'))) put(`share/completions/${script}`, join(root, 'completions', script));
   put('LICENSE', join(root, 'LICENSE'));
   put('THIRD_PARTY_NOTICES.txt', join(root, 'dist/THIRD_PARTY_NOTICES.txt'));
@@ -501,11 +501,11 @@ function checkManPages() {
   const expected = `"${new Date(top.epoch * 1000).toISOString().slice(0, 10)}" "svc ${pkg.version}"`;
   if (!existsSync(join(root, 'man'))) throw new ReleaseError('man/ is missing: run npm run man and commit the pages');
   const stale = readdirSync(join(root, 'man'))
-    .filter((f) => f.endsWith('.1'))
+    .filter((f) => /\.[17]$/.test(f))
     .sort()
-    .filter((page) => !readFileSync(join(root, 'man', page), 'utf8').includes(`"1" ${expected} `));
+    .filter((page) => !readFileSync(join(root, 'man', page), 'utf8').includes(`"${page.slice(-1)}" ${expected} `));
   if (stale.length) {
-    const said = /^\.TH "[^"]*" "1" ("[^"]*" "[^"]*")/m.exec(readFileSync(join(root, 'man', stale[0]), 'utf8'))?.[1] ?? 'no .TH line';
+    const said = /^\.TH "[^"]*" "[17]" ("[^"]*" "[^"]*")/m.exec(readFileSync(join(root, 'man', stale[0]), 'utf8'))?.[1] ?? 'no .TH line';
     throw new ReleaseError(`man/${stale[0]} says ${said}, not ${expected} (${stale.length} of man/'s pages): run npm run man and commit the pages`);
   }
 }
@@ -538,7 +538,7 @@ export function checkBinary(arch, binary, version = pkg.version) {
 }
 
 /**
- * The release key's fingerprint as README.md's download check names it (the "second source"
+ * The release key's fingerprint as docs/install.md's download check names it (the "second source"
  * beside the release notes): a build signed by another key would fail every user's check.
  */
 export function checkReadmeFingerprint(env = process.env) {
@@ -547,17 +547,17 @@ export function checkReadmeFingerprint(env = process.env) {
     .filter(Boolean)
     .map((f) => f.toUpperCase());
   if (!named.length) return; // a test build (SVC_THROWAWAY_KEY=1): checkSigningKeys refuses anything else
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'docs/install.md'), 'utf8');
   const printed = /VALIDSIG \.\* ([0-9A-Z-]+)\$/.exec(readme)?.[1];
   if (!printed || !named.includes(printed))
     throw new ReleaseError(
-      `README.md's download check names the release key ${printed ?? '(none)'}, not ${named.join(' or ')}: put the release key's fingerprint there (RELEASING.md, "Once: the release key")`,
+      `docs/install.md's download check names the release key ${printed ?? '(none)'}, not ${named.join(' or ')}: put the release key's fingerprint there (RELEASING.md, "Once: the release key")`,
     );
 }
 
 /**
  * The line for the release notes naming the key(s) that signed: the second source, beside
- * README.md, that the download check's fingerprint is compared with. Empty for a test build.
+ * docs/install.md, that the download check's fingerprint is compared with. Empty for a test build.
  */
 export function releaseNotesLine(env = process.env) {
   const signers = (env.SVC_SIGNING_KEY ?? '').split(/[\s,]+/).filter(Boolean);

@@ -1,6 +1,6 @@
 // What each failure means to a script, decided here once: its stable code (printed with --json,
 // src/cli/error-report.ts), its exit code (docs/design.md "Output and errors") and the statuses
-// of the service's answers that mean it (docs/contract.md "Errors"). README ("Exit codes")
+// of the service's answers that mean it (docs/contract.md "Errors"). svc help exit-codes (docs/topics/exit-codes.md)
 // documents the list, which only ever grows. Any status not listed is a plain failure.
 import { EXIT } from './errors.js';
 

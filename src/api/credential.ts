@@ -14,4 +14,6 @@ export interface ApiCredential {
   apiKey?: string;
   /** The key's metadata name (stored keys only). */
   keyName?: string;
+  /** The other mode, when the profile also holds a credential for it: a 404 may be an object of that mode. */
+  otherMode?: Mode;
 }

@@ -14,7 +14,7 @@ const MAX_DETAIL_CHARS = 1000;
 export interface ErrorSubject {
   method: string;
   path: string;
-  credential?: Pick<ApiCredential, 'kind' | 'source' | 'mode' | 'profileName'>;
+  credential?: Pick<ApiCredential, 'kind' | 'source' | 'mode' | 'profileName' | 'otherMode'>;
   /** The organization the service confirmed for the credential (src/credentials/confirmed.ts), to name it. */
   org?: string | undefined;
   /** The origin asked, to name it when what answered may not be the service. */
@@ -120,9 +120,11 @@ function notFoundHint(subject: ErrorSubject): string | undefined {
   const endpoint = endpointFor(subject.method, subject.path.split('?')[0]!);
   if (endpoint === undefined) return 'the API has no such path: `svc api --help` lists the paths it has, e.g. /v1/calls or /v1/calls/{id}';
   const c = subject.credential;
-  return c && ENDPOINTS[endpoint].path.includes('{')
-    ? `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)`
-    : undefined;
+  if (!c || !ENDPOINTS[endpoint].path.includes('{')) return undefined;
+  // The profile holds a credential of the other mode: the likeliest cause, said as the fix.
+  if (c.otherMode)
+    return `this is ${c.mode} mode, and ${c.otherMode}-mode objects answer 404 here: if it is a ${c.otherMode}-mode object, add \`--${c.otherMode}\` (objects of another organization answer 404 too)`;
+  return `objects of another organization or of the other mode answer 404 too (this is ${c.mode} mode)`;
 }
 
 /** What to do about a credential the service refused (401). */

@@ -9,6 +9,7 @@ import { globalOptions } from '../shared/globals.js';
 import type { Commands } from './commands.js';
 import type { Runtime } from './context.js';
 import { printError, runCommand, type RunF } from './run.js';
+import { printTopic, topicAsked } from './help-topic.js';
 import { buildProgram, commandPath, parseLine, readHelpWord, type ProgramOptions } from './tree.js';
 
 export type { RunF };
@@ -39,9 +40,15 @@ export async function execute(originalArgv: readonly string[], runtime: Runtime,
   const { manifest } = commands;
   /** `svc calls list`: the command a usage error names. */
   const named = (words: readonly string[]) => ['svc', ...commandPath(manifest, words)].join(' ');
+  const topic = topicAsked(originalArgv);
+  if (topic) return printTopic(topic, runtime);
   const { argv, unknown } = readHelpWord(manifest, originalArgv);
   // `svc help nope` is an unknown command, not the root's help (commander would print that).
-  if (unknown) return printError(runtime, new UsageError(`unknown command '${unknown.word}'`, `run \`${named(unknown.path)} --help\` for the commands`), false);
+  if (unknown) {
+    // `svc help nope`: neither a command nor a topic, and the root's help lists both.
+    const what = unknown.path.length ? 'the commands' : 'the commands and the help topics';
+    return printError(runtime, new UsageError(`unknown command '${unknown.word}'`, `run \`${named(unknown.path)} --help\` for ${what}`), false);
+  }
   let exitCode = 0;
   // What commander writes on stderr (help after a bare group) waits until we know whether it is an error.
   let commanderErr = '';

@@ -9,6 +9,7 @@
 import { Argument, Command, Help, Option } from 'commander';
 import { globalOptions } from '../shared/globals.js';
 import { exampleLines } from './example-lines.js';
+import { helpPage, type HelpExtras } from './help-page.js';
 import { readValue } from '../validate/kinds.js';
 import type { Invocation } from './run.js';
 import { UsageError } from '../errors.js';
@@ -171,6 +172,12 @@ export function readHelpWord(root: RootSpec, argv: readonly string[]): HelpWord 
   return { argv };
 }
 
+/** What each built command's help shows beyond commander's own (src/cli/help-page.ts). */
+const helpExtras = new WeakMap<Command, HelpExtras>();
+/** The commands built for a group of the tree, with their children or not. */
+const groupCommands = new WeakSet<Command>();
+const isGroupCommand = (cmd: Command) => groupCommands.has(cmd);
+
 /** The width a help page wraps to: the terminal's, else 80 (a pipe or a file). */
 const helpWidth = (options: Pick<ProgramOptions, 'columns'>) => options.columns ?? 80;
 
@@ -251,18 +258,28 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
       getErrHasColors: () => false,
       ...(options.outputError ? { outputError: options.outputError } : {}),
     })
-    // Every command's help lists the global flags too: `svc login --help` shows --profile.
+    // A command's help names the global flags that mean something for it in one short
+    // section (src/cli/help-page.ts), as gh's "INHERITED FLAGS".
     // Descriptions wrap beside their terms down to 24 columns (commander's default is 40).
     // A command's line in its parent's help is its name alone, as gh lists them: its arguments
     // and flags are its own help's, and `api [options] <method-or-path> [path]` made the
     // column half the width of an 80-column terminal.
-    // "Global Options" are the root's alone: a group's own flags (`svc mcp --max-spend`) are
+    // Inherited flags are the root's alone: a group's own flags (`svc mcp --max-spend`) are
     // not its children's (refuseGroupFlags).
-    .configureHelp({ showGlobalOptions: true, minWidthToWrap: 24, formatItem, subcommandTerm: (cmd) => cmd.name(), visibleGlobalOptions })
+    .configureHelp({
+      minWidthToWrap: 24,
+      formatItem,
+      subcommandTerm: (cmd) => cmd.name(),
+      formatHelp: (cmd, helper) => {
+        const extras = helpExtras.get(cmd) ?? { words: [] };
+        return helpPage(cmd, helper, extras, examplesText(extras.examples, extras.notes, helpWidth(options)));
+      },
+    })
     .showSuggestionAfterError(true)
     .addHelpCommand(false);
   addFlags(program, root.globals);
-  program.addHelpText('after', () => examplesText(root.examples, root.notes, helpWidth(options)));
+  // The root's notes (the environment's variables) are the environment topic's, listed under "Learn more".
+  helpExtras.set(program, { words: [], examples: root.examples });
 
   const path = argv ? commandPath(root, readHelpWord(root, argv).argv) : null;
 
@@ -282,6 +299,7 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
     const cmd = parent.command(name, { hidden: isHidden(node) });
     const spec = node.kind === 'leaf' ? node.decl : node.self?.decl;
     cmd.description(node.kind === 'leaf' ? node.decl.summary : node.summary);
+    if (node.kind === 'group') groupCommands.add(cmd);
     if (!full) {
       // Off argv's path a command is a line of its parent's help (its name and summary) and a
       // name "did you mean" picks from. Should commander run it all the same (argv read
@@ -300,7 +318,12 @@ export function buildProgram(root: RootSpec, options: ProgramOptions, argv?: rea
       addArgs(cmd, spec.args);
       addFlags(cmd, spec.flags);
     }
-    cmd.addHelpText('after', () => examplesText(node.kind === 'leaf' ? node.decl.examples : node.examples, spec?.notes, helpWidth(options)));
+    helpExtras.set(cmd, {
+      words: qualified.split(' '),
+      isGroup: isGroupCommand,
+      examples: node.kind === 'leaf' ? node.decl.examples : node.examples,
+      notes: spec?.notes,
+    });
     if (node.kind === 'leaf') {
       runs(cmd, qualified, node);
       return;
@@ -369,13 +392,6 @@ function refuseGroupFlags(cmd: Command, name: string): void {
         `run \`svc ${name} --help\` for its flags`,
       );
   }
-}
-
-/** The root's flags, in every command's help under "Global Options" (the program's own help lists them as its options). */
-function visibleGlobalOptions(cmd: Command): Option[] {
-  let root = cmd;
-  while (root.parent) root = root.parent;
-  return root === cmd ? [] : root.options.filter((option) => !option.hidden);
 }
 
 /** The whole tree, with no runner: for tests. */

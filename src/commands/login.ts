@@ -5,7 +5,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
 import type { Context } from '../context.js';
 import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../contract/constants.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
-import { chooseBaseUrl, chooseProfileName } from '../credentials/resolve.js';
+import { chooseBaseUrl, chooseMode, chooseProfileName } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
 import { OAUTH_SECRET_NAME, type Profile, type SecretStorage, type SignInInFlight } from '../config/config.js';
 import { addSignIn, dropSignIn, signInEntry } from '../auth/interrupted.js';
@@ -120,9 +120,16 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   );
   const { tokens, stored } = signedIn;
   reportRemovedKeys(ctx, signedInTarget, tokens, kept, moving);
-  // A sign-in never switches the profile's mode (src/credentials/mode.ts): said when it stays in test mode.
-  if ((await ctx.config.read()).profiles[target.profileName]?.mode === 'test')
-    note(ctx, `Profile "${target.profileName}" stays in test mode: use --live for one command, or \`svc mode live\` to switch.`);
+  // A sign-in never switches the profile's mode (src/credentials/mode.ts), and is always live:
+  // the mode svc will use is said either way, with the way to the other.
+  const profile = (await ctx.config.read()).profiles[target.profileName];
+  if (profile?.mode === 'test') note(ctx, `Profile "${target.profileName}" stays in test mode: use --live for one command, or \`svc mode live\` to switch.`);
+  else if (chooseMode(ctx, profile) === 'live')
+    note(
+      ctx,
+      `svc uses live mode for profile "${target.profileName}" (a sign-in is always live).\n` +
+        `For test mode: \`svc keys add\` a svc_test_ key, then \`svc mode test\` (or --test).`,
+    );
   await printSignedIn(ctx, {
     profile: target.profileName,
     org_id: tokens.org_id,

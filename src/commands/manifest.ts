@@ -11,13 +11,16 @@ export type Manifest = RootSpec;
 /**
  * The manifest of the declarations' tree. `modules` are the command modules by their path
  * under src/commands/ without extension (`calls/list`); each leaf's module is the one whose
- * `command` is the leaf's declaration. Throws on a leaf no module declares, and on a
- * declaration that is not plain data (the manifest is JSON).
+ * `command` is the leaf's declaration. Throws on a leaf no module declares, on a module
+ * whose declaration no leaf of the tree is, and on a declaration that is not plain data
+ * (the manifest is JSON).
  */
 export function manifestOf(root: RootSpec, modules: Readonly<Record<string, { command?: unknown }>>): Manifest {
   const moduleOf = new Map<unknown, string>();
   for (const [path, module] of Object.entries(modules)) if (module.command) moduleOf.set(module.command, path);
+  const reached = new Set<unknown>();
   const leafOf = (node: Leaf): Leaf => {
+    reached.add(node.decl);
     const module = node.load ? moduleOf.get(node.decl) : undefined;
     if (node.load && module === undefined) throw new Error(`svc ${node.decl.name}: no module under src/commands/ exports its declaration as \`command\``);
     return { kind: 'leaf', decl: plainData(node.decl, node.decl.name), ...(module === undefined ? {} : { module }) };
@@ -30,7 +33,14 @@ export function manifestOf(root: RootSpec, modules: Readonly<Record<string, { co
     return group;
   };
   const { commands, ...rest } = root;
-  return { ...plainData(rest, 'svc'), commands: commands.map(nodeOf) };
+  const manifest = { ...plainData(rest, 'svc'), commands: commands.map(nodeOf) };
+  // A command file whose registration line was forgotten would build, pass and never run.
+  for (const [declaration, path] of moduleOf)
+    if (!reached.has(declaration))
+      throw new Error(
+        `src/commands/${path}.ts declares \`${(declaration as { name?: string }).name}\`, but no command tree reaches it: add it to its group's index.ts (or src/commands/index.ts)`,
+      );
+  return manifest;
 }
 
 /** `value` as JSON keeps it; else an error naming the command (a function in a declaration, say). */

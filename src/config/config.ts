@@ -65,7 +65,7 @@ export interface Profile {
   mode?: Mode;
   /**
    * The mode was stored with the profile's first credential, not chosen with `svc mode`:
-   * without a terminal, billable commands do not run in such a live mode (README, "API keys, modes and profiles").
+   * without a terminal, billable commands do not run in such a live mode (svc help modes).
    */
   mode_implied?: boolean;
   /** API keys by name (at most one per mode is used: the one resolution finds first). */

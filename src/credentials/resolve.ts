@@ -246,6 +246,8 @@ export async function resolveCredential(
   const where = `profile "${profileName}"${profile.org_name ? ` (${profile.org_name})` : ''}`;
 
   const stored = storedFor(profile, mode);
+  const otherMode: Mode = mode === 'test' ? 'live' : 'test';
+  const other = hasCredentialFor(profile, otherMode) ? { otherMode } : {};
   if (stored === 'oauth') {
     const cut = profile.oauth?.logout_started_at;
     if (cut !== undefined)
@@ -253,7 +255,7 @@ export async function resolveCredential(
         `the logout of ${where} started at ${cut} was cut short (its connection may already be revoked)`,
         `run \`svc logout${profileName === DEFAULT_PROFILE ? '' : ` --profile ${profileName}`}\` to finish it, then \`svc login\` to sign in again`,
       );
-    return { kind: 'oauth', source: 'profile', mode, modeChosen, profileName, profile, baseUrl };
+    return { kind: 'oauth', source: 'profile', mode, modeChosen, profileName, profile, baseUrl, ...other };
   }
   const key = stored;
   if (!key) {
@@ -281,5 +283,5 @@ export async function resolveCredential(
       `run \`svc keys add --profile ${profileName} --name ${key.name}\` again`,
     );
   }
-  return { kind: 'api_key', source: 'profile', mode, modeChosen, profileName, profile, baseUrl, apiKey, keyName: key.name };
+  return { kind: 'api_key', source: 'profile', mode, modeChosen, profileName, profile, baseUrl, apiKey, keyName: key.name, ...other };
 }

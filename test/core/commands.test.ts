@@ -213,7 +213,7 @@ describe('help', () => {
   it("a subcommand's help lists the global flags and how to use an organization's own OAuth app", async () => {
     const r = await runCli(['login', '--help']);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain('Global Options:');
+    expect(r.stdout).toContain('Inherited options:');
     expect(r.stdout).toMatch(/--profile <name>/);
     expect(r.stdout).toMatch(/--json/);
     expect(r.stdout).toContain('SVC_CLIENT_SECRET');

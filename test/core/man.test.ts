@@ -27,7 +27,9 @@ describe('man pages', () => {
   }, 60_000);
 
   it('has svc(1) and a page for each visible command, and none for a hidden one', () => {
-    const pages = readdirSync(join(root, 'man')).sort();
+    const pages = readdirSync(join(root, 'man'))
+      .filter((file) => file.endsWith('.1'))
+      .sort();
     expect(pages).toEqual(['svc', ...pageNames(ROOT.commands, 'svc')].map((name) => `${name}.1`).sort());
     expect(pages).not.toContain('svc-__complete.1');
   });
@@ -42,7 +44,7 @@ describe('man pages', () => {
     expect(page).toMatch(/\.TP\n\\fB130\\fR\ninterrupted/);
   });
 
-  const pages = () => readdirSync(join(root, 'man')).filter((file) => file.endsWith('.1'));
+  const pages = () => readdirSync(join(root, 'man')).filter((file) => /\.[17]$/.test(file));
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
   it('every page is ASCII (troff in the C locale prints no UTF-8) and dates and versions itself in .TH', () => {
@@ -52,7 +54,9 @@ describe('man pages', () => {
         [...text].filter((c) => c.charCodeAt(0) > 0x7f),
         file,
       ).toEqual([]);
-      expect(text, file).toMatch(new RegExp(`^\\.TH "[A-Z-]+" "1" "\\d{4}-\\d{2}-\\d{2}" "svc ${version.replace(/\./g, '\\.')}" "svc manual"\n\\.nh\n`, 'm'));
+      expect(text, file).toMatch(
+        new RegExp(`^\\.TH "[A-Z-]+" "[17]" "\\d{4}-\\d{2}-\\d{2}" "svc ${version.replace(/\./g, '\\.')}" "svc manual"\n\\.nh\n`, 'm'),
+      );
     }
   });
 

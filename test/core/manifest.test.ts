@@ -10,6 +10,7 @@ import type { Runtime } from '../../src/cli/context.js';
 import { declaredCommands } from '../../src/commands/declared.js';
 import { defineCommand, isHidden, nameOf, type Leaf, type Node } from '../../src/commands/define.js';
 import { manifestOf, modulesOf, type Manifest } from '../../src/commands/manifest.js';
+import { commandModulePaths } from '../../src/commands/command-files.js';
 import { completionScript, SHELLS } from '../../src/commands/completion/scripts/generate.js';
 import { toolsOf } from '../../src/commands/mcp/tools.js';
 import { ROOT } from '../../src/commands/index.js';
@@ -86,6 +87,19 @@ describe('the manifest', () => {
     expect(() => manifestOf(odd, { odd: { command: decl } })).toThrow(/svc odd: its declaration holds something JSON cannot/);
   });
 
+  it('refuses a command file no tree reaches (a registration line forgotten), naming the file and the fix', async () => {
+    const paths = commandModulePaths(join(root, 'src/commands'));
+    const modules = Object.fromEntries(
+      await Promise.all(paths.map(async (path) => [path, (await import(join(root, 'src/commands', `${path}.ts`))) as { command?: unknown }] as const)),
+    );
+    // Every file that declares a command today is reached: a runnable leaf's module, or help (a declaration only).
+    expect([...modulesOf(manifestOf(ROOT, modules)), 'help'].sort()).toEqual(paths);
+    const orphan = { command: defineCommand({ name: 'export', summary: 'export a chat' }) };
+    expect(() => manifestOf(ROOT, { ...modules, 'chats/export': orphan })).toThrow(
+      "src/commands/chats/export.ts declares `export`, but no command tree reaches it: add it to its group's index.ts (or src/commands/index.ts)",
+    );
+  });
+
   it('is where help comes from: a command the manifest has is listed, its words are the help', async () => {
     const manifest = withFrobnicate(shipped());
     const top = await helpFrom(manifest, ['--help']);
@@ -117,7 +131,11 @@ describe('the manifest', () => {
       }
     };
     walk(shipped().commands, 'svc');
-    expect(readdirSync(join(root, 'man')).sort()).toEqual(['svc', ...pages.map(([name]) => name)].map((name) => `${name}.1`).sort());
+    expect(
+      readdirSync(join(root, 'man'))
+        .filter((file) => file.endsWith('.1'))
+        .sort(),
+    ).toEqual(['svc', ...pages.map(([name]) => name)].map((name) => `${name}.1`).sort());
     // (Up to its first character outside ASCII, which troff spells its own way.)
     const troff = (text: string) => text.split(/[^\x00-\x7f]/)[0]!.replace(/-/g, '\\-');
     for (const [name, summary] of pages)

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aptMachine, aptProblem, standInDeb } from '../helpers/apt.js';
-import { blockLines } from '../helpers/doc-blocks.js';
+import { blockLines, runnableLines, words } from '../helpers/doc-blocks.js';
 import { signRelease } from '../helpers/release.js';
 import { root, spawnCollect } from '../helpers/spawn.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -20,22 +20,8 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-
-/** The command lines of the runnable blocks, comments dropped, in README order. */
-export function runnableLines(markdown: string): string[] {
-  const blocks = [...markdown.matchAll(/^```sh runnable\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-  return blocks.flatMap((block) =>
-    block
-      .split('\n')
-      .map((line) => line.replace(/\s+#.*$/, '').trim())
-      .filter((line) => line !== ''),
-  );
-}
-
-/** Shell words: spaces split, single or double quotes group (all the README's lines use). */
-function words(line: string): string[] {
-  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
-}
+/** The admins' install page, whose apt and download-check blocks run here as written. */
+const INSTALL = readFileSync(new URL('../../docs/install.md', import.meta.url), 'utf8');
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -49,7 +35,7 @@ describe('the README runs as written', () => {
   const lines = runnableLines(README);
 
   it('finds the runnable blocks (the "Try it" steps among them)', () => {
-    expect(lines.slice(0, 4)).toEqual(['svc emulator', 'svc login', 'svc keys add', 'svc calls start --languages en,es --test']);
+    expect(lines.slice(0, 4)).toEqual(['svc emulator', 'svc login', 'svc keys add', 'svc mode test']);
   });
 
   it('every line of them succeeds against the emulator', async () => {
@@ -132,7 +118,7 @@ async function runAptBlock(lines: string[]): Promise<string | null> {
 describe.skipIf(problem !== null && !required)(`the README's apt lines${problem && !required ? ` (skipped: ${problem})` : ''}`, () => {
   it(`run word for word under umask 077, with no /etc/apt/keyrings, apt checking as _apt: svc installs from a fresh repository (${which})`, async () => {
     expect(problem).toBeNull();
-    const lines = blockLines(README, 'apt-repository');
+    const lines = blockLines(INSTALL, 'apt-repository');
     expect(lines.join('\n')).toContain('apt-get install svc');
     expect(await runAptBlock(lines)).toBeNull();
   }, 120_000);
@@ -208,7 +194,7 @@ async function asAdmin(lines: string[], machine: { dir: string; env: NodeJS.Proc
 describe.skipIf(problem !== null && !required)(`the README's update and keyring refresh lines${problem && !required ? ` (skipped: ${problem})` : ''}`, () => {
   it('the update line fails loudly (exit 100, EXPKEYSIG) once the key in /etc/apt/keyrings has expired, where plain apt-get update exits 0 and upgrades nothing', async () => {
     expect(problem).toBeNull();
-    const lines = blockLines(README, 'apt-upgrade');
+    const lines = blockLines(INSTALL, 'apt-upgrade');
     expect(lines.join('\n')).toContain('apt-get upgrade');
     const scratch = mkdtempSync(join(tmpdir(), 'svc-readme-expired-'));
     try {
@@ -246,7 +232,7 @@ describe.skipIf(problem !== null && !required)(`the README's update and keyring 
 
   it("the keyring refresh line installs a rotation's keyring signed by the key the machine trusts, and refuses an attacker's, leaving the keyring as it was", async () => {
     expect(problem).toBeNull();
-    const lines = blockLines(README, 'apt-keyring-refresh');
+    const lines = blockLines(INSTALL, 'apt-keyring-refresh');
     const scratch = mkdtempSync(join(tmpdir(), 'svc-readme-rotation-'));
     chmodSync(scratch, 0o755);
     const site = join(scratch, 'site');
@@ -327,7 +313,7 @@ describe.skipIf(spawnSync('gpg', ['--version']).error !== undefined || spawnSync
   "the README's command that verifies a download",
   () => {
     it('is one command: it exits 0 for a release signed by the key it names, and non-zero for a changed file, forged sums, another key, or a changed key fetched again', async () => {
-      const block = blockLines(README, 'verify-sums').join('\n');
+      const block = blockLines(INSTALL, 'verify-sums').join('\n');
       expect(block).toMatch(/wget -nv -O svc-archive-keyring\.gpg [^\n]*&&\n[^]*--verify SHA256SUMS\.asc SHA256SUMS [^\n]*&&\n[^]*sha256sum -c/);
       const printed = /VALIDSIG \.\* ([0-9A-Z-]+)\$/.exec(block)![1]!;
       const scratch = mkdtempSync(join(tmpdir(), 'svc-readme-sums-'));

@@ -2,7 +2,7 @@
 // stops before it builds, with one line naming the fix, for a changelog that does not name
 // package.json's version or is not in Debian's format exactly, for man pages of another
 // version, for no SVC_SIGNING_KEY, for a signing key that cannot sign without a prompt, has
-// expired or expires within 90 days, or that README.md's download check does not name; a built
+// expired or expires within 90 days, or that docs/install.md's download check does not name; a built
 // binary that does not answer --version is not signed. RELEASING.md's blocks run word for word:
 // the key made by its first block (the passphrase typed through the loopback pinentry), the
 // release block with it, and the publish block from a new shell, into a repository that key
@@ -33,7 +33,7 @@ const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
 
 /**
  * A copy of the clone that `npm run dist` runs in, at `version`, without scripts/build.mjs: its
- * man pages name `version` (as `npm run man` writes them), its README.md's download check names
+ * man pages name `version` (as `npm run man` writes them), its docs/install.md's download check names
  * `fingerprint` (the release key's, as RELEASING.md says to put it), and `changelogEntry` is
  * put at the top of its changelog.
  */
@@ -52,8 +52,9 @@ function clone(
   if (changelogEntry) writeFileSync(changelog, `${changelogEntry}\n${readFileSync(changelog, 'utf8')}`);
   const date = changelogEntry ? /  \w{3}, (\d{1,2} \w{3} \d{4})/.exec(changelogEntry)?.[1] : undefined;
   manPagesFor(dir, manVersion, date && manVersion === version ? new Date(`${date} UTC`).toISOString().slice(0, 10) : undefined);
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  writeFileSync(join(dir, 'README.md'), fingerprint ? readme.replace(/(VALIDSIG \.\* )[0-9A-Z-]+\$/, `$1${fingerprint}$`) : readme);
+  const install = readFileSync(join(root, 'docs/install.md'), 'utf8');
+  mkdirSync(join(dir, 'docs'));
+  writeFileSync(join(dir, 'docs/install.md'), fingerprint ? install.replace(/(VALIDSIG \.\* )[0-9A-Z-]+\$/, `$1${fingerprint}$`) : install);
   return dir;
 }
 
@@ -249,7 +250,7 @@ describe.skipIf(gpgProblem !== null || !linuxX64)(`npm run dist checks before it
     }
   }, 60_000);
 
-  it("a key README.md's download check does not name: one line, and nothing built", () => {
+  it("a key docs/install.md's download check does not name: one line, and nothing built", () => {
     const { home, gnupg, fingerprint } = maintainerHome('correct horse');
     writeFileSync(join(home, 'pass'), 'correct horse\n', { mode: 0o600 });
     const dir = clone();
@@ -257,7 +258,7 @@ describe.skipIf(gpgProblem !== null || !linuxX64)(`npm run dist checks before it
     expect(ran.status).not.toBe(0);
     expect(ran.stderr).toMatch(
       new RegExp(
-        `^dist: README\\.md's download check names the release key \\S+, not ${fingerprint}: put the release key's fingerprint there \\(RELEASING\\.md, "Once: the release key"\\)\n$`,
+        `^dist: docs\\/install\\.md's download check names the release key \\S+, not ${fingerprint}: put the release key's fingerprint there \\(RELEASING\\.md, "Once: the release key"\\)\n$`,
       ),
     );
     expectNothingBuilt(dir);

@@ -64,9 +64,9 @@ describe('--json errors', () => {
     expect(errorOf(none.stderr)).toMatchObject({ code: 'not_authenticated', status: null, exit_code: 3 });
   });
 
-  it("every code is documented in the README's row of its exit code, with the statuses that mean it", async () => {
+  it("every code is documented in svc help exit-codes' row of its exit code, with the statuses that mean it", async () => {
     const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../docs/topics/exit-codes.md', import.meta.url), 'utf8');
     for (const [code, { exit, statuses }] of Object.entries(ERROR_CODES)) {
       const row = readme.split('\n').find((line) => line.startsWith(`| ${exit} `));
       expect(row, `exit ${exit}`).toContain(`\`${code}\``);

@@ -125,12 +125,12 @@ describe('the command tree', () => {
     for (const argv of lines) expect(await outcome(argv, true), argv.join(' ')).toEqual(await outcome(argv, false));
   });
 
-  it("a group's own flags are its own: in its help, not in its children's Global Options", async () => {
+  it("a group's own flags are its own: in its help, not in its children's inherited options", async () => {
     const logHelp = (await outcome(['mcp', 'log', '--help'], true)).out;
-    expect(logHelp).toMatch(/Global Options:[^]*--profile/);
+    expect(logHelp).toMatch(/Inherited options:[^]*--profile/);
     expect(logHelp).not.toMatch(/--max-spend|--allow-write|--confirm-over/);
-    expect((await outcome(['mcp', '--help'], true)).out).toMatch(/Options:[^]*--max-spend[^]*Global Options:/);
-    expect((await outcome(['account', 'balance', '--help'], true)).out).toMatch(/Global Options:[^]*--profile/);
+    expect((await outcome(['mcp', '--help'], true)).out).toMatch(/Options:[^]*--max-spend[^]*Inherited options:/);
+    expect((await outcome(['account', 'balance', '--help'], true)).out).toMatch(/Inherited options:[^]*--profile/);
   });
 
   it('a command built for help only never ends a line silently: dispatched to, it parses the line again with the whole tree', async () => {

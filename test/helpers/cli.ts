@@ -32,6 +32,8 @@ export interface RunCliOptions {
   clock?: Clock;
   signal?: AbortSignal;
   columns?: number;
+  /** Called with all of stdout so far at each write: a test can act once a line is out. */
+  onStdout?: (stdout: string) => void;
   /** Pauses each profile's credential transaction at its steps (src/credentials/transaction.ts). */
   transactionSteps?: TransactionSteps;
   /** The HTTP transport (the runtime's, not closed by the command); otherwise the command opens its own. */
@@ -75,7 +77,7 @@ export async function runCli(argv: string[], opts: RunCliOptions = {}): Promise<
   const runtime: Runtime = {
     // Only what the test gives: the developer's own SVC_* variables never leak in.
     env: { HOME: configDir, SVC_CONFIG_DIR: configDir, ...(opts.env ?? {}) },
-    stdout: { write: (chunk) => void ((stdout += chunk), (screen += chunk)), isTTY: tty, columns: opts.columns ?? 100 },
+    stdout: { write: (chunk) => void ((stdout += chunk), (screen += chunk), opts.onStdout?.(stdout)), isTTY: tty, columns: opts.columns ?? 100 },
     stderr: { write: (chunk) => void ((stderr += chunk), (screen += chunk)), isTTY: tty, columns: opts.columns ?? 100 },
     stdin: {
       isTTY: tty && opts.stdin === undefined && opts.stdinChunks === undefined,

@@ -28,9 +28,9 @@ export function signRelease(folder: string, env: NodeJS.ProcessEnv): { status: n
 export function manPagesFor(dir: string, version: string, date?: string): void {
   const man = join(dir, 'man');
   mkdirSync(man, { recursive: true });
-  for (const page of readdirSync(join(root, 'man')).filter((f) => f.endsWith('.1'))) {
+  for (const page of readdirSync(join(root, 'man')).filter((f) => /\.[17]$/.test(f))) {
     const text = readFileSync(join(root, 'man', page), 'utf8').replace(
-      /^(\.TH "[^"]*" "1" )"([^"]*)" "svc [^"]*"/m,
+      /^(\.TH "[^"]*" "[17]" )"([^"]*)" "svc [^"]*"/m,
       (_, head: string, was: string) => `${head}"${date ?? was}" "svc ${version}"`,
     );
     writeFileSync(join(man, page), text);

@@ -86,6 +86,43 @@ describe.skipIf(problem !== null)('svc at an 80-column terminal', () => {
     expect(screen).not.toMatch(/eve…/);
   });
 
+  it('the mode trap at the terminal: login says live and how to reach test mode; a test call missed in live mode says add `--test`; a quiet tail says so', async () => {
+    const configDir = tempConfigDir();
+    const opener = join(configDir, 'opener.sh');
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(opener, `#!/bin/sh\nexit 0\n`, { mode: 0o755 });
+    const login = await term().start(['login'], envFor(configDir, { BROWSER: opener }), EIGHTY);
+    const [url] = await login.waitFor(new RegExp(AUTHORIZE_URL.source));
+    await emu().plane.approve({ email: emu().seed.admin.email, org_id: emu().seed.org_id });
+    const answer = await fetch(url, { redirect: 'manual' });
+    await fetch(new URL(answer.headers.get('location')!, url));
+    await expectExit(login, 0);
+    expect(login.screen()).toContain('svc uses live mode for profile "default" (a sign-in is always live).');
+    expect(login.screen()).toContain('then `svc mode test` (or --test).');
+    fitsEighty(login.screen());
+    await addKeyTyped(emu().seed.keys.test, configDir);
+
+    const made = await fetch(`${emu().url}/v1/calls`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu().seed.keys.test}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ languages: ['en', 'es'] }),
+    });
+    const { id } = (await made.json()) as { id: string };
+    const get = await term().start(['calls', 'get', id], envFor(configDir), EIGHTY);
+    await expectExit(get, 5);
+    expect(get.screen().replace(/\n +/g, ' ')).toContain('if it is a test-mode object, add `--test`');
+    fitsEighty(get.screen());
+
+    const tail = await term().start(['events', 'tail'], envFor(configDir), EIGHTY);
+    try {
+      await tail.waitFor('add `--test` for its events');
+      expect(tail.screen()).toContain('no live-mode event for 5 s; profile "default" has a test-mode credential too:');
+      fitsEighty(tail.screen());
+    } finally {
+      tail.kill();
+    }
+  });
+
   it('a browser that fails to open: the sign-in address is printed once', async () => {
     const pane = await term().start(['login', '--timeout', '2s'], envFor(tempConfigDir(), { BROWSER: '/nonexistent/browser' }), EIGHTY);
     await pane.waitFor('No browser here');

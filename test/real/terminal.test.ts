@@ -81,10 +81,11 @@ describe.skipIf(problem !== null)('svc in a terminal', () => {
       execFileSync(process.execPath, [svcBin, ...path, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: tempConfigDir() } });
 
     it('is wrapped to the terminal, not to the 80 columns of the help on a pipe', async () => {
-      const pane = await svc(['calls', '--help']);
+      const pane = await svc(['--help'], {}, tempConfigDir(), { columns: 250, rows: 100 });
       await expectExit(pane, 0);
+      await pane.waitFor(/^Usage: svc/m);
       // 250 columns: each flag's help on one line (on a pipe this one wraps after "the default").
-      expect(pipedHelp(['calls'])).toMatch(/default: the default\n +profile\)/);
+      expect(pipedHelp([])).toMatch(/default: the default\n +profile\)/);
       expect(pane.screen()).toMatch(/--profile <name> +profile to use \(env SVC_PROFILE; default: the default profile\)/);
     });
 

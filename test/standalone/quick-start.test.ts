@@ -15,6 +15,7 @@ import { blockLines } from '../helpers/doc-blocks.js';
 import { root } from '../helpers/spawn.js';
 
 const README = readFileSync(join(root, 'README.md'), 'utf8');
+const INSTALL = readFileSync(join(root, 'docs/install.md'), 'utf8');
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 const required = process.env.SVC_REQUIRE_REAL === '1';
 const user = `svcqs${process.pid}`;
@@ -55,7 +56,7 @@ describe.skipIf(problem !== null && !required)(`the quick start, as a user who i
     copyClone(clone);
     expect(spawnSync('chown', ['-R', `${user}:`, clone]).status).toBe(0);
 
-    const lines = [...blockLines(README, 'quick-start'), ...blockLines(README, 'completions')];
+    const lines = [...blockLines(README, 'quick-start'), ...blockLines(INSTALL, 'completions')];
     expect(lines.join('\n')).toMatch(/^npm install\b[^]*^npm link\b[^]*^svc --version$[^]*completion zsh/m);
     // One shell, as a person types them: the PATH export carries to the lines after it.
     const script = `set -e\ncd ~/svc\n${lines.join('\n')}\n`;

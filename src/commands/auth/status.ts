@@ -8,7 +8,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import type { ConfigData, Profile } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
-import { chooseMode, chooseProfileName, namedProfile, requireProfile } from '../../credentials/resolve.js';
+import { chooseMode, chooseModeOf, chooseProfileName, namedProfile, requireProfile } from '../../credentials/resolve.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { AuthError, CliError, EXIT } from '../../errors.js';
 import { printJson, printText, relativeTime, scopeList } from '../../io/output.js';
@@ -240,6 +240,12 @@ function printStatusText(ctx: Context, { config, chosen, shown, online, active, 
     );
   if (ctx.env.SVC_API_KEY) out.push(`SVC_API_KEY is set (${redact(ctx.env.SVC_API_KEY)}): it overrides every profile${verdictText(envCheck)}.`);
   if (active) out.push(`Commands use: ${describeActive(active)}.`);
+  const chosenProfile = chosen === undefined ? undefined : config.profiles[chosen];
+  if (chosenProfile && !ctx.env.SVC_API_KEY) {
+    const { mode, why } = chooseModeOf(ctx, chosenProfile);
+    const other = mode === 'test' ? 'live' : 'test';
+    out.push(`Mode: ${mode} (${why}); switch with \`svc mode ${other}\`, or --${other} for one command.`);
+  }
   // Organization names and ids came from the service: inert before they reach the terminal.
   printText(ctx, out.join('\n'));
 }

@@ -208,6 +208,7 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
     ...sinks,
   });
   const query = { type: serverTypeParams(opts.types) };
+  const quiet = quietNote(ctx, api.credential, signal);
   let result: FollowResult;
   try {
     result = await follow({
@@ -221,7 +222,10 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
         pipeline.onAnswered();
         return stream;
       },
-      onMessage: pipeline.onMessage,
+      onMessage: (message) => {
+        quiet.heard();
+        return pipeline.onMessage(message);
+      },
       onPosition: pipeline.onPosition,
       onUnusableId: pipeline.onUnusableId,
       isRetryable: isRetryableFailure,
@@ -234,9 +238,36 @@ export async function runTail(opts: TailOptions, ctx: Context): Promise<void> {
     });
   } finally {
     ended.abort();
+    quiet.stop();
     sinks.recorder?.close();
   }
   return finish(result, opts, ctx, sinks, pipeline, deadlineReached);
+}
+
+/** How long a tail at a terminal hears nothing before it says the other mode may hold the events. */
+export const QUIET_MS = 5_000;
+
+/**
+ * The first hour's trap: `svc login` is live, the emulator's and the examples' events are
+ * test. At a terminal, a tail that hears no event for QUIET_MS while the profile also holds a
+ * credential of the other mode says so once, on stderr (stdout stays the events').
+ */
+function quietNote(ctx: Context, credential: { mode: string; otherMode?: string; profileName: string }, signal: AbortSignal) {
+  let heard = false;
+  const stopped = new AbortController();
+  const other = credential.otherMode;
+  if (other && ctx.io.stderr.isTTY)
+    ctx.clock.sleep(QUIET_MS, AbortSignal.any([signal, stopped.signal])).then(
+      () => {
+        if (!heard && !stopped.signal.aborted)
+          ctx.io.stderr.write(
+            `no ${credential.mode}-mode event for ${QUIET_MS / 1000} s; profile "${credential.profileName}" has a ${other}-mode credential too:\n` +
+              `  add \`--${other}\` for its events (svc events tail --${other})\n`,
+          );
+      },
+      () => {},
+    );
+  return { heard: () => void (heard = true), stop: () => stopped.abort() };
 }
 
 interface Sinks {

@@ -88,8 +88,8 @@ export async function confirmBilled(ctx: Context, endpoint: AskedEndpoint, actio
 }
 
 /**
- * Without a terminal, money is spent only in a live mode someone chose (README, "Test and live
- * mode"): --live, SVC_MODE=live, `svc mode live`, or a live SVC_API_KEY. A profile that is live
+ * Without a terminal, money is spent only in a live mode someone chose (svc help modes:
+ * the mode rule): --live, SVC_MODE=live, `svc mode live`, or a live SVC_API_KEY. A profile that is live
  * only because its first credential was live (a sign-in) does not bill a script that never said
  * so; at a terminal the billing note (and, for a call, the question) says it first.
  */
