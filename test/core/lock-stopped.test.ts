@@ -24,17 +24,19 @@ afterEach(() => {
 
 /** A live process, stopped with SIGSTOP, and its holder record as it would have written it. */
 async function stoppedProcess(): Promise<LockHolder> {
-  const child = spawn(process.execPath, ['-e', 'process.stdout.write(String(Math.round(process.uptime() * 1000))); setInterval(() => {}, 1e9)'], {
+  // The child reckons its own start, as a holder does: the pipe's delay on a busy machine is not in it.
+  const child = spawn(process.execPath, ['-e', 'process.stdout.write(String(Date.now() - Math.round(process.uptime() * 1000))); setInterval(() => {}, 1e9)'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   children.push(child);
-  const uptimeMs = await new Promise<number>((resolve, reject) => {
+  const startedMs = await new Promise<number>((resolve, reject) => {
     child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString())));
     child.once('error', reject);
   });
-  const now = Date.now();
   child.kill('SIGSTOP');
-  return { ...currentHolder(now), pid: child.pid!, started_at: new Date(now - uptimeMs).toISOString() };
+  // Stopped once the kernel says so: a busy machine may not have run the child since the signal.
+  while (!/^T$/.test(readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ').pop()!.split(' ')[0]!)) await new Promise((r) => setImmediate(r));
+  return { ...currentHolder(Date.now()), pid: child.pid!, started_at: new Date(startedMs).toISOString() };
 }
 
 /** The holder's lock on `target`, last refreshed a minute ago (a stopped holder refreshes nothing). */
