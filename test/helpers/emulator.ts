@@ -96,6 +96,11 @@ export class ControlPlane {
     await this.request('POST', '/faults', { path_prefix: pathPrefix, status, count });
   }
 
+  /** The next `count` requests under `pathPrefix` are handled, and their answer held `ms`. */
+  async delay(pathPrefix: string, ms: number, count = 1): Promise<void> {
+    await this.request('POST', '/faults', { path_prefix: pathPrefix, delay_ms: ms, count });
+  }
+
   /** The next authorize request is answered at once as if this admin had clicked. */
   async approve(approval: { email: string; org_id: string; decision?: 'approve' | 'deny' }): Promise<void> {
     await this.request('POST', '/approvals', { decision: 'approve', ...approval });
