@@ -48,6 +48,8 @@ export interface Runtime {
   config?: ConfigStore;
   /** Pauses each profile's credential transaction at its steps (src/credentials/transaction.ts). */
   transactionSteps?: TransactionSteps;
+  /** The Idempotency-Key of the run's first create (src/api/client.ts), when its caller may send it again (svc mcp). */
+  idempotencyKey?: string;
 }
 
 const noSpinner: Spinner = { stop() {} };
@@ -163,7 +165,8 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
         `svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`,
       );
     const { createApiClient } = await import('../api/client.js');
-    return createApiClient(refresh ? ctx : { ...ctx, accessToken: currentAccessToken }, resolved, confirmedOrg(resolved));
+    const keyed = { ...ctx, idempotencyKey: runtime.idempotencyKey };
+    return createApiClient(refresh ? keyed : { ...keyed, accessToken: currentAccessToken }, resolved, confirmedOrg(resolved));
   };
   /** The stored access token as it is: one that needs a refresh is not refreshed (a check must not rotate what it checks). */
   const currentAccessToken = async (profile: string, opts: AccessTokenOptions): Promise<string> => {

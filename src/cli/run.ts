@@ -141,6 +141,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
             },
           },
           signal,
+          ...(typed.idempotencyKey !== undefined ? { idempotencyKey: typed.idempotencyKey } : {}),
           secrets: ctx.secrets,
           config: ctx.config,
           http: ctx.http,

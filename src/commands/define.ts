@@ -189,6 +189,8 @@ export interface InProcessRun {
   yes: boolean;
   /** The profile to run with (`svc mcp` fixes its session's when it starts); else this run's own choice. */
   profile?: string;
+  /** The Idempotency-Key of the run's first create: the same key sends the same create again, making nothing more. */
+  idempotencyKey?: string;
 }
 export type RunInProcess = (
   run: InProcessRun,
