@@ -13,13 +13,14 @@ export function addFault(state: State, fault: Omit<Fault, 'remaining'> & { count
     path_prefix: fault.path_prefix,
     ...(fault.status !== undefined ? { status: fault.status } : {}),
     ...(fault.delay_ms !== undefined ? { delay_ms: Math.min(fault.delay_ms, MAX_DELAY_MS) } : {}),
+    ...(fault.method !== undefined ? { method: fault.method.toUpperCase() } : {}),
     remaining: fault.count,
   });
 }
 
 /** Consumes one matching fault: the error to answer with, or how long to hold the answer; null for none. */
-export function takeFault(state: State, path: string): HttpError | { delayMs: number } | null {
-  const fault = state.faults.find((f) => f.remaining > 0 && path.startsWith(f.path_prefix));
+export function takeFault(state: State, method: string, path: string): HttpError | { delayMs: number } | null {
+  const fault = state.faults.find((f) => f.remaining > 0 && path.startsWith(f.path_prefix) && (f.method === undefined || f.method === method));
   if (!fault) return null;
   fault.remaining--;
   state.faults = state.faults.filter((f) => f.remaining > 0);

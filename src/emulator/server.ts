@@ -53,7 +53,7 @@ export function createApp(state: State, requests = new RequestLog()): Hono<Emula
   app.use('*', async (c, next) => {
     // The control plane and the dashboard never fail on purpose: tests must always be able to arrange.
     if (!c.req.path.startsWith(CONTROL_PREFIX) && !isDashboardPath(c.req.path)) {
-      const fault = takeFault(state, c.req.path);
+      const fault = takeFault(state, c.req.method, c.req.path);
       if (fault instanceof Error) throw fault;
       if (fault) {
         // Handled first, then its answer held: the service acted, and the client has not heard.

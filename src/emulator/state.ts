@@ -192,6 +192,8 @@ export interface Fault {
   status?: 429 | 502;
   /** …or handles it and holds its answer this long (an answer slow to come back, or lost). */
   delay_ms?: number;
+  /** Only requests of this method (default: any). */
+  method?: string;
   remaining: number;
 }
 

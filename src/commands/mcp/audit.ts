@@ -91,6 +91,12 @@ export interface AuditLine {
   args?: Record<string, unknown>;
   /** On the intent line of a tool that may change or charge: the call is carried past rotations when it acted. */
   writes?: true;
+  /** The Idempotency-Key its create is sent with, written before it is sent: the create can be asked again by it. */
+  key?: string;
+  /** Who the session's creates are made as (a digest of its credential): only the same may ask them again. */
+  owner?: string;
+  /** An intent written after the act (an end made when the log could not take its intent first). */
+  late?: true;
   result?: Outcome;
   /** What the call was priced at before it was made, in cents; null when not billed. */
   price_asked?: number | null;
@@ -136,6 +142,8 @@ export interface AuditEntry {
   result: string;
   ids: string[];
   spent?: number;
+  key?: string;
+  owner?: string;
 }
 
 /** A file of the log holding a line of a newer format: nothing of the log is read or written. */
@@ -686,8 +694,11 @@ function joined(before: AuditEntry | undefined, line: AuditLine): AuditEntry {
     result: 'unfinished',
     ids: [],
   };
-  if (line.phase === 'intent') entry.args = line.args ?? {};
-  else if (line.phase === 'priced') entry.price_asked = line.price_asked ?? null;
+  if (line.phase === 'intent') {
+    entry.args = line.args ?? {};
+    if (typeof line.key === 'string') entry.key = line.key;
+    if (typeof line.owner === 'string') entry.owner = line.owner;
+  } else if (line.phase === 'priced') entry.price_asked = line.price_asked ?? null;
   else {
     entry.result = line.result ?? 'unfinished';
     entry.price_asked = line.price_asked ?? entry.price_asked;

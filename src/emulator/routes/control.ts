@@ -46,6 +46,7 @@ export const fault = z.union([
   z.strictObject({
     path_prefix: z.string().startsWith('/'),
     delay_ms: z.number().int().min(1).max(MAX_DELAY_MS),
+    method: z.enum(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']).optional(),
     count: z.number().int().min(1),
   }),
 ]);
