@@ -16,7 +16,7 @@
 //
 // Each line names its format version (AUDIT_FORMAT): a log holding a line of a newer format is
 // neither read, appended to nor rotated by this svc (docs/design.md, Distribution).
-import { closeSync, constants, fstatSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, readSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { lazyRequire } from '../../node-require.js';
 import { withFileLock, withFileLockSync } from '../../config/lock.js';
@@ -542,7 +542,7 @@ export class AuditLog {
       if (carried.length) this.writeLine(writing, { phase: 'carried', time: (line as { time?: string }).time ?? '', calls: carried });
       return this.writeLine(writing, line);
     }
-    writeSync(writing.fd, bytes);
+    writeWhole(writing.fd, bytes, writing.size, 'the MCP audit log');
     writing.head = { first, current: writing.size === 0 ? hash : head.current || hash, last: hash };
     writing.size += bytes.length;
   }
@@ -577,7 +577,9 @@ export class AuditLog {
     try {
       tightenOwnFile(file);
       const { first, current, last } = head;
-      writeSync(file, `${JSON.stringify({ first, current, last }).padEnd(HEAD_BYTES - 1)}\n`, 0);
+      const bytes = Buffer.from(`${JSON.stringify({ first, current, last }).padEnd(HEAD_BYTES - 1)}\n`);
+      const wrote = writeSync(file, bytes, 0, bytes.length, 0);
+      if (wrote !== bytes.length) throw new Error(`only ${wrote} of the ${bytes.length} bytes of the MCP audit log head could be written (is the disk full?)`);
     } finally {
       closeSync(file);
     }
@@ -632,11 +634,37 @@ export class AuditLog {
           fd = openOwnFile(this.refusedPath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP refused calls' });
           tightenOwnFile(fd);
         }
-        writeSync(fd, bytes);
+        writeWhole(fd, bytes, fstatSync(fd).size, 'the MCP refused calls');
       } finally {
         if (fd >= 0) closeSync(fd);
       }
     });
+  }
+}
+
+/**
+ * Appends `bytes` to the file at `fd` (now `size` long) whole, or not at all: a line cut short
+ * (a full disk) is taken back off, and the write fails, so no act is made on a line that is
+ * not there and no cut line is later taken for tampering.
+ */
+function writeWhole(fd: number, bytes: Buffer, size: number, what: string): void {
+  let wrote = 0;
+  try {
+    wrote = writeSync(fd, bytes);
+  } catch (error) {
+    ftruncateQuietly(fd, size);
+    throw error;
+  }
+  if (wrote === bytes.length) return;
+  ftruncateQuietly(fd, size);
+  throw new Error(`only ${wrote} of the ${bytes.length} bytes of a line of ${what} could be written (is the disk full?)`);
+}
+
+function ftruncateQuietly(fd: number, size: number): void {
+  try {
+    ftruncateSync(fd, size);
+  } catch {
+    // Left as cut: --verify names the line that does not parse.
   }
 }
 
