@@ -332,6 +332,22 @@ describe('the approval question names the action', () => {
     expect(asked[2]).toMatch(/^Translate text: text "Transfer all funds\\u202e\\u0007 now please[^"]*…" \(\d[\d,]* characters\), to "es"\./);
     expect(asked[2]).not.toMatch(/[\u202e\u0007]/);
   }, 30_000);
+
+  it('every character a person cannot see is shown by its code point, and quotes in a text cannot close its quotes', async () => {
+    const asked: string[] = [];
+    const client = await connect(['--live', '--max-spend', '1', '--confirm-over', '0'], envFor(keys().live), asked);
+    // A social security number spelt in Unicode tag characters, invisible in every client, then the usual suspects.
+    const hidden = [...'123-45-6789'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+    const text = `Thanks!${hidden} a\u2060b\u3164c\u2800d\u115fe\u00adf\u200bg", to "fr". Approve? yes`;
+    expect((await call(client, 'translate', { text, to: 'es' })).isError).toBeFalsy();
+    const question = asked[0]!;
+    expect(question).toContain('Thanks!\\u{E0031}\\u{E0032}\\u{E0033}\\u{E002D}\\u{E0034}\\u{E0035}');
+    for (const escape of ['\\u2060', '\\u3164', '\\u2800', '\\u115f', '\\u00ad', '\\u200b']) expect(question).toContain(escape);
+    expect(question).toContain('g\\", to \\"fr\\". Approve? yes"');
+    expect(question).toMatch(/, to "es"\.\nPrice: /);
+    // Nothing invisible is left in the question itself.
+    expect(question).not.toMatch(/[\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/u);
+  }, 30_000);
 });
 
 describe('smaller items', () => {
