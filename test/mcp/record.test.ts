@@ -313,6 +313,36 @@ describe('results every client can read', () => {
     expect(seen).toHaveLength(100);
     expect(new Set(seen).size).toBe(100);
   }, 60_000);
+
+  it(`events_wait with max_events 100 returns no more than ${MAX_PAGE_CHARS} characters; the rest come with the next waits, each once, in order`, async () => {
+    const client = await connect([], envFor(keys().test, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' }));
+    // The session's position is taken once initialize is answered: a first call waits for it.
+    await call(client, 'account_balance');
+    const auth = { authorization: `Bearer ${keys().test}`, 'content-type': 'application/json' };
+    for (let i = 0; i < 100; i++)
+      await fetch(`${emulator().url}/v1/translate`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ text: `${i} ${'long words '.repeat(40)}`, to: 'es' }),
+      });
+    const seen: string[] = [];
+    let waits = 0;
+    for (let more = true; more && waits < 50; waits++) {
+      const waited = await call(client, 'events_wait', { type: ['translation.created'], max_events: 100, wait_seconds: 1 });
+      expect(waited.isError, waited.content[0]?.text).toBeFalsy();
+      expect(waited.content).toHaveLength(1);
+      expect(waited.content[0]!.text!.length).toBeLessThanOrEqual(MAX_PAGE_CHARS);
+      seen.push(...waited.structuredContent.events.map((e: { id: string }) => e.id));
+      more = waited.structuredContent.more === true;
+      if (waits === 0) expect(more).toBe(true);
+    }
+    expect(waits).toBeGreaterThan(1);
+    expect(seen).toHaveLength(100);
+    expect(new Set(seen).size).toBe(100);
+    const listed = await fetch(`${emulator().url}/v1/events?limit=100&type=translation.created`, { headers: auth });
+    const inOrder = ((await listed.json()) as { data: Array<{ id: string }> }).data.map((e) => e.id).reverse();
+    expect(seen).toEqual(inOrder);
+  }, 60_000);
 });
 
 describe('the approval question names the action', () => {
