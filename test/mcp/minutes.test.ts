@@ -163,7 +163,9 @@ describe('--max-spend covers every minute of a live call', () => {
     const { client } = await connect(['--max-spend', '0.03']);
     const started = await call(client, 'calls_start', { languages: 'en,es' });
     const id = started.structuredContent.id as string;
-    expect(started.content.map((c) => c.text).join('\n')).toMatch(new RegExp(`svc mcp will end ${id} at .+, before that minute begins`));
+    expect(started.content).toHaveLength(1);
+    expect(JSON.parse(started.content[0]!.text!)).toEqual(started.structuredContent);
+    expect(started.structuredContent.note).toMatch(new RegExp(`svc mcp will end ${id} at .+, before that minute begins`));
     await advance(57, async () => (await callOf(id)).status === 'ended');
     expect((await callOf(id)).status).toBe('ended');
     await advance(120);

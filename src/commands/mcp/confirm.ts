@@ -93,11 +93,8 @@ export function actionOf(call: PricedCall): string {
 }
 
 function refusal(code: string, message: string, hint: string | null): CallToolResult {
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `error (${code}): ${message}${hint ? `\n${hint}` : ''}` }],
-    structuredContent: { error: { code, status: null, message, hint, exit_code: 1 } },
-  };
+  const structuredContent = { error: { code, status: null, message, hint, exit_code: 1 } };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
 /** Null when the call may go ahead: priced at or under the threshold, or approved by the person; else the tool's refusal. */

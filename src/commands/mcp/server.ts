@@ -146,8 +146,9 @@ function withMinutesNoted(s: SessionState, result: CallToolResult, call: string,
   const metered = s.minutes?.track(call, unit, startedAt);
   if (!metered || metered.nextReserved) return result;
   const at = new Date(metered.endsAt!).toISOString();
-  const note = `note: the session's cap (${dollars(s.ledger!.capUnits)}, --max-spend) has no room for this call's next minute: svc mcp will end ${call} at ${at}, before that minute begins.`;
-  return { ...result, content: [...result.content, { type: 'text', text: note }] };
+  const note = `the session's cap (${dollars(s.ledger!.capUnits)}, --max-spend) has no room for this call's next minute: svc mcp will end ${call} at ${at}, before that minute begins.`;
+  // In the result itself (its text is its JSON): a client that reads one text block reads the note too.
+  return resultOf({ ...result.structuredContent, note });
 }
 
 /** A call started or dialled into: ended with the session, which no cap would count past; its id. */
