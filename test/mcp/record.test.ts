@@ -49,6 +49,56 @@ async function flood(client: Client, times: number): Promise<void> {
 }
 
 describe('a record the caller cannot erase', () => {
+  it('240 chats_send to a closed chat (409, nothing done) push no billed translate out: what acted is what the service answered 2xx to', async () => {
+    const client = await connect(['--live', '--allow-write', '--max-spend', '1'], envFor(keys().live, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' }));
+    const billed = await call(client, 'translate', { text: 'keep me', to: 'es' });
+    expect(billed.isError, billed.content[0]?.text).toBeFalsy();
+    const chat = (await call(client, 'chats_start', { language: 'en' })).structuredContent.id as string;
+    expect((await call(client, 'chats_close', { id: chat })).isError).toBeFalsy();
+    const pad = 'x'.repeat(3000);
+    for (let i = 0; i < 240; i++) {
+      const refused = await call(client, 'chats_send', { id: chat, text: `${i} ${pad}` });
+      expect(refused.structuredContent.error.status).toBe(409);
+    }
+    await client.close();
+    const calls = await logJson();
+    expect(calls.filter((e) => e.tool === 'translate').map((e) => [e.result, e.price_asked])).toEqual([['ok', 0.014]]);
+    const acts = readFileSync(join(svcDir(), 'mcp-acts.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(acts.map((a) => a.tool)).toEqual(['translate', 'chats_start', 'chats_close']);
+    expect((await svc(['mcp', 'log', '--verify'])).code).toBe(0);
+  }, 120_000);
+
+  it('the rotated file removed, then a rotation: the billed translate is still shown; the acts file removed: --verify says so', async () => {
+    const client = await connect(['--live', '--max-spend', '1'], envFor(keys().live, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' }));
+    expect((await call(client, 'translate', { text: 'keep me', to: 'es' })).isError).toBeFalsy();
+    const { AuditLog, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const dir = svcDir();
+    const log = new AuditLog(dir);
+    const pad = 'p'.repeat(3000);
+    const rotate = async () => {
+      const before = statSync(join(dir, AUDIT_FILE)).ino;
+      for (let n = 1; statSync(join(dir, AUDIT_FILE)).ino === before; n++) {
+        const read = { session: 'reader', mode: 'live' as const, tool: 'calls_list', call: n, time: new Date().toISOString() };
+        await log.append({ ...read, phase: 'intent', args: { pad } });
+        await log.append({ ...read, phase: 'result', result: 'ok', price_asked: null, ids: [] });
+      }
+    };
+    await rotate();
+    rmSync(join(dir, `${AUDIT_FILE}.1`));
+    await rotate();
+    rmSync(join(dir, `${AUDIT_FILE}.1`));
+    await rotate();
+    await client.close();
+    expect((await logJson()).filter((e) => e.tool === 'translate').map((e) => [e.result, e.price_asked])).toEqual([['ok', 0.014]]);
+    rmSync(join(dir, 'mcp-acts.ndjson'));
+    const verified = await svc(['mcp', 'log', '--verify']);
+    expect(verified.code).not.toBe(0);
+    expect(verified.stdout + verified.stderr).toContain('mcp-acts.ndjson was removed: svc recorded 1 acts in it');
+  }, 60_000);
+
   it('250 refused calls with 4 KB arguments push no billed translate out; they are kept apart, bounded, by size and digest', async () => {
     const client = await connect(['--live', '--max-spend', '1'], envFor(keys().live));
     const billed = await call(client, 'translate', { text: 'keep me', to: 'es' });

@@ -42,13 +42,29 @@ export const AUDIT_FORMAT = 3;
 export const AUDIT_FILE = 'mcp-audit.ndjson';
 export const HEAD_FILE = 'mcp-audit.head';
 export const REFUSED_FILE = 'mcp-refused.ndjson';
+/**
+ * Every call that acted, one line each when its result is known, chained by hashes as the log
+ * is and never rotated: no rotation, and no file removed but this one (which its head then
+ * names), takes an act out of the record. Reads and refusals never come here.
+ */
+export const ACTS_FILE = 'mcp-acts.ndjson';
+export const ACTS_HEAD_FILE = 'mcp-acts.head';
 export const MAX_BYTES = 512 * 1024;
 /** The refused calls' file, past which it becomes `.1`: at most twice this is kept. */
 export const MAX_REFUSED_BYTES = 128 * 1024;
 /** A carried line keeps the newest calls that acted within this many bytes: older ones give way to newer ones that acted, never to calls that did not. */
 export const MAX_CARRIED_BYTES = 128 * 1024;
-/** Results that say nothing was done: a call with one did not act. */
-const DID_NOTHING = new Set([
+/**
+ * Whether a call acted or may have: its result line says (the service's answer decides it);
+ * a call with no result may have. Only lines of an svc that did not write `acted` are read by
+ * their result, through the refusals that svc itself made before sending.
+ */
+export function actedOrMay(entry: Pick<AuditEntry, 'acted' | 'result'>): boolean {
+  if (typeof entry.acted === 'boolean') return entry.acted;
+  return !EARLIER_DID_NOTHING.has(entry.result);
+}
+/** What an earlier svc's result lines (with no `acted`) said when nothing was sent, or the service refused. */
+const EARLIER_DID_NOTHING = new Set([
   'usage',
   'spend_cap',
   'declined',
@@ -97,6 +113,11 @@ export interface AuditLine {
   owner?: string;
   /** An intent written after the act (an end made when the log could not take its intent first). */
   late?: true;
+  /**
+   * On a result line: whether the call acted, by the service's answer: sent and answered 2xx, or
+   * sent and not answered (it may have); false when never sent or refused by the service.
+   */
+  acted?: boolean;
   result?: Outcome;
   /** What the call was priced at before it was made, in cents; null when not billed. */
   price_asked?: number | null;
@@ -144,6 +165,14 @@ export interface AuditEntry {
   spent?: number;
   key?: string;
   owner?: string;
+  acted?: boolean;
+}
+
+/** A line of the acts file: one call that acted, whole, chained to the line before. */
+export interface ActLine extends AuditEntry {
+  version: typeof AUDIT_FORMAT;
+  prev: string;
+  call: number;
 }
 
 /** A file of the log holding a line of a newer format: nothing of the log is read or written. */
@@ -465,6 +494,13 @@ export class AuditLog {
     return next;
   }
 
+  /** A call that acted, kept in the acts file (never rotated), after this session's earlier lines. */
+  act(entry: AuditEntry & { call: number }): Promise<void> {
+    const next = this.queue.then(() => appendAct(this.dir, entry));
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
   /**
    * The person's word that the log as it is now is the one to check from (`svc mcp log
    * --verify --accept-break`): a break line naming what was found, the head pinned to the
@@ -642,6 +678,77 @@ export class AuditLog {
   }
 }
 
+/** The acts file's head: the hash of its last line and how many it has, so removing or cutting the file shows. */
+interface ActsHead {
+  last: string;
+  lines: number;
+}
+
+function readActsHead(dir: string): ActsHead | null {
+  const text = readOwnFile(join(dir, ACTS_HEAD_FILE), { what: 'the MCP acts head', maxBytes: 4096 })?.trim();
+  if (text === undefined) return null;
+  try {
+    const { last, lines } = JSON.parse(text) as Partial<ActsHead>;
+    return { last: typeof last === 'string' && HASH.test(last) ? last : '', lines: Number.isSafeInteger(lines) ? lines! : -1 };
+  } catch {
+    return { last: '', lines: -1 };
+  }
+}
+
+/** Appends one act to the acts file in `dir`, chained to its last line, and moves its head on; under the file's lock. */
+export function appendAct(dir: string, entry: AuditEntry & { call: number }): Promise<void> {
+  const path = join(dir, ACTS_FILE);
+  return withFileLockSync(path, () => {
+    const head = readActsHead(dir) ?? { last: '', lines: 0 };
+    const fd = openOwnFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP acts', maxBytes: MAX_READ_BYTES });
+    try {
+      tightenOwnFile(fd);
+      const text = JSON.stringify({ version: AUDIT_FORMAT, prev: head.last, ...entry });
+      writeWhole(fd, Buffer.from(`${text}\n`), fstatSync(fd).size, 'the MCP acts');
+      const headFd = openOwnFile(join(dir, ACTS_HEAD_FILE), constants.O_WRONLY | constants.O_CREAT, { what: 'the MCP acts head' });
+      try {
+        tightenOwnFile(headFd);
+        const bytes = Buffer.from(`${JSON.stringify({ last: hashOf(text), lines: Math.max(0, head.lines) + 1 }).padEnd(HEAD_BYTES - 1)}\n`);
+        if (writeSync(headFd, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error('the MCP acts head could not be written whole (is the disk full?)');
+      } finally {
+        closeSync(headFd);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/** The acts kept, oldest first, as written and parsed. */
+export function readActLines(dir: string): ReadLine[] {
+  const path = join(dir, ACTS_FILE);
+  return parsedLines(readLogFile(path) ?? '', path);
+}
+
+/** The acts file checked whole: each line chained to the one before, the last and the count the head's. */
+export function verifyActs(dir: string): string[] {
+  const lines = readActLines(dir);
+  const head = readActsHead(dir);
+  const problems: string[] = [];
+  lines.forEach(({ value }, index) => {
+    if (value === undefined) problems.push(`${ACTS_FILE} line ${index + 1} is not a line svc wrote (it does not parse)`);
+    const expected = index === 0 ? '' : hashOf(lines[index - 1]!.text);
+    if ((value as Partial<ActLine> | undefined)?.prev !== expected)
+      problems.push(`${ACTS_FILE} line ${index + 1} does not follow ${index === 0 ? 'nothing (lines were removed from its start)' : `line ${index}`}`);
+  });
+  if (!head) {
+    if (lines.length) problems.push(`the acts' head file (${ACTS_HEAD_FILE}) is missing`);
+    return problems;
+  }
+  if (head.lines !== lines.length || (lines.length > 0 && head.last !== hashOf(lines.at(-1)!.text)))
+    problems.push(
+      lines.length === 0
+        ? `${ACTS_FILE} was removed: svc recorded ${head.lines} acts in it`
+        : `${ACTS_FILE} holds ${lines.length} acts, but svc wrote ${head.lines} (it was cut, or a line was changed)`,
+    );
+  return problems;
+}
+
 /**
  * Appends `bytes` to the file at `fd` (now `size` long) whole, or not at all: a line cut short
  * (a full disk) is taken back off, and the write fails, so no act is made on a line that is
@@ -706,6 +813,15 @@ export function readAudit(dir: string): AuditEntry[] {
     const key = `${line.session}#${line.call}`;
     calls.set(key, joined(calls.get(key), line));
   }
+  // The acts file holds every call that acted: one the rotated files no longer hold is still shown.
+  for (const { value } of readActLines(dir)) {
+    const act = value as Partial<ActLine> | undefined;
+    if (typeof act?.session !== 'string' || typeof act.call !== 'number' || typeof act.tool !== 'string') continue;
+    const key = `${act.session}#${act.call}`;
+    const { version: _version, prev: _prev, call: _call, ...entry } = act as ActLine;
+    const known = calls.get(key);
+    if (!known || known.result === 'unfinished') calls.set(key, entry);
+  }
   // Calls carried past a rotation come before the lines of the files kept: in the order they were made.
   return [...calls.values()].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
 }
@@ -732,6 +848,7 @@ function joined(before: AuditEntry | undefined, line: AuditLine): AuditEntry {
     entry.price_asked = line.price_asked ?? entry.price_asked;
     entry.ids = line.ids ?? [];
     if (line.spent !== undefined) entry.spent = line.spent;
+    if (typeof line.acted === 'boolean') entry.acted = line.acted;
   }
   return entry;
 }
@@ -755,9 +872,7 @@ function carriedCalls(lines: ReadLine[]): Array<AuditEntry & { call: number }> {
     const writes = line.phase === 'intent' ? line.writes === true : (before?.writes ?? false);
     calls.set(key, { ...joined(before, line), call: line.call, writes });
   }
-  const acted = [...calls.values()]
-    .filter((e) => (e.writes || e.price_asked !== null) && !DID_NOTHING.has(e.result))
-    .map(({ writes: _writes, ...entry }) => entry);
+  const acted = [...calls.values()].filter((e) => (e.writes || e.price_asked !== null) && actedOrMay(e)).map(({ writes: _writes, ...entry }) => entry);
   const kept: typeof acted = [];
   let size = 0;
   for (const entry of acted.reverse()) {
@@ -776,5 +891,18 @@ function carriedCalls(lines: ReadLine[]): Array<AuditEntry & { call: number }> {
 export function verifyAudit(dir: string): { lines: number; unchained: number; problems: string[] } {
   const lines = readAuditLines(dir);
   const check = checkChain(lines, readHead(join(dir, HEAD_FILE)));
-  return { lines: lines.length, unchained: check.unchained, problems: reported(lines, check) };
+  const problems = [...reported(lines, check), ...verifyActs(dir), ...actsMissing(lines, readActLines(dir))];
+  return { lines: lines.length, unchained: check.unchained, problems };
+}
+
+/** Calls the log's result lines say acted that the acts file does not hold (it was edited). */
+function actsMissing(lines: ReadLine[], acts: ReadLine[]): string[] {
+  const held = new Set(acts.map(({ value }) => `${(value as Partial<ActLine> | undefined)?.session}#${(value as Partial<ActLine> | undefined)?.call}`));
+  const missing: string[] = [];
+  for (const { value } of lines) {
+    const line = value as Partial<AuditLine> | undefined;
+    if (line?.phase === 'result' && line.acted === true && !held.has(`${line.session}#${line.call}`))
+      missing.push(`${line.tool} (session ${line.session}, call ${line.call})`);
+  }
+  return missing.length ? [`${ACTS_FILE} lacks ${missing.length === 1 ? 'a call' : 'calls'} the log says acted: ${missing.slice(0, 5).join(', ')}`] : [];
 }

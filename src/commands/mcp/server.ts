@@ -98,7 +98,7 @@ async function billed(
       return limited;
     }
     const startedAt = s.ctx.clock.now();
-    const ran = await sent(s, tool, { input, args }, signal, true, settled.key);
+    const ran = await sent(s, tool, { input, args }, signal, true, settled);
     if (ran.exitCode !== 0) {
       const result = failureOf(ran);
       // Nothing was drawn when nothing was sent (a usage error) or the service refused the call
@@ -129,9 +129,11 @@ async function sent(
   call: { input: TypedInput; args: Record<string, unknown> },
   signal: AbortSignal,
   yes: boolean,
-  key: string | undefined,
+  settled: Settled,
 ): Promise<Ran> {
   const path = tool.path.join(' ');
+  const { key } = settled;
+  settled.sent = true;
   if (!key || !CALL_CREATES.has(tool.name)) return s.run(path, call.input, signal, yes, key);
   s.pending.set(key, { tool: tool.name, path, input: call.input, args: call.args, key });
   const ran = await s.run(path, call.input, signal, yes, key);
@@ -184,7 +186,7 @@ async function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unk
       if (tool.billed) return billed(s, tool, { input, args }, signal, settled, asker);
       const limited = await s.paced(signal);
       if (limited) return limited;
-      const fitted = await fittedRun(tool, input, (asked) => sent(s, tool, { input: asked, args }, signal, false, settled.key));
+      const fitted = await fittedRun(tool, input, (asked) => sent(s, tool, { input: asked, args }, signal, false, settled));
       const result = fitted.result ?? failureOf(fitted.ran);
       // A test call runs until ended too (free): it ends with the session all the same.
       if (!result.isError && tool.leaf.decl.tool?.endedBy) noteLiveCall(s, result.structuredContent);
@@ -449,7 +451,8 @@ async function reask(s: SessionState, create: PendingCreate, why: string, signal
     { name: create.tool, key: create.key },
     { ...create.args, by: 'svc mcp', why: `asked again with its Idempotency-Key: ${why}` },
     signal,
-    async (callSignal) => {
+    async (callSignal, settled) => {
+      settled.sent = true;
       for (;;) {
         const ran = await s.run(create.path, create.input, callSignal, true, create.key);
         if (ran.exitCode === 0) return resultOf(structuredOf(ran.stdout));
@@ -535,7 +538,8 @@ async function endLiveCalls(s: SessionState, why: string): Promise<void> {
  * why); the call is forgotten once ended or found ended already.
  */
 async function endLiveCall(s: SessionState, id: string, why: string, signal: AbortSignal): Promise<CallToolResult> {
-  const result = await ownCall(s, { name: 'calls_end', ends: true }, { id, by: 'svc mcp', why }, signal, async (callSignal) => {
+  const result = await ownCall(s, { name: 'calls_end', ends: true }, { id, by: 'svc mcp', why }, signal, async (callSignal, settled) => {
+    settled.sent = true;
     const ran = await s.own('calls end', { id }, callSignal);
     return ran.exitCode === 0 ? resultOf(structuredOf(ran.stdout)) : failureOf(ran);
   });

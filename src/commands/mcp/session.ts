@@ -245,6 +245,8 @@ export interface Settled {
   spent?: number;
   /** The Idempotency-Key the call's create is sent with (tools that write), on its intent line before it is sent. */
   key?: string;
+  /** Set when the call's request is sent to the service: a call never sent did not act. */
+  sent?: boolean;
   /**
    * Writes the call's `priced` line (the price reserved, in cents) before a billed request is
    * sent: a call that never finishes, its session killed (kill -9), still shows what it may have
@@ -259,6 +261,20 @@ function haltedWith(signal: AbortSignal): AbortController {
   if (signal.aborted) halt.abort(signal.reason);
   else signal.addEventListener('abort', () => halt.abort(signal.reason), { once: true });
   return halt;
+}
+
+/**
+ * Whether a call acted, by the service's answer: sent, and answered 2xx, or not answered (it
+ * may have acted), or answered 5xx (a gateway may answer so after the service acted). A call
+ * never sent, or one the service refused (4xx), did not.
+ */
+function actedBy(settled: Settled, result: CallToolResult): boolean {
+  if (!settled.sent) return false;
+  if (!result.isError) return true;
+  // A usage error is svc's own, raised before anything is sent.
+  if (reportOf(result)?.exit_code === EXIT.usage) return false;
+  const status = reportOf(result)?.status;
+  return typeof status !== 'number' || status >= 500;
 }
 
 /** The result line's outcome: the tool's own, or why it stopped. */
@@ -372,15 +388,37 @@ async function audited(
     );
   }
   const ids = idsIn(args, result.isError ? undefined : result.structuredContent);
-  const written = (late ? s.audit.append({ ...intent, late: true }) : Promise.resolve()).then(() =>
-    s.audit.append({
-      ...line('result'),
-      result: outcomeOf(result, s.halt.signal, signal),
-      price_asked: settled.price_asked,
-      ids,
-      ...(settled.spent !== undefined ? { spent: settled.spent } : {}),
-    }),
-  );
+  const acted = actedBy(settled, result);
+  const outcome = outcomeOf(result, s.halt.signal, signal);
+  const resultLine = {
+    ...line('result'),
+    result: outcome,
+    price_asked: settled.price_asked,
+    ids,
+    ...(settled.spent !== undefined ? { spent: settled.spent } : {}),
+    ...(tool.writes || settled.price_asked !== null ? { acted } : {}),
+  };
+  const written = (late ? s.audit.append({ ...intent, late: true }) : Promise.resolve())
+    .then(() => s.audit.append(resultLine))
+    .then(() => {
+      if (!acted || !(tool.writes || settled.price_asked !== null)) return;
+      const { session, call: number, tool: name, mode, result: said, price_asked: price, ids: touched } = resultLine;
+      return s.audit.act({
+        time: intent.time,
+        session,
+        call: number,
+        tool: name,
+        mode,
+        args: intent.args,
+        price_asked: price,
+        result: said,
+        ids: touched,
+        ...(key ? { key } : {}),
+        ...(owner ? { owner } : {}),
+        ...(settled.spent !== undefined ? { spent: settled.spent } : {}),
+        acted,
+      });
+    });
   await written.catch((error: Error) =>
     s.ctx.io.stderr.write(
       `svc mcp: the audit log's ${late ? 'lines' : 'result line'} for call ${call} (${tool.name}${ids.length ? ` ${ids.join(', ')}` : ''}: ${outcomeOf(result, s.halt.signal, signal)}) could not be written: ${error.message}\n`,
