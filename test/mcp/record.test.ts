@@ -364,6 +364,32 @@ describe('results every client can read', () => {
     expect(new Set(seen).size).toBe(100);
   }, 60_000);
 
+  it("a cursor carries its list's filter: the next page of status ended holds ended calls only, and another status with it is refused", async () => {
+    const client = await connect(['--allow-write']);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = (await call(client, 'calls_start', { languages: 'en,es' })).structuredContent.id as string;
+      expect((await call(client, 'calls_end', { id })).isError).toBeFalsy();
+      ids.push(id);
+      await call(client, 'calls_start', { languages: 'en,fr' });
+    }
+    const seen: Array<{ id: string; status: string }> = [];
+    let page = await call(client, 'calls_list', { status: 'ended', limit: 1 });
+    for (let i = 0; i < 10; i++) {
+      expect(page.isError, page.content[0]?.text).toBeFalsy();
+      seen.push(...page.structuredContent.items);
+      const cursor = page.structuredContent.next_cursor;
+      if (!cursor) break;
+      page = await call(client, 'calls_list', { cursor, limit: 1 });
+    }
+    expect(seen.map((c) => c.status)).toEqual(['ended', 'ended', 'ended']);
+    expect(seen.map((c) => c.id).sort()).toEqual([...ids].sort());
+    const first = await call(client, 'calls_list', { status: 'ended', limit: 1 });
+    const mixed = await call(client, 'calls_list', { status: 'active', cursor: first.structuredContent.next_cursor });
+    expect(mixed.isError).toBe(true);
+    expect(mixed.structuredContent.error.message).toContain('status "ended"');
+  });
+
   it(`events_wait with max_events 100 returns no more than ${MAX_PAGE_CHARS} characters; the rest come with the next waits, each once, in order`, async () => {
     const client = await connect([], envFor(keys().test, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' }));
     // The session's position is taken once initialize is answered: a first call waits for it.

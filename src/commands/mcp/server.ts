@@ -37,7 +37,7 @@ import { contextTransport } from './transport.js';
 import { annotations, compactToolList, inToolTerms, outputSchema, readPrices } from './describe.js';
 import { approvalValidator, approved, type Asker } from './confirm.js';
 import { registerEventsWait } from './events-wait-tool.js';
-import { fittedRun, pageOf, resultOf, structuredOf } from './paging.js';
+import { fittedRun, pageOf, resultOf, structuredOf, withCarriedFilters } from './paging.js';
 import { toolsOf } from './tools.js';
 
 export type { ServeOptions };
@@ -174,6 +174,8 @@ function noteEndedCall(s: SessionState, tool: ToolSpec, args: Record<string, unk
 async function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unknown>, clientSignal: AbortSignal, asker: Asker): Promise<CallToolResult> {
   let input: TypedInput;
   try {
+    // A cursor svc mcp gave carries its page's filters: the next page is of the same list.
+    args = withCarriedFilters(tool, args);
     input = typedInput(tool, args);
   } catch (error) {
     // Refused by the declaration before any command ran: kept with the other refusals (audit.ts), not among the calls.
@@ -186,7 +188,7 @@ async function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unk
       if (tool.billed) return billed(s, tool, { input, args }, signal, settled, asker);
       const limited = await s.paced(signal);
       if (limited) return limited;
-      const fitted = await fittedRun(tool, input, (asked) => sent(s, tool, { input: asked, args }, signal, false, settled));
+      const fitted = await fittedRun(tool, input, (asked) => sent(s, tool, { input: asked, args }, signal, false, settled), args);
       const result = fitted.result ?? failureOf(fitted.ran);
       // A test call runs until ended too (free): it ends with the session all the same.
       if (!result.isError && tool.leaf.decl.tool?.endedBy) noteLiveCall(s, result.structuredContent);
