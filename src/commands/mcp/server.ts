@@ -354,7 +354,13 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   });
   await server.connect(transport);
   refusedBySdk.watch(transport);
-  s.minutes = s.ledger ? new MinuteMeter({ ledger: s.ledger, clock: ctx.clock, end: (id, why) => endCallForCap(s, server, id, why) }) : undefined;
+  const say = (text: string) => {
+    ctx.io.stderr.write(`svc mcp: ${text}\n`);
+    void server.sendLoggingMessage({ level: 'warning', logger: 'svc', data: `svc mcp: ${text}.` }).catch(() => {});
+  };
+  s.minutes = s.ledger
+    ? new MinuteMeter({ ledger: s.ledger, clock: ctx.clock, end: (id, why) => endCallForCap(s, server, id, why), read: (id) => callNow(s, id), say })
+    : undefined;
   // The server's own note goes to stderr: stdout is the protocol's alone.
   ctx.io.stderr.write(
     `svc mcp: ${s.tools.length + (hasEventsWait ? 1 : 0)} tools, ${s.session.mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${s.ledger ? `, spending cap ${dollars(s.ledger.capUnits)}` : ''}; audit log ${s.audit.path}\n`,
@@ -550,6 +556,14 @@ async function endLiveCall(s: SessionState, id: string, why: string, signal: Abo
     s.minutes?.stop(id);
   }
   return result;
+}
+
+/** A live call as the service has it now (a read of svc mcp's own, not audited); undefined when it cannot be read. */
+async function callNow(s: SessionState, id: string): Promise<{ status: string; ended_at: string | null } | undefined> {
+  const ran = await s.own('calls get', { id }, s.halt.signal);
+  if (ran.exitCode !== 0) return undefined;
+  const { status, ended_at: endedAt } = structuredOf(ran.stdout) as { status?: unknown; ended_at?: unknown };
+  return typeof status === 'string' ? { status, ended_at: typeof endedAt === 'string' ? endedAt : null } : undefined;
 }
 
 /** A live call the cap has no room for: ended, and the assistant told (a log message) as well as the audit log. */
