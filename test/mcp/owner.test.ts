@@ -7,6 +7,8 @@
 // it), the built bin/svc.js, a fresh HOME, the emulator.
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -114,6 +116,48 @@ describe('a create whose answer is held when the session ends', () => {
     expect(await statusWithin(id, 'ended')).toBe('ended');
     expect(await liveCalls()).toHaveLength(1);
     await expectOwned(id);
+  });
+
+  it('SIGTERM while the create is on its way (not yet at the service): one call is made in all, and ended', async () => {
+    // In front of the emulator, a hop that holds each create 400 ms before passing it on, even when its sender has gone.
+    const seen: number[] = [];
+    const front = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const pass = () => {
+          const upstream = httpRequest(`${emulator().url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+            if (!res.destroyed) {
+              res.writeHead(answer.statusCode!, answer.headers);
+              answer.pipe(res);
+            } else answer.resume();
+          });
+          upstream.end(Buffer.concat(chunks));
+        };
+        if (req.method === 'POST' && req.url === '/v1/calls') {
+          seen.push(Date.now());
+          setTimeout(pass, 400);
+        } else pass();
+      });
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const env = envFor(liveKey(), { SVC_BASE_URL: `http://127.0.0.1:${(front.address() as AddressInfo).port}` });
+      const { client, transport } = await connectTo(LIVE, { env, name: 'svc-owner' });
+      const child = processOf(transport);
+      const pending = call(client, 'calls_start', { languages: 'en,es' }).catch((error: Error) => error);
+      for (let i = 0; i < 300 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await liveCalls()).toHaveLength(0);
+      process.kill(transport.pid!, 'SIGTERM');
+      await exitOf(child, 8_000);
+      await pending;
+      const made = await liveCalls();
+      expect(made).toHaveLength(1);
+      expect(await statusWithin(made[0]!.id, 'ended')).toBe('ended');
+    } finally {
+      front.closeAllConnections();
+      front.close();
+    }
   });
 
   it("the SDK's close() while the answer takes 3 s (SIGTERM at 2 s): the call is ended", async () => {
