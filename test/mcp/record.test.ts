@@ -97,6 +97,10 @@ describe('a record the caller cannot erase', () => {
     const verified = await svc(['mcp', 'log', '--verify']);
     expect(verified.code).not.toBe(0);
     expect(verified.stdout + verified.stderr).toContain('mcp-acts.ndjson was removed: svc recorded 1 acts in it');
+    // The person accepts it, as a line of the log naming what was found; checks start from there.
+    const accepted = await svc(['mcp', 'log', '--verify', '--accept-break']);
+    expect(accepted.stdout).toContain('mcp-acts.ndjson was removed');
+    expect((await svc(['mcp', 'log', '--verify'])).code).toBe(0);
   }, 60_000);
 
   it('250 refused calls with 4 KB arguments push no billed translate out; they are kept apart, bounded, by size and digest', async () => {

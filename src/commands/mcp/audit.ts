@@ -510,9 +510,12 @@ export class AuditLog {
     const next = this.queue.then(() =>
       withFileLock(this.path, async () => {
         const lines = readAuditLines(this.dir);
-        const problems = reported(lines, checkChain(lines, readHead(this.headPath)));
+        const acts = verifyActs(this.dir);
+        const problems = [...reported(lines, checkChain(lines, readHead(this.headPath))), ...acts];
         if (problems.length === 0) return problems;
         this.write({ phase: 'break', by: 'person', time, problems }, headOf(lines));
+        // The acts as they are now are the ones checked from: the acceptance, naming what was found, is a line of the log.
+        if (acts.length) await withFileLock(join(this.dir, ACTS_FILE), async () => pinActs(this.dir));
         return problems;
       }),
     );
@@ -682,14 +685,20 @@ export class AuditLog {
 interface ActsHead {
   last: string;
   lines: number;
+  /** What the first line kept links to: '' unless the person accepted a file cut at its start. */
+  first?: string;
 }
 
 function readActsHead(dir: string): ActsHead | null {
   const text = readOwnFile(join(dir, ACTS_HEAD_FILE), { what: 'the MCP acts head', maxBytes: 4096 })?.trim();
   if (text === undefined) return null;
   try {
-    const { last, lines } = JSON.parse(text) as Partial<ActsHead>;
-    return { last: typeof last === 'string' && HASH.test(last) ? last : '', lines: Number.isSafeInteger(lines) ? lines! : -1 };
+    const { last, lines, first } = JSON.parse(text) as Partial<ActsHead>;
+    return {
+      last: typeof last === 'string' && HASH.test(last) ? last : '',
+      lines: Number.isSafeInteger(lines) ? lines! : -1,
+      ...(typeof first === 'string' && HASH.test(first) ? { first } : {}),
+    };
   } catch {
     return { last: '', lines: -1 };
   }
@@ -708,7 +717,8 @@ export function appendAct(dir: string, entry: AuditEntry & { call: number }): Pr
       const headFd = openOwnFile(join(dir, ACTS_HEAD_FILE), constants.O_WRONLY | constants.O_CREAT, { what: 'the MCP acts head' });
       try {
         tightenOwnFile(headFd);
-        const bytes = Buffer.from(`${JSON.stringify({ last: hashOf(text), lines: Math.max(0, head.lines) + 1 }).padEnd(HEAD_BYTES - 1)}\n`);
+        const moved = { last: hashOf(text), lines: Math.max(0, head.lines) + 1, ...(head.first ? { first: head.first } : {}) };
+        const bytes = Buffer.from(`${JSON.stringify(moved).padEnd(HEAD_BYTES - 1)}\n`);
         if (writeSync(headFd, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error('the MCP acts head could not be written whole (is the disk full?)');
       } finally {
         closeSync(headFd);
@@ -717,6 +727,21 @@ export function appendAct(dir: string, entry: AuditEntry & { call: number }): Pr
       closeSync(fd);
     }
   });
+}
+
+/** The acts head moved to the acts file as it is (the person accepted it). */
+function pinActs(dir: string): void {
+  const lines = readActLines(dir);
+  const fd = openOwnFile(join(dir, ACTS_HEAD_FILE), constants.O_WRONLY | constants.O_CREAT, { what: 'the MCP acts head' });
+  try {
+    tightenOwnFile(fd);
+    const prev = (lines[0]?.value as Partial<ActLine> | undefined)?.prev;
+    const pinned = { last: lines.length ? hashOf(lines.at(-1)!.text) : '', lines: lines.length, ...(prev ? { first: prev } : {}) };
+    const bytes = Buffer.from(`${JSON.stringify(pinned).padEnd(HEAD_BYTES - 1)}\n`);
+    if (writeSync(fd, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error('the MCP acts head could not be written whole (is the disk full?)');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The acts kept, oldest first, as written and parsed. */
@@ -732,7 +757,7 @@ export function verifyActs(dir: string): string[] {
   const problems: string[] = [];
   lines.forEach(({ value }, index) => {
     if (value === undefined) problems.push(`${ACTS_FILE} line ${index + 1} is not a line svc wrote (it does not parse)`);
-    const expected = index === 0 ? '' : hashOf(lines[index - 1]!.text);
+    const expected = index === 0 ? (head?.first ?? '') : hashOf(lines[index - 1]!.text);
     if ((value as Partial<ActLine> | undefined)?.prev !== expected)
       problems.push(`${ACTS_FILE} line ${index + 1} does not follow ${index === 0 ? 'nothing (lines were removed from its start)' : `line ${index}`}`);
   });
