@@ -45,6 +45,8 @@ export interface Context extends BaseContext {
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
   /** Test seam: pauses a profile's credential transaction at each step (src/credentials/transaction.ts). */
   transactionSteps?: TransactionSteps;
+  /** The service's prices as a caller already read them (svc mcp, once per session): a dry run prices from them without asking again. */
+  knownPrices?: ReadonlyArray<{ item: string; unit_amount: number; currency: string }>;
   /** The credential a request uses (docs/design.md "Credentials"); AuthError (exit 3) when there is none. */
   resolveCredential(): Promise<ResolvedCredential>;
   /** An API client for the resolved credential, made on first call. */

@@ -50,6 +50,8 @@ export interface Runtime {
   transactionSteps?: TransactionSteps;
   /** The Idempotency-Key of the run's first create (src/api/client.ts), when its caller may send it again (svc mcp). */
   idempotencyKey?: string;
+  /** The service's prices as the caller read them (Context.knownPrices). */
+  knownPrices?: Context['knownPrices'];
 }
 
 const noSpinner: Spinner = { stop() {} };
@@ -185,6 +187,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     http,
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
     ...(runtime.transactionSteps ? { transactionSteps: runtime.transactionSteps } : {}),
+    ...(runtime.knownPrices ? { knownPrices: runtime.knownPrices } : {}),
     resolveCredential: () => (credential ??= resolveCredential(ctx)),
     api: () => (client ??= clientFor(ctx.resolveCredential())),
     apiFor: ({ profile, mode, refresh }) => {

@@ -394,6 +394,16 @@ describe('results every client can read', () => {
     expect(mixed.structuredContent.error.message).toContain('status "ended"');
   });
 
+  it('a billed call is one request to the service: its price comes from the prices the session read once', async () => {
+    const client = await connect(['--live', '--max-spend', '1'], envFor(keys().live));
+    const requests = () => [...emulator().emulator.requests.newest()].map((r) => `${r.method} ${r.path}`);
+    expect((await call(client, 'translate', { text: 'one', to: 'es' })).isError).toBeFalsy();
+    const before = requests().length;
+    for (const text of ['two', 'three', 'four']) expect((await call(client, 'translate', { text, to: 'es' })).isError).toBeFalsy();
+    const during = requests().slice(0, requests().length - before);
+    expect(during.sort()).toEqual(['POST /v1/translate', 'POST /v1/translate', 'POST /v1/translate']);
+  });
+
   it(`events_wait with max_events 100 returns no more than ${MAX_PAGE_CHARS} characters; the rest come with the next waits, each once, in order`, async () => {
     const client = await connect([], envFor(keys().test, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' }));
     // The session's position is taken once initialize is answered: a first call waits for it.

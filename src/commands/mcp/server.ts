@@ -322,6 +322,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   const describePrices = async () => {
     const prices = await readPrices(() => ctx.api(), sessionEnd.signal);
     if (!prices) return;
+    s.prices = [...prices.values()];
     for (const priced of toolsOf(tree, session, { prices })) {
       const tool = s.tools.find((t) => t.name === priced.name);
       const handle = registered.get(priced.name);

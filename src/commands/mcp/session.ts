@@ -68,6 +68,8 @@ export interface SessionState {
   own(path: string, named: Record<string, unknown>, signal: AbortSignal): Promise<Ran>;
   /** One start more within the service's rate limit, or a tool error when too many wait already. */
   paced(signal: AbortSignal): Promise<CallToolResult | null>;
+  /** The service's prices, read once when the session starts: its billed calls' dry runs price from them. */
+  prices?: ReadonlyArray<{ item: string; unit_amount: number; currency: string }>;
   /** Live calls this session started, ended when it ends. */
   liveCalls: Set<string>;
   /**
@@ -210,6 +212,7 @@ export function sessionState(
           yes,
           ...(profile !== undefined ? { profile } : {}),
           ...(key !== undefined ? { idempotencyKey: key } : {}),
+          ...(this.prices ? { knownPrices: this.prices } : {}),
         },
         { stdout: (chunk) => void (stdout += chunk), stderr: (chunk) => void (stderr += chunk) },
         signal,
