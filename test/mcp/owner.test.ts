@@ -4,10 +4,11 @@
 // SIGTERMs, the SDK's close(), stdin's end past the grace. A kill -9 leaves it to the next
 // session of the same credential, which asks it again and ends it; a live session's calls are
 // never another's to end. Through the official SDK client (or by hand where it would not do
-// it), the built bin/svc.js, a fresh HOME, the emulator.
+// it), the built bin/svc.js, a fresh HOME, the emulator over https.
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdi
 import { callTool as call, useMcpSuite } from '../helpers/mcp.js';
 import { spawnCollect, svcCommand } from '../helpers/spawn.js';
 
-const { emulator, svcDir, envFor, connect: connectTo } = useMcpSuite({ tmpPrefix: 'svc-mcp-owner-' });
+const { emulator, svcDir, envFor, connect: connectTo } = useMcpSuite({ tmpPrefix: 'svc-mcp-owner-', https: true });
 let children: ChildProcess[] = [];
 
 afterEach(() => {
@@ -126,7 +127,7 @@ describe('a create whose answer is held when the session ends', () => {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const pass = () => {
-          const upstream = httpRequest(`${emulator().url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+          const upstream = httpsRequest(`${emulator().url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
             if (!res.destroyed) {
               res.writeHead(answer.statusCode!, answer.headers);
               answer.pipe(res);
