@@ -69,8 +69,8 @@ export type EndpointName = keyof typeof ENDPOINTS;
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** How long the service remembers a key: its answer is given again within this. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** A key is 1–255 printable ASCII characters. */
-export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** A key is 1–255 printable ASCII characters (spaces inside it, none at its ends, which HTTP would trim). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 
 /** Whether `name` creates an object (and so takes an Idempotency-Key). */
 export function isCreate(name: EndpointName): boolean {
