@@ -435,6 +435,15 @@ export const NO_ANSWER = new Set(['unfinished', 'disconnected', 'cancelled']);
 /** The tools whose create starts something billed by the minute until the call ends. */
 export const CALL_CREATES = new Set(['calls_start', 'calls_dial']);
 
+/**
+ * Whether what a create made is known: it was answered 2xx, or refused (it made nothing). A
+ * create with no answer (none written, cut off, the network, a 5xx) is not, however it ended.
+ */
+function learnt(entry: AuditEntry): boolean {
+  if (entry.result === 'ok' || entry.acted === false) return true;
+  return entry.acted === undefined && !NO_ANSWER.has(entry.result) && entry.result !== 'failed';
+}
+
 /** What sessions known to be dead left behind, from the audit log. */
 export interface LeftOpen {
   /** Live calls a dead session started and no session recorded ending: the entry that started each. */
@@ -466,9 +475,9 @@ export async function leftOpen(dir: string, own: string): Promise<LeftOpen> {
   const lost: Array<AuditEntry & { key: string }> = [];
   const unfinished: AuditEntry[] = [];
   for (const entry of entries) {
-    if (entry.key && !NO_ANSWER.has(entry.result)) answered.add(entry.key);
+    if (entry.key && learnt(entry)) answered.add(entry.key);
     if (!entry.session) continue;
-    if (entry.key && NO_ANSWER.has(entry.result) && CALL_CREATES.has(entry.tool)) lost.push(entry as AuditEntry & { key: string });
+    if (entry.key && !learnt(entry) && CALL_CREATES.has(entry.tool)) lost.push(entry as AuditEntry & { key: string });
     else if (entry.result === 'unfinished' && entry.price_asked !== null) unfinished.push(entry);
     const id = entry.ids.find((i) => i.startsWith('call_'));
     if (!id) continue;
@@ -483,7 +492,8 @@ export async function leftOpen(dir: string, own: string): Promise<LeftOpen> {
   };
   const keep = async <T extends { session: string }>(list: T[]) =>
     (await Promise.all(list.map(async (e) => ((await dead(e.session)) ? e : null)))).filter((e): e is Awaited<T> => e !== null);
-  const lostLeft = lost.filter((e) => !answered.has(e.key));
+  // One per key: every try of a create is the same create.
+  const lostLeft = lost.filter((e, at) => !answered.has(e.key) && lost.findIndex((other) => other.key === e.key) === at);
   return {
     calls: (await keep([...started].map(([id, entry]) => ({ id, entry, session: entry.session })))).map(({ id, entry }) => ({ id, entry })),
     lost: await keep(lostLeft),
