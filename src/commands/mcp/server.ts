@@ -482,6 +482,10 @@ async function reaskPending(s: SessionState, why: string): Promise<void> {
   const bound = boundedSignal(s, ENDS_WITHIN_MS);
   await Promise.all([...s.pending.values()].map((create) => reask(s, create, `the session ended before its answer came: ${why}`, bound.signal)));
   bound.done();
+  if (s.pending.size)
+    s.ctx.io.stderr.write(
+      `svc mcp: no answer came for ${[...s.pending.values()].map((c) => `${c.tool} (Idempotency-Key ${c.key})`).join(', ')}, asked again too: the next svc mcp session of this credential that may write asks again by the key and ends what was made\n`,
+    );
 }
 
 /** How long answers still in flight when stdin closes may take (once the live calls are ended) before they are abandoned. */
