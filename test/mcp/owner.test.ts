@@ -161,6 +161,33 @@ describe('a create whose answer is held when the session ends', () => {
     }
   });
 
+  it('SIGTERM while no answer can come (a hop that holds every create): svc ends within its bound and names the create and its key on stderr', async () => {
+    const held: Array<import('node:http').ServerResponse> = [];
+    const front = createServer((req, res) => {
+      if (req.method === 'POST' && req.url === '/v1/calls') return void held.push(res);
+      const upstream = httpsRequest(`${emulator().url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const env = envFor(liveKey(), { SVC_BASE_URL: `http://127.0.0.1:${(front.address() as AddressInfo).port}` });
+      const { client, transport, stderr } = await connectTo(LIVE, { env, name: 'svc-owner' });
+      const child = processOf(transport);
+      const pending = call(client, 'calls_start', { languages: 'en,es' }).catch((error: Error) => error);
+      for (let i = 0; i < 300 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      process.kill(transport.pid!, 'SIGTERM');
+      await exitOf(child, 8_000);
+      await pending;
+      expect(stderr()).toMatch(/no answer came for calls_start \(Idempotency-Key svcmcp_[0-9a-f]+_1\)/);
+    } finally {
+      front.closeAllConnections();
+      front.close();
+    }
+  });
+
   it("the SDK's close() while the answer takes 3 s (SIGTERM at 2 s): the call is ended", async () => {
     await emulator().plane.delay('/v1/calls', 3_000, { method: 'POST' });
     const { client } = await connect();
