@@ -65,7 +65,7 @@ _svc_options() {
     'events replay') echo '--forward-to --forward-header --dead-letter --type --speed --no-wait --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'api') echo '--method -X --raw-field -f --field -F --header -H --input --paginate --include -i --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'mcp') echo '--allow-write --max-spend --confirm-over --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
-    'mcp log') echo '--limit --verify --accept-break --refused --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
+    'mcp log') echo '--limit --verify --accept-break --refused --against-service --since --profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'completion') echo '--profile --test --live --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;
     'profiles list') echo '--profile --test --live --json --jq --base-url --debug --no-color --yes -y --help -h' ;;

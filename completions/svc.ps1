@@ -372,7 +372,7 @@ $script:SvcCompletionTree = @{
   }
   'mcp log' = @{
     subs = @()
-    opts = @('--limit', '--verify', '--accept-break', '--refused', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
+    opts = @('--limit', '--verify', '--accept-break', '--refused', '--against-service', '--since', '--profile', '--test', '--live', '--json', '--jq', '--base-url', '--debug', '--no-color', '--yes', '-y', '--help', '-h')
     choices = @{  }
     files = @()
     args = @()

@@ -52,6 +52,8 @@ export interface Context extends BaseContext {
    * saying what was done on stderr. Cheap when config.json names none.
    */
   settleSignIns(config?: ConfigData): Promise<void>;
+  /** The service's prices as a caller already read them (svc mcp, once per session): a dry run prices from them without asking again. */
+  knownPrices?: ReadonlyArray<{ item: string; unit_amount: number; currency: string }>;
   /** The credential a request uses (docs/design.md "Credentials"); AuthError (exit 3) when there is none. */
   resolveCredential(): Promise<ResolvedCredential>;
   /** An API client for the resolved credential, made on first call. */

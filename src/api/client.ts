@@ -4,7 +4,7 @@ import type { ApiCredential } from './credential.js';
 import type { Io } from '../io/io.js';
 import type { Clock, Env, Random } from '../shared/runtime.js';
 import type { HttpResponse, HttpTransport } from './http.js';
-import { ENDPOINTS, fillPath, joinUrl } from '../contract/endpoints.js';
+import { ENDPOINTS, endpointFor, fillPath, IDEMPOTENCY_HEADER, isCreate, joinUrl } from '../contract/endpoints.js';
 import type { EndpointName, HttpMethod } from '../contract/endpoints.js';
 import { answerProblem, isAnswered } from '../contract/answers.js';
 import { apiErrorFrom } from './errors.js';
@@ -58,6 +58,12 @@ export interface ApiClientDeps {
   io: Pick<Io, 'progress'>;
   /** An OAuth credential's access token, refreshed when needed (src/auth/session.ts). */
   accessToken(profile: string, opts: { forceRefresh: boolean; failedToken?: string }): Promise<string>;
+  /**
+   * The Idempotency-Key of this client's first create (`.2`, `.3`… after it for the next ones),
+   * chosen by whoever may have to send the same creates again (svc mcp); else each create
+   * draws its own.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 function buildUrl(baseUrl: string, req: ApiRequest): { method: string; url: URL; path: string } {
@@ -178,9 +184,17 @@ interface Outgoing {
   deadline: ReturnType<NonNullable<HttpTransport['deadline']>> | undefined;
 }
 
-function outgoing(ctx: ApiClientDeps, baseUrl: string, req: ApiRequest, stream: boolean): Outgoing {
+/** The create a request is, when it is one (a raw `svc api` request by its method and path). */
+function createOf(req: ApiRequest, method: string, path: string): EndpointName | undefined {
+  const name = req.endpoint ?? endpointFor(method, path);
+  return name && isCreate(name) ? name : undefined;
+}
+
+function outgoing(ctx: ApiClientDeps, baseUrl: string, req: ApiRequest, stream: boolean, nextKey: () => string): Outgoing {
   const { method, url, path } = buildUrl(baseUrl, req);
   const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}) };
+  // Every create carries a key, the same on each try: a POST sent again makes nothing more.
+  if (createOf(req, method, path) && !Object.keys(headers).some((name) => name.toLowerCase() === IDEMPOTENCY_HEADER)) headers[IDEMPOTENCY_HEADER] = nextKey();
   let body: string | Uint8Array | undefined;
   if (req.rawBody !== undefined) body = req.rawBody;
   else if (req.body !== undefined) {
@@ -261,10 +275,16 @@ function rateLimitNotice(ctx: ApiClientDeps): (waitMs: number, outcome: Outcome)
 export function createApiClient<C extends ApiCredential>(ctx: ApiClientDeps, credential: C, org?: string): ApiClient<C> {
   const bearer = bearerOf(ctx, credential);
   const onWait = rateLimitNotice(ctx);
+  let creates = 0;
+  const nextKey = (): string => {
+    creates += 1;
+    if (ctx.idempotencyKey) return creates === 1 ? ctx.idempotencyKey : `${ctx.idempotencyKey}.${creates}`;
+    return `svc_${Buffer.from(ctx.random.bytes(16)).toString('hex')}`;
+  };
 
   /** The answer after auth and retries, whatever its status, and how its tries ended. */
   async function exchange(req: ApiRequest, stream = false): Promise<{ response: HttpResponse; retry: RetryFacts }> {
-    const out = outgoing(ctx, credential.baseUrl, req, stream);
+    const out = outgoing(ctx, credential.baseUrl, req, stream, nextKey);
     const tryOnce = triesOf(ctx, credential, bearer, out, await bearer(false));
     if (stream) {
       // One try: a stream's reconnects (and their backoff) are follow()'s alone (src/api/reconnect.ts).
@@ -281,6 +301,7 @@ export function createApiClient<C extends ApiCredential>(ctx: ApiClientDeps, cre
         if (!(tried instanceof ConnectionError)) await tried.body?.cancel().catch(() => {});
       },
       onWait,
+      idempotent: Object.keys(out.headers).some((name) => name.toLowerCase() === IDEMPOTENCY_HEADER),
     });
     if (value instanceof ConnectionError) {
       // Retries cut short by the overall deadline: that is what the user is told, as when a try outlasts it.

@@ -64,10 +64,10 @@ export function random01From(bytes: Uint8Array): number {
 }
 
 /** Whether an outcome of `method` may be tried again at all (attempts and waits aside). */
-export function isRetryable(method: string, outcome: Outcome): boolean {
-  if ('networkError' in outcome) return outcome.retryable !== false && (outcome.reached === false || IDEMPOTENT.has(method));
+export function isRetryable(method: string, outcome: Outcome, idempotent = IDEMPOTENT.has(method)): boolean {
+  if ('networkError' in outcome) return outcome.retryable !== false && (outcome.reached === false || idempotent);
   if (outcome.status === 429) return true;
-  return TRANSIENT_STATUSES.has(outcome.status) && IDEMPOTENT.has(method);
+  return TRANSIENT_STATUSES.has(outcome.status) && idempotent;
 }
 
 /**
@@ -85,10 +85,10 @@ export function isRetryableFailure(error: unknown): boolean {
 }
 
 /** `attempt` is the 1-based number of the attempt that just produced `outcome`. */
-export function decideRetry(method: string, attempt: number, outcome: Outcome, now: number, random01: number): Decision {
+export function decideRetry(method: string, attempt: number, outcome: Outcome, now: number, random01: number, idempotent = IDEMPOTENT.has(method)): Decision {
   const transient = 'networkError' in outcome ? outcome.retryable !== false : TRANSIENT_STATUSES.has(outcome.status);
   if (!transient) return { retry: false, reason: 'final' };
-  if (!isRetryable(method, outcome)) return { retry: false, reason: 'not-idempotent' };
+  if (!isRetryable(method, outcome, idempotent)) return { retry: false, reason: 'not-idempotent' };
   const wait = ('status' in outcome && outcome.status === 429 ? parseRetryAfter(outcome.retryAfter, now) : undefined) ?? backoffDelay(attempt, random01);
   if (wait > MAX_RETRY_AFTER_MS) return { retry: false, reason: 'retry-after-too-long' };
   return attempt < MAX_ATTEMPTS ? { retry: true, waitMs: wait } : { retry: false, reason: 'attempts' };
@@ -121,6 +121,8 @@ export interface RetryOptions<T> {
   discard?(value: T): Promise<void>;
   /** Before each wait (the 429 notice). */
   onWait?(waitMs: number, outcome: Outcome): void;
+  /** A POST carrying its Idempotency-Key: sent again, it makes nothing more, so it is repeated as a PUT is. */
+  idempotent?: boolean;
 }
 
 /** The one retry loop: tries `tryOnce` until its outcome is final or the rules above stop it. */
@@ -134,7 +136,8 @@ export async function withRetries<T>(
     if (!outcome) return { value, retry: { attempts: attempt } };
     const now = opts.clock.now();
     // Random bytes only when a backoff may need them (they load node:crypto).
-    const decision = decideRetry(method, attempt, outcome, now, isRetryable(method, outcome) ? random01From(opts.random.bytes(3)) : 0);
+    const idempotent = opts.idempotent === true || IDEMPOTENT.has(method);
+    const decision = decideRetry(method, attempt, outcome, now, isRetryable(method, outcome, idempotent) ? random01From(opts.random.bytes(3)) : 0, idempotent);
     // A wait that outlasts the request's deadline would only end in it: the answer now, with the figure.
     const pastDeadline = decision.retry && opts.deadlineAt !== undefined && now + decision.waitMs >= opts.deadlineAt;
     if (!decision.retry || pastDeadline) {

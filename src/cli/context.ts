@@ -51,6 +51,10 @@ export interface Runtime {
   transactionSteps?: TransactionSteps;
   /** Holds Ctrl-C back while a new token pair is stored (src/cli/process/process.ts). */
   uninterruptible?: Uninterruptible;
+  /** The Idempotency-Key of the run's first create (src/api/client.ts), when its caller may send it again (svc mcp). */
+  idempotencyKey?: string;
+  /** The service's prices as the caller read them (Context.knownPrices). */
+  knownPrices?: Context['knownPrices'];
 }
 
 const noSpinner: Spinner = { stop() {} };
@@ -174,7 +178,8 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
         `svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`,
       );
     const { createApiClient } = await import('../api/client.js');
-    return createApiClient(refresh ? ctx : { ...ctx, accessToken: currentAccessToken }, resolved, confirmedOrg(resolved));
+    const keyed = { ...ctx, idempotencyKey: runtime.idempotencyKey };
+    return createApiClient(refresh ? keyed : { ...keyed, accessToken: currentAccessToken }, resolved, confirmedOrg(resolved));
   };
   /** The stored access token as it is: one that needs a refresh is not refreshed (a check must not rotate what it checks). */
   const currentAccessToken = async (profile: string, opts: AccessTokenOptions): Promise<string> => {
@@ -195,6 +200,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     ...(runtime.transactionSteps ? { transactionSteps: runtime.transactionSteps } : {}),
     ...(runtime.uninterruptible ? { uninterruptible: runtime.uninterruptible } : {}),
     settleSignIns: (known) => settleSignInsSaying(ctx, stderr, known),
+    ...(runtime.knownPrices ? { knownPrices: runtime.knownPrices } : {}),
     resolveCredential: () => (credential ??= resolveCredential(ctx)),
     api: () => (client ??= clientFor(ctx.resolveCredential())),
     apiFor: ({ profile, mode, refresh }) => {

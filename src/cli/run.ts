@@ -143,6 +143,8 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
             },
           },
           signal,
+          ...(typed.idempotencyKey !== undefined ? { idempotencyKey: typed.idempotencyKey } : {}),
+          ...(typed.knownPrices !== undefined ? { knownPrices: typed.knownPrices } : {}),
           secrets: ctx.secrets,
           config: ctx.config,
           http: ctx.http,

@@ -191,6 +191,10 @@ export interface InProcessRun {
   yes: boolean;
   /** The profile to run with (`svc mcp` fixes its session's when it starts); else this run's own choice. */
   profile?: string;
+  /** The Idempotency-Key of the run's first create: the same key sends the same create again, making nothing more. */
+  idempotencyKey?: string;
+  /** The service's prices as the caller read them: a dry run prices from them (Context.knownPrices). */
+  knownPrices?: ReadonlyArray<{ item: string; unit_amount: number; currency: string }>;
 }
 export type RunInProcess = (
   run: InProcessRun,

@@ -63,7 +63,9 @@ export async function printDryRun(ctx: Context, plan: PlannedRequest): Promise<v
   const { method, path } = ENDPOINTS[plan.endpoint];
   const request = { method, path: fillPath(path, plan.params), body: plan.body ?? null };
   const billed = api.credential.mode === 'live';
-  const priced = billed ? await priceOf(api, plan.endpoint) : undefined;
+  // Prices a caller read already (svc mcp's session) are not asked for again: a dry run sends nothing.
+  const known = ctx.knownPrices?.find((p) => p.item === PRICE_ITEM[plan.endpoint]);
+  const priced = billed ? (known ? { price: known as Price } : await priceOf(api, plan.endpoint)) : undefined;
   const price = priced && 'price' in priced ? priced.price : null;
   const priceError = priced && 'error' in priced ? priced.error : undefined;
   if (ctx.globals.json) {

@@ -363,3 +363,11 @@ export async function withProfileLockIn<T>(dir: string, profile: string, fn: () 
   }
   return withFileLock(join(locks, `${encodeURIComponent(profile)}`), fn, options);
 }
+
+/**
+ * Whether someone holds the lock on `target` now: its holder alive (or stopped, as a suspended
+ * laptop's), its record refreshed. False once it was released, or its holder is gone.
+ */
+export async function lockHeld(target: string): Promise<boolean> {
+  return (await inspect(lockPathOf(target), Date.now())).kind === 'live';
+}

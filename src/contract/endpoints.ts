@@ -21,6 +21,8 @@ export interface Endpoint {
   stream?: boolean;
   /** Form-encoded body (RFC 6749 endpoints). */
   form?: boolean;
+  /** Creates an object: takes an `Idempotency-Key` (docs/contract.md "Idempotent creates"). */
+  create?: boolean;
 }
 
 export const ENDPOINTS = {
@@ -35,33 +37,45 @@ export const ENDPOINTS = {
 
   'calls.list': { method: 'GET', path: '/v1/calls', scope: 'calls:read', list: true },
   'calls.get': { method: 'GET', path: '/v1/calls/{id}', scope: 'calls:read' },
-  'calls.create': { method: 'POST', path: '/v1/calls', scope: 'calls:write', billable: true },
+  'calls.create': { method: 'POST', path: '/v1/calls', scope: 'calls:write', billable: true, create: true },
   'calls.end': { method: 'POST', path: '/v1/calls/{id}/end', scope: 'calls:write' },
-  'calls.dial': { method: 'POST', path: '/v1/calls/{id}/dial', scope: 'calls:write', billable: true },
+  'calls.dial': { method: 'POST', path: '/v1/calls/{id}/dial', scope: 'calls:write', billable: true, create: true },
 
   'links.list': { method: 'GET', path: '/v1/links', scope: 'calls:read', list: true },
-  'links.create': { method: 'POST', path: '/v1/links', scope: 'calls:write' },
+  'links.create': { method: 'POST', path: '/v1/links', scope: 'calls:write', create: true },
 
   'lines.list': { method: 'GET', path: '/v1/lines', scope: 'calls:write', list: true },
-  'lines.create': { method: 'POST', path: '/v1/lines', scope: 'calls:write', billable: true },
+  'lines.create': { method: 'POST', path: '/v1/lines', scope: 'calls:write', billable: true, create: true },
   'lines.release': { method: 'DELETE', path: '/v1/lines/{id}', scope: 'calls:write' },
 
   'chats.list': { method: 'GET', path: '/v1/chats', scope: 'sessions:read', list: true },
   'chats.get': { method: 'GET', path: '/v1/chats/{id}', scope: 'sessions:read' },
-  'chats.create': { method: 'POST', path: '/v1/chats', scope: 'sessions:write' },
+  'chats.create': { method: 'POST', path: '/v1/chats', scope: 'sessions:write', create: true },
   'chats.close': { method: 'POST', path: '/v1/chats/{id}/close', scope: 'sessions:write' },
   'chats.messages.list': { method: 'GET', path: '/v1/chats/{id}/messages', scope: 'sessions:read', list: true },
-  'chats.messages.create': { method: 'POST', path: '/v1/chats/{id}/messages', scope: 'sessions:write', billable: true },
-  'chats.voice': { method: 'POST', path: '/v1/chats/{id}/voice', scope: 'sessions:write', billable: true },
+  'chats.messages.create': { method: 'POST', path: '/v1/chats/{id}/messages', scope: 'sessions:write', billable: true, create: true },
+  'chats.voice': { method: 'POST', path: '/v1/chats/{id}/voice', scope: 'sessions:write', billable: true, create: true },
   'chats.stream': { method: 'GET', path: '/v1/chats/{id}/stream', scope: 'sessions:read', stream: true },
 
-  translate: { method: 'POST', path: '/v1/translate', scope: 'translate', billable: true },
+  translate: { method: 'POST', path: '/v1/translate', scope: 'translate', billable: true, create: true },
 
   'events.list': { method: 'GET', path: '/v1/events', scope: 'events:read', list: true },
   'events.stream': { method: 'GET', path: '/v1/events/stream', scope: 'events:read', stream: true },
 } as const satisfies Record<string, Endpoint>;
 
 export type EndpointName = keyof typeof ENDPOINTS;
+
+/** The header a create carries so that sending it again makes nothing more (docs/contract.md "Idempotent creates"). */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** How long the service remembers a key: its answer is given again within this. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** A key is 1–255 printable ASCII characters (spaces inside it, none at its ends, which HTTP would trim). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
+
+/** Whether `name` creates an object (and so takes an Idempotency-Key). */
+export function isCreate(name: EndpointName): boolean {
+  return (ENDPOINTS[name] as Endpoint).create === true;
+}
 
 /** List answers (docs/contract.md "Conventions"). */
 export interface ListPage<T> {

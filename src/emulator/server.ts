@@ -6,6 +6,7 @@ import { HttpError, OAuthError } from './errors.js';
 import { drawMinutes } from './calls.js';
 import { takeFault } from './faults.js';
 import { hostGuard, sameSiteGuard } from './guards.js';
+import { idempotentCreates } from './idempotency.js';
 import type { EmulatorEnv } from './http.js';
 import { takeRequest } from './ratelimit.js';
 import { accountRoutes } from './routes/account.js';
@@ -52,8 +53,14 @@ export function createApp(state: State, requests = new RequestLog()): Hono<Emula
   app.use('*', async (c, next) => {
     // The control plane and the dashboard never fail on purpose: tests must always be able to arrange.
     if (!c.req.path.startsWith(CONTROL_PREFIX) && !isDashboardPath(c.req.path)) {
-      const fault = takeFault(state, c.req.path);
-      if (fault) throw fault;
+      const fault = takeFault(state, c.req.method, c.req.path);
+      if (fault instanceof Error) throw fault;
+      if (fault) {
+        // Handled first, then its answer held: the service acted, and the client has not heard.
+        await next();
+        await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+        return;
+      }
     }
     await next();
   });
@@ -70,6 +77,7 @@ export function createApp(state: State, requests = new RequestLog()): Hono<Emula
     for (const [name, value] of Object.entries(decision.headers)) c.header(name, value);
     await next();
   });
+  app.use('/v1/*', idempotentCreates(state));
 
   accountRoutes(app, state);
   callRoutes(app, state);

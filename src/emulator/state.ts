@@ -188,8 +188,23 @@ export interface Approval {
 
 export interface Fault {
   path_prefix: string;
-  status: 429 | 502;
+  /** Fails the request with this status… */
+  status?: 429 | 502;
+  /** …or handles it and holds its answer this long (an answer slow to come back, or lost). */
+  delay_ms?: number;
+  /** Only requests of this method (default: any). */
+  method?: string;
   remaining: number;
+}
+
+/** A create's Idempotency-Key as the service remembers it (idempotency.ts). */
+export interface IdempotentEntry {
+  /** What the request was: its method, path and body's digest. */
+  fingerprint: string;
+  /** When it was first received (emulator ms). */
+  at: number;
+  /** Its answer, once given; undefined while it is being handled. */
+  answer?: { status: number; body: string; contentType: string };
 }
 
 export interface Stats {
@@ -287,6 +302,8 @@ export interface State {
   subscribers: Set<Subscriber>;
   approvals: Approval[];
   faults: Fault[];
+  /** Creates' Idempotency-Keys, by credential and key (idempotency.ts). */
+  idempotency: Map<string, IdempotentEntry>;
   rateWindows: Map<string, { start: number; count: number }>;
   sessions: Map<string, Session>;
   authorizeRequests: Map<string, AuthorizeRequest>;
@@ -359,6 +376,7 @@ export function empty(state: State): void {
     eventLogs: new Map(),
     approvals: [],
     faults: [],
+    idempotency: new Map(),
     rateWindows: new Map(),
     sessions: new Map(),
     authorizeRequests: new Map(),

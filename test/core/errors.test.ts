@@ -100,7 +100,7 @@ describe('error statuses and exit codes', () => {
     expect(await requestsSince(before)).toBe(3);
   });
 
-  it('502 on a GET is retried with backoff; on a POST it is not (exit 9, may be retried)', async () => {
+  it('502 on a GET is retried with backoff; on a POST it is not (exit 9, may be retried), unless the POST is a create with its Idempotency-Key', async () => {
     await emu().plane.fault('/v1/prices', 502, 2);
     const ok = await runCli(['account', 'prices', '--json'], withKey(emu().seed.keys.test));
     expect(ok.exitCode).toBe(0);
@@ -108,10 +108,17 @@ describe('error statuses and exit codes', () => {
 
     await emu().plane.fault('/v1/calls', 502, 1);
     const before = await requestCount();
-    const post = await runCli(['api', 'POST', '/v1/calls', '-F', 'languages[]=en', '-F', 'languages[]=es'], withKey(emu().seed.keys.test));
+    const post = await runCli(['api', 'POST', '/v1/calls/call_nothere1/end'], withKey(emu().seed.keys.test));
     expect(post.exitCode).toBe(9);
     expect(post.stderr).toContain('may be retried');
     expect(await requestsSince(before)).toBe(1);
+
+    // A create carries its key, the same on the second try: the service makes one call.
+    await emu().plane.fault('/v1/calls', 502, 1);
+    const created = await runCli(['api', 'POST', '/v1/calls', '-F', 'languages[]=en', '-F', 'languages[]=es'], withKey(emu().seed.keys.test));
+    expect(created.exitCode, created.stderr).toBe(0);
+    const listed = JSON.parse((await runCli(['calls', 'list', '--json'], withKey(emu().seed.keys.test))).stdout);
+    expect(listed.map((c: { id: string }) => c.id)).toEqual([JSON.parse(created.stdout).id]);
 
     await emu().plane.fault('/v1/balance', 502, 5);
     const gone = await runCli(['account', 'balance'], withKey(emu().seed.keys.test));

@@ -96,6 +96,11 @@ export class ControlPlane {
     await this.request('POST', '/faults', { path_prefix: pathPrefix, status, count });
   }
 
+  /** The next `count` requests under `pathPrefix` (of `method`, else any) are handled, and their answer held `ms`. */
+  async delay(pathPrefix: string, ms: number, opts: { count?: number; method?: 'GET' | 'POST' } = {}): Promise<void> {
+    await this.request('POST', '/faults', { path_prefix: pathPrefix, delay_ms: ms, count: opts.count ?? 1, ...(opts.method ? { method: opts.method } : {}) });
+  }
+
   /** The next authorize request is answered at once as if this admin had clicked. */
   async approve(approval: { email: string; org_id: string; decision?: 'approve' | 'deny' }): Promise<void> {
     await this.request('POST', '/approvals', { decision: 'approve', ...approval });

@@ -11,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { useTestEmulator, type TestEmulator } from './emulator.js';
 import { svcCommand } from './spawn.js';
+import { TEST_CA_DIR, testCaFile } from './test-ca.js';
 
 export type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
 
@@ -53,8 +54,9 @@ export interface McpSuite {
  * The hooks and helpers of an svc mcp suite. `tmpPrefix` names the test's folder; with
  * `configDir` svc's folder is SVC_CONFIG_DIR (the folder itself) and HOME a folder inside it.
  */
-export function useMcpSuite(opts: { tmpPrefix: string; configDir?: boolean }): McpSuite {
-  const emulator = useTestEmulator({ resetEach: true });
+export function useMcpSuite(opts: { tmpPrefix: string; configDir?: boolean; https?: boolean }): McpSuite {
+  // Over https, the emulator's certificate is the tests' CA's, which svc trusts as a user trusts the emulator's (NODE_EXTRA_CA_CERTS).
+  const emulator = useTestEmulator({ resetEach: true, ...(opts.https ? { https: { caDir: TEST_CA_DIR } } : {}) });
   let dir: string | undefined;
   let clients: Client[] = [];
   const closers: Array<() => void> = [];
@@ -79,6 +81,7 @@ export function useMcpSuite(opts: { tmpPrefix: string; configDir?: boolean }): M
     SVC_API_KEY: key,
     SVC_BASE_URL: emulator().url,
     NO_COLOR: '1',
+    ...(opts.https ? { NODE_EXTRA_CA_CERTS: testCaFile() } : {}),
     ...extra,
   });
   const connect = async (args: string[], options: McpConnectOptions = {}): Promise<McpConnection> => {

@@ -163,7 +163,9 @@ describe('--max-spend covers every minute of a live call', () => {
     const { client } = await connect(['--max-spend', '0.03']);
     const started = await call(client, 'calls_start', { languages: 'en,es' });
     const id = started.structuredContent.id as string;
-    expect(started.content.map((c) => c.text).join('\n')).toMatch(new RegExp(`svc mcp will end ${id} at .+, before that minute begins`));
+    expect(started.content).toHaveLength(1);
+    expect(JSON.parse(started.content[0]!.text!)).toEqual(started.structuredContent);
+    expect(started.structuredContent.note).toMatch(new RegExp(`svc mcp will end ${id} at .+, before that minute begins`));
     await advance(57, async () => (await callOf(id)).status === 'ended');
     expect((await callOf(id)).status).toBe('ended');
     await advance(120);
@@ -183,6 +185,33 @@ describe('--max-spend covers every minute of a live call', () => {
     expect((await callOf(id)).status).toBe('ended');
     await advance(120);
     expect(before - (await balance())).toBe(10);
+  });
+
+  it('a call ended outside the session stops counting: svc reads the call at the next minute, says so, and the session has spent what was drawn', async () => {
+    const before = await balance();
+    const { client, logged } = await connect(['--max-spend', '1']);
+    const id = (await call(client, 'calls_start', { languages: 'en,es' })).structuredContent.id as string;
+    await fetch(`${emulator().url}/v1/calls/${id}/end`, { method: 'POST', headers: live() });
+    await advance(61, async () => logged.some((l) => l.includes('outside')));
+    await advance(240);
+    expect(before - (await balance())).toBe(2);
+    expect(logged.join('\n')).toContain(`the call ${id} was ended outside this session`);
+    expect(logged.join('\n')).toContain('1 drawn; the session has spent $0.02 of $1.00');
+    // The next billed call is priced against what was drawn: a call's first minute fits.
+    expect((await call(client, 'calls_start', { languages: 'en,es' })).isError).toBeFalsy();
+  });
+
+  it('svc not running for 130 s (a suspended machine): the minutes the service drew meanwhile are counted and said, past the cap, and the call is ended', async () => {
+    const before = await balance();
+    const { client, logged } = await connect(['--max-spend', '0.04']);
+    const id = (await call(client, 'calls_start', { languages: 'en,es' })).structuredContent.id as string;
+    await advance(130, async () => (await callOf(id)).status === 'ended');
+    expect((await callOf(id)).status).toBe('ended');
+    expect(before - (await balance())).toBe(6);
+    for (let i = 0; i < 100 && !logged.some((l) => l.includes('did not run')); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(logged.join('\n')).toMatch(
+      /the service drew 2 minutes of the call call_\w+ meanwhile, where svc had held one; the session has spent \$0\.06 of \$0\.04/,
+    );
   });
 
   it('a call the assistant ends releases its held minute: the cap has room for the next call', async () => {

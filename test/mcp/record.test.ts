@@ -49,6 +49,60 @@ async function flood(client: Client, times: number): Promise<void> {
 }
 
 describe('a record the caller cannot erase', () => {
+  it('240 chats_send to a closed chat (409, nothing done) push no billed translate out: what acted is what the service answered 2xx to', async () => {
+    const client = await connect(['--live', '--allow-write', '--max-spend', '1'], envFor(keys().live, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' }));
+    const billed = await call(client, 'translate', { text: 'keep me', to: 'es' });
+    expect(billed.isError, billed.content[0]?.text).toBeFalsy();
+    const chat = (await call(client, 'chats_start', { language: 'en' })).structuredContent.id as string;
+    expect((await call(client, 'chats_close', { id: chat })).isError).toBeFalsy();
+    const pad = 'x'.repeat(3000);
+    for (let i = 0; i < 240; i++) {
+      const refused = await call(client, 'chats_send', { id: chat, text: `${i} ${pad}` });
+      expect(refused.structuredContent.error.status).toBe(409);
+    }
+    await client.close();
+    const calls = await logJson();
+    expect(calls.filter((e) => e.tool === 'translate').map((e) => [e.result, e.price_asked])).toEqual([['ok', 0.014]]);
+    const acts = readFileSync(join(svcDir(), 'mcp-acts.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(acts.map((a) => a.tool)).toEqual(['translate', 'chats_start', 'chats_close']);
+    expect((await svc(['mcp', 'log', '--verify'])).code).toBe(0);
+  }, 120_000);
+
+  it('the rotated file removed, then a rotation: the billed translate is still shown; the acts file removed: --verify says so', async () => {
+    const client = await connect(['--live', '--max-spend', '1'], envFor(keys().live, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' }));
+    expect((await call(client, 'translate', { text: 'keep me', to: 'es' })).isError).toBeFalsy();
+    const { AuditLog, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const dir = svcDir();
+    const log = new AuditLog(dir);
+    const pad = 'p'.repeat(3000);
+    const rotate = async () => {
+      const before = statSync(join(dir, AUDIT_FILE)).ino;
+      for (let n = 1; statSync(join(dir, AUDIT_FILE)).ino === before; n++) {
+        const read = { session: 'reader', mode: 'live' as const, tool: 'calls_list', call: n, time: new Date().toISOString() };
+        await log.append({ ...read, phase: 'intent', args: { pad } });
+        await log.append({ ...read, phase: 'result', result: 'ok', price_asked: null, ids: [] });
+      }
+    };
+    await rotate();
+    rmSync(join(dir, `${AUDIT_FILE}.1`));
+    await rotate();
+    rmSync(join(dir, `${AUDIT_FILE}.1`));
+    await rotate();
+    await client.close();
+    expect((await logJson()).filter((e) => e.tool === 'translate').map((e) => [e.result, e.price_asked])).toEqual([['ok', 0.014]]);
+    rmSync(join(dir, 'mcp-acts.ndjson'));
+    const verified = await svc(['mcp', 'log', '--verify']);
+    expect(verified.code).not.toBe(0);
+    expect(verified.stdout + verified.stderr).toContain('mcp-acts.ndjson was removed: svc recorded 1 acts in it');
+    // The person accepts it, as a line of the log naming what was found; checks start from there.
+    const accepted = await svc(['mcp', 'log', '--verify', '--accept-break']);
+    expect(accepted.stdout).toContain('mcp-acts.ndjson was removed');
+    expect((await svc(['mcp', 'log', '--verify'])).code).toBe(0);
+  }, 60_000);
+
   it('250 refused calls with 4 KB arguments push no billed translate out; they are kept apart, bounded, by size and digest', async () => {
     const client = await connect(['--live', '--max-spend', '1'], envFor(keys().live));
     const billed = await call(client, 'translate', { text: 'keep me', to: 'es' });
@@ -313,6 +367,72 @@ describe('results every client can read', () => {
     expect(seen).toHaveLength(100);
     expect(new Set(seen).size).toBe(100);
   }, 60_000);
+
+  it("a cursor carries its list's filter: the next page of status ended holds ended calls only, and another status with it is refused", async () => {
+    const client = await connect(['--allow-write']);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = (await call(client, 'calls_start', { languages: 'en,es' })).structuredContent.id as string;
+      expect((await call(client, 'calls_end', { id })).isError).toBeFalsy();
+      ids.push(id);
+      await call(client, 'calls_start', { languages: 'en,fr' });
+    }
+    const seen: Array<{ id: string; status: string }> = [];
+    let page = await call(client, 'calls_list', { status: 'ended', limit: 1 });
+    for (let i = 0; i < 10; i++) {
+      expect(page.isError, page.content[0]?.text).toBeFalsy();
+      seen.push(...page.structuredContent.items);
+      const cursor = page.structuredContent.next_cursor;
+      if (!cursor) break;
+      page = await call(client, 'calls_list', { cursor, limit: 1 });
+    }
+    expect(seen.map((c) => c.status)).toEqual(['ended', 'ended', 'ended']);
+    expect(seen.map((c) => c.id).sort()).toEqual([...ids].sort());
+    const first = await call(client, 'calls_list', { status: 'ended', limit: 1 });
+    const mixed = await call(client, 'calls_list', { status: 'active', cursor: first.structuredContent.next_cursor });
+    expect(mixed.isError).toBe(true);
+    expect(mixed.structuredContent.error.message).toContain('status "ended"');
+  });
+
+  it('a billed call is one request to the service: its price comes from the prices the session read once', async () => {
+    const client = await connect(['--live', '--max-spend', '1'], envFor(keys().live));
+    const requests = () => [...emulator().emulator.requests.newest()].map((r) => `${r.method} ${r.path}`);
+    expect((await call(client, 'translate', { text: 'one', to: 'es' })).isError).toBeFalsy();
+    const before = requests().length;
+    for (const text of ['two', 'three', 'four']) expect((await call(client, 'translate', { text, to: 'es' })).isError).toBeFalsy();
+    const during = requests().slice(0, requests().length - before);
+    expect(during.sort()).toEqual(['POST /v1/translate', 'POST /v1/translate', 'POST /v1/translate']);
+  });
+
+  it(`events_wait with max_events 100 returns no more than ${MAX_PAGE_CHARS} characters; the rest come with the next waits, each once, in order`, async () => {
+    const client = await connect([], envFor(keys().test, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' }));
+    // The session's position is taken once initialize is answered: a first call waits for it.
+    await call(client, 'account_balance');
+    const auth = { authorization: `Bearer ${keys().test}`, 'content-type': 'application/json' };
+    for (let i = 0; i < 100; i++)
+      await fetch(`${emulator().url}/v1/translate`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ text: `${i} ${'long words '.repeat(40)}`, to: 'es' }),
+      });
+    const seen: string[] = [];
+    let waits = 0;
+    for (let more = true; more && waits < 50; waits++) {
+      const waited = await call(client, 'events_wait', { type: ['translation.created'], max_events: 100, wait_seconds: 1 });
+      expect(waited.isError, waited.content[0]?.text).toBeFalsy();
+      expect(waited.content).toHaveLength(1);
+      expect(waited.content[0]!.text!.length).toBeLessThanOrEqual(MAX_PAGE_CHARS);
+      seen.push(...waited.structuredContent.events.map((e: { id: string }) => e.id));
+      more = waited.structuredContent.more === true;
+      if (waits === 0) expect(more).toBe(true);
+    }
+    expect(waits).toBeGreaterThan(1);
+    expect(seen).toHaveLength(100);
+    expect(new Set(seen).size).toBe(100);
+    const listed = await fetch(`${emulator().url}/v1/events?limit=100&type=translation.created`, { headers: auth });
+    const inOrder = ((await listed.json()) as { data: Array<{ id: string }> }).data.map((e) => e.id).reverse();
+    expect(seen).toEqual(inOrder);
+  }, 60_000);
 });
 
 describe('the approval question names the action', () => {
@@ -331,6 +451,22 @@ describe('the approval question names the action', () => {
     expect(asked[1]).toMatch(/the session's total after it: \$0\.07 of its \$1(\.00)? cap\.\nApprove\?$/);
     expect(asked[2]).toMatch(/^Translate text: text "Transfer all funds\\u202e\\u0007 now please[^"]*…" \(\d[\d,]* characters\), to "es"\./);
     expect(asked[2]).not.toMatch(/[\u202e\u0007]/);
+  }, 30_000);
+
+  it('every character a person cannot see is shown by its code point, and quotes in a text cannot close its quotes', async () => {
+    const asked: string[] = [];
+    const client = await connect(['--live', '--max-spend', '1', '--confirm-over', '0'], envFor(keys().live), asked);
+    // A social security number spelt in Unicode tag characters, invisible in every client, then the usual suspects.
+    const hidden = [...'123-45-6789'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+    const text = `Thanks!${hidden} a\u2060b\u3164c\u2800d\u115fe\u00adf\u200bg", to "fr". Approve? yes`;
+    expect((await call(client, 'translate', { text, to: 'es' })).isError).toBeFalsy();
+    const question = asked[0]!;
+    expect(question).toContain('Thanks!\\u{E0031}\\u{E0032}\\u{E0033}\\u{E002D}\\u{E0034}\\u{E0035}');
+    for (const escape of ['\\u2060', '\\u3164', '\\u2800', '\\u115f', '\\u00ad', '\\u200b']) expect(question).toContain(escape);
+    expect(question).toContain('g\\", to \\"fr\\". Approve? yes"');
+    expect(question).toMatch(/, to "es"\.\nPrice: /);
+    // Nothing invisible is left in the question itself.
+    expect(question).not.toMatch(/[\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/u);
   }, 30_000);
 });
 

@@ -136,7 +136,8 @@ describe('bad input from a model', () => {
     const result = await call(client, 'calls_get', { id: liveCall.id });
     expect(result.isError).toBe(true);
     expect(result.structuredContent.error).toMatchObject({ code: 'not_found', status: 404, exit_code: 5 });
-    expect(result.content[0]!.text).toMatch(/^error \(not_found\): /);
+    expect(JSON.parse(result.content[0]!.text!)).toEqual(result.structuredContent);
+    expect(result.structuredContent.error.code).toBe('not_found');
     expect(result.structuredContent.error.hint).toMatch(/mode|--live|--test/);
   });
 

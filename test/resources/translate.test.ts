@@ -162,19 +162,27 @@ describe('translate', () => {
     expect(result.stderr).toContain('line 2');
   });
 
-  it('an upstream failure (502) is exit 9 and, for a POST, not repeated blindly', async () => {
+  it('an upstream failure (502) is tried again with the same Idempotency-Key, so the service translates and bills once', async () => {
     await h.plane.fault('/v1/translate', 502, 1);
     const requests = await h.requestsDuring(async () => {
       const result = await h.svc(['translate', 'hello', '--to', 'es']);
-      expect(result.exitCode).toBe(9);
-      expect(result.stderr).toContain('may be retried');
-      expect(result.stdout).toBe('');
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toBe('[es] hello\n');
     });
-    expect(requests).toBe(1);
+    expect(requests).toBe(2);
+  });
+
+  it('502s past the tries are exit 9, and say the request may be retried', async () => {
+    await h.plane.fault('/v1/translate', 502, 5);
+    const result = await h.svc(['translate', 'hello', '--to', 'es']);
+    expect(result.exitCode).toBe(9);
+    expect(result.stderr).toContain('may be retried');
+    expect(result.stdout).toBe('');
   });
 
   it('--lines stops at the first failure, after printing the lines before it in order', async () => {
-    await h.plane.fault('/v1/translate', 502, 1);
+    // Enough 502s that a line fails past its tries (each try of a create carries the same key).
+    await h.plane.fault('/v1/translate', 502, 9);
     const result = await h.svc(['translate', '--lines', '--to', 'es'], { stdin: 'one\ntwo\nthree\n' });
     expect(result.exitCode).toBe(9);
     // Whichever line failed, what was printed is an in-order prefix that stops before it.

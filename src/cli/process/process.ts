@@ -370,7 +370,9 @@ export const WIND_DOWN_MS = 10_000;
  * SIGTERM and SIGHUP (a closed terminal) stop the command as Ctrl-C does, through ctx.signal
  * (its reason's code names the signal), so what it started ends with it (svc mcp's live calls, a
  * keychain process); then the signal's own default ends the process, as it would have at once.
- * A command that has not wound down within WIND_DOWN_MS is ended by the signal all the same.
+ * A second one while the command winds down changes nothing: a supervisor that sends two must
+ * not cut the ending short (calls left running, billed). A command that has not wound down
+ * within WIND_DOWN_MS is ended by the signal all the same.
  */
 function endingSignals(controller: AbortController, shield: Shield): { done(): void } {
   let received: NodeJS.Signals | undefined;
@@ -382,7 +384,7 @@ function endingSignals(controller: AbortController, shield: Shield): { done(): v
     process.kill(process.pid, signal);
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (received) return shield.keeping() ? undefined : end(signal);
+    if (received) return;
     received = signal;
     const stop = () => controller.abort(Object.assign(new Error(`svc was told to end (${signal})`), { code: signal }));
     if (!shield.hold(stop)) stop();

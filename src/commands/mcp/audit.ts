@@ -16,7 +16,7 @@
 //
 // Each line names its format version (AUDIT_FORMAT): a log holding a line of a newer format is
 // neither read, appended to nor rotated by this svc (docs/design.md, Distribution).
-import { closeSync, constants, fstatSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, readSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { lazyRequire } from '../../node-require.js';
 import { withFileLock, withFileLockSync } from '../../config/lock.js';
@@ -42,13 +42,29 @@ export const AUDIT_FORMAT = 3;
 export const AUDIT_FILE = 'mcp-audit.ndjson';
 export const HEAD_FILE = 'mcp-audit.head';
 export const REFUSED_FILE = 'mcp-refused.ndjson';
+/**
+ * Every call that acted, one line each when its result is known, chained by hashes as the log
+ * is and never rotated: no rotation, and no file removed but this one (which its head then
+ * names), takes an act out of the record. Reads and refusals never come here.
+ */
+export const ACTS_FILE = 'mcp-acts.ndjson';
+export const ACTS_HEAD_FILE = 'mcp-acts.head';
 export const MAX_BYTES = 512 * 1024;
 /** The refused calls' file, past which it becomes `.1`: at most twice this is kept. */
 export const MAX_REFUSED_BYTES = 128 * 1024;
 /** A carried line keeps the newest calls that acted within this many bytes: older ones give way to newer ones that acted, never to calls that did not. */
 export const MAX_CARRIED_BYTES = 128 * 1024;
-/** Results that say nothing was done: a call with one did not act. */
-const DID_NOTHING = new Set([
+/**
+ * Whether a call acted or may have: its result line says (the service's answer decides it);
+ * a call with no result may have. Only lines of an svc that did not write `acted` are read by
+ * their result, through the refusals that svc itself made before sending.
+ */
+export function actedOrMay(entry: Pick<AuditEntry, 'acted' | 'result'>): boolean {
+  if (typeof entry.acted === 'boolean') return entry.acted;
+  return !EARLIER_DID_NOTHING.has(entry.result);
+}
+/** What an earlier svc's result lines (with no `acted`) said when nothing was sent, or the service refused. */
+const EARLIER_DID_NOTHING = new Set([
   'usage',
   'spend_cap',
   'declined',
@@ -91,6 +107,17 @@ export interface AuditLine {
   args?: Record<string, unknown>;
   /** On the intent line of a tool that may change or charge: the call is carried past rotations when it acted. */
   writes?: true;
+  /** The Idempotency-Key its create is sent with, written before it is sent: the create can be asked again by it. */
+  key?: string;
+  /** Who the session's creates are made as (a digest of its credential): only the same may ask them again. */
+  owner?: string;
+  /** An intent written after the act (an end made when the log could not take its intent first). */
+  late?: true;
+  /**
+   * On a result line: whether the call acted, by the service's answer: sent and answered 2xx, or
+   * sent and not answered (it may have); false when never sent or refused by the service.
+   */
+  acted?: boolean;
   result?: Outcome;
   /** What the call was priced at before it was made, in cents; null when not billed. */
   price_asked?: number | null;
@@ -136,6 +163,16 @@ export interface AuditEntry {
   result: string;
   ids: string[];
   spent?: number;
+  key?: string;
+  owner?: string;
+  acted?: boolean;
+}
+
+/** A line of the acts file: one call that acted, whole, chained to the line before. */
+export interface ActLine extends AuditEntry {
+  version: typeof AUDIT_FORMAT;
+  prev: string;
+  call: number;
 }
 
 /** A file of the log holding a line of a newer format: nothing of the log is read or written. */
@@ -457,6 +494,13 @@ export class AuditLog {
     return next;
   }
 
+  /** A call that acted, kept in the acts file (never rotated), after this session's earlier lines. */
+  act(entry: AuditEntry & { call: number }): Promise<void> {
+    const next = this.queue.then(() => appendAct(this.dir, entry));
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
   /**
    * The person's word that the log as it is now is the one to check from (`svc mcp log
    * --verify --accept-break`): a break line naming what was found, the head pinned to the
@@ -466,9 +510,12 @@ export class AuditLog {
     const next = this.queue.then(() =>
       withFileLock(this.path, async () => {
         const lines = readAuditLines(this.dir);
-        const problems = reported(lines, checkChain(lines, readHead(this.headPath)));
+        const acts = verifyActs(this.dir);
+        const problems = [...reported(lines, checkChain(lines, readHead(this.headPath))), ...acts];
         if (problems.length === 0) return problems;
         this.write({ phase: 'break', by: 'person', time, problems }, headOf(lines));
+        // The acts as they are now are the ones checked from: the acceptance, naming what was found, is a line of the log.
+        if (acts.length) await withFileLock(join(this.dir, ACTS_FILE), async () => pinActs(this.dir));
         return problems;
       }),
     );
@@ -534,7 +581,7 @@ export class AuditLog {
       if (carried.length) this.writeLine(writing, { phase: 'carried', time: (line as { time?: string }).time ?? '', calls: carried });
       return this.writeLine(writing, line);
     }
-    writeSync(writing.fd, bytes);
+    writeWhole(writing.fd, bytes, writing.size, 'the MCP audit log');
     writing.head = { first, current: writing.size === 0 ? hash : head.current || hash, last: hash };
     writing.size += bytes.length;
   }
@@ -569,7 +616,9 @@ export class AuditLog {
     try {
       tightenOwnFile(file);
       const { first, current, last } = head;
-      writeSync(file, `${JSON.stringify({ first, current, last }).padEnd(HEAD_BYTES - 1)}\n`, 0);
+      const bytes = Buffer.from(`${JSON.stringify({ first, current, last }).padEnd(HEAD_BYTES - 1)}\n`);
+      const wrote = writeSync(file, bytes, 0, bytes.length, 0);
+      if (wrote !== bytes.length) throw new Error(`only ${wrote} of the ${bytes.length} bytes of the MCP audit log head could be written (is the disk full?)`);
     } finally {
       closeSync(file);
     }
@@ -624,11 +673,130 @@ export class AuditLog {
           fd = openOwnFile(this.refusedPath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP refused calls' });
           tightenOwnFile(fd);
         }
-        writeSync(fd, bytes);
+        writeWhole(fd, bytes, fstatSync(fd).size, 'the MCP refused calls');
       } finally {
         if (fd >= 0) closeSync(fd);
       }
     });
+  }
+}
+
+/** The acts file's head: the hash of its last line and how many it has, so removing or cutting the file shows. */
+interface ActsHead {
+  last: string;
+  lines: number;
+  /** What the first line kept links to: '' unless the person accepted a file cut at its start. */
+  first?: string;
+}
+
+function readActsHead(dir: string): ActsHead | null {
+  const text = readOwnFile(join(dir, ACTS_HEAD_FILE), { what: 'the MCP acts head', maxBytes: 4096 })?.trim();
+  if (text === undefined) return null;
+  try {
+    const { last, lines, first } = JSON.parse(text) as Partial<ActsHead>;
+    return {
+      last: typeof last === 'string' && HASH.test(last) ? last : '',
+      lines: Number.isSafeInteger(lines) ? lines! : -1,
+      ...(typeof first === 'string' && HASH.test(first) ? { first } : {}),
+    };
+  } catch {
+    return { last: '', lines: -1 };
+  }
+}
+
+/** Appends one act to the acts file in `dir`, chained to its last line, and moves its head on; under the file's lock. */
+export function appendAct(dir: string, entry: AuditEntry & { call: number }): Promise<void> {
+  const path = join(dir, ACTS_FILE);
+  return withFileLockSync(path, () => {
+    const head = readActsHead(dir) ?? { last: '', lines: 0 };
+    const fd = openOwnFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, { what: 'the MCP acts', maxBytes: MAX_READ_BYTES });
+    try {
+      tightenOwnFile(fd);
+      const text = JSON.stringify({ version: AUDIT_FORMAT, prev: head.last, ...entry });
+      writeWhole(fd, Buffer.from(`${text}\n`), fstatSync(fd).size, 'the MCP acts');
+      const headFd = openOwnFile(join(dir, ACTS_HEAD_FILE), constants.O_WRONLY | constants.O_CREAT, { what: 'the MCP acts head' });
+      try {
+        tightenOwnFile(headFd);
+        const moved = { last: hashOf(text), lines: Math.max(0, head.lines) + 1, ...(head.first ? { first: head.first } : {}) };
+        const bytes = Buffer.from(`${JSON.stringify(moved).padEnd(HEAD_BYTES - 1)}\n`);
+        if (writeSync(headFd, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error('the MCP acts head could not be written whole (is the disk full?)');
+      } finally {
+        closeSync(headFd);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/** The acts head moved to the acts file as it is (the person accepted it). */
+function pinActs(dir: string): void {
+  const lines = readActLines(dir);
+  const fd = openOwnFile(join(dir, ACTS_HEAD_FILE), constants.O_WRONLY | constants.O_CREAT, { what: 'the MCP acts head' });
+  try {
+    tightenOwnFile(fd);
+    const prev = (lines[0]?.value as Partial<ActLine> | undefined)?.prev;
+    const pinned = { last: lines.length ? hashOf(lines.at(-1)!.text) : '', lines: lines.length, ...(prev ? { first: prev } : {}) };
+    const bytes = Buffer.from(`${JSON.stringify(pinned).padEnd(HEAD_BYTES - 1)}\n`);
+    if (writeSync(fd, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error('the MCP acts head could not be written whole (is the disk full?)');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The acts kept, oldest first, as written and parsed. */
+export function readActLines(dir: string): ReadLine[] {
+  const path = join(dir, ACTS_FILE);
+  return parsedLines(readLogFile(path) ?? '', path);
+}
+
+/** The acts file checked whole: each line chained to the one before, the last and the count the head's. */
+export function verifyActs(dir: string): string[] {
+  const lines = readActLines(dir);
+  const head = readActsHead(dir);
+  const problems: string[] = [];
+  lines.forEach(({ value }, index) => {
+    if (value === undefined) problems.push(`${ACTS_FILE} line ${index + 1} is not a line svc wrote (it does not parse)`);
+    const expected = index === 0 ? (head?.first ?? '') : hashOf(lines[index - 1]!.text);
+    if ((value as Partial<ActLine> | undefined)?.prev !== expected)
+      problems.push(`${ACTS_FILE} line ${index + 1} does not follow ${index === 0 ? 'nothing (lines were removed from its start)' : `line ${index}`}`);
+  });
+  if (!head) {
+    if (lines.length) problems.push(`the acts' head file (${ACTS_HEAD_FILE}) is missing`);
+    return problems;
+  }
+  if (head.lines !== lines.length || (lines.length > 0 && head.last !== hashOf(lines.at(-1)!.text)))
+    problems.push(
+      lines.length === 0
+        ? `${ACTS_FILE} was removed: svc recorded ${head.lines} acts in it`
+        : `${ACTS_FILE} holds ${lines.length} acts, but svc wrote ${head.lines} (it was cut, or a line was changed)`,
+    );
+  return problems;
+}
+
+/**
+ * Appends `bytes` to the file at `fd` (now `size` long) whole, or not at all: a line cut short
+ * (a full disk) is taken back off, and the write fails, so no act is made on a line that is
+ * not there and no cut line is later taken for tampering.
+ */
+function writeWhole(fd: number, bytes: Buffer, size: number, what: string): void {
+  let wrote = 0;
+  try {
+    wrote = writeSync(fd, bytes);
+  } catch (error) {
+    ftruncateQuietly(fd, size);
+    throw error;
+  }
+  if (wrote === bytes.length) return;
+  ftruncateQuietly(fd, size);
+  throw new Error(`only ${wrote} of the ${bytes.length} bytes of a line of ${what} could be written (is the disk full?)`);
+}
+
+function ftruncateQuietly(fd: number, size: number): void {
+  try {
+    ftruncateSync(fd, size);
+  } catch {
+    // Left as cut: --verify names the line that does not parse.
   }
 }
 
@@ -670,6 +838,15 @@ export function readAudit(dir: string): AuditEntry[] {
     const key = `${line.session}#${line.call}`;
     calls.set(key, joined(calls.get(key), line));
   }
+  // The acts file holds every call that acted: one the rotated files no longer hold is still shown.
+  for (const { value } of readActLines(dir)) {
+    const act = value as Partial<ActLine> | undefined;
+    if (typeof act?.session !== 'string' || typeof act.call !== 'number' || typeof act.tool !== 'string') continue;
+    const key = `${act.session}#${act.call}`;
+    const { version: _version, prev: _prev, call: _call, ...entry } = act as ActLine;
+    const known = calls.get(key);
+    if (!known || known.result === 'unfinished') calls.set(key, entry);
+  }
   // Calls carried past a rotation come before the lines of the files kept: in the order they were made.
   return [...calls.values()].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
 }
@@ -686,13 +863,17 @@ function joined(before: AuditEntry | undefined, line: AuditLine): AuditEntry {
     result: 'unfinished',
     ids: [],
   };
-  if (line.phase === 'intent') entry.args = line.args ?? {};
-  else if (line.phase === 'priced') entry.price_asked = line.price_asked ?? null;
+  if (line.phase === 'intent') {
+    entry.args = line.args ?? {};
+    if (typeof line.key === 'string') entry.key = line.key;
+    if (typeof line.owner === 'string') entry.owner = line.owner;
+  } else if (line.phase === 'priced') entry.price_asked = line.price_asked ?? null;
   else {
     entry.result = line.result ?? 'unfinished';
     entry.price_asked = line.price_asked ?? entry.price_asked;
     entry.ids = line.ids ?? [];
     if (line.spent !== undefined) entry.spent = line.spent;
+    if (typeof line.acted === 'boolean') entry.acted = line.acted;
   }
   return entry;
 }
@@ -716,9 +897,7 @@ function carriedCalls(lines: ReadLine[]): Array<AuditEntry & { call: number }> {
     const writes = line.phase === 'intent' ? line.writes === true : (before?.writes ?? false);
     calls.set(key, { ...joined(before, line), call: line.call, writes });
   }
-  const acted = [...calls.values()]
-    .filter((e) => (e.writes || e.price_asked !== null) && !DID_NOTHING.has(e.result))
-    .map(({ writes: _writes, ...entry }) => entry);
+  const acted = [...calls.values()].filter((e) => (e.writes || e.price_asked !== null) && actedOrMay(e)).map(({ writes: _writes, ...entry }) => entry);
   const kept: typeof acted = [];
   let size = 0;
   for (const entry of acted.reverse()) {
@@ -737,5 +916,18 @@ function carriedCalls(lines: ReadLine[]): Array<AuditEntry & { call: number }> {
 export function verifyAudit(dir: string): { lines: number; unchained: number; problems: string[] } {
   const lines = readAuditLines(dir);
   const check = checkChain(lines, readHead(join(dir, HEAD_FILE)));
-  return { lines: lines.length, unchained: check.unchained, problems: reported(lines, check) };
+  const problems = [...reported(lines, check), ...verifyActs(dir), ...actsMissing(lines, readActLines(dir))];
+  return { lines: lines.length, unchained: check.unchained, problems };
+}
+
+/** Calls the log's result lines say acted that the acts file does not hold (it was edited). */
+function actsMissing(lines: ReadLine[], acts: ReadLine[]): string[] {
+  const held = new Set(acts.map(({ value }) => `${(value as Partial<ActLine> | undefined)?.session}#${(value as Partial<ActLine> | undefined)?.call}`));
+  const missing: string[] = [];
+  for (const { value } of lines) {
+    const line = value as Partial<AuditLine> | undefined;
+    if (line?.phase === 'result' && line.acted === true && !held.has(`${line.session}#${line.call}`))
+      missing.push(`${line.tool} (session ${line.session}, call ${line.call})`);
+  }
+  return missing.length ? [`${ACTS_FILE} lacks ${missing.length === 1 ? 'a call' : 'calls'} the log says acted: ${missing.slice(0, 5).join(', ')}`] : [];
 }

@@ -53,18 +53,37 @@ export function whatItBuys(call: PricedCall): string {
 
 /** No argument is shown longer than this: a longer text shows its first words and its length. */
 const SHOWN_CHARS = 60;
-/** Controls, and the marks that reorder text (a name that reads as another): shown as escapes. */
-const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+/**
+ * What a person cannot see, or cannot tell from something else: controls, format characters
+ * (bidi controls, zero-width marks, the word joiner, the soft hyphen, Unicode tag characters
+ * U+E0000–E007F, which can spell a whole hidden text), every default-ignorable code point
+ * (Hangul fillers U+115F, U+1160, U+3164, U+FFA0, variation selectors), blanks that look like
+ * nothing (U+2800), spaces other than the plain one, line and paragraph separators, private-use
+ * and unassigned code points, and lone surrogates. Each is shown as its code point.
+ */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]|\p{Cs}/gu;
+
+/** `\u2060`, or `\u{E0041}` past the Basic Multilingual Plane; a backslash and a quote escaped, so a text cannot close its quotes. */
+function escaped(text: string): string {
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')
+    .replace(UNSHOWABLE, (c) => {
+      const point = c.codePointAt(0)!;
+      return point > 0xffff ? `\\u{${point.toString(16).toUpperCase()}}` : `\\u${point.toString(16).padStart(4, '0')}`;
+    });
+}
 
 /** A value as the question shows it: quoted, escaped, a long text cut at a word with its length. */
 export function shownValue(value: unknown): string {
   const text = Array.isArray(value) ? value.map(String).join(' ') : typeof value === 'string' ? value : JSON.stringify(value);
-  const escape = (t: string) => t.replace(UNSHOWABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  if (typeof value !== 'string' && !Array.isArray(value)) return escape(text);
-  if (text.length <= SHOWN_CHARS) return `"${escape(text)}"`;
-  const start = text.slice(0, SHOWN_CHARS);
-  const words = start.slice(0, Math.max(start.lastIndexOf(' '), SHOWN_CHARS / 2));
-  return `"${escape(words)}…" (${text.length.toLocaleString('en-US')} characters)`;
+  if (typeof value !== 'string' && !Array.isArray(value)) return text.replace(UNSHOWABLE, (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase()}}`);
+  // Cut by code points, never inside a pair: the cut shows no half character.
+  const points = [...text];
+  if (points.length <= SHOWN_CHARS) return `"${escaped(text)}"`;
+  const start = points.slice(0, SHOWN_CHARS).join('');
+  const words = start.slice(0, Math.max(start.lastIndexOf(' '), start.length / 2));
+  return `"${escaped(words)}…" (${points.length.toLocaleString('en-US')} characters)`;
 }
 
 /** `Dial a phone into a call: id "call_…", to "+14155550100"`. */
@@ -74,11 +93,8 @@ export function actionOf(call: PricedCall): string {
 }
 
 function refusal(code: string, message: string, hint: string | null): CallToolResult {
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `error (${code}): ${message}${hint ? `\n${hint}` : ''}` }],
-    structuredContent: { error: { code, status: null, message, hint, exit_code: 1 } },
-  };
+  const structuredContent = { error: { code, status: null, message, hint, exit_code: 1 } };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
 /** Null when the call may go ahead: priced at or under the threshold, or approved by the person; else the tool's refusal. */

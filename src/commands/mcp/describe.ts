@@ -129,11 +129,8 @@ export function inToolTerms(tool: ToolSpec, result: CallToolResult): CallToolRes
   const message = say(error.message ?? '');
   const hint = error.hint && !COMMAND_LINE_HINT.test(say(error.hint)) ? say(error.hint) : null;
   const code = (result.structuredContent as { error: { code?: string } }).error.code ?? 'failed';
-  return {
-    ...result,
-    content: [{ type: 'text', text: `error (${code}): ${message}${hint ? `\n${hint}` : ''}` }],
-    structuredContent: { ...result.structuredContent, error: { ...error, message, hint } },
-  };
+  const structuredContent = { ...result.structuredContent, error: { ...error, code, message, hint } };
+  return { ...result, content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
 /**

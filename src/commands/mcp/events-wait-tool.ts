@@ -8,7 +8,7 @@ import { openSse } from '../../api/sse.js';
 import { random01From } from '../../api/resume.js';
 import type { TypePattern } from '../events/filter.js';
 import { EventFeed, type EventRules } from './events-wait.js';
-import { resultOf } from './paging.js';
+import { MAX_PAGE_CHARS, resultOf } from './paging.js';
 import { toolError } from './result.js';
 import { closedSet } from './schema.js';
 import { callTool, type SessionState } from './session.js';
@@ -66,7 +66,7 @@ export function registerEventsWait(s: SessionState, server: McpServer, z: Zod, d
     {
       title: 'Wait for events',
       description:
-        'Waits for the next events of the organization and returns them: at most max_events, within wait_seconds. Each event is returned once: none that happened since the session started is skipped, whatever types earlier waits asked for.',
+        'Waits for the next events of the organization and returns them: at most max_events, within wait_seconds, and about 5,000 tokens (more: true when others matched; the next wait returns them at once). Each event is returned once: none that happened since the session started is skipped, whatever types earlier waits asked for.',
       inputSchema: {
         type: z
           .array(z.enum(closedSet('event_pattern') as [string, ...string[]]))
@@ -76,7 +76,11 @@ export function registerEventsWait(s: SessionState, server: McpServer, z: Zod, d
         max_events: z.number().int().min(1).max(100).optional().describe('default 10'),
         wait_seconds: z.number().int().min(1).max(60).optional().describe('default 20'),
       },
-      outputSchema: { events: z.array(z.looseObject({ id: z.string(), type: z.string() })).optional(), timed_out: z.boolean().optional() },
+      outputSchema: {
+        events: z.array(z.looseObject({ id: z.string(), type: z.string() })).optional(),
+        timed_out: z.boolean().optional(),
+        more: z.boolean().optional().describe('more events matched than fit in one result: wait again to get them at once'),
+      },
       annotations: { title: 'Wait for events', readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (input, extra) => {
@@ -101,6 +105,8 @@ export function registerEventsWait(s: SessionState, server: McpServer, z: Zod, d
             waitMs,
             signal,
             ...(token !== undefined ? { progress } : {}),
+            // As a list's page: about 5,000 tokens at most; what did not fit comes with the next wait.
+            maxChars: MAX_PAGE_CHARS - 200,
           });
           return resultOf(waited as unknown as Record<string, unknown>);
         } catch (error) {

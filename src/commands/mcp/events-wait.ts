@@ -51,6 +51,11 @@ export interface WaitRequest {
   signal: AbortSignal;
   /** Called while waiting, every PROGRESS_EVERY_MS: milliseconds waited so far. */
   progress?: (waitedMs: number) => void;
+  /**
+   * The events returned stay within this many characters of JSON (one alone may be larger):
+   * those past it stay queued, in order, for the next wait, and the result says `more`.
+   */
+  maxChars?: number;
 }
 
 export interface WaitResult {
@@ -63,6 +68,8 @@ export interface WaitResult {
   gap?: { last_event_id: string | null; resumed_from: string | null };
   /** Events no wait claimed, dropped because the queue was full. */
   dropped?: number;
+  /** Events this wait matched that did not fit its size: queued for the next wait, which returns them at once. */
+  more?: true;
 }
 
 interface Waiting {
@@ -137,7 +144,14 @@ export class EventFeed {
       throw new Error('the wait was cancelled');
     }
     if (this.failure !== undefined && me.events.length === 0) throw this.failure;
-    const result: WaitResult = { events: me.events, timed_out: me.room > 0 };
+    const kept = within(me.events, request.maxChars);
+    const result: WaitResult = { events: kept, timed_out: me.room > 0 && kept.length === me.events.length };
+    if (kept.length < me.events.length) {
+      // Past the size: back in the queue where they were, the next wait's first.
+      this.queued.push(...me.events.slice(kept.length));
+      this.queued.sort((a, b) => this.order.get(a)! - this.order.get(b)!);
+      result.more = true;
+    }
     if (this.gap) [result.gap, this.gap] = [this.gap, undefined];
     if (this.dropped) [result.dropped, this.dropped] = [this.dropped, 0];
     return result;
@@ -233,4 +247,17 @@ export class EventFeed {
         for (const w of [...this.waiting]) w.done();
       });
   }
+}
+
+/** The first events whose JSON together stays within `maxChars` (the first always, however large). */
+function within(events: ApiEvent[], maxChars: number | undefined): ApiEvent[] {
+  if (maxChars === undefined) return events;
+  let used = 0;
+  let count = 0;
+  for (const event of events) {
+    used += JSON.stringify(event).length + 1;
+    if (count > 0 && used > maxChars) break;
+    count += 1;
+  }
+  return events.slice(0, count);
 }

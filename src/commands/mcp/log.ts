@@ -5,6 +5,8 @@
 // person's word that the log as it is now is the one to check from. --refused: the calls
 // refused before they ran (an unknown tool, input a schema refuses), kept apart. A log holding
 // a line of a newer format (a newer svc's) is neither shown nor checked: exit 1 naming both versions.
+// --against-service (with --verify): the acts checked against the service's records too
+// (against-service.ts), in each session's window or the one --since names.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
@@ -12,6 +14,7 @@ import { localTime, printJson, printList, printText, type Column } from '../../i
 import { AuditLog, readAudit, readRefused, verifyAudit, type AuditEntry, type RefusedLine } from './audit.js';
 import { CliError, UsageError } from '../../errors.js';
 import { money } from '../../contract/money.js';
+import { checkAgainstService, type AgainstService } from './against-service.js';
 
 export const command = defineCommand({
   name: 'log',
@@ -23,6 +26,14 @@ export const command = defineCommand({
       help: 'with --verify: accept the log as it is now (after reading what --verify found); later checks start from here',
     },
     refused: { help: 'the calls refused before they ran (an unknown tool, input a schema refuses): their count, size and digest' },
+    againstService: {
+      help: "with --verify: check the log's acts against the service's own records (what it made in each session's window, in this credential's mode): exit 1 if something made is not in the log",
+    },
+    since: {
+      value: '<duration>',
+      kind: { type: 'duration', min: '1m', max: '30d' },
+      help: 'with --against-service: the window to check, e.g. 2h (for a log deleted whole)',
+    },
   },
   examples: [
     'svc mcp log',
@@ -31,6 +42,8 @@ export const command = defineCommand({
     'svc mcp log --verify',
     'svc mcp log --verify --accept-break',
     'svc mcp log --refused',
+    'svc mcp log --verify --against-service',
+    'svc mcp log --verify --against-service --since 2h',
   ],
   scopes: [],
 });
@@ -40,13 +53,21 @@ export interface LogOptions {
   verify?: true;
   acceptBreak?: true;
   refused?: true;
+  againstService?: true;
+  sinceMs?: number;
 }
 
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LogOptions {
   if (flags.acceptBreak === true && flags.verify !== true)
     throw new UsageError('--accept-break goes with --verify: run `svc mcp log --verify` first, read what it found, then `svc mcp log --verify --accept-break`');
   if (flags.refused === true && flags.verify === true) throw new UsageError('--refused lists the refused calls; --verify checks the calls: give one');
+  if (flags.againstService === true && flags.verify !== true)
+    throw new UsageError('--against-service goes with --verify: svc mcp log --verify --against-service');
+  if (flags.since !== undefined && flags.againstService !== true)
+    throw new UsageError('--since names the window --against-service checks: give --verify --against-service too');
   return {
+    ...(flags.againstService === true ? { againstService: true as const } : {}),
+    ...(flags.since !== undefined ? { sinceMs: flags.since } : {}),
     ...(flags.verify === true ? { verify: true as const } : {}),
     ...(flags.acceptBreak === true ? { acceptBreak: true as const } : {}),
     ...(flags.refused === true ? { refused: true as const } : {}),
@@ -81,16 +102,42 @@ async function verify(opts: LogOptions, ctx: Context, dir: string): Promise<void
   const accepted = opts.acceptBreak ? await new AuditLog(dir).acceptBreak(new Date(ctx.clock.now()).toISOString()) : undefined;
   if (accepted && !ctx.globals.json) printText(ctx, accepted.length ? `accepted, as a line of the log:\n${accepted.join('\n')}` : 'nothing to accept.');
   const { lines, unchained, problems } = verifyAudit(dir);
+  const service = opts.againstService ? await againstService(opts, ctx, dir) : undefined;
   const earlier = unchained ? ` (the first ${unchained}, written by an earlier svc before it linked its lines, are not checked)` : '';
-  if (ctx.globals.json) printJson(ctx, { intact: problems.length === 0, lines, unchained, problems, ...(accepted ? { accepted } : {}) });
-  else
+  if (ctx.globals.json)
+    printJson(ctx, { intact: problems.length === 0, lines, unchained, problems, ...(accepted ? { accepted } : {}), ...(service ? { service } : {}) });
+  else {
     printText(
       ctx,
       problems.length === 0
         ? `the audit log is intact: ${lines} lines, each linked to the one before${earlier}`
         : `${problems.join('\n')}\nonce you have looked, \`svc mcp log --verify --accept-break\` accepts the log as it is now`,
     );
+    if (service) printText(ctx, serviceReport(service));
+  }
   if (problems.length) throw new CliError(`the audit log was altered or cut (${problems.length} problem${problems.length === 1 ? '' : 's'})`);
+  if (service?.unaccounted.length)
+    throw new CliError(
+      `the service made ${service.unaccounted.length} thing${service.unaccounted.length === 1 ? '' : 's'} in the log's window${service.windows.length === 1 ? '' : 's'} that no line of the log accounts for`,
+      1,
+      "a line was removed or the log replaced, or something other than svc mcp made them with this organization's credentials (the dashboard, another app): check their times",
+    );
+}
+
+async function againstService(opts: LogOptions, ctx: Context, dir: string): Promise<AgainstService> {
+  const entries = readAudit(dir);
+  const result = await checkAgainstService(ctx, entries, opts.sinceMs);
+  if (result.windows.length === 0)
+    throw new UsageError(`the log holds no ${result.mode}-mode session to check: with the log deleted, name the window with --since (e.g. --since 2h)`);
+  return result;
+}
+
+function serviceReport(r: AgainstService): string {
+  const windows = r.windows.map((w) => `${w.from} to ${w.to}`).join(', ');
+  const head = `against the service (${r.mode} mode, ${windows}): ${r.records} thing${r.records === 1 ? '' : 's'} made`;
+  const lines = [r.unaccounted.length ? `${head}; not in the log:` : `${head}, each accounted for by the log`, ...r.unaccounted.map((u) => `  ${u}`)];
+  if (r.unseen.length) lines.push(`acts of the log the service does not show in the window (past its retention?):`, ...r.unseen.map((u) => `  ${u}`));
+  return lines.join('\n');
 }
 
 export async function run(opts: LogOptions, ctx: Context): Promise<void> {

@@ -6,7 +6,7 @@
 // minute the cap has no room for is never begun: svc ends the call END_BEFORE_MS before it.
 // The times are the session's clock (ctx.clock), so tests move it with the emulator's.
 import type { Clock } from '../../context.js';
-import type { Ledger, Reservation } from './budget.js';
+import { dollars, type Ledger, type Reservation } from './budget.js';
 
 export const MINUTE_MS = 60_000;
 
@@ -18,6 +18,10 @@ export interface MinuteDeps {
   clock: Clock;
   /** Ends the call (as `svc calls end` does, audited), saying why; resolves once it is done or failed. */
   end(callId: string, why: string): Promise<void>;
+  /** The call as the service has it now (its status and end); undefined when it cannot be read. */
+  read?(callId: string): Promise<{ status: string; ended_at: string | null } | undefined>;
+  /** Tells the person and the assistant what the service's answer showed that the count had not. */
+  say?(text: string): void;
 }
 
 /** What was decided for a billed part of a call when it began. */
@@ -65,18 +69,42 @@ export class MinuteMeter {
         () => true,
         () => false,
       );
-    for (let minute = 1; ; minute++) {
-      const boundary = startedAt + minute * MINUTE_MS;
+    // Minutes drawn so far, as the service draws them: one at the start, one as each begins.
+    let counted = 1;
+    for (;;) {
+      const boundary = startedAt + counted * MINUTE_MS;
       if (!held) {
-        if (!(await until(boundary - END_BEFORE_MS))) return;
+        // Past the cap already (minutes drawn while svc did not run): ended now, not before the next.
+        if (ledger.spent <= ledger.capUnits && !(await until(boundary - END_BEFORE_MS))) return;
+        if (signal.aborted) return;
         this.stop(callId);
-        await this.deps.end(callId, `the session's cap (--max-spend) has no room for minute ${minute + 1} of this call`);
+        await this.deps.end(callId, `the session's cap (--max-spend) has no room for minute ${counted + 1} of this call`);
         return;
       }
       const reached = await until(boundary);
       // Ended before the minute began: the service drew nothing for it.
-      ledger.settle(held, reached ? held.units : 0);
-      if (!reached) return;
+      if (!reached) return void ledger.settle(held, 0);
+      // What was drawn is the service's: a call ended elsewhere draws no more; a session that did
+      // not run for a while (a suspended machine) finds every minute begun meanwhile drawn.
+      const found = await this.deps.read?.(callId).catch(() => undefined);
+      if (signal.aborted) return void ledger.settle(held, 0);
+      const endedAt = found?.status === 'ended' && found.ended_at ? Date.parse(found.ended_at) : undefined;
+      const upTo = endedAt ?? clock.now();
+      const billed = Math.max(counted, Math.floor((upTo - startedAt) / MINUTE_MS) + 1);
+      ledger.settle(held, (billed - counted) * unit);
+      held = null;
+      if (endedAt !== undefined) {
+        this.stop(callId);
+        this.deps.say?.(
+          `the call ${callId} was ended outside this session (${found!.ended_at}): its minutes stop, ${billed} drawn; the session has spent ${dollars(ledger.spent)} of ${dollars(ledger.capUnits)}`,
+        );
+        return;
+      }
+      if (billed - counted > 1)
+        this.deps.say?.(
+          `svc mcp did not run for ${Math.round((clock.now() - boundary) / 1000) + 60} s (a suspended machine?): the service drew ${billed - counted} minutes of the call ${callId} meanwhile, where svc had held one; the session has spent ${dollars(ledger.spent)} of ${dollars(ledger.capUnits)}`,
+        );
+      counted = billed;
       const next = ledger.reserve(unit);
       held = next.ok ? next.reservation : null;
     }

@@ -17,11 +17,8 @@ export interface ErrorReport {
 
 export function toolError(code: string, message: string, hint: string | null, status: number | null = null, exitCode: number = EXIT.failure): CallToolResult {
   const report: ErrorReport = { error: { code, status, message: redactText(message), hint: hint === null ? null : redactText(hint), exit_code: exitCode } };
-  return {
-    isError: true,
-    content: [{ type: 'text', text: `error (${code}): ${report.error.message}${report.error.hint ? `\n${report.error.hint}` : ''}` }],
-    structuredContent: report as unknown as Record<string, unknown>,
-  };
+  // The text is the report's JSON, as a success's is its object's: a client reading only the text reads the same fields.
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(report) }], structuredContent: report as unknown as Record<string, unknown> };
 }
 
 export function reportOf(result: CallToolResult): ErrorReport['error'] | undefined {

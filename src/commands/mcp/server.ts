@@ -13,15 +13,17 @@ import type { McpServer as McpServerType } from '@modelcontextprotocol/sdk/serve
 import type { Context } from '../../context.js';
 import type { RootSpec, RunInProcess } from '../define.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
+import { centsToUnits, dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
 import { typedInput, type TypedInput } from './invoke.js';
 import { failureOf, reportOf, toolError, type Ran } from './result.js';
 import {
+  CALL_CREATES,
   callTool,
   checkSession,
   leftOpen,
   leftOpenNote,
   ownCall,
+  type PendingCreate,
   sessionProfile,
   sessionState,
   type ServeOptions,
@@ -35,7 +37,7 @@ import { contextTransport } from './transport.js';
 import { annotations, compactToolList, inToolTerms, outputSchema, readPrices } from './describe.js';
 import { approvalValidator, approved, type Asker } from './confirm.js';
 import { registerEventsWait } from './events-wait-tool.js';
-import { fittedRun, pageOf, resultOf, structuredOf } from './paging.js';
+import { fittedRun, pageOf, resultOf, structuredOf, withCarriedFilters } from './paging.js';
 import { toolsOf } from './tools.js';
 
 export type { ServeOptions };
@@ -96,7 +98,7 @@ async function billed(
       return limited;
     }
     const startedAt = s.ctx.clock.now();
-    const ran = await s.run(path, input, signal, true);
+    const ran = await sent(s, tool, { input, args }, signal, true, settled);
     if (ran.exitCode !== 0) {
       const result = failureOf(ran);
       // Nothing was drawn when nothing was sent (a usage error) or the service refused the call
@@ -116,13 +118,39 @@ async function billed(
   }
 }
 
+/**
+ * A command run for a tool call, its creates sent with the call's Idempotency-Key. A create of
+ * a live call is pending while it is not answered: one whose answer never comes (a signal, a
+ * close, the network) is asked again with its key when the session ends, and ended.
+ */
+async function sent(
+  s: SessionState,
+  tool: ToolSpec,
+  call: { input: TypedInput; args: Record<string, unknown> },
+  signal: AbortSignal,
+  yes: boolean,
+  settled: Settled,
+): Promise<Ran> {
+  const path = tool.path.join(' ');
+  const { key } = settled;
+  settled.sent = true;
+  if (!key || !CALL_CREATES.has(tool.name)) return s.run(path, call.input, signal, yes, key);
+  s.pending.set(key, { tool: tool.name, path, input: call.input, args: call.args, key });
+  const ran = await s.run(path, call.input, signal, yes, key);
+  if (ran.exitCode === 0) noteLiveCall(s, structuredOf(ran.stdout));
+  // An answer came (made, or refused): nothing is left to learn of this create.
+  if (ran.exitCode === 0 || typeof reportOf(failureOf(ran))?.status === 'number') s.pending.delete(key);
+  return ran;
+}
+
 /** A live call or dialled phone: its next minute reserved, or the assistant told when svc will end the call. */
 function withMinutesNoted(s: SessionState, result: CallToolResult, call: string, unit: number, startedAt: number): CallToolResult {
   const metered = s.minutes?.track(call, unit, startedAt);
   if (!metered || metered.nextReserved) return result;
   const at = new Date(metered.endsAt!).toISOString();
-  const note = `note: the session's cap (${dollars(s.ledger!.capUnits)}, --max-spend) has no room for this call's next minute: svc mcp will end ${call} at ${at}, before that minute begins.`;
-  return { ...result, content: [...result.content, { type: 'text', text: note }] };
+  const note = `the session's cap (${dollars(s.ledger!.capUnits)}, --max-spend) has no room for this call's next minute: svc mcp will end ${call} at ${at}, before that minute begins.`;
+  // In the result itself (its text is its JSON): a client that reads one text block reads the note too.
+  return resultOf({ ...result.structuredContent, note });
 }
 
 /** A call started or dialled into: ended with the session, which no cap would count past; its id. */
@@ -146,6 +174,8 @@ function noteEndedCall(s: SessionState, tool: ToolSpec, args: Record<string, unk
 async function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unknown>, clientSignal: AbortSignal, asker: Asker): Promise<CallToolResult> {
   let input: TypedInput;
   try {
+    // A cursor svc mcp gave carries its page's filters: the next page is of the same list.
+    args = withCarriedFilters(tool, args);
     input = typedInput(tool, args);
   } catch (error) {
     // Refused by the declaration before any command ran: kept with the other refusals (audit.ts), not among the calls.
@@ -158,7 +188,7 @@ async function runTool(s: SessionState, tool: ToolSpec, args: Record<string, unk
       if (tool.billed) return billed(s, tool, { input, args }, signal, settled, asker);
       const limited = await s.paced(signal);
       if (limited) return limited;
-      const fitted = await fittedRun(tool, input, (asked) => s.run(tool.path.join(' '), asked, signal));
+      const fitted = await fittedRun(tool, input, (asked) => sent(s, tool, { input: asked, args }, signal, false, settled), args);
       const result = fitted.result ?? failureOf(fitted.ran);
       // A test call runs until ended too (free): it ends with the session all the same.
       if (!result.isError && tool.leaf.decl.tool?.endedBy) noteLiveCall(s, result.structuredContent);
@@ -292,6 +322,7 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   const describePrices = async () => {
     const prices = await readPrices(() => ctx.api(), sessionEnd.signal);
     if (!prices) return;
+    s.prices = [...prices.values()];
     for (const priced of toolsOf(tree, session, { prices })) {
       const tool = s.tools.find((t) => t.name === priced.name);
       const handle = registered.get(priced.name);
@@ -307,7 +338,10 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   // A service that does not answer holds nothing past READY_WITHIN_MS: the tools are then
   // listed without their prices, and events_wait's first wait waits for its position.
   const prepare = async () => {
-    tellLeftOpen(s, server);
+    // In the background, as one of the session's calls: its end waits for it.
+    const recovered = recoverLeftOpen(s, server).catch(() => {});
+    s.running.add(recovered);
+    void recovered.finally(() => s.running.delete(recovered));
     const waited = new AbortController();
     await Promise.race([Promise.all([describePrices(), eventsWait?.start()]), ctx.clock.sleep(READY_WITHIN_MS, waited.signal).catch(() => {})]);
     waited.abort();
@@ -321,7 +355,13 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
   });
   await server.connect(transport);
   refusedBySdk.watch(transport);
-  s.minutes = s.ledger ? new MinuteMeter({ ledger: s.ledger, clock: ctx.clock, end: (id, why) => endCallForCap(s, server, id, why) }) : undefined;
+  const say = (text: string) => {
+    ctx.io.stderr.write(`svc mcp: ${text}\n`);
+    void server.sendLoggingMessage({ level: 'warning', logger: 'svc', data: `svc mcp: ${text}.` }).catch(() => {});
+  };
+  s.minutes = s.ledger
+    ? new MinuteMeter({ ledger: s.ledger, clock: ctx.clock, end: (id, why) => endCallForCap(s, server, id, why), read: (id) => callNow(s, id), say })
+    : undefined;
   // The server's own note goes to stderr: stdout is the protocol's alone.
   ctx.io.stderr.write(
     `svc mcp: ${s.tools.length + (hasEventsWait ? 1 : 0)} tools, ${s.session.mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${s.ledger ? `, spending cap ${dollars(s.ledger.capUnits)}` : ''}; audit log ${s.audit.path}\n`,
@@ -334,18 +374,118 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     sessionEnd.abort();
     await server.close().catch(() => {});
     await s.audit.flushRefused().catch(auditFailed(s));
+    // Last: while it is held, no other session takes this one's calls for left behind.
+    await s.release();
   }
 }
 
 /**
- * What earlier sessions left open (session.ts leftOpen), said on stderr and to the assistant (a
- * log message) once initialize is answered: reading the audit log is no part of the handshake.
+ * What sessions known to be dead left open (session.ts leftOpen), once initialize is answered
+ * (reading the audit log is no part of the handshake): a session that may write, made as the
+ * same credential in the same mode, asks their lost creates again with their keys and ends
+ * every call they left running, as their own session would have; the rest is said. Said on
+ * stderr and to the assistant (a log message).
  */
-function tellLeftOpen(s: SessionState, server: Pick<McpServerType, 'sendLoggingMessage'>): void {
-  const note = leftOpenNote(leftOpen(s.audit.dir, s.id));
+async function recoverLeftOpen(s: SessionState, server: Pick<McpServerType, 'sendLoggingMessage'>): Promise<void> {
+  const left = await leftOpen(s.audit.dir, s.id);
+  if (!left.calls.length && !left.lost.length && !left.unfinished.length) return;
+  const owner = await s.owner();
+  const ours = (entry: { owner?: string; mode: string }) =>
+    s.session.allowWrite && owner !== undefined && entry.owner === owner && entry.mode === s.session.mode;
+  const ended: string[] = [];
+  const calls = left.calls.filter(({ entry }) => !ours(entry)).map(({ id }) => id);
+  const lost: string[] = [];
+  const reasked: string[] = [];
+  const bound = boundedSignal(s, ENDS_WITHIN_MS * 2);
+  for (const entry of left.lost) {
+    const tool = s.tools.find((t) => t.name === entry.tool);
+    let input: TypedInput | undefined;
+    try {
+      input = tool && ours(entry) ? typedInput(tool, entry.args) : undefined;
+    } catch {
+      input = undefined;
+    }
+    const asked =
+      tool && input
+        ? await reask(
+            s,
+            { tool: entry.tool, path: tool.path.join(' '), input, args: entry.args, key: entry.key },
+            `session ${entry.session} ended before its answer came`,
+            bound.signal,
+          )
+        : undefined;
+    const reserved = entry.price_asked !== null ? `, ${dollars(centsToUnits(entry.price_asked))} reserved` : '';
+    if (asked === undefined) lost.push(`${entry.tool} (session ${entry.session}${reserved}, Idempotency-Key ${entry.key})`);
+    else reasked.push(asked);
+  }
+  const toEnd = [...new Set([...left.calls.filter(({ entry }) => ours(entry)).map(({ id }) => id), ...reasked])];
+  for (const id of toEnd) {
+    const result = await endLiveCall(s, id, 'left running by a svc mcp session that has ended', bound.signal);
+    if (!result.isError || reportOf(result)?.status === 409) ended.push(id);
+    else calls.push(id);
+  }
+  bound.done();
+  const note = leftOpenNote({ calls, lost, unfinished: left.unfinished, ended });
   if (!note) return;
   s.ctx.io.stderr.write(`svc mcp: ${note}\n`);
-  void server.sendLoggingMessage({ level: 'warning', logger: 'svc', data: `svc mcp: ${note}.` }).catch(() => {});
+  await server.sendLoggingMessage({ level: 'warning', logger: 'svc', data: `svc mcp: ${note}.` }).catch(() => {});
+}
+
+/** A signal that aborts after `ms` or when the process ends for good; `done` lets go of its timer. */
+function boundedSignal(s: SessionState, ms: number): { signal: AbortSignal; done(): void } {
+  const bound = new AbortController();
+  const waited = new AbortController();
+  void s.ctx.clock.sleep(ms, waited.signal).then(
+    () => bound.abort(new Error(`the service did not answer within ${ms / 1000} s`)),
+    () => {},
+  );
+  return {
+    signal: bound.signal,
+    done: () => {
+      waited.abort();
+      bound.abort();
+    },
+  };
+}
+
+/**
+ * A create whose answer was lost, sent again with its Idempotency-Key (the service answers what
+ * the first made, and makes nothing more; while it still handles the first, 409, asked again
+ * within `signal`'s bound): audited as svc mcp's own call; the live call it made, now the
+ * session's to end. The call's id, undefined when none was learnt.
+ */
+async function reask(s: SessionState, create: PendingCreate, why: string, signal: AbortSignal): Promise<string | undefined> {
+  const result = await ownCall(
+    s,
+    { name: create.tool, key: create.key },
+    { ...create.args, by: 'svc mcp', why: `asked again with its Idempotency-Key: ${why}` },
+    signal,
+    async (callSignal, settled) => {
+      settled.sent = true;
+      for (;;) {
+        const ran = await s.run(create.path, create.input, callSignal, true, create.key);
+        if (ran.exitCode === 0) return resultOf(structuredOf(ran.stdout));
+        const failed = failureOf(ran);
+        if (reportOf(failed)?.status !== 409 || callSignal.aborted) return failed;
+        await s.ctx.clock.sleep(200, callSignal).catch(() => {});
+        if (callSignal.aborted) return failed;
+      }
+    },
+  );
+  if (typeof reportOf(result)?.status === 'number' || !result.isError) s.pending.delete(create.key);
+  return result.isError ? undefined : noteLiveCall(s, result.structuredContent);
+}
+
+/** The creates of live calls whose answer never came, asked again with their keys, together, within ENDS_WITHIN_MS. */
+async function reaskPending(s: SessionState, why: string): Promise<void> {
+  if (s.pending.size === 0) return;
+  const bound = boundedSignal(s, ENDS_WITHIN_MS);
+  await Promise.all([...s.pending.values()].map((create) => reask(s, create, `the session ended before its answer came: ${why}`, bound.signal)));
+  bound.done();
+  if (s.pending.size)
+    s.ctx.io.stderr.write(
+      `svc mcp: no answer came for ${[...s.pending.values()].map((c) => `${c.tool} (Idempotency-Key ${c.key})`).join(', ')}, asked again too: the next svc mcp session of this credential that may write asks again by the key and ends what was made\n`,
+    );
 }
 
 /** How long answers still in flight when stdin closes may take (once the live calls are ended) before they are abandoned. */
@@ -377,6 +517,8 @@ async function endSession(s: SessionState, why: string, allAnswered: () => Promi
   s.halt.abort(new Error(why));
   await settledWithin(s, [...s.running], ABANDONED_WITHIN_MS);
   s.minutes?.stopAll();
+  // Creates whose answer was lost to the end: learnt again by their keys, then ended with the rest.
+  await reaskPending(s, why);
   await endLiveCalls(s, why);
 }
 
@@ -409,7 +551,8 @@ async function endLiveCalls(s: SessionState, why: string): Promise<void> {
  * why); the call is forgotten once ended or found ended already.
  */
 async function endLiveCall(s: SessionState, id: string, why: string, signal: AbortSignal): Promise<CallToolResult> {
-  const result = await ownCall(s, { name: 'calls_end' }, { id, by: 'svc mcp', why }, signal, async (callSignal) => {
+  const result = await ownCall(s, { name: 'calls_end', ends: true }, { id, by: 'svc mcp', why }, signal, async (callSignal, settled) => {
+    settled.sent = true;
     const ran = await s.own('calls end', { id }, callSignal);
     return ran.exitCode === 0 ? resultOf(structuredOf(ran.stdout)) : failureOf(ran);
   });
@@ -418,6 +561,14 @@ async function endLiveCall(s: SessionState, id: string, why: string, signal: Abo
     s.minutes?.stop(id);
   }
   return result;
+}
+
+/** A live call as the service has it now (a read of svc mcp's own, not audited); undefined when it cannot be read. */
+async function callNow(s: SessionState, id: string): Promise<{ status: string; ended_at: string | null } | undefined> {
+  const ran = await s.own('calls get', { id }, s.halt.signal);
+  if (ran.exitCode !== 0) return undefined;
+  const { status, ended_at: endedAt } = structuredOf(ran.stdout) as { status?: unknown; ended_at?: unknown };
+  return typeof status === 'string' ? { status, ended_at: typeof endedAt === 'string' ? endedAt : null } : undefined;
 }
 
 /** A live call the cap has no room for: ended, and the assistant told (a log message) as well as the audit log. */

@@ -7,7 +7,7 @@ import { balanceObject, centsAmount } from '../billing.js';
 import { centsOfSubcents, subcentsOf } from '../../contract/money.js';
 import { invalidOne, notFound } from '../errors.js';
 import { eventLog, eventShape, publish, publishJson } from '../events.js';
-import { addFault } from '../faults.js';
+import { addFault, MAX_DELAY_MS } from '../faults.js';
 import { exportDocument } from '../persistence/document.js';
 import type { EmulatorEnv } from '../http.js';
 import { randomToken, rfc3339, sha256 } from '../ids.js';
@@ -35,11 +35,21 @@ export const MAX_ADVANCE_SECONDS = 315_360_000;
 /** The last instant an RFC 3339 timestamp (four-digit year) can name. */
 const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
 const advance = z.strictObject({ advance_seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS) });
-export const fault = z.strictObject({
+/** A fault that fails requests (the dashboard's form makes these). */
+export const statusFault = z.strictObject({
   path_prefix: z.string().startsWith('/'),
   status: z.union([z.literal(429), z.literal(502)]),
   count: z.number().int().min(1),
 });
+export const fault = z.union([
+  statusFault,
+  z.strictObject({
+    path_prefix: z.string().startsWith('/'),
+    delay_ms: z.number().int().min(1).max(MAX_DELAY_MS),
+    method: z.enum(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']).optional(),
+    count: z.number().int().min(1),
+  }),
+]);
 const approval = z.strictObject({ email: z.string().min(1), org_id: z.string().min(1), decision: z.enum(['approve', 'deny']) });
 export const synthetic = z.strictObject({
   org_id: z.string().min(1),

@@ -3,7 +3,7 @@ import { HttpError } from '../../errors.js';
 import { addFault } from '../../faults.js';
 import { retained } from '../../events.js';
 import { importDocument } from '../../persistence/document.js';
-import { advanceClock, fault as faultSchema, publishSynthetic, synthetic } from '../../routes/control.js';
+import { advanceClock, statusFault as faultSchema, publishSynthetic, synthetic } from '../../routes/control.js';
 import { createState, empty, reset } from '../../state.js';
 import { shownOnce, withMode } from '../layout.js';
 import { streamNumber } from '../parts.js';
