@@ -2,7 +2,7 @@
 // its parse() shapes the typed values the parser read into its options, its run() acts with
 // a context; every error becomes a message on stderr and the exit code of docs/design.md. The
 // exit codes of a run are decided here and nowhere else.
-import type { GlobalOptions } from '../context.js';
+import type { Context, GlobalOptions } from '../context.js';
 import { CliError, EXIT, isAbortError } from '../errors.js';
 import { kebab, type Leaf, type LoadedCommand, type RootSpec, type RunInProcess } from '../commands/define.js';
 import { UsageError } from '../errors.js';
@@ -109,50 +109,7 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     );
     disposeContext = () => ctx.dispose();
     phase('context');
-    const runInProcess: RunInProcess = (typed, output, signal) => {
-      const nested: Invocation = {
-        name: typed.name,
-        leaf: typed.leaf,
-        args: typed.args,
-        flags: typed.flags,
-        // This run's base URL; the profile, mode and confirmation its caller fixed.
-        // (The caller's --jq filters the caller's output, not a nested command's.)
-        globals: {
-          ...globals,
-          jq: undefined,
-          json: true,
-          yes: typed.yes,
-          mode: typed.mode,
-          ...(typed.profile !== undefined ? { profile: typed.profile } : {}),
-        },
-        root: invocation.root,
-      };
-      return runCommand(
-        nested,
-        {
-          env: runtime.env,
-          stdout: { write: output.stdout, isTTY: false },
-          stderr: { write: output.stderr, isTTY: false },
-          // Nothing to read, nobody to ask, no browser: a command that needs one says which input is missing.
-          stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
-          clock: runtime.clock,
-          random: runtime.random,
-          browser: {
-            open: async () => {
-              throw new UsageError('no browser can be opened for a command run by another');
-            },
-          },
-          signal,
-          ...(typed.idempotencyKey !== undefined ? { idempotencyKey: typed.idempotencyKey } : {}),
-          ...(typed.knownPrices !== undefined ? { knownPrices: typed.knownPrices } : {}),
-          secrets: ctx.secrets,
-          config: ctx.config,
-          http: ctx.http,
-        },
-        version,
-        commands,
-      );
-    };
+    const runInProcess = nestedRunner(invocation, runtime, ctx, version, commands);
     // A run that returns succeeded; every failure is a typed error, printed below.
     const ran = await module.run(opts, ctx, invocation.root, runInProcess).then(
       () => ({ failed: false as const }),
@@ -174,4 +131,56 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     // The context's HTTP pool: idle keep-alive sockets would hold the process open.
     await disposeContext?.();
   }
+}
+
+/**
+ * How a command runs another (svc mcp's tools): the typed line, run in this process with this
+ * run's base URL and stores, its output to the caller's writers, no prompt and no browser.
+ */
+function nestedRunner(invocation: Invocation, runtime: Runtime, ctx: Context, version: string, commands: Commands): RunInProcess {
+  const { globals } = invocation;
+  return (typed, output, signal) => {
+    const nested: Invocation = {
+      name: typed.name,
+      leaf: typed.leaf,
+      args: typed.args,
+      flags: typed.flags,
+      // This run's base URL; the profile, mode and confirmation its caller fixed.
+      // (The caller's --jq filters the caller's output, not a nested command's.)
+      globals: {
+        ...globals,
+        jq: undefined,
+        json: true,
+        yes: typed.yes,
+        mode: typed.mode,
+        ...(typed.profile !== undefined ? { profile: typed.profile } : {}),
+      },
+      root: invocation.root,
+    };
+    return runCommand(
+      nested,
+      {
+        env: runtime.env,
+        stdout: { write: output.stdout, isTTY: false },
+        stderr: { write: output.stderr, isTTY: false },
+        // Nothing to read, nobody to ask, no browser: a command that needs one says which input is missing.
+        stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
+        clock: runtime.clock,
+        random: runtime.random,
+        browser: {
+          open: async () => {
+            throw new UsageError('no browser can be opened for a command run by another');
+          },
+        },
+        signal,
+        ...(typed.idempotencyKey !== undefined ? { idempotencyKey: typed.idempotencyKey } : {}),
+        ...(typed.knownPrices !== undefined ? { knownPrices: typed.knownPrices } : {}),
+        secrets: ctx.secrets,
+        config: ctx.config,
+        http: ctx.http,
+      },
+      version,
+      commands,
+    );
+  };
 }
