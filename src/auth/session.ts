@@ -30,10 +30,14 @@ export interface SessionDeps extends TransactionDeps {
   signal: AbortSignal;
   /** A line for the user (stderr): the refreshed sign-in could not be stored, the command goes on. */
   warn?(message: string): void;
+  /** A refreshed pair that could not be stored: held for this command only, revoked by close(). */
+  unsaved?(pair: StoredOAuth): void;
 }
 
 export interface OAuthSession {
   accessToken(profile: string, opts: AccessTokenOptions): Promise<string>;
+  /** Revokes each refreshed pair that could not be stored (RFC 7009), saying so: nothing stays open that nothing here holds. */
+  close(): Promise<void>;
 }
 
 /** One per context: it remembers the tokens it handed out, so a 401 names the one that failed. */
@@ -44,8 +48,20 @@ export function createOAuthSession(deps: SessionDeps): OAuthSession {
    * tells "rotated since" apart from "still the refused one".
    */
   const handedOut = new Map<string, string>();
-  return { accessToken: (profile, opts) => getOAuthAccessToken(deps, handedOut, profile, opts) };
+  const unsaved: StoredOAuth[] = [];
+  const holding: SessionDeps = { ...deps, unsaved: (pair) => unsaved.push(pair) };
+  return {
+    accessToken: (profile, opts) => getOAuthAccessToken(holding, handedOut, profile, opts),
+    async close() {
+      // Its own bound: the command's signal may be the Ctrl-C that is ending it.
+      for (const pair of unsaved.splice(0))
+        deps.warn?.(`the refreshed sign-in that could not be saved: ${await revokeRefused(deps, pair, pair, AbortSignal.timeout(REVOKE_BOUND_MS))}`);
+    },
+  };
 }
+
+/** How long revoking an unsaved pair may hold the end of a command. */
+const REVOKE_BOUND_MS = 5_000;
 
 async function getOAuthAccessToken(ctx: SessionDeps, handedOut: Map<string, string>, profile: string, opts: AccessTokenOptions): Promise<string> {
   const handOut = (token: string): string => {
@@ -199,6 +215,7 @@ async function refreshInto(
       storage = await reservation.store(JSON.stringify(next));
     } catch (error) {
       ctx.warn?.(unsavedSignIn(error, profile));
+      ctx.unsaved?.(next);
       return next.access_token;
     }
     await tx
@@ -221,8 +238,9 @@ async function refreshInto(
 /** What the user reads when a refreshed pair could not be stored: where, why, and what to do. */
 function unsavedSignIn(error: unknown, profile: string): string {
   const login = `svc login${profile === 'default' ? '' : ` --profile ${profile}`}`;
-  if (error instanceof DiskFullError) return `the sign-in could not be saved at ${error.path} (the disk is full): free space and run ${login}`;
-  return `the sign-in could not be saved (${(error as Error).message}): run ${login}`;
+  const after = 'this command goes on with it, then it is revoked at the service';
+  if (error instanceof DiskFullError) return `the sign-in could not be saved at ${error.path} (the disk is full); ${after}: free space and run ${login}`;
+  return `the sign-in could not be saved (${(error as Error).message}); ${after}: run ${login}`;
 }
 
 /** Records (an ISO time) or clears (undefined) the in-flight mark of the profile's refresh. Best effort: it only words a later error. */
@@ -238,7 +256,12 @@ async function markRefreshInFlight(tx: ProfileTransaction, startedAt: string | u
 }
 
 /** Revokes a refreshed pair svc refused (RFC 7009; the refresh token ends the grant); what happened, as a clause. */
-async function revokeRefused(ctx: SessionDeps, current: StoredOAuth, issued: { refresh_token?: string; access_token?: string }): Promise<string> {
+async function revokeRefused(
+  ctx: SessionDeps,
+  current: StoredOAuth,
+  issued: { refresh_token?: string; access_token?: string },
+  signal: AbortSignal = ctx.signal,
+): Promise<string> {
   const value = issued.refresh_token ?? issued.access_token;
   const endpoint = current.revocation_endpoint;
   const byHand = "an admin of the organization can end it by disconnecting the app in the organization's connected apps";
@@ -246,7 +269,7 @@ async function revokeRefused(ctx: SessionDeps, current: StoredOAuth, issued: { r
     return `the sign-in the service issued stays open until it expires, or ${byHand}`;
   try {
     const fetch: FetchLike = (url, init) => ctx.http.fetch(url, init);
-    await revokeToken(fetch, endpoint, clientOf(current), { value, hint: issued.refresh_token ? 'refresh_token' : 'access_token' }, ctx.signal);
+    await revokeToken(fetch, endpoint, clientOf(current), { value, hint: issued.refresh_token ? 'refresh_token' : 'access_token' }, signal);
     return 'what it issued was revoked at the service, nothing of it stays open';
   } catch (failure) {
     return `revoking what it issued failed (${(failure as Error).message}): it stays open until it expires, or ${byHand}`;

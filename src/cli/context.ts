@@ -152,13 +152,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
         now: () => runtime.clock.now(),
       });
   const transport = runtime.http ?? ownHttp!;
-  // Each request watched (src/io/waiting.ts): a spinner when it goes unanswered at a terminal, and what Ctrl-C stopped.
-  const watch = { io, clock: runtime.clock, signal: runtime.signal, json: globals.json };
-  const http: HttpTransport = {
-    fetch: (url, init) => watchRequest(watch, init?.method ?? 'GET', new URL(url), transport.fetch(url, init)),
-    ...(transport.deadline ? { deadline: (bytes: number) => transport.deadline!(bytes) } : {}),
-    ...(transport.prepare ? { prepare: () => transport.prepare!() } : {}),
-  };
+  const http = watched(transport, { io, clock: runtime.clock, signal: runtime.signal, json: globals.json });
 
   let credential: Promise<ResolvedCredential> | undefined;
   let client: Promise<ApiClient<ResolvedCredential>> | undefined;
@@ -215,6 +209,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
       return (await session).accessToken(profile, opts);
     },
     async dispose() {
+      await closeSession(session);
       keychain?.close?.();
       await ownHttp?.close();
     },
@@ -228,4 +223,18 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
       throw error;
     });
   return ctx;
+}
+
+/** Before the pool closes: a refreshed pair that could not be stored is revoked through it. */
+async function closeSession(session: Promise<OAuthSession> | undefined): Promise<void> {
+  await (await session)?.close();
+}
+
+/** Each request watched (src/io/waiting.ts): a spinner when it goes unanswered at a terminal, and what Ctrl-C stopped. */
+function watched(transport: HttpTransport, watch: Parameters<typeof watchRequest>[0]): HttpTransport {
+  return {
+    fetch: (url, init) => watchRequest(watch, init?.method ?? 'GET', new URL(url), transport.fetch(url, init)),
+    ...(transport.deadline ? { deadline: (bytes: number) => transport.deadline!(bytes) } : {}),
+    ...(transport.prepare ? { prepare: () => transport.prepare!() } : {}),
+  };
 }

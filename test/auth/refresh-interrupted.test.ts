@@ -73,7 +73,11 @@ describe('a refresh refused with invalid_grant', () => {
     // This command finishes with the pair it holds, and says the sign-in was not saved.
     const killed = await runCli(['account', '--live'], { secrets: dying, configDir });
     expect(killed.exitCode, killed.stderr).toBe(0);
-    expect(killed.stderr).toContain('the sign-in could not be saved (killed): run svc login');
+    expect(killed.stderr).toContain('the sign-in could not be saved (killed); this command goes on with it, then it is revoked at the service: run svc login');
+    // Nothing stays open at the service that nothing here holds.
+    expect(killed.stderr).toContain('the refreshed sign-in that could not be saved: what it issued was revoked at the service, nothing of it stays open');
+    const { data } = await control(emulator(), 'GET', `/_emulator/orgs/${emulator().seed.org_id}/connections`);
+    expect(data.map((c: { client_id: string }) => c.client_id)).not.toContain('svc_app_cli');
     const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
     expect(config.profiles.default.oauth.refresh_started_at).toEqual(expect.any(String));
 
@@ -86,7 +90,7 @@ describe('a refresh refused with invalid_grant', () => {
     expect(JSON.parse(status.stdout).profiles[0].oauth).toMatchObject({ ended_reason: 'refresh_interrupted' });
   });
 
-  it('a new pair that cannot be stored for a full disk (injected ENOSPC): the command finishes with it and names the file and the fix', async () => {
+  it('a new pair that cannot be stored for a full disk (injected ENOSPC): the command finishes with it, names the file and the fix, and the pair is revoked as svc ends', async () => {
     const { secrets, configDir, expire } = await signedIn();
     expire();
     const path = join(configDir, 'credentials.json');
@@ -100,7 +104,10 @@ describe('a refresh refused with invalid_grant', () => {
     const r = await runCli(['account', '--live', '--json'], { secrets: full, configDir });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(emulator().seed.org_id);
-    expect(r.stderr).toContain(`the sign-in could not be saved at ${path} (the disk is full): free space and run svc login`);
+    expect(r.stderr).toContain(
+      `the sign-in could not be saved at ${path} (the disk is full); this command goes on with it, then it is revoked at the service: free space and run svc login`,
+    );
+    expect(r.stderr).toContain('what it issued was revoked at the service, nothing of it stays open');
     expect(r.stderr).not.toContain('has ended');
   });
 
