@@ -465,7 +465,7 @@ if (process.argv.includes('--write-readme')) {
     ...skippedNodes.map((version) => `- node ${version}: not installed in this run, not measured.`),
   ];
   const table = [
-    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs, load average ${loadavg()[0].toFixed(1)} at the end of the run; median of ${runs} runs, the cases taking turns; each ratio is to \`node -e 0\` of the same Node in the same run. The budgets apply on every tested Node (the table above; design.md's round 7 guards where they differ); a request command's budget is the https one below.`,
+    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}, ${process.platform}/${process.arch}, ${availableParallelism()} CPUs, load average ${loadavg()[0].toFixed(1)} at the end of the run; median of ${runs} runs, the cases taking turns; each ratio is to \`node -e 0\` of the same Node in the same run. The budgets apply on every tested Node (the table above; docs/design.md's round 7 guards where they differ); a request command's budget is the https one below.`,
     ...perNode.flatMap(({ version, baselineMs, rows, storeChecks }) => [
       '',
       `**Node ${version}** (\`node -e 0\` = ${baselineMs.toFixed(1)} ms)`,
