@@ -17,7 +17,7 @@ if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/d
   keyrings=$(mktemp -d "${TMPDIR:-/tmp}/svc-test-keyrings.XXXXXX")
   trap 'rm -rf "$keyrings"' EXIT
   status=0
-  dbus-run-session -- sh -c 'keyrings=$1; shift; bash scripts/keyring-up.sh "$keyrings"; exec npx vitest run --config vitest.real.config.ts "$@"' sh "$keyrings" "$@" || status=$?
+  dbus-run-session -- sh -c 'keyrings=$1; shift; bash scripts/keyring-up.sh "$keyrings" || export SVC_KEYRING_UP=failed; exec npx vitest run --config vitest.real.config.ts "$@"' sh "$keyrings" "$@" || status=$?
   exit "$status"
 fi
 echo "note: dbus-run-session or gnome-keyring-daemon not installed; the keychain suite will skip" >&2

@@ -29,7 +29,8 @@ async function secretServiceProblem(): Promise<string | null> {
     await probe.deletePassword(AbortSignal.timeout(3000));
     return null;
   } catch (error) {
-    return `the Secret Service is not usable: ${(error as Error).message}`;
+    const setup = process.env.SVC_KEYRING_UP === 'failed' ? ' (scripts/keyring-up.sh could not start one: its lines above say what it saw)' : '';
+    return `the Secret Service is not usable: ${(error as Error).message}${setup}`;
   }
 }
 
