@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// The launcher. `--version` (package.json) and `completion SHELL` (the script completions/
+// The launcher. `--version` (package.json) and `completion SHELL` (the script dist/completions/
 // ships, generated from the manifest) are answered at once; any other command line runs in
 // the bundle (dist/main.cjs, scripts/bundle.mjs), which finds its command in the manifest.
 // CommonJS (bin/package.json says so): a CommonJS start never initialises Node's ESM loader.
 'use strict';
 const argv = process.argv.slice(2);
 
-/** `svc completion SHELL`'s script, as completions/ ships it (scripts/gen-completions.mjs). */
+/** `svc completion SHELL`'s script, as the build writes it to dist/completions/ (scripts/gen-completions.mjs). */
 const COMPLETION_FILES = { bash: 'svc.bash', zsh: 'svc.zsh', fish: 'svc.fish', powershell: 'svc.ps1' };
 
 /** Writes to fd 1 at once: process.stdout would load Node's stream modules first. */
@@ -39,7 +39,7 @@ if (argv.length === 1 && argv[0] === '__keychain-child') {
 } else if (argv.length === 1 && argv[0] === '--version') {
   writeOut(`${require('../package.json').version}\n`);
 } else if (argv.length === 2 && argv[0] === 'completion' && Object.hasOwn(COMPLETION_FILES, argv[1])) {
-  writeOut(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'completions', COMPLETION_FILES[argv[1]])));
+  writeOut(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'dist', 'completions', COMPLETION_FILES[argv[1]])));
 } else {
   // Node's compile cache (22+) keeps V8's compiled code of the bundle between runs, in the OS
   // temp dir's node-compile-cache/ (NODE_COMPILE_CACHE moves it, NODE_DISABLE_COMPILE_CACHE=1

@@ -7,6 +7,8 @@
 //   command's module alone. One CommonJS file: Node's ESM loader costs a file at a time, and
 //   to start at all, and every extra file costs a command line (esbuild's split into a file
 //   per command and shared chunks measured slower, and on Node 22 6 MiB heavier).
+// - man/ and completions/: the man pages and the shell completion scripts (scripts/gen-man.mjs,
+//   scripts/gen-completions.mjs), made from the same declarations.
 // - lib/*: libraries loaded only when needed: commander (the parser), prompts, spinner, tables,
 //   colours, undici, jq, the MCP SDK; and emulator.js.
 import { build } from 'esbuild';
@@ -15,6 +17,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNotices } from './notices.mjs';
 import { declaredManifest } from './generated.mjs';
+import { COMPLETION_EXPORTS, completionFiles } from './gen-completions.mjs';
+import { MAN_EXPORTS, manPages } from './gen-man.mjs';
 import { answerHelp } from './help.mjs';
 
 answerHelp(import.meta.url);
@@ -256,6 +260,12 @@ function bundleSvc(outdir, manifest, modulesOf) {
   });
 }
 
+/** Writes each `{ file, text }` into `dir`. */
+function writeEach(dir, files) {
+  mkdirSync(dir, { recursive: true });
+  for (const { file, text } of files) writeFileSync(join(dir, file), text);
+}
+
 /** Writes the bundle into `outdir` (which should be empty). */
 export async function bundle(outdir) {
   const libraries = await build({
@@ -282,9 +292,13 @@ export async function bundle(outdir) {
     outExtension: { '.js': '.cjs' },
   });
 
-  const { manifest, modulesOf } = await declaredManifest("export { modulesOf } from './src/commands/manifest.ts';");
+  const declared = await declaredManifest(`export { modulesOf } from './src/commands/manifest.ts'; ${MAN_EXPORTS} ${COMPLETION_EXPORTS}`);
+  const { manifest, modulesOf } = declared;
   writeFileSync(join(outdir, 'manifest.json'), JSON.stringify(manifest));
   const svc = await bundleSvc(outdir, manifest, modulesOf);
+  // The man pages and the completion scripts, made from the same declarations at every build.
+  writeEach(join(outdir, 'man'), manPages(declared));
+  writeEach(join(outdir, 'completions'), completionFiles(declared));
 
   // What was inlined, with its licences: THIRD_PARTY_NOTICES.txt and an SBOM (scripts/notices.mjs).
   writeNotices(root, outdir, [libraries.metafile, commonJsLibraries.metafile, svc.metafile]);

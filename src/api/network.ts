@@ -1,5 +1,4 @@
-// What went wrong on the way to the service, in words a person can act on (issue 32 "Errors a
-// person can act on"). Both transports (src/api/http.ts: Node's http/https, and undici behind
+// What went wrong on the way to the service, in words a person can act on. Both transports (src/api/http.ts: Node's http/https, and undici behind
 // a proxy) turn what their library threw into a ConnectionError here, the one mapping every
 // command shares (svc login and svc doctor included), so no ECONNREFUSED, EPROTO, UND_ERR_*
 // or OpenSSL string reaches the user; the raw code stays on the error for --debug.

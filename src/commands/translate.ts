@@ -94,7 +94,7 @@ export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
   else ctx.io.stdout.write(`${sanitizeText(translation.text)}\n`);
 }
 
-/** The text, within the limit; a longer one is refused with the way forward (issue 44). */
+/** The text, within the limit; a longer one is refused with the way forward. */
 function checkWholeText(text: string, to: string): string {
   try {
     return parseText(text, 'the text', MAX_TRANSLATE_CHARS);
@@ -184,7 +184,7 @@ export const READ_AHEAD = { lines: 10_000, characters: 1 << 20 };
 type StdinLine = string | LongLine;
 
 /**
- * `translate --lines` at a terminal (issue 44: 2,000 lines took minutes without a word): once
+ * `translate --lines` at a terminal (thousands of lines would take minutes without a word): once
  * the input is read, how many lines and about how long at the service's pace; then, every
  * little while, how many are done and how long is left. An input longer than the read-ahead
  * gets its total once its end is reached; until then, how many are done. On stderr, as progress.

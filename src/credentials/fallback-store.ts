@@ -72,7 +72,7 @@ export class FallbackSecretStore implements SecretStore {
 
   async set(profile: string, name: string, value: string, where?: SecretStorage): Promise<SecretStorage> {
     const storage = await this.store(profile, name, value, where);
-    // Wherever it went, an earlier svc's copy in the kernel keyring goes (issue 25).
+    // Wherever it went, an earlier svc's copy in the kernel keyring goes.
     const left = await this.forgetKernelCopy(profile, name);
     if (left) this.warn(describeLeft(left));
     return storage;
@@ -233,7 +233,7 @@ export class FallbackSecretStore implements SecretStore {
 
   /**
    * For `svc doctor`: where new secrets go here, and why. The check is what a write does: a
-   * probe entry written, then deleted (issue 44: a Secret Service with no default collection
+   * probe entry written, then deleted (a Secret Service with no default collection
    * answers reads, while every write fails and falls back to the file). `trouble`: the cause in
    * the fallback warning's words.
    */

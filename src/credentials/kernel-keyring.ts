@@ -1,5 +1,5 @@
 // Copies an earlier svc left in the Linux kernel keyring: its @napi-rs/keyring was not pinned
-// and fell back there silently where there was no Secret Service (issue 25). They are found
+// and fell back there silently where there was no Secret Service. They are found
 // in /proc/keys (the keys this process may view) by their description, `<account>@<service>`
 // with or without the addon's `keyring:` target prefix, and deleted through the addon.
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // A profile's mode (svc help modes): stored when the profile gets its first
 // credential (that credential's mode), and changed only by `svc mode`; --test/--live and
 // SVC_MODE override it for one command. A credential added or removed never switches it
-// (issue 44: removing a test key silently turned a script's free calls into billed ones).
+// (else removing a test key would silently turn a script's free calls into billed ones).
 import type { Profile } from '../config/config.js';
 import type { Mode } from '../contract/constants.js';
 

@@ -259,7 +259,7 @@ export async function resolveCredential(
   }
   const key = stored;
   if (!key) {
-    // Said and stopped: never another mode than the one chosen or stored (issue 44).
+    // Said and stopped: never another mode than the one chosen or stored.
     const other = mode === 'test' ? 'live' : 'test';
     const switchTo = hasCredentialFor(profile, other) ? `, or use --${other} (\`svc mode ${other}\` for good)` : '';
     throw new AuthError(

@@ -64,8 +64,8 @@ export const NO_SECRET_SERVICE = /DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freed
 export const NO_SECRET_SERVICE_HERE = new RegExp(`there is no Secret Service|${NO_SECRET_SERVICE.source}`);
 
 /**
- * A keychain failure in a few words, and its cause in a line of its own (issue 44: a cause
- * shown only with --debug left nothing to act on); the addon's full words are for --debug.
+ * A keychain failure in a few words, and its cause in a line of its own (a cause shown
+ * only with --debug would leave nothing to act on); the addon's full words are for --debug.
  */
 export function keychainTrouble(reason: string): { short: string; cause: string } {
   const timeout = /did not answer within ([\d.]+ s) \([^;)]*(?:; ([^)]*))?\)/.exec(reason);

@@ -1,4 +1,4 @@
-// Cross-site safety (issue 13). The control plane needs no credential and the emulator listens on
+// Cross-site safety. The control plane needs no credential and the emulator listens on
 // loopback, so two things must hold for a web page in the user's browser not to reach it:
 // - DNS rebinding: a page on evil.example whose name later resolves to 127.0.0.1 sends
 //   `Host: evil.example`. Only Host names that name the bound address are answered (421 otherwise,

@@ -1,4 +1,4 @@
-// Everything svc writes to stderr at a terminal fits the terminal (issue 32): errors, hints,
+// Everything svc writes to stderr at a terminal fits the terminal: errors, hints,
 // warnings, notes, progress. Rather than each message wrapping itself, the stderr the
 // process edge hands in is wrapped once here (src/main.ts), so no message is left out.
 // Piped or redirected, stderr stays whole, one message per line, for logs and scripts.

@@ -1,4 +1,4 @@
-// Waiting is said (issue 49): at a terminal, a request with no answer after WAIT_NOTICE_MS
+// Waiting is said: at a terminal, a request with no answer after WAIT_NOTICE_MS
 // shows one spinner line on stderr naming what it waits for, gone when the answer comes;
 // nothing on a pipe or with --json. Ctrl-C during a request says what was stopped and
 // whether a write may have reached the service, with the command that checks.

@@ -76,7 +76,7 @@ describe('bin/svc.js over the bundle', () => {
   }
 
   // (Looks inside bin/svc.js or dist/: skipped for the standalone binary, SVC_BIN.)
-  it.skipIf(standaloneBin)('answers completion from the file completions/ ships, and help from the manifest', async () => {
+  it.skipIf(standaloneBin)('answers completion from the file the build wrote to dist/completions/, and help from the manifest', async () => {
     for (const shell of ['bash', 'powershell']) {
       const viaLauncher = await traced(['completion', shell]);
       const viaBundle = await traced(['--no-color', 'completion', shell]);

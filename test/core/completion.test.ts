@@ -1,4 +1,4 @@
-// The shipped completion scripts are exactly what the command tree generates; the
+// The completion scripts the build writes (dist/completions/) are exactly what the command tree generates; the
 // completion command prints the same; `--profile <TAB>` is answered by `svc __complete profiles`.
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -11,12 +11,12 @@ import { ROOT } from '../../src/commands/index.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const shipped = (shell: (typeof SHELLS)[number]) => readFileSync(join(root, 'completions', COMPLETION_FILES[shell]), 'utf8');
+const shipped = (shell: (typeof SHELLS)[number]) => readFileSync(join(root, 'dist', 'completions', COMPLETION_FILES[shell]), 'utf8');
 const hasBash = spawnSync('bash', ['--version']).status === 0;
 
 describe('completions', () => {
   for (const shell of SHELLS) {
-    it(`completions/${COMPLETION_FILES[shell]} matches the command tree (else: npm run completions)`, async () => {
+    it(`dist/completions/${COMPLETION_FILES[shell]} is what the command tree makes, and what svc completion prints`, async () => {
       expect(completionScript(shell, ROOT)).toBe(shipped(shell));
       const printed = await runCli(['completion', shell]);
       expect(printed.exitCode).toBe(0);
@@ -49,7 +49,7 @@ describe('completions', () => {
     writeFileSync(join(bin, 'svc'), '#!/bin/sh\n[ "$1" = __complete ] && [ "$2" = profiles ] && printf "alpha\\nbeta\\n"\n');
     chmodSync(join(bin, 'svc'), 0o755);
     const complete = (line: string) =>
-      execFileSync('bash', ['--norc', '--noprofile', join(root, 'test/real/shells/bash-complete.bash'), join(root, 'completions/svc.bash'), line], {
+      execFileSync('bash', ['--norc', '--noprofile', join(root, 'test/real/shells/bash-complete.bash'), join(root, 'dist/completions/svc.bash'), line], {
         env: { PATH: `${bin}:${process.env.PATH}` },
         encoding: 'utf8',
       })

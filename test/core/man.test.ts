@@ -1,5 +1,6 @@
-// The shipped man pages (man/) are exactly what the command declarations generate, one page
-// per visible command, as the completions are (test/core/completion.test.ts).
+// The man pages the build writes (dist/man/, scripts/gen-man.mjs): one page per visible command
+// and topic, made from the command declarations, as the completions are
+// (test/core/completion.test.ts); and what git keeps of them is current (npm run generate).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -20,14 +21,14 @@ function pageNames(nodes: readonly Node[], prefix: string): string[] {
 }
 
 describe('man pages', () => {
-  it('man/ matches the command declarations (else: npm run man)', () => {
+  it('src/help-topics\' modules and package.json\'s "man" list match the declarations and topics (else: npm run generate)', () => {
     const check = spawnSync(process.execPath, ['scripts/gen-man.mjs', '--check'], { cwd: root, encoding: 'utf8' });
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
   }, 60_000);
 
   it('has svc(1) and a page for each visible command, and none for a hidden one', () => {
-    const pages = readdirSync(join(root, 'man'))
+    const pages = readdirSync(join(root, 'dist', 'man'))
       .filter((file) => file.endsWith('.1'))
       .sort();
     expect(pages).toEqual(['svc', ...pageNames(ROOT.commands, 'svc')].map((name) => `${name}.1`).sort());
@@ -35,7 +36,7 @@ describe('man pages', () => {
   });
 
   it("a leaf's page has its synopsis, options, examples, environment, exit status and files", () => {
-    const page = readFileSync(join(root, 'man', 'svc-calls-start.1'), 'utf8');
+    const page = readFileSync(join(root, 'dist', 'man', 'svc-calls-start.1'), 'utf8');
     expect(page).toMatch(/^\.SH NAME\nsvc\\-calls\\-start \\- start an interpreted call between two languages$/m);
     for (const section of ['SYNOPSIS', 'DESCRIPTION', 'OPTIONS', 'GLOBAL OPTIONS', 'EXAMPLES', 'ENVIRONMENT', 'EXIT STATUS', 'FILES', 'SEE ALSO'])
       expect(page).toContain(`\n.SH ${section}\n`);
@@ -44,12 +45,12 @@ describe('man pages', () => {
     expect(page).toMatch(/\.TP\n\\fB130\\fR\ninterrupted/);
   });
 
-  const pages = () => readdirSync(join(root, 'man')).filter((file) => /\.[17]$/.test(file));
+  const pages = () => readdirSync(join(root, 'dist', 'man')).filter((file) => /\.[17]$/.test(file));
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
   it('every page is ASCII (troff in the C locale prints no UTF-8) and dates and versions itself in .TH', () => {
     for (const file of pages()) {
-      const text = readFileSync(join(root, 'man', file), 'utf8');
+      const text = readFileSync(join(root, 'dist', 'man', file), 'utf8');
       expect(
         [...text].filter((c) => c.charCodeAt(0) > 0x7f),
         file,
@@ -61,7 +62,7 @@ describe('man pages', () => {
   });
 
   it("lists each exit code once, with the README's meaning (409 is 6, not 1)", () => {
-    const page = readFileSync(join(root, 'man', 'svc.1'), 'utf8');
+    const page = readFileSync(join(root, 'dist', 'man', 'svc.1'), 'utf8');
     const status = page.slice(page.indexOf('.SH EXIT STATUS'), page.indexOf('.SH FILES'));
     const codes = [...status.matchAll(/^\\fB(\d+)\\fR\n(.*)$/gm)].map((m) => [m[1], m[2]]);
     expect(codes.map((c) => c[0])).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '130']);
@@ -70,7 +71,7 @@ describe('man pages', () => {
   });
 
   it('SEE ALSO names the parent, the siblings and the children, each unhyphenatable', () => {
-    const page = readFileSync(join(root, 'man', 'svc-calls-start.1'), 'utf8');
+    const page = readFileSync(join(root, 'dist', 'man', 'svc-calls-start.1'), 'utf8');
     const seeAlso = page.slice(page.indexOf('.SH SEE ALSO'));
     for (const name of ['svc\\-calls', 'svc\\-calls\\-list', 'svc\\-calls\\-end', 'svc\\-calls\\-links']) expect(seeAlso).toContain(`\\fB\\%${name}\\fR(1)`);
     expect(seeAlso).not.toContain('svc\\-calls\\-start\\fR');
@@ -83,7 +84,7 @@ describe('man pages', () => {
     () => {
       expect(manProblem).toBeNull();
       for (const file of pages()) {
-        const shown = spawnSync('man', ['-l', join(root, 'man', file)], {
+        const shown = spawnSync('man', ['-l', join(root, 'dist', 'man', file)], {
           encoding: 'utf8',
           env: { PATH: process.env.PATH, LC_ALL: 'C', MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' },
         });

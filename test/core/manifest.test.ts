@@ -116,7 +116,9 @@ describe('the manifest', () => {
   it('is where completions come from: the shipped scripts are the manifest’s, and a new command completes', () => {
     const manifest = shipped();
     for (const shell of SHELLS) {
-      expect(completionScript(shell, manifest), shell).toBe(readFileSync(join(root, 'completions', `svc.${shell === 'powershell' ? 'ps1' : shell}`), 'utf8'));
+      expect(completionScript(shell, manifest), shell).toBe(
+        readFileSync(join(root, 'dist', 'completions', `svc.${shell === 'powershell' ? 'ps1' : shell}`), 'utf8'),
+      );
       expect(completionScript(shell, withFrobnicate(manifest)), shell).toContain('frobnicate');
     }
   });
@@ -132,14 +134,14 @@ describe('the manifest', () => {
     };
     walk(shipped().commands, 'svc');
     expect(
-      readdirSync(join(root, 'man'))
+      readdirSync(join(root, 'dist', 'man'))
         .filter((file) => file.endsWith('.1'))
         .sort(),
     ).toEqual(['svc', ...pages.map(([name]) => name)].map((name) => `${name}.1`).sort());
     // (Up to its first character outside ASCII, which troff spells its own way.)
     const troff = (text: string) => text.split(/[^\x00-\x7f]/)[0]!.replace(/-/g, '\\-');
     for (const [name, summary] of pages)
-      expect(readFileSync(join(root, 'man', `${name}.1`), 'utf8'), name).toContain(`.SH NAME\n${troff(name)} \\- ${troff(summary)}`);
+      expect(readFileSync(join(root, 'dist', 'man', `${name}.1`), 'utf8'), name).toContain(`.SH NAME\n${troff(name)} \\- ${troff(summary)}`);
   });
 
   it("is what svc mcp's tools are made from (the tree its run() is given)", () => {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { blockLines } from '../helpers/doc-blocks.js';
 import { standInDeb } from '../helpers/apt.js';
-import { manPagesFor, signRelease } from '../helpers/release.js';
+import { builtFor, signRelease } from '../helpers/release.js';
 import { root } from '../helpers/spawn.js';
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -33,7 +33,7 @@ const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
 
 /**
  * A copy of the clone that `npm run dist` runs in, at `version`, without scripts/build.mjs: its
- * man pages name `version` (as `npm run man` writes them), its docs/install.md's download check names
+ * dist/ is the build's with man pages naming `version` (as the build writes them), its docs/install.md's download check names
  * `fingerprint` (the release key's, as RELEASING.md says to put it), and `changelogEntry` is
  * put at the top of its changelog.
  */
@@ -43,15 +43,14 @@ function clone(
 ): string {
   const dir = mkdtempSync(join(scratch, 'clone-'));
   mkdirSync(join(dir, 'scripts'));
-  for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'node_modules', 'package-lock.json', 'LICENSE'])
-    symlinkSync(join(root, entry), join(dir, entry));
+  for (const entry of ['bin', 'fixtures', 'node_modules', 'package-lock.json', 'LICENSE']) symlinkSync(join(root, entry), join(dir, entry));
   cpSync(join(root, 'packaging'), join(dir, 'packaging'), { recursive: true });
   for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs', 'help.mjs']) cpSync(join(root, 'scripts', script), join(dir, 'scripts', script));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')), version }));
   const changelog = join(dir, 'packaging/debian/changelog');
   if (changelogEntry) writeFileSync(changelog, `${changelogEntry}\n${readFileSync(changelog, 'utf8')}`);
   const date = changelogEntry ? /  \w{3}, (\d{1,2} \w{3} \d{4})/.exec(changelogEntry)?.[1] : undefined;
-  manPagesFor(dir, manVersion, date && manVersion === version ? new Date(`${date} UTC`).toISOString().slice(0, 10) : undefined);
+  builtFor(dir, manVersion, date && manVersion === version ? new Date(`${date} UTC`).toISOString().slice(0, 10) : undefined);
   const install = readFileSync(join(root, 'docs/install.md'), 'utf8');
   mkdirSync(join(dir, 'docs'));
   writeFileSync(join(dir, 'docs/install.md'), fingerprint ? install.replace(/(VALIDSIG \.\* )[0-9A-Z-]+\$/, `$1${fingerprint}$`) : install);
@@ -204,14 +203,19 @@ describe.skipIf(gpgProblem !== null || !linuxX64)(`npm run dist checks before it
     }
   }, 60_000);
 
-  it('man pages of the previous version: one line naming npm run man, and nothing built', () => {
+  it('a dist/ built for the previous version, packaged alone: one line naming npm run build, and nothing built', () => {
     const next = pkg.version.replace(/(\d+)$/, (n) => String(Number(n) + 1));
     const dir = clone(next, { changelogEntry: entry(next, '  Mon, 07 Dec 2026 09:00:00 +0000'), manVersion: pkg.version });
-    const ran = npmRunDist(dir, shellEnv(mkdtempSync(join(scratch, 'home-'))));
+    // The packaging step alone (npm run dist builds first, so its pages always name this version).
+    const ran = spawnSync(process.execPath, ['scripts/dist.mjs', '--arch', 'x64', '--no-deb'], {
+      cwd: dir,
+      env: { ...shellEnv(mkdtempSync(join(scratch, 'home-'))), SVC_THROWAWAY_KEY: '1' },
+      encoding: 'utf8',
+    });
     expect(ran.status).not.toBe(0);
     expect(ran.stderr).toMatch(
       new RegExp(
-        `^dist: man/svc[a-z-]*\\.1 says "[0-9-]+" "svc ${pkg.version.replace(/\./g, '\\.')}", not "2026-12-07" "svc ${next.replace(/\./g, '\\.')}" \\(\\d+ of man/'s pages\\): run npm run man and commit the pages\n$`,
+        `^dist: dist/man/svc[a-z-]*\\.1 says "[0-9-]+" "svc ${pkg.version.replace(/\./g, '\\.')}", not "2026-12-07" "svc ${next.replace(/\./g, '\\.')}" \\(\\d+ of its pages\\): dist/ is an earlier build; run npm run build\n$`,
       ),
     );
     expectNothingBuilt(dir);

@@ -52,7 +52,7 @@ function svcWithStdin(args: string[], input: string, env: Record<string, string>
 
 /** Asks a real shell what <TAB> offers after `line`, using the installed completion file. */
 async function complete(shell: 'bash' | 'zsh' | 'fish', line: string): Promise<string[]> {
-  const file = join(packageDir, 'completions', `svc.${shell}`);
+  const file = join(packageDir, 'dist', 'completions', `svc.${shell}`);
   const shells = join(import.meta.dirname, 'shells');
   const [program, args] =
     shell === 'bash'
@@ -102,11 +102,11 @@ afterAll(() => {
 });
 
 describe('the packed and globally installed package', () => {
-  it('ships only bin, dist, completions, man, fixtures, LICENSE, README and package.json', () => {
+  it('ships only bin, dist (with its man pages and completions), fixtures, LICENSE, README and package.json', () => {
     const shipped = readdirSync(packageDir)
       .filter((name) => name !== 'node_modules')
       .sort();
-    expect(shipped).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'fixtures', 'man', 'package.json']);
+    expect(shipped).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'fixtures', 'package.json']);
     // One `events trigger` fixture per event type.
     expect(readdirSync(join(packageDir, 'fixtures', 'triggers')).sort()).toHaveLength(11);
   });

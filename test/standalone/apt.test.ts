@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aptMachine, aptProblem, standInDeb, type AptMachine } from '../helpers/apt.js';
-import { manPagesFor } from '../helpers/release.js';
+import { builtFor } from '../helpers/release.js';
 import { root, spawnCollect, spawnEmulator, type SpawnedEmulator } from '../helpers/spawn.js';
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -87,8 +87,7 @@ const nextVersion = version.replace(/(\d+)$/, (n) => String(Number(n) + 1));
 function buildNextVersion(): string {
   const other = join(scratch, 'next');
   mkdirSync(join(other, 'scripts'), { recursive: true });
-  for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'node_modules', 'package-lock.json', 'LICENSE', 'README.md'])
-    symlinkSync(join(root, entry), join(other, entry));
+  for (const entry of ['bin', 'fixtures', 'node_modules', 'package-lock.json', 'LICENSE', 'README.md']) symlinkSync(join(root, entry), join(other, entry));
   cpSync(join(root, 'packaging'), join(other, 'packaging'), { recursive: true });
   for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs', 'help.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
@@ -99,7 +98,7 @@ function buildNextVersion(): string {
     changelog,
     `svc (${nextVersion}) unstable; urgency=medium\n\n  * The next release.\n\n -- ${pkg.author as string}  ${date}\n\n${readFileSync(changelog, 'utf8')}`,
   );
-  manPagesFor(other, nextVersion, new Date((releaseEpoch() + 86_400) * 1000).toISOString().slice(0, 10));
+  builtFor(other, nextVersion, new Date((releaseEpoch() + 86_400) * 1000).toISOString().slice(0, 10));
   const made = spawnSync(process.execPath, [join(other, 'scripts/dist.mjs'), '--arch', 'x64'], {
     cwd: other,
     encoding: 'utf8',

@@ -23,7 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { manPagesFor } from '../helpers/release.js';
+import { builtFor } from '../helpers/release.js';
 import { root, spawnCollect, spawnEmulator, type Spawned, type SpawnedEmulator } from '../helpers/spawn.js';
 
 /** The builds here are tests': signed by a throwaway key, which dist refuses unless told. */
@@ -40,7 +40,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'svc-standalone-'));
 
 /** The newest change of what the binaries are built from (the bundle, the launcher, the loader). */
 function newestSource(): number {
-  const files = ['dist', 'bin', 'packaging', 'completions', 'man'].flatMap((dir) =>
+  const files = ['dist', 'bin', 'packaging'].flatMap((dir) =>
     readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
       .map((e) => join(e.parentPath, e.name)),
@@ -153,13 +153,13 @@ function openFolder(mode: number): string {
 function buildOtherVersion(): { binary: string; version: string } {
   const other = join(scratch, 'other');
   mkdirSync(join(other, 'scripts'), { recursive: true });
-  for (const entry of ['bin', 'dist', 'completions', 'fixtures', 'packaging', 'node_modules', 'package-lock.json', 'LICENSE', 'README.md'])
+  for (const entry of ['bin', 'fixtures', 'packaging', 'node_modules', 'package-lock.json', 'LICENSE', 'README.md'])
     symlinkSync(join(root, entry), join(other, entry));
   for (const script of ['dist.mjs', 'nodes.mjs', 'apt-repo.mjs', 'help.mjs']) copyFileSync(join(root, 'scripts', script), join(other, 'scripts', script));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   const otherVersion = `${pkg.version}-other`;
   writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: otherVersion }));
-  manPagesFor(other, otherVersion);
+  builtFor(other, otherVersion);
   const made = spawnSync(process.execPath, [join(other, 'scripts/dist.mjs'), '--arch', 'x64', '--no-deb'], { cwd: other, encoding: 'utf8', env: testBuildEnv });
   if (made.status !== 0) throw new Error(`building ${otherVersion} failed: ${made.stderr}`);
   return { binary: join(other, 'release', otherVersion, `svc-${otherVersion}-linux-x64`), version: otherVersion };

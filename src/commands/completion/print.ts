@@ -1,4 +1,4 @@
-// `svc completion bash|zsh|fish`: prints the script completions/ ships (same generator).
+// `svc completion bash|zsh|fish`: prints the script the build writes to dist/completions/ (same generator).
 import { defineCommand, type ArgsOf, type FlagsOf, type RootSpec } from '../define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

@@ -1,4 +1,4 @@
-// `svc doctor`'s secret checks (issue 25): where new secrets go and why, which store holds
+// `svc doctor`'s secret checks: where new secrets go and why, which store holds
 // each stored secret, a failure wherever a store would lose one (credentials.json on a
 // tmpfs, copies an earlier svc left in the Linux kernel keyring), and with --fix those copies
 // moved to where svc keeps secrets now and deleted.

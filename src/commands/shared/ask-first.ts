@@ -1,6 +1,6 @@
 // Deleting what the user owns (a stored key, a profile's secrets) is asked at a terminal;
 // `--yes` answers it. Without a terminal nothing can be asked, so `--yes` is required (as gh
-// does): a script that deletes secrets says so on its command line (issue 44).
+// does): a script that deletes secrets says so on its command line.
 import type { Context } from '../../context.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { confirm } from '../../io/interactive.js';

@@ -1,5 +1,5 @@
 // A form that failed comes back as it was sent: the page is drawn again with every value kept,
-// its dialog open, and the error next to the field it is about (issue 35). Pages ask here for
+// its dialog open, and the error next to the field it is about. Pages ask here for
 // each field's value and error by the form's action path.
 import type { Failed, View } from './layout.js';
 

@@ -1,4 +1,4 @@
-// The emulator's dashboard (issue 27): the real service's admin pages in miniature (API keys,
+// The emulator's dashboard: the real service's admin pages in miniature (API keys,
 // connected apps, the app owner's apps) and a developer console (calls, chats, events,
 // requests, clock, faults, export/import), served by the emulator's own app at its root URL.
 // A file per page (pages/), a route per action (actions/).

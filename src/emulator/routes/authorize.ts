@@ -17,7 +17,7 @@ import { readBody } from '../validate.js';
 
 /** Named per port: cookies ignore ports, and two emulators on one host must not sign each other out. */
 const sessionCookie = (state: State) => `svc_emulator_session_${state.address?.port ?? 0}`;
-/** A form left open longer than this must start again; sign-in sessions last as long (issue 13: bounded). */
+/** A form left open longer than this must start again; sign-in sessions last as long, so their memory is bounded. */
 export const AUTHORIZE_TTL_MS = 10 * 60_000;
 /** The sign-in and consent forms are a few short fields; anything bigger is refused (413) unread. */
 export const FORM_BODY_LIMIT = 16 * 1024;

@@ -232,8 +232,8 @@ export async function publishSynthetic(state: State, body: z.output<typeof synth
     first ??= event;
     last = event;
     // Publish in slices of a few ms and let the event loop breathe between them: other requests
-    // are answered and streams write what queued, instead of the whole burst holding the server
-    // (issue 13). Timed rather than counted, so that a busy machine gets shorter slices.
+    // are answered and streams write what queued, instead of the whole burst holding the server.
+    // Timed rather than counted, so that a busy machine gets shorter slices.
     if (n % 256 === 0 && n < body.count && performance.now() - sliceStart > PUBLISH_SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
