@@ -23,6 +23,8 @@ export type { GlobalOptions } from './globals.js';
 
 /**
  * Runs `keep` with Ctrl-C, SIGTERM and SIGHUP held back until it ends (for a bounded time,
- * said on stderr): what it stores would otherwise be lost (a new token pair, its old one spent).
+ * said on stderr), and a second Ctrl-C meanwhile skipping nothing: what it does would otherwise
+ * be lost (a new token pair, its old one spent) or left running (svc mcp's live calls, billed).
+ * `what` finishes "svc: stopping once …" (by default, "the new sign-in is stored").
  */
-export type Uninterruptible = <T>(keep: () => Promise<T>) => Promise<T>;
+export type Uninterruptible = <T>(keep: () => Promise<T>, what?: string) => Promise<T>;

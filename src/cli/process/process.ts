@@ -300,6 +300,8 @@ interface Shield {
   held(): boolean;
 }
 
+const NEW_SIGN_IN = 'the new sign-in is stored';
+
 /**
  * A new token pair stored while its old refresh token (or the code) is already spent is the
  * sign-in itself: Ctrl-C, SIGTERM and SIGHUP then wait for it (said, and bounded), and only
@@ -307,9 +309,17 @@ interface Shield {
  */
 function interruptionShield(stderr: Output): Shield {
   let keeping = 0;
+  let what = NEW_SIGN_IN;
   let held: (() => void) | undefined;
   let bound: NodeJS.Timeout | undefined;
-  const again = () => {}; // a second Ctrl-C meanwhile waits as the first
+  let saidAgain = false;
+  let justHeld = false; // the Ctrl-C being handled is the one hold() just said
+  // A Ctrl-C while a keep is under way (the first one's handler is spent) waits as the first.
+  const again = () => {
+    if (justHeld || saidAgain) return;
+    saidAgain = true;
+    stderr.write(`svc: still stopping once ${what}; only SIGKILL (kill -KILL ${process.pid}) ends it sooner\n`);
+  };
   const release = () => {
     const stop = held;
     held = undefined;
@@ -318,8 +328,11 @@ function interruptionShield(stderr: Output): Shield {
     stop?.();
   };
   return {
-    async uninterruptible<T>(keep: () => Promise<T>): Promise<T> {
-      keeping++;
+    async uninterruptible<T>(keep: () => Promise<T>, said = NEW_SIGN_IN): Promise<T> {
+      if (keeping++ === 0) {
+        what = said;
+        process.on('SIGINT', again);
+      }
       try {
         return await keep();
       } finally {
@@ -335,9 +348,10 @@ function interruptionShield(stderr: Output): Shield {
         held = () => (first(), stop());
         return true;
       }
-      stderr.write(`svc: stopping once the new sign-in is stored (at most ${KEEP_BOUND_MS / 1000} s)\n`);
+      stderr.write(`svc: stopping once ${what} (at most ${KEEP_BOUND_MS / 1000} s)\n`);
       held = stop;
-      process.on('SIGINT', again);
+      justHeld = true;
+      setImmediate(() => (justHeld = false));
       bound = setTimeout(release, KEEP_BOUND_MS);
       return true;
     },
