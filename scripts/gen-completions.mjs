@@ -1,5 +1,5 @@
 // Writes completions/svc.{bash,zsh,fish,ps1} from the manifest (the command declarations as
-// data, src/commands/manifest.ts: what the build writes to dist/manifest.json).
+// data, src/kit/manifest.ts: what the build writes to dist/manifest.json).
 // test/core/completion.test.ts regenerates them and fails when the files drift.
 //   node scripts/gen-completions.mjs          write the files
 //   node scripts/gen-completions.mjs --check  exit 1 when a file differs
@@ -11,7 +11,7 @@ import { answerHelp } from './help.mjs';
 answerHelp(import.meta.url);
 
 const { manifest, completionScript, SHELLS, COMPLETION_FILES } = await declaredManifest(
-  "export { completionScript, SHELLS, COMPLETION_FILES } from './src/commands/completion/scripts/generate.ts';",
+  "export { completionScript, SHELLS, COMPLETION_FILES } from './src/kit/completion/generate.ts';",
 );
 const dir = join(root, 'completions');
 mkdirSync(dir, { recursive: true });

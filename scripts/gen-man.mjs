@@ -1,5 +1,5 @@
 // Writes man/svc.1, man/svc-<command>.1, man/svc-<group>-<verb>.1 … from the manifest (the
-// command declarations as data, src/commands/manifest.ts), which help and completions come
+// command declarations as data, src/kit/manifest.ts), which help and completions come
 // from too (cli/cli's script/gen-docs does the same from cobra's tree), and package.json's
 // "man" list.
 // test/core/man.test.ts regenerates them and fails when the files drift; the npm package
@@ -267,7 +267,7 @@ async function topicModules(topics, sources) {
 }
 
 const { manifest, isHidden, nameOf, flagTerm, exampleLines, EXIT, parseTopic, plainText } = await declaredManifest(
-  "export { isHidden, nameOf, flagTerm } from './src/commands/define.ts'; export { exampleLines } from './src/cli/example-lines.ts'; export { EXIT } from './src/errors.ts'; export { parseTopic, plainText } from './src/help-topics/markdown.ts';",
+  "export { isHidden, nameOf, flagTerm } from './src/kit/define.ts'; export { exampleLines } from './src/cli/example-lines.ts'; export { EXIT } from './src/errors.ts'; export { parseTopic, plainText } from './src/help-topics/markdown.ts';",
 );
 const sources = topicSources();
 const topics = Object.entries(sources).map(([file, source]) => {

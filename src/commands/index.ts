@@ -1,9 +1,9 @@
 // The command tree: svc's global flags (src/shared/globals.ts) and its top-level commands, in
 // help order. A new top-level command or group is a line here and its place in ROOT.commands;
 // a group's leaves are listed in its own index.ts. The build makes the manifest from this tree
-// (src/commands/manifest.ts, dist/manifest.json): a command line reads that, never this
+// (src/kit/manifest.ts, dist/manifest.json): a command line reads that, never this
 // module, and loads one command's module; `leaf(…, () => import(…))` checks its types.
-import { declaredLeaf, leaf, type FlagSpecs, type RootSpec } from './define.js';
+import { declaredLeaf, leaf, type FlagSpecs, type RootSpec } from '../kit/define.js';
 import { GLOBAL_FLAGS } from '../shared/globals.js';
 import * as loginModule from './login.js';
 import * as logoutModule from './logout.js';

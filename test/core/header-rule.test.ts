@@ -2,7 +2,7 @@
 // `events tail --forward-header` too (issue 42: their copies let a control character through).
 import { describe, expect, it } from 'vitest';
 import { parseHeader } from '../../src/commands/api/request.js';
-import { parseForwardHeader } from '../../src/commands/events/routes.js';
+import { parseForwardHeader } from '../../src/events/routes.js';
 
 describe('a header typed on the command line', () => {
   it.each([

@@ -1,5 +1,5 @@
 // `svc account` (itself a command) and its subcommands.
-import { defineGroup, leaf } from '../define.js';
+import { defineGroup, leaf } from '../../kit/define.js';
 import * as show from './show.js';
 import * as balance from './balance.js';
 import * as prices from './prices.js';

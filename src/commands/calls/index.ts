@@ -1,5 +1,5 @@
 // `svc calls …`, with its `links` and `lines` subgroups: one line per leaf.
-import { defineGroup, leaf } from '../define.js';
+import { defineGroup, leaf } from '../../kit/define.js';
 import * as list from './list.js';
 import * as get from './get.js';
 import * as start from './start.js';

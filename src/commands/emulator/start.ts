@@ -1,10 +1,10 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { BaseContext } from '../../context.js';
 import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../../contract/constants.js';
 import { NewerFormatFileError, UsageError } from '../../errors.js';
 import { printText } from '../../io/output.js';
-import { browserUnreachable } from '../shared/no-browser.js';
+import { browserUnreachable } from '../../kit/no-browser.js';
 import { configDir } from '../../config/paths.js';
 import { dirname, join, resolve } from 'node:path';
 

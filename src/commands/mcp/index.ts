@@ -1,5 +1,5 @@
 // `svc mcp` (itself the server) and `svc mcp log`.
-import { defineGroup, leaf } from '../define.js';
+import { defineGroup, leaf } from '../../kit/define.js';
 import * as serve from './serve.js';
 import * as log from './log.js';
 
