@@ -7,13 +7,13 @@ import { declaredLeaf, leaf, type FlagSpecs, type RootSpec } from '../kit/define
 import { GLOBAL_FLAGS } from '../shared/globals.js';
 import * as loginModule from './login.js';
 import * as logoutModule from './logout.js';
-import * as modeModule from './mode/mode.js';
+import * as modeModule from './mode.js';
 import * as translateModule from './translate.js';
-import * as apiModule from './api/request.js';
-import * as completionModule from './completion/print.js';
-import * as completeModule from './completion/complete.js';
-import * as emulatorModule from './emulator/start.js';
-import * as doctorModule from './doctor/doctor.js';
+import * as apiModule from './api.js';
+import * as completionModule from './completion.js';
+import * as completeModule from './__complete.js';
+import * as emulatorModule from './emulator.js';
+import * as doctorModule from './doctor.js';
 import * as versionModule from './version.js';
 import * as helpModule from './help.js';
 import auth from './auth/index.js';
@@ -29,15 +29,15 @@ export { GLOBAL_FLAGS };
 
 const login = leaf(loginModule.command, () => import('./login.js'));
 const logout = leaf(logoutModule.command, () => import('./logout.js'));
-const mode = leaf(modeModule.command, () => import('./mode/mode.js'));
+const mode = leaf(modeModule.command, () => import('./mode.js'));
 const translate = leaf(translateModule.command, () => import('./translate.js'));
-const api = leaf(apiModule.command, () => import('./api/request.js'));
-const completion = leaf(completionModule.command, () => import('./completion/print.js'));
-const __complete = leaf(completeModule.command, () => import('./completion/complete.js'));
-const doctor = leaf(doctorModule.command, () => import('./doctor/doctor.js'));
+const api = leaf(apiModule.command, () => import('./api.js'));
+const completion = leaf(completionModule.command, () => import('./completion.js'));
+const __complete = leaf(completeModule.command, () => import('./__complete.js'));
+const doctor = leaf(doctorModule.command, () => import('./doctor.js'));
 const version = leaf(versionModule.command, () => import('./version.js'));
 const help = declaredLeaf(helpModule.command);
-const emulator = leaf(emulatorModule.command, () => import('./emulator/start.js'));
+const emulator = leaf(emulatorModule.command, () => import('./emulator.js'));
 
 export const ROOT: RootSpec = {
   summary: 'Calls, chats and interpretation for your organization, from the command line.',

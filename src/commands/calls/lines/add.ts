@@ -1,13 +1,13 @@
 // `svc calls lines add --country US [--area-code 415]` — billed in live mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
-import type { Context } from '../../context.js';
-import { printDryRun } from '../../kit/dry-run.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import type { Context } from '../../../context.js';
+import { printDryRun } from '../../../kit/dry-run.js';
 
-import { parseAreaCode, parseCountryCode } from '../../validate/index.js';
+import { parseAreaCode, parseCountryCode } from '../../../validate/index.js';
 
-import { call, confirmBilled } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
-import { type Line, lineFields, timeFormat } from '../../kit/views.js';
+import { call, confirmBilled } from '../../../kit/resources.js';
+import { printObject } from '../../../io/output.js';
+import { type Line, lineFields, timeFormat } from '../../../kit/views.js';
 
 export interface LinesAddOptions {
   country: string;

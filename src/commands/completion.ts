@@ -1,9 +1,9 @@
 // `svc completion bash|zsh|fish`: prints the script completions/ ships (same generator).
-import { defineCommand, type ArgsOf, type FlagsOf, type RootSpec } from '../../kit/define.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { completionScript, SHELLS } from '../../kit/completion/generate.js';
-import type { Shell } from '../../kit/completion/generate.js';
+import { defineCommand, type ArgsOf, type FlagsOf, type RootSpec } from '../kit/define.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { completionScript, SHELLS } from '../kit/completion/generate.js';
+import type { Shell } from '../kit/completion/generate.js';
 
 export interface CompletionOptions {
   shell: Shell;

@@ -1,10 +1,10 @@
 // `svc account`: the organization, the mode, the credential in use, its scopes, the balance.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
-import type { Context } from '../../context.js';
-import { money } from '../../io/money.js';
-import { printObject } from '../../io/output.js';
-import { redact } from '../../io/redact.js';
-import { readAccount } from '../../kit/account.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import type { Context } from '../context.js';
+import { money } from '../io/money.js';
+import { printObject } from '../io/output.js';
+import { redact } from '../io/redact.js';
+import { readAccount } from '../kit/account.js';
 
 export type AccountShowOptions = Record<string, never>;
 

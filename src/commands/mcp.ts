@@ -1,12 +1,12 @@
 // `svc mcp [--allow-write] [--live --max-spend DOLLARS]`: svc as an MCP server on stdio, for AI
 // assistants (Claude Code, Cursor, VS Code). Its tools are the commands whose declarations say
 // `mcp` (server.ts, tools.ts); test mode and read-only unless the user says otherwise.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
-import type { Context } from '../../context.js';
-import type { RootSpec, RunInProcess } from '../../kit/define.js';
-import { centsToUnits } from '../../mcp/budget.js';
-import { keepNurseryAtItsStartingSize } from '../../mcp/nursery.js';
-import type { ServeOptions } from '../../mcp/server.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import type { Context } from '../context.js';
+import type { RootSpec, RunInProcess } from '../kit/define.js';
+import { centsToUnits } from '../mcp/budget.js';
+import { keepNurseryAtItsStartingSize } from '../mcp/nursery.js';
+import type { ServeOptions } from '../mcp/server.js';
 
 export const command = defineCommand({
   name: 'mcp',
@@ -44,7 +44,7 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
 }
 
 export async function run(opts: ServeOptions, ctx: Context, tree: RootSpec, runInProcess: RunInProcess): Promise<void> {
-  const { serve } = await import('../../mcp/server.js');
+  const { serve } = await import('../mcp/server.js');
   keepNurseryAtItsStartingSize();
   await serve(opts, ctx, tree, runInProcess);
 }

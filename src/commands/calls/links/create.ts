@@ -1,10 +1,10 @@
 // `svc calls links create [--call ID] [--language L] [--expires-in 1h]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
-import type { Context } from '../../context.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import type { Context } from '../../../context.js';
 
-import { call } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
-import { type Link, linkFields, timeFormat } from '../../kit/views.js';
+import { call } from '../../../kit/resources.js';
+import { printObject } from '../../../io/output.js';
+import { type Link, linkFields, timeFormat } from '../../../kit/views.js';
 
 export interface LinksCreateOptions {
   callId?: string;

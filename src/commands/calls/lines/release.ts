@@ -1,10 +1,10 @@
 // `svc calls lines release ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
-import type { Context } from '../../context.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import type { Context } from '../../../context.js';
 
-import { call } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
-import { type Line, lineFields, timeFormat } from '../../kit/views.js';
+import { call } from '../../../kit/resources.js';
+import { printObject } from '../../../io/output.js';
+import { type Line, lineFields, timeFormat } from '../../../kit/views.js';
 
 export interface LinesReleaseOptions {
   id: string;

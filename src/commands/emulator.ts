@@ -1,11 +1,11 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
-import type { BaseContext } from '../../context.js';
-import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../../contract/constants.js';
-import { NewerFormatFileError, UsageError } from '../../errors.js';
-import { printText } from '../../io/output.js';
-import { browserUnreachable } from '../../kit/no-browser.js';
-import { configDir } from '../../config/paths.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import type { BaseContext } from '../context.js';
+import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../contract/constants.js';
+import { NewerFormatFileError, UsageError } from '../errors.js';
+import { printText } from '../io/output.js';
+import { browserUnreachable } from '../kit/no-browser.js';
+import { configDir } from '../config/paths.js';
 import { dirname, join, resolve } from 'node:path';
 
 export interface EmulatorStartOptions {
@@ -97,7 +97,7 @@ export function parseEmulatorStart(flagsOrArgs: EmulatorStartFlags | string[], m
  * A state file or fixture problem names the file and is the user's to fix: exit 2, file
  * untouched; one written by a newer svc is reported as every such file is.
  */
-function asUsageError(error: unknown, emulator: typeof import('../../emulator/index.js'), file?: string): unknown {
+function asUsageError(error: unknown, emulator: typeof import('../emulator/index.js'), file?: string): unknown {
   if (error instanceof emulator.StateFileError && error.newer)
     return new NewerFormatFileError('the emulator state file', error.path, error.newer.found, error.newer.newest);
   if (error instanceof emulator.NewerFormatError && file !== undefined)
@@ -144,7 +144,7 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /** Why the emulator did not start, as the user's to fix where it is (a taken port, a bad state file). */
-function startFailure(error: NodeJS.ErrnoException, opts: EmulatorStartOptions, emulatorModule: typeof import('../../emulator/index.js')): unknown {
+function startFailure(error: NodeJS.ErrnoException, opts: EmulatorStartOptions, emulatorModule: typeof import('../emulator/index.js')): unknown {
   const known = asUsageError(error, emulatorModule, opts.importFrom);
   if (known !== error) return known;
   if (error.code === 'EADDRINUSE') {
@@ -160,7 +160,7 @@ function startFailure(error: NodeJS.ErrnoException, opts: EmulatorStartOptions, 
 }
 
 export async function runEmulatorStart(opts: EmulatorStartOptions, ctx: BaseContext): Promise<void> {
-  const emulatorModule = await import('../../emulator/index.js');
+  const emulatorModule = await import('../emulator/index.js');
   const { startEmulator } = emulatorModule;
   if (opts.exportTo !== undefined && opts.state !== undefined) {
     try {

@@ -1,8 +1,8 @@
 // `svc __complete profiles` (hidden): the profile names, one a line, for shell completion.
 // Reads config.json only and never fails loudly: a broken config just completes nothing.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 
 export interface CompleteOptions {
   what: 'profiles';

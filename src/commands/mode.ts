@@ -1,10 +1,10 @@
 // `svc mode [test|live]`: shows the mode commands use (and why), or sets the profile's default.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
-import type { Context } from '../../context.js';
-import type { Mode } from '../../contract/constants.js';
-import { chooseModeOf, chooseProfileName, keyForMode, namedProfile, parseModeValue, requireProfile } from '../../credentials/resolve.js';
-import { modeOfKey } from '../../contract/constants.js';
-import { printJson, printObject } from '../../io/output.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import type { Context } from '../context.js';
+import type { Mode } from '../contract/constants.js';
+import { chooseModeOf, chooseProfileName, keyForMode, namedProfile, parseModeValue, requireProfile } from '../credentials/resolve.js';
+import { modeOfKey } from '../contract/constants.js';
+import { printJson, printObject } from '../io/output.js';
 
 export interface ModeOptions {
   set?: Mode;

@@ -1,19 +1,19 @@
 // `svc api [METHOD] PATH [-f/-F key=value …] [-H 'Name: value'] [--input FILE|-]
 // [--paginate] [--jq EXPR] [--include]`: any request, authenticated like every other
 // command — the escape hatch for what is not wrapped, shaped like `gh api`.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import { readFile } from 'node:fs/promises';
-import type { Context } from '../../context.js';
-import { headerValueProblem, isHeaderName, type HttpResponse } from '../../api/http.js';
-import { apiErrorFrom } from '../../api/errors.js';
-import { confirmedOrg } from '../../credentials/confirmed.js';
-import { CliError, UsageError } from '../../errors.js';
-import { redactText } from '../../io/redact.js';
-import { escapeJsonControls, sanitizeLine, sanitizeText } from '../../io/sanitize.js';
-import { buildBody, fileOf, parseField, queryOf, typedValue } from '../../kit/api/fields.js';
-import { ASKS_BEFORE_BILLING, askedEndpoint, billableRequest, confirmBilled, refuseImpliedLive } from '../../kit/resources.js';
-import type { FieldSpec } from '../../kit/api/fields.js';
-import { ENDPOINTS, endpointFor, type Endpoint } from '../../contract/endpoints.js';
+import type { Context } from '../context.js';
+import { headerValueProblem, isHeaderName, type HttpResponse } from '../api/http.js';
+import { apiErrorFrom } from '../api/errors.js';
+import { confirmedOrg } from '../credentials/confirmed.js';
+import { CliError, UsageError } from '../errors.js';
+import { redactText } from '../io/redact.js';
+import { escapeJsonControls, sanitizeLine, sanitizeText } from '../io/sanitize.js';
+import { buildBody, fileOf, parseField, queryOf, typedValue } from '../kit/api/fields.js';
+import { ASKS_BEFORE_BILLING, askedEndpoint, billableRequest, confirmBilled, refuseImpliedLive } from '../kit/resources.js';
+import type { FieldSpec } from '../kit/api/fields.js';
+import { ENDPOINTS, endpointFor, type Endpoint } from '../contract/endpoints.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -43,7 +43,7 @@ export interface ApiRequestOptions {
 }
 
 /** `-F n=3` sends a number, `true`/`false`/`null` their JSON values, anything else a string. */
-export { typedValue as fieldValue } from '../../kit/api/fields.js';
+export { typedValue as fieldValue } from '../kit/api/fields.js';
 
 function methodOf(text: string): Method {
   const method = text.toUpperCase() as Method;

@@ -1,15 +1,15 @@
 // `svc doctor`: one run that checks the setup and explains it. Each line is ok, warning
 // or failed, with the fix. A failed check is a ChecksFailedError (exit 1); warnings are advice.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import { closeSync, constants } from 'node:fs';
-import { openOwnFile, tightenOwnFile } from '../../config/own-file.js';
+import { openOwnFile, tightenOwnFile } from '../config/own-file.js';
 import { access, lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Context } from '../../context.js';
-import type { ConfigData, Profile } from '../../config/config.js';
-import { DEFAULT_PROFILE, emptyConfig } from '../../config/config.js';
-import { CONFIG_FILE, CREDENTIALS_FILE } from '../../config/paths.js';
-import { ENDPOINTS, joinUrl } from '../../contract/endpoints.js';
+import type { Context } from '../context.js';
+import type { ConfigData, Profile } from '../config/config.js';
+import { DEFAULT_PROFILE, emptyConfig } from '../config/config.js';
+import { CONFIG_FILE, CREDENTIALS_FILE } from '../config/paths.js';
+import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import {
   addressSource,
   chooseBaseUrl,
@@ -18,20 +18,20 @@ import {
   resolveCredential,
   type ProfileChoice,
   type ResolvedCredential,
-} from '../../credentials/resolve.js';
-import { confirmedOrg } from '../../credentials/confirmed.js';
-import { secretChecks } from '../../kit/doctor/secrets.js';
-import type { Mode } from '../../contract/constants.js';
-import { ChecksFailedError, CliError, EXIT, RefreshWithheldError } from '../../errors.js';
-import { readAccount } from '../../kit/account.js';
-import { proxyFor, proxyVariableError } from '../../api/proxy.js';
-import { connectionError } from '../../api/network.js';
-import { unwritable } from '../../config/writable.js';
-import { printJson, printText } from '../../io/output.js';
-import { sanitizeText } from '../../io/sanitize.js';
-import type { Check, Status } from '../../kit/doctor/check.js';
+} from '../credentials/resolve.js';
+import { confirmedOrg } from '../credentials/confirmed.js';
+import { secretChecks } from '../kit/doctor/secrets.js';
+import type { Mode } from '../contract/constants.js';
+import { ChecksFailedError, CliError, EXIT, RefreshWithheldError } from '../errors.js';
+import { readAccount } from '../kit/account.js';
+import { proxyFor, proxyVariableError } from '../api/proxy.js';
+import { connectionError } from '../api/network.js';
+import { unwritable } from '../config/writable.js';
+import { printJson, printText } from '../io/output.js';
+import { sanitizeText } from '../io/sanitize.js';
+import type { Check, Status } from '../kit/doctor/check.js';
 
-export type { Check, Status } from '../../kit/doctor/check.js';
+export type { Check, Status } from '../kit/doctor/check.js';
 
 export const command = defineCommand({
   name: 'doctor',

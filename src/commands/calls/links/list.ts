@@ -1,10 +1,10 @@
 // `svc calls links list [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
-import type { Context } from '../../context.js';
-import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
-import { fetchList, noteMore } from '../../kit/resources.js';
-import { printList } from '../../io/output.js';
-import { type Link, linkColumns, timeFormat } from '../../kit/views.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import type { Context } from '../../../context.js';
+import { type ListFlags, parseListFlags } from '../../../kit/list-flags.js';
+import { fetchList, noteMore } from '../../../kit/resources.js';
+import { printList } from '../../../io/output.js';
+import { type Link, linkColumns, timeFormat } from '../../../kit/views.js';
 
 export type LinksListOptions = ListFlags;
 
