@@ -109,6 +109,20 @@ describe('the manifest', () => {
     expect(files.filter((file) => !declaring.has(file) && !/(^|\/)index\.ts$/.test(file)).sort()).toEqual([]);
   });
 
+  it('names each command by its path: `svc calls links list` is calls/links/list.ts, `svc account` account.ts', () => {
+    const misplaced: string[] = [];
+    const walk = (nodes: readonly Node[], above: string[]): void => {
+      for (const node of nodes) {
+        const path = [...above, nameOf(node)];
+        const leaf = node.kind === 'leaf' ? node : node.self;
+        if (leaf?.module !== undefined && leaf.module !== path.join('/')) misplaced.push(`svc ${path.join(' ')}: ${leaf.module}.ts`);
+        if (node.kind === 'group') walk(node.commands, path);
+      }
+    };
+    walk(shipped().commands, []);
+    expect(misplaced).toEqual([]);
+  });
+
   it('is where help comes from: a command the manifest has is listed, its words are the help', async () => {
     const manifest = withFrobnicate(shipped());
     const top = await helpFrom(manifest, ['--help']);
