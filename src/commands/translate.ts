@@ -60,7 +60,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
 
 /**
  * Requests in flight with --lines: enough to overlap latency. The 600/min limit is kept
- * by a pacer (calls/pacer.ts) shared by all of them, not by this number.
+ * by a pacer (src/kit/pacer.ts) shared by all of them, not by this number.
  */
 export const LINES_CONCURRENCY = 6;
 
