@@ -3,7 +3,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { ApiCredential } from '../api/credential.js';
 import { ApiError } from '../errors.js';
-import type { Account, Balance } from './account/types.js';
+import type { Account, Balance } from './account-types.js';
 
 export interface AccountAnswer {
   account: Account;

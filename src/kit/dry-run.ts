@@ -8,7 +8,7 @@ import { ENDPOINTS, fillPath } from '../contract/endpoints.js';
 import { orgLabel } from '../credentials/confirmed.js';
 import { money } from '../io/money.js';
 import { printJson } from '../io/output.js';
-import type { Price } from './account/types.js';
+import type { Price } from './account-types.js';
 
 /** The /v1/prices item each billable operation draws. */
 export const PRICE_ITEM = {

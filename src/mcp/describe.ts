@@ -8,7 +8,7 @@ import type { ApiClient } from '../api/client.js';
 import type { ListPage } from '../contract/endpoints.js';
 import { money } from '../contract/money.js';
 import { PRICE_ITEM, unitWords } from '../kit/dry-run.js';
-import type { Price } from '../kit/account/types.js';
+import type { Price } from '../kit/account-types.js';
 import { kebab } from '../kit/define.js';
 import { priceOf } from './budget.js';
 import type { ToolSpec } from './tool-spec.js';

@@ -3,7 +3,7 @@ import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { money } from '../../io/money.js';
 import { printObject } from '../../io/output.js';
-import type { Balance } from '../../kit/account/types.js';
+import type { Balance } from '../../kit/account-types.js';
 
 export type AccountBalanceOptions = Record<string, never>;
 

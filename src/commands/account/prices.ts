@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import type { ListPage } from '../../contract/endpoints.js';
 import { money } from '../../io/money.js';
 import { printList } from '../../io/output.js';
-import type { Price } from '../../kit/account/types.js';
+import type { Price } from '../../kit/account-types.js';
 
 export type AccountPricesOptions = Record<string, never>;
 
