@@ -35,12 +35,22 @@ const HEAVY_RULE = [
 const zone = (target, from, message, except) => ({ target: `./src/${target}`, from: `./src/${from}`, message, ...(except ? { except } : {}) });
 const SERVICES = ['api', 'auth', 'credentials', 'config', 'io', 'validate'];
 const ZONES = [
-  // Layers, one way: commands → context services → api/auth/credentials/config → shared.
+  // Layers, one way: cli → commands → mcp → kit → events → context services → api/auth/credentials/config → shared.
   ...SERVICES.flatMap((layer) =>
-    ['commands', 'cli', 'emulator'].map((up) => zone(layer, up, 'a service below the commands imports no command, CLI or emulator module')),
+    ['commands', 'cli', 'emulator', 'mcp', 'events', 'kit'].map((up) =>
+      zone(layer, up, 'a service below the commands imports no command, CLI, emulator, MCP, events or command-kit module'),
+    ),
   ),
-  // The commands (and their vocabulary, src/commands/define.ts) sit below the runner: cli → commands, never back.
+  // The commands sit below the runner: cli → commands, never back.
   zone('commands', 'cli', 'a command imports nothing of src/cli/ (the runner, the parser, the process edge): it gets what it needs through the context'),
+  // The subsystems the commands use (the MCP server, the events library, the kit commands are made of) sit below them.
+  ...['mcp', 'events', 'kit'].flatMap((layer) =>
+    ['commands', 'cli'].map((up) => zone(layer, up, `src/${layer} sits below the commands: it imports no command and nothing of src/cli/`)),
+  ),
+  // The kit (the declaration vocabulary and the commands' shared helpers) is below the MCP server, which builds its tools from it.
+  zone('kit', 'mcp', 'src/kit imports nothing of src/mcp: the MCP server is built on the kit, not the other way'),
+  // The events library is a library: the tail, the forwarder and events_wait are built on it.
+  ...['mcp', 'kit'].map((up) => zone('events', up, 'src/events imports nothing of src/mcp or src/kit: they are built on it')),
   // The API client sits below the credentials: it gets a credential's shape (src/api/credential.ts) and its organization as values.
   ...['credentials', 'auth', 'config'].map((up) =>
     zone('api', up, 'src/api imports nothing of the credentials, auth or config: the caller passes what it needs as values'),

@@ -1,5 +1,5 @@
 // The svc bundle, as `npm run build` makes it in dist/: esbuild's bundling, and the manifest.
-// - manifest.json: the command tree as data, from the declarations (src/commands/manifest.ts):
+// - manifest.json: the command tree as data, from the declarations (src/kit/manifest.ts):
 //   what a command line reads to find its command, and help, completions and man pages are made of.
 // - main.cjs: src/main.ts and everything it imports, each command module among them through
 //   the table src/cli/command-modules.ts, which the build writes from the manifest: esbuild
@@ -40,7 +40,7 @@ const LIBRARIES = {
   chalk: 'chalk.js',
   commander: 'commander.cjs',
   'jq-wasm': 'jq-wasm.cjs',
-  // svc mcp (src/commands/mcp/): the MCP SDK's server and stdio framing, and the zod it builds schemas with.
+  // svc mcp (src/mcp/): the MCP SDK's server and stdio framing, and the zod it builds schemas with.
   zod: 'zod.js',
   '@modelcontextprotocol/sdk/server/mcp.js': 'mcp-server.js',
   '@modelcontextprotocol/sdk/shared/stdio.js': 'mcp-stdio.js',
@@ -116,7 +116,9 @@ const onDemandFiles = {
     const names = Object.keys(LIBRARIES).map((name) => name.replace(/[/@]/g, '\\$&'));
     build.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({ path: `./lib/${LIBRARIES[args.path]}`, external: true }));
     // The commands as the sources declare them (src/cli/commands.ts, for tests): in the bundle the manifest is read instead.
-    build.onResolve({ filter: /\/commands\/declared\.js$/ }, () => ({ path: './sources-only.js', external: true }));
+    build.onResolve({ filter: /^\.\/declared\.js$/ }, (args) =>
+      /[\\/]src[\\/]cli[\\/]commands\.ts$/.test(args.importer) ? { path: './sources-only.js', external: true } : undefined,
+    );
     // The help topics' text (`svc help <topic>`): a file of its own, so no other command line reads it.
     build.onResolve({ filter: /\/help-topics\/sources\.js$/ }, () => ({ path: './lib/help-topics.cjs', external: true }));
     build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './emulator.js', external: true } : undefined));
@@ -292,7 +294,7 @@ export async function bundle(outdir) {
     outExtension: { '.js': '.cjs' },
   });
 
-  const declared = await declaredManifest(`export { modulesOf } from './src/commands/manifest.ts'; ${MAN_EXPORTS} ${COMPLETION_EXPORTS}`);
+  const declared = await declaredManifest(`export { modulesOf } from './src/kit/manifest.ts'; ${MAN_EXPORTS} ${COMPLETION_EXPORTS}`);
   const { manifest, modulesOf } = declared;
   writeFileSync(join(outdir, 'manifest.json'), JSON.stringify(manifest));
   const svc = await bundleSvc(outdir, manifest, modulesOf);

@@ -1,5 +1,5 @@
 // The man pages, made from the manifest (the command declarations as data,
-// src/commands/manifest.ts), which help and completions come from too (cli/cli's
+// src/kit/manifest.ts), which help and completions come from too (cli/cli's
 // script/gen-docs does the same from cobra's tree), and from docs/topics/*.md: svc.1,
 // svc-<command>.1, svc-<group>-<verb>.1 … and svc-<topic>.7. The build writes them to dist/man/
 // (scripts/bundle.mjs: they are never committed); the npm package and the .deb ship them.
@@ -271,7 +271,7 @@ async function topicModules(topics, sources) {
 
 /** What the manifest's bundle must export for manPages (scripts/generated.mjs's declaredManifest). */
 export const MAN_EXPORTS =
-  "export { isHidden, nameOf, flagTerm } from './src/commands/define.ts'; export { exampleLines } from './src/cli/example-lines.ts'; export { EXIT } from './src/errors.ts'; export { parseTopic, plainText } from './src/help-topics/markdown.ts';";
+  "export { isHidden, nameOf, flagTerm } from './src/kit/define.ts'; export { exampleLines } from './src/cli/example-lines.ts'; export { EXIT } from './src/errors.ts'; export { parseTopic, plainText } from './src/help-topics/markdown.ts';";
 
 /** The topics, parsed from docs/topics/*.md (each file named after its topic), with their sources. */
 function readTopics(parseTopic) {

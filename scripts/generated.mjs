@@ -13,25 +13,25 @@ export const root = new URL('..', import.meta.url).pathname;
 const commandsDir = join(root, 'src/commands');
 
 /**
- * The modules under src/commands/ that declare a command: src/commands/command-files.ts, the one
+ * The modules under src/commands/ that declare a command: src/kit/command-files.ts, the one
  * rule, made JavaScript by esbuild (this script runs before anything is built).
  */
 async function commandModulePaths() {
-  const source = readFileSync(join(commandsDir, 'command-files.ts'), 'utf8');
+  const source = readFileSync(join(root, 'src/kit/command-files.ts'), 'utf8');
   const { code } = await transform(source, { loader: 'ts', format: 'esm' });
   const rule = await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
   return rule.commandModulePaths(commandsDir);
 }
 
 /**
- * `{ manifest, …exports }`: the manifest of the declarations (src/commands/manifest.ts), and
+ * `{ manifest, …exports }`: the manifest of the declarations (src/kit/manifest.ts), and
  * what `contents` exports (TypeScript, paths from the repository's root), bundled and imported.
  */
 export async function declaredManifest(contents = '') {
   const paths = await commandModulePaths();
   const entry = [
     "import { ROOT } from './src/commands/index.ts';",
-    "import { manifestOf } from './src/commands/manifest.ts';",
+    "import { manifestOf } from './src/kit/manifest.ts';",
     ...paths.map((path, i) => `import * as m${i} from './src/commands/${path}.ts';`),
     `export const manifest = manifestOf(ROOT, { ${paths.map((path, i) => `${JSON.stringify(path)}: m${i}`).join(', ')} });`,
     contents,

@@ -101,7 +101,7 @@ export function tryFree(credential: Pick<ApiCredential, 'source'> | undefined): 
 
 /**
  * A credential without the scope an operation needs: the words of a 403, also when svc
- * knows it from the stored scopes before asking (src/commands/shared/resources.ts).
+ * knows it from the stored scopes before asking (src/kit/resources.ts).
  */
 export function lacksScope(scope: string, subject: Pick<ErrorSubject, 'credential' | 'org'>): { message: string; hint: string } {
   const c = subject.credential;

@@ -2,5 +2,5 @@
 // Empty here: the bundle's copy of this file is written by the build from the manifest
 // (scripts/bundle.mjs), and esbuild evaluates a module so imported only when it is imported,
 // so a command line runs its one command's module. From the sources (tests),
-// src/commands/declared.ts imports the module itself.
+// src/cli/declared.ts imports the module itself.
 export const commandModules: Readonly<Record<string, () => Promise<unknown>>> = {};

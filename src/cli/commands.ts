@@ -1,9 +1,9 @@
-// Where a command line finds the commands: the manifest (src/commands/manifest.ts) and a
+// Where a command line finds the commands: the manifest (src/kit/manifest.ts) and a
 // command's module. In the bundle, the manifest the build wrote beside it (dist/manifest.json)
 // and the module from the bundle's table (src/cli/command-modules.ts); from the sources
 // (tests), the same manifest made from the declarations in memory, and the module imported.
-import type { LoadedCommand } from '../commands/define.js';
-import type { Manifest } from '../commands/manifest.js';
+import type { LoadedCommand } from '../kit/define.js';
+import type { Manifest } from '../kit/manifest.js';
 import { requireNode } from '../node-require.js';
 import { commandModules } from './command-modules.js';
 
@@ -24,6 +24,6 @@ export async function loadCommands(): Promise<Commands> {
         return (await load()) as LoadedCommand;
       },
     };
-  const { declaredCommands } = await import('../commands/declared.js');
+  const { declaredCommands } = await import('./declared.js');
   return declaredCommands();
 }

@@ -4,7 +4,7 @@
 // exit codes of a run are decided here and nowhere else.
 import type { Context, GlobalOptions } from '../context.js';
 import { CliError, EXIT, isAbortError } from '../errors.js';
-import { kebab, type Leaf, type LoadedCommand, type RootSpec, type RunInProcess } from '../commands/define.js';
+import { kebab, type Leaf, type LoadedCommand, type RootSpec, type RunInProcess } from '../kit/define.js';
 import { UsageError } from '../errors.js';
 import { readValue } from '../validate/kinds.js';
 import type { Commands } from './commands.js';
@@ -25,7 +25,7 @@ export interface Invocation {
   flags: Record<string, unknown>;
   /** The global flags (src/shared/globals.ts). */
   globals: GlobalOptions;
-  /** The whole tree the leaf was found in: the manifest (src/commands/manifest.ts). */
+  /** The whole tree the leaf was found in: the manifest (src/kit/manifest.ts). */
   root: RootSpec;
 }
 

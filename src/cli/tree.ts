@@ -1,5 +1,5 @@
 // The parser: commander, built from the manifest (the commands' declarations as data,
-// src/commands/manifest.ts), parses every command line. Each flag's and argument's value is
+// src/kit/manifest.ts), parses every command line. Each flag's and argument's value is
 // read by its declaration (choices, kind: src/validate/kinds.ts) as commander meets it, so a
 // bad value is refused once, with the words of the rule that refused it. A run builds only
 // the part argv names: the commands on argv's path and, where the path stops at a group, that
@@ -25,7 +25,7 @@ import {
   type Leaf,
   type Node,
   type RootSpec,
-} from '../commands/define.js';
+} from '../kit/define.js';
 
 export interface ProgramOptions {
   version: string;

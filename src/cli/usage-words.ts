@@ -4,7 +4,7 @@
 // that only shares letters with the typo (`--call` → `--all`) is left out. Otherwise
 // commander's words stay, with the command's --help to read.
 import { UsageError } from '../errors.js';
-import { nameOf, type Node, type RootSpec } from '../commands/define.js';
+import { nameOf, type Node, type RootSpec } from '../kit/define.js';
 
 export interface CommanderRefusal {
   code: string;

@@ -3,7 +3,7 @@
 // is commander's own --help, the one place help is made: src/cli/tree.ts's readHelpWord reads
 // `svc help calls list` as `svc calls list --help` (at any depth, which commander's help
 // command cannot do); a topic (docs/topics/) is printed by src/cli/help-topic.ts. Nothing runs here.
-import { defineCommand } from './define.js';
+import { defineCommand } from '../kit/define.js';
 import { TOPICS } from '../help-topics/topics.js';
 
 export const command = defineCommand({

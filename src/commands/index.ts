@@ -1,19 +1,19 @@
 // The command tree: svc's global flags (src/shared/globals.ts) and its top-level commands, in
 // help order. A new top-level command or group is a line here and its place in ROOT.commands;
 // a group's leaves are listed in its own index.ts. The build makes the manifest from this tree
-// (src/commands/manifest.ts, dist/manifest.json): a command line reads that, never this
+// (src/kit/manifest.ts, dist/manifest.json): a command line reads that, never this
 // module, and loads one command's module; `leaf(…, () => import(…))` checks its types.
-import { declaredLeaf, leaf, type FlagSpecs, type RootSpec } from './define.js';
+import { declaredLeaf, leaf, type FlagSpecs, type RootSpec } from '../kit/define.js';
 import { GLOBAL_FLAGS } from '../shared/globals.js';
 import * as loginModule from './login.js';
 import * as logoutModule from './logout.js';
-import * as modeModule from './mode/mode.js';
+import * as modeModule from './mode.js';
 import * as translateModule from './translate.js';
-import * as apiModule from './api/request.js';
-import * as completionModule from './completion/print.js';
-import * as completeModule from './completion/complete.js';
-import * as emulatorModule from './emulator/start.js';
-import * as doctorModule from './doctor/doctor.js';
+import * as apiModule from './api.js';
+import * as completionModule from './completion.js';
+import * as completeModule from './__complete.js';
+import * as emulatorModule from './emulator.js';
+import * as doctorModule from './doctor.js';
 import * as versionModule from './version.js';
 import * as helpModule from './help.js';
 import auth from './auth/index.js';
@@ -29,15 +29,15 @@ export { GLOBAL_FLAGS };
 
 const login = leaf(loginModule.command, () => import('./login.js'));
 const logout = leaf(logoutModule.command, () => import('./logout.js'));
-const mode = leaf(modeModule.command, () => import('./mode/mode.js'));
+const mode = leaf(modeModule.command, () => import('./mode.js'));
 const translate = leaf(translateModule.command, () => import('./translate.js'));
-const api = leaf(apiModule.command, () => import('./api/request.js'));
-const completion = leaf(completionModule.command, () => import('./completion/print.js'));
-const __complete = leaf(completeModule.command, () => import('./completion/complete.js'));
-const doctor = leaf(doctorModule.command, () => import('./doctor/doctor.js'));
+const api = leaf(apiModule.command, () => import('./api.js'));
+const completion = leaf(completionModule.command, () => import('./completion.js'));
+const __complete = leaf(completeModule.command, () => import('./__complete.js'));
+const doctor = leaf(doctorModule.command, () => import('./doctor.js'));
 const version = leaf(versionModule.command, () => import('./version.js'));
 const help = declaredLeaf(helpModule.command);
-const emulator = leaf(emulatorModule.command, () => import('./emulator/start.js'));
+const emulator = leaf(emulatorModule.command, () => import('./emulator.js'));
 
 export const ROOT: RootSpec = {
   summary: 'Calls, chats and interpretation for your organization, from the command line.',

@@ -1,7 +1,7 @@
 // `svc login`: the OAuth 2.0 authorization code flow with PKCE for a native app
 // (docs/contract.md "Authorize", "Token endpoint" and "Authentication" 7, RFC 6749 §4.1, RFC 7636, RFC 8252), storing the
 // connection as one secret entry and the profile's metadata in config.json.
-import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../contract/constants.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
@@ -13,12 +13,12 @@ import { describeLeft, leftByError, type SecretLeft } from '../credentials/store
 import { withCredentialTransaction, type ProfileTransaction } from '../credentials/transaction.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
 import { recordSignIn } from '../credentials/sign-in.js';
-import { redactedKey } from './keys/shared.js';
+import { redactedKey } from '../kit/keys.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
 import { checkWritableDir } from '../config/writable.js';
 import { note, printObject, scopeList, warn } from '../io/output.js';
-import { browserUnreachable } from './shared/no-browser.js';
+import { browserUnreachable } from '../kit/no-browser.js';
 import { parsePastedRedirect, type CallbackOutcome, type ExpectedIssuer } from '../auth/callback.js';
 import { discover, type AuthServerMetadata } from '../auth/discovery.js';
 import { OAuthStepError } from '../auth/http.js';
@@ -26,7 +26,7 @@ import { PortInUseError, startLoopbackServer, type LoopbackServer } from '../aut
 import { createPkce, createState, type Pkce } from '../auth/pkce.js';
 import { fetchOf, storedFromTokens, type StoredOAuth } from '../auth/stored.js';
 import { revokeToken, type ClientAuth, type TokenSet } from '../auth/tokens.js';
-import { BROWSER_ERROR_NOTE, callbackFailure, exchangeForKeeps } from './shared/sign-in-answer.js';
+import { BROWSER_ERROR_NOTE, callbackFailure, exchangeForKeeps } from '../kit/login/sign-in-answer.js';
 
 export interface LoginOptions {
   /** Scopes to ask for; undefined asks for every scope of the contract, named (a standard server grants none when the request names none). */
@@ -507,7 +507,7 @@ function cannotComplete(noBrowser: string): UsageError {
   );
 }
 
-/** Why no browser can be opened here, or null when one can: --no-browser, else src/commands/shared/no-browser.ts. */
+/** Why no browser can be opened here, or null when one can: --no-browser, else src/kit/no-browser.ts. */
 export function noBrowserReason(opts: Pick<LoginOptions, 'browser'>, env: Context['env'], platform: string): string | null {
   return opts.browser ? browserUnreachable(env, platform) : '--no-browser';
 }

@@ -3,7 +3,7 @@
 // leave a connection open that svc can no longer close) and exits with the failure's code;
 // `--local` forgets it without revoking, saying that the connection stays open.
 import { keepModeThroughChange } from '../credentials/mode.js';
-import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';

@@ -1,17 +1,17 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
 import { sanitizeOneLine, sanitizeText } from '../io/sanitize.js';
 import { checkText, LIMITS } from '../contract/index.js';
-import { defineCommand, type ArgsOf, type FlagsOf } from './define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { parseText } from '../validate/index.js';
 import { printJson, printNdjson } from '../io/output.js';
-import { mapInOrder } from './calls/ordered.js';
-import { createPacer, pacedDuration } from './calls/pacer.js';
+import { mapInOrder } from '../kit/translate/ordered.js';
+import { createPacer, pacedDuration } from '../kit/pacer.js';
 import { formatAway } from '../api/resume.js';
 import { linesWithin, type LongLine } from '../io/lines.js';
 
-import { call, readStdinText } from './shared/resources.js';
+import { call, readStdinText } from '../kit/resources.js';
 
 /** docs/contract.md: POST /v1/translate takes at most 5,000 characters. */
 export const MAX_TRANSLATE_CHARS = LIMITS.textCharacters;
@@ -60,7 +60,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
 
 /**
  * Requests in flight with --lines: enough to overlap latency. The 600/min limit is kept
- * by a pacer (calls/pacer.ts) shared by all of them, not by this number.
+ * by a pacer (src/kit/pacer.ts) shared by all of them, not by this number.
  */
 export const LINES_CONCURRENCY = 6;
 
@@ -86,7 +86,7 @@ export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
   if (opts.dryRun) {
     const body: Record<string, unknown> = { text, to: opts.to };
     if (opts.from !== undefined) body.from = opts.from;
-    const { printDryRun } = await import('./dry-run.js');
+    const { printDryRun } = await import('../kit/dry-run.js');
     return printDryRun(ctx, { endpoint: 'translate', body });
   }
   const translation = await translateOne(ctx, text, opts);

@@ -1,7 +1,7 @@
 // `svc version`: the same as `svc --version` (gh has both); with --json, an object
 // that also names the Node.js version, the platform and how svc was installed (npm,
 // standalone, deb), for bug reports.
-import { defineCommand } from './define.js';
+import { defineCommand } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { printJson } from '../io/output.js';
 import { installMethod } from '../shared/version.js';

@@ -1,4 +1,4 @@
-// A flag's or argument's kind (src/commands/define.ts `kind`): the one rule that turns the
+// A flag's or argument's kind (src/kit/define.ts `kind`): the one rule that turns the
 // text of a command line into the typed value parse() receives, and refuses a bad value
 // with the wording of that refusal. The runner applies it once (src/cli/run.ts); the
 // declarations are also what `svc mcp` builds its tool schemas from.
@@ -25,7 +25,7 @@ export type FlagKind =
   | { type: 'language' }
   | { type: 'file' };
 
-/** What a declared flag or argument says of its value (src/commands/define.ts FlagSpec, ArgSpec). */
+/** What a declared flag or argument says of its value (src/kit/define.ts FlagSpec, ArgSpec). */
 export interface ValueRule {
   choices?: readonly string[];
   kind?: FlagKind;

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/contract/index.js';
-import { kebab, type CommandDecl } from '../../src/commands/define.js';
+import { kebab, type CommandDecl } from '../../src/kit/define.js';
 
 /** The repository's own contract document: its Resources table is what the flags are checked against. */
 const CONTRACT = join(import.meta.dirname, '../../docs/contract.md');

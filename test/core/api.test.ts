@@ -11,7 +11,7 @@ import { useEmulator } from '../resources/harness.js';
 import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
-import { buildBody, parseField } from '../../src/commands/api/fields.js';
+import { buildBody, parseField } from '../../src/kit/api/fields.js';
 
 const h = useEmulator();
 const files = mkdtempSync(join(tmpdir(), 'svc-api-'));

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COMPLETION_FILES, completionScript, SHELLS } from '../../src/commands/completion/scripts/generate.js';
+import { COMPLETION_FILES, completionScript, SHELLS } from '../../src/kit/completion/generate.js';
 import { commandTree } from '../../src/cli/tree.js';
 import { ROOT } from '../../src/commands/index.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';

@@ -5,7 +5,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { parseCli } from '../helpers/parse.js';
 import { ROOT } from '../../src/commands/index.js';
-import { nameOf, type FlagKind, type FlagsOf, type Node } from '../../src/commands/define.js';
+import { nameOf, type FlagKind, type FlagsOf, type Node } from '../../src/kit/define.js';
 
 /** Leaves some test below parsed successfully (the last test checks that is every leaf). */
 const covered = new Set<string>();

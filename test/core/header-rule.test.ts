@@ -1,8 +1,8 @@
 // One RFC 9110 rule for a header's name and value (src/api/http.ts), asked by `svc api -H` and
 // `events tail --forward-header` too (issue 42: their copies let a control character through).
 import { describe, expect, it } from 'vitest';
-import { parseHeader } from '../../src/commands/api/request.js';
-import { parseForwardHeader } from '../../src/commands/events/routes.js';
+import { parseHeader } from '../../src/commands/api.js';
+import { parseForwardHeader } from '../../src/events/routes.js';
 
 describe('a header typed on the command line', () => {
   it.each([

@@ -2,7 +2,7 @@
 // something for it as one short inherited section, its examples, and where to learn more;
 // every line of every command's help within 80 columns.
 import { describe, expect, it } from 'vitest';
-import { isHidden, nameOf, type Node } from '../../src/commands/define.js';
+import { isHidden, nameOf, type Node } from '../../src/kit/define.js';
 import { ROOT } from '../../src/commands/index.js';
 import { runCli } from '../helpers/cli.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isHidden, nameOf, type Node } from '../../src/commands/define.js';
+import { isHidden, nameOf, type Node } from '../../src/kit/define.js';
 import { ROOT } from '../../src/commands/index.js';
 
 const root = join(import.meta.dirname, '..', '..');

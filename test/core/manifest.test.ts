@@ -1,4 +1,4 @@
-// The manifest (src/commands/manifest.ts): the command declarations as data, which the build
+// The manifest (src/kit/manifest.ts): the command declarations as data, which the build
 // writes to dist/manifest.json and a command line reads instead of the declarations. It must be
 // what the declarations say (made again here, it is the shipped one), and help, completions,
 // man pages and svc mcp's tools must come from it: a command added to a manifest shows in each.
@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execute } from '../../src/cli/execute.js';
 import type { Runtime } from '../../src/cli/context.js';
-import { declaredCommands } from '../../src/commands/declared.js';
-import { defineCommand, isHidden, nameOf, type Leaf, type Node } from '../../src/commands/define.js';
-import { manifestOf, modulesOf, type Manifest } from '../../src/commands/manifest.js';
-import { commandModulePaths } from '../../src/commands/command-files.js';
-import { completionScript, SHELLS } from '../../src/commands/completion/scripts/generate.js';
-import { toolsOf } from '../../src/commands/mcp/tools.js';
+import { declaredCommands } from '../../src/cli/declared.js';
+import { defineCommand, isHidden, nameOf, type Leaf, type Node } from '../../src/kit/define.js';
+import { manifestOf, modulesOf, type Manifest } from '../../src/kit/manifest.js';
+import { commandModulePaths } from '../../src/kit/command-files.js';
+import { completionScript, SHELLS } from '../../src/kit/completion/generate.js';
+import { toolsOf } from '../../src/mcp/tools.js';
 import { ROOT } from '../../src/commands/index.js';
 import { root } from '../helpers/spawn.js';
 
@@ -98,6 +98,29 @@ describe('the manifest', () => {
     expect(() => manifestOf(ROOT, { ...modules, 'chats/export': orphan })).toThrow(
       "src/commands/chats/export.ts declares `export`, but no command tree reaches it: add it to its group's index.ts (or src/commands/index.ts)",
     );
+  });
+
+  it('finds only commands under src/commands/: every file there declares one (or, an index.ts, lists its group)', () => {
+    const files = readdirSync(join(root, 'src/commands'), { recursive: true })
+      .map((file) => String(file).replace(/\\/g, '/'))
+      .filter((file) => /\.tsx?$/.test(file));
+    const declaring = new Set(commandModulePaths(join(root, 'src/commands')).map((path) => `${path}.ts`));
+    // A helper belongs with the code it helps (src/kit/, src/mcp/, src/events/), never here.
+    expect(files.filter((file) => !declaring.has(file) && !/(^|\/)index\.ts$/.test(file)).sort()).toEqual([]);
+  });
+
+  it('names each command by its path: `svc calls links list` is calls/links/list.ts, `svc account` account.ts', () => {
+    const misplaced: string[] = [];
+    const walk = (nodes: readonly Node[], above: string[]): void => {
+      for (const node of nodes) {
+        const path = [...above, nameOf(node)];
+        const leaf = node.kind === 'leaf' ? node : node.self;
+        if (leaf?.module !== undefined && leaf.module !== path.join('/')) misplaced.push(`svc ${path.join(' ')}: ${leaf.module}.ts`);
+        if (node.kind === 'group') walk(node.commands, path);
+      }
+    };
+    walk(shipped().commands, []);
+    expect(misplaced).toEqual([]);
   });
 
   it('is where help comes from: a command the manifest has is listed, its words are the help', async () => {

@@ -8,7 +8,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { ERROR_CODES } from '../../src/error-codes.js';
-import { clockCheck, nodeCheck, proxyCheck } from '../../src/commands/doctor/doctor.js';
+import { clockCheck, nodeCheck, proxyCheck } from '../../src/commands/doctor.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 import { clockTime, scopeList } from '../../src/io/output.js';
 

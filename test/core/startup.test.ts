@@ -44,7 +44,7 @@ describe('the bundle in dist/', () => {
     // commander is a file of its own (the launcher answers --version and completion without it).
     expect(definedIn('suggestSimilar')).toEqual([]);
     expect(readFileSync(join(dist, 'lib/commander.cjs'), 'utf8')).toContain('function suggestSimilar(');
-    // The sources' own way to the declarations (src/commands/declared.ts) is not in the bundle.
+    // The sources' own way to the declarations (src/cli/declared.ts) is not in the bundle.
     expect(bundle).not.toContain('function commandModulePaths(');
   });
 });

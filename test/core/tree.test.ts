@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram, commandPath, parseLine, readHelpWord, type ProgramOptions } from '../../src/cli/tree.js';
-import { nameOf, type Node } from '../../src/commands/define.js';
+import { nameOf, type Node } from '../../src/kit/define.js';
 import { ROOT } from '../../src/commands/index.js';
 
 /** Parses argv with the whole tree or only argv's part; what it printed, what it ran with what, and how it ended. */

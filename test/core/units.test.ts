@@ -6,7 +6,7 @@ import { apiErrorFrom, detailText, missingScope } from '../../src/api/errors.js'
 import { fillPath, joinUrl } from '../../src/contract/endpoints.js';
 import { renderTsv, relativeTime } from '../../src/io/output.js';
 import { chooseMode } from '../../src/credentials/resolve.js';
-import { bodyOf, fieldValue } from '../../src/commands/api/request.js';
+import { bodyOf, fieldValue } from '../../src/commands/api.js';
 
 describe('retry decisions', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BaseContext } from '../../src/context.js';
-import { parse, parseEmulatorStart, run, runEmulatorStart } from '../../src/commands/emulator/start.js';
+import { parse, parseEmulatorStart, run, runEmulatorStart } from '../../src/commands/emulator.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Deliveries alone (src/commands/events/deliveries.ts): every --forward-to route at once,
+// Deliveries alone (src/events/deliveries.ts): every --forward-to route at once,
 // over an in-memory transport and a virtual clock. Events in; out what a user sees: what
 // each handler receives, the dead-letter file, the stderr lines, the settlements that move
 // the checkpoint.
@@ -6,9 +6,9 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Deliveries, type DeliveriesOptions } from '../../src/commands/events/deliveries.js';
-import type { PostJson } from '../../src/commands/events/delivery.js';
-import { parseForwardRoute } from '../../src/commands/events/routes.js';
+import { Deliveries, type DeliveriesOptions } from '../../src/events/deliveries.js';
+import type { PostJson } from '../../src/events/delivery.js';
+import { parseForwardRoute } from '../../src/events/routes.js';
 import { virtualClock } from '../helpers/clock.js';
 
 const idle = () => new Promise((resolve) => setImmediate(resolve));

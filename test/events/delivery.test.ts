@@ -1,8 +1,8 @@
-// One event's delivery alone (src/commands/events/delivery.ts): its attempts, their time
+// One event's delivery alone (src/events/delivery.ts): its attempts, their time
 // box, their signatures and their backoff, over an in-memory transport.
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../src/api/retry.js';
-import { AttemptTimer, deliver, signAhead, type DeliveryPolicy, type Outgoing, type PostJson } from '../../src/commands/events/delivery.js';
+import { AttemptTimer, deliver, signAhead, type DeliveryPolicy, type Outgoing, type PostJson } from '../../src/events/delivery.js';
 import { virtualClock } from '../helpers/clock.js';
 
 function policyOf(post: PostJson, overrides: Partial<DeliveryPolicy> = {}): DeliveryPolicy {

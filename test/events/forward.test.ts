@@ -1,11 +1,11 @@
-// The Forwarder alone (src/commands/events/forward.ts): the ordered, bounded queue of one
+// The Forwarder alone (src/events/forward.ts): the ordered, bounded queue of one
 // route's deliveries, over an in-memory transport and a virtual clock. Events in; what a
 // user sees out: what the handler receives and in which order, the settled and reported
 // deliveries, the reader held back by a full queue, and what a stop leaves unsent.
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../src/api/retry.js';
-import { formatDelivery } from '../../src/commands/events/format.js';
-import { Forwarder, type DeliveryReport, type ForwarderOptions, type PostJson } from '../../src/commands/events/forward.js';
+import { formatDelivery } from '../../src/events/format.js';
+import { Forwarder, type DeliveryReport, type ForwarderOptions, type PostJson } from '../../src/events/forward.js';
 import { virtualClock } from '../helpers/clock.js';
 
 const URL_ = 'http://127.0.0.1:3000/hook';

@@ -1,11 +1,11 @@
-// The events tail's pipeline alone (src/commands/events/pipeline.ts): stream messages in,
+// The events tail's pipeline alone (src/events/pipeline.ts): stream messages in,
 // what a user sees out (stdout lines, stderr warnings, the checkpoint's position), with no
 // network and no terminal.
 import { describe, expect, it } from 'vitest';
 import type { SseMessage } from '../../src/api/sse.js';
-import { HandledTracker } from '../../src/commands/events/checkpoint.js';
-import { parseTypePattern, type TypePattern } from '../../src/commands/events/filter.js';
-import { LineWriter, TailPipeline, type TailPipelineOptions } from '../../src/commands/events/pipeline.js';
+import { HandledTracker } from '../../src/events/checkpoint.js';
+import { parseTypePattern, type TypePattern } from '../../src/events/filter.js';
+import { LineWriter, TailPipeline, type TailPipelineOptions } from '../../src/events/pipeline.js';
 
 const event = (n: number, type = 'call.started', extra = ''): SseMessage => ({
   id: `evt_${n}`,

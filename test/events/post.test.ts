@@ -1,11 +1,11 @@
-// How a delivery is POSTed (src/commands/events/post.ts), against a real local handler through
+// How a delivery is POSTed (src/events/post.ts), against a real local handler through
 // svc's own HTTP transport: the answer is read so the connection is kept for the next delivery,
 // a long answer is cut, and the forwarder's abort ends a POST that gets no answer.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttp } from '../../src/api/http.js';
-import { pooledPost } from '../../src/commands/events/post.js';
+import { pooledPost } from '../../src/events/post.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } from '../../src/commands/events/filter.js';
+import { matchesType, parseTypePattern, serverTypeParams, type TypePattern } from '../../src/events/filter.js';
 import { formatAway, random01From, SeenIds } from '../../src/api/resume.js';
-import { formatEventLine, parseEvent, summarize, type ApiEvent } from '../../src/commands/events/format.js';
+import { formatEventLine, parseEvent, summarize, type ApiEvent } from '../../src/events/format.js';
 
 function pattern(raw: string): TypePattern {
   const p = parseTypePattern(raw);
@@ -134,7 +134,7 @@ describe('event lines', () => {
 
 describe('gapWarning', () => {
   it('calls an id "the last one delivered" only when this run delivered it', async () => {
-    const { gapWarning } = await import('../../src/commands/events/gap.js');
+    const { gapWarning } = await import('../../src/events/gap.js');
     const gap = { last_event_id: 'evt_nosuch', resumed_from: 'evt_0000000500' };
     expect(gapWarning(gap, undefined)).toBe(
       'warning: the service no longer retains the events after evt_nosuch (where this stream was asked to resume): later events may be missing; resuming from evt_0000000500, the oldest it still retains',

@@ -1,6 +1,6 @@
 // The shell blocks of a Markdown document that tests run word for word: a block opened with
 // ```sh NAME (indented or not, as in a list item), its lines as typed, blank lines dropped.
-import { flagTerm, nameOf, type FlagSpecs, type Node } from '../../src/commands/define.js';
+import { flagTerm, nameOf, type FlagSpecs, type Node } from '../../src/kit/define.js';
 import { ROOT } from '../../src/commands/index.js';
 
 /** The lines of the block marked ```sh NAME```, without the block's own indentation. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireFileLock, lockPathOf } from '../../src/config/lock.js';
-import { AuditLog, AUDIT_FILE, HEAD_FILE, readAudit, verifyAudit } from '../../src/commands/mcp/audit.js';
+import { AuditLog, AUDIT_FILE, HEAD_FILE, readAudit, verifyAudit } from '../../src/mcp/audit.js';
 
 const freshDir = () => join(mkdtempSync(join(tmpdir(), 'svc-mcp-audit-lock-')), 'svc');
 const intent = (call: number) => ({

@@ -1,12 +1,12 @@
-// events_wait's queue alone (src/commands/mcp/events-wait.ts), on a stream the test writes and
+// events_wait's queue alone (src/mcp/events-wait.ts), on a stream the test writes and
 // an injected clock: where the stream starts, which wait gets which event, what a lost stream
 // and a full queue say.
 import { describe, expect, it } from 'vitest';
-import { EventFeed, PROGRESS_EVERY_MS, type EventRules } from '../../src/commands/mcp/events-wait.js';
-import { matchesType, parseTypePattern, type TypePattern } from '../../src/commands/events/filter.js';
-import { parseEvent } from '../../src/commands/events/format.js';
-import { isGapFrame, parseGap } from '../../src/commands/events/gap.js';
-import { START_POSITION } from '../../src/commands/events/checkpoint.js';
+import { EventFeed, PROGRESS_EVERY_MS, type EventRules } from '../../src/mcp/events-wait.js';
+import { matchesType, parseTypePattern, type TypePattern } from '../../src/events/filter.js';
+import { parseEvent } from '../../src/events/format.js';
+import { isGapFrame, parseGap } from '../../src/events/gap.js';
+import { START_POSITION } from '../../src/events/checkpoint.js';
 import type { Clock } from '../../src/context.js';
 
 /** A clock that moves only when the test says: sleeps end at advance(), in order. */

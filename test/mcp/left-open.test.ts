@@ -5,8 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AuditLog } from '../../src/commands/mcp/audit.js';
-import { leftOpen, SESSIONS_DIR } from '../../src/commands/mcp/session.js';
+import { AuditLog } from '../../src/mcp/audit.js';
+import { leftOpen, SESSIONS_DIR } from '../../src/mcp/session.js';
 import { acquireFileLock } from '../../src/config/lock.js';
 import { makeDir } from '../../src/config/writable.js';
 

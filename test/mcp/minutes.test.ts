@@ -14,7 +14,7 @@ import { execute } from '../../src/main.js';
 import type { Runtime } from '../../src/cli/context.js';
 import type { Clock } from '../../src/context.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
-import { readAudit } from '../../src/commands/mcp/audit.js';
+import { readAudit } from '../../src/mcp/audit.js';
 import { useTestEmulator } from '../helpers/emulator.js';
 
 const emulator = useTestEmulator();

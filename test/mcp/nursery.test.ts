@@ -1,4 +1,4 @@
-// `svc mcp` keeps V8's young generation at its starting size (src/commands/mcp/nursery.ts), so a
+// `svc mcp` keeps V8's young generation at its starting size (src/mcp/nursery.ts), so a
 // long session's resident memory is not tens of MiB of nursery. A preloaded probe inside the
 // spawned process churns short-lived objects as it exits and reports how big the nursery grew;
 // the same probe in `svc --version` (which never starts a session) shows that it does grow there.

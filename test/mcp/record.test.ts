@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool as call, useMcpSuite } from '../helpers/mcp.js';
 import { spawnCollect, svcCommand } from '../helpers/spawn.js';
-import { AuditLog, AUDIT_FILE, HEAD_FILE, MAX_REFUSED_BYTES, REFUSED_FILE, verifyAudit } from '../../src/commands/mcp/audit.js';
-import { MAX_PAGE_CHARS } from '../../src/commands/mcp/paging.js';
+import { AuditLog, AUDIT_FILE, HEAD_FILE, MAX_REFUSED_BYTES, REFUSED_FILE, verifyAudit } from '../../src/mcp/audit.js';
+import { MAX_PAGE_CHARS } from '../../src/mcp/paging.js';
 
 const { emulator, svcDir, envFor, connect: connectTo, closers } = useMcpSuite({ tmpPrefix: 'svc-mcp-record-' });
 const keys = () => emulator().seed.keys;
@@ -74,7 +74,7 @@ describe('a record the caller cannot erase', () => {
   it('the rotated file removed, then a rotation: the billed translate is still shown; the acts file removed: --verify says so', async () => {
     const client = await connect(['--live', '--max-spend', '1'], envFor(keys().live, { SVC_MCP_REQUESTS_PER_MINUTE: '100000' }));
     expect((await call(client, 'translate', { text: 'keep me', to: 'es' })).isError).toBeFalsy();
-    const { AuditLog, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const { AuditLog, AUDIT_FILE } = await import('../../src/mcp/audit.js');
     const dir = svcDir();
     const log = new AuditLog(dir);
     const pad = 'p'.repeat(3000);
@@ -182,7 +182,7 @@ describe('calls that ran but did nothing cannot push out a call that acted eithe
       });
       if (existsSync(join(dir, `${AUDIT_FILE}.1`)) && readFileSync(join(dir, `${AUDIT_FILE}.1`), 'utf8').slice(0, 200) !== before) rotations += 1;
     }
-    const { readAudit } = await import('../../src/commands/mcp/audit.js');
+    const { readAudit } = await import('../../src/mcp/audit.js');
     const kept = readAudit(dir);
     expect(kept.slice(0, 2).map((e) => [e.session, e.tool, e.result, e.price_asked])).toEqual([
       ['spender', 'translate', 'ok', 0.014],

@@ -244,7 +244,7 @@ describe('what a killed session left open is read as svc mcp log reads the log',
     killed.child.kill('SIGKILL');
     await exitOf(killed.child, 5_000);
     // Two rotations of calls that acted on nothing: both sessions' lines survive only as carried calls.
-    const { AuditLog, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const { AuditLog, AUDIT_FILE } = await import('../../src/mcp/audit.js');
     const dir = svcDir();
     const log = new AuditLog(dir);
     const firstLine = () => readFileSync(join(dir, AUDIT_FILE), 'utf8').slice(0, 300);

@@ -4,12 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ROOT } from '../../src/commands/index.js';
-import { defineCommand, leaf, type RootSpec } from '../../src/commands/define.js';
-import { toolsOf, ToolDeclarationError } from '../../src/commands/mcp/tools.js';
-import type { Session } from '../../src/commands/mcp/tool-spec.js';
-import { typedInput } from '../../src/commands/mcp/invoke.js';
-import { inputSchema } from '../../src/commands/mcp/schema.js';
-import { centsToUnits, Ledger, priceOf } from '../../src/commands/mcp/budget.js';
+import { defineCommand, leaf, type RootSpec } from '../../src/kit/define.js';
+import { toolsOf, ToolDeclarationError } from '../../src/mcp/tools.js';
+import type { Session } from '../../src/mcp/tool-spec.js';
+import { typedInput } from '../../src/mcp/invoke.js';
+import { inputSchema } from '../../src/mcp/schema.js';
+import { centsToUnits, Ledger, priceOf } from '../../src/mcp/budget.js';
 
 const testRead: Session = { mode: 'test', allowWrite: false };
 const testWrite: Session = { mode: 'test', allowWrite: true };
@@ -208,7 +208,7 @@ describe('the audit log', () => {
     const { mkdtempSync, statSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { AuditLog, readAudit, MAX_BYTES, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const { AuditLog, readAudit, MAX_BYTES, AUDIT_FILE } = await import('../../src/mcp/audit.js');
     const dir = mkdtempSync(join(tmpdir(), 'svc-audit-'));
     const log = new AuditLog(dir);
     const entry = (n: number) => ({
@@ -235,7 +235,7 @@ describe('the audit log', () => {
     const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { AuditLog, readAudit, verifyAudit, AUDIT_FILE } = await import('../../src/commands/mcp/audit.js');
+    const { AuditLog, readAudit, verifyAudit, AUDIT_FILE } = await import('../../src/mcp/audit.js');
     const dir = mkdtempSync(join(tmpdir(), 'svc-audit-'));
     const earlier = { time: '2026-01-01T00:00:00.000Z', tool: 'calls_list', args: {}, mode: 'test', price_asked: null, result: 'ok', ids: [] };
     writeFileSync(join(dir, AUDIT_FILE), `${JSON.stringify(earlier)}\n`);
@@ -255,7 +255,7 @@ describe('the audit log', () => {
     const { appendFileSync, mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { AuditLog, AuditNewerFormatError, AUDIT_FILE, HEAD_FILE } = await import('../../src/commands/mcp/audit.js');
+    const { AuditLog, AuditNewerFormatError, AUDIT_FILE, HEAD_FILE } = await import('../../src/mcp/audit.js');
     const intent = (call: number) => ({
       session: 's',
       call,
@@ -286,7 +286,7 @@ describe('the audit log', () => {
   });
 
   it('redacts secrets and cuts long texts in the arguments it keeps', async () => {
-    const { loggedArgs } = await import('../../src/commands/mcp/audit.js');
+    const { loggedArgs } = await import('../../src/mcp/audit.js');
     const kept = loggedArgs({ text: `key svc_test_${'a'.repeat(40)} and ${'b'.repeat(500)}`, to: 'es' });
     expect(kept.text).not.toContain('a'.repeat(40));
     expect(kept.text).toMatch(/… \(\d+ characters\)$/);

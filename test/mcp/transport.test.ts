@@ -1,7 +1,7 @@
-// svc mcp's line reader (src/commands/mcp/transport.ts): no line is held past its bound, and an
+// svc mcp's line reader (src/mcp/transport.ts): no line is held past its bound, and an
 // oversized one still yields its top-level id, wherever it is and whatever strings surround it.
 import { describe, expect, it } from 'vitest';
-import { boundedLines, contextTransport, MAX_IN_FLIGHT } from '../../src/commands/mcp/transport.js';
+import { boundedLines, contextTransport, MAX_IN_FLIGHT } from '../../src/mcp/transport.js';
 
 async function read(chunks: string[], max: number): Promise<unknown[]> {
   async function* source() {

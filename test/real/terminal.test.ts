@@ -13,7 +13,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { prerequisites } from '../helpers/prerequisites.js';
 import { exitBoundMs, root, svcBin, terminalProblem, useTerminal, type Exit, type Pane } from '../helpers/pty.js';
 import { acquireFileLock, currentHolder } from '../../src/config/lock.js';
-import { isHidden, nameOf, type Node, type RootSpec } from '../../src/commands/define.js';
+import { isHidden, nameOf, type Node, type RootSpec } from '../../src/kit/define.js';
 
 const problem = terminalProblem();
 prerequisites('terminal', problem, { describe: 'real terminal', it: 'is usable' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapInOrder } from '../../src/commands/calls/ordered.js';
+import { mapInOrder } from '../../src/kit/translate/ordered.js';
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

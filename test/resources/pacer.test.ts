@@ -2,7 +2,7 @@
 // 60 s sees more than 600 starts (the service's limit per key), a short run goes out
 // at once (the burst), and a long one runs near the limit rather than far below it.
 import { describe, expect, it } from 'vitest';
-import { createPacer } from '../../src/commands/calls/pacer.js';
+import { createPacer } from '../../src/kit/pacer.js';
 
 /** A clock whose sleep advances virtual time at once. */
 function virtualClock(start = 1_000_000) {

@@ -1,9 +1,9 @@
 // `svc account balance`: the prepaid balance of the organization.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { money } from '../../io/money.js';
 import { printObject } from '../../io/output.js';
-import type { Balance } from './types.js';
+import type { Balance } from '../../kit/account-types.js';
 
 export type AccountBalanceOptions = Record<string, never>;
 

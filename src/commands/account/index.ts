@@ -1,6 +1,6 @@
 // `svc account` (itself a command) and its subcommands.
-import { defineGroup, leaf } from '../define.js';
-import * as show from './show.js';
+import { defineGroup, leaf } from '../../kit/define.js';
+import * as show from '../account.js';
 import * as balance from './balance.js';
 import * as prices from './prices.js';
 
@@ -8,6 +8,6 @@ export default defineGroup({
   name: 'account',
   summary: 'the organization, mode, credential, scopes and balance',
   examples: ['svc account', 'svc account balance', 'svc account prices --json'],
-  self: leaf(show.command, () => import('./show.js')),
+  self: leaf(show.command, () => import('../account.js')),
   commands: [leaf(balance.command, () => import('./balance.js')), leaf(prices.command, () => import('./prices.js'))],
 });

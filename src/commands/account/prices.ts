@@ -1,10 +1,10 @@
 // `svc account prices`: what each billable operation costs.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../contract/endpoints.js';
 import { money } from '../../io/money.js';
 import { printList } from '../../io/output.js';
-import type { Price } from './types.js';
+import type { Price } from '../../kit/account-types.js';
 
 export type AccountPricesOptions = Record<string, never>;
 

@@ -1,5 +1,5 @@
 // `svc auth …`: one line per leaf (its declaration and the module that runs it).
-import { defineGroup, leaf } from '../define.js';
+import { defineGroup, leaf } from '../../kit/define.js';
 import * as status from './status.js';
 import * as token from './token.js';
 import * as switchProfile from './switch.js';

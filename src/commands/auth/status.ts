@@ -4,7 +4,7 @@
 // Unless --offline, each credential is asked what `svc account` asks, through the same
 // resolution and pipe (src/credentials/check.ts), and the run fails as `svc account` would when
 // the credential commands use does: exit 3 with no usable credential, the same error otherwise.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { ConfigData, Profile } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
@@ -14,7 +14,7 @@ import { AuthError, CliError, EXIT } from '../../errors.js';
 import { printJson, printText, relativeTime, scopeList } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import { redact } from '../../io/redact.js';
-import { redactedKey } from '../keys/shared.js';
+import { redactedKey } from '../../kit/keys.js';
 import { checkProfile } from '../../credentials/check.js';
 import { askAccount, type Asked, type CredentialCheck } from '../../credentials/check.js';
 

@@ -1,5 +1,5 @@
 // `svc auth switch PROFILE`: makes PROFILE the default profile.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { note, printJson, warn } from '../../io/output.js';

@@ -1,13 +1,13 @@
 // `svc calls dial ID --to +E164 [--line ID] [--language L]` — billed in live mode; refused in test mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
-import { printDryRun } from '../dry-run.js';
+import { printDryRun } from '../../kit/dry-run.js';
 import { CliError, EXIT } from '../../errors.js';
 import { parseE164 } from '../../validate/index.js';
 
-import { call, confirmBilled } from '../shared/resources.js';
+import { call, confirmBilled } from '../../kit/resources.js';
 import { printObject } from '../../io/output.js';
-import { type Participant, participantFields, timeFormat } from './views.js';
+import { type Participant, participantFields, timeFormat } from '../../kit/views.js';
 
 export interface CallsDialOptions {
   callId: string;

@@ -1,10 +1,10 @@
 // `svc calls end ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
-import { call } from '../shared/resources.js';
+import { call } from '../../kit/resources.js';
 import { printObject } from '../../io/output.js';
-import { type Call, callFields, timeFormat } from './views.js';
+import { type Call, callFields, timeFormat } from '../../kit/views.js';
 
 export interface CallsEndOptions {
   id: string;

@@ -1,11 +1,11 @@
 // `svc calls list [--status active|ended] [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
-import { type ListFlags, parseListFlags } from '../shared/list-flags.js';
-import { fetchList, noteMore } from '../shared/resources.js';
+import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
+import { fetchList, noteMore } from '../../kit/resources.js';
 import { printList } from '../../io/output.js';
-import { type Call, callColumns, timeFormat } from './views.js';
+import { type Call, callColumns, timeFormat } from '../../kit/views.js';
 
 export interface CallsListOptions extends ListFlags {
   status?: 'active' | 'ended';

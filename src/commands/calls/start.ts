@@ -1,13 +1,13 @@
 // `svc calls start --languages en,es [--title T]` — billed in live mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
-import { printDryRun } from '../dry-run.js';
+import { printDryRun } from '../../kit/dry-run.js';
 import { UsageError } from '../../errors.js';
 import { parseLanguageList } from '../../validate/index.js';
 
-import { call, confirmBilled } from '../shared/resources.js';
+import { call, confirmBilled } from '../../kit/resources.js';
 import { printObject } from '../../io/output.js';
-import { type Call, callFields, timeFormat } from './views.js';
+import { type Call, callFields, timeFormat } from '../../kit/views.js';
 
 export interface CallsStartOptions {
   /** The call's two languages (docs/contract.md: exactly 2 BCP 47 tags). */

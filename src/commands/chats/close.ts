@@ -1,11 +1,11 @@
 // `svc chats close ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
-import { call } from '../shared/resources.js';
+import { call } from '../../kit/resources.js';
 import { printObject } from '../../io/output.js';
-import { timeFormat } from '../calls/views.js';
-import { type Chat, chatFields } from './views.js';
+import { timeFormat } from '../../kit/views.js';
+import { type Chat, chatFields } from '../../kit/chats/views.js';
 
 export interface ChatsCloseOptions {
   id: string;

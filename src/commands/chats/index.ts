@@ -1,5 +1,5 @@
 // `svc chats …`: one line per leaf (its declaration and the module that runs it).
-import { defineGroup, leaf } from '../define.js';
+import { defineGroup, leaf } from '../../kit/define.js';
 import * as list from './list.js';
 import * as get from './get.js';
 import * as start from './start.js';

@@ -1,12 +1,12 @@
 // `svc chats list [--status open|closed] [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
-import { type ListFlags, parseListFlags } from '../shared/list-flags.js';
-import { fetchList, noteMore } from '../shared/resources.js';
+import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
+import { fetchList, noteMore } from '../../kit/resources.js';
 import { printList } from '../../io/output.js';
-import { timeFormat } from '../calls/views.js';
-import { type Chat, chatColumns } from './views.js';
+import { timeFormat } from '../../kit/views.js';
+import { type Chat, chatColumns } from '../../kit/chats/views.js';
 
 export interface ChatsListOptions extends ListFlags {
   status?: 'open' | 'closed';

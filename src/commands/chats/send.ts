@@ -1,12 +1,12 @@
 // `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { parseText } from '../../validate/index.js';
 import { LIMITS } from '../../contract/constants.js';
-import { call, readStdinText } from '../shared/resources.js';
+import { call, readStdinText } from '../../kit/resources.js';
 import { printObject } from '../../io/output.js';
-import { timeFormat } from '../calls/views.js';
-import { type Message, messageFields } from './views.js';
+import { timeFormat } from '../../kit/views.js';
+import { type Message, messageFields } from '../../kit/chats/views.js';
 
 /** A message's text, at most (the contract's, as the emulator's 422 checks it). */
 const MAX_MESSAGE_CHARS = LIMITS.textCharacters;
@@ -73,7 +73,7 @@ export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   if (opts.language !== undefined) body.language = opts.language;
   if (opts.dryRun) {
     // Posting a message is billed in live mode (docs/contract.md): by the characters translated.
-    const { printDryRun } = await import('../dry-run.js');
+    const { printDryRun } = await import('../../kit/dry-run.js');
     return printDryRun(ctx, { endpoint: 'chats.messages.create', params: { id: opts.id }, body });
   }
   const message = await call<Message>(ctx, 'chats.messages.create', { params: { id: opts.id }, body });

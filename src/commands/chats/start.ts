@@ -1,12 +1,12 @@
 // `svc chats start --language L [--subject S]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
-import { call } from '../shared/resources.js';
+import { call } from '../../kit/resources.js';
 import { printObject } from '../../io/output.js';
-import { timeFormat } from '../calls/views.js';
-import { type Chat, chatFields } from './views.js';
+import { timeFormat } from '../../kit/views.js';
+import { type Chat, chatFields } from '../../kit/chats/views.js';
 
 export interface ChatsStartOptions {
   language: string;

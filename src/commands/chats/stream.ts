@@ -5,16 +5,16 @@
 // message, or the position frame the stream opened with), and each reconnection also catches
 // up from the message list, printing what was posted meanwhile exactly once. Nothing
 // from the service for 5 minutes (keep-alive comments count): exit 9.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, printText, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
 import { isRetryableFailure, random01From } from '../../api/retry.js';
 import { formatAway } from '../../api/resume.js';
-import { call } from '../shared/resources.js';
-import { timeFormat } from '../calls/views.js';
-import { type Chat, type Message, messageColumns, messageText, translationText } from './views.js';
+import { call } from '../../kit/resources.js';
+import { timeFormat } from '../../kit/views.js';
+import { type Chat, type Message, messageColumns, messageText, translationText } from '../../kit/chats/views.js';
 
 export interface ChatsStreamOptions {
   id: string;
@@ -59,7 +59,7 @@ export async function run(opts: ChatsStreamOptions, ctx: Context): Promise<void>
   const [{ openSse }, { follow }, gaps, api] = await Promise.all([
     import('../../api/sse.js'),
     import('../../api/reconnect.js'),
-    import('../events/gap.js'),
+    import('../../events/gap.js'),
     ctx.api(),
   ]);
   const seen = new Set<string>();

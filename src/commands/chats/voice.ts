@@ -1,15 +1,15 @@
 // `svc chats voice ID FILE|-` — the content type from the audio's first bytes, whatever
 // the file is called (or from stdin with `-`); a missing, empty, too large or non-audio
 // input is refused before any upload.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printObject } from '../../io/output.js';
 import { AUDIO_SNIFF_BYTES, checkVoiceSize, sniffAudioType } from '../../validate/index.js';
 
-import { call } from '../shared/resources.js';
-import { timeFormat } from '../calls/views.js';
-import { type Message, messageFields } from './views.js';
+import { call } from '../../kit/resources.js';
+import { timeFormat } from '../../kit/views.js';
+import { type Message, messageFields } from '../../kit/chats/views.js';
 import { lazyRequire } from '../../node-require.js';
 
 export interface ChatsVoiceOptions {

@@ -1,7 +1,7 @@
 // `svc events get ID`: one retained event. The API has no GET /v1/events/{id}
 // (docs/contract.md), so this reads the retained history (GET /v1/events, 100 a page,
 // newest first) until it finds the id: at most 100 requests for the 10,000 retained.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../contract/endpoints.js';
 import { LIST_LIMIT_MAX } from '../../contract/endpoints.js';
@@ -9,8 +9,8 @@ import { CliError, EXIT } from '../../errors.js';
 import { printObject } from '../../io/output.js';
 import { displayJson } from '../../io/sanitize.js';
 
-import { timeFormat } from '../calls/views.js';
-import { type ApiEvent, summarize } from './format.js';
+import { timeFormat } from '../../kit/views.js';
+import { type ApiEvent, summarize } from '../../events/format.js';
 
 export interface EventsGetOptions {
   id: string;

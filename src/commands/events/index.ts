@@ -1,5 +1,5 @@
 // `svc events …`: one line per leaf (its declaration and the module that runs it).
-import { defineGroup, leaf } from '../define.js';
+import { defineGroup, leaf } from '../../kit/define.js';
 import * as tail from './tail.js';
 import * as list from './list.js';
 import * as get from './get.js';

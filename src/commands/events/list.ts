@@ -1,14 +1,14 @@
 // `svc events list [--type T]… [--limit N | --all]`: the retained history (GET /v1/events),
 // newest first, as the other lists are.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';
-import { type ListFlags, parseListFlags } from '../shared/list-flags.js';
-import { fetchList, noteMore } from '../shared/resources.js';
-import { timeColumn, timeFormat } from '../calls/views.js';
-import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
-import { type ApiEvent, summarize } from './format.js';
+import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
+import { fetchList, noteMore } from '../../kit/resources.js';
+import { timeColumn, timeFormat } from '../../kit/views.js';
+import { parseTypePattern, serverTypeParams, type TypePattern } from '../../events/filter.js';
+import { type ApiEvent, summarize } from '../../events/format.js';
 
 export interface EventsListOptions extends ListFlags {
   types: TypePattern[];

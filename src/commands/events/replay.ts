@@ -2,16 +2,16 @@
 // of a `--dead-letter` file) sent again, signed as the tail signs them, in their order and
 // with their relative timing (by created_at; `--speed N` divides the waits, `--no-wait`
 // drops them). Without --forward-to they are printed. Waits go through ctx.clock.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
-import { openDeliveries } from './deliveries.js';
-import { matchesType, type TypePattern } from './filter.js';
-import { formatEventLine, type ApiEvent } from './format.js';
+import { openDeliveries } from '../../events/deliveries.js';
+import { matchesType, type TypePattern } from '../../events/filter.js';
+import { formatEventLine, type ApiEvent } from '../../events/format.js';
 import { parseTypes } from './list.js';
-import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
-import { checkDeadLetterFile, lettersWhere, newerDeadLetterError, newerLetterVersion } from './dead-letter.js';
+import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from '../../events/routes.js';
+import { checkDeadLetterFile, lettersWhere, newerDeadLetterError, newerLetterVersion } from '../../events/dead-letter.js';
 
 export interface ReplayOptions {
   file: string;

@@ -1,24 +1,24 @@
 // `svc events tail`: follow the organization's event stream (GET /v1/events/stream,
 // docs/contract.md "Events") for as long as the user wants, surviving drops and silent
 // connections without losing or repeating an event.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { confirmedProfile } from '../../credentials/confirmed.js';
 import { ApiError, CliError, EXIT, NetworkError, UsageError } from '../../errors.js';
-import { parseTypePattern, serverTypeParams, type TypePattern } from './filter.js';
+import { parseTypePattern, serverTypeParams, type TypePattern } from '../../events/filter.js';
 import { follow, isResumableId, type FollowOptions, type FollowResult } from '../../api/reconnect.js';
-import { FAMILY_COLOURS, formatEventLine, type ApiEvent } from './format.js';
-import { CheckpointWriter, HandledTracker, readCheckpoint, START_POSITION } from './checkpoint.js';
-import { openDeliveries, type Deliveries } from './deliveries.js';
-import { checkDeadLetterFile, lettersWhere } from './dead-letter.js';
-import { checkAppendFile, EventRecorder } from './record.js';
+import { FAMILY_COLOURS, formatEventLine, type ApiEvent } from '../../events/format.js';
+import { CheckpointWriter, HandledTracker, readCheckpoint, START_POSITION } from '../../events/checkpoint.js';
+import { openDeliveries, type Deliveries } from '../../events/deliveries.js';
+import { checkDeadLetterFile, lettersWhere } from '../../events/dead-letter.js';
+import { checkAppendFile, EventRecorder } from '../../events/record.js';
 import { formatAway, random01From } from '../../api/resume.js';
 import { isRetryableFailure } from '../../api/retry.js';
 import { sanitizeText } from '../../io/sanitize.js';
-import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from './routes.js';
-import { forwardingSecret } from './secret.js';
-import { isBrokenPipe, LineWriter, resumingFrom, TailPipeline } from './pipeline.js';
+import { parseForwardHeader, parseForwardRoute, type ForwardRoute } from '../../events/routes.js';
+import { forwardingSecret } from '../../events/secret.js';
+import { isBrokenPipe, LineWriter, resumingFrom, TailPipeline } from '../../events/pipeline.js';
 import { parseIdWithPrefix } from '../../validate/id.js';
 import { ID_PREFIX } from '../../contract/constants.js';
 

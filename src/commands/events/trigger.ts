@@ -2,14 +2,14 @@
 // test mode only, from a fixture (fixtures/triggers/<TYPE>.json, or `--fixture FILE`),
 // through the API client (credentials, retries, redaction). Live mode is refused: the
 // requests would act for real and be billed.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { type Column, printJson, printList } from '../../io/output.js';
 import { EVENT_TYPES, modeOfKey } from '../../contract/constants.js';
 import { chooseMode, chooseProfileName, parseModeValue } from '../../credentials/resolve.js';
-import { applyOverrides, fixturesDir, loadFixture, parseOverride, resolveReferences, type Fixture, type Override } from './fixture.js';
+import { applyOverrides, fixturesDir, loadFixture, parseOverride, resolveReferences, type Fixture, type Override } from '../../events/fixture.js';
 
 export interface TriggerOptions {
   type?: string;

@@ -1,6 +1,6 @@
 // `svc keys add [--name N] [--stdin]`: checks the key with the service (GET /v1/account
 // tells its organization and scopes), then stores it for the profile and its mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta, Profile } from '../../config/config.js';
 import { modeOfKey } from '../../contract/constants.js';
@@ -15,7 +15,7 @@ import { confirmedOrg } from '../../credentials/confirmed.js';
 import { addEntry, commitKey, dropEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { withCredentialTransaction, type ProfileTransaction } from '../../credentials/transaction.js';
 import { lastFour, redact } from '../../io/redact.js';
-import { parseKeyName, redactedKey } from './shared.js';
+import { parseKeyName, redactedKey } from '../../kit/keys.js';
 
 export interface KeysAddOptions {
   /** Undefined: the key's mode (`test` / `live`). */

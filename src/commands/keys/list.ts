@@ -1,11 +1,11 @@
 // `svc keys list`: the profile's keys as config.json records them (never the keys themselves).
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { chooseProfileName, namedProfile, requireProfile } from '../../credentials/resolve.js';
 import { printList, scopeList } from '../../io/output.js';
 import { settleSecretsInFlight } from '../../credentials/journal.js';
-import { redactedKey } from './shared.js';
+import { redactedKey } from '../../kit/keys.js';
 
 export type KeysListOptions = Record<string, never>;
 

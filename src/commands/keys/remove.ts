@@ -1,14 +1,14 @@
 // `svc keys remove NAME`: forgets a stored key (secret and metadata). The key stays valid
 // at the service: revoking it is done in the organization's API settings.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import { UsageError } from '../../errors.js';
 import { printJson, warn } from '../../io/output.js';
 import { describeLeft } from '../../credentials/store.js';
 import { addEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
-import { parseKeyName, redactedKey } from './shared.js';
-import { askBeforeDeleting } from '../shared/ask-first.js';
+import { parseKeyName, redactedKey } from '../../kit/keys.js';
+import { askBeforeDeleting } from '../../kit/ask-first.js';
 import { hasCredentialFor, keepModeThroughChange } from '../../credentials/mode.js';
 import { withCredentialTransaction } from '../../credentials/transaction.js';
 

@@ -7,14 +7,14 @@
 // a line of a newer format (a newer svc's) is neither shown nor checked: exit 1 naming both versions.
 // --against-service (with --verify): the acts checked against the service's records too
 // (against-service.ts), in each session's window or the one --since names.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
 import { localTime, printJson, printList, printText, type Column } from '../../io/output.js';
-import { AuditLog, readAudit, readRefused, verifyAudit, type AuditEntry, type RefusedLine } from './audit.js';
+import { AuditLog, readAudit, readRefused, verifyAudit, type AuditEntry, type RefusedLine } from '../../mcp/audit.js';
 import { CliError, UsageError } from '../../errors.js';
 import { money } from '../../contract/money.js';
-import { checkAgainstService, type AgainstService } from './against-service.js';
+import { checkAgainstService, type AgainstService } from '../../mcp/against-service.js';
 
 export const command = defineCommand({
   name: 'log',

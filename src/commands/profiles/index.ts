@@ -1,5 +1,5 @@
 // `svc profiles …`: one line per leaf (its declaration and the module that runs it).
-import { defineGroup, leaf } from '../define.js';
+import { defineGroup, leaf } from '../../kit/define.js';
 import * as list from './list.js';
 import * as remove from './remove.js';
 

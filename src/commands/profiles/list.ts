@@ -1,6 +1,6 @@
 // `svc profiles list`: every profile with its organization, address, mode and what it
 // holds, the default marked. Local only (`svc auth status` checks them with the service).
-import { defineCommand } from '../define.js';
+import { defineCommand } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
 import { DEFAULT_PROFILE } from '../../config/config.js';
@@ -8,7 +8,7 @@ import { profileAddress } from '../../credentials/origin.js';
 import { chooseMode } from '../../credentials/resolve.js';
 import { printList } from '../../io/output.js';
 import type { Column } from '../../io/output.js';
-import { redactedKey } from '../keys/shared.js';
+import { redactedKey } from '../../kit/keys.js';
 
 export const command = defineCommand({
   name: 'list',

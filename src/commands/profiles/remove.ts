@@ -3,15 +3,15 @@
 // revoked at the service (RFC 7009); if that fails nothing is deleted, so the user can
 // retry or choose to remove it locally only. All of it is one credential transaction
 // (src/credentials/transaction.ts), as login, logout and keys are.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../define.js';
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { DEFAULT_PROFILE, OAUTH_SECRET_NAME } from '../../config/config.js';
 import { requireProfile } from '../../credentials/resolve.js';
 import { describeLeft } from '../../credentials/store.js';
 import type { SecretLeft } from '../../credentials/store.js';
 import type { Profile, SecretStorage } from '../../config/config.js';
-import { askBeforeDeleting } from '../shared/ask-first.js';
-import { FORWARD_SECRET_NAME } from '../events/secret.js';
+import { askBeforeDeleting } from '../../kit/ask-first.js';
+import { FORWARD_SECRET_NAME } from '../../events/secret.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
 import { printJson, warn } from '../../io/output.js';
 import { sanitizeText } from '../../io/sanitize.js';

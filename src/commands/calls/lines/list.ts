@@ -1,0 +1,33 @@
+// `svc calls lines list [--limit N] [--all]`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import type { Context } from '../../../context.js';
+import { type ListFlags, parseListFlags } from '../../../kit/list-flags.js';
+import { fetchList, noteMore } from '../../../kit/resources.js';
+import { printList } from '../../../io/output.js';
+import { type Line, lineColumns, timeFormat } from '../../../kit/views.js';
+
+export type LinesListOptions = ListFlags;
+
+export const command = defineCommand({
+  name: 'list',
+  mcp: 'read',
+  tool: { title: 'List phone lines', does: 'Lists the rented phone lines.', returns: { list: true, id: 'line_' } },
+  summary: 'list phone lines',
+  flags: {
+    limit: { value: '<n>', kind: { type: 'integer', min: 1, max: 100 }, help: 'at most N lines' },
+    all: { help: 'every line' },
+    cursor: { value: '<cursor>', help: 'the next page: the cursor a page with more ended with', conflicts: 'all' },
+  },
+  examples: ['svc calls lines list'],
+  scopes: ['calls:write'],
+});
+
+export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LinesListOptions {
+  return parseListFlags(flags);
+}
+
+export async function run(opts: LinesListOptions, ctx: Context): Promise<void> {
+  const lines = await fetchList<Line>(ctx, 'lines.list', opts);
+  await printList(ctx, lines.items, lineColumns(timeFormat(ctx)));
+  noteMore(ctx, lines);
+}

@@ -1,0 +1,36 @@
+// `svc calls lines release ID`
+import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import type { Context } from '../../../context.js';
+
+import { call } from '../../../kit/resources.js';
+import { printObject } from '../../../io/output.js';
+import { type Line, lineFields, timeFormat } from '../../../kit/views.js';
+
+export interface LinesReleaseOptions {
+  id: string;
+}
+
+export const command = defineCommand({
+  name: 'release',
+  mcp: 'write',
+  tool: {
+    title: 'Release a phone line',
+    does: 'Gives up a rented phone line for good: its number is lost.',
+    destructive: true,
+    idempotent: true,
+    returns: { id: 'line_' },
+  },
+  summary: 'release a phone line',
+  args: [{ name: 'id', help: 'line id (line_…)', required: true, kind: { type: 'id', prefix: 'line_' } }],
+  examples: ['svc calls lines release line_123'],
+  scopes: ['calls:write'],
+});
+
+export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof command>): LinesReleaseOptions {
+  return { id: args[0] };
+}
+
+export async function run(opts: LinesReleaseOptions, ctx: Context): Promise<void> {
+  const line = await call<Line>(ctx, 'lines.release', { params: { id: opts.id } });
+  await printObject(ctx, lineFields(line, timeFormat(ctx)), line);
+}
