@@ -64,4 +64,32 @@ describe('the log checked against the service', () => {
     expect(checked.stdout).toContain(`call.started ${beside.id}`);
     expect(checked.stdout).not.toContain('translation.created');
   });
+
+  it("past the events' retention, the lists still name what was made: a chat and its message made beside svc mcp", async () => {
+    const callId = await session();
+    const post = (path: string, body: object) =>
+      fetch(`${emulator().url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${liveKey()}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ id: string }>);
+    const chat = await post('/v1/chats', { language: 'es' });
+    const message = await post(`/v1/chats/${chat.id}/messages`, { text: 'hola' });
+    // More events than the service keeps, and than svc reads: what the session made is no longer among them.
+    const flood = await fetch(`${emulator().url}/_emulator/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ org_id: emulator().seed.org_id, mode: 'live', type: 'balance.updated', count: 10_500 }),
+    });
+    expect(flood.status).toBe(201);
+    const checked = await verify('--json');
+    expect(checked.code, checked.stderr).toBe(1);
+    const report = JSON.parse(checked.stdout);
+    expect(report.service.unaccounted).toHaveLength(2);
+    expect(report.service.unaccounted).toEqual(
+      expect.arrayContaining([expect.stringContaining(`chat.message.created ${message.id}`), expect.stringContaining(`chat.started ${chat.id}`)]),
+    );
+    // The session's own call is found in the calls list and accounted for by its acts.
+    expect(JSON.stringify(report.service.unseen)).not.toContain(callId);
+  }, 60_000);
 });
