@@ -98,6 +98,8 @@ export function judgeLock(lockPath: string, now: number, rules: LockRules): Lock
   if (here && !processRuns(holder.pid)) return { kind: 'abandoned', ino: stat.ino, why: `its holder, process ${holder.pid}, is gone` };
   if (here && rules.reusedPids && !sameProcess(holder.pid, holder.started_at))
     return { kind: 'abandoned', ino: stat.ino, why: `its holder, process ${holder.pid}, is gone (the pid now names another process)` };
+  // Judged by its process alone, a record that names none (empty, cut short, foreign) holds nothing.
+  if (rules.staleMs === null && holder === null && !stat.isDirectory()) return { kind: 'abandoned', ino: stat.ino, why: 'it names no holder' };
   const aged = rules.staleMs !== null && stat.mtimeMs < now - rules.staleMs;
   if (aged && here && stoppedHolder(holder)) return { kind: 'live', holder, stopped: true };
   if (aged) return { kind: 'abandoned', ino: stat.ino, why: `it was not refreshed for ${Math.round((now - stat.mtimeMs) / 1000)} s` };
