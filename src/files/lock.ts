@@ -15,7 +15,7 @@ import { processFacts, processRuns, sameProcess, STARTED_AT_SLACK_MS, startedAt 
 
 // node:crypto and node:os load on first lock, not when the config module loads (start-up time).
 const randomHex = (bytes: number): string => lazyRequire('node:crypto').randomBytes(bytes).toString('hex');
-export const hostname = (): string => lazyRequire('node:os').hostname();
+const hostname = (): string => lazyRequire('node:os').hostname();
 
 /** Who holds a lock: written into the lock file. */
 export interface LockHolder {
