@@ -1,5 +1,6 @@
 // The rules that keep design.md's structure, checked in `npm test`:
-// layers import one way, the emulator imports nothing from the CLI but the contract,
+// layers import one way, the emulator imports nothing from the CLI but the contract and the
+// file toolkit,
 // no import cycles, no `as never` casts, no static import of a heavy library where the
 // start path could load it. Syntax-only rules (no type information), so it stays fast.
 import tseslint from 'typescript-eslint';
@@ -58,8 +59,16 @@ const ZONES = [
   // Nothing else of svc at all, the files at src/'s top (node-require.ts, errors.ts) included; shared may read contract's types.
   zone('shared', '', 'shared modules import nothing else of svc (but src/contract)', ['./shared', './contract']),
   zone('contract', '', 'contract modules import nothing else of svc', ['./contract']),
-  // The emulator is its own world: nothing from the CLI side but the contract (and shared constants).
-  zone('emulator', '', 'the emulator imports nothing from the CLI but src/contract and src/shared', ['./emulator', './contract', './shared']),
+  // The file toolkit (atomic write, lock, own-file rules, a full disk) is a bottom layer: svc's
+  // services and the emulator both stand on it, so it stands on nothing of theirs.
+  zone('files', '', 'the file toolkit imports nothing else of svc (but src/node-require.ts)', ['./files', './node-require.ts']),
+  // The emulator is its own world: nothing from the CLI side but the contract, shared constants and the file toolkit.
+  zone('emulator', '', 'the emulator imports nothing from the CLI but src/contract, src/shared and src/files', [
+    './emulator',
+    './contract',
+    './shared',
+    './files',
+  ]),
 ];
 
 export default tseslint.config(

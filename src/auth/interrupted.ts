@@ -7,7 +7,7 @@
 // nothing here holds. What was done is returned in words for the command to say.
 import type { ConfigData, SignInInFlight } from '../config/config.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
-import { processRuns } from '../config/atomic.js';
+import { processRuns } from '../files/process.js';
 import { lazyRequire } from '../node-require.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';

@@ -2,7 +2,7 @@
 // or failed, with the fix. A failed check is a ChecksFailedError (exit 1); warnings are advice.
 import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import { closeSync, constants } from 'node:fs';
-import { openOwnFile, tightenOwnFile } from '../config/own-file.js';
+import { openOwnFile, tightenOwnFile } from '../files/own-file.js';
 import { access, lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
@@ -158,7 +158,7 @@ async function configChecks(ctx: Context): Promise<{ checks: Check[]; config: Co
     });
   }
   const credentialsPath = join(dir, CREDENTIALS_FILE);
-  // lstat: a link at this path is refused by svc, never followed (src/config/own-file.ts).
+  // lstat: a link at this path is refused by svc, never followed (src/files/own-file.ts).
   const credStat = await lstat(credentialsPath).catch(() => undefined);
   if (credStat && !credStat.isFile())
     checks.push({

@@ -3,11 +3,12 @@
 // the file, applies the change and writes atomically, so concurrent svc processes never
 // lose each other's changes. A file that does not parse is reported and never overwritten.
 import { promises } from 'node:fs';
-import { OwnFileRefusedError, readOwnFile } from './own-file.js';
+import { OwnFileRefusedError, readOwnFile } from '../files/own-file.js';
 import { join } from 'node:path';
 import type { Mode, Scope } from '../contract/constants.js';
 import { ConfigError, NewerFormatFileError } from '../errors.js';
-import { diskFullWords, isDiskFull, isUnwritable, unwritable, writeFileAtomic } from './atomic.js';
+import { diskFullWords, isDiskFull, isUnwritable } from '../files/disk.js';
+import { unwritable, writeConfigFile } from './writable.js';
 import { withFileLock, type LockOptions } from './lock.js';
 import { CONFIG_FILE } from './paths.js';
 import { formatVersion } from '../shared/format-version.js';
@@ -254,10 +255,10 @@ export interface ConfigFs {
 
 const realFs: ConfigFs = {
   readFile: async (path) => readConfigFile(path),
-  writeFileAtomic: (path, content) => writeFileAtomic(path, content),
+  writeFileAtomic: (path, content) => writeConfigFile(path, content),
 };
 
-/** Reads config.json: a regular file of at most CONFIG_MAX_BYTES (src/config/own-file.ts), a link to one allowed. */
+/** Reads config.json: a regular file of at most CONFIG_MAX_BYTES (src/files/own-file.ts), a link to one allowed. */
 export function readConfigFile(path: string, maxBytes = CONFIG_MAX_BYTES): string {
   try {
     const text = readOwnFile(path, { what: 'the config file', maxBytes, followLinks: true });

@@ -4,10 +4,11 @@
 import { closeSync, constants, fstatSync, promises, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SecretStorage } from '../config/config.js';
-import { diskFullWords, isDiskFull, prepareAtomicWrite, writeFileAtomic } from '../config/atomic.js';
+import { diskFullWords, isDiskFull } from '../files/disk.js';
+import { prepareConfigWrite, writeConfigFile } from '../config/writable.js';
 import { acquireFileLock, withFileLock, type LockOptions } from '../config/lock.js';
 import { CREDENTIALS_FILE } from '../config/paths.js';
-import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
+import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../files/own-file.js';
 import { ConfigError, NewerFormatFileError } from '../errors.js';
 import { formatVersion } from '../shared/format-version.js';
 import type { SecretReservation, SecretStore } from './secret-store.js';
@@ -72,7 +73,7 @@ export class FileSecretStore implements SecretStore {
   }
   /**
    * credentials.json, read only when it is a regular file of at most OWN_FILE_MAX_BYTES (no
-   * link, FIFO or device: src/config/own-file.ts). Open to group or others, it is tightened to
+   * link, FIFO or device: src/files/own-file.ts). Open to group or others, it is tightened to
    * 0600 on the opened file itself (svc made it; something loosened it) and said.
    */
   private async read(): Promise<CredentialsFile> {
@@ -136,7 +137,7 @@ export class FileSecretStore implements SecretStore {
         fn(data);
         try {
           // (The new file is made 0600; read() refused a link, so the rename replaces a regular file.)
-          await writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
+          await writeConfigFile(this.path, JSON.stringify(data, null, 2) + '\n', 0o600);
         } catch (error) {
           throw this.writeFailure(error);
         }
@@ -171,7 +172,7 @@ export class FileSecretStore implements SecretStore {
       data = await this.read();
       const account = secretAccount(profile, name);
       const padded = { ...data, secrets: { ...data.secrets, [account]: ' '.repeat(bytes) } };
-      prepared = await prepareAtomicWrite(this.path, Buffer.byteLength(JSON.stringify(padded, null, 2) + '\n'), 0o600);
+      prepared = await prepareConfigWrite(this.path, Buffer.byteLength(JSON.stringify(padded, null, 2) + '\n'), 0o600);
     } catch (error) {
       await release();
       throw this.writeFailure(error);

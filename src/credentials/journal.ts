@@ -7,7 +7,7 @@
 import { keepModeThroughChange } from './mode.js';
 import { lazyRequire } from '../node-require.js';
 import type { ConfigData, ConfigStore, KeyMeta, SecretInFlight, SecretStorage } from '../config/config.js';
-import { processRuns } from '../config/atomic.js';
+import { processRuns } from '../files/process.js';
 import { lastFour } from '../io/redact.js';
 import { modeOfKey } from '../contract/constants.js';
 import { leftByError, NewerCredentialsFileError, type SecretLeft, type SecretStore } from './store.js';

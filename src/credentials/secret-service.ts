@@ -7,7 +7,8 @@
 // account, an address other than a unix socket, or any failure but the time bound, is left to
 // the addon, which answers it as it always has (README "The OS keychain").
 import type { Env } from '../shared/runtime.js';
-import { DbusConnection, DbusError, unixSocketOf, type DbusValue } from './dbus-wire.js';
+import { DbusConnection, DbusError, unixSocketOf } from './dbus-wire.js';
+import type { DbusValue } from './dbus-marshal.js';
 
 const SECRETS = { destination: 'org.freedesktop.secrets', path: '/org/freedesktop/secrets' } as const;
 

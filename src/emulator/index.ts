@@ -27,9 +27,10 @@ import type { AddressInfo } from 'node:net';
 import { advancingClock } from './clock.js';
 import type { AdvancingClock, EmulatorClock } from './clock.js';
 import { boundHostnames } from './guards.js';
-import { exportDocument, importDocument } from './persistence/document.js';
-import { FileJournal, StateFileError, writeDocumentFile } from './persistence/journal.js';
-import type { JournalWrites, LoadSummary } from './persistence/journal.js';
+import { exportDocument, importDocument, writeDocumentFile } from './persistence/document.js';
+import { FileJournal } from './persistence/journal.js';
+import type { JournalWrites } from './persistence/journal.js';
+import { StateFileError, type LoadSummary } from './persistence/state-file.js';
 import { RequestLog } from './dashboard/requests.js';
 import { createApp } from './server.js';
 import { createState, reset } from './state.js';
@@ -38,9 +39,10 @@ import type { Limits, Seed, State } from './state.js';
 
 export type { EmulatorClock, AdvancingClock } from './clock.js';
 export type { Limits, Seed, State } from './state.js';
-export type { JournalWrites, LoadSummary } from './persistence/journal.js';
+export type { JournalWrites } from './persistence/journal.js';
+export type { LoadSummary } from './persistence/state-file.js';
 export type { RequestLog, RequestEntry } from './dashboard/requests.js';
-export { StateFileError } from './persistence/journal.js';
+export { StateFileError } from './persistence/state-file.js';
 export { InvalidDocumentError, NewerFormatError, exportDocument } from './persistence/document.js';
 export { LocalCaError, issueServerCertificate, openLocalCa } from './tls.js';
 

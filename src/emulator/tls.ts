@@ -4,10 +4,11 @@
 // answers. Clients trust the CA file through NODE_EXTRA_CA_CERTS, the Node convention.
 // RSA keys come from Node's crypto (fast, native); node-forge only writes the certificates.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import forge from 'node-forge';
+import { openOwnFile, OwnFileRefusedError } from '../files/own-file.js';
 
 export const CA_CERT_FILE = 'ca.pem';
 export const CA_KEY_FILE = 'ca-key.pem';
@@ -58,20 +59,21 @@ function ownFolder(dir: string): void {
   if ((info.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
-/** A file of the CA folder: a regular file of bounded size, opened without following a link; its mode repaired on the opened file. */
+/** A file of the CA folder: a regular file of bounded size, opened without following a link (src/files/own-file.ts); its mode repaired on the opened file. */
 function readOwnFile(path: string, mode: number): string | undefined {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    fd = openOwnFile(path, constants.O_RDONLY, { what: 'the CA file', maxBytes: MAX_PEM_BYTES });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new LocalCaError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    if (error instanceof OwnFileRefusedError && error.reason !== 'link')
+      throw new LocalCaError(`${path} is not a PEM file the emulator wrote; remove it to make a new CA`);
+    const code = error instanceof OwnFileRefusedError ? 'ELOOP' : (error as NodeJS.ErrnoException).code;
+    throw new LocalCaError(`cannot read ${path}: ${code ?? (error as Error).message}`);
   }
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile() || info.size > MAX_PEM_BYTES) throw new LocalCaError(`${path} is not a PEM file the emulator wrote; remove it to make a new CA`);
     // Repaired through the descriptor, never through a link.
-    if ((info.mode & 0o777 & ~mode) !== 0) fchmodSync(fd, mode);
+    if ((fstatSync(fd).mode & 0o777 & ~mode) !== 0) fchmodSync(fd, mode);
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);

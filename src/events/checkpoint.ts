@@ -12,7 +12,7 @@
 import { closeSync, constants, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NewerFormatFileError, UsageError } from '../errors.js';
-import { openOwnFile, OwnFileRefusedError, readOwnFile } from '../config/own-file.js';
+import { openOwnFile, OwnFileRefusedError, readOwnFile } from '../files/own-file.js';
 import { unusableFile, writeFailure } from './record.js';
 import { isResumableId } from '../api/reconnect.js';
 import { formatVersion } from '../shared/format-version.js';

@@ -4,7 +4,7 @@
 // (docs/design.md, Distribution).
 import { closeSync, constants, readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { openOwnFile } from '../config/own-file.js';
+import { openOwnFile } from '../files/own-file.js';
 import { NewerFormatFileError } from '../errors.js';
 import { formatVersion } from '../shared/format-version.js';
 import type { DeliveryReport } from './delivery.js';

@@ -5,12 +5,12 @@
 // The files `events tail` writes (record, dead letter, checkpoint) are opened or tried when
 // it starts, before the stream is opened, so a path that cannot be written fails at once
 // (exit 2, naming it) rather than after events were consumed. Whatever is at such a path must
-// be a regular file (src/config/own-file.ts): a FIFO, device or link is refused unread.
+// be a regular file (src/files/own-file.ts): a FIFO, device or link is refused unread.
 import { closeSync, constants, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from '../errors.js';
-import { diskFullWords, isDiskFull } from '../config/atomic.js';
-import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../config/own-file.js';
+import { diskFullWords, isDiskFull } from '../files/disk.js';
+import { openOwnFile, OwnFileRefusedError, tightenOwnFile } from '../files/own-file.js';
 
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
 

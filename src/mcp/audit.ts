@@ -20,7 +20,7 @@ import { closeSync, constants, fstatSync, ftruncateSync, readSync, renameSync, w
 import { join } from 'node:path';
 import { lazyRequire } from '../node-require.js';
 import { withFileLock, withFileLockSync } from '../config/lock.js';
-import { openOwnFile, readOwnFile, tightenOwnFile } from '../config/own-file.js';
+import { openOwnFile, readOwnFile, tightenOwnFile } from '../files/own-file.js';
 import { ConfigError, NewerFormatFileError } from '../errors.js';
 import { redactText } from '../io/redact.js';
 import { formatVersion } from '../shared/format-version.js';

@@ -89,7 +89,7 @@ describe('config.json', () => {
       new FileConfigStore(dir, { readFile: (p) => readFile(p, 'utf8'), writeFileAtomic: fail('EROFS') }),
       emu().seed.keys.test,
     );
-    // svc's one wording for a folder it cannot write (src/config/atomic.ts), with the fix.
+    // svc's one wording for a folder it cannot write (src/config/writable.ts), with the fix.
     expect(erofs.exitCode).toBe(1);
     expect(erofs.stderr).toContain(`cannot write the config folder ${dir}: it is on a read-only file system`);
     expect(erofs.stderr).toContain('point SVC_CONFIG_DIR at a folder you can write');

@@ -1,18 +1,9 @@
-// svc's own D-Bus wire code (src/credentials/dbus-wire.ts), which reads the Secret Service on
+// svc's own D-Bus wire code (src/credentials/dbus-wire.ts, dbus-marshal.ts), which reads the Secret Service on
 // Linux: what it writes is what the specification lays out, what a bus sends back is read
 // whole or not at all, and a hostile or broken bus is an error, never a wrong secret.
 import { describe, expect, it } from 'vitest';
-import {
-  decodeMessages,
-  encodeCall,
-  encodeMessage,
-  ERROR,
-  FIELD,
-  METHOD_RETURN,
-  splitSignature,
-  unixSocketOf,
-  type DbusValue,
-} from '../../src/credentials/dbus-wire.js';
+import { decodeMessages, encodeCall, encodeMessage, ERROR, FIELD, METHOD_RETURN, unixSocketOf } from '../../src/credentials/dbus-wire.js';
+import { splitSignature, type DbusValue } from '../../src/credentials/dbus-marshal.js';
 
 /** A reply (or error) as a bus sends it. */
 function replyTo(serial: number, signature: string, body: DbusValue[], errorName?: string): Buffer {

@@ -6,7 +6,7 @@ import { promises, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { acquireFileLock, withFileLock } from '../../src/config/lock.js';
-import { writeFileAtomic } from '../../src/config/atomic.js';
+import { writeFileAtomic } from '../../src/files/atomic.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 afterEach(() => {

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireFileLock, currentHolder, lockPathOf, withFileLock } from '../../src/config/lock.js';
+import { acquireFileLock, withFileLock } from '../../src/config/lock.js';
+import { currentHolder, lockPathOf } from '../../src/files/lock.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { InterruptedError } from '../../src/errors.js';
 

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, constants, mkdtempSync, statSync, symlinkSync, wr
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openOwnFile, OwnFileRefusedError, readOwnFile, tightenOwnFile } from '../../src/config/own-file.js';
+import { openOwnFile, OwnFileRefusedError, readOwnFile, tightenOwnFile } from '../../src/files/own-file.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'svc-own-'));
 const options = { what: 'the test file' };

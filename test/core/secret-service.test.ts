@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { tempConfigDir } from '../helpers/cli.js';
-import { decodeMessages, encodeMessage, ERROR, FIELD, METHOD_CALL, METHOD_RETURN, type DbusValue } from '../../src/credentials/dbus-wire.js';
+import { decodeMessages, encodeMessage, ERROR, FIELD, METHOD_CALL, METHOD_RETURN } from '../../src/credentials/dbus-wire.js';
+import type { DbusValue } from '../../src/credentials/dbus-marshal.js';
 import { readSecretService } from '../../src/credentials/secret-service.js';
 
 interface Call {

@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireFileLock, lockPathOf } from '../../src/config/lock.js';
+import { acquireFileLock } from '../../src/config/lock.js';
+import { lockPathOf } from '../../src/files/lock.js';
 import { AuditLog, AUDIT_FILE, HEAD_FILE, readAudit, verifyAudit } from '../../src/mcp/audit.js';
 
 const freshDir = () => join(mkdtempSync(join(tmpdir(), 'svc-mcp-audit-lock-')), 'svc');

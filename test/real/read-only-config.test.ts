@@ -1,5 +1,5 @@
 // A read-only home with a config already there (issue 49): every command that writes the
-// config or the credentials says svc's one wording (src/config/atomic.ts `unwritable`) with
+// config or the credentials says svc's one wording (src/config/writable.ts `unwritable`) with
 // the SVC_CONFIG_DIR fix, never a raw EROFS naming a lock's temp file. Real component: a
 // tmpfs, filled while writable, then remounted read-only (needs root and mount(2): root
 // ignores mode bits, so a chmod would prove nothing; skipped with its reason elsewhere, a

@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
 import { prerequisites } from '../helpers/prerequisites.js';
 import { exitBoundMs, root, svcBin, terminalProblem, useTerminal, type Exit, type Pane } from '../helpers/pty.js';
-import { acquireFileLock, currentHolder } from '../../src/config/lock.js';
+import { acquireFileLock } from '../../src/config/lock.js';
+import { currentHolder } from '../../src/files/lock.js';
 import { isHidden, nameOf, type Node, type RootSpec } from '../../src/kit/define.js';
 
 const problem = terminalProblem();

@@ -12,6 +12,7 @@ import type { Org, PersistedCollection, State, User } from '../state.js';
 import { centsAmount } from '../billing.js';
 import { centsOfSubcents, subcentsOf } from '../../contract/money.js';
 import { formatVersion } from '../../shared/format-version.js';
+import { writeFileAtomicSync } from '../../files/atomic.js';
 
 export const DOCUMENT_FORMAT = 'svc-emulator-state';
 export const DOCUMENT_VERSION = 1;
@@ -270,4 +271,9 @@ export function rebuildIndexes(state: State): void {
   for (const key of Map.prototype.values.call(state.keys) as IterableIterator<State['keys'] extends Map<string, infer V> ? V : never>) {
     state.keysByHash.set(key.hash, key);
   }
+}
+
+/** Writes a document a person can read (two-space JSON), atomically: temp file, fsync, rename (src/files/atomic.ts). */
+export function writeDocumentFile(path: string, document: unknown): void {
+  writeFileAtomicSync(path, `${JSON.stringify(document, null, 2)}\n`);
 }

@@ -1,5 +1,5 @@
 // `svc emulator --state FILE`: the world kept in one file, so that a restart keeps the org, its
-// keys, apps, connections and everything else (issue 13).
+// keys, apps, connections and everything else.
 //
 // Why a journal and not SQLite: node:sqlite exists only from Node 22.5 (behind a flag before
 // 22.13), and svc supports Node >= 20.18; a native SQLite module would cost an install step for
@@ -19,60 +19,25 @@
 // A crash can only leave the last line incomplete (that request was never answered): it is
 // dropped, reported, and the file as it was is kept beside it as FILE.torn. Anything else that
 // does not parse is reported with the path and line, and the file is never written.
+//
+// This file is the writer; state-file.ts reads the file back (replay), state-lock.ts keeps one
+// emulator per file, and the atomic rewrite is the file toolkit's (src/files/).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  fdatasyncSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { eventFromJson, eventLogByKey, retain, seqOfEventId } from '../events.js';
 import { HttpError } from '../errors.js';
 import { empty, endUnauthorizedStreams } from '../state.js';
-import type { EmulatorEvent, PersistedCollection, State, StateJournal } from '../state.js';
-import { PERSISTED } from '../state.js';
-import { encodeRow, exportDocument, importDocument, InvalidDocumentError, NewerFormatError, parseRow, rebuildIndexes, refuseNewer } from './document.js';
-import { newerFormatMessage } from '../../shared/format-version.js';
-
-/** The state file's own format (its first line's "svc_emulator_state"); the snapshot is a document of its own version. */
-export const STATE_FILE_FORMAT = 1;
+import type { EmulatorEvent, State, StateJournal } from '../state.js';
+import { encodeRow, exportDocument } from './document.js';
+import { copyTorn, fieldByName, metaLine, replay, STATE_FILE_FORMAT, StateFileError, summarize, type LoadSummary } from './state-file.js';
+import { StateLock } from './state-lock.js';
+import { isDiskFull } from '../../files/disk.js';
+import { writeFileAtomicSync } from '../../files/atomic.js';
 
 /** Buffered event lines written out (without sync) during a long burst, so the buffer stays small. */
 const WRITE_EVERY_LINES = 4096;
 /** Compact when the appended changes pass this many bytes and twice the last snapshot's size. */
 const COMPACT_AFTER_BYTES = 64 * 1024 * 1024;
-
-export class StateFileError extends Error {
-  constructor(
-    readonly path: string,
-    message: string,
-    /** Set when the file was written by a newer svc: the CLI reports that one way for every file. */
-    readonly newer?: { found: number; newest: number },
-  ) {
-    super(message);
-  }
-}
-
-export interface LoadSummary {
-  path: string;
-  /** false: the file did not exist and was created from the seed (or an import). */
-  loaded: boolean;
-  orgs: { id: string; name: string }[];
-  keys: number;
-  apps: number;
-  events: number;
-  /** Things the user should know (a dropped incomplete last record). */
-  notices: string[];
-}
 
 /** How the journal appends to its file and syncs it: node:fs, or in tests a disk that fills up. */
 export interface JournalWrites {
@@ -323,29 +288,15 @@ export class FileJournal implements StateJournal {
     }
   }
 
-  /** Rewrites the file as one snapshot of the world: temp file, fsync, rename, fsync of the folder. */
+  /** Rewrites the file as one snapshot of the world: temp file, fsync, rename, fsync of the folder (src/files/atomic.ts). */
   compact(): void {
     const state = this.#state!;
     // The dashboard's session secret beside the snapshot, not in it: exports never show it. An
     // older svc of the same format ignores the field.
     const first = { svc_emulator_state: STATE_FILE_FORMAT, session_secret: state.sessionSecret.toString('base64url'), snapshot: exportDocument(state) };
     const buffer = Buffer.from(`${JSON.stringify(first)}\n`);
-    const temp = `${this.path}.tmp-${process.pid}`;
-    const fd = openSync(temp, 'w', 0o600);
-    try {
-      try {
-        let offset = 0;
-        while (offset < buffer.length) offset += this.writes.writeSync(fd, buffer, offset);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    } catch (error) {
-      rmSync(temp, { force: true });
-      throw error;
-    }
-    renameSync(temp, this.path);
-    syncFolder(this.path);
+    // The toolkit's atomic write, through the journal's own writes (a disk that fills up, in tests).
+    writeFileAtomicSync(this.path, buffer, { write: (fd, bytes, offset) => this.writes.writeSync(fd, bytes, offset), syncFolder: true });
     if (this.#fd >= 0) closeSync(this.#fd);
     this.#fd = openSync(this.path, 'a');
     // In bytes, not characters: a failed write is cut back to an offset in the file.
@@ -430,201 +381,5 @@ export class FileJournal implements StateJournal {
       }
     }
     this.#lock.release();
-  }
-}
-
-/** The disk (or the user's quota) is full. */
-function isDiskFull(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT';
-}
-
-/** Keeps the file as it was beside it (FILE.torn); a copy the disk cut short is removed. */
-function copyTorn(path: string): void {
-  try {
-    copyFileSync(path, `${path}.torn`);
-  } catch (error) {
-    rmSync(`${path}.torn`, { force: true });
-    throw error;
-  }
-}
-
-/** The sequence and the clock: the two facts outside the collections. */
-function metaLine(state: State): string {
-  return JSON.stringify({ meta: { seq: state.seq, clock_offset_ms: state.clock.offsetMs() } });
-}
-
-const fieldByName = new Map<string, PersistedCollection>((Object.keys(PERSISTED) as PersistedCollection[]).map((field) => [PERSISTED[field], field]));
-
-function summarize(state: State): Omit<LoadSummary, 'path' | 'loaded' | 'notices'> {
-  let events = 0;
-  for (const log of state.eventLogs.values()) events += Math.min(log.events.length, 10_000);
-  return {
-    orgs: [...Map.prototype.values.call(state.orgs)].map((org) => ({ id: org.id, name: org.name })),
-    keys: state.keys.size,
-    apps: state.apps.size,
-    events,
-  };
-}
-
-/** Writes a document a person can read (two-space JSON), atomically: temp file, fsync, rename. */
-export function writeDocumentFile(path: string, document: unknown): void {
-  const temp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(temp, 'w', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(document, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
-}
-
-/** Applies a state file to an emptied state; answers whether its last line was incomplete. */
-function replay(path: string, text: string, state: State): boolean {
-  const end = text.lastIndexOf('\n');
-  const torn = end !== text.length - 1;
-  const lines = (end < 0 ? '' : text.slice(0, end)).split('\n');
-  if (end < 0 || lines[0] === '') {
-    throw new StateFileError(path, `the state file ${path} is incomplete or empty (no snapshot line); it was left as it is`);
-  }
-  let lineNumber = 0;
-  try {
-    for (const line of lines) {
-      lineNumber++;
-      const record = JSON.parse(line) as Record<string, unknown>;
-      if (lineNumber === 1) {
-        refuseNewer(record.svc_emulator_state, STATE_FILE_FORMAT);
-        if (record.svc_emulator_state !== STATE_FILE_FORMAT || typeof record.snapshot !== 'object')
-          throw new InvalidDocumentError('not an svc emulator state file (no snapshot)');
-        importDocument(state, record.snapshot);
-        const secret = typeof record.session_secret === 'string' ? Buffer.from(record.session_secret, 'base64url') : null;
-        // A file without one (svc 0.1.0's) keeps the secret this start made.
-        if (secret?.length === 32) state.sessionSecret = secret;
-      } else if (typeof record.put === 'string') {
-        const [field, key, value] = parseRow(record.put, record.row);
-        (state[field] as Map<string, unknown>).set(key, value);
-      } else if (typeof record.del === 'string') {
-        const [field] = [fieldByNameOrThrow(record.del)];
-        (state[field] as Map<string, unknown>).delete(String(record.key));
-      } else if (typeof record.event === 'string') {
-        const event = record.e as { id?: unknown; type?: unknown };
-        const seq = seqOfEventId(String(event?.id));
-        if (seq === null || typeof event.type !== 'string') throw new InvalidDocumentError('an event record without an event id and type');
-        retain(eventLogByKey(state, record.event), eventFromJson(seq, String(event.id), event.type, JSON.stringify(event)));
-        state.seq = Math.max(state.seq, seq);
-      } else if (record.meta && typeof record.meta === 'object') {
-        const meta = record.meta as { seq?: unknown; clock_offset_ms?: unknown };
-        if (typeof meta.seq === 'number') state.seq = Math.max(state.seq, meta.seq);
-        if (typeof meta.clock_offset_ms === 'number') state.clock.restoreOffset(meta.clock_offset_ms);
-      } else if (record.reset === true) {
-        empty(state);
-      } else {
-        throw new InvalidDocumentError('an unknown record');
-      }
-    }
-  } catch (error) {
-    if (error instanceof NewerFormatError) {
-      const { message, hint } = newerFormatMessage('the emulator state file', path, error.found, error.newest);
-      throw new StateFileError(path, `${message}: ${hint}`, { found: error.found, newest: error.newest });
-    }
-    const reason = error instanceof SyntaxError ? 'not JSON' : (error as Error).message;
-    throw new StateFileError(path, `the state file ${path} is corrupt at line ${lineNumber} (${reason}); it was left as it is: fix it or move it away`);
-  }
-  rebuildIndexes(state);
-  return torn;
-}
-
-function fieldByNameOrThrow(collection: string): PersistedCollection {
-  const field = fieldByName.get(collection);
-  if (!field) throw new InvalidDocumentError(`unknown collection ${JSON.stringify(collection)}`);
-  return field;
-}
-
-function syncFolder(path: string): void {
-  try {
-    const fd = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some file systems cannot sync a folder; the rename is still atomic.
-  }
-}
-
-/**
- * One emulator per state file: FILE.lock holds the owner's pid. A lock whose process is gone
- * (a kill -9) is taken over; one whose process lives is refused.
- */
-export class StateLock {
-  readonly lockPath: string;
-  #held = false;
-
-  constructor(readonly path: string) {
-    this.lockPath = `${path}.lock`;
-  }
-
-  acquire(): void {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fd = openSync(this.lockPath, 'wx', 0o600);
-        try {
-          writeSync(fd, `${process.pid}\n`);
-        } catch (error) {
-          // No empty lock left behind (a full disk): the next start would have to take it over.
-          unlinkSync(this.lockPath);
-          throw error;
-        } finally {
-          closeSync(fd);
-        }
-        this.#held = true;
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const owner = Number.parseInt(readFileSafe(this.lockPath), 10);
-        if (Number.isSafeInteger(owner) && owner > 0 && isAlive(owner)) {
-          throw new StateFileError(
-            this.path,
-            `the state file ${this.path} is in use by another emulator (pid ${owner}); stop it first, or use another --state file`,
-          );
-        }
-        // The owner is gone: its lock is stale.
-        try {
-          unlinkSync(this.lockPath);
-        } catch {
-          // another starter removed it first
-        }
-      }
-    }
-    throw new StateFileError(this.path, `could not lock the state file ${this.path} (${this.lockPath} keeps coming back)`);
-  }
-
-  release(): void {
-    if (!this.#held) return;
-    this.#held = false;
-    try {
-      if (Number.parseInt(readFileSafe(this.lockPath), 10) === process.pid) unlinkSync(this.lockPath);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-function readFileSafe(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
