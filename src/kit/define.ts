@@ -153,7 +153,7 @@ export interface ToolFacts {
 }
 
 /**
- * How an AI assistant may use a command through `svc mcp` (src/commands/mcp/):
+ * How an AI assistant may use a command through `svc mcp` (src/mcp/):
  * - `read`: changes nothing; a tool in every session;
  * - `write`: changes the organization's objects, never billed; a tool with `--allow-write`;
  * - `{ billable }`: billed in live mode (a tool of a live session with `--max-spend`, each
