@@ -18,6 +18,7 @@ import { confirmedOrg } from '../credentials/confirmed.js';
 import type { ApiClient } from '../api/client.js';
 import type { AccessTokenOptions, OAuthSession } from '../auth/session.js';
 import { createHttp } from '../api/http.js';
+import { proxySettings } from '../api/proxy.js';
 import type { HttpTransport } from '../api/http.js';
 import type { Prompter } from '../io/interactive.js';
 import { AuthError, RefreshWithheldError, UsageError } from '../errors.js';
@@ -142,11 +143,13 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     keychain = runtime.keychain ?? osKeychain(env, undefined, runtime.signal);
     secrets = secretStoreOf(runtime, dir, globals.debug, lockOptions, keychain);
   }
-  // The proxy choice is this pool's own, from this context's env (never another invocation's).
+  // The proxy variables, read once: this pool's choice (never another invocation's), its errors' and doctor's.
+  const proxy = proxySettings(env);
   const ownHttp = runtime.http
     ? undefined
     : createHttp({
         env,
+        proxy,
         userAgent: userAgent(version),
         debug: globals.debug ? (line) => stderr.write(`${redactText(line)}\n`) : undefined,
         now: () => runtime.clock.now(),
@@ -190,6 +193,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     secrets,
     prompter: runtime.prompter ?? noPrompter,
     http,
+    proxy,
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
     ...(runtime.transactionSteps ? { transactionSteps: runtime.transactionSteps } : {}),
     ...(runtime.uninterruptible ? { uninterruptible: runtime.uninterruptible } : {}),

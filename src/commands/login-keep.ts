@@ -221,7 +221,16 @@ async function organizationName(ctx: Context, { profileName, baseUrl, existing }
   try {
     const { createApiClient } = await import('../api/client.js');
     const api = createApiClient(
-      { http: ctx.http, clock: ctx.clock, random: ctx.random, env: ctx.env, signal: ctx.signal, io: ctx.io, accessToken: async () => tokens.access_token },
+      {
+        http: ctx.http,
+        clock: ctx.clock,
+        random: ctx.random,
+        env: ctx.env,
+        proxy: ctx.proxy,
+        signal: ctx.signal,
+        io: ctx.io,
+        accessToken: async () => tokens.access_token,
+      },
       { kind: 'oauth', source: 'profile', mode: 'live', profileName, baseUrl },
       confirmedOrg({ source: 'profile', profile: existing }),
     );

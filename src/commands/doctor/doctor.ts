@@ -24,7 +24,7 @@ import { secretChecks } from './secrets.js';
 import type { Mode } from '../../contract/constants.js';
 import { ChecksFailedError, CliError, EXIT, RefreshWithheldError } from '../../errors.js';
 import { readAccount } from '../shared/account.js';
-import { proxyFor, proxyVariableError } from '../../api/proxy.js';
+import { proxyFor, proxyVariableError, type ProxySettings } from '../../api/proxy.js';
 import { connectionError } from '../../api/network.js';
 import { unwritable } from '../../config/writable.js';
 import { printJson, printText } from '../../io/output.js';
@@ -201,10 +201,10 @@ function credentialsFileCheck(path: string, mode: number): Check {
 }
 
 /** Which proxy applies to the address (src/api/proxy.ts decides as the HTTP layer does). */
-export function proxyCheck(env: Context['env'], url: URL): Check {
-  const invalid = proxyVariableError(env);
+export function proxyCheck(proxy: ProxySettings, url: URL): Check {
+  const invalid = proxyVariableError(proxy);
   if (invalid) return { check: 'proxy', status: 'failed', message: invalid.message, fix: invalid.hint ?? '', exit_code: invalid.exitCode };
-  const choice = proxyFor(env, url);
+  const choice = proxyFor(proxy, url);
   if (choice.proxy) return { check: 'proxy', status: 'ok', message: `requests to ${url.host} go through the proxy ${choice.proxy}` };
   if (choice.bypassedBy) return { check: 'proxy', status: 'ok', message: `${url.host} bypasses the proxy (NO_PROXY=${choice.bypassedBy})` };
   return { check: 'proxy', status: 'ok', message: `no proxy for ${url.host}` };
@@ -221,7 +221,7 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<void> {
     ...configResults,
     ...profileChecks(ctx, data, choice),
     ...addressResults,
-    ...(url && address ? [proxyCheck(ctx.env, url), ...(await serviceChecks(ctx, address))] : []),
+    ...(url && address ? [proxyCheck(ctx.proxy, url), ...(await serviceChecks(ctx, address))] : []),
     ...(await secretChecks(ctx, data, opts.fix)),
     request.check,
     ...(await storedCredentialChecks(ctx, data, request.used)),
