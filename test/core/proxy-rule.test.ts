@@ -1,4 +1,4 @@
-// One rule for which requests go through a proxy (issue 52): src/api/proxy.ts decides as
+// One rule for which requests go through a proxy: src/api/proxy.ts decides as
 // undici's EnvHttpProxyAgent does, since that agent sends the requests. Each row is asked of
 // both: undici's own choice (its agents swapped for labels) and proxyFor's.
 import { createRequire } from 'node:module';
