@@ -3,12 +3,29 @@
 // settings the context read once (src/api/proxy.ts); and their answers, read within the limits.
 import type { Agent as NodeAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { HttpResponse } from './http.js';
 import { lazyRequire } from '../node-require.js';
 import { CliError } from '../errors.js';
 import { MAX_BODY_BYTES, ResponseTooLargeError } from './limits.js';
 import { proxyFor, proxyVariableError, type ProxySettings } from './proxy.js';
 import { ConnectionError, connectionError } from './network.js';
+
+/** The slice of a fetch Response that svc uses, over either transport's answer. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly url: string;
+  readonly headers: HttpHeaders;
+  /** The body as it arrives; `cancel()` drops the rest. */
+  readonly body: (AsyncIterable<Uint8Array> & { cancel(): Promise<void> }) | null;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+export interface HttpHeaders {
+  get(name: string): string | null;
+  forEach(callback: (value: string, name: string) => void): void;
+}
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const HEADERS_TIMEOUT_MS = 30_000;

@@ -15,27 +15,10 @@ import { anyProxy, proxySettings, type ProxySettings } from './proxy.js';
 import { ConnectionError } from './network.js';
 import { IDEMPOTENT } from './retry.js';
 import { debugBody, headerValueProblem, isHeaderName, redactHeader } from './http-headers.js';
-import { nodeTransport, proxiedTransport, HEADERS_TIMEOUT_MS, type Exchange, type Transport } from './http-transports.js';
+import { nodeTransport, proxiedTransport, HEADERS_TIMEOUT_MS, type Exchange, type HttpResponse, type Transport } from './http-transports.js';
 
 export { headerValueProblem, isHeaderName } from './http-headers.js';
-export { BODY_TIMEOUT_MS, CONNECT_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from './http-transports.js';
-
-export interface HttpResponse {
-  readonly status: number;
-  readonly statusText: string;
-  readonly ok: boolean;
-  readonly url: string;
-  readonly headers: HttpHeaders;
-  /** The body as it arrives; `cancel()` drops the rest. */
-  readonly body: (AsyncIterable<Uint8Array> & { cancel(): Promise<void> }) | null;
-  text(): Promise<string>;
-  json(): Promise<unknown>;
-}
-
-export interface HttpHeaders {
-  get(name: string): string | null;
-  forEach(callback: (value: string, name: string) => void): void;
-}
+export { BODY_TIMEOUT_MS, CONNECT_TIMEOUT_MS, HEADERS_TIMEOUT_MS, type HttpHeaders, type HttpResponse } from './http-transports.js';
 
 export interface HttpInit {
   method?: string;

@@ -7,7 +7,7 @@ import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../contract/constants.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { chooseBaseUrl, chooseMode, chooseProfileName } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
-import { type Profile } from '../config/config.js';
+import type { Profile } from '../config/config.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
 import { withCredentialTransaction } from '../credentials/transaction.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
@@ -15,7 +15,7 @@ import { confirm } from '../io/interactive.js';
 import { checkWritableDir } from '../config/writable.js';
 import { note, printObject, scopeList, warn } from '../io/output.js';
 import { browserUnreachable } from './shared/no-browser.js';
-import { type CallbackOutcome, type ExpectedIssuer } from '../auth/callback.js';
+import type { CallbackOutcome, ExpectedIssuer } from '../auth/callback.js';
 import { discover, type AuthServerMetadata } from '../auth/discovery.js';
 import { OAuthStepError } from '../auth/http.js';
 import { PortInUseError, startLoopbackServer, type LoopbackServer } from '../auth/loopback.js';
@@ -23,8 +23,9 @@ import { waitForRedirect } from '../auth/redirect-wait.js';
 import { confirmOrganizationMove, revokeUnused, signInAndKeep, type Kept, type RemovedKey, type SignedIn, type Target } from './login-keep.js';
 import { createPkce, createState, type Pkce } from '../auth/pkce.js';
 import { fetchOf, storedFromTokens } from '../auth/stored.js';
-import { type ClientAuth, type TokenSet } from '../auth/tokens.js';
+import type { ClientAuth, TokenSet } from '../auth/tokens.js';
 import { BROWSER_ERROR_NOTE, callbackFailure, exchangeForKeeps } from './shared/sign-in-answer.js';
+
 export interface LoginOptions {
   /** Scopes to ask for; undefined asks for every scope of the contract, named (a standard server grants none when the request names none). */
   scopes?: string[];

@@ -2,6 +2,7 @@
 // record) and deliveries opened before anything is consumed, then flushed and synced, and the
 // exit policy once the stream stopped, timed out or was interrupted.
 import type { Context } from '../../context.js';
+import type { ForwardRoute } from './routes.js';
 import { CliError, EXIT, NetworkError } from '../../errors.js';
 import { isResumableId, type FollowResult } from '../../api/reconnect.js';
 import { CheckpointWriter, HandledTracker, START_POSITION } from './checkpoint.js';
@@ -11,7 +12,16 @@ import { checkAppendFile, EventRecorder } from './record.js';
 import { formatAway } from '../../api/resume.js';
 import { sanitizeText } from '../../io/sanitize.js';
 import { isBrokenPipe, LineWriter, TailPipeline } from './pipeline.js';
-import type { TailOptions } from './tail.js';
+
+/** What of the tail's options its sinks and its end read (src/commands/events/tail.ts TailOptions). */
+export interface SinkOptions {
+  routes: ForwardRoute[];
+  forwardHeaders: Record<string, string>;
+  deadLetter?: string;
+  record?: string;
+  checkpoint?: string;
+  deadlineMs?: number;
+}
 
 export interface Sinks {
   out: LineWriter;
@@ -25,7 +35,7 @@ export interface Sinks {
  * The files it writes are opened (or tried) before anything is consumed: a path that cannot
  * be written fails here, naming it, rather than after events were read.
  */
-export async function openSinks(opts: TailOptions, ctx: Context, signal: AbortSignal, onStdoutClosed: () => void): Promise<Sinks> {
+export async function openSinks(opts: SinkOptions, ctx: Context, signal: AbortSignal, onStdoutClosed: () => void): Promise<Sinks> {
   const checkpoint = opts.checkpoint ? CheckpointWriter.open(opts.checkpoint, () => ctx.clock.now()) : undefined;
   if (opts.deadLetter) checkDeadLetterFile(opts.deadLetter);
   if (opts.record) checkAppendFile('--record', opts.record);
@@ -46,7 +56,7 @@ export async function openSinks(opts: TailOptions, ctx: Context, signal: AbortSi
 /** How the tail ends: the exit policy once the stream stopped, timed out or was interrupted. */
 export async function finish(
   result: FollowResult,
-  opts: TailOptions,
+  opts: SinkOptions,
   ctx: Context,
   sinks: Sinks,
   pipeline: TailPipeline,
