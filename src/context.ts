@@ -8,6 +8,7 @@ import type { SecretStore } from './credentials/store.js';
 import type { ResolvedCredential } from './credentials/resolve.js';
 import type { ApiClient } from './api/client.js';
 import type { HttpTransport } from './api/http.js';
+import type { ProxySettings } from './api/proxy.js';
 import type { Prompter } from './io/interactive.js';
 import type { Io } from './io/io.js';
 import type { Browser, Clock, Env, GlobalOptions, Random, Uninterruptible } from './shared/runtime.js';
@@ -41,6 +42,8 @@ export interface Context extends BaseContext {
   prompter: Prompter;
   /** Raw HTTP on the invocation's one connection pool (closed by dispose), with --debug logging and redaction (OAuth endpoints, discovery). */
   http: HttpTransport;
+  /** The proxy variables of `env`, read once when the context is made: the HTTP pool, its errors and `svc doctor` decide from them. */
+  proxy: ProxySettings;
   /** Runs fn holding the per-profile lock file (OAuth refresh; stale locks are taken over). */
   withProfileLock<T>(profile: string, fn: () => Promise<T>): Promise<T>;
   /** Test seam: pauses a profile's credential transaction at each step (src/credentials/transaction.ts). */

@@ -12,7 +12,7 @@ import { withRetries, type Outcome, type RetryFacts, type Tried } from './retry.
 import { CliError, isAbortError, InterruptedError, UsageError } from '../errors.js';
 import { DeadlineError, UnexpectedAnswerError } from './limits.js';
 import { snippet } from '../io/sanitize.js';
-import { proxyFor } from './proxy.js';
+import { proxyFor, proxySettings, type ProxySettings } from './proxy.js';
 import { headerValueProblem } from './http.js';
 import { ConnectionError, connectionError } from './network.js';
 
@@ -50,8 +50,10 @@ export interface ApiClientDeps {
   http: HttpTransport;
   clock: Clock;
   random: Random;
-  /** The proxy variables, to name a proxy that did not answer. */
+  /** The proxy variables, to name a proxy that did not answer (read from them when `proxy` is not given). */
   env: Env;
+  /** The proxy settings the context read from its env when it was made. */
+  proxy?: ProxySettings;
   /** Aborted on Ctrl-C. */
   signal: AbortSignal;
   /** The 429 wait notice. */
@@ -211,7 +213,8 @@ function outgoing(ctx: ApiClientDeps, baseUrl: string, req: ApiRequest, stream: 
 /** A connection that failed may be tried again; the deadline, an unsendable header, a refused certificate are final, and already worded. */
 async function failedTry(ctx: ApiClientDeps, error: unknown, url: URL): Promise<Tried<ConnectionError>> {
   if (isAbortError(error) || ctx.signal.aborted) throw new InterruptedError();
-  const failure = error instanceof CliError ? error : await connectionError(error, { url, reached: true, ...proxyFor(ctx.env, url) });
+  const failure =
+    error instanceof CliError ? error : await connectionError(error, { url, reached: true, ...proxyFor(ctx.proxy ?? proxySettings(ctx.env), url) });
   if (!(failure instanceof ConnectionError)) throw failure;
   return { value: failure, outcome: { networkError: true, reached: failure.facts.reached, retryable: failure.retryable } };
 }

@@ -1,7 +1,8 @@
 // Which proxy a request goes through: the one rule, undici's EnvHttpProxyAgent's
 // (node_modules/undici/lib/dispatcher/env-http-proxy-agent.js), which sends the requests. The
-// variables are read once here into the settings it is given (src/api/http.ts), and the
-// choice for a URL is made as it makes it: HTTPS_PROXY for https (else the http one),
+// variables are read once, when the context is made (src/cli/context.ts), into the settings
+// undici is given (src/api/http.ts) and every choice is made from; the choice for a URL is made
+// as it makes it: HTTPS_PROXY for https (else the http one),
 // HTTP_PROXY for http, none for a host NO_PROXY names (by suffix; an entry with a port only
 // for that port; `*` alone for every host). Errors and `svc doctor` name the proxy with it;
 // its password is never shown. test/core/proxy-rule.test.ts holds it to undici's own answers.
@@ -36,16 +37,14 @@ export function proxySettings(env: Env): ProxySettings {
 }
 
 /** Whether any request may go through a proxy (else the plain transport, without undici). */
-export function anyProxy(env: Env): boolean {
-  const s = proxySettings(env);
+export function anyProxy(s: ProxySettings): boolean {
   return Boolean(s.httpProxy || s.httpsProxy);
 }
 
 const PROXY_PROTOCOLS = new Set(['http:', 'https:', 'socks:', 'socks5:']);
 
 /** A proxy variable that is not a proxy's address: a usage error naming it (exit 2), before anything is sent. */
-export function proxyVariableError(env: Env): UsageError | undefined {
-  const s = proxySettings(env);
+export function proxyVariableError(s: ProxySettings): UsageError | undefined {
   for (const [value, name] of [
     [s.httpsProxy, s.httpsFrom],
     [s.httpProxy, s.httpFrom],
@@ -94,8 +93,7 @@ function shouldProxy(noProxy: string, url: URL): boolean {
   return !entries.some((entry) => (!entry.port || entry.port === port) && (hostname === entry.hostname || hostname.endsWith(`.${entry.hostname}`)));
 }
 
-export function proxyFor(env: Env, url: URL): ProxyChoice {
-  const s = proxySettings(env);
+export function proxyFor(s: ProxySettings, url: URL): ProxyChoice {
   const proxy = url.protocol === 'https:' ? s.httpsProxy || s.httpProxy : s.httpProxy;
   if (!proxy) return {};
   return shouldProxy(s.noProxy, url) ? { proxy: maskProxy(proxy) } : { bypassedBy: s.noProxy };

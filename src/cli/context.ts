@@ -17,7 +17,8 @@ import type { ResolvedCredential } from '../credentials/resolve.js';
 import { confirmedOrg } from '../credentials/confirmed.js';
 import type { ApiClient } from '../api/client.js';
 import type { AccessTokenOptions, OAuthSession } from '../auth/session.js';
-import { createHttp } from '../api/http.js';
+import { createHttp, type OwnedHttpTransport } from '../api/http.js';
+import { proxySettings, type ProxySettings } from '../api/proxy.js';
 import type { HttpTransport } from '../api/http.js';
 import type { Prompter } from '../io/interactive.js';
 import { AuthError, RefreshWithheldError, UsageError } from '../errors.js';
@@ -118,71 +119,19 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
   const { env } = runtime;
   const dir = configDir(env);
   const stderr = runtime.stderr;
-  const io = ioOf(runtime, decideColor(env, runtime.stdout, globals.color));
-  // Each request in flight listens to the command's signal (its transport and its waiting line),
-  // and a command may have many in flight (translate --lines): not a leak, so no warning for it.
-  setMaxListeners(0, runtime.signal);
-  const base: BaseContext = {
-    env,
-    io,
-    clock: runtime.clock,
-    random: runtime.random,
-    browser: runtime.browser,
-    signal: runtime.signal,
-    globals,
-  };
+  const base = baseOf(runtime, globals);
   // A lock held by another live process for over a second: say why the command is waiting, on
   // stderr also in a script (a stall with no word is what a lock left by a killed process used
   // to look like); Ctrl-C stops the wait.
-  const lockOptions = { onWait: (message: string) => io.stderr.write(`svc: ${message}\n`), signal: runtime.signal };
-  const config = runtime.config ?? new FileConfigStore(dir, undefined, lockOptions);
-  let secrets = runtime.secrets;
-  let keychain: KeychainBackend | undefined;
-  if (!secrets) {
-    keychain = runtime.keychain ?? osKeychain(env, undefined, runtime.signal);
-    secrets = secretStoreOf(runtime, dir, globals.debug, lockOptions, keychain);
-  }
-  // The proxy choice is this pool's own, from this context's env (never another invocation's).
-  const ownHttp = runtime.http
-    ? undefined
-    : createHttp({
-        env,
-        userAgent: userAgent(version),
-        debug: globals.debug ? (line) => stderr.write(`${redactText(line)}\n`) : undefined,
-        now: () => runtime.clock.now(),
-      });
-  const transport = runtime.http ?? ownHttp!;
-  const http = watched(transport, { io, clock: runtime.clock, signal: runtime.signal, json: globals.json });
-
+  const lockOptions = { onWait: (message: string) => base.io.stderr.write(`svc: ${message}\n`), signal: runtime.signal };
+  const { config, secrets, keychain } = storesOf(runtime, dir, globals.debug, lockOptions);
+  // The proxy variables, read once: this pool's choice (never another invocation's), its errors' and doctor's.
+  const proxy = proxySettings(env);
+  const { http, ownHttp } = httpOf(runtime, base, version, proxy);
   let credential: Promise<ResolvedCredential> | undefined;
   let client: Promise<ApiClient<ResolvedCredential>> | undefined;
   let session: Promise<OAuthSession> | undefined;
-  /** The one pipe every request goes out through: the resolved credential's client on this context's HTTP pool. */
-  const clientFor = async (resolving: Promise<ResolvedCredential>, refresh = true): Promise<ApiClient<ResolvedCredential>> => {
-    // The HTTP stack loads while the credential is read: a keychain read is a round trip to
-    // the Secret Service (D-Bus), during which this thread would otherwise sit idle. An
-    // immediate runs once the read is under way (after the microtasks that start it).
-    if (http.prepare) {
-      const prepare = http.prepare.bind(http);
-      setImmediate(prepare);
-    }
-    const resolved = await resolving;
-    if (globals.debug)
-      stderr.write(
-        `svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`,
-      );
-    const { createApiClient } = await import('../api/client.js');
-    const keyed = { ...ctx, idempotencyKey: runtime.idempotencyKey };
-    return createApiClient(refresh ? keyed : { ...keyed, accessToken: currentAccessToken }, resolved, confirmedOrg(resolved));
-  };
-  /** The stored access token as it is: one that needs a refresh is not refreshed (a check must not rotate what it checks). */
-  const currentAccessToken = async (profile: string, opts: AccessTokenOptions): Promise<string> => {
-    const { readStored, storageOf, REFRESH_AHEAD_MS } = await import('../auth/stored.js');
-    const stored = await readStored(ctx, profile, storageOf(await ctx.config.read(), profile));
-    if (stored === null) throw new AuthError(`profile "${profile}" has no OAuth sign-in stored`, `run \`svc login --profile ${profile}\``);
-    if (opts.forceRefresh || stored.expires_at - REFRESH_AHEAD_MS <= runtime.clock.now()) throw new RefreshWithheldError(profile);
-    return stored.access_token;
-  };
+  const clientFor = clientMaker(() => ctx, runtime, globals.debug);
   const ctx: Context = {
     ...base,
     version,
@@ -190,12 +139,19 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     secrets,
     prompter: runtime.prompter ?? noPrompter,
     http,
+    proxy,
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
     ...(runtime.transactionSteps ? { transactionSteps: runtime.transactionSteps } : {}),
     ...(runtime.uninterruptible ? { uninterruptible: runtime.uninterruptible } : {}),
     settleSignIns: (known) => settleSignInsSaying(ctx, stderr, known),
     ...(runtime.knownPrices ? { knownPrices: runtime.knownPrices } : {}),
-    resolveCredential: () => (credential ??= resolveCredential(ctx)),
+    // A failed resolution is not cached: a command may fix the config and ask again.
+    resolveCredential: () =>
+      (credential ??= resolveCredential(ctx)).catch((error: unknown) => {
+        credential = undefined;
+        client = undefined;
+        throw error;
+      }),
     api: () => (client ??= clientFor(ctx.resolveCredential())),
     apiFor: ({ profile, mode, refresh }) => {
       // The choice is the caller's: SVC_API_KEY, SVC_PROFILE, SVC_MODE and an address override are set aside.
@@ -214,15 +170,88 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
       await ownHttp?.close();
     },
   };
-  // A failed resolution is not cached: a command may fix the config and ask again.
-  const resolve = ctx.resolveCredential;
-  ctx.resolveCredential = () =>
-    resolve().catch((error: unknown) => {
-      credential = undefined;
-      client = undefined;
-      throw error;
-    });
   return ctx;
+}
+
+/** What every context has of the runtime: its streams as the terminal side (io), clock, random, browser, signal and flags. */
+function baseOf(runtime: Runtime, globals: GlobalOptions): BaseContext {
+  // Each request in flight listens to the command's signal (its transport and its waiting line),
+  // and a command may have many in flight (translate --lines): not a leak, so no warning for it.
+  setMaxListeners(0, runtime.signal);
+  return {
+    env: runtime.env,
+    io: ioOf(runtime, decideColor(runtime.env, runtime.stdout, globals.color)),
+    clock: runtime.clock,
+    random: runtime.random,
+    browser: runtime.browser,
+    signal: runtime.signal,
+    globals,
+  };
+}
+
+/** config.json and the secret stores: the runtime's own (tests), else the files in `dir` and the OS keychain (closed by dispose). */
+function storesOf(
+  runtime: Runtime,
+  dir: string,
+  debug: boolean,
+  lockOptions: ConstructorParameters<typeof FileSecretStore>[2],
+): { config: ConfigStore; secrets: SecretStore; keychain: KeychainBackend | undefined } {
+  const config = runtime.config ?? new FileConfigStore(dir, undefined, lockOptions);
+  if (runtime.secrets) return { config, secrets: runtime.secrets, keychain: undefined };
+  const keychain = runtime.keychain ?? osKeychain(runtime.env, undefined, runtime.signal);
+  return { config, secrets: secretStoreOf(runtime, dir, debug, lockOptions, keychain), keychain };
+}
+
+/** The context's HTTP: the runtime's transport, or a pool of its own (`ownHttp`, closed by dispose); each request watched. */
+function httpOf(runtime: Runtime, base: BaseContext, version: string, proxy: ProxySettings): { http: HttpTransport; ownHttp: OwnedHttpTransport | undefined } {
+  const { globals, io } = base;
+  const ownHttp = runtime.http
+    ? undefined
+    : createHttp({
+        env: runtime.env,
+        proxy,
+        userAgent: userAgent(version),
+        debug: globals.debug ? (line) => runtime.stderr.write(`${redactText(line)}\n`) : undefined,
+        now: () => runtime.clock.now(),
+      });
+  const transport = runtime.http ?? ownHttp!;
+  return { http: watched(transport, { io, clock: runtime.clock, signal: runtime.signal, json: globals.json }), ownHttp };
+}
+
+/** The one pipe every request goes out through: the resolved credential's client on the context's HTTP pool. */
+function clientMaker(
+  contextOf: () => Context,
+  runtime: Runtime,
+  debug: boolean,
+): (resolving: Promise<ResolvedCredential>, refresh?: boolean) => Promise<ApiClient<ResolvedCredential>> {
+  return async (resolving, refresh = true) => {
+    const ctx = contextOf();
+    // The HTTP stack loads while the credential is read: a keychain read is a round trip to
+    // the Secret Service (D-Bus), during which this thread would otherwise sit idle. An
+    // immediate runs once the read is under way (after the microtasks that start it).
+    if (ctx.http.prepare) {
+      const prepare = ctx.http.prepare.bind(ctx.http);
+      setImmediate(prepare);
+    }
+    const resolved = await resolving;
+    if (debug)
+      runtime.stderr.write(
+        `svc: ${resolved.source === 'env' ? 'SVC_API_KEY' : `profile "${resolved.profileName}"`}, ${resolved.mode} mode, ${resolved.kind === 'oauth' ? 'OAuth' : 'API key'}, ${resolved.baseUrl}\n`,
+      );
+    const { createApiClient } = await import('../api/client.js');
+    const keyed = { ...ctx, idempotencyKey: runtime.idempotencyKey };
+    const currentToken = (profile: string, opts: AccessTokenOptions) => currentAccessToken(ctx, runtime.clock, profile, opts);
+    return createApiClient(refresh ? keyed : { ...keyed, accessToken: currentToken }, resolved, confirmedOrg(resolved));
+  };
+}
+
+/** The stored access token as it is: one that needs a refresh is not refreshed (a check must not rotate what it checks). */
+async function currentAccessToken(ctx: Context, clock: Clock, profile: string, opts: AccessTokenOptions): Promise<string> {
+  const { readStored, storageOf, REFRESH_AHEAD_MS } = await import('../auth/stored.js');
+  const stored = await readStored(ctx, profile, storageOf(await ctx.config.read(), profile));
+  if (stored === null) throw new AuthError(`profile "${profile}" has no OAuth sign-in stored`, `run \`svc login --profile ${profile}\``);
+  if (opts.forceRefresh || stored.expires_at - REFRESH_AHEAD_MS <= clock.now()) throw new RefreshWithheldError(profile);
+  return stored.access_token;
 }
 
 /** Before the pool closes: a refreshed pair that could not be stored is revoked through it. */

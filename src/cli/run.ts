@@ -11,6 +11,7 @@ import type { Commands } from './commands.js';
 import type { Runtime } from './context.js';
 import { printError } from './print-error.js';
 import { phase } from './phase.js';
+import type { CheckedFilter, FilteredOutput } from '../io/jq-filter.js';
 
 export { printError };
 
@@ -25,7 +26,7 @@ export interface Invocation {
   flags: Record<string, unknown>;
   /** The global flags (src/shared/globals.ts). */
   globals: GlobalOptions;
-  /** The whole tree the leaf was found in: the manifest (src/kit/manifest.ts). */
+  /** The whole tree the leaf was found in: the manifest (src/commands/manifest.ts). */
   root: RootSpec;
 }
 
@@ -57,38 +58,15 @@ function withEnvFallbacks(invocation: Invocation, env: Runtime['env']): Record<s
 
 /** Runs one leaf; returns its exit code. */
 export async function runCommand(invocation: Invocation, runtime: Runtime, version: string, commands: Commands, runF?: RunF): Promise<number> {
-  const { globals } = invocation;
-  const { debug, json } = globals;
+  const { debug, json } = invocation.globals;
   let disposeContext: (() => Promise<void>) | undefined;
-  // --jq: the filter is checked now, while the command's module loads (for a filter that is not
-  // a plain path, jq loads and compiles its WebAssembly). The check is awaited below, before
-  // anything is sent, so a usage error in the command's own flags is still said first.
-  const { jq: jqFilter } = globals;
-  const printsNoJson = invocation.leaf.decl.printsNoJson === true;
-  const jqStarted =
-    jqFilter === undefined || printsNoJson
-      ? undefined
-      : import('../io/jq-filter.js').then((jq) => {
-          const checked = jq.checkFilter(jqFilter, runtime.env);
-          checked.catch(() => {});
-          return { checked };
-        });
-  jqStarted?.catch(() => {});
+  const jqStarted = startJq(invocation, runtime.env);
   try {
-    const { module: path } = invocation.leaf;
-    // (`svc help` has no module: readHelpWord turns it into --help before commander runs.)
-    if (!path) throw new Error(`svc ${invocation.name} has no module to run`);
-    if (printsNoJson && jqFilter !== undefined) throw new UsageError(`svc ${invocation.name} prints no JSON: --jq does not apply to it`);
+    const path = modulePath(invocation);
     phase('parsed');
     // (jq's start is under way before the command's module is evaluated.)
     const jqCheck = await jqStarted;
-    let module: LoadedCommand;
-    try {
-      module = await commands.load(path);
-    } catch (error) {
-      if (isModuleNotFound(error)) throw new CliError(`\`svc ${invocation.name}\` is not available in this build yet (its module is missing)`);
-      throw error;
-    }
+    const module = await loadModule(commands, invocation.name, path);
     phase('module');
     const opts = module.parse(invocation.args, withEnvFallbacks(invocation, runtime.env));
     if (runF) {
@@ -97,30 +75,13 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     }
     // --jq: the filter, checked before anything is sent, filters what the command prints. A
     // filter that fails stops the command (a stream would go on printing nothing).
-    const jq = await jqCheck?.checked;
-    const filterFailed = new AbortController();
-    const filtered = jq?.output(runtime.stdout, runtime.stderr, (error) => filterFailed.abort(error));
+    const filter = filteredRuntime(runtime, await jqCheck?.checked);
     // The context's modules (config, secret stores, HTTP) are evaluated only for a command that runs.
     const { createContext } = await import('./context.js');
-    const ctx = createContext(
-      filtered ? { ...runtime, stdout: filtered, signal: AbortSignal.any([runtime.signal, filterFailed.signal]) } : runtime,
-      globals,
-      version,
-    );
+    const ctx = createContext(filter.runtime, invocation.globals, version);
     disposeContext = () => ctx.dispose();
     phase('context');
-    const runInProcess = nestedRunner(invocation, runtime, ctx, version, commands);
-    // A run that returns succeeded; every failure is a typed error, printed below.
-    const ran = await module.run(opts, ctx, invocation.root, runInProcess).then(
-      () => ({ failed: false as const }),
-      (error: unknown) => ({ failed: true as const, error }),
-    );
-    // What the command printed is filtered and written before it ends; its own failure comes
-    // first, unless it failed because the filter stopped it.
-    await filtered?.settled().catch((error: unknown) => {
-      if ((!ran.failed || filterFailed.signal.aborted) && !runtime.signal.aborted) throw error;
-    });
-    if (ran.failed) throw ran.error;
+    await runFiltered(module, opts, ctx, nestedRunner(invocation, runtime, ctx, version, commands), filter, invocation.root, runtime.signal);
     // Ctrl-C ends with 130 even when the command wound down cleanly, so a script can tell
     // an interrupted run from a finished one; a reader closing stdout is no interruption.
     return interruptedBy(runtime.signal) && !module.stopsOnInterrupt ? EXIT.interrupted : EXIT.ok;
@@ -131,6 +92,82 @@ export async function runCommand(invocation: Invocation, runtime: Runtime, versi
     // The context's HTTP pool: idle keep-alive sockets would hold the process open.
     await disposeContext?.();
   }
+}
+
+/**
+ * --jq: the filter is checked now, while the command's module loads (for a filter that is not
+ * a plain path, jq loads and compiles its WebAssembly). The check is awaited before anything is
+ * sent, so a usage error in the command's own flags is still said first.
+ */
+function startJq(invocation: Invocation, env: Runtime['env']): Promise<{ checked: Promise<CheckedFilter> }> | undefined {
+  const { jq: jqFilter } = invocation.globals;
+  if (jqFilter === undefined || invocation.leaf.decl.printsNoJson === true) return undefined;
+  const started = import('../io/jq-filter.js').then((jq) => {
+    const checked = jq.checkFilter(jqFilter, env);
+    checked.catch(() => {});
+    return { checked };
+  });
+  started.catch(() => {});
+  return started;
+}
+
+/** The leaf's module path, or the usage error of a line that cannot run. */
+function modulePath(invocation: Invocation): string {
+  const { module: path } = invocation.leaf;
+  // (`svc help` has no module: readHelpWord turns it into --help before commander runs.)
+  if (!path) throw new Error(`svc ${invocation.name} has no module to run`);
+  if (invocation.leaf.decl.printsNoJson === true && invocation.globals.jq !== undefined)
+    throw new UsageError(`svc ${invocation.name} prints no JSON: --jq does not apply to it`);
+  return path;
+}
+
+async function loadModule(commands: Commands, name: string, path: string): Promise<LoadedCommand> {
+  try {
+    return await commands.load(path);
+  } catch (error) {
+    if (isModuleNotFound(error)) throw new CliError(`\`svc ${name}\` is not available in this build yet (its module is missing)`);
+    throw error;
+  }
+}
+
+/** The runtime the command runs with: stdout through the --jq filter (when there is one), whose failure stops the command. */
+interface FilteredRuntime {
+  runtime: Runtime;
+  filtered: FilteredOutput | undefined;
+  filterFailed: AbortController;
+}
+
+function filteredRuntime(runtime: Runtime, jq: CheckedFilter | undefined): FilteredRuntime {
+  const filterFailed = new AbortController();
+  const filtered = jq?.output(runtime.stdout, runtime.stderr, (error) => filterFailed.abort(error));
+  return {
+    runtime: filtered ? { ...runtime, stdout: filtered, signal: AbortSignal.any([runtime.signal, filterFailed.signal]) } : runtime,
+    filtered,
+    filterFailed,
+  };
+}
+
+/** run(), then what it printed filtered and written; its failure thrown (a typed error, printed by the runner). */
+async function runFiltered(
+  module: LoadedCommand,
+  opts: unknown,
+  ctx: Context,
+  runInProcess: RunInProcess,
+  { filtered, filterFailed }: FilteredRuntime,
+  root: RootSpec,
+  signal: AbortSignal,
+): Promise<void> {
+  // A run that returns succeeded; every failure is a typed error, printed by the runner.
+  const ran = await module.run(opts, ctx, root, runInProcess).then(
+    () => ({ failed: false as const }),
+    (error: unknown) => ({ failed: true as const, error }),
+  );
+  // What the command printed is filtered and written before it ends; its own failure comes
+  // first, unless it failed because the filter stopped it.
+  await filtered?.settled().catch((error: unknown) => {
+    if ((!ran.failed || filterFailed.signal.aborted) && !signal.aborted) throw error;
+  });
+  if (ran.failed) throw ran.error;
 }
 
 /**
@@ -157,30 +194,30 @@ function nestedRunner(invocation: Invocation, runtime: Runtime, ctx: Context, ve
       },
       root: invocation.root,
     };
-    return runCommand(
-      nested,
-      {
-        env: runtime.env,
-        stdout: { write: output.stdout, isTTY: false },
-        stderr: { write: output.stderr, isTTY: false },
-        // Nothing to read, nobody to ask, no browser: a command that needs one says which input is missing.
-        stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
-        clock: runtime.clock,
-        random: runtime.random,
-        browser: {
-          open: async () => {
-            throw new UsageError('no browser can be opened for a command run by another');
-          },
-        },
-        signal,
-        ...(typed.idempotencyKey !== undefined ? { idempotencyKey: typed.idempotencyKey } : {}),
-        ...(typed.knownPrices !== undefined ? { knownPrices: typed.knownPrices } : {}),
-        secrets: ctx.secrets,
-        config: ctx.config,
-        http: ctx.http,
+    return runCommand(nested, nestedRuntime(runtime, ctx, typed, output, signal), version, commands);
+  };
+}
+
+/** A nested command's runtime: this run's clock, stores and HTTP pool; its output to the caller's writers; no stdin, prompt or browser. */
+function nestedRuntime(runtime: Runtime, ctx: Context, typed: Parameters<RunInProcess>[0], output: Parameters<RunInProcess>[1], signal: AbortSignal): Runtime {
+  return {
+    env: runtime.env,
+    stdout: { write: output.stdout, isTTY: false },
+    stderr: { write: output.stderr, isTTY: false },
+    // Nothing to read, nobody to ask, no browser: a command that needs one says which input is missing.
+    stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
+    clock: runtime.clock,
+    random: runtime.random,
+    browser: {
+      open: async () => {
+        throw new UsageError('no browser can be opened for a command run by another');
       },
-      version,
-      commands,
-    );
+    },
+    signal,
+    ...(typed.idempotencyKey !== undefined ? { idempotencyKey: typed.idempotencyKey } : {}),
+    ...(typed.knownPrices !== undefined ? { knownPrices: typed.knownPrices } : {}),
+    secrets: ctx.secrets,
+    config: ctx.config,
+    http: ctx.http,
   };
 }

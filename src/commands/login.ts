@@ -7,25 +7,23 @@ import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../contract/constants.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { chooseBaseUrl, chooseMode, chooseProfileName } from '../credentials/resolve.js';
 import { profileAddress, sameOrigin } from '../credentials/origin.js';
-import { OAUTH_SECRET_NAME, type Profile, type SecretStorage, type SignInInFlight } from '../config/config.js';
-import { addSignIn, dropSignIn, signInEntry } from '../auth/interrupted.js';
-import { describeLeft, leftByError, type SecretLeft } from '../credentials/store.js';
-import { withCredentialTransaction, type ProfileTransaction } from '../credentials/transaction.js';
-import { confirmedOrg } from '../credentials/confirmed.js';
-import { recordSignIn } from '../credentials/sign-in.js';
-import { redactedKey } from '../kit/keys.js';
+import type { Profile } from '../config/config.js';
+import { describeLeft, type SecretLeft } from '../credentials/store.js';
+import { withCredentialTransaction } from '../credentials/transaction.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
 import { checkWritableDir } from '../config/writable.js';
 import { note, printObject, scopeList, warn } from '../io/output.js';
 import { browserUnreachable } from '../kit/no-browser.js';
-import { parsePastedRedirect, type CallbackOutcome, type ExpectedIssuer } from '../auth/callback.js';
+import type { CallbackOutcome, ExpectedIssuer } from '../auth/callback.js';
 import { discover, type AuthServerMetadata } from '../auth/discovery.js';
 import { OAuthStepError } from '../auth/http.js';
 import { PortInUseError, startLoopbackServer, type LoopbackServer } from '../auth/loopback.js';
+import { waitForRedirect } from '../auth/redirect-wait.js';
+import { confirmOrganizationMove, revokeUnused, signInAndKeep, type Kept, type RemovedKey, type SignedIn, type Target } from '../kit/login/keep.js';
 import { createPkce, createState, type Pkce } from '../auth/pkce.js';
-import { fetchOf, storedFromTokens, type StoredOAuth } from '../auth/stored.js';
-import { revokeToken, type ClientAuth, type TokenSet } from '../auth/tokens.js';
+import { fetchOf, storedFromTokens } from '../auth/stored.js';
+import type { ClientAuth, TokenSet } from '../auth/tokens.js';
 import { BROWSER_ERROR_NOTE, callbackFailure, exchangeForKeeps } from '../kit/login/sign-in-answer.js';
 
 export interface LoginOptions {
@@ -38,7 +36,6 @@ export interface LoginOptions {
   timeoutSeconds: number;
   clientId?: string;
 }
-
 export const command = defineCommand({
   name: 'login',
   summary: 'sign in with your browser (OAuth) and store the connection for the profile',
@@ -53,7 +50,6 @@ export const command = defineCommand({
   notes: "An organization's own app: --client-id (or SVC_CLIENT_ID); a confidential app also sets SVC_CLIENT_SECRET.",
   scopes: ['account:read'],
 });
-
 export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof command>): LoginOptions {
   const opts: LoginOptions = { browser: flags.browser !== false, timeoutSeconds: flags.timeout / 1000 };
 
@@ -74,13 +70,13 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   if (flags.clientId !== undefined) opts.clientId = checkClientId(String(flags.clientId), '--client-id');
   return opts;
 }
-
 function checkClientId(value: string, from: string): string {
   if (!value.startsWith(PREFIX.clientId) || value.length === PREFIX.clientId.length) {
     throw new UsageError(`${from} must be an OAuth client id starting with ${PREFIX.clientId}, not "${value}"`);
   }
   return value;
 }
+export type { RemovedKey };
 
 export interface LoginResult {
   profile: string;
@@ -96,13 +92,6 @@ export interface LoginResult {
   /** Keychain entries of those keys that could not be deleted (remove them by hand). */
   secrets_left?: SecretLeft[];
 }
-
-export interface RemovedKey {
-  name: string;
-  mode: string;
-  redacted: string;
-}
-
 export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   refuseWhatCannotSignIn(opts, ctx);
   // A login killed before recording its tokens: settled (revoked, or kept) before this one starts.
@@ -116,7 +105,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   // One credential transaction: the secret and config.json change together under the profile's
   // lock, so a logout or a refresh elsewhere finds the whole sign-in or none of it.
   const { signedIn, kept, signedInTarget } = await withCredentialTransaction(ctx, target.profileName, (tx) =>
-    signInAndKeep(ctx, tx, opts, target, client, moving),
+    signInAndKeep(ctx, tx, target, client, moving, (signingIn) => issue(ctx, opts, signingIn, client, moving)),
   );
   const { tokens, stored } = signedIn;
   reportRemovedKeys(ctx, signedInTarget, tokens, kept, moving);
@@ -143,21 +132,12 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     ...(kept.left.length ? { secrets_left: kept.left } : {}),
   });
 }
-
-/** The profile every command would choose, as it is, and the address chosen for it. */
-interface Target {
-  profileName: string;
-  existing: Profile | undefined;
-  baseUrl: string;
-}
-
 async function whereToSignIn(ctx: Context): Promise<Target> {
   const config = await ctx.config.read();
   const profileName = chooseProfileName(ctx, config);
   const existing = Object.hasOwn(config.profiles, profileName) ? config.profiles[profileName] : undefined;
   return { profileName, existing, baseUrl: chooseBaseUrl(ctx, existing) };
 }
-
 /**
  * A profile is bound to one address (docs/design.md "Credentials"): moving it is deliberate, and
  * asked before the browser opens. Its keys belong to the old service and are removed. Whether it moves.
@@ -167,7 +147,6 @@ async function confirmAddressMove(ctx: Context, { profileName, existing, baseUrl
   if (moving) await confirmMove(ctx, profileName, profileAddress(existing), baseUrl);
   return moving;
 }
-
 /** The service's metadata, the user's consent in the browser, and the code exchanged for tokens. */
 async function signIn(ctx: Context, opts: LoginOptions, baseUrl: string, client: ClientAuth): Promise<{ metadata: AuthServerMetadata; tokens: TokenSet }> {
   const metadata = await step(() => discover(fetchOf(ctx), baseUrl, ctx.signal), ctx);
@@ -178,77 +157,6 @@ async function signIn(ctx: Context, opts: LoginOptions, baseUrl: string, client:
   const tokens = await step(() => exchangeForKeeps(ctx, metadata, client, { ...grant, scopes }, revocationEndpoint), ctx);
   return { metadata, tokens };
 }
-
-interface Kept {
-  storage: SecretStorage;
-  orgName: string | null;
-  removed: RemovedKey[];
-  left: SecretLeft[];
-}
-
-/** A sign-in whose tokens are stored; what revokes them when what follows fails. */
-interface SignedIn {
-  tokens: TokenSet;
-  stored: StoredOAuth;
-  storage: SecretStorage;
-  client: ClientAuth;
-  revocationEndpoint: string;
-}
-
-/** Room for the stored sign-in (tokens, endpoints, client): a sign-in's JSON is well under this. */
-const SIGN_IN_BYTES = 8 * 1024;
-
-/**
- * The login's credential transaction. The profile is read again under the lock (a logout may
- * have ended its sign-in meanwhile). The secret's place is made sure before the browser opens
- * (issue 44: on a full disk the whole sign-in ran, then storing failed); then the tokens are
- * stored, the organization's name read and config.json written, all before the lock goes.
- */
-async function signInAndKeep(
-  ctx: Context,
-  tx: ProfileTransaction,
-  opts: LoginOptions,
-  before: Target,
-  client: ClientAuth,
-  moving: boolean,
-): Promise<{ signedIn: SignedIn; kept: Kept; signedInTarget: Target }> {
-  const config = await tx.config();
-  const target = { ...before, existing: Object.hasOwn(config.profiles, tx.profile) ? config.profiles[tx.profile] : undefined };
-  const reservation = await tx.reserveSecret(OAUTH_SECRET_NAME, SIGN_IN_BYTES, target.existing?.oauth?.storage);
-  // On disk before the code is exchanged (src/auth/interrupted.ts): a kill from here on leaves
-  // a name for whatever it stored, which the next command finds. Dropped with the record.
-  const inFlight = signInEntry(tx.profile, target.baseUrl, client.clientId, ctx.clock.now());
-  await ctx.config.update((data) => addSignIn(data, inFlight));
-  try {
-    const issued = await issue(ctx, opts, target, client, moving);
-    // The code is spent: the tokens are stored and recorded with Ctrl-C held back (bounded, said).
-    const kept = await tx.keep(async () => {
-      await tx.step('signed-in');
-      return revokedIfNotKept(ctx, tx, issued, async (stored) => {
-        const storage = await reservation.store(JSON.stringify(issued.stored));
-        stored();
-        // credentials.json's lock goes before config.json is written (a moved profile's keys are deleted there).
-        await reservation.release();
-        return recordKept(tx, target, issued, storage, moving, inFlight);
-      });
-    });
-    // The organization's name, once the sign-in is kept: a request, never inside the window above.
-    kept.orgName = await organizationNameKept(ctx, tx, target, issued.tokens, kept.orgName);
-    return { signedIn: { ...issued, storage: kept.storage }, kept, signedInTarget: target };
-  } finally {
-    await reservation.release();
-    await dropInFlight(ctx, inFlight);
-  }
-}
-
-/** The login's entry, if the record did not take it (a login that failed); a config.json it alone made goes. */
-async function dropInFlight(ctx: Context, inFlight: SignInInFlight): Promise<void> {
-  const left = (await ctx.config.read().catch(() => null))?.sign_ins_in_flight?.some((e) => e.pid === inFlight.pid && e.started_at === inFlight.started_at);
-  if (!left) return;
-  await ctx.config.update((data) => dropSignIn(data, inFlight)).catch(() => {});
-  await ctx.config.removeIfEmpty?.().catch(() => {});
-}
-
 /** The browser's sign-in, its tokens, and (for another organization) the user's consent to move. */
 async function issue(ctx: Context, opts: LoginOptions, target: Target, client: ClientAuth, moving: boolean): Promise<Omit<SignedIn, 'storage'>> {
   const { profileName, existing } = target;
@@ -261,57 +169,6 @@ async function issue(ctx: Context, opts: LoginOptions, target: Target, client: C
   const stored = storedFromTokens(tokens, ctx.clock.now(), { client, token_endpoint: metadata.token_endpoint, revocation_endpoint: revocationEndpoint });
   return { tokens, stored, client, revocationEndpoint };
 }
-
-/**
- * What a sign-in could not keep is revoked at once, so no connection stays open that nothing
- * here holds, and its secret, once stored, is deleted again: the transaction leaves nothing half.
- */
-async function revokedIfNotKept<T>(
-  ctx: Context,
-  tx: ProfileTransaction,
-  issued: Omit<SignedIn, 'storage'>,
-  keep: (stored: () => void) => Promise<T>,
-): Promise<T> {
-  let secretStored = false;
-  try {
-    return await keep(() => (secretStored = true));
-  } catch (error) {
-    if (await revokeUnused(ctx, issued.revocationEndpoint, issued.client, issued.tokens))
-      note(ctx, 'The new sign-in was revoked at the service: nothing of it stays open there.');
-    if (secretStored) {
-      const left = await tx.deleteSecret(OAUTH_SECRET_NAME).catch((failure: unknown) => leftByError(tx.profile, OAUTH_SECRET_NAME, failure));
-      if (left) warn(ctx, describeLeft(left));
-    }
-    throw error;
-  }
-}
-
-/** The profile's metadata, with the organization's name known so far (read after: organizationNameKept). */
-async function recordKept(
-  tx: ProfileTransaction,
-  target: Target,
-  issued: Omit<SignedIn, 'storage'>,
-  storage: SecretStorage,
-  moving: boolean,
-  inFlight: SignInInFlight,
-): Promise<Kept> {
-  const { stored, tokens } = issued;
-  const orgName = target.existing?.org_id === tokens.org_id ? (target.existing.org_name ?? null) : null;
-  const { removed, left } = await recordProfile(tx, target.baseUrl, stored, tokens, orgName, storage, moving, inFlight);
-  return { storage, orgName, removed, left };
-}
-
-/** The organization's name read with the new token, recorded when it is new. */
-async function organizationNameKept(ctx: Context, tx: ProfileTransaction, target: Target, tokens: TokenSet, known: string | null): Promise<string | null> {
-  const orgName = await organizationName(ctx, target, tokens);
-  if (orgName !== null && orgName !== known)
-    await tx.updateConfig((data) => {
-      const profile = data.profiles[tx.profile];
-      if (profile) profile.org_name = orgName;
-    });
-  return orgName;
-}
-
 /** The keys a move removed, and the secrets that could not be deleted, as warnings. */
 function reportRemovedKeys(
   ctx: Context,
@@ -329,7 +186,6 @@ function reportRemovedKeys(
   }
   for (const entry of left) warn(ctx, describeLeft(entry));
 }
-
 /**
  * The authorization step (RFC 6749 §4.1.1–4.1.2, RFC 8252 loopback redirect): the browser
  * or the printed address, and the callback's code, with what the token request needs with it.
@@ -358,7 +214,15 @@ async function authorize(
   let outcome: CallbackOutcome;
   try {
     const url = authorizeUrl(metadata, client, loopback.redirectUri, pkce, state, [...scopes]);
-    outcome = await waitForCallback(ctx, opts, url, loopback, state, issuer);
+    outcome = await waitForRedirect(ctx, {
+      url,
+      loopback,
+      state,
+      issuer,
+      noBrowser: noBrowserReason(opts, ctx.env, process.platform),
+      timeoutSeconds: opts.timeoutSeconds,
+      browserErrorNote: BROWSER_ERROR_NOTE,
+    });
   } finally {
     await loopback.close();
   }
@@ -366,43 +230,6 @@ async function authorize(
   if (outcome.kind !== 'code') throw callbackFailure(outcome, scopes, metadata, client.clientId);
   return { code: outcome.code, redirectUri: loopback.redirectUri, codeVerifier: pkce.verifier };
 }
-
-/**
- * A sign-in for another organization than the profile's: moved only when the user says so
- * (asked on a terminal, `--yes` otherwise); refused, the tokens just issued are revoked.
- */
-async function confirmOrganizationMove(
-  ctx: Context,
-  profileName: string,
-  existing: Profile,
-  tokens: TokenSet,
-  revokeIssued: () => Promise<void>,
-): Promise<void> {
-  const bound = `profile "${profileName}" belongs to ${existing.org_name ?? existing.org_id} (${existing.org_id}); this sign-in is for ${tokens.org_id}`;
-  const elsewhere = 'or use `svc login --profile NAME` to sign in to that organization under a new profile';
-  // Never prompt without a terminal: fail naming the flag that answers (docs/design.md).
-  let refusal: CliError | undefined;
-  if (!ctx.globals.yes && !ctx.io.canPrompt()) {
-    refusal = new UsageError(`${bound}; nothing was stored`, `run it again with --yes to move the profile to the new organization, ${elsewhere}`);
-  } else {
-    const ok = await confirm(ctx, `${bound}. Move the profile to it (its API keys are removed)?`).catch(async (error: unknown) => {
-      await revokeIssued();
-      throw error;
-    });
-    if (!ok)
-      refusal = new CliError(
-        `nothing was stored: profile "${profileName}" stays with ${existing.org_name ?? existing.org_id}`,
-        1,
-        elsewhere.replace(/^or u/, 'U'),
-      );
-  }
-  if (refusal) {
-    // The code is already exchanged: the app is connected to that organization. Undo it (RFC 7009).
-    await revokeIssued();
-    throw refusal;
-  }
-}
-
 /** What `svc login` prints: a line on stderr, the sign-in's fields (the JSON result with --json). */
 async function printSignedIn(ctx: Context, result: LoginResult): Promise<void> {
   note(ctx, `Signed in to ${result.org_name ?? result.org_id} as profile "${result.profile}".`);
@@ -419,12 +246,10 @@ async function printSignedIn(ctx: Context, result: LoginResult): Promise<void> {
     result,
   );
 }
-
 /** A profile with a credential or an organization: its address means something. */
 function holdsAnything(profile: Profile): boolean {
   return Boolean(profile.oauth || profile.org_id || Object.keys(profile.keys ?? {}).length);
 }
-
 /** Moving a profile to another address: asked on a terminal, --yes otherwise (never a silent move). */
 async function confirmMove(ctx: Context, profileName: string, from: string, to: string): Promise<void> {
   const what = `profile "${profileName}" is bound to ${from}; signing in at ${to} moves it there (its API keys for ${from} are removed, its sign-in there is forgotten here)`;
@@ -433,32 +258,6 @@ async function confirmMove(ctx: Context, profileName: string, from: string, to: 
   if (!(await confirm(ctx, `${what}. Move it?`)))
     throw new CliError(`nothing was changed: profile "${profileName}" stays bound to ${from}`, 1, other.replace(/^or s/, 'S'));
 }
-
-/**
- * Tokens this login will not keep: revoke the grant (RFC 7009 §2.1, the refresh token ends it
- * whole) so the app does not stay connected to an organization nobody signed in to. Best effort:
- * a failure is reported, never thrown over the reason the login stopped.
- */
-/** Revokes a sign-in svc will not keep; false (and said) when that failed. */
-async function revokeUnused(ctx: Context, endpoint: string, client: ClientAuth, tokens: TokenSet): Promise<boolean> {
-  try {
-    // After Ctrl-C too: a few seconds to end what would otherwise stay open.
-    const signal = ctx.signal.aborted ? AbortSignal.timeout(REVOKE_AFTER_INTERRUPT_MS) : ctx.signal;
-    await revokeToken(fetchOf(ctx), endpoint, client, { value: tokens.refresh_token, hint: 'refresh_token' }, signal);
-    return true;
-  } catch (error) {
-    warn(
-      ctx,
-      `the new connection to ${tokens.org_id} could not be revoked (${(error as Error).message}); ` +
-        'an admin of that organization can disconnect the app in its connected apps',
-    );
-    return false;
-  }
-}
-
-/** How long a revocation may take once the login was interrupted. */
-const REVOKE_AFTER_INTERRUPT_MS = 5_000;
-
 /** --client-id / SVC_CLIENT_ID, else the CLI's own public app; SVC_CLIENT_SECRET for a confidential one. */
 function clientAuth(opts: LoginOptions, ctx: Context): ClientAuth {
   const fromEnv = ctx.env.SVC_CLIENT_ID;
@@ -472,7 +271,6 @@ function clientAuth(opts: LoginOptions, ctx: Context): ClientAuth {
   if (secret && !secret.startsWith(PREFIX.clientSecret)) throw new UsageError(`SVC_CLIENT_SECRET must start with ${PREFIX.clientSecret}`);
   return secret ? { clientId, clientSecret: secret } : { clientId };
 }
-
 /** docs/contract.md "Authorize": the authorize request, with the RFC 6749 §4.1.1 response_type. */
 export function authorizeUrl(metadata: AuthServerMetadata, client: ClientAuth, redirectUri: string, pkce: Pkce, state: string, scopes?: string[]): string {
   const url = new URL(metadata.authorization_endpoint);
@@ -485,8 +283,7 @@ export function authorizeUrl(metadata: AuthServerMetadata, client: ClientAuth, r
   url.searchParams.set('code_challenge_method', pkce.method);
   return url.href;
 }
-
-/** --test is refused before anything starts (issue 44): a sign-in is always live. */
+/** --test is refused before anything starts: a sign-in is always live. */
 function refuseWhatCannotSignIn(_opts: LoginOptions, ctx: Context): void {
   if (ctx.globals.mode === 'test')
     throw new UsageError(
@@ -494,126 +291,10 @@ function refuseWhatCannotSignIn(_opts: LoginOptions, ctx: Context): void {
       'for test mode, store a test key: `svc keys add` (or set SVC_API_KEY to a svc_test_ key)',
     );
 }
-
-/**
- * No browser here and stdin ended without the redirect (a script's /dev/null, CI): nothing
- * can finish the sign-in, which used to wait out the whole --timeout (issue 44). The ways that
- * need no sign-in. (A pipe still open may yet carry the redirect: that is waited for.)
- */
-function cannotComplete(noBrowser: string): UsageError {
-  return new UsageError(
-    `svc login cannot complete here: no browser can be opened (${noBrowser}) and stdin ended without the sign-in's redirect`,
-    'in a script, set SVC_API_KEY to an API key, or store one with `svc keys add --stdin < key.txt`; to sign in, run svc login at a terminal (or set BROWSER)',
-  );
-}
-
 /** Why no browser can be opened here, or null when one can: --no-browser, else src/kit/no-browser.ts. */
 export function noBrowserReason(opts: Pick<LoginOptions, 'browser'>, env: Context['env'], platform: string): string | null {
   return opts.browser ? browserUnreachable(env, platform) : '--no-browser';
 }
-
-/** The first of: the loopback callback, a pasted redirect (no browser), the timeout, Ctrl-C. */
-async function waitForCallback(
-  ctx: Context,
-  opts: LoginOptions,
-  url: string,
-  loopback: LoopbackServer,
-  state: string,
-  issuer: ExpectedIssuer,
-): Promise<CallbackOutcome> {
-  const done = new AbortController();
-  const stop = AbortSignal.any([done.signal, ctx.signal]);
-  try {
-    let reason = noBrowserReason(opts, ctx.env, process.platform);
-    // Printed once: a browser that failed to open points back to the address above.
-    const urlShown = reason === null;
-    if (reason === null) {
-      note(ctx, `Opening your browser to sign in. If it does not open, visit:\n  ${url}\n${BROWSER_ERROR_NOTE}`);
-      try {
-        await ctx.browser.open(url);
-      } catch (error) {
-        reason = `the browser could not be opened (${(error as Error).message})`;
-      }
-    }
-    const waits: Promise<CallbackOutcome>[] = [loopback.outcome, timeout(ctx, opts.timeoutSeconds, stop, reason !== null), interrupted(ctx.signal)];
-    if (reason !== null) {
-      note(
-        ctx,
-        (urlShown
-          ? `No browser here (${reason}). Open the address above in a browser to sign in.\n`
-          : `No browser here (${reason}). Open this address in a browser to sign in:\n  ${url}\n`) +
-          `After you approve, the browser goes to ${loopback.redirectUri}?…; if that page does not load ` +
-          `(the browser is on another machine), copy the whole address from its address bar and paste it here. ${BROWSER_ERROR_NOTE}`,
-      );
-      // Without a browser, stdin is the only way left: its end without the redirect ends the wait.
-      const noBrowser = reason;
-      waits.push(pastedRedirect(ctx, state, issuer, stop, () => cannotComplete(noBrowser)));
-    } else if (ctx.io.stdin.isTTY) {
-      // The opener may "succeed" while no browser ever comes (xdg-open failing later, a browser
-      // on another display): on a terminal, a pasted redirect is accepted too, whichever comes first.
-      note(ctx, `If no browser appears, open the address above elsewhere and paste the address it ends on (${loopback.redirectUri}?…) here.`);
-      waits.push(pastedRedirect(ctx, state, issuer, stop));
-    }
-    return await Promise.race(waits);
-  } finally {
-    done.abort();
-  }
-}
-
-/** `addressShown`: the address was already given to open elsewhere (no browser here), so --no-browser would add nothing. */
-function timeout(ctx: Context, seconds: number, stop: AbortSignal, addressShown: boolean): Promise<never> {
-  return ctx.clock.sleep(seconds * 1000, stop).then(
-    () => {
-      throw new AuthError(
-        `no sign-in arrived within ${formatSeconds(seconds)}; gave up`,
-        addressShown
-          ? 'run `svc login` again (use --timeout to wait longer), and open the address it shows in a browser'
-          : 'run `svc login` again (use --timeout to wait longer; if no browser opened, use --no-browser to get an address to open elsewhere and paste the result back)',
-      );
-    },
-    () => new Promise<never>(() => {}), // stopped: another wait won
-  );
-}
-
-function interrupted(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(new InterruptedError());
-    signal.addEventListener('abort', () => reject(new InterruptedError()), { once: true });
-  });
-}
-
-/** Lines pasted on stdin until one is this login's redirect; at end of input, keeps waiting for the loopback, or fails with `atEnd`. */
-async function pastedRedirect(ctx: Context, state: string, issuer: ExpectedIssuer, stop: AbortSignal, atEnd?: () => Error): Promise<CallbackOutcome> {
-  // Ended through `stop`, not return(): return() would wait for the pending read, i.e. the next
-  // Enter, and the open read keeps the process alive after the login has already ended.
-  const lines = ctx.io.stdin.lines(stop)[Symbol.asyncIterator]();
-  for (;;) {
-    const next = await lines.next().catch((error: unknown) => {
-      if (stop.aborted) return { done: true as const, value: undefined };
-      throw error;
-    });
-    if (stop.aborted) return new Promise<never>(() => {});
-    if (next.done) {
-      // At a terminal, the end of input (Ctrl-D) leaves the loopback to wait on; elsewhere, `atEnd` says what is left.
-      if (atEnd && !ctx.io.stdin.isTTY) throw atEnd();
-      return new Promise<never>(() => {});
-    }
-    const line = next.value.trim();
-    if (line === '') continue;
-    const outcome = parsePastedRedirect(line, state, issuer);
-    if (outcome.kind !== 'foreign') return outcome;
-    warn(ctx, `that is not the redirect of this sign-in (${outcome.reason}); paste the whole address from the browser's address bar`);
-  }
-}
-
-function formatSeconds(seconds: number): string {
-  // The unit relativeTime (src/io/output.ts) would give: a day is "1 d", never "24 h".
-  if (seconds % 86_400 === 0) return `${seconds / 86_400} d`;
-  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
-  if (seconds % 60 === 0) return `${seconds / 60} min`;
-  return `${seconds} s`;
-}
-
 /** Protocol failures to the design's exit codes: no answer → 9, a refusal → 3, nonsense → 1. */
 async function step<T>(fn: () => Promise<T>, ctx: Context): Promise<T> {
   try {
@@ -625,51 +306,4 @@ async function step<T>(fn: () => Promise<T>, ctx: Context): Promise<T> {
     if (error.kind === 'oauth') throw new AuthError(error.message, 'run `svc login` again');
     throw new CliError(error.message);
   }
-}
-
-/**
- * GET /v1/account with the new token, for the organization's name (needs account:read). The
- * token is the one just issued, handed to the client as is: the transaction holds the lock a
- * refresh would wait for.
- */
-async function organizationName(ctx: Context, { profileName, baseUrl, existing }: Target, tokens: TokenSet): Promise<string | null> {
-  const known = existing?.org_id === tokens.org_id ? (existing.org_name ?? null) : null;
-  // Without account:read the service would answer 403: keep what we know instead of asking.
-  if (!tokens.scopes.includes('account:read')) return known;
-  try {
-    const { createApiClient } = await import('../api/client.js');
-    const api = createApiClient(
-      { http: ctx.http, clock: ctx.clock, random: ctx.random, env: ctx.env, signal: ctx.signal, io: ctx.io, accessToken: async () => tokens.access_token },
-      { kind: 'oauth', source: 'profile', mode: 'live', profileName, baseUrl },
-      confirmedOrg({ source: 'profile', profile: existing }),
-    );
-    const account = await api.request<{ name?: unknown }>({ endpoint: 'account.get' });
-    if (typeof account?.name === 'string') return account.name;
-  } catch (error) {
-    if (ctx.signal.aborted) throw new InterruptedError();
-    warn(ctx, `signed in, but reading the organization's name failed: ${(error as Error).message}`);
-  }
-  return known;
-}
-
-async function recordProfile(
-  tx: ProfileTransaction,
-  baseUrl: string,
-  stored: StoredOAuth,
-  tokens: TokenSet,
-  orgName: string | null,
-  storage: SecretStorage,
-  moved: boolean,
-  inFlight: SignInInFlight,
-): Promise<{ removed: RemovedKey[]; left: SecretLeft[] }> {
-  const { removed: removedKeys, left } = await recordSignIn(tx, {
-    inFlight,
-    baseUrl,
-    orgId: tokens.org_id,
-    orgName,
-    oauth: { client_id: stored.client_id, scopes: tokens.scopes, expires_at: stored.expires_at },
-    storage,
-    moved,
-  });
-  return { removed: removedKeys.map((k) => ({ name: k.name, mode: k.mode, redacted: redactedKey(k) })), left };
 }

@@ -1,6 +1,6 @@
 // `events_wait` as an MCP tool: its input, its progress notifications while it waits (when the
 // request asks for progress), and its result; the queue itself is events-wait.ts. It takes the
-// path every tool call takes (session.ts callTool): the audit's intent line before it waits,
+// path every tool call takes (call-path.ts callTool): the audit's intent line before it waits,
 // the result line after.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ListPage } from '../contract/endpoints.js';
@@ -11,7 +11,8 @@ import { EventFeed, type EventRules } from './events-wait.js';
 import { MAX_PAGE_CHARS, resultOf } from './paging.js';
 import { toolError } from './result.js';
 import { closedSet } from './schema.js';
-import { callTool, type SessionState } from './session.js';
+import { callTool } from './call-path.js';
+import type { SessionState } from './session.js';
 
 type Zod = typeof import('zod');
 

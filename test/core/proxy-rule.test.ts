@@ -1,4 +1,4 @@
-// One rule for which requests go through a proxy (issue 52): src/api/proxy.ts decides as
+// One rule for which requests go through a proxy: src/api/proxy.ts decides as
 // undici's EnvHttpProxyAgent does, since that agent sends the requests. Each row is asked of
 // both: undici's own choice (its agents swapped for labels) and proxyFor's.
 import { createRequire } from 'node:module';
@@ -25,7 +25,7 @@ function undiciChoice(env: Record<string, string>, url: string): string {
 }
 
 function ourChoice(env: Record<string, string>, url: string): string {
-  const choice = proxyFor(env, new URL(url));
+  const choice = proxyFor(proxySettings(env), new URL(url));
   if (!choice.proxy) return 'none';
   const s = proxySettings(env);
   return new URL(url).protocol === 'https:' && s.httpsProxy ? 'https' : 'http';
@@ -65,8 +65,8 @@ describe('proxyFor decides as undici does', () => {
   });
 
   it('the port in NO_PROXY counts (it was stripped: doctor said "bypasses the proxy" for a request that went through it)', () => {
-    expect(proxyFor({ HTTP_PROXY: P, NO_PROXY: '127.0.0.1:9999' }, new URL('http://127.0.0.1:8888/'))).toEqual({ proxy: `${P}/` });
-    expect(proxyFor({ HTTP_PROXY: P, NO_PROXY: '127.0.0.1:9999' }, new URL('http://127.0.0.1:9999/'))).toEqual({ bypassedBy: '127.0.0.1:9999' });
+    expect(proxyFor(proxySettings({ HTTP_PROXY: P, NO_PROXY: '127.0.0.1:9999' }), new URL('http://127.0.0.1:8888/'))).toEqual({ proxy: `${P}/` });
+    expect(proxyFor(proxySettings({ HTTP_PROXY: P, NO_PROXY: '127.0.0.1:9999' }), new URL('http://127.0.0.1:9999/'))).toEqual({ bypassedBy: '127.0.0.1:9999' });
   });
 });
 
@@ -76,13 +76,13 @@ describe('a proxy variable that is no address', () => {
     [{ https_proxy: 'proxy:3128' }, 'https_proxy'],
     [{ HTTPS_PROXY: 'ftp://proxy' }, 'HTTPS_PROXY'],
   ])('%j: a usage error naming %s', (env, name) => {
-    const error = proxyVariableError(env);
+    const error = proxyVariableError(proxySettings(env));
     expect(error?.exitCode).toBe(2);
     expect(error?.message).toMatch(new RegExp(`^${name} is not a proxy's address`));
   });
 
   it('an address is none', () => {
-    expect(proxyVariableError({ HTTP_PROXY: P, HTTPS_PROXY: 'https://user:pw@proxy:8443' })).toBeUndefined();
+    expect(proxyVariableError(proxySettings({ HTTP_PROXY: P, HTTPS_PROXY: 'https://user:pw@proxy:8443' }))).toBeUndefined();
   });
 });
 

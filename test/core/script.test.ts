@@ -9,6 +9,7 @@ import { useTestEmulator } from '../helpers/emulator.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { ERROR_CODES } from '../../src/error-codes.js';
 import { clockCheck, nodeCheck, proxyCheck } from '../../src/commands/doctor.js';
+import { proxySettings } from '../../src/api/proxy.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 import { clockTime, scopeList } from '../../src/io/output.js';
 
@@ -241,10 +242,10 @@ describe('svc doctor', () => {
     expect(clockCheck(new Date(now - 120_000).toUTCString(), now)).toMatchObject({ status: 'warning', message: expect.stringContaining('120 s ahead') });
     expect(clockCheck(new Date(now + 3600_000).toUTCString(), now).status).toBe('failed');
     const url = new URL('https://api.example.com');
-    expect(proxyCheck({ HTTPS_PROXY: 'http://user:pw@proxy:3128' }, url).message).toBe(
+    expect(proxyCheck(proxySettings({ HTTPS_PROXY: 'http://user:pw@proxy:3128' }), url).message).toBe(
       'requests to api.example.com go through the proxy http://user:***@proxy:3128/',
     );
-    expect(proxyCheck({ HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.example.com' }, url).message).toContain('bypasses');
+    expect(proxyCheck(proxySettings({ HTTPS_PROXY: 'http://proxy:3128', NO_PROXY: '.example.com' }), url).message).toContain('bypasses');
   });
 });
 

@@ -393,7 +393,7 @@ describe('JSON-RPC as the spec says', () => {
 
   it('past 128 unanswered requests, one more is refused at once (-32000), and the session goes on', async () => {
     const { child, answers, send, exited } = rawSession({ SVC_MCP_REQUESTS_PER_MINUTE: '100000' });
-    // Waits of 1 s: once stdin closes, answers in flight have 5 s (server.ts ANSWERS_WITHIN_MS).
+    // Waits of 1 s: once stdin closes, answers in flight have 5 s (session-end.ts ANSWERS_WITHIN_MS).
     for (let id = 1; id <= 134; id++) send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'events_wait', arguments: { wait_seconds: 1 } } });
     child.stdin.end();
     await exited;

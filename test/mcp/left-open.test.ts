@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/mcp/audit.js';
-import { leftOpen, SESSIONS_DIR } from '../../src/mcp/session.js';
+import { leftOpen } from '../../src/mcp/left-open.js';
+import { SESSIONS_DIR } from '../../src/mcp/session.js';
 import { acquireFileLock } from '../../src/config/lock.js';
 import { makeDir } from '../../src/config/writable.js';
 
