@@ -2,7 +2,7 @@
 // layers import one way, the emulator imports nothing from the CLI but the contract and the
 // file toolkit,
 // no import cycles, no `as never` casts, no static import of a heavy library where the
-// start path could load it. Syntax-only rules (no type information), so it stays fast.
+// start path could load it, functions under 100 lines and files under 400, comments without history. Syntax-only rules (no type information), so it stays fast.
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { existsSync } from 'node:fs';
@@ -31,6 +31,25 @@ const HEAVY_RULE = [
     ],
   },
 ];
+
+/** Comments say why, in words that stand alone: an issue number or a round is history, which git keeps. */
+const svcRules = {
+  rules: {
+    'comments-say-why': {
+      meta: { type: 'suggestion', schema: [], messages: { history: 'a comment says why, not where it came from ("{{text}}"): git log keeps the history' } },
+      create(context) {
+        return {
+          Program() {
+            for (const comment of context.sourceCode.getAllComments()) {
+              const found = /\b(issues? #?\d+|round \d+)\b/i.exec(comment.value);
+              if (found) context.report({ loc: comment.loc, messageId: 'history', data: { text: found[0] } });
+            }
+          },
+        };
+      },
+    },
+  },
+};
 
 /** A folder below src/ that must not import from another (resolved paths, not specifiers). */
 const zone = (target, from, message, except) => ({ target: `./src/${target}`, from: `./src/${from}`, message, ...(except ? { except } : {}) });
@@ -76,7 +95,7 @@ export default tseslint.config(
   {
     files: ['src/**/*.{ts,tsx}'],
     languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 2023, sourceType: 'module', ecmaFeatures: { jsx: true } } },
-    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
+    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX, svc: svcRules },
     settings: { 'import-x/resolver-next': [sourceResolver], 'import-x/extensions': ['.ts', '.tsx', '.js'] },
     rules: {
       'no-restricted-syntax': [
@@ -91,8 +110,10 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: ZONES }],
       'no-restricted-imports': HEAVY_RULE,
-      // A function a newcomer reads in one sitting (issue 52): split what grows past it.
+      // A function a newcomer reads in one sitting, a file in one more: split what grows past them, along its seams.
       'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 400 }],
+      'svc/comments-say-why': 'error',
     },
   },
   // The emulator is not on the CLI's start path: its libraries load with it.

@@ -44,8 +44,8 @@ export function gapWarning(gap: Gap, lastDelivered: string | undefined, what = '
 }
 
 /**
- * `--since ID` and the service has no such event (issue 44: a typo replayed up to 10,000 events,
- * and forwarded them again): nothing is replayed; `--since start` asks for every retained one.
+ * `--since ID` and the service has no such event (a typo must not replay up to 10,000 events
+ * and forward them again): nothing is replayed; `--since start` asks for every retained one.
  */
 export class UnknownSinceError extends CliError {
   constructor(since: string) {
