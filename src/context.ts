@@ -11,7 +11,7 @@ import type { HttpTransport } from './api/http.js';
 import type { ProxySettings } from './api/proxy.js';
 import type { Prompter } from './io/interactive.js';
 import type { Io } from './io/io.js';
-import type { Browser, Clock, Env, GlobalOptions, Random, Uninterruptible } from './shared/runtime.js';
+import type { Browser, Clock, Env, GlobalOptions, KeepEnding, Random, Uninterruptible } from './shared/runtime.js';
 import type { AccessTokenOptions } from './auth/session.js';
 import type { TransactionSteps } from './credentials/transaction.js';
 import type { Mode } from './contract/constants.js';
@@ -50,6 +50,8 @@ export interface Context extends BaseContext {
   transactionSteps?: TransactionSteps;
   /** Holds Ctrl-C back while a new token pair is stored (src/cli/process/process.ts); absent in tests that run in process. */
   uninterruptible?: Uninterruptible;
+  /** A second Ctrl-C does not cut short what the command ends as it stops (svc mcp's live calls); absent in tests that run in process. */
+  keepEnding?: KeepEnding;
   /**
    * Settles what logins killed before recording their tokens left (src/auth/interrupted.ts),
    * saying what was done on stderr. Cheap when config.json names none.

@@ -9,7 +9,7 @@ import type { ConfigData, ConfigStore } from '../config/config.js';
 import { configDir } from '../config/paths.js';
 import { withProfileLockIn } from '../config/lock.js';
 import type { TransactionSteps } from '../credentials/transaction.js';
-import type { Uninterruptible } from '../shared/runtime.js';
+import type { KeepEnding, Uninterruptible } from '../shared/runtime.js';
 import type { KeychainBackend, SecretStore } from '../credentials/store.js';
 import { FallbackSecretStore, FileSecretStore, KeychainSecretStore, osKeychain, storePreference } from '../credentials/store.js';
 import { resolveCredential } from '../credentials/resolve.js';
@@ -52,6 +52,8 @@ export interface Runtime {
   transactionSteps?: TransactionSteps;
   /** Holds Ctrl-C back while a new token pair is stored (src/cli/process/process.ts). */
   uninterruptible?: Uninterruptible;
+  /** Keeps a second Ctrl-C from ending the process while the command ends what it started (src/cli/process/signals.ts). */
+  keepEnding?: KeepEnding;
   /** The Idempotency-Key of the run's first create (src/api/client.ts), when its caller may send it again (svc mcp). */
   idempotencyKey?: string;
   /** The service's prices as the caller read them (Context.knownPrices). */
@@ -143,6 +145,7 @@ export function createContext(runtime: Runtime, globals: GlobalOptions, version:
     withProfileLock: (profile, fn) => withProfileLockIn(dir, profile, fn, lockOptions),
     ...(runtime.transactionSteps ? { transactionSteps: runtime.transactionSteps } : {}),
     ...(runtime.uninterruptible ? { uninterruptible: runtime.uninterruptible } : {}),
+    ...(runtime.keepEnding ? { keepEnding: runtime.keepEnding } : {}),
     settleSignIns: (known) => settleSignInsSaying(ctx, stderr, known),
     ...(runtime.knownPrices ? { knownPrices: runtime.knownPrices } : {}),
     // A failed resolution is not cached: a command may fix the config and ask again.

@@ -186,14 +186,37 @@ export async function serve(opts: ServeOptions, ctx: Context, tree: RootSpec, ru
     `svc mcp: ${s.tools.length + (hasEventsWait ? 1 : 0)} tools, ${s.session.mode} mode${opts.allowWrite ? ', writes allowed' : ', read-only'}${s.ledger ? `, spending cap ${dollars(s.ledger.capUnits)}` : ''}; audit log ${s.audit.path}\n`,
   );
   let why = 'the session ended';
+  const ending = holdTheEnd(ctx);
   try {
     why = await ended;
   } finally {
-    await endSession(s, why, () => transport.allAnswered());
+    ending.begin();
+    await endSession(s, why, () => transport.allAnswered()).finally(ending.done);
     sessionEnd.abort();
     await server.close().catch(() => {});
     await s.audit.flushRefused().catch(auditFailed(s));
     // Last: while it is held, no other session takes this one's calls for left behind.
     await s.release();
   }
+}
+
+/**
+ * From the first signal, or the end's first step, until the live calls the session started are
+ * ended and written down, a Ctrl-C does not end the process (said on stderr): only SIGKILL
+ * cuts the end short. The first signal still stops the session (ctx.signal), which hastens
+ * its end. Without it, a second Ctrl-C would leave calls running, billed.
+ */
+function holdTheEnd(ctx: Context): { begin(): void; done(): void } {
+  let release: (() => void) | undefined;
+  const begin = () => {
+    release ??= ctx.keepEnding?.('the live calls it started are ended and written down') ?? (() => {});
+  };
+  ctx.signal.addEventListener('abort', begin, { once: true });
+  return {
+    begin,
+    done: () => {
+      ctx.signal.removeEventListener('abort', begin);
+      release?.();
+    },
+  };
 }

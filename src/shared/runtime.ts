@@ -28,3 +28,9 @@ export type { GlobalOptions } from './globals.js';
  * `what` finishes "svc: stopping once …" (by default, "the new sign-in is stored").
  */
 export type Uninterruptible = <T>(keep: () => Promise<T>, what?: string) => Promise<T>;
+/**
+ * From now until the returned function is called, Ctrl-C does not end the process: the command
+ * goes on ending what it started (`what` finishes "svc: still stopping once …", said once).
+ * Its first Ctrl-C still stops it through ctx.signal, which is what hastens its end.
+ */
+export type KeepEnding = (what: string) => () => void;

@@ -98,28 +98,34 @@ async function expectOwned(id: string): Promise<void> {
 
 describe('a create whose answer is held when the session ends', () => {
   it.each([
-    ['SIGTERM 100 ms after the service made the call (answer held 1.5 s)', 1, 1_500],
-    ['SIGTERM twice, 30 ms apart', 2, 1_500],
-  ])('%s: the call is learnt by its key and ended; nothing more is made', async (_name, signals, held) => {
+    ['SIGTERM 100 ms after the service made the call (answer held 1.5 s)', 1, 1_500, 'SIGTERM'],
+    ['SIGTERM twice, 30 ms apart', 2, 1_500, 'SIGTERM'],
+    ['Ctrl-C twice, 30 ms apart', 2, 1_500, 'SIGINT'],
+  ] as const)('%s: the call is learnt by its key and ended; nothing more is made', async (_name, signals, held, signal) => {
     await emulator().plane.delay('/v1/calls', held, { method: 'POST' });
     // The end's answer held too, so the second signal lands while svc is still ending the call.
     if (signals === 2) await emulator().plane.delay('/v1/calls/', 300, { method: 'POST' });
-    const { client, transport } = await connect();
+    const { client, transport, stderr } = await connect();
     const child = processOf(transport);
     const pending = call(client, 'calls_start', { languages: 'en,es' }).catch((error: Error) => error);
     const id = await madeCall();
     await new Promise((r) => setTimeout(r, 100));
-    process.kill(child.pid!, 'SIGTERM');
+    process.kill(child.pid!, signal);
     if (signals === 2) {
       await new Promise((r) => setTimeout(r, 30));
       expect(child.exitCode ?? child.signalCode, 'svc mcp was still ending the call').toBeNull();
-      process.kill(child.pid!, 'SIGTERM');
+      process.kill(child.pid!, signal);
     }
     await exitOf(child, 8_000);
     await pending;
     expect(await statusWithin(id, 'ended')).toBe('ended');
     expect(await liveCalls()).toHaveLength(1);
     await expectOwned(id);
+    // A second Ctrl-C is said, with the one way left to end svc sooner.
+    if (signal === 'SIGINT')
+      expect(stderr()).toMatch(
+        /^svc: still stopping once the live calls it started are ended and written down; only SIGKILL \(kill -KILL \d+\) ends it sooner$/m,
+      );
   });
 
   it('SIGTERM while the create is on its way (not yet at the service): one call is made in all, and ended', async () => {

@@ -6,7 +6,7 @@ import { lazyRequire } from '../../node-require.js';
 import type { Prompter } from '../../io/interactive.js';
 import { pipeReaderCheck } from './pipe-reader.js';
 import { whileAwaited } from './stranded.js';
-import { endingSignals, interruptionShield, signalAtStep, stepLog } from './signals.js';
+import { endingSignals, interruptionShield, keepEnding, signalAtStep, stepLog } from './signals.js';
 
 // node:crypto (with webcrypto), readline and timers/promises load on first use: `--help`
 // and most commands never need them, and loading them costs start-up time.
@@ -247,6 +247,7 @@ export async function runAsProcess(work: (runtime: Runtime) => Promise<number>):
   const runtime = createProcessRuntime(controller);
   const shield = interruptionShield(runtime.stderr);
   runtime.uninterruptible = shield.uninterruptible;
+  runtime.keepEnding = keepEnding(runtime.stderr);
   const stopAt = signalAtStep(process.env.SVC_TEST_SIGNAL_AT, controller.signal, shield);
   const logged = stepLog(process.env.SVC_TEST_STEP_LOG);
   if (stopAt || logged)

@@ -4,7 +4,7 @@
 import type { Output } from '../../context.js';
 import { lazyRequire } from '../../node-require.js';
 import type { TransactionStep, TransactionSteps } from '../../credentials/transaction.js';
-import type { Uninterruptible } from '../../shared/runtime.js';
+import type { KeepEnding, Uninterruptible } from '../../shared/runtime.js';
 
 /**
  * SVC_TEST_STEP_LOG=<file> (bench/credential-window.mjs): each credential transaction step is
@@ -139,5 +139,23 @@ export function endingSignals(controller: AbortController, shield: Shield): { do
       if (received) end(received);
       else for (const name of signals) process.off(name, onSignal);
     },
+  };
+}
+
+/**
+ * Ctrl-C's default (the process ends at once, once the command's own handler is spent) set
+ * aside while a command ends what it started: each Ctrl-C is said, once, and only SIGKILL cuts
+ * the end short. (SIGTERM and SIGHUP wait for the end already: endingSignals.)
+ */
+export function keepEnding(stderr: Output): KeepEnding {
+  return (what) => {
+    let said = false;
+    const again = () => {
+      if (said) return;
+      said = true;
+      stderr.write(`svc: still stopping once ${what}; only SIGKILL (kill -KILL ${process.pid}) ends it sooner\n`);
+    };
+    process.on('SIGINT', again);
+    return () => process.off('SIGINT', again);
   };
 }
