@@ -214,12 +214,39 @@ export interface LoadedCommand {
   stopsOnInterrupt?: boolean;
 }
 
-/** What `leaf` demands of a module (property types, so parameters are checked strictly). */
+/** What a command module must be (property types, so parameters are checked strictly). */
 type Handler<D, Opts> = {
+  command?: D;
   parse: (args: ArgsOf<D>, flags: FlagsOf<D>) => Opts;
   run: (opts: Opts, ctx: Context, tree: RootSpec, runInProcess: RunInProcess) => Promise<void>;
   stopsOnInterrupt?: boolean;
 };
+
+/** A command file's default export: its declaration, checked against its parse and run. */
+export interface CheckedCommand {
+  readonly kind: 'checked-command';
+  readonly command: CommandDecl;
+  /** False for a declaration with nothing to run (`svc help`). */
+  readonly runs: boolean;
+}
+
+/**
+ * A command file's last line, `export default commandModule({ command, parse, run })`: tsc
+ * checks here that parse accepts what the declaration produces and run accepts what parse
+ * returns, in the file itself.
+ */
+export function commandModule<D extends CommandDecl<any, any>, Opts>(module: Handler<D, Opts> & { command: D }): CheckedCommand {
+  return { kind: 'checked-command', command: module.command, runs: true };
+}
+
+/**
+ * The default export of a command answered before any command runs (`svc help`, read by
+ * src/cli/tree.ts's `readHelpWord`): declared for the command list, help and completions, with
+ * nothing to run.
+ */
+export function declaredOnly(command: CommandDecl): CheckedCommand {
+  return { kind: 'checked-command', command, runs: false };
+}
 
 export interface Leaf {
   readonly kind: 'leaf';
