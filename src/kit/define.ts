@@ -104,6 +104,7 @@ export type ArgValues<A extends readonly ArgSpec[]> = A extends readonly [infer 
 // ---- commands ------------------------------------------------------------------------
 
 export interface CommandSpec<F extends FlagSpecs = FlagSpecs, A extends readonly ArgSpec[] = readonly ArgSpec[]> {
+  /** Its file's name: `list` is calls/links/list.ts. */
   name: string;
   summary: string;
   /** Command lines shown under "Examples:" in its help. */
