@@ -33,7 +33,7 @@ describe('svc help <topic>', () => {
     for (const wanted of ['environment', 'exit-codes', 'formatting', 'modes', 'secrets', 'mcp', 'emulator', 'proxies', 'troubleshooting'])
       expect(names).toContain(wanted);
     expect(TOPICS.map((t) => t.name)).toEqual(names);
-    const bash = readFileSync(join(root, 'completions/svc.bash'), 'utf8');
+    const bash = readFileSync(join(root, 'dist/completions/svc.bash'), 'utf8');
     expect(bash).toContain(`'help|#arg') echo '${names.join(' ')}' ;;`);
   });
 
