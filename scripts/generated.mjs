@@ -13,27 +13,26 @@ export const root = new URL('..', import.meta.url).pathname;
 const commandsDir = join(root, 'src/commands');
 
 /**
- * The modules under src/commands/ that declare a command: src/kit/command-files.ts, the one
- * rule, made JavaScript by esbuild (this script runs before anything is built).
+ * Every module under src/commands/: src/kit/command-files.ts, the one listing, made JavaScript
+ * by esbuild (this script runs before anything is built).
  */
-async function commandModulePaths() {
+async function commandFiles() {
   const source = readFileSync(join(root, 'src/kit/command-files.ts'), 'utf8');
   const { code } = await transform(source, { loader: 'ts', format: 'esm' });
-  const rule = await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
-  return rule.commandModulePaths(commandsDir);
+  const listing = await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+  return listing.commandFiles(commandsDir);
 }
 
 /**
- * `{ manifest, …exports }`: the manifest of the declarations (src/kit/manifest.ts), and
+ * `{ manifest, …exports }`: the manifest of src/commands/, walked (src/kit/manifest.ts), and
  * what `contents` exports (TypeScript, paths from the repository's root), bundled and imported.
  */
 export async function declaredManifest(contents = '') {
-  const paths = await commandModulePaths();
+  const paths = await commandFiles();
   const entry = [
-    "import { ROOT } from './src/commands/index.ts';",
     "import { manifestOf } from './src/kit/manifest.ts';",
     ...paths.map((path, i) => `import * as m${i} from './src/commands/${path}.ts';`),
-    `export const manifest = manifestOf(ROOT, { ${paths.map((path, i) => `${JSON.stringify(path)}: m${i}`).join(', ')} });`,
+    `export const manifest = manifestOf({ ${paths.map((path, i) => `${JSON.stringify(path)}: m${i}`).join(', ')} });`,
     contents,
   ].join('\n');
   // Inside the repository, where the libraries left out of the bundle resolve.

@@ -1,6 +1,6 @@
 // `svc __complete profiles` (hidden): the profile names, one a line, for shell completion.
 // Reads config.json only and never fails loudly: a broken config just completes nothing.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 
@@ -32,3 +32,5 @@ export async function run(_opts: CompleteOptions, ctx: Context): Promise<void> {
       .join(''),
   );
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc account`: the organization, the mode, the credential in use, its scopes, the balance.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { money } from '../io/money.js';
 import { printObject } from '../io/output.js';
@@ -42,3 +42,5 @@ export async function run(_opts: AccountShowOptions, ctx: Context): Promise<void
     { ...account, balance },
   );
 }
+
+export default commandModule({ command, parse, run });

@@ -1,7 +1,7 @@
 // `svc api [METHOD] PATH [-f/-F key=value …] [-H 'Name: value'] [--input FILE|-]
 // [--paginate] [--jq EXPR] [--include]`: any request, authenticated like every other
 // command — the escape hatch for what is not wrapped, shaped like `gh api`.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, repeated, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { headerValueProblem, isHeaderName, type HttpResponse } from '../api/http.js';
@@ -277,3 +277,5 @@ export async function run(opts: ApiRequestOptions, ctx: Context): Promise<void> 
     ctx.io.stdout.write(all + '\n');
   }
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc completion bash|zsh|fish`: prints the script the build writes to dist/completions/ (same generator).
-import { defineCommand, type ArgsOf, type FlagsOf, type RootSpec } from '../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf, type RootSpec } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { completionScript, SHELLS } from '../kit/completion/generate.js';
@@ -33,3 +33,5 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
 export async function run(opts: CompletionOptions, ctx: Context, tree: RootSpec): Promise<void> {
   ctx.io.stdout.write(completionScript(opts.shell, tree));
 }
+
+export default commandModule({ command, parse, run });

@@ -1,6 +1,6 @@
 // `svc doctor`: one run that checks the setup and explains it. Each line is ok, warning
 // or failed, with the fix. A failed check is a ChecksFailedError (exit 1); warnings are advice.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import type { ConfigData, Profile } from '../config/config.js';
@@ -279,3 +279,5 @@ function report(ctx: Context, checks: Check[]): void {
   }
   if (failed) throw new ChecksFailedError(`${failed} check(s) failed, ${warnings} warning(s)`);
 }
+
+export default commandModule({ command, parse, run });

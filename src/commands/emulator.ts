@@ -1,5 +1,5 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, repeated, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { BaseContext } from '../context.js';
 import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../contract/constants.js';
 import { NewerFormatFileError, UsageError } from '../errors.js';
@@ -320,3 +320,5 @@ async function waitAndClose(emulator: { close(): Promise<void> }, ctx: BaseConte
 export { parseEmulatorStart as parse, runEmulatorStart as run };
 /** The emulator serves until Ctrl-C: that is how it is meant to stop (exit 0). */
 export const stopsOnInterrupt = true;
+
+export default commandModule({ command, parse: parseEmulatorStart, run: runEmulatorStart, stopsOnInterrupt });

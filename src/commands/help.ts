@@ -3,7 +3,7 @@
 // is commander's own --help, the one place help is made: src/cli/tree.ts's readHelpWord reads
 // `svc help calls list` as `svc calls list --help` (at any depth, which commander's help
 // command cannot do); a topic (docs/topics/) is printed by src/cli/help-topic.ts. Nothing runs here.
-import { defineCommand } from '../kit/define.js';
+import { declaredOnly, defineCommand } from '../kit/define.js';
 import { TOPICS } from '../help-topics/topics.js';
 
 export const command = defineCommand({
@@ -12,3 +12,5 @@ export const command = defineCommand({
   args: [{ name: 'command', help: 'the command, or a topic', variadic: true, choices: TOPICS.map((topic) => topic.name) }],
   scopes: [],
 });
+
+export default declaredOnly(command);

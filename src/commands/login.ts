@@ -1,7 +1,7 @@
 // `svc login`: the OAuth 2.0 authorization code flow with PKCE for a native app
 // (docs/contract.md "Authorize", "Token endpoint" and "Authentication" 7, RFC 6749 §4.1, RFC 7636, RFC 8252), storing the
 // connection as one secret entry and the profile's metadata in config.json.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { SCOPES, CLI_CLIENT_ID, PREFIX } from '../contract/constants.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
@@ -307,3 +307,5 @@ async function step<T>(fn: () => Promise<T>, ctx: Context): Promise<T> {
     throw new CliError(error.message);
   }
 }
+
+export default commandModule({ command, parse, run });

@@ -3,7 +3,7 @@
 // leave a connection open that svc can no longer close) and exits with the failure's code;
 // `--local` forgets it without revoking, saying that the connection stays open.
 import { keepModeThroughChange } from '../credentials/mode.js';
-import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';
@@ -264,3 +264,5 @@ async function confirmSharedConnection(ctx: Context, config: ConfigData, leaving
   if (!ctx.io.canPrompt()) throw new UsageError(`${message}; nothing was changed`, `run it again with --yes to log out all the same, or \`svc logout --all\``);
   if (!(await confirm(ctx, `${message}. Log out anyway?`))) throw new CliError('nothing was changed', 1);
 }
+
+export default commandModule({ command, parse, run });

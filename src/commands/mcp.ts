@@ -1,7 +1,7 @@
 // `svc mcp [--allow-write] [--live --max-spend DOLLARS]`: svc as an MCP server on stdio, for AI
 // assistants (Claude Code, Cursor, VS Code). Its tools are the commands whose declarations say
 // `mcp` (server.ts, tools.ts); test mode and read-only unless the user says otherwise.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import type { RootSpec, RunInProcess } from '../kit/define.js';
 import { centsToUnits } from '../mcp/budget.js';
@@ -51,3 +51,5 @@ export async function run(opts: ServeOptions, ctx: Context, tree: RootSpec, runI
 
 /** Stdin closing ends the session; Ctrl-C too, as a success. */
 export const stopsOnInterrupt = true;
+
+export default commandModule({ command, parse, run, stopsOnInterrupt });

@@ -1,5 +1,5 @@
 // `svc mode [test|live]`: shows the mode commands use (and why), or sets the profile's default.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import type { Mode } from '../contract/constants.js';
 import { chooseModeOf, chooseProfileName, keyForMode, namedProfile, parseModeValue, requireProfile } from '../credentials/resolve.js';
@@ -68,3 +68,5 @@ export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
     null,
   );
 }
+
+export default commandModule({ command, parse, run });

@@ -1,7 +1,7 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
 import { sanitizeOneLine, sanitizeText } from '../io/sanitize.js';
 import { checkText, LIMITS } from '../contract/index.js';
-import { defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { parseText } from '../validate/index.js';
@@ -291,3 +291,5 @@ async function* numbered(lines: AsyncIterable<string | LongLine>): AsyncGenerato
     yield typeof line === 'string' ? { text: line.replace(/\r$/, ''), number, long: false } : { text: '', number, long: true };
   }
 }
+
+export default commandModule({ command, parse, run });

@@ -1,7 +1,7 @@
 // `svc version`: the same as `svc --version` (gh has both); with --json, an object
 // that also names the Node.js version, the platform and how svc was installed (npm,
 // standalone, deb), for bug reports.
-import { defineCommand } from '../kit/define.js';
+import { commandModule, defineCommand } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { printJson } from '../io/output.js';
 import { installMethod } from '../shared/version.js';
@@ -22,3 +22,5 @@ export async function run(_opts: unknown, ctx: Context): Promise<void> {
     printJson(ctx, { version: ctx.version, node: process.versions.node, platform: `${process.platform}/${process.arch}`, install: installMethod() });
   else ctx.io.stdout.write(`${ctx.version}\n`);
 }
+
+export default commandModule({ command, parse, run });

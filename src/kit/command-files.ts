@@ -1,17 +1,20 @@
-// Which files declare a command, decided here once: a .ts file under src/commands/ with a line
-// that begins `export const command`. src/cli/declared.ts (a command line run from the
-// sources) and scripts/generated.mjs (the build's manifest, man pages and completions) both ask
-// this module, so the build and the tests can never find different commands.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The files of src/commands/, listed here once: every one is a command at its path, or a
+// group's index.ts (src/kit/manifest.ts reads them into the tree and refuses anything else).
+// src/cli/declared.ts (a command line run from the sources) and scripts/generated.mjs (the
+// build's manifest, man pages and completions) both ask this module, so the build and the
+// tests can never find different commands.
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
-const DECLARES_A_COMMAND = /^export const command\b/m;
-
-/** The modules under `commandsDir` (src/commands/) that declare a command, by their path without extension. */
-export function commandModulePaths(commandsDir: string): string[] {
-  return readdirSync(commandsDir, { recursive: true })
-    .map(String)
-    .filter((file) => file.endsWith('.ts') && DECLARES_A_COMMAND.test(readFileSync(join(commandsDir, file), 'utf8')))
-    .map((file) => file.replace(/\\/g, '/').replace(/\.ts$/, ''))
+/** Every module under `commandsDir` (src/commands/) by its path without extension (`calls/list`); throws on a file that is not TypeScript. */
+export function commandFiles(commandsDir: string): string[] {
+  return readdirSync(commandsDir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(commandsDir, join(entry.parentPath, entry.name)).replace(/\\/g, '/'))
+    .map((file) => {
+      if (!file.endsWith('.ts') || file.endsWith('.d.ts'))
+        throw new Error(`src/commands/${file}: only commands live in src/commands/, each a .ts file at its command line's path`);
+      return file.slice(0, -'.ts'.length);
+    })
     .sort();
 }

@@ -1,12 +1,13 @@
-// Commands declared where they run. Each leaf module (src/commands/<group>/<verb>.ts)
-// exports `command = defineCommand({...})`: its name, summary, examples, arguments, flags
-// and scopes as plain data; and `parse(args, flags)` / `run(opts, ctx)` whose input
-// types come from that declaration (ArgsOf/FlagsOf). A group's index lists its leaves
-// with `leaf(mod.command, () => import('./verb.js'))`, which also checks at compile time
-// that the module's parse accepts what the declaration produces and that run accepts
-// what parse returns. The build writes the tree as data, the manifest (src/kit/manifest.ts),
-// from which the parser (src/cli/tree.ts), help, completions and man pages are made; a
-// command's module is loaded only to run it.
+// Commands declared where they run. A command's file is at the path of its command line
+// (src/commands/calls/links/list.ts is `svc calls links list`) and exports
+// `command = defineCommand({...})`: its name, summary, examples, arguments, flags and scopes as
+// plain data; `parse(args, flags)` / `run(opts, ctx)` whose input types come from that
+// declaration (ArgsOf/FlagsOf); and, last, `export default commandModule({ command, parse, run })`,
+// where tsc checks that parse accepts what the declaration produces and run accepts what parse
+// returns. A folder is a group, declared by its index.ts (`group = defineGroup({...})`; the
+// root's is src/commands/index.ts, `root = defineRoot({...})`). The build walks the folder into
+// the tree as data, the manifest (src/kit/manifest.ts), from which the parser (src/cli/tree.ts),
+// help, completions and man pages are made; a command's module is loaded only to run it.
 //
 // This file is on every start path: plain data and types only (no commander, no Node).
 import type { Context } from '../context.js';
@@ -103,6 +104,7 @@ export type ArgValues<A extends readonly ArgSpec[]> = A extends readonly [infer 
 // ---- commands ------------------------------------------------------------------------
 
 export interface CommandSpec<F extends FlagSpecs = FlagSpecs, A extends readonly ArgSpec[] = readonly ArgSpec[]> {
+  /** Its file's name: `list` is calls/links/list.ts. */
   name: string;
   summary: string;
   /** Command lines shown under "Examples:" in its help. */
@@ -214,61 +216,98 @@ export interface LoadedCommand {
   stopsOnInterrupt?: boolean;
 }
 
-/** What `leaf` demands of a module (property types, so parameters are checked strictly). */
+/** What a command module must be (property types, so parameters are checked strictly). */
 type Handler<D, Opts> = {
+  command: D;
   parse: (args: ArgsOf<D>, flags: FlagsOf<D>) => Opts;
   run: (opts: Opts, ctx: Context, tree: RootSpec, runInProcess: RunInProcess) => Promise<void>;
   stopsOnInterrupt?: boolean;
 };
+
+/** A command file's default export: its declaration, checked against its parse and run. */
+export interface CheckedCommand {
+  readonly kind: 'checked-command';
+  readonly command: CommandDecl;
+  /** False for a declaration with nothing to run (`svc help`). */
+  readonly runs: boolean;
+}
+
+/**
+ * A command file's last line, `export default commandModule({ command, parse, run })`: tsc
+ * checks here that parse accepts what the declaration produces and run accepts what parse
+ * returns; the manifest refuses a command file without it.
+ */
+export function commandModule<D extends CommandDecl<any, any>, Opts>(module: Handler<D, Opts>): CheckedCommand {
+  return { kind: 'checked-command', command: module.command, runs: true };
+}
+
+/**
+ * The default export of a command answered before any command runs (`svc help`, read by
+ * src/cli/tree.ts's `readHelpWord`): declared for the command list, help and completions, with
+ * nothing to run.
+ */
+export function declaredOnly(command: CommandDecl): CheckedCommand {
+  return { kind: 'checked-command', command, runs: false };
+}
 
 export interface Leaf {
   readonly kind: 'leaf';
   decl: CommandDecl;
   /**
    * Where the command's code is: its module under src/commands/, without the extension
-   * (`calls/list`). The manifest's leaves carry it (src/kit/manifest.ts); absent for a
-   * command with nothing to run (`svc help`).
+   * (`calls/list`), which is its command line. Absent for a command with nothing to run (`svc help`).
    */
   module?: string;
-  /** Its module, imported: the declarations' tree only (src/commands/index.ts), not the manifest. */
-  load?: () => Promise<LoadedCommand>;
-}
-
-/** A leaf of a group: its declaration and the module that runs it (imported only then). */
-export function leaf<D extends CommandDecl<any, any>, Opts>(decl: D, load: () => Promise<Handler<D, Opts>>): Leaf {
-  return { kind: 'leaf', decl, load: load as unknown as Leaf['load'] };
-}
-
-/**
- * The leaf of a command answered before any leaf runs (`svc help`, read by src/cli/tree.ts's
- * `readHelpWord`): declared for the command list, help and completions, with nothing to load.
- */
-export function declaredLeaf(decl: CommandDecl): Leaf {
-  return { kind: 'leaf', decl };
 }
 
 // ---- groups --------------------------------------------------------------------------
 
+/** A group as its folder's index.ts declares it: its commands are the folder's files. */
 export interface GroupSpec {
+  /** Its folder's name. */
   name: string;
   summary: string;
   examples?: readonly string[];
-  /** The leaves and subgroups, in help order. */
-  commands: ReadonlyArray<Leaf | Group>;
-  /** `svc account` itself runs too (besides its subcommands). */
-  self?: Leaf;
   hidden?: boolean;
+  /**
+   * Its commands and subgroups in help order, every one named; absent, they are listed
+   * alphabetically. A name here with no file, or a file not named here, fails the build.
+   */
+  order?: readonly string[];
 }
 
-export interface Group extends GroupSpec {
+export interface GroupDecl extends GroupSpec {
+  readonly kind: 'group-decl';
+}
+
+export function defineGroup(spec: GroupSpec): GroupDecl {
+  return { kind: 'group-decl', ...spec };
+}
+
+/** A group in the tree: its declaration and its folder's commands, in help order. */
+export interface Group extends Omit<GroupSpec, 'order'> {
   readonly kind: 'group';
-}
-
-export function defineGroup(spec: GroupSpec): Group {
-  return { kind: 'group', ...spec };
+  commands: ReadonlyArray<Leaf | Group>;
+  /** `svc account` itself runs too (besides its subcommands): `account.ts` beside `account/`. */
+  self?: Leaf;
 }
 
 export type Node = Leaf | Group;
+
+/** The root as src/commands/index.ts declares it: svc's own text and global flags. */
+export interface RootDecl {
+  readonly kind: 'root-decl';
+  summary: string;
+  examples: readonly string[];
+  notes: string;
+  globals: FlagSpecs;
+  /** The top-level commands and groups in help order, every one named (see GroupSpec). */
+  order?: readonly string[];
+}
+
+export function defineRoot(spec: Omit<RootDecl, 'kind'>): RootDecl {
+  return { kind: 'root-decl', ...spec };
+}
 
 /** The whole tree: the root's text and global flags, and the top-level commands. */
 export interface RootSpec {

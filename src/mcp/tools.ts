@@ -1,4 +1,4 @@
-// The tools of `svc mcp`, read off the command tree (src/commands/index.ts ROOT): every leaf
+// The tools of `svc mcp`, read off the command tree (the manifest, src/kit/manifest.ts): every leaf
 // whose declaration says `mcp` (src/kit/define.ts McpUse) is one tool, named by its path
 // (`calls_lines_list`), described by its `tool` facts (describe.ts), taking its flags and arguments as named
 // properties. Nothing here is a second list of commands: a new command or flag becomes a tool

@@ -1,5 +1,5 @@
 // svc's global flags: the one declaration (a FlagSpecs of src/kit/define.ts, which
-// src/commands/index.ts's ROOT checks), and the one function that turns what the parser read
+// src/commands/index.ts's root checks), and the one function that turns what the parser read
 // into the form every command's context holds (GlobalOptions, src/shared/runtime.ts).
 import type { Mode } from '../contract/constants.js';
 

@@ -7,8 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMPLETION_FILES, completionScript, SHELLS } from '../../src/kit/completion/generate.js';
 import { commandTree } from '../../src/cli/tree.js';
-import { ROOT } from '../../src/commands/index.js';
+import { declaredTree } from '../../src/cli/declared.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+
+/** The command tree, as the sources declare it. */
+const ROOT = await declaredTree();
 
 const root = join(import.meta.dirname, '..', '..');
 const shipped = (shell: (typeof SHELLS)[number]) => readFileSync(join(root, 'dist', 'completions', COMPLETION_FILES[shell]), 'utf8');

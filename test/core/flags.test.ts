@@ -4,8 +4,11 @@
 // emulator, no context: parseCli's runtime throws if anything is touched.
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { parseCli } from '../helpers/parse.js';
-import { ROOT } from '../../src/commands/index.js';
+import { declaredTree } from '../../src/cli/declared.js';
 import { nameOf, type FlagKind, type FlagsOf, type Node } from '../../src/kit/define.js';
+
+/** The command tree, as the sources declare it. */
+const ROOT = await declaredTree();
 
 /** Leaves some test below parsed successfully (the last test checks that is every leaf). */
 const covered = new Set<string>();

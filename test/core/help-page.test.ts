@@ -3,8 +3,11 @@
 // every line of every command's help within 80 columns.
 import { describe, expect, it } from 'vitest';
 import { isHidden, nameOf, type Node } from '../../src/kit/define.js';
-import { ROOT } from '../../src/commands/index.js';
+import { declaredTree } from '../../src/cli/declared.js';
 import { runCli } from '../helpers/cli.js';
+
+/** The command tree, as the sources declare it. */
+const ROOT = await declaredTree();
 
 /** Every visible command's words: ['calls'], ['calls', 'start'], … */
 function everyCommand(nodes: readonly Node[], prefix: string[] = []): string[][] {

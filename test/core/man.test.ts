@@ -6,7 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isHidden, nameOf, type Node } from '../../src/kit/define.js';
-import { ROOT } from '../../src/commands/index.js';
+import { declaredTree } from '../../src/cli/declared.js';
+
+/** The command tree, as the sources declare it. */
+const ROOT = await declaredTree();
 
 const root = join(import.meta.dirname, '..', '..');
 

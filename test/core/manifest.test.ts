@@ -1,20 +1,42 @@
 // The manifest (src/kit/manifest.ts): the command declarations as data, which the build
 // writes to dist/manifest.json and a command line reads instead of the declarations. It must be
 // what the declarations say (made again here, it is the shipped one), and help, completions,
-// man pages and svc mcp's tools must come from it: a command added to a manifest shows in each.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// man pages and svc mcp's tools must come from it: a command added to a manifest shows in each. It
+// is src/commands/ walked: each file a command at its path, each folder a group, nothing else.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execute } from '../../src/cli/execute.js';
 import type { Runtime } from '../../src/cli/context.js';
 import { declaredCommands } from '../../src/cli/declared.js';
-import { defineCommand, isHidden, nameOf, type Leaf, type Node } from '../../src/kit/define.js';
-import { manifestOf, modulesOf, type Manifest } from '../../src/kit/manifest.js';
-import { commandModulePaths } from '../../src/kit/command-files.js';
+import { commandModule, declaredOnly, defineCommand, defineGroup, isHidden, nameOf, type Leaf, type Node } from '../../src/kit/define.js';
+import { manifestOf, modulesOf, type CommandsModule, type Manifest } from '../../src/kit/manifest.js';
+import { commandFiles } from '../../src/kit/command-files.js';
 import { completionScript, SHELLS } from '../../src/kit/completion/generate.js';
 import { toolsOf } from '../../src/mcp/tools.js';
-import { ROOT } from '../../src/commands/index.js';
 import { root } from '../helpers/spawn.js';
+
+/** Every file under src/commands/, imported, by its path without extension. */
+const paths = commandFiles(join(root, 'src/commands'));
+const modules: Record<string, CommandsModule> = Object.fromEntries(
+  await Promise.all(paths.map(async (path) => [path, (await import(join(root, 'src/commands', `${path}.ts`))) as CommandsModule] as const)),
+);
+const ROOT = manifestOf(modules);
+
+/** A command file's exports: its declaration, checked against a parse and run that do nothing. */
+const commandFile = (name: string): CommandsModule => {
+  const command = defineCommand({ name, summary: `${name} something` });
+  const parse = () => ({});
+  const run = async () => {};
+  return { command, parse, run, default: commandModule({ command, parse, run }) };
+};
+
+/** What manifestOf says of src/commands/ as it is, with `changes` (undefined: the file removed). */
+const walked =
+  (changes: Record<string, CommandsModule | undefined>): (() => Manifest) =>
+  () =>
+    manifestOf(Object.fromEntries(Object.entries({ ...modules, ...changes }).filter((entry): entry is [string, CommandsModule] => entry[1] !== undefined)));
 
 const shipped = (): Manifest => JSON.parse(readFileSync(join(root, 'dist/manifest.json'), 'utf8')) as Manifest;
 
@@ -79,34 +101,79 @@ describe('the manifest', () => {
     }
   });
 
-  it('refuses a leaf no module declares, and a declaration JSON cannot carry', () => {
-    const lost = { ...ROOT, commands: [{ kind: 'leaf', decl: defineCommand({ name: 'lost', summary: 's' }), load: async () => ({}) } as unknown as Leaf] };
-    expect(() => manifestOf(lost, {})).toThrow(/svc lost: no module/);
-    const decl = { ...defineCommand({ name: 'odd', summary: 's' }), examples: [() => 'x'] as unknown as string[] };
-    const odd = { ...ROOT, commands: [{ kind: 'leaf', decl, load: async () => ({}) } as unknown as Leaf] };
-    expect(() => manifestOf(odd, { odd: { command: decl } })).toThrow(/svc odd: its declaration holds something JSON cannot/);
+  it('refuses a declaration JSON cannot carry', () => {
+    const command = { ...defineCommand({ name: 'odd', summary: 's' }), examples: [() => 'x'] as unknown as string[] };
+    expect(walked({ odd: { command, default: declaredOnly(command) } })).toThrow(/svc odd: its declaration holds something JSON cannot/);
   });
 
-  it('refuses a command file no tree reaches (a registration line forgotten), naming the file and the fix', async () => {
-    const paths = commandModulePaths(join(root, 'src/commands'));
-    const modules = Object.fromEntries(
-      await Promise.all(paths.map(async (path) => [path, (await import(join(root, 'src/commands', `${path}.ts`))) as { command?: unknown }] as const)),
+  it('is every file under src/commands/: a command at its path, or a group’s index.ts', () => {
+    const groups = paths.filter((path) => /(^|\/)index$/.test(path));
+    expect(groups).toContain('calls/links/index');
+    // help is a declaration only: listed, with nothing to run.
+    expect([...modulesOf(ROOT), 'help', ...groups].sort()).toEqual(paths);
+  });
+
+  it('refuses a file there that is no command, naming the file and where a helper goes', () => {
+    expect(walked({ 'calls/pacer': { pace: () => 0 } })).toThrow(
+      'src/commands/calls/pacer.ts declares no command: only commands live in src/commands/ (a helper goes in src/kit/, src/mcp/ or src/events/)',
     );
-    // Every file that declares a command today is reached: a runnable leaf's module, or help (a declaration only).
-    expect([...modulesOf(manifestOf(ROOT, modules)), 'help'].sort()).toEqual(paths);
-    const orphan = { command: defineCommand({ name: 'export', summary: 'export a chat' }) };
-    expect(() => manifestOf(ROOT, { ...modules, 'chats/export': orphan })).toThrow(
-      "src/commands/chats/export.ts declares `export`, but no command tree reaches it: add it to its group's index.ts (or src/commands/index.ts)",
+    expect(walked({ 'calls/index': { ...modules['calls/index'], pace: () => 0 } })).toThrow(
+      "src/commands/calls/index.ts declares its folder's group: export const group = defineGroup({ name: 'calls', summary, … }), and nothing else",
+    );
+    expect(walked({ 'calls/index': { ...modules['calls/index'], group: undefined } })).toThrow(
+      "src/commands/calls/index.ts declares its folder's group: export const group = defineGroup({ name: 'calls', summary, … }), and nothing else",
     );
   });
 
-  it('finds only commands under src/commands/: every file there declares one (or, an index.ts, lists its group)', () => {
-    const files = readdirSync(join(root, 'src/commands'), { recursive: true })
-      .map((file) => String(file).replace(/\\/g, '/'))
-      .filter((file) => /\.tsx?$/.test(file));
-    const declaring = new Set(commandModulePaths(join(root, 'src/commands')).map((path) => `${path}.ts`));
-    // A helper belongs with the code it helps (src/kit/, src/mcp/, src/events/), never here.
-    expect(files.filter((file) => !declaring.has(file) && !/(^|\/)index\.ts$/.test(file)).sort()).toEqual([]);
+  it('lists every file under src/commands/ by its path, and refuses one that is not TypeScript', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-commands-'));
+    try {
+      mkdirSync(join(dir, 'calls/links'), { recursive: true });
+      for (const file of ['index.ts', 'login.ts', 'calls/index.ts', 'calls/links/list.ts']) writeFileSync(join(dir, file), '');
+      expect(commandFiles(dir)).toEqual(['calls/index', 'calls/links/list', 'index', 'login']);
+      writeFileSync(join(dir, 'calls/notes.md'), '');
+      expect(() => commandFiles(dir)).toThrow("src/commands/calls/notes.md: only commands live in src/commands/, each a .ts file at its command line's path");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a command or group whose name is not its path', () => {
+    expect(walked({ 'chats/export': undefined, 'chats/exprot': commandFile('export') })).toThrow(
+      'src/commands/chats/exprot.ts declares `export`: a command is named by its file (rename the file, or the command `exprot`)',
+    );
+    expect(walked({ 'keys/index': { group: defineGroup({ name: 'key', summary: 's' }) } })).toThrow(
+      'src/commands/keys/index.ts declares the group `key`: a group is named by its folder (rename the folder, or the group `keys`)',
+    );
+    expect(walked({ 'calls/links/index': undefined })).toThrow(/^src\/commands\/calls\/links\/ is a group, and has no index\.ts: declare it there/);
+  });
+
+  it('refuses a command file without its type check: `export default commandModule({ command, parse, run })`', () => {
+    const { default: _checked, ...unchecked } = modules['calls/list']!;
+    expect(walked({ 'calls/list': unchecked })).toThrow(
+      'src/commands/calls/list.ts does not end with `export default commandModule({ command, parse, run })`, where tsc checks that run takes what parse returns',
+    );
+  });
+
+  it("lists a group's commands in its order, which must name each file and folder of the group once", () => {
+    const orderOf = (nodes: readonly Node[]) => nodes.map(nameOf);
+    expect(orderOf(ROOT.commands).slice(0, 6)).toEqual(['login', 'logout', 'auth', 'keys', 'mode', 'account']);
+    // Without an order, alphabetically.
+    const keys = ROOT.commands.find((node) => nameOf(node) === 'keys') as Extract<Node, { kind: 'group' }>;
+    expect(orderOf(keys.commands)).toEqual(['add', 'list', 'remove']);
+    expect(walked({ 'chats/export': commandFile('export') })).toThrow(
+      'src/commands/chats/export.ts is not in the order of src/commands/chats/index.ts: add `export` where help should list it',
+    );
+    expect(walked({ frob: commandFile('frob') })).toThrow(
+      'src/commands/frob.ts is not in the order of src/commands/index.ts: add `frob` where help should list it',
+    );
+    expect(walked({ 'chats/voice': undefined })).toThrow(
+      'src/commands/chats/index.ts names `voice` in its order, but there is no src/commands/chats/voice.ts nor src/commands/chats/voice/: take it out of the order',
+    );
+    // An alphabetical group takes a new file as it comes.
+    expect(
+      orderOf((walked({ 'keys/copy': commandFile('copy') })().commands.find((node) => nameOf(node) === 'keys') as Extract<Node, { kind: 'group' }>).commands),
+    ).toEqual(['add', 'copy', 'list', 'remove']);
   });
 
   it('names each command by its path: `svc calls links list` is calls/links/list.ts, `svc account` account.ts', () => {

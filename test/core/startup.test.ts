@@ -45,7 +45,8 @@ describe('the bundle in dist/', () => {
     expect(definedIn('suggestSimilar')).toEqual([]);
     expect(readFileSync(join(dist, 'lib/commander.cjs'), 'utf8')).toContain('function suggestSimilar(');
     // The sources' own way to the declarations (src/cli/declared.ts) is not in the bundle.
-    expect(bundle).not.toContain('function commandModulePaths(');
+    expect(bundle).not.toContain('function commandFiles(');
+    expect(bundle).not.toContain('function manifestOf(');
   });
 });
 

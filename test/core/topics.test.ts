@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../src/commands/index.js';
+import { declaredTree } from '../../src/cli/declared.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { ERROR_CODES } from '../../src/error-codes.js';
@@ -17,6 +17,9 @@ import { envFor, scriptedBrowser } from '../auth/support.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { runnableLines, shellLines, svcLineProblems, words } from '../helpers/doc-blocks.js';
 import { root } from '../helpers/spawn.js';
+
+/** The command tree, as the sources declare it. */
+const ROOT = await declaredTree();
 
 const dir = join(root, 'docs/topics');
 const topic = (name: string) => readFileSync(join(dir, `${name}.md`), 'utf8');

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram, commandPath, parseLine, readHelpWord, type ProgramOptions } from '../../src/cli/tree.js';
 import { nameOf, type Node } from '../../src/kit/define.js';
-import { ROOT } from '../../src/commands/index.js';
+import { declaredTree } from '../../src/cli/declared.js';
+
+/** The command tree, as the sources declare it. */
+const ROOT = await declaredTree();
 
 /** Parses argv with the whole tree or only argv's part; what it printed, what it ran with what, and how it ended. */
 async function outcome(argv: string[], partial: boolean) {

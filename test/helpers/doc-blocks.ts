@@ -1,7 +1,10 @@
 // The shell blocks of a Markdown document that tests run word for word: a block opened with
 // ```sh NAME (indented or not, as in a list item), its lines as typed, blank lines dropped.
 import { flagTerm, nameOf, type FlagSpecs, type Node } from '../../src/kit/define.js';
-import { ROOT } from '../../src/commands/index.js';
+import { declaredTree } from '../../src/cli/declared.js';
+
+/** The command tree, as the sources declare it. */
+const ROOT = await declaredTree();
 
 /** The lines of the block marked ```sh NAME```, without the block's own indentation. */
 export function blockLines(markdown: string, name: string): string[] {

@@ -3,13 +3,16 @@
 // fails here, and what must never be a tool is not one.
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { ROOT } from '../../src/commands/index.js';
-import { defineCommand, leaf, type RootSpec } from '../../src/kit/define.js';
+import { declaredTree } from '../../src/cli/declared.js';
+import { defineCommand, type RootSpec } from '../../src/kit/define.js';
 import { toolsOf, ToolDeclarationError } from '../../src/mcp/tools.js';
 import type { Session } from '../../src/mcp/tool-spec.js';
 import { typedInput } from '../../src/mcp/invoke.js';
 import { inputSchema } from '../../src/mcp/schema.js';
 import { centsToUnits, Ledger, priceOf } from '../../src/mcp/budget.js';
+
+/** The command tree, as the sources declare it. */
+const ROOT = await declaredTree();
 
 const testRead: Session = { mode: 'test', allowWrite: false };
 const testWrite: Session = { mode: 'test', allowWrite: true };
@@ -25,7 +28,7 @@ const schemaOf = (name: string, session: Session = testWrite) =>
   ) as any;
 
 function rootWith(decl: ReturnType<typeof defineCommand>): RootSpec {
-  return { ...ROOT, commands: [leaf(decl, async () => ({ parse: () => ({}), run: async () => {} }))] };
+  return { ...ROOT, commands: [{ kind: 'leaf', decl, module: decl.name }] };
 }
 
 describe('tools from the command declarations', () => {

@@ -1,5 +1,5 @@
 // `svc account balance`: the prepaid balance of the organization.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { money } from '../../io/money.js';
 import { printObject } from '../../io/output.js';
@@ -38,3 +38,5 @@ export async function run(_opts: AccountBalanceOptions, ctx: Context): Promise<v
   );
   if (!ctx.globals.json && !balance.livemode) ctx.io.stderr.write('(test mode is never billed)\n');
 }
+
+export default commandModule({ command, parse, run });

@@ -1,13 +1,8 @@
-// `svc account` (itself a command) and its subcommands.
-import { defineGroup, leaf } from '../../kit/define.js';
-import * as show from '../account.js';
-import * as balance from './balance.js';
-import * as prices from './prices.js';
+// `svc account`'s subcommands (`svc account` itself is account.ts): the group's help; its commands are this folder's files, listed alphabetically.
+import { defineGroup } from '../../kit/define.js';
 
-export default defineGroup({
+export const group = defineGroup({
   name: 'account',
   summary: 'the organization, mode, credential, scopes and balance',
   examples: ['svc account', 'svc account balance', 'svc account prices --json'],
-  self: leaf(show.command, () => import('../account.js')),
-  commands: [leaf(balance.command, () => import('./balance.js')), leaf(prices.command, () => import('./prices.js'))],
 });

@@ -1,5 +1,5 @@
 // `svc account prices`: what each billable operation costs.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../contract/endpoints.js';
 import { money } from '../../io/money.js';
@@ -44,3 +44,5 @@ export async function run(_opts: AccountPricesOptions, ctx: Context): Promise<vo
     page.data,
   );
 }
+
+export default commandModule({ command, parse, run });

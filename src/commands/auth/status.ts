@@ -4,7 +4,7 @@
 // Unless --offline, each credential is asked what `svc account` asks, through the same
 // resolution and pipe (src/credentials/check.ts), and the run fails as `svc account` would when
 // the credential commands use does: exit 3 with no usable credential, the same error otherwise.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { ConfigData, Profile } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
@@ -249,3 +249,5 @@ function printStatusText(ctx: Context, { config, chosen, shown, online, active, 
   // Organization names and ids came from the service: inert before they reach the terminal.
   printText(ctx, out.join('\n'));
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc auth switch PROFILE`: makes PROFILE the default profile.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { note, printJson, warn } from '../../io/output.js';
@@ -41,3 +41,5 @@ export async function run(opts: AuthSwitchOptions, ctx: Context): Promise<void> 
   const envProfile = ctx.env.SVC_PROFILE;
   if (envProfile && envProfile !== opts.profile) warn(ctx, `SVC_PROFILE=${envProfile} is set and still overrides the default profile`);
 }
+
+export default commandModule({ command, parse, run });

@@ -1,7 +1,7 @@
 // `svc auth token`: prints the credential in use, and only it, for scripts
 // (`curl -H @- URL <<< "Authorization: Bearer $(svc auth token)"`: the header on stdin, never in argv). An OAuth token is refreshed
 // first when it is about to expire, so what is printed works for a while.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
@@ -29,3 +29,5 @@ export async function run(_opts: AuthTokenOptions, ctx: Context): Promise<void> 
     ctx.io.stdout.write(`${token}\n`);
   }
 }
+
+export default commandModule({ command, parse, run });

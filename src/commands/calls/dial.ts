@@ -1,5 +1,5 @@
 // `svc calls dial ID --to +E164 [--line ID] [--language L]` — billed in live mode; refused in test mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../../kit/dry-run.js';
 import { CliError, EXIT } from '../../errors.js';
@@ -70,3 +70,5 @@ export async function run(opts: CallsDialOptions, ctx: Context): Promise<void> {
   const participant = await call<Participant>(ctx, 'calls.dial', { params: { id: opts.callId }, body });
   await printObject(ctx, participantFields(participant, timeFormat(ctx)), participant);
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc calls end ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
 import { call } from '../../kit/resources.js';
@@ -28,3 +28,5 @@ export async function run(opts: CallsEndOptions, ctx: Context): Promise<void> {
   const ended = await call<Call>(ctx, 'calls.end', { params: { id: opts.id } });
   await printObject(ctx, callFields(ended, timeFormat(ctx)), ended);
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc calls get ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
 import { call } from '../../kit/resources.js';
@@ -28,3 +28,5 @@ export async function run(opts: CallsGetOptions, ctx: Context): Promise<void> {
   const found = await call<Call>(ctx, 'calls.get', { params: { id: opts.id } });
   await printObject(ctx, callFields(found, timeFormat(ctx)), found);
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc calls list [--status active|ended] [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
 import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
@@ -37,3 +37,5 @@ export async function run(opts: CallsListOptions, ctx: Context): Promise<void> {
   await printList(ctx, calls.items, callColumns(timeFormat(ctx)));
   noteMore(ctx, calls);
 }
+
+export default commandModule({ command, parse, run });

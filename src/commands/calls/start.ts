@@ -1,5 +1,5 @@
 // `svc calls start --languages en,es [--title T]` — billed in live mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { printDryRun } from '../../kit/dry-run.js';
 import { UsageError } from '../../errors.js';
@@ -60,3 +60,5 @@ export async function run(opts: CallsStartOptions, ctx: Context): Promise<void> 
   const started = await call<Call>(ctx, 'calls.create', { body });
   await printObject(ctx, callFields(started, timeFormat(ctx)), started);
 }
+
+export default commandModule({ command, parse, run });

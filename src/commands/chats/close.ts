@@ -1,5 +1,5 @@
 // `svc chats close ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
 import { call } from '../../kit/resources.js';
@@ -35,3 +35,5 @@ export async function run(opts: ChatsCloseOptions, ctx: Context): Promise<void> 
   const chat = await call<Chat>(ctx, 'chats.close', { params: { id: opts.id } });
   await printObject(ctx, chatFields(chat, timeFormat(ctx)), chat);
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc chats get ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
 import { call } from '../../kit/resources.js';
@@ -29,3 +29,5 @@ export async function run(opts: ChatsGetOptions, ctx: Context): Promise<void> {
   const chat = await call<Chat>(ctx, 'chats.get', { params: { id: opts.id } });
   await printObject(ctx, chatFields(chat, timeFormat(ctx)), chat);
 }
+
+export default commandModule({ command, parse, run });

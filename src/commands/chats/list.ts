@@ -1,5 +1,5 @@
 // `svc chats list [--status open|closed] [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
 import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
@@ -38,3 +38,5 @@ export async function run(opts: ChatsListOptions, ctx: Context): Promise<void> {
   await printList(ctx, chats.items, chatColumns(timeFormat(ctx)));
   noteMore(ctx, chats);
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc chats messages ID [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 
 import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
@@ -38,3 +38,5 @@ export async function run(opts: ChatsMessagesOptions, ctx: Context): Promise<voi
   await printList(ctx, shown, messageColumns(timeFormat(ctx)));
   noteMore(ctx, messages);
 }
+
+export default commandModule({ command, parse, run });

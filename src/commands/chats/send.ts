@@ -1,5 +1,5 @@
 // `svc chats send ID [TEXT]` — the text from the argument, or else from stdin.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { parseText } from '../../validate/index.js';
 import { LIMITS } from '../../contract/constants.js';
@@ -79,3 +79,5 @@ export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   const message = await call<Message>(ctx, 'chats.messages.create', { params: { id: opts.id }, body });
   await printObject(ctx, messageFields(message, timeFormat(ctx)), message);
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc chats start --language L [--subject S]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
@@ -42,3 +42,5 @@ export async function run(opts: ChatsStartOptions, ctx: Context): Promise<void> 
   const chat = await call<Chat>(ctx, 'chats.create', { body });
   await printObject(ctx, chatFields(chat, timeFormat(ctx)), chat);
 }
+
+export default commandModule({ command, parse, run });

@@ -5,7 +5,7 @@
 // message, or the position frame the stream opened with), and each reconnection also catches
 // up from the message list, printing what was posted meanwhile exactly once. Nothing
 // from the service for 5 minutes (keep-alive comments count): exit 9.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, printText, renderTsv, warn } from '../../io/output.js';
@@ -176,3 +176,5 @@ function printMessage(ctx: Context, message: Message): void {
   // A long message wraps at the terminal's width, under its text (src/io/width.ts).
   printText(ctx, `${time}  ${kind}${sanitizeLine(`${messageText(message)}${translation}`)}`);
 }
+
+export default commandModule({ command, parse, run });

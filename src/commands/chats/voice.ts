@@ -1,7 +1,7 @@
 // `svc chats voice ID FILE|-` — the content type from the audio's first bytes, whatever
 // the file is called (or from stdin with `-`); a missing, empty, too large or non-audio
 // input is refused before any upload.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printObject } from '../../io/output.js';
@@ -95,3 +95,5 @@ async function readVoiceFile(file: string): Promise<Uint8Array> {
     await handle.close();
   }
 }
+
+export default commandModule({ command, parse, run });

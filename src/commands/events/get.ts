@@ -1,7 +1,7 @@
 // `svc events get ID`: one retained event. The API has no GET /v1/events/{id}
 // (docs/contract.md), so this reads the retained history (GET /v1/events, 100 a page,
 // newest first) until it finds the id: at most 100 requests for the 10,000 retained.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../contract/endpoints.js';
 import { LIST_LIMIT_MAX } from '../../contract/endpoints.js';
@@ -67,3 +67,5 @@ export async function run(opts: EventsGetOptions, ctx: Context): Promise<void> {
     event,
   );
 }
+
+export default commandModule({ command, parse, run });

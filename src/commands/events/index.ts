@@ -1,20 +1,9 @@
-// `svc events …`: one line per leaf (its declaration and the module that runs it).
-import { defineGroup, leaf } from '../../kit/define.js';
-import * as tail from './tail.js';
-import * as list from './list.js';
-import * as get from './get.js';
-import * as trigger from './trigger.js';
-import * as replay from './replay.js';
+// `svc events …`: the group's help, and its commands (this folder's files) in help order.
+import { defineGroup } from '../../kit/define.js';
 
-export default defineGroup({
+export const group = defineGroup({
   name: 'events',
   summary: "the organization's live event stream",
   examples: ['svc events tail', 'svc events tail --type call. --json'],
-  commands: [
-    leaf(tail.command, () => import('./tail.js')),
-    leaf(list.command, () => import('./list.js')),
-    leaf(get.command, () => import('./get.js')),
-    leaf(trigger.command, () => import('./trigger.js')),
-    leaf(replay.command, () => import('./replay.js')),
-  ],
+  order: ['tail', 'list', 'get', 'trigger', 'replay'],
 });

@@ -1,6 +1,6 @@
 // `svc events list [--type T]… [--limit N | --all]`: the retained history (GET /v1/events),
 // newest first, as the other lists are.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printList } from '../../io/output.js';
@@ -61,3 +61,5 @@ export async function run(opts: EventsListOptions, ctx: Context): Promise<void> 
   ]);
   noteMore(ctx, events);
 }
+
+export default commandModule({ command, parse, run });

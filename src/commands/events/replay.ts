@@ -2,7 +2,7 @@
 // of a `--dead-letter` file) sent again, signed as the tail signs them, in their order and
 // with their relative timing (by created_at; `--speed N` divides the waits, `--no-wait`
 // drops them). Without --forward-to they are printed. Waits go through ctx.clock.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -157,3 +157,5 @@ export async function run(opts: ReplayOptions, ctx: Context): Promise<void> {
     throw new CliError(`${deliveries.gaveUp} of ${events.length} deliveries given up after retries${where}`);
   }
 }
+
+export default commandModule({ command, parse, run });

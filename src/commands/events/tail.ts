@@ -1,7 +1,7 @@
 // `svc events tail`: follow the organization's event stream (GET /v1/events/stream,
 // docs/contract.md "Events") for as long as the user wants, surviving drops and silent
 // connections without losing or repeating an event.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
 import { confirmedProfile } from '../../credentials/confirmed.js';
@@ -316,3 +316,5 @@ function connectionReports(ctx: Context, signal: AbortSignal): Pick<FollowOption
 }
 
 export { parseTail as parse, runTail as run };
+
+export default commandModule({ command, parse: parseTail, run: runTail });

@@ -2,7 +2,7 @@
 // test mode only, from a fixture (fixtures/triggers/<TYPE>.json, or `--fixture FILE`),
 // through the API client (credentials, retries, redaction). Live mode is refused: the
 // requests would act for real and be billed.
-import { defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
@@ -150,3 +150,5 @@ export async function run(opts: TriggerOptions, ctx: Context): Promise<void> {
   else await printList(ctx, steps, STEP_COLUMNS);
   ctx.io.stderr.write(`triggered ${label} in test mode (svc events tail shows the events)\n`);
 }
+
+export default commandModule({ command, parse, run });

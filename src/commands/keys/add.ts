@@ -1,6 +1,6 @@
 // `svc keys add [--name N] [--stdin]`: checks the key with the service (GET /v1/account
 // tells its organization and scopes), then stores it for the profile and its mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta, Profile } from '../../config/config.js';
 import { modeOfKey } from '../../contract/constants.js';
@@ -336,3 +336,5 @@ function report(ctx: Context, meta: KeyMeta, account: Account, unverified: boole
   );
   if (replaced.length) ctx.io.stderr.write(`It replaces the profile's previous ${meta.mode} key ${replaced.map((k) => `"${k.name}"`).join(', ')}.\n`);
 }
+
+export default commandModule({ command, parse, run });

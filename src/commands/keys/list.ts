@@ -1,5 +1,5 @@
 // `svc keys list`: the profile's keys as config.json records them (never the keys themselves).
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { chooseProfileName, namedProfile, requireProfile } from '../../credentials/resolve.js';
@@ -45,3 +45,5 @@ export async function run(_opts: KeysListOptions, ctx: Context): Promise<void> {
     rows,
   );
 }
+
+export default commandModule({ command, parse, run });

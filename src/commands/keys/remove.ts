@@ -1,6 +1,6 @@
 // `svc keys remove NAME`: forgets a stored key (secret and metadata). The key stays valid
 // at the service: revoking it is done in the organization's API settings.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import { UsageError } from '../../errors.js';
@@ -76,3 +76,5 @@ async function sayModeLeftBare(ctx: Context, profileName: string): Promise<void>
       '.\n',
   );
 }
+
+export default commandModule({ command, parse, run });

@@ -1,12 +1,8 @@
-// `svc mcp` (itself the server) and `svc mcp log`.
-import { defineGroup, leaf } from '../../kit/define.js';
-import * as serve from '../mcp.js';
-import * as log from './log.js';
+// `svc mcp log` (`svc mcp` itself, the server, is mcp.ts): the group's help; its commands are this folder's files.
+import { defineGroup } from '../../kit/define.js';
 
-export default defineGroup({
+export const group = defineGroup({
   name: 'mcp',
   summary: 'svc for AI assistants: an MCP server on stdio, and its audit log',
   examples: ['svc mcp', 'svc mcp --live --max-spend 5', 'svc mcp log'],
-  self: leaf(serve.command, () => import('../mcp.js')),
-  commands: [leaf(log.command, () => import('./log.js'))],
 });

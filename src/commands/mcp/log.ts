@@ -7,7 +7,7 @@
 // a line of a newer format (a newer svc's) is neither shown nor checked: exit 1 naming both versions.
 // --against-service (with --verify): the acts checked against the service's records too
 // (against-service.ts), in each session's window or the one --since names.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
 import { localTime, printJson, printList, printText, type Column } from '../../io/output.js';
@@ -152,3 +152,5 @@ export async function run(opts: LogOptions, ctx: Context): Promise<void> {
   const shown = opts.limit === undefined ? entries : entries.slice(-opts.limit);
   await printList(ctx, shown, columns);
 }
+
+export default commandModule({ command, parse, run });

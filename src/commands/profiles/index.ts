@@ -1,11 +1,8 @@
-// `svc profiles …`: one line per leaf (its declaration and the module that runs it).
-import { defineGroup, leaf } from '../../kit/define.js';
-import * as list from './list.js';
-import * as remove from './remove.js';
+// `svc profiles …`: the group's help; its commands are this folder's files, listed alphabetically.
+import { defineGroup } from '../../kit/define.js';
 
-export default defineGroup({
+export const group = defineGroup({
   name: 'profiles',
   summary: 'the profiles on this machine: list them, remove one',
   examples: ['svc profiles list', 'svc profiles remove old --revoke'],
-  commands: [leaf(list.command, () => import('./list.js')), leaf(remove.command, () => import('./remove.js'))],
 });

@@ -1,6 +1,6 @@
 // `svc profiles list`: every profile with its organization, address, mode and what it
 // holds, the default marked. Local only (`svc auth status` checks them with the service).
-import { defineCommand } from '../../kit/define.js';
+import { commandModule, defineCommand } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import type { Profile } from '../../config/config.js';
 import { DEFAULT_PROFILE } from '../../config/config.js';
@@ -80,3 +80,5 @@ export async function run(_opts: unknown, ctx: Context): Promise<void> {
   if (!rows.length && !ctx.globals.json) ctx.io.stderr.write('No profiles yet: run `svc login` or `svc keys add` to create one.\n');
   await printList(ctx, rows, columns);
 }
+
+export default commandModule({ command, parse, run });

@@ -3,7 +3,7 @@
 // revoked at the service (RFC 7009); if that fails nothing is deleted, so the user can
 // retry or choose to remove it locally only. All of it is one credential transaction
 // (src/credentials/transaction.ts), as login, logout and keys are.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { DEFAULT_PROFILE, OAUTH_SECRET_NAME } from '../../config/config.js';
 import { requireProfile } from '../../credentials/resolve.js';
@@ -137,3 +137,5 @@ async function forwardingSecretStorage(tx: ProfileTransaction): Promise<SecretSt
   }
   return null;
 }
+
+export default commandModule({ command, parse, run });

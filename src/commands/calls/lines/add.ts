@@ -1,5 +1,5 @@
 // `svc calls lines add --country US [--area-code 415]` — billed in live mode.
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
 import type { Context } from '../../../context.js';
 import { printDryRun } from '../../../kit/dry-run.js';
 
@@ -50,3 +50,5 @@ export async function run(opts: LinesAddOptions, ctx: Context): Promise<void> {
   const line = await call<Line>(ctx, 'lines.create', { body });
   await printObject(ctx, lineFields(line, timeFormat(ctx)), line);
 }
+
+export default commandModule({ command, parse, run });

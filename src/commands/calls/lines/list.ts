@@ -1,5 +1,5 @@
 // `svc calls lines list [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
 import type { Context } from '../../../context.js';
 import { type ListFlags, parseListFlags } from '../../../kit/list-flags.js';
 import { fetchList, noteMore } from '../../../kit/resources.js';
@@ -31,3 +31,5 @@ export async function run(opts: LinesListOptions, ctx: Context): Promise<void> {
   await printList(ctx, lines.items, lineColumns(timeFormat(ctx)));
   noteMore(ctx, lines);
 }
+
+export default commandModule({ command, parse, run });

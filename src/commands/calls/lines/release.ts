@@ -1,5 +1,5 @@
 // `svc calls lines release ID`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
 import type { Context } from '../../../context.js';
 
 import { call } from '../../../kit/resources.js';
@@ -34,3 +34,5 @@ export async function run(opts: LinesReleaseOptions, ctx: Context): Promise<void
   const line = await call<Line>(ctx, 'lines.release', { params: { id: opts.id } });
   await printObject(ctx, lineFields(line, timeFormat(ctx)), line);
 }
+
+export default commandModule({ command, parse, run });

@@ -1,5 +1,5 @@
 // `svc calls links create [--call ID] [--language L] [--expires-in 1h]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
 import type { Context } from '../../../context.js';
 
 import { call } from '../../../kit/resources.js';
@@ -44,3 +44,5 @@ export async function run(opts: LinksCreateOptions, ctx: Context): Promise<void>
   const link = await call<Link>(ctx, 'links.create', { body });
   await printObject(ctx, linkFields(link, timeFormat(ctx)), link);
 }
+
+export default commandModule({ command, parse, run });

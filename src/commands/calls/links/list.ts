@@ -1,5 +1,5 @@
 // `svc calls links list [--limit N] [--all]`
-import { defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
+import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
 import type { Context } from '../../../context.js';
 import { type ListFlags, parseListFlags } from '../../../kit/list-flags.js';
 import { fetchList, noteMore } from '../../../kit/resources.js';
@@ -31,3 +31,5 @@ export async function run(opts: LinksListOptions, ctx: Context): Promise<void> {
   await printList(ctx, links.items, linkColumns(timeFormat(ctx)));
   noteMore(ctx, links);
 }
+
+export default commandModule({ command, parse, run });
