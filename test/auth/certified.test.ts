@@ -1,6 +1,6 @@
 // svc login, refresh and logout against a certified authorization server nobody here wrote
 // (panva's oidc-provider 9, test/auth/certified-server.ts), configured as the service's server
-// would be with only `org_id` added. The emulator's suite (login.test.ts) shares svc's reading
+// would be with only `org_id` added. The emulator's suite (test/commands/login.test.ts) shares svc's reading
 // of the spec; this one is the world's. Its tokens are opaque strings of oidc-provider's own
 // shape, or JWTs for a resource server; its codes last 60 s; it detects refresh token reuse.
 import { createServer, type Server } from 'node:http';

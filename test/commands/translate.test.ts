@@ -1,9 +1,11 @@
+// `svc translate`: its behaviour against the emulator, then its parse rules (apart from running).
 // `svc translate` in-process against the emulator: text from arguments or stdin, plain
 // text for pipes, JSON with --json, and --lines keeping input order while several
 // requests are in flight and some are refused with 429 (waited out via Retry-After).
 import { describe, expect, it } from 'vitest';
 import { READ_AHEAD } from '../../src/commands/translate.js';
-import { useEmulator } from './harness.js';
+import { useEmulator } from '../resources/harness.js';
+import { parsing } from '../helpers/parse.js';
 
 const h = useEmulator();
 
@@ -227,5 +229,17 @@ describe('translate', () => {
       expect(noTo.stderr).toContain('--to');
     });
     expect(requests).toBe(0);
+  });
+});
+
+const { ok, refused } = parsing('translate');
+
+describe('svc translate: parse', () => {
+  it('parses its flags and arguments', async () => {
+    expect(await ok('translate', 'Good', 'morning', '--to', 'ES', '--from', 'en')).toEqual({ to: 'es', from: 'en', text: 'Good morning', lines: false });
+    expect(await ok('translate', '--to', 'de', '--lines')).toEqual({ to: 'de', lines: true });
+    expect(await refused('translate', 'hi')).toContain("required option '--to <lang>' not specified");
+    expect(await ok('translate', 'hi', '--to', 'es', '--dry-run')).toMatchObject({ to: 'es', dryRun: true });
+    expect(await refused('translate', 'hi', '--to', 'es', '--lines')).toContain('stdin');
   });
 });

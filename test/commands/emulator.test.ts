@@ -1,10 +1,11 @@
+// `svc emulator`: the command that starts the emulator, then its parse rules (apart from running).
 import { describe, expect, it } from 'vitest';
 import type { BaseContext } from '../../src/context.js';
 import { parse, parseEmulatorStart, run, runEmulatorStart } from '../../src/commands/emulator.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCli } from '../helpers/parse.js';
+import { parseCli, parsing } from '../helpers/parse.js';
 
 function fakeContext(controller: AbortController, json = false) {
   const out: string[] = [];
@@ -186,5 +187,20 @@ describe('svc emulator --state, --export, --import, --allow-host', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+const { ok, refused } = parsing('emulator');
+
+describe('svc emulator: parse', () => {
+  it('parses its flags and arguments', async () => {
+    expect(await ok('emulator')).toEqual({ port: 4010, host: '127.0.0.1', json: false });
+    expect(await ok('emulator', '--port', '0', '--host', '0.0.0.0')).toEqual({ port: 0, host: '0.0.0.0', json: false });
+    expect(await refused('emulator', '--port', '65536')).toContain('--port "65536" must be a whole number from 0 to 65535');
+    expect(await ok('emulator', '--state', 's.jsonl', '--export', 'out.json', '--allow-host', 'svc.test', '--allow-host', 'b.test')).toMatchObject({
+      state: 's.jsonl',
+      exportTo: 'out.json',
+      allowHosts: ['svc.test', 'b.test'],
+    });
   });
 });

@@ -1,19 +1,23 @@
+// `svc events tail`: its behaviour against the emulator and servers of the test's own, then its parse rules (apart from running).
 // `svc events tail` in-process against the emulator over real HTTP.
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { writeFileSync, chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, useStreamEmulator } from '../helpers/emulator.js';
-import { execute } from '../../src/main.js';
-import type { Runtime } from '../../src/cli/context.js';
-import { MemorySecretStore } from '../../src/credentials/store.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { heldClock } from './held-clock.js';
-import { countingTransport, virtualClock } from '../helpers/clock.js';
-import { createHttp } from '../../src/api/http.js';
+import { startTestEmulator, useStreamEmulator, useTestEmulator } from '../../helpers/emulator.js';
+import { execute } from '../../../src/main.js';
+import type { Runtime } from '../../../src/cli/context.js';
+import { MemorySecretStore } from '../../../src/credentials/store.js';
+import { runCli, tempConfigDir } from '../../helpers/cli.js';
+import { heldClock } from '../../events/held-clock.js';
+import { countingTransport, virtualClock } from '../../helpers/clock.js';
+import { createHttp } from '../../../src/api/http.js';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { parsing } from '../../helpers/parse.js';
 
 const { emu, plane } = useStreamEmulator();
 
@@ -729,5 +733,407 @@ describe('starting with SVC_API_KEY', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+// `events tail` reads a stream whose frames are outside input: each is checked against the
+// contract's event shape (as `events list` answers are) before it is printed, recorded or
+// counted, and --max-events counts the events the --jq filter printed something for. A small
+// server sends each malformed frame a stream could carry, then real events.
+describe('events tail and the frames it reads', () => {
+  const event = (id: string, type = 'call.started', extra: Record<string, unknown> = {}) => ({
+    object: 'event',
+    id,
+    type,
+    created_at: '2026-01-01T00:00:00Z',
+    livemode: false,
+    data: { id: 'call_1', object: 'call' },
+    ...extra,
+  });
+  const frame = (data: string, id?: string, type?: string) => `${id ? `id: ${id}\n` : ''}${type ? `event: ${type}\n` : ''}data: ${data}\n\n`;
+  const eventFrame = (e: ReturnType<typeof event>) => frame(JSON.stringify(e), e.id, e.type);
+
+  /** Every way a frame can fail to be an event (18), each sent bare and each with SSE id and type lines. */
+  const FIELDS = ['id', 'type', 'object', 'created_at', 'livemode', 'data'] as const;
+  const MALFORMED = [
+    '{}',
+    '[]',
+    'null',
+    '"evt_000000000009"',
+    '{"object":"event",',
+    '',
+    ...FIELDS.map((field) => {
+      const e: Record<string, unknown> = event('evt_missing');
+      delete e[field];
+      return JSON.stringify(e);
+    }),
+    ...FIELDS.map((field) => JSON.stringify(event('evt_mistyped', 'call.started', { [field]: field === 'livemode' ? 'no' : field === 'data' ? 'x' : 42 }))),
+  ];
+
+  let servers: Array<() => void> = [];
+  afterEach(() => {
+    for (const close of servers) close();
+    servers = [];
+  });
+
+  /** A service whose event stream is `send`; any other endpoint is a 404. */
+  async function streamServer(send: (res: ServerResponse) => void): Promise<Record<string, string>> {
+    const server = createServer((req, res) => {
+      if (!req.url?.startsWith('/v1/events/stream')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return res.end('{"detail":"not here"}');
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      send(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return { SVC_API_KEY: 'svc_test_0123456789abcdef', SVC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  describe('events tail: a frame that is not an event', () => {
+    const good = event('evt_000000000001');
+    const stream = (res: ServerResponse) =>
+      res.write(MALFORMED.map((data, i) => (i % 2 ? frame(data, `evt_00000000010${i}`, 'call.started') : frame(data))).join('') + eventFrame(good));
+
+    it('is never printed nor counted, with --json, --jq or human lines; a warning names its first bytes', async () => {
+      expect(MALFORMED).toHaveLength(18);
+      const env = await streamServer(stream);
+      const json = await runCli(['events', 'tail', '--json', '--max-events', '1'], { env });
+      expect(json.exitCode, json.stderr).toBe(0);
+      // stdout: only whole JSON lines, only the event.
+      expect(json.stdout).toBe(`${JSON.stringify(good)}\n`);
+      const warnings = json.stderr.split('\n').filter((line) => line.startsWith('warning: skipped a stream message that is not an event: '));
+      expect(warnings).toHaveLength(18);
+      expect(warnings).toContain('warning: skipped a stream message that is not an event: {"object":"event",');
+      expect(warnings).toContain('warning: skipped a stream message that is not an event: (empty)');
+      expect(warnings).toContain('warning: skipped a stream message that is not an event: []');
+
+      const filtered = await runCli(['events', 'tail', '--jq', '.id', '--max-events', '1'], { env });
+      expect([filtered.exitCode, filtered.stdout]).toEqual([0, `${good.id}\n`]);
+
+      const human = await runCli(['events', 'tail', '--max-events', '1'], { env });
+      expect(human.exitCode, human.stderr).toBe(0);
+      expect(human.stdout.trimEnd().split('\n')).toHaveLength(1);
+      expect(human.stdout).toContain(good.id);
+    });
+  });
+
+  describe('events tail --jq', () => {
+    it('--max-events counts the events the filter printed for: a select waits for the event it selects', async () => {
+      const env = await streamServer((res) =>
+        res.write(
+          eventFrame(event('evt_000000000001', 'call.started')) +
+            eventFrame(event('evt_000000000002', 'chat.started')) +
+            eventFrame(event('evt_000000000003', 'chat.closed')),
+        ),
+      );
+      const r = await runCli(['events', 'tail', '--jq', 'select(.type == "chat.closed") | .id', '--max-events', '1'], { env });
+      expect([r.exitCode, r.stdout]).toEqual([0, 'evt_000000000003\n']);
+    });
+
+    it('a filter that fails on an event stops the tail there, in a burst as one at a time', async () => {
+      const events = [1, 2, 3].map((n) => event(`evt_00000000000${n}`));
+      const filter = 'if .id == "evt_000000000002" then error("bad event") else .id end';
+      const burst = await streamServer((res) => res.write(events.map(eventFrame).join('')));
+      const oneAtATime = await streamServer((res) => {
+        let next = 0;
+        const send = () => {
+          if (res.destroyed || next === events.length) return;
+          res.write(eventFrame(events[next++]!));
+          setTimeout(send, 30);
+        };
+        send();
+      });
+      for (const env of [burst, oneAtATime]) {
+        const r = await runCli(['events', 'tail', '--jq', filter], { env });
+        expect(r.exitCode, r.stderr).toBe(5);
+        expect(r.stdout).toBe('evt_000000000001\n');
+        // jq's words are the last on stderr, as `jq -r` leaves them.
+        expect(r.stderr).toMatch(/jq: error \(at <stdin>:1\): bad event\n$/);
+      }
+    });
+  });
+});
+
+// The files `events tail` writes (--checkpoint, --record, --dead-letter) are checked when it
+// starts, before the stream is opened (issue 24): a path that cannot be written fails with
+// exit 2 naming it, before any event is consumed; whatever is at the path must be a regular
+// file (a FIFO, folder, link or oversized checkpoint is refused unread), and permissions are
+// tightened on the opened file itself, never through a link.
+describe('events tail and the files it writes', () => {
+  const { emu, plane } = useStreamEmulator();
+  const env = () => ({ SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url });
+  const tmp = () => mkdtempSync(join(tmpdir(), 'svc-own-files-'));
+  const forward = ['--forward-to', 'http://127.0.0.1:9/hook'];
+
+  /** Runs a tail that must be refused at start: exit 2, nothing on stdout, no request to the service. */
+  async function refused(argv: string[]): Promise<string> {
+    await plane().publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 3 });
+    const before = (await plane().stats()).requests;
+    const { exitCode, stdout, stderr } = await runCli(['events', 'tail', '--json', '--max-events', '1', ...argv], { env: env() });
+    expect(exitCode, stderr).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).not.toMatch(/Tailing|unexpected/);
+    // The stats call itself is the only request, if the emulator counts control requests at all.
+    expect((await plane().stats()).requests - before).toBeLessThanOrEqual(1);
+    return stderr;
+  }
+
+  describe('events tail: files it writes, checked at start', () => {
+    it('a --checkpoint, --record or --dead-letter in a folder that does not exist: exit 2 naming the path, before any event', async () => {
+      const missing = join(tmp(), 'nonexistent', 'dir');
+      expect(await refused(['--checkpoint', join(missing, 'ck')])).toContain(
+        `--checkpoint ${join(missing, 'ck')}: cannot write it (its folder does not exist)`,
+      );
+      expect(await refused(['--record', join(missing, 'rec')])).toContain(`--record ${join(missing, 'rec')}: cannot write it (its folder does not exist)`);
+      expect(await refused([...forward, '--dead-letter', join(missing, 'dead')])).toContain(`--dead-letter ${join(missing, 'dead')}: cannot write it`);
+    });
+
+    it.skipIf(process.getuid?.() === 0)('a folder without write permission: exit 2 naming the path', async () => {
+      const dir = tmp();
+      chmodSync(dir, 0o500);
+      try {
+        expect(await refused(['--checkpoint', join(dir, 'ck')])).toContain(`--checkpoint ${join(dir, 'ck')}: cannot write it (permission denied)`);
+        expect(await refused(['--record', join(dir, 'rec')])).toContain('permission denied');
+      } finally {
+        chmodSync(dir, 0o700);
+      }
+    });
+
+    it('a checkpoint that is a FIFO, a folder, a link or over 1 MiB is refused unread, naming it', async () => {
+      const dir = tmp();
+      const fifo = join(dir, 'fifo');
+      execFileSync('mkfifo', [fifo]);
+      expect(await refused(['--checkpoint', fifo])).toContain(`--checkpoint ${fifo} is a FIFO, not a regular file`);
+      const folder = join(dir, 'folder');
+      mkdirSync(folder);
+      expect(await refused(['--checkpoint', folder])).toContain(`--checkpoint ${folder} is a directory`);
+      const big = join(dir, 'big');
+      writeFileSync(big, 'x'.repeat(1024 * 1024 + 1));
+      expect(await refused(['--checkpoint', big])).toContain(`--checkpoint ${big} is larger than 1024 KiB`);
+      const target = join(dir, 'elsewhere');
+      writeFileSync(target, JSON.stringify({ last_event_id: 'evt_0000000001', updated_at: new Date().toISOString() }));
+      const link = join(dir, 'link');
+      symlinkSync(target, link);
+      expect(await refused(['--checkpoint', link])).toContain(`--checkpoint ${link} is a symbolic link`);
+    });
+
+    it('a --record or --dead-letter that is a FIFO or a link is refused; the linked file is neither written nor changed', async () => {
+      const dir = tmp();
+      const fifo = join(dir, 'fifo');
+      execFileSync('mkfifo', [fifo]);
+      expect(await refused(['--record', fifo])).toContain(`--record ${fifo}: cannot write it (it is a FIFO or device, not a regular file)`);
+      const target = join(dir, 'someone-elses');
+      writeFileSync(target, 'theirs\n');
+      chmodSync(target, 0o644);
+      const link = join(dir, 'link');
+      symlinkSync(target, link);
+      expect(await refused(['--record', link])).toContain(`is a symbolic link`);
+      expect(await refused([...forward, '--dead-letter', link])).toContain(`--dead-letter ${link} is a symbolic link`);
+      expect(readFileSync(target, 'utf8')).toBe('theirs\n');
+      expect(statSync(target).mode & 0o777).toBe(0o644);
+      expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    });
+
+    it('an existing --record readable by others is tightened to 0600 on the file itself, and appended to', async () => {
+      const dir = tmp();
+      const file = join(dir, 'rec.ndjson');
+      writeFileSync(file, '{"earlier":true}\n');
+      chmodSync(file, 0o644);
+      const run = runCli(['events', 'tail', '--json', '--max-events', '1', '--record', file], { env: env() });
+      await plane().streamsOpen();
+      await plane().publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 1 });
+      const { exitCode, stderr } = await run;
+      expect(exitCode, stderr).toBe(0);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(JSON.parse(lines[1]!).type).toBe('call.started');
+    });
+  });
+});
+
+// The gap end to end: a resume after an id the emulator does not retain gets the contract's
+// `event: gap` frame first. From a checkpoint (the tail's own position) svc warns on stderr and
+// goes on (exit 0), or with --fail-on-gap exits 1; the retained events still arrive, in order.
+// From --since (what a person typed) the id is unknown: svc stops, nothing replayed.
+describe('events tail and a gap', () => {
+  const emu = useTestEmulator({ resetEach: true });
+  const env = () => ({ SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: emu().url });
+
+  /** A checkpoint file (as the tail writes it) that resumes after `id`. */
+  function checkpointAt(id: string): string {
+    const path = join(tempConfigDir(), 'tail.ckpt');
+    writeFileSync(path, JSON.stringify({ last_event_id: id, updated_at: new Date().toISOString() }) + '\n');
+    return path;
+  }
+
+  describe('events tail --since an id the service does not have (issue 44: a typo replayed the history)', () => {
+    it('is "unknown": exit 5, nothing replayed, printed or forwarded; --since start is how to ask for every retained event', async () => {
+      const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 3 });
+      const deliveries: string[] = [];
+      const handler = createServer((req, res) => {
+        deliveries.push(req.url ?? '');
+        res.end();
+      });
+      await new Promise<void>((resolve) => handler.listen(0, '127.0.0.1', resolve));
+      const forwardTo = `http://127.0.0.1:${(handler.address() as AddressInfo).port}/hooks`;
+      try {
+        const run = await runCli(['events', 'tail', '--since', 'evt_nonexistent', '--forward-to', forwardTo, '--json'], { env: env() });
+        expect(run.exitCode).toBe(5);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toContain('--since evt_nonexistent: the service does not know this event');
+        expect(run.stderr).toContain('nothing was replayed');
+        expect(run.stderr).not.toContain('no longer retains');
+        expect(run.stderr).toContain('use --since start');
+        expect(deliveries).toEqual([]);
+      } finally {
+        handler.close();
+      }
+      const all = await runCli(['events', 'tail', '--since', 'start', '--max-events', '3', '--json'], { env: env() });
+      expect(all.exitCode, all.stderr).toBe(0);
+      expect(
+        all.stdout
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { id: string }).id)
+          .at(-1),
+      ).toBe(published.last_id);
+    });
+
+    it('a known one is not "unknown" later: a reconnect whose gap names it (it left retention meanwhile) is the warning, and the tail goes on', async () => {
+      const plane = emu().plane;
+      const publish = (type: string, count: number) => plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type, count });
+      const since = (await publish('call.started', 1)).first_id;
+      // The filter lets none of the burst through, so nothing is handed on before the drop, and
+      // the reconnect asks again for --since, which the burst has pushed out of retention.
+      const run = runCli(['events', 'tail', '--since', since, '--type', 'chat.closed', '--max-events', '1', '--json'], { env: env() });
+      await plane.streamsOpen();
+      await publish('call.started', 10_005);
+      await plane.dropStreams();
+      await plane.streamsClosed();
+      // Back (or, with the bug, ended with exit 5): whichever comes first.
+      const ended = await Promise.race([run, plane.streamsOpen().then(() => undefined)]);
+      expect(ended?.stderr ?? '').not.toContain('does not know this event');
+      const closed = await publish('chat.closed', 1);
+      const { exitCode, stdout, stderr } = await run;
+      expect(exitCode, stderr).toBe(0);
+      expect((JSON.parse(stdout) as { id: string }).id).toBe(closed.first_id);
+      expect(stderr).toMatch(
+        new RegExp(`warning: the service no longer retains the events after ${since} \\(where this stream was asked to resume\\)[^\\n]*may be missing`),
+      );
+    });
+
+    it('a malformed one is refused before anything is sent (exit 2)', async () => {
+      for (const since of ['evt_', 'evt_a/b', 'evt_ a', 'call_8f2a1c', 'nonexistent']) {
+        const run = await runCli(['events', 'tail', '--since', since], { env: { SVC_API_KEY: emu().seed.keys.test, SVC_BASE_URL: 'http://127.0.0.1:9' } });
+        expect(run.exitCode, since).toBe(2);
+        expect(run.stderr).toContain('--since');
+      }
+    });
+  });
+
+  describe('events tail resuming from a checkpoint the service no longer retains', () => {
+    it('warns that later events may be missing, names the id, and prints the retained events', async () => {
+      const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 3 });
+      const run = await runCli(['events', 'tail', '--checkpoint', checkpointAt('evt_forgottenlongago'), '--max-events', '3', '--json'], { env: env() });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/warning: the service no longer retains the events after evt_forgottenlongago[^\n]*later events may be missing/);
+      const ids = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id);
+      expect(ids).toHaveLength(3);
+      expect(ids[2]).toBe(published.last_id);
+    });
+
+    it('--fail-on-gap exits 1 instead, before printing anything', async () => {
+      await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 2 });
+      const run = await runCli(['events', 'tail', '--checkpoint', checkpointAt('evt_forgottenlongago'), '--fail-on-gap', '--json'], { env: env() });
+      expect(run.exitCode).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/no longer retains the events after evt_forgottenlongago/);
+    });
+  });
+
+  describe('events tail resuming just past retention (a burst the tail fell behind)', () => {
+    /** The id of the event `offset` after `id` in one burst (ids carry their sequence number, base 36). */
+    const after = (id: string, offset: number) => `evt_${(parseInt(id.slice(4), 36) + offset).toString(36).padStart(10, '0')}`;
+
+    it('resuming after the newest event no longer retained reports no gap: nothing is missing', async () => {
+      // 10,001 events: the first is no longer retained, the second is the oldest retained.
+      const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 10_001 });
+      const run = await runCli(['events', 'tail', '--since', published.first_id, '--max-events', '1', '--json'], { env: env() });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).not.toMatch(/no longer retains|may be missing/);
+      expect((JSON.parse(run.stdout) as { id: string }).id).toBe(after(published.first_id, 1));
+    });
+
+    it('one event older than that is really missing: the gap is reported (a checkpoint; a --since would stop, unknown)', async () => {
+      const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 10_002 });
+      const run = await runCli(['events', 'tail', '--checkpoint', checkpointAt(published.first_id), '--max-events', '1', '--json'], { env: env() });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/no longer retains the events after evt_\w+[^\n]*may be missing/);
+      expect((JSON.parse(run.stdout) as { id: string }).id).toBe(after(published.first_id, 2));
+    });
+
+    it('and right after a batch trim (11,001 published: 1,001 trimmed at once) the newest trimmed event is still known', async () => {
+      const published = await emu().plane.publishEvents({ org_id: emu().seed.org_id, mode: 'test', type: 'call.started', count: 11_001 });
+      const newestDropped = after(published.first_id, 1_000);
+      const run = await runCli(['events', 'tail', '--since', newestDropped, '--max-events', '1', '--json'], { env: env() });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).not.toMatch(/no longer retains|may be missing/);
+      expect((JSON.parse(run.stdout) as { id: string }).id).toBe(after(published.first_id, 1_001));
+    });
+  });
+});
+
+const { ok, refused } = parsing('events tail');
+
+describe('svc events tail: parse', () => {
+  it('parses its flags and arguments', async () => {
+    const opts = (await ok(
+      'events',
+      'tail',
+      '--type',
+      'call.',
+      '--type',
+      'chat.closed',
+      '--since',
+      'evt_1',
+      '--max-events',
+      '10',
+      '--forward-to',
+      'http://localhost:3000/h',
+      '--timeout',
+      '30s',
+    )) as Record<string, unknown>;
+    expect(opts).toMatchObject({ since: 'evt_1', maxEvents: 10, routes: [{ url: 'http://localhost:3000/h' }], deadlineMs: 30_000 });
+    expect(opts.types).toHaveLength(2);
+    expect(await refused('events', 'tail', '--max-events', '0')).toContain('--max-events');
+    expect(await refused('events', 'tail', '--forward-to', 'ftp://x')).toContain('http or https');
+    expect(await refused('events', 'tail', '--type', 'nonsense')).toContain('not an event type');
+    expect(
+      await ok(
+        'events',
+        'tail',
+        '--forward-to',
+        'call.*=http://localhost:3000/calls',
+        '--forward-header',
+        'X-Env: test',
+        '--dead-letter',
+        'dead.ndjson',
+        '--record',
+        'all.ndjson',
+        '--checkpoint',
+        'tail.ckpt',
+        '--fail-on-gap',
+      ),
+    ).toMatchObject({ deadLetter: 'dead.ndjson', record: 'all.ndjson', checkpoint: 'tail.ckpt', failOnGap: true, forwardHeaders: { 'x-env': 'test' } });
+    expect(await ok('events', 'tail', '--print-secret')).toMatchObject({ printSecret: true });
   });
 });

@@ -1,13 +1,17 @@
+// `svc login`: its behaviour against the emulator, then its parse rules (apart from running).
 // `svc login` end to end against the emulator over real HTTP, with a scripted browser.
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
 import { startTestEmulator, useTestEmulator } from '../helpers/emulator.js';
 import { DiskFullError, MemorySecretStore } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { authorizeRedirect, controlPlane, envFor, runWithPaste, scriptedBrowser } from './support.js';
+import { authorizeRedirect, controlPlane, envFor, runWithPaste, scriptedBrowser } from '../auth/support.js';
+import { randomBytes } from 'node:crypto';
+import { execute } from '../../src/main.js';
+import type { Runtime } from '../../src/cli/context.js';
+import { parsing } from '../helpers/parse.js';
 
 const emu = useTestEmulator({ resetEach: true });
 /** The file's emulator, reset to the seed before each test. */
@@ -423,5 +427,103 @@ describe('svc login', () => {
       const result = await runCli(argv, { env: envFor(emulator()), browser: scriptedBrowser(emulator()) });
       expect(result.exitCode, argv.join(' ')).toBe(2);
     }
+  });
+});
+
+// `svc login` on a terminal also reads stdin for a pasted redirect. Whatever ends the login
+// (the browser's callback, a refusal, the timeout) must end that read too: a read left
+// pending keeps the process alive until Enter (test/real/terminal.test.ts shows it at a
+// real terminal). Here stdin is a terminal whose read returns only when its signal aborts.
+describe('svc login and the pasted redirect', () => {
+  const testEmulator = useTestEmulator();
+  const emulator = () => testEmulator().emulator;
+
+  interface Ran {
+    exitCode: number;
+    stderr: string;
+    /** The signal each stdin read was given (undefined: nothing could end it). */
+    reads: Array<AbortSignal | undefined>;
+  }
+
+  async function login(argv: string[], browser: Runtime['browser'], clock?: Runtime['clock']): Promise<Ran> {
+    const configDir = tempConfigDir();
+    const reads: Array<AbortSignal | undefined> = [];
+    let stderr = '';
+    const runtime: Runtime = {
+      env: { HOME: configDir, SVC_CONFIG_DIR: configDir, ...envFor(emulator()) },
+      stdout: { write: () => {}, isTTY: true },
+      stderr: { write: (chunk) => void (stderr += chunk), isTTY: true },
+      stdin: {
+        isTTY: true,
+        readAll: async () => '',
+        // A terminal nobody types at: the read ends only through its signal.
+        async *lines(signal) {
+          reads.push(signal);
+          await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+        },
+      },
+      clock: clock ?? {
+        now: () => Date.now(),
+        sleep: (ms, signal) =>
+          new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(resolve, ms);
+            signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+          }),
+      },
+      random: { bytes: (n) => new Uint8Array(randomBytes(n)) },
+      browser,
+      signal: new AbortController().signal,
+      secrets: new MemorySecretStore(),
+    };
+    const exitCode = await execute(argv, runtime);
+    return { exitCode, stderr, reads };
+  }
+
+  function expectReadsEnded(ran: Ran): void {
+    expect(ran.reads.length).toBeGreaterThan(0);
+    for (const signal of ran.reads) expect(signal?.aborted).toBe(true);
+  }
+
+  describe('svc login ends the pending read of a pasted redirect', () => {
+    it('after signing in through the browser', async () => {
+      const ran = await login(['login'], scriptedBrowser(emulator()));
+      expect(ran.exitCode).toBe(0);
+      expectReadsEnded(ran);
+    });
+
+    it('after a refusal (access_denied)', async () => {
+      const ran = await login(['login'], scriptedBrowser(emulator(), { decision: 'deny' }));
+      expect(ran.exitCode).toBe(3);
+      expectReadsEnded(ran);
+    });
+
+    it('after --timeout expires (an injected clock: the wait passes at once)', async () => {
+      const clock: Runtime['clock'] = { now: () => Date.now(), sleep: async () => {} };
+      const ran = await login(['login', '--no-browser', '--timeout', '5m'], { open: async () => {} }, clock);
+      expect(ran.exitCode).toBe(3);
+      expect(ran.stderr).toContain('no sign-in arrived within 5 min');
+      expectReadsEnded(ran);
+    });
+  });
+});
+
+const { ok, refused } = parsing('login');
+
+describe('svc login: parse', () => {
+  it('parses its flags and arguments', async () => {
+    expect(await ok('login')).toEqual({ browser: true, timeoutSeconds: 300 });
+    expect(await ok('login', '--no-browser', '--scopes', 'calls:read,calls:read', '--port', '8123', '--timeout', '90s', '--client-id', 'svc_app_acme')).toEqual(
+      {
+        browser: false,
+        scopes: ['calls:read'],
+        port: 8123,
+        timeoutSeconds: 90,
+        clientId: 'svc_app_acme',
+      },
+    );
+    expect(await refused('login', '--scopes', 'calls:fly')).toContain('unknown scope "calls:fly"');
+    expect(await refused('login', '--port', '70000')).toContain('--port "70000" must be a whole number from 1 to 65535');
+    expect(await refused('login', '--timeout', 'soon')).toContain('--timeout');
+    expect(await refused('login', '--browser')).toContain("unknown option '--browser'");
   });
 });

@@ -1,0 +1,11 @@
+// `svc profiles list`: its parse rules (flags and arguments, apart from running: the runF seam).
+import { describe, expect, it } from 'vitest';
+import { parsing } from '../../helpers/parse.js';
+
+const { ok } = parsing('profiles list');
+
+describe('svc profiles list: parse', () => {
+  it('parses its flags and arguments', async () => {
+    expect(await ok('profiles', 'list')).toEqual({});
+  });
+});
