@@ -217,8 +217,10 @@ function packageFiles() {
   const files = { 'package.json': join(root, 'package.json') };
   for (const entry of pkg.files) {
     const path = join(root, entry);
-    if (/^(README|man\/)/.test(entry)) continue; // read by people, not by svc: the .deb and the tarball carry the man pages
-    for (const file of statSync(path).isDirectory() ? filesUnder(path) : [path]) files[relative(root, file)] = file;
+    if (/^README/.test(entry)) continue; // read by people, not by svc
+    for (const file of statSync(path).isDirectory() ? filesUnder(path) : [path])
+      // The man pages are read by people, not by svc: the .deb and the tarball carry them.
+      if (!file.startsWith(`${BUILT_MAN}/`)) files[relative(root, file)] = file;
   }
   return files;
 }

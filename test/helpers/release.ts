@@ -2,7 +2,7 @@
 // step the build ends with) over a folder of stand-in files, so the signing and its checks are
 // tested without the build's minutes.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from './spawn.js';
 
@@ -22,14 +22,15 @@ export function signRelease(folder: string, env: NodeJS.ProcessEnv): { status: n
 }
 
 /**
- * `dir`/dist: the build's dist/ (each entry linked) with its man pages as the build writes them
+ * `dir`/dist: a copy of the build's dist/ with its man pages as the build writes them
  * for `version` dated `date` (YYYY-MM-DD; the changelog's top entry's): what a build of another
  * version than package.json's has made.
  */
 export function builtFor(dir: string, version: string, date?: string): void {
   const built = join(root, 'dist');
   mkdirSync(join(dir, 'dist', 'man'), { recursive: true });
-  for (const entry of readdirSync(built).filter((name) => name !== 'man')) symlinkSync(join(built, entry), join(dir, 'dist', entry));
+  // Copied, not linked: the standalone build packs the files it finds, and a link is not one.
+  for (const entry of readdirSync(built).filter((name) => name !== 'man')) cpSync(join(built, entry), join(dir, 'dist', entry), { recursive: true });
   for (const page of readdirSync(join(built, 'man')).filter((f) => /\.[17]$/.test(f))) {
     const text = readFileSync(join(built, 'man', page), 'utf8').replace(
       /^(\.TH "[^"]*" "[17]" )"([^"]*)" "svc [^"]*"/m,
