@@ -23,11 +23,10 @@ export type { GlobalOptions } from './globals.js';
 
 /**
  * Runs `keep` with Ctrl-C, SIGTERM and SIGHUP held back until it ends (for a bounded time,
- * said on stderr), and a second Ctrl-C meanwhile skipping nothing: what it does would otherwise
- * be lost (a new token pair, its old one spent) or left running (svc mcp's live calls, billed).
- * `what` finishes "svc: stopping once …" (by default, "the new sign-in is stored").
+ * said on stderr), a second Ctrl-C meanwhile too: what it stores would otherwise be lost (a
+ * new token pair, its old one spent).
  */
-export type Uninterruptible = <T>(keep: () => Promise<T>, what?: string) => Promise<T>;
+export type Uninterruptible = <T>(keep: () => Promise<T>) => Promise<T>;
 /**
  * From now until the returned function is called, Ctrl-C does not end the process: the command
  * goes on ending what it started (`what` finishes "svc: still stopping once …", said once).

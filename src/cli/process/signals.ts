@@ -29,7 +29,8 @@ export interface Shield {
   held(): boolean;
 }
 
-const NEW_SIGN_IN = 'the new sign-in is stored';
+/** The line a Ctrl-C gets while svc finishes `what` first. */
+const stillStopping = (what: string) => `svc: still stopping once ${what}; only SIGKILL (kill -KILL ${process.pid}) ends it sooner\n`;
 
 /**
  * A new token pair stored while its old refresh token (or the code) is already spent is the
@@ -38,7 +39,6 @@ const NEW_SIGN_IN = 'the new sign-in is stored';
  */
 export function interruptionShield(stderr: Output): Shield {
   let keeping = 0;
-  let what = NEW_SIGN_IN;
   let held: (() => void) | undefined;
   let bound: NodeJS.Timeout | undefined;
   let saidAgain = false;
@@ -47,7 +47,7 @@ export function interruptionShield(stderr: Output): Shield {
   const again = () => {
     if (justHeld || saidAgain) return;
     saidAgain = true;
-    stderr.write(`svc: still stopping once ${what}; only SIGKILL (kill -KILL ${process.pid}) ends it sooner\n`);
+    stderr.write(stillStopping('the new sign-in is stored'));
   };
   const release = () => {
     const stop = held;
@@ -57,11 +57,8 @@ export function interruptionShield(stderr: Output): Shield {
     stop?.();
   };
   return {
-    async uninterruptible<T>(keep: () => Promise<T>, said = NEW_SIGN_IN): Promise<T> {
-      if (keeping++ === 0) {
-        what = said;
-        process.on('SIGINT', again);
-      }
+    async uninterruptible<T>(keep: () => Promise<T>): Promise<T> {
+      if (keeping++ === 0) process.on('SIGINT', again);
       try {
         return await keep();
       } finally {
@@ -77,7 +74,7 @@ export function interruptionShield(stderr: Output): Shield {
         held = () => (first(), stop());
         return true;
       }
-      stderr.write(`svc: stopping once ${what} (at most ${KEEP_BOUND_MS / 1000} s)\n`);
+      stderr.write(`svc: stopping once the new sign-in is stored (at most ${KEEP_BOUND_MS / 1000} s)\n`);
       held = stop;
       justHeld = true;
       setImmediate(() => (justHeld = false));
@@ -153,7 +150,7 @@ export function keepEnding(stderr: Output): KeepEnding {
     const again = () => {
       if (said) return;
       said = true;
-      stderr.write(`svc: still stopping once ${what}; only SIGKILL (kill -KILL ${process.pid}) ends it sooner\n`);
+      stderr.write(stillStopping(what));
     };
     process.on('SIGINT', again);
     return () => process.off('SIGINT', again);
