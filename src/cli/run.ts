@@ -1,15 +1,16 @@
 // Running the chosen leaf: its module is imported (in the bundle, its command's own file),
 // its parse() shapes the typed values the parser read into its options, its run() acts with
-// a context; every error becomes a message on stderr and the exit code of docs/design.md. The
+// a context and returns its result, which is printed here (src/cli/print-result.ts); every
+// error becomes a message on stderr and the exit code of docs/design.md. The
 // exit codes of a run are decided here and nowhere else.
 import type { Context, GlobalOptions } from '../context.js';
-import { CliError, EXIT, isAbortError } from '../errors.js';
-import { kebab, type Leaf, type LoadedCommand, type RootSpec, type RunInProcess } from '../kit/define.js';
+import { CliError, EXIT, exitCodeOf, isAbortError } from '../errors.js';
+import { kebab, type InProcessOutcome, type InProcessRun, type Leaf, type LoadedCommand, type RootSpec, type RunInProcess } from '../kit/define.js';
 import { UsageError } from '../errors.js';
 import { readValue } from '../validate/kinds.js';
 import type { Commands } from './commands.js';
 import type { Runtime } from './context.js';
-import { printError } from './print-error.js';
+import { printError, reportOfError } from './print-error.js';
 import { phase } from './phase.js';
 import type { CheckedFilter, FilteredOutput } from '../io/jq-filter.js';
 
@@ -147,7 +148,7 @@ function filteredRuntime(runtime: Runtime, jq: CheckedFilter | undefined): Filte
   };
 }
 
-/** run(), then what it printed filtered and written; its failure thrown (a typed error, printed by the runner). */
+/** run(), its result printed (src/cli/print-result.ts), filtered and written; its failure thrown (a typed error, printed by the runner). */
 async function runFiltered(
   module: LoadedCommand,
   opts: unknown,
@@ -158,10 +159,17 @@ async function runFiltered(
   signal: AbortSignal,
 ): Promise<void> {
   // A run that returns succeeded; every failure is a typed error, printed by the runner.
-  const ran = await module.run(opts, ctx, root, runInProcess).then(
-    () => ({ failed: false as const }),
-    (error: unknown) => ({ failed: true as const, error }),
-  );
+  const ran = await module
+    .run(opts, ctx, root, runInProcess)
+    .then(async (result) => {
+      if (!result) return;
+      const { printResult } = await import('./print-result.js');
+      await printResult(ctx, result);
+    })
+    .then(
+      () => ({ failed: false as const }),
+      (error: unknown) => ({ failed: true as const, error }),
+    );
   // What the command printed is filtered and written before it ends; its own failure comes
   // first, unless it failed because the filter stopped it.
   await filtered?.settled().catch((error: unknown) => {
@@ -172,11 +180,12 @@ async function runFiltered(
 
 /**
  * How a command runs another (svc mcp's tools): the typed line, run in this process with this
- * run's base URL and stores, its output to the caller's writers, no prompt and no browser.
+ * run's base URL and stores, no prompt and no browser; what its run() returned is the caller's,
+ * printed by nobody.
  */
 function nestedRunner(invocation: Invocation, runtime: Runtime, ctx: Context, version: string, commands: Commands): RunInProcess {
   const { globals } = invocation;
-  return (typed, output, signal) => {
+  return (typed, signal) => {
     const nested: Invocation = {
       name: typed.name,
       leaf: typed.leaf,
@@ -194,16 +203,38 @@ function nestedRunner(invocation: Invocation, runtime: Runtime, ctx: Context, ve
       },
       root: invocation.root,
     };
-    return runCommand(nested, nestedRuntime(runtime, ctx, typed, output, signal), version, commands);
+    return runNested(nested, nestedRuntime(runtime, ctx, typed, signal), version, commands);
   };
 }
 
-/** A nested command's runtime: this run's clock, stores and HTTP pool; its output to the caller's writers; no stdin, prompt or browser. */
-function nestedRuntime(runtime: Runtime, ctx: Context, typed: Parameters<RunInProcess>[0], output: Parameters<RunInProcess>[1], signal: AbortSignal): Runtime {
+/** A command run by another: its result, or the report of its error; nothing printed. */
+async function runNested(invocation: Invocation, runtime: Runtime, version: string, commands: Commands): Promise<InProcessOutcome> {
+  let disposeContext: (() => Promise<void>) | undefined;
+  try {
+    const module = await loadModule(commands, invocation.name, modulePath(invocation));
+    const opts = module.parse(invocation.args, withEnvFallbacks(invocation, runtime.env));
+    const { createContext } = await import('./context.js');
+    const ctx = createContext(runtime, invocation.globals, version);
+    disposeContext = () => ctx.dispose();
+    const result = await module.run(opts, ctx, invocation.root, nestedRunner(invocation, runtime, ctx, version, commands));
+    return { exitCode: EXIT.ok, result: result ?? undefined };
+  } catch (error) {
+    const stopped = runtime.signal.aborted && (isAbortError(error) || !(error instanceof CliError));
+    const exitCode = stopped ? EXIT.interrupted : exitCodeOf(error);
+    const report = reportOfError(error);
+    return { exitCode, error: stopped ? { ...report, message: 'stopped before it ended', hint: null, exit_code: exitCode } : report };
+  } finally {
+    await disposeContext?.();
+  }
+}
+
+/** A nested command's runtime: this run's clock, stores and HTTP pool; no output (its result is returned), stdin, prompt or browser. */
+function nestedRuntime(runtime: Runtime, ctx: Context, typed: InProcessRun, signal: AbortSignal): Runtime {
+  const nowhere = () => {};
   return {
     env: runtime.env,
-    stdout: { write: output.stdout, isTTY: false },
-    stderr: { write: output.stderr, isTTY: false },
+    stdout: { write: nowhere, isTTY: false },
+    stderr: { write: nowhere, isTTY: false },
     // Nothing to read, nobody to ask, no browser: a command that needs one says which input is missing.
     stdin: { isTTY: false, readAll: async () => '', lines: async function* () {} },
     clock: runtime.clock,

@@ -2,9 +2,9 @@
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { money } from '../io/money.js';
-import { printObject } from '../io/output.js';
 import { redact } from '../io/redact.js';
 import { readAccount } from '../kit/account.js';
+import { objectResult, type CommandResult } from '../kit/result.js';
 
 export type AccountShowOptions = Record<string, never>;
 
@@ -20,7 +20,7 @@ export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comm
   return {};
 }
 
-export async function run(_opts: AccountShowOptions, ctx: Context): Promise<void> {
+export async function run(_opts: AccountShowOptions, ctx: Context): Promise<CommandResult> {
   const api = await ctx.api();
   const { account, balance } = await readAccount(api);
   const c = api.credential;
@@ -28,19 +28,15 @@ export async function run(_opts: AccountShowOptions, ctx: Context): Promise<void
     c.kind === 'oauth'
       ? `OAuth sign-in (${account.credential.client_id ?? c.profile?.oauth?.client_id ?? 'app'})`
       : `API key ${redact(c.apiKey ?? '')}${c.source === 'env' ? ' from SVC_API_KEY' : ` "${c.keyName}"`}`;
-  await printObject(
-    ctx,
-    [
-      ['organization', account.name],
-      ['id', account.id],
-      ['mode', account.livemode ? 'live' : 'test'],
-      ['profile', c.source === 'env' ? '(SVC_API_KEY)' : c.profileName],
-      ['credential', credential],
-      ['scopes', account.credential.scopes.join(' ')],
-      ['balance', balance ? money(balance.available, balance.currency) : 'unknown'],
-    ],
-    { ...account, balance },
-  );
+  return objectResult({ ...account, balance }, [
+    ['organization', account.name],
+    ['id', account.id],
+    ['mode', account.livemode ? 'live' : 'test'],
+    ['profile', c.source === 'env' ? '(SVC_API_KEY)' : c.profileName],
+    ['credential', credential],
+    ['scopes', account.credential.scopes.join(' ')],
+    ['balance', balance ? money(balance.available, balance.currency) : 'unknown'],
+  ]);
 }
 
 export default commandModule({ command, parse, run });

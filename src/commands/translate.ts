@@ -1,17 +1,18 @@
 // `svc translate [TEXT…] --to L [--from L] [--lines]`
-import { sanitizeOneLine, sanitizeText } from '../io/sanitize.js';
+import { sanitizeOneLine } from '../io/sanitize.js';
 import { checkText, LIMITS } from '../contract/index.js';
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { parseText } from '../validate/index.js';
-import { printJson, printNdjson } from '../io/output.js';
+import { printNdjson } from '../io/output.js';
 import { mapInOrder } from '../kit/translate/ordered.js';
 import { createPacer, pacedDuration } from '../kit/pacer.js';
 import { formatAway } from '../api/resume.js';
 import { linesWithin, type LongLine } from '../io/lines.js';
 
 import { call, readStdinText } from '../kit/resources.js';
+import { textResult, type CommandResult } from '../kit/result.js';
 
 /** docs/contract.md: POST /v1/translate takes at most 5,000 characters. */
 export const MAX_TRANSLATE_CHARS = LIMITS.textCharacters;
@@ -73,7 +74,7 @@ export interface Translation {
   livemode: boolean;
 }
 
-export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
+export async function run(opts: TranslateOptions, ctx: Context): Promise<CommandResult | void> {
   if (opts.lines) return translateLines(opts, ctx);
   const text =
     opts.text ??
@@ -86,12 +87,11 @@ export async function run(opts: TranslateOptions, ctx: Context): Promise<void> {
   if (opts.dryRun) {
     const body: Record<string, unknown> = { text, to: opts.to };
     if (opts.from !== undefined) body.from = opts.from;
-    const { printDryRun } = await import('../kit/dry-run.js');
-    return printDryRun(ctx, { endpoint: 'translate', body });
+    const { dryRun } = await import('../kit/dry-run.js');
+    return dryRun(ctx, { endpoint: 'translate', body });
   }
   const translation = await translateOne(ctx, text, opts);
-  if (ctx.globals.json) printJson(ctx, translation);
-  else ctx.io.stdout.write(`${sanitizeText(translation.text)}\n`);
+  return textResult(translation, translation.text);
 }
 
 /** The text, within the limit; a longer one is refused with the way forward. */

@@ -4,7 +4,8 @@
 // plain data; `parse(args, flags)` / `run(opts, ctx)` whose input types come from that
 // declaration (ArgsOf/FlagsOf); and, last, `export default commandModule({ command, parse, run })`,
 // where tsc checks that parse accepts what the declaration produces and run accepts what parse
-// returns. A folder is a group, declared by its index.ts (`group = defineGroup({...})`; the
+// returns. run() returns its result (src/kit/result.ts), which the runner prints and `svc mcp`
+// takes as it is. A folder is a group, declared by its index.ts (`group = defineGroup({...})`; the
 // root's is src/commands/index.ts, `root = defineRoot({...})`). The build walks the folder into
 // the tree as data, the manifest (src/kit/manifest.ts), from which the parser (src/cli/tree.ts),
 // help, completions and man pages are made; a command's module is loaded only to run it.
@@ -14,6 +15,7 @@ import type { Context } from '../context.js';
 import type { Scope } from '../contract/constants.js';
 import type { FlagKind } from '../validate/kinds.js';
 import type { PricedEndpoint } from './dry-run.js';
+import type { CommandResult } from './result.js';
 
 /**
  * What a flag's or argument's value is (src/validate/kinds.ts, where each is read and
@@ -180,8 +182,8 @@ export type FlagsOf<D> = D extends CommandDecl<infer F, readonly ArgSpec[]> ? Fl
 /**
  * Another command, run in this process from typed input (what its parse() receives, never a
  * command line) with this run's services (its HTTP pool and stores), this run's global flags
- * (profile, base URL) and the `mode` given, its output captured: what `svc mcp` runs for a
- * tool call. `yes` answers its confirmation; `--json` is always on. Resolves to its exit code.
+ * (profile, base URL) and the `mode` given: what `svc mcp` runs for a tool call. `yes` answers
+ * its confirmation. Nothing is printed: it resolves to what its run() returned, or its error.
  */
 export interface InProcessRun {
   leaf: Leaf;
@@ -198,11 +200,13 @@ export interface InProcessRun {
   /** The service's prices as the caller read them: a dry run prices from them (Context.knownPrices). */
   knownPrices?: ReadonlyArray<{ item: string; unit_amount: number; currency: string }>;
 }
-export type RunInProcess = (
-  run: InProcessRun,
-  output: { stdout: (chunk: string) => void; stderr: (chunk: string) => void },
-  signal: AbortSignal,
-) => Promise<number>;
+
+/** How a command run in-process ended: its exit code, and what its run() returned or the error report `--json` would print. */
+export type InProcessOutcome =
+  | { exitCode: 0; result: CommandResult | undefined }
+  | { exitCode: number; error: { code: string; status: number | null; message: string; hint: string | null; exit_code: number } };
+
+export type RunInProcess = (run: InProcessRun, signal: AbortSignal) => Promise<InProcessOutcome>;
 
 /** A leaf module as the runner sees it once loaded. */
 export interface LoadedCommand {
@@ -211,7 +215,7 @@ export interface LoadedCommand {
    * `tree`: the whole command tree, for a command that describes it (svc completion) without
    * importing it; `runInProcess`: for a command that runs others (svc mcp).
    */
-  run(opts: unknown, ctx: Context, tree: RootSpec, runInProcess: RunInProcess): Promise<void>;
+  run(opts: unknown, ctx: Context, tree: RootSpec, runInProcess: RunInProcess): Promise<CommandResult | void>;
   /** A command that runs until Ctrl-C (a server): being stopped so is its success, not EXIT.interrupted. */
   stopsOnInterrupt?: boolean;
 }
@@ -220,7 +224,7 @@ export interface LoadedCommand {
 type Handler<D, Opts> = {
   command: D;
   parse: (args: ArgsOf<D>, flags: FlagsOf<D>) => Opts;
-  run: (opts: Opts, ctx: Context, tree: RootSpec, runInProcess: RunInProcess) => Promise<void>;
+  run: (opts: Opts, ctx: Context, tree: RootSpec, runInProcess: RunInProcess) => Promise<CommandResult | void>;
   stopsOnInterrupt?: boolean;
 };
 

@@ -1,13 +1,13 @@
-// `--dry-run` on billable live commands: print the request that would be sent and the
-// unit price it would draw (from GET /v1/prices), send nothing, exit 0. Test mode is
-// never billed, and says so.
+// `--dry-run` on billable live commands: the command's result is the request that would be
+// sent and the unit price it would draw (from GET /v1/prices); nothing is sent, exit 0. Test
+// mode is never billed, and says so.
 import type { Context } from '../context.js';
 import type { ApiClient } from '../api/client.js';
 import type { EndpointName, ListPage } from '../contract/endpoints.js';
 import { ENDPOINTS, fillPath } from '../contract/endpoints.js';
 import { orgLabel } from '../credentials/confirmed.js';
 import { money } from '../io/money.js';
-import { printJson } from '../io/output.js';
+import type { DryRunResult, DryRunValue } from './result.js';
 import type { Price } from './account-types.js';
 
 /** The /v1/prices item each billable operation draws. */
@@ -58,7 +58,8 @@ export function unitWords(endpoint: PricedEndpoint): string {
   return UNIT[PRICE_ITEM[endpoint]].words;
 }
 
-export async function printDryRun(ctx: Context, plan: PlannedRequest): Promise<void> {
+/** A dry run's result: the request that would be sent and the price it would draw; nothing is sent. */
+export async function dryRun(ctx: Context, plan: PlannedRequest): Promise<DryRunResult> {
   const api = await ctx.api();
   const { method, path } = ENDPOINTS[plan.endpoint];
   const request = { method, path: fillPath(path, plan.params), body: plan.body ?? null };
@@ -68,16 +69,13 @@ export async function printDryRun(ctx: Context, plan: PlannedRequest): Promise<v
   const priced = billed ? (known ? { price: known as Price } : await priceOf(api, plan.endpoint)) : undefined;
   const price = priced && 'price' in priced ? priced.price : null;
   const priceError = priced && 'error' in priced ? priced.error : undefined;
-  if (ctx.globals.json) {
-    printJson(ctx, {
-      dry_run: true,
-      mode: api.credential.mode,
-      request,
-      billed,
-      price: price ? { item: price.item, unit_amount: price.unit_amount, currency: price.currency } : null,
-    });
-    return;
-  }
+  const value: DryRunValue = {
+    dry_run: true,
+    mode: api.credential.mode,
+    request,
+    billed,
+    price: price ? { item: price.item, unit_amount: price.unit_amount, currency: price.currency } : null,
+  };
   const org = orgLabel(api.credential);
   const lines = [`${request.method} ${request.path}`, ...(plan.body ? [JSON.stringify(plan.body, null, 2)] : [])];
   lines.push(
@@ -87,6 +85,5 @@ export async function printDryRun(ctx: Context, plan: PlannedRequest): Promise<v
         ? `price: ${money(price.unit_amount, price.currency)} ${UNIT[PRICE_ITEM[plan.endpoint]].words}, billed to ${org} (live mode)`
         : `price: unknown (${priceError})`,
   );
-  ctx.io.stdout.write(lines.join('\n') + '\n');
-  ctx.io.stderr.write('dry run: nothing was sent\n');
+  return { kind: 'dry-run', value, lines };
 }

@@ -176,25 +176,13 @@ export interface FetchedList<T> {
 
 /**
  * Says that the list goes on, on stderr, also when piped (a script's stdout gets exactly what
- * it asked for). Called after the list is printed: at a terminal the note follows the table.
+ * it asked for). The runner says it after the list (src/cli/print-result.ts): at a terminal the
+ * note follows the table.
  */
-export function noteMore(ctx: Context, list: FetchedList<unknown>): void {
+export function noteMore(ctx: Context, list: Omit<FetchedList<unknown>, 'items'> & { items: readonly unknown[] }): void {
   if (!list.more) return;
-  const next = list.next === undefined ? ', or --all for every one' : `, --all for every one, or ${NEXT_PAGE_WORDS}${list.next} for the next page`;
+  const next = list.next === undefined ? ', or --all for every one' : `, --all for every one, or --cursor ${list.next} for the next page`;
   note(ctx, `note: showing ${list.later ? '' : 'the newest '}${list.items.length}; there are more results (--limit up to 100${next})`);
-}
-
-/** How the note names the next page's cursor: written and read (svc mcp's list tools) by this module alone. */
-const NEXT_PAGE_WORDS = '--cursor ';
-
-/** The next page's cursor a list command's note gave (on stderr), if any. */
-export function nextCursorNoted(stderr: string): string | undefined {
-  const words = `, or ${NEXT_PAGE_WORDS}`;
-  const at = stderr.lastIndexOf(words);
-  if (at < 0) return undefined;
-  const line = stderr.slice(at + words.length).split('\n')[0]!;
-  const end = ' for the next page)';
-  return line.endsWith(end) && line.length > end.length ? line.slice(0, -end.length) : undefined;
 }
 
 /** The limit a text read from stdin is held to, as its command names and refuses it. */

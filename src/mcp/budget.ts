@@ -6,6 +6,7 @@
 // 1/10,000 of a cent, the unit the service bills exactly in.
 import { characterCount } from '../contract/rules.js';
 import { money, SUBCENTS_PER_CENT } from '../contract/money.js';
+import type { DryRunValue } from '../kit/result.js';
 
 /** 1/10,000 cent: the service's billing unit (src/contract/money.ts). */
 export const UNITS_PER_CENT = SUBCENTS_PER_CENT;
@@ -30,7 +31,7 @@ export function dollars(units: number): string {
  * first minute, drawn when it is made (its later minutes are held and drawn by minutes.ts). A
  * line, billed by the month, has no end svc mcp could put to it.
  */
-export function priceOf(plan: DryRun): Price | { refused: string } {
+export function priceOf(plan: DryRunValue): Price | { refused: string } {
   if (!plan.price) return { refused: 'the service did not say what this costs, so svc mcp cannot keep to --max-spend' };
   const unit = centsToUnits(plan.price.unit_amount);
   switch (plan.price.item) {
@@ -64,13 +65,6 @@ export function drawnFor(price: Price, answer: unknown): number {
 }
 
 /** `--dry-run --json`'s answer (src/kit/dry-run.ts). */
-export interface DryRun {
-  dry_run: true;
-  mode: 'test' | 'live';
-  request: { method: string; path: string; body: Record<string, unknown> | null };
-  billed: boolean;
-  price: { item: string; unit_amount: number; currency: string } | null;
-}
 
 /** A reservation held for one call until it is settled. */
 export interface Reservation {

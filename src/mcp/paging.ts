@@ -6,7 +6,6 @@
 // asked for again, smaller, so the service's cursor points just past what was returned.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { UsageError } from '../errors.js';
-import { nextCursorNoted } from '../kit/resources.js';
 import type { TypedInput } from './invoke.js';
 import type { Ran } from './result.js';
 import type { ToolSpec } from './tool-spec.js';
@@ -16,16 +15,17 @@ export const MAX_PAGE_CHARS = 20_000;
 /** A page found too large is asked for again at most this many times, each smaller. */
 const REFITS = 3;
 
-/** `{ items }` for a list (or NDJSON), the object itself otherwise. */
-export function structuredOf(stdout: string): Record<string, unknown> {
-  const text = stdout.trim();
-  let value: unknown;
-  try {
-    value = text === '' ? {} : JSON.parse(text);
-  } catch {
-    value = text.split('\n').map((line) => JSON.parse(line) as unknown);
-  }
+/** A run's result as a tool's structured content: `{ items }` for a list, the object itself otherwise. */
+export function structuredOf(ran: Ran): Record<string, unknown> {
+  const value = 'result' in ran ? ran.result?.value : undefined;
+  if (value === undefined) return {};
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { items: value };
+}
+
+/** The cursor of a list page's next page, as the command's result says it. */
+function nextCursorOf(ran: Ran): string | undefined {
+  const result = 'result' in ran ? ran.result : undefined;
+  return result?.kind === 'list' ? result.page?.next : undefined;
 }
 
 /** Whether a tool's results are pages (it takes a cursor). */
@@ -41,14 +41,10 @@ function filtersOf(args: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** A list tool's page with the cursor of the next one (null: the last page), which its `cursor` input takes, carrying the page's filters. */
-export function pageOf(
-  tool: Pick<ToolSpec, 'params'>,
-  structured: Record<string, unknown>,
-  stderr: string,
-  args: Record<string, unknown> = {},
-): Record<string, unknown> {
+export function pageOf(tool: Pick<ToolSpec, 'params'>, ran: Ran, args: Record<string, unknown> = {}): Record<string, unknown> {
+  const structured = structuredOf(ran);
   if (!paged(tool) || !Array.isArray(structured.items)) return structured;
-  const next = nextCursorNoted(stderr);
+  const next = nextCursorOf(ran);
   return { ...structured, next_cursor: next ? CARRIED + Buffer.from(JSON.stringify({ c: next, f: filtersOf(args) })).toString('base64url') : null };
 }
 
@@ -91,7 +87,7 @@ export async function fittedRun(
   let ran = await run(input);
   for (let refit = 0; ; refit++) {
     if (ran.exitCode !== 0) return { ran };
-    const structured = pageOf(tool, structuredOf(ran.stdout), ran.stderr, args);
+    const structured = pageOf(tool, ran, args);
     const result = resultOf(structured);
     const chars = (result.content[0] as { text: string }).text.length;
     const items = structured.items;

@@ -1,15 +1,12 @@
 // A tool call's result as MCP carries it when it failed: svc's error report (code, message,
-// hint, exit code) as a tool error. A success's result is paging.ts.
+// hint, exit code), as the command's run threw it, as a tool error. A success's result is paging.ts.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EXIT } from '../errors.js';
 import { redactText } from '../io/redact.js';
+import type { InProcessOutcome } from '../kit/define.js';
 
-/** What a command run in-process left: its exit code and its two outputs. */
-export interface Ran {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
+/** What a command run in-process came to: what its run() returned, or the report of its error (src/cli/run.ts runNested). */
+export type Ran = InProcessOutcome;
 
 export interface ErrorReport {
   error: { code: string; status: number | null; message: string; hint: string | null; exit_code: number };
@@ -25,20 +22,9 @@ export function reportOf(result: CallToolResult): ErrorReport['error'] | undefin
   return (result.structuredContent as Partial<ErrorReport> | undefined)?.error;
 }
 
-/** A failed run's result: svc's own error report from its stderr (--json prints one). */
+/** A failed run's result: the report of the error its run threw. */
 export function failureOf(ran: Ran): CallToolResult {
-  const line = ran.stderr
-    .trim()
-    .split('\n')
-    .reverse()
-    .find((l) => l.startsWith('{"error"'));
-  if (line) {
-    try {
-      const { error } = JSON.parse(line) as ErrorReport;
-      return toolError(error.code, error.message, error.hint, error.status, error.exit_code);
-    } catch {
-      // Not svc's report after all: said as it is below.
-    }
-  }
-  return toolError('failed', ran.stderr.trim().slice(0, 500) || `the command ended with exit code ${ran.exitCode}`, null, null, ran.exitCode);
+  if (!('error' in ran)) return toolError('failed', `the command ended with exit code ${ran.exitCode}`, null, null, ran.exitCode);
+  const { error } = ran;
+  return toolError(error.code, error.message, error.hint, error.status, error.exit_code);
 }

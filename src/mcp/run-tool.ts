@@ -3,7 +3,7 @@
 // the call's Idempotency-Key, and the live calls it starts noted so the session can end them.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EXIT, UsageError } from '../errors.js';
-import { dollars, drawnFor, priceOf, unitsToCents, type DryRun } from './budget.js';
+import { dollars, drawnFor, priceOf, unitsToCents } from './budget.js';
 import { typedInput, type TypedInput } from './invoke.js';
 import { failureOf, reportOf, toolError, type Ran } from './result.js';
 import { callTool, type Settled } from './call-path.js';
@@ -14,9 +14,9 @@ import { inToolTerms } from './describe.js';
 import { approved, type Asker } from './confirm.js';
 import { fittedRun, pageOf, resultOf, structuredOf, withCarriedFilters } from './paging.js';
 
-/** A command's --json output as the tool's result: a list's page with its next cursor (noted on the command's stderr), its JSON as the text too (paging.ts). */
+/** A command's result as the tool's: a list's page with its next cursor, its JSON as the text too (paging.ts). */
 function successOf(ran: Ran, tool: ToolSpec): CallToolResult {
-  return resultOf(pageOf(tool, structuredOf(ran.stdout), ran.stderr));
+  return resultOf(pageOf(tool, ran));
 }
 
 /**
@@ -40,7 +40,9 @@ async function billed(
   const path = tool.path.join(' ');
   const priced = await s.run(path, { args: input.args, flags: { ...input.flags, dryRun: true } }, signal);
   if (priced.exitCode !== 0) return failureOf(priced);
-  const price = priceOf(JSON.parse(priced.stdout) as DryRun);
+  const plan = 'result' in priced && priced.result?.kind === 'dry-run' ? priced.result.value : undefined;
+  if (!plan) return toolError('not_priceable', `${path} --dry-run did not say what the call would cost`, null);
+  const price = priceOf(plan);
   if ('refused' in price) return toolError('not_priceable', price.refused, null);
   settled.price_asked = unitsToCents(price.units);
   // The person is asked before anything is reserved: a question left unanswered holds no share of the cap.
@@ -106,7 +108,7 @@ async function sent(
   if (!key || !CALL_CREATES.has(tool.name)) return s.run(path, call.input, signal, yes, key);
   s.pending.set(key, { tool: tool.name, path, input: call.input, args: call.args, key });
   const ran = await s.run(path, call.input, signal, yes, key);
-  if (ran.exitCode === 0) noteLiveCall(s, structuredOf(ran.stdout));
+  if (ran.exitCode === 0) noteLiveCall(s, structuredOf(ran));
   // An answer came (made, or refused): nothing is left to learn of this create.
   if (ran.exitCode === 0 || typeof reportOf(failureOf(ran))?.status === 'number') s.pending.delete(key);
   return ran;

@@ -98,7 +98,7 @@ async function reask(s: SessionState, create: PendingCreate, why: string, signal
       settled.sent = true;
       for (;;) {
         const ran = await s.run(create.path, create.input, callSignal, true, create.key);
-        if (ran.exitCode === 0) return resultOf(structuredOf(ran.stdout));
+        if (ran.exitCode === 0) return resultOf(structuredOf(ran));
         const failed = failureOf(ran);
         if (reportOf(failed)?.status !== 409 || callSignal.aborted) return failed;
         await s.ctx.clock.sleep(200, callSignal).catch(() => {});
@@ -188,7 +188,7 @@ async function endLiveCall(s: SessionState, id: string, why: string, signal: Abo
   const result = await ownCall(s, { name: 'calls_end', ends: true }, { id, by: 'svc mcp', why }, signal, async (callSignal, settled) => {
     settled.sent = true;
     const ran = await s.own('calls end', { id }, callSignal);
-    return ran.exitCode === 0 ? resultOf(structuredOf(ran.stdout)) : failureOf(ran);
+    return ran.exitCode === 0 ? resultOf(structuredOf(ran)) : failureOf(ran);
   });
   if (!result.isError || reportOf(result)?.status === 409) {
     s.liveCalls.delete(id);
@@ -201,7 +201,7 @@ async function endLiveCall(s: SessionState, id: string, why: string, signal: Abo
 export async function callNow(s: SessionState, id: string): Promise<{ status: string; ended_at: string | null } | undefined> {
   const ran = await s.own('calls get', { id }, s.halt.signal);
   if (ran.exitCode !== 0) return undefined;
-  const { status, ended_at: endedAt } = structuredOf(ran.stdout) as { status?: unknown; ended_at?: unknown };
+  const { status, ended_at: endedAt } = structuredOf(ran) as { status?: unknown; ended_at?: unknown };
   return typeof status === 'string' ? { status, ended_at: typeof endedAt === 'string' ? endedAt : null } : undefined;
 }
 

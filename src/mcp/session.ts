@@ -180,13 +180,10 @@ export function sessionState(
     calls: 0,
     halt: haltedWith(ctx.signal),
     running: new Set(),
-    async run(path, input, signal, yes = false, key) {
-      let stdout = '';
-      let stderr = '';
-      const leaf = leaves.get(path)!;
-      const exitCode = await runOther(
+    run(path, input, signal, yes = false, key) {
+      return runOther(
         {
-          leaf,
+          leaf: leaves.get(path)!,
           name: path,
           args: input.args,
           flags: input.flags,
@@ -196,10 +193,8 @@ export function sessionState(
           ...(key !== undefined ? { idempotencyKey: key } : {}),
           ...(this.prices ? { knownPrices: this.prices } : {}),
         },
-        { stdout: (chunk) => void (stdout += chunk), stderr: (chunk) => void (stderr += chunk) },
         signal,
       );
-      return { exitCode, stdout, stderr };
     },
     own(path, named, signal) {
       return this.run(path, ownInput(leaves.get(path)!.decl, named), signal);

@@ -2,8 +2,8 @@
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { money } from '../../io/money.js';
-import { printObject } from '../../io/output.js';
 import type { Balance } from '../../kit/account-types.js';
+import { objectResult, textResult, type CommandResult } from '../../kit/result.js';
 
 export type AccountBalanceOptions = Record<string, never>;
 
@@ -20,23 +20,21 @@ export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comm
   return {};
 }
 
-export async function run(_opts: AccountBalanceOptions, ctx: Context): Promise<void> {
+export async function run(_opts: AccountBalanceOptions, ctx: Context): Promise<CommandResult> {
   const api = await ctx.api();
   const balance = await api.request<Balance>({ endpoint: 'balance.get' });
   if (!ctx.globals.json && !ctx.io.stdout.isTTY) {
     // Piped: the figure alone, in dollars as everywhere else (--json keeps the API's cents).
-    ctx.io.stdout.write(`${money(balance.available, balance.currency)}\n`);
-    return;
+    return textResult(balance, money(balance.available, balance.currency));
   }
-  await printObject(
-    ctx,
+  return objectResult(
+    balance,
     [
       ['available', money(balance.available, balance.currency)],
       ['mode', balance.livemode ? 'live' : 'test'],
     ],
-    balance,
+    { after: !ctx.globals.json && !balance.livemode ? '(test mode is never billed)' : undefined },
   );
-  if (!ctx.globals.json && !balance.livemode) ctx.io.stderr.write('(test mode is never billed)\n');
 }
 
 export default commandModule({ command, parse, run });

@@ -3,8 +3,8 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../k
 import type { Context } from '../../context.js';
 import type { ListPage } from '../../contract/endpoints.js';
 import { money } from '../../io/money.js';
-import { printList } from '../../io/output.js';
 import type { Price } from '../../kit/account-types.js';
+import { listResult, type CommandResult } from '../../kit/result.js';
 
 export type AccountPricesOptions = Record<string, never>;
 
@@ -28,21 +28,16 @@ const UNITS: Record<string, string> = {
   line_month: 'per line per month',
 };
 
-export async function run(_opts: AccountPricesOptions, ctx: Context): Promise<void> {
+export async function run(_opts: AccountPricesOptions, ctx: Context): Promise<CommandResult> {
   const api = await ctx.api();
   const page = await api.request<ListPage<Price>>({ endpoint: 'prices.list' });
-  await printList(
-    ctx,
-    page.data,
-    [
-      { header: 'ITEM', value: (p) => p.item },
-      // In dollars, exactly, on a terminal and piped alike; --json keeps the API's cents.
-      { header: 'PRICE', value: (p) => money(p.unit_amount, p.currency) },
-      { header: 'UNIT', value: (p) => UNITS[p.item] ?? '' },
-    ],
-    // An array, like every list's --json.
-    page.data,
-  );
+  // An array, like every list's --json.
+  return listResult(page.data, [
+    { header: 'ITEM', value: (p) => p.item },
+    // In dollars, exactly, on a terminal and piped alike; --json keeps the API's cents.
+    { header: 'PRICE', value: (p) => money(p.unit_amount, p.currency) },
+    { header: 'UNIT', value: (p) => UNITS[p.item] ?? '' },
+  ]);
 }
 
 export default commandModule({ command, parse, run });

@@ -1,13 +1,13 @@
 // `svc calls dial ID --to +E164 [--line ID] [--language L]` — billed in live mode; refused in test mode.
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
-import { printDryRun } from '../../kit/dry-run.js';
 import { CliError, EXIT } from '../../errors.js';
 import { parseE164 } from '../../validate/index.js';
 
 import { call, confirmBilled } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
 import { type Participant, participantFields, timeFormat } from '../../kit/views.js';
+import { dryRun } from '../../kit/dry-run.js';
+import { objectResult, type CommandResult } from '../../kit/result.js';
 
 export interface CallsDialOptions {
   callId: string;
@@ -49,7 +49,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   return opts;
 }
 
-export async function run(opts: CallsDialOptions, ctx: Context): Promise<void> {
+export async function run(opts: CallsDialOptions, ctx: Context): Promise<CommandResult> {
   // Test mode cannot reach real phones (docs/contract.md "Test mode"): say so before
   // a request that can only be refused.
   const { credential } = await ctx.api();
@@ -65,10 +65,10 @@ export async function run(opts: CallsDialOptions, ctx: Context): Promise<void> {
   const body: Record<string, unknown> = { to: opts.to };
   if (opts.lineId !== undefined) body.line_id = opts.lineId;
   if (opts.language !== undefined) body.language = opts.language;
-  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'calls.dial', params: { id: opts.callId }, body });
+  if (opts.dryRun) return dryRun(ctx, { endpoint: 'calls.dial', params: { id: opts.callId }, body });
   await confirmBilled(ctx, 'calls.dial', `Dialling ${opts.to}`, { testModeRefuses: true });
   const participant = await call<Participant>(ctx, 'calls.dial', { params: { id: opts.callId }, body });
-  await printObject(ctx, participantFields(participant, timeFormat(ctx)), participant);
+  return objectResult(participant, participantFields(participant, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

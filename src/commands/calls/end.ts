@@ -3,8 +3,8 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../k
 import type { Context } from '../../context.js';
 
 import { call } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
 import { type Call, callFields, timeFormat } from '../../kit/views.js';
+import { objectResult, type CommandResult } from '../../kit/result.js';
 
 export interface CallsEndOptions {
   id: string;
@@ -24,9 +24,9 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return { id: args[0] };
 }
 
-export async function run(opts: CallsEndOptions, ctx: Context): Promise<void> {
+export async function run(opts: CallsEndOptions, ctx: Context): Promise<CommandResult> {
   const ended = await call<Call>(ctx, 'calls.end', { params: { id: opts.id } });
-  await printObject(ctx, callFields(ended, timeFormat(ctx)), ended);
+  return objectResult(ended, callFields(ended, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

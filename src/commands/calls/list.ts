@@ -3,9 +3,9 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../k
 import type { Context } from '../../context.js';
 
 import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
-import { fetchList, noteMore } from '../../kit/resources.js';
-import { printList } from '../../io/output.js';
+import { fetchList } from '../../kit/resources.js';
 import { type Call, callColumns, timeFormat } from '../../kit/views.js';
+import { listResult, type CommandResult } from '../../kit/result.js';
 
 export interface CallsListOptions extends ListFlags {
   status?: 'active' | 'ended';
@@ -30,12 +30,11 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return { ...parseListFlags(flags), ...(flags.status !== undefined ? { status: flags.status } : {}) };
 }
 
-export async function run(opts: CallsListOptions, ctx: Context): Promise<void> {
+export async function run(opts: CallsListOptions, ctx: Context): Promise<CommandResult> {
   const query: Record<string, string> = {};
   if (opts.status) query.status = opts.status;
   const calls = await fetchList<Call>(ctx, 'calls.list', opts, { query });
-  await printList(ctx, calls.items, callColumns(timeFormat(ctx)));
-  noteMore(ctx, calls);
+  return listResult(calls, callColumns(timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

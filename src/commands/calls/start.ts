@@ -1,13 +1,13 @@
 // `svc calls start --languages en,es [--title T]` — billed in live mode.
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
-import { printDryRun } from '../../kit/dry-run.js';
 import { UsageError } from '../../errors.js';
 import { parseLanguageList } from '../../validate/index.js';
 
 import { call, confirmBilled } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
 import { type Call, callFields, timeFormat } from '../../kit/views.js';
+import { dryRun } from '../../kit/dry-run.js';
+import { objectResult, type CommandResult } from '../../kit/result.js';
 
 export interface CallsStartOptions {
   /** The call's two languages (docs/contract.md: exactly 2 BCP 47 tags). */
@@ -52,13 +52,13 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return opts;
 }
 
-export async function run(opts: CallsStartOptions, ctx: Context): Promise<void> {
+export async function run(opts: CallsStartOptions, ctx: Context): Promise<CommandResult> {
   const body: Record<string, unknown> = { languages: opts.languages };
   if (opts.title !== undefined) body.title = opts.title;
-  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'calls.create', body });
+  if (opts.dryRun) return dryRun(ctx, { endpoint: 'calls.create', body });
   await confirmBilled(ctx, 'calls.create', 'Starting a call');
   const started = await call<Call>(ctx, 'calls.create', { body });
-  await printObject(ctx, callFields(started, timeFormat(ctx)), started);
+  return objectResult(started, callFields(started, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

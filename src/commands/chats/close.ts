@@ -3,9 +3,9 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../k
 import type { Context } from '../../context.js';
 
 import { call } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
 import { timeFormat } from '../../kit/views.js';
 import { type Chat, chatFields } from '../../kit/chats/views.js';
+import { objectResult, type CommandResult } from '../../kit/result.js';
 
 export interface ChatsCloseOptions {
   id: string;
@@ -31,9 +31,9 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return { id: args[0] };
 }
 
-export async function run(opts: ChatsCloseOptions, ctx: Context): Promise<void> {
+export async function run(opts: ChatsCloseOptions, ctx: Context): Promise<CommandResult> {
   const chat = await call<Chat>(ctx, 'chats.close', { params: { id: opts.id } });
-  await printObject(ctx, chatFields(chat, timeFormat(ctx)), chat);
+  return objectResult(chat, chatFields(chat, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

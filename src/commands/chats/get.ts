@@ -3,9 +3,9 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../k
 import type { Context } from '../../context.js';
 
 import { call } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
 import { timeFormat } from '../../kit/views.js';
 import { type Chat, chatFields } from '../../kit/chats/views.js';
+import { objectResult, type CommandResult } from '../../kit/result.js';
 
 export interface ChatsGetOptions {
   id: string;
@@ -25,9 +25,9 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return { id: args[0] };
 }
 
-export async function run(opts: ChatsGetOptions, ctx: Context): Promise<void> {
+export async function run(opts: ChatsGetOptions, ctx: Context): Promise<CommandResult> {
   const chat = await call<Chat>(ctx, 'chats.get', { params: { id: opts.id } });
-  await printObject(ctx, chatFields(chat, timeFormat(ctx)), chat);
+  return objectResult(chat, chatFields(chat, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

@@ -3,10 +3,10 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../k
 import type { Context } from '../../context.js';
 
 import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
-import { fetchList, noteMore } from '../../kit/resources.js';
-import { printList } from '../../io/output.js';
+import { fetchList } from '../../kit/resources.js';
 import { timeFormat } from '../../kit/views.js';
 import { type Chat, chatColumns } from '../../kit/chats/views.js';
+import { listResult, type CommandResult } from '../../kit/result.js';
 
 export interface ChatsListOptions extends ListFlags {
   status?: 'open' | 'closed';
@@ -31,12 +31,11 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return { ...parseListFlags(flags), ...(flags.status !== undefined ? { status: flags.status } : {}) };
 }
 
-export async function run(opts: ChatsListOptions, ctx: Context): Promise<void> {
+export async function run(opts: ChatsListOptions, ctx: Context): Promise<CommandResult> {
   const query: Record<string, string> = {};
   if (opts.status) query.status = opts.status;
   const chats = await fetchList<Chat>(ctx, 'chats.list', opts, { query });
-  await printList(ctx, chats.items, chatColumns(timeFormat(ctx)));
-  noteMore(ctx, chats);
+  return listResult(chats, chatColumns(timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

@@ -3,10 +3,10 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../k
 import type { Context } from '../../context.js';
 
 import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
-import { fetchList, noteMore } from '../../kit/resources.js';
-import { printList } from '../../io/output.js';
+import { fetchList } from '../../kit/resources.js';
 import { timeFormat } from '../../kit/views.js';
 import { type Message, messageColumns } from '../../kit/chats/views.js';
+import { listResult, type CommandResult } from '../../kit/result.js';
 
 export interface ChatsMessagesOptions extends ListFlags {
   id: string;
@@ -31,12 +31,11 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   return { id: args[0], ...parseListFlags(flags) };
 }
 
-export async function run(opts: ChatsMessagesOptions, ctx: Context): Promise<void> {
+export async function run(opts: ChatsMessagesOptions, ctx: Context): Promise<CommandResult> {
   const messages = await fetchList<Message>(ctx, 'chats.messages.list', opts, { params: { id: opts.id } });
   // A conversation reads top to bottom on a terminal: oldest first. Scripts keep the API's order (newest first).
   const shown = ctx.io.stdout.isTTY && !ctx.globals.json ? [...messages.items].reverse() : messages.items;
-  await printList(ctx, shown, messageColumns(timeFormat(ctx)));
-  noteMore(ctx, messages);
+  return listResult({ ...messages, items: shown }, messageColumns(timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

@@ -4,9 +4,9 @@ import type { Context } from '../../context.js';
 import { parseText } from '../../validate/index.js';
 import { LIMITS } from '../../contract/constants.js';
 import { call, readStdinText } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
 import { timeFormat } from '../../kit/views.js';
 import { type Message, messageFields } from '../../kit/chats/views.js';
+import { objectResult, type CommandResult } from '../../kit/result.js';
 
 /** A message's text, at most (the contract's, as the emulator's 422 checks it). */
 const MAX_MESSAGE_CHARS = LIMITS.textCharacters;
@@ -61,7 +61,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   return opts;
 }
 
-export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
+export async function run(opts: ChatsSendOptions, ctx: Context): Promise<CommandResult> {
   const text =
     opts.text ??
     (await readStdinText(ctx, 'message', 'svc chats send chat_Q3vX8kTz1mLp9RbW2cYd "Hello", or echo "Hello" | svc chats send chat_Q3vX8kTz1mLp9RbW2cYd', {
@@ -73,11 +73,11 @@ export async function run(opts: ChatsSendOptions, ctx: Context): Promise<void> {
   if (opts.language !== undefined) body.language = opts.language;
   if (opts.dryRun) {
     // Posting a message is billed in live mode (docs/contract.md): by the characters translated.
-    const { printDryRun } = await import('../../kit/dry-run.js');
-    return printDryRun(ctx, { endpoint: 'chats.messages.create', params: { id: opts.id }, body });
+    const { dryRun } = await import('../../kit/dry-run.js');
+    return dryRun(ctx, { endpoint: 'chats.messages.create', params: { id: opts.id }, body });
   }
   const message = await call<Message>(ctx, 'chats.messages.create', { params: { id: opts.id }, body });
-  await printObject(ctx, messageFields(message, timeFormat(ctx)), message);
+  return objectResult(message, messageFields(message, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

@@ -4,9 +4,9 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
 import { call } from '../../kit/resources.js';
-import { printObject } from '../../io/output.js';
 import { timeFormat } from '../../kit/views.js';
 import { type Chat, chatFields } from '../../kit/chats/views.js';
+import { objectResult, type CommandResult } from '../../kit/result.js';
 
 export interface ChatsStartOptions {
   language: string;
@@ -36,11 +36,11 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return opts;
 }
 
-export async function run(opts: ChatsStartOptions, ctx: Context): Promise<void> {
+export async function run(opts: ChatsStartOptions, ctx: Context): Promise<CommandResult> {
   const body: Record<string, unknown> = { language: opts.language };
   if (opts.subject !== undefined) body.subject = opts.subject;
   const chat = await call<Chat>(ctx, 'chats.create', { body });
-  await printObject(ctx, chatFields(chat, timeFormat(ctx)), chat);
+  return objectResult(chat, chatFields(chat, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

@@ -4,13 +4,13 @@
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { printObject } from '../../io/output.js';
 import { AUDIO_SNIFF_BYTES, checkVoiceSize, sniffAudioType } from '../../validate/index.js';
 
 import { call } from '../../kit/resources.js';
 import { timeFormat } from '../../kit/views.js';
 import { type Message, messageFields } from '../../kit/chats/views.js';
 import { lazyRequire } from '../../node-require.js';
+import { objectResult, type CommandResult } from '../../kit/result.js';
 
 export interface ChatsVoiceOptions {
   id: string;
@@ -38,7 +38,7 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return { id: args[0], file: args[1] };
 }
 
-export async function run(opts: ChatsVoiceOptions, ctx: Context): Promise<void> {
+export async function run(opts: ChatsVoiceOptions, ctx: Context): Promise<CommandResult> {
   const audio = opts.file === '-' ? await readVoiceStdin(ctx) : await readVoiceFile(opts.file);
   const contentType = sniffAudioType(opts.file === '-' ? 'stdin' : opts.file, audio.subarray(0, AUDIO_SNIFF_BYTES));
   const message = await call<Message>(ctx, 'chats.voice', {
@@ -46,7 +46,7 @@ export async function run(opts: ChatsVoiceOptions, ctx: Context): Promise<void> 
     rawBody: audio,
     headers: { 'content-type': contentType },
   });
-  await printObject(ctx, messageFields(message, timeFormat(ctx)), message);
+  return objectResult(message, messageFields(message, timeFormat(ctx)));
 }
 
 /** `-`: the recording piped in (bytes as they are; a test runtime without bytes gives its text). */

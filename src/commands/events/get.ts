@@ -6,11 +6,11 @@ import type { Context } from '../../context.js';
 import type { ListPage } from '../../contract/endpoints.js';
 import { LIST_LIMIT_MAX } from '../../contract/endpoints.js';
 import { CliError, EXIT } from '../../errors.js';
-import { printObject } from '../../io/output.js';
 import { displayJson } from '../../io/sanitize.js';
 
 import { timeFormat } from '../../kit/views.js';
 import { type ApiEvent, summarize } from '../../events/format.js';
+import { objectResult, type CommandResult } from '../../kit/result.js';
 
 export interface EventsGetOptions {
   id: string;
@@ -44,7 +44,7 @@ export async function findEvent(ctx: Context, id: string): Promise<ApiEvent | un
   return undefined;
 }
 
-export async function run(opts: EventsGetOptions, ctx: Context): Promise<void> {
+export async function run(opts: EventsGetOptions, ctx: Context): Promise<CommandResult> {
   const event = await findEvent(ctx, opts.id);
   if (!event) {
     throw new CliError(
@@ -54,18 +54,14 @@ export async function run(opts: EventsGetOptions, ctx: Context): Promise<void> {
     );
   }
   const time = timeFormat(ctx);
-  await printObject(
-    ctx,
-    [
-      ['id', event.id],
-      ['type', event.type],
-      ['created', time(event.created_at)],
-      ['mode', event.livemode ? 'live' : 'test'],
-      ['summary', summarize(event)],
-      ['data', displayJson(event.data ?? null)],
-    ],
-    event,
-  );
+  return objectResult(event, [
+    ['id', event.id],
+    ['type', event.type],
+    ['created', time(event.created_at)],
+    ['mode', event.livemode ? 'live' : 'test'],
+    ['summary', summarize(event)],
+    ['data', displayJson(event.data ?? null)],
+  ]);
 }
 
 export default commandModule({ command, parse, run });

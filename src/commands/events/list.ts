@@ -3,12 +3,12 @@
 import { commandModule, defineCommand, repeated, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { printList } from '../../io/output.js';
 import { type ListFlags, parseListFlags } from '../../kit/list-flags.js';
-import { fetchList, noteMore } from '../../kit/resources.js';
+import { fetchList } from '../../kit/resources.js';
 import { timeColumn, timeFormat } from '../../kit/views.js';
 import { parseTypePattern, serverTypeParams, type TypePattern } from '../../events/filter.js';
 import { type ApiEvent, summarize } from '../../events/format.js';
+import { listResult, type CommandResult } from '../../kit/result.js';
 
 export interface EventsListOptions extends ListFlags {
   types: TypePattern[];
@@ -49,17 +49,16 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   return { ...parseListFlags(flags), types: parseTypes(flags.type) };
 }
 
-export async function run(opts: EventsListOptions, ctx: Context): Promise<void> {
+export async function run(opts: EventsListOptions, ctx: Context): Promise<CommandResult> {
   const type = serverTypeParams(opts.types);
   const events = await fetchList<ApiEvent>(ctx, 'events.list', opts, { query: type.length ? { type } : {} });
   const time = timeFormat(ctx);
-  await printList(ctx, events.items, [
+  return listResult(events, [
     { header: 'ID', value: (e) => e.id },
     { header: 'TYPE', value: (e) => e.type },
     { header: 'SUMMARY', value: (e) => summarize(e), shrink: 12 },
     timeColumn('CREATED', time, (e) => e.created_at),
   ]);
-  noteMore(ctx, events);
 }
 
 export default commandModule({ command, parse, run });

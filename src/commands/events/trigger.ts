@@ -6,10 +6,11 @@ import { commandModule, defineCommand, repeated, type ArgsOf, type FlagsOf } fro
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
-import { type Column, printJson, printList } from '../../io/output.js';
+import { type Column } from '../../io/output.js';
 import { EVENT_TYPES, modeOfKey } from '../../contract/constants.js';
 import { chooseMode, chooseProfileName, parseModeValue } from '../../credentials/resolve.js';
 import { applyOverrides, fixturesDir, loadFixture, parseOverride, resolveReferences, type Fixture, type Override } from '../../events/fixture.js';
+import { listResult, type CommandResult } from '../../kit/result.js';
 
 export interface TriggerOptions {
   type?: string;
@@ -100,7 +101,7 @@ export function builtinFixture(type: string): Fixture {
   return loadFixture(join(fixturesDir(), `${type}.json`), `the fixture of ${type}`);
 }
 
-export async function run(opts: TriggerOptions, ctx: Context): Promise<void> {
+export async function run(opts: TriggerOptions, ctx: Context): Promise<CommandResult> {
   let fixture = opts.fixture ? loadFixture(opts.fixture) : builtinFixture(opts.type!);
   fixture = applyOverrides(fixture, opts.overrides);
   const label = opts.type ?? fixture.type ?? opts.fixture!;
@@ -146,9 +147,8 @@ export async function run(opts: TriggerOptions, ctx: Context): Promise<void> {
     const o = (answer ?? {}) as { id?: unknown; object?: unknown; status?: unknown };
     steps.push({ step: step.name, request: step.request, object: text(o.object), id: text(o.id), status: text(o.status) });
   }
-  if (ctx.globals.json) printJson(ctx, created);
-  else await printList(ctx, steps, STEP_COLUMNS);
-  ctx.io.stderr.write(`triggered ${label} in test mode (svc events tail shows the events)\n`);
+  // The JSON is what the service answered to each step; a person reads one row a step.
+  return listResult(steps, STEP_COLUMNS, { value: created, after: `triggered ${label} in test mode (svc events tail shows the events)` });
 }
 
 export default commandModule({ command, parse, run });

@@ -1,13 +1,13 @@
 // `svc calls lines add --country US [--area-code 415]` — billed in live mode.
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
 import type { Context } from '../../../context.js';
-import { printDryRun } from '../../../kit/dry-run.js';
 
 import { parseAreaCode, parseCountryCode } from '../../../validate/index.js';
 
 import { call, confirmBilled } from '../../../kit/resources.js';
-import { printObject } from '../../../io/output.js';
 import { type Line, lineFields, timeFormat } from '../../../kit/views.js';
+import { dryRun } from '../../../kit/dry-run.js';
+import { objectResult, type CommandResult } from '../../../kit/result.js';
 
 export interface LinesAddOptions {
   country: string;
@@ -42,13 +42,13 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return opts;
 }
 
-export async function run(opts: LinesAddOptions, ctx: Context): Promise<void> {
+export async function run(opts: LinesAddOptions, ctx: Context): Promise<CommandResult> {
   const body: Record<string, unknown> = { country: opts.country };
   if (opts.areaCode !== undefined) body.area_code = opts.areaCode;
-  if (opts.dryRun) return printDryRun(ctx, { endpoint: 'lines.create', body });
+  if (opts.dryRun) return dryRun(ctx, { endpoint: 'lines.create', body });
   await confirmBilled(ctx, 'lines.create', `Adding a phone line in ${opts.country}`);
   const line = await call<Line>(ctx, 'lines.create', { body });
-  await printObject(ctx, lineFields(line, timeFormat(ctx)), line);
+  return objectResult(line, lineFields(line, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

@@ -2,9 +2,9 @@
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../../kit/define.js';
 import type { Context } from '../../../context.js';
 import { type ListFlags, parseListFlags } from '../../../kit/list-flags.js';
-import { fetchList, noteMore } from '../../../kit/resources.js';
-import { printList } from '../../../io/output.js';
+import { fetchList } from '../../../kit/resources.js';
 import { type Line, lineColumns, timeFormat } from '../../../kit/views.js';
+import { listResult, type CommandResult } from '../../../kit/result.js';
 
 export type LinesListOptions = ListFlags;
 
@@ -26,10 +26,9 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return parseListFlags(flags);
 }
 
-export async function run(opts: LinesListOptions, ctx: Context): Promise<void> {
+export async function run(opts: LinesListOptions, ctx: Context): Promise<CommandResult> {
   const lines = await fetchList<Line>(ctx, 'lines.list', opts);
-  await printList(ctx, lines.items, lineColumns(timeFormat(ctx)));
-  noteMore(ctx, lines);
+  return listResult(lines, lineColumns(timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

@@ -3,8 +3,8 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../.
 import type { Context } from '../../../context.js';
 
 import { call } from '../../../kit/resources.js';
-import { printObject } from '../../../io/output.js';
 import { type Line, lineFields, timeFormat } from '../../../kit/views.js';
+import { objectResult, type CommandResult } from '../../../kit/result.js';
 
 export interface LinesReleaseOptions {
   id: string;
@@ -30,9 +30,9 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return { id: args[0] };
 }
 
-export async function run(opts: LinesReleaseOptions, ctx: Context): Promise<void> {
+export async function run(opts: LinesReleaseOptions, ctx: Context): Promise<CommandResult> {
   const line = await call<Line>(ctx, 'lines.release', { params: { id: opts.id } });
-  await printObject(ctx, lineFields(line, timeFormat(ctx)), line);
+  return objectResult(line, lineFields(line, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });

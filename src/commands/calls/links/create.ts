@@ -3,8 +3,8 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../.
 import type { Context } from '../../../context.js';
 
 import { call } from '../../../kit/resources.js';
-import { printObject } from '../../../io/output.js';
 import { type Link, linkFields, timeFormat } from '../../../kit/views.js';
+import { objectResult, type CommandResult } from '../../../kit/result.js';
 
 export interface LinksCreateOptions {
   callId?: string;
@@ -36,13 +36,13 @@ export function parse(_args: ArgsOf<typeof command>, flags: FlagsOf<typeof comma
   return opts;
 }
 
-export async function run(opts: LinksCreateOptions, ctx: Context): Promise<void> {
+export async function run(opts: LinksCreateOptions, ctx: Context): Promise<CommandResult> {
   const body: Record<string, unknown> = {};
   if (opts.callId !== undefined) body.call_id = opts.callId;
   if (opts.language !== undefined) body.language = opts.language;
   if (opts.expiresInSeconds !== undefined) body.expires_in = opts.expiresInSeconds;
   const link = await call<Link>(ctx, 'links.create', { body });
-  await printObject(ctx, linkFields(link, timeFormat(ctx)), link);
+  return objectResult(link, linkFields(link, timeFormat(ctx)));
 }
 
 export default commandModule({ command, parse, run });
