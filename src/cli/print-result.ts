@@ -10,7 +10,7 @@ import { sanitizeText } from '../io/sanitize.js';
 export async function printResult(ctx: Context, result: CommandResult): Promise<void> {
   await printShown(ctx, result);
   if (result.kind === 'list' && result.page) noteMore(ctx, { items: result.rows, ...result.page });
-  if ('after' in result && result.after !== undefined) note(ctx, result.after);
+  if (result.after !== undefined) note(ctx, result.after);
 }
 
 async function printShown(ctx: Context, result: CommandResult): Promise<void> {

@@ -165,6 +165,8 @@ async function runFiltered(
       if (!result) return;
       const { printResult } = await import('./print-result.js');
       await printResult(ctx, result);
+      // A result that is a failure all the same (a check failed): printed, then the run's error.
+      if (result.failure) throw result.failure;
     })
     .then(
       () => ({ failed: false as const }),
@@ -217,6 +219,7 @@ async function runNested(invocation: Invocation, runtime: Runtime, version: stri
     const ctx = createContext(runtime, invocation.globals, version);
     disposeContext = () => ctx.dispose();
     const result = await module.run(opts, ctx, invocation.root, nestedRunner(invocation, runtime, ctx, version, commands));
+    if (result?.failure) throw result.failure;
     return { exitCode: EXIT.ok, result: result ?? undefined };
   } catch (error) {
     const stopped = runtime.signal.aborted && (isAbortError(error) || !(error instanceof CliError));

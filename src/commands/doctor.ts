@@ -1,7 +1,6 @@
 // `svc doctor`: one run that checks the setup and explains it. Each line is ok, warning
 // or failed, with the fix. A failed check is a ChecksFailedError (exit 1); warnings are advice.
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../kit/define.js';
-import { join } from 'node:path';
 import type { Context } from '../context.js';
 import type { ConfigData, Profile } from '../config/config.js';
 import { DEFAULT_PROFILE, emptyConfig } from '../config/config.js';
@@ -13,9 +12,9 @@ import { ChecksFailedError, CliError, EXIT, RefreshWithheldError } from '../erro
 import { readAccount } from '../kit/account.js';
 import { proxyFor, proxyVariableError, type ProxySettings } from '../api/proxy.js';
 import { connectionError } from '../api/network.js';
-import { printJson, printText } from '../io/output.js';
 import type { Check, Status } from '../kit/doctor/check.js';
 import { configChecks } from '../kit/doctor/config-checks.js';
+import { proseResult, type CommandResult } from '../kit/result.js';
 
 export type { Check, Status } from '../kit/doctor/check.js';
 
@@ -81,7 +80,7 @@ export function proxyCheck(proxy: ProxySettings, url: URL): Check {
   return { check: 'proxy', status: 'ok', message: `no proxy for ${url.host}` };
 }
 
-export async function run(opts: DoctorOptions, ctx: Context): Promise<void> {
+export async function run(opts: DoctorOptions, ctx: Context): Promise<CommandResult> {
   const { checks: configResults, config } = await configChecks(ctx);
   const data = config ?? emptyConfig();
   const choice = chooseProfile(ctx, data);
@@ -98,7 +97,7 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<void> {
     ...(await storedCredentialChecks(ctx, data, request.used)),
     nodeCheck(process.versions.node),
   ];
-  report(ctx, checks);
+  return report(ctx, checks);
 }
 
 /** The profile every command would use here, and why (chooseProfile: the same decision, not a copy). */
@@ -263,21 +262,19 @@ function modesWithCredentials(profile: Profile): Mode[] {
   return (['test', 'live'] as const).filter((mode) => keys.some((k) => k.mode === mode) || (mode === 'live' && profile.oauth !== undefined));
 }
 
-/** Prints the checks (or their JSON); a failed one makes the run's error (the runner prints it, as every error, and exits 1). */
-function report(ctx: Context, checks: Check[]): void {
+/** The checks as the run's result; a failed one makes the run's error, printed after them (exit 1). */
+function report(ctx: Context, checks: Check[]): CommandResult {
   const failed = checks.filter((c) => c.status === 'failed').length;
   const warnings = checks.filter((c) => c.status === 'warning').length;
-  if (ctx.globals.json) printJson(ctx, { ok: failed === 0, failed, warnings, checks });
-  else {
-    // One column for the status and the fix, two spaces after it: every continuation line of a
-    // wrapped message or fix starts under the text (src/io/width.ts reads the column as a label).
-    const column = (label: string, text: string) => `${label.padEnd(7)}  ${text}`;
-    const lines = checks.map((c) => column(c.status, c.message) + (c.fix ? `\n${column('fix', c.fix)}` : ''));
-    // Organization names and the service's answers are its text: inert before they reach the terminal.
-    printText(ctx, lines.join('\n'));
-    if (!failed) ctx.io.stderr.write(`No problems found${warnings ? ` (${warnings} warning(s))` : ''}.\n`);
-  }
-  if (failed) throw new ChecksFailedError(`${failed} check(s) failed, ${warnings} warning(s)`);
+  // One column for the status and the fix, two spaces after it: every continuation line of a
+  // wrapped message or fix starts under the text (src/io/width.ts reads the column as a label).
+  const column = (label: string, text: string) => `${label.padEnd(7)}  ${text}`;
+  const lines = checks.map((c) => column(c.status, c.message) + (c.fix ? `\n${column('fix', c.fix)}` : ''));
+  // Prose, made inert: organization names and the service's answers are its text.
+  return proseResult({ ok: failed === 0, failed, warnings, checks }, lines.join('\n'), {
+    after: failed || ctx.globals.json ? undefined : `No problems found${warnings ? ` (${warnings} warning(s))` : ''}.`,
+    failure: failed ? new ChecksFailedError(`${failed} check(s) failed, ${warnings} warning(s)`) : undefined,
+  });
 }
 
 export default commandModule({ command, parse, run });

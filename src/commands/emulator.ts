@@ -1,5 +1,5 @@
 // `svc emulator`: run the local emulator of the service until Ctrl-C.
-import { commandModule, defineCommand, repeated, type ArgsOf, type FlagsOf } from '../kit/define.js';
+import { commandModule, defineCommand, repeated, type FlagsOf } from '../kit/define.js';
 import type { BaseContext } from '../context.js';
 import { DEFAULT_EMULATOR_HOST, DEFAULT_EMULATOR_PORT } from '../contract/constants.js';
 import { NewerFormatFileError, UsageError } from '../errors.js';

@@ -9,9 +9,9 @@ import { OAUTH_SECRET_NAME } from '../config/config.js';
 import type { ConfigData } from '../config/config.js';
 import { checkAddress, chooseProfileName, explicitBaseUrl, requireProfile } from '../credentials/resolve.js';
 import { describeLeft, type SecretLeft } from '../credentials/store.js';
-import { AuthError, CliError, EXIT, InterruptedError, KeychainError, NetworkError, UsageError } from '../errors.js';
+import { AuthError, CliError, InterruptedError, KeychainError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
-import { note, printJson, warn } from '../io/output.js';
+import { note, warn } from '../io/output.js';
 import { fetchOf, clientOf, parseStored, storageOf, type StoredOAuth } from '../auth/stored.js';
 import { withCredentialTransaction, type ProfileTransaction } from '../credentials/transaction.js';
 import { signInRunning } from '../auth/interrupted.js';
@@ -20,6 +20,7 @@ import { exitOf } from '../error-codes.js';
 import { revokeToken } from '../auth/tokens.js';
 import { ENDPOINTS, joinUrl } from '../contract/endpoints.js';
 import { originOf, profileAddress, sameOrigin } from '../credentials/origin.js';
+import { jsonOnly, type CommandResult } from '../kit/result.js';
 
 export interface LogoutOptions {
   all: boolean;
@@ -55,7 +56,7 @@ export interface LogoutResult {
   secret_left?: SecretLeft;
 }
 
-export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
+export async function run(opts: LogoutOptions, ctx: Context): Promise<CommandResult> {
   // What a login killed before recording its tokens left is settled (revoked) first.
   await ctx.settleSignIns();
   const config = await ctx.config.read();
@@ -86,9 +87,11 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
     failure ??= error;
   }
 
-  if (ctx.globals.json) printJson(ctx, opts.all ? results : results[0]);
-  if (results.length === 0) note(ctx, 'No profile is signed in with OAuth; nothing to do.');
-  if (failure) throw failure;
+  // Each profile's logout is said on stderr as it goes; a failed one is the run's error, after them all.
+  return jsonOnly(opts.all ? results : results[0], {
+    after: results.length === 0 ? 'No profile is signed in with OAuth; nothing to do.' : undefined,
+    failure,
+  });
 }
 
 /**

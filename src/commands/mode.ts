@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import type { Mode } from '../contract/constants.js';
 import { chooseModeOf, chooseProfileName, keyForMode, namedProfile, parseModeValue, requireProfile } from '../credentials/resolve.js';
 import { modeOfKey } from '../contract/constants.js';
-import { printJson, printObject } from '../io/output.js';
+import { objectResult, textResult, type CommandResult } from '../kit/result.js';
 
 export interface ModeOptions {
   set?: Mode;
@@ -22,7 +22,7 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return args[0] === undefined ? {} : { set: parseModeValue(args[0], 'MODE') };
 }
 
-export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
+export async function run(opts: ModeOptions, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config.read();
   const profileName = chooseProfileName(ctx, config);
   const explicit = namedProfile(ctx) !== undefined;
@@ -39,16 +39,20 @@ export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
     });
     const profile = config.profiles[profileName];
     const usable = mode === 'test' ? keyForMode(profile, 'test') : (profile?.oauth ?? keyForMode(profile, 'live'));
-    if (ctx.globals.json) printJson(ctx, { profile: profileName, mode });
-    else ctx.io.stdout.write(`Profile "${profileName}" now uses ${mode} mode by default.\n`);
-    if (!usable)
-      ctx.io.stderr.write(
-        `note: profile "${profileName}" has no ${mode} credential yet: ` +
-          (mode === 'test' ? `run \`svc keys add --profile ${profileName}\` with a svc_test_ key\n` : `run \`svc login --profile ${profileName}\`\n`),
-      );
-    if (ctx.env.SVC_MODE || ctx.env.SVC_API_KEY)
-      ctx.io.stderr.write(`note: ${ctx.env.SVC_API_KEY ? 'SVC_API_KEY' : 'SVC_MODE'} is set and takes precedence over the profile's mode\n`);
-    return;
+    const notes = [
+      ...(usable
+        ? []
+        : [
+            `note: profile "${profileName}" has no ${mode} credential yet: ` +
+              (mode === 'test' ? `run \`svc keys add --profile ${profileName}\` with a svc_test_ key` : `run \`svc login --profile ${profileName}\``),
+          ]),
+      ...(ctx.env.SVC_MODE || ctx.env.SVC_API_KEY
+        ? [`note: ${ctx.env.SVC_API_KEY ? 'SVC_API_KEY' : 'SVC_MODE'} is set and takes precedence over the profile's mode`]
+        : []),
+    ];
+    return textResult({ profile: profileName, mode }, `Profile "${profileName}" now uses ${mode} mode by default.`, {
+      after: notes.length ? notes.join('\n') : undefined,
+    });
   }
 
   if (explicit) requireProfile(config, profileName);
@@ -56,17 +60,14 @@ export async function run(opts: ModeOptions, ctx: Context): Promise<void> {
   const envKeyMode = ctx.env.SVC_API_KEY ? modeOfKey(ctx.env.SVC_API_KEY) : null;
   const choice = envKeyMode ? { mode: envKeyMode, why: 'SVC_API_KEY', chosen: true } : chooseModeOf(ctx, profile);
   const { mode, why: source } = choice;
-  if (ctx.globals.json) return printJson(ctx, { profile: profileName, mode, source, chosen: choice.chosen, profile_mode: profile?.mode ?? null });
-  if (!ctx.io.stdout.isTTY) return ctx.io.stdout.write(`${mode}\n`);
-  await printObject(
-    ctx,
-    [
-      ['mode', mode],
-      ['from', source],
-      ['profile', profileName],
-    ],
-    null,
-  );
+  const value = { profile: profileName, mode, source, chosen: choice.chosen, profile_mode: profile?.mode ?? null };
+  // Piped, the mode alone: `[ "$(svc mode)" = live ]`.
+  if (!ctx.io.stdout.isTTY) return textResult(value, mode);
+  return objectResult(value, [
+    ['mode', mode],
+    ['from', source],
+    ['profile', profileName],
+  ]);
 }
 
 export default commandModule({ command, parse, run });

@@ -3,8 +3,8 @@
 // standalone, deb), for bug reports.
 import { commandModule, defineCommand } from '../kit/define.js';
 import type { Context } from '../context.js';
-import { printJson } from '../io/output.js';
 import { installMethod } from '../shared/version.js';
+import { textResult, type CommandResult } from '../kit/result.js';
 
 export const command = defineCommand({
   name: 'version',
@@ -17,10 +17,11 @@ export function parse(): Record<string, never> {
   return {};
 }
 
-export async function run(_opts: unknown, ctx: Context): Promise<void> {
-  if (ctx.globals.json)
-    printJson(ctx, { version: ctx.version, node: process.versions.node, platform: `${process.platform}/${process.arch}`, install: installMethod() });
-  else ctx.io.stdout.write(`${ctx.version}\n`);
+export async function run(_opts: unknown, ctx: Context): Promise<CommandResult> {
+  return textResult(
+    { version: ctx.version, node: process.versions.node, platform: `${process.platform}/${process.arch}`, install: installMethod() },
+    ctx.version,
+  );
 }
 
 export default commandModule({ command, parse, run });

@@ -12,6 +12,7 @@ import { confirm } from '../io/interactive.js';
 import { note } from '../io/output.js';
 import { sanitizeLine } from '../io/sanitize.js';
 import type { ListFlags } from './list-flags.js';
+import type { PageEnd } from './result.js';
 
 /**
  * The live-mode operations that say what they cost and ask first (starting a call,
@@ -164,14 +165,9 @@ export async function fetchList<T>(
   return { items, more: false };
 }
 
-export interface FetchedList<T> {
+/** A page of a list as fetched, and how it ends. */
+export interface FetchedList<T> extends PageEnd {
   items: T[];
-  /** The service has more than this page. */
-  more: boolean;
-  /** The cursor of the next page (one page asked for, and more). */
-  next?: string;
-  /** A page after the first (asked for with a cursor). */
-  later?: true;
 }
 
 /**
@@ -179,7 +175,7 @@ export interface FetchedList<T> {
  * it asked for). The runner says it after the list (src/cli/print-result.ts): at a terminal the
  * note follows the table.
  */
-export function noteMore(ctx: Context, list: Omit<FetchedList<unknown>, 'items'> & { items: readonly unknown[] }): void {
+export function noteMore(ctx: Context, list: PageEnd & { items: readonly unknown[] }): void {
   if (!list.more) return;
   const next = list.next === undefined ? ', or --all for every one' : `, --all for every one, or --cursor ${list.next} for the next page`;
   note(ctx, `note: showing ${list.later ? '' : 'the newest '}${list.items.length}; there are more results (--limit up to 100${next})`);

@@ -2,7 +2,6 @@
 // intent line before anything is done (nothing is done when it cannot be written, but an end),
 // the act, then the result line saying whether the call acted, by the service's answer.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { join } from 'node:path';
 import { EXIT, UsageError } from '../errors.js';
 import { AuditNewerFormatError, idsIn, loggedArgs, type AuditLine } from './audit.js';
 import { reportOf, toolError } from './result.js';

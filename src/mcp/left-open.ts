@@ -1,6 +1,5 @@
 // What sessions known to be dead left open, read from the audit log: live calls with no end
 // recorded, creates sent with their key and never answered, billed calls with no result.
-import { join } from 'node:path';
 import { readAudit, type AuditEntry } from './audit.js';
 import { centsToUnits, dollars } from './budget.js';
 import { sessionAlive } from './session.js';

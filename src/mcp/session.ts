@@ -12,7 +12,7 @@ import { chooseProfileName } from '../credentials/resolve.js';
 import { EXIT, UsageError } from '../errors.js';
 import { createPacer, pacedDuration } from '../kit/pacer.js';
 import { AuditLog, hashOf } from './audit.js';
-import { dollars, Ledger } from './budget.js';
+import { Ledger } from './budget.js';
 import type { MinuteMeter } from './minutes.js';
 import { ownInput, type TypedInput } from './invoke.js';
 import { toolError, type Ran } from './result.js';

@@ -10,13 +10,13 @@ import type { ConfigData, Profile } from '../../config/config.js';
 import { OAUTH_SECRET_NAME } from '../../config/config.js';
 import { chooseMode, chooseModeOf, chooseProfileName, namedProfile, requireProfile } from '../../credentials/resolve.js';
 import type { ResolvedCredential } from '../../credentials/resolve.js';
-import { AuthError, CliError, EXIT } from '../../errors.js';
-import { printJson, printText, relativeTime, scopeList } from '../../io/output.js';
-import { sanitizeText } from '../../io/sanitize.js';
+import { AuthError, CliError } from '../../errors.js';
+import { relativeTime, scopeList } from '../../io/output.js';
 import { redact } from '../../io/redact.js';
 import { redactedKey } from '../../kit/keys.js';
 import { checkProfile } from '../../credentials/check.js';
 import { askAccount, type Asked, type CredentialCheck } from '../../credentials/check.js';
+import { proseResult, type CommandResult } from '../../kit/result.js';
 
 export interface AuthStatusOptions {
   /** Skip asking the service whether each credential still works. */
@@ -91,7 +91,7 @@ function profileLines(
   return lines;
 }
 
-export async function run(opts: AuthStatusOptions, ctx: Context): Promise<void> {
+export async function run(opts: AuthStatusOptions, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config.read();
   const chosen = chooseProfileName(ctx, config);
   const explicit = namedProfile(ctx) !== undefined;
@@ -105,17 +105,20 @@ export async function run(opts: AuthStatusOptions, ctx: Context): Promise<void> 
   // SVC_API_KEY is asked as `svc account` asks it; a stored credential was asked above.
   const envCheck = active?.source === 'env' && !opts.offline ? await askAccount(ctx.signal, () => ctx.api()) : undefined;
   const status: Status = { config, chosen, shown, online, active, problem, trouble, envCheck };
-  if (ctx.globals.json) printStatusJson(ctx, opts, status);
-  else printStatusText(ctx, status);
   // The status is printed; what is wrong with it is the run's error (its exit code, and --json's form, the runner's).
-  if (problem) throw problem;
+  return proseResult(statusJson(ctx, opts, status), statusText(ctx, status), { failure: problem ?? failureOf(status, refused) });
+}
+
+/** What is wrong with the credentials seen, past the one commands would use (`problem`): the run's error, if any. */
+function failureOf({ active, envCheck, online }: Status, refused: number): Error | undefined {
   // The credential commands use failed to answer: the error `svc account` would have ended with.
   const usedCheck =
     active?.source === 'env' ? envCheck : active && online.get(active.profileName)?.get(active.kind === 'oauth' ? OAUTH_SECRET_NAME : active.keyName!);
-  if (usedCheck?.failure) throw usedCheck.failure;
+  if (usedCheck?.failure) return usedCheck.failure;
   // A credential the service refused is "not authenticated" (exit 3), whichever profile holds it:
   // `auth status` and `auth status --profile NAME` say one thing of one ended sign-in.
-  if (refused) throw new AuthError(`${refused} stored credential(s) were refused by the service`, 'run `svc doctor` for the fix of each');
+  if (refused) return new AuthError(`${refused} stored credential(s) were refused by the service`, 'run `svc doctor` for the fix of each');
+  return undefined;
 }
 
 /** What auth status found, for either of its outputs. */
@@ -187,10 +190,10 @@ async function activeCredential(ctx: Context): Promise<Pick<Status, 'active' | '
   return { active, problem, trouble };
 }
 
-function printStatusJson(ctx: Context, opts: AuthStatusOptions, { config, chosen, shown, online, active, problem, trouble, envCheck }: Status): void {
+function statusJson(ctx: Context, opts: AuthStatusOptions, { config, chosen, shown, online, active, problem, trouble, envCheck }: Status): unknown {
   /** The mode `svc mode` shows for the profile: flags and SVC_MODE first, then the profile's. */
   const modeOf = (profile: Profile) => chooseMode(ctx, profile);
-  printJson(ctx, {
+  return {
     default_profile: config.default_profile ?? null,
     active: active
       ? {
@@ -218,10 +221,10 @@ function printStatusJson(ctx: Context, opts: AuthStatusOptions, { config, chosen
         keys: Object.values(p.keys ?? {}).map((k) => ({ ...k, redacted: redactedKey(k) })),
         online: opts.offline ? null : [...(online.get(name)?.values() ?? [])].map(({ failure: _failure, ...check }) => check),
       })),
-  });
+  };
 }
 
-function printStatusText(ctx: Context, { config, chosen, shown, online, active, trouble, envCheck }: Status): void {
+function statusText(ctx: Context, { config, chosen, shown, online, active, trouble, envCheck }: Status): string {
   const now = ctx.clock.now();
   const modeOf = (profile: Profile) => chooseMode(ctx, profile);
   const out: string[] = [];
@@ -246,8 +249,8 @@ function printStatusText(ctx: Context, { config, chosen, shown, online, active, 
     const other = mode === 'test' ? 'live' : 'test';
     out.push(`Mode: ${mode} (${why}); switch with \`svc mode ${other}\`, or --${other} for one command.`);
   }
-  // Organization names and ids came from the service: inert before they reach the terminal.
-  printText(ctx, out.join('\n'));
+  // Prose, made inert: organization names and ids came from the service.
+  return out.join('\n');
 }
 
 export default commandModule({ command, parse, run });

@@ -2,7 +2,7 @@
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { note, printJson, warn } from '../../io/output.js';
+import { jsonOnly, type CommandResult } from '../../kit/result.js';
 
 export interface AuthSwitchOptions {
   profile: string;
@@ -23,7 +23,7 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return { profile };
 }
 
-export async function run(opts: AuthSwitchOptions, ctx: Context): Promise<void> {
+export async function run(opts: AuthSwitchOptions, ctx: Context): Promise<CommandResult> {
   const org = await ctx.config.update((config) => {
     const profile = config.profiles[opts.profile];
     if (!profile) {
@@ -36,10 +36,13 @@ export async function run(opts: AuthSwitchOptions, ctx: Context): Promise<void> 
     config.default_profile = opts.profile;
     return profile.org_name ?? profile.org_id ?? null;
   });
-  if (ctx.globals.json) printJson(ctx, { default_profile: opts.profile, org_name: org });
-  note(ctx, `The default profile is now "${opts.profile}"${org ? ` (${org})` : ''}.`);
+  // Said on stderr: the switch has no result to print but its JSON.
   const envProfile = ctx.env.SVC_PROFILE;
-  if (envProfile && envProfile !== opts.profile) warn(ctx, `SVC_PROFILE=${envProfile} is set and still overrides the default profile`);
+  const said = [
+    `The default profile is now "${opts.profile}"${org ? ` (${org})` : ''}.`,
+    ...(envProfile && envProfile !== opts.profile ? [`warning: SVC_PROFILE=${envProfile} is set and still overrides the default profile`] : []),
+  ];
+  return jsonOnly({ default_profile: opts.profile, org_name: org }, { after: said.join('\n') });
 }
 
 export default commandModule({ command, parse, run });

@@ -4,7 +4,7 @@
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { printJson } from '../../io/output.js';
+import { textResult, type CommandResult } from '../../kit/result.js';
 
 export type AuthTokenOptions = Record<string, never>;
 
@@ -20,14 +20,10 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return {};
 }
 
-export async function run(_opts: AuthTokenOptions, ctx: Context): Promise<void> {
+export async function run(_opts: AuthTokenOptions, ctx: Context): Promise<CommandResult> {
   const credential = await ctx.resolveCredential();
   const token = credential.kind === 'oauth' ? await ctx.accessToken(credential.profileName, { forceRefresh: false }) : credential.apiKey!;
-  if (ctx.globals.json) {
-    printJson(ctx, { token, type: credential.kind, mode: credential.mode, profile: credential.source === 'env' ? null : credential.profileName });
-  } else {
-    ctx.io.stdout.write(`${token}\n`);
-  }
+  return textResult({ token, type: credential.kind, mode: credential.mode, profile: credential.source === 'env' ? null : credential.profileName }, token);
 }
 
 export default commandModule({ command, parse, run });

@@ -7,7 +7,7 @@
 // from the service for 5 minutes (keep-alive comments count): exit 9.
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
-import { ApiError, CliError, EXIT, NetworkError } from '../../errors.js';
+import { CliError, EXIT, NetworkError } from '../../errors.js';
 import { clockTime, note, printNdjson, printText, renderTsv, warn } from '../../io/output.js';
 import { sanitizeLine, snippet } from '../../io/sanitize.js';
 import { isRetryableFailure, random01From } from '../../api/retry.js';

@@ -9,13 +9,14 @@ import { checkAddress, chooseBaseUrl, chooseProfileName } from '../../credential
 import { ApiError, CliError, EXIT, UsageError } from '../../errors.js';
 import { lackedScope } from '../../api/errors.js';
 import { confirm, promptSecret } from '../../io/interactive.js';
-import { printJson, printText, warn } from '../../io/output.js';
+import { warn } from '../../io/output.js';
 import { describeLeft, type SecretLeft } from '../../credentials/store.js';
 import { confirmedOrg } from '../../credentials/confirmed.js';
 import { addEntry, commitKey, dropEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { withCredentialTransaction, type ProfileTransaction } from '../../credentials/transaction.js';
 import { lastFour, redact } from '../../io/redact.js';
 import { parseKeyName, redactedKey } from '../../kit/keys.js';
+import { proseResult, type CommandResult } from '../../kit/result.js';
 
 export interface KeysAddOptions {
   /** Undefined: the key's mode (`test` / `live`). */
@@ -121,7 +122,7 @@ function checkNameFree(current: KeyMeta | undefined, name: string, mode: Mode, p
   );
 }
 
-export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
+export async function run(opts: KeysAddOptions, ctx: Context): Promise<CommandResult> {
   const key = await readKey(ctx, opts);
   const mode = modeAsked(ctx, key);
   const name = opts.name ?? mode;
@@ -132,13 +133,13 @@ export async function run(opts: KeysAddOptions, ctx: Context): Promise<void> {
   await confirmReplacement(ctx, opts, (await ctx.config.read()).profiles[target.profileName]?.keys, meta, target.profileName);
   // One credential transaction: a login, logout or refresh of the profile elsewhere waits for it.
   const stored = await withCredentialTransaction(ctx, target.profileName, (tx) => storeKey(ctx, tx, key, meta, account, target));
-  report(ctx, meta, account, unverified, target, stored);
   // A key added never switches the profile's mode (src/credentials/mode.ts): said when it is not the key's.
   const profileMode = (await ctx.config.read()).profiles[target.profileName]?.mode;
-  if (profileMode && profileMode !== mode)
-    ctx.io.stderr.write(
-      `note: profile "${target.profileName}" stays in ${profileMode} mode: use --${mode} for one command, or \`svc mode ${mode}\` to switch\n`,
-    );
+  const modeNote =
+    profileMode && profileMode !== mode
+      ? `note: profile "${target.profileName}" stays in ${profileMode} mode: use --${mode} for one command, or \`svc mode ${mode}\` to switch`
+      : undefined;
+  return report(ctx, { meta, account, unverified, target, stored, modeNote });
 }
 
 /** The key's mode, from its shape; a --test/--live that names the other mode is refused. */
@@ -312,29 +313,43 @@ async function deleteReplaced(ctx: Context, profileName: string, replaced: KeyMe
 }
 
 /** What was stored, where, and what it replaced; the secrets left behind as warnings. */
-function report(ctx: Context, meta: KeyMeta, account: Account, unverified: boolean, { profileName }: Target, { storage, replaced, left }: Stored): void {
+function report(
+  ctx: Context,
+  {
+    meta,
+    account,
+    unverified,
+    target,
+    stored,
+    modeNote,
+  }: { meta: KeyMeta; account: Account; unverified: boolean; target: Target; stored: Stored; modeNote: string | undefined },
+): CommandResult {
+  const { profileName } = target;
+  const { storage, replaced, left } = stored;
   for (const entry of left) warn(ctx, describeLeft(entry));
   if (unverified)
     ctx.io.stderr.write(
       `note: the key cannot read its organization (no account:read), so it is stored unverified for ${account.id}; its scopes are not known here.\n`,
     );
-  if (ctx.globals.json)
-    return printJson(ctx, {
-      profile: profileName,
-      org_id: account.id,
-      org_name: account.name,
-      key: { ...meta, redacted: redactedKey(meta) },
-      ...(left.length ? { secrets_left: left } : {}),
-    });
+  const value = {
+    profile: profileName,
+    org_id: account.id,
+    org_name: account.name,
+    key: { ...meta, redacted: redactedKey(meta) },
+    ...(left.length ? { secrets_left: left } : {}),
+  };
+  const replacedNote =
+    replaced.length && !ctx.globals.json ? `It replaces the profile's previous ${meta.mode} key ${replaced.map((k) => `"${k.name}"`).join(', ')}.` : undefined;
+  const after = [replacedNote, modeNote].filter((line) => line !== undefined);
   // The organization's name is the server's text: inert before it reaches the terminal.
   // An unverified key's organization is known by its id alone: said once, not as "org_… (org_…)".
   const org = account.name && account.name !== account.id ? `${account.name} (${account.id})` : account.id;
-  // Wrapped at a terminal (printText): a long organization name or path must not be cut mid-word.
-  printText(
-    ctx,
+  // Prose, wrapped at a terminal: a long organization name or path must not be cut mid-word.
+  return proseResult(
+    value,
     `Added ${meta.mode} key "${meta.name}" (${redactedKey(meta)}) for ${org} to profile "${profileName}", stored in ${storage === 'file' ? 'the credentials file' : storage}.`,
+    { after: after.length ? after.join('\n') : undefined },
   );
-  if (replaced.length) ctx.io.stderr.write(`It replaces the profile's previous ${meta.mode} key ${replaced.map((k) => `"${k.name}"`).join(', ')}.\n`);
 }
 
 export default commandModule({ command, parse, run });

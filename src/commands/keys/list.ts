@@ -3,9 +3,10 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../k
 import type { Context } from '../../context.js';
 import type { KeyMeta } from '../../config/config.js';
 import { chooseProfileName, namedProfile, requireProfile } from '../../credentials/resolve.js';
-import { printList, scopeList } from '../../io/output.js';
+import { scopeList } from '../../io/output.js';
 import { settleSecretsInFlight } from '../../credentials/journal.js';
 import { redactedKey } from '../../kit/keys.js';
+import { listResult, type CommandResult } from '../../kit/result.js';
 
 export type KeysListOptions = Record<string, never>;
 
@@ -20,7 +21,7 @@ export function parse(_args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comm
   return {};
 }
 
-export async function run(_opts: KeysListOptions, ctx: Context): Promise<void> {
+export async function run(_opts: KeysListOptions, ctx: Context): Promise<CommandResult> {
   let config = await ctx.config.read();
   if (config.secrets_in_flight) {
     // A key write killed half-way: list what it settles to (src/credentials/journal.ts).
@@ -32,18 +33,13 @@ export async function run(_opts: KeysListOptions, ctx: Context): Promise<void> {
   const profile = explicit ? requireProfile(config, profileName) : config.profiles[profileName];
   const keys = Object.values(profile?.keys ?? {}).sort((a, b) => a.name.localeCompare(b.name));
   const rows = keys.map((k) => ({ ...k, redacted: redactedKey(k) }));
-  await printList<KeyMeta & { redacted: string }>(
-    ctx,
-    rows,
-    [
-      { header: 'NAME', value: (k) => k.name },
-      { header: 'MODE', value: (k) => k.mode },
-      { header: 'KEY', value: (k) => k.redacted },
-      { header: 'SCOPES', value: (k) => (k.unverified ? 'unknown (unverified)' : scopeList(k.scopes)), shrink: 12 },
-      { header: 'STORED', value: (k) => k.storage },
-    ],
-    rows,
-  );
+  return listResult<KeyMeta & { redacted: string }>(rows, [
+    { header: 'NAME', value: (k) => k.name },
+    { header: 'MODE', value: (k) => k.mode },
+    { header: 'KEY', value: (k) => k.redacted },
+    { header: 'SCOPES', value: (k) => (k.unverified ? 'unknown (unverified)' : scopeList(k.scopes)), shrink: 12 },
+    { header: 'STORED', value: (k) => k.storage },
+  ]);
 }
 
 export default commandModule({ command, parse, run });

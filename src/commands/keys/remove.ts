@@ -4,13 +4,15 @@ import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../k
 import type { Context } from '../../context.js';
 import { chooseProfileName, requireProfile } from '../../credentials/resolve.js';
 import { UsageError } from '../../errors.js';
-import { printJson, warn } from '../../io/output.js';
+import { warn } from '../../io/output.js';
+import type { Profile } from '../../config/config.js';
 import { describeLeft } from '../../credentials/store.js';
 import { addEntry, finishDeletes, inFlight, settleSecretsInFlight } from '../../credentials/journal.js';
 import { parseKeyName, redactedKey } from '../../kit/keys.js';
 import { askBeforeDeleting } from '../../kit/ask-first.js';
 import { hasCredentialFor, keepModeThroughChange } from '../../credentials/mode.js';
 import { withCredentialTransaction } from '../../credentials/transaction.js';
+import { jsonOnly, textResult, type CommandResult } from '../../kit/result.js';
 
 export interface KeysRemoveOptions {
   name: string;
@@ -29,7 +31,7 @@ export function parse(args: ArgsOf<typeof command>, _flags: FlagsOf<typeof comma
   return { name: parseKeyName(args[0], 'NAME') };
 }
 
-export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> {
+export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config.read();
   await settleSecretsInFlight(ctx, config, ctx.clock.now());
   const profileName = chooseProfileName(ctx, config);
@@ -56,25 +58,29 @@ export async function run(opts: KeysRemoveOptions, ctx: Context): Promise<void> 
     return (await finishDeletes(ctx, [{ entry, storage: meta.storage }]))[0] ?? null;
   });
   if (left) warn(ctx, describeLeft(left));
-  if (ctx.globals.json) return printJson(ctx, { profile: profileName, removed: { ...meta, redacted: redactedKey(meta) }, secret_left: left });
-  ctx.io.stdout.write(
-    `Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"${left ? ' (its secret remains, see the warning)' : ''}.\n`,
+  const value = { profile: profileName, removed: { ...meta, redacted: redactedKey(meta) }, secret_left: left };
+  if (ctx.globals.json) return jsonOnly(value);
+  const after = [
+    "The key itself still works at the service until it is revoked in the organization's API settings.",
+    ...modeLeftBare((await ctx.config.read()).profiles[profileName], profileName),
+  ];
+  return textResult(
+    value,
+    `Removed ${meta.mode} key "${opts.name}" (${redactedKey(meta)}) from profile "${profileName}"${left ? ' (its secret remains, see the warning)' : ''}.`,
+    { after: after.join('\n') },
   );
-  ctx.io.stderr.write("The key itself still works at the service until it is revoked in the organization's API settings.\n");
-  await sayModeLeftBare(ctx, profileName);
 }
 
 /** The profile's mode stays what it was (src/credentials/mode.ts): said when nothing is left to use in it. */
-async function sayModeLeftBare(ctx: Context, profileName: string): Promise<void> {
-  const profile = (await ctx.config.read()).profiles[profileName];
+function modeLeftBare(profile: Profile | undefined, profileName: string): string[] {
   const mode = profile?.mode;
-  if (!mode || hasCredentialFor(profile, mode)) return;
+  if (!mode || hasCredentialFor(profile, mode)) return [];
   const other = mode === 'test' ? 'live' : 'test';
-  ctx.io.stderr.write(
+  return [
     `note: profile "${profileName}" stays in ${mode} mode, which now has no credential: commands stop until you add one (svc keys add)` +
       (hasCredentialFor(profile, other) ? ` or switch with \`svc mode ${other}\`` : '') +
-      '.\n',
-  );
+      '.',
+  ];
 }
 
 export default commandModule({ command, parse, run });

@@ -6,9 +6,9 @@ import type { Profile } from '../../config/config.js';
 import { DEFAULT_PROFILE } from '../../config/config.js';
 import { profileAddress } from '../../credentials/origin.js';
 import { chooseMode } from '../../credentials/resolve.js';
-import { printList } from '../../io/output.js';
 import type { Column } from '../../io/output.js';
 import { redactedKey } from '../../kit/keys.js';
+import { listResult, type CommandResult } from '../../kit/result.js';
 
 export const command = defineCommand({
   name: 'list',
@@ -71,14 +71,14 @@ const columns: Column<ProfileRow>[] = [
   { header: 'CREDENTIALS', value: (r) => credentials(r), shrink: 12 },
 ];
 
-export async function run(_opts: unknown, ctx: Context): Promise<void> {
+export async function run(_opts: unknown, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config.read();
   const defaultName = config.default_profile ?? DEFAULT_PROFILE;
   const rows = Object.keys(config.profiles)
     .sort()
     .map((name) => profileRow(name, config.profiles[name]!, defaultName));
   if (!rows.length && !ctx.globals.json) ctx.io.stderr.write('No profiles yet: run `svc login` or `svc keys add` to create one.\n');
-  await printList(ctx, rows, columns);
+  return listResult(rows, columns);
 }
 
 export default commandModule({ command, parse, run });

@@ -13,13 +13,13 @@ import type { Profile, SecretStorage } from '../../config/config.js';
 import { askBeforeDeleting } from '../../kit/ask-first.js';
 import { FORWARD_SECRET_NAME } from '../../events/secret.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
-import { printJson, warn } from '../../io/output.js';
-import { sanitizeText } from '../../io/sanitize.js';
+import { warn } from '../../io/output.js';
 import { clientOf, fetchOf, parseStored } from '../../auth/stored.js';
 import { revokeToken } from '../../auth/tokens.js';
 import { ENDPOINTS, joinUrl } from '../../contract/endpoints.js';
 import { profileAddress } from '../../credentials/origin.js';
 import { withCredentialTransaction, type ProfileTransaction } from '../../credentials/transaction.js';
+import { jsonOnly, textResult, type CommandResult } from '../../kit/result.js';
 
 export interface ProfilesRemoveOptions {
   name: string;
@@ -42,7 +42,7 @@ export function parse(args: ArgsOf<typeof command>, flags: FlagsOf<typeof comman
   return { name: args[0], revoke: flags.revoke === true };
 }
 
-export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<void> {
+export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<CommandResult> {
   const config = await ctx.config.read();
   const asked = requireProfile(config, opts.name);
   await askBeforeDeleting(ctx, `Remove ${whereOf(opts.name, asked)} and the secrets stored for it (${secretsOf(asked)})?`);
@@ -54,18 +54,19 @@ export async function run(opts: ProfilesRemoveOptions, ctx: Context): Promise<vo
 
   const where = whereOf(opts.name, profile);
   const stillActive = Boolean(profile.oauth && !profile.oauth.ended_at && !revoked);
-  if (ctx.globals.json) {
-    printJson(ctx, { profile: opts.name, removed: true, revoked, oauth_still_active: stillActive, secrets_left: left });
-    return;
-  }
-  ctx.io.stdout.write(sanitizeText(`Removed ${where}${revoked ? ' and revoked its OAuth connection' : ''}.`) + '\n');
-  if (stillActive)
-    warn(
-      ctx,
-      `its OAuth connection may still be active at the service: an admin can disconnect the app in the organization's connected apps (next time use --revoke)`,
-    );
-  if ((config.default_profile ?? DEFAULT_PROFILE) === opts.name && Object.keys(config.profiles).length > 1)
-    ctx.io.stderr.write('It was the default profile: choose another with `svc auth switch NAME`.\n');
+  const value = { profile: opts.name, removed: true, revoked, oauth_still_active: stillActive, secrets_left: left };
+  if (ctx.globals.json) return jsonOnly(value);
+  const after = [
+    ...(stillActive
+      ? [
+          "warning: its OAuth connection may still be active at the service: an admin can disconnect the app in the organization's connected apps (next time use --revoke)",
+        ]
+      : []),
+    ...((config.default_profile ?? DEFAULT_PROFILE) === opts.name && Object.keys(config.profiles).length > 1
+      ? ['It was the default profile: choose another with `svc auth switch NAME`.']
+      : []),
+  ];
+  return textResult(value, `Removed ${where}${revoked ? ' and revoked its OAuth connection' : ''}.`, { after: after.length ? after.join('\n') : undefined });
 }
 
 function whereOf(name: string, profile: Profile): string {

@@ -72,7 +72,6 @@ export function controlRoutes(app: Hono<EmulatorEnv>, state: State): void {
 
   app.post('/_emulator/orgs', async (c) => {
     const body = await jsonBody(c, newOrg);
-    const existing = body.admin_email ? state.users.get(body.admin_email) : undefined;
     const admin = body.admin_email ? { email: body.admin_email, password: randomToken(9) } : undefined;
     const made = createOrg(state, body.name, body.balance ?? 0, admin);
     return c.json({ id: made.org.id, org_id: made.org.id, name: made.org.name, balance: centsOfSubcents(made.org.balance_subcents), admin: made.admin }, 201);
