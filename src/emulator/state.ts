@@ -159,6 +159,7 @@ export const PERSISTED = {
   lines: 'lines',
   chats: 'chats',
   messages: 'messages',
+  idempotency: 'idempotency_keys',
 } as const;
 export type PersistedCollection = keyof typeof PERSISTED;
 
@@ -177,7 +178,6 @@ export function empty(state: State): void {
     eventLogs: new Map(),
     approvals: [],
     faults: [],
-    idempotency: new Map(),
     rateWindows: new Map(),
     sessions: new Map(),
     authorizeRequests: new Map(),

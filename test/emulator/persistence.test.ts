@@ -115,6 +115,43 @@ describe('--state FILE', () => {
     }
   });
 
+  it("a create's Idempotency-Key is kept: sent again after a restart it answers the same call and bills nothing; one never answered is handled anew", async () => {
+    const path = join(dir, 'state.jsonl');
+    const first = await startEmulator({ port: 0, statePath: path });
+    const { live } = first.seed.keys;
+    const send = (emu: RunningEmulator, key: string) =>
+      call(emu, 'POST', '/v1/calls', { key: live, json: { languages: ['en', 'es'] }, headers: { 'idempotency-key': key } });
+    const made = await send(first, 'k-kept');
+    expect(made.status).toBe(201);
+    const balance = (await call(first, 'GET', '/v1/balance', { key: live })).body.available;
+    await first.close();
+    // The file as a stop in the middle of a request leaves it: that request's key written, with no answer.
+    const kept = readFileSync(path, 'utf8')
+      .split('\n')
+      .map((line) => (line ? (JSON.parse(line) as { put?: string; row?: { id: string; answer?: unknown } }) : {}))
+      .find((line) => line.put === 'idempotency_keys' && line.row?.answer)!;
+    const { answer: _answer, ...pending } = { ...kept.row!, id: kept.row!.id.replace(/k-kept$/, 'k-pending') };
+    appendFileSync(path, `${JSON.stringify({ put: 'idempotency_keys', row: pending })}\n`);
+
+    const second = await startEmulator({ port: 0, statePath: path });
+    try {
+      const again = await send(second, 'k-kept');
+      expect(again.status).toBe(201);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(made.body);
+      expect((await call(second, 'GET', '/v1/balance', { key: live })).body.available).toBe(balance);
+      // Never answered: not "still being handled" (409) for 24 hours, but made now, once.
+      const anew = await send(second, 'k-pending');
+      expect(anew.status).toBe(201);
+      expect(anew.body.id).not.toBe(made.body.id);
+      expect((await send(second, 'k-pending')).body.id).toBe(anew.body.id);
+      const calls = (await call(second, 'GET', '/v1/calls', { key: live })).body.data as Array<{ id: string }>;
+      expect(calls.map((c) => c.id).sort()).toEqual([made.body.id, anew.body.id].sort());
+    } finally {
+      await second.close();
+    }
+  });
+
   it('refuses a file another emulator holds, and takes over the lock of one that is gone', async () => {
     const path = join(dir, 'state.jsonl');
     const first = await startEmulator({ port: 0, statePath: path });
@@ -199,7 +236,7 @@ describe('--export and --import', () => {
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('\n  "orgs": [');
     const doc = JSON.parse(text);
-    expect(doc).toMatchObject({ format: 'svc-emulator-state', version: 1 });
+    expect(doc).toMatchObject({ format: 'svc-emulator-state', version: 2 });
     expect(doc.chats[0].obj).toMatchObject({ id: chat.id, subject: 'fixture' });
     expect(text).not.toMatch(/svc_test_[A-Za-z0-9_-]{20}/); // keys only as hashes
 

@@ -8,14 +8,15 @@ import { SCOPES } from '../../contract/constants.js';
 import { eventFromJson, eventLogByKey, retain, retained, seqOfEventId } from '../events.js';
 import { hashPassword, sha256 } from '../ids.js';
 import { PERSISTED } from '../state.js';
-import type { Org, PersistedCollection, State, User } from '../state.js';
+import type { IdempotentEntry, Org, PersistedCollection, State, User } from '../state.js';
 import { centsAmount } from '../billing.js';
 import { centsOfSubcents, subcentsOf } from '../../contract/money.js';
 import { formatVersion } from '../../shared/format-version.js';
 import { writeFileAtomicSync } from '../../files/atomic.js';
 
 export const DOCUMENT_FORMAT = 'svc-emulator-state';
-export const DOCUMENT_VERSION = 1;
+/** 2: creates' Idempotency-Keys are kept (`idempotency_keys`); a version 1 document is read as having none. */
+export const DOCUMENT_VERSION = 2;
 
 const id = z.string().min(1);
 const scopes = z.array(z.enum(SCOPES));
@@ -79,6 +80,13 @@ const rowSchemas = {
   }),
   accessTokens: z.strictObject({ token_sha256: hash, grant_id: id, scopes, expires_at: time, revoked: z.boolean() }),
   refreshTokens: z.strictObject({ token_sha256: hash, grant_id: id, used: z.boolean() }),
+  // A create's key as the service remembers it for 24 hours, with the answer it gave (src/emulator/idempotency.ts).
+  idempotency: z.strictObject({
+    id,
+    fingerprint: hash,
+    at: time,
+    answer: z.strictObject({ status: z.number().int().min(200).max(499), body: z.string(), content_type: z.string() }).optional(),
+  }),
 } as const;
 
 const resourceObject = z.looseObject({ id, object: z.string(), livemode: z.boolean(), created_at: z.string() });
@@ -101,7 +109,7 @@ const collectionsShape = Object.fromEntries(
 
 export const documentSchema = z.strictObject({
   format: z.literal(DOCUMENT_FORMAT),
-  version: z.literal(DOCUMENT_VERSION),
+  version: z.union([z.literal(1), z.literal(DOCUMENT_VERSION)]),
   exported_at: z.string().optional(),
   /** How far the emulator clock runs ahead of real time (POST /_emulator/clock). */
   clock_offset_ms: z.number().min(0).default(0),
@@ -145,6 +153,10 @@ export function encodeRow(field: PersistedCollection, key: string, value: unknow
     const user = value as User;
     return { email: user.email, password_scrypt: user.password_scrypt, orgs: [...user.orgs] };
   }
+  if (field === 'idempotency') {
+    const { fingerprint, at, answer } = value as IdempotentEntry;
+    return { id: key, fingerprint, at, ...(answer ? { answer: { status: answer.status, body: answer.body, content_type: answer.contentType } } : {}) };
+  }
   return value;
 }
 
@@ -177,6 +189,10 @@ export function decodeRow(field: PersistedCollection, row: Record<string, unknow
     }
     case 'grants':
       return [String(row.id), row];
+    case 'idempotency': {
+      const { id: key, answer, ...entry } = row as { id: string; answer?: { status: number; body: string; content_type: string } };
+      return [key, { ...entry, ...(answer ? { answer: { status: answer.status, body: answer.body, contentType: answer.content_type } } : {}) }];
+    }
     default:
       return [String((row.obj as { id: string }).id), row];
   }

@@ -250,7 +250,7 @@ export class FileJournal implements StateJournal {
     const text = readFileSync(this.path)
       .subarray(0, this.#snapshotBytes + this.#syncedBytes)
       .toString('utf8');
-    const { subscribers, approvals, faults, idempotency, rateWindows, sessions, authorizeRequests, stats, seq } = state;
+    const { subscribers, approvals, faults, rateWindows, sessions, authorizeRequests, stats, seq } = state;
     const seed = this.#syncedSeed;
     state.subscribers = new Set();
     // Detached meanwhile, so that emptying and replaying record nothing.
@@ -260,7 +260,7 @@ export class FileJournal implements StateJournal {
       replay(this.path, text, state);
     } finally {
       this.#state = state;
-      Object.assign(state, { subscribers, seed, approvals, faults, idempotency, rateWindows, sessions, authorizeRequests, stats });
+      Object.assign(state, { subscribers, seed, approvals, faults, rateWindows, sessions, authorizeRequests, stats });
       // An id once given out is never given again, though its event was undone.
       state.seq = Math.max(state.seq, seq);
       this.#pending.clear();
