@@ -1,13 +1,17 @@
 // What the audit log keeps of a call's arguments and result: secrets redacted at every depth,
 // long texts cut with their size said, bounded in depth, members and size, and the ids it touched.
 import { redactText } from '../io/redact.js';
-import { ID_PREFIX } from '../contract/constants.js';
+import { ID_PREFIX, LIMITS } from '../contract/constants.js';
 
 /** Bearer tokens and JWT-shaped strings: secrets whatever issued them. */
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
-/** An argument's text longer than this is cut in the log, with its size said. */
-const MAX_LOGGED_STRING = 200;
+/**
+ * An argument's text longer than this many characters (code points, as the contract counts a
+ * title's) is cut in the log, with its size said. A title or subject within the contract's limit
+ * is kept whole: a create whose answer was lost is sent again from its logged arguments.
+ */
+const MAX_LOGGED_STRING = LIMITS.labelCharacters;
 /**
  * A call's logged arguments are no longer than this as JSON, so no line comes near MAX_BYTES
  * and no call can rotate the log's history away on its own.
@@ -26,7 +30,8 @@ export function loggedValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') {
     const cut = value.length > MAX_LOGGED_STRING * 4 ? value.slice(0, MAX_LOGGED_STRING * 4) : value;
     const clean = redacted(cut);
-    return value.length > MAX_LOGGED_STRING ? `${clean.slice(0, MAX_LOGGED_STRING)}… (${value.length} characters)` : clean;
+    const characters = codePoints(value);
+    return characters > MAX_LOGGED_STRING ? `${Array.from(clean).slice(0, MAX_LOGGED_STRING).join('')}… (${characters} characters)` : clean;
   }
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return `(${Array.isArray(value) ? 'a list' : 'an object'}, not kept)`;
@@ -38,6 +43,22 @@ export function loggedValue(value: unknown, depth = 0): unknown {
   const kept = entries.slice(0, MAX_MEMBERS).map(([k, v]) => [redacted(k).slice(0, 100), loggedValue(v, depth + 1)]);
   if (entries.length > MAX_MEMBERS) kept.push(['…', `${entries.length} properties`]);
   return Object.fromEntries(kept);
+}
+
+/** A text's length in code points: a character outside the BMP is one, not two. */
+function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
 }
 
 export function loggedArgs(args: unknown): Record<string, unknown> {

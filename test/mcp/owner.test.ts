@@ -73,14 +73,14 @@ function exitOf(child: ChildProcess, ms: number): Promise<{ code: number | null;
 const processOf = (transport: StdioClientTransport) => (transport as unknown as { _process: ChildProcess })._process;
 
 /** svc mcp spawned by hand: a calls_start sent, its answer never awaited. */
-function rawSession(args: string[]): ChildProcess {
+function rawSession(args: string[], startArgs: Record<string, unknown> = { languages: 'en,es' }): ChildProcess {
   const [command, prefix] = svcCommand(['mcp', ...args]);
   const child = spawn(command, prefix, { env: envFor(liveKey()), stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   const send = (message: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
   send({ method: 'notifications/initialized' });
-  send({ id: 1, method: 'tools/call', params: { name: 'calls_start', arguments: { languages: 'en,es' } } });
+  send({ id: 1, method: 'tools/call', params: { name: 'calls_start', arguments: startArgs } });
   return child;
 }
 
@@ -220,9 +220,14 @@ describe('a create whose answer is held when the session ends', () => {
 });
 
 describe('what a killed session left', () => {
-  it('kill -9 while the answer is held: the next session of the same credential asks the create again with its key and ends the call', async () => {
+  // A title of the contract's 200 characters, each outside the BMP (two UTF-16 units): kept whole in the log, so the create sent again is the same.
+  const WIDE_TITLE = '\u{1F4DE}'.repeat(199) + 'x';
+  it.each([
+    ['', { languages: 'en,es' }],
+    [' (a title of 200 characters outside the BMP, sent again as it was)', { languages: 'en,es', title: WIDE_TITLE }],
+  ])('kill -9 while the answer is held: the next session of the same credential asks the create again with its key and ends the call%s', async (_, startArgs) => {
     await emulator().plane.delay('/v1/calls', 2_000, { method: 'POST' });
-    const killed = rawSession(LIVE);
+    const killed = rawSession(LIVE, startArgs);
     const id = await madeCall();
     killed.kill('SIGKILL');
     await exitOf(killed, 5_000);
@@ -233,6 +238,7 @@ describe('what a killed session left', () => {
     expect(await statusWithin(id, 'ended')).toBe('ended');
     expect(await liveCalls()).toHaveLength(1);
     await expectOwned(id);
+    if ('title' in startArgs) expect((await auditLog()).find((e) => e.tool === 'calls_start')!.args.title).toBe(WIDE_TITLE);
   });
 
   it('two sessions on one log, one killed: the live one is told only of the dead one’s call, and its own call runs on', async () => {
