@@ -225,21 +225,24 @@ describe('what a killed session left', () => {
   it.each([
     ['', { languages: 'en,es' }],
     [' (a title of 200 characters outside the BMP, sent again as it was)', { languages: 'en,es', title: WIDE_TITLE }],
-  ])('kill -9 while the answer is held: the next session of the same credential asks the create again with its key and ends the call%s', async (_, startArgs) => {
-    await emulator().plane.delay('/v1/calls', 2_000, { method: 'POST' });
-    const killed = rawSession(LIVE, startArgs);
-    const id = await madeCall();
-    killed.kill('SIGKILL');
-    await exitOf(killed, 5_000);
-    expect(await statusWithin(id, 'active', 100)).toBe('active');
-    const next = await connect();
-    for (let i = 0; i < 300 && !next.stderr().includes('has ended'); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(next.stderr()).toContain(`this session ended it: ${id}`);
-    expect(await statusWithin(id, 'ended')).toBe('ended');
-    expect(await liveCalls()).toHaveLength(1);
-    await expectOwned(id);
-    if ('title' in startArgs) expect((await auditLog()).find((e) => e.tool === 'calls_start')!.args.title).toBe(WIDE_TITLE);
-  });
+  ])(
+    'kill -9 while the answer is held: the next session of the same credential asks the create again with its key and ends the call%s',
+    async (_, startArgs) => {
+      await emulator().plane.delay('/v1/calls', 2_000, { method: 'POST' });
+      const killed = rawSession(LIVE, startArgs);
+      const id = await madeCall();
+      killed.kill('SIGKILL');
+      await exitOf(killed, 5_000);
+      expect(await statusWithin(id, 'active', 100)).toBe('active');
+      const next = await connect();
+      for (let i = 0; i < 300 && !next.stderr().includes('has ended'); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(next.stderr()).toContain(`this session ended it: ${id}`);
+      expect(await statusWithin(id, 'ended')).toBe('ended');
+      expect(await liveCalls()).toHaveLength(1);
+      await expectOwned(id);
+      if ('title' in startArgs) expect((await auditLog()).find((e) => e.tool === 'calls_start')!.args.title).toBe(WIDE_TITLE);
+    },
+  );
 
   it('two sessions on one log, one killed: the live one is told only of the dead one’s call, and its own call runs on', async () => {
     const alive = await connect();
