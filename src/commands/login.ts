@@ -13,7 +13,7 @@ import { withCredentialTransaction } from '../credentials/transaction.js';
 import { AuthError, CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { confirm } from '../io/interactive.js';
 import { checkWritableDir } from '../config/writable.js';
-import { note, printObject, scopeList, warn } from '../io/output.js';
+import { note, scopeList, warn } from '../io/output.js';
 import { browserUnreachable } from '../kit/no-browser.js';
 import type { CallbackOutcome, ExpectedIssuer } from '../auth/callback.js';
 import { discover, type AuthServerMetadata } from '../auth/discovery.js';
@@ -25,6 +25,7 @@ import { createPkce, createState, type Pkce } from '../auth/pkce.js';
 import { fetchOf, storedFromTokens } from '../auth/stored.js';
 import type { ClientAuth, TokenSet } from '../auth/tokens.js';
 import { BROWSER_ERROR_NOTE, callbackFailure, exchangeForKeeps } from '../kit/login/sign-in-answer.js';
+import { objectResult, type CommandResult } from '../kit/result.js';
 
 export interface LoginOptions {
   /** Scopes to ask for; undefined asks for every scope of the contract, named (a standard server grants none when the request names none). */
@@ -92,7 +93,7 @@ export interface LoginResult {
   /** Keychain entries of those keys that could not be deleted (remove them by hand). */
   secrets_left?: SecretLeft[];
 }
-export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
+export async function run(opts: LoginOptions, ctx: Context): Promise<CommandResult> {
   refuseWhatCannotSignIn(opts, ctx);
   // A login killed before recording its tokens: settled (revoked, or kept) before this one starts.
   await ctx.settleSignIns();
@@ -119,7 +120,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
       `svc uses live mode for profile "${target.profileName}" (a sign-in is always live).\n` +
         `For test mode: \`svc keys add\` a svc_test_ key, then \`svc mode test\` (or --test).`,
     );
-  await printSignedIn(ctx, {
+  return signedInResult(ctx, {
     profile: target.profileName,
     org_id: tokens.org_id,
     org_name: kept.orgName,
@@ -230,21 +231,17 @@ async function authorize(
   if (outcome.kind !== 'code') throw callbackFailure(outcome, scopes, metadata, client.clientId);
   return { code: outcome.code, redirectUri: loopback.redirectUri, codeVerifier: pkce.verifier };
 }
-/** What `svc login` prints: a line on stderr, the sign-in's fields (the JSON result with --json). */
-async function printSignedIn(ctx: Context, result: LoginResult): Promise<void> {
+/** What `svc login` returns: the sign-in's fields (the JSON result with --json), said first on stderr. */
+function signedInResult(ctx: Context, result: LoginResult): CommandResult {
   note(ctx, `Signed in to ${result.org_name ?? result.org_id} as profile "${result.profile}".`);
-  await printObject(
-    ctx,
-    [
-      ['profile', result.profile],
-      ['organization', result.org_name ?? ''],
-      ['org_id', result.org_id],
-      ['scopes', result.scopes],
-      ['base_url', result.base_url],
-      ['stored_in', result.storage],
-    ],
-    result,
-  );
+  return objectResult(result, [
+    ['profile', result.profile],
+    ['organization', result.org_name ?? ''],
+    ['org_id', result.org_id],
+    ['scopes', result.scopes],
+    ['base_url', result.base_url],
+    ['stored_in', result.storage],
+  ]);
 }
 /** A profile with a credential or an organization: its address means something. */
 function holdsAnything(profile: Profile): boolean {

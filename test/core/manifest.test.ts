@@ -3,7 +3,7 @@
 // what the declarations say (made again here, it is the shipped one), and help, completions,
 // man pages and svc mcp's tools must come from it: a command added to a manifest shows in each. It
 // is src/commands/ walked: each file a command at its path, each folder a group, nothing else.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

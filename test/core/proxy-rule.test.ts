@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { EnvHttpProxyAgent } from 'undici';
 import { proxyFor, proxySettings, proxyVariableError } from '../../src/api/proxy.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { spawnCollect, svcCommand, svcPath } from '../helpers/spawn.js';
+import { spawnCollect, svcCommand } from '../helpers/spawn.js';
 
 const require = createRequire(import.meta.url);
 const symbols = require('undici/lib/core/symbols') as Record<string, symbol>;

@@ -6,7 +6,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { declaredTree } from '../../src/cli/declared.js';
 import { MemorySecretStore } from '../../src/credentials/store.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { ERROR_CODES } from '../../src/error-codes.js';
@@ -15,11 +14,8 @@ import { KEYCHAIN_TIMEOUT_MS } from '../../src/credentials/store.js';
 import { TOPICS } from '../../src/help-topics/topics.js';
 import { envFor, scriptedBrowser } from '../auth/support.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { runnableLines, shellLines, svcLineProblems, words } from '../helpers/doc-blocks.js';
+import { runnableLines, svcLineProblems, words } from '../helpers/doc-blocks.js';
 import { root } from '../helpers/spawn.js';
-
-/** The command tree, as the sources declare it. */
-const ROOT = await declaredTree();
 
 const dir = join(root, 'docs/topics');
 const topic = (name: string) => readFileSync(join(dir, `${name}.md`), 'utf8');

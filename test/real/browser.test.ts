@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser as PlaywrightBrowser, Page } from 'playwright-core';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { controlPlane, startTestEmulator } from '../helpers/emulator.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import { napiKeychain, KEYCHAIN_SERVICE } from '../../src/credentials/store.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { CHROMIUM, launchChromium, requireReal, skipWithoutChromium } from '../helpers/chromium.js';

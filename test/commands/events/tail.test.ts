@@ -23,10 +23,6 @@ const { emu, plane } = useStreamEmulator();
 
 const publish = (type: string, count: number, mode: 'test' | 'live' = 'test') => plane().publishEvents({ org_id: emu().seed.org_id, mode, type, count });
 
-async function openStreams(): Promise<number> {
-  return (await plane().stats()).open_streams;
-}
-
 /** Waits until `n` event streams are open (the tail has connected), failing after a while. */
 const streamsOpen = (n = 1) => plane().streamsOpen(n);
 
