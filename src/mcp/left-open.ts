@@ -90,7 +90,7 @@ export function leftOpenNote(left: { calls: string[]; lost: string[]; unfinished
     );
   if (left.lost.length)
     parts.push(
-      `a svc mcp session that has ended sent ${left.lost.length === 1 ? 'this create' : 'these creates'} and never heard what was made (the same credential can learn it by sending it again with its Idempotency-Key): ${left.lost.join(', ')}`,
+      `a svc mcp session that has ended sent ${left.lost.length === 1 ? 'this create' : 'these creates'} and never heard what was made (the same credential can learn it by sending it again with its Idempotency-Key; \`svc calls list --status active\` names the calls still running): ${left.lost.join(', ')}`,
     );
   if (left.unfinished.length)
     parts.push(`billed calls an earlier session sent and never saw answered (their price may have been drawn): ${left.unfinished.join(', ')}`);

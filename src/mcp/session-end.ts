@@ -47,10 +47,11 @@ export async function recoverLeftOpen(s: SessionState, server: Pick<McpServerTyp
             `session ${entry.session} ended before its answer came`,
             bound.signal,
           )
-        : undefined;
+        : {};
     const reserved = entry.price_asked !== null ? `, ${dollars(centsToUnits(entry.price_asked))} reserved` : '';
-    if (asked === undefined) lost.push(`${entry.tool} (session ${entry.session}${reserved}, Idempotency-Key ${entry.key})`);
-    else reasked.push(asked);
+    const refused = asked.refused ? `; sent again with the arguments the log keeps, the service refused it: ${asked.refused}` : '';
+    if (asked.id === undefined) lost.push(`${entry.tool} (session ${entry.session}${reserved}, Idempotency-Key ${entry.key}${refused})`);
+    else reasked.push(asked.id);
   }
   const toEnd = [...new Set([...left.calls.filter(({ entry }) => ours(entry)).map(({ id }) => id), ...reasked])];
   for (const id of toEnd) {
@@ -88,7 +89,7 @@ function boundedSignal(s: SessionState, ms: number): { signal: AbortSignal; done
  * within `signal`'s bound): audited as svc mcp's own call; the live call it made, now the
  * session's to end. The call's id, undefined when none was learnt.
  */
-async function reask(s: SessionState, create: PendingCreate, why: string, signal: AbortSignal): Promise<string | undefined> {
+async function reask(s: SessionState, create: PendingCreate, why: string, signal: AbortSignal): Promise<{ id?: string; refused?: string }> {
   const result = await ownCall(
     s,
     { name: create.tool, key: create.key },
@@ -106,8 +107,11 @@ async function reask(s: SessionState, create: PendingCreate, why: string, signal
       }
     },
   );
-  if (typeof reportOf(result)?.status === 'number' || !result.isError) s.pending.delete(create.key);
-  return result.isError ? undefined : noteLiveCall(s, result.structuredContent);
+  const report = reportOf(result);
+  if (typeof report?.status === 'number' || !result.isError) s.pending.delete(create.key);
+  if (!result.isError) return { id: noteLiveCall(s, result.structuredContent) };
+  // Refused by the service (a key sent with other arguments: the log keeps a secret-looking text redacted): said with the create.
+  return typeof report?.status === 'number' ? { refused: report.message } : {};
 }
 
 /** The creates of live calls whose answer never came, asked again with their keys, together, within ENDS_WITHIN_MS. */

@@ -244,6 +244,22 @@ describe('what a killed session left', () => {
     },
   );
 
+  it('kill -9, and the log keeps the title redacted (a secret-looking text): the next session sends it again, is refused, and says so with the way to the call', async () => {
+    await emulator().plane.delay('/v1/calls', 2_000, { method: 'POST' });
+    const killed = rawSession(LIVE, { languages: 'en,es', title: `ticket svc_live_${'a'.repeat(32)}` });
+    const id = await madeCall();
+    killed.kill('SIGKILL');
+    await exitOf(killed, 5_000);
+    const next = await connect();
+    for (let i = 0; i < 300 && !next.stderr().includes('has ended'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(next.stderr()).toMatch(
+      /sent again with the arguments the log keeps, the service refused it: [^)]*this Idempotency-Key was used with another request/,
+    );
+    expect(next.stderr()).toContain('svc calls list --status active');
+    // Nothing more was made, and the call the person is told to look for is the one running.
+    expect(await liveCalls()).toEqual([expect.objectContaining({ id, status: 'active' })]);
+  });
+
   it('two sessions on one log, one killed: the live one is told only of the dead one’s call, and its own call runs on', async () => {
     const alive = await connect();
     const own = await call(alive.client, 'calls_start', { languages: 'en,es' });
