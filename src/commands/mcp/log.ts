@@ -10,11 +10,12 @@
 import { commandModule, defineCommand, type ArgsOf, type FlagsOf } from '../../kit/define.js';
 import type { Context } from '../../context.js';
 import { configDir } from '../../config/paths.js';
-import { localTime, printJson, printList, printText, type Column } from '../../io/output.js';
+import { localTime, type Column } from '../../io/output.js';
 import { AuditLog, readAudit, readRefused, verifyAudit, type AuditEntry, type RefusedLine } from '../../mcp/audit.js';
 import { CliError, UsageError } from '../../errors.js';
 import { money } from '../../contract/money.js';
 import { checkAgainstService, type AgainstService } from '../../mcp/against-service.js';
+import { listResult, proseResult, type CommandResult } from '../../kit/result.js';
 
 export const command = defineCommand({
   name: 'log',
@@ -98,30 +99,33 @@ const refusedColumns: Column<RefusedLine>[] = [
   { header: 'LAST ARGS SHA256', value: (r) => r.args_sha256 },
 ];
 
-async function verify(opts: LogOptions, ctx: Context, dir: string): Promise<void> {
-  const accepted = opts.acceptBreak ? await new AuditLog(dir).acceptBreak(new Date(ctx.clock.now()).toISOString()) : undefined;
-  if (accepted && !ctx.globals.json) printText(ctx, accepted.length ? `accepted, as a line of the log:\n${accepted.join('\n')}` : 'nothing to accept.');
-  const { lines, unchained, problems } = verifyAudit(dir);
+async function verify(opts: LogOptions, ctx: Context, dir: string): Promise<CommandResult> {
+  // The service's records first: a window that cannot be named is refused before the log is changed.
   const service = opts.againstService ? await againstService(opts, ctx, dir) : undefined;
+  const accepted = opts.acceptBreak ? await new AuditLog(dir).acceptBreak(new Date(ctx.clock.now()).toISOString()) : undefined;
+  const { lines, unchained, problems } = verifyAudit(dir);
   const earlier = unchained ? ` (the first ${unchained}, written by an earlier svc before it linked its lines, are not checked)` : '';
-  if (ctx.globals.json)
-    printJson(ctx, { intact: problems.length === 0, lines, unchained, problems, ...(accepted ? { accepted } : {}), ...(service ? { service } : {}) });
-  else {
-    printText(
-      ctx,
-      problems.length === 0
-        ? `the audit log is intact: ${lines} lines, each linked to the one before${earlier}`
-        : `${problems.join('\n')}\nonce you have looked, \`svc mcp log --verify --accept-break\` accepts the log as it is now`,
-    );
-    if (service) printText(ctx, serviceReport(service));
-  }
-  if (problems.length) throw new CliError(`the audit log was altered or cut (${problems.length} problem${problems.length === 1 ? '' : 's'})`);
+  const text = [
+    ...(accepted ? [accepted.length ? `accepted, as a line of the log:\n${accepted.join('\n')}` : 'nothing to accept.'] : []),
+    problems.length === 0
+      ? `the audit log is intact: ${lines} lines, each linked to the one before${earlier}`
+      : `${problems.join('\n')}\nonce you have looked, \`svc mcp log --verify --accept-break\` accepts the log as it is now`,
+    ...(service ? [serviceReport(service)] : []),
+  ];
+  const value = { intact: problems.length === 0, lines, unchained, problems, ...(accepted ? { accepted } : {}), ...(service ? { service } : {}) };
+  return proseResult(value, text.join('\n'), { failure: verifyFailure(problems, service) });
+}
+
+/** What the verification found wrong, as the run's error: the log altered or cut, or acts of the service no line accounts for. */
+function verifyFailure(problems: string[], service: AgainstService | undefined): Error | undefined {
+  if (problems.length) return new CliError(`the audit log was altered or cut (${problems.length} problem${problems.length === 1 ? '' : 's'})`);
   if (service?.unaccounted.length)
-    throw new CliError(
+    return new CliError(
       `the service made ${service.unaccounted.length} thing${service.unaccounted.length === 1 ? '' : 's'} in the log's window${service.windows.length === 1 ? '' : 's'} that no line of the log accounts for`,
       1,
       "a line was removed or the log replaced, or something other than svc mcp made them with this organization's credentials (the dashboard, another app): check their times",
     );
+  return undefined;
 }
 
 async function againstService(opts: LogOptions, ctx: Context, dir: string): Promise<AgainstService> {
@@ -140,17 +144,15 @@ function serviceReport(r: AgainstService): string {
   return lines.join('\n');
 }
 
-export async function run(opts: LogOptions, ctx: Context): Promise<void> {
+export async function run(opts: LogOptions, ctx: Context): Promise<CommandResult> {
   const dir = configDir(ctx.env);
   if (opts.verify) return verify(opts, ctx, dir);
   if (opts.refused) {
     const lines = readRefused(dir);
-    await printList(ctx, opts.limit === undefined ? lines : lines.slice(-opts.limit), refusedColumns);
-    return;
+    return listResult(opts.limit === undefined ? lines : lines.slice(-opts.limit), refusedColumns);
   }
   const entries = readAudit(dir);
-  const shown = opts.limit === undefined ? entries : entries.slice(-opts.limit);
-  await printList(ctx, shown, columns);
+  return listResult(opts.limit === undefined ? entries : entries.slice(-opts.limit), columns);
 }
 
 export default commandModule({ command, parse, run });
