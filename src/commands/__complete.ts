@@ -10,7 +10,6 @@ export interface CompleteOptions {
 
 // Hidden: what the completion scripts call for `--profile <TAB>` (reads config.json only).
 export const command = defineCommand({
-  name: '__complete',
   summary: '',
   hidden: true,
   args: [{ name: 'what', help: 'profiles', required: true }],

@@ -9,7 +9,6 @@ import { objectResult, type CommandResult } from '../kit/result.js';
 export type AccountShowOptions = Record<string, never>;
 
 export const command = defineCommand({
-  name: 'account',
   mcp: 'read',
   tool: { title: 'Show the account', does: 'The organization, mode, credential, scopes and balance this session uses.', returns: {} },
   summary: 'the organization, mode, credential, scopes and balance',

@@ -64,7 +64,6 @@ export function parseHeader(entry: string): [string, string] {
 }
 
 export const command = defineCommand({
-  name: 'api',
   summary: 'any request, authenticated like every other command (the escape hatch, like gh api)',
   args: [
     { name: 'method-or-path', help: 'GET, POST, PUT, DELETE, PATCH; or the path, as in gh api PATH', required: true },

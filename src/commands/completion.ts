@@ -10,7 +10,6 @@ export interface CompletionOptions {
 }
 
 export const command = defineCommand({
-  name: 'completion',
   summary: 'print the shell completion script',
   args: [{ name: 'shell', help: 'bash, zsh, fish or powershell', required: true, choices: ['bash', 'zsh', 'fish', 'powershell'] }],
   examples: [

@@ -19,7 +19,6 @@ import { proseResult, type CommandResult } from '../kit/result.js';
 export type { Check, Status } from '../kit/doctor/check.js';
 
 export const command = defineCommand({
-  name: 'doctor',
   summary: 'check the setup and explain each problem: config, profile, address, network, keychain, credentials, clock, Node',
   flags: { fix: { help: 'move secrets an earlier svc left in the Linux kernel keyring to where svc keeps them, and delete those copies' } },
   examples: ['svc doctor', 'svc doctor --profile work', 'svc doctor --json', 'svc doctor --fix'],

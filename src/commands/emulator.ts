@@ -27,7 +27,6 @@ export interface EmulatorStartOptions {
 }
 
 export const command = defineCommand({
-  name: 'emulator',
   summary: 'run the local emulator of the service',
   flags: {
     port: { value: '<n>', kind: { type: 'integer', min: 0, max: 65535 }, default: `${DEFAULT_EMULATOR_PORT}`, help: 'port to listen on' },

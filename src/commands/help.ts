@@ -7,7 +7,6 @@ import { declaredOnly, defineCommand } from '../kit/define.js';
 import { TOPICS } from '../help-topics/topics.js';
 
 export const command = defineCommand({
-  name: 'help',
   summary: 'help for a command or a topic, e.g. svc help calls list, svc help modes',
   args: [{ name: 'command', help: 'the command, or a topic', variadic: true, choices: TOPICS.map((topic) => topic.name) }],
   scopes: [],

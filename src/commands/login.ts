@@ -38,7 +38,6 @@ export interface LoginOptions {
   clientId?: string;
 }
 export const command = defineCommand({
-  name: 'login',
   summary: 'sign in with your browser (OAuth) and store the connection for the profile',
   flags: {
     scopes: { value: '<list>', help: 'comma-separated scopes to ask for (default: all)' },

@@ -29,7 +29,6 @@ export interface LogoutOptions {
 }
 
 export const command = defineCommand({
-  name: 'logout',
   summary: "revoke and forget the profile's OAuth sign-in",
   flags: {
     all: { help: 'log out of every profile' },

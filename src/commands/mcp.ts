@@ -9,7 +9,6 @@ import { keepNurseryAtItsStartingSize } from '../mcp/nursery.js';
 import type { ServeOptions } from '../mcp/server.js';
 
 export const command = defineCommand({
-  name: 'mcp',
   summary: 'serve svc to AI assistants over MCP (stdio): test mode and read-only tools unless told otherwise',
   flags: {
     allowWrite: { help: 'add the tools that change objects (never billed): start/end calls, chats, links' },

@@ -11,7 +11,6 @@ export interface ModeOptions {
 }
 
 export const command = defineCommand({
-  name: 'mode',
   summary: "show or set the profile's default mode",
   args: [{ name: 'mode', help: 'test or live', choices: ['test', 'live'] }],
   examples: ['svc mode', 'svc mode live'],

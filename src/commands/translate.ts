@@ -28,7 +28,6 @@ export interface TranslateOptions {
 }
 
 export const command = defineCommand({
-  name: 'translate',
   mcp: { billable: 'read' },
   tool: { bills: 'translate', title: 'Translate text', does: 'Translates a text (at most 5,000 characters) into a language.', requires: ['text'], returns: {} },
   summary: 'translate text (arguments, or stdin)',

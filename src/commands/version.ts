@@ -7,7 +7,6 @@ import { installMethod } from '../shared/version.js';
 import { textResult, type CommandResult } from '../kit/result.js';
 
 export const command = defineCommand({
-  name: 'version',
   summary: 'print the version (with --json: also Node.js and the platform)',
   examples: ['svc version', 'svc version --json'],
   scopes: [],

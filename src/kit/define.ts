@@ -1,6 +1,6 @@
 // Commands declared where they run. A command's file is at the path of its command line
 // (src/commands/calls/links/list.ts is `svc calls links list`) and exports
-// `command = defineCommand({...})`: its name, summary, examples, arguments, flags and scopes as
+// `command = defineCommand({...})`: its summary, examples, arguments, flags and scopes as
 // plain data; `parse(args, flags)` / `run(opts, ctx)` whose input types come from that
 // declaration (ArgsOf/FlagsOf); and, last, `export default commandModule({ command, parse, run })`,
 // where tsc checks that parse accepts what the declaration produces and run accepts what parse
@@ -105,9 +105,8 @@ export type ArgValues<A extends readonly ArgSpec[]> = A extends readonly [infer 
 
 // ---- commands ------------------------------------------------------------------------
 
+/** A command as its file declares it; its name is its file's (`list` is calls/links/list.ts), given by the manifest. */
 export interface CommandSpec<F extends FlagSpecs = FlagSpecs, A extends readonly ArgSpec[] = readonly ArgSpec[]> {
-  /** Its file's name: `list` is calls/links/list.ts. */
-  name: string;
   summary: string;
   /** Command lines shown under "Examples:" in its help. */
   examples?: readonly string[];
@@ -254,9 +253,12 @@ export function declaredOnly(command: CommandDecl): CheckedCommand {
   return { kind: 'checked-command', command, runs: false };
 }
 
+/** A declaration in the tree, named by its file (src/kit/manifest.ts). */
+export type NamedDecl = CommandDecl & { readonly name: string };
+
 export interface Leaf {
   readonly kind: 'leaf';
-  decl: CommandDecl;
+  decl: NamedDecl;
   /**
    * Where the command's code is: its module under src/commands/, without the extension
    * (`calls/list`), which is its command line. Absent for a command with nothing to run (`svc help`).
@@ -266,10 +268,8 @@ export interface Leaf {
 
 // ---- groups --------------------------------------------------------------------------
 
-/** A group as its folder's index.ts declares it: its commands are the folder's files. */
+/** A group as its folder's index.ts declares it: its name is its folder's, its commands the folder's files. */
 export interface GroupSpec {
-  /** Its folder's name. */
-  name: string;
   summary: string;
   examples?: readonly string[];
   hidden?: boolean;
@@ -291,6 +291,8 @@ export function defineGroup(spec: GroupSpec): GroupDecl {
 /** A group in the tree: its declaration and its folder's commands, in help order. */
 export interface Group extends Omit<GroupSpec, 'order'> {
   readonly kind: 'group';
+  /** Its folder's name. */
+  name: string;
   commands: ReadonlyArray<Leaf | Group>;
   /** `svc account` itself runs too (besides its subcommands): `account.ts` beside `account/`. */
   self?: Leaf;

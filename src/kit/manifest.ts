@@ -2,7 +2,7 @@
 // build to dist/manifest.json. A file's path is its command line (calls/links/list.ts is
 // `svc calls links list`), a folder is a group declared by its index.ts, and a group that runs
 // itself has a file beside its folder (account.ts, account/). The manifest holds each command's
-// name, summary, examples, arguments and flags (their kinds and choices), and where its code is;
+// name (its file's, given here: no declaration states it), summary, examples, arguments and flags (their kinds and choices), and where its code is;
 // help, the parser (src/cli/tree.ts), completions, man pages and `svc mcp`'s tools are made from
 // it. A command line reads it and loads its one command's module, never all of them.
 import type { CheckedCommand, CommandDecl, Group, GroupDecl, Leaf, Node, RootDecl, RootSpec } from './define.js';
@@ -19,9 +19,8 @@ const file = (path: string): string => `src/commands/${path}.ts`;
 /**
  * The manifest of src/commands/: `modules` is every file there, imported, by its path without
  * the extension (`index`, `calls/index`, `calls/list`). Throws, naming the file and the fix, on
- * a file that declares no command (or an index.ts no group), a command or group whose name is
- * not its file's, a folder without its index.ts, a group's `order` that is not exactly its
- * folder's commands, a command file without its `commandModule` line, and a declaration that
+ * a file that declares no command (or an index.ts no group), a folder without its index.ts,
+ * a group's `order` that is not exactly its folder's commands, a command file without its `commandModule` line, and a declaration that
  * is not plain data (the manifest is JSON).
  */
 export function manifestOf(modules: Readonly<Record<string, CommandsModule>>): Manifest {
@@ -36,7 +35,7 @@ export function manifestOf(modules: Readonly<Record<string, CommandsModule>>): M
       const path = folder ? `${folder}/${name}` : name;
       if (!children.has(path)) return leaves.get(path)!;
       const { kind: _kind, order: _order, ...spec } = groupDeclOf(path, modules[`${path}/index`]);
-      const group: Group = { ...plainData({ kind: 'group', ...spec } as Group, path), commands: walk(path) };
+      const group: Group = { ...plainData({ kind: 'group', name, ...spec } as Group, path), commands: walk(path) };
       const self = leaves.get(path);
       if (self) group.self = self;
       return group;
@@ -85,18 +84,9 @@ function ordered(folder: string, order: readonly string[] | undefined, children:
 /** The group `path/index.ts` declares. */
 function groupDeclOf(path: string, module: CommandsModule | undefined): GroupDecl {
   const group = module?.['group'] as GroupDecl | undefined;
-  if (!module)
-    throw new Error(
-      `src/commands/${path}/ is a group, and has no index.ts: declare it there with export const group = defineGroup({ name: '${lastWord(path)}', summary, … })`,
-    );
+  if (!module) throw new Error(`src/commands/${path}/ is a group, and has no index.ts: declare it there with export const group = defineGroup({ summary, … })`);
   if (group?.kind !== 'group-decl' || Object.keys(module).some((name) => name !== 'group'))
-    throw new Error(
-      `${file(`${path}/index`)} declares its folder's group: export const group = defineGroup({ name: '${lastWord(path)}', summary, … }), and nothing else`,
-    );
-  if (group.name !== lastWord(path))
-    throw new Error(
-      `${file(`${path}/index`)} declares the group \`${group.name}\`: a group is named by its folder (rename the folder, or the group \`${lastWord(path)}\`)`,
-    );
+    throw new Error(`${file(`${path}/index`)} declares its folder's group: export const group = defineGroup({ summary, … }), and nothing else`);
   return group;
 }
 
@@ -105,14 +95,13 @@ function leafOf(path: string, module: CommandsModule): Leaf {
   const command = module['command'] as CommandDecl | undefined;
   if (command?.kind !== 'command')
     throw new Error(`${file(path)} declares no command: only commands live in src/commands/ (a helper goes in src/kit/, src/mcp/ or src/events/)`);
-  if (command.name !== lastWord(path))
-    throw new Error(`${file(path)} declares \`${command.name}\`: a command is named by its file (rename the file, or the command \`${lastWord(path)}\`)`);
   const checked = module['default'] as CheckedCommand | undefined;
   if (checked?.kind !== 'checked-command' || checked.command !== command)
     throw new Error(
       `${file(path)} does not end with \`export default commandModule({ command, parse, run })\`, where tsc checks that run takes what parse returns`,
     );
-  return { kind: 'leaf', decl: plainData(command, path.replace(/\//g, ' ')), ...(checked.runs ? { module: path } : {}) };
+  // Named by its file: the manifest gives the name, so a declaration never states it a second time.
+  return { kind: 'leaf', decl: plainData({ name: lastWord(path), ...command }, path.replace(/\//g, ' ')), ...(checked.runs ? { module: path } : {}) };
 }
 
 const lastWord = (path: string): string => path.slice(path.lastIndexOf('/') + 1);

@@ -27,8 +27,9 @@ const schemaOf = (name: string, session: Session = testWrite) =>
     ),
   ) as any;
 
-function rootWith(decl: ReturnType<typeof defineCommand>): RootSpec {
-  return { ...ROOT, commands: [{ kind: 'leaf', decl, module: decl.name }] };
+/** The tree with one command, `name`, as the manifest names it by its file. */
+function rootWith(name: string, decl: ReturnType<typeof defineCommand>): RootSpec {
+  return { ...ROOT, commands: [{ kind: 'leaf', decl: { ...decl, name }, module: name }] };
 }
 
 describe('tools from the command declarations', () => {
@@ -101,19 +102,19 @@ describe('tools from the command declarations', () => {
   });
 
   it('a declaration marked mcp without its tool facts fails the generator', () => {
-    const decl = defineCommand({ name: 'bare', summary: 'x', mcp: 'read' });
-    expect(() => toolsOf(rootWith(decl), testRead)).toThrow(/svc bare: marked mcp, but declares no `tool`/);
+    const decl = defineCommand({ summary: 'x', mcp: 'read' });
+    expect(() => toolsOf(rootWith('bare', decl), testRead)).toThrow(/svc bare: marked mcp, but declares no `tool`/);
   });
 
   it('a billable declaration without --dry-run cannot be priced, so it fails the generator', () => {
-    const decl = defineCommand({ name: 'spend', summary: 'spends', mcp: { billable: 'write' } });
-    expect(() => toolsOf(rootWith(decl), live)).toThrow(ToolDeclarationError);
-    expect(() => toolsOf(rootWith(decl), live)).toThrow(/svc spend: billable, but has no --dry-run/);
+    const decl = defineCommand({ summary: 'spends', mcp: { billable: 'write' } });
+    expect(() => toolsOf(rootWith('spend', decl), live)).toThrow(ToolDeclarationError);
+    expect(() => toolsOf(rootWith('spend', decl), live)).toThrow(/svc spend: billable, but has no --dry-run/);
   });
 
   it('an argument and a flag with one name fail the generator', () => {
-    const decl = defineCommand({ name: 'clash', summary: 'x', mcp: 'read', args: [{ name: 'to', help: 'x' }], flags: { to: { value: '<x>', help: 'x' } } });
-    expect(() => toolsOf(rootWith(decl), testRead)).toThrow(/two inputs would be named "to"/);
+    const decl = defineCommand({ summary: 'x', mcp: 'read', args: [{ name: 'to', help: 'x' }], flags: { to: { value: '<x>', help: 'x' } } });
+    expect(() => toolsOf(rootWith('clash', decl), testRead)).toThrow(/two inputs would be named "to"/);
   });
 });
 

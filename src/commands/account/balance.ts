@@ -8,7 +8,6 @@ import { objectResult, textResult, type CommandResult } from '../../kit/result.j
 export type AccountBalanceOptions = Record<string, never>;
 
 export const command = defineCommand({
-  name: 'balance',
   mcp: 'read',
   tool: { title: 'Get the balance', does: "The organization's prepaid balance, in dollars.", returns: {} },
   summary: 'the prepaid balance',

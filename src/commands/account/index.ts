@@ -2,7 +2,6 @@
 import { defineGroup } from '../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'account',
   summary: 'the organization, mode, credential, scopes and balance',
   examples: ['svc account', 'svc account balance', 'svc account prices --json'],
 });

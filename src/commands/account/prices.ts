@@ -9,7 +9,6 @@ import { listResult, type CommandResult } from '../../kit/result.js';
 export type AccountPricesOptions = Record<string, never>;
 
 export const command = defineCommand({
-  name: 'prices',
   mcp: 'read',
   tool: { title: 'List prices', does: 'The price of each billable operation, in dollars.', idempotent: true, returns: { list: true } },
   summary: 'prices of billable operations',

@@ -2,7 +2,6 @@
 import { defineGroup } from '../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'auth',
   summary: 'show and manage the stored credentials',
   examples: ['svc auth status', 'svc auth switch work'],
   order: ['status', 'token', 'switch'],

@@ -24,7 +24,6 @@ export interface AuthStatusOptions {
 }
 
 export const command = defineCommand({
-  name: 'status',
   summary:
     'every profile (or --profile NAME alone) with its organization, mode, credentials, scopes, where secrets are stored, and whether the service accepts each',
   examples: ['svc auth status', 'svc auth status --profile work', 'svc auth status --offline --json'],

@@ -9,7 +9,6 @@ export interface AuthSwitchOptions {
 }
 
 export const command = defineCommand({
-  name: 'switch',
   summary: 'make PROFILE the default profile',
   args: [{ name: 'profile', help: 'profile name', required: true }],
   examples: ['svc auth switch work'],

@@ -9,7 +9,6 @@ import { textResult, type CommandResult } from '../../kit/result.js';
 export type AuthTokenOptions = Record<string, never>;
 
 export const command = defineCommand({
-  name: 'token',
   summary: 'print a valid access token for the profile (refreshing it if needed)',
   examples: ['svc auth token', 'curl -H @- https://… <<< "Authorization: Bearer $(svc auth token)"'],
   scopes: [],

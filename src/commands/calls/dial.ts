@@ -18,7 +18,6 @@ export interface CallsDialOptions {
 }
 
 export const command = defineCommand({
-  name: 'dial',
   mcp: { billable: 'write' },
   tool: {
     bills: 'calls.dial',

@@ -11,7 +11,6 @@ export interface CallsEndOptions {
 }
 
 export const command = defineCommand({
-  name: 'end',
   mcp: 'write',
   tool: { title: 'End a call', does: 'Ends a running call for everyone in it.', destructive: true, idempotent: true, returns: { id: 'call_' } },
   summary: 'end a call',

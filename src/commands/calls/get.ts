@@ -11,7 +11,6 @@ export interface CallsGetOptions {
 }
 
 export const command = defineCommand({
-  name: 'get',
   mcp: 'read',
   tool: { title: 'Get a call', does: 'One call by its id: status, languages, participants.', returns: { id: 'call_' } },
   summary: 'show one call',

@@ -2,7 +2,6 @@
 import { defineGroup } from '../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'calls',
   summary: 'interpreted calls, links and phone lines',
   examples: ['svc calls list --status active', 'svc calls start --languages en,es', 'svc calls links create --call call_123'],
   order: ['list', 'get', 'start', 'end', 'dial', 'links', 'lines'],

@@ -12,7 +12,6 @@ export interface CallsListOptions extends ListFlags {
 }
 
 export const command = defineCommand({
-  name: 'list',
   mcp: 'read',
   tool: { title: 'List calls', does: 'Lists interpreted calls, newest first.', returns: { list: true, id: 'call_' } },
   summary: 'list calls, newest first',

@@ -18,7 +18,6 @@ export interface CallsStartOptions {
 }
 
 export const command = defineCommand({
-  name: 'start',
   mcp: { billable: 'write' },
   tool: {
     bills: 'calls.create',

@@ -12,7 +12,6 @@ export interface ChatsCloseOptions {
 }
 
 export const command = defineCommand({
-  name: 'close',
   mcp: 'write',
   tool: {
     title: 'Close a chat',

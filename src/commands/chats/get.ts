@@ -12,7 +12,6 @@ export interface ChatsGetOptions {
 }
 
 export const command = defineCommand({
-  name: 'get',
   mcp: 'read',
   tool: { title: 'Get a chat', does: 'One support chat by its id.', returns: { id: 'chat_' } },
   summary: 'show one chat',

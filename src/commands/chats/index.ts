@@ -2,7 +2,6 @@
 import { defineGroup } from '../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'chats',
   summary: 'support chats with translation',
   examples: ['svc chats start --language en', 'svc chats send chat_123 "hello"', 'svc chats stream chat_123'],
   order: ['list', 'get', 'start', 'close', 'messages', 'send', 'voice', 'stream'],

@@ -13,7 +13,6 @@ export interface ChatsListOptions extends ListFlags {
 }
 
 export const command = defineCommand({
-  name: 'list',
   mcp: 'read',
   tool: { title: 'List chats', does: 'Lists support chats, newest first.', returns: { list: true, id: 'chat_' } },
   summary: 'list chats, newest first',

@@ -13,7 +13,6 @@ export interface ChatsMessagesOptions extends ListFlags {
 }
 
 export const command = defineCommand({
-  name: 'messages',
   mcp: 'read',
   tool: { title: "List a chat's messages", does: 'The messages of one chat, newest first.', returns: { list: true, id: 'msg_' } },
   summary: "list a chat's messages",

@@ -21,7 +21,6 @@ export interface ChatsSendOptions {
 }
 
 export const command = defineCommand({
-  name: 'send',
   mcp: { billable: 'write' },
   tool: {
     bills: 'chats.messages.create',

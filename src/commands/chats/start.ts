@@ -14,7 +14,6 @@ export interface ChatsStartOptions {
 }
 
 export const command = defineCommand({
-  name: 'start',
   mcp: 'write',
   tool: { title: 'Start a chat', does: 'Starts a support chat in a language.', endedBy: 'chats_close', returns: { id: 'chat_' } },
   summary: 'start a support chat',

@@ -33,7 +33,6 @@ const SEEN_LIMIT = 10_000;
 class ChatClosed extends Error {}
 
 export const command = defineCommand({
-  name: 'stream',
   summary: "follow a chat's new messages live",
   args: [{ name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } }],
   flags: {

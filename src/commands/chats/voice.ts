@@ -19,7 +19,6 @@ export interface ChatsVoiceOptions {
 }
 
 export const command = defineCommand({
-  name: 'voice',
   summary: 'post a voice message from an audio file (≤ 10 MiB)',
   args: [
     { name: 'id', help: 'chat id', required: true, kind: { type: 'id', prefix: 'chat_' } },

@@ -17,7 +17,6 @@ export interface EventsGetOptions {
 }
 
 export const command = defineCommand({
-  name: 'get',
   mcp: 'read',
   tool: { title: 'Get an event', does: 'One retained event by its id.', returns: { id: 'evt_' } },
   summary: 'show one retained event',

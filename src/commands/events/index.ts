@@ -2,7 +2,6 @@
 import { defineGroup } from '../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'events',
   summary: "the organization's live event stream",
   examples: ['svc events tail', 'svc events tail --type call. --json'],
   order: ['tail', 'list', 'get', 'trigger', 'replay'],

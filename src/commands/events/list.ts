@@ -25,7 +25,6 @@ export function parseTypes(value: unknown): TypePattern[] {
 }
 
 export const command = defineCommand({
-  name: 'list',
   mcp: 'read',
   tool: {
     title: 'List events',

@@ -30,7 +30,6 @@ export interface RecordedEvent {
 }
 
 export const command = defineCommand({
-  name: 'replay',
   summary: 'send recorded (or dead-letter) events again, signed, in order',
   args: [{ name: 'file', help: 'NDJSON from events tail --record or --dead-letter', required: true, kind: { type: 'file' } }],
   flags: {

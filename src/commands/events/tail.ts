@@ -55,7 +55,6 @@ function fileFlag(value: unknown, flag: string): string {
 }
 
 export const command = defineCommand({
-  name: 'tail',
   summary: 'follow events live, resuming after drops',
   flags: {
     type: { value: '<type>', repeatable: true, help: 'only this type or prefix (repeatable), e.g. call. or chat.closed' },

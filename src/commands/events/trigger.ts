@@ -19,7 +19,6 @@ export interface TriggerOptions {
 }
 
 export const command = defineCommand({
-  name: 'trigger',
   mcp: 'write',
   tool: {
     title: 'Trigger a test event',

@@ -30,7 +30,6 @@ export interface KeysAddOptions {
 }
 
 export const command = defineCommand({
-  name: 'add',
   summary: 'store an API key (svc_test_… or svc_live_…) for the profile, after checking it with the service',
   flags: {
     name: { value: '<name>', help: 'a name for the key (default: its mode, test or live)' },

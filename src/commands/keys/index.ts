@@ -2,7 +2,6 @@
 import { defineGroup } from '../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'keys',
   summary: 'API keys stored for the profile',
   examples: ['svc keys add', 'svc keys list', 'svc keys remove ci'],
 });

@@ -11,7 +11,6 @@ import { listResult, type CommandResult } from '../../kit/result.js';
 export type KeysListOptions = Record<string, never>;
 
 export const command = defineCommand({
-  name: 'list',
   summary: "the profile's keys: name, mode, redacted key, scopes, where stored",
   examples: ['svc keys list', 'svc keys list --json'],
   scopes: [],

@@ -19,7 +19,6 @@ export interface KeysRemoveOptions {
 }
 
 export const command = defineCommand({
-  name: 'remove',
   summary: 'forget a stored key (the key itself stays valid at the service)',
   args: [{ name: 'name', help: "the key's name (see svc keys list)", required: true }],
   examples: ['svc keys remove ci'],

@@ -2,7 +2,6 @@
 import { defineGroup } from '../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'mcp',
   summary: 'svc for AI assistants: an MCP server on stdio, and its audit log',
   examples: ['svc mcp', 'svc mcp --live --max-spend 5', 'svc mcp log'],
 });

@@ -18,7 +18,6 @@ import { checkAgainstService, type AgainstService } from '../../mcp/against-serv
 import { listResult, proseResult, type CommandResult } from '../../kit/result.js';
 
 export const command = defineCommand({
-  name: 'log',
   summary: "the audit log of svc mcp's tool calls: time, tool, mode, price, result, ids",
   flags: {
     limit: { value: '<n>', kind: { type: 'integer', min: 1 }, help: 'only the last N calls' },

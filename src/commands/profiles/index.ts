@@ -2,7 +2,6 @@
 import { defineGroup } from '../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'profiles',
   summary: 'the profiles on this machine: list them, remove one',
   examples: ['svc profiles list', 'svc profiles remove old --revoke'],
 });

@@ -11,7 +11,6 @@ import { redactedKey } from '../../kit/keys.js';
 import { listResult, type CommandResult } from '../../kit/result.js';
 
 export const command = defineCommand({
-  name: 'list',
   summary: 'every profile: organization, address, mode, credentials (the default marked *)',
   examples: ['svc profiles list', 'svc profiles list --json'],
   scopes: [],

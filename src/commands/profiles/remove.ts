@@ -27,7 +27,6 @@ export interface ProfilesRemoveOptions {
 }
 
 export const command = defineCommand({
-  name: 'remove',
   summary: 'delete a profile: its local secrets and its config',
   args: [{ name: 'name', help: 'the profile (see svc profiles list)', required: true }],
   flags: {

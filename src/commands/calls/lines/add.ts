@@ -16,7 +16,6 @@ export interface LinesAddOptions {
 }
 
 export const command = defineCommand({
-  name: 'add',
   mcp: { billable: 'write' },
   tool: {
     bills: 'lines.create',

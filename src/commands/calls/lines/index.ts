@@ -2,7 +2,6 @@
 import { defineGroup } from '../../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'lines',
   summary: 'phone lines',
   examples: ['svc calls lines list', 'svc calls lines add --country US --area-code 415'],
   order: ['list', 'add', 'release'],

@@ -9,7 +9,6 @@ import { listResult, type CommandResult } from '../../../kit/result.js';
 export type LinesListOptions = ListFlags;
 
 export const command = defineCommand({
-  name: 'list',
   mcp: 'read',
   tool: { title: 'List phone lines', does: 'Lists the rented phone lines.', returns: { list: true, id: 'line_' } },
   summary: 'list phone lines',

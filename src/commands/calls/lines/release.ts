@@ -11,7 +11,6 @@ export interface LinesReleaseOptions {
 }
 
 export const command = defineCommand({
-  name: 'release',
   mcp: 'write',
   tool: {
     title: 'Release a phone line',

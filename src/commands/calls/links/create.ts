@@ -13,7 +13,6 @@ export interface LinksCreateOptions {
 }
 
 export const command = defineCommand({
-  name: 'create',
   mcp: 'write',
   tool: { title: 'Create a join link', does: 'Makes a link a person opens to join a call in their language.', returns: { id: 'link_' } },
   summary: 'create a join link',

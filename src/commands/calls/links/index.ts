@@ -2,7 +2,6 @@
 import { defineGroup } from '../../../kit/define.js';
 
 export const group = defineGroup({
-  name: 'links',
   summary: 'join links for calls',
   examples: ['svc calls links list', 'svc calls links create --call call_123'],
   order: ['list', 'create'],

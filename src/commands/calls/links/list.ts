@@ -9,7 +9,6 @@ import { listResult, type CommandResult } from '../../../kit/result.js';
 export type LinksListOptions = ListFlags;
 
 export const command = defineCommand({
-  name: 'list',
   mcp: 'read',
   tool: { title: 'List join links', does: 'Lists join links, newest first.', returns: { list: true, id: 'link_' } },
   summary: 'list links',
