@@ -1,6 +1,7 @@
 // A command's tests are where a newcomer guesses: src/commands/<path>.ts (`svc calls links
-// list` is calls/links/list.ts) has test/commands/<path>.test.ts, and nothing else lives under
-// test/commands/. Each mirror file parses its own command (parsing('calls links list').ok(…)
+// list` is calls/links/list.ts) has test/commands/<path>.test.ts; a command with many tests keeps
+// its themes beside it, in test/commands/<path>/<theme>.test.ts (events/tail/frames.test.ts),
+// and nothing else lives under test/commands/. Each mirror file parses its own command (parsing('calls links list').ok(…)
 // there fails on a line that runs another), so every leaf of the tree has its parse rules tested.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,11 +26,16 @@ describe('the mirror path', () => {
     const files = readdirSync(join(root, 'test/commands'), { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => join(entry.parentPath, entry.name).slice(join(root, 'test/commands/').length).replace(/\\/g, '/'));
-    const orphans = files.filter((file) => !(file.endsWith('.test.ts') && commands.includes(file.slice(0, -'.test.ts'.length))));
+    // A file mirrors a command at its path, or is a theme of one in the folder named by it.
+    const mirrored = (file: string) => {
+      const path = file.slice(0, -'.test.ts'.length);
+      return commands.includes(path) || commands.includes(path.slice(0, path.lastIndexOf('/')));
+    };
+    const orphans = files.filter((file) => !(file.endsWith('.test.ts') && mirrored(file)));
     expect(
       orphans.map(
         (file) =>
-          `test/commands/${file} mirrors no command (no src/commands/${file.replace(/\.test\.ts$/, '')}.ts): move its tests to the mirror path of the command they test, test/commands/<path>.test.ts`,
+          `test/commands/${file} mirrors no command (no src/commands/${file.replace(/\.test\.ts$/, '')}.ts): move its tests to the mirror path of the command they test, test/commands/<path>.test.ts (or test/commands/<path>/<theme>.test.ts)`,
       ),
     ).toEqual([]);
   });
