@@ -10,10 +10,12 @@ import { useTailSuite } from '../../../helpers/tail.js';
 
 const { ndjson } = useTailSuite();
 
+/** One event as a stream frame, `evt_<n>`. */
+const frame = (n: number) =>
+  `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","created_at":"2026-01-01T00:00:00Z","livemode":false,"data":{}}\n\n`;
+
 describe('events tail against a server that repeats itself', () => {
   it('prints each event once even when a resumed stream replays events already sent', async () => {
-    const frame = (n: number) =>
-      `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","created_at":"2026-01-01T00:00:00Z","livemode":false,"data":{}}\n\n`;
     const lastEventIds: Array<string | undefined> = [];
     const server = createServer((req, res) => {
       if (!req.url?.startsWith('/v1/events/stream')) {
@@ -49,8 +51,6 @@ describe('events tail against a server that repeats itself', () => {
 describe('events tail against a server that goes silent', () => {
   // On a virtual clock that moves only while no request awaits its answer's head, never with the machine's speed.
   it('reconnects with Last-Event-ID when no byte arrives for 45 s', async () => {
-    const frame = (n: number) =>
-      `id: evt_${n}\nevent: call.started\ndata: {"object":"event","id":"evt_${n}","type":"call.started","created_at":"2026-01-01T00:00:00Z","livemode":false,"data":{}}\n\n`;
     const lastEventIds: Array<string | undefined> = [];
     const server = createServer((req, res) => {
       if (!req.url?.startsWith('/v1/events/stream')) {
