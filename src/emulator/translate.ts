@@ -4,9 +4,8 @@ export function standInTranslation(text: string, to: string): string {
   return `[${to}] ${text}`;
 }
 
-export function characterCount(text: string): number {
-  return [...text].length;
-}
+/** Characters as the contract counts them (code points). */
+export { characterCount } from '../contract/rules.js';
 
 export function voicePlaceholderTranscript(bytes: number): string {
   return `(placeholder transcript of a ${bytes}-byte voice message)`;

@@ -2,6 +2,7 @@
 // long texts cut with their size said, bounded in depth, members and size, and the ids it touched.
 import { redactText } from '../io/redact.js';
 import { ID_PREFIX, LIMITS } from '../contract/constants.js';
+import { characterCount } from '../contract/rules.js';
 
 /** Bearer tokens and JWT-shaped strings: secrets whatever issued them. */
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
@@ -30,7 +31,7 @@ export function loggedValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') {
     const cut = value.length > MAX_LOGGED_STRING * 4 ? value.slice(0, MAX_LOGGED_STRING * 4) : value;
     const clean = redacted(cut);
-    const characters = codePoints(value);
+    const characters = characterCount(value);
     return characters > MAX_LOGGED_STRING ? `${Array.from(clean).slice(0, MAX_LOGGED_STRING).join('')}… (${characters} characters)` : clean;
   }
   if (value === null || typeof value !== 'object') return value;
@@ -43,22 +44,6 @@ export function loggedValue(value: unknown, depth = 0): unknown {
   const kept = entries.slice(0, MAX_MEMBERS).map(([k, v]) => [redacted(k).slice(0, 100), loggedValue(v, depth + 1)]);
   if (entries.length > MAX_MEMBERS) kept.push(['…', `${entries.length} properties`]);
   return Object.fromEntries(kept);
-}
-
-/** A text's length in code points: a character outside the BMP is one, not two. */
-function codePoints(text: string): number {
-  let count = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        count--;
-        i++;
-      }
-    }
-  }
-  return count;
 }
 
 export function loggedArgs(args: unknown): Record<string, unknown> {
