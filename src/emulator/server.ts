@@ -29,6 +29,9 @@ export function createApp(state: State, requests = new RequestLog()): Hono<Emula
   app.use('*', async (c, next) => {
     state.stats.requests++;
     await next();
+    // A body refused past its cap is left unread on the connection, which Node then closes: said
+    // in the answer (RFC 9112 §9.6), so a client never sends its next request on that socket.
+    if (c.res.status === 413) c.header('Connection', 'close');
   });
   // The dashboard's Requests page: every request but the dashboard's own, refused ones included.
   app.use('*', requestLogger(requests, state, isDashboardPath));

@@ -59,6 +59,8 @@ describe('authorize page forms: bad input', () => {
       duplex: 'half',
     } as RequestInit);
     expect(streamed.status).toBe(413);
+    // The rest of the body is left unread: the answer closes the connection, so no next request is sent on it.
+    expect(streamed.headers.get('connection')).toBe('close');
     expect((await call(emu, 'GET', '/_emulator/stats')).status).toBe(200);
   });
 
